@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# ebpf benchmark: what tracing off-CPU time costs per context switch.
+# Two processes pinned to one CPU ping-pong a byte over pipes (every hand-off
+# is a context switch; bench/ebpf/pingpong.c), side by side in one run:
+#   - nothing attached;
+#   - tracerig -c offcpu (every interval, kernel + user stacks, system-wide);
+#   - tracerig -c offcpu with sample_period_us=1000 (the low-overhead mode);
+#   - libbpf-tools' offcputime (Debian libbpf-tools), system-wide, same work.
+# Prints a Markdown section: nanoseconds per context switch (median of REPS
+# runs of ROUNDS round trips) and the cost added by each tracer.
+#
+#   bash bench/ebpf/run.sh [BUILDDIR]      (as root)
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(cd "${1:-${BUILD:-.}}" && pwd)
+tracerig=${TRACERIG:-$build/tracerig}
+export TRACERIG_PLUGIN_PATH=${TRACERIG_PLUGIN_PATH:-$build/plugins}
+ROUNDS=${ROUNDS:-100000}
+REPS=${REPS:-5}
+offcputime=${OFFCPUTIME:-/usr/sbin/offcputime}
+[ -x "$tracerig" ] || { echo "bench/ebpf: $tracerig is missing (build first)" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || { echo "bench/ebpf: run as root" >&2; exit 1; }
+[ -x "$offcputime" ] || { echo "bench/ebpf: needs $offcputime (apt-get install libbpf-tools)" >&2; exit 1; }
+command -v bpftool >/dev/null || PATH=$PATH:/usr/sbin
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tracerig-bench-ebpf.XXXXXX")
+tracer=""
+cleanup() {
+	[ -n "$tracer" ] && kill -KILL "$tracer" 2>/dev/null
+	wait 2>/dev/null || true
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+${CC:-cc} -O2 -o "$tmp/pingpong" "$top/bench/ebpf/pingpong.c"
+
+# samples CONFIG: REPS runs of the workload, ns per switch appended to $tmp/CONFIG
+samples() {
+	for _ in $(seq "$REPS"); do "$tmp/pingpong" "$ROUNDS" 0; done >>"$tmp/$1"
+}
+median() { sort -n "$tmp/$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# wait_prog NAME: until a BPF program of that name is attached
+wait_prog() {
+	for _ in $(seq 100); do
+		bpftool prog show 2>/dev/null | grep -q " name $1 " && return 0
+		sleep 0.1
+	done
+	echo "bench/ebpf: $1 never showed up" >&2
+	return 1
+}
+# stop_tracer: Ctrl-C, as a user would
+stop_tracer() {
+	kill -INT "$tracer"
+	wait "$tracer" || true
+	tracer=""
+	sleep 1 # let the CPU settle before the next configuration
+}
+n_tr=0
+run_config() {
+	case $1 in
+	base) samples base; return ;;
+	full|sampled)
+		n_tr=$((n_tr + 1))
+		set -- "$1" "$tmp/$1.$n_tr.trace.zip"
+		if [ "$1" = full ]; then
+			"$tracerig" -c "$top/conf/profiles/offcpu.ini" -d 600 -o "$2" >"$tmp/t.out" 2>&1 &
+		else
+			"$tracerig" -c "$top/conf/profiles/offcpu.ini" --set ebpf.sample_period_us=1000 \
+				-d 600 -o "$2" >"$tmp/t.out" 2>&1 &
+		fi
+		tracer=$!
+		wait_prog 'offcpu_switch_[a-z]*' ;;
+	offcputime)
+		"$offcputime" 600 >"$tmp/o.out" 2>&1 &
+		tracer=$!
+		wait_prog sched_switch ;;
+	esac
+	samples "$1"
+	stop_tracer
+}
+
+# Each configuration twice, in mirrored order, so that drift over the run
+# (frequency, other load) does not favour one of them.
+for c in base full sampled offcputime offcputime sampled full base; do
+	run_config "$c"
+done
+base=$(median base) tr_full=$(median full) tr_sampled=$(median sampled) oc=$(median offcputime)
+
+a=$(ls "$tmp"/full.*.trace.zip | head -1)
+unzip -p "$a" tracerig.log >"$tmp/a.log" 2>/dev/null || true
+unzip -p "$a" manifest.json >"$tmp/a.json" 2>/dev/null || true
+tr_hook=$(sed -n 's/.*hooked with \([a-z_/]*\).*/\1/p' "$tmp/a.log" | head -1)
+switches=$(sed -n 's/.*"switches": *\([0-9]*\).*/\1/p' "$tmp/a.json" | head -1)
+dropped=$(grep -o '"[a-z]*_stacks_dropped": *[0-9]*' "$tmp/a.json" | awk -F': *' '{ s += $2 } END { print s + 0 }')
+
+row() { awk -v n="$1" -v v="$2" -v b="$base" 'BEGIN { printf "| %s | %.0f | %+.0f |\n", n, v, v - b }'; }
+echo "## ebpf: cost per context switch"
+echo
+echo "Two processes pinned to one CPU hand a byte back and forth over pipes"
+echo "($ROUNDS round trips; median of 2 x $REPS runs, configurations in mirrored"
+echo "order); every tracer system-wide, recording kernel and user stacks."
+echo "tracerig hooked \`${tr_hook:-?}\`."
+echo
+echo '    bash bench/ebpf/run.sh'
+echo
+echo "| configuration | ns per context switch | added ns |"
+echo "|---|---|---|"
+row "no tracing" "$base"
+row "tracerig \`-c offcpu\` (every interval)" "$tr_full"
+row "tracerig \`-c offcpu\`, \`sample_period_us=1000\`" "$tr_sampled"
+row "libbpf-tools \`offcputime\`" "$oc"
+echo
+echo "tracerig saw ${switches:-?} context switches and lost ${dropped:-?} stacks (stack map:"
+echo "16384 entries; offcputime's default is 1024).  The sampling mode takes the stacks"
+echo "of a thread with probability min(1, its mean recent blocked time / 1 ms) and"
+echo "weights what it keeps by the inverse, so totals stay right."

@@ -1,0 +1,449 @@
+/* Folded stacks -> a self-contained interactive SVG flame graph, in the
+ * manner of Brendan Gregg's flamegraph.pl: one rectangle per call-path node,
+ * width proportional to its weight, root at the bottom, children sorted by
+ * name; embedded JavaScript gives hover details, click-to-zoom and search,
+ * so the file needs nothing but a browser. */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flamegraph.h"
+
+#define IMAGE_WIDTH 1200.0
+#define FRAME_HEIGHT 16
+#define PAD_SIDE 10.0
+#define PAD_TOP 56
+#define PAD_BOTTOM 36
+#define MIN_WIDTH_PX 0.1
+#define CHAR_WIDTH_PX 7.0
+
+struct node {
+	char *name;
+	uint64_t weight; /* inclusive */
+	struct node *parent;
+	struct node **children;
+	size_t n_children, cap_children;
+};
+
+/* (parent, name) -> child, so long input stays linear however wide a node is. */
+struct index {
+	struct node **slots;
+	size_t n_slots, n_used;
+};
+
+static uint64_t hash_key(const struct node *parent, const char *name, size_t len)
+{
+	uint64_t h = 1469598103934665603ull ^ (uint64_t)(uintptr_t)parent;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)name[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static int index_grow(struct index *ix)
+{
+	size_t n = ix->n_slots ? ix->n_slots * 2 : 4096;
+	struct node **slots = calloc(n, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < ix->n_slots; i++) {
+		struct node *nd = ix->slots[i];
+		size_t s;
+
+		if (!nd)
+			continue;
+		s = hash_key(nd->parent, nd->name, strlen(nd->name)) & (n - 1);
+		while (slots[s])
+			s = (s + 1) & (n - 1);
+		slots[s] = nd;
+	}
+	free(ix->slots);
+	ix->slots = slots;
+	ix->n_slots = n;
+	return 0;
+}
+
+static struct node *child_of(struct index *ix, struct node *parent, const char *name, size_t len)
+{
+	struct node *nd, **grown;
+	size_t s;
+
+	if ((ix->n_used + 1) * 2 > ix->n_slots && index_grow(ix) < 0)
+		return NULL;
+	for (s = hash_key(parent, name, len) & (ix->n_slots - 1); (nd = ix->slots[s]);
+	     s = (s + 1) & (ix->n_slots - 1)) {
+		if (nd->parent == parent && strncmp(nd->name, name, len) == 0 && nd->name[len] == '\0')
+			return nd;
+	}
+	nd = calloc(1, sizeof(*nd));
+	if (!nd)
+		return NULL;
+	nd->name = strndup(name, len);
+	if (!nd->name) {
+		free(nd);
+		return NULL;
+	}
+	nd->parent = parent;
+	if (parent->n_children == parent->cap_children) {
+		size_t cap = parent->cap_children ? parent->cap_children * 2 : 4;
+
+		grown = realloc(parent->children, cap * sizeof(*grown));
+		if (!grown) {
+			free(nd->name);
+			free(nd);
+			return NULL;
+		}
+		parent->children = grown;
+		parent->cap_children = cap;
+	}
+	parent->children[parent->n_children++] = nd;
+	ix->slots[s] = nd;
+	ix->n_used++;
+	return nd;
+}
+
+static void free_tree(struct node *nd)
+{
+	for (size_t i = 0; i < nd->n_children; i++)
+		free_tree(nd->children[i]);
+	free(nd->children);
+	free(nd->name);
+	free(nd);
+}
+
+/* "a;b;c 123": the weight follows the last space; frames may contain spaces. */
+static int add_line(struct index *ix, struct node *root, char *line)
+{
+	char *space, *end, *frame;
+	uint64_t weight;
+	struct node *at = root;
+
+	line[strcspn(line, "\r\n")] = '\0';
+	space = strrchr(line, ' ');
+	if (!space || space == line)
+		return 0; /* blank or malformed lines carry no weight */
+	errno = 0;
+	weight = strtoull(space + 1, &end, 10);
+	if (errno || *end != '\0' || end == space + 1)
+		return 0;
+	*space = '\0';
+	root->weight += weight;
+	frame = line;
+	while (frame) {
+		char *semi = strchr(frame, ';');
+		size_t len = semi ? (size_t)(semi - frame) : strlen(frame);
+
+		if (len) {
+			at = child_of(ix, at, frame, len);
+			if (!at)
+				return -ENOMEM;
+			at->weight += weight;
+		}
+		frame = semi ? semi + 1 : NULL;
+	}
+	return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp((*(struct node *const *)a)->name, (*(struct node *const *)b)->name);
+}
+
+static int max_depth(struct node *nd, double scale)
+{
+	int deepest = 0;
+
+	for (size_t i = 0; i < nd->n_children; i++) {
+		struct node *c = nd->children[i];
+
+		if (c->weight * scale < MIN_WIDTH_PX)
+			continue;
+		int d = 1 + max_depth(c, scale);
+		if (d > deepest)
+			deepest = d;
+	}
+	return deepest;
+}
+
+/* Length of the valid UTF-8 sequence at s, or 0 when it is not one. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n;
+	unsigned cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* Overlong forms, UTF-16 surrogates, beyond U+10FFFF. */
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* Names come from symbol tables and JIT maps the traced program wrote:
+ * escape markup, and replace what XML 1.0 cannot hold (control characters,
+ * invalid UTF-8) with '?'.  max_chars counts characters, never cutting one. */
+static void put_escaped(FILE *out, const char *str, size_t max_chars)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	for (size_t chars = 0; *s && chars < max_chars; chars++) {
+		size_t n = utf8_len(s);
+
+		switch (*s) {
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '&': fputs("&amp;", out); break;
+		case '"': fputs("&quot;", out); break;
+		case '\'': fputs("&apos;", out); break;
+		default:
+			if (n == 0 || (*s < 0x20 && *s != '\t'))
+				fputc('?', out);
+			else
+				fwrite(s, 1, n, out);
+		}
+		s += n ? n : 1;
+	}
+}
+
+/* Warm colours like flamegraph.pl; off-CPU frames (from the wall view) blue,
+ * so on- and off-CPU time stand apart.  Hashing keeps a function's colour
+ * the same across graphs. */
+static void colour(const char *name, char *buf, size_t len)
+{
+	uint64_t h = hash_key(NULL, name, strlen(name));
+	unsigned v1 = h & 0xff, v2 = (h >> 8) & 0xff, v3 = (h >> 16) & 0xff;
+
+	if (strstr(name, "[off-cpu]") || strstr(name, "off-cpu"))
+		snprintf(buf, len, "rgb(%u,%u,%u)", 60 + v1 * 50 / 255, 110 + v2 * 80 / 255,
+			 200 + v3 * 55 / 255);
+	else
+		snprintf(buf, len, "rgb(%u,%u,%u)", 205 + v1 * 50 / 255, v2 * 230 / 255,
+			 v3 * 55 / 255);
+}
+
+struct render {
+	FILE *out;
+	double scale; /* px per unit of weight */
+	uint64_t total;
+	int depth_max;
+	const char *unit;
+	unsigned long frames;
+};
+
+static void render_node(struct render *r, struct node *nd, uint64_t offset, int depth)
+{
+	double x = PAD_SIDE + offset * r->scale, w = nd->weight * r->scale;
+	int y = PAD_TOP + (r->depth_max - depth) * FRAME_HEIGHT;
+	char fill[32];
+	size_t fit;
+
+	if (w < MIN_WIDTH_PX)
+		return;
+	if (depth > 0) {
+		colour(nd->name, fill, sizeof(fill));
+		fprintf(r->out, "<g class=\"f\" data-x=\"%" PRIu64 "\" data-w=\"%" PRIu64
+			"\" data-d=\"%d\" data-n=\"", offset, nd->weight, depth);
+		put_escaped(r->out, nd->name, SIZE_MAX);
+		fprintf(r->out, "\"><title>");
+		put_escaped(r->out, nd->name, SIZE_MAX);
+		fprintf(r->out, " (%" PRIu64 " %s, %.2f%%)</title><rect x=\"%.1f\" y=\"%d\" "
+			"width=\"%.1f\" height=\"%d\" fill=\"%s\" rx=\"2\"/><text x=\"%.1f\" "
+			"y=\"%d\">", nd->weight, r->unit, 100.0 * nd->weight / r->total, x, y, w,
+			FRAME_HEIGHT - 1, fill, x + 3, y + FRAME_HEIGHT - 4);
+		fit = w > 6 ? (size_t)((w - 6) / CHAR_WIDTH_PX) : 0;
+		if (fit >= 3) {
+			if (strlen(nd->name) <= fit) {
+				put_escaped(r->out, nd->name, SIZE_MAX);
+			} else {
+				put_escaped(r->out, nd->name, fit - 2);
+				fputs("..", r->out);
+			}
+		}
+		fputs("</text></g>\n", r->out);
+		r->frames++;
+	}
+	if (nd->n_children > 1)
+		qsort(nd->children, nd->n_children, sizeof(*nd->children), by_name);
+	for (size_t i = 0; i < nd->n_children; i++) {
+		render_node(r, nd->children[i], offset, depth + 1);
+		offset += nd->children[i]->weight;
+	}
+}
+
+static const char script[] =
+	"<script type=\"text/ecmascript\"><![CDATA[\n"
+	"'use strict';\n"
+	"var W, PAD, frames, details, unzoomBtn, matchedTxt, zoomed = null, searching = null;\n"
+	"function init() {\n"
+	"  var svg = document.documentElement;\n"
+	"  W = +svg.getAttribute('data-width'); PAD = +svg.getAttribute('data-pad');\n"
+	"  frames = Array.prototype.slice.call(document.querySelectorAll('g.f'));\n"
+	"  details = document.getElementById('details');\n"
+	"  unzoomBtn = document.getElementById('unzoom');\n"
+	"  matchedTxt = document.getElementById('matched');\n"
+	"  frames.forEach(function (g) {\n"
+	"    g.addEventListener('mouseover', function () {\n"
+	"      details.textContent = g.querySelector('title').textContent; });\n"
+	"    g.addEventListener('mouseout', function () { details.textContent = ' '; });\n"
+	"    g.addEventListener('click', function () { zoom(g); });\n"
+	"  });\n"
+	"  unzoomBtn.addEventListener('click', unzoom);\n"
+	"  document.getElementById('search').addEventListener('click', askSearch);\n"
+	"  window.addEventListener('keydown', function (e) {\n"
+	"    if ((e.ctrlKey || e.metaKey) && e.key === 'f') { e.preventDefault(); askSearch(); }\n"
+	"    if (e.key === 'Escape') { unzoom(); clearSearch(); }\n"
+	"  });\n"
+	"}\n"
+	"function label(g) {\n"
+	"  var r = g.querySelector('rect'), t = g.querySelector('text'), n = g.getAttribute('data-n');\n"
+	"  var w = +r.getAttribute('width'), fit = Math.floor((w - 6) / 7);\n"
+	"  t.setAttribute('x', +r.getAttribute('x') + 3);\n"
+	"  t.textContent = fit < 3 ? '' : (n.length <= fit ? n : n.substring(0, fit - 2) + '..');\n"
+	"}\n"
+	"function place(g, x, w) {\n"
+	"  var r = g.querySelector('rect');\n"
+	"  r.setAttribute('x', x.toFixed(1)); r.setAttribute('width', w.toFixed(1)); label(g);\n"
+	"}\n"
+	"function zoom(z) {\n"
+	"  var zx = +z.getAttribute('data-x'), zw = +z.getAttribute('data-w'), zd = +z.getAttribute('data-d');\n"
+	"  zoomed = z;\n"
+	"  frames.forEach(function (g) {\n"
+	"    var x = +g.getAttribute('data-x'), w = +g.getAttribute('data-w'), d = +g.getAttribute('data-d');\n"
+	"    if (d >= zd && x >= zx && x + w <= zx + zw) {\n"
+	"      g.style.display = ''; g.style.opacity = ''; place(g, PAD + (x - zx) / zw * W, w / zw * W);\n"
+	"    } else if (d < zd && x <= zx && x + w >= zx + zw) {\n"
+	"      g.style.display = ''; g.style.opacity = '0.6'; place(g, PAD, W);\n"
+	"    } else { g.style.display = 'none'; }\n"
+	"  });\n"
+	"  unzoomBtn.style.opacity = '1';\n"
+	"  if (searching) search(searching);\n"
+	"}\n"
+	"function unzoom() {\n"
+	"  var total = +document.documentElement.getAttribute('data-total');\n"
+	"  zoomed = null;\n"
+	"  frames.forEach(function (g) {\n"
+	"    g.style.display = ''; g.style.opacity = '';\n"
+	"    place(g, PAD + +g.getAttribute('data-x') / total * W, +g.getAttribute('data-w') / total * W);\n"
+	"  });\n"
+	"  unzoomBtn.style.opacity = '0';\n"
+	"  if (searching) search(searching);\n"
+	"}\n"
+	"function clearSearch() {\n"
+	"  searching = null; matchedTxt.textContent = ' ';\n"
+	"  frames.forEach(function (g) {\n"
+	"    var r = g.querySelector('rect');\n"
+	"    if (r.hasAttribute('data-fill')) { r.setAttribute('fill', r.getAttribute('data-fill')); r.removeAttribute('data-fill'); }\n"
+	"  });\n"
+	"}\n"
+	"function askSearch() {\n"
+	"  var term = window.prompt('Search for (regular expression):', searching || '');\n"
+	"  if (term === null) return;\n"
+	"  if (term === '') { clearSearch(); return; }\n"
+	"  search(term);\n"
+	"}\n"
+	"function search(term) {\n"
+	"  var re, total = +document.documentElement.getAttribute('data-total'), hits = [], sum = 0, end = -1;\n"
+	"  try { re = new RegExp(term); } catch (e) { matchedTxt.textContent = 'bad expression'; return; }\n"
+	"  clearSearch(); searching = term;\n"
+	"  var base = zoomed ? +zoomed.getAttribute('data-w') : total;\n"
+	"  frames.forEach(function (g) {\n"
+	"    if (g.style.display === 'none' || !re.test(g.getAttribute('data-n'))) return;\n"
+	"    var r = g.querySelector('rect');\n"
+	"    r.setAttribute('data-fill', r.getAttribute('fill')); r.setAttribute('fill', 'rgb(230,0,230)');\n"
+	"    hits.push([+g.getAttribute('data-x'), +g.getAttribute('data-w')]);\n"
+	"  });\n"
+	"  /* Nested matches must not be counted twice. */\n"
+	"  hits.sort(function (a, b) { return a[0] - b[0] || b[1] - a[1]; });\n"
+	"  hits.forEach(function (h) { if (h[0] >= end) { sum += h[1]; end = h[0] + h[1]; } });\n"
+	"  matchedTxt.textContent = 'Matched: ' + (100 * sum / base).toFixed(2) + '%';\n"
+	"}\n"
+	"window.addEventListener('load', init);\n"
+	"]]></script>\n";
+
+int tr_flamegraph_write(FILE *folded, FILE *svg, const char *title, const char *unit)
+{
+	struct node *root = calloc(1, sizeof(*root));
+	struct index ix = { 0 };
+	struct render r = { .out = svg, .unit = unit ? unit : "samples" };
+	char *line = NULL;
+	size_t cap = 0;
+	int height, ret = 0;
+
+	if (!root)
+		return -ENOMEM;
+	root->name = strdup("all");
+	if (!root->name) {
+		free(root);
+		return -ENOMEM;
+	}
+	while (getline(&line, &cap, folded) >= 0) {
+		ret = add_line(&ix, root, line);
+		if (ret < 0)
+			break;
+	}
+	free(line);
+	if (ret < 0)
+		goto out;
+
+	r.total = root->weight ? root->weight : 1;
+	r.scale = IMAGE_WIDTH / r.total;
+	r.depth_max = root->weight ? max_depth(root, r.scale) : 0;
+	height = PAD_TOP + (r.depth_max + 1) * FRAME_HEIGHT + PAD_BOTTOM;
+
+	fprintf(svg, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+		"<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
+		"height=\"%d\" viewBox=\"0 0 %.0f %d\" data-width=\"%.0f\" data-pad=\"%.0f\" "
+		"data-total=\"%" PRIu64 "\">\n",
+		IMAGE_WIDTH + 2 * PAD_SIDE, height, IMAGE_WIDTH + 2 * PAD_SIDE, height,
+		IMAGE_WIDTH, PAD_SIDE, r.total);
+	fputs("<style>text { font-family: Verdana, sans-serif; font-size: 12px; fill: #000; }\n"
+	      "g.f { cursor: pointer; } g.f:hover rect { stroke: #000; stroke-width: 0.5; }\n"
+	      "#title { font-size: 17px; } .button { fill: #006; cursor: pointer; }</style>\n",
+	      svg);
+	fputs(script, svg);
+	fprintf(svg, "<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" fill=\"#f8f8f0\"/>\n"
+		"<text id=\"title\" x=\"%.0f\" y=\"24\" text-anchor=\"middle\">",
+		(IMAGE_WIDTH + 2 * PAD_SIDE) / 2);
+	put_escaped(svg, title ? title : "Flame Graph", SIZE_MAX);
+	fprintf(svg, "</text>\n<text x=\"%.0f\" y=\"44\">%" PRIu64 " %s in all</text>\n"
+		"<text id=\"unzoom\" class=\"button\" x=\"%.0f\" y=\"24\" style=\"opacity:0\">"
+		"Reset Zoom</text>\n<text id=\"search\" class=\"button\" x=\"%.0f\" y=\"24\" "
+		"text-anchor=\"end\">Search</text>\n<text id=\"matched\" x=\"%.0f\" y=\"%d\" "
+		"text-anchor=\"end\"> </text>\n<text id=\"details\" x=\"%.0f\" y=\"%d\"> </text>\n",
+		PAD_SIDE, root->weight, r.unit, PAD_SIDE, IMAGE_WIDTH + PAD_SIDE,
+		IMAGE_WIDTH + PAD_SIDE, height - 12, PAD_SIDE, height - 12);
+	if (root->weight == 0)
+		fprintf(svg, "<text x=\"%.0f\" y=\"%d\" text-anchor=\"middle\">no stacks were "
+			"recorded</text>\n", (IMAGE_WIDTH + 2 * PAD_SIDE) / 2, PAD_TOP + FRAME_HEIGHT);
+	else
+		render_node(&r, root, 0, 0);
+	fputs("</svg>\n", svg);
+	if (ferror(svg))
+		ret = -EIO;
+out:
+	free(ix.slots);
+	free_tree(root);
+	return ret;
+}

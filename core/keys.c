@@ -1,0 +1,240 @@
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "keys.h"
+
+const struct tracerig_key *tr_key_find(const struct tracerig_key *keys, const char *name)
+{
+	for (; keys && keys->name; keys++)
+		if (strcmp(keys->name, name) == 0)
+			return keys;
+	return NULL;
+}
+
+const char *tr_key_type_name(enum tracerig_key_type type)
+{
+	switch (type) {
+	case TRACERIG_KEY_STRING: return "string";
+	case TRACERIG_KEY_INT: return "integer";
+	case TRACERIG_KEY_BOOL: return "boolean";
+	case TRACERIG_KEY_SIZE: return "size";
+	case TRACERIG_KEY_DURATION: return "duration";
+	case TRACERIG_KEY_ENUM: return "choice";
+	case TRACERIG_KEY_LIST: return "list";
+	}
+	return "?";
+}
+
+static int parse_bool(const char *text, long long *num)
+{
+	static const char *const yes[] = { "yes", "true", "on", "1" };
+	static const char *const no[] = { "no", "false", "off", "0" };
+
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		if (strcasecmp(text, yes[i]) == 0) {
+			*num = 1;
+			return 0;
+		}
+		if (strcasecmp(text, no[i]) == 0) {
+			*num = 0;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* A number followed by one of `units` (multipliers); an empty suffix uses
+ * `bare`.  Fractions are allowed so "1.5s" and "0.5M" work. */
+struct unit {
+	const char *suffix;
+	long double factor;
+};
+
+static int parse_with_units(const char *text, const struct unit *units, long double bare,
+			    long long *num)
+{
+	char *end;
+	long double v;
+
+	errno = 0;
+	v = strtold(text, &end);
+	if (end == text || errno || v < 0)
+		return -EINVAL;
+	while (isspace((unsigned char)*end))
+		end++;
+	if (*end == '\0') {
+		v *= bare;
+	} else {
+		const struct unit *u;
+
+		for (u = units; u->suffix; u++)
+			if (strcasecmp(end, u->suffix) == 0)
+				break;
+		if (!u->suffix)
+			return -EINVAL;
+		v *= u->factor;
+	}
+	if (v > (long double)LLONG_MAX)
+		return -ERANGE;
+	*num = (long long)(v + 0.5L);
+	return 0;
+}
+
+static int in_choices(const char *choices, const char *text)
+{
+	size_t len = strlen(text);
+	const char *p = choices;
+
+	while (p && *p) {
+		const char *comma = strchr(p, ',');
+		size_t n = comma ? (size_t)(comma - p) : strlen(p);
+
+		if (n == len && strncmp(p, text, n) == 0)
+			return 1;
+		p = comma ? comma + 1 : NULL;
+	}
+	return 0;
+}
+
+int tr_key_parse(const struct tracerig_key *key, const char *text, long long *num, char *err,
+		 size_t err_len)
+{
+	static const struct unit size_units[] = {
+		{ "b", 1 }, { "k", 1024.0L }, { "kb", 1024.0L }, { "kib", 1024.0L },
+		{ "m", 1048576.0L }, { "mb", 1048576.0L }, { "mib", 1048576.0L },
+		{ "g", 1073741824.0L }, { "gb", 1073741824.0L }, { "gib", 1073741824.0L },
+		{ NULL, 0 },
+	};
+	static const struct unit time_units[] = {
+		{ "ms", 1 }, { "s", 1000 }, { "sec", 1000 }, { "m", 60000 }, { "min", 60000 },
+		{ "h", 3600000 }, { NULL, 0 },
+	};
+	char *end;
+	int ret = 0;
+
+	*num = 0;
+	switch (key->type) {
+	case TRACERIG_KEY_STRING:
+	case TRACERIG_KEY_LIST:
+		return 0;
+	case TRACERIG_KEY_BOOL:
+		if (parse_bool(text, num) < 0) {
+			snprintf(err, err_len, "'%s' is not a boolean (use yes or no)", text);
+			return -EINVAL;
+		}
+		return 0;
+	case TRACERIG_KEY_ENUM:
+		if (!in_choices(key->choices, text)) {
+			snprintf(err, err_len, "'%s' is not one of: %s", text,
+				 key->choices ? key->choices : "");
+			return -EINVAL;
+		}
+		return 0;
+	case TRACERIG_KEY_INT:
+		errno = 0;
+		*num = strtoll(text, &end, 10);
+		if (end == text || *end != '\0' || errno) {
+			snprintf(err, err_len, "'%s' is not an integer", text);
+			return -EINVAL;
+		}
+		break;
+	case TRACERIG_KEY_SIZE:
+		ret = parse_with_units(text, size_units, 1, num);
+		if (ret < 0) {
+			snprintf(err, err_len, "'%s' is not a size (a number of bytes, or with K, M or G)",
+				 text);
+			return -EINVAL;
+		}
+		break;
+	case TRACERIG_KEY_DURATION:
+		ret = parse_with_units(text, time_units, 1000, num);
+		if (ret < 0) {
+			snprintf(err, err_len,
+				 "'%s' is not a duration (seconds, or a number with ms, s, m or h)",
+				 text);
+			return -EINVAL;
+		}
+		break;
+	}
+	if (key->min < key->max && (*num < key->min || *num > key->max)) {
+		if (key->type == TRACERIG_KEY_DURATION)
+			snprintf(err, err_len, "'%s' is out of range (%lld ms to %lld ms)", text,
+				 key->min, key->max);
+		else
+			snprintf(err, err_len, "'%s' is out of range (%lld to %lld)", text, key->min,
+				 key->max);
+		return -ERANGE;
+	}
+	return 0;
+}
+
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	size_t *row = calloc(lb + 1, sizeof(*row));
+	size_t result;
+
+	if (!row)
+		return SIZE_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t cost = tolower((unsigned char)a[i - 1]) !=
+				      tolower((unsigned char)b[j - 1]);
+			size_t best = diag + cost;
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	result = row[lb];
+	free(row);
+	return result;
+}
+
+const char *tr_closest(const char *name, const char *const *candidates, size_t n)
+{
+	const char *best = NULL;
+	size_t best_d = SIZE_MAX, limit = strlen(name) / 3 + 1;
+
+	if (limit < 2)
+		limit = 2;
+	for (size_t i = 0; i < n; i++) {
+		size_t d = edit_distance(name, candidates[i]);
+
+		/* A prefix ("freq" for "frequency") is as good as a typo. */
+		if (strncasecmp(name, candidates[i], strlen(name)) == 0 && strlen(name) >= 3)
+			d = 1;
+		if (d < best_d) {
+			best_d = d;
+			best = candidates[i];
+		}
+	}
+	return best_d <= limit ? best : NULL;
+}
+
+const char *tr_key_suggest(const struct tracerig_key *keys, const char *name)
+{
+	const char *names[128];
+	size_t n = 0;
+
+	for (; keys && keys->name && n < 128; keys++)
+		names[n++] = keys->name;
+	return tr_closest(name, names, n);
+}

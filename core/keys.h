@@ -1,0 +1,19 @@
+/* Typed profile values, checked against a key table (the core's own
+ * [tracerig] keys and every plugin's). */
+#ifndef TR_KEYS_H
+#define TR_KEYS_H
+
+#include <stddef.h>
+#include <tracerig/plugin.h>
+
+const struct tracerig_key *tr_key_find(const struct tracerig_key *keys, const char *name);
+/* Parses `text` for `key`: 0 and *num set (INT, SIZE, DURATION in ms, BOOL
+ * as 0/1), or -EINVAL with `err` saying what is wrong and what is allowed. */
+int tr_key_parse(const struct tracerig_key *key, const char *text, long long *num, char *err,
+		 size_t err_len);
+/* The closest of `n` candidate names to `name`, or NULL if none is close. */
+const char *tr_closest(const char *name, const char *const *candidates, size_t n);
+const char *tr_key_suggest(const struct tracerig_key *keys, const char *name);
+const char *tr_key_type_name(enum tracerig_key_type type);
+
+#endif

@@ -1,0 +1,23 @@
+bin_PROGRAMS += tracerig
+tracerig_SOURCES = \
+	core/main.c \
+	core/cli.c core/cli.h \
+	core/log.c core/log.h \
+	core/profile.c core/profile.h \
+	core/keys.c core/keys.h \
+	core/loader.c core/loader.h \
+	core/session.c core/session.h \
+	core/services.c core/services.h \
+	core/pids.c core/pids.h \
+	core/staging.c core/staging.h \
+	core/manifest.c core/manifest.h \
+	core/json.c core/json.h \
+	core/status.c core/status.h \
+	core/target.c core/target.h \
+	core/flamegraph.c core/flamegraph.h \
+	core/report.c core/report.h \
+	$(tr_symbols_sources)
+tracerig_CFLAGS = $(AM_CFLAGS) $(INIH_CFLAGS) $(LIBELF_CFLAGS) $(LIBZIP_CFLAGS)
+tracerig_LDADD = $(LTDL_LIBS) $(INIH_LIBS) $(LIBELF_LIBS) $(DEMANGLE_LIBS) $(LIBZIP_LIBS)
+
+include core/symbols/local.mk

@@ -1,0 +1,200 @@
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "json.h"
+#include "manifest.h"
+#include "pids.h"
+#include "services.h"
+#include "session.h"
+
+static void write_section(struct tr_json *j, const struct tr_section *s)
+{
+	tr_json_object(j, s->name);
+	for (size_t i = 0; i < s->n_entries; i++)
+		tr_json_string(j, s->entries[i].key, s->entries[i].value);
+	tr_json_end_object(j);
+}
+
+static void write_plugin(struct tr_json *j, struct tracerig_ctx *ctx)
+{
+	const char *status;
+
+	if (ctx->phase == TR_PHASE_FAILED)
+		status = ctx->required ? "failed" : "skipped";
+	else if (ctx->phase == TR_PHASE_FLUSHED)
+		status = "ok";
+	else if (ctx->plugin->kind == TRACERIG_PLUGIN_PACKAGER)
+		status = "ok"; /* the manifest is inside the archive it writes */
+	else
+		status = tr_phase_name(ctx->phase);
+	tr_json_object(j, NULL);
+	tr_json_string(j, "name", ctx->plugin->name);
+	tr_json_string(j, "version", ctx->plugin->version);
+	tr_json_string(j, "kind", ctx->plugin->kind == TRACERIG_PLUGIN_PACKAGER ? "packager"
+									     : "source");
+	tr_json_string(j, "file", ctx->loaded.file);
+	tr_json_bool(j, "required", ctx->required);
+	tr_json_string(j, "status", status);
+	if (ctx->phase == TR_PHASE_FAILED) {
+		tr_json_string(j, "failed_in", ctx->failed_in);
+		tr_json_string(j, "error", strerror(-ctx->error));
+	}
+	tr_json_object(j, "counters");
+	pthread_mutex_lock(&ctx->lock);
+	for (size_t i = 0; i < ctx->n_counters; i++)
+		tr_json_u64(j, ctx->counters[i].name, ctx->counters[i].value);
+	pthread_mutex_unlock(&ctx->lock);
+	tr_json_end_object(j);
+	tr_json_end_object(j);
+}
+
+struct file_list {
+	struct tr_json *j;
+};
+
+static int add_file(void *arg, const char *name, const char *path, uint64_t size)
+{
+	struct file_list *fl = arg;
+
+	(void)path;
+	if (strcmp(name, "manifest.json") == 0)
+		return 0;
+	tr_json_object(fl->j, NULL);
+	tr_json_string(fl->j, "name", name);
+	tr_json_u64(fl->j, "size", size);
+	tr_json_end_object(fl->j);
+	return 0;
+}
+
+static void write_time(struct tr_json *j, const char *key, uint64_t real_ns)
+{
+	time_t t = (time_t)(real_ns / 1000000000ull);
+	struct tm tm;
+	char buf[64];
+
+	gmtime_r(&t, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	tr_json_string(j, key, buf);
+}
+
+int tr_manifest_write(struct tr_session *s)
+{
+	struct file_list fl;
+	struct utsname uts;
+	struct tr_json j;
+	char host[256] = "";
+	FILE *out;
+	int fd, ret;
+
+	fd = tr_staging_create_entry(&s->archive, "manifest.json");
+	if (fd < 0)
+		return fd;
+	out = fdopen(fd, "w");
+	if (!out) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	uname(&uts);
+	gethostname(host, sizeof(host) - 1);
+
+	tr_json_init(&j, out);
+	tr_json_object(&j, NULL);
+	tr_json_u64(&j, "manifest_version", 1);
+	tr_json_object(&j, "tool");
+	tr_json_string(&j, "name", PACKAGE_NAME);
+	tr_json_string(&j, "version", PACKAGE_VERSION);
+	tr_json_u64(&j, "plugin_abi", TRACERIG_ABI_VERSION);
+	tr_json_array(&j, "command_line");
+	for (int i = 0; i < s->opts->argc; i++)
+		tr_json_string(&j, NULL, s->opts->argv[i]);
+	tr_json_end_array(&j);
+	tr_json_end_object(&j);
+
+	tr_json_object(&j, "host");
+	tr_json_string(&j, "hostname", host);
+	tr_json_string(&j, "kernel", uts.release);
+	tr_json_string(&j, "kernel_version", uts.version);
+	tr_json_string(&j, "arch", uts.machine);
+	tr_json_i64(&j, "cpus_online", sysconf(_SC_NPROCESSORS_ONLN));
+	tr_json_end_object(&j);
+
+	tr_json_object(&j, "profile");
+	tr_json_string(&j, "path", s->profile_path);
+	tr_json_object(&j, "sections");
+	for (size_t i = 0; i < s->profile.n_sections; i++)
+		write_section(&j, &s->profile.sections[i]);
+	tr_json_end_object(&j);
+	tr_json_end_object(&j);
+
+	/* Every source timestamps with CLOCK_MONOTONIC; the realtime pair lets
+	 * a reader put wall-clock dates on them. */
+	tr_json_object(&j, "clock");
+	tr_json_string(&j, "source", "CLOCK_MONOTONIC");
+	tr_json_u64(&j, "start_monotonic_ns", s->start_mono_ns);
+	tr_json_u64(&j, "start_realtime_ns", s->start_real_ns);
+	tr_json_i64(&j, "realtime_minus_monotonic_ns",
+		    (int64_t)(s->start_real_ns - s->start_mono_ns));
+	tr_json_u64(&j, "end_monotonic_ns", s->end_mono_ns);
+	write_time(&j, "start_utc", s->start_real_ns);
+	tr_json_end_object(&j);
+
+	tr_json_object(&j, "session");
+	tr_json_i64(&j, "duration_ms_requested", s->duration_ms);
+	tr_json_u64(&j, "duration_ms", s->end_mono_ns > s->start_mono_ns
+					       ? (s->end_mono_ns - s->start_mono_ns) / 1000000 : 0);
+	tr_json_string(&j, "ended_by", tr_end_reason_name(s->end_reason));
+	tr_json_end_object(&j);
+
+	tr_json_object(&j, "targets");
+	tr_json_bool(&j, "system_wide", s->targets.system_wide);
+	tr_json_array(&j, "pids");
+	for (size_t i = 0; i < s->targets.n_pids; i++)
+		tr_json_i64(&j, NULL, s->targets.pids[i]);
+	tr_json_end_array(&j);
+	if (s->opts->command) {
+		tr_json_object(&j, "command");
+		tr_json_array(&j, "argv");
+		for (char **a = s->opts->command; *a; a++)
+			tr_json_string(&j, NULL, *a);
+		tr_json_end_array(&j);
+		tr_json_i64(&j, "pid", s->targets.command_pid);
+		if (s->command_exec_errno)
+			tr_json_string(&j, "exec_error", strerror(s->command_exec_errno));
+		else if (s->command.reaped && WIFEXITED(s->command.status))
+			tr_json_i64(&j, "exit_status", WEXITSTATUS(s->command.status));
+		else if (s->command.reaped && WIFSIGNALED(s->command.status))
+			tr_json_i64(&j, "killed_by_signal", WTERMSIG(s->command.status));
+		else
+			tr_json_string(&j, "state", "still running at the end of the session");
+		tr_json_end_object(&j);
+	}
+	tr_json_string(&j, "cgroup", s->targets.cgroup);
+	tr_json_u64(&j, "observed_processes", tr_pids_count());
+	tr_json_end_object(&j);
+
+	tr_json_array(&j, "plugins");
+	for (size_t i = 0; i < s->n_sources; i++)
+		write_plugin(&j, s->sources[i]);
+	if (s->packager)
+		write_plugin(&j, s->packager);
+	tr_json_end_array(&j);
+
+	tr_json_array(&j, "files");
+	fl.j = &j;
+	tr_staging_foreach(&s->archive, add_file, &fl);
+	tr_json_end_array(&j);
+	tr_json_end_object(&j);
+	tr_json_finish(&j);
+
+	if (fclose(out) != 0)
+		return -errno;
+	return 0;
+}

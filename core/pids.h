@@ -1,0 +1,17 @@
+/* The observed-PID registry: processes some source saw, for others to use
+ * (map harvesting, symbol snapshots). */
+#ifndef TR_PIDS_H
+#define TR_PIDS_H
+
+#include <stddef.h>
+#include <sys/types.h>
+#include <tracerig/plugin.h>
+
+void tr_pids_reset(void);
+/* Returns 1 when `pid` is new (subscribers were told), 0 when known. */
+int tr_pids_observe(pid_t pid);
+size_t tr_pids_list(pid_t *out, size_t max);
+size_t tr_pids_count(void);
+int tr_pids_subscribe(tracerig_pid_cb cb, void *arg);
+
+#endif

@@ -1,0 +1,287 @@
+#include "config.h"
+
+#include <errno.h>
+#include <ini.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "profile.h"
+
+struct parse_state {
+	struct tr_profile *profile;
+	const char *origin;
+	FILE *file;
+	int line;
+	int errors;
+	int too_long;
+	int indented; /* the current line continues the previous key's value */
+};
+
+static struct tr_section *add_section(struct tr_profile *p, const char *name, const char *origin,
+				      int line)
+{
+	struct tr_section *grown, *s;
+
+	grown = realloc(p->sections, (p->n_sections + 1) * sizeof(*grown));
+	if (!grown)
+		return NULL;
+	p->sections = grown;
+	s = &p->sections[p->n_sections];
+	memset(s, 0, sizeof(*s));
+	s->name = strdup(name);
+	if (!s->name)
+		return NULL;
+	s->origin = origin;
+	s->line = line;
+	p->n_sections++;
+	return s;
+}
+
+static int set_entry(struct tr_section *s, const char *key, const char *value, const char *origin,
+		     int line)
+{
+	struct tr_entry *e = tr_section_entry(s, key), *grown;
+	char *copy = strdup(value);
+
+	if (!copy)
+		return -ENOMEM;
+	if (e) {
+		free(e->value);
+		e->value = copy;
+		e->origin = origin;
+		e->line = line;
+		return 0;
+	}
+	grown = realloc(s->entries, (s->n_entries + 1) * sizeof(*grown));
+	if (!grown) {
+		free(copy);
+		return -ENOMEM;
+	}
+	s->entries = grown;
+	e = &s->entries[s->n_entries];
+	memset(e, 0, sizeof(*e));
+	e->key = strdup(key);
+	if (!e->key) {
+		free(copy);
+		return -ENOMEM;
+	}
+	e->value = copy;
+	e->origin = origin;
+	e->line = line;
+	s->n_entries++;
+	return 0;
+}
+
+struct tr_section *tr_profile_section(const struct tr_profile *p, const char *name)
+{
+	for (size_t i = 0; i < p->n_sections; i++)
+		if (strcmp(p->sections[i].name, name) == 0)
+			return &p->sections[i];
+	return NULL;
+}
+
+struct tr_entry *tr_section_entry(const struct tr_section *s, const char *key)
+{
+	for (size_t i = 0; s && i < s->n_entries; i++)
+		if (strcmp(s->entries[i].key, key) == 0)
+			return &s->entries[i];
+	return NULL;
+}
+
+/* Debian's inih reports a section only through its keys, so an empty
+ * section ("[zip]", a backend with all defaults) would go unseen: sections
+ * are recorded here, from the raw line, with inih's own trimming rules. */
+static void note_section_header(struct parse_state *st, const char *line)
+{
+	const char *start = line, *end;
+	char name[256];
+	struct tr_section *s;
+
+	while (*start == ' ' || *start == '\t')
+		start++;
+	if (*start != '[')
+		return;
+	end = strchr(start, ']');
+	if (!end)
+		return; /* inih reports the syntax error */
+	start++;
+	while (start < end && (*start == ' ' || *start == '\t'))
+		start++;
+	while (end > start && (end[-1] == ' ' || end[-1] == '\t'))
+		end--;
+	snprintf(name, sizeof(name), "%.*s", (int)(end - start), start);
+	s = tr_profile_section(st->profile, name);
+	if (s && s->origin == st->origin) {
+		tr_err("%s:%d: section [%s] appears twice (first at line %d): merge them",
+		       st->origin, st->line, name, s->line);
+		st->errors++;
+		return;
+	}
+	if (!s && !add_section(st->profile, name, st->origin, st->line))
+		st->errors++;
+}
+
+/* inih reads line by line through this, which is how we know the line
+ * number of every key (Debian's inih is built without INI_HANDLER_LINENO). */
+static char *read_line(char *buf, int size, void *stream)
+{
+	struct parse_state *st = stream;
+	char *got = fgets(buf, size, st->file);
+	size_t len;
+
+	if (!got)
+		return NULL;
+	st->line++;
+	st->indented = buf[0] == ' ' || buf[0] == '\t';
+	len = strlen(buf);
+	if (len == (size_t)size - 1 && buf[len - 1] != '\n' && !feof(st->file)) {
+		int c;
+
+		tr_err("%s:%d: line longer than %d characters (split a long list over "
+		       "indented continuation lines)", st->origin, st->line, size - 2);
+		st->errors++;
+		st->too_long = 1;
+		while ((c = fgetc(st->file)) != EOF && c != '\n')
+			;
+		buf[0] = '\0';
+	}
+	note_section_header(st, buf);
+	return got;
+}
+
+static int on_key(void *user, const char *section, const char *name, const char *value)
+{
+	struct parse_state *st = user;
+	struct tr_profile *p = st->profile;
+	struct tr_section *s;
+	struct tr_entry *e;
+
+	if (name == NULL)
+		return 1; /* headers are recorded by note_section_header */
+	if (section[0] == '\0') {
+		tr_err("%s:%d: key '%s' is outside any section (put it under [tracerig] or a "
+		       "backend's section)", st->origin, st->line, name);
+		st->errors++;
+		return 1;
+	}
+	s = tr_profile_section(p, section);
+	if (!s && !(s = add_section(p, section, st->origin, st->line)))
+		return 0;
+	e = tr_section_entry(s, name);
+	if (e && e->origin == st->origin) {
+		/* inih reports an indented continuation line as the same key
+		 * again: that is how long lists are split, so join them. */
+		if (st->indented) {
+			size_t len = strlen(e->value) + strlen(value) + 2;
+			char *joined = malloc(len);
+
+			if (!joined)
+				return 0;
+			snprintf(joined, len, "%s,%s", e->value, value);
+			free(e->value);
+			e->value = joined;
+			e->line = st->line;
+			return 1;
+		}
+		tr_err("%s:%d: [%s] %s is set twice (first at line %d): keep one", st->origin,
+		       st->line, section, name, e->line);
+		st->errors++;
+		return 1;
+	}
+	if (set_entry(s, name, value, st->origin, st->line) < 0)
+		return 0;
+	return 1;
+}
+
+static const char *keep_origin(struct tr_profile *p, const char *path)
+{
+	if (p->n_origins == sizeof(p->origins) / sizeof(p->origins[0]))
+		return NULL;
+	p->origins[p->n_origins] = strdup(path);
+	return p->origins[p->n_origins] ? p->origins[p->n_origins++] : NULL;
+}
+
+int tr_profile_load(struct tr_profile *p, const char *path)
+{
+	struct parse_state st = { .profile = p };
+	int ret;
+
+	st.origin = keep_origin(p, path);
+	if (!st.origin)
+		return -ENOMEM;
+	st.file = fopen(path, "re");
+	if (!st.file)
+		return -errno;
+	if (!p->path)
+		p->path = strdup(path);
+
+	/* Long event lists are legitimate; let inih grow its line buffer. */
+	ini_use_stack = false;
+	ini_max_line = 16384;
+	ret = ini_parse_stream(read_line, &st, on_key, &st);
+	fclose(st.file);
+	if (ret > 0 && !st.too_long) {
+		tr_err("%s:%d: cannot parse this line (expected [section], key = value, or a "
+		       "comment starting with ; or #)", path, ret);
+		st.errors++;
+	} else if (ret < 0) {
+		return ret == -2 ? -ENOMEM : -EIO;
+	}
+	return st.errors;
+}
+
+int tr_profile_set(struct tr_profile *p, const char *assignment)
+{
+	const char *dot = strchr(assignment, '.'), *eq = strchr(assignment, '=');
+	struct tr_section *s;
+	char section[128], key[128];
+
+	if (!dot || !eq || dot > eq || dot == assignment || eq == dot + 1) {
+		tr_err("--set %s: expected SECTION.KEY=VALUE (for example --set "
+		       "perf_events.frequency=499)", assignment);
+		return -EINVAL;
+	}
+	if ((size_t)(dot - assignment) >= sizeof(section) || (size_t)(eq - dot - 1) >= sizeof(key)) {
+		tr_err("--set %s: section or key name too long", assignment);
+		return -EINVAL;
+	}
+	snprintf(section, sizeof(section), "%.*s", (int)(dot - assignment), assignment);
+	snprintf(key, sizeof(key), "%.*s", (int)(eq - dot - 1), dot + 1);
+	s = tr_profile_section(p, section);
+	if (!s && !(s = add_section(p, section, "--set", 0)))
+		return -ENOMEM;
+	return set_entry(s, key, eq + 1, "--set", 0);
+}
+
+int tr_profile_default(struct tr_profile *p, const char *section, const char *key,
+		       const char *value, const char *origin, int line)
+{
+	struct tr_section *s = tr_profile_section(p, section);
+
+	if (!s && !(s = add_section(p, section, origin, line)))
+		return -ENOMEM;
+	if (tr_section_entry(s, key))
+		return 0;
+	return set_entry(s, key, value, origin, line);
+}
+
+void tr_profile_free(struct tr_profile *p)
+{
+	for (size_t i = 0; i < p->n_sections; i++) {
+		struct tr_section *s = &p->sections[i];
+
+		for (size_t j = 0; j < s->n_entries; j++) {
+			free(s->entries[j].key);
+			free(s->entries[j].value);
+		}
+		free(s->entries);
+		free(s->name);
+	}
+	free(p->sections);
+	for (size_t i = 0; i < p->n_origins; i++)
+		free(p->origins[i]);
+	free(p->path);
+	memset(p, 0, sizeof(*p));
+}

@@ -1,0 +1,329 @@
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "keys.h"
+#include "log.h"
+#include "pids.h"
+#include "services.h"
+#include "staging.h"
+#include "symbols/symbolizer.h"
+#include "flamegraph.h"
+
+const struct tracerig_key tr_session_keys[] = {
+	{ "name", TRACERIG_KEY_STRING, "tracerig", NULL, 0, 0,
+	  "Name of the collection; the archive is <name>.trace.zip unless output is set." },
+	{ "description", TRACERIG_KEY_STRING, NULL, NULL, 0, 0,
+	  "Free text recorded in the manifest." },
+	{ "duration", TRACERIG_KEY_DURATION, "10s", NULL, 0, 7LL * 24 * 3600 * 1000,
+	  "How long to collect; 0 = until Ctrl-C (or the launched command exits)." },
+	{ "output", TRACERIG_KEY_STRING, NULL, NULL, 0, 0,
+	  "Archive path; default <name>.trace.zip in the current directory." },
+	{ "required", TRACERIG_KEY_LIST, "", NULL, 0, 0,
+	  "Backends whose failure aborts the run; others are optional (logged, skipped, noted in the manifest)." },
+	{ "packager", TRACERIG_KEY_STRING, "zip", NULL, 0, 0,
+	  "Packaging plugin that writes the archive." },
+	{ "cgroup", TRACERIG_KEY_STRING, NULL, NULL, 0, 0,
+	  "Trace only this cgroup (a directory under /sys/fs/cgroup): how a whole container is traced from the host." },
+	{ "keep_staging", TRACERIG_KEY_BOOL, "no", NULL, 0, 0,
+	  "Keep the staging directory after a successful packaging (for debugging)." },
+	{ NULL, 0, NULL, NULL, 0, 0, NULL },
+};
+
+const char *tr_config_value(const struct tr_section *section, const struct tracerig_key *keys,
+			    const char *key)
+{
+	const struct tr_entry *e = tr_section_entry(section, key);
+	const struct tracerig_key *k;
+
+	if (e)
+		return e->value;
+	k = tr_key_find(keys, key);
+	return k ? k->default_value : NULL;
+}
+
+long long tr_config_number(const struct tr_section *section, const struct tracerig_key *keys,
+			   const char *key)
+{
+	const struct tr_entry *e = tr_section_entry(section, key);
+	const struct tracerig_key *k = tr_key_find(keys, key);
+	char err[256];
+	long long num = 0;
+
+	if (e)
+		return e->num;
+	if (k && k->default_value && tr_key_parse(k, k->default_value, &num, err, sizeof(err)) < 0)
+		num = 0;
+	return num;
+}
+
+/* ---- the services table ---- */
+
+static void svc_log(struct tracerig_ctx *ctx, enum tracerig_log_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tr_logv(level, ctx && ctx->plugin ? ctx->plugin->name : NULL, fmt, ap);
+	va_end(ap);
+}
+
+static const char *svc_config_string(struct tracerig_ctx *ctx, const char *key)
+{
+	return tr_config_value(ctx->section, ctx->plugin->keys, key);
+}
+
+static long long svc_config_int(struct tracerig_ctx *ctx, const char *key)
+{
+	return tr_config_number(ctx->section, ctx->plugin->keys, key);
+}
+
+static int svc_config_bool(struct tracerig_ctx *ctx, const char *key)
+{
+	return tr_config_number(ctx->section, ctx->plugin->keys, key) != 0;
+}
+
+static int svc_config_is_set(struct tracerig_ctx *ctx, const char *key)
+{
+	return tr_section_entry(ctx->section, key) != NULL;
+}
+
+static const char *svc_session_string(struct tracerig_ctx *ctx, const char *key)
+{
+	struct tr_session *s = ctx->session;
+
+	if (strcmp(key, "output") == 0 && s->output)
+		return s->output;
+	return tr_config_value(tr_profile_section(&s->profile, "tracerig"), tr_session_keys, key);
+}
+
+static uint64_t svc_clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static const struct tracerig_targets *svc_targets(struct tracerig_ctx *ctx)
+{
+	return &ctx->session->targets;
+}
+
+static int svc_target_setenv(struct tracerig_ctx *ctx, const char *name, const char *value)
+{
+	struct tr_session *s = ctx->session;
+	size_t len;
+	char **grown, *entry;
+
+	if (!ctx->in_init)
+		return -EPERM;
+	if (!name || !*name || strchr(name, '='))
+		return -EINVAL;
+	len = strlen(name) + strlen(value) + 2;
+	entry = malloc(len);
+	if (!entry)
+		return -ENOMEM;
+	snprintf(entry, len, "%s=%s", name, value);
+	grown = realloc(s->command_env, (s->n_command_env + 2) * sizeof(*grown));
+	if (!grown) {
+		free(entry);
+		return -ENOMEM;
+	}
+	s->command_env = grown;
+	s->command_env[s->n_command_env++] = entry;
+	s->command_env[s->n_command_env] = NULL;
+	return 0;
+}
+
+static const char *svc_staging_dir(struct tracerig_ctx *ctx)
+{
+	return ctx->session->archive.dir;
+}
+
+static void svc_pid_observe(struct tracerig_ctx *ctx, pid_t pid)
+{
+	(void)ctx;
+	tr_pids_observe(pid);
+}
+
+static size_t svc_pid_list(struct tracerig_ctx *ctx, pid_t *out, size_t max)
+{
+	(void)ctx;
+	return tr_pids_list(out, max);
+}
+
+static int svc_pid_subscribe(struct tracerig_ctx *ctx, tracerig_pid_cb cb, void *arg)
+{
+	(void)ctx;
+	return cb ? tr_pids_subscribe(cb, arg) : -EINVAL;
+}
+
+static int svc_symbolize(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, int kernel,
+			 struct tracerig_symbol *out)
+{
+	if (!ctx->session->symbolizer)
+		return -ENOSYS;
+	return tr_symbolizer_lookup(ctx->session->symbolizer, pid, addr, kernel, out);
+}
+
+static int svc_symbolizer_remember(struct tracerig_ctx *ctx, pid_t pid)
+{
+	if (!ctx->session->symbolizer)
+		return -ENOSYS;
+	return tr_symbolizer_remember(ctx->session->symbolizer, pid);
+}
+
+static int svc_symbolizer_add_jit_file(struct tracerig_ctx *ctx, pid_t pid, const char *path)
+{
+	if (!ctx->session->symbolizer)
+		return -ENOSYS;
+	return tr_symbolizer_add_jit_file(ctx->session->symbolizer, pid, path);
+}
+
+static void svc_counter_set(struct tracerig_ctx *ctx, const char *name, uint64_t value)
+{
+	struct tr_counter *grown;
+
+	pthread_mutex_lock(&ctx->lock);
+	for (size_t i = 0; i < ctx->n_counters; i++) {
+		if (strcmp(ctx->counters[i].name, name) == 0) {
+			ctx->counters[i].value = value;
+			pthread_mutex_unlock(&ctx->lock);
+			return;
+		}
+	}
+	grown = realloc(ctx->counters, (ctx->n_counters + 1) * sizeof(*grown));
+	if (grown) {
+		ctx->counters = grown;
+		ctx->counters[ctx->n_counters].name = strdup(name);
+		ctx->counters[ctx->n_counters].value = value;
+		if (ctx->counters[ctx->n_counters].name)
+			ctx->n_counters++;
+	}
+	pthread_mutex_unlock(&ctx->lock);
+}
+
+static void svc_progress_set(struct tracerig_ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&ctx->lock);
+	va_start(ap, fmt);
+	vsnprintf(ctx->progress, sizeof(ctx->progress), fmt, ap);
+	va_end(ap);
+	pthread_mutex_unlock(&ctx->lock);
+}
+
+static const char *svc_archive_dir(struct tracerig_archive *ar)
+{
+	return ar->dir;
+}
+
+static int svc_archive_create(struct tracerig_archive *ar, const char *name)
+{
+	return tr_staging_create_entry(ar, name);
+}
+
+static int svc_archive_flamegraph(struct tracerig_archive *ar, const char *folded_name,
+				  const char *svg_name, const char *title, const char *unit)
+{
+	char path[4096];
+	FILE *in, *out;
+	int fd, ret;
+
+	if (!tr_entry_name_ok(folded_name))
+		return -EINVAL;
+	snprintf(path, sizeof(path), "%s/%s", ar->dir, folded_name);
+	in = fopen(path, "re");
+	if (!in)
+		return -errno;
+	fd = tr_staging_create_entry(ar, svg_name);
+	if (fd < 0) {
+		fclose(in);
+		return fd;
+	}
+	out = fdopen(fd, "w");
+	if (!out) {
+		ret = -errno;
+		close(fd);
+		fclose(in);
+		return ret;
+	}
+	ret = tr_flamegraph_write(in, out, title, unit);
+	fclose(in);
+	if (fclose(out) != 0 && ret == 0)
+		ret = -errno;
+	return ret;
+}
+
+static int svc_archive_foreach(struct tracerig_archive *ar, tracerig_entry_cb cb, void *arg)
+{
+	return tr_staging_foreach(ar, cb, arg);
+}
+
+static const char *svc_archive_output(struct tracerig_archive *ar)
+{
+	return ar->output;
+}
+
+const struct tracerig_services tr_services = {
+	.abi_version = TRACERIG_ABI_VERSION,
+	.log = svc_log,
+	.config_string = svc_config_string,
+	.config_int = svc_config_int,
+	.config_bool = svc_config_bool,
+	.config_is_set = svc_config_is_set,
+	.session_string = svc_session_string,
+	.clock_ns = svc_clock_ns,
+	.targets = svc_targets,
+	.target_setenv = svc_target_setenv,
+	.staging_dir = svc_staging_dir,
+	.pid_observe = svc_pid_observe,
+	.pid_list = svc_pid_list,
+	.pid_subscribe = svc_pid_subscribe,
+	.symbolize = svc_symbolize,
+	.symbolizer_remember = svc_symbolizer_remember,
+	.symbolizer_add_jit_file = svc_symbolizer_add_jit_file,
+	.counter_set = svc_counter_set,
+	.progress_set = svc_progress_set,
+	.archive_dir = svc_archive_dir,
+	.archive_create = svc_archive_create,
+	.archive_flamegraph = svc_archive_flamegraph,
+	.archive_foreach = svc_archive_foreach,
+	.archive_output = svc_archive_output,
+};
+
+int tr_ctx_new(struct tr_session *s, struct tr_loaded *loaded, struct tr_section *section,
+	       struct tracerig_ctx **out)
+{
+	struct tracerig_ctx *ctx = calloc(1, sizeof(*ctx));
+
+	if (!ctx)
+		return -ENOMEM;
+	ctx->session = s;
+	ctx->loaded = *loaded;
+	ctx->plugin = loaded->plugin;
+	ctx->section = section;
+	pthread_mutex_init(&ctx->lock, NULL);
+	*out = ctx;
+	return 0;
+}
+
+void tr_ctx_free(struct tracerig_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	for (size_t i = 0; i < ctx->n_counters; i++)
+		free(ctx->counters[i].name);
+	free(ctx->counters);
+	pthread_mutex_destroy(&ctx->lock);
+	tr_loader_unload(&ctx->loaded);
+	free(ctx);
+}

@@ -1,0 +1,24 @@
+/* The staging directory: the archive's content before it is packaged. */
+#ifndef TR_STAGING_H
+#define TR_STAGING_H
+
+#include <stdint.h>
+#include <tracerig/plugin.h>
+
+struct tracerig_archive {
+	char *dir;    /* staging directory, the archive root */
+	char *output; /* temporary archive path handed to the packager */
+};
+
+/* Creates a fresh staging directory next to `output`. */
+int tr_staging_create(struct tracerig_archive *ar, const char *output);
+/* Creates entry `name` (relative, no "..") and its parents; returns an fd. */
+int tr_staging_create_entry(struct tracerig_archive *ar, const char *name);
+/* Every regular file below the staging dir, sorted by name. */
+int tr_staging_foreach(struct tracerig_archive *ar, tracerig_entry_cb cb, void *arg);
+int tr_staging_remove(struct tracerig_archive *ar);
+void tr_staging_free(struct tracerig_archive *ar);
+/* Checks an entry name: relative, no "..", no empty components. */
+int tr_entry_name_ok(const char *name);
+
+#endif

@@ -1,0 +1,414 @@
+/* ELF symbol tables with libelf. */
+#include "config.h"
+
+#include <errno.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "elfsym.h"
+#include "procfs.h"
+
+static pthread_once_t elf_once = PTHREAD_ONCE_INIT;
+static int elf_ok;
+
+static void elf_init(void)
+{
+	elf_ok = elf_version(EV_CURRENT) != EV_NONE;
+}
+
+static Elf_Scn *section_by_name(Elf *elf, const char *want, GElf_Shdr *shdr)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, shdr))
+			continue;
+		name = elf_strptr(elf, shstrndx, shdr->sh_name);
+		if (name && strcmp(name, want) == 0)
+			return scn;
+	}
+	return NULL;
+}
+
+static void read_build_id(Elf *elf, struct tr_elf *e)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr shdr;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+		GElf_Nhdr nhdr;
+		size_t off = 0, name_off, desc_off;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_NOTE)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data)
+			continue;
+		while ((off = gelf_getnote(data, off, &nhdr, &name_off, &desc_off)) > 0) {
+			if (nhdr.n_type == NT_GNU_BUILD_ID && nhdr.n_namesz == 4 &&
+			    memcmp((char *)data->d_buf + name_off, "GNU", 4) == 0 &&
+			    nhdr.n_descsz <= sizeof(e->build_id) && nhdr.n_descsz > 0) {
+				memcpy(e->build_id, (char *)data->d_buf + desc_off, nhdr.n_descsz);
+				e->build_id_len = nhdr.n_descsz;
+				return;
+			}
+		}
+	}
+}
+
+static int read_loads(Elf *elf, struct tr_elf *e)
+{
+	size_t phnum;
+
+	if (elf_getphdrnum(elf, &phnum) != 0)
+		return -ENOEXEC;
+	for (size_t i = 0; i < phnum && e->n_loads < TR_ELF_MAX_LOADS; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		e->loads[e->n_loads++] = (struct tr_elf_load){
+			.off = ph.p_offset, .filesz = ph.p_filesz, .vaddr = ph.p_vaddr,
+		};
+	}
+	return 0;
+}
+
+/* Without a symbol version ("memcpy@@GLIBC_2.14" -> "memcpy"). */
+static size_t name_len(const char *name)
+{
+	const char *at = strchr(name + 1, '@');
+
+	return at ? (size_t)(at - name) : strlen(name);
+}
+
+struct section {
+	uint64_t end;
+	int exec;
+};
+
+/* Adds the function symbols of every section of `type`; returns how many. */
+static long add_symbols(Elf *elf, Elf64_Word type, struct tr_symtab *tab, struct tr_arena *arena)
+{
+	size_t shnum;
+	struct section *sec = NULL;
+	Elf_Scn *scn = NULL;
+	long added = 0;
+
+	if (elf_getshdrnum(elf, &shnum) != 0 || shnum == 0)
+		return 0;
+	/* Which sections hold code (untyped symbols count only there), and
+	 * where they end (a symbol without a size ends there at the latest). */
+	sec = calloc(shnum, sizeof(*sec));
+	if (!sec)
+		return -ENOMEM;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+		size_t idx = elf_ndxscn(scn);
+
+		if (idx < shnum && gelf_getshdr(scn, &shdr)) {
+			sec[idx].exec = !!(shdr.sh_flags & SHF_EXECINSTR);
+			sec[idx].end = shdr.sh_addr + shdr.sh_size;
+		}
+	}
+	scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+		Elf_Data *data;
+		size_t count;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != type || !shdr.sh_entsize)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data)
+			continue;
+		count = shdr.sh_size / shdr.sh_entsize;
+		for (size_t i = 1; i < count; i++) {
+			GElf_Sym s;
+			const char *name;
+			char *copy;
+			int st_type, bind;
+			uint32_t prio;
+
+			if (!gelf_getsym(data, (int)i, &s))
+				break;
+			st_type = GELF_ST_TYPE(s.st_info);
+			bind = GELF_ST_BIND(s.st_info);
+			if (s.st_shndx == SHN_UNDEF || s.st_shndx >= shnum || !s.st_value)
+				continue;
+			if (st_type != STT_FUNC && st_type != STT_GNU_IFUNC &&
+			    !(st_type == STT_NOTYPE && sec[s.st_shndx].exec))
+				continue;
+			name = elf_strptr(elf, shdr.sh_link, s.st_name);
+			/* Empty names, ARM/AArch64 mapping symbols, local labels. */
+			if (!name || !name[0] || name[0] == '$' || strncmp(name, ".L", 2) == 0)
+				continue;
+			copy = tr_arena_strdup(arena, name); /* with its version, as perf */
+			if (!copy) {
+				free(sec);
+				return -ENOMEM;
+			}
+			prio = tr_symtab_alias_prio(st_type != STT_NOTYPE, bind == STB_WEAK,
+						    bind == STB_GLOBAL, copy);
+			if ((s.st_size ? tr_symtab_add(tab, s.st_value, s.st_size, copy, prio)
+				       : tr_symtab_add_unsized(tab, s.st_value, sec[s.st_shndx].end,
+							       copy, prio)) < 0) {
+				free(sec);
+				return -ENOMEM;
+			}
+			added++;
+		}
+	}
+	free(sec);
+	return added;
+}
+
+/* PLT stubs get "callee@plt" names, as perf synthesizes them: entry i of
+ * .plt (after its header) or of .plt.sec is relocation i of .rela.plt. */
+static long add_plt_symbols(Elf *elf, struct tr_symtab *tab, struct tr_arena *arena)
+{
+	GElf_Shdr plt, plt_sec, rela, dynsym;
+	Elf_Scn *rela_scn, *dynsym_scn;
+	Elf_Data *rela_data, *sym_data;
+	GElf_Ehdr eh;
+	uint64_t base, header;
+	size_t count;
+	long added = 0;
+
+	if (!gelf_getehdr(elf, &eh))
+		return 0;
+	if (eh.e_machine == EM_X86_64)
+		header = 16;
+	else if (eh.e_machine == EM_AARCH64)
+		header = 32;
+	else
+		return 0;
+	rela_scn = section_by_name(elf, ".rela.plt", &rela);
+	if (!rela_scn || rela.sh_type != SHT_RELA || !rela.sh_entsize ||
+	    !section_by_name(elf, ".plt", &plt))
+		return 0;
+	base = section_by_name(elf, ".plt.sec", &plt_sec) ? plt_sec.sh_addr : plt.sh_addr + header;
+	dynsym_scn = elf_getscn(elf, rela.sh_link);
+	if (!dynsym_scn || !gelf_getshdr(dynsym_scn, &dynsym))
+		return 0;
+	rela_data = elf_getdata(rela_scn, NULL);
+	sym_data = elf_getdata(dynsym_scn, NULL);
+	if (!rela_data || !sym_data)
+		return 0;
+	count = rela.sh_size / rela.sh_entsize;
+	for (size_t i = 0; i < count; i++) {
+		char buf[512], *copy;
+		const char *name;
+		GElf_Rela r;
+		GElf_Sym sym;
+		int n;
+
+		if (!gelf_getrela(rela_data, (int)i, &r))
+			break;
+		if (!GELF_R_SYM(r.r_info) || !gelf_getsym(sym_data, (int)GELF_R_SYM(r.r_info), &sym))
+			continue;
+		name = elf_strptr(elf, dynsym.sh_link, sym.st_name);
+		if (!name || !name[0])
+			continue;
+		n = snprintf(buf, sizeof(buf), "%.*s@plt", (int)name_len(name), name);
+		if (n < 0 || (size_t)n >= sizeof(buf))
+			continue;
+		copy = tr_arena_strndup(arena, buf, (size_t)n);
+		if (!copy || tr_symtab_add(tab, base + i * 16, 16, copy, 0) < 0)
+			return -ENOMEM;
+		added++;
+	}
+	return added;
+}
+
+static int has_section_type(Elf *elf, Elf64_Word type)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr shdr;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &shdr) && shdr.sh_type == type && shdr.sh_size)
+			return 1;
+	return 0;
+}
+
+static int open_anywhere(pid_t root_pid, const char *path)
+{
+	int fd = -ENOENT;
+
+	if (root_pid > 0)
+		fd = tr_open_in_root(root_pid, path);
+	if (fd < 0)
+		fd = tr_open_in_root(0, path);
+	return fd;
+}
+
+/* Loads a debug file's .symtab when it matches the object.  1 when used. */
+static long try_debug_file(struct tr_elf *e, pid_t root_pid, const char *path,
+			   struct tr_arena *arena)
+{
+	Elf *elf;
+	long added = 0;
+	int fd = open_anywhere(root_pid, path);
+
+	if (fd < 0)
+		return 0;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF && has_section_type(elf, SHT_SYMTAB)) {
+		struct tr_elf dbg = { 0 };
+
+		read_build_id(elf, &dbg);
+		if (!e->build_id_len || !dbg.build_id_len ||
+		    (dbg.build_id_len == e->build_id_len &&
+		     memcmp(dbg.build_id, e->build_id, e->build_id_len) == 0))
+			added = add_symbols(elf, SHT_SYMTAB, &e->syms, arena);
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return added;
+}
+
+static long find_debug_file(struct tr_elf *e, Elf *elf, pid_t root_pid, const char *path,
+			    struct tr_arena *arena)
+{
+	char buf[4096], dir[4096];
+	GElf_Shdr shdr;
+	Elf_Scn *scn;
+	Elf_Data *data;
+	const char *link, *slash;
+	long added;
+	int n;
+
+	if (e->build_id_len) {
+		n = snprintf(buf, sizeof(buf), "/usr/lib/debug/.build-id/%02x/", e->build_id[0]);
+		for (size_t i = 1; i < e->build_id_len; i++)
+			n += snprintf(buf + n, sizeof(buf) - n, "%02x", e->build_id[i]);
+		snprintf(buf + n, sizeof(buf) - n, ".debug");
+		added = try_debug_file(e, root_pid, buf, arena);
+		if (added)
+			return added;
+	}
+	scn = section_by_name(elf, ".gnu_debuglink", &shdr);
+	if (!scn || !path || path[0] != '/')
+		return 0;
+	data = elf_getdata(scn, NULL);
+	if (!data || !data->d_size || !memchr(data->d_buf, '\0', data->d_size))
+		return 0;
+	link = data->d_buf;
+	if (strchr(link, '/'))
+		return 0;
+	slash = strrchr(path, '/');
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	/* gdb's search order: next to the object, in .debug/ there, then
+	 * under the global debug directory. */
+	for (int i = 0; i < 3; i++) {
+		if (i == 0)
+			n = snprintf(buf, sizeof(buf), "%s/%s", dir, link);
+		else if (i == 1)
+			n = snprintf(buf, sizeof(buf), "%s/.debug/%s", dir, link);
+		else
+			n = snprintf(buf, sizeof(buf), "/usr/lib/debug%s/%s", dir, link);
+		if (n < 0 || (size_t)n >= sizeof(buf) || strcmp(buf, path) == 0)
+			continue;
+		added = try_debug_file(e, root_pid, buf, arena);
+		if (added)
+			return added;
+	}
+	return 0;
+}
+
+static int read_elf(struct tr_elf *e, Elf *elf, pid_t root_pid, const char *path,
+		    struct tr_arena *arena)
+{
+	long added;
+	int ret;
+
+	if (elf_kind(elf) != ELF_K_ELF)
+		return -ENOEXEC;
+	ret = read_loads(elf, e);
+	if (ret < 0)
+		return ret;
+	read_build_id(elf, e);
+	e->symbols_from = "symtab";
+	added = add_symbols(elf, SHT_SYMTAB, &e->syms, arena);
+	if (added == 0 && path) {
+		e->symbols_from = "debug file";
+		added = find_debug_file(e, elf, root_pid, path, arena);
+	}
+	if (added == 0) {
+		e->symbols_from = "dynsym";
+		added = add_symbols(elf, SHT_DYNSYM, &e->syms, arena);
+	}
+	if (added < 0)
+		return (int)added;
+	if (added == 0)
+		e->symbols_from = "none";
+	if (add_plt_symbols(elf, &e->syms, arena) < 0)
+		return -ENOMEM;
+	tr_symtab_finish(&e->syms, 1);
+	return 0;
+}
+
+int tr_elf_read(struct tr_elf *e, int fd, pid_t root_pid, const char *path,
+		struct tr_arena *arena)
+{
+	Elf *elf;
+	int ret;
+
+	pthread_once(&elf_once, elf_init);
+	if (!elf_ok)
+		return -ENOTSUP;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf)
+		return -ENOEXEC;
+	ret = read_elf(e, elf, root_pid, path, arena);
+	elf_end(elf);
+	return ret;
+}
+
+int tr_elf_read_memory(struct tr_elf *e, void *image, size_t size, struct tr_arena *arena)
+{
+	Elf *elf;
+	int ret;
+
+	pthread_once(&elf_once, elf_init);
+	if (!elf_ok)
+		return -ENOTSUP;
+	elf = elf_memory(image, size);
+	if (!elf)
+		return -ENOEXEC;
+	ret = read_elf(e, elf, 0, NULL, arena);
+	elf_end(elf);
+	return ret;
+}
+
+uint64_t tr_elf_vaddr(const struct tr_elf *e, uint64_t off)
+{
+	for (size_t i = 0; i < e->n_loads; i++) {
+		const struct tr_elf_load *l = &e->loads[i];
+
+		if (off >= l->off && off - l->off < l->filesz)
+			return off - l->off + l->vaddr;
+	}
+	/* Past every segment's file bytes: assume the first segment's layout. */
+	if (e->n_loads)
+		return off - e->loads[0].off + e->loads[0].vaddr;
+	return off;
+}
+
+void tr_elf_free(struct tr_elf *e)
+{
+	tr_symtab_free(&e->syms);
+}

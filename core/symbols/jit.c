@@ -1,0 +1,241 @@
+/* perf-PID.map and jitdump readers. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "jit.h"
+#include "procfs.h"
+
+#define JITDUMP_MAGIC 0x4A695444u
+#define JITDUMP_MAGIC_SWAPPED 0x4454694Au
+#define JIT_CODE_LOAD 0
+#define JIT_CODE_CLOSE 3
+#define JIT_HEADER_MIN 40 /* magic, version, size, mach, pad, pid, timestamp, flags */
+#define JIT_RECORD_HEADER 16 /* id, total_size, timestamp */
+#define JIT_CODE_LOAD_FIXED 40 /* pid, tid, vma, code_addr, code_size, code_index */
+#define JIT_MAX_READ (1ull << 30)
+
+int tr_jit_add_source(struct tr_jit *j, const char *path, pid_t root_pid)
+{
+	struct tr_jit_source *src;
+
+	for (size_t i = 0; i < j->n_src; i++)
+		if (j->src[i].root_pid == root_pid && strcmp(j->src[i].path, path) == 0)
+			return 0;
+	src = realloc(j->src, (j->n_src + 1) * sizeof(*src));
+	if (!src)
+		return -ENOMEM;
+	j->src = src;
+	src = &j->src[j->n_src];
+	*src = (struct tr_jit_source){ .path = strdup(path), .root_pid = root_pid };
+	if (!src->path)
+		return -ENOMEM;
+	j->n_src++;
+	return 0;
+}
+
+int tr_jit_has_source(const struct tr_jit *j, enum tr_jit_kind kind)
+{
+	for (size_t i = 0; i < j->n_src; i++) {
+		const char *base = strrchr(j->src[i].path, '/');
+
+		base = base ? base + 1 : j->src[i].path;
+		if (j->src[i].kind == kind ||
+		    (kind == TR_JIT_JITDUMP && strncmp(base, "jit-", 4) == 0) ||
+		    (kind == TR_JIT_PERFMAP && strncmp(base, "perf-", 5) == 0))
+			return 1;
+	}
+	return 0;
+}
+
+static void add(struct tr_jit *j, uint64_t start, uint64_t size, const char *name, size_t len,
+		struct tr_arena *arena)
+{
+	char *copy;
+
+	if (!size || !len)
+		return;
+	copy = tr_arena_strndup(arena, name, len);
+	if (copy)
+		tr_symtab_add(&j->syms, start, size, copy, j->seq++);
+}
+
+/* Complete lines only: a runtime may be half-way through writing one. */
+static size_t parse_perfmap(struct tr_jit *j, const char *buf, size_t len, struct tr_arena *arena)
+{
+	size_t used = 0;
+
+	while (used < len) {
+		const char *line = buf + used, *nl = memchr(line, '\n', len - used);
+		char tmp[64], *end;
+		unsigned long long start, size;
+		const char *p, *name;
+		size_t n;
+
+		if (!nl)
+			break;
+		used = (size_t)(nl - buf) + 1;
+		/* Copy the two numbers: the buffer is not NUL-terminated. */
+		n = (size_t)(nl - line) < sizeof(tmp) - 1 ? (size_t)(nl - line) : sizeof(tmp) - 1;
+		memcpy(tmp, line, n);
+		tmp[n] = '\0';
+		start = strtoull(tmp, &end, 16);
+		if (end == tmp || *end != ' ')
+			continue;
+		p = end + 1;
+		size = strtoull(p, &end, 16);
+		if (end == p || *end != ' ')
+			continue;
+		name = line + (end + 1 - tmp);
+		if (name > nl)
+			continue;
+		n = (size_t)(nl - name);
+		if (n && name[n - 1] == '\r')
+			n--;
+		add(j, start, size, name, n, arena);
+	}
+	return used;
+}
+
+static uint32_t get32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static uint64_t get64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* Returns the bytes consumed; sets *broken for files we cannot read. */
+static size_t parse_jitdump(struct tr_jit *j, struct tr_jit_source *src, const unsigned char *buf,
+			    size_t len, struct tr_arena *arena)
+{
+	size_t used = 0;
+
+	if (src->offset == 0) {
+		uint32_t hsize;
+
+		if (len < JIT_HEADER_MIN)
+			return 0;
+		hsize = get32(buf + 8);
+		if (hsize < JIT_HEADER_MIN) {
+			src->broken = 1;
+			return 0;
+		}
+		if (len < hsize)
+			return 0;
+		used = hsize;
+	}
+	while (len - used >= JIT_RECORD_HEADER) {
+		const unsigned char *r = buf + used;
+		uint32_t id = get32(r), size = get32(r + 4);
+
+		if (size < JIT_RECORD_HEADER) {
+			src->broken = 1;
+			break;
+		}
+		if (len - used < size)
+			break; /* still being written */
+		if (id == JIT_CODE_LOAD && size > JIT_RECORD_HEADER + JIT_CODE_LOAD_FIXED) {
+			const unsigned char *body = r + JIT_RECORD_HEADER;
+			const char *name = (const char *)body + JIT_CODE_LOAD_FIXED;
+			size_t room = size - JIT_RECORD_HEADER - JIT_CODE_LOAD_FIXED;
+			const char *nul = memchr(name, '\0', room);
+
+			if (nul)
+				add(j, get64(body + 16), get64(body + 24), name, (size_t)(nul - name),
+				    arena);
+		}
+		used += size;
+		if (id == JIT_CODE_CLOSE)
+			break;
+	}
+	return used;
+}
+
+static void refresh_source(struct tr_jit *j, struct tr_jit_source *src, struct tr_arena *arena)
+{
+	unsigned char *buf = NULL;
+	struct stat st;
+	size_t len, got = 0, used;
+	int fd;
+
+	fd = src->root_pid > 0 ? tr_open_in_root(src->root_pid, src->path)
+			       : tr_open_in_root(0, src->path);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) < 0)
+		goto out;
+	if ((uint64_t)st.st_size < src->offset)
+		src->offset = 0; /* rewritten from scratch: read it again */
+	if ((uint64_t)st.st_size == src->offset || st.st_size - src->offset > JIT_MAX_READ)
+		goto out;
+	len = (size_t)(st.st_size - src->offset);
+	buf = malloc(len);
+	if (!buf)
+		goto out;
+	while (got < len) {
+		ssize_t n = pread(fd, buf + got, len - got, (off_t)(src->offset + got));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	if (src->kind == TR_JIT_UNKNOWN && src->offset == 0 && got >= 4) {
+		uint32_t magic = get32(buf);
+
+		if (magic == JITDUMP_MAGIC)
+			src->kind = TR_JIT_JITDUMP;
+		else if (magic == JITDUMP_MAGIC_SWAPPED)
+			src->broken = 1; /* written on a machine of the other byte order */
+		else
+			src->kind = TR_JIT_PERFMAP;
+	}
+	if (src->broken || src->kind == TR_JIT_UNKNOWN)
+		goto out;
+	used = src->kind == TR_JIT_JITDUMP ? parse_jitdump(j, src, buf, got, arena)
+					   : parse_perfmap(j, (const char *)buf, got, arena);
+	src->offset += used;
+out:
+	free(buf);
+	close(fd);
+}
+
+void tr_jit_refresh(struct tr_jit *j, struct tr_arena *arena)
+{
+	for (size_t i = 0; i < j->n_src; i++)
+		if (!j->src[i].broken)
+			refresh_source(j, &j->src[i], arena);
+	tr_symtab_finish(&j->syms, 0);
+}
+
+struct tr_sym *tr_jit_find(struct tr_jit *j, uint64_t addr)
+{
+	tr_symtab_finish(&j->syms, 0);
+	return tr_symtab_find(&j->syms, addr);
+}
+
+void tr_jit_free(struct tr_jit *j)
+{
+	for (size_t i = 0; i < j->n_src; i++)
+		free(j->src[i].path);
+	free(j->src);
+	tr_symtab_free(&j->syms);
+	j->src = NULL;
+	j->n_src = 0;
+}

@@ -1,0 +1,39 @@
+/* JIT code symbols of one process: perf-PID.map text files ("START SIZE
+ * name", hex) and jitdump files (jit-PID.dump, JIT_CODE_LOAD records).
+ * Runtimes append to both while they run, so sources are read
+ * incrementally; at one address the most recent entry wins. */
+#ifndef TR_SYMBOLS_JIT_H
+#define TR_SYMBOLS_JIT_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "symtab.h"
+
+enum tr_jit_kind { TR_JIT_UNKNOWN, TR_JIT_PERFMAP, TR_JIT_JITDUMP };
+
+struct tr_jit_source {
+	char *path;
+	pid_t root_pid; /* > 0: path is inside that process's root */
+	enum tr_jit_kind kind;
+	uint64_t offset; /* bytes consumed so far */
+	int broken;      /* not a format we read: ignored from then on */
+};
+
+struct tr_jit {
+	struct tr_symtab syms;
+	struct tr_jit_source *src;
+	size_t n_src;
+	uint32_t seq;
+};
+
+/* Registers a file; the format is recognised from its content.  Adding
+ * the same path twice is a no-op.  Returns 0 or -ENOMEM. */
+int tr_jit_add_source(struct tr_jit *j, const char *path, pid_t root_pid);
+int tr_jit_has_source(const struct tr_jit *j, enum tr_jit_kind kind);
+/* Reads what was appended to every source since the last call. */
+void tr_jit_refresh(struct tr_jit *j, struct tr_arena *arena);
+struct tr_sym *tr_jit_find(struct tr_jit *j, uint64_t addr);
+void tr_jit_free(struct tr_jit *j);
+
+#endif

@@ -1,0 +1,181 @@
+/* /proc readers for the symbolizer. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "procfs.h"
+
+static int parse_maps_line(char *line, struct tr_maps_line *out)
+{
+	unsigned long long start, end, pgoff, inode;
+	unsigned major, minor;
+	char perms[8];
+	int used = 0;
+	char *path;
+	size_t len;
+
+	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &pgoff, &major,
+		   &minor, &inode, &used) < 7 || !used)
+		return -EINVAL;
+	path = line + used;
+	len = strcspn(path, "\n");
+	path[len] = '\0';
+	out->start = start;
+	out->end = end;
+	out->pgoff = pgoff;
+	out->dev = makedev(major, minor);
+	out->inode = inode;
+	out->exec = perms[2] == 'x';
+	out->deleted = 0;
+	if (len > 10 && strcmp(path + len - 10, " (deleted)") == 0) {
+		path[len - 10] = '\0';
+		out->deleted = 1;
+	}
+	out->path = path;
+	return 0;
+}
+
+int tr_proc_read_maps(pid_t pid, tr_maps_cb cb, void *arg)
+{
+	char fname[64], *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+	int ret = 0;
+
+	snprintf(fname, sizeof(fname), "/proc/%d/maps", (int)pid);
+	f = fopen(fname, "re");
+	if (!f)
+		return -errno;
+	while (getline(&line, &cap, f) > 0) {
+		struct tr_maps_line ml;
+
+		if (parse_maps_line(line, &ml) < 0)
+			continue;
+		ret = cb(arg, &ml);
+		if (ret)
+			break;
+	}
+	/* A process that exits while we read leaves an empty or short file;
+	 * ESRCH from the read is reported like a vanished process. */
+	if (!ret && ferror(f))
+		ret = -ESRCH;
+	free(line);
+	fclose(f);
+	return ret;
+}
+
+int tr_proc_nspid(pid_t pid, pid_t *nspid)
+{
+	char fname[64], *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+	int ret = -ENOENT;
+
+	snprintf(fname, sizeof(fname), "/proc/%d/status", (int)pid);
+	f = fopen(fname, "re");
+	if (!f)
+		return -errno;
+	while (getline(&line, &cap, f) > 0) {
+		char *p, *end;
+		long last = -1;
+
+		if (strncmp(line, "NSpid:", 6) != 0)
+			continue;
+		/* "NSpid:\t4242\t17\t1": the last one is the innermost namespace's. */
+		for (p = line + 6;; p = end) {
+			long v = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			last = v;
+		}
+		if (last > 0) {
+			*nspid = (pid_t)last;
+			ret = 0;
+		}
+		break;
+	}
+	free(line);
+	fclose(f);
+	return ret;
+}
+
+static int only_regular(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
+int tr_open_in_root(pid_t pid, const char *path)
+{
+	struct open_how how = {
+		/* O_NONBLOCK: a FIFO planted where a file was expected must not hang us. */
+		.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	char root[64];
+	int rootfd, fd;
+
+	if (path[0] != '/')
+		return -EINVAL;
+	if (pid > 0)
+		snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+	else
+		snprintf(root, sizeof(root), "/");
+	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return -errno;
+	while (*path == '/')
+		path++;
+	fd = (int)syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
+	if (fd < 0 && errno == ENOSYS) /* before Linux 5.6: best effort */
+		fd = openat(rootfd, path, (int)how.flags);
+	if (fd < 0)
+		fd = -errno;
+	close(rootfd);
+	return fd < 0 ? fd : only_regular(fd);
+}
+
+int tr_open_map_file(pid_t pid, uint64_t start, uint64_t end)
+{
+	char fname[96];
+	int fd;
+
+	snprintf(fname, sizeof(fname), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, start,
+		 end);
+	fd = open(fname, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	return only_regular(fd);
+}
+
+uint64_t tr_now_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC_COARSE, &ts) < 0)
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}

@@ -1,0 +1,38 @@
+/* What the symbolizer reads from /proc: mappings, namespace PIDs, and files
+ * as a process sees them (through its root, never out of it). */
+#ifndef TR_SYMBOLS_PROCFS_H
+#define TR_SYMBOLS_PROCFS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct tr_maps_line {
+	uint64_t start, end, pgoff;
+	dev_t dev;
+	uint64_t inode;
+	int exec;
+	int deleted;      /* the path ended in " (deleted)" (stripped) */
+	const char *path; /* "" for anonymous memory; valid during the callback */
+};
+
+typedef int (*tr_maps_cb)(void *arg, const struct tr_maps_line *line);
+
+/* Calls cb for every line of /proc/PID/maps; stops at the first non-zero
+ * return of cb and returns it.  -ENOENT/-ESRCH when the process is gone. */
+int tr_proc_read_maps(pid_t pid, tr_maps_cb cb, void *arg);
+
+/* The innermost NSpid of the process (its PID inside its own namespace). */
+int tr_proc_nspid(pid_t pid, pid_t *nspid);
+
+/* Opens `path` (absolute, as the process sees it) read-only inside the
+ * process's root, resolving every link inside that root; pid 0 means our own
+ * root.  Regular files only.  Returns an fd or a negative errno. */
+int tr_open_in_root(pid_t pid, const char *path);
+
+/* Opens /proc/PID/map_files/START-END: works for deleted files too. */
+int tr_open_map_file(pid_t pid, uint64_t start, uint64_t end);
+
+/* Monotonic nanoseconds (coarse clock: cheap, used to rate-limit rereads). */
+uint64_t tr_now_ns(void);
+
+#endif

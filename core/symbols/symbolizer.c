@@ -1,0 +1,648 @@
+/* The shared symbolizer: host PID + address -> function, object, offsets.
+ *
+ * Speed comes from caches, all behind one mutex:
+ * - per process: its executable mappings (from /proc/PID/maps, read once,
+ *   reread on a miss at most every REREAD_NS), sorted for binary search;
+ * - per object: one symbol table per (device, inode), so a libc mapped by a
+ *   hundred processes, in containers or not, is read once;
+ * - the kernel's symbols, read once from /proc/kallsyms;
+ * - per process: JIT symbols from perf maps and jitdump files.
+ * Strings handed out live in one arena until tr_symbolizer_free. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "demangle.h"
+#include "elfsym.h"
+#include "jit.h"
+#include "kallsyms.h"
+#include "procfs.h"
+#include "symbolizer.h"
+#include "symtab.h"
+
+#define PROC_BUCKETS 1024
+#define DSO_BUCKETS 1024
+#define REREAD_NS (50 * 1000000ull)
+#define OPEN_ATTEMPTS 3
+#define VDSO_MAX (1u << 20)
+
+struct dso {
+	dev_t dev;
+	uint64_t ino;
+	int state; /* 0 not read yet, 1 read, -1 unreadable for good */
+	int attempts;
+	struct tr_elf elf;
+	struct dso *next;
+};
+
+enum map_kind { MAP_FILE, MAP_ANON, MAP_VDSO, MAP_OTHER };
+
+struct mapping {
+	uint64_t start, end, pgoff;
+	const char *path; /* interned; what the process sees */
+	struct dso *dso;  /* MAP_FILE only */
+	enum map_kind kind;
+	int deleted;
+};
+
+struct proc {
+	pid_t pid;
+	struct mapping *maps;
+	size_t n_maps, last;
+	int maps_read, gone;
+	uint64_t maps_read_ns;
+	struct tr_jit jit;
+	int jit_auto, jit_read;
+	uint64_t jit_read_ns;
+	const char *jit_dso; /* "/tmp/perf-PID.map" */
+	struct dso *vdso;
+	int vdso_tried;
+	struct proc *next;
+};
+
+struct tr_symbolizer {
+	pthread_mutex_t lock;
+	struct tr_arena arena;
+	struct proc *procs[PROC_BUCKETS];
+	struct dso *dsos[DSO_BUCKETS];
+	struct dso *vdsos; /* keyed by content hash in ino */
+	const char **strings; /* interned paths, open addressing */
+	size_t n_strings, cap_strings;
+	struct tr_kallsyms kallsyms;
+	int kallsyms_state; /* 0 not read, 1 read, < 0 failed */
+};
+
+/* ---- interned strings ------------------------------------------------- */
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	while (*s) {
+		h ^= (unsigned char)*s++;
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static const char *intern(struct tr_symbolizer *sym, const char *s)
+{
+	size_t i;
+
+	if (sym->n_strings * 2 >= sym->cap_strings) {
+		size_t cap = sym->cap_strings ? sym->cap_strings * 2 : 1024;
+		const char **tab = calloc(cap, sizeof(*tab));
+
+		if (!tab)
+			return NULL;
+		for (size_t k = 0; k < sym->cap_strings; k++) {
+			if (!sym->strings[k])
+				continue;
+			for (i = hash_str(sym->strings[k]) & (cap - 1); tab[i]; i = (i + 1) & (cap - 1))
+				;
+			tab[i] = sym->strings[k];
+		}
+		free(sym->strings);
+		sym->strings = tab;
+		sym->cap_strings = cap;
+	}
+	for (i = hash_str(s) & (sym->cap_strings - 1); sym->strings[i];
+	     i = (i + 1) & (sym->cap_strings - 1))
+		if (strcmp(sym->strings[i], s) == 0)
+			return sym->strings[i];
+	sym->strings[i] = tr_arena_strdup(&sym->arena, s);
+	if (!sym->strings[i])
+		return NULL;
+	sym->n_strings++;
+	return sym->strings[i];
+}
+
+/* ---- objects ---------------------------------------------------------- */
+
+static struct dso *dso_get(struct tr_symbolizer *sym, dev_t dev, uint64_t ino)
+{
+	size_t b = (size_t)((ino * 31 + dev) % DSO_BUCKETS);
+	struct dso *d;
+
+	for (d = sym->dsos[b]; d; d = d->next)
+		if (d->dev == dev && d->ino == ino)
+			return d;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	d->dev = dev;
+	d->ino = ino;
+	d->next = sym->dsos[b];
+	sym->dsos[b] = d;
+	return d;
+}
+
+/* The file behind a mapping: through the process's root (the path means
+ * something only in its mount namespace), checked to be the mapped inode;
+ * else the mapping itself (deleted or unreachable files); else, for a
+ * process that is gone, the same path in our root if it is the same inode. */
+static int open_mapped(const struct proc *p, const struct mapping *m)
+{
+	struct stat st;
+	int fd = -ENOENT;
+
+	if (!m->deleted) {
+		fd = tr_open_in_root(p->pid, m->path);
+		if (fd >= 0 && (fstat(fd, &st) < 0 || (uint64_t)st.st_ino != m->dso->ino)) {
+			close(fd);
+			fd = -ESTALE;
+		}
+	}
+	if (fd < 0)
+		fd = tr_open_map_file(p->pid, m->start, m->end);
+	if (fd < 0 && !m->deleted) {
+		fd = tr_open_in_root(0, m->path);
+		if (fd >= 0 && (fstat(fd, &st) < 0 || (uint64_t)st.st_ino != m->dso->ino ||
+				st.st_dev != m->dso->dev)) {
+			close(fd);
+			fd = -ESTALE;
+		}
+	}
+	return fd;
+}
+
+static void dso_load(struct tr_symbolizer *sym, const struct proc *p, const struct mapping *m)
+{
+	struct dso *d = m->dso;
+	int fd;
+
+	if (d->state)
+		return;
+	fd = open_mapped(p, m);
+	if (fd < 0) {
+		/* Another process mapping the same object may still be readable. */
+		if (++d->attempts >= OPEN_ATTEMPTS)
+			d->state = -1;
+		return;
+	}
+	d->state = tr_elf_read(&d->elf, fd, p->pid, m->path, &sym->arena) == 0 ? 1 : -1;
+	close(fd);
+}
+
+static uint64_t hash_bytes(const unsigned char *b, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+/* The vDSO image is the kernel's, the same for every process of one ABI:
+ * read it from the process's memory and share it by content. */
+static void vdso_load(struct tr_symbolizer *sym, struct proc *p, const struct mapping *m)
+{
+	char fname[64];
+	unsigned char *buf;
+	size_t len = (size_t)(m->end - m->start);
+	uint64_t h;
+	ssize_t got;
+	struct dso *d;
+	int fd;
+
+	if (p->vdso_tried || len > VDSO_MAX)
+		return;
+	p->vdso_tried = 1;
+	snprintf(fname, sizeof(fname), "/proc/%d/mem", (int)p->pid);
+	fd = open(fname, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	buf = malloc(len);
+	got = buf ? pread(fd, buf, len, (off_t)m->start) : -1;
+	close(fd);
+	if (got != (ssize_t)len)
+		goto out;
+	h = hash_bytes(buf, len);
+	for (d = sym->vdsos; d; d = d->next)
+		if (d->ino == h && d->dev == (dev_t)len)
+			break;
+	if (!d) {
+		d = calloc(1, sizeof(*d));
+		if (!d)
+			goto out;
+		d->ino = h;
+		d->dev = (dev_t)len;
+		d->state = tr_elf_read_memory(&d->elf, buf, len, &sym->arena) == 0 ? 1 : -1;
+		d->next = sym->vdsos;
+		sym->vdsos = d;
+	}
+	p->vdso = d;
+out:
+	free(buf);
+}
+
+/* ---- processes -------------------------------------------------------- */
+
+static struct proc *proc_get(struct tr_symbolizer *sym, pid_t pid)
+{
+	size_t b = (size_t)pid % PROC_BUCKETS;
+	char buf[64];
+	struct proc *p;
+
+	for (p = sym->procs[b]; p; p = p->next)
+		if (p->pid == pid)
+			return p;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	/* What perf names a process's JIT code (and anonymous code). */
+	snprintf(buf, sizeof(buf), "/tmp/perf-%d.map", (int)pid);
+	p->jit_dso = intern(sym, buf);
+	if (!p->jit_dso) {
+		free(p);
+		return NULL;
+	}
+	p->next = sym->procs[b];
+	sym->procs[b] = p;
+	return p;
+}
+
+struct maps_reader {
+	struct tr_symbolizer *sym;
+	struct proc *p;
+	struct mapping *maps;
+	size_t n, cap;
+};
+
+static int is_jitdump_name(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	char *end;
+
+	if (!base || strncmp(base + 1, "jit-", 4) != 0)
+		return 0;
+	strtol(base + 5, &end, 10);
+	return end != base + 5 && strcmp(end, ".dump") == 0;
+}
+
+static enum map_kind classify(const struct tr_maps_line *l)
+{
+	const char *path = l->path;
+
+	if (!path[0] || strncmp(path, "[anon:", 6) == 0)
+		return MAP_ANON;
+	if (strcmp(path, "[vdso]") == 0)
+		return MAP_VDSO;
+	if (path[0] == '[')
+		return MAP_OTHER;
+	/* As perf: these are anonymous memory; .NET's W^X double mapping
+	 * maps its JIT code from a memfd called "doublemapper". */
+	if (strcmp(path, "//anon") == 0 || strncmp(path, "/dev/zero", 9) == 0 ||
+	    strncmp(path, "/anon_hugepage", 14) == 0 || strncmp(path, "/memfd:doublemapper", 19) == 0)
+		return MAP_ANON;
+	return l->inode ? MAP_FILE : MAP_OTHER;
+}
+
+static int on_maps_line(void *arg, const struct tr_maps_line *l)
+{
+	struct maps_reader *r = arg;
+	struct mapping *m;
+
+	/* A runtime writing a jitdump maps the file (executable, so that perf
+	 * records the mapping): that is how perf finds it, and so do we. */
+	if (l->inode && !l->deleted && is_jitdump_name(l->path)) {
+		if (!tr_jit_has_source(&r->p->jit, TR_JIT_JITDUMP))
+			tr_jit_add_source(&r->p->jit, l->path, r->p->pid);
+		return 0;
+	}
+	if (!l->exec)
+		return 0;
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 64;
+
+		m = realloc(r->maps, cap * sizeof(*m));
+		if (!m)
+			return -ENOMEM;
+		r->maps = m;
+		r->cap = cap;
+	}
+	m = &r->maps[r->n];
+	*m = (struct mapping){ .start = l->start, .end = l->end, .pgoff = l->pgoff,
+			       .kind = classify(l), .deleted = l->deleted };
+	m->path = intern(r->sym, l->path);
+	if (!m->path)
+		return -ENOMEM;
+	if (m->kind == MAP_FILE) {
+		m->dso = dso_get(r->sym, l->dev, l->inode);
+		if (!m->dso)
+			return -ENOMEM;
+	}
+	r->n++;
+	return 0;
+}
+
+/* Rereads the mappings; on failure the previous snapshot stays. */
+static int read_maps(struct tr_symbolizer *sym, struct proc *p)
+{
+	struct maps_reader r = { .sym = sym, .p = p };
+	int ret;
+
+	p->maps_read_ns = tr_now_ns();
+	p->maps_read = 1;
+	ret = tr_proc_read_maps(p->pid, on_maps_line, &r);
+	if (ret == 0 && r.n == 0)
+		ret = -ESRCH; /* a zombie or a kernel thread: nothing to resolve */
+	if (ret < 0) {
+		free(r.maps);
+		if (ret == -ENOENT || ret == -ESRCH) {
+			p->gone = 1;
+			ret = -ESRCH;
+		}
+		return ret;
+	}
+	free(p->maps);
+	p->maps = r.maps;
+	p->n_maps = r.n;
+	p->last = 0;
+	return 0;
+}
+
+static struct mapping *find_map(struct proc *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->n_maps;
+
+	if (p->last < p->n_maps && addr >= p->maps[p->last].start && addr < p->maps[p->last].end)
+		return &p->maps[p->last];
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (addr < p->maps[mid].start)
+			hi = mid;
+		else if (addr >= p->maps[mid].end)
+			lo = mid + 1;
+		else
+			return &p->maps[p->last = mid];
+	}
+	return NULL;
+}
+
+/* The runtime's own perf map, in the process's /tmp under its namespace PID. */
+static void jit_auto_sources(struct proc *p)
+{
+	char path[64];
+	pid_t nspid;
+
+	if (p->jit_auto)
+		return;
+	p->jit_auto = 1;
+	if (tr_jit_has_source(&p->jit, TR_JIT_PERFMAP) || tr_proc_nspid(p->pid, &nspid) < 0)
+		return;
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)nspid);
+	tr_jit_add_source(&p->jit, path, p->pid);
+}
+
+static void jit_read(struct tr_symbolizer *sym, struct proc *p)
+{
+	jit_auto_sources(p);
+	p->jit_read = 1;
+	p->jit_read_ns = tr_now_ns();
+	tr_jit_refresh(&p->jit, &sym->arena);
+}
+
+static struct tr_sym *jit_find(struct tr_symbolizer *sym, struct proc *p, uint64_t addr)
+{
+	struct tr_sym *s;
+
+	if (!p->jit_read)
+		jit_read(sym, p);
+	s = tr_jit_find(&p->jit, addr);
+	/* Runtimes append as they compile: look again, but not on every miss. */
+	if (!s && p->jit.n_src && tr_now_ns() - p->jit_read_ns >= REREAD_NS) {
+		jit_read(sym, p);
+		s = tr_jit_find(&p->jit, addr);
+	}
+	return s;
+}
+
+/* ---- lookups ---------------------------------------------------------- */
+
+static const char *display_name(struct tr_symbolizer *sym, struct tr_sym *s)
+{
+	if (!s->demangled) {
+		char *d = tr_demangle(s->name);
+
+		s->demangled = 1;
+		if (d) {
+			const char *copy = tr_arena_strdup(&sym->arena, d);
+
+			free(d);
+			if (copy)
+				s->name = copy;
+		}
+	}
+	return s->name;
+}
+
+static int lookup_kernel(struct tr_symbolizer *sym, uint64_t addr, struct tracerig_symbol *out)
+{
+	struct tr_sym *s;
+
+	if (sym->kallsyms_state == 0) {
+		int ret = tr_kallsyms_load(&sym->kallsyms, "/proc/kallsyms", &sym->arena);
+
+		sym->kallsyms_state = ret < 0 ? ret : 1;
+	}
+	out->dso = "[kernel.kallsyms]";
+	out->dso_offset = addr;
+	if (sym->kallsyms_state < 0)
+		return -ENOENT;
+	out->dso = tr_kallsyms_dso(&sym->kallsyms, addr);
+	s = tr_symtab_find(&sym->kallsyms.syms, addr);
+	if (!s)
+		return -ENOENT;
+	out->name = display_name(sym, s);
+	out->sym_offset = addr - s->start;
+	return 0;
+}
+
+static int fill(struct tr_symbolizer *sym, struct tr_sym *s, uint64_t at,
+		struct tracerig_symbol *out)
+{
+	if (!s)
+		return -ENOENT;
+	out->name = display_name(sym, s);
+	out->sym_offset = at - s->start;
+	return 0;
+}
+
+static int lookup_user(struct tr_symbolizer *sym, pid_t pid, uint64_t addr,
+		       struct tracerig_symbol *out)
+{
+	struct proc *p = proc_get(sym, pid);
+	struct mapping *m;
+	struct tr_sym *s;
+
+	out->dso = "[unknown]";
+	out->dso_offset = addr;
+	if (!p)
+		return -ENOMEM;
+	if (!p->maps_read)
+		read_maps(sym, p);
+	m = find_map(p, addr);
+	if (!m && !p->gone && tr_now_ns() - p->maps_read_ns >= REREAD_NS) {
+		read_maps(sym, p);
+		m = find_map(p, addr);
+	}
+	if (m) {
+		out->dso = m->kind == MAP_ANON ? p->jit_dso : m->path;
+		out->dso_offset = addr - m->start + m->pgoff;
+	}
+	if (m && m->kind == MAP_FILE) {
+		dso_load(sym, p, m);
+		if (m->dso->state == 1) {
+			uint64_t vaddr = tr_elf_vaddr(&m->dso->elf, addr - m->start + m->pgoff);
+
+			if (fill(sym, tr_symtab_find(&m->dso->elf.syms, vaddr), vaddr, out) == 0)
+				return 0;
+		}
+		/* Code generated into a file mapping (memfd) may still be JIT code. */
+		if (!p->jit.n_src || !(s = jit_find(sym, p, addr)))
+			return -ENOENT;
+	} else if (m && m->kind == MAP_VDSO) {
+		vdso_load(sym, p, m);
+		if (!p->vdso || p->vdso->state != 1)
+			return -ENOENT;
+		return fill(sym, tr_symtab_find(&p->vdso->elf.syms, addr - m->start), addr - m->start,
+			    out);
+	} else if (m && m->kind == MAP_OTHER) {
+		return -ENOENT;
+	} else {
+		/* Anonymous code, or an address in no mapping we know (the
+		 * process is gone): JIT symbols. */
+		s = jit_find(sym, p, addr);
+		if (!s)
+			return -ENOENT;
+	}
+	out->dso = p->jit_dso;
+	out->dso_offset = addr; /* perf maps are identity maps in perf */
+	return fill(sym, s, addr, out);
+}
+
+int tr_symbolizer_lookup(struct tr_symbolizer *sym, pid_t pid, uint64_t addr, int kernel,
+			 struct tracerig_symbol *out)
+{
+	int ret;
+
+	out->name = NULL;
+	out->sym_offset = 0;
+	pthread_mutex_lock(&sym->lock);
+	ret = kernel ? lookup_kernel(sym, addr, out) : lookup_user(sym, pid, addr, out);
+	pthread_mutex_unlock(&sym->lock);
+	if (ret < 0) {
+		out->name = NULL;
+		out->sym_offset = 0;
+	}
+	return ret;
+}
+
+int tr_symbolizer_remember(struct tr_symbolizer *sym, pid_t pid)
+{
+	struct proc *p;
+	int ret = 0;
+
+	pthread_mutex_lock(&sym->lock);
+	p = proc_get(sym, pid);
+	if (!p) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = read_maps(sym, p);
+	if (ret < 0 && p->n_maps)
+		ret = 0; /* gone, but an earlier snapshot stays */
+	if (ret < 0)
+		goto out;
+	/* Everything that needs the live process: objects through its root,
+	 * the vDSO from its memory, its perf map. */
+	for (size_t i = 0; i < p->n_maps; i++) {
+		if (p->maps[i].kind == MAP_FILE)
+			dso_load(sym, p, &p->maps[i]);
+		else if (p->maps[i].kind == MAP_VDSO)
+			vdso_load(sym, p, &p->maps[i]);
+	}
+	jit_read(sym, p);
+out:
+	pthread_mutex_unlock(&sym->lock);
+	return ret;
+}
+
+int tr_symbolizer_add_jit_file(struct tr_symbolizer *sym, pid_t pid, const char *path)
+{
+	struct proc *p;
+	int ret;
+
+	if (!path || path[0] != '/')
+		return -EINVAL;
+	if (access(path, R_OK) < 0)
+		return -errno;
+	pthread_mutex_lock(&sym->lock);
+	p = proc_get(sym, pid);
+	ret = p ? tr_jit_add_source(&p->jit, path, 0) : -ENOMEM;
+	if (ret == 0)
+		jit_read(sym, p); /* now: the file may be a staged copy that moves on */
+	pthread_mutex_unlock(&sym->lock);
+	return ret;
+}
+
+struct tr_symbolizer *tr_symbolizer_new(void)
+{
+	struct tr_symbolizer *sym = calloc(1, sizeof(*sym));
+
+	if (!sym)
+		return NULL;
+	if (pthread_mutex_init(&sym->lock, NULL) != 0) {
+		free(sym);
+		return NULL;
+	}
+	return sym;
+}
+
+static void dso_free(struct dso *d)
+{
+	while (d) {
+		struct dso *next = d->next;
+
+		tr_elf_free(&d->elf);
+		free(d);
+		d = next;
+	}
+}
+
+void tr_symbolizer_free(struct tr_symbolizer *sym)
+{
+	if (!sym)
+		return;
+	for (size_t b = 0; b < PROC_BUCKETS; b++) {
+		while (sym->procs[b]) {
+			struct proc *p = sym->procs[b];
+
+			sym->procs[b] = p->next;
+			free(p->maps);
+			tr_jit_free(&p->jit);
+			free(p);
+		}
+	}
+	for (size_t b = 0; b < DSO_BUCKETS; b++)
+		dso_free(sym->dsos[b]);
+	dso_free(sym->vdsos);
+	tr_kallsyms_free(&sym->kallsyms);
+	free(sym->strings);
+	tr_arena_free(&sym->arena);
+	pthread_mutex_destroy(&sym->lock);
+	free(sym);
+}

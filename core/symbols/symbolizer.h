@@ -1,0 +1,34 @@
+/* The shared symbolizer behind the services' symbolize* calls. */
+#ifndef TR_SYMBOLIZER_H
+#define TR_SYMBOLIZER_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <tracerig/plugin.h>
+
+struct tr_symbolizer;
+
+struct tr_symbolizer *tr_symbolizer_new(void);
+/* Frees every cache; strings handed out by lookups die with it. */
+void tr_symbolizer_free(struct tr_symbolizer *sym);
+
+/* pid is a host PID; kernel != 0 for kernel addresses (pid ignored).
+ * Thread-safe.  Returns 0 with out->name set, or -ENOENT with out->name
+ * NULL and out->dso naming the object when the mapping is known
+ * ("[unknown]" otherwise).  dso_offset is what perf shows as the offset
+ * into the object (address - map start + map file offset; the address
+ * itself for the kernel and JIT code, whose dso is "/tmp/perf-PID.map"). */
+int tr_symbolizer_lookup(struct tr_symbolizer *sym, pid_t pid, uint64_t addr, int kernel,
+			 struct tracerig_symbol *out);
+/* Rereads the process's mappings now and reads every object, its vDSO and
+ * its JIT maps while the process (and its mount namespace) still exists,
+ * so it resolves after it exits.  Call again after an exec.  -ESRCH when
+ * the process is gone (or has no mappings: kernel threads). */
+int tr_symbolizer_remember(struct tr_symbolizer *sym, pid_t pid);
+/* A perf-PID.map or jitdump file (format recognised from its content) with
+ * JIT symbols for `pid`, read now and reread as it grows.  Without one,
+ * the process's own /tmp/perf-<NSpid>.map (through /proc/PID/root) and the
+ * jit-<NSpid>.dump it maps are used. */
+int tr_symbolizer_add_jit_file(struct tr_symbolizer *sym, pid_t pid, const char *path);
+
+#endif

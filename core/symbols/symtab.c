@@ -1,0 +1,182 @@
+/* String arena and sorted symbol tables for the symbolizer. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symtab.h"
+
+#define CHUNK_SIZE (64 * 1024)
+
+struct tr_arena_chunk {
+	struct tr_arena_chunk *next;
+	size_t used, size;
+	char data[];
+};
+
+char *tr_arena_strndup(struct tr_arena *a, const char *s, size_t n)
+{
+	struct tr_arena_chunk *c = a->head;
+	char *p;
+
+	if (!c || c->size - c->used < n + 1) {
+		/* Long strings get a chunk of their own behind the current one,
+		 * so the current chunk's free room is not wasted. */
+		size_t size = n + 1 > CHUNK_SIZE / 4 ? n + 1 : CHUNK_SIZE;
+		struct tr_arena_chunk *nc = malloc(sizeof(*nc) + size);
+
+		if (!nc)
+			return NULL;
+		nc->used = 0;
+		nc->size = size;
+		if (c && size != CHUNK_SIZE) {
+			nc->next = c->next;
+			c->next = nc;
+		} else {
+			nc->next = c;
+			a->head = nc;
+		}
+		c = nc;
+	}
+	p = c->data + c->used;
+	memcpy(p, s, n);
+	p[n] = '\0';
+	c->used += n + 1;
+	return p;
+}
+
+char *tr_arena_strdup(struct tr_arena *a, const char *s)
+{
+	return tr_arena_strndup(a, s, strlen(s));
+}
+
+void tr_arena_free(struct tr_arena *a)
+{
+	while (a->head) {
+		struct tr_arena_chunk *next = a->head->next;
+
+		free(a->head);
+		a->head = next;
+	}
+}
+
+uint32_t tr_symtab_alias_prio(int is_func, int weak, int global, const char *name)
+{
+	uint32_t underscores = 0;
+	size_t len = strlen(name);
+
+	while (name[underscores] == '_' && underscores < 15)
+		underscores++;
+	return (uint32_t)!!is_func << 24 | (uint32_t)!weak << 23 | (uint32_t)!!global << 22 |
+	       (15 - underscores) << 16 | (uint32_t)(len > 0xffff ? 0xffff : len);
+}
+
+int tr_symtab_add(struct tr_symtab *t, uint64_t start, uint64_t size, const char *name,
+		  uint32_t prio)
+{
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 256;
+		struct tr_sym *syms = realloc(t->syms, cap * sizeof(*syms));
+
+		if (!syms)
+			return -ENOMEM;
+		t->syms = syms;
+		t->cap = cap;
+	}
+	t->syms[t->n++] = (struct tr_sym){ .start = start, .size = size, .name = name, .prio = prio };
+	t->sorted = 0;
+	return 0;
+}
+
+int tr_symtab_add_unsized(struct tr_symtab *t, uint64_t start, uint64_t max_end, const char *name,
+			  uint32_t prio)
+{
+	int ret = tr_symtab_add(t, start, max_end > start ? max_end - start : 1, name, prio);
+
+	if (ret == 0)
+		t->syms[t->n - 1].size_max = 1;
+	return ret;
+}
+
+static int by_start_then_prio(const void *a, const void *b)
+{
+	const struct tr_sym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->prio != y->prio)
+		return x->prio > y->prio ? -1 : 1; /* the preferred one first */
+	return strcmp(x->name, y->name);
+}
+
+void tr_symtab_finish(struct tr_symtab *t, int fix_sizes)
+{
+	size_t out = 0;
+
+	if (t->sorted)
+		return;
+	if (t->n < 2) { /* nothing to order (and qsort must not see NULL) */
+		t->sorted = 1;
+		return;
+	}
+	qsort(t->syms, t->n, sizeof(*t->syms), by_start_then_prio);
+	for (size_t i = 0; i < t->n; i++) {
+		if (out && t->syms[out - 1].start == t->syms[i].start) {
+			/* ELF aliases: keep the preferred name but the known
+			 * extent.  (JIT entries: the newest one, as it is.) */
+			struct tr_sym *kept = &t->syms[out - 1], *alias = &t->syms[i];
+
+			if (fix_sizes && !alias->size_max &&
+			    (kept->size_max || alias->size > kept->size)) {
+				kept->size = alias->size;
+				kept->size_max = 0;
+			}
+			continue;
+		}
+		t->syms[out++] = t->syms[i];
+	}
+	t->n = out;
+	if (fix_sizes) {
+		for (size_t i = 0; i + 1 < t->n; i++) {
+			uint64_t room = t->syms[i + 1].start - t->syms[i].start;
+
+			if (t->syms[i].size_max && t->syms[i].size > room)
+				t->syms[i].size = room;
+		}
+	}
+	t->sorted = 1;
+}
+
+struct tr_sym *tr_symtab_find(struct tr_symtab *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->n;
+
+	if (!t->n || addr < t->syms[0].start)
+		return NULL;
+	/* Last symbol starting at or below addr. */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->syms[mid].start <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	/* The innermost symbol wins; a few steps back find an enclosing one
+	 * when addr lies past the end of a nested (or reused JIT) symbol. */
+	for (size_t i = lo + 1, steps = 0; i-- > 0 && steps < 8; steps++) {
+		struct tr_sym *s = &t->syms[i];
+
+		if (addr - s->start < s->size)
+			return s;
+	}
+	return NULL;
+}
+
+void tr_symtab_free(struct tr_symtab *t)
+{
+	free(t->syms);
+	t->syms = NULL;
+	t->n = t->cap = 0;
+}

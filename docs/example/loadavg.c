@@ -1,0 +1,474 @@
+/* loadavg: a tracerig source plugin that records the system load.
+ *
+ * From a thread of its own it reads /proc/loadavg and, where the kernel
+ * has pressure stall information, /proc/pressure/cpu: once when the session
+ * starts, every `interval`, and once more when it stops.  The samples stay
+ * in memory until flush writes them to loadavg.csv at the archive root,
+ * stamped with the session clock (CLOCK_MONOTONIC) so that they line up
+ * with the perf samples and LTTng events of the same archive.
+ *
+ * This is the worked example of docs/writing-a-plugin.md.  Build it against
+ * an installed tracerig with
+ *
+ *     cc -shared -fPIC -pthread $(pkg-config --cflags tracerig-plugin) \
+ *        -o loadavg.so loadavg.c
+ *
+ * and name it in a profile with a [loadavg] section.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tracerig/plugin.h>
+
+#define LOADAVG_PATH "/proc/loadavg"
+#define PRESSURE_PATH "/proc/pressure/cpu"
+#define ENTRY_NAME "loadavg.csv"
+
+/* One line of /proc/pressure/cpu: "some avg10=1.50 avg60=0.40 avg300=0.08 total=123456". */
+struct psi_line {
+	double avg10, avg60, avg300;
+	unsigned long long total_us;
+	int valid;
+};
+
+struct sample {
+	uint64_t time_ns;
+	double load1, load5, load15;
+	unsigned int runnable, entities;
+	int last_pid;
+	struct psi_line some, full;
+};
+
+struct loadavg {
+	const struct tracerig_services *svc;
+	struct tracerig_ctx *ctx;
+	long long interval_ms;
+	size_t max_rows;
+	int loadavg_fd;
+	int pressure_fd; /* -1 when pressure is not sampled */
+
+	pthread_t thread;
+	int thread_running;
+	pthread_mutex_t lock; /* protects stopping; wake is signalled under it */
+	pthread_cond_t wake;
+	int stopping;
+
+	/* Only the sampling thread touches these while it runs; stop joins it
+	 * before anyone else reads them, so they need no lock. */
+	struct sample *samples;
+	size_t n_samples, cap_samples;
+	uint64_t dropped, read_errors;
+};
+
+/* procfs files are regenerated on every read from offset 0, so one fd
+ * opened in init serves the whole session and a sample costs one syscall. */
+static int read_proc(int fd, char *buf, size_t len)
+{
+	ssize_t n = pread(fd, buf, len - 1, 0);
+
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return 0;
+}
+
+static int parse_loadavg(const char *text, struct sample *s)
+{
+	/* "0.08 0.04 0.00 4/99 11779" */
+	if (sscanf(text, "%lf %lf %lf %u/%u %d", &s->load1, &s->load5, &s->load15,
+		   &s->runnable, &s->entities, &s->last_pid) != 6)
+		return -EPROTO;
+	return 0;
+}
+
+static void parse_pressure(const char *text, struct sample *s)
+{
+	const char *line = text;
+
+	while (line && *line) {
+		struct psi_line psi = { .valid = 1 };
+		char kind[8];
+
+		if (sscanf(line, "%7s avg10=%lf avg60=%lf avg300=%lf total=%llu", kind, &psi.avg10,
+			   &psi.avg60, &psi.avg300, &psi.total_us) == 5) {
+			if (strcmp(kind, "some") == 0)
+				s->some = psi;
+			else if (strcmp(kind, "full") == 0)
+				s->full = psi; /* only since Linux 5.13 */
+		}
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+}
+
+/* Opens /proc/pressure/cpu and reads it once: the file is missing without
+ * CONFIG_PSI, and with psi=0 on the kernel command line. */
+static int open_pressure(void)
+{
+	char buf[256];
+	int fd, ret;
+
+	fd = open(PRESSURE_PATH, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = read_proc(fd, buf, sizeof(buf));
+	if (ret < 0) {
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+/* Keeps a sample, growing the buffer geometrically up to max_rows. */
+static int store(struct loadavg *la, const struct sample *s)
+{
+	if (la->n_samples == la->max_rows)
+		return -ENOSPC;
+	if (la->n_samples == la->cap_samples) {
+		size_t cap = la->cap_samples ? la->cap_samples * 2 : 64;
+		struct sample *grown;
+
+		if (cap > la->max_rows)
+			cap = la->max_rows;
+		grown = realloc(la->samples, cap * sizeof(*grown));
+		if (!grown)
+			return -ENOMEM;
+		la->samples = grown;
+		la->cap_samples = cap;
+	}
+	la->samples[la->n_samples++] = *s;
+	return 0;
+}
+
+static void take_sample(struct loadavg *la)
+{
+	const struct tracerig_services *svc = la->svc;
+	struct sample s = { .time_ns = svc->clock_ns() };
+	char buf[256];
+	int ret;
+
+	ret = read_proc(la->loadavg_fd, buf, sizeof(buf));
+	if (ret == 0)
+		ret = parse_loadavg(buf, &s);
+	if (ret < 0) {
+		/* Said once: this runs every interval and would flood the log. */
+		if (la->read_errors++ == 0)
+			svc->log(la->ctx, TRACERIG_LOG_WARN,
+				 "cannot read %s: %s (samples are skipped while it fails)",
+				 LOADAVG_PATH, strerror(-ret));
+		svc->counter_set(la->ctx, "read_errors", la->read_errors);
+		return;
+	}
+	if (la->pressure_fd >= 0 && read_proc(la->pressure_fd, buf, sizeof(buf)) == 0)
+		parse_pressure(buf, &s);
+
+	ret = store(la, &s);
+	if (ret < 0) {
+		if (la->dropped++ == 0)
+			svc->log(la->ctx, TRACERIG_LOG_WARN,
+				 "cannot keep more samples: %s (raise max_rows or interval)",
+				 ret == -ENOSPC ? "max_rows reached" : strerror(-ret));
+		svc->counter_set(la->ctx, "dropped", la->dropped);
+		return;
+	}
+	svc->counter_set(la->ctx, "samples", la->n_samples);
+	svc->progress_set(la->ctx, "%zu samples, load %.2f", la->n_samples, s.load1);
+}
+
+static void timespec_add_ms(struct timespec *ts, long long ms)
+{
+	ts->tv_sec += (time_t)(ms / 1000);
+	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
+static int timespec_before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+static void *sampler(void *arg)
+{
+	struct loadavg *la = arg;
+	struct timespec next, now;
+
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	pthread_mutex_lock(&la->lock);
+	while (!la->stopping) {
+		pthread_mutex_unlock(&la->lock);
+		take_sample(la);
+		pthread_mutex_lock(&la->lock);
+
+		/* Absolute deadlines keep the period from drifting by the time
+		 * a sample takes; after a stall (a suspended VM) start over
+		 * rather than catch up with a burst of samples. */
+		timespec_add_ms(&next, la->interval_ms);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (timespec_before(&next, &now))
+			next = now;
+		while (!la->stopping &&
+		       pthread_cond_timedwait(&la->wake, &la->lock, &next) != ETIMEDOUT)
+			;
+	}
+	pthread_mutex_unlock(&la->lock);
+	return NULL;
+}
+
+static void stop_sampler(struct loadavg *la)
+{
+	if (!la->thread_running)
+		return;
+	pthread_mutex_lock(&la->lock);
+	la->stopping = 1;
+	pthread_cond_signal(&la->wake);
+	pthread_mutex_unlock(&la->lock);
+	pthread_join(la->thread, NULL);
+	la->thread_running = 0;
+}
+
+/* ---- the vtable ---- */
+
+static int loadavg_check(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
+			 char *advice, size_t advice_len)
+{
+	const char *pressure = svc->config_string(ctx, "pressure");
+	int fd;
+
+	if (access(LOADAVG_PATH, R_OK) < 0) {
+		int err = -errno;
+
+		snprintf(advice, advice_len, "cannot read %s: %s (is /proc mounted?)",
+			 LOADAVG_PATH, strerror(-err));
+		return err;
+	}
+	if (strcmp(pressure, "no") == 0)
+		return 0;
+	fd = open_pressure();
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (strcmp(pressure, "yes") == 0) {
+		snprintf(advice, advice_len, "cannot read %s: %s (needs a kernel with "
+			 "CONFIG_PSI and without psi=0, or set pressure = auto)",
+			 PRESSURE_PATH, strerror(-fd));
+		return fd;
+	}
+	/* Usable, but say what will be missing. */
+	snprintf(advice, advice_len, "no CPU pressure information (%s): its columns stay empty",
+		 strerror(-fd));
+	return 0;
+}
+
+static int loadavg_init(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
+			void **state)
+{
+	const char *pressure = svc->config_string(ctx, "pressure");
+	pthread_condattr_t attr;
+	struct loadavg *la;
+	int ret;
+
+	la = calloc(1, sizeof(*la));
+	if (!la)
+		return -ENOMEM;
+	la->svc = svc;
+	la->ctx = ctx;
+	/* Both already parsed and range-checked by the core against the
+	 * key table: no validation needed here. */
+	la->interval_ms = svc->config_int(ctx, "interval");
+	la->max_rows = (size_t)svc->config_int(ctx, "max_rows");
+	la->pressure_fd = -1;
+
+	la->loadavg_fd = open(LOADAVG_PATH, O_RDONLY | O_CLOEXEC);
+	if (la->loadavg_fd < 0) {
+		ret = -errno;
+		svc->log(ctx, TRACERIG_LOG_ERROR, "cannot open %s: %s (is /proc mounted?)",
+			 LOADAVG_PATH, strerror(-ret));
+		goto free_state;
+	}
+
+	/* What the key table cannot say: whether this kernel has PSI. */
+	if (strcmp(pressure, "no") != 0) {
+		la->pressure_fd = open_pressure();
+		if (la->pressure_fd < 0) {
+			ret = la->pressure_fd;
+			if (strcmp(pressure, "yes") == 0) {
+				svc->log(ctx, TRACERIG_LOG_ERROR,
+					 "cannot read %s: %s (needs a kernel with CONFIG_PSI and "
+					 "without psi=0, or set pressure = auto)",
+					 PRESSURE_PATH, strerror(-ret));
+				goto close_loadavg;
+			}
+			svc->log(ctx, TRACERIG_LOG_INFO,
+				 "no CPU pressure information (%s): its columns stay empty",
+				 strerror(-ret));
+		}
+	}
+
+	/* The wait deadlines are CLOCK_MONOTONIC, like the session clock, so
+	 * setting the wall clock during a session cannot stretch it. */
+	ret = -pthread_condattr_init(&attr);
+	if (ret < 0)
+		goto close_pressure;
+	ret = -pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	if (ret == 0)
+		ret = -pthread_cond_init(&la->wake, &attr);
+	pthread_condattr_destroy(&attr);
+	if (ret < 0)
+		goto close_pressure;
+	ret = -pthread_mutex_init(&la->lock, NULL);
+	if (ret < 0)
+		goto destroy_cond;
+
+	*state = la;
+	return 0;
+
+destroy_cond:
+	pthread_cond_destroy(&la->wake);
+close_pressure:
+	if (la->pressure_fd >= 0)
+		close(la->pressure_fd);
+close_loadavg:
+	close(la->loadavg_fd);
+free_state:
+	free(la);
+	return ret;
+}
+
+static int loadavg_start(void *state)
+{
+	struct loadavg *la = state;
+	int ret;
+
+	/* Listed in the manifest even when they stay 0. */
+	la->svc->counter_set(la->ctx, "samples", 0);
+	la->svc->counter_set(la->ctx, "dropped", 0);
+	la->svc->counter_set(la->ctx, "read_errors", 0);
+
+	la->stopping = 0;
+	ret = pthread_create(&la->thread, NULL, sampler, la);
+	if (ret != 0) {
+		la->svc->log(la->ctx, TRACERIG_LOG_ERROR,
+			     "cannot start the sampling thread: %s (too many threads? check "
+			     "ulimit -u)", strerror(ret));
+		return -ret;
+	}
+	la->thread_running = 1;
+	return 0;
+}
+
+static int loadavg_stop(void *state)
+{
+	struct loadavg *la = state;
+
+	stop_sampler(la);
+	/* The state at the very end, however short the session was. */
+	take_sample(la);
+	return 0;
+}
+
+static int loadavg_flush(void *state, struct tracerig_archive *ar)
+{
+	struct loadavg *la = state;
+	const struct tracerig_services *svc = la->svc;
+	FILE *out;
+	int fd, ret = 0;
+
+	fd = svc->archive_create(ar, ENTRY_NAME);
+	if (fd < 0) {
+		svc->log(la->ctx, TRACERIG_LOG_ERROR, "cannot create %s: %s", ENTRY_NAME,
+			 strerror(-fd));
+		return fd;
+	}
+	out = fdopen(fd, "w");
+	if (!out) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	fputs("monotonic_ns,load1,load5,load15,runnable,entities,last_pid,"
+	      "cpu_some_avg10,cpu_some_avg60,cpu_some_avg300,cpu_some_total_us,"
+	      "cpu_full_avg10,cpu_full_avg60,cpu_full_avg300,cpu_full_total_us\n", out);
+	for (size_t i = 0; i < la->n_samples; i++) {
+		const struct sample *s = &la->samples[i];
+		const struct psi_line *psi[] = { &s->some, &s->full };
+
+		fprintf(out, "%llu,%.2f,%.2f,%.2f,%u,%u,%d", (unsigned long long)s->time_ns,
+			s->load1, s->load5, s->load15, s->runnable, s->entities, s->last_pid);
+		/* Empty fields, not zeros, when the kernel did not say. */
+		for (size_t p = 0; p < 2; p++) {
+			if (psi[p]->valid)
+				fprintf(out, ",%.2f,%.2f,%.2f,%llu", psi[p]->avg10, psi[p]->avg60,
+					psi[p]->avg300, psi[p]->total_us);
+			else
+				fputs(",,,,", out);
+		}
+		fputc('\n', out);
+	}
+	if (ferror(out))
+		ret = -EIO;
+	if (fclose(out) != 0 && ret == 0)
+		ret = -errno;
+	if (ret < 0) {
+		svc->log(la->ctx, TRACERIG_LOG_ERROR,
+			 "cannot write %s: %s (is the disk holding the output full?)", ENTRY_NAME,
+			 strerror(-ret));
+		return ret;
+	}
+	svc->log(la->ctx, TRACERIG_LOG_INFO, "%zu samples in %s", la->n_samples, ENTRY_NAME);
+	return 0;
+}
+
+static void loadavg_fini(void *state)
+{
+	struct loadavg *la = state;
+
+	/* After a failed start or an abort, stop may never have run. */
+	stop_sampler(la);
+	pthread_mutex_destroy(&la->lock);
+	pthread_cond_destroy(&la->wake);
+	if (la->pressure_fd >= 0)
+		close(la->pressure_fd);
+	close(la->loadavg_fd);
+	free(la->samples);
+	free(la);
+}
+
+static const struct tracerig_key loadavg_keys[] = {
+	{ "interval", TRACERIG_KEY_DURATION, "1s", NULL, 10, 3600 * 1000,
+	  "Time between two samples." },
+	{ "pressure", TRACERIG_KEY_ENUM, "auto", "auto,yes,no", 0, 0,
+	  "Also sample /proc/pressure/cpu: auto = when the kernel has it, yes = fail without it." },
+	{ "max_rows", TRACERIG_KEY_INT, "86400", NULL, 1, 10000000,
+	  "Samples kept in memory; later ones are dropped and counted." },
+	{ NULL, 0, NULL, NULL, 0, 0, NULL },
+};
+
+TRACERIG_PLUGIN = {
+	.abi_version = TRACERIG_ABI_VERSION,
+	.name = "loadavg",
+	.version = "1.0",
+	.kind = TRACERIG_PLUGIN_SOURCE,
+	.description = "load average and CPU pressure, sampled into loadavg.csv",
+	.package = NULL,
+	.keys = loadavg_keys,
+	.check = loadavg_check,
+	.init = loadavg_init,
+	.start = loadavg_start,
+	.stop = loadavg_stop,
+	.flush = loadavg_flush,
+	.fini = loadavg_fini,
+};

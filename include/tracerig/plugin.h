@@ -1,0 +1,219 @@
+/* tracerig plugin ABI.
+ *
+ * This header is the whole contract between the tracerig core and a plugin,
+ * in-tree or site-specific.  A plugin is a shared object that exports exactly
+ * one symbol, `tracerig_plugin`, a `struct tracerig_plugin` descriptor.  The
+ * core loads it with libltdl, refuses it unless `abi_version` equals the
+ * core's TRACERIG_ABI_VERSION, validates the plugin's profile section against
+ * its `keys` table and drives it through the vtable:
+ *
+ *     init -> start -> (collection) -> stop -> flush -> fini
+ *
+ * Sources are started in profile order and stopped in reverse order; every
+ * source is flushed into the archive staging area, then the packager's flush
+ * turns the staging area into the archive.  Plugins never talk to each other
+ * directly: everything they share goes through the services table.
+ *
+ * Build an out-of-tree plugin with
+ *     cc -shared -fPIC $(pkg-config --cflags tracerig-plugin) -o myplug.so myplug.c
+ * and see docs/writing-a-plugin.md.
+ */
+#ifndef TRACERIG_PLUGIN_H
+#define TRACERIG_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped on any incompatible change of this header. */
+#define TRACERIG_ABI_VERSION 1
+
+/* The one symbol a plugin exports. */
+#define TRACERIG_PLUGIN_SYMBOL "tracerig_plugin"
+
+#if defined(__GNUC__)
+#define TRACERIG_EXPORT __attribute__((visibility("default")))
+#define TRACERIG_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define TRACERIG_EXPORT
+#define TRACERIG_PRINTF(a, b)
+#endif
+
+/* Write `TRACERIG_PLUGIN = { ... };` at the end of the plugin's file. */
+#define TRACERIG_PLUGIN TRACERIG_EXPORT const struct tracerig_plugin tracerig_plugin
+
+enum tracerig_plugin_kind {
+	TRACERIG_PLUGIN_SOURCE = 1,   /* collects data into the staging area */
+	TRACERIG_PLUGIN_PACKAGER = 2, /* turns the staging area into the archive */
+};
+
+enum tracerig_log_level {
+	TRACERIG_LOG_ERROR = 0,
+	TRACERIG_LOG_WARN = 1,
+	TRACERIG_LOG_INFO = 2,
+	TRACERIG_LOG_DEBUG = 3,
+};
+
+/* Types of profile keys.  The core parses and range-checks values before
+ * init, so a plugin reads them back already validated. */
+enum tracerig_key_type {
+	TRACERIG_KEY_STRING = 1,
+	TRACERIG_KEY_INT,      /* decimal integer, checked against [min, max] when min < max */
+	TRACERIG_KEY_BOOL,     /* yes/no, true/false, on/off, 1/0 */
+	TRACERIG_KEY_SIZE,     /* bytes; suffixes K, M, G (powers of 1024); checked like INT */
+	TRACERIG_KEY_DURATION, /* read back in milliseconds; suffixes ms, s, m, h (bare number = seconds) */
+	TRACERIG_KEY_ENUM,     /* one of `choices`, a comma-separated list */
+	TRACERIG_KEY_LIST,     /* comma-separated list of strings, kept as written */
+};
+
+/* One profile key a plugin accepts.  The same table drives validation,
+ * "did you mean", `tracerig --list-plugins -v` and the profile reference.
+ * Terminate the table with an entry whose name is NULL. */
+struct tracerig_key {
+	const char *name;
+	enum tracerig_key_type type;
+	const char *default_value; /* as it would be written in the profile; NULL = unset */
+	const char *choices;       /* TRACERIG_KEY_ENUM only */
+	long long min, max;        /* INT, SIZE, DURATION (ms); ignored unless min < max */
+	const char *description;
+};
+
+/* What the session traces.  All PIDs are host PIDs (the core translates). */
+struct tracerig_targets {
+	int system_wide;        /* neither -p nor a command: the whole machine */
+	size_t n_pids;          /* processes from -p */
+	const pid_t *pids;
+	pid_t command_pid;      /* launched command, 0 if none.  It is held before
+	                         * exec(2) until every source has started, so a
+	                         * source that counts from exec can attach to it
+	                         * in start (perf's enable_on_exec). */
+	const char *command;    /* argv[0] of the launched command, or NULL */
+	const char *cgroup;     /* cgroup directory from the profile, or NULL */
+};
+
+/* The result of a symbol lookup.  Strings belong to the symbolizer and stay
+ * valid until the session ends. */
+struct tracerig_symbol {
+	const char *name;    /* demangled function name, NULL when unknown */
+	const char *dso;     /* object as the process sees it, "[kernel.kallsyms]",
+	                      * "/tmp/perf-PID.map" for JIT code, "[unknown]" */
+	uint64_t sym_offset; /* address - start of the symbol */
+	uint64_t dso_offset; /* address relative to the object's load base (for perf) */
+};
+
+struct tracerig_ctx;     /* one per loaded plugin: who is calling */
+struct tracerig_archive; /* the staging area and, for packagers, the output */
+
+typedef void (*tracerig_pid_cb)(void *arg, pid_t pid);
+typedef int (*tracerig_entry_cb)(void *arg, const char *name, const char *path, uint64_t size);
+
+/* Services the core offers.  Every function is safe to call from any thread
+ * of the plugin unless it says otherwise.  Functions returning int return 0
+ * or a negative errno. */
+struct tracerig_services {
+	unsigned abi_version;
+
+	/* Logging: goes to stderr (by verbosity) and to tracerig.log in the
+	 * archive, prefixed with "tracerig: <plugin>: ". */
+	void (*log)(struct tracerig_ctx *ctx, enum tracerig_log_level level,
+		    const char *fmt, ...) TRACERIG_PRINTF(3, 4);
+
+	/* The plugin's validated profile section.  Unset keys without a
+	 * default read as NULL / 0; config_is_set tells them apart. */
+	const char *(*config_string)(struct tracerig_ctx *ctx, const char *key);
+	long long (*config_int)(struct tracerig_ctx *ctx, const char *key);
+	int (*config_bool)(struct tracerig_ctx *ctx, const char *key);
+	int (*config_is_set)(struct tracerig_ctx *ctx, const char *key);
+	/* The `[tracerig]` section of the profile (name, duration, ...). */
+	const char *(*session_string)(struct tracerig_ctx *ctx, const char *key);
+
+	/* The session clock: CLOCK_MONOTONIC in nanoseconds. */
+	uint64_t (*clock_ns)(void);
+
+	const struct tracerig_targets *(*targets)(struct tracerig_ctx *ctx);
+	/* Adds to the launched command's environment.  Only during init. */
+	int (*target_setenv)(struct tracerig_ctx *ctx, const char *name, const char *value);
+
+	/* The staging directory, valid from init to fini: the archive root.
+	 * A source that must write while collecting (a tracer's output
+	 * directory, files harvested from exiting processes) writes here;
+	 * whatever is in it when the packager runs goes into the archive. */
+	const char *(*staging_dir)(struct tracerig_ctx *ctx);
+
+	/* Registry of processes some source saw during the session (host PIDs).
+	 * Subscribers are called once per new PID, from the observing thread,
+	 * possibly while the process is still alive: do little there. */
+	void (*pid_observe)(struct tracerig_ctx *ctx, pid_t pid);
+	size_t (*pid_list)(struct tracerig_ctx *ctx, pid_t *out, size_t max);
+	int (*pid_subscribe)(struct tracerig_ctx *ctx, tracerig_pid_cb cb, void *arg);
+
+	/* The shared symbolizer (libelf, kallsyms, perf maps, jitdump), with
+	 * per-object caches.  `pid` is a host PID; objects are read through
+	 * /proc/PID/root so processes in containers resolve against their own
+	 * files.  Returns 0 and fills `out` (name NULL when only the object is
+	 * known), or -ENOENT. */
+	int (*symbolize)(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, int kernel,
+			 struct tracerig_symbol *out);
+	/* Snapshots the process's mappings now, so it still resolves after it exits. */
+	int (*symbolizer_remember)(struct tracerig_ctx *ctx, pid_t pid);
+	/* Adds a perf-PID.map or jit-PID.dump file to use for `pid`'s anonymous code. */
+	int (*symbolizer_add_jit_file)(struct tracerig_ctx *ctx, pid_t pid, const char *path);
+
+	/* Counters shown in the summary and recorded in manifest.json under the
+	 * plugin, e.g. "samples", "lost_samples".  The last value set wins. */
+	void (*counter_set)(struct tracerig_ctx *ctx, const char *name, uint64_t value);
+	/* Short progress text for the live status line ("12034 samples"). */
+	void (*progress_set)(struct tracerig_ctx *ctx, const char *fmt, ...) TRACERIG_PRINTF(2, 3);
+
+	/* Staging: entries are files under the staging directory; their path
+	 * relative to it is their name in the archive ("perf.data",
+	 * "lttngTrace/ust/..."). */
+	const char *(*archive_dir)(struct tracerig_archive *ar);
+	/* Creates (truncating) an entry, making parent directories; returns an
+	 * fd opened O_WRONLY|O_CLOEXEC or a negative errno. */
+	int (*archive_create)(struct tracerig_archive *ar, const char *name);
+	/* Renders a folded-stack entry ("a;b;c 123" lines) as an SVG flame graph
+	 * entry.  `unit` names the weight ("samples", "us"). */
+	int (*archive_flamegraph)(struct tracerig_archive *ar, const char *folded_name,
+				  const char *svg_name, const char *title, const char *unit);
+
+	/* Packagers only: every staged file (manifest.json and tracerig.log
+	 * included) in a stable order, and the path to write the archive to.
+	 * The core renames that path to the final name once flush returns 0. */
+	int (*archive_foreach)(struct tracerig_archive *ar, tracerig_entry_cb cb, void *arg);
+	const char *(*archive_output)(struct tracerig_archive *ar);
+};
+
+struct tracerig_plugin {
+	unsigned abi_version;          /* TRACERIG_ABI_VERSION */
+	const char *name;              /* profile section name and file name */
+	const char *version;
+	enum tracerig_plugin_kind kind;
+	const char *description;       /* one line */
+	const char *package;           /* Debian package that ships it, for hints */
+	const struct tracerig_key *keys;
+
+	/* Optional.  Tells `tracerig --check` whether the plugin can work on this
+	 * machine with this profile: 0, or a negative errno with `advice`
+	 * filled in ("needs CAP_PERFMON: run as root or ..."). */
+	int (*check)(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
+		     char *advice, size_t advice_len);
+
+	/* Allocates the plugin's state; validates what the key table cannot. */
+	int (*init)(const struct tracerig_services *svc, struct tracerig_ctx *ctx, void **state);
+	int (*start)(void *state);
+	int (*stop)(void *state);
+	/* Sources write their entries; the packager writes archive_output(). */
+	int (*flush)(void *state, struct tracerig_archive *ar);
+	void (*fini)(void *state);
+};
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TRACERIG_PLUGIN_H */

@@ -1,0 +1,461 @@
+/* Loading, attaching and reading the off-CPU BPF program (offcpu.bpf.c)
+ * through its libbpf skeleton. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "collector.h"
+#include "offcpu.skel.h"
+
+#define VMLINUX_BTF_PATH "/sys/kernel/btf/vmlinux"
+#define CAP_SYS_ADMIN_BIT 21
+#define CAP_PERFMON_BIT 38
+#define CAP_BPF_BIT 39
+
+const char *const oc_counter_names[OFFCPU_CNT__MAX] = {
+	[OFFCPU_CNT_SWITCHES] = "switches",
+	[OFFCPU_CNT_INTERVALS] = "intervals",
+	[OFFCPU_CNT_KEPT] = "intervals_kept",
+	[OFFCPU_CNT_SHORT] = "intervals_below_min_block",
+	[OFFCPU_CNT_LONG] = "intervals_above_max_block",
+	[OFFCPU_CNT_SAMPLED_OUT] = "intervals_sampled_out",
+	[OFFCPU_CNT_KSTACK_DROPPED] = "kernel_stacks_dropped",
+	[OFFCPU_CNT_USTACK_DROPPED] = "user_stacks_dropped",
+	[OFFCPU_CNT_AGG_FULL] = "intervals_lost_map_full",
+	[OFFCPU_CNT_THREAD_FULL] = "intervals_lost_thread_state",
+	[OFFCPU_CNT_EVENTS_LOST] = "process_notifications_lost",
+};
+
+struct oc_collector {
+	struct offcpu_bpf *skel;
+	struct ring_buffer *rb;
+	enum oc_hook hook;
+	uint32_t depth;
+	int ncpus;
+	int cgroup_fd;
+	oc_event_fn cb;
+	void *cb_arg;
+};
+
+/* libbpf's print hook is process-wide and takes no argument. */
+static struct {
+	pthread_mutex_t lock;
+	oc_log_fn fn;
+	void *arg;
+} logger = { PTHREAD_MUTEX_INITIALIZER, NULL, NULL };
+
+#define LOG_KEEP 4096
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	char *msg = NULL;
+	const char *text;
+	int n;
+
+	pthread_mutex_lock(&logger.lock);
+	if (!logger.fn) {
+		pthread_mutex_unlock(&logger.lock);
+		return 0;
+	}
+	n = vasprintf(&msg, fmt, ap);
+	if (n < 0) {
+		pthread_mutex_unlock(&logger.lock);
+		return 0;
+	}
+	while (n > 0 && msg[n - 1] == '\n')
+		msg[--n] = '\0';
+	/* The verifier log comes as one long message: keep its end, where
+	 * the reason is. */
+	text = n > LOG_KEEP ? msg + n - LOG_KEEP : msg;
+	logger.fn(logger.arg, level == LIBBPF_WARN ? 1 : 3, text);
+	pthread_mutex_unlock(&logger.lock);
+	free(msg);
+	return 0;
+}
+
+void oc_set_log(oc_log_fn log, void *arg)
+{
+	static libbpf_print_fn_t saved;
+	static int installed;
+
+	pthread_mutex_lock(&logger.lock);
+	logger.fn = log;
+	logger.arg = arg;
+	if (log && !installed) {
+		saved = libbpf_set_print(libbpf_print);
+		installed = 1;
+	} else if (!log && installed) {
+		libbpf_set_print(saved);
+		installed = 0;
+	}
+	pthread_mutex_unlock(&logger.lock);
+}
+
+static unsigned long long effective_caps(void)
+{
+	unsigned long long caps = 0;
+	char line[256];
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &caps) == 1)
+			break;
+	fclose(f);
+	return caps;
+}
+
+static int may_bpf(void)
+{
+	unsigned long long caps = effective_caps();
+
+	if (caps & (1ull << CAP_SYS_ADMIN_BIT))
+		return 1;
+	return (caps & (1ull << CAP_BPF_BIT)) && (caps & (1ull << CAP_PERFMON_BIT));
+}
+
+int oc_check(char *advice, size_t advice_len)
+{
+	int ret;
+
+	if (access(VMLINUX_BTF_PATH, R_OK) < 0) {
+		snprintf(advice, advice_len, "the kernel exposes no BTF (%s: %s): the BPF program "
+			 "needs a kernel built with CONFIG_DEBUG_INFO_BTF=y", VMLINUX_BTF_PATH,
+			 strerror(errno));
+		return -ENOENT;
+	}
+	if (!may_bpf()) {
+		snprintf(advice, advice_len, "not allowed to load BPF programs: run as root or give "
+			 "tracerig CAP_BPF and CAP_PERFMON (setcap cap_bpf,cap_perfmon+ep)");
+		return -EPERM;
+	}
+	ret = libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_RAW_TRACEPOINT, NULL);
+	if (ret <= 0) {
+		snprintf(advice, advice_len, "the kernel cannot load raw tracepoint BPF programs (%s)",
+			 ret < 0 ? strerror(-ret) : "not supported");
+		return ret < 0 ? ret : -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+/* tp_btf is a BPF_PROG_TYPE_TRACING program: load an empty one to learn
+ * whether this kernel takes it (libbpf's type probe does not cover it). */
+static int probe_tp_btf(const char *tp)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_RAW_TP);
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int id = libbpf_find_vmlinux_btf_id(tp, BPF_TRACE_RAW_TP);
+	int fd;
+
+	if (id <= 0)
+		return 0;
+	opts.attach_btf_id = id;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL", insns, 2, &opts);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+static void why_load_failed(int err, char *why, size_t len)
+{
+	struct rlimit rl;
+
+	if ((err == -EPERM || err == -EACCES) && !may_bpf()) {
+		snprintf(why, len, "%s: not allowed (run as root or with CAP_BPF and CAP_PERFMON)",
+			 strerror(-err));
+	} else if (err == -EPERM && getrlimit(RLIMIT_MEMLOCK, &rl) == 0 &&
+		   rl.rlim_cur != RLIM_INFINITY) {
+		snprintf(why, len, "%s: locked-memory limit of %llu KiB too low for the maps "
+			 "(raise it: ulimit -l unlimited, or LimitMEMLOCK=infinity in a unit)",
+			 strerror(-err), (unsigned long long)rl.rlim_cur / 1024);
+	} else if (err == -EACCES || err == -EINVAL || err == -E2BIG) {
+		snprintf(why, len, "the kernel's verifier rejected the program: %s (its log is "
+			 "above; -vv shows all of libbpf's messages)", strerror(-err));
+	} else if (err == -ENOMEM) {
+		snprintf(why, len, "%s (lower stack_storage_size or aggregation_size)", strerror(-err));
+	} else {
+		snprintf(why, len, "%s", strerror(-err));
+	}
+}
+
+int oc_open(const struct oc_config *cfg, struct oc_collector **out, char *why, size_t why_len)
+{
+	struct oc_collector *c;
+	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
+	struct offcpu_bpf *skel;
+	int ret;
+
+	*out = NULL;
+	if (access(VMLINUX_BTF_PATH, R_OK) < 0) {
+		ret = -errno;
+		snprintf(why, why_len, "the kernel exposes no BTF (%s: %s): CO-RE needs a kernel "
+			 "built with CONFIG_DEBUG_INFO_BTF=y", VMLINUX_BTF_PATH, strerror(errno));
+		return ret;
+	}
+	/* Tracing programs need these whatever kernel.unprivileged_bpf_disabled
+	 * says: say so before libbpf fails in less helpful words. */
+	if (!may_bpf()) {
+		snprintf(why, why_len, "not allowed to load BPF tracing programs (run as root or "
+			 "give tracerig CAP_BPF and CAP_PERFMON: setcap cap_bpf,cap_perfmon+ep)");
+		return -EPERM;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		snprintf(why, why_len, "out of memory");
+		return -ENOMEM;
+	}
+	c->cgroup_fd = -1;
+	c->ncpus = libbpf_num_possible_cpus();
+	if (c->ncpus <= 0) {
+		ret = c->ncpus ? c->ncpus : -EINVAL;
+		snprintf(why, why_len, "cannot count the possible CPUs: %s", strerror(-ret));
+		goto fail;
+	}
+	/* Kernels before 5.11 charge BPF maps to RLIMIT_MEMLOCK; later ones
+	 * to the memory cgroup, where this is harmless.  Failure is only
+	 * fatal if the maps then cannot be created (reported below). */
+	(void)setrlimit(RLIMIT_MEMLOCK, &rl);
+
+	skel = offcpu_bpf__open();
+	if (!skel) {
+		ret = -errno;
+		snprintf(why, why_len, "cannot open the BPF object: %s", strerror(-ret));
+		goto fail;
+	}
+	c->skel = skel;
+
+	c->hook = cfg->hook;
+	if (c->hook == OC_HOOK_AUTO)
+		c->hook = probe_tp_btf("sched_switch") ? OC_HOOK_BTF : OC_HOOK_RAW;
+	if (c->hook == OC_HOOK_BTF) {
+		bpf_program__set_autoload(skel->progs.offcpu_switch_raw, false);
+		bpf_program__set_autoload(skel->progs.offcpu_exit_raw, false);
+		bpf_map__set_autocreate(skel->maps.tid_start, false);
+	} else {
+		bpf_program__set_autoload(skel->progs.offcpu_switch_btf, false);
+		bpf_map__set_autocreate(skel->maps.task_start, false);
+		ret = bpf_map__set_max_entries(skel->maps.tid_start, cfg->thread_entries);
+		if (ret < 0)
+			goto set_failed;
+	}
+
+	c->depth = cfg->stack_depth ? cfg->stack_depth : OFFCPU_MAX_DEPTH;
+	if (c->depth > OFFCPU_MAX_DEPTH)
+		c->depth = OFFCPU_MAX_DEPTH;
+	ret = bpf_map__set_value_size(skel->maps.stacks, c->depth * sizeof(uint64_t));
+	if (ret < 0)
+		goto set_failed;
+	ret = bpf_map__set_max_entries(skel->maps.stacks, cfg->stack_storage);
+	if (ret < 0)
+		goto set_failed;
+	ret = bpf_map__set_max_entries(skel->maps.agg, cfg->agg_entries);
+	if (ret < 0)
+		goto set_failed;
+
+	skel->rodata->filter_cgroup = cfg->cgroup != NULL;
+	skel->rodata->threads = cfg->threads;
+	skel->rodata->state_mask = cfg->state_mask;
+	skel->rodata->min_block_ns = cfg->min_block_ns;
+	skel->rodata->max_block_ns = cfg->max_block_ns ? cfg->max_block_ns : ~0ull;
+	skel->rodata->sample_period_ns = cfg->sample_period_ns;
+
+	ret = offcpu_bpf__load(skel);
+	if (ret < 0) {
+		char reason[512];
+
+		why_load_failed(ret, reason, sizeof(reason));
+		snprintf(why, why_len, "cannot load the BPF program (%s hook): %s",
+			 c->hook == OC_HOOK_BTF ? "tp_btf" : "raw_tp", reason);
+		goto fail;
+	}
+
+	skel->bss->filter_tgids = cfg->filter_tgids != 0;
+	if (cfg->cgroup) {
+		__u32 zero = 0;
+
+		c->cgroup_fd = open(cfg->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (c->cgroup_fd < 0) {
+			ret = -errno;
+			snprintf(why, why_len, "cannot open cgroup %s: %s", cfg->cgroup, strerror(-ret));
+			goto fail;
+		}
+		if (bpf_map_update_elem(bpf_map__fd(skel->maps.cgroup), &zero, &c->cgroup_fd,
+					BPF_ANY) < 0) {
+			ret = -errno;
+			snprintf(why, why_len, "cannot filter on cgroup %s: %s (it must be a cgroup v2 "
+				 "directory, e.g. under /sys/fs/cgroup on a unified hierarchy)",
+				 cfg->cgroup, strerror(-ret));
+			goto fail;
+		}
+	}
+	*out = c;
+	return 0;
+
+set_failed:
+	snprintf(why, why_len, "cannot size the BPF maps: %s", strerror(-ret));
+fail:
+	oc_close(c);
+	return ret;
+}
+
+const char *oc_hook_name(const struct oc_collector *c)
+{
+	return c->hook == OC_HOOK_BTF ? "tp_btf/sched_switch" : "raw_tp/sched_switch";
+}
+
+uint32_t oc_stack_depth(const struct oc_collector *c)
+{
+	return c->depth;
+}
+
+int oc_add_tgid(struct oc_collector *c, uint32_t tgid)
+{
+	__u8 one = 1;
+
+	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.tgids), &tgid, &one, BPF_ANY) < 0)
+		return -errno;
+	return 0;
+}
+
+void oc_filter_tgids(struct oc_collector *c, int on)
+{
+	c->skel->bss->filter_tgids = on != 0;
+}
+
+static int on_event(void *ctx, void *data, size_t size)
+{
+	struct oc_collector *c = ctx;
+
+	if (size >= sizeof(struct offcpu_event) && c->cb)
+		c->cb(c->cb_arg, data);
+	return 0;
+}
+
+int oc_attach(struct oc_collector *c, char *why, size_t why_len)
+{
+	int ret;
+
+	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events), on_event, c, NULL);
+	if (!c->rb) {
+		ret = -errno;
+		snprintf(why, why_len, "cannot map the BPF ring buffer: %s", strerror(-ret));
+		return ret;
+	}
+	ret = offcpu_bpf__attach(c->skel);
+	if (ret < 0) {
+		snprintf(why, why_len, "cannot attach to %s: %s%s", oc_hook_name(c), strerror(-ret),
+			 c->hook == OC_HOOK_BTF ? " (try hook = raw_tp)" : "");
+		return ret;
+	}
+	return 0;
+}
+
+void oc_detach(struct oc_collector *c)
+{
+	if (c && c->skel)
+		offcpu_bpf__detach(c->skel);
+}
+
+int oc_poll(struct oc_collector *c, int timeout_ms, oc_event_fn cb, void *arg)
+{
+	int ret;
+
+	if (!c->rb)
+		return -EINVAL;
+	c->cb = cb;
+	c->cb_arg = arg;
+	ret = ring_buffer__poll(c->rb, timeout_ms);
+	c->cb = NULL;
+	return ret == -EINTR ? 0 : ret;
+}
+
+void oc_counters(struct oc_collector *c, uint64_t out[OFFCPU_CNT__MAX])
+{
+	uint64_t *percpu = calloc((size_t)c->ncpus, sizeof(*percpu));
+	int fd = bpf_map__fd(c->skel->maps.counters);
+
+	memset(out, 0, OFFCPU_CNT__MAX * sizeof(*out));
+	if (!percpu)
+		return;
+	for (__u32 i = 0; i < OFFCPU_CNT__MAX; i++) {
+		if (bpf_map_lookup_elem(fd, &i, percpu) < 0)
+			continue;
+		for (int cpu = 0; cpu < c->ncpus; cpu++)
+			out[i] += percpu[cpu];
+	}
+	free(percpu);
+}
+
+int oc_read(struct oc_collector *c, struct oc_entry **out, size_t *n)
+{
+	int fd = bpf_map__fd(c->skel->maps.agg);
+	struct offcpu_key key, next;
+	struct oc_entry *v = NULL;
+	size_t len = 0, cap = 0;
+	void *prev = NULL;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		if (len == cap) {
+			size_t ncap = cap ? cap * 2 : 256;
+			struct oc_entry *grown = realloc(v, ncap * sizeof(*v));
+
+			if (!grown) {
+				free(v);
+				return -ENOMEM;
+			}
+			v = grown;
+			cap = ncap;
+		}
+		v[len].key = next;
+		if (bpf_map_lookup_elem(fd, &next, &v[len].val) == 0)
+			len++;
+		key = next;
+		prev = &key;
+	}
+	*out = v;
+	*n = len;
+	return 0;
+}
+
+size_t oc_stack(struct oc_collector *c, int32_t id, uint64_t *ips, size_t max)
+{
+	uint64_t buf[OFFCPU_MAX_DEPTH];
+	__u32 key = (__u32)id;
+	size_t n;
+
+	if (id < 0)
+		return 0;
+	memset(buf, 0, sizeof(buf));
+	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.stacks), &key, buf) < 0)
+		return 0;
+	for (n = 0; n < c->depth && n < max && buf[n]; n++)
+		ips[n] = buf[n];
+	return n;
+}
+
+void oc_close(struct oc_collector *c)
+{
+	if (!c)
+		return;
+	ring_buffer__free(c->rb);
+	offcpu_bpf__destroy(c->skel);
+	if (c->cgroup_fd >= 0)
+		close(c->cgroup_fd);
+	free(c);
+}

@@ -1,0 +1,78 @@
+/* The BPF side seen from user space: feature probes, loading the skeleton
+ * with the profile's settings, attaching, and reading back counters, the
+ * aggregated intervals and their stacks.  Knows nothing of the plugin ABI,
+ * so that tests can drive it directly. */
+#ifndef TR_EBPF_COLLECTOR_H
+#define TR_EBPF_COLLECTOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/types.h>
+
+#include "offcpu.h"
+
+enum oc_hook {
+	OC_HOOK_AUTO = 0, /* tp_btf where the kernel supports it, else raw_tp */
+	OC_HOOK_BTF,
+	OC_HOOK_RAW,
+};
+
+struct oc_config {
+	enum oc_hook hook;
+	uint32_t threads;          /* enum offcpu_threads */
+	uint32_t state_mask;       /* enum offcpu_state bits */
+	uint64_t min_block_ns, max_block_ns;
+	uint64_t sample_period_ns; /* 0: record every interval */
+	uint32_t stack_storage;    /* stack map entries */
+	uint32_t stack_depth;      /* frames per stack */
+	uint32_t agg_entries;      /* distinct (thread, stacks) entries */
+	uint32_t thread_entries;   /* raw_tp: threads tracked at once */
+	int filter_tgids;          /* trace only oc_add_tgid's processes (and children);
+	                            * also settable after load with oc_filter_tgids */
+	const char *cgroup;        /* cgroup v2 directory, or NULL */
+};
+
+/* Levels as in tracerig's log: 0 error, 1 warning, 2 info, 3 debug. */
+typedef void (*oc_log_fn)(void *arg, int level, const char *msg);
+typedef void (*oc_event_fn)(void *arg, const struct offcpu_event *ev);
+
+struct oc_entry {
+	struct offcpu_key key;
+	struct offcpu_val val;
+};
+
+struct oc_collector;
+
+/* Routes libbpf's messages (verifier log included) to `log`; process-wide,
+ * as libbpf's print hook is.  NULL puts back the hook found before. */
+void oc_set_log(oc_log_fn log, void *arg);
+
+/* 0 when this machine can run the collector, else a negative errno and
+ * advice in `advice`. */
+int oc_check(char *advice, size_t advice_len);
+
+/* Opens and loads the BPF program (the verifier runs here).  On failure
+ * returns a negative errno with the reason in `why`. */
+int oc_open(const struct oc_config *cfg, struct oc_collector **out, char *why, size_t why_len);
+const char *oc_hook_name(const struct oc_collector *c);
+int oc_add_tgid(struct oc_collector *c, uint32_t tgid);
+/* Turns the process filter on or off (before attaching). */
+void oc_filter_tgids(struct oc_collector *c, int on);
+int oc_attach(struct oc_collector *c, char *why, size_t why_len);
+void oc_detach(struct oc_collector *c);
+/* Delivers new-process / exec notifications; returns the number handled
+ * or a negative errno. */
+int oc_poll(struct oc_collector *c, int timeout_ms, oc_event_fn cb, void *arg);
+void oc_counters(struct oc_collector *c, uint64_t out[OFFCPU_CNT__MAX]);
+/* All aggregated entries (malloc'd array, caller frees). */
+int oc_read(struct oc_collector *c, struct oc_entry **out, size_t *n);
+/* The frames of stack `id`, innermost first; returns how many (0 when the
+ * id is negative or unknown). */
+size_t oc_stack(struct oc_collector *c, int32_t id, uint64_t *ips, size_t max);
+uint32_t oc_stack_depth(const struct oc_collector *c);
+void oc_close(struct oc_collector *c);
+
+/* Counter names for the manifest, indexed by enum offcpu_counter. */
+extern const char *const oc_counter_names[OFFCPU_CNT__MAX];
+
+#endif

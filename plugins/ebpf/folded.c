@@ -1,0 +1,311 @@
+/* Folded stacks: building, summing, writing, and the wall-clock merge. */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "folded.h"
+
+struct fd_line {
+	char *text;
+	uint64_t weight_ns;
+};
+
+/* Open addressing on the line text: flushes sum many identical lines
+ * (one per thread of a process, or on-CPU samples). */
+struct fd_set {
+	struct fd_line *slots;
+	size_t n_slots, n_used;
+};
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+struct fd_set *fd_set_new(void)
+{
+	return calloc(1, sizeof(struct fd_set));
+}
+
+void fd_set_free(struct fd_set *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_slots; i++)
+		free(s->slots[i].text);
+	free(s->slots);
+	free(s);
+}
+
+size_t fd_set_count(const struct fd_set *s)
+{
+	return s->n_used;
+}
+
+static int grow(struct fd_set *s)
+{
+	size_t n = s->n_slots ? s->n_slots * 2 : 1024;
+	struct fd_line *slots = calloc(n, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->n_slots; i++) {
+		size_t j;
+
+		if (!s->slots[i].text)
+			continue;
+		for (j = hash_str(s->slots[i].text) & (n - 1); slots[j].text; j = (j + 1) & (n - 1))
+			;
+		slots[j] = s->slots[i];
+	}
+	free(s->slots);
+	s->slots = slots;
+	s->n_slots = n;
+	return 0;
+}
+
+int fd_set_add(struct fd_set *s, const char *line, uint64_t weight_ns)
+{
+	size_t j;
+
+	if ((s->n_used + 1) * 2 > s->n_slots && grow(s) < 0)
+		return -ENOMEM;
+	for (j = hash_str(line) & (s->n_slots - 1); s->slots[j].text; j = (j + 1) & (s->n_slots - 1)) {
+		if (strcmp(s->slots[j].text, line) == 0) {
+			s->slots[j].weight_ns += weight_ns;
+			return 0;
+		}
+	}
+	s->slots[j].text = strdup(line);
+	if (!s->slots[j].text)
+		return -ENOMEM;
+	s->slots[j].weight_ns = weight_ns;
+	s->n_used++;
+	return 0;
+}
+
+int fd_set_add_marked(struct fd_set *dst, const struct fd_set *src, const char *mark)
+{
+	for (size_t i = 0; i < src->n_slots; i++) {
+		const struct fd_line *l = &src->slots[i];
+		size_t len;
+		char *text;
+		int ret;
+
+		if (!l->text)
+			continue;
+		len = strlen(l->text) + strlen(mark) + 2;
+		text = malloc(len);
+		if (!text)
+			return -ENOMEM;
+		snprintf(text, len, "%s;%s", l->text, mark);
+		ret = fd_set_add(dst, text, l->weight_ns);
+		free(text);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+static int by_text(const void *a, const void *b)
+{
+	const struct fd_line *const *x = a, *const *y = b;
+
+	return strcmp((*x)->text, (*y)->text);
+}
+
+int fd_set_write(const struct fd_set *s, FILE *out)
+{
+	const struct fd_line **v;
+	size_t n = 0;
+	int ret = 0;
+
+	if (!s->n_used)
+		return 0;
+	v = calloc(s->n_used, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->n_slots; i++)
+		if (s->slots[i].text)
+			v[n++] = &s->slots[i];
+	/* Sorted: the same collection gives the same file. */
+	qsort(v, n, sizeof(*v), by_text);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t us = (v[i]->weight_ns + 500) / 1000;
+
+		if (us && fprintf(out, "%s %" PRIu64 "\n", v[i]->text, us) < 0) {
+			ret = -EIO;
+			break;
+		}
+	}
+	free(v);
+	return ret;
+}
+
+void fd_sanitize(char *s)
+{
+	for (; *s; s++)
+		if (*s == ';')
+			*s = ':';
+		else if (*s == '\n' || *s == '\r' || *s == '\t')
+			*s = ' ';
+}
+
+/* Frames of the tracing machinery at the inner end of every kernel stack. */
+#define TRACING_FRAMES_MAX 6
+static int is_tracing_frame(const char *name)
+{
+	static const char *const prefixes[] = { "bpf_prog_", "bpf_trace_run", "__bpf_trace_",
+						"__traceiter_", "trace_call_bpf" };
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+			return 1;
+	return 0;
+}
+
+static int append(char *buf, size_t len, size_t *pos, const char *frame)
+{
+	size_t n = strlen(frame);
+
+	if (*pos + 1 + n + 1 > len)
+		return -ENOSPC;
+	if (*pos)
+		buf[(*pos)++] = ';';
+	memcpy(buf + *pos, frame, n);
+	*pos += n;
+	buf[*pos] = '\0';
+	return 0;
+}
+
+int fd_build_line(char *buf, size_t len, const char *comm, pid_t pid,
+		  const uint64_t *uips, size_t nu, const uint64_t *kips, size_t nk,
+		  int ustack_lost, int kstack_lost, fd_frame_fn frame, void *arg)
+{
+	char name[512];
+	size_t pos = 0, kstart = 0;
+
+	if (!len)
+		return -ENOSPC;
+	buf[0] = '\0';
+	if (comm && *comm)
+		snprintf(name, sizeof(name), "%s", comm);
+	else
+		snprintf(name, sizeof(name), "[pid %d]", (int)pid);
+	fd_sanitize(name);
+	if (append(buf, len, &pos, name) < 0)
+		return -ENOSPC;
+
+	if (ustack_lost && append(buf, len, &pos, "[user stack lost]") < 0)
+		return -ENOSPC;
+	for (size_t i = nu; i-- > 0;) {
+		frame(arg, pid, uips[i], 0, name, sizeof(name));
+		fd_sanitize(name);
+		if (append(buf, len, &pos, name) < 0)
+			return -ENOSPC;
+	}
+
+	/* Leave out the innermost frames of the tracing machinery (the same in
+	 * every stack): up to the last such frame among the first few, as the
+	 * BPF program's own frame may have no name. */
+	for (size_t i = 0; i < nk && i < TRACING_FRAMES_MAX; i++) {
+		frame(arg, pid, kips[i], 1, name, sizeof(name));
+		if (is_tracing_frame(name))
+			kstart = i + 1;
+	}
+	if (kstack_lost && append(buf, len, &pos, "[kernel stack lost]") < 0)
+		return -ENOSPC;
+	for (size_t i = nk; i-- > kstart;) {
+		frame(arg, pid, kips[i], 1, name, sizeof(name));
+		fd_sanitize(name);
+		if (append(buf, len, &pos, name) < 0)
+			return -ENOSPC;
+	}
+	return (int)pos;
+}
+
+/* "comm-1234" -> 1234 and the length of "comm"; -1 when no PID suffix. */
+static pid_t process_frame_pid(const char *frame, size_t len, size_t *name_len)
+{
+	size_t i = len;
+	long pid = 0, mul = 1;
+
+	while (i > 0 && isdigit((unsigned char)frame[i - 1])) {
+		if (len - i >= 9)
+			return -1;
+		pid += (frame[i - 1] - '0') * mul;
+		mul *= 10;
+		i--;
+	}
+	if (i == len || i < 2 || (frame[i - 1] != '-' && frame[i - 1] != '/'))
+		return -1;
+	*name_len = i - 1;
+	return (pid_t)pid;
+}
+
+long fd_merge_oncpu(struct fd_set *s, FILE *in, uint64_t ns_per_sample,
+		    fd_pid_filter_fn filter, void *arg)
+{
+	char *line = NULL, *out = NULL;
+	size_t cap = 0, out_cap = 0;
+	long added = 0;
+	ssize_t n;
+	int ret = 0;
+
+	while ((n = getline(&line, &cap, in)) > 0) {
+		char *sp, *end, *semi;
+		unsigned long long samples;
+		size_t first_len, name_len, need;
+		pid_t pid;
+
+		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+			line[--n] = '\0';
+		sp = strrchr(line, ' ');
+		if (!sp || sp == line || line[0] == '#')
+			continue;
+		errno = 0;
+		samples = strtoull(sp + 1, &end, 10);
+		if (errno || *end || end == sp + 1 || !samples)
+			continue;
+		*sp = '\0';
+		semi = strchr(line, ';');
+		first_len = semi ? (size_t)(semi - line) : strlen(line);
+		name_len = first_len;
+		pid = process_frame_pid(line, first_len, &name_len);
+		if (pid >= 0 && filter && !filter(arg, pid))
+			continue;
+		need = strlen(line) + sizeof(FD_ONCPU_MARK) + 2;
+		if (need > out_cap) {
+			char *grown = realloc(out, need);
+
+			if (!grown) {
+				ret = -ENOMEM;
+				break;
+			}
+			out = grown;
+			out_cap = need;
+		}
+		snprintf(out, out_cap, "%.*s%s;%s", (int)name_len, line, line + first_len,
+			 FD_ONCPU_MARK);
+		ret = fd_set_add(s, out, (uint64_t)samples * ns_per_sample);
+		if (ret < 0)
+			break;
+		added++;
+	}
+	if (!ret && ferror(in))
+		ret = -EIO;
+	free(line);
+	free(out);
+	return ret < 0 ? ret : added;
+}

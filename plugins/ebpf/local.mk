@@ -1,0 +1,70 @@
+# ebpf: off-CPU time via libbpf (CO-RE, BPF skeleton).
+# The BPF object is built here: vmlinux.h from the kernel's BTF, the
+# program with clang -target bpf, the skeleton with bpftool.  All three are
+# generated into the build directory.
+EXTRA_DIST += plugins/ebpf/offcpu.bpf.c plugins/ebpf/offcpu.h
+if BUILD_PLUGIN_EBPF
+plugin_LTLIBRARIES += plugins/ebpf/ebpf.la
+ebpf_sources = \
+	plugins/ebpf/collector.c plugins/ebpf/collector.h plugins/ebpf/offcpu.h \
+	plugins/ebpf/folded.c plugins/ebpf/folded.h \
+	plugins/ebpf/frames.c plugins/ebpf/frames.h
+plugins_ebpf_ebpf_la_SOURCES = plugins/ebpf/plugin.c $(ebpf_sources)
+nodist_plugins_ebpf_ebpf_la_SOURCES = plugins/ebpf/offcpu.skel.h
+plugins_ebpf_ebpf_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/plugins/ebpf \
+	-I$(top_srcdir)/plugins/ebpf
+plugins_ebpf_ebpf_la_CFLAGS = $(AM_CFLAGS) $(LIBBPF_CFLAGS)
+plugins_ebpf_ebpf_la_LIBADD = $(LIBBPF_LIBS)
+plugins_ebpf_ebpf_la_LDFLAGS = $(plugin_ldflags)
+
+BUILT_SOURCES += plugins/ebpf/offcpu.skel.h
+# Also for builds of single targets, which BUILT_SOURCES does not cover.
+plugins/ebpf/ebpf_la-collector.lo plugins/ebpf/tests_ebpf_test_collector-collector.o: \
+	plugins/ebpf/offcpu.skel.h
+CLEANFILES += plugins/ebpf/vmlinux.h plugins/ebpf/offcpu.bpf.o plugins/ebpf/offcpu.skel.h
+
+plugins/ebpf/vmlinux.h:
+	$(AM_V_GEN)$(MKDIR_P) plugins/ebpf && \
+	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c >$@.tmp && mv $@.tmp $@
+plugins/ebpf/offcpu.bpf.o: $(top_srcdir)/plugins/ebpf/offcpu.bpf.c \
+		$(top_srcdir)/plugins/ebpf/offcpu.h plugins/ebpf/vmlinux.h
+	$(AM_V_GEN)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -Iplugins/ebpf \
+	-I$(top_srcdir)/plugins/ebpf $(LIBBPF_CFLAGS) \
+	-c $(top_srcdir)/plugins/ebpf/offcpu.bpf.c -o $@
+plugins/ebpf/offcpu.skel.h: plugins/ebpf/offcpu.bpf.o
+	$(AM_V_GEN)$(BPFTOOL) gen skeleton plugins/ebpf/offcpu.bpf.o name offcpu_bpf >$@.tmp && \
+	mv $@.tmp $@
+
+# Unit tests: folded lines, summing, the wall-clock merge.
+check_PROGRAMS += tests/ebpf/test_folded
+tests_ebpf_test_folded_SOURCES = tests/ebpf/test_folded.c plugins/ebpf/folded.c plugins/ebpf/folded.h
+tests_ebpf_test_folded_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests -I$(top_srcdir)/plugins/ebpf
+TESTS += tests/ebpf/test_folded
+
+# The BPF side on its own (root): loads the skeleton, blocks threads in
+# known functions, checks stacks, times and filters.
+check_PROGRAMS += tests/ebpf/test_collector tests/ebpf/workload
+tests_ebpf_test_collector_SOURCES = tests/ebpf/test_collector.c tests/ebpf/blockers.c \
+	tests/ebpf/blockers.h plugins/ebpf/collector.c plugins/ebpf/collector.h
+nodist_tests_ebpf_test_collector_SOURCES = plugins/ebpf/offcpu.skel.h
+tests_ebpf_test_collector_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests \
+	-I$(top_srcdir)/plugins/ebpf -I$(top_builddir)/plugins/ebpf
+tests_ebpf_test_collector_CFLAGS = $(AM_CFLAGS) $(LIBBPF_CFLAGS)
+tests_ebpf_test_collector_LDADD = $(LIBBPF_LIBS)
+tests_ebpf_test_collector_LDFLAGS = $(AM_LDFLAGS) -rdynamic
+TESTS += tests/ebpf/test_collector
+tests_ebpf_workload_SOURCES = tests/ebpf/workload.c tests/ebpf/blockers.c tests/ebpf/blockers.h
+
+# A stand-in for perf_events' cpu.folded (wall.sh), found through the
+# plugin path the test sets.
+check_LTLIBRARIES += tests/ebpf/fakecpu.la
+tests_ebpf_fakecpu_la_SOURCES = tests/ebpf/fakecpu.c
+tests_ebpf_fakecpu_la_LDFLAGS = $(test_plugin_ldflags)
+
+# Integration tests (root): the real tracerig with the ebpf backend.
+ebpf_sh_tests = tests/ebpf/offcpu.sh tests/ebpf/filters.sh tests/ebpf/wall.sh
+dist_check_DATA += tests/ebpf/lib-ebpf.sh
+TESTS += $(ebpf_sh_tests)
+dist_check_SCRIPTS += $(ebpf_sh_tests)
+endif
+EXTRA_DIST += bench/ebpf/run.sh bench/ebpf/pingpong.c

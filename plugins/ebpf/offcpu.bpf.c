@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Off-CPU time, aggregated in the kernel.
+ *
+ * At every context switch the thread leaving the CPU (prev, which is still
+ * `current`) gets a timestamp and, unless the sampler skips it, its kernel
+ * and user stack ids; when that thread is switched back in, the interval is
+ * measured and added to the (tgid, tid, kernel stack, user stack) entry of
+ * the aggregation map.  User space reads that small map once, at flush.
+ *
+ * Stacks must be taken at switch-out: the user stack of a task that is not
+ * `current` cannot be walked.  Hence the sampler decides at switch-out with
+ * a probability q predicted from the thread's recent blocked times, and the
+ * recorded interval is weighted by 1/q (Horvitz-Thompson), which keeps the
+ * expected total equal to the real blocked time.
+ *
+ * Two entry points for the same logic: tp_btf/sched_switch (typed
+ * arguments, per-task storage) where the kernel has it, raw_tp otherwise
+ * (hash map keyed by thread id).  User space disables the one not used. */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "offcpu.h"
+
+#define PF_KTHREAD 0x00200000
+#define TASK_INTERRUPTIBLE 0x0001
+#define TASK_UNINTERRUPTIBLE 0x0002
+#define TASK_NOLOAD 0x0400
+#define EFAULT 14
+
+/* Set through the skeleton before load. */
+const volatile bool filter_cgroup = false;
+const volatile __u32 threads = OFFCPU_THREADS_ALL;
+const volatile __u32 state_mask = OFFCPU_STATE_ALL;
+const volatile __u64 min_block_ns = 1;
+const volatile __u64 max_block_ns = ~0ull;
+const volatile __u64 sample_period_ns = 0; /* 0: every interval */
+
+/* Set after load, before attach: whether processes are selected is only
+ * known once the launched command exists. */
+volatile bool filter_tgids = false;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct offcpu_start);
+} task_start SEC(".maps");
+
+/* raw_tp fallback: per-thread state by tid (sized by user space). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 32768);
+	__type(key, __u32);
+	__type(value, struct offcpu_start);
+} tid_start SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(key_size, sizeof(__u32));
+	/* value_size and max_entries are set from the profile */
+} stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct offcpu_key);
+	__type(value, struct offcpu_val);
+} agg SEC(".maps");
+
+/* Traced processes when filtering by process; followed across fork. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u8);
+} tgids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} cgroup SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, OFFCPU_CNT__MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+/* Processes already announced to user space. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u8);
+} seen SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 * 1024);
+} events SEC(".maps");
+
+static __always_inline void count(__u32 which)
+{
+	__u64 *c = bpf_map_lookup_elem(&counters, &which);
+
+	if (c)
+		*c += 1; /* per-CPU: no atomics needed */
+}
+
+/* Kernels before 5.14 call the field `state`. */
+struct task_struct___pre514 {
+	long state;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u32 state_class(struct task_struct *t)
+{
+	unsigned int s;
+
+	if (bpf_core_field_exists(t->__state)) {
+		s = BPF_CORE_READ(t, __state);
+	} else {
+		struct task_struct___pre514 *old = (void *)t;
+
+		s = BPF_CORE_READ(old, state);
+	}
+	if (s == 0)
+		return OFFCPU_STATE_PREEMPTED;
+	if ((s & 0xff) == TASK_INTERRUPTIBLE)
+		return OFFCPU_STATE_INTERRUPTIBLE;
+	if ((s & 0xff) == TASK_UNINTERRUPTIBLE)
+		return (s & TASK_NOLOAD) ? OFFCPU_STATE_IDLE : OFFCPU_STATE_UNINTERRUPTIBLE;
+	return OFFCPU_STATE_OTHER;
+}
+
+/* Should the thread leaving the CPU (current) be traced?  Cheapest tests first. */
+static __always_inline bool traced(struct task_struct *prev, __u32 tgid, __u32 pid)
+{
+	if (pid == 0) /* the idle task: its "off-CPU" time is the CPU being busy */
+		return false;
+	if (filter_tgids && !bpf_map_lookup_elem(&tgids, &tgid))
+		return false;
+	if (threads != OFFCPU_THREADS_ALL) {
+		bool kthread = BPF_CORE_READ(prev, flags) & PF_KTHREAD;
+
+		if (kthread != (threads == OFFCPU_THREADS_KERNEL))
+			return false;
+	}
+	if (state_mask != OFFCPU_STATE_ALL && !(state_class(prev) & state_mask))
+		return false;
+	if (filter_cgroup && bpf_current_task_under_cgroup(&cgroup, 0) != 1)
+		return false;
+	return true;
+}
+
+static __always_inline void note_stack_error(long id, __u32 counter)
+{
+	/* -EFAULT is "no such stack" (a kernel thread's user stack); the
+	 * others mean the stack map lost it: collision or full. */
+	if (id < 0 && id != -EFAULT)
+		count(counter);
+}
+
+static __always_inline void switch_out(void *ctx, __u64 pid_tgid, struct offcpu_start *st,
+				       __u64 now)
+{
+	__u32 q = OFFCPU_Q_ONE;
+
+	st->start_ns = now;
+	st->tgid = pid_tgid >> 32;
+	st->pid = (__u32)pid_tgid;
+	if (sample_period_ns) {
+		/* q = recent blocked time / period, at most 1; a new thread
+		 * starts at ewma = period, i.e. is always captured first. */
+		if (!st->ewma_ns)
+			st->ewma_ns = sample_period_ns;
+		if (st->ewma_ns < sample_period_ns) {
+			q = (__u32)((st->ewma_ns << OFFCPU_Q_SHIFT) / sample_period_ns);
+			if (q == 0)
+				q = 1;
+		}
+	}
+	st->q = q;
+	st->captured = q >= OFFCPU_Q_ONE || (bpf_get_prandom_u32() & (OFFCPU_Q_ONE - 1)) < q;
+	if (!st->captured)
+		return;
+	st->kstack = bpf_get_stackid(ctx, &stacks, 0);
+	note_stack_error(st->kstack, OFFCPU_CNT_KSTACK_DROPPED);
+	/* A kernel thread has no user stack: -EFAULT, found without a walk. */
+	st->ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+	note_stack_error(st->ustack, OFFCPU_CNT_USTACK_DROPPED);
+}
+
+static __always_inline void announce(__u32 tgid, __u32 kind)
+{
+	struct offcpu_event ev = { .tgid = tgid, .kind = kind };
+
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0) < 0)
+		count(OFFCPU_CNT_EVENTS_LOST);
+}
+
+static __always_inline void switch_in(struct task_struct *next, struct offcpu_start *st, __u64 now)
+{
+	struct offcpu_key key;
+	struct offcpu_val *val;
+	__u64 delta, weight;
+
+	delta = now - st->start_ns;
+	st->start_ns = 0;
+	count(OFFCPU_CNT_INTERVALS);
+	if (sample_period_ns) {
+		/* Mean of the last ~8 intervals (shifts: no signed division in BPF). */
+		if (delta >= st->ewma_ns)
+			st->ewma_ns += (delta - st->ewma_ns) >> 3;
+		else
+			st->ewma_ns -= (st->ewma_ns - delta) >> 3;
+		if (!st->ewma_ns)
+			st->ewma_ns = 1;
+	}
+	if (!st->captured) {
+		count(OFFCPU_CNT_SAMPLED_OUT);
+		return;
+	}
+	if (delta < min_block_ns) {
+		count(OFFCPU_CNT_SHORT);
+		return;
+	}
+	if (delta > max_block_ns) {
+		count(OFFCPU_CNT_LONG);
+		return;
+	}
+	weight = delta;
+	if (st->q < OFFCPU_Q_ONE)
+		weight = (delta << OFFCPU_Q_SHIFT) / st->q;
+
+	key.tgid = st->tgid;
+	key.pid = st->pid;
+	key.kstack = st->kstack;
+	key.ustack = st->ustack;
+	val = bpf_map_lookup_elem(&agg, &key);
+	if (!val) {
+		struct offcpu_val zero = {};
+		__u8 one = 1;
+
+		BPF_CORE_READ_STR_INTO(&zero.comm, next, group_leader, comm);
+		if (bpf_map_update_elem(&agg, &key, &zero, BPF_NOEXIST) == 0 &&
+		    bpf_map_update_elem(&seen, &key.tgid, &one, BPF_NOEXIST) == 0)
+			announce(key.tgid, OFFCPU_EV_NEW_PROCESS);
+		val = bpf_map_lookup_elem(&agg, &key);
+		if (!val) {
+			count(OFFCPU_CNT_AGG_FULL);
+			return;
+		}
+	}
+	/* The key holds the thread id and a thread is switched in on one CPU
+	 * at a time: nobody else updates this entry now, no atomics needed. */
+	val->weighted_ns += weight;
+	val->real_ns += delta;
+	val->count++;
+	count(OFFCPU_CNT_KEPT);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(offcpu_switch_btf, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u64 now = bpf_ktime_get_ns();
+	struct offcpu_start *st;
+
+	count(OFFCPU_CNT_SWITCHES);
+	if (traced(prev, pid_tgid >> 32, (__u32)pid_tgid)) {
+		st = bpf_task_storage_get(&task_start, prev, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (st)
+			switch_out(ctx, pid_tgid, st, now);
+		else
+			count(OFFCPU_CNT_THREAD_FULL);
+	}
+	st = bpf_task_storage_get(&task_start, next, NULL, 0);
+	if (st && st->start_ns)
+		switch_in(next, st, now);
+	return 0;
+}
+
+SEC("raw_tp/sched_switch")
+int BPF_PROG(offcpu_switch_raw, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u64 now = bpf_ktime_get_ns();
+	struct offcpu_start *st;
+	__u32 tid;
+
+	count(OFFCPU_CNT_SWITCHES);
+	if (traced(prev, pid_tgid >> 32, (__u32)pid_tgid)) {
+		tid = (__u32)pid_tgid;
+		st = bpf_map_lookup_elem(&tid_start, &tid);
+		if (!st) {
+			struct offcpu_start zero = {};
+
+			bpf_map_update_elem(&tid_start, &tid, &zero, BPF_NOEXIST);
+			st = bpf_map_lookup_elem(&tid_start, &tid);
+		}
+		if (st)
+			switch_out(ctx, pid_tgid, st, now);
+		else
+			count(OFFCPU_CNT_THREAD_FULL);
+	}
+	tid = BPF_CORE_READ(next, pid);
+	st = bpf_map_lookup_elem(&tid_start, &tid);
+	if (st && st->start_ns)
+		switch_in(next, st, now);
+	return 0;
+}
+
+/* raw_tp only: the per-thread entry goes with the thread. */
+SEC("raw_tp/sched_process_exit")
+int BPF_PROG(offcpu_exit_raw, struct task_struct *p)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	bpf_map_delete_elem(&tid_start, &tid);
+	return 0;
+}
+
+/* Children of traced processes are traced too (the launched command's
+ * shell pipelines, workers, ...). */
+SEC("raw_tp/sched_process_fork")
+int BPF_PROG(offcpu_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid, ctgid;
+	__u8 one = 1;
+
+	if (!filter_tgids)
+		return 0;
+	ptgid = BPF_CORE_READ(parent, tgid);
+	if (!bpf_map_lookup_elem(&tgids, &ptgid))
+		return 0;
+	ctgid = BPF_CORE_READ(child, tgid);
+	bpf_map_update_elem(&tgids, &ctgid, &one, BPF_ANY);
+	return 0;
+}
+
+/* A process user space already remembered exec'd: its mappings changed. */
+SEC("raw_tp/sched_process_exec")
+int BPF_PROG(offcpu_exec, struct task_struct *p)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	if (bpf_map_lookup_elem(&seen, &tgid))
+		announce(tgid, OFFCPU_EV_EXEC);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

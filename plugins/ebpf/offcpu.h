@@ -1,0 +1,82 @@
+/* Structures shared by the BPF program (offcpu.bpf.c) and user space.
+ * Kept to fixed-width types so that both sides agree on the layout. */
+#ifndef TR_EBPF_OFFCPU_H
+#define TR_EBPF_OFFCPU_H
+
+#define OFFCPU_COMM_LEN 16
+#define OFFCPU_MAX_DEPTH 127 /* kernel.perf_event_max_stack's default */
+
+/* Sampling probabilities are fixed point: OFFCPU_Q_ONE means "always". */
+#define OFFCPU_Q_SHIFT 20
+#define OFFCPU_Q_ONE (1u << OFFCPU_Q_SHIFT)
+
+/* Thread states (the class of prev's state at the switch), as filter bits. */
+enum offcpu_state {
+	OFFCPU_STATE_PREEMPTED = 1u << 0,       /* still runnable (TASK_RUNNING) */
+	OFFCPU_STATE_INTERRUPTIBLE = 1u << 1,   /* S: sleeps, waits on pipes, locks, poll */
+	OFFCPU_STATE_UNINTERRUPTIBLE = 1u << 2, /* D: disk I/O, page faults, some locks */
+	OFFCPU_STATE_IDLE = 1u << 3,            /* D with TASK_NOLOAD: idle kernel threads */
+	OFFCPU_STATE_OTHER = 1u << 4,           /* stopped, traced, parked, dead */
+	OFFCPU_STATE_ALL = (1u << 5) - 1,
+};
+
+enum offcpu_threads {
+	OFFCPU_THREADS_ALL = 0,
+	OFFCPU_THREADS_USER = 1,
+	OFFCPU_THREADS_KERNEL = 2,
+};
+
+/* Per-CPU counters, summed by user space. */
+enum offcpu_counter {
+	OFFCPU_CNT_SWITCHES,        /* sched_switch events seen */
+	OFFCPU_CNT_INTERVALS,       /* off-CPU intervals of traced threads that ended */
+	OFFCPU_CNT_KEPT,            /* intervals added to the aggregation */
+	OFFCPU_CNT_SHORT,           /* dropped: shorter than min_block */
+	OFFCPU_CNT_LONG,            /* dropped: longer than max_block */
+	OFFCPU_CNT_SAMPLED_OUT,     /* not chosen by the low-overhead sampler */
+	OFFCPU_CNT_KSTACK_DROPPED,  /* kernel stack not stored (collision or map full) */
+	OFFCPU_CNT_USTACK_DROPPED,  /* user stack not stored (collision or map full) */
+	OFFCPU_CNT_AGG_FULL,        /* interval lost: aggregation map full */
+	OFFCPU_CNT_THREAD_FULL,     /* interval lost: per-thread state unavailable */
+	OFFCPU_CNT_EVENTS_LOST,     /* new-process notifications lost (ring buffer full) */
+	OFFCPU_CNT__MAX,
+};
+
+/* Aggregation key: one off-CPU call path of one thread. */
+struct offcpu_key {
+	__u32 tgid;
+	__u32 pid;
+	__s32 kstack; /* stack map id, or a negative errno (-EFAULT: none) */
+	__s32 ustack;
+};
+
+struct offcpu_val {
+	__u64 weighted_ns; /* blocked time, each interval divided by its sampling probability */
+	__u64 real_ns;     /* blocked time of the recorded intervals as measured */
+	__u64 count;       /* recorded intervals */
+	char comm[OFFCPU_COMM_LEN]; /* the process's (group leader's) name */
+};
+
+/* Per-thread state between switch-out and switch-in. */
+struct offcpu_start {
+	__u64 start_ns; /* 0: not off-CPU (or not traced) */
+	__u64 ewma_ns;  /* recent blocked times, for the sampler */
+	__u32 tgid;
+	__u32 pid;
+	__s32 kstack;
+	__s32 ustack;
+	__u32 q;        /* probability this interval was captured with, OFFCPU_Q_ONE = 1 */
+	__u32 captured;
+};
+
+enum offcpu_event_kind {
+	OFFCPU_EV_NEW_PROCESS = 1, /* first interval of a process: remember its maps */
+	OFFCPU_EV_EXEC = 2,        /* a seen process exec'd: its maps changed */
+};
+
+struct offcpu_event {
+	__u32 tgid;
+	__u32 kind;
+};
+
+#endif

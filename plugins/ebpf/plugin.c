@@ -1,0 +1,525 @@
+/* ebpf: where threads wait — off-CPU time with kernel and user stacks,
+ * measured at each context switch by a BPF program and aggregated in the
+ * kernel (collector.c, offcpu.bpf.c), written as offcpu.folded/.svg, and
+ * merged with perf_events' on-CPU samples into a wall-clock view
+ * (wall.folded/.svg) when both ran.  This file is the glue: keys, the
+ * notification thread, the vtable. */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <tracerig/plugin.h>
+
+#include "collector.h"
+#include "folded.h"
+#include "frames.h"
+
+#define LINE_MAX_LEN (64 * 1024)
+
+static const struct tracerig_key ebpf_keys[] = {
+	{ "hook", TRACERIG_KEY_ENUM, "auto", "auto,tp_btf,raw_tp", 0, 0,
+	  "How to hook the context switch: tp_btf where the kernel supports it (probed), "
+	  "else the raw tracepoint." },
+	{ "threads", TRACERIG_KEY_ENUM, "all", "all,user,kernel", 0, 0,
+	  "Trace user threads only, kernel threads only, or both." },
+	{ "states", TRACERIG_KEY_LIST, "all", NULL, 0, 0,
+	  "Thread states counted as off-CPU: interruptible (S: sleeps, pipes, locks), "
+	  "uninterruptible (D: disk I/O, page faults), idle (idle kernel threads), "
+	  "preempted (still runnable), other, or all." },
+	{ "min_block_us", TRACERIG_KEY_INT, "1", NULL, 0, 3600000000LL,
+	  "Shortest off-CPU interval recorded, in microseconds." },
+	{ "max_block_us", TRACERIG_KEY_INT, "0", NULL, 0, 3600000000LL,
+	  "Longest off-CPU interval recorded, in microseconds; 0 = no limit." },
+	{ "sample_period_us", TRACERIG_KEY_INT, "0", NULL, 0, 3600000000LL,
+	  "Low-overhead mode for busy machines: a thread's stacks are taken with probability "
+	  "min(1, its recent mean blocked time / this period) and each recorded interval is "
+	  "weighted by 1/probability, so totals stay unbiased; 0 = record every interval." },
+	{ "stack_storage_size", TRACERIG_KEY_INT, "16384", NULL, 64, 4194304,
+	  "Distinct stacks the kernel keeps; stacks that do not fit or collide are counted "
+	  "(kernel_stacks_dropped, user_stacks_dropped) and shown as lost." },
+	{ "stack_depth", TRACERIG_KEY_INT, "127", NULL, 1, 127,
+	  "Frames kept per kernel or user stack." },
+	{ "aggregation_size", TRACERIG_KEY_INT, "65536", NULL, 256, 16777216,
+	  "Distinct (thread, kernel stack, user stack) entries kept in the kernel." },
+	{ "max_threads", TRACERIG_KEY_INT, "32768", NULL, 256, 4194304,
+	  "Threads tracked at once (raw_tp hook only; tp_btf uses per-task storage)." },
+	{ "wall", TRACERIG_KEY_BOOL, "yes", NULL, 0, 0,
+	  "When perf_events wrote cpu.folded earlier in the same session (list ebpf after "
+	  "perf_events), also write wall.folded and wall.svg: on- and off-CPU time of the "
+	  "traced threads in one flame graph, leaves marked [on-cpu] / [off-cpu]." },
+	{ "oncpu_frequency", TRACERIG_KEY_INT, NULL, NULL, 1, 1000000,
+	  "perf_events' sampling frequency in Hz, to turn its samples into time for the "
+	  "wall-clock view (one sample = 1/frequency seconds)." },
+	{ NULL, 0, NULL, NULL, 0, 0, NULL },
+};
+
+struct ebpf {
+	const struct tracerig_services *svc;
+	struct tracerig_ctx *ctx;
+	struct oc_config cfg;
+	struct oc_collector *oc;
+	int wall;
+	long long oncpu_frequency;
+
+	pthread_t thread;
+	int thread_started;
+	atomic_int stopping;
+	uint64_t notified;
+
+	pid_t *pids; /* processes with recorded intervals, sorted (wall filter) */
+	size_t n_pids;
+};
+
+static void log_libbpf(void *arg, int level, const char *msg)
+{
+	struct ebpf *e = arg;
+
+	e->svc->log(e->ctx, level == 1 ? TRACERIG_LOG_WARN : TRACERIG_LOG_DEBUG, "%s", msg);
+}
+
+static int parse_states(const char *list, uint32_t *mask)
+{
+	static const struct {
+		const char *name;
+		uint32_t bits;
+	} names[] = {
+		{ "all", OFFCPU_STATE_ALL },
+		{ "preempted", OFFCPU_STATE_PREEMPTED },
+		{ "running", OFFCPU_STATE_PREEMPTED },
+		{ "interruptible", OFFCPU_STATE_INTERRUPTIBLE },
+		{ "S", OFFCPU_STATE_INTERRUPTIBLE },
+		{ "uninterruptible", OFFCPU_STATE_UNINTERRUPTIBLE },
+		{ "D", OFFCPU_STATE_UNINTERRUPTIBLE },
+		{ "idle", OFFCPU_STATE_IDLE },
+		{ "other", OFFCPU_STATE_OTHER },
+	};
+	const char *p = list;
+
+	*mask = 0;
+	while (p && *p) {
+		size_t len, i;
+
+		while (*p == ' ' || *p == ',')
+			p++;
+		len = strcspn(p, ", ");
+		if (!len)
+			break;
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+			if (strlen(names[i].name) == len && strncmp(p, names[i].name, len) == 0) {
+				*mask |= names[i].bits;
+				break;
+			}
+		}
+		if (i == sizeof(names) / sizeof(names[0]))
+			return -EINVAL;
+		p += len;
+	}
+	return *mask ? 0 : -EINVAL;
+}
+
+/* ---- notification thread: remember processes while they are alive ---- */
+
+static void on_event(void *arg, const struct offcpu_event *ev)
+{
+	struct ebpf *e = arg;
+	int ret;
+
+	e->notified++;
+	e->svc->pid_observe(e->ctx, (pid_t)ev->tgid);
+	/* A process that exits before flush must still resolve: snapshot its
+	 * mappings now (again after an exec replaced them). */
+	ret = e->svc->symbolizer_remember(e->ctx, (pid_t)ev->tgid);
+	if (ret < 0 && ret != -ESRCH && ret != -ENOENT && ret != -ENOSYS)
+		e->svc->log(e->ctx, TRACERIG_LOG_DEBUG, "cannot remember the mappings of %u: %s",
+			    ev->tgid, strerror(-ret));
+}
+
+static void *notify_thread(void *arg)
+{
+	struct ebpf *e = arg;
+	uint64_t c[OFFCPU_CNT__MAX];
+
+	while (!atomic_load(&e->stopping)) {
+		int ret = oc_poll(e->oc, 250, on_event, e);
+
+		if (ret < 0) {
+			e->svc->log(e->ctx, TRACERIG_LOG_WARN, "reading process notifications failed: "
+				    "%s (processes that exit may not resolve)", strerror(-ret));
+			break;
+		}
+		oc_counters(e->oc, c);
+		e->svc->progress_set(e->ctx, "%llu off-CPU intervals",
+				     (unsigned long long)c[OFFCPU_CNT_KEPT]);
+	}
+	return NULL;
+}
+
+/* ---- vtable ---- */
+
+static int ebpf_check(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
+		      char *advice, size_t advice_len)
+{
+	(void)svc;
+	(void)ctx;
+	return oc_check(advice, advice_len);
+}
+
+static int ebpf_init(const struct tracerig_services *svc, struct tracerig_ctx *ctx, void **state)
+{
+	const struct tracerig_targets *t = svc->targets(ctx);
+	struct ebpf *e = calloc(1, sizeof(*e));
+	const char *s;
+	char why[1024];
+	int ret;
+
+	if (!e)
+		return -ENOMEM;
+	e->svc = svc;
+	e->ctx = ctx;
+	atomic_init(&e->stopping, 0);
+
+	s = svc->config_string(ctx, "hook");
+	e->cfg.hook = !s || strcmp(s, "auto") == 0 ? OC_HOOK_AUTO
+		      : strcmp(s, "tp_btf") == 0   ? OC_HOOK_BTF
+						   : OC_HOOK_RAW;
+	s = svc->config_string(ctx, "threads");
+	e->cfg.threads = !s || strcmp(s, "all") == 0 ? OFFCPU_THREADS_ALL
+			 : strcmp(s, "user") == 0    ? OFFCPU_THREADS_USER
+						     : OFFCPU_THREADS_KERNEL;
+	s = svc->config_string(ctx, "states");
+	if (parse_states(s ? s : "all", &e->cfg.state_mask) < 0) {
+		svc->log(ctx, TRACERIG_LOG_ERROR, "states = %s: not a list of thread states (use "
+			 "interruptible, uninterruptible, idle, preempted, other or all)", s);
+		free(e);
+		return -EINVAL;
+	}
+	e->cfg.min_block_ns = (uint64_t)svc->config_int(ctx, "min_block_us") * 1000;
+	e->cfg.max_block_ns = (uint64_t)svc->config_int(ctx, "max_block_us") * 1000;
+	if (e->cfg.max_block_ns && e->cfg.max_block_ns < e->cfg.min_block_ns) {
+		svc->log(ctx, TRACERIG_LOG_ERROR, "max_block_us is below min_block_us: nothing "
+			 "would be recorded");
+		free(e);
+		return -EINVAL;
+	}
+	e->cfg.sample_period_ns = (uint64_t)svc->config_int(ctx, "sample_period_us") * 1000;
+	e->cfg.stack_storage = (uint32_t)svc->config_int(ctx, "stack_storage_size");
+	e->cfg.stack_depth = (uint32_t)svc->config_int(ctx, "stack_depth");
+	e->cfg.agg_entries = (uint32_t)svc->config_int(ctx, "aggregation_size");
+	e->cfg.thread_entries = (uint32_t)svc->config_int(ctx, "max_threads");
+	/* Decided at start, when the launched command exists. */
+	e->cfg.filter_tgids = 0;
+	e->cfg.cgroup = t->cgroup;
+	e->wall = svc->config_bool(ctx, "wall");
+	e->oncpu_frequency = svc->config_is_set(ctx, "oncpu_frequency")
+				     ? svc->config_int(ctx, "oncpu_frequency")
+				     : 0;
+
+	/* Load now, so that a refusal (rights, BTF, verifier) is reported
+	 * before anything starts. */
+	oc_set_log(log_libbpf, e);
+	ret = oc_open(&e->cfg, &e->oc, why, sizeof(why));
+	if (ret < 0) {
+		svc->log(ctx, TRACERIG_LOG_ERROR, "%s", why);
+		oc_set_log(NULL, NULL);
+		free(e);
+		return ret;
+	}
+	svc->log(ctx, TRACERIG_LOG_INFO, "context switches hooked with %s%s", oc_hook_name(e->oc),
+		 e->cfg.sample_period_ns ? ", sampling intervals in proportion to blocked time" : "");
+	*state = e;
+	return 0;
+}
+
+static int ebpf_start(void *state)
+{
+	struct ebpf *e = state;
+	const struct tracerig_targets *t = e->svc->targets(e->ctx);
+	char why[512];
+	int ret;
+
+	/* -p and a launched command select processes; a cgroup alone does not. */
+	e->cfg.filter_tgids = t->n_pids > 0 || t->command_pid > 0;
+	oc_filter_tgids(e->oc, e->cfg.filter_tgids);
+	if (e->cfg.filter_tgids) {
+		for (size_t i = 0; i <= t->n_pids; i++) {
+			pid_t pid = i < t->n_pids ? t->pids[i] : t->command_pid;
+
+			if (pid <= 0)
+				continue;
+			ret = oc_add_tgid(e->oc, (uint32_t)pid);
+			if (ret < 0) {
+				e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot add process %d to the "
+					    "filter: %s", (int)pid, strerror(-ret));
+				return ret;
+			}
+		}
+	}
+	ret = oc_attach(e->oc, why, sizeof(why));
+	if (ret < 0) {
+		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "%s", why);
+		return ret;
+	}
+	ret = pthread_create(&e->thread, NULL, notify_thread, e);
+	if (ret) {
+		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot start the notification thread: %s",
+			    strerror(ret));
+		oc_detach(e->oc);
+		return -ret;
+	}
+	e->thread_started = 1;
+	return 0;
+}
+
+static void join_thread(struct ebpf *e)
+{
+	if (!e->thread_started)
+		return;
+	atomic_store(&e->stopping, 1);
+	pthread_join(e->thread, NULL);
+	e->thread_started = 0;
+}
+
+static int ebpf_stop(void *state)
+{
+	struct ebpf *e = state;
+
+	/* Detached, the maps hold everything recorded; flush reads them. */
+	oc_detach(e->oc);
+	join_thread(e);
+	/* Notifications still queued: remember those processes too. */
+	(void)oc_poll(e->oc, 0, on_event, e);
+	return 0;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int wall_accepts(void *arg, pid_t pid)
+{
+	struct ebpf *e = arg;
+	const struct tracerig_targets *t = e->svc->targets(e->ctx);
+
+	if (t->system_wide && !t->cgroup)
+		return 1;
+	return bsearch(&pid, e->pids, e->n_pids, sizeof(pid_t), cmp_pid) != NULL;
+}
+
+static int write_entry(struct ebpf *e, struct tracerig_archive *ar, const char *name,
+		       const struct fd_set *set)
+{
+	FILE *f;
+	int fd, ret;
+
+	fd = e->svc->archive_create(ar, name);
+	if (fd < 0) {
+		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot create %s: %s", name, strerror(-fd));
+		return fd;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	ret = fd_set_write(set, f);
+	if (fclose(f) != 0 && !ret)
+		ret = -errno;
+	if (ret < 0)
+		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot write %s: %s", name, strerror(-ret));
+	return ret;
+}
+
+/* wall.folded: perf_events' cpu.folded (already staged) plus ours. */
+static int write_wall(struct ebpf *e, struct tracerig_archive *ar, const struct fd_set *off)
+{
+	const char *dir = e->svc->archive_dir(ar);
+	struct fd_set *wall = NULL;
+	char path[4096];
+	long added;
+	FILE *in;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/cpu.folded", dir ? dir : ".");
+	in = fopen(path, "re");
+	if (!in) {
+		e->svc->log(e->ctx, TRACERIG_LOG_DEBUG, "no cpu.folded in the archive (perf_events "
+			    "not run before ebpf): no wall-clock view");
+		return 0;
+	}
+	if (!e->oncpu_frequency) {
+		e->svc->log(e->ctx, TRACERIG_LOG_WARN, "cpu.folded is there but oncpu_frequency is "
+			    "not set: no wall-clock view (set it to perf_events' frequency)");
+		fclose(in);
+		return 0;
+	}
+	wall = fd_set_new();
+	if (!wall) {
+		fclose(in);
+		return -ENOMEM;
+	}
+	added = fd_merge_oncpu(wall, in, (uint64_t)(1000000000LL / e->oncpu_frequency),
+			       wall_accepts, e);
+	fclose(in);
+	if (added < 0) {
+		ret = (int)added;
+		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot read %s: %s", path, strerror(-ret));
+		goto out;
+	}
+	ret = fd_set_add_marked(wall, off, FD_OFFCPU_MARK);
+	if (ret < 0)
+		goto out;
+	ret = write_entry(e, ar, "wall.folded", wall);
+	if (ret < 0)
+		goto out;
+	ret = e->svc->archive_flamegraph(ar, "wall.folded", "wall.svg",
+					 "Wall clock: on-CPU and off-CPU time", "us");
+	if (ret < 0)
+		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot render wall.svg: %s", strerror(-ret));
+	else
+		e->svc->log(e->ctx, TRACERIG_LOG_INFO, "wall.folded: %ld on-CPU stacks at %lld Hz "
+			    "and %zu off-CPU stacks", added, e->oncpu_frequency, fd_set_count(off));
+out:
+	fd_set_free(wall);
+	return ret;
+}
+
+static int ebpf_flush(void *state, struct tracerig_archive *ar)
+{
+	struct ebpf *e = state;
+	uint64_t c[OFFCPU_CNT__MAX], *uips = NULL, *kips = NULL;
+	struct oc_entry *v = NULL;
+	struct fd_set *off = NULL;
+	struct fr_cache *frames = NULL;
+	char *line = NULL;
+	size_t n = 0, depth = oc_stack_depth(e->oc);
+	uint64_t weighted = 0, real = 0;
+	int ret;
+
+	oc_counters(e->oc, c);
+	for (int i = 0; i < OFFCPU_CNT__MAX; i++)
+		e->svc->counter_set(e->ctx, oc_counter_names[i], c[i]);
+	if (e->cfg.sample_period_ns)
+		e->svc->counter_set(e->ctx, "sample_period_us", e->cfg.sample_period_ns / 1000);
+
+	ret = oc_read(e->oc, &v, &n);
+	if (ret < 0) {
+		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot read the aggregated intervals: %s",
+			    strerror(-ret));
+		return ret;
+	}
+	off = fd_set_new();
+	frames = fr_cache_new(e->svc, e->ctx);
+	line = malloc(LINE_MAX_LEN);
+	uips = calloc(depth, sizeof(*uips));
+	kips = calloc(depth, sizeof(*kips));
+	e->pids = calloc(n ? n : 1, sizeof(*e->pids));
+	if (!off || !frames || !line || !uips || !kips || !e->pids) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct oc_entry *en = &v[i];
+		pid_t pid = (pid_t)en->key.tgid;
+		size_t nu = oc_stack(e->oc, en->key.ustack, uips, depth);
+		size_t nk = oc_stack(e->oc, en->key.kstack, kips, depth);
+		int ulost = en->key.ustack < 0 && en->key.ustack != -EFAULT;
+		int klost = en->key.kstack < 0 && en->key.kstack != -EFAULT;
+		char comm[OFFCPU_COMM_LEN + 1];
+
+		memcpy(comm, en->val.comm, OFFCPU_COMM_LEN);
+		comm[OFFCPU_COMM_LEN] = '\0';
+		if (fd_build_line(line, LINE_MAX_LEN, comm, pid, uips, nu, kips, nk, ulost, klost,
+				  fr_name, frames) < 0)
+			continue; /* cannot happen with 2 x 127 frames of 512 bytes */
+		ret = fd_set_add(off, line, en->val.weighted_ns);
+		if (ret < 0)
+			goto out;
+		weighted += en->val.weighted_ns;
+		real += en->val.real_ns;
+		e->pids[e->n_pids++] = pid;
+	}
+	qsort(e->pids, e->n_pids, sizeof(*e->pids), cmp_pid);
+	/* What the folded weights add up to, and what was actually measured:
+	 * equal unless sample_period_us weighted the sampled intervals. */
+	e->svc->counter_set(e->ctx, "blocked_us", weighted / 1000);
+	e->svc->counter_set(e->ctx, "blocked_us_measured", real / 1000);
+
+	ret = write_entry(e, ar, "offcpu.folded", off);
+	if (ret < 0)
+		goto out;
+	ret = e->svc->archive_flamegraph(ar, "offcpu.folded", "offcpu.svg", "Off-CPU time", "us");
+	if (ret < 0) {
+		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot render offcpu.svg: %s", strerror(-ret));
+		goto out;
+	}
+	e->svc->log(e->ctx, TRACERIG_LOG_INFO, "offcpu.folded: %zu stacks, %.3f s off-CPU in %llu "
+		    "of %llu intervals (%llu below min_block_us)", fd_set_count(off), weighted / 1e9,
+		    (unsigned long long)c[OFFCPU_CNT_KEPT], (unsigned long long)c[OFFCPU_CNT_INTERVALS],
+		    (unsigned long long)c[OFFCPU_CNT_SHORT]);
+	if (e->cfg.sample_period_ns)
+		e->svc->log(e->ctx, TRACERIG_LOG_INFO, "sampled: %llu intervals recorded, %llu skipped; "
+			    "weights are blocked time / capture probability (%.3f s as measured, "
+			    "%.3f s estimated total)", (unsigned long long)c[OFFCPU_CNT_KEPT],
+			    (unsigned long long)c[OFFCPU_CNT_SAMPLED_OUT], real / 1e9, weighted / 1e9);
+	if (c[OFFCPU_CNT_KSTACK_DROPPED] || c[OFFCPU_CNT_USTACK_DROPPED])
+		e->svc->log(e->ctx, TRACERIG_LOG_WARN, "%llu kernel and %llu user stacks did not fit "
+			    "the stack map (shown as lost): raise stack_storage_size",
+			    (unsigned long long)c[OFFCPU_CNT_KSTACK_DROPPED],
+			    (unsigned long long)c[OFFCPU_CNT_USTACK_DROPPED]);
+	if (c[OFFCPU_CNT_AGG_FULL] || c[OFFCPU_CNT_THREAD_FULL])
+		e->svc->log(e->ctx, TRACERIG_LOG_WARN, "%llu intervals lost to full maps: raise "
+			    "aggregation_size / max_threads",
+			    (unsigned long long)(c[OFFCPU_CNT_AGG_FULL] + c[OFFCPU_CNT_THREAD_FULL]));
+	if (fr_unresolved(frames))
+		e->svc->log(e->ctx, TRACERIG_LOG_DEBUG, "%llu frame addresses without a symbol",
+			    (unsigned long long)fr_unresolved(frames));
+	if (e->wall)
+		ret = write_wall(e, ar, off);
+out:
+	if (ret == -ENOMEM)
+		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "out of memory writing offcpu.folded");
+	free(kips);
+	free(uips);
+	free(line);
+	fr_cache_free(frames);
+	fd_set_free(off);
+	free(v);
+	return ret;
+}
+
+static void ebpf_fini(void *state)
+{
+	struct ebpf *e = state;
+
+	join_thread(e);
+	oc_close(e->oc);
+	oc_set_log(NULL, NULL);
+	free(e->pids);
+	free(e);
+}
+
+TRACERIG_PLUGIN = {
+	.abi_version = TRACERIG_ABI_VERSION,
+	.name = "ebpf",
+	.version = PACKAGE_VERSION,
+	.kind = TRACERIG_PLUGIN_SOURCE,
+	.description = "off-CPU time (where threads wait) with kernel and user stacks, via eBPF",
+	.package = "tracerig-ebpf",
+	.keys = ebpf_keys,
+	.check = ebpf_check,
+	.init = ebpf_init,
+	.start = ebpf_start,
+	.stop = ebpf_stop,
+	.flush = ebpf_flush,
+	.fini = ebpf_fini,
+};

@@ -1,0 +1,443 @@
+/* The recording session, set up through liblttng-ctl the way `lttng create;
+ * lttng enable-channel; lttng add-context; lttng enable-event; lttng track;
+ * lttng start` would, but with every error checked and reported. */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <lttng/lttng.h>
+
+#include "session.h"
+
+#define LOG(s, lvl, ...) (s)->svc->log((s)->ctx, (lvl), __VA_ARGS__)
+
+/* liblttng-ctl returns negative lttng_error_code values; callers of this
+ * file get a negative errno, the lttng text is logged. */
+static int lt_errno(int code)
+{
+	switch (-code) {
+	case LTTNG_ERR_NO_SESSIOND: return -ENOTCONN;
+	case LTTNG_ERR_NOMEM: return -ENOMEM;
+	case LTTNG_ERR_EPERM: return -EPERM;
+	case LTTNG_ERR_KERN_NA: return -ENOTSUP;
+	default: return -EIO;
+	}
+}
+
+static int kernel_unavailable(int code)
+{
+	switch (-code) {
+	case LTTNG_ERR_KERN_NA:
+	case LTTNG_ERR_KERN_VERSION:
+	case LTTNG_ERR_NO_KERNCONSUMERD:
+	case LTTNG_ERR_KERN_SESS_FAIL:
+	case LTTNG_ERR_KERN_CHAN_FAIL:
+	case LTTNG_ERR_KERN_CONSUMER_FAIL:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static int make_channel(struct lttng_handle *h, struct lttng_domain *dom,
+			const struct lt_channel_config *cc)
+{
+	struct lttng_channel *chan = lttng_channel_create(dom);
+	int ret;
+
+	if (!chan)
+		return -LTTNG_ERR_NOMEM;
+	snprintf(chan->name, sizeof(chan->name), "%s", LT_CHANNEL_NAME);
+	chan->attr.subbuf_size = cc->subbuf_size;
+	chan->attr.num_subbuf = cc->subbuf_count;
+	chan->attr.overwrite = cc->overwrite;
+	chan->attr.switch_timer_interval = cc->switch_timer_us;
+	if (cc->monitor_timer_us)
+		lttng_channel_set_monitor_timer_interval(chan, cc->monitor_timer_us);
+	ret = lttng_enable_channel(h, chan);
+	lttng_channel_destroy(chan);
+	return ret;
+}
+
+static int add_contexts(struct lt_session *s, struct lttng_handle *h,
+			const enum lttng_event_context_type *types, size_t n, const char *domain)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct lttng_event_context c;
+		int ret;
+
+		memset(&c, 0, sizeof(c));
+		c.ctx = types[i];
+		ret = lttng_add_context(h, &c, NULL, LT_CHANNEL_NAME);
+		if (ret < 0) {
+			LOG(s, TRACERIG_LOG_ERROR, "adding context %d to the %s channel failed: %s",
+			    (int)types[i], domain, lttng_strerror(ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static int enable_ust_events(struct lt_session *s, const struct lt_config *cfg)
+{
+	for (size_t i = 0; i < cfg->ust_events->n; i++) {
+		struct lttng_event *ev = lttng_event_create();
+		const char *name = cfg->ust_events->names[i];
+		int ret;
+
+		if (!ev)
+			return -LTTNG_ERR_NOMEM;
+		ev->type = LTTNG_EVENT_TRACEPOINT;
+		snprintf(ev->name, sizeof(ev->name), "%s", name);
+		if (cfg->loglevel >= 0) {
+			ev->loglevel_type = cfg->loglevel_only ? LTTNG_EVENT_LOGLEVEL_SINGLE
+							       : LTTNG_EVENT_LOGLEVEL_RANGE;
+			ev->loglevel = cfg->loglevel;
+		} else {
+			ev->loglevel_type = LTTNG_EVENT_LOGLEVEL_ALL;
+			ev->loglevel = -1;
+		}
+		ret = lttng_enable_event_with_exclusions(s->ust, ev, LT_CHANNEL_NAME,
+							 cfg->filter && *cfg->filter ? cfg->filter : NULL,
+							 0, NULL);
+		lttng_event_destroy(ev);
+		if (ret < 0) {
+			if (-ret == LTTNG_ERR_FILTER_INVAL || -ret == LTTNG_ERR_FILTER_EXIST ||
+			    -ret == LTTNG_ERR_INVALID)
+				LOG(s, TRACERIG_LOG_ERROR, "enabling userspace event '%s'%s%s%s failed: %s "
+				    "(check the filter expression's syntax and the event name)",
+				    name, cfg->filter ? " with filter '" : "",
+				    cfg->filter ? cfg->filter : "", cfg->filter ? "'" : "",
+				    lttng_strerror(ret));
+			else
+				LOG(s, TRACERIG_LOG_ERROR, "enabling userspace event '%s' failed: %s",
+				    name, lttng_strerror(ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static int enable_kernel_events(struct lt_session *s, const struct lt_config *cfg)
+{
+	for (size_t i = 0; i < cfg->kernel_events->n; i++) {
+		struct lttng_event *ev = lttng_event_create();
+		const char *name = cfg->kernel_events->names[i];
+		int ret;
+
+		if (!ev)
+			return -LTTNG_ERR_NOMEM;
+		/* "syscall:NAME" selects system calls, like `lttng enable-event -k --syscall`. */
+		if (strncmp(name, "syscall:", 8) == 0) {
+			ev->type = LTTNG_EVENT_SYSCALL;
+			name += 8;
+		} else {
+			ev->type = LTTNG_EVENT_TRACEPOINT;
+		}
+		snprintf(ev->name, sizeof(ev->name), "%s", name);
+		ev->loglevel = -1;
+		ret = lttng_enable_event_with_exclusions(s->kern, ev, LT_CHANNEL_NAME, NULL, 0, NULL);
+		lttng_event_destroy(ev);
+		if (ret < 0) {
+			LOG(s, TRACERIG_LOG_ERROR, "enabling kernel event '%s' failed: %s",
+			    cfg->kernel_events->names[i], lttng_strerror(ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* Kernel events are optional unless the profile says otherwise: on a
+ * machine without lttng-modules we say so once and go on with userspace. */
+static int setup_kernel(struct lt_session *s, const struct lt_config *cfg)
+{
+	static const enum lttng_event_context_type kctx[] = {
+		LTTNG_EVENT_CONTEXT_PID, LTTNG_EVENT_CONTEXT_TID, LTTNG_EVENT_CONTEXT_PROCNAME,
+	};
+	struct lttng_domain dom;
+	struct lt_channel_config cc = cfg->channel;
+	int ret;
+
+	/* Asking a daemon without lttng-modules for a kernel channel makes it
+	 * hang up mid-command; the loaded module is the reliable sign. */
+	if (!lt_kernel_tracer_loaded()) {
+		LOG(s, cfg->kernel_required ? TRACERIG_LOG_ERROR : TRACERIG_LOG_WARN,
+		    "kernel tracer not available: lttng-modules is not loaded (install "
+		    "lttng-modules-dkms for kernel events)%s",
+		    cfg->kernel_required ? "" : "; continuing with userspace events only");
+		return cfg->kernel_required ? -LTTNG_ERR_KERN_NA : 0;
+	}
+	memset(&dom, 0, sizeof(dom));
+	dom.type = LTTNG_DOMAIN_KERNEL;
+	dom.buf_type = LTTNG_BUFFER_GLOBAL;
+	s->kern = lttng_create_handle(s->name, &dom);
+	if (!s->kern)
+		return -LTTNG_ERR_NOMEM;
+	cc.per_pid = 0;
+	ret = make_channel(s->kern, &dom, &cc);
+	if (ret < 0) {
+		if (kernel_unavailable(ret)) {
+			LOG(s, cfg->kernel_required ? TRACERIG_LOG_ERROR : TRACERIG_LOG_WARN,
+			    "kernel tracer not available: %s (install lttng-modules-dkms for "
+			    "kernel events)%s", lttng_strerror(ret),
+			    cfg->kernel_required ? "" : "; continuing with userspace events only");
+			lttng_destroy_handle(s->kern);
+			s->kern = NULL;
+			return cfg->kernel_required ? ret : 0;
+		}
+		LOG(s, TRACERIG_LOG_ERROR, "creating the kernel channel failed: %s",
+		    lttng_strerror(ret));
+		return ret;
+	}
+	ret = add_contexts(s, s->kern, kctx, sizeof(kctx) / sizeof(kctx[0]), "kernel");
+	if (ret == 0)
+		ret = enable_kernel_events(s, cfg);
+	if (ret == 0)
+		s->kernel = 1;
+	return ret;
+}
+
+int lt_session_create(struct lt_session *s, const struct tracerig_services *svc,
+		      struct tracerig_ctx *ctx, const struct lt_config *cfg)
+{
+	/* What TraceEvent/PerfView need on every userspace event. */
+	static const enum lttng_event_context_type uctx[] = {
+		LTTNG_EVENT_CONTEXT_VPID, LTTNG_EVENT_CONTEXT_VTID, LTTNG_EVENT_CONTEXT_PROCNAME,
+	};
+	struct lttng_session_descriptor *desc;
+	struct lttng_domain dom;
+	struct timespec ts;
+	enum lttng_error_code code;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	s->svc = svc;
+	s->ctx = ctx;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	snprintf(s->name, sizeof(s->name), "tracerig-%ld-%lld", (long)getpid(),
+		 (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+
+	desc = lttng_session_descriptor_local_create(s->name, cfg->output_dir);
+	if (!desc)
+		return -ENOMEM;
+	code = lttng_create_session_ext(desc);
+	lttng_session_descriptor_destroy(desc);
+	if (code != LTTNG_OK) {
+		LOG(s, TRACERIG_LOG_ERROR, "creating session %s in %s failed: %s", s->name,
+		    cfg->output_dir, lttng_strerror(-(int)code));
+		return lt_errno(-(int)code);
+	}
+	s->created = 1;
+
+	memset(&dom, 0, sizeof(dom));
+	dom.type = LTTNG_DOMAIN_UST;
+	dom.buf_type = cfg->channel.per_pid ? LTTNG_BUFFER_PER_PID : LTTNG_BUFFER_PER_UID;
+	s->ust = lttng_create_handle(s->name, &dom);
+	if (!s->ust) {
+		ret = -LTTNG_ERR_NOMEM;
+		goto fail;
+	}
+	ret = make_channel(s->ust, &dom, &cfg->channel);
+	if (ret < 0) {
+		LOG(s, TRACERIG_LOG_ERROR, "creating the userspace channel (%llu x %llu bytes, %s) "
+		    "failed: %s (sub-buffer size and count must be powers of two)",
+		    (unsigned long long)cfg->channel.subbuf_count,
+		    (unsigned long long)cfg->channel.subbuf_size,
+		    cfg->channel.overwrite ? "overwrite" : "discard", lttng_strerror(ret));
+		goto fail;
+	}
+	ret = add_contexts(s, s->ust, uctx, sizeof(uctx) / sizeof(uctx[0]), "userspace");
+	if (ret < 0)
+		goto fail;
+	ret = enable_ust_events(s, cfg);
+	if (ret < 0)
+		goto fail;
+	if (cfg->kernel_events && cfg->kernel_events->n) {
+		ret = setup_kernel(s, cfg);
+		if (ret < 0)
+			goto fail;
+	}
+	return 0;
+
+fail:
+	lt_session_destroy(s);
+	return lt_errno(ret);
+}
+
+int lt_session_track_vpids(struct lt_session *s, const pid_t *vpids, size_t n)
+{
+	enum lttng_process_attr_tracker_handle_status st;
+	enum lttng_error_code code;
+
+	if (!s->vpid_tracker) {
+		code = lttng_session_get_tracker_handle(s->name, LTTNG_DOMAIN_UST,
+							LTTNG_PROCESS_ATTR_VIRTUAL_PROCESS_ID,
+							&s->vpid_tracker);
+		if (code != LTTNG_OK) {
+			LOG(s, TRACERIG_LOG_ERROR, "getting the process tracker failed: %s",
+			    lttng_strerror(-(int)code));
+			return lt_errno(-(int)code);
+		}
+		/* An empty inclusion set first: from here on only the listed
+		 * processes are recorded. */
+		st = lttng_process_attr_tracker_handle_set_tracking_policy(
+			s->vpid_tracker, LTTNG_TRACKING_POLICY_INCLUDE_SET);
+		if (st != LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK) {
+			LOG(s, TRACERIG_LOG_ERROR, "restricting the session to chosen processes "
+			    "failed (tracker status %d)", (int)st);
+			return -EIO;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		st = lttng_process_attr_virtual_process_id_tracker_handle_add_pid(s->vpid_tracker,
+										  vpids[i]);
+		if (st != LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK &&
+		    st != LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_EXISTS) {
+			LOG(s, TRACERIG_LOG_ERROR, "tracking virtual PID %d failed (tracker status %d)",
+			    (int)vpids[i], (int)st);
+			return -EIO;
+		}
+	}
+	return 0;
+}
+
+int lt_session_start(struct lt_session *s)
+{
+	int ret = lttng_start_tracing(s->name);
+
+	if (ret < 0) {
+		LOG(s, TRACERIG_LOG_ERROR, "starting session %s failed: %s", s->name,
+		    lttng_strerror(ret));
+		return lt_errno(ret);
+	}
+	s->started = 1;
+	return 0;
+}
+
+static void read_counters(struct lt_session *s)
+{
+	struct lttng_channel *chans = NULL;
+	int n = lttng_list_channels(s->ust, &chans);
+
+	s->discarded_events = 0;
+	s->lost_packets = 0;
+	if (n < 0) {
+		LOG(s, TRACERIG_LOG_WARN, "cannot read the channel statistics: %s "
+		    "(discarded event counts unknown)", lttng_strerror(n));
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		uint64_t discarded = 0, lost = 0;
+
+		if (lttng_channel_get_discarded_event_count(&chans[i], &discarded) == 0)
+			s->discarded_events += discarded;
+		if (lttng_channel_get_lost_packet_count(&chans[i], &lost) == 0)
+			s->lost_packets += lost;
+	}
+	free(chans);
+}
+
+int lt_session_stop(struct lt_session *s)
+{
+	struct lttng_destruction_handle *dh = NULL;
+	enum lttng_destruction_handle_status st;
+	enum lttng_error_code code, result = LTTNG_OK;
+	int ret = 0;
+
+	if (!s->created)
+		return 0;
+	if (s->started) {
+		/* Waits until the consumer has written every buffer out. */
+		ret = lttng_stop_tracing(s->name);
+		if (ret < 0)
+			LOG(s, TRACERIG_LOG_ERROR, "stopping session %s failed: %s", s->name,
+			    lttng_strerror(ret));
+		s->started = 0;
+	}
+	read_counters(s);
+	code = lttng_destroy_session_ext(s->name, &dh);
+	if (code != LTTNG_OK) {
+		LOG(s, TRACERIG_LOG_ERROR, "destroying session %s failed: %s", s->name,
+		    lttng_strerror(-(int)code));
+		ret = -EIO;
+	} else {
+		/* Destruction closes the trace chunk: only then are the files final. */
+		st = lttng_destruction_handle_wait_for_completion(dh, 60000);
+		if (st != LTTNG_DESTRUCTION_HANDLE_STATUS_COMPLETED ||
+		    lttng_destruction_handle_get_result(dh, &result) !=
+			    LTTNG_DESTRUCTION_HANDLE_STATUS_OK ||
+		    result != LTTNG_OK) {
+			LOG(s, TRACERIG_LOG_ERROR, "session %s did not finish writing its trace: %s",
+			    s->name, st == LTTNG_DESTRUCTION_HANDLE_STATUS_TIMEOUT ? "timed out"
+				     : lttng_strerror(-(int)result));
+			ret = -EIO;
+		}
+		lttng_destruction_handle_destroy(dh);
+	}
+	s->created = 0;
+	lt_session_destroy(s);
+	return ret < 0 ? -EIO : 0;
+}
+
+void lt_session_destroy(struct lt_session *s)
+{
+	if (s->vpid_tracker)
+		lttng_process_attr_tracker_handle_destroy(s->vpid_tracker);
+	s->vpid_tracker = NULL;
+	if (s->ust)
+		lttng_destroy_handle(s->ust);
+	s->ust = NULL;
+	if (s->kern)
+		lttng_destroy_handle(s->kern);
+	s->kern = NULL;
+	if (s->created) {
+		int ret = lttng_destroy_session(s->name);
+
+		if (ret < 0)
+			LOG(s, TRACERIG_LOG_WARN, "destroying session %s failed: %s (remove it "
+			    "with 'lttng destroy %s')", s->name, lttng_strerror(ret), s->name);
+		s->created = 0;
+	}
+}
+
+int lt_kernel_tracer_loaded(void)
+{
+	struct stat st;
+
+	return stat("/sys/module/lttng_tracer", &st) == 0;
+}
+
+void lt_sigpipe_block(struct lt_sigpipe *g)
+{
+	sigset_t pipe_only;
+
+	sigemptyset(&pipe_only);
+	sigaddset(&pipe_only, SIGPIPE);
+	sigpending(&g->pending_before);
+	g->blocked = pthread_sigmask(SIG_BLOCK, &pipe_only, &g->old_mask) == 0;
+}
+
+void lt_sigpipe_restore(struct lt_sigpipe *g)
+{
+	static const struct timespec zero = { 0, 0 };
+	sigset_t pending, pipe_only;
+
+	if (!g->blocked)
+		return;
+	sigemptyset(&pipe_only);
+	sigaddset(&pipe_only, SIGPIPE);
+	/* Swallow the SIGPIPE we caused, not one that was already pending. */
+	if (!sigismember(&g->pending_before, SIGPIPE) && sigpending(&pending) == 0 &&
+	    sigismember(&pending, SIGPIPE))
+		while (sigtimedwait(&pipe_only, NULL, &zero) < 0 && errno == EINTR)
+			;
+	pthread_sigmask(SIG_SETMASK, &g->old_mask, NULL);
+}

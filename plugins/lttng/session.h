@@ -1,0 +1,84 @@
+/* One LTTng recording session: channels, contexts, events, process
+ * tracking, start/stop, statistics.  Everything goes through liblttng-ctl. */
+#ifndef TR_LTTNG_SESSION_H
+#define TR_LTTNG_SESSION_H
+
+#include <stddef.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <tracerig/plugin.h>
+
+#include "presets.h"
+
+struct lt_channel_config {
+	uint64_t subbuf_size;  /* bytes, power of two */
+	uint64_t subbuf_count; /* power of two */
+	int overwrite;         /* 0 = discard new events when full */
+	int per_pid;           /* per-PID instead of per-UID buffers (userspace) */
+	unsigned switch_timer_us;
+	unsigned monitor_timer_us;
+};
+
+struct lt_config {
+	const char *output_dir;          /* absolute; the CTF tree goes here */
+	struct lt_channel_config channel;
+	const struct lttng_event_list *ust_events;
+	const struct lttng_event_list *kernel_events; /* may be empty */
+	const char *filter;              /* userspace filter expression or NULL */
+	int loglevel;                    /* enum lttng_loglevel, -1 = any */
+	int loglevel_only;               /* exactly that level instead of "at least" */
+	int kernel_required;             /* fail instead of continuing without kernel events */
+};
+
+struct lttng_handle;
+struct lttng_process_attr_tracker_handle;
+
+struct lt_session {
+	const struct tracerig_services *svc;
+	struct tracerig_ctx *ctx;
+	char name[64];
+	int created, started;
+	int kernel;                       /* kernel channel set up */
+	struct lttng_handle *ust, *kern;
+	struct lttng_process_attr_tracker_handle *vpid_tracker;
+	uint64_t discarded_events, lost_packets;
+};
+
+/* TraceEvent (PerfView) reads only stream files named channel*_CPU next
+ * to a metadata file: the channel name must start with "channel". */
+#define LT_CHANNEL_NAME "channel0"
+
+/* Creates the session, its channels, contexts and event rules.  Nothing is
+ * recorded until lt_session_start(). */
+int lt_session_create(struct lt_session *s, const struct tracerig_services *svc,
+		      struct tracerig_ctx *ctx, const struct lt_config *cfg);
+/* Restricts userspace tracing to these virtual PIDs (as the processes see
+ * their own PID).  Call before start; may be called again to add more. */
+int lt_session_track_vpids(struct lt_session *s, const pid_t *vpids, size_t n);
+int lt_session_start(struct lt_session *s);
+/* Stops recording, waits until every buffer is on disk, reads the
+ * discarded/lost counters and destroys the session, leaving a complete
+ * CTF trace in the output directory. */
+int lt_session_stop(struct lt_session *s);
+/* Destroys whatever lt_session_create/start left (error paths, fini). */
+void lt_session_destroy(struct lt_session *s);
+
+/* liblttng-ctl writes to the daemon's socket without MSG_NOSIGNAL: when the
+ * daemon hangs up (it does after refusing some kernel commands) the write
+ * raises SIGPIPE, which would kill tracerig.  Every entry point blocks it
+ * for the calling thread and swallows the one it caused. */
+struct lt_sigpipe {
+	sigset_t old_mask, pending_before;
+	int blocked;
+};
+void lt_sigpipe_block(struct lt_sigpipe *g);
+void lt_sigpipe_restore(struct lt_sigpipe *g);
+
+/* Whether lttng-modules is loaded (the session daemon loads it at start
+ * when it is installed). */
+int lt_kernel_tracer_loaded(void);
+
+
+#endif

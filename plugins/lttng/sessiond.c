@@ -1,0 +1,230 @@
+/* The session daemon: everything else in this plugin talks to it through
+ * liblttng-ctl.  Starting the daemon binary is the one thing the library
+ * cannot do for us. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <lttng/lttng.h>
+
+#include "sessiond.h"
+
+extern char **environ;
+
+int sessiond_alive(void)
+{
+	return lttng_session_daemon_alive() == 1;
+}
+
+const char *sessiond_rundir(char *buf, size_t len)
+{
+	const char *home;
+
+	/* lttng-tools: root's daemon lives in /var/run/lttng, a user's in
+	 * $LTTNG_HOME/.lttng (LTTNG_HOME defaulting to HOME). */
+	if (geteuid() == 0) {
+		snprintf(buf, len, "/var/run/lttng");
+		return buf;
+	}
+	home = getenv("LTTNG_HOME");
+	if (!home || !*home)
+		home = getenv("HOME");
+	snprintf(buf, len, "%s/.lttng", home && *home ? home : "/tmp");
+	return buf;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static pid_t read_pidfile(void)
+{
+	char dir[4096], path[4200], buf[32];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/lttng-sessiond.pid", sessiond_rundir(dir, sizeof(dir)));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -ENOENT;
+	buf[n] = '\0';
+	return (pid_t)strtol(buf, NULL, 10);
+}
+
+static int run_daemonize(const char *binary, int kernel, char *err, size_t err_len)
+{
+	char *argv[] = { (char *)binary, "--daemonize", kernel ? NULL : "--no-kernel", NULL };
+	posix_spawnattr_t attr;
+	sigset_t none, deflt;
+	pid_t child;
+	int ret, status;
+
+	/* The core blocks SIGINT/SIGTERM/SIGCHLD for its signalfd; a daemon
+	 * inheriting that mask could never be stopped with SIGTERM. */
+	sigemptyset(&none);
+	sigemptyset(&deflt);
+	sigaddset(&deflt, SIGINT);
+	sigaddset(&deflt, SIGTERM);
+	sigaddset(&deflt, SIGCHLD);
+	sigaddset(&deflt, SIGPIPE);
+	ret = posix_spawnattr_init(&attr);
+	if (ret) {
+		snprintf(err, err_len, "posix_spawnattr_init: %s", strerror(ret));
+		return -ret;
+	}
+	ret = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	if (!ret)
+		ret = posix_spawnattr_setsigmask(&attr, &none);
+	if (!ret)
+		ret = posix_spawnattr_setsigdefault(&attr, &deflt);
+	if (!ret)
+		ret = posix_spawnp(&child, binary, NULL, &attr, argv, environ);
+	posix_spawnattr_destroy(&attr);
+	if (ret) {
+		snprintf(err, err_len, "cannot run %s: %s (install lttng-tools, or set "
+			 "sessiond_path)", binary, strerror(ret));
+		return -ret;
+	}
+	/* With --daemonize the first process exits once the daemon accepts
+	 * commands. */
+	while (waitpid(child, &status, 0) < 0) {
+		if (errno != EINTR) {
+			ret = -errno;
+			snprintf(err, err_len, "waiting for %s: %s", binary, strerror(errno));
+			return ret;
+		}
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		snprintf(err, err_len, "%s --daemonize failed (%s %d)", binary,
+			 WIFEXITED(status) ? "exit status" : "signal",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+		return -EIO;
+	}
+	return 0;
+}
+
+int sessiond_ensure(struct sessiond *d, const char *binary, int autostart, int kernel,
+		    char *err, size_t err_len)
+{
+	char dir[4096];
+	pid_t pid = -ENOENT;
+	int ret;
+
+	d->started = 0;
+	d->pid = 0;
+	d->pidfd = -1;
+	if (sessiond_alive())
+		return 0;
+	if (!autostart) {
+		snprintf(err, err_len, "no LTTng session daemon is running (start one with "
+			 "'lttng-sessiond --daemonize', or set start_sessiond = yes)");
+		return -ENOENT;
+	}
+	ret = run_daemonize(binary, kernel, err, err_len);
+	if (ret < 0) {
+		/* Another tracer may have started one meanwhile: use it. */
+		if (sessiond_alive())
+			return 0;
+		return ret;
+	}
+	/* The pid file is written before the daemon reports ready; give a
+	 * slow machine a moment anyway. */
+	for (int i = 0; i < 50; i++) {
+		pid = read_pidfile();
+		if (pid > 0 && sessiond_alive())
+			break;
+		sleep_ms(20);
+	}
+	if (pid <= 0 || !sessiond_alive()) {
+		snprintf(err, err_len, "%s --daemonize returned but no daemon answers on %s "
+			 "(see 'lttng-sessiond -vvv' for why)", binary,
+			 sessiond_rundir(dir, sizeof(dir)));
+		return -EIO;
+	}
+	d->started = 1;
+	d->pid = pid;
+	/* A pidfd names this process and no later one that reuses its PID. */
+	d->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	return 0;
+}
+
+int sessiond_other_sessions(void)
+{
+	struct lttng_session *sessions = NULL;
+	int n = lttng_list_sessions(&sessions);
+
+	free(sessions);
+	return n > 0 ? n : 0;
+}
+
+void sessiond_forget(struct sessiond *d)
+{
+	if (d->pidfd >= 0)
+		close(d->pidfd);
+	d->pidfd = -1;
+	d->started = 0;
+}
+
+static int wait_exit(struct sessiond *d, int timeout_ms)
+{
+	if (d->pidfd >= 0) {
+		struct pollfd p = { .fd = d->pidfd, .events = POLLIN };
+		int ret;
+
+		do
+			ret = poll(&p, 1, timeout_ms);
+		while (ret < 0 && errno == EINTR);
+		return ret > 0 ? 0 : -ETIMEDOUT;
+	}
+	/* No pidfd (old kernel): the daemon is gone once it stops answering. */
+	for (int waited = 0; waited < timeout_ms; waited += 20) {
+		if (kill(d->pid, 0) < 0 || !sessiond_alive())
+			return 0;
+		sleep_ms(20);
+	}
+	return -ETIMEDOUT;
+}
+
+static int send_signal(struct sessiond *d, int sig)
+{
+	if (d->pidfd >= 0)
+		return syscall(SYS_pidfd_send_signal, d->pidfd, sig, NULL, 0) < 0 ? -errno : 0;
+	return kill(d->pid, sig) < 0 ? -errno : 0;
+}
+
+int sessiond_stop(struct sessiond *d, int timeout_ms)
+{
+	int ret = 0;
+
+	if (!d->started)
+		return 0;
+	if (send_signal(d, SIGTERM) == 0 && wait_exit(d, timeout_ms) < 0) {
+		ret = -ETIMEDOUT;
+		if (send_signal(d, SIGKILL) == 0)
+			wait_exit(d, 1000);
+	}
+	if (d->pidfd >= 0)
+		close(d->pidfd);
+	d->pidfd = -1;
+	d->started = 0;
+	return ret;
+}

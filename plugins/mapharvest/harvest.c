@@ -1,0 +1,544 @@
+/* Per-process harvesting.
+ *
+ * A file, once found, stays open: polling then costs an fstat and a copy of
+ * what was appended, and when the process exits — its /proc entry, its /tmp
+ * and perhaps its whole container gone — the open fd still reads the file to
+ * its end.  That is how a short-lived process keeps its map.  Beyond
+ * max_held open files, sources are reopened by path on each pass instead. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "copy.h"
+#include "harvest.h"
+#include "jitdump.h"
+#include "safeopen.h"
+
+#define MAX_BACKOFF 16 /* ticks between looks at a process without files */
+
+struct mh_file {
+	int src, dst, dir;     /* held source, staged copy, O_PATH of its directory */
+	dev_t dev;
+	ino_t ino;
+	uint64_t copied;
+	size_t dir_index;      /* which of rt.dirs it was found in */
+	unsigned found : 1, refused : 1, failed : 1;
+	uint32_t refused_dirs; /* dirs whose refusal was logged already */
+};
+
+struct mh_proc {
+	pid_t pid, nspid;
+	int gone, have_info, kthread;
+	unsigned next_tick, backoff;
+	struct mh_runtime rt;
+	struct mh_file files[MH_N_KINDS];
+};
+
+/* The names runtimes use; PerfView and perf look for the same ones. */
+static const char *const kind_prefix[MH_N_KINDS] = {
+	[MH_PERF_MAP] = "perf-",
+	[MH_PERFINFO] = "perfinfo-",
+	[MH_JITDUMP] = "jit-",
+};
+static const char *const kind_suffix[MH_N_KINDS] = {
+	[MH_PERF_MAP] = ".map",
+	[MH_PERFINFO] = ".map",
+	[MH_JITDUMP] = ".dump",
+};
+
+void mh_entry_name(enum mh_kind kind, pid_t pid, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%d%s", kind_prefix[kind], (int)pid, kind_suffix[kind]);
+}
+
+static void update_counters(struct mh_harvester *h)
+{
+	h->svc->counter_set(h->ctx, "files", h->n_files);
+	h->svc->counter_set(h->ctx, "refused", h->n_refused);
+	h->svc->counter_set(h->ctx, "bytes", h->bytes);
+	h->svc->progress_set(h->ctx, "%llu maps", (unsigned long long)h->n_files);
+}
+
+int mh_harvester_init(struct mh_harvester *h, const struct tracerig_services *svc,
+		      struct tracerig_ctx *ctx, const char *staging, uint64_t max_size,
+		      int cleanup)
+{
+	struct rlimit rl;
+
+	memset(h, 0, sizeof(*h));
+	h->svc = svc;
+	h->ctx = ctx;
+	h->staging = staging;
+	h->max_size = max_size;
+	h->cleanup = cleanup;
+	h->self = getpid();
+	h->stagefd = open(staging, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (h->stagefd < 0)
+		return -errno;
+	/* Open files are what keeps exited processes' maps: allow many. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	/* Three fds per file (source, copy, directory), room left for others. */
+	h->max_held = rl.rlim_cur > 1024 ? (rl.rlim_cur - 512) / 3 : 128;
+	if (h->max_held > 100000)
+		h->max_held = 100000;
+	return 0;
+}
+
+/* ---- the pid -> record index ---- */
+
+static size_t slot_of(pid_t pid, size_t mask)
+{
+	return ((size_t)pid * 2654435761u) & mask;
+}
+
+static struct mh_proc *find_proc(struct mh_harvester *h, pid_t pid)
+{
+	if (!h->n_index)
+		return NULL;
+	for (size_t s = slot_of(pid, h->n_index - 1); h->index[s]; s = (s + 1) & (h->n_index - 1))
+		if (h->procs[h->index[s] - 1]->pid == pid)
+			return h->procs[h->index[s] - 1];
+	return NULL;
+}
+
+static int reindex(struct mh_harvester *h, size_t n_index)
+{
+	uint32_t *index = calloc(n_index, sizeof(*index));
+
+	if (!index)
+		return -ENOMEM;
+	for (size_t i = 0; i < h->n_procs; i++) {
+		size_t s = slot_of(h->procs[i]->pid, n_index - 1);
+
+		while (index[s])
+			s = (s + 1) & (n_index - 1);
+		index[s] = (uint32_t)(i + 1);
+	}
+	free(h->index);
+	h->index = index;
+	h->n_index = n_index;
+	return 0;
+}
+
+static struct mh_proc *add_proc(struct mh_harvester *h, pid_t pid)
+{
+	struct mh_proc *p, **grown;
+
+	if (h->n_procs == h->cap_procs) {
+		size_t cap = h->cap_procs ? h->cap_procs * 2 : 64;
+
+		grown = realloc(h->procs, cap * sizeof(*grown));
+		if (!grown)
+			return NULL;
+		h->procs = grown;
+		h->cap_procs = cap;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	p->backoff = 1;
+	for (int k = 0; k < MH_N_KINDS; k++)
+		p->files[k].src = p->files[k].dst = p->files[k].dir = -1;
+	h->procs[h->n_procs++] = p;
+	if ((h->n_procs + 1) * 2 > h->n_index &&
+	    reindex(h, h->n_index ? h->n_index * 2 : 256) < 0) {
+		h->n_procs--;
+		free(p);
+		return NULL;
+	}
+	if (h->n_index && h->index) {
+		size_t s = slot_of(pid, h->n_index - 1);
+
+		while (h->index[s] && h->procs[h->index[s] - 1] != p)
+			s = (s + 1) & (h->n_index - 1);
+		h->index[s] = (uint32_t)h->n_procs;
+	}
+	return p;
+}
+
+/* ---- one file ---- */
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+static void release_source(struct mh_harvester *h, struct mh_file *f)
+{
+	if (f->src >= 0) {
+		close_fd(&f->src);
+		h->held--;
+	}
+}
+
+/* Drops a staged copy that must not go into the archive. */
+static void refuse_file(struct mh_harvester *h, struct mh_proc *p, enum mh_kind kind,
+			const char *why)
+{
+	struct mh_file *f = &p->files[kind];
+	char name[64];
+
+	mh_entry_name(kind, p->nspid, name, sizeof(name));
+	h->svc->log(h->ctx, TRACERIG_LOG_WARN, "pid %d: refused %s/%s: %s", (int)p->pid,
+		    p->rt.dirs[f->dir_index], name, why);
+	release_source(h, f);
+	close_fd(&f->dst);
+	close_fd(&f->dir);
+	mh_entry_name(kind, p->pid, name, sizeof(name));
+	unlinkat(h->stagefd, name, 0);
+	h->bytes -= f->copied;
+	if (f->found)
+		h->n_files--;
+	f->copied = 0;
+	f->found = 0;
+	f->refused = 1;
+	h->n_refused++;
+	update_counters(h);
+}
+
+/* Copies what was appended; restarts when the file was truncated. */
+static void copy_file(struct mh_harvester *h, struct mh_proc *p, enum mh_kind kind)
+{
+	struct mh_file *f = &p->files[kind];
+	struct stat st;
+	int64_t n;
+	char why[160];
+
+	if (f->src < 0 || f->dst < 0 || f->failed)
+		return;
+	if (fstat(f->src, &st) < 0)
+		return;
+	if ((uint64_t)st.st_size < f->copied) {
+		/* Rewritten from the start (a restarted runtime): start over. */
+		if (ftruncate(f->dst, 0) < 0)
+			return;
+		h->bytes -= f->copied;
+		f->copied = 0;
+	}
+	if ((uint64_t)st.st_size > h->max_size) {
+		snprintf(why, sizeof(why), "grew to %llu bytes, more than max_size = %llu (raise "
+			 "[mapharvest] max_size to keep it)", (unsigned long long)st.st_size,
+			 (unsigned long long)h->max_size);
+		refuse_file(h, p, kind, why);
+		return;
+	}
+	n = mh_copy_tail(f->src, f->dst, &f->copied, h->max_size);
+	if (n == -EFBIG) {
+		snprintf(why, sizeof(why), "grew beyond max_size = %llu bytes while being copied",
+			 (unsigned long long)h->max_size);
+		refuse_file(h, p, kind, why);
+		return;
+	}
+	if (n < 0) {
+		char name[64];
+
+		mh_entry_name(kind, p->pid, name, sizeof(name));
+		h->svc->log(h->ctx, TRACERIG_LOG_ERROR, "cannot copy %s into the staging "
+			    "directory: %s (the archive keeps the first %llu bytes)", name,
+			    strerror((int)-n), (unsigned long long)f->copied);
+		f->failed = 1;
+		return;
+	}
+	if (n > 0) {
+		h->bytes += (uint64_t)n;
+		update_counters(h);
+	}
+}
+
+/* Tries each directory for `kind`; on success the file is open in f->src. */
+static void find_file(struct mh_harvester *h, struct mh_proc *p, int rootfd, enum mh_kind kind)
+{
+	struct mh_file *f = &p->files[kind];
+	char name[64], path[PATH_MAX], why[256];
+	struct stat st;
+
+	mh_entry_name(kind, p->nspid, name, sizeof(name));
+	for (size_t d = 0; d < p->rt.n_dirs; d++) {
+		int fd;
+
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", p->rt.dirs[d], name) >= sizeof(path))
+			continue;
+		fd = mh_open_regular(rootfd, path, MH_IN_ROOT, h->max_size, &st, why, sizeof(why));
+		if (fd == -ENOENT)
+			continue;
+		if (fd < 0) {
+			/* One line per refused path, however often we look. */
+			if (!(f->refused_dirs & (1u << d))) {
+				f->refused_dirs |= 1u << d;
+				h->svc->log(h->ctx, TRACERIG_LOG_WARN, "pid %d: refused %s: %s",
+					    (int)p->pid, path, why);
+				h->n_refused++;
+				update_counters(h);
+			}
+			continue;
+		}
+		if (f->found) {
+			/* Reopened by path (no fd held): is it still the same file? */
+			if (st.st_dev != f->dev || st.st_ino != f->ino) {
+				if (ftruncate(f->dst, 0) == 0) {
+					h->bytes -= f->copied;
+					f->copied = 0;
+				}
+			}
+		} else {
+			char entry[64];
+			int dst;
+
+			mh_entry_name(kind, p->pid, entry, sizeof(entry));
+			dst = openat(h->stagefd, entry,
+				     O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+			if (dst < 0) {
+				h->svc->log(h->ctx, TRACERIG_LOG_ERROR, "cannot create %s/%s: %s "
+					    "(is the staging directory's disk full?)", h->staging,
+					    entry, strerror(errno));
+				close(fd);
+				return;
+			}
+			f->dst = dst;
+			f->found = 1;
+			f->dir_index = d;
+			h->n_files++;
+			if (h->cleanup) {
+				int dir = mh_open_dir(rootfd, p->rt.dirs[d], MH_IN_ROOT);
+
+				f->dir = dir >= 0 ? dir : -1;
+			}
+			h->svc->log(h->ctx, TRACERIG_LOG_INFO, "pid %d: harvesting %s (stored as %s)",
+				    (int)p->pid, path, entry);
+		}
+		f->dev = st.st_dev;
+		f->ino = st.st_ino;
+		f->src = fd;
+		h->held++;
+		return;
+	}
+}
+
+/* ---- one process ---- */
+
+static void copy_all(struct mh_harvester *h, struct mh_proc *p)
+{
+	for (int k = 0; k < MH_N_KINDS; k++) {
+		copy_file(h, p, k);
+		/* Over the budget of open files: reopen by path next time. */
+		if (h->held > h->max_held && !p->gone)
+			release_source(h, &p->files[k]);
+	}
+}
+
+static int has_files(const struct mh_proc *p)
+{
+	for (int k = 0; k < MH_N_KINDS; k++)
+		if (p->files[k].found)
+			return 1;
+	return 0;
+}
+
+void mh_harvest(struct mh_harvester *h, pid_t pid)
+{
+	struct mh_procinfo pi;
+	struct mh_proc *p;
+	char path[64];
+	int procfd, rootfd, ret;
+
+	if (pid <= 0 || pid == h->self)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	procfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ret = procfd < 0 ? -errno : mh_procinfo_read(procfd, &pi, 0);
+	if (ret < 0) {
+		/* Gone: what its held files hold is all there is. */
+		p = find_proc(h, pid);
+		if (p && !p->gone) {
+			p->gone = 1;
+			copy_all(h, p);
+		}
+		goto close_proc;
+	}
+	if (pi.tgid == h->self)
+		goto close_proc;
+	p = find_proc(h, pi.tgid);
+	if (!p && !(p = add_proc(h, pi.tgid)))
+		goto close_proc;
+	if (p->gone || p->kthread)
+		goto close_proc;
+	if (!p->have_info) {
+		mh_procinfo_free(&pi);
+		if (mh_procinfo_read(procfd, &pi, 1) < 0)
+			goto close_proc;
+		p->nspid = pi.nspid;
+		p->kthread = pi.kthread;
+		p->rt = pi.rt; /* moved: freed with the record */
+		p->have_info = 1;
+		if (p->kthread)
+			goto close_proc;
+	}
+	rootfd = openat(procfd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		goto close_proc; /* exiting: its fs is already released */
+	for (int k = 0; k < MH_N_KINDS; k++) {
+		struct mh_file *f = &p->files[k];
+
+		if (f->refused || f->failed || f->src >= 0)
+			continue;
+		find_file(h, p, rootfd, k);
+	}
+	close(rootfd);
+	copy_all(h, p);
+	if (!has_files(p)) {
+		p->next_tick = h->tick + p->backoff;
+		if (p->backoff < MAX_BACKOFF)
+			p->backoff *= 2;
+	}
+close_proc:
+	if (procfd >= 0)
+		close(procfd);
+}
+
+void mh_harvest_tick(struct mh_harvester *h)
+{
+	size_t n = h->n_procs;
+
+	h->tick++;
+	for (size_t i = 0; i < n; i++) {
+		struct mh_proc *p = h->procs[i];
+
+		if (p->gone || p->kthread)
+			continue;
+		if (has_files(p) || h->tick >= p->next_tick)
+			mh_harvest(h, p->pid);
+	}
+}
+
+/* Removes a left-behind file, if it is still the one we copied. */
+static void cleanup_file(struct mh_harvester *h, struct mh_proc *p, enum mh_kind kind)
+{
+	struct mh_file *f = &p->files[kind];
+	char name[64];
+	struct stat st;
+
+	if (f->dir < 0)
+		return;
+	mh_entry_name(kind, p->nspid, name, sizeof(name));
+	if (fstatat(f->dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || st.st_dev != f->dev ||
+	    st.st_ino != f->ino)
+		return;
+	if (unlinkat(f->dir, name, 0) < 0)
+		h->svc->log(h->ctx, TRACERIG_LOG_WARN, "pid %d: cleanup of %s/%s failed: %s",
+			    (int)p->pid, p->rt.dirs[f->dir_index], name, strerror(errno));
+	else
+		h->svc->log(h->ctx, TRACERIG_LOG_INFO, "pid %d: removed the left-behind %s/%s",
+			    (int)p->pid, p->rt.dirs[f->dir_index], name);
+}
+
+/* Child processes inherit DOTNET_PerfMapEnabled whatever they run: only a
+ * process that runs the .NET runtime was meant to write a map. */
+static int runtime_runs(const struct mh_proc *p)
+{
+	if (p->rt.why[0] == '-')
+		return 1; /* a Node.js flag on its own command line */
+	if (p->gone)
+		return 0; /* cannot tell any more: say nothing */
+	if (strncmp(p->rt.why, "NODE_OPTIONS", 12) == 0)
+		return mh_maps_contain(p->pid, "/node");
+	return mh_maps_contain(p->pid, "libcoreclr.so");
+}
+
+static const char *const kind_label[MH_N_KINDS] = { "perf map", "perfinfo map", "jitdump" };
+
+void mh_harvester_finish(struct mh_harvester *h)
+{
+	for (size_t i = 0; i < h->n_procs; i++) {
+		struct mh_proc *p = h->procs[i];
+
+		/* Processes still alive with files get a last look (last lines);
+		 * the caller has just looked at the targets for new files. */
+		if (!p->gone && !p->kthread && has_files(p))
+			mh_harvest(h, p->pid);
+		if (!p->gone) {
+			char path[64];
+
+			snprintf(path, sizeof(path), "/proc/%d", (int)p->pid);
+			p->gone = access(path, F_OK) != 0;
+		}
+		for (int k = 0; k < MH_N_KINDS; k++) {
+			struct mh_file *f = &p->files[k];
+			char entry[64], full[PATH_MAX];
+			int ret;
+
+			copy_file(h, p, k);
+			if (!f->found && !f->refused && (p->rt.expect & MH_EXPECT(k)) && runtime_runs(p))
+				h->svc->log(h->ctx, TRACERIG_LOG_WARN, "pid %d: %s is set but no %s "
+					    "was found (looked in %s%s): its JIT frames stay "
+					    "unresolved", (int)p->pid, p->rt.why, kind_label[k],
+					    p->rt.n_dirs ? p->rt.dirs[0] : "/tmp",
+					    p->rt.n_dirs > 1 ? " and the usual places" : "");
+			if (!f->found)
+				continue;
+			mh_entry_name(k, p->pid, entry, sizeof(entry));
+			if (k == MH_JITDUMP && p->nspid != p->pid && f->dst >= 0) {
+				int64_t n = mh_jitdump_set_pid(f->dst, f->copied, p->nspid, p->pid);
+
+				if (n < 0)
+					h->svc->log(h->ctx, TRACERIG_LOG_WARN, "pid %d: %s: %s (stored as "
+						    "found; perf inject --jit will not use it)", (int)p->pid,
+						    entry, n == -EINVAL ? "not a jitdump in this host's "
+						    "byte order" : strerror((int)-n));
+				else
+					h->svc->log(h->ctx, TRACERIG_LOG_DEBUG, "pid %d: %s: %lld code "
+						    "records now say PID %d instead of %d", (int)p->pid,
+						    entry, (long long)n, (int)p->pid, (int)p->nspid);
+			}
+			if (k != MH_PERFINFO) {
+				snprintf(full, sizeof(full), "%s/%s", h->staging, entry);
+				ret = h->svc->symbolizer_add_jit_file(h->ctx, p->pid, full);
+				h->svc->log(h->ctx, ret < 0 ? TRACERIG_LOG_WARN : TRACERIG_LOG_DEBUG,
+					    "pid %d: %s handed to the symbolizer%s%s", (int)p->pid,
+					    entry, ret < 0 ? ": " : "", ret < 0 ? strerror(-ret) : "");
+			}
+			/* A runtime still running keeps writing its file: only
+			 * exited processes' files are left behind. */
+			if (h->cleanup && p->gone)
+				cleanup_file(h, p, k);
+			release_source(h, f);
+			close_fd(&f->dst);
+			close_fd(&f->dir);
+		}
+	}
+	update_counters(h);
+}
+
+void mh_harvester_free(struct mh_harvester *h)
+{
+	for (size_t i = 0; i < h->n_procs; i++) {
+		struct mh_proc *p = h->procs[i];
+
+		for (int k = 0; k < MH_N_KINDS; k++) {
+			release_source(h, &p->files[k]);
+			close_fd(&p->files[k].dst);
+			close_fd(&p->files[k].dir);
+		}
+		mh_runtime_free(&p->rt);
+		free(p);
+	}
+	free(h->procs);
+	free(h->index);
+	close_fd(&h->stagefd);
+	memset(h, 0, sizeof(*h));
+	h->stagefd = -1;
+}

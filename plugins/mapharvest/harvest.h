@@ -1,0 +1,52 @@
+/* The harvester: per-process records of JIT map files found, held open and
+ * copied incrementally into the staging directory under host-PID names. */
+#ifndef MH_HARVEST_H
+#define MH_HARVEST_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <tracerig/plugin.h>
+
+#include "procinfo.h"
+
+struct mh_proc;
+
+struct mh_harvester {
+	const struct tracerig_services *svc;
+	struct tracerig_ctx *ctx;
+	const char *staging;
+	int stagefd;
+	uint64_t max_size;
+	int cleanup;
+	pid_t self;
+
+	struct mh_proc **procs; /* in discovery order; never moves a record */
+	size_t n_procs, cap_procs;
+	uint32_t *index; /* open addressing, pid -> position + 1 */
+	size_t n_index;
+
+	unsigned tick;
+	size_t held, max_held; /* source fds kept open across passes */
+	uint64_t n_files, n_refused, bytes;
+};
+
+/* `staging` must outlive the harvester.  Returns 0 or a negative errno. */
+int mh_harvester_init(struct mh_harvester *h, const struct tracerig_services *svc,
+		      struct tracerig_ctx *ctx, const char *staging, uint64_t max_size,
+		      int cleanup);
+/* Looks at process (or thread) `pid` now: finds its map files, copies what
+ * was appended since the last look.  Cheap when nothing changed. */
+void mh_harvest(struct mh_harvester *h, pid_t pid);
+/* One polling round over the processes seen so far: those with files are
+ * looked at every round, those without less and less often. */
+void mh_harvest_tick(struct mh_harvester *h);
+/* The final pass: copies every file to its end (the held fds still read the
+ * files of processes that have exited), hands perf maps and jitdumps to the
+ * symbolizer, removes left-behind files when cleanup is on, closes all. */
+void mh_harvester_finish(struct mh_harvester *h);
+void mh_harvester_free(struct mh_harvester *h);
+
+/* The entry name a kind is stored under ("perf-1234.map"). */
+void mh_entry_name(enum mh_kind kind, pid_t pid, char *buf, size_t len);
+
+#endif

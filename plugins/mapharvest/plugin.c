@@ -1,0 +1,399 @@
+/* mapharvest: JIT symbol maps (perf-PID.map, perfinfo-PID.map, jit-PID.dump)
+ * from the traced processes, on the host or in containers, stored at the
+ * archive root under their host PIDs and handed to the symbolizer.
+ *
+ * Which processes: -p PIDs, the launched command, their descendants, and
+ * every process another backend observed (the core's PID registry).  A
+ * harvester thread looks at new PIDs as soon as they are observed and polls
+ * every poll_interval while the session runs, so that a process exiting
+ * mid-session has had its files found and opened before it goes; stop takes
+ * a last look and copies every file to its end.  This file is the glue:
+ * keys, thread, vtable.  Finding and copying files is harvest.c, reading
+ * /proc procinfo.c, opening container files safeopen.c. */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tracerig/plugin.h>
+
+#include "harvest.h"
+#include "safeopen.h"
+
+#define MAX_DESCENDANTS 4096
+
+static const struct tracerig_key mapharvest_keys[] = {
+	{ "max_size", TRACERIG_KEY_SIZE, "256M", NULL, 1, 1LL << 40,
+	  "Largest map or jitdump file taken from a process; a larger one is refused "
+	  "(logged) rather than truncated." },
+	{ "cleanup", TRACERIG_KEY_BOOL, "no", NULL, 0, 0,
+	  "Delete the harvested files of processes that exited during the session from "
+	  "their /tmp (runtimes leave them behind).  Files of running processes are kept." },
+	{ "poll_interval", TRACERIG_KEY_DURATION, "500ms", NULL, 0, 60000,
+	  "How often the target processes are looked at during the session (files found, "
+	  "appended lines copied); 0 = only when a process is first observed and at stop." },
+	{ "observed", TRACERIG_KEY_BOOL, "yes", NULL, 0, 0,
+	  "Also harvest every process the other backends observed (all sampled processes "
+	  "in a system-wide run)." },
+	{ "dotnet_env", TRACERIG_KEY_BOOL, "yes", NULL, 0, 0,
+	  "Give a launched command DOTNET_PerfMapEnabled=1 unless its environment already "
+	  "sets DOTNET_ or COMPlus_PerfMapEnabled." },
+	{ NULL, 0, NULL, NULL, 0, 0, NULL },
+};
+
+struct mapharvest {
+	const struct tracerig_services *svc;
+	struct tracerig_ctx *ctx;
+	struct mh_harvester h;
+	long long poll_ms;
+	int observed;
+
+	pthread_t thread;
+	int thread_started;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int stopping;
+	pid_t *queue; /* observed PIDs waiting for their first look */
+	size_t n_queue, cap_queue;
+};
+
+/* The registry has no unsubscribe: its callback reaches the state through
+ * this shim, which fini clears. */
+static struct {
+	pthread_mutex_t lock;
+	struct mapharvest *live;
+} shim = { PTHREAD_MUTEX_INITIALIZER, NULL };
+
+static void on_observed(void *arg, pid_t pid)
+{
+	struct mapharvest *m;
+
+	(void)arg;
+	pthread_mutex_lock(&shim.lock);
+	m = shim.live;
+	if (m) {
+		pthread_mutex_lock(&m->lock);
+		if (m->n_queue == m->cap_queue) {
+			size_t cap = m->cap_queue ? m->cap_queue * 2 : 64;
+			pid_t *grown = realloc(m->queue, cap * sizeof(*grown));
+
+			if (grown) {
+				m->queue = grown;
+				m->cap_queue = cap;
+			}
+		}
+		/* Dropped only when out of memory; the next tick's pid_list
+		 * round at stop still finds it. */
+		if (m->n_queue < m->cap_queue) {
+			m->queue[m->n_queue++] = pid;
+			pthread_cond_signal(&m->cond);
+		}
+		pthread_mutex_unlock(&m->lock);
+	}
+	pthread_mutex_unlock(&shim.lock);
+}
+
+/* The explicit targets and their descendants. */
+static void harvest_targets(struct mapharvest *m)
+{
+	const struct tracerig_targets *t = m->svc->targets(m->ctx);
+	pid_t *pids = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i <= t->n_pids; i++) {
+		pid_t root = i < t->n_pids ? t->pids[i] : t->command_pid;
+
+		if (root <= 0)
+			continue;
+		mh_harvest(&m->h, root);
+		if (mh_descendants(root, &pids, &n, MAX_DESCENDANTS) < 0)
+			break;
+	}
+	for (size_t i = 0; i < n; i++)
+		mh_harvest(&m->h, pids[i]);
+	free(pids);
+}
+
+static void harvest_queue(struct mapharvest *m)
+{
+	for (;;) {
+		pid_t *batch;
+		size_t n;
+
+		pthread_mutex_lock(&m->lock);
+		batch = m->queue;
+		n = m->n_queue;
+		m->queue = NULL;
+		m->n_queue = m->cap_queue = 0;
+		pthread_mutex_unlock(&m->lock);
+		if (!n) {
+			free(batch);
+			return;
+		}
+		for (size_t i = 0; i < n; i++)
+			mh_harvest(&m->h, batch[i]);
+		free(batch);
+	}
+}
+
+static void harvest_observed(struct mapharvest *m)
+{
+	size_t n = m->svc->pid_list(m->ctx, NULL, 0);
+	pid_t *pids;
+
+	if (!n)
+		return;
+	pids = calloc(n, sizeof(*pids));
+	if (!pids)
+		return;
+	n = m->svc->pid_list(m->ctx, pids, n);
+	for (size_t i = 0; i < n; i++)
+		mh_harvest(&m->h, pids[i]);
+	free(pids);
+}
+
+static void deadline_after(struct timespec *ts, long long ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, ts);
+	ts->tv_sec += ms / 1000;
+	ts->tv_nsec += (ms % 1000) * 1000000;
+	if (ts->tv_nsec >= 1000000000) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000;
+	}
+}
+
+static void *harvester_thread(void *arg)
+{
+	struct mapharvest *m = arg;
+	struct timespec next;
+
+	/* The first round at once: a short-lived target may not wait. */
+	deadline_after(&next, 0);
+	for (;;) {
+		struct timespec now;
+		int stopping;
+
+		harvest_queue(m);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((m->poll_ms > 0 || !m->h.tick) && (now.tv_sec > next.tv_sec ||
+				       (now.tv_sec == next.tv_sec && now.tv_nsec >= next.tv_nsec))) {
+			harvest_targets(m);
+			mh_harvest_tick(&m->h);
+			deadline_after(&next, m->poll_ms > 0 ? m->poll_ms : 1000);
+		}
+		pthread_mutex_lock(&m->lock);
+		if (!m->stopping && m->n_queue == 0) {
+			if (m->poll_ms > 0)
+				pthread_cond_timedwait(&m->cond, &m->lock, &next);
+			else
+				pthread_cond_wait(&m->cond, &m->lock);
+		}
+		stopping = m->stopping;
+		pthread_mutex_unlock(&m->lock);
+		if (stopping)
+			return NULL;
+	}
+}
+
+/* ---- vtable ---- */
+
+static int mapharvest_check(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
+			    char *advice, size_t advice_len)
+{
+	unsigned long long caps = 0;
+	char line[256];
+	FILE *f;
+
+	(void)svc;
+	(void)ctx;
+	if (!mh_openat2_usable()) {
+		snprintf(advice, advice_len, "openat2(2) with RESOLVE_IN_ROOT is unavailable (%s): "
+			 "needs Linux 5.6 or later", strerror(errno));
+		return -ENOSYS;
+	}
+	/* Reading another process's environment and root needs
+	 * CAP_SYS_PTRACE; its files, CAP_DAC_READ_SEARCH. */
+	f = fopen("/proc/self/status", "re");
+	if (!f) {
+		snprintf(advice, advice_len, "cannot read /proc/self/status (%s): is /proc mounted?",
+			 strerror(errno));
+		return -ENOENT;
+	}
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &caps) == 1)
+			break;
+	fclose(f);
+	if (!(caps & (1ull << 19)) || !(caps & (1ull << 2))) {
+		snprintf(advice, advice_len, "cannot read other processes' /proc/PID/root and "
+			 "environ: run as root (needs CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH)");
+		return -EPERM;
+	}
+	return 0;
+}
+
+static int mapharvest_init(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
+			   void **state)
+{
+	struct mapharvest *m = calloc(1, sizeof(*m));
+	const char *staging = svc->staging_dir(ctx);
+	pthread_condattr_t attr;
+	int ret;
+
+	if (!m)
+		return -ENOMEM;
+	m->svc = svc;
+	m->ctx = ctx;
+	m->poll_ms = svc->config_int(ctx, "poll_interval");
+	m->observed = svc->config_bool(ctx, "observed");
+	if (!staging) {
+		svc->log(ctx, TRACERIG_LOG_ERROR, "no staging directory from the core");
+		free(m);
+		return -EINVAL;
+	}
+	ret = mh_harvester_init(&m->h, svc, ctx, staging, (uint64_t)svc->config_int(ctx, "max_size"),
+				svc->config_bool(ctx, "cleanup"));
+	if (ret < 0) {
+		svc->log(ctx, TRACERIG_LOG_ERROR, "cannot open the staging directory %s: %s",
+			 staging, strerror(-ret));
+		free(m);
+		return ret;
+	}
+	pthread_mutex_init(&m->lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&m->cond, &attr);
+	pthread_condattr_destroy(&attr);
+
+	if (svc->config_bool(ctx, "dotnet_env") && !getenv("DOTNET_PerfMapEnabled") &&
+	    !getenv("COMPlus_PerfMapEnabled")) {
+		/* Only a launched command can be given it; -EPERM outside init. */
+		ret = svc->target_setenv(ctx, "DOTNET_PerfMapEnabled", "1");
+		if (ret < 0)
+			svc->log(ctx, TRACERIG_LOG_DEBUG, "cannot set DOTNET_PerfMapEnabled: %s",
+				 strerror(-ret));
+	}
+	*state = m;
+	return 0;
+}
+
+static int mapharvest_start(void *state)
+{
+	struct mapharvest *m = state;
+	int ret;
+
+	pthread_mutex_lock(&shim.lock);
+	shim.live = m;
+	pthread_mutex_unlock(&shim.lock);
+	if (m->observed) {
+		ret = m->svc->pid_subscribe(m->ctx, on_observed, NULL);
+		if (ret < 0)
+			m->svc->log(m->ctx, TRACERIG_LOG_WARN, "cannot follow observed processes: %s "
+				    "(their maps are taken at stop only)", strerror(-ret));
+	}
+	ret = pthread_create(&m->thread, NULL, harvester_thread, m);
+	if (ret != 0) {
+		m->svc->log(m->ctx, TRACERIG_LOG_ERROR, "cannot start the harvester thread: %s",
+			    strerror(ret));
+		return -ret;
+	}
+	m->thread_started = 1;
+	/* PIDs observed before the subscription (the launched command). */
+	if (m->observed) {
+		size_t n = m->svc->pid_list(m->ctx, NULL, 0);
+		pid_t *pids = n ? calloc(n, sizeof(*pids)) : NULL;
+
+		if (pids) {
+			n = m->svc->pid_list(m->ctx, pids, n);
+			for (size_t i = 0; i < n; i++)
+				on_observed(NULL, pids[i]);
+			free(pids);
+		}
+	}
+	pthread_mutex_lock(&m->lock);
+	pthread_cond_signal(&m->cond); /* first look at the targets now */
+	pthread_mutex_unlock(&m->lock);
+	return 0;
+}
+
+static int mapharvest_stop(void *state)
+{
+	struct mapharvest *m = state;
+	const struct tracerig_targets *t = m->svc->targets(m->ctx);
+
+	if (m->thread_started) {
+		pthread_mutex_lock(&m->lock);
+		m->stopping = 1;
+		pthread_cond_signal(&m->cond);
+		pthread_mutex_unlock(&m->lock);
+		pthread_join(m->thread, NULL);
+		m->thread_started = 0;
+	}
+	/* Stop runs in reverse profile order, before any flush: whatever the
+	 * profile order, the maps reach the symbolizer before perf_events
+	 * resolves its samples. */
+	harvest_queue(m);
+	harvest_targets(m);
+	if (m->observed)
+		harvest_observed(m);
+	mh_harvester_finish(&m->h);
+	if (t->system_wide && m->observed && m->svc->pid_list(m->ctx, NULL, 0) == 0)
+		m->svc->log(m->ctx, TRACERIG_LOG_INFO, "system-wide run, but no backend reported "
+			    "the processes it saw: no map was looked for (add [perf_events])");
+	m->svc->log(m->ctx, TRACERIG_LOG_INFO, "%llu file%s harvested (%llu bytes), %llu refused",
+		    (unsigned long long)m->h.n_files, m->h.n_files == 1 ? "" : "s",
+		    (unsigned long long)m->h.bytes, (unsigned long long)m->h.n_refused);
+	return 0;
+}
+
+static int mapharvest_flush(void *state, struct tracerig_archive *ar)
+{
+	(void)state;
+	(void)ar;
+	/* The files were written into the staging directory as they were
+	 * harvested and completed at stop: nothing is left to write. */
+	return 0;
+}
+
+static void mapharvest_fini(void *state)
+{
+	struct mapharvest *m = state;
+
+	pthread_mutex_lock(&shim.lock);
+	if (shim.live == m)
+		shim.live = NULL;
+	pthread_mutex_unlock(&shim.lock);
+	if (m->thread_started) {
+		pthread_mutex_lock(&m->lock);
+		m->stopping = 1;
+		pthread_cond_signal(&m->cond);
+		pthread_mutex_unlock(&m->lock);
+		pthread_join(m->thread, NULL);
+	}
+	mh_harvester_free(&m->h);
+	free(m->queue);
+	pthread_cond_destroy(&m->cond);
+	pthread_mutex_destroy(&m->lock);
+	free(m);
+}
+
+TRACERIG_PLUGIN = {
+	.abi_version = TRACERIG_ABI_VERSION,
+	.name = "mapharvest",
+	.version = PACKAGE_VERSION,
+	.kind = TRACERIG_PLUGIN_SOURCE,
+	.description = "JIT symbol maps (perf-PID.map, jit-PID.dump) from hosts and containers",
+	.package = "tracerig-mapharvest",
+	.keys = mapharvest_keys,
+	.check = mapharvest_check,
+	.init = mapharvest_init,
+	.start = mapharvest_start,
+	.stop = mapharvest_stop,
+	.flush = mapharvest_flush,
+	.fini = mapharvest_fini,
+};

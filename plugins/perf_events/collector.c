@@ -1,0 +1,810 @@
+/* Opening the events, one ring buffer per CPU, and the thread that drains
+ * the rings into perf.data.
+ *
+ * Every event is opened once per CPU (system-wide, cgroup) or once per
+ * target thread and CPU with inherit (-p, the launched command), so that
+ * all fds of one CPU can share that CPU's ring (PERF_EVENT_IOC_SET_OUTPUT
+ * requires the same CPU) and records of one CPU arrive in time order. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collector.h"
+#include "ring.h"
+#include "synth.h"
+
+#ifndef PERF_RECORD_FINISHED_ROUND
+#define PERF_RECORD_FINISHED_ROUND 68
+#endif
+
+#define MAX_BUILD_IDS 65536
+
+struct cpu_ring {
+	int cpu;
+	struct ring ring; /* mapped on the first fd of this CPU */
+	int hup;
+};
+
+struct pid_set {
+	pid_t *slots; /* open addressing, 0 = empty */
+	size_t cap, n;
+};
+
+struct pc_collector {
+	struct pc_config cfg;
+	struct pc_target target;
+	struct pc_opened *ev;
+	size_t n_ev;
+	int **fds; /* per event: the fds, in the same order as ev[i].ids */
+	int *cpus;
+	size_t n_cpus;
+	struct cpu_ring *rings;
+	int cgroup_fd;
+
+	struct pd_writer *writer;
+	pthread_t thread;
+	int thread_started;
+	atomic_int stopping;
+	pthread_mutex_t lock; /* counts, the writer after the thread ended */
+	struct pc_counts counts;
+	int write_error;
+
+	uint64_t sample_id_bytes; /* where the pid sits in a sample: after id and ip */
+	struct pid_set seen;
+	struct pd_build_id *build_ids;
+	size_t n_build_ids;
+
+	pc_pid_fn pid_fn;
+	pc_log_fn log_fn;
+	void *arg;
+};
+
+static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group,
+			       unsigned long flags)
+{
+	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, group, flags);
+}
+
+static uint64_t read_u64_file(const char *path)
+{
+	char buf[64];
+	FILE *f = fopen(path, "re");
+	uint64_t v = 0;
+
+	if (!f)
+		return 0;
+	if (fgets(buf, sizeof(buf), f))
+		v = strtoull(buf, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+uint64_t pc_max_sample_rate(void)
+{
+	return read_u64_file("/proc/sys/kernel/perf_event_max_sample_rate");
+}
+
+void pc_permission_advice(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	int paranoid = 2;
+
+	if (f) {
+		if (fscanf(f, "%d", &paranoid) != 1)
+			paranoid = 2;
+		fclose(f);
+	}
+	snprintf(buf, len, "kernel.perf_event_paranoid is %d: run as root, give tracerig "
+		 "CAP_PERFMON (setcap cap_perfmon,cap_sys_ptrace+ep), or lower it with "
+		 "sysctl kernel.perf_event_paranoid=-1", paranoid);
+}
+
+/* ---- the set of processes already reported ---- */
+
+static int pid_set_add(struct pid_set *s, pid_t pid)
+{
+	size_t i;
+
+	if (pid <= 0)
+		return 0;
+	if ((s->n + 1) * 2 > s->cap) {
+		size_t ncap = s->cap ? s->cap * 2 : 1024;
+		pid_t *n = calloc(ncap, sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		for (size_t j = 0; j < s->cap; j++) {
+			if (!s->slots[j])
+				continue;
+			i = (size_t)s->slots[j] * 2654435761u & (ncap - 1);
+			while (n[i])
+				i = (i + 1) & (ncap - 1);
+			n[i] = s->slots[j];
+		}
+		free(s->slots);
+		s->slots = n;
+		s->cap = ncap;
+	}
+	i = (size_t)pid * 2654435761u & (s->cap - 1);
+	while (s->slots[i]) {
+		if (s->slots[i] == pid)
+			return 0;
+		i = (i + 1) & (s->cap - 1);
+	}
+	s->slots[i] = pid;
+	s->n++;
+	return 1;
+}
+
+/* ---- CPUs ---- */
+
+static int online_cpus(int **out, size_t *n)
+{
+	char buf[1024], *p;
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+	int *cpus = NULL;
+	size_t cnt = 0;
+
+	if (!f)
+		return -errno;
+	p = fgets(buf, sizeof(buf), f);
+	fclose(f);
+	if (!p)
+		return -EIO;
+	while (*p && *p != '\n') {
+		char *end;
+		long lo = strtol(p, &end, 10), hi = lo;
+
+		if (end == p)
+			break;
+		if (*end == '-')
+			hi = strtol(end + 1, &end, 10);
+		for (long c = lo; c <= hi; c++) {
+			int *np = realloc(cpus, (cnt + 1) * sizeof(*cpus));
+
+			if (!np) {
+				free(cpus);
+				return -ENOMEM;
+			}
+			cpus = np;
+			cpus[cnt++] = (int)c;
+		}
+		p = *end == ',' ? end + 1 : end;
+	}
+	if (!cnt) {
+		free(cpus);
+		return -EIO;
+	}
+	*out = cpus;
+	*n = cnt;
+	return 0;
+}
+
+/* ---- attrs ---- */
+
+static uint64_t sample_type_of(const struct pc_collector *c, const struct ev_spec *ev)
+{
+	uint64_t st = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+		      PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+
+	if (c->cfg.callchain)
+		st |= PERF_SAMPLE_CALLCHAIN;
+	if (ev->kind == EV_TRACEPOINT)
+		st |= PERF_SAMPLE_RAW;
+	return st;
+}
+
+static void make_attr(const struct pc_collector *c, const struct ev_spec *ev, int tracking,
+		      struct perf_event_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = ev->type;
+	a->config = ev->config;
+	a->sample_type = sample_type_of(c, ev);
+	if (ev->kind == EV_TRACEPOINT) {
+		a->sample_period = 1; /* every occurrence, like perf record -e sys:tp */
+	} else if (c->cfg.period) {
+		a->sample_period = c->cfg.period;
+	} else {
+		a->freq = 1;
+		a->sample_freq = c->cfg.frequency;
+	}
+	a->disabled = 1;
+	a->sample_id_all = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	a->exclude_kernel = !c->cfg.kernel && ev->kind != EV_TRACEPOINT;
+	a->exclude_callchain_kernel = !c->cfg.kernel;
+	a->inherit = !c->target.system_wide && !c->target.cgroup;
+	/* Drain at a quarter full: the thread also wakes every 100 ms. */
+	a->watermark = 1;
+	a->wakeup_watermark = (uint32_t)(c->cfg.ring_pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
+	if (tracking) {
+		/* One event carries the side-band records perf needs to name
+		 * processes and map addresses: exactly one, or they repeat. */
+		a->mmap = 1;
+		a->mmap2 = 1;
+		a->comm = 1;
+		a->comm_exec = 1;
+		a->task = 1;
+		a->build_id = 1;
+		a->context_switch = c->cfg.context_switches;
+	}
+}
+
+/* ---- opening ---- */
+
+static int add_fd(struct pc_collector *c, size_t ei, int fd, size_t cpu_index)
+{
+	struct pc_opened *ev = &c->ev[ei];
+	struct cpu_ring *r = &c->rings[cpu_index];
+	int *nf;
+	uint64_t *ni, id;
+
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
+		return -errno;
+	if (!r->ring.base) {
+		int ret = ring_map(&r->ring, fd, c->cfg.ring_pages);
+
+		if (ret < 0)
+			return ret;
+	} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->ring.fd) < 0) {
+		return -errno;
+	}
+	nf = realloc(c->fds[ei], (ev->n_ids + 1) * sizeof(*nf));
+	if (!nf)
+		return -ENOMEM;
+	c->fds[ei] = nf;
+	ni = realloc(ev->ids, (ev->n_ids + 1) * sizeof(*ni));
+	if (!ni)
+		return -ENOMEM;
+	ev->ids = ni;
+	nf[ev->n_ids] = fd;
+	ni[ev->n_ids] = id;
+	ev->n_ids++;
+	return 0;
+}
+
+static const char *target_word(const struct pc_collector *c)
+{
+	return c->target.cgroup && c->target.system_wide ? "cgroup" : "system-wide";
+}
+
+/* Opens event `ei` for (pid, every CPU).  Returns 0, -ESRCH when the
+ * thread is gone, or -errno with `why` filled. */
+static int open_on_cpus(struct pc_collector *c, size_t ei, pid_t pid, unsigned long flags,
+			char *why, size_t why_len)
+{
+	struct perf_event_attr *a = &c->ev[ei].attr;
+
+	for (size_t k = 0; k < c->n_cpus; k++) {
+		int fd = sys_perf_event_open(a, pid, c->cpus[k], -1, flags | PERF_FLAG_FD_CLOEXEC);
+		int ret;
+
+		if (fd < 0) {
+			ret = -errno;
+			if (ret == -ESRCH)
+				return ret;
+			snprintf(why, why_len, "perf_event_open(%s, %s %d, cpu %d) failed: %s",
+				 c->ev[ei].spec.name, pid == -1 ? target_word(c) : "pid", (int)pid,
+				 c->cpus[k], strerror(-ret));
+			return ret;
+		}
+		ret = add_fd(c, ei, fd, k);
+		if (ret < 0) {
+			close(fd);
+			snprintf(why, why_len, "cannot map the ring buffer of %s on cpu %d: %s%s",
+				 c->ev[ei].spec.name, c->cpus[k], strerror(-ret),
+				 ret == -EPERM || ret == -ENOMEM
+					 ? " (lower ring_pages, or raise kernel.perf_event_mlock_kb)"
+					 : "");
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* Every thread of `pid`: threads created later are followed by inherit. */
+static int open_process(struct pc_collector *c, size_t ei, pid_t pid, char *why, size_t why_len)
+{
+	char path[64];
+	struct dirent *de;
+	DIR *d;
+	int opened = 0, ret = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d) {
+		snprintf(why, why_len, "process %d does not exist (check the PID given to -p)",
+			 (int)pid);
+		return -ESRCH;
+	}
+	while ((de = readdir(d))) {
+		pid_t tid = (pid_t)atoi(de->d_name);
+
+		if (tid <= 0)
+			continue;
+		ret = open_on_cpus(c, ei, tid, 0, why, why_len);
+		if (ret == -ESRCH) {
+			ret = 0; /* the thread exited meanwhile */
+			continue;
+		}
+		if (ret < 0)
+			break;
+		opened++;
+	}
+	closedir(d);
+	if (!ret && !opened) {
+		snprintf(why, why_len, "process %d exited before it could be traced", (int)pid);
+		ret = -ESRCH;
+	}
+	return ret;
+}
+
+static int open_event(struct pc_collector *c, size_t ei, char *why, size_t why_len)
+{
+	const struct pc_target *t = &c->target;
+	int ret = 0;
+
+	if (t->n_pids || t->command_pid > 0) {
+		for (size_t i = 0; i < t->n_pids && !ret; i++)
+			ret = open_process(c, ei, t->pids[i], why, why_len);
+		if (!ret && t->command_pid > 0) {
+			/* Held before exec: count from the exec, as perf record
+			 * does for the command it launches. */
+			c->ev[ei].attr.enable_on_exec = 1;
+			ret = open_on_cpus(c, ei, t->command_pid, 0, why, why_len);
+			if (ret == -ESRCH)
+				snprintf(why, why_len, "the launched command (pid %d) is gone",
+					 (int)t->command_pid);
+		}
+		return ret;
+	}
+	if (t->cgroup)
+		return open_on_cpus(c, ei, c->cgroup_fd, PERF_FLAG_PID_CGROUP, why, why_len);
+	return open_on_cpus(c, ei, -1, 0, why, why_len);
+}
+
+static void close_event_fds(struct pc_collector *c, size_t ei)
+{
+	for (size_t k = 0; k < c->ev[ei].n_ids; k++) {
+		for (size_t r = 0; r < c->n_cpus; r++) {
+			if (c->rings[r].ring.base && c->rings[r].ring.fd == c->fds[ei][k]) {
+				ring_unmap(&c->rings[r].ring);
+				c->rings[r].ring.fd = -1;
+			}
+		}
+		close(c->fds[ei][k]);
+	}
+	free(c->fds[ei]);
+	c->fds[ei] = NULL;
+	free(c->ev[ei].ids);
+	c->ev[ei].ids = NULL;
+	c->ev[ei].n_ids = 0;
+}
+
+/* ---- the record stream ---- */
+
+static int emit(void *arg, const void *record, size_t len)
+{
+	struct pc_collector *c = arg;
+
+	return pd_write(c->writer, record, len);
+}
+
+static void note_pid(struct pc_collector *c, pid_t pid, int exec)
+{
+	int added = pid_set_add(&c->seen, pid);
+
+	if (c->pid_fn && pid > 0 && (added > 0 || exec))
+		c->pid_fn(c->arg, pid, exec);
+}
+
+static void note_build_id(struct pc_collector *c, const struct perf_event_header *h)
+{
+	/* struct { header; u32 pid, tid; u64 addr, len, pgoff; u8 build_id_size,
+	 * reserved[3]; u8 build_id[20]; u32 prot, flags; char filename[]; } */
+	const unsigned char *p = (const unsigned char *)(h + 1);
+	const char *filename = (const char *)p + 8 + 24 + 4 + 20 + 8;
+	size_t maxlen = h->size - (size_t)((const unsigned char *)filename - (const unsigned char *)h);
+	struct pd_build_id *b;
+	uint8_t size = p[32];
+
+	if (!(h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) || !size || size > 20 ||
+	    c->n_build_ids >= MAX_BUILD_IDS)
+		return;
+	if (strnlen(filename, maxlen) == maxlen || filename[0] != '/')
+		return;
+	for (size_t i = 0; i < c->n_build_ids; i++) {
+		if (c->build_ids[i].size == size && memcmp(c->build_ids[i].id, p + 36, size) == 0 &&
+		    strcmp(c->build_ids[i].filename, filename) == 0)
+			return;
+	}
+	b = realloc(c->build_ids, (c->n_build_ids + 1) * sizeof(*b));
+	if (!b)
+		return;
+	c->build_ids = b;
+	b = &b[c->n_build_ids];
+	memset(b, 0, sizeof(*b));
+	b->filename = strdup(filename);
+	if (!b->filename)
+		return;
+	b->pid = -1;
+	b->size = size;
+	memcpy(b->id, p + 36, size);
+	c->n_build_ids++;
+}
+
+static int on_record(void *arg, const struct perf_event_header *h)
+{
+	struct pc_collector *c = arg;
+	const uint32_t *u32 = (const uint32_t *)(h + 1);
+	int ret;
+
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+		c->counts.samples++;
+		/* id, ip, then pid/tid */
+		if (h->size >= sizeof(*h) + 24)
+			note_pid(c, (pid_t)u32[4], 0);
+		break;
+	case PERF_RECORD_LOST:
+		/* struct { header; u64 id, lost; } */
+		c->counts.lost += ((const uint64_t *)(h + 1))[1];
+		c->counts.lost_records++;
+		break;
+	case PERF_RECORD_THROTTLE:
+		c->counts.throttles++;
+		break;
+	case PERF_RECORD_COMM:
+		note_pid(c, (pid_t)u32[0], !!(h->misc & PERF_RECORD_MISC_COMM_EXEC));
+		break;
+	case PERF_RECORD_FORK:
+		note_pid(c, (pid_t)u32[0], 0);
+		break;
+	case PERF_RECORD_MMAP2:
+		note_pid(c, (pid_t)u32[0], 0);
+		note_build_id(c, h);
+		break;
+	default:
+		break;
+	}
+	c->counts.records++;
+	c->counts.bytes += h->size;
+	ret = pd_write(c->writer, h, h->size);
+	if (ret < 0 && !c->write_error) {
+		c->write_error = ret;
+		c->log_fn(c->arg, 1, "cannot write perf.data: %s (samples from now on are lost)",
+			  strerror(-ret));
+	}
+	return 0;
+}
+
+/* Drains every ring once; a FINISHED_ROUND after a pass tells perf that
+ * everything before it may be sorted and processed. */
+static long drain_all(struct pc_collector *c)
+{
+	static const struct perf_event_header round = { PERF_RECORD_FINISHED_ROUND, 0,
+							sizeof(round) };
+	long total = 0;
+
+	pthread_mutex_lock(&c->lock);
+	for (size_t r = 0; r < c->n_cpus; r++) {
+		long n = ring_drain(&c->rings[r].ring, on_record, c);
+
+		if (n > 0)
+			total += n;
+	}
+	if (total > 0 && !c->write_error)
+		(void)pd_write(c->writer, &round, sizeof(round));
+	pthread_mutex_unlock(&c->lock);
+	return total;
+}
+
+static void *reader_thread(void *arg)
+{
+	struct pc_collector *c = arg;
+	struct pollfd *pfd = calloc(c->n_cpus, sizeof(*pfd));
+	size_t *which = calloc(c->n_cpus, sizeof(*which));
+
+	if (!pfd || !which) {
+		c->log_fn(c->arg, 1, "out of memory in the reader thread: draining every 100 ms");
+		while (!atomic_load(&c->stopping)) {
+			drain_all(c);
+			usleep(100000);
+		}
+		goto out;
+	}
+	while (!atomic_load(&c->stopping)) {
+		size_t n = 0;
+
+		for (size_t r = 0; r < c->n_cpus; r++) {
+			if (!c->rings[r].ring.base || c->rings[r].hup)
+				continue;
+			pfd[n].fd = c->rings[r].ring.fd;
+			pfd[n].events = POLLIN;
+			which[n++] = r;
+		}
+		if (n) {
+			int ret = poll(pfd, n, 100);
+
+			if (ret < 0 && errno != EINTR) {
+				c->log_fn(c->arg, 1, "poll on the ring buffers failed: %s",
+					  strerror(errno));
+				break;
+			}
+			for (size_t i = 0; ret > 0 && i < n; i++) {
+				/* A per-task ring hangs up when its tasks are
+				 * gone: keep draining, stop polling it. */
+				if (pfd[i].revents & (POLLHUP | POLLERR))
+					c->rings[which[i]].hup = 1;
+			}
+			if (ret > 0) {
+				pthread_mutex_lock(&c->lock);
+				c->counts.wakeups++;
+				pthread_mutex_unlock(&c->lock);
+			}
+		} else {
+			usleep(100000);
+		}
+		drain_all(c);
+	}
+out:
+	free(pfd);
+	free(which);
+	return NULL;
+}
+
+/* ---- the public side ---- */
+
+int pc_open(const struct pc_config *cfg, const struct pc_target *t, const char *data_path,
+	    pc_pid_fn pid_fn, pc_log_fn log_fn, void *arg, struct pc_collector **out,
+	    char *why, size_t why_len)
+{
+	struct pc_collector *c = calloc(1, sizeof(*c));
+	struct synth_id sid;
+	size_t tracking = (size_t)-1;
+	int ret;
+
+	if (!c)
+		return -ENOMEM;
+	c->cfg = *cfg;
+	c->target = *t;
+	c->cgroup_fd = -1;
+	c->pid_fn = pid_fn;
+	c->log_fn = log_fn;
+	c->arg = arg;
+	atomic_init(&c->stopping, 0);
+	pthread_mutex_init(&c->lock, NULL);
+
+	ret = online_cpus(&c->cpus, &c->n_cpus);
+	if (ret < 0) {
+		snprintf(why, why_len, "cannot read the online CPUs: %s", strerror(-ret));
+		goto fail;
+	}
+	c->rings = calloc(c->n_cpus, sizeof(*c->rings));
+	c->ev = calloc(cfg->n_events, sizeof(*c->ev));
+	c->fds = calloc(cfg->n_events, sizeof(*c->fds));
+	if (!c->rings || !c->ev || !c->fds) {
+		ret = -ENOMEM;
+		snprintf(why, why_len, "out of memory");
+		goto fail;
+	}
+	for (size_t r = 0; r < c->n_cpus; r++) {
+		c->rings[r].cpu = c->cpus[r];
+		c->rings[r].ring.fd = -1;
+	}
+	if (t->cgroup && !t->n_pids && t->command_pid <= 0) {
+		c->target.system_wide = 1;
+		c->cgroup_fd = open(t->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (c->cgroup_fd < 0) {
+			ret = -errno;
+			snprintf(why, why_len, "cannot open the cgroup %s: %s (give a directory under "
+				 "/sys/fs/cgroup)", t->cgroup, strerror(-ret));
+			goto fail;
+		}
+	}
+
+	for (size_t i = 0; i < cfg->n_events; i++) {
+		struct pc_opened *ev = &c->ev[c->n_ev];
+
+		ev->spec = cfg->events[i];
+		make_attr(c, &ev->spec, tracking == (size_t)-1, &ev->attr);
+		ret = open_event(c, c->n_ev, why, why_len);
+		if (ret < 0 && ev->spec.kind == EV_HARDWARE &&
+		    (ret == -ENOENT || ret == -EOPNOTSUPP || ret == -ENODEV) &&
+		    cfg->hw_fallback != PC_HW_FAIL) {
+			close_event_fds(c, c->n_ev);
+			log_fn(arg, 0, "hardware event %s is not counted by this machine's PMU (a "
+			       "VM?): %s", ev->spec.name, cfg->hw_fallback == PC_HW_SKIP
+			       ? "left out (hardware_fallback = skip)"
+			       : "sampling cpu-clock instead (hardware_fallback = cpu-clock)");
+			if (cfg->hw_fallback == PC_HW_SKIP)
+				continue;
+			memset(&ev->spec, 0, sizeof(ev->spec));
+			snprintf(ev->spec.name, sizeof(ev->spec.name), "cpu-clock");
+			ev->spec.kind = EV_SOFTWARE;
+			ev->spec.type = PERF_TYPE_SOFTWARE;
+			ev->spec.config = PERF_COUNT_SW_CPU_CLOCK;
+			make_attr(c, &ev->spec, tracking == (size_t)-1, &ev->attr);
+			ret = open_event(c, c->n_ev, why, why_len);
+		}
+		if (ret < 0) {
+			if (ev->spec.kind == EV_HARDWARE &&
+			    (ret == -ENOENT || ret == -EOPNOTSUPP || ret == -ENODEV))
+				snprintf(why, why_len, "hardware event %s is not counted by this "
+					 "machine's PMU (a VM?): use cpu-clock, or set "
+					 "hardware_fallback = cpu-clock or skip", ev->spec.name);
+			else if (ret == -EACCES || ret == -EPERM) {
+				char advice[256];
+
+				pc_permission_advice(advice, sizeof(advice));
+				snprintf(why + strlen(why), why_len - strlen(why), " (%s)", advice);
+			} else if (ret == -EINVAL && ev->attr.freq) {
+				snprintf(why + strlen(why), why_len - strlen(why), " (is frequency "
+					 "above kernel.perf_event_max_sample_rate = %llu?)",
+					 (unsigned long long)pc_max_sample_rate());
+			}
+			close_event_fds(c, c->n_ev);
+			goto fail;
+		}
+		if (tracking == (size_t)-1)
+			tracking = c->n_ev;
+		c->n_ev++;
+	}
+	if (!c->n_ev) {
+		ret = -ENOENT;
+		snprintf(why, why_len, "no event could be opened (every hardware event was left "
+			 "out): add cpu-clock to events");
+		goto fail;
+	}
+
+	ret = pd_create(data_path, &c->writer);
+	if (ret < 0) {
+		snprintf(why, why_len, "cannot create %s: %s", data_path, strerror(-ret));
+		goto fail;
+	}
+	for (size_t i = 0; i < c->n_ev; i++) {
+		ret = pd_add_event(c->writer, &c->ev[i].attr, c->ev[i].spec.name, c->ev[i].ids,
+				   c->ev[i].n_ids);
+		if (ret < 0) {
+			snprintf(why, why_len, "cannot describe %s in perf.data: %s",
+				 c->ev[i].spec.name, strerror(-ret));
+			goto fail;
+		}
+	}
+	/* Records for what existed before the start: the kernel map, and the
+	 * processes that will be sampled (all of them when system-wide). */
+	sid.sample_type = c->ev[tracking].attr.sample_type;
+	sid.id = c->ev[tracking].ids[0];
+	ret = synth_kernel_mmap(&sid, emit, c);
+	if (ret < 0)
+		log_fn(arg, 0, "cannot describe the kernel map (%s): kernel frames will not "
+		       "resolve in perf report", strerror(-ret));
+	if (c->target.system_wide) {
+		ret = synth_all_processes(&sid, emit, c);
+	} else {
+		ret = 0;
+		for (size_t i = 0; i < t->n_pids && ret >= 0; i++) {
+			ret = synth_process(t->pids[i], &sid, emit, c);
+			if (ret == -ESRCH)
+				ret = 0;
+		}
+	}
+	if (ret < 0) {
+		snprintf(why, why_len, "cannot write the process records to perf.data: %s",
+			 strerror(-ret));
+		goto fail;
+	}
+	*out = c;
+	return 0;
+fail:
+	pc_close(c);
+	return ret;
+}
+
+int pc_start(struct pc_collector *c, char *why, size_t why_len)
+{
+	int ret;
+
+	/* Only the launched command: its exec enables the events. */
+	if (c->target.command_pid > 0 && !c->target.n_pids)
+		goto thread;
+	for (size_t i = 0; i < c->n_ev; i++) {
+		for (size_t k = 0; k < c->ev[i].n_ids; k++) {
+			if (ioctl(c->fds[i][k], PERF_EVENT_IOC_ENABLE, 0) < 0) {
+				ret = -errno;
+				snprintf(why, why_len, "cannot enable %s: %s", c->ev[i].spec.name,
+					 strerror(-ret));
+				return ret;
+			}
+		}
+	}
+thread:
+	ret = pthread_create(&c->thread, NULL, reader_thread, c);
+	if (ret) {
+		snprintf(why, why_len, "cannot start the reader thread: %s", strerror(ret));
+		return -ret;
+	}
+	c->thread_started = 1;
+	return 0;
+}
+
+int pc_stop(struct pc_collector *c)
+{
+	for (size_t i = 0; i < c->n_ev; i++)
+		for (size_t k = 0; k < c->ev[i].n_ids; k++)
+			(void)ioctl(c->fds[i][k], PERF_EVENT_IOC_DISABLE, 0);
+	if (c->thread_started) {
+		atomic_store(&c->stopping, 1);
+		pthread_join(c->thread, NULL);
+		c->thread_started = 0;
+	}
+	drain_all(c);
+	return c->write_error;
+}
+
+void pc_counts(struct pc_collector *c, struct pc_counts *out)
+{
+	pthread_mutex_lock(&c->lock);
+	*out = c->counts;
+	pthread_mutex_unlock(&c->lock);
+}
+
+const struct pc_opened *pc_events(const struct pc_collector *c, size_t *n)
+{
+	*n = c->n_ev;
+	return c->ev;
+}
+
+int pc_finish(struct pc_collector *c, struct pd_features *f)
+{
+	struct pd_writer *w = c->writer;
+
+	c->writer = NULL;
+	if (!w)
+		return -EBADF;
+	f->build_ids = c->build_ids;
+	f->n_build_ids = c->n_build_ids;
+	return pd_finish(w, f);
+}
+
+void pc_close(struct pc_collector *c)
+{
+	if (!c)
+		return;
+	if (c->thread_started)
+		pc_stop(c);
+	for (size_t i = 0; c->fds && i < c->n_ev; i++)
+		close_event_fds(c, i);
+	for (size_t r = 0; c->rings && r < c->n_cpus; r++)
+		ring_unmap(&c->rings[r].ring);
+	if (c->writer)
+		pd_abort(c->writer);
+	if (c->cgroup_fd >= 0)
+		close(c->cgroup_fd);
+	for (size_t i = 0; i < c->n_build_ids; i++)
+		free((char *)c->build_ids[i].filename);
+	free(c->build_ids);
+	free(c->seen.slots);
+	free(c->fds);
+	free(c->ev);
+	free(c->rings);
+	free(c->cpus);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+}

@@ -1,0 +1,84 @@
+/* The collecting side: perf_event_open(2) for every event on every CPU (or
+ * target thread, or cgroup), one ring buffer per CPU, a thread that drains
+ * them into perf.data as records arrive. */
+#ifndef TR_PERF_COLLECTOR_H
+#define TR_PERF_COLLECTOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/perf_event.h>
+
+#include "events.h"
+#include "perfdata.h"
+
+enum pc_hw_fallback {
+	PC_HW_FAIL,      /* an unsupported hardware event fails the backend */
+	PC_HW_CPU_CLOCK, /* ... is replaced by cpu-clock */
+	PC_HW_SKIP,      /* ... is left out */
+};
+
+struct pc_config {
+	const struct ev_spec *events;
+	size_t n_events;
+	uint64_t frequency;   /* Hz, used unless period is set */
+	uint64_t period;      /* events per sample; 0 = use frequency */
+	int callchain;        /* kernel and user stacks via frame pointers */
+	int kernel;           /* kernel samples and frames too */
+	int context_switches; /* PERF_RECORD_SWITCH records */
+	size_t ring_pages;    /* data pages per CPU, a power of two */
+	enum pc_hw_fallback hw_fallback;
+};
+
+struct pc_target {
+	int system_wide;
+	const pid_t *pids;
+	size_t n_pids;
+	pid_t command_pid; /* held before exec: counted from its exec */
+	const char *cgroup;
+};
+
+/* What the collector has seen so far. */
+struct pc_counts {
+	uint64_t samples, lost, lost_records, throttles, records, bytes, wakeups;
+};
+
+/* One event as opened, for the reader of perf.data. */
+struct pc_opened {
+	struct ev_spec spec;
+	struct perf_event_attr attr;
+	uint64_t *ids;
+	size_t n_ids;
+};
+
+/* A process seen for the first time (exec = 0) or after an exec (1);
+ * called from the reader thread. */
+typedef void (*pc_pid_fn)(void *arg, pid_t pid, int exec);
+typedef void (*pc_log_fn)(void *arg, int error, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+struct pc_collector;
+
+/* Opens every event (disabled), maps the rings, starts perf.data at
+ * `data_path` with the synthesized records.  On failure `why` says what
+ * failed and what to do. */
+int pc_open(const struct pc_config *cfg, const struct pc_target *t, const char *data_path,
+	    pc_pid_fn pid_fn, pc_log_fn log_fn, void *arg, struct pc_collector **out,
+	    char *why, size_t why_len);
+/* Enables the events and starts draining. */
+int pc_start(struct pc_collector *c, char *why, size_t why_len);
+/* Disables the events, drains what is left, stops the thread. */
+int pc_stop(struct pc_collector *c);
+void pc_counts(struct pc_collector *c, struct pc_counts *out);
+/* The events as opened (after hardware fallbacks). */
+const struct pc_opened *pc_events(const struct pc_collector *c, size_t *n);
+/* Finishes perf.data with the header features. */
+int pc_finish(struct pc_collector *c, struct pd_features *f);
+void pc_close(struct pc_collector *c);
+
+/* kernel.perf_event_max_sample_rate, or 0 when unreadable. */
+uint64_t pc_max_sample_rate(void);
+/* What to do about EACCES/EPERM from perf_event_open, for messages. */
+void pc_permission_advice(char *buf, size_t len);
+
+#endif

@@ -1,0 +1,41 @@
+# perf_events: CPU sampling with perf_event_open(2) and mmap ring buffers,
+# perf.data written by tracerig itself, perf.data.txt, cpu.folded/.svg.
+perf_events_sources = \
+	plugins/perf_events/perfdata.c plugins/perf_events/perfdata.h \
+	plugins/perf_events/synth.c plugins/perf_events/synth.h \
+	plugins/perf_events/buildid.c plugins/perf_events/buildid.h
+EXTRA_DIST += bench/perf_events/run.sh
+if BUILD_PLUGIN_PERF_EVENTS
+plugin_LTLIBRARIES += plugins/perf_events/perf_events.la
+plugins_perf_events_perf_events_la_SOURCES = plugins/perf_events/plugin.c \
+	plugins/perf_events/events.c plugins/perf_events/events.h \
+	plugins/perf_events/ring.c plugins/perf_events/ring.h \
+	plugins/perf_events/collector.c plugins/perf_events/collector.h \
+	plugins/perf_events/symcache.c plugins/perf_events/symcache.h \
+	plugins/perf_events/fold.c plugins/perf_events/fold.h \
+	plugins/perf_events/script.c plugins/perf_events/script.h \
+	$(perf_events_sources)
+plugins_perf_events_perf_events_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(TRACEEVENT_CFLAGS)
+plugins_perf_events_perf_events_la_LIBADD = $(LIBELF_LIBS) $(TRACEEVENT_LIBS)
+plugins_perf_events_perf_events_la_LDFLAGS = $(plugin_ldflags)
+
+# ---- perfdata (the perf.data writer, synthesized records, build ids)
+check_PROGRAMS += tests/perf_events/test_perfdata
+TESTS += tests/perf_events/test_perfdata
+tests_perf_events_test_perfdata_SOURCES = tests/perf_events/test_perfdata.c $(perf_events_sources)
+tests_perf_events_test_perfdata_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests \
+	-I$(top_srcdir)/plugins/perf_events
+tests_perf_events_test_perfdata_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
+tests_perf_events_test_perfdata_LDADD = $(LIBELF_LIBS)
+# ---- end perfdata
+
+# Integration tests (root): the real tracerig sampling real workloads.
+perf_events_sh_tests = \
+	tests/perf_events/sampling.sh \
+	tests/perf_events/targets.sh \
+	tests/perf_events/container.sh \
+	tests/perf_events/errors.sh
+TESTS += $(perf_events_sh_tests)
+dist_check_SCRIPTS += $(perf_events_sh_tests)
+dist_check_DATA += tests/perf_events/lib-perf.sh
+endif

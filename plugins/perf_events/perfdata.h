@@ -1,0 +1,63 @@
+/* The perf.data file format (tools/perf/Documentation/perf.data-file-format.txt),
+ * written by tracerig itself so that stock `perf report` / `perf script`
+ * open the archive without a perf binary at collection time.
+ *
+ * Layout written: the file header (rewritten at the end), the data section
+ * (records appended while collecting, exactly as the kernel's ring buffers
+ * hold them, plus synthesized ones), then the attr ids, the attrs and the
+ * feature sections after the data. */
+#ifndef TR_PERF_PERFDATA_H
+#define TR_PERF_PERFDATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/perf_event.h>
+
+struct pd_writer;
+
+/* Creates (truncating) `path` with a placeholder header. */
+int pd_create(const char *path, struct pd_writer **out);
+/* Appends one record (a struct perf_event_header and its payload) to the
+ * data section.  Buffered; not thread-safe (one writer thread). */
+int pd_write(struct pd_writer *w, const void *record, size_t len);
+/* Bytes of data written so far. */
+uint64_t pd_data_size(const struct pd_writer *w);
+
+/* One event as opened: its attr, the name perf shows ("cpu-clock",
+ * "sched:sched_switch") and the ids of all its fds (PERF_EVENT_IOC_ID). */
+int pd_add_event(struct pd_writer *w, const struct perf_event_attr *attr, const char *name,
+		 const uint64_t *ids, size_t n_ids);
+
+/* An object with a build id (from MMAP2 records carrying one, or read from
+ * the ELF file); pid -1 = kernel. */
+struct pd_build_id {
+	pid_t pid;
+	const char *filename;
+	uint8_t id[20];
+	uint8_t size;
+};
+
+/* What the header features say about the collecting machine. */
+struct pd_features {
+	const char *hostname, *osrelease, *arch;
+	const char *version;        /* "tracerig 0.1.0" */
+	const char *cpudesc, *cpuid;
+	uint32_t nr_cpus_avail, nr_cpus_online;
+	uint64_t total_mem_kb;
+	int argc;
+	const char *const *argv;    /* tracerig's own command line */
+	int clockid;                /* CLOCK_MONOTONIC */
+	uint64_t clock_ref_tod_ns;  /* a wall-clock time ... */
+	uint64_t clock_ref_clk_ns;  /* ... and the clockid time taken at the same moment */
+	const struct pd_build_id *build_ids;
+	size_t n_build_ids;
+};
+
+/* Writes the attrs, ids and features after the data, rewrites the header
+ * and closes the file.  Frees `w` whatever the outcome. */
+int pd_finish(struct pd_writer *w, const struct pd_features *features);
+/* Closes without finishing (the file is left, unreadable by perf). */
+void pd_abort(struct pd_writer *w);
+
+#endif

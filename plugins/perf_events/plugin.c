@@ -1,0 +1,586 @@
+/* perf_events: CPU samples (and tracepoints, context switches) straight
+ * from perf_event_open(2): no perf binary that must match the kernel.
+ * Writes perf.data (stock perf report/script read it), perf.data.txt
+ * (`perf script` text for PerfView/TraceEvent), cpu.folded and cpu.svg,
+ * all symbolized on the collecting machine.  This file is the glue: keys,
+ * the thread that remembers new processes' mappings, the vtable. */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tracerig/plugin.h>
+
+#include "collector.h"
+#include "events.h"
+#include "fold.h"
+#include "script.h"
+#include "symcache.h"
+
+#define MAX_EVENTS 32
+
+static const struct tracerig_key perf_keys[] = {
+	{ "events", TRACERIG_KEY_LIST, "cpu-clock", NULL, 0, 0,
+	  "Events to sample, as perf list names them: cpu-clock, task-clock, hardware events "
+	  "(cycles, instructions, cache-misses, branch-misses, ...) and tracepoints "
+	  "subsystem:event (sched:sched_switch); tracepoints are recorded at every occurrence "
+	  "with their payload." },
+	{ "frequency", TRACERIG_KEY_INT, "999", NULL, 1, 1000000,
+	  "Samples per second per CPU for cpu-clock, task-clock and hardware events; at most "
+	  "kernel.perf_event_max_sample_rate." },
+	{ "period", TRACERIG_KEY_INT, "0", NULL, 0, 1LL << 40,
+	  "Sample every N events instead of at a frequency (0 = use frequency)." },
+	{ "callchain", TRACERIG_KEY_ENUM, "fp", "fp,none", 0, 0,
+	  "Stacks with every sample: fp walks kernel and user stacks by frame pointers; none "
+	  "records the sampled address only." },
+	{ "kernel", TRACERIG_KEY_BOOL, "yes", NULL, 0, 0,
+	  "Sample kernel code and keep kernel frames (no = user space only)." },
+	{ "context_switches", TRACERIG_KEY_BOOL, "no", NULL, 0, 0,
+	  "Record every context switch (PERF_RECORD_SWITCH, perf record --switch-events)." },
+	{ "hardware_fallback", TRACERIG_KEY_ENUM, "fail", "fail,cpu-clock,skip", 0, 0,
+	  "When a hardware event is not available (VMs have no PMU): fail the backend, sample "
+	  "cpu-clock instead, or leave the event out." },
+	{ "ring_pages", TRACERIG_KEY_INT, "256", NULL, 8, 65536,
+	  "Ring buffer pages per CPU (a power of two); raise it when lost_samples is not 0." },
+	{ "script", TRACERIG_KEY_BOOL, "yes", NULL, 0, 0,
+	  "Write perf.data.txt (perf script text, read by PerfView and TraceEvent)." },
+	{ "flamegraph", TRACERIG_KEY_BOOL, "yes", NULL, 0, 0,
+	  "Write cpu.folded and the flame graph cpu.svg of the first event." },
+	{ NULL, 0, NULL, NULL, 0, 0, NULL },
+};
+
+/* Processes first seen by the reader thread, remembered by another thread
+ * so that reading their objects never delays draining the rings. */
+struct pid_queue {
+	pid_t *v;
+	size_t n, cap;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int stop;
+};
+
+struct perf {
+	const struct tracerig_services *svc;
+	struct tracerig_ctx *ctx;
+	struct ev_spec events[MAX_EVENTS];
+	struct pc_config cfg;
+	int script, flamegraph;
+	char data_path[PATH_MAX];
+	struct pc_collector *pc;
+
+	struct pid_queue q;
+	pthread_t remember_thread;
+	int remember_started;
+};
+
+static void log_cb(void *arg, int error, const char *fmt, ...)
+{
+	struct perf *p = arg;
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	p->svc->log(p->ctx, error ? TRACERIG_LOG_ERROR : TRACERIG_LOG_WARN, "%s", msg);
+}
+
+static void pid_cb(void *arg, pid_t pid, int exec)
+{
+	struct perf *p = arg;
+
+	(void)exec;
+	p->svc->pid_observe(p->ctx, pid);
+	pthread_mutex_lock(&p->q.lock);
+	if (p->q.n == p->q.cap) {
+		size_t ncap = p->q.cap ? p->q.cap * 2 : 256;
+		pid_t *n = realloc(p->q.v, ncap * sizeof(*n));
+
+		if (!n) {
+			pthread_mutex_unlock(&p->q.lock);
+			return;
+		}
+		p->q.v = n;
+		p->q.cap = ncap;
+	}
+	p->q.v[p->q.n++] = pid;
+	pthread_cond_signal(&p->q.cond);
+	pthread_mutex_unlock(&p->q.lock);
+}
+
+static void *remember_thread(void *arg)
+{
+	struct perf *p = arg;
+
+	pthread_mutex_lock(&p->q.lock);
+	for (;;) {
+		struct timespec until;
+		pid_t pid;
+		int ret;
+
+		/* Also wakes twice a second for the live status line. */
+		while (!p->q.n && !p->q.stop) {
+			clock_gettime(CLOCK_REALTIME, &until);
+			until.tv_nsec += 500000000L;
+			if (until.tv_nsec >= 1000000000L) {
+				until.tv_sec++;
+				until.tv_nsec -= 1000000000L;
+			}
+			if (pthread_cond_timedwait(&p->q.cond, &p->q.lock, &until) == ETIMEDOUT &&
+			    p->pc) {
+				struct pc_counts c;
+
+				pc_counts(p->pc, &c);
+				p->svc->progress_set(p->ctx, "%llu samples%s",
+						     (unsigned long long)c.samples,
+						     c.lost ? ", some lost" : "");
+			}
+		}
+		if (!p->q.n)
+			break;
+		pid = p->q.v[--p->q.n];
+		pthread_mutex_unlock(&p->q.lock);
+		/* A process that exits before flush must still resolve. */
+		ret = p->svc->symbolizer_remember(p->ctx, pid);
+		if (ret < 0 && ret != -ESRCH && ret != -ENOENT)
+			p->svc->log(p->ctx, TRACERIG_LOG_DEBUG, "cannot remember the mappings of "
+				    "%d: %s", (int)pid, strerror(-ret));
+		pthread_mutex_lock(&p->q.lock);
+	}
+	pthread_mutex_unlock(&p->q.lock);
+	return NULL;
+}
+
+static void stop_remember_thread(struct perf *p)
+{
+	if (!p->remember_started)
+		return;
+	pthread_mutex_lock(&p->q.lock);
+	p->q.stop = 1;
+	pthread_cond_signal(&p->q.cond);
+	pthread_mutex_unlock(&p->q.lock);
+	pthread_join(p->remember_thread, NULL);
+	p->remember_started = 0;
+}
+
+/* ---- profile ---- */
+
+static int parse_events(struct perf *p, const char *list)
+{
+	const char *s = list;
+	size_t n = 0;
+
+	while (s && *s) {
+		char name[160], hint[512];
+		size_t len;
+		int ret;
+
+		while (*s == ' ' || *s == ',')
+			s++;
+		len = strcspn(s, ",");
+		while (len && s[len - 1] == ' ')
+			len--;
+		if (!len)
+			break;
+		if (len >= sizeof(name) || n == MAX_EVENTS) {
+			p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "events: too many or too long "
+				    "(at most %d events)", MAX_EVENTS);
+			return -EINVAL;
+		}
+		memcpy(name, s, len);
+		name[len] = '\0';
+		ret = ev_parse(name, &p->events[n], hint, sizeof(hint));
+		if (ret < 0) {
+			p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "events: %s is not an event here: %s",
+				    name, hint);
+			return ret;
+		}
+		n++;
+		s += strcspn(s, ",");
+	}
+	if (!n) {
+		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "events is empty: name at least one "
+			    "event (cpu-clock)");
+		return -EINVAL;
+	}
+	p->cfg.events = p->events;
+	p->cfg.n_events = n;
+	return 0;
+}
+
+static int perf_check(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
+		      char *advice, size_t advice_len)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	(void)svc;
+	(void)ctx;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.disabled = 1;
+	/* What a system-wide run needs: any CPU, any process. */
+	fd = (int)syscall(__NR_perf_event_open, &a, -1, 0, -1, 0);
+	if (fd < 0) {
+		int err = errno;
+
+		if (err == EACCES || err == EPERM)
+			pc_permission_advice(advice, advice_len);
+		else if (err == ENOSYS || err == ENOENT)
+			snprintf(advice, advice_len, "this kernel has no perf_events "
+				 "(CONFIG_PERF_EVENTS)");
+		else
+			snprintf(advice, advice_len, "perf_event_open failed: %s", strerror(err));
+		return -err;
+	}
+	close(fd);
+	if (!ev_tracefs())
+		snprintf(advice, advice_len, "usable; tracepoint events need tracefs (mount -t "
+			 "tracefs nodev /sys/kernel/tracing)");
+	return 0;
+}
+
+static int perf_init(const struct tracerig_services *svc, struct tracerig_ctx *ctx, void **state)
+{
+	struct perf *p = calloc(1, sizeof(*p));
+	const char *s, *dir;
+	uint64_t max_rate;
+	long long pages;
+	int ret;
+
+	if (!p)
+		return -ENOMEM;
+	p->svc = svc;
+	p->ctx = ctx;
+	pthread_mutex_init(&p->q.lock, NULL);
+	pthread_cond_init(&p->q.cond, NULL);
+	ret = parse_events(p, svc->config_string(ctx, "events"));
+	if (ret < 0)
+		goto fail;
+	p->cfg.frequency = (uint64_t)svc->config_int(ctx, "frequency");
+	p->cfg.period = (uint64_t)svc->config_int(ctx, "period");
+	max_rate = pc_max_sample_rate();
+	if (!p->cfg.period && max_rate && p->cfg.frequency > max_rate) {
+		svc->log(ctx, TRACERIG_LOG_ERROR, "frequency = %llu is above "
+			 "kernel.perf_event_max_sample_rate = %llu: lower it, or raise the limit "
+			 "(sysctl kernel.perf_event_max_sample_rate=%llu)",
+			 (unsigned long long)p->cfg.frequency, (unsigned long long)max_rate,
+			 (unsigned long long)p->cfg.frequency);
+		ret = -EINVAL;
+		goto fail;
+	}
+	s = svc->config_string(ctx, "callchain");
+	p->cfg.callchain = !s || strcmp(s, "none") != 0;
+	p->cfg.kernel = svc->config_bool(ctx, "kernel");
+	p->cfg.context_switches = svc->config_bool(ctx, "context_switches");
+	s = svc->config_string(ctx, "hardware_fallback");
+	p->cfg.hw_fallback = !s || strcmp(s, "fail") == 0 ? PC_HW_FAIL
+			     : strcmp(s, "skip") == 0    ? PC_HW_SKIP
+							 : PC_HW_CPU_CLOCK;
+	pages = svc->config_int(ctx, "ring_pages");
+	if (pages & (pages - 1)) {
+		svc->log(ctx, TRACERIG_LOG_ERROR, "ring_pages = %lld is not a power of two "
+			 "(use 64, 128, 256, ...)", pages);
+		ret = -EINVAL;
+		goto fail;
+	}
+	p->cfg.ring_pages = (size_t)pages;
+	p->script = svc->config_bool(ctx, "script");
+	p->flamegraph = svc->config_bool(ctx, "flamegraph");
+	dir = svc->staging_dir(ctx);
+	if (!dir || snprintf(p->data_path, sizeof(p->data_path), "%s/perf.data", dir) >=
+			    (int)sizeof(p->data_path)) {
+		ret = -ENAMETOOLONG;
+		goto fail;
+	}
+	*state = p;
+	return 0;
+fail:
+	pthread_cond_destroy(&p->q.cond);
+	pthread_mutex_destroy(&p->q.lock);
+	free(p);
+	return ret;
+}
+
+static int perf_start(void *state)
+{
+	struct perf *p = state;
+	const struct tracerig_targets *t = p->svc->targets(p->ctx);
+	struct pc_target target = {
+		.system_wide = t->system_wide,
+		.pids = t->pids,
+		.n_pids = t->n_pids,
+		.command_pid = t->command_pid,
+		.cgroup = t->cgroup,
+	};
+	char why[1024];
+	int ret;
+
+	if (t->cgroup && (t->n_pids || t->command_pid > 0))
+		p->svc->log(p->ctx, TRACERIG_LOG_WARN, "cgroup %s is not used: -p or a launched "
+			    "command narrows the targets already", t->cgroup);
+	ret = pthread_create(&p->remember_thread, NULL, remember_thread, p);
+	if (ret) {
+		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "cannot start a thread: %s", strerror(ret));
+		return -ret;
+	}
+	p->remember_started = 1;
+	why[0] = '\0';
+	ret = pc_open(&p->cfg, &target, p->data_path, pid_cb, log_cb, p, &p->pc, why, sizeof(why));
+	if (ret == 0)
+		ret = pc_start(p->pc, why, sizeof(why));
+	if (ret < 0) {
+		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "%s", why);
+		pc_close(p->pc);
+		p->pc = NULL;
+		stop_remember_thread(p);
+		return ret;
+	}
+	for (size_t i = 0; i < p->cfg.n_events; i++)
+		p->svc->log(p->ctx, TRACERIG_LOG_DEBUG, "sampling %s", p->events[i].name);
+	return 0;
+}
+
+static void report_counts(struct perf *p)
+{
+	struct pc_counts c;
+
+	pc_counts(p->pc, &c);
+	p->svc->counter_set(p->ctx, "samples", c.samples);
+	p->svc->counter_set(p->ctx, "lost_samples", c.lost);
+	p->svc->counter_set(p->ctx, "lost_records", c.lost_records);
+	p->svc->counter_set(p->ctx, "throttled", c.throttles);
+	p->svc->counter_set(p->ctx, "records", c.records);
+	p->svc->counter_set(p->ctx, "bytes", c.bytes);
+	if (c.lost)
+		p->svc->log(p->ctx, TRACERIG_LOG_WARN, "%llu samples lost: the ring buffers were "
+			    "full (raise ring_pages or lower frequency)", (unsigned long long)c.lost);
+	if (c.throttles)
+		p->svc->log(p->ctx, TRACERIG_LOG_WARN, "the kernel throttled sampling %llu times "
+			    "(kernel.perf_cpu_time_max_percent): lower frequency",
+			    (unsigned long long)c.throttles);
+}
+
+static int perf_stop(void *state)
+{
+	struct perf *p = state;
+	int ret;
+
+	if (!p->pc)
+		return 0;
+	ret = pc_stop(p->pc);
+	stop_remember_thread(p);
+	report_counts(p);
+	return ret;
+}
+
+/* ---- flush ---- */
+
+static void cpu_model(char *buf, size_t len)
+{
+	char line[512];
+	FILE *f = fopen("/proc/cpuinfo", "re");
+
+	snprintf(buf, len, "unknown");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (strncmp(line, "model name", 10) == 0 && colon) {
+			colon += 2;
+			colon[strcspn(colon, "\n")] = '\0';
+			snprintf(buf, len, "%s", colon);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+static int finish_perf_data(struct perf *p)
+{
+	struct pd_features f;
+	struct utsname u;
+	struct timespec mono, real;
+	char cpudesc[256], version[64], cmdline[4096];
+	const char *argv[64];
+	int argc = 0;
+	FILE *cf;
+	size_t n;
+
+	memset(&f, 0, sizeof(f));
+	if (uname(&u) == 0) {
+		f.hostname = u.nodename;
+		f.osrelease = u.release;
+		f.arch = u.machine;
+	}
+	snprintf(version, sizeof(version), "tracerig %s", PACKAGE_VERSION);
+	f.version = version;
+	cpu_model(cpudesc, sizeof(cpudesc));
+	f.cpudesc = cpudesc;
+	f.nr_cpus_avail = (uint32_t)sysconf(_SC_NPROCESSORS_CONF);
+	f.nr_cpus_online = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);
+	f.total_mem_kb = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE) / 1024;
+	/* tracerig's own command line, as perf records its own. */
+	cf = fopen("/proc/self/cmdline", "re");
+	n = cf ? fread(cmdline, 1, sizeof(cmdline) - 1, cf) : 0;
+	if (cf)
+		fclose(cf);
+	cmdline[n] = '\0';
+	for (size_t i = 0; i < n && argc < 64; i += strlen(cmdline + i) + 1)
+		argv[argc++] = cmdline + i;
+	f.argc = argc;
+	f.argv = argv;
+	f.clockid = CLOCK_MONOTONIC;
+	clock_gettime(CLOCK_REALTIME, &real);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	f.clock_ref_tod_ns = (uint64_t)real.tv_sec * 1000000000ull + (uint64_t)real.tv_nsec;
+	f.clock_ref_clk_ns = (uint64_t)mono.tv_sec * 1000000000ull + (uint64_t)mono.tv_nsec;
+	return pc_finish(p->pc, &f);
+}
+
+static FILE *create_entry(struct perf *p, struct tracerig_archive *ar, const char *name)
+{
+	int fd = p->svc->archive_create(ar, name);
+	FILE *f;
+
+	if (fd < 0) {
+		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "cannot create %s: %s", name, strerror(-fd));
+		return NULL;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "cannot create %s: %s", name,
+			    strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	/* perf.data.txt is written in one pass; a big buffer saves syscalls. */
+	setvbuf(f, NULL, _IOFBF, 1 << 20);
+	return f;
+}
+
+static int close_entry(struct perf *p, FILE *f, const char *name)
+{
+	if (f && fclose(f) != 0) {
+		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "cannot write %s: %s", name, strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
+
+static int perf_flush(void *state, struct tracerig_archive *ar)
+{
+	struct perf *p = state;
+	const struct pc_opened *ev;
+	struct sc_stats st;
+	struct symcache *syms = NULL;
+	struct fold *folded = NULL;
+	FILE *txt = NULL, *ff;
+	size_t n_ev;
+	char why[1024];
+	int ret;
+
+	if (!p->pc)
+		return 0;
+	ret = finish_perf_data(p);
+	if (ret < 0) {
+		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "cannot finish perf.data: %s",
+			    strerror(-ret));
+		return ret;
+	}
+	if (!p->script && !p->flamegraph)
+		return 0;
+	ev = pc_events(p->pc, &n_ev);
+	syms = symcache_new(p->svc, p->ctx);
+	folded = p->flamegraph ? fold_new() : NULL;
+	if (!syms || (p->flamegraph && !folded)) {
+		ret = -ENOMEM;
+		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "out of memory");
+		goto out;
+	}
+	if (p->script) {
+		txt = create_entry(p, ar, "perf.data.txt");
+		if (!txt) {
+			ret = -EIO;
+			goto out;
+		}
+	}
+	ret = sc_convert(p->data_path, ev, n_ev, txt, folded, syms, &st, why, sizeof(why));
+	if (ret < 0)
+		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "%s", why);
+	if (close_entry(p, txt, "perf.data.txt") < 0 && !ret)
+		ret = -EIO;
+	txt = NULL;
+	if (ret < 0)
+		goto out;
+	p->svc->counter_set(p->ctx, "frames", st.frames);
+	p->svc->counter_set(p->ctx, "unresolved_frames", symcache_unresolved(syms));
+	p->svc->log(p->ctx, TRACERIG_LOG_INFO, "%llu samples, %llu frames (%llu addresses "
+		    "without a symbol)", (unsigned long long)st.samples,
+		    (unsigned long long)st.frames, (unsigned long long)symcache_unresolved(syms));
+	if (folded) {
+		ff = create_entry(p, ar, "cpu.folded");
+		if (!ff) {
+			ret = -EIO;
+			goto out;
+		}
+		ret = fold_write(folded, ff);
+		if (close_entry(p, ff, "cpu.folded") < 0 && !ret)
+			ret = -EIO;
+		if (ret < 0)
+			goto out;
+		ret = p->svc->archive_flamegraph(ar, "cpu.folded", "cpu.svg", "CPU samples",
+						 "samples");
+		if (ret < 0)
+			p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "cannot render cpu.svg: %s",
+				    strerror(-ret));
+	}
+out:
+	if (txt)
+		fclose(txt);
+	fold_free(folded);
+	symcache_free(syms);
+	return ret;
+}
+
+static void perf_fini(void *state)
+{
+	struct perf *p = state;
+
+	stop_remember_thread(p);
+	pc_close(p->pc);
+	free(p->q.v);
+	pthread_cond_destroy(&p->q.cond);
+	pthread_mutex_destroy(&p->q.lock);
+	free(p);
+}
+
+TRACERIG_PLUGIN = {
+	.abi_version = TRACERIG_ABI_VERSION,
+	.name = "perf_events",
+	.version = PACKAGE_VERSION,
+	.kind = TRACERIG_PLUGIN_SOURCE,
+	.description = "CPU samples, hardware events and tracepoints via perf_event_open, "
+		       "written as perf.data, perf.data.txt and cpu.svg",
+	.package = "tracerig-perf-events",
+	.keys = perf_keys,
+	.check = perf_check,
+	.init = perf_init,
+	.start = perf_start,
+	.stop = perf_stop,
+	.flush = perf_flush,
+	.fini = perf_fini,
+};

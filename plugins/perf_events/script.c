@@ -1,0 +1,457 @@
+/* perf.data -> perf script text and folded stacks.
+ *
+ * The text has the shape of `perf script -F comm,pid,tid,cpu,time,period,
+ * event,ip,sym,dso,trace` (what perfcollect runs and TraceEvent parses):
+ *
+ *   comm  pid/tid  [cpu] sec.usec:  period event: [tracepoint payload]
+ *   \t    address symbol (object)
+ *   ...
+ *   (blank line)
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <trace-seq.h>
+
+#include "script.h"
+
+#define FOLD_LINE_MAX (64 * 1024)
+
+struct id_map {
+	uint64_t id;
+	size_t ev;
+};
+
+struct comm_slot {
+	pid_t tid; /* 0 is swapper: stored as -1 */
+	char comm[16];
+};
+
+struct conv {
+	const struct pc_opened *ev;
+	size_t n_ev;
+	struct id_map *ids;
+	size_t n_ids;
+	struct comm_slot *comms;
+	size_t comm_cap, n_comms;
+	struct tep_handle *tep;
+	struct trace_seq seq;
+	char *line;
+	size_t line_len;
+	FILE *txt;
+	struct fold *folded;
+	struct symcache *syms;
+	struct sc_stats *st;
+};
+
+/* ---- perf.data file layout (tools/perf/util/header.h) ---- */
+
+struct file_section {
+	uint64_t offset, size;
+};
+
+struct file_header {
+	uint64_t magic, size, attr_size;
+	struct file_section attrs, data, event_types;
+	uint64_t features[4];
+};
+
+/* ---- ids and comms ---- */
+
+static int cmp_id(const void *a, const void *b)
+{
+	uint64_t x = ((const struct id_map *)a)->id, y = ((const struct id_map *)b)->id;
+
+	return (x > y) - (x < y);
+}
+
+static int build_ids(struct conv *cv)
+{
+	size_t n = 0, k = 0;
+
+	for (size_t i = 0; i < cv->n_ev; i++)
+		n += cv->ev[i].n_ids;
+	cv->ids = calloc(n ? n : 1, sizeof(*cv->ids));
+	if (!cv->ids)
+		return -ENOMEM;
+	for (size_t i = 0; i < cv->n_ev; i++)
+		for (size_t j = 0; j < cv->ev[i].n_ids; j++)
+			cv->ids[k++] = (struct id_map){ cv->ev[i].ids[j], i };
+	qsort(cv->ids, k, sizeof(*cv->ids), cmp_id);
+	cv->n_ids = k;
+	return 0;
+}
+
+static const struct pc_opened *event_of(const struct conv *cv, uint64_t id)
+{
+	struct id_map key = { id, 0 }, *m;
+
+	m = bsearch(&key, cv->ids, cv->n_ids, sizeof(*cv->ids), cmp_id);
+	return m ? &cv->ev[m->ev] : NULL;
+}
+
+static size_t comm_hash(pid_t tid, size_t cap)
+{
+	return ((size_t)(uint32_t)tid * 2654435761u) & (cap - 1);
+}
+
+static struct comm_slot *comm_slot(struct conv *cv, pid_t tid, int create)
+{
+	size_t i;
+
+	if (tid == 0)
+		tid = -1;
+	if (create && (cv->n_comms + 1) * 2 > cv->comm_cap) {
+		size_t ncap = cv->comm_cap ? cv->comm_cap * 2 : 4096;
+		struct comm_slot *n = calloc(ncap, sizeof(*n));
+
+		if (!n)
+			return NULL;
+		for (size_t j = 0; j < cv->comm_cap; j++) {
+			if (!cv->comms[j].tid)
+				continue;
+			i = comm_hash(cv->comms[j].tid, ncap);
+			while (n[i].tid)
+				i = (i + 1) & (ncap - 1);
+			n[i] = cv->comms[j];
+		}
+		free(cv->comms);
+		cv->comms = n;
+		cv->comm_cap = ncap;
+	}
+	if (!cv->comm_cap)
+		return NULL;
+	i = comm_hash(tid, cv->comm_cap);
+	while (cv->comms[i].tid) {
+		if (cv->comms[i].tid == tid)
+			return &cv->comms[i];
+		i = (i + 1) & (cv->comm_cap - 1);
+	}
+	if (!create)
+		return NULL;
+	cv->comms[i].tid = tid;
+	cv->n_comms++;
+	return &cv->comms[i];
+}
+
+static const char *comm_of(struct conv *cv, pid_t tid, char *buf, size_t len)
+{
+	struct comm_slot *s = comm_slot(cv, tid, 0);
+
+	if (s)
+		return s->comm;
+	if (tid == 0)
+		return "swapper";
+	snprintf(buf, len, ":%d", (int)tid);
+	return buf;
+}
+
+/* ---- tracepoint payloads, formatted by libtraceevent ---- */
+
+static int setup_tep(struct conv *cv, char *why, size_t why_len)
+{
+	for (size_t i = 0; i < cv->n_ev; i++) {
+		char *fmt = NULL;
+		size_t len = 0;
+		int ret;
+
+		if (cv->ev[i].spec.kind != EV_TRACEPOINT)
+			continue;
+		if (!cv->tep) {
+			cv->tep = tep_alloc();
+			if (!cv->tep)
+				return -ENOMEM;
+			tep_set_long_size(cv->tep, (int)sizeof(long));
+			tep_set_page_size(cv->tep, (int)sysconf(_SC_PAGESIZE));
+		}
+		ret = ev_tracepoint_format(&cv->ev[i].spec, &fmt, &len);
+		if (ret < 0) {
+			snprintf(why, why_len, "cannot read the format of %s: %s",
+				 cv->ev[i].spec.name, strerror(-ret));
+			return ret;
+		}
+		if (tep_parse_event(cv->tep, fmt, len, cv->ev[i].spec.sys) != 0) {
+			/* Printed raw rather than not at all. */
+			snprintf(why, why_len, "libtraceevent cannot parse the format of %s",
+				 cv->ev[i].spec.name);
+		}
+		free(fmt);
+	}
+	return 0;
+}
+
+static void print_payload(struct conv *cv, const void *raw, uint32_t size, uint64_t time, int cpu)
+{
+	struct tep_record rec;
+
+	if (!cv->tep || !raw)
+		return;
+	memset(&rec, 0, sizeof(rec));
+	rec.ts = time;
+	rec.cpu = cpu;
+	rec.size = (int)size;
+	rec.data = (void *)raw;
+	trace_seq_reset(&cv->seq);
+	if (!tep_find_event_by_record(cv->tep, &rec))
+		return;
+	tep_print_event(cv->tep, &cv->seq, &rec, "%s", TEP_PRINT_INFO);
+	trace_seq_terminate(&cv->seq);
+	fputs(cv->seq.buffer, cv->txt);
+}
+
+/* ---- folded lines ---- */
+
+static int fold_append(struct conv *cv, size_t *pos, const char *s, const char *suffix)
+{
+	size_t need = strlen(s) + strlen(suffix) + 1;
+
+	if (*pos + need + 1 >= FOLD_LINE_MAX)
+		return -ENOSPC;
+	if (*pos)
+		cv->line[(*pos)++] = ';';
+	for (; *s; s++)
+		cv->line[(*pos)++] = *s == ';' || *s == '\n' || *s == '\r' ? '_' : *s;
+	for (; *suffix; suffix++)
+		cv->line[(*pos)++] = *suffix;
+	return 0;
+}
+
+static const char *frame_name(const struct tracerig_symbol *sym, uint64_t addr, char *buf,
+			      size_t len)
+{
+	const char *base;
+
+	if (sym->name)
+		return sym->name;
+	if (sym->dso && strcmp(sym->dso, "[unknown]") != 0) {
+		base = strrchr(sym->dso, '/');
+		snprintf(buf, len, "[%s]", base ? base + 1 : sym->dso);
+		return buf;
+	}
+	snprintf(buf, len, "0x%llx", (unsigned long long)addr);
+	return buf;
+}
+
+/* ---- samples ---- */
+
+struct frame {
+	uint64_t addr;
+	int kernel;
+};
+
+static void convert_sample(struct conv *cv, const struct perf_event_header *h,
+			   struct frame *frames, size_t max_frames)
+{
+	const uint64_t *p = (const uint64_t *)(h + 1), *end = (const uint64_t *)((const char *)h + h->size);
+	const struct pc_opened *ev;
+	uint64_t st, ip, time = 0, period = 1, nr = 0;
+	const uint64_t *chain = NULL;
+	const void *raw = NULL;
+	uint32_t raw_size = 0;
+	pid_t pid, tid;
+	int cpu = 0, kernel_ctx;
+	size_t n = 0, pos = 0;
+	char cbuf[32], nbuf[64];
+	const char *comm;
+
+	if (p >= end)
+		return;
+	ev = event_of(cv, *p++);
+	if (!ev)
+		return;
+	st = ev->attr.sample_type;
+	ip = *p++;
+	pid = (pid_t)((const uint32_t *)p)[0];
+	tid = (pid_t)((const uint32_t *)p)[1];
+	p++;
+	if (st & PERF_SAMPLE_TIME)
+		time = *p++;
+	if (st & PERF_SAMPLE_CPU)
+		cpu = (int)((const uint32_t *)p++)[0];
+	if (st & PERF_SAMPLE_PERIOD)
+		period = *p++;
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		if (p >= end)
+			return;
+		nr = *p++;
+		if (nr > (uint64_t)(end - p))
+			return;
+		chain = p;
+		p += nr;
+	}
+	if (st & PERF_SAMPLE_RAW) {
+		if ((const char *)p + 4 > (const char *)end)
+			return;
+		raw_size = *(const uint32_t *)p;
+		raw = (const char *)p + 4;
+		if ((const char *)raw + raw_size > (const char *)end)
+			raw = NULL;
+	}
+
+	/* Context markers say whose frames follow; they are not frames. */
+	kernel_ctx = (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+	if (chain) {
+		for (uint64_t i = 0; i < nr && n < max_frames; i++) {
+			if (chain[i] >= PERF_CONTEXT_MAX) {
+				kernel_ctx = chain[i] == PERF_CONTEXT_KERNEL;
+				continue;
+			}
+			frames[n++] = (struct frame){ chain[i], kernel_ctx };
+		}
+	} else {
+		frames[n++] = (struct frame){ ip, kernel_ctx };
+	}
+
+	cv->st->samples++;
+	comm = comm_of(cv, tid, cbuf, sizeof(cbuf));
+	if (cv->txt) {
+		fprintf(cv->txt, "%s %5d/%-5d [%03d] %5llu.%06llu: %10llu %s: ", comm, (int)pid,
+			(int)tid, cpu, (unsigned long long)(time / 1000000000ull),
+			(unsigned long long)(time % 1000000000ull / 1000ull),
+			(unsigned long long)period, ev->spec.name);
+		if (raw)
+			print_payload(cv, raw, raw_size, time, cpu);
+		fputc('\n', cv->txt);
+	}
+	if (cv->folded && ev == &cv->ev[0]) {
+		const char *pcomm = comm_of(cv, pid, cbuf, sizeof(cbuf));
+
+		snprintf(nbuf, sizeof(nbuf), "%s-%d", pcomm, (int)pid);
+		if (fold_append(cv, &pos, nbuf, "") < 0)
+			pos = 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct tracerig_symbol *sym =
+			symcache_lookup(cv->syms, pid, frames[i].addr, frames[i].kernel);
+
+		cv->st->frames++;
+		if (cv->txt)
+			fprintf(cv->txt, "\t%16llx %s (%s)\n", (unsigned long long)frames[i].addr,
+				sym->name ? sym->name : "[unknown]", sym->dso);
+	}
+	if (cv->txt)
+		fputc('\n', cv->txt);
+	if (!pos)
+		return;
+	/* Folded lines go outermost first: user frames, then kernel ones. */
+	for (size_t i = n; i-- > 0;) {
+		const struct tracerig_symbol *sym =
+			symcache_lookup(cv->syms, pid, frames[i].addr, frames[i].kernel);
+
+		if (fold_append(cv, &pos, frame_name(sym, frames[i].addr, nbuf, sizeof(nbuf)),
+				frames[i].kernel ? "_[k]" : "") < 0)
+			break;
+	}
+	(void)fold_add(cv->folded, cv->line, pos, 1);
+}
+
+static void convert_comm(struct conv *cv, const struct perf_event_header *h)
+{
+	/* struct { header; u32 pid, tid; char comm[]; } */
+	const uint32_t *u = (const uint32_t *)(h + 1);
+	const char *name = (const char *)(u + 2);
+	size_t max = h->size - sizeof(*h) - 8;
+	struct comm_slot *s = comm_slot(cv, (pid_t)u[1], 1);
+
+	if (!s)
+		return;
+	snprintf(s->comm, sizeof(s->comm), "%.*s", (int)strnlen(name, max), name);
+	cv->st->comm_changes++;
+}
+
+int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, FILE *txt,
+	       struct fold *folded, struct symcache *syms, struct sc_stats *st, char *why,
+	       size_t why_len)
+{
+	struct conv cv = { .ev = ev, .n_ev = n_ev, .txt = txt, .folded = folded, .syms = syms,
+			   .st = st };
+	const struct file_header *fh;
+	struct frame *frames = NULL;
+	struct stat sb;
+	void *map = MAP_FAILED;
+	uint64_t off, end;
+	int fd, ret;
+
+	memset(st, 0, sizeof(*st));
+	trace_seq_init(&cv.seq);
+	fd = open(perf_data, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(why, why_len, "cannot open %s: %s", perf_data, strerror(-ret));
+		goto out;
+	}
+	if (fstat(fd, &sb) < 0 || (size_t)sb.st_size < sizeof(*fh)) {
+		ret = -EINVAL;
+		snprintf(why, why_len, "%s is too short to be perf.data", perf_data);
+		goto out;
+	}
+	map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED) {
+		ret = -errno;
+		snprintf(why, why_len, "cannot map %s: %s", perf_data, strerror(-ret));
+		goto out;
+	}
+	(void)madvise(map, (size_t)sb.st_size, MADV_SEQUENTIAL);
+	fh = map;
+	if (memcmp(&fh->magic, "PERFILE2", 8) != 0 || fh->data.offset + fh->data.size >
+	    (uint64_t)sb.st_size) {
+		ret = -EINVAL;
+		snprintf(why, why_len, "%s is not a finished perf.data file", perf_data);
+		goto out;
+	}
+	ret = build_ids(&cv);
+	if (ret < 0)
+		goto nomem;
+	frames = malloc(PERF_MAX_STACK_DEPTH * 2 * sizeof(*frames));
+	cv.line = malloc(FOLD_LINE_MAX);
+	if (!frames || !cv.line) {
+		ret = -ENOMEM;
+		goto nomem;
+	}
+	ret = setup_tep(&cv, why, why_len);
+	if (ret < 0)
+		goto out;
+
+	off = fh->data.offset;
+	end = fh->data.offset + fh->data.size;
+	while (off + sizeof(struct perf_event_header) <= end) {
+		const struct perf_event_header *h = (const void *)((const char *)map + off);
+
+		if (h->size < sizeof(*h) || off + h->size > end)
+			break;
+		if (h->type == PERF_RECORD_SAMPLE)
+			convert_sample(&cv, h, frames, PERF_MAX_STACK_DEPTH * 2);
+		else if (h->type == PERF_RECORD_COMM)
+			convert_comm(&cv, h);
+		off += h->size;
+	}
+	ret = 0;
+	if (txt && (fflush(txt) != 0 || ferror(txt))) {
+		ret = -EIO;
+		snprintf(why, why_len, "cannot write perf.data.txt: %s", strerror(errno));
+	}
+	goto out;
+nomem:
+	snprintf(why, why_len, "out of memory reading %s", perf_data);
+out:
+	trace_seq_destroy(&cv.seq);
+	if (cv.tep)
+		tep_free(cv.tep);
+	if (map != MAP_FAILED)
+		munmap(map, (size_t)sb.st_size);
+	if (fd >= 0)
+		close(fd);
+	free(cv.line);
+	free(frames);
+	free(cv.comms);
+	free(cv.ids);
+	return ret;
+}

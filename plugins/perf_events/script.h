@@ -1,0 +1,28 @@
+/* perf.data as `perf script` text (perf.data.txt, the file PerfView and
+ * TraceEvent read from a .trace.zip) and as folded stacks, symbolized on
+ * the collecting machine.  Reads the finished perf.data back: what the
+ * text says is exactly what the file holds. */
+#ifndef TR_PERF_SCRIPT_H
+#define TR_PERF_SCRIPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "collector.h"
+#include "fold.h"
+#include "symcache.h"
+
+struct sc_stats {
+	uint64_t samples, frames, comm_changes;
+};
+
+/* Writes one text block per sample to `txt` (NULL: none) and one folded
+ * line per sample to `folded` (NULL: none; events other than the first
+ * are left out of it: the flame graph is of one event).  0 or -errno with
+ * `why` filled. */
+int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, FILE *txt,
+	       struct fold *folded, struct symcache *syms, struct sc_stats *st, char *why,
+	       size_t why_len);
+
+#endif

@@ -1,0 +1,30 @@
+/* Records the kernel did not write because what they describe existed
+ * before the session: the kernel map, and COMM / MMAP2 for the processes
+ * already running (perf's "synthesized" events).  The data section begins
+ * with them so that samples of those processes resolve. */
+#ifndef TR_PERF_SYNTH_H
+#define TR_PERF_SYNTH_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+/* The sample_id trailer non-sample records carry (attr.sample_id_all). */
+struct synth_id {
+	uint64_t sample_type; /* of the event the records are attributed to */
+	uint64_t id;          /* that event's id */
+};
+
+typedef int (*synth_emit_fn)(void *arg, const void *record, size_t len);
+
+/* PERF_RECORD_MMAP for the kernel: pid -1, "[kernel.kallsyms]_text",
+ * starting at _text from /proc/kallsyms. */
+int synth_kernel_mmap(const struct synth_id *sid, synth_emit_fn emit, void *arg);
+/* PERF_RECORD_COMM for every thread of `pid` and PERF_RECORD_MMAP2 for its
+ * executable mappings (with the build id, PERF_RECORD_MISC_MMAP_BUILD_ID,
+ * where the object has one), read from /proc/PID.  -ESRCH when gone. */
+int synth_process(pid_t pid, const struct synth_id *sid, synth_emit_fn emit, void *arg);
+/* The same for every process on the machine; processes that vanish while
+ * being read are skipped. */
+int synth_all_processes(const struct synth_id *sid, synth_emit_fn emit, void *arg);
+
+#endif

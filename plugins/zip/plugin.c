@@ -1,0 +1,197 @@
+/* The packager: turns the staging directory into NAME.trace.zip with libzip.
+ * Entries keep their staged names at the archive root, files are streamed
+ * from disk by libzip at zip_close() rather than read into memory, and the
+ * archive is created 0600 because traces reveal code, paths and data. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zip.h>
+
+#include <tracerig/plugin.h>
+
+struct zip_packager {
+	const struct tracerig_services *svc;
+	struct tracerig_ctx *ctx;
+	zip_t *za;
+	long long level;
+	const char *stored;
+	uint64_t entries, bytes_in;
+};
+
+/* Already-compressed files gain nothing from deflate. */
+static int stored_as_is(const char *stored, const char *name)
+{
+	size_t name_len = strlen(name);
+
+	for (const char *p = stored; p && *p;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+
+		while (len && *p == ' ') {
+			p++;
+			len--;
+		}
+		if (len && len <= name_len && strncmp(name + name_len - len, p, len) == 0)
+			return 1;
+		p = comma ? comma + 1 : NULL;
+	}
+	return 0;
+}
+
+static int add_entry(void *arg, const char *name, const char *path, uint64_t size)
+{
+	struct zip_packager *z = arg;
+	zip_source_t *src;
+	zip_int64_t idx;
+
+	/* Length -1: libzip reads to EOF when writing, so a file still growing
+	 * cannot make the archive inconsistent. */
+	src = zip_source_file(z->za, path, 0, -1);
+	if (!src) {
+		z->svc->log(z->ctx, TRACERIG_LOG_ERROR, "cannot read %s: %s", path,
+			    zip_strerror(z->za));
+		return -EIO;
+	}
+	idx = zip_file_add(z->za, name, src, ZIP_FL_ENC_UTF_8 | ZIP_FL_OVERWRITE);
+	if (idx < 0) {
+		z->svc->log(z->ctx, TRACERIG_LOG_ERROR, "cannot add %s: %s", name,
+			    zip_strerror(z->za));
+		zip_source_free(src);
+		return -EIO;
+	}
+	if (stored_as_is(z->stored, name) || z->level == 0)
+		zip_set_file_compression(z->za, (zip_uint64_t)idx, ZIP_CM_STORE, 0);
+	else
+		zip_set_file_compression(z->za, (zip_uint64_t)idx, ZIP_CM_DEFLATE,
+					 (zip_uint32_t)z->level);
+	z->entries++;
+	z->bytes_in += size;
+	return 0;
+}
+
+/* libzip reports errors as its own codes plus, for I/O, the system errno. */
+static int zip_errno(zip_error_t *err)
+{
+	int sys = zip_error_code_system(err);
+
+	if (zip_error_system_type(err) == ZIP_ET_SYS && sys > 0)
+		return -sys;
+	return -EIO;
+}
+
+static int zip_flush(void *state, struct tracerig_archive *ar)
+{
+	struct zip_packager *z = state;
+	const char *out = z->svc->archive_output(ar);
+	zip_error_t zerr;
+	struct stat st;
+	int fd, err, ret;
+
+	/* Create the file ourselves so its mode is 0600 from the first byte;
+	 * libzip then writes a temporary file next to it and renames it over,
+	 * keeping the mode of the file it replaces. */
+	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		ret = -errno;
+		z->svc->log(z->ctx, TRACERIG_LOG_ERROR, "cannot create %s: %s", out, strerror(errno));
+		return ret;
+	}
+	close(fd);
+	z->za = zip_open(out, ZIP_TRUNCATE, &err);
+	if (!z->za) {
+		zip_error_init_with_code(&zerr, err);
+		z->svc->log(z->ctx, TRACERIG_LOG_ERROR, "cannot open %s: %s", out,
+			    zip_error_strerror(&zerr));
+		ret = zip_errno(&zerr);
+		zip_error_fini(&zerr);
+		unlink(out);
+		return ret;
+	}
+	ret = z->svc->archive_foreach(ar, add_entry, z);
+	if (ret < 0) {
+		zip_discard(z->za);
+		z->za = NULL;
+		unlink(out);
+		return ret;
+	}
+	if (zip_close(z->za) < 0) {
+		ret = zip_errno(zip_get_error(z->za));
+		z->svc->log(z->ctx, TRACERIG_LOG_ERROR, "cannot write %s: %s (is the disk full?)",
+			    out, zip_strerror(z->za));
+		zip_discard(z->za);
+		z->za = NULL;
+		unlink(out);
+		return ret;
+	}
+	z->za = NULL;
+	if (stat(out, &st) == 0) {
+		if ((st.st_mode & 0777) != 0600 && chmod(out, 0600) < 0) {
+			ret = -errno;
+			z->svc->log(z->ctx, TRACERIG_LOG_ERROR, "cannot make %s private: %s", out,
+				    strerror(errno));
+			return ret;
+		}
+		z->svc->counter_set(z->ctx, "bytes_out", (uint64_t)st.st_size);
+	}
+	z->svc->counter_set(z->ctx, "entries", z->entries);
+	z->svc->counter_set(z->ctx, "bytes_in", z->bytes_in);
+	return 0;
+}
+
+static int zip_check(const struct tracerig_services *svc, struct tracerig_ctx *ctx, char *advice,
+		     size_t len)
+{
+	(void)svc;
+	(void)ctx;
+	snprintf(advice, len, "libzip %s", zip_libzip_version());
+	return 0;
+}
+
+static int zip_init(const struct tracerig_services *svc, struct tracerig_ctx *ctx, void **state)
+{
+	struct zip_packager *z = calloc(1, sizeof(*z));
+
+	if (!z)
+		return -ENOMEM;
+	z->svc = svc;
+	z->ctx = ctx;
+	z->level = svc->config_int(ctx, "compression");
+	z->stored = svc->config_string(ctx, "store");
+	*state = z;
+	return 0;
+}
+
+static void zip_fini(void *state)
+{
+	struct zip_packager *z = state;
+
+	if (z->za)
+		zip_discard(z->za);
+	free(z);
+}
+
+static const struct tracerig_key zip_keys[] = {
+	{ "compression", TRACERIG_KEY_INT, "6", NULL, 0, 9,
+	  "Deflate level: 0 stores everything, 9 is smallest and slowest." },
+	{ "store", TRACERIG_KEY_LIST, ".gz,.zip,.xz,.zst,.bz2", NULL, 0, 0,
+	  "Entry name suffixes stored without compression (already compressed)." },
+	{ NULL, 0, NULL, NULL, 0, 0, NULL },
+};
+
+TRACERIG_PLUGIN = {
+	.abi_version = TRACERIG_ABI_VERSION,
+	.name = "zip",
+	.version = PACKAGE_VERSION,
+	.kind = TRACERIG_PLUGIN_PACKAGER,
+	.description = "writes the .trace.zip archive (libzip)",
+	.package = "tracerig",
+	.keys = zip_keys,
+	.check = zip_check,
+	.init = zip_init,
+	.flush = zip_flush,
+	.fini = zip_fini,
+};

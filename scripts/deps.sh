@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages tracerig builds, tests and benchmarks with.
+# Idempotent: installs only what is missing.  Needs root.
+set -euo pipefail
+
+packages=(
+	# build
+	build-essential autoconf automake libtool pkg-config
+	# core: plugin loading, profiles, ELF symbols, C++ demangling
+	libltdl-dev libinih-dev libelf-dev libiberty-dev
+	# backends
+	libzip-dev linux-libc-dev libtraceevent-dev
+	liblttng-ctl-dev liblttng-ust-dev lttng-tools
+	libbpf-dev bpftool clang llvm
+	# tests: archive inspection, the tools we compare with, workloads
+	zip unzip babeltrace2 linux-perf libbpf-tools nodejs time util-linux procps
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "deps: all ${#packages[@]} packages present"
+	exit 0
+fi
+if [ "$(id -u)" != 0 ]; then
+	echo "deps: missing ${missing[*]}; run this script as root (or apt-get install them)" >&2
+	exit 1
+fi
+echo "deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

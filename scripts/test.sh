@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds tracerig twice (plain, and with ASan +
+# UBSan), runs the whole test suite in both, and ends with one line:
+#   N passed, N failed[, N skipped]
+# Tests need root (perf_events, BPF, namespaces, lttng-sessiond).
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+
+bash scripts/deps.sh || { echo "0 passed, 1 failed"; exit 1; }
+# Tracepoints and BPF need these mounted; a fresh container may lack them.
+mountpoint -q /sys/kernel/tracing 2>/dev/null || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true
+mountpoint -q /sys/kernel/debug 2>/dev/null || mount -t debugfs nodev /sys/kernel/debug 2>/dev/null || true
+
+builds=("_build/plain:" "_build/asan:--enable-sanitizers")
+status=0
+for b in "${builds[@]}"; do
+	dir=${b%%:*} args=${b#*:}
+	echo "== build $dir ${args:-(default)}"
+	# shellcheck disable=SC2086
+	if ! scripts/build.sh "$dir" $args; then
+		echo "build in $dir failed"
+		echo "0 passed, 1 failed"
+		exit 1
+	fi
+done
+
+for b in "${builds[@]}"; do
+	dir=${b%%:*}
+	echo "== tests in $dir"
+	find "$dir" -name '*.trs' -delete
+	# Integration tests run one at a time: they sample the whole machine.
+	if [ "$dir" = _build/asan ]; then
+		export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1
+		export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+		export TRACERIG_KEEP_PLUGINS_LOADED=1
+	fi
+	(cd "$dir" && make -s check -j1 >/dev/null 2>&1) || status=1
+	unset ASAN_OPTIONS UBSAN_OPTIONS TRACERIG_KEEP_PLUGINS_LOADED
+	grep -h '^FAIL:\|^ERROR:\|^XPASS:' "$dir"/test-suite.log 2>/dev/null | sed "s|^|  $dir: |" | head -50
+done
+
+passed=0 failed=0 skipped=0
+for dir in _build/plain _build/asan; do
+	while IFS= read -r f; do
+		p=$(grep -c '^:test-result: \(PASS\|XFAIL\)' "$f")
+		fl=$(grep -c '^:test-result: \(FAIL\|XPASS\|ERROR\)' "$f")
+		s=$(grep -c '^:test-result: SKIP' "$f")
+		passed=$((passed + p)) failed=$((failed + fl)) skipped=$((skipped + s))
+	done < <(find "$dir" -name '*.trs')
+done
+if [ "$skipped" -gt 0 ]; then
+	echo "Skipped, and why:"
+	find _build/plain _build/asan -name '*.log' ! -name test-suite.log -print0 |
+		xargs -0 grep -h '# SKIP' 2>/dev/null | sed 's/^/  /' | sort | uniq -c | sed 's/^ */  /' | head -40
+fi
+if [ "$failed" -gt 0 ]; then
+	echo "Failed tests' logs: $top/_build/*/test-suite.log"
+	status=1
+fi
+line="$passed passed, $failed failed"
+[ "$skipped" -gt 0 ] && line="$line, $skipped skipped"
+echo "$line"
+[ "$passed" -gt 0 ] || status=1
+exit $status

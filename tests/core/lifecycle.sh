@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# init all, start in profile order, stop in reverse, flush in order, fini;
+# required and optional failures.
+. "$top_srcdir/tests/lib.sh"
+
+two="$top_srcdir/tests/core/profiles/two.ini"
+J="$TEST_TMP/journal"
+out="$TEST_TMP/two.trace.zip"
+common=(--set testa.journal="$J" --set testb.journal="$J" -o "$out")
+
+run_tracerig -c "$two" "${common[@]}"
+check_eq "a clean run exits 0" 0 "$rc"
+check_eq "lifecycle order: init all, start in order, stop in reverse, flush in order, fini" \
+	"testa init,testb init,testa start,testb start,testb stop,testa stop,testa flush,testb flush,testb fini,testa fini" \
+	"$(paste -sd, "$J")"
+unzip_archive "$out" "$TEST_TMP/x"
+check_grep "each source's entry is in the archive" '^payload from-a$' "$TEST_TMP/x/testa.txt"
+check_grep "a source sees the staging dir it flushes into" '^staging_is_archive_dir 1$' "$TEST_TMP/x/testa.txt"
+check_grep "a source sees a system-wide target set" '^system_wide 1$' "$TEST_TMP/x/testb.txt"
+check_grep "a source reads the [tracerig] section" '^session_name two$' "$TEST_TMP/x/testb.txt"
+check_grep "the manifest records per-plugin counters" '"payload_bytes": 6' "$TEST_TMP/x/manifest.json"
+
+# A required backend that fails to start stops the started ones, exits 1.
+rm -f "$J" "$out"
+run_tracerig -c "$two" "${common[@]}" --set tracerig.required=testb --set testb.fail_in=start
+check_eq "required backend failing in start exits 1" 1 "$rc"
+check_eq "the started backend is stopped and everything finalized, nothing flushed" \
+	"testa init,testb init,testa start,testb start,testa stop,testb fini,testa fini" \
+	"$(paste -sd, "$J")"
+check_grep "the error names the backend and the phase" '^tracerig: testb: start failed: Input/output error$' "$TEST_TMP/out"
+check "no archive is left behind" test ! -e "$out"
+check "no staging directory is left behind" bash -c "! ls -a '$TEST_TMP' | grep -q staging"
+
+# A required backend that fails in init: nothing starts.
+rm -f "$J"
+run_tracerig -c "$two" "${common[@]}" --set testa.fail_in=init
+check_eq "required backend failing in init exits 1" 1 "$rc"
+check_no_grep "nothing starts after a required init failure" 'start' "$J"
+
+# An optional backend failing is logged, skipped and recorded.
+rm -f "$J" "$out"
+run_tracerig -c "$two" "${common[@]}" --set testb.fail_in=start
+check_eq "optional backend failing in start: run still succeeds" 0 "$rc"
+check_grep "optional failure is said plainly" 'testb: start failed: .*optional backend: continuing without it' "$TEST_TMP/out"
+unzip_archive "$out" "$TEST_TMP/y"
+check "the required backend's data is still packaged" test -s "$TEST_TMP/y/testa.txt"
+check "the failed backend wrote nothing" test ! -e "$TEST_TMP/y/testb.txt"
+check "manifest marks the optional backend skipped with phase and error" \
+	python3 -c "
+import json,sys
+m=json.load(open('$TEST_TMP/y/manifest.json'))
+p={x['name']:x for x in m['plugins']}
+assert p['testb']['status']=='skipped', p['testb']
+assert p['testb']['failed_in']=='start'
+assert p['testa']['status']=='ok' and p['testa']['required'] is True
+assert p['zip']['kind']=='packager'
+"
+
+# A required backend failing in flush: the others are still packaged, exit 1.
+rm -f "$out"
+run_tracerig -c "$two" "${common[@]}" --set testa.fail_in=flush
+check_eq "required backend failing in flush exits 1" 1 "$rc"
+unzip_archive "$out" "$TEST_TMP/z"
+check "what the other backend collected is still in the archive" test -s "$TEST_TMP/z/testb.txt"
+check_grep "the manifest says the required backend failed in flush" '"failed_in": "flush"' "$TEST_TMP/z/manifest.json"
+
+done_testing

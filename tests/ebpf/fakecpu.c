@@ -1,0 +1,85 @@
+/* A stand-in for perf_events in the wall-clock test: a source plugin that
+ * writes cpu.folded at flush, as perf_events does, with on-CPU "samples" of
+ * the launched command ("comm-PID") and of another process that must be
+ * left out of the wall view.  Test-only, never installed. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <tracerig/plugin.h>
+
+static const struct tracerig_key fakecpu_keys[] = {
+	{ NULL, 0, NULL, NULL, 0, 0, NULL },
+};
+
+struct fakecpu {
+	const struct tracerig_services *svc;
+	struct tracerig_ctx *ctx;
+};
+
+static int fakecpu_init(const struct tracerig_services *svc, struct tracerig_ctx *ctx, void **state)
+{
+	struct fakecpu *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -ENOMEM;
+	f->svc = svc;
+	f->ctx = ctx;
+	*state = f;
+	return 0;
+}
+
+static int fakecpu_start(void *state)
+{
+	(void)state;
+	return 0;
+}
+
+static int fakecpu_stop(void *state)
+{
+	(void)state;
+	return 0;
+}
+
+static int fakecpu_flush(void *state, struct tracerig_archive *ar)
+{
+	struct fakecpu *f = state;
+	const struct tracerig_targets *t = f->svc->targets(f->ctx);
+	int fd = f->svc->archive_create(ar, "cpu.folded");
+	FILE *out;
+
+	if (fd < 0)
+		return fd;
+	out = fdopen(fd, "w");
+	if (!out) {
+		close(fd);
+		return -errno;
+	}
+	/* 10 samples at 100 Hz = 100 ms in main;spin_on_cpu; the other
+	 * process (PID 1) must not show up. */
+	fprintf(out, "workload-%d;main;spin_on_cpu 7\n", (int)t->command_pid);
+	fprintf(out, "workload-%d;main;spin_on_cpu 3\n", (int)t->command_pid);
+	fprintf(out, "init-1;other_process 50\n");
+	return fclose(out) == 0 ? 0 : -EIO;
+}
+
+static void fakecpu_fini(void *state)
+{
+	free(state);
+}
+
+TRACERIG_PLUGIN = {
+	.abi_version = TRACERIG_ABI_VERSION,
+	.name = "fakecpu",
+	.version = "0",
+	.kind = TRACERIG_PLUGIN_SOURCE,
+	.description = "test stand-in for perf_events' cpu.folded",
+	.package = "none",
+	.keys = fakecpu_keys,
+	.init = fakecpu_init,
+	.start = fakecpu_start,
+	.stop = fakecpu_stop,
+	.flush = fakecpu_flush,
+	.fini = fakecpu_fini,
+};

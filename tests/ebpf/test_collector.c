@@ -1,0 +1,443 @@
+/* The BPF side of the ebpf backend, on the real kernel (root): this process
+ * runs threads that block in known functions for known times
+ * (blockers.c) while the collector traces it, then checks what the kernel
+ * aggregated — the innermost user frame resolved with dladdr (we link with
+ * -rdynamic), kernel frames with /proc/kallsyms — against the known totals.
+ *
+ * Tolerance: a blocked interval is the sleep or wait plus the time until
+ * the thread runs again, so each total must be within [-2 %, +10 %] of the
+ * plan (+50 % for the 2 ms sleeps, on which waiting for a CPU on a busy
+ * machine weighs much more). */
+#define _GNU_SOURCE
+#include "config.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "blockers.h"
+#include "collector.h"
+#include "testing.h"
+
+#define MS 1000000ull
+
+/* ---- kernel symbols ---- */
+
+struct ksym {
+	uint64_t addr;
+	char *name;
+};
+static struct ksym *ksyms;
+static size_t n_ksyms;
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+static int load_kallsyms(void)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[512], name[256], type;
+	unsigned long long addr;
+	size_t cap = 0;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3 || !addr)
+			continue;
+		if (n_ksyms == cap) {
+			struct ksym *grown;
+
+			cap = cap ? cap * 2 : 65536;
+			grown = realloc(ksyms, cap * sizeof(*ksyms));
+			if (!grown)
+				break;
+			ksyms = grown;
+		}
+		ksyms[n_ksyms].addr = addr;
+		ksyms[n_ksyms].name = strdup(name);
+		if (ksyms[n_ksyms].name)
+			n_ksyms++;
+	}
+	fclose(f);
+	qsort(ksyms, n_ksyms, sizeof(*ksyms), by_addr);
+	return n_ksyms ? 0 : -ENOENT;
+}
+
+static const char *ksym_name(uint64_t addr)
+{
+	size_t lo = 0, hi = n_ksyms;
+
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+
+		if (ksyms[mid].addr <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return n_ksyms && ksyms[lo].addr <= addr ? ksyms[lo].name : "?";
+}
+
+/* ---- one traced run ---- */
+
+struct run {
+	struct oc_entry *v;
+	size_t n;
+	uint64_t c[OFFCPU_CNT__MAX];
+	const char *hook;
+	pid_t bystander;
+	int ok;
+};
+
+static struct oc_config base_config(void)
+{
+	struct oc_config cfg = {
+		.hook = OC_HOOK_AUTO,
+		.threads = OFFCPU_THREADS_ALL,
+		.state_mask = OFFCPU_STATE_ALL,
+		.min_block_ns = 1000,
+		.stack_storage = 16384,
+		.stack_depth = 127,
+		.agg_entries = 65536,
+		.thread_entries = 32768,
+		.filter_tgids = 1,
+	};
+	return cfg;
+}
+
+static void quiet_log(void *arg, int level, const char *msg)
+{
+	(void)arg;
+	if (level <= 1)
+		printf("# libbpf: %s\n", msg);
+}
+
+/* A process that blocks too, but is not traced. */
+static pid_t start_bystander(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		prctl(PR_SET_NAME, "bystander", 0, 0, 0);
+		for (int i = 0; i < 8; i++)
+			blocked_in_sleep(100);
+		_exit(0);
+	}
+	return pid;
+}
+
+static void trace_run(struct run *r, const struct oc_config *cfg, const struct tw_plan *plan,
+		      int bystander)
+{
+	struct oc_collector *c = NULL;
+	char why[1024];
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	ret = oc_open(cfg, &c, why, sizeof(why));
+	if (ret < 0) {
+		printf("# oc_open: %s\n", why);
+		return;
+	}
+	r->hook = oc_hook_name(c);
+	if (oc_add_tgid(c, (uint32_t)getpid()) < 0) {
+		printf("# oc_add_tgid failed\n");
+		goto out;
+	}
+	/* Forked before attaching: fork-following must not pick it up. */
+	if (bystander)
+		r->bystander = start_bystander();
+	if (oc_attach(c, why, sizeof(why)) < 0) {
+		printf("# oc_attach: %s\n", why);
+		goto out;
+	}
+	ret = tw_run(plan);
+	oc_detach(c);
+	if (ret < 0) {
+		printf("# the workload failed: %s\n", strerror(-ret));
+		goto out;
+	}
+	oc_counters(c, r->c);
+	if (oc_read(c, &r->v, &r->n) < 0)
+		goto out;
+	/* Resolve the stacks now: they live in the collector's maps. */
+	for (size_t i = 0; i < r->n; i++) {
+		uint64_t ips[OFFCPU_MAX_DEPTH];
+		size_t nu = oc_stack(c, r->v[i].key.ustack, ips, OFFCPU_MAX_DEPTH);
+		Dl_info info;
+
+		/* Reuse the key's stack ids as indexes into small tables. */
+		r->v[i].key.ustack = -1;
+		if (nu && dladdr((void *)(uintptr_t)ips[0], &info) && info.dli_sname) {
+			static const char *const fns[] = { "blocked_in_sleep", "blocked_in_short_sleep",
+							   "holding_mutex_sleep", "blocked_in_pipe_read",
+							   "blocked_on_mutex" };
+			for (int f = 0; f < 5; f++)
+				if (strcmp(info.dli_sname, fns[f]) == 0)
+					r->v[i].key.ustack = f;
+		}
+		{
+			uint64_t kips[OFFCPU_MAX_DEPTH];
+			size_t nk = oc_stack(c, r->v[i].key.kstack, kips, OFFCPU_MAX_DEPTH);
+			/* pipe_read is anon_pipe_read since 6.16. */
+			static const char *const kfns[] = { "do_nanosleep", "pipe_read", "futex_wait",
+							    "anon_pipe_read" };
+
+			r->v[i].key.kstack = -1;
+			for (size_t k = 0; k < nk; k++)
+				for (int f = 0; f < 4; f++)
+					if (strcmp(ksym_name(kips[k]), kfns[f]) == 0)
+						r->v[i].key.kstack = f == 3 ? 1 : f;
+			if (getenv("DEBUG_STACKS")) {
+				printf("# tid %u fn %d kfn %d %.3f ms x%llu:", r->v[i].key.pid,
+				       r->v[i].key.ustack, r->v[i].key.kstack,
+				       r->v[i].val.weighted_ns / 1e6, (unsigned long long)r->v[i].val.count);
+				for (size_t k = 0; k < nk; k++)
+					printf(" %s", ksym_name(kips[k]));
+				printf("\n");
+			}
+		}
+	}
+	r->ok = 1;
+out:
+	if (r->bystander > 0)
+		waitpid(r->bystander, NULL, 0);
+	oc_close(c);
+}
+
+/* Weighted blocked time whose innermost user frame is function `fn` (index
+ * into the table above) and, when kfn >= 0, whose kernel stack has frame
+ * `kfn`.  Without kfn this includes the short waits for a CPU after the
+ * wake-up (preemption) with the same user stack. */
+static uint64_t total(const struct run *r, int fn, int kfn)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < r->n; i++) {
+		if (r->v[i].key.tgid != (uint32_t)getpid() || r->v[i].key.ustack != fn)
+			continue;
+		if (kfn >= 0 && r->v[i].key.kstack != kfn)
+			continue;
+		sum += r->v[i].val.weighted_ns;
+	}
+	return sum;
+}
+
+enum { F_SLEEP, F_SHORT, F_HOLD, F_PIPE, F_MUTEX };
+enum { K_NANOSLEEP, K_PIPE, K_FUTEX };
+
+#define EXPECT_NEAR_MS(expect_ms, actual_ns, plus_pct)                                     \
+	do {                                                                               \
+		double a_ = (double)(actual_ns) / MS, e_ = (double)(expect_ms);            \
+		if (a_ < e_ * 0.98 || a_ > e_ * (1 + (plus_pct) / 100.0))                  \
+			TEST_FAIL("%s: expected %.0f ms (-2%%/+%d%%), got %.1f ms", #actual_ns, \
+				  e_, (int)(plus_pct), a_);                                 \
+	} while (0)
+
+static const struct tw_plan plan = TW_PLAN_DEFAULT;
+static struct run all; /* default settings, with a bystander */
+
+DEF_TEST(known_functions_show_their_blocked_time)
+{
+	CHECK_NOT_NULL(all.ok ? &all : NULL);
+	printf("# hook: %s, %" PRIu64 " switches, %" PRIu64 " intervals kept\n", all.hook,
+	       all.c[OFFCPU_CNT_SWITCHES], all.c[OFFCPU_CNT_KEPT]);
+	EXPECT_NEAR_MS(plan.sleeps * plan.sleep_ms, total(&all, F_SLEEP, K_NANOSLEEP), 10);
+	EXPECT_NEAR_MS(plan.pipe_ms, total(&all, F_PIPE, K_PIPE), 10);
+	EXPECT_NEAR_MS(plan.mutex_ms, total(&all, F_MUTEX, K_FUTEX), 10);
+	EXPECT_NEAR_MS(plan.mutex_ms, total(&all, F_HOLD, K_NANOSLEEP), 10);
+	EXPECT_NEAR_MS(plan.short_sleeps * plan.short_ms, total(&all, F_SHORT, K_NANOSLEEP), 50);
+}
+
+DEF_TEST(counters_account_for_every_interval)
+{
+	CHECK_NOT_NULL(all.ok ? &all : NULL);
+	EXPECT_TRUE(all.c[OFFCPU_CNT_SWITCHES] >= all.c[OFFCPU_CNT_INTERVALS]);
+	EXPECT_TRUE(all.c[OFFCPU_CNT_KEPT] >= (uint64_t)(plan.sleeps + plan.short_sleeps + 3));
+	EXPECT_EQ_INT(all.c[OFFCPU_CNT_INTERVALS],
+		      all.c[OFFCPU_CNT_KEPT] + all.c[OFFCPU_CNT_SHORT] + all.c[OFFCPU_CNT_LONG] +
+			      all.c[OFFCPU_CNT_SAMPLED_OUT] + all.c[OFFCPU_CNT_AGG_FULL]);
+	EXPECT_EQ_INT(0, all.c[OFFCPU_CNT_KSTACK_DROPPED]);
+	EXPECT_EQ_INT(0, all.c[OFFCPU_CNT_USTACK_DROPPED]);
+	EXPECT_EQ_INT(0, all.c[OFFCPU_CNT_SAMPLED_OUT]);
+}
+
+DEF_TEST(pid_filter_excludes_a_second_blocking_process)
+{
+	size_t mine = 0;
+
+	CHECK_NOT_NULL(all.ok ? &all : NULL);
+	EXPECT_TRUE(all.bystander > 0);
+	for (size_t i = 0; i < all.n; i++) {
+		if (all.v[i].key.tgid == (uint32_t)all.bystander)
+			TEST_FAIL("bystander %d traced", (int)all.bystander);
+		if (all.v[i].key.tgid == (uint32_t)getpid())
+			mine++;
+		else if (all.v[i].key.tgid != (uint32_t)getpid())
+			TEST_FAIL("process %u traced", all.v[i].key.tgid);
+	}
+	EXPECT_TRUE(mine > 0);
+}
+
+DEF_TEST(min_block_drops_short_waits)
+{
+	struct oc_config cfg = base_config();
+	struct run r;
+
+	cfg.min_block_ns = 20 * MS;
+	trace_run(&r, &cfg, &plan, 0);
+	CHECK_NOT_NULL(r.ok ? &r : NULL);
+	EXPECT_EQ_INT(0, total(&r, F_SHORT, -1));
+	EXPECT_TRUE(r.c[OFFCPU_CNT_SHORT] >= (uint64_t)plan.short_sleeps);
+	EXPECT_NEAR_MS(plan.sleeps * plan.sleep_ms, total(&r, F_SLEEP, -1), 10);
+	free(r.v);
+}
+
+DEF_TEST(max_block_drops_long_waits)
+{
+	struct oc_config cfg = base_config();
+	struct run r;
+
+	cfg.max_block_ns = 50 * MS;
+	trace_run(&r, &cfg, &plan, 0);
+	CHECK_NOT_NULL(r.ok ? &r : NULL);
+	/* A few short waits for a CPU may remain in the pipe read's stack. */
+	EXPECT_EQ_INT(0, total(&r, F_SLEEP, -1));
+	EXPECT_TRUE(total(&r, F_PIPE, -1) < 50 * MS);
+	EXPECT_TRUE(total(&r, F_MUTEX, -1) < 50 * MS);
+	EXPECT_NEAR_MS(plan.short_sleeps * plan.short_ms, total(&r, F_SHORT, -1), 50);
+	free(r.v);
+}
+
+DEF_TEST(raw_tracepoint_fallback_measures_the_same)
+{
+	struct oc_config cfg = base_config();
+	struct run r;
+
+	cfg.hook = OC_HOOK_RAW;
+	trace_run(&r, &cfg, &plan, 0);
+	CHECK_NOT_NULL(r.ok ? &r : NULL);
+	EXPECT_EQ_STR("raw_tp/sched_switch", r.hook);
+	EXPECT_NEAR_MS(plan.sleeps * plan.sleep_ms, total(&r, F_SLEEP, K_NANOSLEEP), 10);
+	EXPECT_NEAR_MS(plan.pipe_ms, total(&r, F_PIPE, K_PIPE), 10);
+	EXPECT_NEAR_MS(plan.mutex_ms, total(&r, F_MUTEX, K_FUTEX), 10);
+	free(r.v);
+}
+
+DEF_TEST(state_filter_keeps_only_the_asked_states)
+{
+	struct oc_config cfg = base_config();
+	struct run r;
+
+	/* Sleeps, pipe reads and futex waits are interruptible (S). */
+	cfg.state_mask = OFFCPU_STATE_UNINTERRUPTIBLE;
+	trace_run(&r, &cfg, &plan, 0);
+	CHECK_NOT_NULL(r.ok ? &r : NULL);
+	EXPECT_EQ_INT(0, total(&r, F_SLEEP, -1) + total(&r, F_PIPE, -1) +
+				 total(&r, F_MUTEX, -1));
+	free(r.v);
+}
+
+DEF_TEST(kernel_threads_only_excludes_this_process)
+{
+	struct oc_config cfg = base_config();
+	struct run r;
+
+	cfg.threads = OFFCPU_THREADS_KERNEL;
+	trace_run(&r, &cfg, &plan, 0);
+	CHECK_NOT_NULL(r.ok ? &r : NULL);
+	EXPECT_EQ_INT(0, r.n);
+	free(r.v);
+}
+
+/* 600 waits of 1 ms with a 10 ms period: after the first few, a wait is
+ * captured with probability ~0.1 and counts ~10 ms.  Long sleeps are
+ * always captured and count as measured. */
+DEF_TEST(sampling_mode_keeps_totals_honest)
+{
+	struct oc_config cfg = base_config();
+	struct tw_plan p = plan;
+	struct run r;
+
+	p.short_sleeps = 600;
+	p.short_ms = 1;
+	cfg.sample_period_ns = 10 * MS;
+	trace_run(&r, &cfg, &p, 0);
+	CHECK_NOT_NULL(r.ok ? &r : NULL);
+	printf("# sampled: %" PRIu64 " kept, %" PRIu64 " skipped\n", r.c[OFFCPU_CNT_KEPT],
+	       r.c[OFFCPU_CNT_SAMPLED_OUT]);
+	EXPECT_TRUE(r.c[OFFCPU_CNT_SAMPLED_OUT] > 300);
+	/* The sleeper's first sleep follows a short wait (the start barrier),
+	 * so it is captured with probability ~0.9 and then weighs ~1.1 x its
+	 * time; the others follow a long sleep and are always captured. */
+	{
+		double got = (double)total(&r, F_SLEEP, -1) / MS;
+		double one = (double)p.sleep_ms;
+
+		if (got < (p.sleeps - 1) * one * 0.98 || got > p.sleeps * one * 1.25)
+			TEST_FAIL("sleeps: expected %.0f..%.0f ms, got %.1f ms",
+				  (p.sleeps - 1) * one, p.sleeps * one * 1.25, got);
+	}
+	for (size_t i = 0; i < r.n; i++)
+		if (r.v[i].val.weighted_ns < r.v[i].val.real_ns)
+			TEST_FAIL("a weight below the measured time");
+	/* ~60 samples: 4 standard deviations is about +-50 %. */
+	{
+		double got = (double)total(&r, F_SHORT, -1) / MS;
+		double want = (double)(p.short_sleeps * p.short_ms) * 1.06;
+
+		if (got < want * 0.5 || got > want * 1.5)
+			TEST_FAIL("short waits: expected ~%.0f ms (+-50%%), got %.1f ms", want, got);
+	}
+	free(r.v);
+}
+
+int main(void)
+{
+	char advice[512];
+
+	if (geteuid() != 0) {
+		printf("1..0 # SKIP needs root to load BPF programs\n");
+		return 0;
+	}
+	if (oc_check(advice, sizeof(advice)) < 0) {
+		printf("1..0 # SKIP %s\n", advice);
+		return 0;
+	}
+	if (load_kallsyms() < 0) {
+		printf("1..0 # SKIP cannot read /proc/kallsyms\n");
+		return 0;
+	}
+	oc_set_log(quiet_log, NULL);
+	{
+		struct oc_config cfg = base_config();
+
+		trace_run(&all, &cfg, &plan, 1);
+	}
+	RUN_TEST(known_functions_show_their_blocked_time);
+	RUN_TEST(counters_account_for_every_interval);
+	RUN_TEST(pid_filter_excludes_a_second_blocking_process);
+	RUN_TEST(min_block_drops_short_waits);
+	RUN_TEST(max_block_drops_long_waits);
+	RUN_TEST(raw_tracepoint_fallback_measures_the_same);
+	RUN_TEST(state_filter_keeps_only_the_asked_states);
+	RUN_TEST(kernel_threads_only_excludes_this_process);
+	RUN_TEST(sampling_mode_keeps_totals_honest);
+	free(all.v);
+	for (size_t i = 0; i < n_ksyms; i++)
+		free(ksyms[i].name);
+	free(ksyms);
+	oc_set_log(NULL, NULL);
+	TEST_MAIN_END();
+}

@@ -1,0 +1,59 @@
+# TAP helpers for the integration tests.  Source it, call the checks, end with
+# `done_testing`.  Every check prints one TAP line; a skip says why.
+set -u
+: "${TRACERIG:?run through make check or scripts/test.sh}"
+tap_n=0
+tap_failed=0
+TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/tracerig-test.XXXXXX")
+trap 'tap_cleanup' EXIT
+tap_cleanup_hooks=""
+
+on_exit() { tap_cleanup_hooks="$1; $tap_cleanup_hooks"; }
+tap_cleanup() {
+	eval "$tap_cleanup_hooks"
+	if [ "${KEEP_TEST_TMP:-0}" = 1 ] || [ "$tap_failed" -ne 0 ]; then
+		echo "# test files kept in $TEST_TMP"
+	else
+		rm -rf "$TEST_TMP"
+	fi
+}
+
+ok() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1"; }
+not_ok() {
+	tap_n=$((tap_n + 1)); tap_failed=$((tap_failed + 1))
+	echo "not ok $tap_n - $1"
+	shift
+	for line in "$@"; do printf '%s\n' "$line" | sed 's/^/#   /'; done
+}
+skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1 # SKIP $2"; }
+# skip_all REASON: the whole script cannot run here.
+skip_all() { echo "1..0 # SKIP $1"; tap_cleanup_hooks=""; exit 0; }
+
+# check NAME COMMAND...: passes when the command exits 0.
+check() {
+	local name=$1; shift
+	local out
+	if out=$("$@" 2>&1); then ok "$name"; else not_ok "$name" "command: $*" "$out"; fi
+}
+# check_grep NAME PATTERN FILE: extended regex must match a line of FILE.
+check_grep() {
+	if grep -Eq -- "$2" "$3" 2>/dev/null; then ok "$1"
+	else not_ok "$1" "no line of $3 matches /$2/" "$(head -c 2000 "$3" 2>/dev/null)"; fi
+}
+check_no_grep() {
+	if ! grep -Eq -- "$2" "$3" 2>/dev/null; then ok "$1"
+	else not_ok "$1" "a line of $3 matches /$2/" "$(grep -Em5 -- "$2" "$3")"; fi
+}
+# check_eq NAME EXPECTED ACTUAL
+check_eq() {
+	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "expected: $2" "actual:   $3"; fi
+}
+# run_tracerig ARGS...: runs tracerig, output in $TEST_TMP/out, status in $rc.
+run_tracerig() {
+	rc=0
+	"$TRACERIG" "$@" >"$TEST_TMP/out" 2>&1 </dev/null || rc=$?
+}
+# unzip_archive ARCHIVE DIR
+unzip_archive() { rm -rf "$2"; mkdir -p "$2" && unzip -q -o "$1" -d "$2"; }
+need_root() { [ "$(id -u)" = 0 ] || skip_all "needs root (perf_events, BPF and namespaces)"; }
+done_testing() { echo "1..$tap_n"; [ "$tap_failed" -eq 0 ]; }

@@ -1,0 +1,51 @@
+# The core's tests: test-only plugins, unit tests of core pieces, and
+# integration tests that run the real tracerig binary.
+
+# ---- test-only plugins (never installed)
+check_LTLIBRARIES += tests/plugins/testa.la tests/plugins/testb.la \
+	tests/plugins/badabi.la tests/plugins/nosymbol.la tests/plugins/unresolved.la
+tests_plugins_testa_la_SOURCES = tests/plugins/testsrc.c
+tests_plugins_testa_la_CPPFLAGS = $(AM_CPPFLAGS) -DTEST_PLUGIN_NAME='"testa"'
+tests_plugins_testa_la_LDFLAGS = $(test_plugin_ldflags)
+tests_plugins_testb_la_SOURCES = tests/plugins/testsrc.c
+tests_plugins_testb_la_CPPFLAGS = $(AM_CPPFLAGS) -DTEST_PLUGIN_NAME='"testb"'
+tests_plugins_testb_la_LDFLAGS = $(test_plugin_ldflags)
+tests_plugins_badabi_la_SOURCES = tests/plugins/testsrc.c
+tests_plugins_badabi_la_CPPFLAGS = $(AM_CPPFLAGS) -DTEST_PLUGIN_NAME='"badabi"' -DTEST_PLUGIN_ABI=999
+tests_plugins_badabi_la_LDFLAGS = $(test_plugin_ldflags)
+tests_plugins_nosymbol_la_SOURCES = tests/plugins/nosymbol.c
+tests_plugins_nosymbol_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+tests_plugins_unresolved_la_SOURCES = tests/plugins/testsrc.c
+tests_plugins_unresolved_la_CPPFLAGS = $(AM_CPPFLAGS) -DTEST_PLUGIN_NAME='"unresolved"' -DTEST_PLUGIN_UNRESOLVED
+tests_plugins_unresolved_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+
+# ---- unit tests of core pieces
+check_PROGRAMS += tests/core/test_keys tests/core/test_profile tests/core/test_pids \
+	tests/core/test_staging tests/core/test_json tests/core/test_flamegraph
+TESTS += tests/core/test_keys tests/core/test_profile tests/core/test_pids \
+	tests/core/test_staging tests/core/test_json tests/core/test_flamegraph
+noinst_HEADERS += tests/testing.h
+tests_core_test_keys_SOURCES = tests/core/test_keys.c core/keys.c
+tests_core_test_profile_SOURCES = tests/core/test_profile.c core/profile.c core/log.c
+tests_core_test_profile_CFLAGS = $(AM_CFLAGS) $(INIH_CFLAGS)
+tests_core_test_profile_LDADD = $(INIH_LIBS)
+tests_core_test_pids_SOURCES = tests/core/test_pids.c core/pids.c
+tests_core_test_staging_SOURCES = tests/core/test_staging.c core/staging.c
+tests_core_test_json_SOURCES = tests/core/test_json.c core/json.c
+tests_core_test_flamegraph_SOURCES = tests/core/test_flamegraph.c core/flamegraph.c
+
+# ---- integration tests: the real binary, real plugins, real archives
+CORE_SH_TESTS = \
+	tests/core/cli.sh \
+	tests/core/profile_errors.sh \
+	tests/core/loader.sh \
+	tests/core/lifecycle.sh \
+	tests/core/command.sh \
+	tests/core/signals.sh \
+	tests/core/archive.sh \
+	tests/core/docs.sh \
+	tests/core/status.sh \
+	tests/core/report.sh
+TESTS += $(CORE_SH_TESTS)
+dist_check_SCRIPTS += $(CORE_SH_TESTS)
+EXTRA_DIST += tests/lib.sh tests/core/profiles

@@ -1,0 +1,49 @@
+# Shared by the lttng integration tests.  Source after tests/lib.sh.
+LTTNG_APP="$top_builddir/tests/lttng/lttng-app"
+LTTNG_LOCK="${TMPDIR:-/tmp}/tracerig-lttng-tests.lock"
+
+lttng_prereqs() {
+	need_root
+	command -v lttng-sessiond >/dev/null || skip_all "lttng-sessiond not installed (apt-get install lttng-tools)"
+	command -v babeltrace2 >/dev/null || skip_all "babeltrace2 not installed (apt-get install babeltrace2)"
+	[ -x "$LTTNG_APP" ] || skip_all "$LTTNG_APP not built (make check builds it)"
+	[ -e "$top_builddir/plugins/lttng/lttng.la" ] || skip_all "lttng plugin not built (configure found no liblttng-ctl)"
+	# One session daemon serves every test of this user: take turns.
+	exec 9>"$LTTNG_LOCK"
+	flock -w 600 9 || skip_all "another lttng test holds $LTTNG_LOCK for 10 minutes"
+}
+
+sessiond_pid() {
+	local f=/var/run/lttng/lttng-sessiond.pid
+	[ -s "$f" ] && kill -0 "$(cat "$f")" 2>/dev/null && ! grep -q '^State:.*Z' "/proc/$(cat "$f")/status" 2>/dev/null && cat "$f"
+}
+
+# Starts a session daemon for this test and stops exactly that one at exit.
+# Uses an already running daemon (someone else's) without touching it.
+own_sessiond() {
+	if sessiond_pid >/dev/null; then return 0; fi
+	lttng-sessiond --daemonize --no-kernel || skip_all "cannot start lttng-sessiond"
+	OWN_SESSIOND=$(sessiond_pid) || skip_all "lttng-sessiond started but wrote no pid file"
+	on_exit "stop_own_sessiond"
+}
+stop_own_sessiond() {
+	[ -n "${OWN_SESSIOND:-}" ] || return 0
+	kill "$OWN_SESSIOND" 2>/dev/null
+	for _ in $(seq 100); do
+		[ -d "/proc/$OWN_SESSIOND" ] && ! grep -q '^State:.*Z' "/proc/$OWN_SESSIOND/status" 2>/dev/null || break
+		sleep 0.1
+	done
+	OWN_SESSIOND=
+}
+
+# write_profile FILE KEY=VALUE...: an [lttng] profile with these keys.
+write_profile() {
+	local f=$1; shift
+	{
+		printf '[tracerig]\nname = lttngtest\nrequired = lttng\n\n[lttng]\n'
+		for kv in "$@"; do printf '%s = %s\n' "${kv%%=*}" "${kv#*=}"; done
+	} >"$f"
+}
+
+# babeltrace2 text of an unpacked archive's lttngTrace.
+bt_text() { babeltrace2 "$1/lttngTrace" 2>"$TEST_TMP/bt.err"; }

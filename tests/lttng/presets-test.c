@@ -1,0 +1,236 @@
+/* The lttng presets are what the documentation says they are, lists build
+ * and deduplicate as specified, and the CTF clock is read from metadata. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctf.h"
+#include "presets.h"
+#include "testing.h"
+
+#define DOC TR_ABS_SRCDIR "/plugins/lttng/presets.md"
+
+static int list_has(const char *const *events, const char *name)
+{
+	for (size_t i = 0; events[i]; i++)
+		if (strcmp(events[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/* presets.md: "## name" starts a preset, "    Provider:Event" lines list it. */
+DEF_TEST(every_preset_expands_to_its_documented_list)
+{
+	FILE *f = fopen(DOC, "r");
+	const struct lttng_preset *cur = NULL;
+	size_t idx = 0, documented = 0;
+	char line[512];
+
+	CHECK_NOT_NULL(f);
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (strncmp(line, "## ", 3) == 0) {
+			if (cur && cur->events[idx])
+				TEST_FAIL("preset %s: documentation stops at %zu of %zu events",
+					  cur->name, idx, lttng_preset_size(cur));
+			cur = lttng_preset_find(line + 3);
+			if (!cur)
+				TEST_FAIL("documented preset '%s' is not in the table", line + 3);
+			idx = 0;
+			documented++;
+		} else if (cur && strncmp(line, "    ", 4) == 0) {
+			if (!cur->events[idx])
+				TEST_FAIL("preset %s: documented event %s is not in the table",
+					  cur->name, line + 4);
+			else if (strcmp(cur->events[idx++], line + 4) != 0)
+				TEST_FAIL("preset %s, event %zu: table has %s, documentation %s",
+					  cur->name, idx - 1, cur->events[idx - 1], line + 4);
+		}
+	}
+	fclose(f);
+	if (cur && cur->events[idx])
+		TEST_FAIL("preset %s: documentation stops early", cur->name);
+	{
+		size_t in_table = 0;
+
+		for (const struct lttng_preset *p = lttng_presets; p->name; p++)
+			in_table++;
+		EXPECT_EQ_INT(in_table, documented);
+	}
+}
+
+DEF_TEST(presets_mirror_perfcollect_names_and_sizes)
+{
+	static const struct { const char *name; size_t n; } expect[] = {
+		{ "default", 183 }, { "gccollectonly", 80 }, { "gconly", 110 },
+		{ "gcwithheap", 47 }, { "threading", 26 }, { "exceptions", 9 },
+		{ "jit", 26 }, { "loader", 18 },
+	};
+
+	for (size_t i = 0; i < sizeof(expect) / sizeof(expect[0]); i++) {
+		const struct lttng_preset *p = lttng_preset_find(expect[i].name);
+
+		if (!p) {
+			TEST_FAIL("preset %s missing", expect[i].name);
+			continue;
+		}
+		EXPECT_EQ_INT(expect[i].n, lttng_preset_size(p));
+	}
+	EXPECT_TRUE(lttng_preset_find("nosuch") == NULL);
+}
+
+DEF_TEST(presets_have_no_duplicates_and_full_names)
+{
+	for (const struct lttng_preset *p = lttng_presets; p->name; p++) {
+		for (size_t i = 0; p->events[i]; i++) {
+			const char *colon = strchr(p->events[i], ':');
+
+			if (!colon || colon == p->events[i] || !colon[1] || strchr(p->events[i], '*'))
+				TEST_FAIL("%s: '%s' is not a full Provider:Event name", p->name,
+					  p->events[i]);
+			for (size_t j = 0; j < i; j++)
+				if (strcmp(p->events[i], p->events[j]) == 0)
+					TEST_FAIL("%s: %s listed twice", p->name, p->events[i]);
+		}
+	}
+}
+
+/* perfcollect's loader list loses these to a duplicate bash declaration. */
+DEF_TEST(loader_includes_assembly_domain_module_and_module_loads)
+{
+	static const char *const want[] = {
+		"DotNETRuntime:AssemblyLoad", "DotNETRuntime:AssemblyLoad_V1",
+		"DotNETRuntime:DomainModuleLoad", "DotNETRuntime:DomainModuleLoad_V1",
+		"DotNETRuntime:ModuleLoad", "DotNETRuntime:ModuleLoad_V1",
+		"DotNETRuntime:ModuleLoad_V2", "DotNETRuntime:ModuleDCStartV2",
+		"DotNETRuntime:AppDomainLoad_V1",
+	};
+	static const char *const with_loader[] = { "loader", "default", "gconly" };
+
+	for (size_t k = 0; k < 3; k++) {
+		const struct lttng_preset *p = lttng_preset_find(with_loader[k]);
+
+		CHECK_NOT_NULL(p);
+		for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+			if (!list_has(p->events, want[i]))
+				TEST_FAIL("preset %s lacks %s", p->name, want[i]);
+	}
+}
+
+DEF_TEST(default_contains_gc_collections_jit_and_exceptions)
+{
+	const struct lttng_preset *def = lttng_preset_find("default");
+	const struct lttng_preset *jit = lttng_preset_find("jit");
+
+	CHECK_NOT_NULL(def);
+	CHECK_NOT_NULL(jit);
+	EXPECT_TRUE(list_has(def->events, "DotNETRuntime:GCStart_V2"));
+	EXPECT_TRUE(list_has(def->events, "DotNETRuntime:ExceptionThrown_V1"));
+	EXPECT_TRUE(list_has(def->events, "DotNETRuntime:ContentionStart_V1"));
+	EXPECT_TRUE(list_has(def->events, "DotNETRuntimePrivate:BGCBegin"));
+	/* gccollectonly leaves out allocation ticks; gconly has them. */
+	EXPECT_TRUE(!list_has(def->events, "DotNETRuntime:GCAllocationTick_V3"));
+	EXPECT_TRUE(list_has(lttng_preset_find("gconly")->events, "DotNETRuntime:GCAllocationTick_V3"));
+	EXPECT_TRUE(list_has(lttng_preset_find("gcwithheap")->events,
+			     "DotNETRuntime:GCBulkMovedObjectRanges"));
+	for (size_t i = 0; jit->events[i]; i++)
+		if (!list_has(def->events, jit->events[i]))
+			TEST_FAIL("default lacks jit event %s", jit->events[i]);
+}
+
+DEF_TEST(list_merges_presets_and_events_without_duplicates)
+{
+	struct lttng_event_list l;
+	char err[256] = "";
+
+	EXPECT_EQ_INT(0, lttng_event_list_build(&l, "gccollectonly, loader ,gccollectonly",
+						" DotNETRuntime:GCStart,lttng_ust_libc:*, my:ev ",
+						err, sizeof(err)));
+	EXPECT_EQ_INT(80 + 18 + 2, l.n);
+	EXPECT_EQ_STR("DotNETRuntime:GCStart", l.n ? l.names[0] : NULL);
+	EXPECT_EQ_STR("lttng_ust_libc:*", l.n > 98 ? l.names[98] : NULL);
+	EXPECT_EQ_STR("my:ev", l.n > 99 ? l.names[99] : NULL);
+	lttng_event_list_free(&l);
+
+	EXPECT_EQ_INT(0, lttng_event_list_build(&l, NULL, "", err, sizeof(err)));
+	EXPECT_EQ_INT(0, l.n);
+	lttng_event_list_free(&l);
+}
+
+DEF_TEST(unknown_preset_and_bad_names_are_rejected)
+{
+	struct lttng_event_list l;
+	char err[256] = "";
+
+	EXPECT_EQ_INT(-EINVAL, lttng_event_list_build(&l, "default,gcsonly", NULL, err, sizeof(err)));
+	EXPECT_CONTAINS("unknown preset 'gcsonly'", err);
+	EXPECT_CONTAINS("gccollectonly", err);
+	EXPECT_EQ_INT(0, l.n);
+	EXPECT_EQ_INT(-EINVAL, lttng_event_list_build(&l, NULL, "a:b c:d", err, sizeof(err)));
+	EXPECT_CONTAINS("separate names with commas", err);
+}
+
+static size_t put_packet(unsigned char *buf, const char *text, size_t padding)
+{
+	size_t len = strlen(text), content = 37 + len, packet = content + padding;
+	uint32_t v;
+
+	memset(buf, 0, packet);
+	v = 0x75D11D57u;
+	memcpy(buf, &v, 4);
+	v = (uint32_t)(content * 8);
+	memcpy(buf + 24, &v, 4);
+	v = (uint32_t)(packet * 8);
+	memcpy(buf + 28, &v, 4);
+	buf[35] = 1;
+	buf[36] = 8;
+	memcpy(buf + 37, text, len);
+	return packet;
+}
+
+DEF_TEST(clock_is_read_from_packetized_metadata)
+{
+	unsigned char buf[1024];
+	size_t len;
+	char name[32];
+	int64_t offset = 0;
+
+	/* The clock block split across two packets, with padding between. */
+	len = put_packet(buf, "/* CTF 1.8 */\nclock {\n\tname = \"monot", 13);
+	len += put_packet(buf + len, "onic\";\n\tfreq = 1000000000;\n\toffset = 1795401942086359748;\n};\n", 0);
+	EXPECT_EQ_INT(0, ctf_metadata_clock(buf, len, name, sizeof(name), &offset));
+	EXPECT_EQ_STR("monotonic", name);
+	EXPECT_EQ_INT(1795401942086359748LL, offset);
+}
+
+DEF_TEST(clock_offset_s_and_other_frequencies)
+{
+	const char *text = "clock {\n name = realtime;\n freq = 1000;\n offset_s = 10;\n offset = 500;\n};\n";
+	char name[32];
+	int64_t offset = 0;
+
+	EXPECT_EQ_INT(0, ctf_metadata_clock((const unsigned char *)text, strlen(text), name,
+					    sizeof(name), &offset));
+	EXPECT_EQ_STR("realtime", name);
+	EXPECT_EQ_INT(10500000000LL, offset);
+	EXPECT_EQ_INT(-ENOENT, ctf_metadata_clock((const unsigned char *)"trace {};", 9, name,
+						  sizeof(name), &offset));
+}
+
+int main(void)
+{
+	RUN_TEST(every_preset_expands_to_its_documented_list);
+	RUN_TEST(presets_mirror_perfcollect_names_and_sizes);
+	RUN_TEST(presets_have_no_duplicates_and_full_names);
+	RUN_TEST(loader_includes_assembly_domain_module_and_module_loads);
+	RUN_TEST(default_contains_gc_collections_jit_and_exceptions);
+	RUN_TEST(list_merges_presets_and_events_without_duplicates);
+	RUN_TEST(unknown_preset_and_bad_names_are_rejected);
+	RUN_TEST(clock_is_read_from_packetized_metadata);
+	RUN_TEST(clock_offset_s_and_other_frequencies);
+	TEST_MAIN_END();
+}

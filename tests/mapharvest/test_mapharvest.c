@@ -1,0 +1,517 @@
+/* Unit tests of mapharvest's pieces: /proc parsing, runtime settings, the
+ * safe opener against hostile files, incremental copies, and the harvester
+ * on a real child process that exits before the end. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "copy.h"
+#include "harvest.h"
+#include "jitdump.h"
+#include "procinfo.h"
+#include "safeopen.h"
+#include "testing.h"
+
+static char tmpdir[] = "/tmp/mapharvest-test.XXXXXX";
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+DEF_TEST(status_innermost_nstgid)
+{
+	pid_t tgid = 0, ns = 0;
+	int kthread = 1;
+
+	EXPECT_EQ_INT(0, mh_parse_status("Name:\tnode\nTgid:\t4242\nPPid:\t17\n"
+					 "NStgid:\t4242\t57\t1\nNSpid:\t4243\t58\t2\n",
+					 &tgid, &ns, &kthread));
+	EXPECT_EQ_INT(4242, tgid);
+	EXPECT_EQ_INT(1, ns);
+	EXPECT_EQ_INT(0, kthread);
+	EXPECT_EQ_INT(0, mh_parse_status("Tgid:\t77\nPPid:\t2\n", &tgid, &ns, &kthread));
+	EXPECT_EQ_INT(77, ns);
+	EXPECT_EQ_INT(1, kthread);
+	EXPECT_EQ_INT(-EINVAL, mh_parse_status("Name:\tx\n", &tgid, &ns, &kthread));
+}
+
+#define BLOCK(s) s, sizeof(s) - 1
+
+DEF_TEST(dotnet_settings)
+{
+	struct mh_runtime rt;
+
+	EXPECT_EQ_INT(0, mh_runtime_parse(&rt, BLOCK("PATH=/bin\0DOTNET_PerfMapEnabled=1\0"
+						     "DOTNET_PerfMapJitDumpPath=/var/maps/\0"),
+					  BLOCK("dotnet\0app.dll\0"), "/app"));
+	EXPECT_EQ_INT(MH_EXPECT(MH_PERF_MAP) | MH_EXPECT(MH_JITDUMP), rt.expect);
+	EXPECT_EQ_INT(3, rt.n_dirs);
+	EXPECT_EQ_STR("/var/maps", rt.dirs[0]);
+	EXPECT_EQ_STR("/tmp", rt.dirs[1]);
+	EXPECT_EQ_STR("/app", rt.dirs[2]);
+	EXPECT_CONTAINS("DOTNET_PerfMapEnabled=1", rt.why);
+	mh_runtime_free(&rt);
+
+	/* DOTNET_ wins over COMPlus_; 2 = jitdump only; relative dump path. */
+	EXPECT_EQ_INT(0, mh_runtime_parse(&rt, BLOCK("COMPlus_PerfMapEnabled=3\0"
+						     "DOTNET_PerfMapEnabled=2\0"
+						     "COMPlus_PerfMapJitDumpPath=maps\0TMPDIR=/tmp/\0"),
+					  BLOCK(""), "/srv"));
+	EXPECT_EQ_INT(MH_EXPECT(MH_JITDUMP), rt.expect);
+	EXPECT_EQ_STR("/srv/maps", rt.dirs[0]);
+	EXPECT_EQ_STR("/tmp", rt.dirs[1]);
+	EXPECT_EQ_STR("/srv", rt.dirs[2]);
+	EXPECT_EQ_INT(3, rt.n_dirs);
+	mh_runtime_free(&rt);
+
+	EXPECT_EQ_INT(0, mh_runtime_parse(&rt, BLOCK("DOTNET_PerfMapEnabled=0\0"), BLOCK(""), NULL));
+	EXPECT_EQ_INT(0, rt.expect);
+	EXPECT_EQ_INT(1, rt.n_dirs);
+	mh_runtime_free(&rt);
+}
+
+DEF_TEST(node_flags)
+{
+	struct mh_runtime rt;
+
+	EXPECT_EQ_INT(0, mh_runtime_parse(&rt, BLOCK("HOME=/\0"),
+					  BLOCK("node\0--perf-basic-prof\0app.js\0"), "/"));
+	EXPECT_EQ_INT(MH_EXPECT(MH_PERF_MAP), rt.expect);
+	mh_runtime_free(&rt);
+	EXPECT_EQ_INT(0, mh_runtime_parse(&rt, BLOCK("NODE_OPTIONS=--max-old-space-size=99 --perf-prof\0"),
+					  BLOCK("node\0app.js\0"), "/"));
+	EXPECT_EQ_INT(MH_EXPECT(MH_JITDUMP), rt.expect);
+	mh_runtime_free(&rt);
+	/* A script argument that merely contains the flag's text is not it. */
+	EXPECT_EQ_INT(0, mh_runtime_parse(&rt, BLOCK(""), BLOCK("node\0--perf-basic-profX\0"), "/"));
+	EXPECT_EQ_INT(0, rt.expect);
+	mh_runtime_free(&rt);
+}
+
+DEF_TEST(cwd_inside_root)
+{
+	char *s;
+
+	s = mh_cwd_in_root("/", "/app");
+	EXPECT_EQ_STR("/app", s);
+	free(s);
+	s = mh_cwd_in_root("/srv/jail", "/srv/jail/app");
+	EXPECT_EQ_STR("/app", s);
+	free(s);
+	s = mh_cwd_in_root("/srv/jail", "/srv/jail");
+	EXPECT_EQ_STR("/", s);
+	free(s);
+	EXPECT_TRUE(mh_cwd_in_root("/srv/jail", "/srv/jailbreak") == NULL);
+	EXPECT_TRUE(mh_cwd_in_root("/srv/jail", "/etc") == NULL);
+}
+
+/* A fake container root: <tmpdir>/root with a /tmp full of traps. */
+static int make_root(void)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/root", tmpdir);
+	if (mkdir(path, 0755) < 0)
+		return -1;
+	snprintf(path, sizeof(path), "%s/root/tmp", tmpdir);
+	if (mkdir(path, 0755) < 0)
+		return -1;
+	snprintf(path, sizeof(path), "%s/root/tmp/perf-1.map", tmpdir);
+	write_file(path, "7f0000001000 40 hot_function\n");
+	snprintf(path, sizeof(path), "%s/root/tmp/perf-2.map", tmpdir);
+	if (symlink("/etc/passwd", path) < 0)
+		return -1;
+	snprintf(path, sizeof(path), "%s/root/tmp/perf-3.map", tmpdir);
+	if (mkfifo(path, 0644) < 0)
+		return -1;
+	snprintf(path, sizeof(path), "%s/root/tmp/perf-4.map", tmpdir);
+	write_file(path, "0123456789abcdef0123456789abcdef\n");
+	snprintf(path, sizeof(path), "%s/root/etc", tmpdir);
+	if (symlink("/etc", path) < 0)
+		return -1;
+	snprintf(path, sizeof(path), "%s/root/tmp/dir.map", tmpdir);
+	return mkdir(path, 0755);
+}
+
+DEF_TEST(safe_open_refuses_hostile_files)
+{
+	char path[512], why[256];
+	struct stat st;
+	int root, fd;
+
+	snprintf(path, sizeof(path), "%s/root", tmpdir);
+	root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	EXPECT_TRUE(root >= 0);
+
+	fd = mh_open_regular(root, "/tmp/perf-1.map", MH_IN_ROOT, 1024, &st, why, sizeof(why));
+	EXPECT_TRUE(fd >= 0);
+	if (fd >= 0) {
+		char buf[64] = "";
+
+		EXPECT_TRUE(read(fd, buf, sizeof(buf) - 1) > 0);
+		EXPECT_CONTAINS("hot_function", buf);
+		close(fd);
+	}
+	/* The planted link to the host's /etc/passwd. */
+	EXPECT_EQ_INT(-EPERM, mh_open_regular(root, "/tmp/perf-2.map", MH_IN_ROOT, 1024, &st,
+					      why, sizeof(why)));
+	EXPECT_CONTAINS("symbolic link", why);
+	/* A link on the way (the container's /etc pointing at the host's). */
+	EXPECT_EQ_INT(-EPERM, mh_open_regular(root, "/etc/passwd", MH_IN_ROOT, 1 << 20, &st,
+					      why, sizeof(why)));
+	EXPECT_CONTAINS("symbolic link", why);
+	/* ".." cannot climb out of the root: this is <root>/etc/... again. */
+	EXPECT_TRUE(mh_open_regular(root, "/tmp/../../../../../etc/passwd", MH_IN_ROOT, 1 << 20,
+				    &st, why, sizeof(why)) < 0);
+	/* A FIFO with no writer: refused at once, never opened. */
+	EXPECT_EQ_INT(-EPERM, mh_open_regular(root, "/tmp/perf-3.map", MH_IN_ROOT, 1024, &st,
+					      why, sizeof(why)));
+	EXPECT_CONTAINS("FIFO", why);
+	EXPECT_EQ_INT(-EFBIG, mh_open_regular(root, "/tmp/perf-4.map", MH_IN_ROOT, 16, &st, why,
+					      sizeof(why)));
+	EXPECT_CONTAINS("max_size", why);
+	EXPECT_EQ_INT(-EPERM, mh_open_regular(root, "/tmp/dir.map", MH_IN_ROOT, 16, &st, why,
+					      sizeof(why)));
+	EXPECT_CONTAINS("directory", why);
+	EXPECT_EQ_INT(-ENOENT, mh_open_regular(root, "/tmp/perf-5.map", MH_IN_ROOT, 16, &st, why,
+					       sizeof(why)));
+	/* Beneath a directory, ".." is refused outright. */
+	EXPECT_EQ_INT(-EPERM, mh_open_regular(root, "../x", MH_BENEATH, 16, &st, why, sizeof(why)));
+	close(root);
+}
+
+DEF_TEST(copy_follows_appends)
+{
+	char src_path[512], dst_path[512];
+	uint64_t done = 0;
+	int src, dst;
+	char buf[64] = "";
+
+	snprintf(src_path, sizeof(src_path), "%s/src", tmpdir);
+	snprintf(dst_path, sizeof(dst_path), "%s/dst", tmpdir);
+	write_file(src_path, "a 1 one\n");
+	src = open(src_path, O_RDONLY);
+	dst = open(dst_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	EXPECT_EQ_INT(8, mh_copy_tail(src, dst, &done, 100));
+	EXPECT_EQ_INT(0, mh_copy_tail(src, dst, &done, 100));
+	write_file(src_path, "a 1 one\nb 2 tw"); /* a half-written line */
+	EXPECT_EQ_INT(6, mh_copy_tail(src, dst, &done, 100));
+	write_file(src_path, "a 1 one\nb 2 two\n");
+	EXPECT_EQ_INT(2, mh_copy_tail(src, dst, &done, 100));
+	EXPECT_EQ_INT(16, done);
+	EXPECT_EQ_INT(-EFBIG, mh_copy_tail(src, dst, &(uint64_t){ 0 }, 10));
+	close(src);
+	close(dst);
+	dst = open(dst_path, O_RDONLY);
+	EXPECT_EQ_INT(16, read(dst, buf, sizeof(buf)));
+	EXPECT_EQ_STR("a 1 one\nb 2 two\n", buf);
+	close(dst);
+}
+
+/* A jitdump as a runtime in a PID namespace writes it (PID 1), with a
+ * record from another PID, a debug record and a half-written last record. */
+DEF_TEST(jitdump_pids_become_host_pids)
+{
+	struct {
+		uint32_t magic, version, total_size, elf_mach, pad1, pid;
+		uint64_t timestamp, flags;
+	} hdr = { 0x4A695444u, 1, 40, 62, 0, 1, 0, 0 };
+	struct rec {
+		uint32_t id, total_size;
+		uint64_t timestamp;
+		uint32_t pid, tid;
+		uint64_t more[4];
+	} load = { 0, sizeof(struct rec), 1, 1, 7, { 0 } },
+	  other = { 1, sizeof(struct rec), 2, 99, 99, { 0 } },
+	  debug = { 2, sizeof(struct rec), 3, 1, 1, { 0 } },
+	  partial = { 0, 4096, 4, 1, 1, { 0 } };
+	char path[512];
+	struct rec back;
+	uint32_t hpid = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/jit.dump", tmpdir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	EXPECT_TRUE(fd >= 0);
+	if (fd < 0)
+		return;
+	EXPECT_TRUE(write(fd, &hdr, sizeof(hdr)) == sizeof(hdr));
+	EXPECT_TRUE(write(fd, &load, sizeof(load)) == sizeof(load));
+	EXPECT_TRUE(write(fd, &other, sizeof(other)) == sizeof(other));
+	EXPECT_TRUE(write(fd, &debug, sizeof(debug)) == sizeof(debug));
+	EXPECT_TRUE(write(fd, &partial, sizeof(partial)) == sizeof(partial));
+	EXPECT_EQ_INT(1, mh_jitdump_set_pid(fd, sizeof(hdr) + 4 * sizeof(struct rec), 1, 4242));
+	EXPECT_TRUE(pread(fd, &hpid, 4, 20) == 4);
+	EXPECT_EQ_INT(4242, hpid);
+	EXPECT_TRUE(pread(fd, &back, sizeof(back), sizeof(hdr)) == sizeof(back));
+	EXPECT_EQ_INT(4242, back.pid);
+	EXPECT_EQ_INT(4242, back.tid);
+	EXPECT_TRUE(pread(fd, &back, sizeof(back), sizeof(hdr) + sizeof(back)) == sizeof(back));
+	EXPECT_EQ_INT(99, back.pid);
+	EXPECT_TRUE(pread(fd, &back, sizeof(back), sizeof(hdr) + 2 * sizeof(back)) == sizeof(back));
+	EXPECT_EQ_INT(1, back.pid); /* debug info has no PID: untouched */
+	/* Not a jitdump at all. */
+	EXPECT_TRUE(pwrite(fd, "nope", 4, 0) == 4);
+	EXPECT_EQ_INT(-EINVAL, mh_jitdump_set_pid(fd, sizeof(hdr), 1, 4242));
+	close(fd);
+}
+
+DEF_TEST(descendants_of_a_process)
+{
+	pid_t child, *pids = NULL;
+	size_t n = 0;
+	int p[2], found_grandchild = 0;
+	pid_t grandchild = 0;
+
+	if (pipe(p) < 0) {
+		TEST_FAIL("pipe: %s", strerror(errno));
+		return;
+	}
+	child = fork();
+	if (child == 0) {
+		pid_t g = fork();
+
+		if (g == 0) {
+			pause();
+			_exit(0);
+		}
+		if (write(p[1], &g, sizeof(g)) != sizeof(g))
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	if (read(p[0], &grandchild, sizeof(grandchild)) != sizeof(grandchild))
+		TEST_FAIL("no grandchild");
+	EXPECT_EQ_INT(0, mh_descendants(getpid(), &pids, &n, 100));
+	for (size_t i = 0; i < n; i++)
+		if (pids[i] == grandchild)
+			found_grandchild = 1;
+	EXPECT_TRUE(found_grandchild);
+	EXPECT_TRUE(n >= 2 && pids[0] == child);
+	free(pids);
+	kill(grandchild, SIGKILL);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	close(p[0]);
+	close(p[1]);
+}
+
+/* ---- the harvester against a fake services table ---- */
+
+static char logbuf[8192];
+static int jit_files_added;
+static pid_t jit_file_pid;
+
+static void fake_log(struct tracerig_ctx *ctx, enum tracerig_log_level level, const char *fmt, ...)
+{
+	size_t used = strlen(logbuf);
+	va_list ap;
+
+	(void)ctx;
+	(void)level;
+	va_start(ap, fmt);
+	if (used < sizeof(logbuf) - 2) {
+		vsnprintf(logbuf + used, sizeof(logbuf) - used - 1, fmt, ap);
+		strcat(logbuf, "\n");
+	}
+	va_end(ap);
+}
+
+static void fake_counter(struct tracerig_ctx *ctx, const char *name, uint64_t value)
+{
+	(void)ctx;
+	(void)name;
+	(void)value;
+}
+
+static void fake_progress(struct tracerig_ctx *ctx, const char *fmt, ...)
+{
+	(void)ctx;
+	(void)fmt;
+}
+
+static int fake_add_jit(struct tracerig_ctx *ctx, pid_t pid, const char *path)
+{
+	(void)ctx;
+	jit_files_added++;
+	jit_file_pid = pid;
+	return access(path, R_OK) == 0 ? 0 : -ENOENT;
+}
+
+static const struct tracerig_services fake_svc = {
+	.abi_version = TRACERIG_ABI_VERSION,
+	.log = fake_log,
+	.counter_set = fake_counter,
+	.progress_set = fake_progress,
+	.symbolizer_add_jit_file = fake_add_jit,
+};
+
+DEF_TEST(exited_process_keeps_its_whole_map)
+{
+	struct mh_harvester h;
+	char staging[512], path[600], buf[256] = "";
+	int go[2], ready[2], fd;
+	pid_t child;
+	char c = 0;
+
+	snprintf(staging, sizeof(staging), "%s/staging", tmpdir);
+	if (mkdir(staging, 0755) < 0 || pipe(go) < 0 || pipe(ready) < 0) {
+		TEST_FAIL("setup: %s", strerror(errno));
+		return;
+	}
+	child = fork();
+	if (child == 0) {
+		/* A "runtime": writes its map, waits, appends, removes it, exits. */
+		char map[64];
+		FILE *f;
+
+		snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)getpid());
+		f = fopen(map, "w");
+		if (!f)
+			_exit(1);
+		fputs("1000 10 first\n", f);
+		fflush(f);
+		if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(1);
+		fputs("2000 10 second\n", f);
+		fclose(f);
+		unlink(map);
+		_exit(0);
+	}
+	if (read(ready[0], &c, 1) != 1) {
+		TEST_FAIL("child did not start");
+		return;
+	}
+	EXPECT_EQ_INT(0, mh_harvester_init(&h, &fake_svc, NULL, staging, 1 << 20, 0));
+	mh_harvest(&h, child);
+	EXPECT_EQ_INT(1, h.n_files);
+	if (write(go[1], &c, 1) != 1)
+		TEST_FAIL("cannot release the child");
+	waitpid(child, NULL, 0);
+	/* Gone, and its file unlinked: the held fd still has everything. */
+	mh_harvest_tick(&h);
+	mh_harvester_finish(&h);
+	snprintf(path, sizeof(path), "%s/perf-%d.map", staging, (int)child);
+	fd = open(path, O_RDONLY);
+	EXPECT_TRUE(fd >= 0);
+	if (fd >= 0) {
+		EXPECT_TRUE(read(fd, buf, sizeof(buf) - 1) > 0);
+		close(fd);
+	}
+	EXPECT_EQ_STR("1000 10 first\n2000 10 second\n", buf);
+	EXPECT_EQ_INT(1, jit_files_added);
+	EXPECT_EQ_INT(child, jit_file_pid);
+	EXPECT_CONTAINS("harvesting /tmp/perf-", logbuf);
+	mh_harvester_free(&h);
+	close(go[0]);
+	close(go[1]);
+	close(ready[0]);
+	close(ready[1]);
+}
+
+DEF_TEST(map_growing_past_max_size_is_dropped)
+{
+	struct mh_harvester h;
+	char staging[512], path[600];
+	int go[2], ready[2];
+	pid_t child;
+	char c = 0;
+
+	snprintf(staging, sizeof(staging), "%s/staging-big", tmpdir);
+	if (mkdir(staging, 0755) < 0 || pipe(go) < 0 || pipe(ready) < 0) {
+		TEST_FAIL("setup: %s", strerror(errno));
+		return;
+	}
+	child = fork();
+	if (child == 0) {
+		char map[64];
+		FILE *f;
+
+		snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)getpid());
+		f = fopen(map, "w");
+		if (!f)
+			_exit(1);
+		fputs("1000 10 small\n", f);
+		fflush(f);
+		if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(1);
+		for (int i = 0; i < 20; i++)
+			fputs("2000 10 a_much_longer_line\n", f);
+		fflush(f);
+		if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(1);
+		fclose(f);
+		unlink(map);
+		_exit(0);
+	}
+	if (read(ready[0], &c, 1) != 1) {
+		TEST_FAIL("child did not start");
+		return;
+	}
+	logbuf[0] = '\0';
+	EXPECT_EQ_INT(0, mh_harvester_init(&h, &fake_svc, NULL, staging, 256, 0));
+	mh_harvest(&h, child);
+	EXPECT_EQ_INT(1, h.n_files);
+	if (write(go[1], &c, 1) != 1 || read(ready[0], &c, 1) != 1)
+		TEST_FAIL("child stuck");
+	mh_harvest_tick(&h);
+	EXPECT_EQ_INT(0, h.n_files);
+	EXPECT_EQ_INT(1, h.n_refused);
+	EXPECT_EQ_INT(0, h.bytes);
+	EXPECT_CONTAINS("more than max_size = 256", logbuf);
+	snprintf(path, sizeof(path), "%s/perf-%d.map", staging, (int)child);
+	EXPECT_TRUE(access(path, F_OK) != 0);
+	if (write(go[1], &c, 1) != 1)
+		TEST_FAIL("cannot release the child");
+	waitpid(child, NULL, 0);
+	mh_harvester_finish(&h);
+	EXPECT_TRUE(access(path, F_OK) != 0);
+	mh_harvester_free(&h);
+	close(go[0]);
+	close(go[1]);
+	close(ready[0]);
+	close(ready[1]);
+}
+
+int main(void)
+{
+	char cmd[600];
+
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	RUN_TEST(status_innermost_nstgid);
+	RUN_TEST(dotnet_settings);
+	RUN_TEST(node_flags);
+	RUN_TEST(cwd_inside_root);
+	if (!mh_openat2_usable() || make_root() < 0)
+		SKIP_TEST(safe_open_refuses_hostile_files, "openat2(2) unavailable (Linux < 5.6)");
+	else
+		RUN_TEST(safe_open_refuses_hostile_files);
+	RUN_TEST(copy_follows_appends);
+	RUN_TEST(jitdump_pids_become_host_pids);
+	RUN_TEST(descendants_of_a_process);
+	RUN_TEST(exited_process_keeps_its_whole_map);
+	RUN_TEST(map_growing_past_max_size_is_dropped);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "# could not remove %s\n", tmpdir);
+	TEST_MAIN_END();
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Mistakes and refusals are errors that say what to do.
+. "$top_srcdir/tests/perf_events/lib-perf.sh"
+
+run_tracerig -c "$CPU_INI" -o "$TEST_TMP/e.trace.zip" -d 1 --set perf_events.events=cpu-clok
+check_eq "unknown event: exit 1" 1 "$rc"
+check_grep "unknown event: a close match is offered" 'cpu-clok is not an event here: did you mean cpu-clock\?' "$TEST_TMP/out"
+
+run_tracerig -c "$CPU_INI" -o "$TEST_TMP/e.trace.zip" -d 1 --set perf_events.events=sched:sched_swich
+check_eq "unknown tracepoint: exit 1" 1 "$rc"
+check_grep "unknown tracepoint: a close match is offered" 'did you mean sched:sched_switch\?' "$TEST_TMP/out"
+
+max=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+run_tracerig -c "$CPU_INI" -o "$TEST_TMP/e.trace.zip" -d 1 --set perf_events.frequency=$((max + 1))
+check_eq "frequency above the kernel's limit: exit 1" 1 "$rc"
+check_grep "frequency above the kernel's limit: the sysctl is named" \
+	"frequency = $((max + 1)) is above kernel.perf_event_max_sample_rate = $max" "$TEST_TMP/out"
+
+run_tracerig -c "$CPU_INI" -o "$TEST_TMP/e.trace.zip" -d 1 --set perf_events.ring_pages=100
+check_eq "ring_pages not a power of two: exit 1" 1 "$rc"
+check_grep "ring_pages: says what to use" 'ring_pages = 100 is not a power of two' "$TEST_TMP/out"
+
+run_tracerig -c "$CPU_INI" -o "$TEST_TMP/e.trace.zip" -p 2147483 -d 1
+check "a PID that does not exist: fails" test "$rc" -ne 0
+check_grep "a PID that does not exist: says so" '2147483.*(does not exist|no such process)|(does not exist|no such process).*2147483' "$TEST_TMP/out"
+
+# Hardware counters: where the PMU has none (this VM), say so, and follow
+# the profile: fail by default, or fall back to cpu-clock.
+if perf stat -e cycles true 2>&1 | grep -q 'not supported\|<not counted>'; then
+	run_tracerig -c "$CPU_INI" -o "$TEST_TMP/h.trace.zip" -d 0.5 --set perf_events.events=cycles
+	check_eq "no PMU, hardware_fallback = fail: exit 1" 1 "$rc"
+	check_grep "no PMU: says the event is not counted here" \
+		'hardware event cycles is not counted by this machine.s PMU' "$TEST_TMP/out"
+	run_tracerig -c "$CPU_INI" -o "$TEST_TMP/h.trace.zip" -d 0.5 \
+		--set perf_events.events=cycles --set perf_events.hardware_fallback=cpu-clock
+	check_eq "no PMU, hardware_fallback = cpu-clock: exit 0" 0 "$rc"
+	unzip_archive "$TEST_TMP/h.trace.zip" "$TEST_TMP/h"
+	check_grep "the fallback is logged" 'sampling cpu-clock instead' "$TEST_TMP/h/tracerig.log"
+	check_grep "the samples are cpu-clock" ' cpu-clock: $' "$TEST_TMP/h/perf.data.txt"
+else
+	skip "no PMU: hardware_fallback" "this machine counts hardware events"
+fi
+
+# Without privileges: perf_event_paranoid and CAP_PERFMON are named.
+if [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 1 ] && command -v setpriv >/dev/null; then
+	chmod 0755 "$TEST_TMP"
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		"$TRACERIG" -c "$CPU_INI" -o "$TEST_TMP/u.trace.zip" -d 0.5 >"$TEST_TMP/out" 2>&1 </dev/null
+	rc=$?
+	check_eq "unprivileged system-wide run: exit 1" 1 "$rc"
+	check_grep "unprivileged: says which sysctl or capability" \
+		'perf_event_paranoid is [0-9]+: run as root, give tracerig CAP_PERFMON' "$TEST_TMP/out"
+else
+	skip "unprivileged: says which sysctl or capability" "perf_event_paranoid is below 1 or setpriv is missing"
+fi
+
+run_tracerig --check -c "$CPU_INI"
+check_eq "--check with cpu.ini as root: exit 0" 0 "$rc"
+check_grep "--check says perf_events is usable" 'perf_events.*(usable|ok)' "$TEST_TMP/out"
+
+done_testing

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# CPU sampling of a workload with a known split (demo_hot 60%, demo_warm
+# 30%, demo_cool 10% of each worker's time): perf.data.txt must show that
+# split, in the exact shape TraceEvent parses; stock perf must read the
+# archive's perf.data and agree; the flame graph and the summary follow.
+. "$top_srcdir/tests/perf_events/lib-perf.sh"
+
+out="$TEST_TMP/a.trace.zip"
+run_tracerig -c "$CPU_INI" -o "$out" -- "$DEMO" --seconds 2 --threads 2
+check_eq "a launched demo is traced: exit 0" 0 "$rc"
+unzip_archive "$out" "$TEST_TMP/a"
+txt="$TEST_TMP/a/perf.data.txt"
+check "the archive holds perf.data, perf.data.txt, cpu.folded and cpu.svg" \
+	test -s "$TEST_TMP/a/perf.data" -a -s "$txt" -a -s "$TEST_TMP/a/cpu.folded" -a -s "$TEST_TMP/a/cpu.svg"
+
+demo_pid=$(sample_pids "$txt" | head -1)
+check_eq "samples come from one process, the demo" 1 "$(sample_pids "$txt" | wc -l)"
+leaf_counts "$txt" "$demo_pid" >"$TEST_TMP/leaves"
+check "the split is demo_hot ~60%, demo_warm ~30%, demo_cool ~10%" python3 - "$TEST_TMP/leaves" <<'PY'
+import sys
+c = {}
+for line in open(sys.argv[1]):
+    name, n = line.rsplit(' ', 1)
+    c[name] = int(n)
+total = sum(c.values())
+assert total > 1500, f"too few samples: {total} (2 threads x 2 s at 999 Hz)"
+share = {f: c.get(f, 0) / total for f in ("demo_hot", "demo_warm", "demo_cool")}
+print(share)
+assert 0.45 <= share["demo_hot"] <= 0.75, share
+assert 0.18 <= share["demo_warm"] <= 0.42, share
+assert 0.04 <= share["demo_cool"] <= 0.18, share
+assert sum(share.values()) >= 0.85, share
+PY
+
+check "every line has the shape TraceEvent's perf script parser expects" python3 - "$txt" <<'PY'
+import re, sys
+head = re.compile(r'^\S(.*\S)? +\d+/\d+ +\[\d{3}\] +\d+\.\d{6}: +\d+ [\w:.-]+: ?.*$')
+frame = re.compile(r'^\t +[0-9a-f]+ .+ \(.+\)$')
+state, n = 'head', 0
+for i, line in enumerate(open(sys.argv[1]), 1):
+    line = line.rstrip('\n')
+    if state == 'head':
+        assert head.match(line), f"line {i}: not a sample header: {line!r}"
+        state, n = 'frames', n + 1
+    elif line == '':
+        state = 'head'
+    else:
+        assert frame.match(line), f"line {i}: not a frame: {line!r}"
+assert n > 0 and state == 'head'
+PY
+check_grep "frames name the demo's functions and its binary" \
+	"^	 +[0-9a-f]+ demo_hot \(.*tracerig-demo\)$" "$txt"
+check_grep "call stacks go through the worker to main's thread start" \
+	"^	 +[0-9a-f]+ demo_worker \(" "$txt"
+check_grep "timestamps are CLOCK_MONOTONIC (seconds since boot)" \
+	" $(awk '{ printf "%d", $1 / 10 }' /proc/uptime)[0-9]\.[0-9]{6}: " "$txt"
+
+# Stock perf reads tracerig's perf.data and agrees.
+perf_script="$TEST_TMP/perf-script.txt"
+check "perf script reads the archive's perf.data" \
+	sh -c "perf script -i '$TEST_TMP/a/perf.data' -F comm,pid,tid,cpu,time,period,event,ip,sym,dso > '$perf_script' 2>'$TEST_TMP/perf-script.err'"
+check_no_grep "perf script does not complain about the file" \
+	'[Ww]arning|corrupt|[Ii]nvalid|failed|Processed .* events and lost' "$TEST_TMP/perf-script.err"
+check_eq "perf script sees as many samples as perf.data.txt has" \
+	"$(grep -c ': *[0-9]* cpu-clock' "$txt")" "$(grep -c ' cpu-clock' "$perf_script")"
+leaf_counts "$perf_script" "$demo_pid" >"$TEST_TMP/perf-leaves"
+check_eq "perf script's hottest function is tracerig's" \
+	"$(head -1 "$TEST_TMP/leaves" | cut -d' ' -f1)" "$(head -1 "$TEST_TMP/perf-leaves" | cut -d' ' -f1)"
+check "perf script's demo_hot count is within 2% of tracerig's" python3 - "$TEST_TMP/leaves" "$TEST_TMP/perf-leaves" <<'PY'
+import sys
+def load(p):
+    return {l.rsplit(' ', 1)[0]: int(l.rsplit(' ', 1)[1]) for l in open(p)}
+a, b = load(sys.argv[1]), load(sys.argv[2])
+assert abs(a["demo_hot"] - b.get("demo_hot", 0)) <= 0.02 * a["demo_hot"], (a, b)
+PY
+perf report -i "$TEST_TMP/a/perf.data" --stdio --no-children --sort sym 2>/dev/null >"$TEST_TMP/report"
+check_grep "perf report names demo_hot" '[0-9.]+%.*demo_hot' "$TEST_TMP/report"
+perf report -i "$TEST_TMP/a/perf.data" --header-only 2>/dev/null >"$TEST_TMP/header"
+check_grep "perf's header has the host's OS release" "os release : $(uname -r)" "$TEST_TMP/header"
+check_grep "perf's header names the clock" 'clockid.*\(1\)|CLOCK_MONOTONIC|clockid: 1' "$TEST_TMP/header"
+check_grep "perf's header has the event" 'event : name = cpu-clock' "$TEST_TMP/header"
+
+check_grep "cpu.folded has the demo's stacks under its comm-PID" \
+	"^tracerig-demo-$demo_pid;.*demo_worker;.*demo_hot [0-9]+$" "$TEST_TMP/a/cpu.folded"
+check_grep "cpu.svg is a flame graph with the functions in it" 'demo_hot' "$TEST_TMP/a/cpu.svg"
+check "the manifest counts samples and no lost ones" python3 - "$TEST_TMP/a/manifest.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+p = [x for x in m["plugins"] if x["name"] == "perf_events"][0]
+c = p["counters"]
+assert c["samples"] > 1500 and c["lost_samples"] == 0, c
+PY
+"$TRACERIG" report "$out" >"$TEST_TMP/report-out" 2>&1
+check_grep "tracerig report puts demo_hot first" 'demo_hot' "$TEST_TMP/report-out"
+
+# A tracepoint with its payload, and kernel stacks.
+run_tracerig -c "$CPU_INI" -o "$TEST_TMP/t.trace.zip" \
+	--set perf_events.events=cpu-clock,sched:sched_switch -- \
+	sh -c 'for i in 1 2 3 4 5; do sleep 0.05; done' 
+check_eq "cpu-clock and sched:sched_switch together: exit 0" 0 "$rc"
+unzip_archive "$TEST_TMP/t.trace.zip" "$TEST_TMP/t"
+check_grep "sched_switch samples carry their payload, formatted" \
+	' sched:sched_switch: prev_comm=.* prev_pid=[0-9]+ .*==> next_comm=' "$TEST_TMP/t/perf.data.txt"
+check_grep "sched_switch stacks have the kernel's scheduler frames" \
+	'^	 +ffff[0-9a-f]+ (__)?schedule \(\[kernel.kallsyms\]\)$' "$TEST_TMP/t/perf.data.txt"
+perf script -i "$TEST_TMP/t/perf.data" -F event,trace 2>/dev/null | grep -m1 'sched_switch' >"$TEST_TMP/t-perf" || true
+check_grep "perf script reads the tracepoint payload too" 'prev_comm=.*next_comm=' "$TEST_TMP/t-perf"
+
+done_testing

@@ -1,0 +1,631 @@
+/* The shared symbolizer against real processes: a PIE and a shared library
+ * with known functions, JIT maps and jitdump files, the kernel's symbols,
+ * a binary that exists only inside a PID+mount namespace, and processes
+ * that have exited. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../core/symbols/demangle.h"
+#include "../../core/symbols/symbolizer.h"
+#include "../testing.h"
+
+#define FIXTURE TR_ABS_BUILDDIR "/tests/symbols/fixture"
+#define FIXTURE_LIB TR_ABS_BUILDDIR "/tests/symbols/.libs/libfixture.so"
+
+struct child {
+	pid_t pid;     /* the process we forked */
+	pid_t hostpid; /* the fixture's host PID (differs under unshare --fork) */
+	int in_fd;
+	FILE *out;
+	uint64_t alpha, local, spin, lib, liblocal, anon;
+};
+
+static int child_start(struct child *c, char *const argv[])
+{
+	int in[2], out[2];
+	char line[256];
+
+	memset(c, 0, sizeof(*c));
+	if (pipe(in) < 0 || pipe(out) < 0)
+		return -errno;
+	c->pid = fork();
+	if (c->pid < 0)
+		return -errno;
+	if (c->pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[1]);
+		close(out[0]);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	c->in_fd = in[1];
+	c->out = fdopen(out[0], "r");
+	if (!c->out)
+		return -errno;
+	while (fgets(line, sizeof(line), c->out)) {
+		unsigned long v;
+		char name[32];
+
+		if (strcmp(line, "ready\n") == 0)
+			return c->hostpid > 0 ? 0 : -ESRCH;
+		if (sscanf(line, "%31[^=]=%li", name, &v) != 2)
+			continue;
+		if (strcmp(name, "pid") == 0)
+			c->hostpid = (pid_t)v;
+		else if (strcmp(name, "alpha") == 0)
+			c->alpha = v;
+		else if (strcmp(name, "local") == 0)
+			c->local = v;
+		else if (strcmp(name, "spin") == 0)
+			c->spin = v;
+		else if (strcmp(name, "lib") == 0)
+			c->lib = v;
+		else if (strcmp(name, "liblocal") == 0)
+			c->liblocal = v;
+		else if (strcmp(name, "anon") == 0)
+			c->anon = v;
+	}
+	return -EPIPE;
+}
+
+/* Closing its stdin lets the fixture exit; returns its exit status. */
+static int child_stop(struct child *c)
+{
+	int status = -1;
+
+	if (c->in_fd > 0)
+		close(c->in_fd);
+	if (c->out)
+		fclose(c->out);
+	if (c->pid > 0 && waitpid(c->pid, &status, 0) < 0)
+		status = -1;
+	c->in_fd = 0;
+	c->out = NULL;
+	c->pid = 0;
+	return status;
+}
+
+static int start_fixture(struct child *c)
+{
+	char *argv[] = { FIXTURE, FIXTURE_LIB, NULL };
+
+	return child_start(c, argv);
+}
+
+/* The symbol's value as `nm` prints it: what perf shows as the dso offset. */
+static long long nm_value(const char *file, const char *symbol)
+{
+	char cmd[512], line[512];
+	long long value = -1;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "nm %s 2>/dev/null", file);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	while (fgets(line, sizeof(line), p)) {
+		unsigned long long v;
+		char type, name[256];
+
+		if (sscanf(line, "%llx %c %255s", &v, &type, name) == 3 && strcmp(name, symbol) == 0)
+			value = (long long)v;
+	}
+	pclose(p);
+	return value;
+}
+
+static int same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
+DEF_TEST(functions_of_a_running_pie_resolve_with_perf_offsets)
+{
+	struct tr_symbolizer *sym = tr_symbolizer_new();
+	struct tracerig_symbol s;
+	struct child c;
+	long long value;
+
+	CHECK_NOT_NULL(sym);
+	EXPECT_EQ_INT(0, start_fixture(&c));
+	EXPECT_EQ_INT(0, tr_symbolizer_lookup(sym, c.hostpid, c.alpha, 0, &s));
+	EXPECT_EQ_STR("tr_fixture_alpha", s.name);
+	EXPECT_TRUE(s.dso && same_file(FIXTURE, s.dso));
+	EXPECT_EQ_INT(0, s.sym_offset);
+	value = nm_value(FIXTURE, "tr_fixture_alpha");
+	if (value >= 0)
+		EXPECT_EQ_INT(value, s.dso_offset);
+
+	EXPECT_EQ_INT(0, tr_symbolizer_lookup(sym, c.hostpid, c.alpha + 3, 0, &s));
+	EXPECT_EQ_STR("tr_fixture_alpha", s.name);
+	EXPECT_EQ_INT(3, s.sym_offset);
+	if (value >= 0)
+		EXPECT_EQ_INT(value + 3, s.dso_offset);
+
+	/* A file-local function: only .symtab has it. */
+	EXPECT_EQ_INT(0, tr_symbolizer_lookup(sym, c.hostpid, c.local + 1, 0, &s));
+	EXPECT_EQ_STR("fixture_local", s.name);
+	EXPECT_EQ_INT(1, s.sym_offset);
+	EXPECT_EQ_INT(0, child_stop(&c));
+	tr_symbolizer_free(sym);
+}
+
+DEF_TEST(functions_of_a_shared_library_resolve)
+{
+	struct tr_symbolizer *sym = tr_symbolizer_new();
+	struct tracerig_symbol s;
+	struct child c;
+	long long value;
+
+	CHECK_NOT_NULL(sym);
+	EXPECT_EQ_INT(0, start_fixture(&c));
+	EXPECT_EQ_INT(0, tr_symbolizer_lookup(sym, c.hostpid, c.lib + 2, 0, &s));
+	EXPECT_EQ_STR("tr_fixture_lib_func", s.name);
+	EXPECT_EQ_INT(2, s.sym_offset);
+	EXPECT_TRUE(s.dso && same_file(FIXTURE_LIB, s.dso));
+	value = nm_value(FIXTURE_LIB, "tr_fixture_lib_func");
+	if (value >= 0)
+		EXPECT_EQ_INT(value + 2, s.dso_offset);
+	EXPECT_EQ_INT(0, tr_symbolizer_lookup(sym, c.hostpid, c.liblocal, 0, &s));
+	EXPECT_EQ_STR("fixture_lib_local", s.name);
+	EXPECT_EQ_INT(0, child_stop(&c));
+	tr_symbolizer_free(sym);
+}
+
+DEF_TEST(unknown_anonymous_code_names_its_object_only)
+{
+	struct tr_symbolizer *sym = tr_symbolizer_new();
+	struct tracerig_symbol s;
+	struct child c;
+	char want[64];
+
+	CHECK_NOT_NULL(sym);
+	EXPECT_EQ_INT(0, start_fixture(&c));
+	snprintf(want, sizeof(want), "/tmp/perf-%d.map", (int)c.hostpid);
+	EXPECT_EQ_INT(-ENOENT, tr_symbolizer_lookup(sym, c.hostpid, c.anon + 0x10, 0, &s));
+	EXPECT_TRUE(s.name == NULL);
+	EXPECT_EQ_STR(want, s.dso);
+	/* An address in no mapping at all. */
+	EXPECT_EQ_INT(-ENOENT, tr_symbolizer_lookup(sym, c.hostpid, 0x10, 0, &s));
+	EXPECT_TRUE(s.name == NULL);
+	EXPECT_EQ_INT(0, child_stop(&c));
+	tr_symbolizer_free(sym);
+}
+
+static int write_file(const char *path, const void *data, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	int ok;
+
+	if (fd < 0)
+		return -errno;
+	ok = write(fd, data, len) == (ssize_t)len;
+	close(fd);
+	return ok ? 0 : -EIO;
+}
+
+DEF_TEST(perf_map_file_names_jit_code)
+{
+	struct tr_symbolizer *sym = tr_symbolizer_new();
+	char dir[] = "/tmp/trsym-XXXXXX", path[128], text[256], want[64];
+	struct tracerig_symbol s;
+	struct child c;
+
+	CHECK_NOT_NULL(sym);
+	CHECK_NOT_NULL(mkdtemp(dir));
+	EXPECT_EQ_INT(0, start_fixture(&c));
+	snprintf(path, sizeof(path), "%s/perf-%d.map", dir, (int)c.hostpid);
+	snprintf(text, sizeof(text), "%" PRIx64 " 20 jit_one\n%" PRIx64 " 10 LazyCompile:~hot /app/x.js:3\n",
+		 c.anon + 0x100, c.anon + 0x140);
+	EXPECT_EQ_INT(0, write_file(path, text, strlen(text)));
+	EXPECT_EQ_INT(0, tr_symbolizer_add_jit_file(sym, c.hostpid, path));
+	snprintf(want, sizeof(want), "/tmp/perf-%d.map", (int)c.hostpid);
+	EXPECT_EQ_INT(0, tr_symbolizer_lookup(sym, c.hostpid, c.anon + 0x105, 0, &s));
+	EXPECT_EQ_STR("jit_one", s.name);
+	EXPECT_EQ_INT(5, s.sym_offset);
+	EXPECT_EQ_STR(want, s.dso);
+	EXPECT_EQ_INT(0, tr_symbolizer_lookup(sym, c.hostpid, c.anon + 0x14f, 0, &s));
+	EXPECT_EQ_STR("LazyCompile:~hot /app/x.js:3", s.name);
+	/* Past the end of the last entry. */
+	EXPECT_EQ_INT(-ENOENT, tr_symbolizer_lookup(sym, c.hostpid, c.anon + 0x150, 0, &s));
+	/* Lines appended later (the runtime keeps compiling) are found too. */
+	snprintf(text, sizeof(text), "%" PRIx64 " 8 jit_later\n", c.anon + 0x300);
+	FILE *f = fopen(path, "a");
+	CHECK_NOT_NULL(f);
+	fputs(text, f);
+	fclose(f);
+	usleep(60 * 1000); /* the symbolizer rereads JIT files at most every 50 ms */
+	EXPECT_EQ_INT(0, tr_symbolizer_lookup(sym, c.hostpid, c.anon + 0x300, 0, &s));
+	EXPECT_EQ_STR("jit_later", s.name);
+	EXPECT_EQ_INT(0, child_stop(&c));
+	unlink(path);
+	rmdir(dir);
+	tr_symbolizer_free(sym);
+}
+
+static void put32(unsigned char **p, uint32_t v)
+{
+	memcpy(*p, &v, 4);
+	*p += 4;
+}
+
+static void put64(unsigned char **p, uint64_t v)
+{
+	memcpy(*p, &v, 8);
+	*p += 8;
+}
+
+/* A jitdump as perf's jitdump.h describes it: header, then records. */
+static size_t make_jitdump(unsigned char *buf, pid_t pid, uint64_t addr, uint64_t size,
+			   const char *name)
+{
+	unsigned char *p = buf;
+	size_t name_len = strlen(name) + 1;
+
+	put32(&p, 0x4A695444); /* magic "JiTD" */
+	put32(&p, 1);          /* version */
+	put32(&p, 40);         /* header size */
+	put32(&p, 62);         /* EM_X86_64 */
+	put32(&p, 0);
+	put32(&p, (uint32_t)pid);
+	put64(&p, 123456789);
+	put64(&p, 0);
+	/* JIT_CODE_LOAD */
+	put32(&p, 0);
+	put32(&p, (uint32_t)(16 + 40 + name_len + size));
+	put64(&p, 123456790);
+	put32(&p, (uint32_t)pid);
+	put32(&p, (uint32_t)pid);
+	put64(&p, addr); /* vma */
+	put64(&p, addr); /* code_addr */
+	put64(&p, size);
+	put64(&p, 1); /* code_index */
+	memcpy(p, name, name_len);
+	p += name_len;
+	memset(p, 0xcc, size);
+	p += size;
+	/* JIT_CODE_CLOSE */
+	put32(&p, 3);
+	put32(&p, 16);
+	put64(&p, 123456791);
+	return (size_t)(p - buf);
+}
+
+DEF_TEST(jitdump_file_names_jit_code)
+{
+	struct tr_symbolizer *sym = tr_symbolizer_new();
+	char dir[] = "/tmp/trsym-XXXXXX", path[128], want[64];
+	unsigned char buf[1024];
+	struct tracerig_symbol s;
+	struct child c;
+	size_t len;
+
+	CHECK_NOT_NULL(sym);
+	CHECK_NOT_NULL(mkdtemp(dir));
+	EXPECT_EQ_INT(0, start_fixture(&c));
+	snprintf(path, sizeof(path), "%s/jit-%d.dump", dir, (int)c.hostpid);
+	len = make_jitdump(buf, c.hostpid, c.anon + 0x400, 0x80, "Function:dumped_fn");
+	EXPECT_EQ_INT(0, write_file(path, buf, len));
+	EXPECT_EQ_INT(0, tr_symbolizer_add_jit_file(sym, c.hostpid, path));
+	snprintf(want, sizeof(want), "/tmp/perf-%d.map", (int)c.hostpid);
+	EXPECT_EQ_INT(0, tr_symbolizer_lookup(sym, c.hostpid, c.anon + 0x47f, 0, &s));
+	EXPECT_EQ_STR("Function:dumped_fn", s.name);
+	EXPECT_EQ_INT(0x7f, s.sym_offset);
+	EXPECT_EQ_STR(want, s.dso);
+	EXPECT_EQ_INT(-ENOENT, tr_symbolizer_lookup(sym, c.hostpid, c.anon + 0x480, 0, &s));
+	EXPECT_EQ_INT(0, child_stop(&c));
+	unlink(path);
+	rmdir(dir);
+	tr_symbolizer_free(sym);
+}
+
+/* The address of `name` (and the module, if any) from /proc/kallsyms. */
+static uint64_t kallsyms_addr(const char *name, char *module, size_t module_len)
+{
+	char line[512];
+	uint64_t addr = 0;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long a;
+		char type, sname[256], mod[128] = "";
+		int n = sscanf(line, "%llx %c %255s %127s", &a, &type, sname, mod);
+
+		if (n < 3 || (type != 't' && type != 'T'))
+			continue;
+		if (name ? strcmp(sname, name) == 0 : (n == 4 && mod[0] == '[')) {
+			addr = a;
+			if (module)
+				snprintf(module, module_len, "%s", mod);
+			if (!name)
+				snprintf(module + module_len / 2, module_len / 2, "%.100s", sname);
+			break;
+		}
+	}
+	fclose(f);
+	return addr;
+}
+
+DEF_TEST(kernel_addresses_resolve_from_kallsyms)
+{
+	struct tr_symbolizer *sym;
+	struct tracerig_symbol s;
+	uint64_t addr = kallsyms_addr("schedule", NULL, 0);
+	char mod[256] = "";
+
+	if (!addr) {
+		printf("# kernel addresses are hidden (kptr_restrict) or schedule is missing\n");
+		TEST_FAIL("no address for schedule in /proc/kallsyms (run as root)");
+		return;
+	}
+	sym = tr_symbolizer_new();
+	CHECK_NOT_NULL(sym);
+	EXPECT_EQ_INT(0, tr_symbolizer_lookup(sym, 0, addr + 1, 1, &s));
+	EXPECT_EQ_STR("schedule", s.name);
+	EXPECT_EQ_STR("[kernel.kallsyms]", s.dso);
+	EXPECT_EQ_INT(1, s.sym_offset);
+	EXPECT_TRUE(s.dso_offset == addr + 1);
+	/* A module's function, when a module is loaded. */
+	addr = kallsyms_addr(NULL, mod, sizeof(mod));
+	if (addr) {
+		EXPECT_EQ_INT(0, tr_symbolizer_lookup(sym, 0, addr, 1, &s));
+		EXPECT_EQ_STR(mod, s.dso);
+		EXPECT_EQ_STR(mod + sizeof(mod) / 2, s.name);
+	} else {
+		printf("# no kernel module loaded: module lookup not exercised\n");
+	}
+	tr_symbolizer_free(sym);
+}
+
+DEF_TEST(mangled_names_are_demangled)
+{
+#ifdef HAVE_CPLUS_DEMANGLE
+	struct tr_symbolizer *sym = tr_symbolizer_new();
+	struct tracerig_symbol s;
+	struct child c;
+	char *d;
+
+	CHECK_NOT_NULL(sym);
+	d = tr_demangle("_ZNSt6vectorIiSaIiEE9push_backERKi");
+	/* Without parameters, as `perf script` prints names. */
+	EXPECT_EQ_STR("std::vector<int, std::allocator<int> >::push_back", d);
+	free(d);
+	/* Rust's legacy mangling goes through the same call. */
+	d = tr_demangle("_ZN4core3fmt5write17h0123456789abcdefE");
+	EXPECT_EQ_STR("core::fmt::write", d);
+	free(d);
+	EXPECT_TRUE(tr_demangle("main") == NULL);
+	EXPECT_EQ_INT(0, start_fixture(&c));
+	EXPECT_EQ_INT(0, tr_symbolizer_lookup(sym, c.hostpid, c.spin, 0, &s));
+	EXPECT_EQ_STR("tr::fixture::spin", s.name);
+	EXPECT_EQ_INT(0, child_stop(&c));
+	tr_symbolizer_free(sym);
+#endif
+}
+
+static int unshare_works(void)
+{
+	return system("unshare --mount --pid --fork --propagation private true >/dev/null 2>&1") == 0;
+}
+
+DEF_TEST(binary_only_inside_a_namespace_resolves_by_host_pid)
+{
+	char dir[] = "/var/tmp/trsym-XXXXXX", script[2048], path[512], want[64];
+	struct tr_symbolizer *sym = tr_symbolizer_new();
+	struct tracerig_symbol s;
+	struct child c;
+
+	CHECK_NOT_NULL(sym);
+	CHECK_NOT_NULL(mkdtemp(dir));
+	/* The fixture and its library are copied to a tmpfs mounted over an
+	 * empty host directory, with a private /tmp: from the host, the path
+	 * leads nowhere. */
+	snprintf(script, sizeof(script),
+		 "set -e; mount -t tmpfs tracerig-test %s; cp %s %s %s/; mkdir %s/tmp; "
+		 "mount --bind %s/tmp /tmp; TR_FIXTURE_PERFMAP=1 TR_FIXTURE_JITDUMP=1 exec %s/fixture %s/libfixture.so",
+		 dir, FIXTURE, FIXTURE_LIB, dir, dir, dir, dir, dir);
+	char *argv[] = { "unshare", "--mount", "--pid", "--fork", "--propagation", "private",
+			 "sh", "-c", script, NULL };
+	EXPECT_EQ_INT(0, child_start(&c, argv));
+	snprintf(path, sizeof(path), "%s/fixture", dir);
+	EXPECT_TRUE(access(path, F_OK) < 0); /* not visible from here */
+	EXPECT_TRUE(c.hostpid != c.pid);
+
+	EXPECT_EQ_INT(0, tr_symbolizer_lookup(sym, c.hostpid, c.alpha + 4, 0, &s));
+	EXPECT_EQ_STR("tr_fixture_alpha", s.name);
+	EXPECT_EQ_STR(path, s.dso);
+	EXPECT_EQ_INT(4, s.sym_offset);
+	EXPECT_EQ_INT(0, tr_symbolizer_lookup(sym, c.hostpid, c.lib, 0, &s));
+	EXPECT_EQ_STR("tr_fixture_lib_func", s.name);
+	/* Its own /tmp/perf-1.map, named by its namespace PID. */
+	snprintf(want, sizeof(want), "/tmp/perf-%d.map", (int)c.hostpid);
+	EXPECT_EQ_INT(0, tr_symbolizer_lookup(sym, c.hostpid, c.anon + 0x201, 0, &s));
+	EXPECT_EQ_STR("ns_jit_func", s.name);
+	EXPECT_EQ_STR(want, s.dso);
+	/* Its jitdump, found through its mappings. */
+	EXPECT_EQ_INT(0, tr_symbolizer_lookup(sym, c.hostpid, c.anon + 0x63f, 0, &s));
+	EXPECT_EQ_STR("auto_dumped_fn", s.name);
+	EXPECT_EQ_INT(0x3f, s.sym_offset);
+
+	/* Remembered, it still resolves when the process and its namespace
+	 * (and so its files) are gone. */
+	EXPECT_EQ_INT(0, tr_symbolizer_remember(sym, c.hostpid));
+	EXPECT_EQ_INT(0, child_stop(&c));
+	EXPECT_TRUE(kill(c.hostpid, 0) < 0);
+	EXPECT_EQ_INT(0, tr_symbolizer_lookup(sym, c.hostpid, c.local, 0, &s));
+	EXPECT_EQ_STR("fixture_local", s.name);
+	EXPECT_EQ_INT(0, tr_symbolizer_lookup(sym, c.hostpid, c.liblocal + 1, 0, &s));
+	EXPECT_EQ_STR("fixture_lib_local", s.name);
+	EXPECT_EQ_INT(0, tr_symbolizer_lookup(sym, c.hostpid, c.anon + 0x210, 0, &s));
+	EXPECT_EQ_STR("ns_jit_func", s.name);
+	rmdir(dir);
+	tr_symbolizer_free(sym);
+}
+
+DEF_TEST(remembered_process_resolves_after_exit)
+{
+	struct tr_symbolizer *sym = tr_symbolizer_new();
+	struct tracerig_symbol s;
+	struct child c;
+
+	CHECK_NOT_NULL(sym);
+	EXPECT_EQ_INT(0, start_fixture(&c));
+	EXPECT_EQ_INT(0, tr_symbolizer_remember(sym, c.hostpid));
+	EXPECT_EQ_INT(0, child_stop(&c));
+	EXPECT_EQ_INT(0, tr_symbolizer_lookup(sym, c.hostpid, c.alpha, 0, &s));
+	EXPECT_EQ_STR("tr_fixture_alpha", s.name);
+	EXPECT_TRUE(s.dso && same_file(FIXTURE, s.dso));
+	EXPECT_EQ_INT(0, tr_symbolizer_lookup(sym, c.hostpid, c.lib, 0, &s));
+	EXPECT_EQ_STR("tr_fixture_lib_func", s.name);
+	/* Not remembered and gone: nothing to resolve against. */
+	EXPECT_EQ_INT(-ESRCH, tr_symbolizer_remember(sym, c.pid + 1000000));
+	tr_symbolizer_free(sym);
+}
+
+DEF_TEST(deleted_binary_resolves_through_map_files)
+{
+	char dir[] = "/tmp/trsym-XXXXXX", path[128], cmd[512];
+	struct tr_symbolizer *sym = tr_symbolizer_new();
+	struct tracerig_symbol s;
+	struct child c;
+
+	CHECK_NOT_NULL(sym);
+	CHECK_NOT_NULL(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/fixture-copy", dir);
+	snprintf(cmd, sizeof(cmd), "cp %s %s", FIXTURE, path);
+	EXPECT_EQ_INT(0, system(cmd));
+	char *argv[] = { path, NULL };
+	EXPECT_EQ_INT(0, child_start(&c, argv));
+	EXPECT_EQ_INT(0, unlink(path)); /* as a package upgrade would */
+	EXPECT_EQ_INT(0, tr_symbolizer_lookup(sym, c.hostpid, c.local + 2, 0, &s));
+	EXPECT_EQ_STR("fixture_local", s.name);
+	EXPECT_EQ_STR(path, s.dso); /* without " (deleted)" */
+	EXPECT_EQ_INT(0, child_stop(&c));
+	rmdir(dir);
+	tr_symbolizer_free(sym);
+}
+
+DEF_TEST(stripped_binary_uses_its_debuglink_file)
+{
+	char dir[] = "/tmp/trsym-XXXXXX", path[128], cmd[1024];
+	struct tr_symbolizer *sym = tr_symbolizer_new();
+	struct tracerig_symbol s;
+	struct child c;
+
+	CHECK_NOT_NULL(sym);
+	CHECK_NOT_NULL(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/fixture-stripped", dir);
+	/* The debug file next to the binary, named by .gnu_debuglink. */
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s && objcopy --only-keep-debug %s fixture.debug && strip -s -o fixture-stripped %s"
+		 " && objcopy --add-gnu-debuglink=fixture.debug fixture-stripped",
+		 dir, FIXTURE, FIXTURE);
+	EXPECT_EQ_INT(0, system(cmd));
+	snprintf(cmd, sizeof(cmd), "nm %s 2>&1 | grep -q fixture_local", path);
+	EXPECT_TRUE(system(cmd) != 0); /* really stripped */
+	char *argv[] = { path, NULL };
+	EXPECT_EQ_INT(0, child_start(&c, argv));
+	/* A file-local function: only in the debug file's .symtab. */
+	EXPECT_EQ_INT(0, tr_symbolizer_lookup(sym, c.hostpid, c.local + 1, 0, &s));
+	EXPECT_EQ_STR("fixture_local", s.name);
+	EXPECT_EQ_STR(path, s.dso);
+	EXPECT_EQ_INT(0, child_stop(&c));
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	EXPECT_EQ_INT(0, system(cmd));
+	tr_symbolizer_free(sym);
+}
+
+struct worker {
+	struct tr_symbolizer *sym;
+	struct child *c;
+	int errors;
+};
+
+static void *lookups(void *arg)
+{
+	struct worker *w = arg;
+	struct tracerig_symbol s;
+
+	for (int i = 0; i < 20000; i++) {
+		uint64_t addr = i % 2 ? w->c->alpha + (uint64_t)(i % 4) : w->c->lib;
+		const char *want = i % 2 ? "tr_fixture_alpha" : "tr_fixture_lib_func";
+
+		if (tr_symbolizer_lookup(w->sym, w->c->hostpid, addr, 0, &s) != 0 || !s.name ||
+		    strcmp(s.name, want) != 0)
+			w->errors++;
+	}
+	return NULL;
+}
+
+DEF_TEST(lookups_from_many_threads_agree)
+{
+	struct tr_symbolizer *sym = tr_symbolizer_new();
+	struct worker w[4];
+	pthread_t t[4];
+	struct child c;
+
+	CHECK_NOT_NULL(sym);
+	EXPECT_EQ_INT(0, start_fixture(&c));
+	for (int i = 0; i < 4; i++) {
+		w[i] = (struct worker){ .sym = sym, .c = &c };
+		EXPECT_EQ_INT(0, pthread_create(&t[i], NULL, lookups, &w[i]));
+	}
+	for (int i = 0; i < 4; i++) {
+		pthread_join(t[i], NULL);
+		EXPECT_EQ_INT(0, w[i].errors);
+	}
+	EXPECT_EQ_INT(0, child_stop(&c));
+	tr_symbolizer_free(sym);
+}
+
+int main(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+	RUN_TEST(functions_of_a_running_pie_resolve_with_perf_offsets);
+	RUN_TEST(functions_of_a_shared_library_resolve);
+	RUN_TEST(unknown_anonymous_code_names_its_object_only);
+	RUN_TEST(perf_map_file_names_jit_code);
+	RUN_TEST(jitdump_file_names_jit_code);
+	if (geteuid() == 0)
+		RUN_TEST(kernel_addresses_resolve_from_kallsyms);
+	else
+		SKIP_TEST(kernel_addresses_resolve_from_kallsyms, "needs root to read kernel addresses");
+#ifdef HAVE_CPLUS_DEMANGLE
+	RUN_TEST(mangled_names_are_demangled);
+#else
+	SKIP_TEST(mangled_names_are_demangled, "built without libiberty (libiberty-dev)");
+#endif
+	if (geteuid() == 0 && unshare_works())
+		RUN_TEST(binary_only_inside_a_namespace_resolves_by_host_pid);
+	else
+		SKIP_TEST(binary_only_inside_a_namespace_resolves_by_host_pid,
+			  "needs root and unshare(1) with mount and PID namespaces");
+	RUN_TEST(remembered_process_resolves_after_exit);
+	RUN_TEST(deleted_binary_resolves_through_map_files);
+	if (system("command -v objcopy >/dev/null && command -v strip >/dev/null") == 0)
+		RUN_TEST(stripped_binary_uses_its_debuglink_file);
+	else
+		SKIP_TEST(stripped_binary_uses_its_debuglink_file, "objcopy/strip (binutils) missing");
+	RUN_TEST(lookups_from_many_threads_agree);
+	TEST_MAIN_END();
+}
