@@ -806,14 +806,18 @@ static int report_cpu(zip_t *za, const char *archive, int top)
 	int ret;
 
 	memset(&cp, 0, sizeof(cp));
-	zf = zip_fopen(za, "perf.data.txt", 0);
-	if (!zf) {
+	if (zip_name_locate(za, "perf.data.txt", 0) < 0) {
 		printf("\nCPU samples: none (the archive has no perf.data.txt: "
 		       "the perf_events backend did not run or wrote nothing)\n");
 		return 0;
 	}
-	ret = read_perf_script(zf, &cp);
-	zip_fclose(zf);
+	zf = zip_fopen(za, "perf.data.txt", 0);
+	if (zf) {
+		ret = read_perf_script(zf, &cp);
+		zip_fclose(zf);
+	} else {
+		ret = -EIO;
+	}
 	if (ret < 0) {
 		fprintf(stderr, "tracerig: report: cannot read perf.data.txt in %s: %s "
 			"(the archive may be damaged: check it with `unzip -t`)\n", archive,
@@ -870,13 +874,17 @@ static int report_offcpu(zip_t *za, const char *archive, int top)
 	int ret;
 
 	memset(&leaves, 0, sizeof(leaves));
-	zf = zip_fopen(za, "offcpu.folded", 0);
-	if (!zf)
+	if (zip_name_locate(za, "offcpu.folded", 0) < 0)
 		return 0;
+	zf = zip_fopen(za, "offcpu.folded", 0);
+	if (!zf) {
+		ret = -EIO;
+		goto fail;
+	}
 	r = calloc(1, sizeof(*r));
 	if (!r) {
 		ret = -ENOMEM;
-		goto cleanup;
+		goto fail;
 	}
 	r->zf = zf;
 	while ((ret = read_line(r)) > 0) {
@@ -913,12 +921,8 @@ static int report_offcpu(zip_t *za, const char *archive, int top)
 		total += w;
 		stacks++;
 	}
-	if (ret < 0) {
-		fprintf(stderr, "tracerig: report: cannot read offcpu.folded in %s: %s "
-			"(the archive may be damaged: check it with `unzip -t`)\n", archive,
-			ret == -EIO ? zip_strerror(za) : strerror(-ret));
-		goto cleanup;
-	}
+	if (ret < 0)
+		goto fail;
 	if (!total) {
 		printf("\nOff-CPU time: none (offcpu.folded has no stacks)\n");
 		goto cleanup;
@@ -933,11 +937,17 @@ static int report_offcpu(zip_t *za, const char *archive, int top)
 		printf("  %12.3f %6.1f%%  %s\n", (double)leaves.items[i].self / 1e3,
 		       percent(leaves.items[i].self, total), leaves.items[i].name);
 	ret = 1;
+	goto cleanup;
+fail:
+	fprintf(stderr, "tracerig: report: cannot read offcpu.folded in %s: %s "
+		"(the archive may be damaged: check it with `unzip -t`)\n", archive,
+		ret == -EIO ? zip_strerror(za) : strerror(-ret));
 cleanup:
 	if (r)
 		free(r->line);
 	free(r);
-	zip_fclose(zf);
+	if (zf)
+		zip_fclose(zf);
 	counts_free(&leaves);
 	return ret;
 }

@@ -43,8 +43,11 @@ extern "C" {
 #define TRACERIG_PRINTF(a, b)
 #endif
 
-/* Write `TRACERIG_PLUGIN = { ... };` at the end of the plugin's file. */
-#define TRACERIG_PLUGIN TRACERIG_EXPORT const struct tracerig_plugin tracerig_plugin
+/* Write `TRACERIG_PLUGIN = { ... };` at the end of the plugin's file.  The
+ * descriptor is declared below, inside extern "C", so that it has C
+ * linkage and is exported from C++ plugins as well (a namespace-scope
+ * const would otherwise be internal there). */
+#define TRACERIG_PLUGIN const struct tracerig_plugin tracerig_plugin
 
 enum tracerig_plugin_kind {
 	TRACERIG_PLUGIN_SOURCE = 1,   /* collects data into the staging area */
@@ -211,6 +214,9 @@ struct tracerig_plugin {
 	int (*flush)(void *state, struct tracerig_archive *ar);
 	void (*fini)(void *state);
 };
+
+/* The one symbol a plugin exports (see TRACERIG_PLUGIN). */
+extern TRACERIG_EXPORT const struct tracerig_plugin tracerig_plugin;
 
 #ifdef __cplusplus
 }

@@ -30,8 +30,6 @@
 #define PERF_RECORD_FINISHED_ROUND 68
 #endif
 
-#define MAX_BUILD_IDS 65536
-
 struct cpu_ring {
 	int cpu;
 	struct ring ring; /* mapped on the first fd of this CPU */
@@ -64,8 +62,6 @@ struct pc_collector {
 
 	uint64_t sample_id_bytes; /* where the pid sits in a sample: after id and ip */
 	struct pid_set seen;
-	struct pd_build_id *build_ids;
-	size_t n_build_ids;
 
 	pc_pid_fn pid_fn;
 	pc_log_fn log_fn;
@@ -414,41 +410,6 @@ static void note_pid(struct pc_collector *c, pid_t pid, int exec)
 		c->pid_fn(c->arg, pid, exec);
 }
 
-static void note_build_id(struct pc_collector *c, const struct perf_event_header *h)
-{
-	/* struct { header; u32 pid, tid; u64 addr, len, pgoff; u8 build_id_size,
-	 * reserved[3]; u8 build_id[20]; u32 prot, flags; char filename[]; } */
-	const unsigned char *p = (const unsigned char *)(h + 1);
-	const char *filename = (const char *)p + 8 + 24 + 4 + 20 + 8;
-	size_t maxlen = h->size - (size_t)((const unsigned char *)filename - (const unsigned char *)h);
-	struct pd_build_id *b;
-	uint8_t size = p[32];
-
-	if (!(h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) || !size || size > 20 ||
-	    c->n_build_ids >= MAX_BUILD_IDS)
-		return;
-	if (strnlen(filename, maxlen) == maxlen || filename[0] != '/')
-		return;
-	for (size_t i = 0; i < c->n_build_ids; i++) {
-		if (c->build_ids[i].size == size && memcmp(c->build_ids[i].id, p + 36, size) == 0 &&
-		    strcmp(c->build_ids[i].filename, filename) == 0)
-			return;
-	}
-	b = realloc(c->build_ids, (c->n_build_ids + 1) * sizeof(*b));
-	if (!b)
-		return;
-	c->build_ids = b;
-	b = &b[c->n_build_ids];
-	memset(b, 0, sizeof(*b));
-	b->filename = strdup(filename);
-	if (!b->filename)
-		return;
-	b->pid = -1;
-	b->size = size;
-	memcpy(b->id, p + 36, size);
-	c->n_build_ids++;
-}
-
 static int on_record(void *arg, const struct perf_event_header *h)
 {
 	struct pc_collector *c = arg;
@@ -478,7 +439,6 @@ static int on_record(void *arg, const struct perf_event_header *h)
 		break;
 	case PERF_RECORD_MMAP2:
 		note_pid(c, (pid_t)u32[0], 0);
-		note_build_id(c, h);
 		break;
 	default:
 		break;
@@ -778,8 +738,11 @@ int pc_finish(struct pc_collector *c, struct pd_features *f)
 	c->writer = NULL;
 	if (!w)
 		return -EBADF;
-	f->build_ids = c->build_ids;
-	f->n_build_ids = c->n_build_ids;
+	/* No HEADER_BUILD_ID: the MMAP2 records carry the build ids already
+	 * (attr.build_id), as with perf record --buildid-mmap, and perf 6.1
+	 * corrupts its heap when it finds a build id in both places. */
+	f->build_ids = NULL;
+	f->n_build_ids = 0;
 	return pd_finish(w, f);
 }
 
@@ -797,9 +760,6 @@ void pc_close(struct pc_collector *c)
 		pd_abort(c->writer);
 	if (c->cgroup_fd >= 0)
 		close(c->cgroup_fd);
-	for (size_t i = 0; i < c->n_build_ids; i++)
-		free((char *)c->build_ids[i].filename);
-	free(c->build_ids);
 	free(c->seen.slots);
 	free(c->fds);
 	free(c->ev);

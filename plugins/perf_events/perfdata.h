@@ -24,6 +24,15 @@ int pd_write(struct pd_writer *w, const void *record, size_t len);
 /* Bytes of data written so far. */
 uint64_t pd_data_size(const struct pd_writer *w);
 
+/* Record types perf itself defines (tools/perf/util/event.h), above the
+ * kernel's; they carry no sample_id trailer. */
+#define PD_RECORD_HEADER_BUILD_ID 67
+#define PD_RECORD_FINISHED_ROUND 68
+/* Appends PERF_RECORD_FINISHED_ROUND: perf may sort and deliver everything
+ * before the previous round marker.  Write one after each pass that drained
+ * every ring buffer, as perf record does. */
+int pd_write_finished_round(struct pd_writer *w);
+
 /* One event as opened: its attr, the name perf shows ("cpu-clock",
  * "sched:sched_switch") and the ids of all its fds (PERF_EVENT_IOC_ID). */
 int pd_add_event(struct pd_writer *w, const struct perf_event_attr *attr, const char *name,

@@ -44,8 +44,9 @@ fi
 # Without privileges: perf_event_paranoid and CAP_PERFMON are named.
 if [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 1 ] && command -v setpriv >/dev/null; then
 	chmod 0755 "$TEST_TMP"
+	mkdir -m 1777 "$TEST_TMP/u"
 	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
-		"$TRACERIG" -c "$CPU_INI" -o "$TEST_TMP/u.trace.zip" -d 0.5 >"$TEST_TMP/out" 2>&1 </dev/null
+		"$TRACERIG" -c "$CPU_INI" -o "$TEST_TMP/u/u.trace.zip" -d 0.5 >"$TEST_TMP/out" 2>&1 </dev/null
 	rc=$?
 	check_eq "unprivileged system-wide run: exit 1" 1 "$rc"
 	check_grep "unprivileged: says which sysctl or capability" \

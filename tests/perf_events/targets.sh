@@ -29,17 +29,18 @@ check "system-wide: both demos are sampled" sh -c "grep -qx $a '$TEST_TMP/s-pids
 check "system-wide: samples from every CPU" \
 	test "$(sed -n 's/.*\[\([0-9]\{3\}\)\].*/\1/p' "$TEST_TMP/s/perf.data.txt" | sort -u | wc -l)" -eq "$(nproc)"
 
-cg=/sys/fs/cgroup/tracerig-test-$$
-if mkdir "$cg" 2>/dev/null; then
+# perf_events follows cgroup v2 (the unified hierarchy, wherever mounted).
+cg2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+cg=${cg2:-/nonexistent}/tracerig-test-$$
+if [ -n "$cg2" ] && mkdir "$cg" 2>/dev/null && echo "$b" >"$cg/cgroup.procs"; then
 	on_exit "kill $a $b 2>/dev/null; wait 2>/dev/null; rmdir $cg 2>/dev/null"
-	for t in /proc/"$b"/task/*; do echo "${t##*/}" >"$cg/cgroup.threads" 2>/dev/null || echo "$b" >"$cg/cgroup.procs"; done
 	run_tracerig -c "$CPU_INI" -o "$TEST_TMP/c.trace.zip" -d 1 --set tracerig.cgroup="$cg"
 	check_eq "cgroup: exit 0" 0 "$rc"
 	unzip_archive "$TEST_TMP/c.trace.zip" "$TEST_TMP/c"
 	check_eq "cgroup: only the cgroup's process is sampled" "$b" \
 		"$(sample_pids "$TEST_TMP/c/perf.data.txt" | tr '\n' ' ' | sed 's/ $//')"
 else
-	skip "cgroup: only the cgroup's process is sampled" "cannot create a cgroup under /sys/fs/cgroup"
+	skip "cgroup: only the cgroup's process is sampled" "no cgroup v2 hierarchy to create a cgroup in"
 fi
 
 # A child that lives 200 ms and exits long before the session ends.

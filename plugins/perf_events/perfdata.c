@@ -1,0 +1,581 @@
+/* The perf.data writer.  Layout, in file order:
+ *
+ *   header (104 bytes, rewritten by pd_finish)
+ *   data section: records, 8-byte aligned
+ *   feature section table (one perf_file_section per set feature bit)
+ *   feature payloads
+ *   ids of every event, then the perf_file_attr array
+ *
+ * perf finds the feature table at data.offset + data.size, so it must come
+ * right after the data; the attrs and ids are found through the header and
+ * may live anywhere, so they go last. */
+#include "config.h"
+
+#include "perfdata.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PD_BUF_SIZE (256 * 1024)
+/* "PERFILE2" read as a little/big endian u64 tells perf the byte order. */
+#define PD_MAGIC 0x32454c4946524550ULL
+#define PD_NAME_ALIGN 64
+/* perf 6.1 (and older) refuse attrs larger than their own struct, which
+ * ends at sig_data; newer perf reads smaller ones fine. */
+#define PD_ATTR_SIZE_VER7 128
+
+/* Feature bits of tools/perf/util/header.h; the numbers are ABI. */
+enum {
+	HEADER_BUILD_ID = 2,
+	HEADER_HOSTNAME = 3,
+	HEADER_OSRELEASE = 4,
+	HEADER_VERSION = 5,
+	HEADER_ARCH = 6,
+	HEADER_NRCPUS = 7,
+	HEADER_CPUDESC = 8,
+	HEADER_CPUID = 9,
+	HEADER_TOTAL_MEM = 10,
+	HEADER_CMDLINE = 11,
+	HEADER_EVENT_DESC = 12,
+	HEADER_CLOCKID = 23,
+	HEADER_CLOCK_DATA = 29,
+	HEADER_FEAT_BITS = 256,
+};
+
+struct pd_file_section {
+	uint64_t offset, size;
+};
+
+struct pd_file_header {
+	uint64_t magic;
+	uint64_t size;
+	uint64_t attr_size;
+	struct pd_file_section attrs;
+	struct pd_file_section data;
+	struct pd_file_section event_types;     /* unused since perf 3.x */
+	uint64_t adds_features[HEADER_FEAT_BITS / 64];
+};
+
+_Static_assert(sizeof(struct pd_file_header) == 104, "perf_file_header is 104 bytes");
+
+/* struct perf_record_header_build_id: 36 bytes, then the padded name. */
+#define PD_BUILD_ID_REC 36
+#define PERF_RECORD_MISC_BUILD_ID_SIZE (1 << 15)
+#define HOST_KERNEL_ID (-1)
+
+struct pd_event {
+	struct perf_event_attr attr;
+	char *name;
+	uint64_t *ids;
+	size_t n_ids;
+	uint64_t ids_offset;
+};
+
+struct pd_writer {
+	int fd;
+	uint8_t *buf;
+	size_t buf_len;
+	uint64_t data_size;
+	struct pd_event *events;
+	size_t n_events;
+};
+
+/* A growable byte buffer for everything after the data; the first error
+ * sticks so callers check once. */
+struct pd_buf {
+	uint8_t *p;
+	size_t len, cap;
+	int err;
+};
+
+static void buf_put(struct pd_buf *b, const void *data, size_t n)
+{
+	if (b->err)
+		return;
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		void *p;
+
+		while (cap < b->len + n)
+			cap *= 2;
+		p = realloc(b->p, cap);
+		if (!p) {
+			b->err = -ENOMEM;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	if (data)
+		memcpy(b->p + b->len, data, n);
+	else
+		memset(b->p + b->len, 0, n);
+	b->len += n;
+}
+
+static void buf_u32(struct pd_buf *b, uint32_t v)
+{
+	buf_put(b, &v, sizeof(v));
+}
+
+static void buf_u64(struct pd_buf *b, uint64_t v)
+{
+	buf_put(b, &v, sizeof(v));
+}
+
+/* perf_header_string: u32 length (with the NUL, padded to 64), bytes. */
+static void buf_string(struct pd_buf *b, const char *s)
+{
+	size_t len = strlen(s) + 1;
+	size_t padded = (len + PD_NAME_ALIGN - 1) & ~(size_t)(PD_NAME_ALIGN - 1);
+
+	buf_u32(b, (uint32_t)padded);
+	buf_put(b, s, len);
+	buf_put(b, NULL, padded - len);
+}
+
+static int write_full(int fd, const void *data, size_t len)
+{
+	const uint8_t *p = data;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int pwrite_full(int fd, const void *data, size_t len, off_t off)
+{
+	const uint8_t *p = data;
+
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+		off += n;
+	}
+	return 0;
+}
+
+static int flush(struct pd_writer *w)
+{
+	int err;
+
+	if (!w->buf_len)
+		return 0;
+	err = write_full(w->fd, w->buf, w->buf_len);
+	if (!err)
+		w->buf_len = 0;
+	return err;
+}
+
+int pd_create(const char *path, struct pd_writer **out)
+{
+	struct pd_file_header hdr = {
+		.magic = PD_MAGIC,
+		.size = sizeof(hdr),
+		.data = { .offset = sizeof(hdr) },
+	};
+	struct pd_writer *w;
+	int err;
+
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->buf = malloc(PD_BUF_SIZE);
+	if (!w->buf) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (w->fd < 0) {
+		err = -errno;
+		goto err_free;
+	}
+	/* A valid header with no features and no attrs: an interrupted file
+	 * is recognisable, not mistaken for a complete one. */
+	err = write_full(w->fd, &hdr, sizeof(hdr));
+	if (err)
+		goto err_close;
+	*out = w;
+	return 0;
+
+err_close:
+	close(w->fd);
+err_free:
+	free(w->buf);
+	free(w);
+	return err;
+}
+
+/* Checks that `record` holds whole records, so a bad size from a ring
+ * buffer cannot desynchronise every record after it in the file. */
+static int check_records(const uint8_t *p, size_t len)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		struct perf_event_header hdr;
+
+		if (len - off < sizeof(hdr))
+			return -EINVAL;
+		memcpy(&hdr, p + off, sizeof(hdr));
+		if (hdr.size < sizeof(hdr) || hdr.size % 8 || hdr.size > len - off)
+			return -EINVAL;
+		off += hdr.size;
+	}
+	return 0;
+}
+
+int pd_write(struct pd_writer *w, const void *record, size_t len)
+{
+	int err;
+
+	err = check_records(record, len);
+	if (err)
+		return err;
+	if (w->buf_len + len > PD_BUF_SIZE) {
+		err = flush(w);
+		if (err)
+			return err;
+	}
+	if (len >= PD_BUF_SIZE) {
+		err = write_full(w->fd, record, len);
+		if (err)
+			return err;
+	} else {
+		memcpy(w->buf + w->buf_len, record, len);
+		w->buf_len += len;
+	}
+	w->data_size += len;
+	return 0;
+}
+
+uint64_t pd_data_size(const struct pd_writer *w)
+{
+	return w->data_size;
+}
+
+int pd_write_finished_round(struct pd_writer *w)
+{
+	struct perf_event_header hdr = {
+		.type = PD_RECORD_FINISHED_ROUND,
+		.size = sizeof(hdr),
+	};
+
+	return pd_write(w, &hdr, sizeof(hdr));
+}
+
+int pd_add_event(struct pd_writer *w, const struct perf_event_attr *attr, const char *name,
+		 const uint64_t *ids, size_t n_ids)
+{
+	struct pd_event *ev, *v;
+
+	if (!attr || !name || (n_ids && !ids))
+		return -EINVAL;
+	v = realloc(w->events, (w->n_events + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	w->events = v;
+	ev = &v[w->n_events];
+	memset(ev, 0, sizeof(*ev));
+	/* attr->size may be smaller (an older ABI) than our struct. */
+	memcpy(&ev->attr, attr, attr->size && attr->size < sizeof(*attr) ? attr->size
+									  : sizeof(*attr));
+	ev->name = strdup(name);
+	ev->ids = malloc(n_ids ? n_ids * sizeof(*ids) : 1);
+	if (!ev->name || !ev->ids) {
+		free(ev->name);
+		free(ev->ids);
+		return -ENOMEM;
+	}
+	if (n_ids)
+		memcpy(ev->ids, ids, n_ids * sizeof(*ids));
+	ev->n_ids = n_ids;
+	w->n_events++;
+	return 0;
+}
+
+/* The attr size written: the smallest of our struct and perf 6.1's that
+ * loses nothing, so old and new perf both read the file. */
+static size_t file_attr_size(const struct pd_writer *w)
+{
+	size_t i, j;
+
+	if (sizeof(struct perf_event_attr) <= PD_ATTR_SIZE_VER7)
+		return sizeof(struct perf_event_attr);
+	for (i = 0; i < w->n_events; i++) {
+		const uint8_t *p = (const uint8_t *)&w->events[i].attr;
+
+		for (j = PD_ATTR_SIZE_VER7; j < sizeof(struct perf_event_attr); j++)
+			if (p[j])
+				return sizeof(struct perf_event_attr);
+	}
+	return PD_ATTR_SIZE_VER7;
+}
+
+static void put_attr(struct pd_buf *b, const struct perf_event_attr *attr, size_t size)
+{
+	struct perf_event_attr a = *attr;
+
+	a.size = (uint32_t)size;
+	buf_put(b, &a, size);
+}
+
+static void feat_build_id(struct pd_buf *b, const struct pd_features *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->n_build_ids; i++) {
+		const struct pd_build_id *bid = &f->build_ids[i];
+		size_t name_len = strlen(bid->filename) + 1;
+		size_t padded = (name_len + PD_NAME_ALIGN - 1) & ~(size_t)(PD_NAME_ALIGN - 1);
+		uint8_t rec[PD_BUILD_ID_REC];
+		struct perf_event_header hdr;
+		int32_t pid = HOST_KERNEL_ID;
+
+		/* The pid field names the *machine* (-1 = host); any other
+		 * value makes perf invent a guest machine for it.  Kernel or
+		 * user space is said by the cpumode in misc instead. */
+		hdr.type = PD_RECORD_HEADER_BUILD_ID;
+		hdr.misc = (bid->pid == -1 ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER) |
+			   PERF_RECORD_MISC_BUILD_ID_SIZE;
+		hdr.size = (uint16_t)(sizeof(rec) + padded);
+		memset(rec, 0, sizeof(rec));
+		memcpy(rec, &hdr, sizeof(hdr));
+		memcpy(rec + 8, &pid, sizeof(pid));
+		memcpy(rec + 12, bid->id, bid->size > 20 ? 20 : bid->size);
+		rec[32] = bid->size > 20 ? 20 : bid->size;
+		buf_put(b, rec, sizeof(rec));
+		buf_put(b, bid->filename, name_len);
+		buf_put(b, NULL, padded - name_len);
+	}
+}
+
+static void feat_event_desc(struct pd_buf *b, const struct pd_writer *w, size_t attr_size)
+{
+	size_t i;
+
+	buf_u32(b, (uint32_t)w->n_events);
+	buf_u32(b, (uint32_t)attr_size);
+	for (i = 0; i < w->n_events; i++) {
+		const struct pd_event *ev = &w->events[i];
+
+		put_attr(b, &ev->attr, attr_size);
+		buf_u32(b, (uint32_t)ev->n_ids);
+		buf_string(b, ev->name);
+		buf_put(b, ev->ids, ev->n_ids * sizeof(uint64_t));
+	}
+}
+
+/* Builds everything after the data into `b`, with file offsets counted
+ * from `base`, and fills the header's attrs section and feature bits. */
+static int build_tail(struct pd_writer *w, const struct pd_features *f, uint64_t base,
+		      struct pd_file_header *hdr, struct pd_buf *b)
+{
+	const struct perf_event_attr *clk_attr = NULL;
+	size_t attr_size = file_attr_size(w);
+	int feats[16], n_feats = 0, i;
+	size_t table, k;
+
+	for (k = 0; k < w->n_events; k++) {
+		if (w->events[k].attr.use_clockid) {
+			clk_attr = &w->events[k].attr;
+			break;
+		}
+	}
+
+	/* In bit order: perf pairs table entries with set bits in order. */
+	if (f->n_build_ids)
+		feats[n_feats++] = HEADER_BUILD_ID;
+	if (f->hostname)
+		feats[n_feats++] = HEADER_HOSTNAME;
+	if (f->osrelease)
+		feats[n_feats++] = HEADER_OSRELEASE;
+	if (f->version)
+		feats[n_feats++] = HEADER_VERSION;
+	if (f->arch)
+		feats[n_feats++] = HEADER_ARCH;
+	if (f->nr_cpus_avail)
+		feats[n_feats++] = HEADER_NRCPUS;
+	if (f->cpudesc)
+		feats[n_feats++] = HEADER_CPUDESC;
+	if (f->cpuid)
+		feats[n_feats++] = HEADER_CPUID;
+	if (f->total_mem_kb)
+		feats[n_feats++] = HEADER_TOTAL_MEM;
+	if (f->argc > 0 && f->argv)
+		feats[n_feats++] = HEADER_CMDLINE;
+	if (w->n_events)
+		feats[n_feats++] = HEADER_EVENT_DESC;
+	/* The clock features describe the events' clock; without
+	 * use_clockid the kernel used perf_clock and they would lie. */
+	if (clk_attr)
+		feats[n_feats++] = HEADER_CLOCKID;
+	if (clk_attr && f->clock_ref_tod_ns && f->clock_ref_clk_ns)
+		feats[n_feats++] = HEADER_CLOCK_DATA;
+
+	table = b->len;
+	buf_put(b, NULL, (size_t)n_feats * sizeof(struct pd_file_section));
+	for (i = 0; i < n_feats; i++) {
+		struct pd_file_section sec = { .offset = base + b->len };
+		struct timespec res;
+		int j;
+
+		switch (feats[i]) {
+		case HEADER_BUILD_ID:
+			feat_build_id(b, f);
+			break;
+		case HEADER_HOSTNAME:
+			buf_string(b, f->hostname);
+			break;
+		case HEADER_OSRELEASE:
+			buf_string(b, f->osrelease);
+			break;
+		case HEADER_VERSION:
+			buf_string(b, f->version);
+			break;
+		case HEADER_ARCH:
+			buf_string(b, f->arch);
+			break;
+		case HEADER_NRCPUS:
+			buf_u32(b, f->nr_cpus_avail);
+			buf_u32(b, f->nr_cpus_online ? f->nr_cpus_online : f->nr_cpus_avail);
+			break;
+		case HEADER_CPUDESC:
+			buf_string(b, f->cpudesc);
+			break;
+		case HEADER_CPUID:
+			buf_string(b, f->cpuid);
+			break;
+		case HEADER_TOTAL_MEM:
+			buf_u64(b, f->total_mem_kb);
+			break;
+		case HEADER_CMDLINE:
+			buf_u32(b, (uint32_t)f->argc);
+			for (j = 0; j < f->argc; j++)
+				buf_string(b, f->argv[j] ? f->argv[j] : "");
+			break;
+		case HEADER_EVENT_DESC:
+			feat_event_desc(b, w, attr_size);
+			break;
+		case HEADER_CLOCKID:
+			/* Despite the name: the clock's resolution in ns. */
+			if (clock_getres((clockid_t)clk_attr->clockid, &res) != 0) {
+				res.tv_sec = 0;
+				res.tv_nsec = 1;
+			}
+			buf_u64(b, (uint64_t)res.tv_sec * 1000000000ULL + (uint64_t)res.tv_nsec);
+			break;
+		case HEADER_CLOCK_DATA:
+			buf_u32(b, 1);                  /* version */
+			buf_u32(b, (uint32_t)clk_attr->clockid);
+			buf_u64(b, f->clock_ref_tod_ns);
+			buf_u64(b, f->clock_ref_clk_ns);
+			break;
+		}
+		if (b->err)
+			return b->err;
+		sec.size = base + b->len - sec.offset;
+		memcpy(b->p + table + (size_t)i * sizeof(sec), &sec, sizeof(sec));
+		hdr->adds_features[feats[i] / 64] |= 1ULL << (feats[i] % 64);
+	}
+
+	for (k = 0; k < w->n_events; k++) {
+		w->events[k].ids_offset = base + b->len;
+		buf_put(b, w->events[k].ids, w->events[k].n_ids * sizeof(uint64_t));
+	}
+	hdr->attr_size = attr_size + sizeof(struct pd_file_section);
+	hdr->attrs.offset = base + b->len;
+	hdr->attrs.size = w->n_events * hdr->attr_size;
+	for (k = 0; k < w->n_events; k++) {
+		struct pd_file_section ids = {
+			.offset = w->events[k].ids_offset,
+			.size = w->events[k].n_ids * sizeof(uint64_t),
+		};
+
+		put_attr(b, &w->events[k].attr, attr_size);
+		buf_put(b, &ids, sizeof(ids));
+	}
+	return b->err;
+}
+
+static void writer_free(struct pd_writer *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->n_events; i++) {
+		free(w->events[i].name);
+		free(w->events[i].ids);
+	}
+	free(w->events);
+	free(w->buf);
+	free(w);
+}
+
+int pd_finish(struct pd_writer *w, const struct pd_features *features)
+{
+	static const struct pd_features none;
+	struct pd_file_header hdr = {
+		.magic = PD_MAGIC,
+		.size = sizeof(hdr),
+	};
+	struct pd_buf tail = { 0 };
+	int err;
+
+	if (!features)
+		features = &none;
+	/* perf cannot attribute a single record without an attr. */
+	if (!w->n_events) {
+		err = -EINVAL;
+		goto out;
+	}
+	err = flush(w);
+	if (err)
+		goto out;
+	hdr.data.offset = sizeof(hdr);
+	hdr.data.size = w->data_size;
+	err = build_tail(w, features, sizeof(hdr) + w->data_size, &hdr, &tail);
+	if (err)
+		goto out;
+	err = pwrite_full(w->fd, tail.p, tail.len, (off_t)(sizeof(hdr) + w->data_size));
+	if (err)
+		goto out;
+	/* The header last: until now the file says "no data, no attrs". */
+	err = pwrite_full(w->fd, &hdr, sizeof(hdr), 0);
+out:
+	free(tail.p);
+	if (close(w->fd) != 0 && !err)
+		err = -errno;
+	writer_free(w);
+	return err;
+}
+
+void pd_abort(struct pd_writer *w)
+{
+	if (!w)
+		return;
+	/* Best effort: the records written so far stay in the file for
+	 * whoever wants to salvage them. */
+	(void)flush(w);
+	close(w->fd);
+	writer_free(w);
+}
