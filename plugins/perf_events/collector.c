@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -56,6 +57,7 @@ struct pc_collector {
 	pthread_t thread;
 	int thread_started;
 	atomic_int stopping;
+	int wake_fd; /* an eventfd: stop does not wait for the poll timeout */
 	pthread_mutex_t lock; /* counts, the writer after the thread ended */
 	struct pc_counts counts;
 	int write_error;
@@ -478,8 +480,8 @@ static long drain_all(struct pc_collector *c)
 static void *reader_thread(void *arg)
 {
 	struct pc_collector *c = arg;
-	struct pollfd *pfd = calloc(c->n_cpus, sizeof(*pfd));
-	size_t *which = calloc(c->n_cpus, sizeof(*which));
+	struct pollfd *pfd = calloc(c->n_cpus + 1, sizeof(*pfd));
+	size_t *which = calloc(c->n_cpus + 1, sizeof(*which));
 
 	if (!pfd || !which) {
 		c->log_fn(c->arg, 1, "out of memory in the reader thread: draining every 100 ms");
@@ -492,6 +494,9 @@ static void *reader_thread(void *arg)
 	while (!atomic_load(&c->stopping)) {
 		size_t n = 0;
 
+		pfd[n].fd = c->wake_fd;
+		pfd[n].events = POLLIN;
+		which[n++] = (size_t)-1;
 		for (size_t r = 0; r < c->n_cpus; r++) {
 			if (!c->rings[r].ring.base || c->rings[r].hup)
 				continue;
@@ -499,7 +504,7 @@ static void *reader_thread(void *arg)
 			pfd[n].events = POLLIN;
 			which[n++] = r;
 		}
-		if (n) {
+		{
 			int ret = poll(pfd, n, 100);
 
 			if (ret < 0 && errno != EINTR) {
@@ -507,7 +512,7 @@ static void *reader_thread(void *arg)
 					  strerror(errno));
 				break;
 			}
-			for (size_t i = 0; ret > 0 && i < n; i++) {
+			for (size_t i = 1; ret > 0 && i < n; i++) {
 				/* A per-task ring hangs up when its tasks are
 				 * gone: keep draining, stop polling it. */
 				if (pfd[i].revents & (POLLHUP | POLLERR))
@@ -518,8 +523,6 @@ static void *reader_thread(void *arg)
 				c->counts.wakeups++;
 				pthread_mutex_unlock(&c->lock);
 			}
-		} else {
-			usleep(100000);
 		}
 		drain_all(c);
 	}
@@ -545,12 +548,18 @@ int pc_open(const struct pc_config *cfg, const struct pc_target *t, const char *
 	c->cfg = *cfg;
 	c->target = *t;
 	c->cgroup_fd = -1;
+	c->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	c->pid_fn = pid_fn;
 	c->log_fn = log_fn;
 	c->arg = arg;
 	atomic_init(&c->stopping, 0);
 	pthread_mutex_init(&c->lock, NULL);
 
+	if (c->wake_fd < 0) {
+		ret = -errno;
+		snprintf(why, why_len, "cannot create an eventfd: %s", strerror(-ret));
+		goto fail;
+	}
 	ret = online_cpus(&c->cpus, &c->n_cpus);
 	if (ret < 0) {
 		snprintf(why, why_len, "cannot read the online CPUs: %s", strerror(-ret));
@@ -710,7 +719,12 @@ int pc_stop(struct pc_collector *c)
 		for (size_t k = 0; k < c->ev[i].n_ids; k++)
 			(void)ioctl(c->fds[i][k], PERF_EVENT_IOC_DISABLE, 0);
 	if (c->thread_started) {
+		uint64_t one = 1;
+
 		atomic_store(&c->stopping, 1);
+		if (write(c->wake_fd, &one, sizeof(one)) < 0) {
+			/* the thread then ends at its poll timeout */
+		}
 		pthread_join(c->thread, NULL);
 		c->thread_started = 0;
 	}
@@ -760,6 +774,8 @@ void pc_close(struct pc_collector *c)
 		pd_abort(c->writer);
 	if (c->cgroup_fd >= 0)
 		close(c->cgroup_fd);
+	if (c->wake_fd >= 0)
+		close(c->wake_fd);
 	free(c->seen.slots);
 	free(c->fds);
 	free(c->ev);

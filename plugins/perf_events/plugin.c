@@ -388,25 +388,41 @@ static int perf_stop(void *state)
 
 /* ---- flush ---- */
 
-static void cpu_model(char *buf, size_t len)
+/* The model name, and the cpuid string perf writes on x86
+ * ("vendor,family,model,stepping"), from the first CPU in /proc/cpuinfo. */
+static void cpu_model(char *desc, size_t desc_len, char *cpuid, size_t cpuid_len)
 {
-	char line[512];
+	char line[512], vendor[64] = "", family[16] = "", model[16] = "", stepping[16] = "";
 	FILE *f = fopen("/proc/cpuinfo", "re");
 
-	snprintf(buf, len, "unknown");
+	snprintf(desc, desc_len, "unknown");
+	cpuid[0] = '\0';
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
 		char *colon = strchr(line, ':');
 
-		if (strncmp(line, "model name", 10) == 0 && colon) {
-			colon += 2;
-			colon[strcspn(colon, "\n")] = '\0';
-			snprintf(buf, len, "%s", colon);
-			break;
-		}
+		if (!colon)
+			continue;
+		if (line[0] == '\n')
+			break; /* end of the first CPU */
+		colon += 2;
+		colon[strcspn(colon, "\n")] = '\0';
+		if (strncmp(line, "model name", 10) == 0)
+			snprintf(desc, desc_len, "%s", colon);
+		else if (strncmp(line, "vendor_id", 9) == 0)
+			snprintf(vendor, sizeof(vendor), "%s", colon);
+		else if (strncmp(line, "cpu family", 10) == 0)
+			snprintf(family, sizeof(family), "%s", colon);
+		else if (strncmp(line, "model\t", 6) == 0)
+			snprintf(model, sizeof(model), "%s", colon);
+		else if (strncmp(line, "stepping", 8) == 0)
+			snprintf(stepping, sizeof(stepping), "%s", colon);
 	}
 	fclose(f);
+	if (vendor[0] && family[0] && model[0])
+		snprintf(cpuid, cpuid_len, "%s,%s,%s,%s", vendor, family, model,
+			 stepping[0] ? stepping : "0");
 }
 
 static int finish_perf_data(struct perf *p)
@@ -414,7 +430,7 @@ static int finish_perf_data(struct perf *p)
 	struct pd_features f;
 	struct utsname u;
 	struct timespec mono, real;
-	char cpudesc[256], version[64], cmdline[4096];
+	char cpudesc[256], cpuid[128], version[64], cmdline[4096];
 	const char *argv[64];
 	int argc = 0;
 	FILE *cf;
@@ -428,8 +444,9 @@ static int finish_perf_data(struct perf *p)
 	}
 	snprintf(version, sizeof(version), "tracerig %s", PACKAGE_VERSION);
 	f.version = version;
-	cpu_model(cpudesc, sizeof(cpudesc));
+	cpu_model(cpudesc, sizeof(cpudesc), cpuid, sizeof(cpuid));
 	f.cpudesc = cpudesc;
+	f.cpuid = cpuid[0] ? cpuid : NULL;
 	f.nr_cpus_avail = (uint32_t)sysconf(_SC_NPROCESSORS_CONF);
 	f.nr_cpus_online = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);
 	f.total_mem_kb = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE) / 1024;

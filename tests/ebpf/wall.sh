@@ -37,11 +37,12 @@ check_eq "off-CPU time is the same as in offcpu.folded" \
 
 # The shipped profile, with the real perf_events backend.
 if [ -e "$top_builddir/plugins/perf_events/perf_events.la" ]; then
-	run_tracerig -c "$top_srcdir/conf/profiles/wall.ini" -o "$TEST_TMP/r.trace.zip" -- "$workload"
+	# 300 ms on the CPU first: the real on-CPU side needs samples.
+	run_tracerig -c "$top_srcdir/conf/profiles/wall.ini" -o "$TEST_TMP/r.trace.zip" -- "$workload" -s 300
 	check_eq "wall.ini runs" 0 "$rc"
 	unzip_archive "$TEST_TMP/r.trace.zip" "$TEST_TMP/r"
 	check_grep "wall.ini gives the off-CPU side" '^workload;.*;blocked_in_pipe_read;.*\[off-cpu\] [0-9]+$' "$TEST_TMP/r/wall.folded"
-	check_grep "and the on-CPU side" '\[on-cpu\] [0-9]+$' "$TEST_TMP/r/wall.folded"
+	check_grep "and the on-CPU side, in the spinning function" '^workload;.*spin_on_cpu;.*\[on-cpu\] [0-9]+$' "$TEST_TMP/r/wall.folded"
 else
 	skip "wall.ini with perf_events" "the perf_events backend is not built"
 fi

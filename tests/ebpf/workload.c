@@ -1,24 +1,48 @@
 /* The workload the ebpf tests trace: threads blocking in known functions
  * for known times (tests/ebpf/blockers.h), once or in a loop.
- *   workload [-n NAME] [-l]
+ *   workload [-n NAME] [-l] [-s MS]
  * -n sets the process name (so two instances can be told apart), -l
- * repeats the scenario until killed. */
+ * repeats the scenario until killed, -s first spins MS milliseconds on the
+ * CPU in spin_on_cpu (for the on-CPU side of the wall-clock view). */
 #include "config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "blockers.h"
 
+void spin_on_cpu(long ms);
+
+__attribute__((noinline)) void spin_on_cpu(long ms)
+{
+	struct timespec now, end;
+	volatile unsigned long sink = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += ms / 1000;
+	end.tv_nsec += (ms % 1000) * 1000000L;
+	if (end.tv_nsec >= 1000000000L) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000L;
+	}
+	do {
+		for (int i = 0; i < 10000; i++)
+			sink += (unsigned long)i;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while (now.tv_sec < end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec));
+}
+
 int main(int argc, char **argv)
 {
 	const struct tw_plan plan = TW_PLAN_DEFAULT;
+	long spin_ms = 0;
 	int loop = 0, opt;
 
-	while ((opt = getopt(argc, argv, "n:l")) != -1) {
+	while ((opt = getopt(argc, argv, "n:ls:")) != -1) {
 		switch (opt) {
 		case 'n':
 			/* Threads take the name of the thread creating them. */
@@ -30,11 +54,16 @@ int main(int argc, char **argv)
 		case 'l':
 			loop = 1;
 			break;
+		case 's':
+			spin_ms = atol(optarg);
+			break;
 		default:
-			fprintf(stderr, "usage: workload [-n NAME] [-l]\n");
+			fprintf(stderr, "usage: workload [-n NAME] [-l] [-s MS]\n");
 			return 2;
 		}
 	}
+	if (spin_ms > 0)
+		spin_on_cpu(spin_ms);
 	do {
 		if (tw_run(&plan) < 0) {
 			fprintf(stderr, "workload: a blocking thread failed\n");

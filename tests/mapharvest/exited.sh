@@ -7,8 +7,8 @@
 
 write_profile "$TEST_TMP/p.ini"
 trace -c "$TEST_TMP/p.ini" -d 3 -o "$TEST_TMP/a.trace.zip" -- \
-	unshare --mount --pid --fork sh -c 'mount -t tmpfs tmpfs /tmp && cd /tmp &&
-		exec node --perf-basic-prof "$1" 1 x' sh "$HOT_JS"
+	unshare --mount --pid --fork sh -c 'js=$(cat "$1") && mount -t tmpfs tmpfs /tmp && cd /tmp &&
+		printf "%s\n" "$js" >hot.js && exec node --perf-basic-prof hot.js 1 x' sh "$HOT_JS"
 check_eq "tracerig exits 0" 0 "$rc"
 unzip_archive "$TEST_TMP/a.trace.zip" "$TEST_TMP/a"
 hostpid=$(sed -n 's/.*harvesting \/tmp\/perf-1.map (stored as perf-\([0-9]*\)\.map).*/\1/p' \

@@ -22,8 +22,11 @@ write_profile() {
 # NODE_PID to its host PID once it runs as PID 1 of its namespace.
 start_container() {
 	local seconds=$1; shift
-	unshare --mount --pid --fork --kill-child sh -c 'mount -t tmpfs tmpfs /tmp && mkdir /tmp/work &&
-		cd /tmp/work && exec node "$@"' sh "$@" "$HOT_JS" "$seconds" "$MARK" \
+	# The script is read before the private /tmp hides it (the tree may
+	# itself be under /tmp).
+	unshare --mount --pid --fork --kill-child sh -c 'js=$(cat "$0") &&
+		mount -t tmpfs tmpfs /tmp && mkdir /tmp/work && cd /tmp/work &&
+		printf "%s\n" "$js" >hot.js && exec node "$@"' "$HOT_JS" "$@" /tmp/work/hot.js "$seconds" "$MARK" \
 		>"$TEST_TMP/node.out" 2>&1 &
 	CONTAINER_PID=$!
 	on_exit "kill $CONTAINER_PID 2>/dev/null; wait $CONTAINER_PID 2>/dev/null"
