@@ -3,7 +3,8 @@
 perf_events_sources = \
 	plugins/perf_events/perfdata.c plugins/perf_events/perfdata.h \
 	plugins/perf_events/synth.c plugins/perf_events/synth.h \
-	plugins/perf_events/buildid.c plugins/perf_events/buildid.h
+	plugins/perf_events/buildid.c plugins/perf_events/buildid.h \
+	plugins/perf_events/tracingdata.c plugins/perf_events/tracingdata.h
 EXTRA_DIST += bench/perf_events/run.sh
 if BUILD_PLUGIN_PERF_EVENTS
 plugin_LTLIBRARIES += plugins/perf_events/perf_events.la

@@ -30,6 +30,7 @@
 
 /* Feature bits of tools/perf/util/header.h; the numbers are ABI. */
 enum {
+	HEADER_TRACING_DATA = 1,
 	HEADER_BUILD_ID = 2,
 	HEADER_HOSTNAME = 3,
 	HEADER_OSRELEASE = 4,
@@ -404,6 +405,8 @@ static int build_tail(struct pd_writer *w, const struct pd_features *f, uint64_t
 	}
 
 	/* In bit order: perf pairs table entries with set bits in order. */
+	if (f->tracing_data && f->tracing_data_len)
+		feats[n_feats++] = HEADER_TRACING_DATA;
 	if (f->n_build_ids)
 		feats[n_feats++] = HEADER_BUILD_ID;
 	if (f->hostname)
@@ -441,6 +444,11 @@ static int build_tail(struct pd_writer *w, const struct pd_features *f, uint64_t
 		int j;
 
 		switch (feats[i]) {
+		case HEADER_TRACING_DATA:
+			/* The blob as is: perf's trace_report() reads it from
+			 * the section's offset as a stream. */
+			buf_put(b, f->tracing_data, f->tracing_data_len);
+			break;
 		case HEADER_BUILD_ID:
 			feat_build_id(b, f);
 			break;

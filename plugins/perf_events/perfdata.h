@@ -61,6 +61,11 @@ struct pd_features {
 	uint64_t clock_ref_clk_ns;  /* ... and the clockid time taken at the same moment */
 	const struct pd_build_id *build_ids;
 	size_t n_build_ids;
+	/* HEADER_TRACING_DATA, written as is when set: the blob of
+	 * td_build() (tracingdata.h) for the tracepoint events, which perf
+	 * needs to decode their PERF_SAMPLE_RAW payloads. */
+	const void *tracing_data;
+	size_t tracing_data_len;
 };
 
 /* Writes the attrs, ids and features after the data, rewrites the header

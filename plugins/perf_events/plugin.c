@@ -26,6 +26,7 @@
 #include "fold.h"
 #include "script.h"
 #include "symcache.h"
+#include "tracingdata.h"
 
 #define MAX_EVENTS 32
 
@@ -35,6 +36,9 @@ static const struct tracerig_key perf_keys[] = {
 	  "(cycles, instructions, cache-misses, branch-misses, ...) and tracepoints "
 	  "subsystem:event (sched:sched_switch); tracepoints are recorded at every occurrence "
 	  "with their payload." },
+	{ "optional_events", TRACERIG_KEY_LIST, "", NULL, 0, 0,
+	  "Events sampled where this kernel has them and left out (with a log line) where it "
+	  "does not, e.g. sched:sched_stat_sleep, which needs CONFIG_SCHEDSTATS." },
 	{ "frequency", TRACERIG_KEY_INT, "999", NULL, 1, 1000000,
 	  "Samples per second per CPU for cpu-clock, task-clock and hardware events; at most "
 	  "kernel.perf_event_max_sample_rate." },
@@ -175,10 +179,11 @@ static void stop_remember_thread(struct perf *p)
 
 /* ---- profile ---- */
 
-static int parse_events(struct perf *p, const char *list)
+/* Adds the events of a comma-separated list; `optional` ones the kernel
+ * does not have are logged and left out instead of failing. */
+static int parse_events(struct perf *p, const char *list, int optional)
 {
 	const char *s = list;
-	size_t n = 0;
 
 	while (s && *s) {
 		char name[160], hint[512];
@@ -192,29 +197,27 @@ static int parse_events(struct perf *p, const char *list)
 			len--;
 		if (!len)
 			break;
-		if (len >= sizeof(name) || n == MAX_EVENTS) {
+		if (len >= sizeof(name) || p->cfg.n_events == MAX_EVENTS) {
 			p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "events: too many or too long "
 				    "(at most %d events)", MAX_EVENTS);
 			return -EINVAL;
 		}
 		memcpy(name, s, len);
 		name[len] = '\0';
-		ret = ev_parse(name, &p->events[n], hint, sizeof(hint));
+		s += strcspn(s, ",");
+		ret = ev_parse(name, &p->events[p->cfg.n_events], hint, sizeof(hint));
+		if (ret < 0 && optional) {
+			p->svc->log(p->ctx, TRACERIG_LOG_INFO, "optional event %s is not available "
+				    "here (%s): left out", name, hint);
+			continue;
+		}
 		if (ret < 0) {
 			p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "events: %s is not an event here: %s",
 				    name, hint);
 			return ret;
 		}
-		n++;
-		s += strcspn(s, ",");
+		p->cfg.n_events++;
 	}
-	if (!n) {
-		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "events is empty: name at least one "
-			    "event (cpu-clock)");
-		return -EINVAL;
-	}
-	p->cfg.events = p->events;
-	p->cfg.n_events = n;
 	return 0;
 }
 
@@ -266,9 +269,18 @@ static int perf_init(const struct tracerig_services *svc, struct tracerig_ctx *c
 	p->ctx = ctx;
 	pthread_mutex_init(&p->q.lock, NULL);
 	pthread_cond_init(&p->q.cond, NULL);
-	ret = parse_events(p, svc->config_string(ctx, "events"));
+	p->cfg.events = p->events;
+	ret = parse_events(p, svc->config_string(ctx, "events"), 0);
+	if (ret == 0)
+		ret = parse_events(p, svc->config_string(ctx, "optional_events"), 1);
 	if (ret < 0)
 		goto fail;
+	if (!p->cfg.n_events) {
+		svc->log(ctx, TRACERIG_LOG_ERROR, "events is empty: name at least one event "
+			 "(cpu-clock)");
+		ret = -EINVAL;
+		goto fail;
+	}
 	p->cfg.frequency = (uint64_t)svc->config_int(ctx, "frequency");
 	p->cfg.period = (uint64_t)svc->config_int(ctx, "period");
 	max_rate = pc_max_sample_rate();
@@ -425,9 +437,41 @@ static void cpu_model(char *desc, size_t desc_len, char *cpuid, size_t cpuid_len
 			 stepping[0] ? stepping : "0");
 }
 
+/* HEADER_TRACING_DATA: the tracepoints' formats, without which perf
+ * cannot decode their payloads.  Not fatal: the file stays readable. */
+static char *tracing_data(struct perf *p, size_t *len)
+{
+	const char *sys[MAX_EVENTS], *name[MAX_EVENTS];
+	const struct pc_opened *ev = pc_events(p->pc, len);
+	size_t n_ev = *len, n = 0;
+	char *blob = NULL;
+	int ret;
+
+	*len = 0;
+	for (size_t i = 0; i < n_ev && n < MAX_EVENTS; i++) {
+		if (ev[i].spec.kind != EV_TRACEPOINT)
+			continue;
+		sys[n] = ev[i].spec.sys;
+		name[n++] = ev[i].spec.tp;
+	}
+	if (!n)
+		return NULL;
+	ret = td_build(sys, name, n, &blob, len);
+	if (ret < 0) {
+		p->svc->log(p->ctx, TRACERIG_LOG_WARN, "cannot describe the tracepoints' formats "
+			    "in perf.data (%s): perf script will not decode their payloads "
+			    "(perf.data.txt has them)", strerror(-ret));
+		*len = 0;
+		return NULL;
+	}
+	return blob;
+}
+
 static int finish_perf_data(struct perf *p)
 {
 	struct pd_features f;
+	char *td;
+	int ret;
 	struct utsname u;
 	struct timespec mono, real;
 	char cpudesc[256], cpuid[128], version[64], cmdline[4096];
@@ -465,7 +509,11 @@ static int finish_perf_data(struct perf *p)
 	clock_gettime(CLOCK_MONOTONIC, &mono);
 	f.clock_ref_tod_ns = (uint64_t)real.tv_sec * 1000000000ull + (uint64_t)real.tv_nsec;
 	f.clock_ref_clk_ns = (uint64_t)mono.tv_sec * 1000000000ull + (uint64_t)mono.tv_nsec;
-	return pc_finish(p->pc, &f);
+	td = tracing_data(p, &f.tracing_data_len);
+	f.tracing_data = td;
+	ret = pc_finish(p->pc, &f);
+	free(td);
+	return ret;
 }
 
 static FILE *create_entry(struct perf *p, struct tracerig_archive *ar, const char *name)

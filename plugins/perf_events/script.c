@@ -367,6 +367,26 @@ static void convert_comm(struct conv *cv, const struct perf_event_header *h)
 	cv->st->comm_changes++;
 }
 
+/* A new thread or process starts with its parent's name: the kernel
+ * writes a COMM record only on exec and prctl(PR_SET_NAME). */
+static void convert_fork(struct conv *cv, const struct perf_event_header *h)
+{
+	/* struct { header; u32 pid, ppid, tid, ptid; u64 time; } */
+	const uint32_t *u = (const uint32_t *)(h + 1);
+	struct comm_slot *parent, *child;
+	char name[16];
+
+	if (h->size < sizeof(*h) + 16)
+		return;
+	parent = comm_slot(cv, (pid_t)u[3], 0);
+	if (!parent)
+		return;
+	memcpy(name, parent->comm, sizeof(name));
+	child = comm_slot(cv, (pid_t)u[2], 1); /* may move the table */
+	if (child)
+		memcpy(child->comm, name, sizeof(name));
+}
+
 int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, FILE *txt,
 	       struct fold *folded, struct symcache *syms, struct sc_stats *st, char *why,
 	       size_t why_len)
@@ -431,6 +451,8 @@ int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, F
 			convert_sample(&cv, h, frames, PERF_MAX_STACK_DEPTH * 2);
 		else if (h->type == PERF_RECORD_COMM)
 			convert_comm(&cv, h);
+		else if (h->type == PERF_RECORD_FORK)
+			convert_fork(&cv, h);
 		off += h->size;
 	}
 	ret = 0;

@@ -106,4 +106,29 @@ check_grep "sched_switch stacks have the kernel's scheduler frames" \
 perf script -i "$TEST_TMP/t/perf.data" -F event,trace 2>/dev/null | grep -m1 'sched_switch' >"$TEST_TMP/t-perf" || true
 check_grep "perf script reads the tracepoint payload too" 'prev_comm=.*next_comm=' "$TEST_TMP/t-perf"
 
+# perfcollect's thread-time events, as shipped.
+run_tracerig -c "$top_srcdir/conf/profiles/threadtime.ini" -o "$TEST_TMP/tt.trace.zip" -- \
+	sh -c 'for i in 1 2 3; do sleep 0.05; done'
+check_eq "threadtime.ini: exit 0" 0 "$rc"
+unzip_archive "$TEST_TMP/tt.trace.zip" "$TEST_TMP/tt"
+check_grep "threadtime.ini: sleeping threads' switches are recorded" \
+	'^sleep .* sched:sched_switch: prev_comm=sleep .*prev_state=S' "$TEST_TMP/tt/perf.data.txt"
+check_grep "threadtime.ini: process exits are recorded" \
+	' sched:sched_process_exit: comm=sleep ' "$TEST_TMP/tt/perf.data.txt"
+if [ -e /sys/kernel/tracing/events/sched/sched_stat_sleep ]; then
+	check_no_grep "threadtime.ini: sched_stat_sleep is sampled where the kernel has it" \
+		'optional event sched:sched_stat_sleep is not available' "$TEST_TMP/tt/tracerig.log"
+else
+	check_grep "threadtime.ini: a kernel without sched_stat_sleep gets a log line, not a failure" \
+		'optional event sched:sched_stat_sleep is not available here .*: left out' "$TEST_TMP/tt/tracerig.log"
+fi
+
+# Context switch records (perf record --switch-events).
+run_tracerig -c "$CPU_INI" -o "$TEST_TMP/cs.trace.zip" --set perf_events.context_switches=yes -- \
+	sh -c 'sleep 0.05; sleep 0.05'
+check_eq "context_switches = yes: exit 0" 0 "$rc"
+unzip_archive "$TEST_TMP/cs.trace.zip" "$TEST_TMP/cs"
+perf script -i "$TEST_TMP/cs/perf.data" --show-switch-events 2>/dev/null >"$TEST_TMP/cs-perf"
+check_grep "perf script shows the switch records" 'PERF_RECORD_SWITCH' "$TEST_TMP/cs-perf"
+
 done_testing

@@ -7,6 +7,7 @@
 #include "buildid.h"
 #include "perfdata.h"
 #include "synth.h"
+#include "tracingdata.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -431,6 +432,127 @@ DEF_TEST(pd_write_rejects_partial_records)
 	unlink(path);
 }
 
+/* ---- tracing data */
+
+/* Walks a td_build() blob as perf's trace_report() does; returns the
+ * number of event formats in it, or -1 (with a failure) if malformed. */
+static int td_walk(const char *p, size_t len)
+{
+	size_t off = 0;
+	uint32_t n_sys, i, j, cnt, n_events = 0;
+	uint64_t sz;
+
+#define NEED(n)                                                                 \
+	do {                                                                    \
+		if (len - off < (size_t)(n)) {                                  \
+			TEST_FAIL("blob truncated at %zu (need %zu)", off,      \
+				  (size_t)(n));                                 \
+			return -1;                                              \
+		}                                                               \
+	} while (0)
+	NEED(10);
+	if (memcmp(p, "\027\010\104tracing", 10) != 0) {
+		TEST_FAIL("bad magic");
+		return -1;
+	}
+	off = 10;
+	NEED(4);
+	EXPECT_EQ_STR("0.6", p + off);
+	off += 4;
+	NEED(6);
+	EXPECT_EQ_INT(0, p[off]);  /* little endian host assumed by the test */
+	EXPECT_EQ_INT(sizeof(long), p[off + 1]);
+	EXPECT_EQ_INT(sysconf(_SC_PAGESIZE), rec_u32((const uint8_t *)p, off + 2));
+	off += 6;
+	NEED(12 + 8);
+	EXPECT_EQ_STR("header_page", p + off);
+	off += 12;
+	sz = rec_u64((const uint8_t *)p, off);
+	off += 8;
+	NEED(sz);
+	if (sz < 10 || !memmem(p + off, sz, "commit", 6))
+		TEST_FAIL("header_page content looks wrong");
+	off += sz;
+	NEED(13 + 8);
+	EXPECT_EQ_STR("header_event", p + off);
+	off += 13;
+	sz = rec_u64((const uint8_t *)p, off);
+	off += 8 + sz;
+	NEED(4);
+	EXPECT_EQ_INT(0, rec_u32((const uint8_t *)p, off));  /* ftrace formats */
+	off += 4;
+	NEED(4);
+	n_sys = rec_u32((const uint8_t *)p, off);
+	off += 4;
+	for (i = 0; i < n_sys; i++) {
+		size_t sl = strnlen(p + off, len - off);
+
+		NEED(sl + 1 + 4);
+		off += sl + 1;
+		cnt = rec_u32((const uint8_t *)p, off);
+		off += 4;
+		for (j = 0; j < cnt; j++) {
+			NEED(8);
+			sz = rec_u64((const uint8_t *)p, off);
+			off += 8;
+			NEED(sz);
+			if (!memmem(p + off, sz, "\nID: ", 5))
+				TEST_FAIL("event format without ID");
+			off += sz;
+			n_events++;
+		}
+	}
+	NEED(4);
+	EXPECT_EQ_INT(0, rec_u32((const uint8_t *)p, off));  /* kallsyms */
+	off += 4;
+	NEED(4);
+	sz = rec_u32((const uint8_t *)p, off);
+	off += 4;
+	NEED(sz);
+	off += sz;
+	NEED(8);
+	sz = rec_u64((const uint8_t *)p, off);
+	off += 8;
+	NEED(sz);
+	off += sz;
+	EXPECT_EQ_INT(len, off);
+#undef NEED
+	return (int)n_events;
+}
+
+DEF_TEST(td_build_blob)
+{
+	static const char *const sys[] = { "sched", "irq", "sched", "sched" };
+	static const char *const name[] = { "sched_switch", "irq_handler_entry", "sched_wakeup",
+					    "sched_switch" };
+	static const char *const bad_sys[] = { ".." };
+	static const char *const bad_name[] = { "sched" };
+	static const char *const no_sys[] = { "sched" };
+	static const char *const no_name[] = { "no_such_event_tracerig" };
+	char *blob = NULL;
+	size_t len = 0;
+
+	if (!td_tracefs()) {
+		printf("# no tracefs: skipping the real-files part\n");
+		EXPECT_EQ_INT(-ENOENT, td_build(sys, name, 1, &blob, &len));
+		return;
+	}
+	EXPECT_EQ_INT(-EINVAL, td_build(bad_sys, bad_name, 1, &blob, &len));
+	EXPECT_EQ_INT(-ENOENT, td_build(no_sys, no_name, 1, &blob, &len));
+	EXPECT_EQ_INT(0, td_build(sys, name, 4, &blob, &len));
+	CHECK_NOT_NULL(blob);
+	/* Three distinct events in two systems; the duplicate once. */
+	EXPECT_EQ_INT(3, td_walk(blob, len));
+	EXPECT_TRUE(memmem(blob, len, "sched\0\2\0\0\0", 10) != NULL);
+	EXPECT_TRUE(memmem(blob, len, "irq\0\1\0\0\0", 8) != NULL);
+	free(blob);
+	blob = NULL;
+	EXPECT_EQ_INT(0, td_build(NULL, NULL, 0, &blob, &len));
+	CHECK_NOT_NULL(blob);
+	EXPECT_EQ_INT(0, td_walk(blob, len));
+	free(blob);
+}
+
 /* ---- the real thing */
 
 static volatile uint64_t spin_sink;
@@ -817,6 +939,144 @@ out:
 	fflush(stdout);
 }
 
+/* Drops perf's "'trace' not valid for software events. Ignoring." lines
+ * from `err` (in place): -F without an event type prints them for every
+ * type, whatever the file, perf record's own included. */
+static char *strip_field_notes(char *err)
+{
+	char *in = err, *out = err;
+
+	while (*in) {
+		char *e = strchr(in, '\n');
+		size_t len = e ? (size_t)(e - in) + 1 : strlen(in);
+
+		if (!(in[0] == '\'' && strstr(in, "' not valid for ") &&
+		      strstr(in, " events. Ignoring.") &&
+		      (size_t)(strstr(in, " events. Ignoring.") - in) < len)) {
+			memmove(out, in, len);
+			out += len;
+		}
+		in += len;
+	}
+	*out = '\0';
+	return err;
+}
+
+/* A tracepoint event's samples (PERF_SAMPLE_RAW) with the tracing data
+ * feature: perf script must decode the payload with the format files. */
+static void perf_tracepoint_roundtrip(void)
+{
+	static const char *const sys[] = { "sched" };
+	static const char *const name[] = { "sched_switch" };
+	struct perf_event_attr attr;
+	struct perf_event_mmap_page *meta = MAP_FAILED;
+	struct pd_features f;
+	struct pd_writer *w = NULL;
+	size_t map_len = (size_t)(RING_PAGES + 1) * (size_t)sysconf(_SC_PAGESIZE);
+	char path[128], args[256], idpath[256], why[256], *idtxt, *out = NULL, *err = NULL;
+	char *blob = NULL;
+	size_t blob_len = 0;
+	int fd = -1, i, n_samples = 0, n_lost = 0, rc;
+	uint64_t id = 0;
+	const char *root = td_tracefs();
+
+	tr_test_failed_now = 0;
+	if (!have_perf()) {
+		SKIP_TEST(perf_decodes_tracepoints, "no working perf binary in PATH");
+		return;
+	}
+	if (!root) {
+		SKIP_TEST(perf_decodes_tracepoints, "no tracefs mounted");
+		return;
+	}
+	snprintf(idpath, sizeof(idpath), "%s/events/sched/sched_switch/id", root);
+	idtxt = read_file(idpath);
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_TRACEPOINT;
+	attr.config = idtxt ? strtoull(idtxt, NULL, 10) : 0;
+	free(idtxt);
+	if (!attr.config) {
+		SKIP_TEST(perf_decodes_tracepoints, "cannot read the sched_switch id");
+		return;
+	}
+	attr.sample_period = 1;
+	attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			   PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW;
+	attr.sample_id_all = 1;
+	attr.use_clockid = 1;
+	attr.clockid = CLOCK_MONOTONIC;
+	attr.comm = 1;
+	attr.task = 1;
+	attr.disabled = 1;
+	fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		snprintf(why, sizeof(why), "perf_event_open(sched:sched_switch): %s",
+			 strerror(errno));
+		SKIP_TEST(perf_decodes_tracepoints, why);
+		return;
+	}
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &id) != 0)
+		TEST_FAIL("PERF_EVENT_IOC_ID: %s", strerror(errno));
+	meta = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (meta == MAP_FAILED) {
+		TEST_FAIL("mmap ring: %s", strerror(errno));
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/tp.data", tmpdir);
+	EXPECT_EQ_INT(0, pd_create(path, &w));
+	if (!w)
+		goto out;
+	EXPECT_EQ_INT(0, ioctl(fd, PERF_EVENT_IOC_ENABLE, 0));
+	for (i = 0; i < 20; i++)
+		usleep(1000);
+	EXPECT_EQ_INT(0, ioctl(fd, PERF_EVENT_IOC_DISABLE, 0));
+	EXPECT_EQ_INT(0, drain_ring(meta, w, &n_samples, &n_lost));
+	EXPECT_EQ_INT(0, pd_write_finished_round(w));
+	printf("# %d sched_switch samples, %d lost records\n", n_samples, n_lost);
+	EXPECT_TRUE(n_samples >= 10);
+	EXPECT_EQ_INT(0, pd_add_event(w, &attr, "sched:sched_switch", &id, 1));
+	EXPECT_EQ_INT(0, td_build(sys, name, 1, &blob, &blob_len));
+	memset(&f, 0, sizeof(f));
+	f.version = "tracerig test_perfdata";
+	f.tracing_data = blob;
+	f.tracing_data_len = blob_len;
+	EXPECT_EQ_INT(0, pd_finish(w, &f));
+	w = NULL;
+	free(blob);
+
+	snprintf(args, sizeof(args), "script -i '%s' -F event,trace", path);
+	rc = run_perf(args, &out, &err);
+	EXPECT_EQ_INT(0, rc);
+	EXPECT_CONTAINS("sched:sched_switch", out);
+	EXPECT_CONTAINS("prev_comm=", out);
+	EXPECT_CONTAINS("next_comm=", out);
+	EXPECT_CONTAINS("prev_comm=test_perfdata", out);
+	expect_quiet("perf script -F event,trace", err);
+	if (err && *strip_field_notes(err)) {
+		TEST_FAIL("perf script wrote to stderr");
+		diag("perf script stderr", err, 20);
+	}
+	diag("perf script -F event,trace (first lines)", out, tr_test_failed_now ? 15 : 4);
+	free(out);
+	free(err);
+	if (tr_test_failed_now)
+		printf("# file kept: %s\n", path);
+
+out:
+	if (w)
+		pd_abort(w);
+	if (meta != MAP_FAILED)
+		munmap(meta, map_len);
+	close(fd);
+	tr_test_count++;
+	if (tr_test_failed_now)
+		tr_test_failures++;
+	printf("%s %d - perf_decodes_tracepoints\n", tr_test_failed_now ? "not ok" : "ok",
+	       tr_test_count);
+	fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
 	char cmd[128];
@@ -838,7 +1098,9 @@ int main(int argc, char **argv)
 	RUN_TEST(synth_process_gone_is_esrch);
 	RUN_TEST(synth_all_processes_covers_init_and_self);
 	RUN_TEST(pd_write_rejects_partial_records);
+	RUN_TEST(td_build_blob);
 	perf_roundtrip();
+	perf_tracepoint_roundtrip();
 
 	/* TR_KEEP_TMP=1 keeps perf.data for a look with perf by hand. */
 	keep = tr_test_failures != 0 || getenv("TR_KEEP_TMP");

@@ -1,0 +1,283 @@
+/* The tracing data feature of perf.data: see tracingdata.h for the layout,
+ * which must match perf 6.1's trace_report() (trace-event-read.c) byte for
+ * byte, as it reads the blob as a stream and has no length to resync on. */
+#include "config.h"
+
+#include "tracingdata.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define TD_VERSION "0.6"
+/* trace-event-read.c reads file sizes as u64 and mallocs them whole; the
+ * format files are a few KB, header_page < 1 KB. */
+#define TD_FILE_MAX (64u << 20)
+
+struct td_buf {
+	char *p;
+	size_t len, cap;
+	int err;
+};
+
+static void td_put(struct td_buf *b, const void *data, size_t n)
+{
+	if (b->err)
+		return;
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 16384;
+		char *p;
+
+		while (cap < b->len + n)
+			cap *= 2;
+		p = realloc(b->p, cap);
+		if (!p) {
+			b->err = -ENOMEM;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, data, n);
+	b->len += n;
+}
+
+static void td_u32(struct td_buf *b, uint32_t v)
+{
+	td_put(b, &v, sizeof(v));
+}
+
+static void td_u64(struct td_buf *b, uint64_t v)
+{
+	td_put(b, &v, sizeof(v));
+}
+
+static void td_str(struct td_buf *b, const char *s)
+{
+	td_put(b, s, strlen(s) + 1);
+}
+
+/* Reads a whole tracefs file (whose st_size is 0: read to EOF). */
+static int slurp(const char *path, char **out, size_t *out_len)
+{
+	size_t len = 0, cap = 8192;
+	char *buf = malloc(cap);
+	int fd, err = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		free(buf);
+		return err;
+	}
+	for (;;) {
+		ssize_t n;
+
+		if (len == cap) {
+			char *nb;
+
+			if (cap >= TD_FILE_MAX) {
+				err = -EFBIG;
+				break;
+			}
+			nb = realloc(buf, cap * 2);
+			if (!nb) {
+				err = -ENOMEM;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	*out = buf;
+	*out_len = len;
+	return 0;
+}
+
+/* Appends `root`/`rel` as a u64 (or u32) size and its contents.  An
+ * optional file that cannot be read is written as size 0. */
+static int put_file(struct td_buf *b, const char *root, const char *rel, int size32,
+		    int optional)
+{
+	char path[4096], *data = NULL;
+	size_t len = 0;
+	int err;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", root, rel) >= sizeof(path))
+		return -ENAMETOOLONG;
+	err = slurp(path, &data, &len);
+	if (err && optional && err != -ENOMEM) {
+		len = 0;
+		err = 0;
+	}
+	if (err)
+		return err;
+	if (size32 && len > UINT32_MAX) {
+		free(data);
+		return -EFBIG;
+	}
+	if (size32)
+		td_u32(b, (uint32_t)len);
+	else
+		td_u64(b, (uint64_t)len);
+	if (len)
+		td_put(b, data, len);
+	free(data);
+	return b->err;
+}
+
+static int bad_name(const char *s)
+{
+	return !s || !*s || strchr(s, '/') || strcmp(s, ".") == 0 || strcmp(s, "..") == 0;
+}
+
+const char *td_tracefs(void)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char path[128];
+	size_t i;
+
+	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		snprintf(path, sizeof(path), "%s/events/header_page", roots[i]);
+		if (access(path, R_OK) == 0)
+			return roots[i];
+	}
+	return NULL;
+}
+
+int td_build(const char *const *sys, const char *const *name, size_t n, char **blob,
+	     size_t *len)
+{
+	const char *root = td_tracefs();
+
+	if (!root)
+		return -ENOENT;
+	return td_build_from(root, sys, name, n, blob, len);
+}
+
+/* Is i the first index of its sys:name pair (later ones are duplicates)? */
+static int first_of_event(const char *const *sys, const char *const *name, size_t i)
+{
+	size_t j;
+
+	for (j = 0; j < i; j++)
+		if (strcmp(sys[j], sys[i]) == 0 && strcmp(name[j], name[i]) == 0)
+			return 0;
+	return 1;
+}
+
+static int first_of_system(const char *const *sys, size_t i)
+{
+	size_t j;
+
+	for (j = 0; j < i; j++)
+		if (strcmp(sys[j], sys[i]) == 0)
+			return 0;
+	return 1;
+}
+
+int td_build_from(const char *root, const char *const *sys, const char *const *name, size_t n,
+		  char **blob, size_t *len)
+{
+	static const char magic[] = { 23, 8, 68, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+	const uint16_t one = 1;
+	struct td_buf b = { 0 };
+	uint32_t n_sys = 0;
+	long page;
+	size_t i, j;
+	int err;
+
+	if (!root || !blob || !len || (n && (!sys || !name)))
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (bad_name(sys[i]) || bad_name(name[i]))
+			return -EINVAL;
+	for (i = 0; i < n; i++)
+		n_sys += (uint32_t)first_of_system(sys, i);
+	page = sysconf(_SC_PAGESIZE);
+
+	td_put(&b, magic, sizeof(magic));
+	td_str(&b, TD_VERSION);
+	td_put(&b, &(uint8_t){ *(const uint8_t *)&one ? 0 : 1 }, 1);   /* big endian? */
+	td_put(&b, &(uint8_t){ (uint8_t)sizeof(long) }, 1);
+	td_u32(&b, (uint32_t)(page > 0 ? page : 4096));
+
+	/* perf compares 12 and 13 bytes: the names with their NUL. */
+	td_str(&b, "header_page");
+	err = put_file(&b, root, "events/header_page", 0, 0);
+	if (err)
+		goto fail;
+	td_str(&b, "header_event");
+	err = put_file(&b, root, "events/header_event", 0, 0);
+	if (err)
+		goto fail;
+
+	td_u32(&b, 0);                  /* ftrace (function tracer) formats */
+
+	td_u32(&b, n_sys);
+	for (i = 0; i < n; i++) {
+		uint32_t count = 0;
+
+		if (!first_of_system(sys, i))
+			continue;
+		for (j = i; j < n; j++)
+			if (strcmp(sys[j], sys[i]) == 0 && first_of_event(sys, name, j))
+				count++;
+		td_str(&b, sys[i]);
+		td_u32(&b, count);
+		for (j = i; j < n; j++) {
+			char rel[1024];
+
+			if (strcmp(sys[j], sys[i]) != 0 || !first_of_event(sys, name, j))
+				continue;
+			if ((size_t)snprintf(rel, sizeof(rel), "events/%s/%s/format", sys[j],
+					     name[j]) >= sizeof(rel)) {
+				err = -ENAMETOOLONG;
+				goto fail;
+			}
+			err = put_file(&b, root, rel, 0, 0);
+			if (err)
+				goto fail;
+		}
+	}
+
+	/* kallsyms: only function-tracer events need it, and perf skips a
+	 * size of 0.  Then the printk formats (bprint events) and the pid to
+	 * comm table, both best effort. */
+	td_u32(&b, 0);
+	err = put_file(&b, root, "printk_formats", 1, 1);
+	if (!err)
+		err = put_file(&b, root, "saved_cmdlines", 0, 1);
+	if (!err)
+		err = b.err;
+	if (err)
+		goto fail;
+	*blob = b.p;
+	*len = b.len;
+	return 0;
+
+fail:
+	free(b.p);
+	return err;
+}
