@@ -14,6 +14,7 @@ plugins_perf_events_perf_events_la_SOURCES = plugins/perf_events/plugin.c \
 	plugins/perf_events/collector.c plugins/perf_events/collector.h \
 	plugins/perf_events/symcache.c plugins/perf_events/symcache.h \
 	plugins/perf_events/fold.c plugins/perf_events/fold.h \
+	plugins/perf_events/comms.c plugins/perf_events/comms.h \
 	plugins/perf_events/script.c plugins/perf_events/script.h \
 	$(perf_events_sources)
 plugins_perf_events_perf_events_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(TRACEEVENT_CFLAGS)

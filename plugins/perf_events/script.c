@@ -21,6 +21,7 @@
 #include <event-parse.h>
 #include <trace-seq.h>
 
+#include "comms.h"
 #include "script.h"
 
 #define FOLD_LINE_MAX (64 * 1024)
@@ -30,18 +31,13 @@ struct id_map {
 	size_t ev;
 };
 
-struct comm_slot {
-	pid_t tid; /* 0 is swapper: stored as -1 */
-	char comm[16];
-};
-
 struct conv {
 	const struct pc_opened *ev;
 	size_t n_ev;
 	struct id_map *ids;
 	size_t n_ids;
-	struct comm_slot *comms;
-	size_t comm_cap, n_comms;
+	struct comms *comms;
+	unsigned trailer_time_from_end; /* bytes from a record's end to its time */
 	struct tep_handle *tep;
 	struct trace_seq seq;
 	char *line;
@@ -98,56 +94,12 @@ static const struct pc_opened *event_of(const struct conv *cv, uint64_t id)
 	return m ? &cv->ev[m->ev] : NULL;
 }
 
-static size_t comm_hash(pid_t tid, size_t cap)
+static const char *comm_of(struct conv *cv, pid_t tid, uint64_t time, char *buf, size_t len)
 {
-	return ((size_t)(uint32_t)tid * 2654435761u) & (cap - 1);
-}
+	const char *name = comms_at(cv->comms, tid, time);
 
-static struct comm_slot *comm_slot(struct conv *cv, pid_t tid, int create)
-{
-	size_t i;
-
-	if (tid == 0)
-		tid = -1;
-	if (create && (cv->n_comms + 1) * 2 > cv->comm_cap) {
-		size_t ncap = cv->comm_cap ? cv->comm_cap * 2 : 4096;
-		struct comm_slot *n = calloc(ncap, sizeof(*n));
-
-		if (!n)
-			return NULL;
-		for (size_t j = 0; j < cv->comm_cap; j++) {
-			if (!cv->comms[j].tid)
-				continue;
-			i = comm_hash(cv->comms[j].tid, ncap);
-			while (n[i].tid)
-				i = (i + 1) & (ncap - 1);
-			n[i] = cv->comms[j];
-		}
-		free(cv->comms);
-		cv->comms = n;
-		cv->comm_cap = ncap;
-	}
-	if (!cv->comm_cap)
-		return NULL;
-	i = comm_hash(tid, cv->comm_cap);
-	while (cv->comms[i].tid) {
-		if (cv->comms[i].tid == tid)
-			return &cv->comms[i];
-		i = (i + 1) & (cv->comm_cap - 1);
-	}
-	if (!create)
-		return NULL;
-	cv->comms[i].tid = tid;
-	cv->n_comms++;
-	return &cv->comms[i];
-}
-
-static const char *comm_of(struct conv *cv, pid_t tid, char *buf, size_t len)
-{
-	struct comm_slot *s = comm_slot(cv, tid, 0);
-
-	if (s)
-		return s->comm;
+	if (name)
+		return name;
 	if (tid == 0)
 		return "swapper";
 	snprintf(buf, len, ":%d", (int)tid);
@@ -311,7 +263,7 @@ static void convert_sample(struct conv *cv, const struct perf_event_header *h,
 	}
 
 	cv->st->samples++;
-	comm = comm_of(cv, tid, cbuf, sizeof(cbuf));
+	comm = comm_of(cv, tid, time, cbuf, sizeof(cbuf));
 	if (cv->txt) {
 		fprintf(cv->txt, "%s %5d/%-5d [%03d] %5llu.%06llu: %10llu %s: ", comm, (int)pid,
 			(int)tid, cpu, (unsigned long long)(time / 1000000000ull),
@@ -322,7 +274,7 @@ static void convert_sample(struct conv *cv, const struct perf_event_header *h,
 		fputc('\n', cv->txt);
 	}
 	if (cv->folded && ev == &cv->ev[0]) {
-		const char *pcomm = comm_of(cv, pid, cbuf, sizeof(cbuf));
+		const char *pcomm = comm_of(cv, pid, time, cbuf, sizeof(cbuf));
 
 		snprintf(nbuf, sizeof(nbuf), "%s-%d", pcomm, (int)pid);
 		if (fold_append(cv, &pos, nbuf, "") < 0)
@@ -353,38 +305,49 @@ static void convert_sample(struct conv *cv, const struct perf_event_header *h,
 	(void)fold_add(cv->folded, cv->line, pos, 1);
 }
 
-static void convert_comm(struct conv *cv, const struct perf_event_header *h)
+/* Non-sample records carry the sample_id trailer of the tracking event:
+ * its time is that many bytes before the record's end. */
+static unsigned time_from_end(uint64_t sample_type)
 {
-	/* struct { header; u32 pid, tid; char comm[]; } */
-	const uint32_t *u = (const uint32_t *)(h + 1);
-	const char *name = (const char *)(u + 2);
-	size_t max = h->size - sizeof(*h) - 8;
-	struct comm_slot *s = comm_slot(cv, (pid_t)u[1], 1);
+	unsigned off = 8;
 
-	if (!s)
-		return;
-	snprintf(s->comm, sizeof(s->comm), "%.*s", (int)strnlen(name, max), name);
-	cv->st->comm_changes++;
+	if (sample_type & PERF_SAMPLE_ID)
+		off += 8;
+	if (sample_type & PERF_SAMPLE_STREAM_ID)
+		off += 8;
+	if (sample_type & PERF_SAMPLE_CPU)
+		off += 8;
+	if (sample_type & PERF_SAMPLE_IDENTIFIER)
+		off += 8;
+	return off;
 }
 
-/* A new thread or process starts with its parent's name: the kernel
- * writes a COMM record only on exec and prctl(PR_SET_NAME). */
-static void convert_fork(struct conv *cv, const struct perf_event_header *h)
+static int note_comm(struct conv *cv, const struct perf_event_header *h)
+{
+	/* struct { header; u32 pid, tid; char comm[]; sample_id } */
+	const uint32_t *u = (const uint32_t *)(h + 1);
+	const char *name = (const char *)(u + 2);
+	uint64_t time = 0;
+	size_t max;
+
+	/* The name ends where the trailer begins: pid/tid, then the time. */
+	if (h->size < sizeof(*h) + 8 + 8 + cv->trailer_time_from_end)
+		return 0;
+	max = h->size - sizeof(*h) - 8 - 8 - cv->trailer_time_from_end;
+	memcpy(&time, (const char *)h + h->size - cv->trailer_time_from_end, sizeof(time));
+	return comms_add_comm(cv->comms, (pid_t)u[1], time, name, strnlen(name, max));
+}
+
+static int note_fork(struct conv *cv, const struct perf_event_header *h)
 {
 	/* struct { header; u32 pid, ppid, tid, ptid; u64 time; } */
 	const uint32_t *u = (const uint32_t *)(h + 1);
-	struct comm_slot *parent, *child;
-	char name[16];
+	uint64_t time;
 
-	if (h->size < sizeof(*h) + 16)
-		return;
-	parent = comm_slot(cv, (pid_t)u[3], 0);
-	if (!parent)
-		return;
-	memcpy(name, parent->comm, sizeof(name));
-	child = comm_slot(cv, (pid_t)u[2], 1); /* may move the table */
-	if (child)
-		memcpy(child->comm, name, sizeof(name));
+	if (h->size < sizeof(*h) + 24)
+		return 0;
+	memcpy(&time, u + 4, sizeof(time));
+	return comms_add_fork(cv->comms, (pid_t)u[2], (pid_t)u[3], time);
 }
 
 int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, FILE *txt,
@@ -440,19 +403,37 @@ int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, F
 	if (ret < 0)
 		goto out;
 
-	off = fh->data.offset;
+	/* Names first, in time order; then the samples. */
+	cv.comms = comms_new();
+	if (!cv.comms) {
+		ret = -ENOMEM;
+		goto nomem;
+	}
+	cv.trailer_time_from_end = time_from_end(ev[0].attr.sample_type);
 	end = fh->data.offset + fh->data.size;
-	while (off + sizeof(struct perf_event_header) <= end) {
+	for (off = fh->data.offset; off + sizeof(struct perf_event_header) <= end;) {
+		const struct perf_event_header *h = (const void *)((const char *)map + off);
+
+		if (h->size < sizeof(*h) || off + h->size > end)
+			break;
+		if (h->type == PERF_RECORD_COMM)
+			ret = note_comm(&cv, h);
+		else if (h->type == PERF_RECORD_FORK)
+			ret = note_fork(&cv, h);
+		if (ret < 0)
+			goto nomem;
+		off += h->size;
+	}
+	ret = comms_finish(cv.comms);
+	if (ret < 0)
+		goto nomem;
+	for (off = fh->data.offset; off + sizeof(struct perf_event_header) <= end;) {
 		const struct perf_event_header *h = (const void *)((const char *)map + off);
 
 		if (h->size < sizeof(*h) || off + h->size > end)
 			break;
 		if (h->type == PERF_RECORD_SAMPLE)
 			convert_sample(&cv, h, frames, PERF_MAX_STACK_DEPTH * 2);
-		else if (h->type == PERF_RECORD_COMM)
-			convert_comm(&cv, h);
-		else if (h->type == PERF_RECORD_FORK)
-			convert_fork(&cv, h);
 		off += h->size;
 	}
 	ret = 0;
@@ -473,7 +454,7 @@ out:
 		close(fd);
 	free(cv.line);
 	free(frames);
-	free(cv.comms);
+	comms_free(cv.comms);
 	free(cv.ids);
 	return ret;
 }

@@ -14,7 +14,7 @@
 #include "symcache.h"
 
 struct sc_stats {
-	uint64_t samples, frames, comm_changes;
+	uint64_t samples, frames;
 };
 
 /* Writes one text block per sample to `txt` (NULL: none) and one folded

@@ -1,0 +1,198 @@
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comms.h"
+
+#define NAME_LEN 16
+
+struct change {
+	pid_t tid, parent; /* parent != 0: a fork, named after the parent then */
+	uint64_t time;
+	size_t seq;        /* file order, for changes at the same time */
+	char name[NAME_LEN];
+};
+
+struct comms {
+	struct change *v; /* after finish: names only, by (tid, time, seq) */
+	size_t n, cap;
+};
+
+struct comms *comms_new(void)
+{
+	return calloc(1, sizeof(struct comms));
+}
+
+void comms_free(struct comms *c)
+{
+	if (!c)
+		return;
+	free(c->v);
+	free(c);
+}
+
+static struct change *push(struct comms *c)
+{
+	if (c->n == c->cap) {
+		size_t ncap = c->cap ? c->cap * 2 : 1024;
+		struct change *n = realloc(c->v, ncap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		c->v = n;
+		c->cap = ncap;
+	}
+	memset(&c->v[c->n], 0, sizeof(c->v[0]));
+	c->v[c->n].seq = c->n;
+	return &c->v[c->n++];
+}
+
+int comms_add_comm(struct comms *c, pid_t tid, uint64_t time, const char *name, size_t len)
+{
+	struct change *ch = push(c);
+
+	if (!ch)
+		return -ENOMEM;
+	ch->tid = tid;
+	ch->time = time;
+	if (len >= NAME_LEN)
+		len = NAME_LEN - 1;
+	memcpy(ch->name, name, len);
+	return 0;
+}
+
+int comms_add_fork(struct comms *c, pid_t tid, pid_t parent_tid, uint64_t time)
+{
+	struct change *ch = push(c);
+
+	if (!ch)
+		return -ENOMEM;
+	ch->tid = tid;
+	ch->parent = parent_tid ? parent_tid : -1;
+	ch->time = time;
+	return 0;
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct change *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static int by_tid_time(const void *a, const void *b)
+{
+	const struct change *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return by_time(a, b);
+}
+
+/* The entries of `tid` in v[0..n), sorted by (tid, time): [*lo, *hi). */
+static void range_of(const struct change *v, size_t n, pid_t tid, size_t *lo, size_t *hi)
+{
+	size_t a = 0, b = n;
+
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (v[m].tid < tid)
+			a = m + 1;
+		else
+			b = m;
+	}
+	*lo = a;
+	b = n;
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (v[m].tid <= tid)
+			a = m + 1;
+		else
+			b = m;
+	}
+	*hi = a;
+}
+
+static const char *name_at(const struct change *v, size_t n, pid_t tid, uint64_t time)
+{
+	size_t lo, hi, a, b;
+
+	range_of(v, n, tid, &lo, &hi);
+	if (lo == hi)
+		return NULL;
+	a = lo;
+	b = hi;
+	while (a < b) { /* first entry later than `time` */
+		size_t m = a + (b - a) / 2;
+
+		if (v[m].time <= time)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return v[a > lo ? a - 1 : lo].name;
+}
+
+struct current {
+	pid_t tid; /* 0 = empty; tid 0 (swapper) is kept as -1 */
+	char name[NAME_LEN];
+};
+
+/* The latest name of each thread while changes are replayed in time order. */
+static struct current *current_slot(struct current *t, size_t cap, pid_t tid)
+{
+	size_t i;
+
+	if (tid == 0)
+		tid = -1;
+	i = (size_t)(uint32_t)tid * 2654435761u & (cap - 1);
+	while (t[i].tid && t[i].tid != tid)
+		i = (i + 1) & (cap - 1);
+	t[i].tid = tid;
+	return &t[i];
+}
+
+int comms_finish(struct comms *c)
+{
+	struct current *cur;
+	size_t cap = 64, n_named = 0;
+
+	if (!c->n)
+		return 0;
+	while (cap < c->n * 2)
+		cap *= 2;
+	cur = calloc(cap, sizeof(*cur));
+	if (!cur)
+		return -ENOMEM;
+	qsort(c->v, c->n, sizeof(*c->v), by_time);
+	/* A fork takes the parent's name at that moment. */
+	for (size_t i = 0; i < c->n; i++) {
+		struct change ch = c->v[i];
+
+		if (ch.parent) {
+			struct current *p = current_slot(cur, cap, ch.parent);
+
+			if (!p->name[0])
+				continue;
+			memcpy(ch.name, p->name, NAME_LEN);
+			ch.parent = 0;
+		}
+		memcpy(current_slot(cur, cap, ch.tid)->name, ch.name, NAME_LEN);
+		c->v[n_named++] = ch;
+	}
+	free(cur);
+	c->n = n_named;
+	qsort(c->v, c->n, sizeof(*c->v), by_tid_time);
+	return 0;
+}
+
+const char *comms_at(const struct comms *c, pid_t tid, uint64_t time)
+{
+	return name_at(c->v, c->n, tid, time);
+}

@@ -1,0 +1,23 @@
+/* Thread names over time, from COMM and FORK records.  Records of
+ * different CPUs reach perf.data out of time order (a thread's first
+ * samples can precede the FORK that named it), so names are resolved in
+ * time order once every record has been seen, as perf report does. */
+#ifndef TR_PERF_COMMS_H
+#define TR_PERF_COMMS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct comms;
+
+struct comms *comms_new(void);
+void comms_free(struct comms *c);
+int comms_add_comm(struct comms *c, pid_t tid, uint64_t time, const char *name, size_t len);
+int comms_add_fork(struct comms *c, pid_t tid, pid_t parent_tid, uint64_t time);
+/* Call once after the last add, before comms_at. */
+int comms_finish(struct comms *c);
+/* The name `tid` had at `time` (its first name when it only got one
+ * later), or NULL when nothing named it. */
+const char *comms_at(const struct comms *c, pid_t tid, uint64_t time);
+
+#endif
