@@ -9,7 +9,7 @@
 # BUILDDIR defaults to the current directory; it must hold a built tracerig,
 # its plugins and tests/lttng/lttng-app (make check builds the app).
 set -eu
-build=$(cd "${1:-.}" && pwd)
+build=$(cd "${1:-${BUILD:-.}}" && pwd)
 app="$build/tests/lttng/lttng-app"
 tracerig="$build/tracerig"
 export TRACERIG_PLUGIN_PATH="$build/plugins"

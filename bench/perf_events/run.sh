@@ -14,8 +14,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-${BUILD:-.}}" && pwd)
 tracerig=${TRACERIG:-$build/tracerig}
 export TRACERIG_PLUGIN_PATH=${TRACERIG_PLUGIN_PATH:-$build/plugins}
-REPS=${REPS:-3}
-ITER=${ITER:-600000000}
+REPS=${REPS:-5}
+ITER=${ITER:-2000000000}
 [ -x "$tracerig" ] || { echo "bench/perf_events: $tracerig is missing (build first)" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || { echo "bench/perf_events: run as root" >&2; exit 1; }
 command -v perf >/dev/null || { echo "bench/perf_events: needs perf (apt-get install linux-perf)" >&2; exit 1; }
@@ -28,26 +28,30 @@ now_ms() { date +%s%3N; }
 # One run of each configuration; appends "workload_ms rss_kb post_ms lost samples".
 run_base() { "$tmp/spin" 2 "$ITER" >>"$tmp/base"; }
 run_tracerig() {
-	local w end after
-	/usr/bin/time -f %M -o "$tmp/rss" "$tracerig" -q -c "$top/conf/profiles/cpu.ini" \
+	local w end cpu after
+	/usr/bin/time -f '%M %U %S' -o "$tmp/rss" "$tracerig" -q -c "$top/conf/profiles/cpu.ini" \
 		--set perf_events.frequency=999 -o "$tmp/t.trace.zip" -- "$tmp/spin" 2 "$ITER" >"$tmp/w" 2>"$tmp/t.err"
 	after=$("$tmp/spin" now)
-	read -r w end <"$tmp/w"
+	read -r w end cpu <"$tmp/w"
 	unzip -p "$tmp/t.trace.zip" manifest.json >"$tmp/m.json"
-	python3 - "$tmp/m.json" "$w" "$(cat "$tmp/rss")" "$end" "$after" >>"$tmp/tracerig" <<'PY'
+	python3 - "$tmp/m.json" "$w" "$(cat "$tmp/rss")" "$end" "$after" "$cpu" >>"$tmp/tracerig" <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1]))
-w, rss, end, after = float(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
+w, end, after, cpu = float(sys.argv[2]), float(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6])
+rss, utime, stime = sys.argv[3].split()
 c = [p for p in m["plugins"] if p["name"] == "perf_events"][0]["counters"]
 # Collection ends when the command exits; the rest is flush + packaging.
-print(w, rss, round(after - end), c["lost_samples"], c["samples"])
+# The tracer's own CPU: all of it and its children's, less the workload's.
+own = (float(utime) + float(stime)) * 1000 - cpu
+print(w, rss, round(after - end), c["lost_samples"], c["samples"], round(own))
 PY
 }
 run_perf() {
-	local w t0 t1 lost n
-	( cd "$tmp" && /usr/bin/time -f %M -o "$tmp/rss" perf record -q -F 999 -g -k 1 --sample-cpu \
+	local w t0 t1 lost n cpu own
+	( cd "$tmp" && /usr/bin/time -f '%M %U %S' -o "$tmp/rss" perf record -q -F 999 -g -k 1 --sample-cpu \
 		-o "$tmp/p.data" -- "$tmp/spin" 2 "$ITER" >"$tmp/w" 2>"$tmp/p.err" )
-	read -r w _ <"$tmp/w"
+	read -r w _ cpu <"$tmp/w"
+	own=$(awk -v c="$cpu" '{ printf "%d", ($2 + $3) * 1000 - c }' "$tmp/rss")
 	t0=$(now_ms)
 	perf script -i "$tmp/p.data" -F comm,pid,tid,cpu,time,period,event,ip,sym,dso >"$tmp/perf.data.txt" 2>/dev/null
 	(cd "$tmp" && zip -q -j "$tmp/p.zip" "$tmp/perf.data.txt" "$tmp/p.data")
@@ -55,15 +59,15 @@ run_perf() {
 	rm -f "$tmp/p.zip"
 	lost=$(perf report -i "$tmp/p.data" --stats 2>/dev/null | awk '/LOST_SAMPLES|LOST events/ { s += $NF } END { print s + 0 }')
 	n=$(grep -c ' cpu-clock' "$tmp/perf.data.txt" || true)
-	echo "$w $(cat "$tmp/rss") $((t1 - t0)) $lost $n" >>"$tmp/perf"
+	echo "$w $(cut -d' ' -f1 "$tmp/rss") $((t1 - t0)) $lost $n $own" >>"$tmp/perf"
 }
 for _ in $(seq "$REPS"); do
 	run_base; run_tracerig; run_perf; run_perf; run_tracerig; run_base
 done
 med() { sort -n -k"$2" "$tmp/$1" | awk -v k="$2" '{ v[NR] = $k } END { print v[int((NR + 1) / 2)] }'; }
 base=$(med base 1)
-tr_w=$(med tracerig 1) tr_rss=$(med tracerig 2) tr_post=$(med tracerig 3) tr_lost=$(med tracerig 4) tr_n=$(med tracerig 5)
-pf_w=$(med perf 1) pf_rss=$(med perf 2) pf_post=$(med perf 3) pf_lost=$(med perf 4) pf_n=$(med perf 5)
+tr_w=$(med tracerig 1) tr_rss=$(med tracerig 2) tr_post=$(med tracerig 3) tr_lost=$(med tracerig 4) tr_n=$(med tracerig 5) tr_cpu=$(med tracerig 6)
+pf_w=$(med perf 1) pf_rss=$(med perf 2) pf_post=$(med perf 3) pf_lost=$(med perf 4) pf_n=$(med perf 5) pf_cpu=$(med perf 6)
 pct() { awk -v v="$1" -v b="$base" 'BEGIN { printf "%+.1f%%", (v - b) * 100 / b }'; }
 
 echo "## perf_events: sampling cost, time to a finished archive, memory"
@@ -77,6 +81,7 @@ echo
 echo "| | no tracing | tracerig \`-c cpu\` | \`perf record -F 999 -g\` |"
 echo "|---|---|---|---|"
 echo "| workload time (ms) | $base | $tr_w ($(pct "$tr_w")) | $pf_w ($(pct "$pf_w")) |"
+echo "| CPU time of the tracer while collecting and packaging (ms) | | $tr_cpu | $pf_cpu (record only) |"
 echo "| samples | | $tr_n | $pf_n |"
 echo "| lost samples | | $tr_lost | $pf_lost |"
 echo "| peak RSS of the tracer (KiB) | | $tr_rss | $pf_rss |"

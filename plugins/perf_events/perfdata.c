@@ -11,6 +11,7 @@
  * may live anywhere, so they go last. */
 #include "config.h"
 
+#include "bytebuf.h"
 #include "perfdata.h"
 
 #include <errno.h>
@@ -85,58 +86,14 @@ struct pd_writer {
 	size_t n_events;
 };
 
-/* A growable byte buffer for everything after the data; the first error
- * sticks so callers check once. */
-struct pd_buf {
-	uint8_t *p;
-	size_t len, cap;
-	int err;
-};
-
-static void buf_put(struct pd_buf *b, const void *data, size_t n)
-{
-	if (b->err)
-		return;
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		void *p;
-
-		while (cap < b->len + n)
-			cap *= 2;
-		p = realloc(b->p, cap);
-		if (!p) {
-			b->err = -ENOMEM;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	if (data)
-		memcpy(b->p + b->len, data, n);
-	else
-		memset(b->p + b->len, 0, n);
-	b->len += n;
-}
-
-static void buf_u32(struct pd_buf *b, uint32_t v)
-{
-	buf_put(b, &v, sizeof(v));
-}
-
-static void buf_u64(struct pd_buf *b, uint64_t v)
-{
-	buf_put(b, &v, sizeof(v));
-}
-
-/* perf_header_string: u32 length (with the NUL, padded to 64), bytes. */
-static void buf_string(struct pd_buf *b, const char *s)
+static void buf_string(struct bytebuf *b, const char *s)
 {
 	size_t len = strlen(s) + 1;
 	size_t padded = (len + PD_NAME_ALIGN - 1) & ~(size_t)(PD_NAME_ALIGN - 1);
 
-	buf_u32(b, (uint32_t)padded);
-	buf_put(b, s, len);
-	buf_put(b, NULL, padded - len);
+	bytebuf_u32(b, (uint32_t)padded);
+	bytebuf_put(b, s, len);
+	bytebuf_put(b, NULL, padded - len);
 }
 
 static int write_full(int fd, const void *data, size_t len)
@@ -333,15 +290,15 @@ static size_t file_attr_size(const struct pd_writer *w)
 	return PD_ATTR_SIZE_VER7;
 }
 
-static void put_attr(struct pd_buf *b, const struct perf_event_attr *attr, size_t size)
+static void put_attr(struct bytebuf *b, const struct perf_event_attr *attr, size_t size)
 {
 	struct perf_event_attr a = *attr;
 
 	a.size = (uint32_t)size;
-	buf_put(b, &a, size);
+	bytebuf_put(b, &a, size);
 }
 
-static void feat_build_id(struct pd_buf *b, const struct pd_features *f)
+static void feat_build_id(struct bytebuf *b, const struct pd_features *f)
 {
 	size_t i;
 
@@ -365,32 +322,32 @@ static void feat_build_id(struct pd_buf *b, const struct pd_features *f)
 		memcpy(rec + 8, &pid, sizeof(pid));
 		memcpy(rec + 12, bid->id, bid->size > 20 ? 20 : bid->size);
 		rec[32] = bid->size > 20 ? 20 : bid->size;
-		buf_put(b, rec, sizeof(rec));
-		buf_put(b, bid->filename, name_len);
-		buf_put(b, NULL, padded - name_len);
+		bytebuf_put(b, rec, sizeof(rec));
+		bytebuf_put(b, bid->filename, name_len);
+		bytebuf_put(b, NULL, padded - name_len);
 	}
 }
 
-static void feat_event_desc(struct pd_buf *b, const struct pd_writer *w, size_t attr_size)
+static void feat_event_desc(struct bytebuf *b, const struct pd_writer *w, size_t attr_size)
 {
 	size_t i;
 
-	buf_u32(b, (uint32_t)w->n_events);
-	buf_u32(b, (uint32_t)attr_size);
+	bytebuf_u32(b, (uint32_t)w->n_events);
+	bytebuf_u32(b, (uint32_t)attr_size);
 	for (i = 0; i < w->n_events; i++) {
 		const struct pd_event *ev = &w->events[i];
 
 		put_attr(b, &ev->attr, attr_size);
-		buf_u32(b, (uint32_t)ev->n_ids);
+		bytebuf_u32(b, (uint32_t)ev->n_ids);
 		buf_string(b, ev->name);
-		buf_put(b, ev->ids, ev->n_ids * sizeof(uint64_t));
+		bytebuf_put(b, ev->ids, ev->n_ids * sizeof(uint64_t));
 	}
 }
 
 /* Builds everything after the data into `b`, with file offsets counted
  * from `base`, and fills the header's attrs section and feature bits. */
 static int build_tail(struct pd_writer *w, const struct pd_features *f, uint64_t base,
-		      struct pd_file_header *hdr, struct pd_buf *b)
+		      struct pd_file_header *hdr, struct bytebuf *b)
 {
 	const struct perf_event_attr *clk_attr = NULL;
 	size_t attr_size = file_attr_size(w);
@@ -437,7 +394,7 @@ static int build_tail(struct pd_writer *w, const struct pd_features *f, uint64_t
 		feats[n_feats++] = HEADER_CLOCK_DATA;
 
 	table = b->len;
-	buf_put(b, NULL, (size_t)n_feats * sizeof(struct pd_file_section));
+	bytebuf_put(b, NULL, (size_t)n_feats * sizeof(struct pd_file_section));
 	for (i = 0; i < n_feats; i++) {
 		struct pd_file_section sec = { .offset = base + b->len };
 		struct timespec res;
@@ -447,7 +404,7 @@ static int build_tail(struct pd_writer *w, const struct pd_features *f, uint64_t
 		case HEADER_TRACING_DATA:
 			/* The blob as is: perf's trace_report() reads it from
 			 * the section's offset as a stream. */
-			buf_put(b, f->tracing_data, f->tracing_data_len);
+			bytebuf_put(b, f->tracing_data, f->tracing_data_len);
 			break;
 		case HEADER_BUILD_ID:
 			feat_build_id(b, f);
@@ -465,8 +422,8 @@ static int build_tail(struct pd_writer *w, const struct pd_features *f, uint64_t
 			buf_string(b, f->arch);
 			break;
 		case HEADER_NRCPUS:
-			buf_u32(b, f->nr_cpus_avail);
-			buf_u32(b, f->nr_cpus_online ? f->nr_cpus_online : f->nr_cpus_avail);
+			bytebuf_u32(b, f->nr_cpus_avail);
+			bytebuf_u32(b, f->nr_cpus_online ? f->nr_cpus_online : f->nr_cpus_avail);
 			break;
 		case HEADER_CPUDESC:
 			buf_string(b, f->cpudesc);
@@ -475,10 +432,10 @@ static int build_tail(struct pd_writer *w, const struct pd_features *f, uint64_t
 			buf_string(b, f->cpuid);
 			break;
 		case HEADER_TOTAL_MEM:
-			buf_u64(b, f->total_mem_kb);
+			bytebuf_u64(b, f->total_mem_kb);
 			break;
 		case HEADER_CMDLINE:
-			buf_u32(b, (uint32_t)f->argc);
+			bytebuf_u32(b, (uint32_t)f->argc);
 			for (j = 0; j < f->argc; j++)
 				buf_string(b, f->argv[j] ? f->argv[j] : "");
 			break;
@@ -491,13 +448,13 @@ static int build_tail(struct pd_writer *w, const struct pd_features *f, uint64_t
 				res.tv_sec = 0;
 				res.tv_nsec = 1;
 			}
-			buf_u64(b, (uint64_t)res.tv_sec * 1000000000ULL + (uint64_t)res.tv_nsec);
+			bytebuf_u64(b, (uint64_t)res.tv_sec * 1000000000ULL + (uint64_t)res.tv_nsec);
 			break;
 		case HEADER_CLOCK_DATA:
-			buf_u32(b, 1);                  /* version */
-			buf_u32(b, (uint32_t)clk_attr->clockid);
-			buf_u64(b, f->clock_ref_tod_ns);
-			buf_u64(b, f->clock_ref_clk_ns);
+			bytebuf_u32(b, 1);                  /* version */
+			bytebuf_u32(b, (uint32_t)clk_attr->clockid);
+			bytebuf_u64(b, f->clock_ref_tod_ns);
+			bytebuf_u64(b, f->clock_ref_clk_ns);
 			break;
 		}
 		if (b->err)
@@ -509,7 +466,7 @@ static int build_tail(struct pd_writer *w, const struct pd_features *f, uint64_t
 
 	for (k = 0; k < w->n_events; k++) {
 		w->events[k].ids_offset = base + b->len;
-		buf_put(b, w->events[k].ids, w->events[k].n_ids * sizeof(uint64_t));
+		bytebuf_put(b, w->events[k].ids, w->events[k].n_ids * sizeof(uint64_t));
 	}
 	hdr->attr_size = attr_size + sizeof(struct pd_file_section);
 	hdr->attrs.offset = base + b->len;
@@ -521,7 +478,7 @@ static int build_tail(struct pd_writer *w, const struct pd_features *f, uint64_t
 		};
 
 		put_attr(b, &w->events[k].attr, attr_size);
-		buf_put(b, &ids, sizeof(ids));
+		bytebuf_put(b, &ids, sizeof(ids));
 	}
 	return b->err;
 }
@@ -546,7 +503,7 @@ int pd_finish(struct pd_writer *w, const struct pd_features *features)
 		.magic = PD_MAGIC,
 		.size = sizeof(hdr),
 	};
-	struct pd_buf tail = { 0 };
+	struct bytebuf tail = { 0 };
 	int err;
 
 	if (!features)

@@ -3,6 +3,7 @@
  * byte, as it reads the blob as a stream and has no length to resync on. */
 #include "config.h"
 
+#include "bytebuf.h"
 #include "tracingdata.h"
 
 #include <errno.h>
@@ -18,47 +19,9 @@
  * format files are a few KB, header_page < 1 KB. */
 #define TD_FILE_MAX (64u << 20)
 
-struct td_buf {
-	char *p;
-	size_t len, cap;
-	int err;
-};
-
-static void td_put(struct td_buf *b, const void *data, size_t n)
+static void td_str(struct bytebuf *b, const char *s)
 {
-	if (b->err)
-		return;
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 16384;
-		char *p;
-
-		while (cap < b->len + n)
-			cap *= 2;
-		p = realloc(b->p, cap);
-		if (!p) {
-			b->err = -ENOMEM;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, data, n);
-	b->len += n;
-}
-
-static void td_u32(struct td_buf *b, uint32_t v)
-{
-	td_put(b, &v, sizeof(v));
-}
-
-static void td_u64(struct td_buf *b, uint64_t v)
-{
-	td_put(b, &v, sizeof(v));
-}
-
-static void td_str(struct td_buf *b, const char *s)
-{
-	td_put(b, s, strlen(s) + 1);
+	bytebuf_put(b, s, strlen(s) + 1);
 }
 
 /* Reads a whole tracefs file (whose st_size is 0: read to EOF). */
@@ -117,7 +80,7 @@ static int slurp(const char *path, char **out, size_t *out_len)
 
 /* Appends `root`/`rel` as a u64 (or u32) size and its contents.  An
  * optional file that cannot be read is written as size 0. */
-static int put_file(struct td_buf *b, const char *root, const char *rel, int size32,
+static int put_file(struct bytebuf *b, const char *root, const char *rel, int size32,
 		    int optional)
 {
 	char path[4096], *data = NULL;
@@ -138,11 +101,11 @@ static int put_file(struct td_buf *b, const char *root, const char *rel, int siz
 		return -EFBIG;
 	}
 	if (size32)
-		td_u32(b, (uint32_t)len);
+		bytebuf_u32(b, (uint32_t)len);
 	else
-		td_u64(b, (uint64_t)len);
+		bytebuf_u64(b, (uint64_t)len);
 	if (len)
-		td_put(b, data, len);
+		bytebuf_put(b, data, len);
 	free(data);
 	return b->err;
 }
@@ -202,7 +165,7 @@ int td_build_from(const char *root, const char *const *sys, const char *const *n
 {
 	static const char magic[] = { 23, 8, 68, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 	const uint16_t one = 1;
-	struct td_buf b = { 0 };
+	struct bytebuf b = { 0 };
 	uint32_t n_sys = 0;
 	long page;
 	size_t i, j;
@@ -217,11 +180,11 @@ int td_build_from(const char *root, const char *const *sys, const char *const *n
 		n_sys += (uint32_t)first_of_system(sys, i);
 	page = sysconf(_SC_PAGESIZE);
 
-	td_put(&b, magic, sizeof(magic));
+	bytebuf_put(&b, magic, sizeof(magic));
 	td_str(&b, TD_VERSION);
-	td_put(&b, &(uint8_t){ *(const uint8_t *)&one ? 0 : 1 }, 1);   /* big endian? */
-	td_put(&b, &(uint8_t){ (uint8_t)sizeof(long) }, 1);
-	td_u32(&b, (uint32_t)(page > 0 ? page : 4096));
+	bytebuf_put(&b, &(uint8_t){ *(const uint8_t *)&one ? 0 : 1 }, 1);   /* big endian? */
+	bytebuf_put(&b, &(uint8_t){ (uint8_t)sizeof(long) }, 1);
+	bytebuf_u32(&b, (uint32_t)(page > 0 ? page : 4096));
 
 	/* perf compares 12 and 13 bytes: the names with their NUL. */
 	td_str(&b, "header_page");
@@ -233,9 +196,9 @@ int td_build_from(const char *root, const char *const *sys, const char *const *n
 	if (err)
 		goto fail;
 
-	td_u32(&b, 0);                  /* ftrace (function tracer) formats */
+	bytebuf_u32(&b, 0);                  /* ftrace (function tracer) formats */
 
-	td_u32(&b, n_sys);
+	bytebuf_u32(&b, n_sys);
 	for (i = 0; i < n; i++) {
 		uint32_t count = 0;
 
@@ -245,7 +208,7 @@ int td_build_from(const char *root, const char *const *sys, const char *const *n
 			if (strcmp(sys[j], sys[i]) == 0 && first_of_event(sys, name, j))
 				count++;
 		td_str(&b, sys[i]);
-		td_u32(&b, count);
+		bytebuf_u32(&b, count);
 		for (j = i; j < n; j++) {
 			char rel[1024];
 
@@ -265,7 +228,7 @@ int td_build_from(const char *root, const char *const *sys, const char *const *n
 	/* kallsyms: only function-tracer events need it, and perf skips a
 	 * size of 0.  Then the printk formats (bprint events) and the pid to
 	 * comm table, both best effort. */
-	td_u32(&b, 0);
+	bytebuf_u32(&b, 0);
 	err = put_file(&b, root, "printk_formats", 1, 1);
 	if (!err)
 		err = put_file(&b, root, "saved_cmdlines", 0, 1);
@@ -273,7 +236,7 @@ int td_build_from(const char *root, const char *const *sys, const char *const *n
 		err = b.err;
 	if (err)
 		goto fail;
-	*blob = b.p;
+	*blob = (char *)b.p;
 	*len = b.len;
 	return 0;
 

@@ -1,0 +1,42 @@
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bytebuf.h"
+
+void bytebuf_put(struct bytebuf *b, const void *data, size_t n)
+{
+	if (b->err)
+		return;
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		void *p;
+
+		while (cap < b->len + n)
+			cap *= 2;
+		p = realloc(b->p, cap);
+		if (!p) {
+			b->err = -ENOMEM;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	if (data)
+		memcpy(b->p + b->len, data, n);
+	else
+		memset(b->p + b->len, 0, n);
+	b->len += n;
+}
+
+void bytebuf_u32(struct bytebuf *b, uint32_t v)
+{
+	bytebuf_put(b, &v, sizeof(v));
+}
+
+void bytebuf_u64(struct bytebuf *b, uint64_t v)
+{
+	bytebuf_put(b, &v, sizeof(v));
+}
