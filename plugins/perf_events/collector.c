@@ -7,6 +7,7 @@
  * requires the same CPU) and records of one CPU arrive in time order. */
 #include "config.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -68,6 +69,7 @@ struct pc_collector {
 	pc_pid_fn pid_fn;
 	pc_log_fn log_fn;
 	void *arg;
+	unsigned char rewrite[65536] __attribute__((aligned(8))); /* a renamed record */
 };
 
 static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group,
@@ -397,11 +399,69 @@ static void close_event_fds(struct pc_collector *c, size_t ei)
 
 /* ---- the record stream ---- */
 
+/* Bytes of the sample_id trailer non-sample records end with. */
+static size_t trailer_size(uint64_t sample_type)
+{
+	static const uint64_t bits[] = { PERF_SAMPLE_TID, PERF_SAMPLE_TIME, PERF_SAMPLE_ID,
+					 PERF_SAMPLE_STREAM_ID, PERF_SAMPLE_CPU,
+					 PERF_SAMPLE_IDENTIFIER };
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
+		n += sample_type & bits[i] ? 8 : 0;
+	return n;
+}
+
+/* A JIT runtime's jitdump (jit-PID.dump, PID as the process sees it) is
+ * mapped from its own /tmp or working directory, which do not exist where
+ * the archive is read.  mapharvest stores it at the archive root as
+ * jit-<hostpid>.dump, so the mapping is renamed ./jit-<hostpid>.dump:
+ * `perf inject --jit` run in the unpacked archive then finds it.  Returns
+ * the record to write: `h` itself or the rewritten copy in c->rewrite. */
+static const struct perf_event_header *rename_jitdump(struct pc_collector *c,
+						       const struct perf_event_header *h)
+{
+	/* MMAP2: header; u32 pid, tid; u64 addr, len, pgoff; 24 bytes of
+	 * device/inode or build id; u32 prot, flags; char filename[]; trailer */
+	const size_t name_off = sizeof(*h) + 8 + 24 + 24 + 8;
+	size_t trailer = trailer_size(c->ev[0].attr.sample_type), name_max, new_len, size;
+	const char *name = (const char *)h + name_off, *base;
+	char newname[64];
+	unsigned char *out = c->rewrite;
+	pid_t pid;
+
+	if (h->type != PERF_RECORD_MMAP2 || h->size < name_off + trailer + 8)
+		return h;
+	name_max = h->size - name_off - trailer;
+	if (strnlen(name, name_max) == name_max)
+		return h;
+	base = strrchr(name, '/');
+	base = base ? base + 1 : name;
+	if (strncmp(base, "jit-", 4) != 0 || strcmp(base + 4 + strspn(base + 4, "0123456789"), ".dump") ||
+	    !isdigit((unsigned char)base[4]))
+		return h;
+	pid = (pid_t)((const uint32_t *)(h + 1))[0];
+	snprintf(newname, sizeof(newname), "./jit-%d.dump", (int)pid);
+	if (strcmp(name, newname) == 0)
+		return h;
+	new_len = (strlen(newname) + 1 + 7) & ~(size_t)7;
+	size = name_off + new_len + trailer;
+	if (size > sizeof(c->rewrite))
+		return h;
+	memcpy(out, h, name_off);
+	memset(out + name_off, 0, new_len);
+	memcpy(out + name_off, newname, strlen(newname));
+	memcpy(out + name_off + new_len, (const char *)h + h->size - trailer, trailer);
+	((struct perf_event_header *)out)->size = (uint16_t)size;
+	return (const struct perf_event_header *)out;
+}
+
 static int emit(void *arg, const void *record, size_t len)
 {
 	struct pc_collector *c = arg;
+	const struct perf_event_header *h = rename_jitdump(c, record);
 
-	return pd_write(c->writer, record, len);
+	return pd_write(c->writer, h, h == record ? len : h->size);
 }
 
 static void note_pid(struct pc_collector *c, pid_t pid, int exec)
@@ -447,6 +507,7 @@ static int on_record(void *arg, const struct perf_event_header *h)
 	}
 	c->counts.records++;
 	c->counts.bytes += h->size;
+	h = rename_jitdump(c, h);
 	ret = pd_write(c->writer, h, h->size);
 	if (ret < 0 && !c->write_error) {
 		c->write_error = ret;

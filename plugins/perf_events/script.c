@@ -106,6 +106,60 @@ static const char *comm_of(struct conv *cv, pid_t tid, uint64_t time, char *buf,
 	return buf;
 }
 
+/* ---- text output ----
+ * perf.data.txt is the bulk of the flush: lines are formatted by hand
+ * rather than by fprintf, which parses its format for every frame. */
+
+static void put_str(FILE *out, const char *s)
+{
+	fputs_unlocked(s, out);
+}
+
+/* Unsigned decimal, right-aligned in `width` (left-aligned when left). */
+static void put_dec(FILE *out, unsigned long long v, int width, int left, char pad)
+{
+	char buf[24];
+	int n = 0;
+
+	do {
+		buf[sizeof(buf) - 1 - n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	if (!left)
+		for (int i = n; i < width; i++)
+			fputc_unlocked(pad, out);
+	fwrite_unlocked(buf + sizeof(buf) - n, 1, (size_t)n, out);
+	if (left)
+		for (int i = n; i < width; i++)
+			fputc_unlocked(' ', out);
+}
+
+static void put_int(FILE *out, int v, int width, int left)
+{
+	if (v < 0) {
+		fputc_unlocked('-', out);
+		put_dec(out, (unsigned long long)-(long long)v, width - 1, left, ' ');
+	} else {
+		put_dec(out, (unsigned long long)v, width, left, ' ');
+	}
+}
+
+/* "%16llx" */
+static void put_hex16(FILE *out, uint64_t v)
+{
+	static const char digits[] = "0123456789abcdef";
+	char buf[16];
+	int n = 0;
+
+	do {
+		buf[sizeof(buf) - 1 - n++] = digits[v & 15];
+		v >>= 4;
+	} while (v);
+	for (int i = n; i < 16; i++)
+		fputc_unlocked(' ', out);
+	fwrite_unlocked(buf + sizeof(buf) - n, 1, (size_t)n, out);
+}
+
 /* ---- tracepoint payloads, formatted by libtraceevent ---- */
 
 static int setup_tep(struct conv *cv, char *why, size_t why_len)
@@ -156,7 +210,7 @@ static void print_payload(struct conv *cv, const void *raw, uint32_t size, uint6
 		return;
 	tep_print_event(cv->tep, &cv->seq, &rec, "%s", TEP_PRINT_INFO);
 	trace_seq_terminate(&cv->seq);
-	fputs(cv->seq.buffer, cv->txt);
+	put_str(cv->txt, cv->seq.buffer);
 }
 
 /* ---- folded lines ---- */
@@ -265,13 +319,26 @@ static void convert_sample(struct conv *cv, const struct perf_event_header *h,
 	cv->st->samples++;
 	comm = comm_of(cv, tid, time, cbuf, sizeof(cbuf));
 	if (cv->txt) {
-		fprintf(cv->txt, "%s %5d/%-5d [%03d] %5llu.%06llu: %10llu %s: ", comm, (int)pid,
-			(int)tid, cpu, (unsigned long long)(time / 1000000000ull),
-			(unsigned long long)(time % 1000000000ull / 1000ull),
-			(unsigned long long)period, ev->spec.name);
+		/* "%s %5d/%-5d [%03d] %5llu.%06llu: %10llu %s: " */
+		put_str(cv->txt, comm);
+		fputc_unlocked(' ', cv->txt);
+		put_int(cv->txt, (int)pid, 5, 0);
+		fputc_unlocked('/', cv->txt);
+		put_int(cv->txt, (int)tid, 5, 1);
+		put_str(cv->txt, " [");
+		put_dec(cv->txt, (unsigned)cpu, 3, 0, '0');
+		put_str(cv->txt, "] ");
+		put_dec(cv->txt, time / 1000000000ull, 5, 0, ' ');
+		fputc_unlocked('.', cv->txt);
+		put_dec(cv->txt, time % 1000000000ull / 1000ull, 6, 0, '0');
+		put_str(cv->txt, ": ");
+		put_dec(cv->txt, period, 10, 0, ' ');
+		fputc_unlocked(' ', cv->txt);
+		put_str(cv->txt, ev->spec.name);
+		put_str(cv->txt, ": ");
 		if (raw)
 			print_payload(cv, raw, raw_size, time, cpu);
-		fputc('\n', cv->txt);
+		fputc_unlocked('\n', cv->txt);
 	}
 	if (cv->folded && ev == &cv->ev[0]) {
 		const char *pcomm = comm_of(cv, pid, time, cbuf, sizeof(cbuf));
@@ -285,12 +352,18 @@ static void convert_sample(struct conv *cv, const struct perf_event_header *h,
 			symcache_lookup(cv->syms, pid, frames[i].addr, frames[i].kernel);
 
 		cv->st->frames++;
-		if (cv->txt)
-			fprintf(cv->txt, "\t%16llx %s (%s)\n", (unsigned long long)frames[i].addr,
-				sym->name ? sym->name : "[unknown]", sym->dso);
+		if (cv->txt) {
+			fputc_unlocked('\t', cv->txt);
+			put_hex16(cv->txt, frames[i].addr);
+			fputc_unlocked(' ', cv->txt);
+			put_str(cv->txt, sym->name ? sym->name : "[unknown]");
+			put_str(cv->txt, " (");
+			put_str(cv->txt, sym->dso);
+			put_str(cv->txt, ")\n");
+		}
 	}
 	if (cv->txt)
-		fputc('\n', cv->txt);
+		fputc_unlocked('\n', cv->txt);
 	if (!pos)
 		return;
 	/* Folded lines go outermost first: user frames, then kernel ones. */
