@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "events.h"
+#include "tracefs.h"
 
 static const struct {
 	const char *name;
@@ -47,15 +48,7 @@ static const struct {
 
 const char *ev_tracefs(void)
 {
-	static const char *const dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
-	char path[128];
-
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		snprintf(path, sizeof(path), "%s/events", dirs[i]);
-		if (access(path, R_OK) == 0)
-			return dirs[i];
-	}
-	return NULL;
+	return tracefs_root();
 }
 
 static size_t min3(size_t a, size_t b, size_t c)
@@ -224,45 +217,10 @@ int ev_parse(const char *name, struct ev_spec *out, char *hint, size_t hint_len)
 int ev_tracepoint_format(const struct ev_spec *ev, char **buf, size_t *len)
 {
 	const char *tracefs = ev_tracefs();
-	char path[512], *data = NULL;
-	size_t cap = 0, used = 0;
-	int fd, ret = 0;
+	char path[512];
 
 	if (!tracefs)
 		return -ENOTSUP;
 	snprintf(path, sizeof(path), "%s/events/%s/%s/format", tracefs, ev->sys, ev->tp);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		ssize_t n;
-
-		if (used + 4096 > cap) {
-			char *p = realloc(data, cap + 16384);
-
-			if (!p) {
-				ret = -ENOMEM;
-				break;
-			}
-			data = p;
-			cap += 16384;
-		}
-		n = read(fd, data + used, cap - used - 1);
-		if (n < 0) {
-			ret = -errno;
-			break;
-		}
-		if (n == 0)
-			break;
-		used += (size_t)n;
-	}
-	close(fd);
-	if (ret < 0) {
-		free(data);
-		return ret;
-	}
-	data[used] = '\0';
-	*buf = data;
-	*len = used;
-	return 0;
+	return tracefs_read(path, buf, len);
 }

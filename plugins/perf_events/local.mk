@@ -5,6 +5,7 @@ perf_events_sources = \
 	plugins/perf_events/bytebuf.c plugins/perf_events/bytebuf.h \
 	plugins/perf_events/synth.c plugins/perf_events/synth.h \
 	plugins/perf_events/buildid.c plugins/perf_events/buildid.h \
+	plugins/perf_events/tracefs.c plugins/perf_events/tracefs.h \
 	plugins/perf_events/tracingdata.c plugins/perf_events/tracingdata.h
 EXTRA_DIST += bench/perf_events/run.sh
 if BUILD_PLUGIN_PERF_EVENTS

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "bytebuf.h"
+#include "tracefs.h"
 #include "tracingdata.h"
 
 #include <errno.h>
@@ -15,67 +16,10 @@
 #include <unistd.h>
 
 #define TD_VERSION "0.6"
-/* trace-event-read.c reads file sizes as u64 and mallocs them whole; the
- * format files are a few KB, header_page < 1 KB. */
-#define TD_FILE_MAX (64u << 20)
 
 static void td_str(struct bytebuf *b, const char *s)
 {
 	bytebuf_put(b, s, strlen(s) + 1);
-}
-
-/* Reads a whole tracefs file (whose st_size is 0: read to EOF). */
-static int slurp(const char *path, char **out, size_t *out_len)
-{
-	size_t len = 0, cap = 8192;
-	char *buf = malloc(cap);
-	int fd, err = 0;
-
-	if (!buf)
-		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		free(buf);
-		return err;
-	}
-	for (;;) {
-		ssize_t n;
-
-		if (len == cap) {
-			char *nb;
-
-			if (cap >= TD_FILE_MAX) {
-				err = -EFBIG;
-				break;
-			}
-			nb = realloc(buf, cap * 2);
-			if (!nb) {
-				err = -ENOMEM;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
-			break;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	if (err) {
-		free(buf);
-		return err;
-	}
-	*out = buf;
-	*out_len = len;
-	return 0;
 }
 
 /* Appends `root`/`rel` as a u64 (or u32) size and its contents.  An
@@ -89,7 +33,7 @@ static int put_file(struct bytebuf *b, const char *root, const char *rel, int si
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", root, rel) >= sizeof(path))
 		return -ENAMETOOLONG;
-	err = slurp(path, &data, &len);
+	err = tracefs_read(path, &data, &len);
 	if (err && optional && err != -ENOMEM) {
 		len = 0;
 		err = 0;
@@ -117,16 +61,7 @@ static int bad_name(const char *s)
 
 const char *td_tracefs(void)
 {
-	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
-	char path[128];
-	size_t i;
-
-	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
-		snprintf(path, sizeof(path), "%s/events/header_page", roots[i]);
-		if (access(path, R_OK) == 0)
-			return roots[i];
-	}
-	return NULL;
+	return tracefs_root();
 }
 
 int td_build(const char *const *sys, const char *const *name, size_t n, char **blob,
