@@ -251,6 +251,7 @@ static const char *frame_name(const struct tracerig_symbol *sym, uint64_t addr, 
 struct frame {
 	uint64_t addr;
 	int kernel;
+	const struct tracerig_symbol *sym;
 };
 
 static void convert_sample(struct conv *cv, const struct perf_event_header *h,
@@ -310,10 +311,10 @@ static void convert_sample(struct conv *cv, const struct perf_event_header *h,
 				kernel_ctx = chain[i] == PERF_CONTEXT_KERNEL;
 				continue;
 			}
-			frames[n++] = (struct frame){ chain[i], kernel_ctx };
+			frames[n++] = (struct frame){ chain[i], kernel_ctx, NULL };
 		}
 	} else {
-		frames[n++] = (struct frame){ ip, kernel_ctx };
+		frames[n++] = (struct frame){ ip, kernel_ctx, NULL };
 	}
 
 	cv->st->samples++;
@@ -351,6 +352,7 @@ static void convert_sample(struct conv *cv, const struct perf_event_header *h,
 		const struct tracerig_symbol *sym =
 			symcache_lookup(cv->syms, pid, frames[i].addr, frames[i].kernel);
 
+		frames[i].sym = sym; /* for the folded line below */
 		cv->st->frames++;
 		if (cv->txt) {
 			fputc_unlocked('\t', cv->txt);
@@ -368,10 +370,7 @@ static void convert_sample(struct conv *cv, const struct perf_event_header *h,
 		return;
 	/* Folded lines go outermost first: user frames, then kernel ones. */
 	for (size_t i = n; i-- > 0;) {
-		const struct tracerig_symbol *sym =
-			symcache_lookup(cv->syms, pid, frames[i].addr, frames[i].kernel);
-
-		if (fold_append(cv, &pos, frame_name(sym, frames[i].addr, nbuf, sizeof(nbuf)),
+		if (fold_append(cv, &pos, frame_name(frames[i].sym, frames[i].addr, nbuf, sizeof(nbuf)),
 				frames[i].kernel ? "_[k]" : "") < 0)
 			break;
 	}
