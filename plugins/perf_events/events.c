@@ -46,11 +46,6 @@ static const struct {
 
 #define N_NAMED (sizeof(named_events) / sizeof(named_events[0]))
 
-const char *ev_tracefs(void)
-{
-	return tracefs_root();
-}
-
 static size_t min3(size_t a, size_t b, size_t c)
 {
 	size_t m = a < b ? a : b;
@@ -175,7 +170,7 @@ int ev_parse(const char *name, struct ev_spec *out, char *hint, size_t hint_len)
 	}
 	snprintf(out->name, sizeof(out->name), "%s", name);
 	if (colon) {
-		const char *tracefs = ev_tracefs();
+		const char *tracefs = tracefs_root();
 		size_t sl = (size_t)(colon - name);
 		char path[512];
 		int ret;
@@ -216,7 +211,7 @@ int ev_parse(const char *name, struct ev_spec *out, char *hint, size_t hint_len)
 
 int ev_tracepoint_format(const struct ev_spec *ev, char **buf, size_t *len)
 {
-	const char *tracefs = ev_tracefs();
+	const char *tracefs = tracefs_root();
 	char path[512];
 
 	if (!tracefs)

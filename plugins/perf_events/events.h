@@ -25,8 +25,6 @@ struct ev_spec {
 /* Fills `out` for `name`.  -ENOENT for an unknown name, with `hint` saying
  * what was meant or where to look; -ENOTSUP when tracefs is not mounted. */
 int ev_parse(const char *name, struct ev_spec *out, char *hint, size_t hint_len);
-/* Where tracefs is mounted ("/sys/kernel/tracing"), or NULL. */
-const char *ev_tracefs(void);
 /* Reads the tracepoint's format file into a malloc'd buffer. */
 int ev_tracepoint_format(const struct ev_spec *ev, char **buf, size_t *len);
 

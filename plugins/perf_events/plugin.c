@@ -26,6 +26,7 @@
 #include "fold.h"
 #include "script.h"
 #include "symcache.h"
+#include "tracefs.h"
 #include "tracingdata.h"
 
 #define MAX_EVENTS 32
@@ -249,7 +250,7 @@ static int perf_check(const struct tracerig_services *svc, struct tracerig_ctx *
 		return -err;
 	}
 	close(fd);
-	if (!ev_tracefs())
+	if (!tracefs_root())
 		snprintf(advice, advice_len, "usable; tracepoint events need tracefs (mount -t "
 			 "tracefs nodev /sys/kernel/tracing)");
 	return 0;

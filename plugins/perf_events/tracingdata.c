@@ -59,15 +59,10 @@ static int bad_name(const char *s)
 	return !s || !*s || strchr(s, '/') || strcmp(s, ".") == 0 || strcmp(s, "..") == 0;
 }
 
-const char *td_tracefs(void)
-{
-	return tracefs_root();
-}
-
 int td_build(const char *const *sys, const char *const *name, size_t n, char **blob,
 	     size_t *len)
 {
-	const char *root = td_tracefs();
+	const char *root = tracefs_root();
 
 	if (!root)
 		return -ENOENT;

@@ -19,12 +19,8 @@
 
 #include <stddef.h>
 
-/* The tracefs mount point: /sys/kernel/tracing, else
- * /sys/kernel/debug/tracing; NULL if neither has events/header_page. */
-const char *td_tracefs(void);
-
 /* Builds the blob for the `n` tracepoints sys[i]:name[i] (duplicates
- * allowed, grouped by system in the blob), read from td_tracefs().  On
+ * allowed, grouped by system in the blob), read from tracefs_root().  On
  * success *blob (malloc'd, free() it) and *len are set and 0 returned;
  * else a negative errno: -ENOENT no tracefs or no such event, -EINVAL a
  * name with '/' or an empty/dot name, -ENOMEM, or what reading failed with. */

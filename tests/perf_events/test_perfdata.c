@@ -7,6 +7,7 @@
 #include "buildid.h"
 #include "perfdata.h"
 #include "synth.h"
+#include "tracefs.h"
 #include "tracingdata.h"
 
 #include <ctype.h>
@@ -532,7 +533,7 @@ DEF_TEST(td_build_blob)
 	char *blob = NULL;
 	size_t len = 0;
 
-	if (!td_tracefs()) {
+	if (!tracefs_root()) {
 		printf("# no tracefs: skipping the real-files part\n");
 		EXPECT_EQ_INT(-ENOENT, td_build(sys, name, 1, &blob, &len));
 		return;
@@ -978,7 +979,7 @@ static void perf_tracepoint_roundtrip(void)
 	size_t blob_len = 0;
 	int fd = -1, i, n_samples = 0, n_lost = 0, rc;
 	uint64_t id = 0;
-	const char *root = td_tracefs();
+	const char *root = tracefs_root();
 
 	tr_test_failed_now = 0;
 	if (!have_perf()) {
