@@ -7,6 +7,8 @@ tracerig_SOURCES = \
 	core/keys.c core/keys.h \
 	core/loader.c core/loader.h \
 	core/session.c core/session.h \
+	core/supervise.c core/supervise.h \
+	core/watchdog.c core/watchdog.h \
 	core/services.c core/services.h \
 	core/pids.c core/pids.h \
 	core/staging.c core/staging.h \

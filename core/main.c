@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "keys.h"
@@ -13,6 +14,7 @@
 #include "report.h"
 #include "services.h"
 #include "session.h"
+#include "supervise.h"
 
 static void print_keys(const struct tracerig_key *keys)
 {
@@ -157,6 +159,12 @@ int main(int argc, char **argv)
 	status = tr_session_prepare(&session, &opts);
 	if (status == TR_EXIT_OK)
 		status = opts.check ? tr_session_check(&session) : tr_session_run(&session);
+	if (tr_supervise_tainted()) {
+		/* A plugin's thread is frozen or hung: unloading its code or
+		 * freeing what it may still touch would crash us now. */
+		fflush(NULL);
+		_exit(status);
+	}
 	tr_session_free(&session);
 	tr_cli_free(&opts);
 	return status;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,6 +33,8 @@ static void write_plugin(struct tr_json *j, struct tracerig_ctx *ctx)
 		status = "ok";
 	else if (ctx->plugin->kind == TRACERIG_PLUGIN_PACKAGER)
 		status = "ok"; /* the manifest is inside the archive it writes */
+	else if (ctx->session->end_reason == TR_END_DIED)
+		status = "not flushed"; /* what it wrote while collecting is all there is */
 	else
 		status = tr_phase_name(ctx->phase);
 	tr_json_object(j, NULL);
@@ -44,7 +47,26 @@ static void write_plugin(struct tr_json *j, struct tracerig_ctx *ctx)
 	tr_json_string(j, "status", status);
 	if (ctx->phase == TR_PHASE_FAILED) {
 		tr_json_string(j, "failed_in", ctx->failed_in);
-		tr_json_string(j, "error", strerror(-ctx->error));
+		if (ctx->fault_signal) {
+			tr_json_string(j, "error", "crashed");
+			char name[16];
+
+			snprintf(name, sizeof(name), "SIG%s", sigabbrev_np(ctx->fault_signal)
+				 ? sigabbrev_np(ctx->fault_signal) : "?");
+			tr_json_string(j, "signal", name);
+		} else if (ctx->hung_ms) {
+			tr_json_string(j, "error", "hung");
+			tr_json_i64(j, "abandoned_after_ms", ctx->hung_ms);
+		} else {
+			tr_json_string(j, "error", strerror(-ctx->error));
+		}
+	}
+	/* When the source really collected: setup and teardown excluded. */
+	if (ctx->window_start_ns) {
+		tr_json_object(j, "window");
+		tr_json_u64(j, "start_monotonic_ns", ctx->window_start_ns);
+		tr_json_u64(j, "end_monotonic_ns", ctx->window_end_ns);
+		tr_json_end_object(j);
 	}
 	tr_json_object(j, "counters");
 	pthread_mutex_lock(&ctx->lock);
@@ -151,6 +173,14 @@ int tr_manifest_write(struct tr_session *s)
 	tr_json_u64(&j, "duration_ms", s->end_mono_ns > s->start_mono_ns
 					       ? (s->end_mono_ns - s->start_mono_ns) / 1000000 : 0);
 	tr_json_string(&j, "ended_by", tr_end_reason_name(s->end_reason));
+	if (s->died_why[0]) {
+		tr_json_object(&j, "salvaged");
+		tr_json_i64(&j, "collector_pid", s->died_pid);
+		tr_json_string(&j, "why", s->died_why);
+		tr_json_string(&j, "by", "the watchdog: the collecting process ended without "
+					 "finishing, so plugins did not flush");
+		tr_json_end_object(&j);
+	}
 	tr_json_end_object(&j);
 
 	tr_json_object(&j, "targets");

@@ -33,6 +33,12 @@ const struct tracerig_key tr_session_keys[] = {
 	  "Trace only this cgroup (a directory under /sys/fs/cgroup): how a whole container is traced from the host." },
 	{ "keep_staging", TRACERIG_KEY_BOOL, "no", NULL, 0, 0,
 	  "Keep the staging directory after a successful packaging (for debugging)." },
+	{ "start_timeout", TRACERIG_KEY_DURATION, "60s", NULL, 1, 24LL * 3600 * 1000,
+	  "How long a backend may take to initialise and to start before it is abandoned as hung." },
+	{ "stop_timeout", TRACERIG_KEY_DURATION, "30s", NULL, 1, 24LL * 3600 * 1000,
+	  "How long a backend may take to stop before it is abandoned as hung (the others are still packaged)." },
+	{ "flush_timeout", TRACERIG_KEY_DURATION, "10m", NULL, 1, 24LL * 3600 * 1000,
+	  "How long a backend, or the packager, may take to write its entries before it is abandoned as hung." },
 	{ NULL, 0, NULL, NULL, 0, 0, NULL },
 };
 

@@ -21,7 +21,9 @@
 #include "services.h"
 #include "session.h"
 #include "status.h"
+#include "supervise.h"
 #include "symbols/symbolizer.h"
+#include "watchdog.h"
 
 /* In-tree backends: where a missing one comes from. */
 static const struct {
@@ -45,9 +47,10 @@ const char *tr_phase_name(enum tr_phase phase)
 const char *tr_end_reason_name(enum tr_end_reason reason)
 {
 	static const char *const names[] = { "not started", "duration", "signal",
-					     "command exited", "target processes exited" };
+					     "command exited", "target processes exited",
+					     "a backend crashed", "the collecting process died" };
 
-	return reason <= TR_END_TARGETS_GONE ? names[reason] : "?";
+	return reason <= TR_END_DIED ? names[reason] : "?";
 }
 
 static uint64_t now_ns(clockid_t clock)
@@ -453,37 +456,43 @@ int tr_session_check(struct tr_session *s)
 
 /* ---------------- running ---------------- */
 
-static char abort_message[PATH_MAX + 256];
-static char abort_unlink[PATH_MAX];
+static int sources_failed(const struct tr_session *s, int required);
 
-static void abort_on_second_signal(int sig)
+static void abort_session(struct tr_session *s)
 {
-	(void)sig;
-	if (write(STDERR_FILENO, abort_message, strlen(abort_message)) < 0) {
-		/* Nothing to do: we are leaving anyway. */
-	}
-	if (abort_unlink[0])
-		unlink(abort_unlink);
+	tr_status_end();
+	tr_err("aborted by a second interrupt: no archive was written; what was collected so "
+	       "far is left in %s", s->archive.dir);
+	tr_command_abort(&s->command);
+	tr_watchdog_abort();
+	if (s->archive.output)
+		unlink(s->archive.output);
+	tr_log_close_file();
+	fflush(NULL);
+	/* Plugin threads may be mid-call: nothing of theirs is torn down. */
 	_exit(TR_EXIT_ABORTED);
 }
 
-static void arm_second_signal(struct tr_session *s)
+/* The first SIGINT/SIGTERM, in any phase, means "stop and package"; a
+ * second one aborts. */
+static void drain_signals(struct tr_session *s, const char *doing)
 {
-	struct sigaction sa;
-	sigset_t set;
+	struct signalfd_siginfo si;
 
-	snprintf(abort_message, sizeof(abort_message),
-		 "\ntracerig: aborted by a second interrupt: no archive was written; what was "
-		 "collected so far is left in %s\n", s->archive.dir);
-	snprintf(abort_unlink, sizeof(abort_unlink), "%s", s->archive.output);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = abort_on_second_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	while (read(s->sfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo != SIGINT && si.ssi_signo != SIGTERM)
+			continue;
+		if (++s->signals > 1)
+			abort_session(s);
+		if (doing)
+			tr_warn("%s while %s: finishing that, then packaging what was collected "
+				"(Ctrl-C again aborts without packaging)",
+				si.ssi_signo == SIGINT ? "interrupted" : "terminated", doing);
+		else
+			tr_warn("%s: stopping and packaging what was collected (Ctrl-C again "
+				"aborts without packaging)",
+				si.ssi_signo == SIGINT ? "interrupted" : "terminated");
+	}
 }
 
 static void fail_plugin(struct tracerig_ctx *ctx, const char *phase, int err)
@@ -491,26 +500,140 @@ static void fail_plugin(struct tracerig_ctx *ctx, const char *phase, int err)
 	ctx->phase = TR_PHASE_FAILED;
 	ctx->failed_in = phase;
 	ctx->error = err < 0 ? err : -EIO;
-	tr_log(TRACERIG_LOG_ERROR, ctx->plugin->name, "%s failed: %s%s", phase,
-	       strerror(-ctx->error),
-	       ctx->required ? "" : " (optional backend: continuing without it)");
+	tr_watchdog_plugin(ctx->plugin->name, "failed");
+	if (ctx->fault_signal)
+		tr_log(TRACERIG_LOG_ERROR, ctx->plugin->name,
+		       "crashed (SIG%s) in %s: it gets no more calls; the other backends' data "
+		       "is still packaged", sigabbrev_np(ctx->fault_signal)
+						  ? sigabbrev_np(ctx->fault_signal) : "?", phase);
+	else if (ctx->hung_ms)
+		tr_log(TRACERIG_LOG_ERROR, ctx->plugin->name,
+		       "%s did not return within %lld ms: abandoned as hung; the other backends' "
+		       "data is still packaged (raise [tracerig] %s_timeout if it needs longer)",
+		       phase, ctx->hung_ms,
+		       strcmp(phase, "init") == 0 ? "start"
+		       : strcmp(phase, "fini") == 0 ? "stop" : phase);
+	else
+		tr_log(TRACERIG_LOG_ERROR, ctx->plugin->name, "%s failed: %s%s", phase,
+		       strerror(-ctx->error),
+		       ctx->required ? "" : " (optional backend: continuing without it)");
+}
+
+static uint64_t now_ms_left(uint64_t deadline)
+{
+	uint64_t now = now_ns(CLOCK_MONOTONIC);
+
+	return now >= deadline ? 0 : (deadline - now) / 1000000 + 1;
+}
+
+/* Hands `call` to every plugin in `ctxs` at once and waits until each has
+ * returned, faulted or overrun `timeout_ms`.  Fills rets[]; a plugin that
+ * faulted or hung is marked failed here.  Returns how many returned. */
+static size_t run_calls(struct tr_session *s, struct tracerig_ctx **ctxs, size_t n,
+			enum tr_call call, struct tracerig_archive *ar, long long timeout_ms,
+			int *rets, const char *doing)
+{
+	uint64_t deadline = now_ns(CLOCK_MONOTONIC) + (uint64_t)timeout_ms * 1000000ull;
+	size_t returned = 0;
+	int *settled = calloc(n ? n : 1, sizeof(*settled));
+
+	if (!settled)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		rets[i] = tr_driver_post(ctxs[i], call, ar);
+		if (rets[i] < 0)
+			settled[i] = 1;
+	}
+	for (;;) {
+		struct pollfd pfd[2] = { { .fd = s->sfd, .events = POLLIN },
+					 { .fd = tr_supervise_wake_fd(), .events = POLLIN } };
+		size_t pending = 0;
+		uint64_t left;
+
+		for (size_t i = 0; i < n; i++) {
+			enum tr_call_state st;
+
+			if (settled[i])
+				continue;
+			st = tr_driver_poll(ctxs[i], &rets[i]);
+			if (st == TR_CALL_PENDING) {
+				pending++;
+				continue;
+			}
+			settled[i] = 1;
+			if (st == TR_CALL_RETURNED) {
+				returned++;
+			} else {
+				rets[i] = -EOWNERDEAD;
+				fail_plugin(ctxs[i], tr_call_name(call), rets[i]);
+			}
+		}
+		if (!pending)
+			break;
+		left = now_ms_left(deadline);
+		if (left == 0) {
+			for (size_t i = 0; i < n; i++) {
+				if (settled[i])
+					continue;
+				tr_driver_abandon(ctxs[i]);
+				ctxs[i]->hung_ms = timeout_ms;
+				rets[i] = -ETIMEDOUT;
+				fail_plugin(ctxs[i], tr_call_name(call), rets[i]);
+			}
+			break;
+		}
+		if (poll(pfd, 2, left > 500 ? 500 : (int)left) > 0) {
+			if (pfd[1].revents)
+				tr_supervise_drain();
+			if (pfd[0].revents)
+				drain_signals(s, doing);
+		}
+	}
+	free(settled);
+	return returned;
+}
+
+/* One plugin, one call. */
+static int run_call(struct tr_session *s, struct tracerig_ctx *ctx, enum tr_call call,
+		    struct tracerig_archive *ar, long long timeout_ms, const char *doing)
+{
+	int ret = 0;
+
+	run_calls(s, &ctx, 1, call, ar, timeout_ms, &ret, doing);
+	return ret;
 }
 
 static void stop_started(struct tr_session *s)
 {
-	for (size_t i = s->n_sources; i-- > 0;) {
-		struct tracerig_ctx *ctx = s->sources[i];
-		int ret;
+	struct tracerig_ctx **started = calloc(s->n_sources + 1, sizeof(*started));
+	int *rets = calloc(s->n_sources + 1, sizeof(*rets));
+	uint64_t asked;
+	size_t n = 0;
 
-		if (ctx->phase != TR_PHASE_STARTED)
-			continue;
-		tr_log(TRACERIG_LOG_DEBUG, ctx->plugin->name, "stopping");
-		ret = ctx->plugin->stop(ctx->state);
-		if (ret < 0)
-			tr_log(TRACERIG_LOG_WARN, ctx->plugin->name,
-			       "stop failed: %s (flushing what it has)", strerror(-ret));
-		ctx->phase = TR_PHASE_STOPPED;
+	if (!started || !rets) {
+		free(started);
+		free(rets);
+		return;
 	}
+	for (size_t i = 0; i < s->n_sources; i++)
+		if (s->sources[i]->phase == TR_PHASE_STARTED)
+			started[n++] = s->sources[i];
+	/* Together, so that every source's window ends at the same instant:
+	 * one that takes long to stop (LTTng) does not lengthen the others'. */
+	asked = now_ns(CLOCK_MONOTONIC);
+	run_calls(s, started, n, TR_CALL_STOP, NULL, s->stop_timeout_ms, rets, "stopping");
+	for (size_t i = 0; i < n; i++) {
+		started[i]->window_end_ns = asked;
+		if (started[i]->phase == TR_PHASE_FAILED)
+			continue;
+		if (rets[i] < 0)
+			tr_log(TRACERIG_LOG_WARN, started[i]->plugin->name,
+			       "stop failed: %s (flushing what it has)", strerror(-rets[i]));
+		started[i]->phase = TR_PHASE_STOPPED;
+		tr_watchdog_plugin(started[i]->plugin->name, "stopped");
+	}
+	free(started);
+	free(rets);
 }
 
 static void fini_all(struct tr_session *s)
@@ -518,10 +641,11 @@ static void fini_all(struct tr_session *s)
 	for (size_t i = s->n_sources + 1; i-- > 0;) {
 		struct tracerig_ctx *ctx = i < s->n_sources ? s->sources[i] : s->packager;
 
-		if (ctx && ctx->state && ctx->plugin->fini)
-			ctx->plugin->fini(ctx->state);
-		if (ctx)
-			ctx->state = NULL;
+		if (!ctx || !ctx->driver)
+			continue;
+		if (ctx->state && !ctx->fault_signal && !ctx->hung_ms)
+			run_call(s, ctx, TR_CALL_FINI, NULL, s->stop_timeout_ms, "finishing");
+		tr_driver_join(ctx);
 	}
 }
 
@@ -531,16 +655,22 @@ static int init_all(struct tr_session *s)
 		struct tracerig_ctx *ctx = i < s->n_sources ? s->sources[i] : s->packager;
 		int ret;
 
-		ctx->in_init = 1;
-		ret = ctx->plugin->init(&tr_services, ctx, &ctx->state);
-		ctx->in_init = 0;
+		ret = tr_driver_start(ctx);
+		if (ret == 0)
+			ret = run_call(s, ctx, TR_CALL_INIT, NULL, s->start_timeout_ms,
+				       "starting");
 		if (ret < 0) {
-			fail_plugin(ctx, "init", ret);
-			if (ctx->plugin->fini && ctx->state)
-				ctx->plugin->fini(ctx->state);
-			ctx->state = NULL;
-			if (ctx->required || ctx == s->packager)
+			if (ctx->phase != TR_PHASE_FAILED)
+				fail_plugin(ctx, "init", ret);
+			if (ctx->state && !ctx->fault_signal && !ctx->hung_ms)
+				run_call(s, ctx, TR_CALL_FINI, NULL, s->stop_timeout_ms,
+					 "starting");
+			if (ctx->required || ctx == s->packager) {
+				tr_err("%s %s could not be initialised: nothing was collected",
+				       ctx == s->packager ? "the packager" : "required backend",
+				       ctx->plugin->name);
 				return -1;
+			}
 			continue;
 		}
 		ctx->phase = TR_PHASE_INITIALIZED;
@@ -550,32 +680,48 @@ static int init_all(struct tr_session *s)
 
 static int start_all(struct tr_session *s)
 {
-	size_t usable = 0;
+	struct tracerig_ctx **ready = calloc(s->n_sources + 1, sizeof(*ready));
+	int *rets = calloc(s->n_sources + 1, sizeof(*rets));
+	size_t n = 0, usable = 0;
+	int ret = 0;
 
-	for (size_t i = 0; i < s->n_sources; i++) {
-		struct tracerig_ctx *ctx = s->sources[i];
-		int ret;
+	if (!ready || !rets) {
+		free(ready);
+		free(rets);
+		return -1;
+	}
+	for (size_t i = 0; i < s->n_sources; i++)
+		if (s->sources[i]->phase == TR_PHASE_INITIALIZED)
+			ready[n++] = s->sources[i];
+	/* Together: the window opens when the slowest source is ready. */
+	run_calls(s, ready, n, TR_CALL_START, NULL, s->start_timeout_ms, rets, "starting");
+	for (size_t i = 0; i < n; i++) {
+		struct tracerig_ctx *ctx = ready[i];
 
-		if (ctx->phase != TR_PHASE_INITIALIZED)
-			continue;
-		tr_log(TRACERIG_LOG_DEBUG, ctx->plugin->name, "starting");
-		ret = ctx->plugin->start(ctx->state);
-		if (ret < 0) {
-			fail_plugin(ctx, "start", ret);
-			if (ctx->required)
-				return -1;
+		if (ctx->phase != TR_PHASE_FAILED && rets[i] < 0)
+			fail_plugin(ctx, "start", rets[i]);
+		if (ctx->phase == TR_PHASE_FAILED) {
+			if (ctx->required) {
+				tr_err("required backend %s could not start: stopping the others; "
+				       "nothing was packaged", ctx->plugin->name);
+				ret = -1;
+			}
 			continue;
 		}
 		ctx->phase = TR_PHASE_STARTED;
+		ctx->window_start_ns = tr_driver_returned_ns(ctx);
+		tr_watchdog_plugin(ctx->plugin->name, "started");
 		usable++;
 	}
-	if (usable == 0) {
+	if (ret == 0 && usable == 0) {
 		tr_err("no backend could start: nothing to collect (see the errors above; "
 		       "`tracerig --check -c %s` tells what each backend needs)",
 		       s->opts->profile);
-		return -1;
+		ret = -1;
 	}
-	return 0;
+	free(ready);
+	free(rets);
+	return ret;
 }
 
 static int targets_alive(const struct tr_session *s)
@@ -586,13 +732,27 @@ static int targets_alive(const struct tr_session *s)
 	return 0;
 }
 
-static void wait_for_end(struct tr_session *s, int sfd)
+/* A plugin faulted while collecting: which one. */
+static void collect_faults(struct tr_session *s)
+{
+	for (size_t i = 0; i < s->n_sources; i++) {
+		struct tracerig_ctx *ctx = s->sources[i];
+
+		if (ctx->fault_signal && ctx->phase != TR_PHASE_FAILED) {
+			ctx->window_end_ns = now_ns(CLOCK_MONOTONIC);
+			fail_plugin(ctx, "collect", -EOWNERDEAD);
+		}
+	}
+}
+
+static void wait_for_end(struct tr_session *s)
 {
 	uint64_t deadline = s->duration_ms > 0
 				    ? s->start_mono_ns + (uint64_t)s->duration_ms * 1000000ull : 0;
 
 	for (;;) {
-		struct pollfd pfd = { .fd = sfd, .events = POLLIN };
+		struct pollfd pfd[2] = { { .fd = s->sfd, .events = POLLIN },
+					 { .fd = tr_supervise_wake_fd(), .events = POLLIN } };
 		uint64_t now = now_ns(CLOCK_MONOTONIC);
 		int timeout = 500;
 
@@ -605,18 +765,22 @@ static void wait_for_end(struct tr_session *s, int sfd)
 				timeout = (int)((deadline - now) / 1000000) + 1;
 		}
 		tr_status_update();
-		if (poll(&pfd, 1, timeout) > 0) {
-			struct signalfd_siginfo si;
-
-			while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
-				if (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM) {
+		if (poll(pfd, 2, timeout) > 0) {
+			if (pfd[1].revents)
+				tr_supervise_drain();
+			if (pfd[0].revents) {
+				drain_signals(s, NULL);
+				if (s->signals) {
 					s->end_reason = TR_END_SIGNAL;
-					tr_warn("%s: stopping and packaging what was collected "
-						"(Ctrl-C again aborts without packaging)",
-						si.ssi_signo == SIGINT ? "interrupted" : "terminated");
 					return;
 				}
 			}
+		}
+		if (tr_supervise_fault_pending()) {
+			tr_status_end();
+			collect_faults(s);
+			s->end_reason = TR_END_PLUGIN_FAULT;
+			return;
 		}
 		if (s->targets.command_pid && tr_command_poll(&s->command)) {
 			s->end_reason = TR_END_COMMAND;
@@ -639,11 +803,16 @@ static void flush_all(struct tr_session *s)
 		if (ctx->phase != TR_PHASE_STOPPED)
 			continue;
 		tr_log(TRACERIG_LOG_DEBUG, ctx->plugin->name, "flushing");
-		ret = ctx->plugin->flush(ctx->state, &s->archive);
-		if (ret < 0)
+		ret = run_call(s, ctx, TR_CALL_FLUSH, &s->archive, s->flush_timeout_ms,
+			       "packaging");
+		if (ctx->phase == TR_PHASE_FAILED)
+			continue;
+		if (ret < 0) {
 			fail_plugin(ctx, "flush", ret);
-		else
+		} else {
 			ctx->phase = TR_PHASE_FLUSHED;
+			tr_watchdog_plugin(ctx->plugin->name, "flushed");
+		}
 	}
 }
 
@@ -657,19 +826,32 @@ static void human_size(uint64_t bytes, char *buf, size_t len)
 		snprintf(buf, len, "%llu bytes", (unsigned long long)bytes);
 }
 
+static void describe_failure(const struct tracerig_ctx *ctx, char *buf, size_t len)
+{
+	if (ctx->fault_signal)
+		snprintf(buf, len, "crashed with SIG%s in %s", sigabbrev_np(ctx->fault_signal)
+			 ? sigabbrev_np(ctx->fault_signal) : "?", ctx->failed_in);
+	else if (ctx->hung_ms)
+		snprintf(buf, len, "hung in %s, abandoned after %lld ms", ctx->failed_in,
+			 ctx->hung_ms);
+	else
+		snprintf(buf, len, "%s: %s", ctx->failed_in, strerror(-ctx->error));
+}
+
 static void summarize(struct tr_session *s, int packaged)
 {
 	for (size_t i = 0; i < s->n_sources; i++) {
 		struct tracerig_ctx *ctx = s->sources[i];
-		char line[1024];
+		char line[1024], why[256];
 		size_t used;
 
 		used = snprintf(line, sizeof(line), "%-12s %s", ctx->plugin->name,
 				ctx->phase == TR_PHASE_FAILED
 					? (ctx->required ? "FAILED" : "skipped") : "ok");
-		if (ctx->phase == TR_PHASE_FAILED)
-			used += snprintf(line + used, sizeof(line) - used, " (%s: %s)",
-					 ctx->failed_in, strerror(-ctx->error));
+		if (ctx->phase == TR_PHASE_FAILED) {
+			describe_failure(ctx, why, sizeof(why));
+			used += snprintf(line + used, sizeof(line) - used, " (%s)", why);
+		}
 		pthread_mutex_lock(&ctx->lock);
 		for (size_t c = 0; c < ctx->n_counters && used < sizeof(line); c++)
 			used += snprintf(line + used, sizeof(line) - used, "%s%s=%llu",
@@ -683,6 +865,9 @@ static void summarize(struct tr_session *s, int packaged)
 	}
 }
 
+/* Writes the manifest and has the packager turn the staging area into the
+ * archive.  The packager runs on its driver when it has one (a session),
+ * directly when not (the watchdog salvaging a dead collector). */
 static int package(struct tr_session *s)
 {
 	struct stat st;
@@ -695,9 +880,14 @@ static int package(struct tr_session *s)
 		tr_err("cannot write manifest.json: %s", strerror(-ret));
 		return ret;
 	}
-	ret = s->packager->plugin->flush(s->packager->state, &s->archive);
+	if (s->packager->driver)
+		ret = run_call(s, s->packager, TR_CALL_FLUSH, &s->archive, s->flush_timeout_ms,
+			       "packaging");
+	else
+		ret = s->packager->plugin->flush(s->packager->state, &s->archive);
 	if (ret < 0) {
-		fail_plugin(s->packager, "flush", ret);
+		if (s->packager->phase != TR_PHASE_FAILED)
+			fail_plugin(s->packager, "flush", ret);
 		unlink(s->archive.output);
 		return ret;
 	}
@@ -749,60 +939,67 @@ static int command_exit_status(struct tr_session *s)
 	return TR_EXIT_OK;
 }
 
-int tr_session_run(struct tr_session *s)
+static int sources_failed(const struct tr_session *s, int required)
 {
-	char log_path[PATH_MAX];
-	int sfd = -1, ret, status = TR_EXIT_OK;
-	sigset_t blocked;
+	int n = 0;
 
-	ret = tr_staging_create(&s->archive, s->output);
-	if (ret < 0) {
-		tr_err("cannot create a staging directory next to %s: %s (choose a writable "
-		       "place with -o)", s->output, strerror(-ret));
-		return TR_EXIT_FAILURE;
-	}
-	snprintf(log_path, sizeof(log_path), "%s/tracerig.log", s->archive.dir);
-	if ((ret = tr_log_open_file(log_path)) < 0)
-		tr_warn("cannot write %s: %s", log_path, strerror(-ret));
-	tr_info("tracerig %s, profile %s, staging in %s", PACKAGE_VERSION, s->profile_path,
-		s->archive.dir);
+	for (size_t i = 0; i < s->n_sources; i++)
+		if (s->sources[i]->phase == TR_PHASE_FAILED && s->sources[i]->required == required)
+			n++;
+	return n;
+}
 
-	s->symbolizer = tr_symbolizer_new();
-	if (!s->symbolizer)
-		tr_warn("symbolizer unavailable: frames will be addresses");
-	sfd = block_signals(&blocked);
-	if (sfd < 0) {
-		tr_err("cannot set up signal handling: %s", strerror(errno));
-		status = TR_EXIT_FAILURE;
-		goto remove_staging;
-	}
+/* An optional backend that failed must not pass unnoticed in a run that
+ * otherwise looks fine: one closing warning line names each. */
+static void warn_failed_optional(struct tr_session *s)
+{
+	for (size_t i = 0; i < s->n_sources; i++) {
+		struct tracerig_ctx *ctx = s->sources[i];
+		char why[256];
 
-	if (init_all(s) < 0) {
-		status = TR_EXIT_FAILURE;
-		goto fini;
+		if (ctx->phase != TR_PHASE_FAILED || ctx->required)
+			continue;
+		describe_failure(ctx, why, sizeof(why));
+		tr_warn("optional backend %s failed (%s): the archive holds the other backends' "
+			"data only", ctx->plugin->name, why);
 	}
+}
+
+static void read_timeouts(struct tr_session *s)
+{
+	struct tr_section *main_section = tr_profile_section(&s->profile, "tracerig");
+
+	s->start_timeout_ms = tr_config_number(main_section, tr_session_keys, "start_timeout");
+	s->stop_timeout_ms = tr_config_number(main_section, tr_session_keys, "stop_timeout");
+	s->flush_timeout_ms = tr_config_number(main_section, tr_session_keys, "flush_timeout");
+}
+
+static int start_command_and_sources(struct tr_session *s)
+{
+	int ret;
+
 	if (s->opts->command) {
 		ret = tr_command_spawn(&s->command, s->opts->command, s->command_env);
 		if (ret < 0) {
 			tr_err("cannot start '%s': %s", s->opts->command[0], strerror(-ret));
-			status = TR_EXIT_FAILURE;
-			goto fini;
+			return -1;
 		}
 		s->targets.command_pid = s->command.pid;
 		s->targets.command = s->opts->command[0];
+		tr_watchdog_command(s->command.pid);
 		tr_pids_observe(s->command.pid);
 	}
-
-	s->start_mono_ns = now_ns(CLOCK_MONOTONIC);
-	s->start_real_ns = now_ns(CLOCK_REALTIME);
 	if (start_all(s) < 0) {
 		stop_started(s);
 		tr_command_abort(&s->command);
-		tr_err("a required backend could not start: nothing was packaged");
-		status = TR_EXIT_FAILURE;
-		goto fini;
+		return -1;
 	}
+	/* The window opens once every source is ready, so setup time does not
+	 * count toward -d. */
+	s->start_mono_ns = now_ns(CLOCK_MONOTONIC);
+	s->start_real_ns = now_ns(CLOCK_REALTIME);
 	s->collecting = 1;
+	tr_watchdog_collecting(s->start_mono_ns, s->start_real_ns);
 	if (s->opts->command) {
 		ret = tr_command_release(&s->command);
 		if (ret < 0) {
@@ -818,22 +1015,63 @@ int tr_session_run(struct tr_session *s)
 		}
 		s->command_started = ret == 0;
 	}
+	return 0;
+}
+
+int tr_session_run(struct tr_session *s)
+{
+	char log_path[PATH_MAX];
+	int ret, status = TR_EXIT_OK;
+	sigset_t blocked;
+
+	s->sfd = -1;
+	read_timeouts(s);
+	ret = tr_staging_create(&s->archive, s->output);
+	if (ret < 0) {
+		tr_err("cannot create a staging directory next to %s: %s (choose a writable "
+		       "place with -o)", s->output, strerror(-ret));
+		return TR_EXIT_FAILURE;
+	}
+	snprintf(log_path, sizeof(log_path), "%s/tracerig.log", s->archive.dir);
+	if ((ret = tr_log_open_file(log_path)) < 0)
+		tr_warn("cannot write %s: %s", log_path, strerror(-ret));
+	tr_info("tracerig %s, profile %s, staging in %s", PACKAGE_VERSION, s->profile_path,
+		s->archive.dir);
+
+	/* Before any plugin runs or any thread exists: a plain fork. */
+	if ((ret = tr_watchdog_start(s)) < 0)
+		tr_warn("cannot start the watchdog: %s (if tracerig is killed, what it collected "
+			"stays unpackaged in %s)", strerror(-ret), s->archive.dir);
+	s->symbolizer = tr_symbolizer_new();
+	if (!s->symbolizer)
+		tr_warn("symbolizer unavailable: frames will be addresses");
+	s->sfd = block_signals(&blocked);
+	if (s->sfd < 0 || (ret = tr_supervise_init()) < 0) {
+		tr_err("cannot set up signal handling: %s", strerror(errno));
+		status = TR_EXIT_FAILURE;
+		goto remove_staging;
+	}
+
+	if (init_all(s) < 0 || start_command_and_sources(s) < 0) {
+		status = TR_EXIT_FAILURE;
+		goto fini;
+	}
+	if (s->end_reason == TR_END_NONE && s->signals)
+		s->end_reason = TR_END_SIGNAL;
 	if (s->end_reason == TR_END_NONE) {
 		tr_info("collecting%s", s->duration_ms ? "" : " until Ctrl-C or the command exits");
 		tr_status_begin(s, tr_log_verbosity() >= TRACERIG_LOG_WARN);
-		wait_for_end(s, sfd);
+		wait_for_end(s);
 		tr_status_end();
 	}
-	arm_second_signal(s);
 	s->end_mono_ns = now_ns(CLOCK_MONOTONIC);
 	tr_info("session ended (%s) after %.1fs", tr_end_reason_name(s->end_reason),
 		(s->end_mono_ns - s->start_mono_ns) / 1e9);
 
 	stop_started(s);
 	flush_all(s);
-	for (size_t i = 0; i < s->n_sources; i++)
-		if (s->sources[i]->required && s->sources[i]->phase == TR_PHASE_FAILED)
-			status = TR_EXIT_FAILURE;
+	if (sources_failed(s, 1))
+		status = TR_EXIT_FAILURE;
 	summarize(s, 1);
 	if (package(s) < 0) {
 		tr_err("packaging failed: nothing collected is lost, the files are in %s "
@@ -842,6 +1080,7 @@ int tr_session_run(struct tr_session *s)
 		status = TR_EXIT_FAILURE;
 		goto fini_only;
 	}
+	warn_failed_optional(s);
 	if (s->keep_staging)
 		fprintf(stderr, "tracerig: staging kept in %s\n", s->archive.dir);
 	else
@@ -859,12 +1098,66 @@ remove_staging:
 	if (status != TR_EXIT_OK && s->archive.dir && !s->collecting)
 		tr_staging_remove(&s->archive);
 fini_only:
+	tr_watchdog_done();
 	fini_all(s);
 	tr_command_close(&s->command);
-	if (sfd >= 0)
-		close(sfd);
+	if (s->sfd >= 0)
+		close(s->sfd);
 	tr_log_close_file();
 	return status;
+}
+
+/* ---------------- the watchdog's side ---------------- */
+
+void tr_session_note_phase(struct tr_session *s, const char *plugin, const char *phase)
+{
+	static const struct {
+		const char *word;
+		enum tr_phase phase;
+	} words[] = {
+		{ "started", TR_PHASE_STARTED },
+		{ "stopped", TR_PHASE_STOPPED },
+		{ "flushed", TR_PHASE_FLUSHED },
+		{ "failed", TR_PHASE_FAILED },
+	};
+
+	for (size_t i = 0; i < s->n_sources; i++) {
+		if (strcmp(s->sources[i]->plugin->name, plugin) != 0)
+			continue;
+		for (size_t w = 0; w < sizeof(words) / sizeof(words[0]); w++)
+			if (strcmp(words[w].word, phase) == 0)
+				s->sources[i]->phase = words[w].phase;
+	}
+}
+
+int tr_session_salvage(struct tr_session *s, pid_t collector, const char *why,
+		       uint64_t start_mono_ns, uint64_t start_real_ns)
+{
+	int ret;
+
+	snprintf(s->died_why, sizeof(s->died_why), "%s", why);
+	s->died_pid = collector;
+	s->end_reason = TR_END_DIED;
+	s->collecting = 1;
+	s->start_mono_ns = start_mono_ns;
+	s->start_real_ns = start_real_ns;
+	s->end_mono_ns = now_ns(CLOCK_MONOTONIC);
+	for (size_t i = 0; i < s->n_sources; i++)
+		if (s->sources[i]->phase == TR_PHASE_FAILED && !s->sources[i]->failed_in)
+			s->sources[i]->failed_in = "unknown";
+	tr_err("the collecting process (PID %d) ended without finishing: %s; the watchdog is "
+	       "packaging what it collected", (int)collector, why);
+	ret = s->packager->plugin->init(&tr_services, s->packager, &s->packager->state);
+	if (ret == 0)
+		ret = package(s);
+	if (ret < 0) {
+		tr_err("the watchdog could not package: %s; the files are in %s", strerror(-ret),
+		       s->archive.dir);
+		return ret;
+	}
+	if (!s->keep_staging)
+		tr_staging_remove(&s->archive);
+	return 0;
 }
 
 void tr_session_free(struct tr_session *s)

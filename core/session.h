@@ -4,6 +4,7 @@
 #define TR_SESSION_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <tracerig/plugin.h>
@@ -38,9 +39,15 @@ struct tracerig_ctx {
 	int required;
 	void *state;
 	enum tr_phase phase;
-	const char *failed_in; /* "init", "start", "stop", "flush" */
+	const char *failed_in; /* "init", "start", "collect", "stop", "flush" */
 	int error;             /* negative errno from the failing call */
 	int in_init;
+
+	/* Supervision (core/supervise.c). */
+	struct tr_driver *driver;
+	volatile sig_atomic_t fault_signal; /* the plugin faulted: never called again */
+	long long hung_ms;                  /* abandoned after this long in failed_in */
+	uint64_t window_start_ns, window_end_ns; /* when it really collected */
 
 	pthread_mutex_t lock; /* counters and progress, set from plugin threads */
 	struct tr_counter *counters;
@@ -54,6 +61,8 @@ enum tr_end_reason {
 	TR_END_SIGNAL,
 	TR_END_COMMAND,
 	TR_END_TARGETS_GONE,
+	TR_END_PLUGIN_FAULT,
+	TR_END_DIED,
 };
 
 struct tr_options {
@@ -101,6 +110,12 @@ struct tr_session {
 	int command_started;
 	int command_exec_errno;
 
+	int sfd;     /* signalfd of SIGINT, SIGTERM, SIGCHLD */
+	int signals; /* SIGINT/SIGTERM received: the first stops, a second aborts */
+	long long start_timeout_ms, stop_timeout_ms, flush_timeout_ms;
+	char died_why[256]; /* set by the watchdog when it salvages */
+	pid_t died_pid;
+
 	struct tr_symbolizer *symbolizer;
 };
 
@@ -122,6 +137,12 @@ int tr_session_prepare(struct tr_session *s, const struct tr_options *opts);
 int tr_session_run(struct tr_session *s);
 int tr_session_check(struct tr_session *s);
 void tr_session_free(struct tr_session *s);
+
+/* The watchdog's side (core/watchdog.c): what the collector said of a
+ * plugin, and packaging the staging directory of a collector that died. */
+void tr_session_note_phase(struct tr_session *s, const char *plugin, const char *phase);
+int tr_session_salvage(struct tr_session *s, pid_t collector, const char *why,
+		       uint64_t start_mono_ns, uint64_t start_real_ns);
 
 const char *tr_phase_name(enum tr_phase phase);
 const char *tr_end_reason_name(enum tr_end_reason reason);

@@ -9,10 +9,16 @@
  *
  *     init -> start -> (collection) -> stop -> flush -> fini
  *
- * Sources are started in profile order and stopped in reverse order; every
- * source is flushed into the archive staging area, then the packager's flush
- * turns the staging area into the archive.  Plugins never talk to each other
- * directly: everything they share goes through the services table.
+ * Every call runs on a thread of the core's that belongs to the plugin (its
+ * driver), never on the main thread, and one call at a time per plugin.
+ * Sources are initialised in profile order; they are started together and
+ * stopped together (each on its own driver, so one slow source does not
+ * shift the others' window); every source is flushed, in profile order, into
+ * the archive staging area, then the packager's flush turns the staging area
+ * into the archive.  A plugin that crashes, aborts or overruns the profile's
+ * start/stop/flush timeout is never called again, not even fini, and the
+ * others go on.  Plugins never talk to each other directly: everything they
+ * share goes through the services table.
  *
  * Build an out-of-tree plugin with
  *     cc -shared -fPIC $(pkg-config --cflags tracerig-plugin) -o myplug.so myplug.c

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# init all, start in profile order, stop in reverse, flush in order, fini;
+# init in order, start together, stop together, flush in order, fini;
 # required and optional failures.
 . "$top_srcdir/tests/lib.sh"
 
@@ -10,9 +10,11 @@ common=(--set testa.journal="$J" --set testb.journal="$J" -o "$out")
 
 run_tracerig -c "$two" "${common[@]}"
 check_eq "a clean run exits 0" 0 "$rc"
-check_eq "lifecycle order: init all, start in order, stop in reverse, flush in order, fini" \
-	"testa init,testb init,testa start,testb start,testb stop,testa stop,testa flush,testb flush,testb fini,testa fini" \
-	"$(paste -sd, "$J")"
+# Starts run together, and so do stops: their order among themselves is free.
+check_eq "lifecycle order: init in order, start together, stop together, flush in order, fini in reverse" \
+	"testa init,testb init,start,start,stop,stop,testa flush,testb flush,testb fini,testa fini" \
+	"$(sed -E 's/^test[ab] (start|stop)$/\1/' "$J" | paste -sd,)"
+check "both sources started and stopped" test "$(grep -c -E '^test[ab] (start|stop)$' "$J")" = 4
 unzip_archive "$out" "$TEST_TMP/x"
 check_grep "each source's entry is in the archive" '^payload from-a$' "$TEST_TMP/x/testa.txt"
 check_grep "a source sees the staging dir it flushes into" '^staging_is_archive_dir 1$' "$TEST_TMP/x/testa.txt"
@@ -25,8 +27,8 @@ rm -f "$J" "$out"
 run_tracerig -c "$two" "${common[@]}" --set tracerig.required=testb --set testb.fail_in=start
 check_eq "required backend failing in start exits 1" 1 "$rc"
 check_eq "the started backend is stopped and everything finalized, nothing flushed" \
-	"testa init,testb init,testa start,testb start,testa stop,testb fini,testa fini" \
-	"$(paste -sd, "$J")"
+	"testa init,testb init,start,start,testa stop,testb fini,testa fini" \
+	"$(sed -E 's/^test[ab] start$/start/' "$J" | paste -sd,)"
 check_grep "the error names the backend and the phase" '^tracerig: testb: start failed: Input/output error$' "$TEST_TMP/out"
 check "no archive is left behind" test ! -e "$out"
 check "no staging directory is left behind" bash -c "! ls -a '$TEST_TMP' | grep -q staging"

@@ -4,9 +4,12 @@
  * from the archive alone.  Built several times under different names. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -29,6 +32,10 @@ struct testsrc {
 	const struct tracerig_services *svc;
 	struct tracerig_ctx *ctx;
 	const char *fail_in;
+	const char *fault_in;
+	const char *fault;
+	pthread_t collector;
+	int has_collector;
 	const char *journal;
 	int started;
 };
@@ -46,9 +53,38 @@ static void journal(struct testsrc *t, const char *what)
 	fclose(f);
 }
 
+/* What a broken plugin does: the supervisor must survive each. */
+static void misbehave(const char *how)
+{
+	if (strcmp(how, "abort") == 0)
+		abort();
+	if (strcmp(how, "hang") == 0)
+		for (;;)
+			pause();
+	{
+		/* A real invalid write, the way a broken plugin dies. */
+		volatile int *volatile nowhere = (int *)(uintptr_t)8;
+
+		*nowhere = 1;
+	}
+}
+
+static void *collect_then_fault(void *arg)
+{
+	struct testsrc *t = arg;
+
+	/* Lets the session begin collecting before this thread breaks. */
+	t->svc->log(t->ctx, TRACERIG_LOG_INFO, "collecting thread: about to %s", t->fault);
+	usleep(100 * 1000);
+	misbehave(t->fault);
+	return NULL;
+}
+
 static int maybe_fail(struct testsrc *t, const char *phase)
 {
 	journal(t, phase);
+	if (strcmp(t->fault_in, phase) == 0)
+		misbehave(t->fault);
 	if (strcmp(t->fail_in, phase) == 0) {
 		t->svc->log(t->ctx, TRACERIG_LOG_ERROR, "failing in %s as the profile asks", phase);
 		return -EIO;
@@ -78,6 +114,8 @@ static int testsrc_init(const struct tracerig_services *svc, struct tracerig_ctx
 	t->svc = svc;
 	t->ctx = ctx;
 	t->fail_in = svc->config_string(ctx, "fail_in");
+	t->fault_in = svc->config_string(ctx, "fault_in");
+	t->fault = svc->config_string(ctx, "fault");
 	t->journal = svc->config_string(ctx, "journal");
 	*state = t;
 	env = svc->config_string(ctx, "setenv");
@@ -103,6 +141,9 @@ static int testsrc_start(void *state)
 		t->svc->pid_observe(t->ctx, tg->command_pid);
 	t->svc->progress_set(t->ctx, "running");
 	t->started = 1;
+	if (strcmp(t->fault_in, "collect") == 0 &&
+	    pthread_create(&t->collector, NULL, collect_then_fault, t) == 0)
+		t->has_collector = 1;
 	return maybe_fail(t, "start");
 }
 
@@ -128,6 +169,9 @@ static int testsrc_flush(void *state, struct tracerig_archive *ar)
 
 	if ((ret = maybe_fail(t, "flush")) < 0)
 		return ret;
+	/* Lets a test signal tracerig while it is packaging. */
+	if (t->svc->config_int(t->ctx, "flush_delay") > 0)
+		usleep((useconds_t)t->svc->config_int(t->ctx, "flush_delay") * 1000);
 	snprintf(name, sizeof(name), "%s.txt", TEST_PLUGIN_NAME);
 	fd = t->svc->archive_create(ar, name);
 	if (fd < 0)
@@ -174,12 +218,18 @@ static void testsrc_fini(void *state)
 	struct testsrc *t = state;
 
 	journal(t, "fini");
+	if (strcmp(t->fault_in, "fini") == 0)
+		misbehave(t->fault);
 	free(t);
 }
 
 static const struct tracerig_key testsrc_keys[] = {
 	{ "fail_in", TRACERIG_KEY_ENUM, "none", "none,check,init,start,stop,flush", 0, 0,
 	  "Phase in which to fail, to test the core's fault handling." },
+	{ "fault_in", TRACERIG_KEY_ENUM, "none", "none,init,start,collect,stop,flush,fini", 0, 0,
+	  "Phase in which to crash, abort or hang (see fault), to test the supervisor." },
+	{ "fault", TRACERIG_KEY_ENUM, "segv", "segv,abort,hang", 0, 0,
+	  "How to misbehave in fault_in." },
 	{ "journal", TRACERIG_KEY_STRING, NULL, NULL, 0, 0,
 	  "File to append one line per lifecycle call to." },
 	{ "setenv", TRACERIG_KEY_STRING, NULL, NULL, 0, 0,
@@ -190,6 +240,7 @@ static const struct tracerig_key testsrc_keys[] = {
 	{ "buffer", TRACERIG_KEY_SIZE, "4M", NULL, 0, 0, "A size key." },
 	{ "bulk", TRACERIG_KEY_SIZE, "0", NULL, 0, 0, "Size of a sparse bulk.bin entry to write." },
 	{ "stop_delay", TRACERIG_KEY_DURATION, "0", NULL, 0, 0, "Time to take in stop." },
+	{ "flush_delay", TRACERIG_KEY_DURATION, "0", NULL, 0, 0, "Time to take in flush." },
 	{ "enabled", TRACERIG_KEY_BOOL, "yes", NULL, 0, 0, "A boolean key." },
 	{ NULL, 0, NULL, NULL, 0, 0, NULL },
 };

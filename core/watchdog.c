@@ -1,0 +1,220 @@
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "session.h"
+#include "watchdog.h"
+
+static int record_fd = -1; /* the collecting process's end of the pipe */
+static pid_t watchdog_pid;
+
+struct heard {
+	pid_t command_pid;
+	int command_pidfd;
+	int collecting;
+	uint64_t start_mono_ns, start_real_ns;
+	char fault[128];
+};
+
+static void send_record(const char *line, size_t len)
+{
+	if (record_fd >= 0 && write(record_fd, line, len) < 0) {
+		/* The watchdog is gone: nothing to tell. */
+	}
+}
+
+static void sendf(const char *fmt, ...) TRACERIG_PRINTF(1, 2);
+static void sendf(const char *fmt, ...)
+{
+	char line[256];
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (len > 0 && (size_t)len < sizeof(line))
+		send_record(line, (size_t)len);
+}
+
+void tr_watchdog_command(pid_t pid)
+{
+	sendf("command %d\n", (int)pid);
+}
+
+void tr_watchdog_collecting(uint64_t start_mono_ns, uint64_t start_real_ns)
+{
+	sendf("collecting %" PRIu64 " %" PRIu64 "\n", start_mono_ns, start_real_ns);
+}
+
+void tr_watchdog_plugin(const char *name, const char *phase)
+{
+	sendf("plugin %s %s\n", name, phase);
+}
+
+void tr_watchdog_fault(const char *who, int sig)
+{
+	char line[128];
+	size_t len = 0;
+	const char *parts[] = { "fault ", who, " ", sigabbrev_np(sig) ? sigabbrev_np(sig) : "?",
+				"\n" };
+
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		size_t n = strlen(parts[i]);
+
+		if (len + n >= sizeof(line))
+			return;
+		memcpy(line + len, parts[i], n);
+		len += n;
+	}
+	send_record(line, len);
+}
+
+static void finish(const char *word)
+{
+	if (record_fd < 0)
+		return;
+	send_record(word, strlen(word));
+	close(record_fd);
+	record_fd = -1;
+	/* It leaves as soon as it reads the word. */
+	while (waitpid(watchdog_pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+void tr_watchdog_done(void)
+{
+	finish("done\n");
+}
+
+void tr_watchdog_abort(void)
+{
+	finish("abort\n");
+}
+
+/* ---- the watchdog's side ---- */
+
+static void hear(struct tr_session *s, struct heard *h, char *line)
+{
+	char name[64], phase[32];
+	int pid;
+
+	if (sscanf(line, "command %d", &pid) == 1) {
+		h->command_pid = pid;
+		/* Taken while the command is still the collector's child, so the
+		 * PID cannot have been reused when it is signalled later. */
+		h->command_pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+	} else if (sscanf(line, "collecting %" SCNu64 " %" SCNu64, &h->start_mono_ns,
+			  &h->start_real_ns) == 2) {
+		h->collecting = 1;
+	} else if (sscanf(line, "plugin %63s %31s", name, phase) == 2) {
+		tr_session_note_phase(s, name, phase);
+	} else if (strncmp(line, "fault ", 6) == 0) {
+		snprintf(h->fault, sizeof(h->fault), "%.120s", line + 6);
+	}
+}
+
+static void stop_command(struct heard *h)
+{
+	struct pollfd pfd = { .fd = h->command_pidfd, .events = POLLIN };
+
+	if (h->command_pidfd < 0)
+		return;
+	if (syscall(SYS_pidfd_send_signal, h->command_pidfd, SIGTERM, NULL, 0) < 0)
+		return;
+	if (poll(&pfd, 1, 2000) == 0)
+		syscall(SYS_pidfd_send_signal, h->command_pidfd, SIGKILL, NULL, 0);
+}
+
+static void watch(struct tr_session *s, int fd, pid_t collector)
+{
+	struct heard h = { .command_pidfd = -1 };
+	char buf[4096], why[256];
+	size_t used = 0;
+
+	for (;;) {
+		ssize_t n = read(fd, buf + used, sizeof(buf) - 1 - used);
+		char *nl;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		used += (size_t)n;
+		buf[used] = '\0';
+		while ((nl = strchr(buf, '\n'))) {
+			*nl = '\0';
+			if (strcmp(buf, "done") == 0 || strcmp(buf, "abort") == 0)
+				_exit(0);
+			hear(s, &h, buf);
+			used -= (size_t)(nl + 1 - buf);
+			memmove(buf, nl + 1, used + 1);
+		}
+		if (used == sizeof(buf) - 1)
+			used = 0; /* a line that long is not ours */
+	}
+	/* EOF without a last word: the collector died. */
+	if (h.fault[0]) {
+		h.fault[strcspn(h.fault, "\n")] = '\0';
+		snprintf(why, sizeof(why), "it died of a fault (%s)", h.fault);
+	} else {
+		snprintf(why, sizeof(why), "it was killed (SIGKILL, or the kernel's OOM killer)");
+	}
+	stop_command(&h);
+	if (!h.collecting) {
+		fprintf(stderr, "tracerig: the collecting process (PID %d) ended before collection "
+			"began: %s; nothing was collected\n", (int)collector, why);
+		tr_staging_remove(&s->archive);
+		_exit(TR_EXIT_FAILURE);
+	}
+	_exit(tr_session_salvage(s, collector, why, h.start_mono_ns, h.start_real_ns) < 0
+		      ? TR_EXIT_FAILURE : TR_EXIT_OK);
+}
+
+int tr_watchdog_start(struct tr_session *s)
+{
+	pid_t collector = getpid();
+	int fds[2];
+
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return -errno;
+	fflush(NULL);
+	watchdog_pid = fork();
+	if (watchdog_pid < 0) {
+		int err = -errno;
+
+		close(fds[0]);
+		close(fds[1]);
+		return err;
+	}
+	if (watchdog_pid == 0) {
+		sigset_t none;
+
+		close(fds[1]);
+		/* The terminal's Ctrl-C and a supervisor's SIGTERM are for the
+		 * collector; the watchdog acts only when that one is gone. */
+		signal(SIGINT, SIG_IGN);
+		signal(SIGTERM, SIG_IGN);
+		signal(SIGHUP, SIG_IGN);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		prctl(PR_SET_NAME, "tracerig-watch", 0, 0, 0);
+		watch(s, fds[0], collector);
+		_exit(0);
+	}
+	close(fds[0]);
+	record_fd = fds[1];
+	return 0;
+}
