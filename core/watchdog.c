@@ -68,8 +68,8 @@ void tr_watchdog_fault(const char *who, int sig)
 {
 	char line[128];
 	size_t len = 0;
-	const char *parts[] = { "fault ", who, " ", sigabbrev_np(sig) ? sigabbrev_np(sig) : "?",
-				"\n" };
+	const char *parts[] = { "fault SIG", sigabbrev_np(sig) ? sigabbrev_np(sig) : "?", " in ",
+				who, "\n" };
 
 	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
 		size_t n = strlen(parts[i]);
@@ -168,7 +168,7 @@ static void watch(struct tr_session *s, int fd, pid_t collector)
 	/* EOF without a last word: the collector died. */
 	if (h.fault[0]) {
 		h.fault[strcspn(h.fault, "\n")] = '\0';
-		snprintf(why, sizeof(why), "it died of a fault (%s)", h.fault);
+		snprintf(why, sizeof(why), "it died of %s", h.fault);
 	} else {
 		snprintf(why, sizeof(why), "it was killed (SIGKILL, or the kernel's OOM killer)");
 	}

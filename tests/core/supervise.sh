@@ -92,6 +92,20 @@ check_grep "kill -9: the run log is in the archive" 'collecting' "$TEST_TMP/x/tr
 check_grep "kill -9: said on the terminal" "the collecting process \\(PID $pid\\) ended without finishing" "$TEST_TMP/out"
 check "kill -9: no staging directory left behind" sh -c "! ls -d '$TEST_TMP'/.sup* 2>/dev/null | grep -q ."
 
+# A fault the core cannot pin on a plugin (here: on the main thread) is
+# fatal, but the watchdog still packages and says what happened.
+rm -f "$out" "$J"
+"$TRACERIG" -c "$two" -o "$out" -d 0 --set testb.journal="$J" >"$TEST_TMP/out" 2>&1 &
+pid=$!
+wait_for_line "$J" 'testb start'
+kill -SEGV "$pid"
+wait "$pid" 2>/dev/null
+for _ in $(seq 1 200); do [ -s "$out" ] && break; sleep 0.05; done
+check "fault in the core: the watchdog wrote the archive" test -s "$out"
+unzip_archive "$out" "$TEST_TMP/x"
+check_grep "fault in the core: the manifest names the signal" '"why": "it died of SIGSEGV in tracerig"' "$TEST_TMP/x/manifest.json"
+check_grep "fault in the core: said on the terminal" 'tracerig: fatal SEGV in the core' "$TEST_TMP/out"
+
 # One SIGTERM while packaging (systemd, timeout, Kubernetes): packaging
 # goes on and the archive is written.
 rm -f "$out" "$J"
