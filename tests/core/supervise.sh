@@ -66,6 +66,21 @@ check_grep "required backend crashed: the session says why it ended" '"ended_by"
 check_eq "required backend crashed: failed in collect" collect "$(manifest_field testa failed_in)"
 check_eq "required backend crashed: with SIGSEGV" SIGSEGV "$(manifest_field testa signal)"
 
+# The window is what -d says: a slow source's start does not eat into it,
+# and a slow stop does not stretch the others' window.
+rm -f "$out"
+run_tracerig -c "$two" -o "$out" -d 300ms --set testb.start_delay=1s --set testa.stop_delay=1s
+check_eq "slow start and stop: exit 0" 0 "$rc"
+unzip_archive "$out" "$TEST_TMP/x"
+check "slow start: the session's window is the 300 ms asked for, after every source started" \
+	python3 -c 'import json,sys
+m=json.load(open(sys.argv[1])); c=m["clock"]; p={p["name"]:p for p in m["plugins"]}
+w=c["end_monotonic_ns"]-c["start_monotonic_ns"]
+assert 300e6 <= w, w
+assert c["start_monotonic_ns"] >= p["testb"]["window"]["start_monotonic_ns"], "window opened before the slow source was ready"
+assert p["testa"]["window"]["end_monotonic_ns"] == p["testb"]["window"]["end_monotonic_ns"], "stops asked at different instants"
+assert p["testb"]["window"]["start_monotonic_ns"] - p["testa"]["window"]["start_monotonic_ns"] >= 900e6, "start_delay not seen"' "$TEST_TMP/x/manifest.json"
+
 wait_for_line() { # FILE PATTERN: bounded poll, no fixed sleep
 	for _ in $(seq 1 200); do grep -q -- "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done
 	return 1

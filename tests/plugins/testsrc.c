@@ -139,6 +139,10 @@ static int testsrc_start(void *state)
 
 	if (tg->command_pid)
 		t->svc->pid_observe(t->ctx, tg->command_pid);
+	/* A slow source (LTTng takes most of a second): the window must
+	 * still be what -d says. */
+	if (t->svc->config_int(t->ctx, "start_delay") > 0)
+		usleep((useconds_t)t->svc->config_int(t->ctx, "start_delay") * 1000);
 	t->svc->progress_set(t->ctx, "running");
 	t->started = 1;
 	if (strcmp(t->fault_in, "collect") == 0 &&
@@ -240,6 +244,7 @@ static const struct tracerig_key testsrc_keys[] = {
 	{ "buffer", TRACERIG_KEY_SIZE, "4M", NULL, 0, 0, "A size key." },
 	{ "bulk", TRACERIG_KEY_SIZE, "0", NULL, 0, 0, "Size of a sparse bulk.bin entry to write." },
 	{ "stop_delay", TRACERIG_KEY_DURATION, "0", NULL, 0, 0, "Time to take in stop." },
+	{ "start_delay", TRACERIG_KEY_DURATION, "0", NULL, 0, 0, "Time to take in start." },
 	{ "flush_delay", TRACERIG_KEY_DURATION, "0", NULL, 0, 0, "Time to take in flush." },
 	{ "enabled", TRACERIG_KEY_BOOL, "yes", NULL, 0, 0, "A boolean key." },
 	{ NULL, 0, NULL, NULL, 0, 0, NULL },
