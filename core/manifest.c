@@ -170,8 +170,12 @@ int tr_manifest_write(struct tr_session *s)
 
 	tr_json_object(&j, "session");
 	tr_json_i64(&j, "duration_ms_requested", s->duration_ms);
-	tr_json_u64(&j, "duration_ms", s->end_mono_ns > s->start_mono_ns
-					       ? (s->end_mono_ns - s->start_mono_ns) / 1000000 : 0);
+	/* The window: from the moment every source had started to the
+	 * moment all were asked to stop; -d measures this. */
+	tr_json_u64(&j, "window_start_monotonic_ns", s->window_start_ns);
+	tr_json_u64(&j, "window_end_monotonic_ns", s->end_mono_ns);
+	tr_json_u64(&j, "duration_ms", s->end_mono_ns > s->window_start_ns
+					       ? (s->end_mono_ns - s->window_start_ns) / 1000000 : 0);
 	tr_json_string(&j, "ended_by", tr_end_reason_name(s->end_reason));
 	if (s->died_why[0]) {
 		tr_json_object(&j, "salvaged");

@@ -748,7 +748,7 @@ static void collect_faults(struct tr_session *s)
 static void wait_for_end(struct tr_session *s)
 {
 	uint64_t deadline = s->duration_ms > 0
-				    ? s->start_mono_ns + (uint64_t)s->duration_ms * 1000000ull : 0;
+				    ? s->window_start_ns + (uint64_t)s->duration_ms * 1000000ull : 0;
 
 	for (;;) {
 		struct pollfd pfd[2] = { { .fd = s->sfd, .events = POLLIN },
@@ -989,6 +989,8 @@ static int start_command_and_sources(struct tr_session *s)
 		tr_watchdog_command(s->command.pid);
 		tr_pids_observe(s->command.pid);
 	}
+	s->start_mono_ns = now_ns(CLOCK_MONOTONIC);
+	s->start_real_ns = now_ns(CLOCK_REALTIME);
 	if (start_all(s) < 0) {
 		stop_started(s);
 		tr_command_abort(&s->command);
@@ -996,8 +998,7 @@ static int start_command_and_sources(struct tr_session *s)
 	}
 	/* The window opens once every source is ready, so setup time does not
 	 * count toward -d. */
-	s->start_mono_ns = now_ns(CLOCK_MONOTONIC);
-	s->start_real_ns = now_ns(CLOCK_REALTIME);
+	s->window_start_ns = now_ns(CLOCK_MONOTONIC);
 	s->collecting = 1;
 	tr_watchdog_collecting(s->start_mono_ns, s->start_real_ns);
 	if (s->opts->command) {
@@ -1066,7 +1067,7 @@ int tr_session_run(struct tr_session *s)
 	}
 	s->end_mono_ns = now_ns(CLOCK_MONOTONIC);
 	tr_info("session ended (%s) after %.1fs", tr_end_reason_name(s->end_reason),
-		(s->end_mono_ns - s->start_mono_ns) / 1e9);
+		(s->end_mono_ns - s->window_start_ns) / 1e9);
 
 	stop_started(s);
 	flush_all(s);
@@ -1141,6 +1142,7 @@ int tr_session_salvage(struct tr_session *s, pid_t collector, const char *why,
 	s->collecting = 1;
 	s->start_mono_ns = start_mono_ns;
 	s->start_real_ns = start_real_ns;
+	s->window_start_ns = start_mono_ns;
 	s->end_mono_ns = now_ns(CLOCK_MONOTONIC);
 	for (size_t i = 0; i < s->n_sources; i++)
 		if (s->sources[i]->phase == TR_PHASE_FAILED && !s->sources[i]->failed_in)

@@ -105,6 +105,7 @@ struct tr_session {
 	int keep_staging;
 
 	uint64_t start_mono_ns, start_real_ns, end_mono_ns;
+	uint64_t window_start_ns; /* every source started: -d counts from here */
 	enum tr_end_reason end_reason;
 	int collecting; /* every required source started */
 	int command_started;

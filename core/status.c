@@ -40,7 +40,7 @@ void tr_status_update(void)
 	if (!enabled || !current)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	elapsed = ((uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec - current->start_mono_ns) / 1e9;
+	elapsed = ((uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec - current->window_start_ns) / 1e9;
 	if (current->duration_ms > 0)
 		used = snprintf(line, sizeof(line), "[tracerig] %.0fs elapsed, %.0fs left", elapsed,
 				current->duration_ms / 1000.0 - elapsed > 0

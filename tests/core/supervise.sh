@@ -74,10 +74,10 @@ check_eq "slow start and stop: exit 0" 0 "$rc"
 unzip_archive "$out" "$TEST_TMP/x"
 check "slow start: the session's window is the 300 ms asked for, after every source started" \
 	python3 -c 'import json,sys
-m=json.load(open(sys.argv[1])); c=m["clock"]; p={p["name"]:p for p in m["plugins"]}
-w=c["end_monotonic_ns"]-c["start_monotonic_ns"]
+m=json.load(open(sys.argv[1])); c=m["session"]; p={p["name"]:p for p in m["plugins"]}
+w=c["window_end_monotonic_ns"]-c["window_start_monotonic_ns"]
 assert 300e6 <= w, w
-assert c["start_monotonic_ns"] >= p["testb"]["window"]["start_monotonic_ns"], "window opened before the slow source was ready"
+assert c["window_start_monotonic_ns"] >= p["testb"]["window"]["start_monotonic_ns"], "window opened before the slow source was ready"
 assert p["testa"]["window"]["end_monotonic_ns"] == p["testb"]["window"]["end_monotonic_ns"], "stops asked at different instants"
 assert p["testb"]["window"]["start_monotonic_ns"] - p["testa"]["window"]["start_monotonic_ns"] >= 900e6, "start_delay not seen"' "$TEST_TMP/x/manifest.json"
 
