@@ -154,4 +154,20 @@ check_grep "second signal: nothing is left for the watchdog to do" 'aborted by a
 check "second signal: the watchdog did not package" sh -c "! grep -q 'ended without finishing' '$TEST_TMP/out'"
 rm -rf "$staging"
 
+# A second signal also stops the launched command: nothing is left running.
+rm -f "$out" "$J" "$pidfile"
+"$TRACERIG" -c "$two" -o "$out" -d 0 --set testb.journal="$J" --set testa.stop_delay=3s -- \
+	sh -c 'echo $$ > "$1"; exec sleep 1000' sh "$pidfile" >"$TEST_TMP/out" 2>&1 &
+pid=$!
+wait_for_line "$J" 'testb start' && wait_for_line "$pidfile" '[0-9]'
+cmd=$(cat "$pidfile" 2>/dev/null)
+kill -INT "$pid"
+wait_for_line "$J" 'testb stop'
+kill -INT "$pid"
+rc=0; wait "$pid" || rc=$?
+check_eq "second signal with a launched command: exit 130" 130 "$rc"
+check "second signal: the launched command is gone" sh -c "! kill -0 '$cmd' 2>/dev/null"
+staging=$(sed -n 's/.*what was collected so far is left in \(.*\)$/\1/p' "$TEST_TMP/out")
+[ -n "$staging" ] && rm -rf "$staging"
+
 done_testing
