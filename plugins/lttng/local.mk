@@ -29,13 +29,24 @@ tests_lttng_lttng_app_SOURCES = tests/lttng/lttng-app.c tests/lttng/tp.c tests/l
 tests_lttng_lttng_app_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/lttng
 tests_lttng_lttng_app_LDADD = -llttng-ust -ldl
 
+# Stands in for a .NET process in dotnet-check.sh.
+check_PROGRAMS += tests/lttng/dotnet-fixture
+tests_lttng_dotnet_fixture_SOURCES = tests/lttng/dotnet-fixture.c
+tests_lttng_dotnet_fixture_LDADD = -ldl
+
 # Integration tests against a real lttng-sessiond (they share one lock:
 # a session daemon is per user, so they must not start/stop it concurrently).
 lttng_shell_tests = \
 	tests/lttng/events.sh \
 	tests/lttng/pid-filter.sh \
 	tests/lttng/libc-wrapper.sh \
-	tests/lttng/no-daemon.sh
+	tests/lttng/no-daemon.sh \
+	tests/lttng/output-path.sh \
+	tests/lttng/providers.sh \
+	tests/lttng/daemon-death.sh \
+	tests/lttng/kill9.sh \
+	tests/lttng/abort.sh \
+	tests/lttng/dotnet-check.sh
 TESTS += $(lttng_shell_tests)
 dist_check_SCRIPTS += $(lttng_shell_tests)
 dist_check_DATA += tests/lttng/lib-lttng.sh

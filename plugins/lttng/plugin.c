@@ -226,8 +226,8 @@ static int dry_run(const struct tracerig_services *svc, struct tracerig_ctx *ctx
 	st->ctx = ctx;
 	ret = read_config(st, dir);
 	if (ret < 0) {
-		advise(advice, advice_len, "the profile's [lttng] settings are refused (see "
-		       "the message above)");
+		advise(advice, advice_len, "the profile's [lttng] settings are refused (the "
+		       "lttng: error message says why)");
 		goto out;
 	}
 	/* Created next to where the real trace goes; LTTng makes the directory
@@ -242,7 +242,7 @@ static int dry_run(const struct tracerig_services *svc, struct tracerig_ctx *ctx
 	ret = lt_session_create(&st->session, svc, ctx, &st->cfg);
 	if (ret < 0) {
 		advise(advice, advice_len, "a test session with this profile's settings failed: "
-		       "%s (see the message above)", strerror(-ret));
+		       "%s (the lttng: error message says why)", strerror(-ret));
 		goto out;
 	}
 	lt_session_destroy(&st->session);
@@ -531,15 +531,23 @@ static int init_unguarded(const struct tracerig_services *svc, struct tracerig_c
 	 * directory nobody will package: end those first. */
 	lt_reap_orphans(svc, ctx);
 
-	ret = lt_session_create(&st->session, svc, ctx, &st->cfg);
-	if (ret < 0)
+	/* The watchdog learns the name before the session exists: no moment
+	 * where a kill leaves it unknown. */
+	ret = lt_session_name_self(st->session.name, sizeof(st->session.name), NULL);
+	if (ret < 0) {
+		LOG(st, TRACERIG_LOG_ERROR, "reading this process's start time from "
+		    "/proc/self/stat failed: %s (is /proc mounted?)", strerror(-ret));
 		goto fail;
+	}
 	ret = lt_watchdog_session(&st->wd, st->session.name);
 	if (ret < 0) {
 		LOG(st, TRACERIG_LOG_ERROR, "telling the cleanup process about session %s failed: "
 		    "%s", st->session.name, strerror(-ret));
 		goto fail;
 	}
+	ret = lt_session_create(&st->session, svc, ctx, &st->cfg);
+	if (ret < 0)
+		goto fail;
 	/* The consumer daemon exists once the first channel does. */
 	sessiond_note_children(&st->daemon);
 	LOG(st, TRACERIG_LOG_INFO, "session %s: %zu userspace event rule(s)%s, channel %llu x %llu "

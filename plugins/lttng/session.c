@@ -226,20 +226,23 @@ int lt_session_create(struct lt_session *s, const struct tracerig_services *svc,
 	};
 	struct lttng_session_descriptor *desc;
 	struct lttng_domain dom;
-	unsigned long long start;
 	enum lttng_error_code code;
+	char name[sizeof(s->name)];
 	int ret;
 
+	memcpy(name, s->name, sizeof(name));
 	memset(s, 0, sizeof(*s));
+	memcpy(s->name, name, sizeof(name));
 	s->svc = svc;
 	s->ctx = ctx;
-	ret = lt_proc_starttime(getpid(), &start);
-	if (ret < 0) {
-		LOG(s, TRACERIG_LOG_ERROR, "reading this process's start time from /proc/self/stat "
-		    "failed: %s (is /proc mounted?)", strerror(-ret));
-		return ret;
+	if (!s->name[0]) {
+		ret = lt_session_name_self(s->name, sizeof(s->name), cfg->name_suffix);
+		if (ret < 0) {
+			LOG(s, TRACERIG_LOG_ERROR, "reading this process's start time from "
+			    "/proc/self/stat failed: %s (is /proc mounted?)", strerror(-ret));
+			return ret;
+		}
 	}
-	lt_session_name(s->name, sizeof(s->name), getpid(), start, cfg->name_suffix);
 
 	/* LTTng accepts only an absolute path here and says nothing more than
 	 * NULL when it refuses one. */
@@ -454,6 +457,16 @@ void lt_session_name(char *buf, size_t len, pid_t pid, unsigned long long startt
 		 suffix && *suffix ? "-" : "", suffix ? suffix : "");
 }
 
+int lt_session_name_self(char *buf, size_t len, const char *suffix)
+{
+	unsigned long long start;
+	int ret = lt_proc_starttime(getpid(), &start);
+
+	if (ret == 0)
+		lt_session_name(buf, len, getpid(), start, suffix);
+	return ret;
+}
+
 int lt_session_name_owner(const char *name, pid_t *pid, unsigned long long *starttime)
 {
 	const char *p = name;
@@ -495,7 +508,7 @@ int lt_proc_starttime(pid_t pid, unsigned long long *out)
 	if (!p)
 		return -EINVAL;
 	/* After ')' comes field 3 (state); starttime is field 22. */
-	for (field = 2; field < 21 && p; field++)
+	for (field = 2; field < 22 && p; field++)
 		p = strchr(p + 1, ' ');
 	if (!p)
 		return -EINVAL;

@@ -54,6 +54,8 @@ struct lt_session {
 #define LT_SESSION_PREFIX "tracerig-"
 void lt_session_name(char *buf, size_t len, pid_t pid, unsigned long long starttime,
 		     const char *suffix);
+/* This process's session name.  0 or a negative errno. */
+int lt_session_name_self(char *buf, size_t len, const char *suffix);
 /* Parses a session name back; -EINVAL when it is not one of ours. */
 int lt_session_name_owner(const char *name, pid_t *pid, unsigned long long *starttime);
 /* Field 22 of /proc/PID/stat.  0 or a negative errno. */
@@ -74,7 +76,8 @@ int lt_errno(int code);
 #define LT_CHANNEL_NAME "channel0"
 
 /* Creates the session, its channels, contexts and event rules.  Nothing is
- * recorded until lt_session_start(). */
+ * recorded until lt_session_start().  Uses s->name when it is set (see
+ * lt_session_name_self), else names the session itself. */
 int lt_session_create(struct lt_session *s, const struct tracerig_services *svc,
 		      struct tracerig_ctx *ctx, const struct lt_config *cfg);
 /* Restricts userspace tracing to these virtual PIDs (as the processes see

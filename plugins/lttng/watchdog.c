@@ -30,10 +30,12 @@ static void cleanup(pid_t parent, const char *session, struct sessiond *daemon)
 	if (session[0]) {
 		int ret = lt_destroy_session_wait(session, 10000);
 
-		used += (size_t)snprintf(what + used, sizeof(what) - used, ret == 0
-					 ? "destroyed LTTng session %s" : "destroying LTTng session "
-					 "%s failed (remove it with 'lttng destroy %s')", session,
-					 session);
+		/* Not found: it was never created, or died with its daemon. */
+		if (ret != -LTTNG_ERR_SESS_NOT_FOUND && ret != -LTTNG_ERR_NO_SESSIOND)
+			used += (size_t)snprintf(what + used, sizeof(what) - used, ret == 0
+						 ? "destroyed LTTng session %s"
+						 : "destroying LTTng session %s failed (remove it "
+						   "with 'lttng destroy %s')", session, session);
 	}
 	if (daemon->started && used < sizeof(what)) {
 		pid_t pid = daemon->pid;
