@@ -254,6 +254,39 @@ out:
 	return ret;
 }
 
+/* No daemon runs and the real run would start one: so does --check, for
+ * the dry run, under the same watchdog, and stops it again. */
+static int dry_run_own_daemon(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
+			      const char *dir, char *advice, size_t advice_len)
+{
+	struct sessiond daemon = { .pidfd = -1 };
+	struct lt_watchdog wd = { .pid = 0, .fd = -1 };
+	char err[1024] = "";
+	int ret;
+
+	ret = lt_watchdog_start(&wd);
+	if (ret < 0) {
+		advise(advice, advice_len, "starting the cleanup process failed: %s",
+		       strerror(-ret));
+		return ret;
+	}
+	ret = sessiond_ensure(&daemon, svc->config_string(ctx, "sessiond_path"), 1,
+			      svc->config_is_set(ctx, "kernel_events"), err, sizeof(err));
+	if (ret < 0) {
+		snprintf(advice, advice_len, "%s", err);
+		goto out;
+	}
+	if (daemon.started)
+		lt_watchdog_daemon(&wd, daemon.pid);
+	ret = dry_run(svc, ctx, dir, advice, advice_len);
+	if (sessiond_stop(&daemon, 10000) < 0)
+		advise(advice, advice_len, "the session daemon started for the check (pid %d) did "
+		       "not exit on SIGTERM", (int)daemon.pid);
+out:
+	lt_watchdog_disarm(&wd);
+	return ret;
+}
+
 static int wants_dotnet(const struct lttng_event_list *events)
 {
 	for (size_t i = 0; i < events->n; i++)
@@ -333,11 +366,10 @@ static int check_unguarded(const struct tracerig_services *svc, struct tracerig_
 			 "(choose an existing, writable directory with -o)", dir, strerror(-ret));
 		return ret;
 	}
-	if (alive) {
-		ret = dry_run(svc, ctx, abs, advice, advice_len);
-		if (ret < 0)
-			return ret;
-	}
+	ret = alive ? dry_run(svc, ctx, abs, advice, advice_len)
+		    : dry_run_own_daemon(svc, ctx, abs, advice, advice_len);
+	if (ret < 0)
+		return ret;
 	if (kernel && !lt_kernel_tracer_loaded()) {
 		if (backend_required(svc, ctx)) {
 			snprintf(advice, advice_len, "kernel tracer not available: kernel_events "

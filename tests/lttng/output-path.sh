@@ -49,8 +49,17 @@ run_tracerig -c "$TEST_TMP/p.ini" -d 1 -o "$TEST_TMP/nodir/x.zip"
 check_eq "the real run with that -o fails too" 1 "$rc"
 
 # --- 5: --check runs the session set-up a real run does --------------------
-own_sessiond
 write_profile "$TEST_TMP/f.ini" 'events=tracerig_test:*' 'filter=seq <'
+if sessiond_pid >/dev/null; then
+	skip "--check without a daemon starts one for its test session" "a session daemon is running"
+else
+	run_tracerig --check -c "$TEST_TMP/f.ini" -o "$work/f.zip"
+	check_eq "--check without a daemon, a filter the daemon refuses: exit 1" 1 "$rc"
+	check_grep "--check without a daemon still tries the session" \
+		"NOT USABLE: no session daemon runs: tracerig will start lttng-sessiond and stop it afterwards; a test session with this profile's settings failed: Invalid argument" "$TEST_TMP/out"
+	check_eq "--check stops the daemon it started" "" "$(sessiond_pid || true)"
+fi
+own_sessiond
 run_tracerig --check -c "$TEST_TMP/f.ini" -o "$work/f.zip"
 check_eq "--check with a filter the daemon refuses: exit 1" 1 "$rc"
 check_grep "--check says the test session failed, with the real cause" \
