@@ -15,11 +15,12 @@ plugins_lttng_lttng_la_LDFLAGS = $(plugin_ldflags)
 EXTRA_DIST += plugins/lttng/presets.md
 
 # Unit test: the presets table against its documentation, list building,
-# CTF metadata clock parsing.
+# CTF metadata clock and event parsing, the .NET maps/environ parsers.
 check_PROGRAMS += tests/lttng/presets-test
 tests_lttng_presets_test_SOURCES = tests/lttng/presets-test.c \
 	plugins/lttng/presets.c plugins/lttng/presets.h \
-	plugins/lttng/ctf.c plugins/lttng/ctf.h
+	plugins/lttng/ctf.c plugins/lttng/ctf.h \
+	plugins/lttng/dotnet.c plugins/lttng/dotnet.h
 tests_lttng_presets_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests -I$(top_srcdir)/plugins/lttng
 TESTS += tests/lttng/presets-test
 
