@@ -42,6 +42,7 @@ struct lttng_state {
 	int stopped;
 	struct lt_watchdog wd;
 	int daemon_died;         /* found at stop: the trace is incomplete */
+	int stop_error;          /* stop's failure, repeated by flush */
 };
 
 #define LOG(st, lvl, ...) (st)->svc->log((st)->ctx, (lvl), __VA_ARGS__)
@@ -689,17 +690,8 @@ static int daemon_died(struct lttng_state *st, const char *when)
 
 static int session_lost(int code)
 {
-	switch (code) {
-	case LTTNG_ERR_NO_SESSIOND:
-	case LTTNG_ERR_SESS_NOT_FOUND:
-	case LTTNG_ERR_SESSION_NOT_EXIST:
-	case LTTNG_ERR_NO_SESSION:
-	case LTTNG_ERR_FATAL:
-	case LTTNG_ERR_UNK:
-		return 1;
-	default:
-		return 0;
-	}
+	return code == LTTNG_ERR_SESS_NOT_FOUND || code == LTTNG_ERR_SESSION_NOT_EXIST ||
+	       code == LTTNG_ERR_NO_SESSION;
 }
 
 static int lttng_stop(void *state)
@@ -723,8 +715,17 @@ static int lttng_stop(void *state)
 	ret = lt_session_stop(&st->session);
 	lt_sigpipe_restore(&g);
 	lt_watchdog_session(&st->wd, NULL);
-	if (ret < 0 && (sessiond_gone(&st->daemon) || session_lost(st->session.last_error)))
+	if (ret < 0 && (sessiond_gone(&st->daemon) ||
+			st->session.last_error == LTTNG_ERR_NO_SESSIOND))
 		return daemon_died(st, "stopping");
+	if (ret < 0 && session_lost(st->session.last_error)) {
+		LOG(st, TRACERIG_LOG_ERROR, "stopping session %s failed: the session daemon no "
+		    "longer knows it (someone ran 'lttng destroy' on it, or the daemon was "
+		    "restarted), so the trace in %s is incomplete (record again)",
+		    st->session.name, TRACE_ENTRY);
+		ret = -ENOENT;
+	}
+	st->stop_error = ret;
 	st->svc->counter_set(st->ctx, "discarded_events", st->session.discarded_events);
 	st->svc->counter_set(st->ctx, "lost_packets", st->session.lost_packets);
 	if (st->session.discarded_events || st->session.lost_packets)
@@ -832,6 +833,10 @@ static int lttng_flush(void *state, struct tracerig_archive *ar)
 	if (st->daemon_died) {
 		/* Said at stop; flushing what was left would call it fine. */
 		return -ESRCH;
+	}
+	if (st->stop_error < 0) {
+		/* The files stay in the archive, but an unfinished trace is not "ok". */
+		return st->stop_error;
 	}
 	ret = ctf_summarize(st->trace_dir, &sum);
 	if (ret < 0) {

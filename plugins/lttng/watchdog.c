@@ -67,7 +67,7 @@ static void __attribute__((noreturn)) watchdog_main(int rfd, pid_t parent)
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	prctl(PR_SET_NAME, "tracerig-lttngwd", 0, 0, 0);
+	prctl(PR_SET_NAME, "tracerig-wd", 0, 0, 0);
 	/* Keep nothing of tracerig's open (archive files, the command's
 	 * pipes, stdout a caller waits on) but the pipe and stderr. */
 	devnull = open("/dev/null", O_RDWR | O_CLOEXEC);

@@ -73,4 +73,18 @@ check_eq "someone else's daemon died: tracerig exits 1" 1 "$rc"
 check_grep "the same message, naming that daemon" "$(msg_re "$tr" "$dead")" "$TEST_TMP/out"
 check_grep "the summary says lttng FAILED" '^  lttng +FAILED \((stop|flush): No such process\)' "$TEST_TMP/out"
 
+# --- 3: the session destroyed behind tracerig's back ----------------------
+own_sessiond
+"$TRACERIG" -c "$TEST_TMP/o.ini" -p "$app" -d 0 -o "$TEST_TMP/gone.zip" >"$TEST_TMP/out" 2>&1 </dev/null &
+tr=$!
+wait_active "$tr" || not_ok "the session records" "$(cat "$TEST_TMP/out")"
+name=$(lttng list 2>/dev/null | grep -o "tracerig-$tr-[0-9]*")
+lttng destroy "$name" >/dev/null
+kill -INT "$tr"
+rc=0; wait "$tr" || rc=$?
+check_eq "a session destroyed by someone else: tracerig exits 1" 1 "$rc"
+check_grep "the message says the daemon no longer knows the session" \
+	"^tracerig: lttng: stopping session $name failed: the session daemon no longer knows it \\(someone ran 'lttng destroy' on it, or the daemon was restarted\\), so the trace in lttngTrace is incomplete \\(record again\\)\$" "$TEST_TMP/out"
+check_grep "the summary says lttng FAILED" '^  lttng +FAILED \((stop|flush): No such file or directory\)' "$TEST_TMP/out"
+
 done_testing
