@@ -701,7 +701,7 @@ static int lttng_stop(void *state)
 	int ret;
 
 	if (st->stopped)
-		return st->daemon_died ? -ESRCH : 0;
+		return st->daemon_died ? -ESRCH : st->stop_error;
 	st->stopped = 1;
 	if (sessiond_gone(&st->daemon)) {
 		/* Asking a dead daemon would only add "no session daemon"
