@@ -96,6 +96,37 @@ out:
 	return ret;
 }
 
+int ctf_metadata_events(const unsigned char *data, size_t len, ctf_name_cb cb, void *arg)
+{
+	char *text = metadata_text(data, len), *p;
+	int n = 0;
+
+	if (!text)
+		return -ENOMEM;
+	/* LTTng writes each declaration as "event {\n\tname = \"x\";". */
+	for (p = strstr(text, "event {"); p; p = strstr(p, "event {")) {
+		char *name, *end;
+
+		p += 7;
+		name = strstr(p, "name = ");
+		end = strstr(p, "};");
+		if (!name || (end && name > end))
+			continue;
+		name += 7;
+		if (*name == '"')
+			name++;
+		end = name + strcspn(name, "\";\n");
+		if (end == name)
+			continue;
+		*end = '\0';
+		cb(arg, name);
+		n++;
+		p = end + 1;
+	}
+	free(text);
+	return n;
+}
+
 static int read_file(const char *path, unsigned char **data, size_t *len)
 {
 	struct stat st;
@@ -190,4 +221,51 @@ int ctf_summarize(const char *dir, struct ctf_summary *out)
 		free(data);
 	}
 	return 0;
+}
+
+static int walk_metadata(const char *path, int depth, ctf_name_cb cb, void *arg)
+{
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	if (depth > 16)
+		return 0;
+	d = opendir(path);
+	if (!d)
+		return errno == ENOENT && depth == 0 ? 0 : -errno;
+	while ((de = readdir(d)) != NULL) {
+		char full[4096];
+		struct stat st;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (snprintf(full, sizeof(full), "%s/%s", path, de->d_name) >= (int)sizeof(full) ||
+		    lstat(full, &st) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			int ret = walk_metadata(full, depth + 1, cb, arg);
+
+			if (ret > 0)
+				n += ret;
+		} else if (S_ISREG(st.st_mode) && strcmp(de->d_name, "metadata") == 0) {
+			unsigned char *data = NULL;
+			size_t len = 0;
+
+			if (read_file(full, &data, &len) == 0) {
+				int ret = ctf_metadata_events(data, len, cb, arg);
+
+				if (ret > 0)
+					n += ret;
+				free(data);
+			}
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+int ctf_event_names(const char *dir, ctf_name_cb cb, void *arg)
+{
+	return walk_metadata(dir, 0, cb, arg);
 }

@@ -26,4 +26,16 @@ int ctf_summarize(const char *dir, struct ctf_summary *out);
 int ctf_metadata_clock(const unsigned char *data, size_t len, char *name, size_t name_len,
 		       int64_t *offset_ns);
 
+typedef void (*ctf_name_cb)(void *arg, const char *event_name);
+
+/* Calls `cb` with the name of every event class declared in CTF metadata
+ * (packetized or plain text).  Returns how many, or a negative errno. */
+int ctf_metadata_events(const unsigned char *data, size_t len, ctf_name_cb cb, void *arg);
+
+/* The same for every metadata file under the trace root `dir`: the events
+ * some traced process registered (LTTng declares an event in the metadata
+ * when an application with a matching tracepoint registers, whether or not
+ * it fires).  Returns how many declarations, or a negative errno. */
+int ctf_event_names(const char *dir, ctf_name_cb cb, void *arg);
+
 #endif

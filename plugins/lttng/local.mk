@@ -6,18 +6,21 @@ plugins_lttng_lttng_la_SOURCES = \
 	plugins/lttng/presets.c plugins/lttng/presets.h \
 	plugins/lttng/session.c plugins/lttng/session.h \
 	plugins/lttng/targets.c plugins/lttng/targets.h \
-	plugins/lttng/ctf.c plugins/lttng/ctf.h
+	plugins/lttng/ctf.c plugins/lttng/ctf.h \
+	plugins/lttng/dotnet.c plugins/lttng/dotnet.h \
+	plugins/lttng/watchdog.c plugins/lttng/watchdog.h
 plugins_lttng_lttng_la_CFLAGS = $(AM_CFLAGS) $(LTTNG_CTL_CFLAGS)
 plugins_lttng_lttng_la_LIBADD = $(LTTNG_CTL_LIBS)
 plugins_lttng_lttng_la_LDFLAGS = $(plugin_ldflags)
 EXTRA_DIST += plugins/lttng/presets.md
 
 # Unit test: the presets table against its documentation, list building,
-# CTF metadata clock parsing.
+# CTF metadata clock and event parsing, the .NET maps/environ parsers.
 check_PROGRAMS += tests/lttng/presets-test
 tests_lttng_presets_test_SOURCES = tests/lttng/presets-test.c \
 	plugins/lttng/presets.c plugins/lttng/presets.h \
-	plugins/lttng/ctf.c plugins/lttng/ctf.h
+	plugins/lttng/ctf.c plugins/lttng/ctf.h \
+	plugins/lttng/dotnet.c plugins/lttng/dotnet.h
 tests_lttng_presets_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests -I$(top_srcdir)/plugins/lttng
 TESTS += tests/lttng/presets-test
 
@@ -27,13 +30,24 @@ tests_lttng_lttng_app_SOURCES = tests/lttng/lttng-app.c tests/lttng/tp.c tests/l
 tests_lttng_lttng_app_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/lttng
 tests_lttng_lttng_app_LDADD = -llttng-ust -ldl
 
+# Stands in for a .NET process in dotnet-check.sh.
+check_PROGRAMS += tests/lttng/dotnet-fixture
+tests_lttng_dotnet_fixture_SOURCES = tests/lttng/dotnet-fixture.c
+tests_lttng_dotnet_fixture_LDADD = -ldl
+
 # Integration tests against a real lttng-sessiond (they share one lock:
 # a session daemon is per user, so they must not start/stop it concurrently).
 lttng_shell_tests = \
 	tests/lttng/events.sh \
 	tests/lttng/pid-filter.sh \
 	tests/lttng/libc-wrapper.sh \
-	tests/lttng/no-daemon.sh
+	tests/lttng/no-daemon.sh \
+	tests/lttng/output-path.sh \
+	tests/lttng/providers.sh \
+	tests/lttng/daemon-death.sh \
+	tests/lttng/kill9.sh \
+	tests/lttng/abort.sh \
+	tests/lttng/dotnet-check.sh
 TESTS += $(lttng_shell_tests)
 dist_check_SCRIPTS += $(lttng_shell_tests)
 dist_check_DATA += tests/lttng/lib-lttng.sh

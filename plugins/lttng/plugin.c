@@ -10,7 +10,9 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,10 +22,12 @@
 #include <tracerig/plugin.h>
 
 #include "ctf.h"
+#include "dotnet.h"
 #include "presets.h"
 #include "sessiond.h"
 #include "session.h"
 #include "targets.h"
+#include "watchdog.h"
 
 #define TRACE_ENTRY "lttngTrace"
 
@@ -36,6 +40,9 @@ struct lttng_state {
 	struct lt_config cfg;
 	char trace_dir[PATH_MAX];
 	int stopped;
+	struct lt_watchdog wd;
+	int daemon_died;         /* found at stop: the trace is incomplete */
+	int stop_error;          /* stop's failure, repeated by flush */
 };
 
 #define LOG(st, lvl, ...) (st)->svc->log((st)->ctx, (lvl), __VA_ARGS__)
@@ -151,14 +158,192 @@ static int on_path(const char *binary)
 	return 0;
 }
 
+/* LTTng wants an absolute output directory; the staging directory sits
+ * next to the archive, so it is relative whenever -o is (or is left at its
+ * default).  realpath() also proves that the directory exists. */
+static int absolute_dir(const char *dir, char *out, size_t out_len)
+{
+	char *abs = realpath(dir, NULL);
+	int ret = 0;
+
+	if (!abs)
+		return -errno;
+	if (snprintf(out, out_len, "%s", abs) >= (int)out_len)
+		ret = -ENAMETOOLONG;
+	free(abs);
+	return ret;
+}
+
+/* Appends "; text" to the advice. */
+static void advise(char *advice, size_t len, const char *fmt, ...) TRACERIG_PRINTF(3, 4);
+static void advise(char *advice, size_t len, const char *fmt, ...)
+{
+	size_t used = strlen(advice);
+	va_list ap;
+
+	if (used && used + 2 < len) {
+		memcpy(advice + used, "; ", 3);
+		used += 2;
+	}
+	if (used >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(advice + used, len - used, fmt, ap);
+	va_end(ap);
+}
+
+static int read_config(struct lttng_state *st, const char *base_dir);
+
+/* The directory the staging area (and so the trace) will be created in:
+ * the archive's. */
+static int output_parent(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
+			 char *out, size_t len)
+{
+	const char *output = svc->session_string(ctx, "output");
+	const char *slash = output ? strrchr(output, '/') : NULL;
+
+	if (!output || !slash)
+		return snprintf(out, len, ".") >= (int)len ? -ENAMETOOLONG : 0;
+	if (slash == output)
+		return snprintf(out, len, "/") >= (int)len ? -ENAMETOOLONG : 0;
+	return snprintf(out, len, "%.*s", (int)(slash - output), output) >= (int)len
+		       ? -ENAMETOOLONG : 0;
+}
+
+/* What init would do, without recording: the same settings, a session
+ * created in the daemon and destroyed again.  Catches what only the daemon
+ * can refuse (a filter it cannot compile, a channel size, an output
+ * directory). */
+static int dry_run(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
+		   const char *dir, char *advice, size_t advice_len)
+{
+	struct lttng_state *st = calloc(1, sizeof(*st));
+	char scratch[PATH_MAX];
+	int ret;
+
+	if (!st)
+		return -ENOMEM;
+	st->svc = svc;
+	st->ctx = ctx;
+	ret = read_config(st, dir);
+	if (ret < 0) {
+		advise(advice, advice_len, "the profile's [lttng] settings are refused (the "
+		       "lttng: error message says why)");
+		goto out;
+	}
+	/* Created next to where the real trace goes; LTTng makes the directory
+	 * only when recording starts, so nothing is left behind. */
+	if (snprintf(scratch, sizeof(scratch), "%s.check-%d", st->trace_dir, (int)getpid()) >=
+	    (int)sizeof(scratch)) {
+		ret = -ENAMETOOLONG;
+		goto out;
+	}
+	st->cfg.output_dir = scratch;
+	st->cfg.name_suffix = "check";
+	ret = lt_session_create(&st->session, svc, ctx, &st->cfg);
+	if (ret < 0) {
+		advise(advice, advice_len, "a test session with this profile's settings failed: "
+		       "%s (the lttng: error message says why)", strerror(-ret));
+		goto out;
+	}
+	lt_session_destroy(&st->session);
+	rmdir(scratch);
+out:
+	lttng_event_list_free(&st->ust_events);
+	lttng_event_list_free(&st->kernel_events);
+	free(st);
+	return ret;
+}
+
+/* No daemon runs and the real run would start one: so does --check, for
+ * the dry run, under the same watchdog, and stops it again. */
+static int dry_run_own_daemon(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
+			      const char *dir, char *advice, size_t advice_len)
+{
+	struct sessiond daemon = { .pidfd = -1 };
+	struct lt_watchdog wd = { .pid = 0, .fd = -1 };
+	char err[1024] = "";
+	int ret;
+
+	ret = lt_watchdog_start(&wd);
+	if (ret < 0) {
+		advise(advice, advice_len, "starting the cleanup process failed: %s",
+		       strerror(-ret));
+		return ret;
+	}
+	ret = sessiond_ensure(&daemon, svc->config_string(ctx, "sessiond_path"), 1,
+			      svc->config_is_set(ctx, "kernel_events"), err, sizeof(err));
+	if (ret < 0) {
+		snprintf(advice, advice_len, "%s", err);
+		goto out;
+	}
+	if (daemon.started)
+		lt_watchdog_daemon(&wd, daemon.pid);
+	ret = dry_run(svc, ctx, dir, advice, advice_len);
+	if (sessiond_stop(&daemon, 10000) < 0)
+		advise(advice, advice_len, "the session daemon started for the check (pid %d) did "
+		       "not exit on SIGTERM", (int)daemon.pid);
+out:
+	lt_watchdog_disarm(&wd);
+	return ret;
+}
+
+static int wants_dotnet(const struct lttng_event_list *events)
+{
+	for (size_t i = 0; i < events->n; i++)
+		if (strncmp(events->names[i], "DotNETRuntime", 13) == 0)
+			return 1;
+	return 0;
+}
+
+/* -p PIDs of a .NET profile: is the runtime's provider loaded, and why not. */
+static int check_dotnet(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
+			char *advice, size_t advice_len)
+{
+	const struct tracerig_targets *t = svc->targets(ctx);
+	struct lttng_event_list events = { 0 };
+	const char *preset = svc->config_string(ctx, "preset");
+	const char *names = svc->config_string(ctx, "events");
+	char err[256], line[1024];
+	int loaded = 0, ret;
+
+	if (!t || t->n_pids == 0)
+		return 0;
+	if ((!preset || !*preset) && (!names || !*names))
+		preset = "default";
+	if (lttng_event_list_build(&events, preset, names, err, sizeof(err)) < 0 ||
+	    !wants_dotnet(&events)) {
+		lttng_event_list_free(&events);
+		return 0;
+	}
+	lttng_event_list_free(&events);
+	for (size_t i = 0; i < t->n_pids; i++) {
+		struct dotnet_status ds;
+
+		ret = dotnet_inspect(t->pids[i], &ds);
+		if (ret < 0) {
+			advise(advice, advice_len, "pid %d: reading /proc/%d failed: %s",
+			       (int)t->pids[i], (int)t->pids[i], strerror(-ret));
+			continue;
+		}
+		loaded += dotnet_describe(t->pids[i], &ds, line, sizeof(line));
+		advise(advice, advice_len, "%s", line);
+	}
+	/* Not one target will emit the runtime's events: the backend would
+	 * record nothing of what this profile is for. */
+	return loaded ? 0 : -ENOENT;
+}
+
 static int check_unguarded(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
 			   char *advice, size_t advice_len)
 {
 	const char *binary = svc->config_string(ctx, "sessiond_path");
 	int kernel = svc->config_is_set(ctx, "kernel_events");
-	size_t used = 0;
+	char dir[PATH_MAX], abs[PATH_MAX];
+	int ret, alive = sessiond_alive(), failed = 0;
 
-	if (!sessiond_alive()) {
+	advice[0] = '\0';
+	if (!alive) {
 		if (!autostart_wanted(svc, ctx)) {
 			snprintf(advice, advice_len, "no LTTng session daemon is running (start one "
 				 "with 'lttng-sessiond --daemonize', or set start_sessiond = yes)");
@@ -169,20 +354,36 @@ static int check_unguarded(const struct tracerig_services *svc, struct tracerig_
 				 "installed (apt-get install lttng-tools)", binary);
 			return -ENOENT;
 		}
-		used = (size_t)snprintf(advice, advice_len, "no session daemon runs: tracerig "
-					"will start %s and stop it afterwards", binary);
+		advise(advice, advice_len, "no session daemon runs: tracerig will start %s and "
+		       "stop it afterwards", binary);
 	}
+	ret = output_parent(svc, ctx, dir, sizeof(dir));
+	if (ret == 0)
+		ret = absolute_dir(dir, abs, sizeof(abs));
+	if (ret == 0 && access(abs, W_OK | X_OK) < 0)
+		ret = -errno;
+	if (ret < 0) {
+		snprintf(advice, advice_len, "the trace is written next to the archive, in %s: %s "
+			 "(choose an existing, writable directory with -o)", dir, strerror(-ret));
+		return ret;
+	}
+	ret = alive ? dry_run(svc, ctx, abs, advice, advice_len)
+		    : dry_run_own_daemon(svc, ctx, abs, advice, advice_len);
+	if (ret < 0)
+		return ret;
 	if (kernel && !lt_kernel_tracer_loaded()) {
 		if (backend_required(svc, ctx)) {
 			snprintf(advice, advice_len, "kernel tracer not available: kernel_events "
 				 "needs lttng-modules (apt-get install lttng-modules-dkms)");
 			return -ENOTSUP;
 		}
-		if (used < advice_len)
-			snprintf(advice + used, advice_len - used, "%skernel tracer not available: "
-				 "kernel_events will be skipped", used ? "; " : "");
+		advise(advice, advice_len, "kernel tracer not available: kernel_events will be "
+		       "skipped");
 	}
-	return 0;
+	ret = check_dotnet(svc, ctx, advice, advice_len);
+	if (ret < 0)
+		failed = ret;
+	return failed;
 }
 
 static int lttng_check(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
@@ -252,7 +453,7 @@ static int set_command_env(struct lttng_state *st)
 	return 0;
 }
 
-static int read_config(struct lttng_state *st)
+static int read_config(struct lttng_state *st, const char *base_dir)
 {
 	const struct tracerig_services *svc = st->svc;
 	struct tracerig_ctx *ctx = st->ctx;
@@ -262,7 +463,7 @@ static int read_config(struct lttng_state *st)
 	char err[1024] = "";
 	long long size = svc->config_int(ctx, "subbuf_size");
 	long long count = svc->config_int(ctx, "subbuf_count");
-	const char *staging = svc->staging_dir(ctx);
+	char base[PATH_MAX];
 	int ret;
 
 	if ((!preset || !*preset) && (!events || !*events))
@@ -283,13 +484,22 @@ static int read_config(struct lttng_state *st)
 		    "powers of two (e.g. 1M and 4)", size, count);
 		return -EINVAL;
 	}
-	if (!staging) {
+	if (!base_dir) {
 		LOG(st, TRACERIG_LOG_ERROR, "the core gave no staging directory");
 		return -EINVAL;
 	}
-	if (snprintf(st->trace_dir, sizeof(st->trace_dir), "%s/%s", staging, TRACE_ENTRY) >=
-	    (int)sizeof(st->trace_dir))
+	ret = absolute_dir(base_dir, base, sizeof(base));
+	if (ret < 0) {
+		LOG(st, TRACERIG_LOG_ERROR, "resolving the output directory %s to an absolute "
+		    "path (LTTng needs one) failed: %s", base_dir, strerror(-ret));
+		return ret;
+	}
+	if (snprintf(st->trace_dir, sizeof(st->trace_dir), "%s/%s", base, TRACE_ENTRY) >=
+	    (int)sizeof(st->trace_dir)) {
+		LOG(st, TRACERIG_LOG_ERROR, "the trace directory %s/%s is longer than PATH_MAX",
+		    base, TRACE_ENTRY);
 		return -ENAMETOOLONG;
+	}
 
 	cfg->output_dir = st->trace_dir;
 	cfg->channel.subbuf_size = (uint64_t)size;
@@ -320,25 +530,59 @@ static int init_unguarded(const struct tracerig_services *svc, struct tracerig_c
 	st->svc = svc;
 	st->ctx = ctx;
 	st->daemon.pidfd = -1;
-	ret = read_config(st);
+	st->wd.fd = -1;
+	ret = read_config(st, svc->staging_dir(ctx));
 	if (ret == 0)
 		ret = set_command_env(st);
 	if (ret < 0)
 		goto fail;
 
+	/* Before anything that would outlive a killed tracerig exists. */
+	ret = lt_watchdog_start(&st->wd);
+	if (ret < 0) {
+		LOG(st, TRACERIG_LOG_ERROR, "starting the cleanup process (it ends the session "
+		    "and the daemon if tracerig is killed) failed: %s", strerror(-ret));
+		goto fail;
+	}
 	ret = sessiond_ensure(&st->daemon, svc->config_string(ctx, "sessiond_path"),
 			      autostart_wanted(svc, ctx), st->kernel_events.n > 0, err, sizeof(err));
 	if (ret < 0) {
 		LOG(st, TRACERIG_LOG_ERROR, "%s", err);
 		goto fail;
 	}
-	if (st->daemon.started)
+	if (st->daemon.started) {
 		LOG(st, TRACERIG_LOG_INFO, "started lttng-sessiond (pid %d); it is stopped at the end",
 		    (int)st->daemon.pid);
+		ret = lt_watchdog_daemon(&st->wd, st->daemon.pid);
+		if (ret < 0) {
+			LOG(st, TRACERIG_LOG_ERROR, "telling the cleanup process about the daemon "
+			    "failed: %s", strerror(-ret));
+			goto fail;
+		}
+	}
+	/* A tracerig killed with SIGKILL left its session recording into a
+	 * directory nobody will package: end those first. */
+	lt_reap_orphans(svc, ctx);
 
+	/* The watchdog learns the name before the session exists: no moment
+	 * where a kill leaves it unknown. */
+	ret = lt_session_name_self(st->session.name, sizeof(st->session.name), NULL);
+	if (ret < 0) {
+		LOG(st, TRACERIG_LOG_ERROR, "reading this process's start time from "
+		    "/proc/self/stat failed: %s (is /proc mounted?)", strerror(-ret));
+		goto fail;
+	}
+	ret = lt_watchdog_session(&st->wd, st->session.name);
+	if (ret < 0) {
+		LOG(st, TRACERIG_LOG_ERROR, "telling the cleanup process about session %s failed: "
+		    "%s", st->session.name, strerror(-ret));
+		goto fail;
+	}
 	ret = lt_session_create(&st->session, svc, ctx, &st->cfg);
 	if (ret < 0)
 		goto fail;
+	/* The consumer daemon exists once the first channel does. */
+	sessiond_note_children(&st->daemon);
 	LOG(st, TRACERIG_LOG_INFO, "session %s: %zu userspace event rule(s)%s, channel %llu x %llu "
 	    "bytes %s, %s buffers, trace in %s", st->session.name, st->ust_events.n,
 	    st->session.kernel ? " + kernel events" : "",
@@ -428,6 +672,28 @@ static int lttng_start(void *state)
 	return ret;
 }
 
+/* The daemon died (or was replaced) while we recorded: nothing it had in
+ * its buffers reached the trace, and the metadata may be missing. */
+static int daemon_died(struct lttng_state *st, const char *when)
+{
+	char pid[32] = "";
+
+	if (st->daemon.pid > 0)
+		snprintf(pid, sizeof(pid), " (pid %d)", (int)st->daemon.pid);
+	st->daemon_died = 1;
+	LOG(st, TRACERIG_LOG_ERROR, "%s session %s failed: the session daemon died during the "
+	    "session: lttng-sessiond%s is gone, so the trace in %s is incomplete or empty (find "
+	    "why it died in the system log, or run 'lttng-sessiond -vvv' in a terminal, then "
+	    "record again)", when, st->session.name, pid, TRACE_ENTRY);
+	return -ESRCH;
+}
+
+static int session_lost(int code)
+{
+	return code == LTTNG_ERR_SESS_NOT_FOUND || code == LTTNG_ERR_SESSION_NOT_EXIST ||
+	       code == LTTNG_ERR_NO_SESSION;
+}
+
 static int lttng_stop(void *state)
 {
 	struct lttng_state *st = state;
@@ -435,11 +701,31 @@ static int lttng_stop(void *state)
 	int ret;
 
 	if (st->stopped)
-		return 0;
+		return st->daemon_died ? -ESRCH : st->stop_error;
 	st->stopped = 1;
+	if (sessiond_gone(&st->daemon)) {
+		/* Asking a dead daemon would only add "no session daemon"
+		 * errors; the session is gone with it. */
+		st->session.created = 0;
+		lt_session_destroy(&st->session);
+		lt_watchdog_session(&st->wd, NULL);
+		return daemon_died(st, "stopping");
+	}
 	lt_sigpipe_block(&g);
 	ret = lt_session_stop(&st->session);
 	lt_sigpipe_restore(&g);
+	lt_watchdog_session(&st->wd, NULL);
+	if (ret < 0 && (sessiond_gone(&st->daemon) ||
+			st->session.last_error == LTTNG_ERR_NO_SESSIOND))
+		return daemon_died(st, "stopping");
+	if (ret < 0 && session_lost(st->session.last_error)) {
+		LOG(st, TRACERIG_LOG_ERROR, "stopping session %s failed: the session daemon no "
+		    "longer knows it (someone ran 'lttng destroy' on it, or the daemon was "
+		    "restarted), so the trace in %s is incomplete (record again)",
+		    st->session.name, TRACE_ENTRY);
+		ret = -ENOENT;
+	}
+	st->stop_error = ret;
 	st->svc->counter_set(st->ctx, "discarded_events", st->session.discarded_events);
 	st->svc->counter_set(st->ctx, "lost_packets", st->session.lost_packets);
 	if (st->session.discarded_events || st->session.lost_packets)
@@ -451,6 +737,92 @@ static int lttng_stop(void *state)
 	return ret;
 }
 
+/* Which enabled providers some traced process registered, from the event
+ * classes the trace's metadata declares. */
+struct provider_seen {
+	const struct lttng_event_list *rules;
+	unsigned char *seen;  /* per rule */
+};
+
+static void rule_match(void *arg, const char *event)
+{
+	struct provider_seen *ps = arg;
+
+	for (size_t i = 0; i < ps->rules->n; i++)
+		if (!ps->seen[i] && fnmatch(ps->rules->names[i], event, 0) == 0)
+			ps->seen[i] = 1;
+}
+
+static size_t provider_len(const char *rule)
+{
+	const char *colon = strchr(rule, ':');
+
+	return colon ? (size_t)(colon - rule) : strlen(rule);
+}
+
+static void report_providers(struct lttng_state *st)
+{
+	const struct lttng_event_list *rules = &st->ust_events;
+	struct provider_seen ps = { rules, calloc(rules->n ? rules->n : 1, 1) };
+	size_t n_providers = 0, n_seen = 0, missing_rules = 0, used = 0;
+	int dotnet = 0, other = 0;
+	char names[512] = "";
+
+	if (!ps.seen) {
+		LOG(st, TRACERIG_LOG_WARN, "telling which providers registered failed: %s",
+		    strerror(ENOMEM));
+		return;
+	}
+	ctf_event_names(st->trace_dir, rule_match, &ps);
+	for (size_t i = 0; i < rules->n; i++) {
+		size_t len = provider_len(rules->names[i]), n_rules = 0;
+		int dup = 0, seen = 0;
+
+		for (size_t j = 0; j < i && !dup; j++)
+			dup = provider_len(rules->names[j]) == len &&
+			      strncmp(rules->names[j], rules->names[i], len) == 0;
+		if (dup)
+			continue;
+		for (size_t j = i; j < rules->n; j++) {
+			if (provider_len(rules->names[j]) != len ||
+			    strncmp(rules->names[j], rules->names[i], len) != 0)
+				continue;
+			n_rules++;
+			seen |= ps.seen[j];
+		}
+		n_providers++;
+		if (seen) {
+			n_seen++;
+			continue;
+		}
+		missing_rules += n_rules;
+		if (strncmp(rules->names[i], "DotNETRuntime", 13) == 0)
+			dotnet = 1;
+		else
+			other = 1;
+		if (used < sizeof(names))
+			used += (size_t)snprintf(names + used, sizeof(names) - used, "%s'%.*s'",
+						 used ? ", " : "", (int)len, rules->names[i]);
+	}
+	free(ps.seen);
+	st->svc->counter_set(st->ctx, "ust_providers", n_providers);
+	st->svc->counter_set(st->ctx, "ust_providers_seen", n_seen);
+	st->svc->counter_set(st->ctx, "ust_providers_missing", n_providers - n_seen);
+	if (n_seen == n_providers)
+		return;
+	LOG(st, TRACERIG_LOG_WARN, "userspace provider%s %s %s registered by no traced process: "
+	    "%zu enabled event rule(s) recorded nothing (%s%s%s)",
+	    n_providers - n_seen > 1 ? "s" : "", names, n_providers - n_seen > 1 ? "were" : "was",
+	    missing_rules,
+	    dotnet ? "a .NET process registers the runtime's providers when it loads "
+		     "libcoreclrtraceptprovider.so, which needs liblttng-ust in its root and "
+		     "DOTNET_LTTng unset or 1: 'tracerig --check -c PROFILE -p PID' tells which is "
+		     "missing" : "",
+	    dotnet && other ? "; " : "",
+	    other ? "a traced process must link or preload the library that defines the "
+		    "tracepoints" : "");
+}
+
 static int lttng_flush(void *state, struct tracerig_archive *ar)
 {
 	struct lttng_state *st = state;
@@ -458,32 +830,40 @@ static int lttng_flush(void *state, struct tracerig_archive *ar)
 	int ret;
 
 	(void)ar; /* the session wrote straight into the staging directory */
+	if (st->daemon_died) {
+		/* Said at stop; flushing what was left would call it fine. */
+		return -ESRCH;
+	}
+	if (st->stop_error < 0) {
+		/* The files stay in the archive, but an unfinished trace is not "ok". */
+		return st->stop_error;
+	}
 	ret = ctf_summarize(st->trace_dir, &sum);
 	if (ret < 0) {
-		LOG(st, TRACERIG_LOG_ERROR, "cannot read the trace in %s: %s", st->trace_dir,
+		LOG(st, TRACERIG_LOG_ERROR, "reading the trace in %s failed: %s", st->trace_dir,
 		    strerror(-ret));
 		return ret;
 	}
 	st->svc->counter_set(st->ctx, "trace_bytes", sum.bytes);
 	st->svc->counter_set(st->ctx, "streams", sum.n_streams);
-	if (!sum.n_metadata) {
-		LOG(st, TRACERIG_LOG_WARN, "the session recorded nothing: no traced process "
-		    "registered with the session daemon (a .NET app needs DOTNET_LTTng unset or 1 "
-		    "and libcoreclrtraceptprovider.so; other apps must link liblttng-ust)");
+	report_providers(st);
+	if (!sum.n_metadata)
 		return 0;
+	if (!sum.have_clock) {
+		LOG(st, TRACERIG_LOG_ERROR, "reading the trace failed: %s/%s declares no clock, so "
+		    "no reader can place its events (the session daemon or its consumer stopped "
+		    "writing it; record again)", TRACE_ENTRY, sum.first_metadata);
+		return -EBADMSG;
 	}
-	if (sum.have_clock) {
-		/* CTF timestamps count from the trace clock's offset (ns since the
-		 * Epoch at clock value 0); for "monotonic" that is realtime -
-		 * monotonic, the same pair the manifest's clock section records. */
-		st->svc->counter_set(st->ctx, "clock_offset_ns", (uint64_t)sum.clock_offset_ns);
-		LOG(st, strcmp(sum.clock_name, "monotonic") == 0 ? TRACERIG_LOG_INFO
-								  : TRACERIG_LOG_WARN,
-		    "trace clock '%s', offset %lld ns from the Epoch%s", sum.clock_name,
-		    (long long)sum.clock_offset_ns,
-		    strcmp(sum.clock_name, "monotonic") == 0 ? ""
-			    : " (not CLOCK_MONOTONIC: LTTng events will not line up with perf samples)");
-	}
+	/* CTF timestamps count from the trace clock's offset (ns since the
+	 * Epoch at clock value 0); for "monotonic" that is realtime -
+	 * monotonic, the same pair the manifest's clock section records. */
+	st->svc->counter_set(st->ctx, "clock_offset_ns", (uint64_t)sum.clock_offset_ns);
+	LOG(st, strcmp(sum.clock_name, "monotonic") == 0 ? TRACERIG_LOG_INFO : TRACERIG_LOG_WARN,
+	    "trace clock '%s', offset %lld ns from the Epoch%s", sum.clock_name,
+	    (long long)sum.clock_offset_ns,
+	    strcmp(sum.clock_name, "monotonic") == 0 ? ""
+		    : " (not CLOCK_MONOTONIC: LTTng events will not line up with perf samples)");
 	LOG(st, TRACERIG_LOG_INFO, "%s: %llu files, %llu bytes, %zu stream(s)", TRACE_ENTRY,
 	    (unsigned long long)sum.files, (unsigned long long)sum.bytes, sum.n_streams);
 	return 0;
@@ -513,6 +893,8 @@ static void lttng_fini(void *state)
 	if (ret < 0)
 		LOG(st, TRACERIG_LOG_WARN, "the session daemon we started (pid %d) did not exit on "
 		    "SIGTERM: %s", (int)st->daemon.pid, strerror(-ret));
+	/* Everything is cleaned up: the watchdog has nothing left to do. */
+	lt_watchdog_disarm(&st->wd);
 	lttng_event_list_free(&st->ust_events);
 	lttng_event_list_free(&st->kernel_events);
 	free(st);

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,14 +21,25 @@
 #define LOG(s, lvl, ...) (s)->svc->log((s)->ctx, (lvl), __VA_ARGS__)
 
 /* liblttng-ctl returns negative lttng_error_code values; callers of this
- * file get a negative errno, the lttng text is logged. */
-static int lt_errno(int code)
+ * file get a negative errno, the lttng text (lttng_strerror) is logged.
+ * Only the daemon's own LTTNG_ERR_NOMEM becomes ENOMEM: an unknown code is
+ * an I/O error with the daemon, never an invented out-of-memory. */
+int lt_errno(int code)
 {
-	switch (-code) {
+	switch (code < 0 ? -code : code) {
+	case LTTNG_OK: return 0;
 	case LTTNG_ERR_NO_SESSIOND: return -ENOTCONN;
 	case LTTNG_ERR_NOMEM: return -ENOMEM;
 	case LTTNG_ERR_EPERM: return -EPERM;
 	case LTTNG_ERR_KERN_NA: return -ENOTSUP;
+	case LTTNG_ERR_NOT_SUPPORTED: return -ENOTSUP;
+	case LTTNG_ERR_EXIST_SESS: return -EEXIST;
+	case LTTNG_ERR_SESS_NOT_FOUND:
+	case LTTNG_ERR_SESSION_NOT_EXIST:
+	case LTTNG_ERR_NO_SESSION: return -ENOENT;
+	case LTTNG_ERR_CREATE_DIR_FAIL: return -EACCES;
+	case LTTNG_ERR_INVALID:
+	case LTTNG_ERR_FILTER_INVAL: return -EINVAL;
 	default: return -EIO;
 	}
 }
@@ -214,20 +226,38 @@ int lt_session_create(struct lt_session *s, const struct tracerig_services *svc,
 	};
 	struct lttng_session_descriptor *desc;
 	struct lttng_domain dom;
-	struct timespec ts;
 	enum lttng_error_code code;
+	char name[sizeof(s->name)];
 	int ret;
 
+	memcpy(name, s->name, sizeof(name));
 	memset(s, 0, sizeof(*s));
+	memcpy(s->name, name, sizeof(name));
 	s->svc = svc;
 	s->ctx = ctx;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	snprintf(s->name, sizeof(s->name), "tracerig-%ld-%lld", (long)getpid(),
-		 (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+	if (!s->name[0]) {
+		ret = lt_session_name_self(s->name, sizeof(s->name), cfg->name_suffix);
+		if (ret < 0) {
+			LOG(s, TRACERIG_LOG_ERROR, "reading this process's start time from "
+			    "/proc/self/stat failed: %s (is /proc mounted?)", strerror(-ret));
+			return ret;
+		}
+	}
 
+	/* LTTng accepts only an absolute path here and says nothing more than
+	 * NULL when it refuses one. */
+	if (cfg->output_dir[0] != '/') {
+		LOG(s, TRACERIG_LOG_ERROR, "creating session %s failed: the output directory %s is "
+		    "not an absolute path (LTTng needs one)", s->name, cfg->output_dir);
+		return -EINVAL;
+	}
 	desc = lttng_session_descriptor_local_create(s->name, cfg->output_dir);
-	if (!desc)
-		return -ENOMEM;
+	if (!desc) {
+		LOG(s, TRACERIG_LOG_ERROR, "creating session %s failed: liblttng-ctl refused the "
+		    "output directory %s (an absolute path shorter than PATH_MAX)", s->name,
+		    cfg->output_dir);
+		return -EINVAL;
+	}
 	code = lttng_create_session_ext(desc);
 	lttng_session_descriptor_destroy(desc);
 	if (code != LTTNG_OK) {
@@ -242,6 +272,7 @@ int lt_session_create(struct lt_session *s, const struct tracerig_services *svc,
 	dom.buf_type = cfg->channel.per_pid ? LTTNG_BUFFER_PER_PID : LTTNG_BUFFER_PER_UID;
 	s->ust = lttng_create_handle(s->name, &dom);
 	if (!s->ust) {
+		/* lttng_create_handle fails only on allocation. */
 		ret = -LTTNG_ERR_NOMEM;
 		goto fail;
 	}
@@ -352,14 +383,18 @@ int lt_session_stop(struct lt_session *s)
 	enum lttng_error_code code, result = LTTNG_OK;
 	int ret = 0;
 
+	s->last_error = 0;
 	if (!s->created)
 		return 0;
 	if (s->started) {
 		/* Waits until the consumer has written every buffer out. */
 		ret = lttng_stop_tracing(s->name);
-		if (ret < 0)
+		if (ret < 0) {
 			LOG(s, TRACERIG_LOG_ERROR, "stopping session %s failed: %s", s->name,
 			    lttng_strerror(ret));
+			s->last_error = -ret;
+			ret = lt_errno(ret);
+		}
 		s->started = 0;
 	}
 	read_counters(s);
@@ -367,7 +402,10 @@ int lt_session_stop(struct lt_session *s)
 	if (code != LTTNG_OK) {
 		LOG(s, TRACERIG_LOG_ERROR, "destroying session %s failed: %s", s->name,
 		    lttng_strerror(-(int)code));
-		ret = -EIO;
+		if (!s->last_error)
+			s->last_error = (int)code;
+		if (ret == 0)
+			ret = lt_errno(-(int)code);
 	} else {
 		/* Destruction closes the trace chunk: only then are the files final. */
 		st = lttng_destruction_handle_wait_for_completion(dh, 60000);
@@ -378,13 +416,17 @@ int lt_session_stop(struct lt_session *s)
 			LOG(s, TRACERIG_LOG_ERROR, "session %s did not finish writing its trace: %s",
 			    s->name, st == LTTNG_DESTRUCTION_HANDLE_STATUS_TIMEOUT ? "timed out"
 				     : lttng_strerror(-(int)result));
-			ret = -EIO;
+			if (!s->last_error)
+				s->last_error = result != LTTNG_OK ? (int)result : LTTNG_ERR_UNK;
+			if (ret == 0)
+				ret = st == LTTNG_DESTRUCTION_HANDLE_STATUS_TIMEOUT
+					      ? -ETIMEDOUT : lt_errno(-(int)result);
 		}
 		lttng_destruction_handle_destroy(dh);
 	}
 	s->created = 0;
 	lt_session_destroy(s);
-	return ret < 0 ? -EIO : 0;
+	return ret;
 }
 
 void lt_session_destroy(struct lt_session *s)
@@ -406,6 +448,134 @@ void lt_session_destroy(struct lt_session *s)
 			    "with 'lttng destroy %s')", s->name, lttng_strerror(ret), s->name);
 		s->created = 0;
 	}
+}
+
+void lt_session_name(char *buf, size_t len, pid_t pid, unsigned long long starttime,
+		     const char *suffix)
+{
+	snprintf(buf, len, "%s%d-%llu%s%s", LT_SESSION_PREFIX, (int)pid, starttime,
+		 suffix && *suffix ? "-" : "", suffix ? suffix : "");
+}
+
+int lt_session_name_self(char *buf, size_t len, const char *suffix)
+{
+	unsigned long long start;
+	int ret = lt_proc_starttime(getpid(), &start);
+
+	if (ret == 0)
+		lt_session_name(buf, len, getpid(), start, suffix);
+	return ret;
+}
+
+int lt_session_name_owner(const char *name, pid_t *pid, unsigned long long *starttime)
+{
+	const char *p = name;
+	char *end;
+	long v;
+
+	if (strncmp(p, LT_SESSION_PREFIX, strlen(LT_SESSION_PREFIX)) != 0)
+		return -EINVAL;
+	p += strlen(LT_SESSION_PREFIX);
+	errno = 0;
+	v = strtol(p, &end, 10);
+	if (end == p || *end != '-' || v <= 0 || errno)
+		return -EINVAL;
+	*pid = (pid_t)v;
+	p = end + 1;
+	*starttime = strtoull(p, &end, 10);
+	if (end == p || (*end && *end != '-') || errno)
+		return -EINVAL;
+	return 0;
+}
+
+int lt_proc_starttime(pid_t pid, unsigned long long *out)
+{
+	char path[64], buf[1024], *p;
+	ssize_t n;
+	int fd, field;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return n < 0 ? -errno : -ENOENT;
+	buf[n] = '\0';
+	/* comm may hold spaces and ')': fields restart after the last ')'. */
+	p = strrchr(buf, ')');
+	if (!p)
+		return -EINVAL;
+	/* After ')' comes field 3 (state); starttime is field 22. */
+	for (field = 2; field < 22 && p; field++)
+		p = strchr(p + 1, ' ');
+	if (!p)
+		return -EINVAL;
+	*out = strtoull(p + 1, NULL, 10);
+	return 0;
+}
+
+int lt_owner_alive(pid_t pid, unsigned long long starttime)
+{
+	unsigned long long now;
+
+	return lt_proc_starttime(pid, &now) == 0 && now == starttime;
+}
+
+int lt_destroy_session_wait(const char *name, int timeout_ms)
+{
+	struct lttng_destruction_handle *dh = NULL;
+	enum lttng_destruction_handle_status st;
+	enum lttng_error_code code, result = LTTNG_OK;
+
+	code = lttng_destroy_session_ext(name, &dh);
+	if (code != LTTNG_OK)
+		return -(int)code;
+	st = lttng_destruction_handle_wait_for_completion(dh, timeout_ms);
+	if (st == LTTNG_DESTRUCTION_HANDLE_STATUS_COMPLETED &&
+	    lttng_destruction_handle_get_result(dh, &result) == LTTNG_DESTRUCTION_HANDLE_STATUS_OK)
+		code = result;
+	else
+		code = st == LTTNG_DESTRUCTION_HANDLE_STATUS_TIMEOUT ? LTTNG_ERR_UNK : LTTNG_ERR_FATAL;
+	lttng_destruction_handle_destroy(dh);
+	return code == LTTNG_OK ? 0 : -(int)code;
+}
+
+int lt_reap_orphans(const struct tracerig_services *svc, struct tracerig_ctx *ctx)
+{
+	struct lttng_session *sessions = NULL;
+	int n = lttng_list_sessions(&sessions), reaped = 0;
+
+	if (n < 0) {
+		svc->log(ctx, TRACERIG_LOG_WARN, "listing the daemon's sessions (to find ones left "
+			 "by a killed tracerig) failed: %s", lttng_strerror(n));
+		return lt_errno(n);
+	}
+	for (int i = 0; i < n; i++) {
+		unsigned long long start;
+		pid_t owner;
+		int ret;
+
+		if (lt_session_name_owner(sessions[i].name, &owner, &start) < 0 ||
+		    lt_owner_alive(owner, start))
+			continue;
+		ret = lt_destroy_session_wait(sessions[i].name, 10000);
+		if (ret < 0) {
+			svc->log(ctx, TRACERIG_LOG_WARN, "destroying session %s, left by tracerig "
+				 "pid %d that no longer runs, failed: %s (remove it with 'lttng "
+				 "destroy %s')", sessions[i].name, (int)owner, lttng_strerror(ret),
+				 sessions[i].name);
+			continue;
+		}
+		svc->log(ctx, TRACERIG_LOG_WARN, "destroyed session %s%s: it was left by tracerig "
+			 "pid %d, which no longer runs (killed before it could clean up)",
+			 sessions[i].name, sessions[i].enabled ? " (still recording)" : "",
+			 (int)owner);
+		reaped++;
+	}
+	free(sessions);
+	return reaped;
 }
 
 int lt_kernel_tracer_loaded(void)

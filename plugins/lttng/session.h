@@ -30,6 +30,7 @@ struct lt_config {
 	int loglevel;                    /* enum lttng_loglevel, -1 = any */
 	int loglevel_only;               /* exactly that level instead of "at least" */
 	int kernel_required;             /* fail instead of continuing without kernel events */
+	const char *name_suffix;         /* appended to the session name, or NULL */
 };
 
 struct lttng_handle;
@@ -44,14 +45,39 @@ struct lt_session {
 	struct lttng_handle *ust, *kern;
 	struct lttng_process_attr_tracker_handle *vpid_tracker;
 	uint64_t discarded_events, lost_packets;
+	int last_error;                   /* lttng_error_code of the last failed call, or 0 */
 };
+
+/* Sessions are named tracerig-<pid>-<start time of that process in clock
+ * ticks since boot>[-suffix]: a pid alone can be reused, the pair names one
+ * process, so the next run can tell a session whose owner was killed. */
+#define LT_SESSION_PREFIX "tracerig-"
+void lt_session_name(char *buf, size_t len, pid_t pid, unsigned long long starttime,
+		     const char *suffix);
+/* This process's session name.  0 or a negative errno. */
+int lt_session_name_self(char *buf, size_t len, const char *suffix);
+/* Parses a session name back; -EINVAL when it is not one of ours. */
+int lt_session_name_owner(const char *name, pid_t *pid, unsigned long long *starttime);
+/* Field 22 of /proc/PID/stat.  0 or a negative errno. */
+int lt_proc_starttime(pid_t pid, unsigned long long *out);
+/* Nonzero when the process that started at `starttime` still runs as `pid`. */
+int lt_owner_alive(pid_t pid, unsigned long long starttime);
+/* Destroys a session (stopping it first) and waits until its trace is
+ * closed.  0 or a negative lttng_error_code. */
+int lt_destroy_session_wait(const char *name, int timeout_ms);
+/* Destroys every tracerig-* session whose owner is gone, logging each.
+ * Returns how many, or a negative errno when the daemon cannot be asked. */
+int lt_reap_orphans(const struct tracerig_services *svc, struct tracerig_ctx *ctx);
+/* A negative lttng_error_code as a negative errno (EIO when nothing fits). */
+int lt_errno(int code);
 
 /* TraceEvent (PerfView) reads only stream files named channel*_CPU next
  * to a metadata file: the channel name must start with "channel". */
 #define LT_CHANNEL_NAME "channel0"
 
 /* Creates the session, its channels, contexts and event rules.  Nothing is
- * recorded until lt_session_start(). */
+ * recorded until lt_session_start().  Uses s->name when it is set (see
+ * lt_session_name_self), else names the session itself. */
 int lt_session_create(struct lt_session *s, const struct tracerig_services *svc,
 		      struct tracerig_ctx *ctx, const struct lt_config *cfg);
 /* Restricts userspace tracing to these virtual PIDs (as the processes see
@@ -60,7 +86,8 @@ int lt_session_track_vpids(struct lt_session *s, const pid_t *vpids, size_t n);
 int lt_session_start(struct lt_session *s);
 /* Stops recording, waits until every buffer is on disk, reads the
  * discarded/lost counters and destroys the session, leaving a complete
- * CTF trace in the output directory. */
+ * CTF trace in the output directory.  On failure returns a negative errno
+ * and leaves the lttng_error_code in s->last_error. */
 int lt_session_stop(struct lt_session *s);
 /* Destroys whatever lt_session_create/start left (error paths, fini). */
 void lt_session_destroy(struct lt_session *s);

@@ -3,6 +3,8 @@
  * cannot do for us. */
 #include "config.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -132,8 +134,16 @@ int sessiond_ensure(struct sessiond *d, const char *binary, int autostart, int k
 	d->started = 0;
 	d->pid = 0;
 	d->pidfd = -1;
-	if (sessiond_alive())
+	d->n_kids = 0;
+	if (sessiond_alive()) {
+		/* Someone else's daemon: pinned only to notice if it dies. */
+		pid = read_pidfile();
+		if (pid > 0) {
+			d->pid = pid;
+			d->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+		}
 		return 0;
+	}
 	if (!autostart) {
 		snprintf(err, err_len, "no LTTng session daemon is running (start one with "
 			 "'lttng-sessiond --daemonize', or set start_sessiond = yes)");
@@ -142,8 +152,14 @@ int sessiond_ensure(struct sessiond *d, const char *binary, int autostart, int k
 	ret = run_daemonize(binary, kernel, err, err_len);
 	if (ret < 0) {
 		/* Another tracer may have started one meanwhile: use it. */
-		if (sessiond_alive())
+		if (sessiond_alive()) {
+			pid = read_pidfile();
+			if (pid > 0) {
+				d->pid = pid;
+				d->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+			}
 			return 0;
+		}
 		return ret;
 	}
 	/* The pid file is written before the daemon reports ready; give a
@@ -176,12 +192,83 @@ int sessiond_other_sessions(void)
 	return n > 0 ? n : 0;
 }
 
+static void close_kids(struct sessiond *d)
+{
+	for (size_t i = 0; i < d->n_kids; i++)
+		close(d->kids[i]);
+	d->n_kids = 0;
+}
+
 void sessiond_forget(struct sessiond *d)
 {
 	if (d->pidfd >= 0)
 		close(d->pidfd);
 	d->pidfd = -1;
 	d->started = 0;
+	close_kids(d);
+}
+
+static pid_t stat_ppid(const char *pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd, ppid = 0;
+
+	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* comm may hold spaces and ')'. */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1)
+		return 0;
+	return (pid_t)ppid;
+}
+
+void sessiond_note_children(struct sessiond *d)
+{
+	struct dirent *de;
+	DIR *dir;
+
+	if (!d->started || d->pid <= 0)
+		return;
+	dir = opendir("/proc");
+	if (!dir)
+		return;
+	while ((de = readdir(dir)) != NULL && d->n_kids < SESSIOND_MAX_KIDS) {
+		pid_t pid;
+		int fd, known = 0;
+
+		if (!isdigit((unsigned char)de->d_name[0]) || stat_ppid(de->d_name) != d->pid)
+			continue;
+		pid = (pid_t)atoi(de->d_name);
+		for (size_t i = 0; i < d->n_kids; i++)
+			known |= d->kid_pids[i] == pid;
+		if (known)
+			continue;
+		fd = (int)syscall(SYS_pidfd_open, pid, 0);
+		if (fd >= 0) {
+			d->kid_pids[d->n_kids] = pid;
+			d->kids[d->n_kids++] = fd;
+		}
+	}
+	closedir(dir);
+}
+
+int sessiond_gone(const struct sessiond *d)
+{
+	if (d->pidfd >= 0) {
+		struct pollfd p = { .fd = d->pidfd, .events = POLLIN };
+
+		if (poll(&p, 1, 0) > 0)
+			return 1;
+	}
+	return !sessiond_alive();
 }
 
 static int wait_exit(struct sessiond *d, int timeout_ms)
@@ -215,16 +302,26 @@ int sessiond_stop(struct sessiond *d, int timeout_ms)
 {
 	int ret = 0;
 
-	if (!d->started)
+	if (!d->started) {
+		sessiond_forget(d);
 		return 0;
+	}
+	sessiond_note_children(d);
 	if (send_signal(d, SIGTERM) == 0 && wait_exit(d, timeout_ms) < 0) {
 		ret = -ETIMEDOUT;
 		if (send_signal(d, SIGKILL) == 0)
 			wait_exit(d, 1000);
 	}
-	if (d->pidfd >= 0)
-		close(d->pidfd);
-	d->pidfd = -1;
-	d->started = 0;
+	/* A daemon stopped by SIGTERM stops its consumers; one that was killed
+	 * (or died) leaves them orphaned, writing nowhere. */
+	for (size_t i = 0; i < d->n_kids; i++) {
+		struct pollfd p = { .fd = d->kids[i], .events = POLLIN };
+
+		if (poll(&p, 1, 2000) <= 0) {
+			syscall(SYS_pidfd_send_signal, d->kids[i], SIGKILL, NULL, 0);
+			poll(&p, 1, 2000);
+		}
+	}
+	sessiond_forget(d);
 	return ret;
 }

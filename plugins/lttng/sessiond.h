@@ -5,10 +5,16 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#define SESSIOND_MAX_KIDS 8
+
 struct sessiond {
 	int started;    /* we started it, so we stop it */
-	pid_t pid;      /* the daemon we started */
+	pid_t pid;      /* the daemon (ours or not), 0 when unknown */
 	int pidfd;      /* pins that exact process; -1 when none */
+	/* Its consumer daemons, pinned while it ran (only for one we started). */
+	int kids[SESSIOND_MAX_KIDS];
+	pid_t kid_pids[SESSIOND_MAX_KIDS];
+	size_t n_kids;
 };
 
 /* Nonzero when a session daemon answers for this user. */
@@ -22,12 +28,21 @@ int sessiond_ensure(struct sessiond *d, const char *binary, int autostart, int k
 		    char *err, size_t err_len);
 
 /* Stops the daemon if we started it (SIGTERM, then SIGKILL after
- * `timeout_ms`) and waits for it to exit.  Returns 0 or a negative errno. */
+ * `timeout_ms`) and its consumer daemons, and waits for them to exit;
+ * releases the pidfds either way.  Returns 0 or a negative errno. */
 int sessiond_stop(struct sessiond *d, int timeout_ms);
 
 /* Number of recording sessions the daemon has (0 when it has none or does
  * not answer). */
 int sessiond_other_sessions(void);
+
+/* Pins the children (consumer daemons) of a daemon we started, so that
+ * sessiond_stop() ends them too if the daemon died without doing it. */
+void sessiond_note_children(struct sessiond *d);
+
+/* Nonzero when the daemon found or started by sessiond_ensure() has exited
+ * (or no daemon answers any more). */
+int sessiond_gone(const struct sessiond *d);
 
 /* Leaves the daemon running: sessiond_stop() will not touch it. */
 void sessiond_forget(struct sessiond *d);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ctf.h"
+#include "dotnet.h"
 #include "presets.h"
 #include "testing.h"
 
@@ -221,6 +222,77 @@ DEF_TEST(clock_offset_s_and_other_frequencies)
 						  sizeof(name), &offset));
 }
 
+static void collect(void *arg, const char *name)
+{
+	char *out = arg;
+
+	strcat(out, name);
+	strcat(out, ";");
+}
+
+DEF_TEST(metadata_event_names_are_listed)
+{
+	unsigned char buf[2048];
+	char names[256] = "";
+	size_t len;
+
+	/* An event block split across packets, a stream block with its own
+	 * "name"-less fields, a trailing event without a name. */
+	len = put_packet(buf, "stream {\n\tid = 0;\n};\n\nevent {\n\tname = \"tracerig_te", 7);
+	len += put_packet(buf + len, "st:hello\";\n\tid = 0;\n};\n\nevent {\n\tname = \"lttng_ust_libc:malloc\";\n"
+			  "\tid = 1;\n};\nevent {\n\tid = 2;\n};\n", 0);
+	EXPECT_EQ_INT(2, ctf_metadata_events(buf, len, collect, names));
+	EXPECT_EQ_STR("tracerig_test:hello;lttng_ust_libc:malloc;", names);
+	names[0] = '\0';
+	EXPECT_EQ_INT(0, ctf_metadata_events((const unsigned char *)"trace {};", 9, collect, names));
+	EXPECT_EQ_STR("", names);
+}
+
+DEF_TEST(dotnet_maps_tell_runtime_and_provider)
+{
+	struct dotnet_status st;
+	const char *maps =
+		"7f00-7f10 r-xp 00000000 08:01 12 /usr/share/dotnet/shared/Microsoft.NETCore.App/8.0.1/libcoreclr.so\n"
+		"7f20-7f30 r--p 00000000 08:01 13 /usr/lib/x86_64-linux-gnu/liblttng-ust.so.1.0.0\n"
+		"7f40-7f50 r-xp 00000000 00:00 0 [heap]\n";
+	const char *with_provider =
+		"7f00-7f10 r-xp 00000000 08:01 12 /opt/dn/libcoreclrtraceptprovider.so (deleted)\n";
+	const char *not_dotnet = "7f00-7f10 r-xp 00000000 08:01 12 /opt/x/notlibcoreclr.so\n";
+
+	memset(&st, 0, sizeof(st));
+	dotnet_parse_maps(maps, &st);
+	EXPECT_EQ_INT(1, st.is_dotnet);
+	EXPECT_EQ_INT(0, st.provider_mapped);
+	EXPECT_EQ_STR("/usr/share/dotnet/shared/Microsoft.NETCore.App/8.0.1", st.runtime_dir);
+	memset(&st, 0, sizeof(st));
+	dotnet_parse_maps(with_provider, &st);
+	EXPECT_EQ_INT(1, st.provider_mapped);
+	EXPECT_EQ_STR("/opt/dn/libcoreclrtraceptprovider.so", st.provider);
+	memset(&st, 0, sizeof(st));
+	dotnet_parse_maps(not_dotnet, &st);
+	EXPECT_EQ_INT(0, st.is_dotnet);
+}
+
+DEF_TEST(dotnet_environment_switches)
+{
+	static const char env1[] = "PATH=/bin\0DOTNET_LTTng=0\0COMPlus_PerfMapEnabled=1\0";
+	static const char env2[] = "XDOTNET_LTTng=0\0DOTNET_LTTng=1\0DOTNET_PerfMapEnabled=0\0"
+				   "COMPlus_PerfMapEnabled=1\0";
+	struct dotnet_status st;
+
+	memset(&st, 0, sizeof(st));
+	dotnet_parse_environ(env1, sizeof(env1) - 1, &st);
+	EXPECT_EQ_INT(1, st.lttng_disabled);
+	EXPECT_EQ_INT(1, st.perfmap);
+	EXPECT_EQ_STR("1", st.perfmap_value);
+	/* DOTNET_ wins over COMPlus_, as in the runtime; a name that only
+	 * ends like one does not count. */
+	memset(&st, 0, sizeof(st));
+	dotnet_parse_environ(env2, sizeof(env2) - 1, &st);
+	EXPECT_EQ_INT(0, st.lttng_disabled);
+	EXPECT_EQ_INT(0, st.perfmap);
+}
+
 int main(void)
 {
 	RUN_TEST(every_preset_expands_to_its_documented_list);
@@ -232,5 +304,8 @@ int main(void)
 	RUN_TEST(unknown_preset_and_bad_names_are_rejected);
 	RUN_TEST(clock_is_read_from_packetized_metadata);
 	RUN_TEST(clock_offset_s_and_other_frequencies);
+	RUN_TEST(metadata_event_names_are_listed);
+	RUN_TEST(dotnet_maps_tell_runtime_and_provider);
+	RUN_TEST(dotnet_environment_switches);
 	TEST_MAIN_END();
 }

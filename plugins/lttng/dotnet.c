@@ -1,0 +1,284 @@
+/* The .NET runtime emits its LTTng events from libcoreclrtraceptprovider.so,
+ * which libcoreclr.so dlopen()s at startup unless DOTNET_LTTng=0, and which
+ * loads only when the liblttng-ust.so.N it was linked against (.so.0 or
+ * .so.1, by .NET version and architecture) is in the process's root -- a
+ * container's own filesystem, not the host's.  When it does not load, the
+ * runtime runs on and its events are silently absent: this file tells
+ * which of those happened. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "dotnet.h"
+
+#define ENVIRON_MAX (1 << 20)
+#define MAPS_MAX (16 << 20)
+
+static const char *const ust_sonames[2] = { "liblttng-ust.so.0", "liblttng-ust.so.1" };
+
+/* Where ld.so looks by default, multiarch (Debian, Ubuntu) and not
+ * (Alpine, RHEL). */
+static const char *const lib_dirs[] = {
+	"/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu",
+	"/usr/lib/aarch64-linux-gnu", "/lib/aarch64-linux-gnu",
+	"/usr/lib/arm-linux-gnueabihf", "/lib/arm-linux-gnueabihf",
+	"/usr/lib64", "/lib64", "/usr/lib", "/lib", "/usr/local/lib", NULL,
+};
+
+static int basename_is(const char *path, size_t len, const char *name)
+{
+	size_t n = strlen(name);
+
+	return len >= n + 1 && path[len - n - 1] == '/' && memcmp(path + len - n, name, n) == 0;
+}
+
+void dotnet_parse_maps(const char *maps, struct dotnet_status *st)
+{
+	const char *line = maps;
+
+	while (line && *line) {
+		const char *end = strchr(line, '\n'), *path;
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+
+		path = memchr(line, '/', len);
+		if (path) {
+			size_t plen = len - (size_t)(path - line);
+
+			/* A deleted file keeps its name with " (deleted)" after it. */
+			if (plen > 10 && memcmp(path + plen - 10, " (deleted)", 10) == 0)
+				plen -= 10;
+			if (basename_is(path, plen, DOTNET_PROVIDER)) {
+				st->is_dotnet = 1;
+				if (!st->provider_mapped)
+					snprintf(st->provider, sizeof(st->provider), "%.*s",
+						 (int)plen, path);
+				st->provider_mapped = 1;
+			} else if (basename_is(path, plen, "libcoreclr.so")) {
+				st->is_dotnet = 1;
+				if (!st->runtime_dir[0])
+					snprintf(st->runtime_dir, sizeof(st->runtime_dir), "%.*s",
+						 (int)(plen - strlen("/libcoreclr.so")), path);
+			}
+		}
+		line = end ? end + 1 : NULL;
+	}
+}
+
+/* The value of NAME in a NUL-separated environment, or NULL. */
+static const char *env_get(const char *env, size_t len, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = env, *end = env + len;
+
+	while (p < end) {
+		size_t l = strnlen(p, (size_t)(end - p));
+
+		if (l > n && memcmp(p, name, n) == 0 && p[n] == '=')
+			return p + n + 1;
+		p += l + 1;
+	}
+	return NULL;
+}
+
+static const char *env_either(const char *env, size_t len, const char *suffix)
+{
+	char name[64];
+	const char *v;
+
+	/* The runtime reads DOTNET_x first, then the older COMPlus_x. */
+	snprintf(name, sizeof(name), "DOTNET_%s", suffix);
+	v = env_get(env, len, name);
+	if (!v) {
+		snprintf(name, sizeof(name), "COMPlus_%s", suffix);
+		v = env_get(env, len, name);
+	}
+	return v;
+}
+
+void dotnet_parse_environ(const char *env, size_t len, struct dotnet_status *st)
+{
+	const char *v = env_either(env, len, "LTTng");
+
+	st->lttng_disabled = v && strcmp(v, "0") == 0;
+	v = env_either(env, len, "PerfMapEnabled");
+	st->perfmap = v && *v && strcmp(v, "0") != 0;
+	snprintf(st->perfmap_value, sizeof(st->perfmap_value), "%s", v ? v : "");
+}
+
+/* A whole /proc file (they report size 0), at most `max` bytes. */
+static int read_proc(pid_t pid, const char *what, size_t max, char **out, size_t *out_len)
+{
+	char path[64], *buf = NULL;
+	size_t len = 0, cap = 0;
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, what);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n;
+
+		if (len + 4096 + 1 > cap) {
+			char *grown;
+
+			cap = cap ? cap * 2 : 16384;
+			grown = realloc(buf, cap);
+			if (!grown) {
+				ret = -ENOMEM;
+				break;
+			}
+			buf = grown;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = -errno;
+			break;
+		}
+		if (n == 0 || len + (size_t)n >= max)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	if (ret < 0) {
+		free(buf);
+		return ret;
+	}
+	buf[len] = '\0';
+	*out = buf;
+	*out_len = len;
+	return 0;
+}
+
+/* Whether `path` exists inside the root `rootfd`, symlinks resolved
+ * within that root and never out of it; nothing is opened for reading. */
+static int exists_in_root(int rootfd, const char *path)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd = (int)syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
+
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+static void find_ust(int rootfd, struct dotnet_status *st)
+{
+	char path[1024];
+
+	for (int so = 0; so < 2; so++) {
+		if (st->runtime_dir[0]) {
+			snprintf(path, sizeof(path), "%s/%s", st->runtime_dir, ust_sonames[so]);
+			if (exists_in_root(rootfd, path)) {
+				st->ust_so[so] = 1;
+				snprintf(st->ust_where[so], sizeof(st->ust_where[so]), "%s", path);
+				continue;
+			}
+		}
+		for (int i = 0; lib_dirs[i]; i++) {
+			snprintf(path, sizeof(path), "%s/%s", lib_dirs[i], ust_sonames[so]);
+			if (exists_in_root(rootfd, path)) {
+				st->ust_so[so] = 1;
+				snprintf(st->ust_where[so], sizeof(st->ust_where[so]), "%s", path);
+				break;
+			}
+		}
+	}
+}
+
+int dotnet_inspect(pid_t pid, struct dotnet_status *st)
+{
+	char root[64], *text = NULL, path[1024];
+	size_t len = 0;
+	int ret, rootfd;
+
+	memset(st, 0, sizeof(*st));
+	ret = read_proc(pid, "maps", MAPS_MAX, &text, &len);
+	if (ret < 0)
+		return ret;
+	dotnet_parse_maps(text, st);
+	free(text);
+	ret = read_proc(pid, "environ", ENVIRON_MAX, &text, &len);
+	if (ret < 0)
+		return ret;
+	dotnet_parse_environ(text, len, st);
+	free(text);
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return -errno;
+	find_ust(rootfd, st);
+	if (st->runtime_dir[0]) {
+		snprintf(path, sizeof(path), "%s/%s", st->runtime_dir, DOTNET_PROVIDER);
+		st->provider_present = exists_in_root(rootfd, path);
+	}
+	close(rootfd);
+	return 0;
+}
+
+int dotnet_describe(pid_t pid, const struct dotnet_status *st, char *buf, size_t len)
+{
+	char perfmap[160];
+	int ok = 0;
+	size_t used;
+
+	if (st->perfmap)
+		snprintf(perfmap, sizeof(perfmap), "DOTNET_PerfMapEnabled=%s is set (JIT frames get "
+			 "names)", st->perfmap_value);
+	else
+		snprintf(perfmap, sizeof(perfmap), "DOTNET_PerfMapEnabled is not set in its "
+			 "environment (JIT frames stay unnamed: start it with "
+			 "DOTNET_PerfMapEnabled=1)");
+	if (!st->is_dotnet) {
+		snprintf(buf, len, "pid %d: not a .NET process (no libcoreclr.so mapped): no "
+			 "runtime events from it", (int)pid);
+		return 0;
+	}
+	if (st->provider_mapped) {
+		used = (size_t)snprintf(buf, len, "pid %d: the .NET runtime's LTTng provider is "
+					"loaded (%s)", (int)pid, st->provider);
+		ok = 1;
+	} else if (st->lttng_disabled) {
+		used = (size_t)snprintf(buf, len, "pid %d: the .NET runtime's LTTng provider "
+					"(%s) is not loaded: DOTNET_LTTng=0 in its environment "
+					"disables it (start it without DOTNET_LTTng=0)", (int)pid,
+					DOTNET_PROVIDER);
+	} else if (!st->ust_so[0] && !st->ust_so[1]) {
+		used = (size_t)snprintf(buf, len, "pid %d: the .NET runtime's LTTng provider "
+					"(%s) is not loaded: neither liblttng-ust.so.0 nor "
+					"liblttng-ust.so.1 is in the process's root (install the "
+					"one its .NET build links -- liblttng-ust0 or liblttng-ust1 "
+					"-- in its image, and restart it)", (int)pid,
+					DOTNET_PROVIDER);
+	} else if (st->runtime_dir[0] && !st->provider_present) {
+		used = (size_t)snprintf(buf, len, "pid %d: the .NET runtime's LTTng provider is "
+					"not loaded: %s is not in %s (a runtime built without "
+					"LTTng support)", (int)pid, DOTNET_PROVIDER,
+					st->runtime_dir);
+	} else {
+		int have = st->ust_so[1] ? 1 : 0;
+
+		used = (size_t)snprintf(buf, len, "pid %d: the .NET runtime's LTTng provider "
+					"(%s) is not loaded although %s is in its root (%s): its "
+					".NET build may link liblttng-ust.so.%d instead (install "
+					"that one), or the process loaded it and failed (see "
+					"its stderr)", (int)pid, DOTNET_PROVIDER, ust_sonames[have],
+					st->ust_where[have], !have);
+	}
+	if (used < len)
+		snprintf(buf + used, len - used, "; %s", perfmap);
+	return ok;
+}
