@@ -422,6 +422,70 @@ static int note_fork(struct conv *cv, const struct perf_event_header *h)
 	return comms_add_fork(cv->comms, (pid_t)u[2], (pid_t)u[3], time);
 }
 
+/* A sample's place in time order. */
+struct sample_ref {
+	uint64_t time;
+	uint64_t off;
+};
+
+static int cmp_sample_ref(const void *a, const void *b)
+{
+	const struct sample_ref *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	/* Equal times keep file order, as perf's ordered events do. */
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Samples in the order they happened, across CPUs: the per-CPU rings are
+ * drained in turn, so file order jumps back in time at every switch from
+ * one CPU's batch to the next (speedscope refuses such text, and perf
+ * script sorts too).  Samples without a time keep file order. */
+static int order_samples(struct conv *cv, const void *map, uint64_t start, uint64_t end,
+			 struct sample_ref **out, size_t *n_out)
+{
+	struct sample_ref *refs = NULL;
+	size_t n = 0, cap = 0;
+
+	for (uint64_t off = start; off + sizeof(struct perf_event_header) <= end;) {
+		const struct perf_event_header *h = (const void *)((const char *)map + off);
+
+		if (h->size < sizeof(*h) || off + h->size > end)
+			break;
+		if (h->type == PERF_RECORD_SAMPLE) {
+			const uint64_t *p = (const uint64_t *)(h + 1);
+			const struct pc_opened *ev;
+			uint64_t time = 0;
+
+			/* IDENTIFIER, IP, TID, then TIME when the event has it. */
+			if (h->size >= sizeof(*h) + 4 * sizeof(uint64_t) && (ev = event_of(cv, p[0])) &&
+			    (ev->attr.sample_type & PERF_SAMPLE_TIME))
+				time = p[3];
+			if (n == cap) {
+				size_t grown_cap = cap ? cap * 2 : 4096;
+				struct sample_ref *grown = realloc(refs, grown_cap * sizeof(*grown));
+
+				if (!grown) {
+					free(refs);
+					return -ENOMEM;
+				}
+				refs = grown;
+				cap = grown_cap;
+			}
+			refs[n].time = time;
+			refs[n].off = off;
+			n++;
+		}
+		off += h->size;
+	}
+	if (n)
+		qsort(refs, n, sizeof(*refs), cmp_sample_ref);
+	*out = refs;
+	*n_out = n;
+	return 0;
+}
+
 int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, FILE *txt,
 	       struct fold *folded, struct symcache *syms, struct sc_stats *st, char *why,
 	       size_t why_len)
@@ -430,6 +494,8 @@ int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, F
 			   .st = st };
 	const struct file_header *fh;
 	struct frame *frames = NULL;
+	struct sample_ref *order = NULL;
+	size_t n_order = 0;
 	struct stat sb;
 	void *map = MAP_FAILED;
 	uint64_t off, end;
@@ -499,15 +565,13 @@ int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, F
 	ret = comms_finish(cv.comms);
 	if (ret < 0)
 		goto nomem;
-	for (off = fh->data.offset; off + sizeof(struct perf_event_header) <= end;) {
-		const struct perf_event_header *h = (const void *)((const char *)map + off);
-
-		if (h->size < sizeof(*h) || off + h->size > end)
-			break;
-		if (h->type == PERF_RECORD_SAMPLE)
-			convert_sample(&cv, h, frames, PERF_MAX_STACK_DEPTH * 2);
-		off += h->size;
-	}
+	ret = order_samples(&cv, map, fh->data.offset, end, &order, &n_order);
+	if (ret < 0)
+		goto nomem;
+	(void)madvise(map, (size_t)sb.st_size, MADV_NORMAL);
+	for (size_t i = 0; i < n_order; i++)
+		convert_sample(&cv, (const void *)((const char *)map + order[i].off), frames,
+			       PERF_MAX_STACK_DEPTH * 2);
 	ret = 0;
 	if (txt && (fflush(txt) != 0 || ferror(txt))) {
 		ret = -EIO;
@@ -526,6 +590,7 @@ out:
 		close(fd);
 	free(cv.line);
 	free(frames);
+	free(order);
 	comms_free(cv.comms);
 	free(cv.ids);
 	return ret;
