@@ -171,12 +171,15 @@ int tr_untrusted_usable(void)
 	return 1;
 }
 
+/* "256 MiB", "100 KiB", "100-byte": the limit as it was probably written. */
 static void size_words(uint64_t n, char *buf, size_t len)
 {
 	if (n >= (1u << 20) && n % (1u << 20) == 0)
 		snprintf(buf, len, "%llu MiB", (unsigned long long)(n >> 20));
+	else if (n >= 1024 && n % 1024 == 0)
+		snprintf(buf, len, "%llu KiB", (unsigned long long)(n >> 10));
 	else
-		snprintf(buf, len, "%llu bytes", (unsigned long long)n);
+		snprintf(buf, len, "%llu-byte", (unsigned long long)n);
 }
 
 const char *tr_untrusted_explain(const struct tr_untrusted *u, int ret, char *buf, size_t len)

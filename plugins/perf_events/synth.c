@@ -198,7 +198,10 @@ static int emit_comm(struct synth_ctx *c, int procfd, pid_t pid, pid_t tid)
 	n = read_small(procfd, path, comm, sizeof(comm));
 	if (n < 0)
 		return n;
-	comm[strcspn(comm, "\n")] = '\0';
+	/* The kernel ends the name with a newline; the name itself may hold
+	 * one (perf.data keeps it as is, its readers sanitize). */
+	if (n > 0 && comm[n - 1] == '\n')
+		comm[n - 1] = '\0';
 
 	p = c->rec + sizeof(struct perf_event_header);
 	p += put_u32x2(p, (uint32_t)pid, (uint32_t)tid);

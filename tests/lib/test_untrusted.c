@@ -204,7 +204,7 @@ DEF_TEST(devices_and_directories_are_refused)
 DEF_TEST(too_big_is_refused_before_reading)
 {
 	EXPECT_EQ_INT(-EFBIG, try_open("/tmp/perf-4.map", 16));
-	EXPECT_EQ_STR("33 bytes, larger than the 16 bytes limit", why);
+	EXPECT_EQ_STR("33 bytes, larger than the 16-byte limit", why);
 	EXPECT_EQ_INT(-EFBIG, try_open("/tmp/perf-8.map", 256ull << 20));
 	EXPECT_EQ_STR("1073741824 bytes, larger than the 256 MiB limit", why);
 }
