@@ -36,21 +36,26 @@ sums >"$TEST_TMP/sums.before"
 
 # start NAME MODE [ARG]: a hostile process as nobody; sets pid_NAME.
 start() {
-	local name=$1 out="$TEST_TMP/$1.out" p=""
+	local name=$1 out="$TEST_TMP/$1.out" p="" u
 	shift
 	unshare --mount --fork --kill-child sh -c 'mount -t tmpfs -o mode=1777 tmpfs /tmp &&
 		exec setpriv --reuid=65534 --regid=65534 --clear-groups -- "$0" "$@"' \
 		"$HOSTILE" "$@" >"$out" 2>&1 &
-	# SIGKILL: unshare --fork ignores SIGTERM; its death kills the child.
-	on_exit "kill -KILL $! 2>/dev/null; wait $! 2>/dev/null"
+	u=$!
 	for _ in $(seq 100); do
 		grep -q '^ready$' "$out" 2>/dev/null && break
 		sleep 0.1
 	done
 	p=$(sed -n 's/^pid=//p' "$out")
-	# Killed by its PID: the credentials change of setpriv cleared the
-	# parent-death signal that unshare --kill-child had set.
-	[ -n "$p" ] && on_exit "kill -KILL $p 2>/dev/null"
+	# Killed by its PID (setpriv's change of credentials cleared the
+	# parent-death signal of unshare --kill-child), then reaped by unshare,
+	# which then exits.  unshare --fork ignores SIGTERM: SIGKILL when the
+	# process never said its PID.
+	if [ -n "$p" ]; then
+		on_exit "kill -KILL $p 2>/dev/null; wait $u 2>/dev/null"
+	else
+		on_exit "kill -KILL $u 2>/dev/null; wait $u 2>/dev/null"
+	fi
 	if [ -z "$p" ] || ! grep -q '^ready$' "$out"; then
 		not_ok "the hostile process '$name' runs" "$(cat "$out")"
 		done_testing
