@@ -17,6 +17,7 @@
 #include "keys.h"
 #include "log.h"
 #include "manifest.h"
+#include "output.h"
 #include "pids.h"
 #include "services.h"
 #include "session.h"
@@ -385,19 +386,10 @@ int tr_session_prepare(struct tr_session *s, const struct tr_options *opts)
 				return TR_EXIT_USAGE;
 
 	/* Output and duration. */
-	const char *output = tr_config_value(main_section, tr_session_keys, "output");
-	if (output) {
-		s->output = strdup(output);
-	} else {
-		const char *name = tr_config_value(main_section, tr_session_keys, "name");
-		size_t len = strlen(name) + sizeof(".trace.zip");
-
-		s->output = malloc(len);
-		if (s->output)
-			snprintf(s->output, len, "%s.trace.zip", name);
-	}
-	if (!s->output)
-		return TR_EXIT_FAILURE;
+	if (tr_output_prepare(tr_config_value(main_section, tr_session_keys, "output"),
+			      tr_config_value(main_section, tr_session_keys, "name"), opts->check,
+			      &s->output) < 0)
+		return TR_EXIT_USAGE;
 	s->duration_ms = tr_config_number(main_section, tr_session_keys, "duration");
 	/* A launched command bounds the session itself unless a duration was
 	 * asked for on this command line. */
@@ -493,7 +485,8 @@ static void fail_plugin(struct tracerig_ctx *ctx, const char *phase, int err)
 	ctx->error = err < 0 ? err : -EIO;
 	tr_log(TRACERIG_LOG_ERROR, ctx->plugin->name, "%s failed: %s%s", phase,
 	       strerror(-ctx->error),
-	       ctx->required ? "" : " (optional backend: continuing without it)");
+	       ctx->required || ctx->plugin->kind == TRACERIG_PLUGIN_PACKAGER
+		       ? "" : " (optional backend: continuing without it)");
 }
 
 static void stop_started(struct tr_session *s)
@@ -683,30 +676,50 @@ static void summarize(struct tr_session *s, int packaged)
 	}
 }
 
+/* True when the staging directory holds everything collected: each source
+ * flushed and the manifest is there.  Only then may a failure say that
+ * nothing is lost. */
+static int staging_complete(struct tr_session *s)
+{
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < s->n_sources; i++)
+		if (s->sources[i]->phase == TR_PHASE_FAILED && s->sources[i]->failed_in &&
+		    strcmp(s->sources[i]->failed_in, "flush") == 0)
+			return 0;
+	snprintf(path, sizeof(path), "%s/manifest.json", s->archive.dir);
+	return access(path, F_OK) == 0;
+}
+
 static int package(struct tr_session *s)
 {
 	struct stat st;
 	char size[32];
 	int ret;
 
+	char why[128];
+
 	tr_log_close_file();
 	ret = tr_manifest_write(s);
 	if (ret < 0) {
-		tr_err("cannot write manifest.json: %s", strerror(-ret));
+		/* A partial manifest must not pass for the record of the run. */
+		tr_staging_remove_entry(&s->archive, "manifest.json");
+		tr_err("cannot write manifest.json in %s: %s", s->archive.dir,
+		       tr_output_strerror(ret, why, sizeof(why)));
 		return ret;
 	}
+	ret = tr_output_create_temp(&s->archive);
+	if (ret < 0)
+		return ret;
 	ret = s->packager->plugin->flush(s->packager->state, &s->archive);
 	if (ret < 0) {
 		fail_plugin(s->packager, "flush", ret);
 		unlink(s->archive.output);
 		return ret;
 	}
-	if (rename(s->archive.output, s->output) < 0) {
-		ret = -errno;
-		tr_err("cannot move the archive to %s: %s", s->output, strerror(errno));
-		unlink(s->archive.output);
+	ret = tr_output_commit(&s->archive, &s->output);
+	if (ret < 0)
 		return ret;
-	}
 	s->packager->phase = TR_PHASE_FLUSHED;
 	if (stat(s->output, &st) == 0) {
 		human_size((uint64_t)st.st_size, size, sizeof(size));
@@ -757,8 +770,11 @@ int tr_session_run(struct tr_session *s)
 
 	ret = tr_staging_create(&s->archive, s->output);
 	if (ret < 0) {
-		tr_err("cannot create a staging directory next to %s: %s (choose a writable "
-		       "place with -o)", s->output, strerror(-ret));
+		char why[128];
+
+		tr_err("cannot create a staging directory in %s: %s (set TMPDIR to a directory "
+		       "with room for the trace)", tr_staging_parent(),
+		       tr_output_strerror(ret, why, sizeof(why)));
 		return TR_EXIT_FAILURE;
 	}
 	snprintf(log_path, sizeof(log_path), "%s/tracerig.log", s->archive.dir);
@@ -836,9 +852,12 @@ int tr_session_run(struct tr_session *s)
 			status = TR_EXIT_FAILURE;
 	summarize(s, 1);
 	if (package(s) < 0) {
-		tr_err("packaging failed: nothing collected is lost, the files are in %s "
-		       "(zip that directory, or fix the cause and rerun the packager)",
-		       s->archive.dir);
+		if (staging_complete(s))
+			tr_err("packaging failed: nothing collected is lost, the files are in %s "
+			       "(zip that directory once the cause is fixed)", s->archive.dir);
+		else
+			tr_err("packaging failed: what was collected is kept in %s, but it is "
+			       "incomplete (see the errors above)", s->archive.dir);
 		status = TR_EXIT_FAILURE;
 		goto fini_only;
 	}
@@ -883,6 +902,7 @@ void tr_session_free(struct tr_session *s)
 	free(s->profile_path);
 	free(s->conf_path);
 	free(s->output);
+	tr_output_release();
 	tr_loader_exit();
 	tr_pids_reset();
 }

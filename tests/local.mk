@@ -43,6 +43,7 @@ CORE_SH_TESTS = \
 	tests/core/command.sh \
 	tests/core/signals.sh \
 	tests/core/archive.sh \
+	tests/core/output.sh \
 	tests/core/docs.sh \
 	tests/core/status.sh \
 	tests/core/report.sh
