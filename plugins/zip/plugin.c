@@ -42,37 +42,6 @@ static int stored_as_is(const char *stored, const char *name)
 	return 0;
 }
 
-static int add_entry(void *arg, const char *name, const char *path, uint64_t size)
-{
-	struct zip_packager *z = arg;
-	zip_source_t *src;
-	zip_int64_t idx;
-
-	/* Length -1: libzip reads to EOF when writing, so a file still growing
-	 * cannot make the archive inconsistent. */
-	src = zip_source_file(z->za, path, 0, -1);
-	if (!src) {
-		z->svc->log(z->ctx, TRACERIG_LOG_ERROR, "cannot read %s: %s", path,
-			    zip_strerror(z->za));
-		return -EIO;
-	}
-	idx = zip_file_add(z->za, name, src, ZIP_FL_ENC_UTF_8 | ZIP_FL_OVERWRITE);
-	if (idx < 0) {
-		z->svc->log(z->ctx, TRACERIG_LOG_ERROR, "cannot add %s: %s", name,
-			    zip_strerror(z->za));
-		zip_source_free(src);
-		return -EIO;
-	}
-	if (stored_as_is(z->stored, name) || z->level == 0)
-		zip_set_file_compression(z->za, (zip_uint64_t)idx, ZIP_CM_STORE, 0);
-	else
-		zip_set_file_compression(z->za, (zip_uint64_t)idx, ZIP_CM_DEFLATE,
-					 (zip_uint32_t)z->level);
-	z->entries++;
-	z->bytes_in += size;
-	return 0;
-}
-
 /* libzip reports errors as its own codes plus, for I/O (ZIP_ER_WRITE,
  * ZIP_ER_CLOSE, ZIP_ER_TMPOPEN...), the system errno: that errno is the
  * cause to report (ENOSPC is "disk full", not an I/O error). */
@@ -97,6 +66,39 @@ static const char *write_hint(int err)
 	case EROFS: return "the file system is read-only: choose another place with -o";
 	}
 	return "choose another place with -o";
+}
+
+static int add_entry(void *arg, const char *name, const char *path, uint64_t size)
+{
+	struct zip_packager *z = arg;
+	zip_source_t *src;
+	zip_int64_t idx;
+
+	/* Length -1: libzip reads to EOF when writing, so a file still growing
+	 * cannot make the archive inconsistent. */
+	src = zip_source_file(z->za, path, 0, -1);
+	if (!src) {
+		z->svc->log(z->ctx, TRACERIG_LOG_ERROR, "cannot read %s: %s", path,
+			    zip_strerror(z->za));
+		return zip_errno(zip_get_error(z->za));
+	}
+	idx = zip_file_add(z->za, name, src, ZIP_FL_ENC_UTF_8 | ZIP_FL_OVERWRITE);
+	if (idx < 0) {
+		int ret = zip_errno(zip_get_error(z->za));
+
+		z->svc->log(z->ctx, TRACERIG_LOG_ERROR, "cannot add %s: %s", name,
+			    zip_strerror(z->za));
+		zip_source_free(src);
+		return ret;
+	}
+	if (stored_as_is(z->stored, name) || z->level == 0)
+		zip_set_file_compression(z->za, (zip_uint64_t)idx, ZIP_CM_STORE, 0);
+	else
+		zip_set_file_compression(z->za, (zip_uint64_t)idx, ZIP_CM_DEFLATE,
+					 (zip_uint32_t)z->level);
+	z->entries++;
+	z->bytes_in += size;
+	return 0;
 }
 
 static int zip_flush(void *state, struct tracerig_archive *ar)
@@ -126,6 +128,8 @@ static int zip_flush(void *state, struct tracerig_archive *ar)
 	close(fd);
 	z->za = zip_open(out, ZIP_TRUNCATE, &err);
 	if (!z->za) {
+		/* Only libzip's code comes back; for a system one this takes
+		 * the cause from errno, which nothing has touched since. */
 		zip_error_init_with_code(&zerr, err);
 		z->svc->log(z->ctx, TRACERIG_LOG_ERROR, "cannot open %s: %s", out,
 			    zip_error_strerror(&zerr));

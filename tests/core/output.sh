@@ -43,6 +43,9 @@ for mode in run check; do
 		- "$TEST_TMP/ro" "$TRACERIG" "${args[@]}" -o "$TEST_TMP/ro/a.trace.zip" >"$TEST_TMP/out" 2>&1 || rc=$?
 	check_eq "$mode: an unwritable directory is refused with the reason" "2 tracerig: output $TEST_TMP/ro/a.trace.zip: cannot write in directory $TEST_TMP/ro: Read-only file system (choose a writable place with -o)" "$rc $(cat "$TEST_TMP/out")"
 done
+rc=0
+TMPDIR=/proc "$TRACERIG" -c "$two" -d 100ms -o "$TEST_TMP/st.trace.zip" >"$TEST_TMP/out" 2>&1 </dev/null || rc=$?
+check_eq "staging cannot be created under TMPDIR: exit 1, says where and what to do" "1 tracerig: cannot create a staging directory in /proc: No such file or directory (set TMPDIR to a directory with room for the trace)" "$rc $(cat "$TEST_TMP/out")"
 check "no staging directory was made for a refused output" bash -c "! ls -A '$TEST_TMP' | grep -q staging"
 
 # ---- -o DIR: <name>.trace.zip inside it, numbered like the default name
