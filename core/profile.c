@@ -141,37 +141,38 @@ static char *read_line(char *buf, int size, void *stream)
 {
 	struct parse_state *st = stream;
 	char *got = fgets(buf, size, st->file);
+	int start = !st->mid_line, ends_nl, too_long;
 	size_t len;
-	int start = !st->mid_line;
 
 	if (!got)
 		return NULL;
-	len = strlen(buf);
+	len = strlen(buf); /* shorter than what was read if the line holds a NUL */
+	ends_nl = len > 0 && buf[len - 1] == '\n';
 	if (start) {
 		st->line++;
 		st->line_len = 0;
 		st->indented = buf[0] == ' ' || buf[0] == '\t';
 	}
 	st->line_len += len;
-	st->mid_line = len > 0 && buf[len - 1] != '\n' && !feof(st->file);
-	if (!st->mid_line) {
-		size_t content = st->line_len;
+	st->mid_line = len > 0 && !ends_nl && !feof(st->file);
+	if (st->mid_line) {
+		/* inih grows its buffer no further than this. */
+		too_long = st->line_len >= PROFILE_MAX_LINE - 1;
+	} else {
+		size_t content = st->line_len - (size_t)ends_nl;
 
-		if (content && buf[len ? len - 1 : 0] == '\n')
+		if (ends_nl && len > 1 && buf[len - 2] == '\r')
 			content--;
-		if (content && len > 1 && buf[len - 2] == '\r')
-			content--;
-		if (content > TR_PROFILE_MAX_LINE)
-			st->mid_line = 1; /* reported below; nothing left to skip */
+		too_long = content > TR_PROFILE_MAX_LINE;
 	}
-	if (st->mid_line && (st->line_len >= PROFILE_MAX_LINE - 1 || buf[len - 1] == '\n')) {
+	if (too_long) {
 		int c;
 
 		tr_err("%s:%d: line longer than %d characters (split a long list over "
 		       "indented continuation lines)", st->origin, st->line, TR_PROFILE_MAX_LINE);
 		st->errors++;
 		st->too_long = 1;
-		while (buf[len - 1] != '\n' && (c = fgetc(st->file)) != EOF && c != '\n')
+		while (st->mid_line && (c = fgetc(st->file)) != EOF && c != '\n')
 			;
 		buf[0] = '\0';
 		st->mid_line = 0;
