@@ -128,4 +128,26 @@ assert sorted(f["name"] for f in m["files"]) == ["bulk.bin", "testa.txt", "testb
 check_grep "disk full: testa.txt is intact" "^payload from-a$" "$staging/testa.txt"
 check_eq "disk full: nothing is left on the full disk (no partial archive, no temporary, no lock)" "" "$(cat "$TEST_TMP/full.ls")"
 
+# ---- a full staging disk: the message does not claim that nothing is lost,
+# and no truncated manifest.json is left to pass for the record of the run.
+# A 1.5 MB payload (continuation lines of a profile) into a 1 MB staging fs.
+{
+	printf '[tracerig]\nname = big\nrequired = testa\n[testa]\npayload = start'
+	chunk=$(printf '%*s' 15000 '' | tr ' ' p)
+	for _ in $(seq 100); do printf ' \\\n  %s' "$chunk"; done
+	printf '\n'
+} >"$TEST_TMP/big.ini"
+mkdir -p "$TEST_TMP/smallstage" "$TEST_TMP/bigout"
+rc=0
+STAGE="$TEST_TMP/smallstage" unshare -m bash -c 'mount -t tmpfs -o size=1m tmpfs "$STAGE" || exit 99
+	TMPDIR="$STAGE" "$@"; rc=$?; cd "$STAGE" && ls -A */ >"$STAGE/../smallstage.ls"; exit $rc' \
+	- "$TRACERIG" -c "$TEST_TMP/big.ini" -d 100ms -o "$TEST_TMP/bigout/big.trace.zip" >"$TEST_TMP/out" 2>&1 </dev/null || rc=$?
+check_eq "staging disk full: exit 1" 1 "$rc"
+check_grep "staging disk full: the source's flush says ENOSPC" "^tracerig: testa: flush failed: No space left on device$" "$TEST_TMP/out"
+check_grep "staging disk full: the manifest error says ENOSPC and where" "^tracerig: cannot write manifest\.json in $TEST_TMP/smallstage/tracerig-big\.trace\.zip\.staging-[A-Za-z0-9]{6}: No space left on device \(the file system is full\)$" "$TEST_TMP/out"
+check_grep "staging disk full: says the kept files are incomplete" "^tracerig: packaging failed: what was collected is kept in $TEST_TMP/smallstage/tracerig-big\.trace\.zip\.staging-[A-Za-z0-9]{6}, but it is incomplete \(see the errors above\)$" "$TEST_TMP/out"
+check_no_grep "staging disk full: never says nothing is lost" "nothing collected is lost" "$TEST_TMP/out"
+check_no_grep "staging disk full: no partial manifest.json is left" "manifest\.json" "$TEST_TMP/smallstage.ls"
+check_eq "staging disk full: no archive, no temporary file" "" "$(ls -A "$TEST_TMP/bigout")"
+
 done_testing
