@@ -252,6 +252,14 @@ int tr_output_prepare(const char *given, const char *name, int check_only, char 
 		for (out.number = 1;; out.number++) {
 			struct stat st;
 
+			if (out.number > 9999) {
+				tr_err("output %s: %s.trace.zip to %s-9999.trace.zip are all taken "
+				       "(move old archives away, or choose a name with -o)", shown,
+				       out.stem, out.stem);
+				ret = -EEXIST;
+				goto fail;
+			}
+
 			free(base);
 			free(lock_path);
 			lock_path = NULL;

@@ -694,10 +694,8 @@ static int staging_complete(struct tr_session *s)
 static int package(struct tr_session *s)
 {
 	struct stat st;
-	char size[32];
+	char size[32], why[128];
 	int ret;
-
-	char why[128];
 
 	tr_log_close_file();
 	ret = tr_manifest_write(s);
