@@ -22,6 +22,11 @@ for mode in run check; do
 	check_eq "$mode: a FIFO is refused" "2 tracerig: output $TEST_TMP/fifo-$mode: is a FIFO, not a regular file; tracerig never replaces one (give a file name, or a directory to write <name>.trace.zip in)" "$rc $(cat "$TEST_TMP/out")"
 	check "$mode: the FIFO is left as it was" test -p "$TEST_TMP/fifo-$mode"
 
+	python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$TEST_TMP/sock-$mode"
+	run_tracerig "${args[@]}" -o "$TEST_TMP/sock-$mode"
+	check_eq "$mode: a socket is refused" "2 tracerig: output $TEST_TMP/sock-$mode: is a socket, not a regular file; tracerig never replaces one (give a file name, or a directory to write <name>.trace.zip in)" "$rc $(cat "$TEST_TMP/out")"
+	check "$mode: the socket is left as it was" test -S "$TEST_TMP/sock-$mode"
+
 	echo precious >"$TEST_TMP/victim-$mode"
 	ln -s "$TEST_TMP/victim-$mode" "$TEST_TMP/link-$mode.zip"
 	run_tracerig "${args[@]}" -o "$TEST_TMP/link-$mode.zip"
