@@ -48,9 +48,11 @@ void tr_cli_usage(FILE *out)
 		"\n"
 		"  -c, --config PROFILE     profile (.ini); a relative name is also looked up\n"
 		"                           under %s\n"
-		"  -p, --pid PID[,PID...]   trace these processes (and their threads, children)\n"
+		"  -p, --pid PID[,PID...]   trace these processes (and their threads, children);\n"
+		"                           commas or blanks separate them\n"
 		"  -d, --duration TIME      collect for TIME (10, 500ms, 2m; 0 = until Ctrl-C)\n"
-		"  -o, --output PATH        archive path (default <name>.trace.zip)\n"
+		"  -o, --output PATH        archive path, or a directory for <name>.trace.zip\n"
+		"                           (default <name>.trace.zip here, numbered if taken)\n"
 		"      --set SEC.KEY=VALUE  override or add a profile key (repeatable)\n"
 		"      --plugin-dir DIR     look for plugins in DIR first (repeatable)\n"
 		"      --check              validate the profile and tell whether each backend\n"
@@ -83,21 +85,26 @@ static int add_string(char ***list, size_t *n, const char *value)
 	return 0;
 }
 
+/* PIDs separated by commas or blanks (`-p "$(pidof a b)"` gives "12 34").
+ * An empty list is an error: it is what `-p "$(pidof x)"` gives when x is not
+ * running, and tracing the whole machine instead is not what was asked. */
 static int add_pids(struct tr_options *opts, const char *arg)
 {
 	char *copy = strdup(arg), *save = NULL;
+	size_t found = 0;
 	int ret = 0;
 
 	if (!copy)
 		return -ENOMEM;
-	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	for (char *tok = strtok_r(copy, ", \t\n", &save); tok;
+	     tok = strtok_r(NULL, ", \t\n", &save)) {
 		char *end;
 		long pid;
 		pid_t *grown;
 
 		errno = 0;
 		pid = strtol(tok, &end, 10);
-		if (*end || end == tok || errno || pid <= 0 || pid > INT_MAX) {
+		if (tok[0] < '0' || tok[0] > '9' || *end || errno || pid <= 0 || pid > INT_MAX) {
 			tr_err("-p %s: '%s' is not a process ID (use -p 1234 or -p 1234,5678)", arg,
 			       tok);
 			ret = -EINVAL;
@@ -110,6 +117,12 @@ static int add_pids(struct tr_options *opts, const char *arg)
 		}
 		opts->pids = grown;
 		opts->pids[opts->n_pids++] = (pid_t)pid;
+		found++;
+	}
+	if (ret == 0 && found == 0) {
+		tr_err("-p '%s': no process ID given (is the process running? `-p \"$(pidof x)\"` "
+		       "is empty when x is not; leave out -p to trace the whole machine)", arg);
+		ret = -EINVAL;
 	}
 	free(copy);
 	return ret;

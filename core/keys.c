@@ -51,40 +51,66 @@ static int parse_bool(const char *text, long long *num)
 }
 
 /* A number followed by one of `units` (multipliers); an empty suffix uses
- * `bare`.  Fractions are allowed so "1.5s" and "0.5M" work. */
+ * `bare`.  Fractions are allowed so "1.5s" and "0.5M" work.  Only plain
+ * decimal: strtold would also take "0x2", "inf", "1e3", a sign or leading
+ * blanks, each of which reads as something other than what was meant. */
 struct unit {
 	const char *suffix;
 	long double factor;
 };
 
 static int parse_with_units(const char *text, const struct unit *units, long double bare,
-			    long long *num)
+			    long double *value)
 {
-	char *end;
-	long double v;
+	const char *p = text;
+	long double v = 0, scale = 1;
 
-	errno = 0;
-	v = strtold(text, &end);
-	if (end == text || errno || v < 0)
+	if (!isdigit((unsigned char)*p))
 		return -EINVAL;
-	while (isspace((unsigned char)*end))
-		end++;
-	if (*end == '\0') {
+	for (; isdigit((unsigned char)*p); p++)
+		v = v * 10 + (*p - '0');
+	if (*p == '.') {
+		if (!isdigit((unsigned char)p[1]))
+			return -EINVAL;
+		for (p++; isdigit((unsigned char)*p); p++) {
+			scale /= 10;
+			v += (*p - '0') * scale;
+		}
+	}
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p == '\0') {
 		v *= bare;
 	} else {
 		const struct unit *u;
 
 		for (u = units; u->suffix; u++)
-			if (strcasecmp(end, u->suffix) == 0)
+			if (strcasecmp(p, u->suffix) == 0)
 				break;
 		if (!u->suffix)
 			return -EINVAL;
 		v *= u->factor;
 	}
-	if (v > (long double)LLONG_MAX)
+	if (v >= (long double)LLONG_MAX)
 		return -ERANGE;
-	*num = (long long)(v + 0.5L);
+	*value = v;
 	return 0;
+}
+
+/* Decimal integers only: an optional '-' and digits (no "0x", no '+', no
+ * blanks), so that what is written is what is meant. */
+static int parse_integer(const char *text, long long *num)
+{
+	const char *p = text + (text[0] == '-');
+	char *end;
+
+	if (!isdigit((unsigned char)*p))
+		return -EINVAL;
+	errno = 0;
+	*num = strtoll(text, &end, 10);
+	if (*end != '\0')
+		return -EINVAL;
+	return errno == ERANGE ? -ERANGE : 0;
 }
 
 static int in_choices(const char *choices, const char *text)
@@ -116,7 +142,7 @@ int tr_key_parse(const struct tracerig_key *key, const char *text, long long *nu
 		{ "ms", 1 }, { "s", 1000 }, { "sec", 1000 }, { "m", 60000 }, { "min", 60000 },
 		{ "h", 3600000 }, { NULL, 0 },
 	};
-	char *end;
+	long double value = 0;
 	int ret = 0;
 
 	*num = 0;
@@ -138,30 +164,41 @@ int tr_key_parse(const struct tracerig_key *key, const char *text, long long *nu
 		}
 		return 0;
 	case TRACERIG_KEY_INT:
-		errno = 0;
-		*num = strtoll(text, &end, 10);
-		if (end == text || *end != '\0' || errno) {
-			snprintf(err, err_len, "'%s' is not an integer", text);
+		ret = parse_integer(text, num);
+		if (ret == -EINVAL) {
+			snprintf(err, err_len, "'%s' is not an integer (decimal digits only)", text);
 			return -EINVAL;
 		}
 		break;
 	case TRACERIG_KEY_SIZE:
-		ret = parse_with_units(text, size_units, 1, num);
-		if (ret < 0) {
+		ret = parse_with_units(text, size_units, 1, &value);
+		if (ret == -EINVAL) {
 			snprintf(err, err_len, "'%s' is not a size (a number of bytes, or with K, M or G)",
 				 text);
 			return -EINVAL;
 		}
+		*num = (long long)(value + 0.5L);
 		break;
 	case TRACERIG_KEY_DURATION:
-		ret = parse_with_units(text, time_units, 1000, num);
-		if (ret < 0) {
+		ret = parse_with_units(text, time_units, 1000, &value);
+		if (ret == -EINVAL) {
 			snprintf(err, err_len,
 				 "'%s' is not a duration (seconds, or a number with ms, s, m or h)",
 				 text);
 			return -EINVAL;
 		}
+		/* Rounding 0.4ms down to 0 would turn it into "no limit". */
+		if (ret == 0 && value > 0 && value + 1e-9L < 1) {
+			snprintf(err, err_len, "'%s' is shorter than 1 ms, the smallest duration "
+				 "(use at least 1ms, or 0 for no limit)", text);
+			return -ERANGE;
+		}
+		*num = (long long)(value + 0.5L);
 		break;
+	}
+	if (ret == -ERANGE) {
+		snprintf(err, err_len, "'%s' is too large", text);
+		return -ERANGE;
 	}
 	if (key->min < key->max && (*num < key->min || *num > key->max)) {
 		if (key->type == TRACERIG_KEY_DURATION)

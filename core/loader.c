@@ -1,9 +1,13 @@
 #include "config.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <limits.h>
 #include <ltdl.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +16,9 @@
 
 #include "loader.h"
 #include "log.h"
+
+#define TR_STR_(x) #x
+#define TR_STR(x) TR_STR_(x)
 
 static char **search_dirs;
 static size_t n_search_dirs;
@@ -68,6 +75,188 @@ static int running_from_build_tree(void)
 	return strncmp(exe, built, strlen(built)) == 0 && exe[strlen(built)] == '/';
 }
 
+/* ---- trust: plugins run as root, so only files nobody else can replace ---- */
+
+/* Root and the user who ran tracerig (through sudo: SUDO_UID, which only
+ * someone already root could have set) may own plugin files. */
+static int trusted_owner(uid_t uid)
+{
+	const char *sudo = getenv("SUDO_UID");
+	char *end;
+	unsigned long sudo_uid;
+
+	if (uid == 0 || uid == getuid())
+		return 1;
+	if (!sudo || !*sudo)
+		return 0;
+	errno = 0;
+	sudo_uid = strtoul(sudo, &end, 10);
+	return !*end && !errno && sudo_uid == (unsigned long)uid;
+}
+
+static const char *user_name(uid_t uid, char *buf, size_t len)
+{
+	struct passwd *pw = getpwuid(uid);
+
+	if (pw)
+		snprintf(buf, len, "%s (uid %u)", pw->pw_name, (unsigned)uid);
+	else
+		snprintf(buf, len, "uid %u", (unsigned)uid);
+	return buf;
+}
+
+/* One object on the way to a plugin.  Like sudo and OpenSSH's safe_path:
+ * owned by root or the invoking user and writable by nobody else.  An
+ * ancestor directory may be a sticky one owned by root (/tmp): others can
+ * add entries there but not rename or remove ours. */
+static int check_object(const char *path, const struct stat *st, int ancestor, char *why,
+			size_t len)
+{
+	char who[128];
+
+	if (!trusted_owner(st->st_uid)) {
+		snprintf(why, len, "%s is owned by %s, not by root or you (chown root %s, or "
+			 "use a directory only root can write)", path,
+			 user_name(st->st_uid, who, sizeof(who)), path);
+		return -EPERM;
+	}
+	if (!(st->st_mode & (S_IWGRP | S_IWOTH)))
+		return 0;
+	if (ancestor && S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX) && st->st_uid == 0)
+		return 0;
+	snprintf(why, len, "%s is writable by %s (mode %04o) (chmod go-w %s, or use a directory "
+		 "only root can write)", path,
+		 (st->st_mode & S_IWOTH) ? "everyone" : "its group",
+		 (unsigned)(st->st_mode & 07777), path);
+	return -EPERM;
+}
+
+/* Checks `path` (resolved: what would really be opened) and every directory
+ * above it.  Returns 0, -EPERM with `why`, or -errno when it cannot be
+ * examined. */
+static int check_trusted(const char *path, char *why, size_t len)
+{
+	char real[PATH_MAX];
+	struct stat st;
+	int ret;
+
+	if (!realpath(path, real)) {
+		ret = -errno;
+		snprintf(why, len, "cannot resolve %s: %s", path, strerror(errno));
+		return ret;
+	}
+	for (int ancestor = 0;; ancestor = 1) {
+		char *slash;
+
+		if (lstat(real, &st) < 0) {
+			ret = -errno;
+			snprintf(why, len, "cannot examine %s: %s", real, strerror(errno));
+			return ret;
+		}
+		if ((ret = check_object(real, &st, ancestor, why, len)) < 0)
+			return ret;
+		if (strcmp(real, "/") == 0)
+			return 0;
+		slash = strrchr(real, '/');
+		if (slash == real)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+	}
+}
+
+/* dlopen maps a shared object's segments as its headers say: one that
+ * reaches past the end of a truncated file faults (SIGBUS) inside the
+ * dynamic linker.  Checked here first with libelf, which reads within the
+ * file's size.  What is not ELF at all is left to dlopen to describe. */
+static int check_elf(const char *path, char *why, size_t len)
+{
+	struct stat st;
+	size_t n = 0;
+	Elf *elf;
+	int fd, ret = 0;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return 0; /* dlopen says why */
+	if (fstat(fd, &st) < 0 || !(elf = elf_begin(fd, ELF_C_READ, NULL))) {
+		close(fd);
+		return 0;
+	}
+	if (elf_kind(elf) == ELF_K_ELF && elf_getphdrnum(elf, &n) != 0) {
+		snprintf(why, len, "cannot load %s: corrupt ELF file: %s", path, elf_errmsg(-1));
+		ret = -ELIBBAD;
+	}
+	for (size_t i = 0; ret == 0 && i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph)) {
+			snprintf(why, len, "cannot load %s: corrupt ELF file: %s", path,
+				 elf_errmsg(-1));
+			ret = -ELIBBAD;
+		} else if (ph.p_type == PT_LOAD &&
+			   (ph.p_offset > (uint64_t)st.st_size ||
+			    ph.p_filesz > (uint64_t)st.st_size - ph.p_offset)) {
+			snprintf(why, len, "cannot load %s: truncated or corrupt ELF file (a segment "
+				 "ends at byte %llu, the file has %lld bytes): reinstall or rebuild "
+				 "it", path, (unsigned long long)(ph.p_offset + ph.p_filesz),
+				 (long long)st.st_size);
+			ret = -ELIBBAD;
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return ret;
+}
+
+/* A libtool .la names the shared object libltdl really opens: NAME.so in
+ * .libs/ beside it (build tree), beside it, or in its libdir (installed).
+ * Each that exists must be as trusted as the .la. */
+static int check_la_targets(const char *la, char *why, size_t len)
+{
+	char line[PATH_MAX + 32], dlname[NAME_MAX + 1] = "", libdir[PATH_MAX + 1] = "";
+	char dir[PATH_MAX], probe[PATH_MAX + NAME_MAX + 16];
+	const char *cands[3];
+	FILE *f = fopen(la, "re");
+	int ret = 0;
+
+	if (!f) {
+		ret = -errno;
+		snprintf(why, len, "cannot read %s: %s", la, strerror(errno));
+		return ret;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "dlname='%" TR_STR(NAME_MAX) "[^']'", dlname) == 1)
+			continue;
+		sscanf(line, "libdir='%" TR_STR(PATH_MAX) "[^']'", libdir);
+	}
+	fclose(f);
+	if (!dlname[0] || strchr(dlname, '/'))
+		return 0; /* libltdl refuses it anyway */
+	snprintf(dir, sizeof(dir), "%s", la);
+	*strrchr(dir, '/') = '\0';
+	cands[0] = ".libs";
+	cands[1] = ".";
+	cands[2] = libdir[0] == '/' ? libdir : NULL;
+	for (size_t i = 0; i < 3 && ret == 0; i++) {
+		struct stat st;
+
+		if (!cands[i])
+			continue;
+		if (i == 2)
+			snprintf(probe, sizeof(probe), "%s/%s", libdir, dlname);
+		else
+			snprintf(probe, sizeof(probe), "%s/%s/%s", dir, cands[i], dlname);
+		if (stat(probe, &st) == 0)
+			ret = check_trusted(probe, why, len);
+		if (ret == 0 && stat(probe, &st) == 0 && (ret = check_elf(probe, why, len)) < 0)
+			return ret;
+	}
+	return ret;
+}
+
 int tr_loader_init(const char *const *extra_dirs, size_t n_extra)
 {
 	int ret;
@@ -81,6 +270,25 @@ int tr_loader_init(const char *const *extra_dirs, size_t n_extra)
 		return ret;
 	if ((ret = add_dir(TR_PLUGINDIR)) < 0)
 		return ret;
+	/* A directory anyone else can write to could receive a plugin at any
+	 * time, before or after this check: refuse it as a whole, whatever it
+	 * holds today. */
+	for (size_t i = 0; i < n_search_dirs; i++) {
+		char why[3 * PATH_MAX];
+		struct stat st;
+
+		if (stat(search_dirs[i], &st) < 0 || !S_ISDIR(st.st_mode))
+			continue;
+		if (check_trusted(search_dirs[i], why, sizeof(why)) < 0) {
+			tr_err("plugin directory %s: refusing to load plugins from it as root: %s",
+			       search_dirs[i], why);
+			tr_err("(it is on the plugin path through --plugin-dir, "
+			       "TRACERIG_PLUGIN_PATH or the installation: remove it from there, "
+			       "or fix its permissions)");
+			tr_loader_exit();
+			return -EPERM;
+		}
+	}
 	if (lt_dlinit() != 0) {
 		tr_err("cannot initialise libltdl: %s", lt_dlerror());
 		return -ELIBACC;
@@ -129,13 +337,41 @@ static int find_candidate(const char *dir, const char *name, char *base, size_t 
 	return 0;
 }
 
+/* The file libltdl will open for `base` (NAME.la first, as lt_dlopenext
+ * does), checked for trust with what it loads. */
+static int check_candidate(const char *base, char *file, size_t len, char *why, size_t why_len)
+{
+	char reason[3 * PATH_MAX];
+	struct stat st;
+	int ret;
+
+	snprintf(file, len, "%s.la", base);
+	if (stat(file, &st) < 0 || !S_ISREG(st.st_mode))
+		snprintf(file, len, "%s.so", base);
+	ret = check_trusted(file, reason, sizeof(reason));
+	if (ret == 0 && strcmp(file + strlen(file) - 3, ".la") == 0)
+		ret = check_la_targets(file, reason, sizeof(reason));
+	if (ret < 0) {
+		if (ret == -ELIBBAD)
+			snprintf(why, why_len, "%s", reason);
+		else
+			snprintf(why, why_len, "refusing to load %s as root: %s", file, reason);
+		return ret;
+	}
+	if (strcmp(file + strlen(file) - 3, ".so") == 0 &&
+	    (ret = check_elf(file, why, why_len)) < 0)
+		return ret;
+	return 0;
+}
+
 int tr_loader_load(const char *name, struct tr_loaded *out, char *why, size_t why_len)
 {
 	const struct tracerig_plugin *desc;
-	char base[PATH_MAX];
+	char base[PATH_MAX], file[PATH_MAX + 4];
 	lt_dlhandle h = NULL;
 	const lt_dlinfo *info;
 	size_t i;
+	int ret;
 
 	memset(out, 0, sizeof(*out));
 	if (strchr(name, '/') || name[0] == '.') {
@@ -156,10 +392,26 @@ int tr_loader_load(const char *name, struct tr_loaded *out, char *why, size_t wh
 			strcat(why, ")");
 		return -ENOENT;
 	}
+	if ((ret = check_candidate(base, file, sizeof(file), why, why_len)) < 0)
+		return ret;
 	h = lt_dlopenext(base);
 	if (!h) {
-		snprintf(why, why_len, "cannot load %s: %s (a library it needs is missing or "
-			 "it was built for another system)", base, lt_dlerror());
+		const char *reason = lt_dlerror();
+		void *dl = NULL;
+
+		/* libltdl tries NAME.la, then NAME.so, and reports the last miss
+		 * ("file not found"): ask the dynamic linker about the file that
+		 * is there, for what is really wrong with it. */
+		if (strcmp(file + strlen(file) - 3, ".so") == 0) {
+			dl = dlopen(file, RTLD_NOW | RTLD_LOCAL);
+			if (!dl)
+				reason = dlerror();
+			else
+				dlclose(dl);
+		}
+		snprintf(why, why_len, "cannot load %s: %s (a library it needs is missing, it "
+			 "is corrupt, or it was built for another system)", file,
+			 reason ? reason : "unknown error");
 		return -ELIBBAD;
 	}
 	info = lt_dlgetinfo(h);

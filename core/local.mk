@@ -12,6 +12,7 @@ tracerig_SOURCES = \
 	core/services.c core/services.h \
 	core/pids.c core/pids.h \
 	core/staging.c core/staging.h \
+	core/output.c core/output.h \
 	core/manifest.c core/manifest.h \
 	core/json.c core/json.h \
 	core/status.c core/status.h \

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "keys.h"
 #include "loader.h"
+#include "output.h"
 #include "log.h"
 #include "report.h"
 #include "services.h"
@@ -162,6 +163,7 @@ int main(int argc, char **argv)
 	if (tr_supervise_tainted()) {
 		/* A plugin's thread is frozen or hung: unloading its code or
 		 * freeing what it may still touch would crash us now. */
+		tr_output_release();
 		fflush(NULL);
 		_exit(status);
 	}

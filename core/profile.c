@@ -1,10 +1,13 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ini.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "profile.h"
@@ -16,8 +19,13 @@ struct parse_state {
 	int line;
 	int errors;
 	int too_long;
-	int indented; /* the current line continues the previous key's value */
+	int indented;    /* the current line continues the previous key's value */
+	int mid_line;    /* the last read ended inside a line (inih grows its buffer) */
+	size_t line_len; /* characters of the current line read so far */
 };
+
+/* inih's line buffer grows up to this; it must hold "\r\n\0" besides. */
+#define PROFILE_MAX_LINE (TR_PROFILE_MAX_LINE + 3)
 
 static struct tr_section *add_section(struct tr_profile *p, const char *name, const char *origin,
 				      int line)
@@ -124,31 +132,74 @@ static void note_section_header(struct parse_state *st, const char *line)
 }
 
 /* inih reads line by line through this, which is how we know the line
- * number of every key (Debian's inih is built without INI_HANDLER_LINENO). */
+ * number of every key (Debian's inih is built without INI_HANDLER_LINENO).
+ * With ini_allow_realloc inih reads a long line in several calls, each into
+ * the rest of a grown buffer: only the first call starts a line.  At its
+ * limit inih would silently parse the rest of the line as a new line, so an
+ * overlong line is cut here and reported. */
 static char *read_line(char *buf, int size, void *stream)
 {
 	struct parse_state *st = stream;
 	char *got = fgets(buf, size, st->file);
+	int start = !st->mid_line, ends_nl, too_long;
 	size_t len;
 
 	if (!got)
 		return NULL;
-	st->line++;
-	st->indented = buf[0] == ' ' || buf[0] == '\t';
-	len = strlen(buf);
-	if (len == (size_t)size - 1 && buf[len - 1] != '\n' && !feof(st->file)) {
+	len = strlen(buf); /* shorter than what was read if the line holds a NUL */
+	ends_nl = len > 0 && buf[len - 1] == '\n';
+	if (start) {
+		st->line++;
+		st->line_len = 0;
+		st->indented = buf[0] == ' ' || buf[0] == '\t';
+	}
+	st->line_len += len;
+	st->mid_line = len > 0 && !ends_nl && !feof(st->file);
+	if (st->mid_line) {
+		/* inih grows its buffer no further than this. */
+		too_long = st->line_len >= PROFILE_MAX_LINE - 1;
+	} else {
+		size_t content = st->line_len - (size_t)ends_nl;
+
+		if (ends_nl && len > 1 && buf[len - 2] == '\r')
+			content--;
+		too_long = content > TR_PROFILE_MAX_LINE;
+	}
+	if (too_long) {
 		int c;
 
 		tr_err("%s:%d: line longer than %d characters (split a long list over "
-		       "indented continuation lines)", st->origin, st->line, size - 2);
+		       "indented continuation lines)", st->origin, st->line, TR_PROFILE_MAX_LINE);
 		st->errors++;
 		st->too_long = 1;
-		while ((c = fgetc(st->file)) != EOF && c != '\n')
+		while (st->mid_line && (c = fgetc(st->file)) != EOF && c != '\n')
 			;
 		buf[0] = '\0';
+		st->mid_line = 0;
 	}
-	note_section_header(st, buf);
+	if (start)
+		note_section_header(st, buf);
 	return got;
+}
+
+/* Joins a continuation line to the value so far: a value ending in a
+ * backslash goes on with a space (a filter split over lines), anything else
+ * with a comma (one list item per line). */
+static char *join_continuation(const char *so_far, const char *more)
+{
+	size_t len = strlen(so_far), total = len + strlen(more) + 2;
+	char *joined = malloc(total);
+
+	if (!joined)
+		return NULL;
+	if (len && so_far[len - 1] == '\\') {
+		while (len > 1 && (so_far[len - 2] == ' ' || so_far[len - 2] == '\t'))
+			len--;
+		snprintf(joined, total, "%.*s %s", (int)(len - 1), so_far, more);
+	} else {
+		snprintf(joined, total, "%s,%s", so_far, more);
+	}
+	return joined;
 }
 
 static int on_key(void *user, const char *section, const char *name, const char *value)
@@ -174,12 +225,10 @@ static int on_key(void *user, const char *section, const char *name, const char 
 		/* inih reports an indented continuation line as the same key
 		 * again: that is how long lists are split, so join them. */
 		if (st->indented) {
-			size_t len = strlen(e->value) + strlen(value) + 2;
-			char *joined = malloc(len);
+			char *joined = join_continuation(e->value, value);
 
 			if (!joined)
 				return 0;
-			snprintf(joined, len, "%s,%s", e->value, value);
 			free(e->value);
 			e->value = joined;
 			e->line = st->line;
@@ -203,6 +252,53 @@ static const char *keep_origin(struct tr_profile *p, const char *path)
 	return p->origins[p->n_origins] ? p->origins[p->n_origins++] : NULL;
 }
 
+static const char *file_kind(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return "unreadable";
+	switch (st.st_mode & S_IFMT) {
+	case S_IFDIR: return "a directory";
+	case S_IFIFO: return "a FIFO";
+	case S_IFCHR: return "a character device";
+	case S_IFBLK: return "a block device";
+	case S_IFSOCK: return "a socket";
+	}
+	return "not a regular file";
+}
+
+/* Opens `path` for reading only if it is a regular file: a FIFO would block
+ * and /dev/zero never end.  O_NONBLOCK keeps the open itself from waiting
+ * for a FIFO's writer.  *file is NULL (and 0 returned) for another type. */
+static int open_regular(const char *path, FILE **file)
+{
+	struct stat st;
+	int fd;
+
+	*file = NULL;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENXIO ? 0 : -errno; /* a socket */
+	if (fstat(fd, &st) < 0) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return 0;
+	}
+	if (fcntl(fd, F_SETFL, 0) < 0 || !(*file = fdopen(fd, "r"))) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return 0;
+}
+
 int tr_profile_load(struct tr_profile *p, const char *path)
 {
 	struct parse_state st = { .profile = p };
@@ -211,15 +307,23 @@ int tr_profile_load(struct tr_profile *p, const char *path)
 	st.origin = keep_origin(p, path);
 	if (!st.origin)
 		return -ENOMEM;
-	st.file = fopen(path, "re");
-	if (!st.file)
-		return -errno;
+	ret = open_regular(path, &st.file);
+	if (ret < 0)
+		return ret;
+	if (!st.file) {
+		tr_err("%s: not a regular file (it is %s): give the path of a profile (.ini)",
+		       path, file_kind(path));
+		return 1;
+	}
 	if (!p->path)
 		p->path = strdup(path);
 
-	/* Long event lists are legitimate; let inih grow its line buffer. */
+	/* Long event lists and filters are legitimate: let inih grow its line
+	 * buffer (Debian's libinih starts at 200 bytes and, unless told to
+	 * reallocate, parses the rest of a longer line as a new line). */
 	ini_use_stack = false;
-	ini_max_line = 16384;
+	ini_allow_realloc = true;
+	ini_max_line = PROFILE_MAX_LINE;
 	ret = ini_parse_stream(read_line, &st, on_key, &st);
 	fclose(st.file);
 	if (ret > 0 && !st.too_long) {

@@ -5,6 +5,9 @@
 
 #include <stddef.h>
 
+/* The longest profile line accepted (documented in tracerig.ini(5)). */
+#define TR_PROFILE_MAX_LINE 16384
+
 struct tr_entry {
 	char *key;
 	char *value;

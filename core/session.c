@@ -17,6 +17,7 @@
 #include "keys.h"
 #include "log.h"
 #include "manifest.h"
+#include "output.h"
 #include "pids.h"
 #include "services.h"
 #include "session.h"
@@ -388,19 +389,10 @@ int tr_session_prepare(struct tr_session *s, const struct tr_options *opts)
 				return TR_EXIT_USAGE;
 
 	/* Output and duration. */
-	const char *output = tr_config_value(main_section, tr_session_keys, "output");
-	if (output) {
-		s->output = strdup(output);
-	} else {
-		const char *name = tr_config_value(main_section, tr_session_keys, "name");
-		size_t len = strlen(name) + sizeof(".trace.zip");
-
-		s->output = malloc(len);
-		if (s->output)
-			snprintf(s->output, len, "%s.trace.zip", name);
-	}
-	if (!s->output)
-		return TR_EXIT_FAILURE;
+	if (tr_output_prepare(tr_config_value(main_section, tr_session_keys, "output"),
+			      tr_config_value(main_section, tr_session_keys, "name"), opts->check,
+			      &s->output) < 0)
+		return TR_EXIT_USAGE;
 	s->duration_ms = tr_config_number(main_section, tr_session_keys, "duration");
 	/* A launched command bounds the session itself unless a duration was
 	 * asked for on this command line. */
@@ -467,6 +459,7 @@ static void abort_session(struct tr_session *s)
 	tr_watchdog_abort();
 	if (s->archive.output)
 		unlink(s->archive.output);
+	tr_output_release();
 	tr_log_close_file();
 	fflush(NULL);
 	/* Plugin threads may be mid-call: nothing of theirs is torn down. */
@@ -516,7 +509,8 @@ static void fail_plugin(struct tracerig_ctx *ctx, const char *phase, int err)
 	else
 		tr_log(TRACERIG_LOG_ERROR, ctx->plugin->name, "%s failed: %s%s", phase,
 		       strerror(-ctx->error),
-		       ctx->required ? "" : " (optional backend: continuing without it)");
+		       ctx->required || ctx->plugin->kind == TRACERIG_PLUGIN_PACKAGER
+			       ? "" : " (optional backend: continuing without it)");
 }
 
 static uint64_t now_ms_left(uint64_t deadline)
@@ -865,21 +859,42 @@ static void summarize(struct tr_session *s, int packaged)
 	}
 }
 
+/* True when the staging directory holds everything collected: each source
+ * flushed and the manifest is there.  Only then may a failure say that
+ * nothing is lost. */
+static int staging_complete(struct tr_session *s)
+{
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < s->n_sources; i++)
+		if (s->sources[i]->phase == TR_PHASE_FAILED && s->sources[i]->failed_in &&
+		    strcmp(s->sources[i]->failed_in, "flush") == 0)
+			return 0;
+	snprintf(path, sizeof(path), "%s/manifest.json", s->archive.dir);
+	return access(path, F_OK) == 0;
+}
+
 /* Writes the manifest and has the packager turn the staging area into the
  * archive.  The packager runs on its driver when it has one (a session),
  * directly when not (the watchdog salvaging a dead collector). */
 static int package(struct tr_session *s)
 {
 	struct stat st;
-	char size[32];
+	char size[32], why[128];
 	int ret;
 
 	tr_log_close_file();
 	ret = tr_manifest_write(s);
 	if (ret < 0) {
-		tr_err("cannot write manifest.json: %s", strerror(-ret));
+		/* A partial manifest must not pass for the record of the run. */
+		tr_staging_remove_entry(&s->archive, "manifest.json");
+		tr_err("cannot write manifest.json in %s: %s", s->archive.dir,
+		       tr_output_strerror(ret, why, sizeof(why)));
 		return ret;
 	}
+	ret = tr_output_create_temp(&s->archive);
+	if (ret < 0)
+		return ret;
 	if (s->packager->driver)
 		ret = run_call(s, s->packager, TR_CALL_FLUSH, &s->archive, s->flush_timeout_ms,
 			       "packaging");
@@ -891,12 +906,9 @@ static int package(struct tr_session *s)
 		unlink(s->archive.output);
 		return ret;
 	}
-	if (rename(s->archive.output, s->output) < 0) {
-		ret = -errno;
-		tr_err("cannot move the archive to %s: %s", s->output, strerror(errno));
-		unlink(s->archive.output);
+	ret = tr_output_commit(&s->archive, &s->output);
+	if (ret < 0)
 		return ret;
-	}
 	s->packager->phase = TR_PHASE_FLUSHED;
 	if (stat(s->output, &st) == 0) {
 		human_size((uint64_t)st.st_size, size, sizeof(size));
@@ -1029,8 +1041,11 @@ int tr_session_run(struct tr_session *s)
 	read_timeouts(s);
 	ret = tr_staging_create(&s->archive, s->output);
 	if (ret < 0) {
-		tr_err("cannot create a staging directory next to %s: %s (choose a writable "
-		       "place with -o)", s->output, strerror(-ret));
+		char why[128];
+
+		tr_err("cannot create a staging directory in %s: %s (set TMPDIR to a directory "
+		       "with room for the trace)", tr_staging_parent(),
+		       tr_output_strerror(ret, why, sizeof(why)));
 		return TR_EXIT_FAILURE;
 	}
 	snprintf(log_path, sizeof(log_path), "%s/tracerig.log", s->archive.dir);
@@ -1075,9 +1090,12 @@ int tr_session_run(struct tr_session *s)
 		status = TR_EXIT_FAILURE;
 	summarize(s, 1);
 	if (package(s) < 0) {
-		tr_err("packaging failed: nothing collected is lost, the files are in %s "
-		       "(zip that directory, or fix the cause and rerun the packager)",
-		       s->archive.dir);
+		if (staging_complete(s))
+			tr_err("packaging failed: nothing collected is lost, the files are in %s "
+			       "(zip that directory once the cause is fixed)", s->archive.dir);
+		else
+			tr_err("packaging failed: what was collected is kept in %s, but it is "
+			       "incomplete (see the errors above)", s->archive.dir);
 		status = TR_EXIT_FAILURE;
 		goto fini_only;
 	}
@@ -1149,9 +1167,13 @@ int tr_session_salvage(struct tr_session *s, pid_t collector, const char *why,
 			s->sources[i]->failed_in = "unknown";
 	tr_err("the collecting process (PID %d) ended without finishing: %s; the watchdog is "
 	       "packaging what it collected", (int)collector, why);
+	/* A temporary archive the collector left half-written. */
+	if (s->archive.output)
+		unlink(s->archive.output);
 	ret = s->packager->plugin->init(&tr_services, s->packager, &s->packager->state);
 	if (ret == 0)
 		ret = package(s);
+	tr_output_release();
 	if (ret < 0) {
 		tr_err("the watchdog could not package: %s; the files are in %s", strerror(-ret),
 		       s->archive.dir);
@@ -1178,6 +1200,7 @@ void tr_session_free(struct tr_session *s)
 	free(s->profile_path);
 	free(s->conf_path);
 	free(s->output);
+	tr_output_release();
 	tr_loader_exit();
 	tr_pids_reset();
 }

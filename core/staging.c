@@ -8,10 +8,33 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "staging.h"
+
+/* Where staging directories live: $TMPDIR, else /var/tmp.  Not next to the
+ * output: a full output disk must not also truncate what was collected, and
+ * a kept staging directory must survive a reboot (/tmp is often a tmpfs). */
+const char *tr_staging_parent(void)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	return tmp && tmp[0] == '/' ? tmp : "/var/tmp";
+}
+
+static void random_suffix(char *end6)
+{
+	static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	unsigned char rnd[6] = { 0 };
+
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+		for (size_t i = 0; i < sizeof(rnd); i++)
+			rnd[i] = (unsigned char)(rand() ^ getpid());
+	for (size_t i = 0; i < 6; i++)
+		end6[i] = letters[rnd[i] % (sizeof(letters) - 1)];
+}
 
 int tr_staging_create(struct tracerig_archive *ar, const char *output)
 {
@@ -21,11 +44,14 @@ int tr_staging_create(struct tracerig_archive *ar, const char *output)
 	memset(ar, 0, sizeof(*ar));
 	if (!copy)
 		return -ENOMEM;
-	/* Next to the output: same filesystem for the final rename, and it
-	 * survives a reboot if packaging fails and it must be kept. */
 	dir = dirname(copy);
 	base = strrchr(output, '/') ? strrchr(output, '/') + 1 : output;
-	snprintf(path, sizeof(path), "%s/.%s.staging-XXXXXX", dir, base);
+	/* mkdtemp: a new directory, mode 0700, at a name nobody could guess. */
+	if (snprintf(path, sizeof(path), "%s/tracerig-%s.staging-XXXXXX", tr_staging_parent(),
+		     base) >= (int)sizeof(path)) {
+		free(copy);
+		return -ENAMETOOLONG;
+	}
 	if (!mkdtemp(path)) {
 		int err = -errno;
 
@@ -33,14 +59,31 @@ int tr_staging_create(struct tracerig_archive *ar, const char *output)
 		return err;
 	}
 	ar->dir = strdup(path);
-	snprintf(path, sizeof(path), "%s/.%s.tmp-%ld", dir, base, (long)getpid());
+	/* The temporary archive goes next to the output (the final rename
+	 * stays on one file system); it is only named here, and created with
+	 * O_EXCL when packaging starts (tr_output_create_temp). */
+	snprintf(path, sizeof(path), "%s/.%s.tmp-XXXXXX", dir, base);
+	random_suffix(path + strlen(path) - 6);
 	ar->output = strdup(path);
 	free(copy);
 	if (!ar->dir || !ar->output) {
+		if (ar->dir)
+			rmdir(ar->dir);
 		tr_staging_free(ar);
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+int tr_staging_remove_entry(struct tracerig_archive *ar, const char *name)
+{
+	char path[PATH_MAX];
+
+	if (!tr_entry_name_ok(name))
+		return -EINVAL;
+	if (snprintf(path, sizeof(path), "%s/%s", ar->dir, name) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	return unlink(path) < 0 && errno != ENOENT ? -errno : 0;
 }
 
 int tr_entry_name_ok(const char *name)

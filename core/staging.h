@@ -7,11 +7,16 @@
 
 struct tracerig_archive {
 	char *dir;    /* staging directory, the archive root */
-	char *output; /* temporary archive path handed to the packager */
+	char *output; /* temporary archive path handed to the packager, next to the output */
 };
 
-/* Creates a fresh staging directory next to `output`. */
+/* Creates a fresh staging directory (mode 0700) under tr_staging_parent(),
+ * and names (without creating) a temporary archive next to `output`. */
 int tr_staging_create(struct tracerig_archive *ar, const char *output);
+/* $TMPDIR if it is absolute, else /var/tmp. */
+const char *tr_staging_parent(void);
+/* Removes entry `name` (a partial file that must not be taken for whole). */
+int tr_staging_remove_entry(struct tracerig_archive *ar, const char *name);
 /* Creates entry `name` (relative, no "..") and its parents; returns an fd. */
 int tr_staging_create_entry(struct tracerig_archive *ar, const char *name);
 /* Every regular file below the staging dir, sorted by name. */

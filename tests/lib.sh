@@ -51,7 +51,8 @@ check_eq() {
 # run_tracerig ARGS...: runs tracerig, output in $TEST_TMP/out, status in $rc.
 run_tracerig() {
 	rc=0
-	"$TRACERIG" "$@" >"$TEST_TMP/out" 2>&1 </dev/null || rc=$?
+	# Staging directories (under $TMPDIR) stay inside the test's files.
+	TMPDIR="$TEST_TMP" "$TRACERIG" "$@" >"$TEST_TMP/out" 2>&1 </dev/null || rc=$?
 }
 # unzip_archive ARCHIVE DIR
 unzip_archive() { rm -rf "$2"; mkdir -p "$2" && unzip -q -o "$1" -d "$2"; }

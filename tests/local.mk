@@ -21,9 +21,11 @@ tests_plugins_unresolved_la_LDFLAGS = -module -avoid-version -shared -rpath /now
 
 # ---- unit tests of core pieces
 check_PROGRAMS += tests/core/test_keys tests/core/test_profile tests/core/test_pids \
-	tests/core/test_staging tests/core/test_json tests/core/test_flamegraph
+	tests/core/test_staging tests/core/test_json tests/core/test_flamegraph \
+	tests/core/test_output
 TESTS += tests/core/test_keys tests/core/test_profile tests/core/test_pids \
-	tests/core/test_staging tests/core/test_json tests/core/test_flamegraph
+	tests/core/test_staging tests/core/test_json tests/core/test_flamegraph \
+	tests/core/test_output
 noinst_HEADERS += tests/testing.h
 tests_core_test_keys_SOURCES = tests/core/test_keys.c core/keys.c
 tests_core_test_profile_SOURCES = tests/core/test_profile.c core/profile.c core/log.c
@@ -31,6 +33,7 @@ tests_core_test_profile_CFLAGS = $(AM_CFLAGS) $(INIH_CFLAGS)
 tests_core_test_profile_LDADD = $(INIH_LIBS)
 tests_core_test_pids_SOURCES = tests/core/test_pids.c core/pids.c
 tests_core_test_staging_SOURCES = tests/core/test_staging.c core/staging.c
+tests_core_test_output_SOURCES = tests/core/test_output.c core/output.c core/staging.c core/log.c
 tests_core_test_json_SOURCES = tests/core/test_json.c core/json.c
 tests_core_test_flamegraph_SOURCES = tests/core/test_flamegraph.c core/flamegraph.c
 
@@ -44,6 +47,7 @@ CORE_SH_TESTS = \
 	tests/core/signals.sh \
 	tests/core/supervise.sh \
 	tests/core/archive.sh \
+	tests/core/output.sh \
 	tests/core/docs.sh \
 	tests/core/status.sh \
 	tests/core/report.sh

@@ -42,6 +42,32 @@ static int stored_as_is(const char *stored, const char *name)
 	return 0;
 }
 
+/* libzip reports errors as its own codes plus, for I/O (ZIP_ER_WRITE,
+ * ZIP_ER_CLOSE, ZIP_ER_TMPOPEN...), the system errno: that errno is the
+ * cause to report (ENOSPC is "disk full", not an I/O error). */
+static int zip_errno(zip_error_t *err)
+{
+	int sys = zip_error_code_system(err);
+
+	if (zip_error_system_type(err) == ZIP_ET_SYS && sys > 0)
+		return -sys;
+	if (zip_error_code_zip(err) == ZIP_ER_MEMORY)
+		return -ENOMEM;
+	return -EIO;
+}
+
+/* What to do about an error writing the archive. */
+static const char *write_hint(int err)
+{
+	switch (-err) {
+	case ENOSPC: return "the file system is full: free space, or choose another place with -o";
+	case EDQUOT: return "your disk quota is used up: free space, or choose another place with -o";
+	case EIO: return "the device reported an error: see dmesg";
+	case EROFS: return "the file system is read-only: choose another place with -o";
+	}
+	return "choose another place with -o";
+}
+
 static int add_entry(void *arg, const char *name, const char *path, uint64_t size)
 {
 	struct zip_packager *z = arg;
@@ -54,14 +80,16 @@ static int add_entry(void *arg, const char *name, const char *path, uint64_t siz
 	if (!src) {
 		z->svc->log(z->ctx, TRACERIG_LOG_ERROR, "cannot read %s: %s", path,
 			    zip_strerror(z->za));
-		return -EIO;
+		return zip_errno(zip_get_error(z->za));
 	}
 	idx = zip_file_add(z->za, name, src, ZIP_FL_ENC_UTF_8 | ZIP_FL_OVERWRITE);
 	if (idx < 0) {
+		int ret = zip_errno(zip_get_error(z->za));
+
 		z->svc->log(z->ctx, TRACERIG_LOG_ERROR, "cannot add %s: %s", name,
 			    zip_strerror(z->za));
 		zip_source_free(src);
-		return -EIO;
+		return ret;
 	}
 	if (stored_as_is(z->stored, name) || z->level == 0)
 		zip_set_file_compression(z->za, (zip_uint64_t)idx, ZIP_CM_STORE, 0);
@@ -73,16 +101,6 @@ static int add_entry(void *arg, const char *name, const char *path, uint64_t siz
 	return 0;
 }
 
-/* libzip reports errors as its own codes plus, for I/O, the system errno. */
-static int zip_errno(zip_error_t *err)
-{
-	int sys = zip_error_code_system(err);
-
-	if (zip_error_system_type(err) == ZIP_ET_SYS && sys > 0)
-		return -sys;
-	return -EIO;
-}
-
 static int zip_flush(void *state, struct tracerig_archive *ar)
 {
 	struct zip_packager *z = state;
@@ -91,18 +109,27 @@ static int zip_flush(void *state, struct tracerig_archive *ar)
 	struct stat st;
 	int fd, err, ret;
 
-	/* Create the file ourselves so its mode is 0600 from the first byte;
-	 * libzip then writes a temporary file next to it and renames it over,
-	 * keeping the mode of the file it replaces. */
-	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		ret = -errno;
-		z->svc->log(z->ctx, TRACERIG_LOG_ERROR, "cannot create %s: %s", out, strerror(errno));
+	/* The core has created `out` (O_EXCL, 0600).  libzip writes a
+	 * temporary file of its own next to it (O_EXCL too) and renames it
+	 * over, keeping the mode of the file it replaces.  Never follow a
+	 * link or open anything but a regular file here; create the file only
+	 * if it is not there yet, and then exclusively. */
+	fd = open(out, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
+		fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		ret = fd < 0 ? -errno : -EEXIST;
+		z->svc->log(z->ctx, TRACERIG_LOG_ERROR, "cannot create %s: %s", out,
+			    fd < 0 ? strerror(-ret) : "not a regular file");
+		if (fd >= 0)
+			close(fd);
 		return ret;
 	}
 	close(fd);
 	z->za = zip_open(out, ZIP_TRUNCATE, &err);
 	if (!z->za) {
+		/* Only libzip's code comes back; for a system one this takes
+		 * the cause from errno, which nothing has touched since. */
 		zip_error_init_with_code(&zerr, err);
 		z->svc->log(z->ctx, TRACERIG_LOG_ERROR, "cannot open %s: %s", out,
 			    zip_error_strerror(&zerr));
@@ -120,8 +147,8 @@ static int zip_flush(void *state, struct tracerig_archive *ar)
 	}
 	if (zip_close(z->za) < 0) {
 		ret = zip_errno(zip_get_error(z->za));
-		z->svc->log(z->ctx, TRACERIG_LOG_ERROR, "cannot write %s: %s (is the disk full?)",
-			    out, zip_strerror(z->za));
+		z->svc->log(z->ctx, TRACERIG_LOG_ERROR, "cannot write %s: %s (%s)", out,
+			    zip_strerror(z->za), write_hint(ret));
 		zip_discard(z->za);
 		z->za = NULL;
 		unlink(out);

@@ -36,17 +36,29 @@ check_grep "the log records the session" 'session ended \(duration\)' "$TEST_TMP
 
 # An unwritable output directory fails before collecting anything.
 run_tracerig -c "$two" -o /proc/nonexistent/a.trace.zip
-check_eq "unwritable output: exit 1" 1 "$rc"
-check_grep "unwritable output: says to choose another place" 'cannot create a staging directory .*choose a writable place with -o' "$TEST_TMP/out"
+check_eq "a missing output directory: exit 2" 2 "$rc"
+check_eq "a missing output directory: says why, before collecting" "tracerig: output /proc/nonexistent/a.trace.zip: directory /proc/nonexistent: No such file or directory (create it first, or choose another place with -o)" "$(cat "$TEST_TMP/out")"
 
-# Packaging fails (the final name is a non-empty directory): data is kept.
+# The final name turned into a directory (by someone else) during the
+# session: the archive never replaces it, and the data is kept.
+rc=0
+TMPDIR="$TEST_TMP" "$TRACERIG" -c "$two" -d 0 -o "$TEST_TMP/busy.trace.zip" >"$TEST_TMP/out" 2>&1 </dev/null &
+pid=$!
+for _ in $(seq 600); do
+	[ "$(cat "$TEST_TMP/.busy.trace.zip.lock" 2>/dev/null)" = "$pid" ] && break
+	sleep 0.1
+done
 mkdir -p "$TEST_TMP/busy.trace.zip/inside"
-run_tracerig -c "$two" -o "$TEST_TMP/busy.trace.zip"
+kill -INT "$pid"
+wait "$pid" || rc=$?
 check_eq "packaging failure: exit 1" 1 "$rc"
+check_grep "packaging failure: the directory is not replaced" "^tracerig: cannot move the archive to $TEST_TMP/busy\.trace\.zip: it is now a directory, which tracerig never replaces$" "$TEST_TMP/out"
 check_grep "packaging failure: says nothing is lost and where the files are" 'packaging failed: nothing collected is lost, the files are in .*staging' "$TEST_TMP/out"
 staging=$(sed -n 's/.*the files are in \([^ ]*\) .*/\1/p' "$TEST_TMP/out" | head -1)
 check "packaging failure: the staging dir holds the collected files" test -s "$staging/testa.txt" -a -s "$staging/manifest.json"
+check "packaging failure: the directory is as it was" test -d "$TEST_TMP/busy.trace.zip/inside"
 check "packaging failure: no temporary archive is left" bash -c "! ls -A '$TEST_TMP' | grep -q '\\.tmp-'"
+rm -rf "$staging"
 
 # An existing archive is replaced atomically, never left half-written.
 echo old >"$out"

@@ -24,6 +24,42 @@ run_tracerig -c "$top_srcdir/tests/core/profiles/two.ini" -p 2147483000
 check_eq "-p with a PID that does not exist is refused" 2 "$rc"
 check_grep "-p error says what to do" 'no such process.*NSpid' "$TEST_TMP/out"
 
+# An empty PID list is what -p "$(pidof x)" gives when x is not running:
+# an error, not the whole machine.
+for arg in "" "," " " " , "; do
+	run_tracerig -c "$top_srcdir/tests/core/profiles/two.ini" -p "$arg"
+	check_eq "-p '$arg' is refused with exit 2" 2 "$rc"
+	check_eq "-p '$arg' says no PID was given" "tracerig: -p '$arg': no process ID given (is the process running? \`-p \"\$(pidof x)\"\` is empty when x is not; leave out -p to trace the whole machine)" "$(cat "$TEST_TMP/out")"
+done
+run_tracerig -c "$top_srcdir/tests/core/profiles/two.ini" -p +1
+check_eq "-p +1 is refused with exit 2" 2 "$rc"
+check_eq "-p +1: only digits are a PID" "tracerig: -p +1: '+1' is not a process ID (use -p 1234 or -p 1234,5678)" "$(cat "$TEST_TMP/out")"
+run_tracerig --check -c "$top_srcdir/tests/core/profiles/two.ini" -p "$$ $$"
+check_eq "-p accepts blank-separated PIDs, as pidof prints them" 0 "$rc"
+
+# Durations: below 1 ms, or not plain decimal, are errors (not "until Ctrl-C", not 2 s).
+run_tracerig --check -c "$top_srcdir/tests/core/profiles/two.ini" -d 0.4ms
+check_eq "-d 0.4ms is refused with exit 2" 2 "$rc"
+check_grep "-d 0.4ms: says the smallest duration" "^tracerig: -d: \[tracerig\] duration: '0\.4ms' is shorter than 1 ms, the smallest duration \(use at least 1ms, or 0 for no limit\)$" "$TEST_TMP/out"
+for d in 0x2 +2 " 2" 1e3 inf; do
+	run_tracerig --check -c "$top_srcdir/tests/core/profiles/two.ini" -d "$d"
+	check_eq "-d '$d' is refused with exit 2" 2 "$rc"
+	check_eq "-d '$d' is not a duration" "tracerig: -d: [tracerig] duration: '$d' is not a duration (seconds, or a number with ms, s, m or h)" "$(head -n 1 "$TEST_TMP/out")"
+done
+run_tracerig --check -c "$top_srcdir/tests/core/profiles/two.ini" -d 0
+check_eq "-d 0 (until Ctrl-C) is accepted" 0 "$rc"
+
+# -c reads regular files only: a FIFO would block, /dev/zero never end.
+mkfifo "$TEST_TMP/fifo.ini"
+for c in "$TEST_TMP/fifo.ini|a FIFO" "/dev/zero|a character device" "$TEST_TMP|a directory"; do
+	path=${c%%|*} kind=${c#*|}
+	rc=0
+	timeout 20 "$TRACERIG" --check -c "$path" >"$TEST_TMP/out" 2>&1 </dev/null || rc=$?
+	check_eq "-c on $kind is refused with exit 2" 2 "$rc"
+	check_eq "-c on $kind says what it is" "tracerig: $path: not a regular file (it is $kind): give the path of a profile (.ini)
+tracerig: 1 error in the profile; nothing was collected" "$(cat "$TEST_TMP/out")"
+done
+
 run_tracerig --list-plugins
 check_eq "--list-plugins exits 0" 0 "$rc"
 check_grep "--list-plugins lists a test plugin with its version" '^  testa +0\.0-test +source' "$TEST_TMP/out"

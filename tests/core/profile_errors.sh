@@ -83,6 +83,29 @@ check_grep "-d is validated as a duration" '^tracerig: -d: \[tracerig\] duration
 run_tracerig --check -c "$TEST_TMP/p.ini" --set testa.level=7 --set tracerig.packager=testb
 check_grep "a source named as packager is refused" 'is a source plugin, not a packager' "$TEST_TMP/out"
 
+# Long lines: up to 16384 characters, and a filter split with a backslash.
+long=$(printf '%*s' 16374 '' | tr ' ' x)
+printf '[testa]\npayload = %s\nlevel = 4\n' "$long" | profile
+run_tracerig --check -c "$TEST_TMP/p.ini"
+check_eq "a 16384-character line is accepted" 0 "$rc"
+printf '[testa]\npayload = %sy\nlevel = 4\n' "$long" | profile
+run_tracerig --check -c "$TEST_TMP/p.ini"
+check_eq "a 16385-character line is refused with exit 2" 2 "$rc"
+check_eq "a line too long: says the limit and what to do" "tracerig: $TEST_TMP/p.ini:2: line longer than 16384 characters (split a long list over indented continuation lines)
+tracerig: 1 error in the profile; nothing was collected" "$(cat "$TEST_TMP/out")"
+profile <<'X'
+[tracerig]
+duration = 1s
+[testa]
+payload = one \
+   two \
+   three
+X
+run_tracerig -c "$TEST_TMP/p.ini" -o "$TEST_TMP/cont.trace.zip"
+check_eq "a backslash continuation: the run succeeds" 0 "$rc"
+unzip_archive "$TEST_TMP/cont.trace.zip" "$TEST_TMP/cont"
+check_grep "a backslash continuation joins with one space" '"payload": "one two three"' "$TEST_TMP/cont/manifest.json"
+
 profile <<'X'
 [tracerig]
 duration = 200ms

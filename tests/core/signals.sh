@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Ctrl-C / SIGTERM stop and package; a second one aborts and says so.
 . "$top_srcdir/tests/lib.sh"
+# Staging directories go under $TMPDIR: keep them in the test's own.
+export TMPDIR="$TEST_TMP"
 
 two="$top_srcdir/tests/core/profiles/two.ini"
 out="$TEST_TMP/sig.trace.zip"

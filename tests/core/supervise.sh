@@ -3,6 +3,8 @@
 # not take the others' data with it; a killed collector is salvaged by the
 # watchdog; signals during packaging do not lose the run.
 . "$top_srcdir/tests/lib.sh"
+# Staging directories go under $TMPDIR: keep them in the test's own.
+export TMPDIR="$TEST_TMP"
 
 two="$top_srcdir/tests/core/profiles/two.ini"
 out="$TEST_TMP/sup.trace.zip"
@@ -105,7 +107,7 @@ check_grep "kill -9: the manifest says the collector died" '"ended_by": "the col
 check_grep "kill -9: the manifest says how it was salvaged" '"why": "it was killed \(SIGKILL' "$TEST_TMP/x/manifest.json"
 check_grep "kill -9: the run log is in the archive" 'collecting' "$TEST_TMP/x/tracerig.log"
 check_grep "kill -9: said on the terminal" "the collecting process \\(PID $pid\\) ended without finishing" "$TEST_TMP/out"
-check "kill -9: no staging directory left behind" sh -c "! ls -d '$TEST_TMP'/.sup* 2>/dev/null | grep -q ."
+check "kill -9: no staging directory left behind" sh -c "! ls -d '$TEST_TMP'/tracerig-*staging* 2>/dev/null | grep -q ."
 
 # A fault the core cannot pin on a plugin (here: on the main thread) is
 # fatal, but the watchdog still packages and says what happened.

@@ -60,6 +60,63 @@ DEF_TEST(durations_are_milliseconds_and_bare_numbers_seconds)
 	EXPECT_EQ_INT(-EINVAL, ret);
 }
 
+/* Only plain decimal: what strtol/strtold would also accept reads as
+ * something other than what was meant. */
+DEF_TEST(numbers_are_plain_decimal)
+{
+	static const char *const not_numbers[] = { "0x2", "010x", " 5", "+5", "5 ", "1e3", "inf",
+						   "nan", "0x1p3", ".5", "5.", "", "--1" };
+	char err[256];
+	long long num;
+	int ret;
+
+	for (size_t i = 0; i < sizeof(not_numbers) / sizeof(not_numbers[0]); i++) {
+		parse("frequency", not_numbers[i], &ret);
+		if (ret != -EINVAL)
+			TEST_FAIL("integer '%s' accepted", not_numbers[i]);
+		parse("buffer", not_numbers[i], &ret);
+		if (ret != -EINVAL && strcmp(not_numbers[i], "5 ") != 0)
+			TEST_FAIL("size '%s' accepted", not_numbers[i]);
+		parse("duration", not_numbers[i], &ret);
+		if (ret != -EINVAL && strcmp(not_numbers[i], "5 ") != 0)
+			TEST_FAIL("duration '%s' accepted", not_numbers[i]);
+	}
+	/* Leading zeros are decimal, not octal. */
+	EXPECT_EQ_INT(10, parse("frequency", "010", &ret));
+	EXPECT_EQ_INT(0, ret);
+	EXPECT_EQ_INT(-ERANGE, tr_key_parse(tr_key_find(keys, "frequency"), "99999999999999999999",
+					    &num, err, sizeof(err)));
+	EXPECT_EQ_STR("'99999999999999999999' is too large", err);
+	EXPECT_EQ_INT(-EINVAL, tr_key_parse(tr_key_find(keys, "duration"), "0x2", &num, err,
+					    sizeof(err)));
+	EXPECT_EQ_STR("'0x2' is not a duration (seconds, or a number with ms, s, m or h)", err);
+	EXPECT_EQ_INT(-ERANGE, tr_key_parse(tr_key_find(keys, "buffer"), "99999999999G", &num,
+					    err, sizeof(err)));
+	EXPECT_EQ_STR("'99999999999G' is too large", err);
+}
+
+DEF_TEST(durations_below_one_millisecond_are_errors)
+{
+	char err[256];
+	long long num;
+
+	EXPECT_EQ_INT(-ERANGE, tr_key_parse(tr_key_find(keys, "duration"), "0.4ms", &num, err,
+					    sizeof(err)));
+	EXPECT_EQ_STR("'0.4ms' is shorter than 1 ms, the smallest duration (use at least 1ms, "
+		      "or 0 for no limit)", err);
+	EXPECT_EQ_INT(-ERANGE, tr_key_parse(tr_key_find(keys, "duration"), "0.0001", &num, err,
+					    sizeof(err)));
+	/* 0 is "no limit", and 1ms the smallest limit. */
+	EXPECT_EQ_INT(0, tr_key_parse(tr_key_find(keys, "duration"), "0", &num, err, sizeof(err)));
+	EXPECT_EQ_INT(0, num);
+	EXPECT_EQ_INT(0, tr_key_parse(tr_key_find(keys, "duration"), "0s", &num, err, sizeof(err)));
+	EXPECT_EQ_INT(0, tr_key_parse(tr_key_find(keys, "duration"), "1ms", &num, err, sizeof(err)));
+	EXPECT_EQ_INT(1, num);
+	EXPECT_EQ_INT(0, tr_key_parse(tr_key_find(keys, "duration"), "0.001", &num, err,
+				      sizeof(err)));
+	EXPECT_EQ_INT(1, num);
+}
+
 DEF_TEST(enums_and_booleans)
 {
 	char err[256];
@@ -89,6 +146,8 @@ int main(void)
 	RUN_TEST(integers_are_range_checked);
 	RUN_TEST(sizes_take_binary_suffixes);
 	RUN_TEST(durations_are_milliseconds_and_bare_numbers_seconds);
+	RUN_TEST(numbers_are_plain_decimal);
+	RUN_TEST(durations_below_one_millisecond_are_errors);
 	RUN_TEST(enums_and_booleans);
 	RUN_TEST(did_you_mean_finds_typos_and_prefixes);
 	TEST_MAIN_END();

@@ -59,7 +59,14 @@ DEF_TEST(entries_are_listed_sorted_with_sizes)
 	EXPECT_EQ_STR("lttngTrace/ust/metadata", seen.names[0]);
 	EXPECT_EQ_STR("z.txt", seen.names[1]);
 	EXPECT_EQ_INT(5, (int)seen.sizes[1]);
-	EXPECT_CONTAINS("/tmp/.unit.trace.zip.staging-", ar.dir);
+	/* Staging lives under $TMPDIR (or /var/tmp), not on the output's disk;
+	 * the temporary archive is next to the output. */
+	EXPECT_CONTAINS("/tracerig-unit.trace.zip.staging-", ar.dir);
+	EXPECT_TRUE(strncmp(ar.dir, tr_staging_parent(), strlen(tr_staging_parent())) == 0);
+	EXPECT_CONTAINS("/tmp/.unit.trace.zip.tmp-", ar.output);
+	EXPECT_EQ_INT(-1, access(ar.output, F_OK));
+	EXPECT_EQ_INT(0, tr_staging_remove_entry(&ar, "z.txt"));
+	EXPECT_EQ_INT(-1, access("z.txt", F_OK));
 	EXPECT_EQ_INT(0, tr_staging_remove(&ar));
 	EXPECT_EQ_INT(-1, access(ar.dir, F_OK));
 	tr_staging_free(&ar);
