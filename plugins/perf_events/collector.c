@@ -896,6 +896,10 @@ void pc_counts(struct pc_collector *c, struct pc_counts *out)
 	pthread_mutex_lock(&c->lock);
 	*out = c->counts;
 	pthread_mutex_unlock(&c->lock);
+	/* The exec enables the events a moment before its COMM record is
+	 * written: a sample in between is the window's true start. */
+	if (out->first_sample_ns && out->first_sample_ns < out->enabled_ns)
+		out->enabled_ns = out->first_sample_ns;
 }
 
 const struct pc_opened *pc_events(const struct pc_collector *c, size_t *n)
