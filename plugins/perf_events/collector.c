@@ -27,6 +27,7 @@
 #include "collector.h"
 #include "ring.h"
 #include "synth.h"
+#include "tracingdata.h"
 
 struct cpu_ring {
 	int cpu;
@@ -660,6 +661,34 @@ out:
 
 /* ---- the public side ---- */
 
+/* The tracepoints' formats go to perf.data before the first record, so
+ * that perf decodes a file left unfinished (tracerig killed) too.  Not
+ * fatal: pc_finish gets them again, and perf.data.txt needs none. */
+static void add_tracing_data(struct pc_collector *c)
+{
+	const char *sys[64], *name[64];
+	size_t n = 0, len = 0;
+	char *blob = NULL;
+	int ret;
+
+	for (size_t i = 0; i < c->n_ev && n < 64; i++) {
+		if (c->ev[i].spec.kind != EV_TRACEPOINT)
+			continue;
+		sys[n] = c->ev[i].spec.sys;
+		name[n++] = c->ev[i].spec.tp;
+	}
+	if (!n)
+		return;
+	ret = td_build(sys, name, n, &blob, &len);
+	if (ret == 0)
+		ret = pd_set_tracing_data(c->writer, blob, len);
+	free(blob);
+	if (ret < 0)
+		c->log_fn(c->arg, 0, "cannot describe the tracepoints' formats at the start of "
+			  "perf.data (%s): if tracerig dies before the end, perf will not read it",
+			  strerror(-ret));
+}
+
 static uint64_t monotonic_ns(void)
 {
 	struct timespec ts;
@@ -792,6 +821,7 @@ int pc_open(const struct pc_config *cfg, const struct pc_target *t, const char *
 			goto fail;
 		}
 	}
+	add_tracing_data(c);
 records:
 	/* Records for what existed before the start: the kernel map, and the
 	 * processes that will be sampled (all of them when system-wide). */

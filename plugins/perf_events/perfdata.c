@@ -36,6 +36,7 @@
 
 /* Feature bits of tools/perf/util/header.h; the numbers are ABI. */
 enum {
+	HEADER_RESERVED = 0,
 	HEADER_TRACING_DATA = 1,
 	HEADER_BUILD_ID = 2,
 	HEADER_HOSTNAME = 3,
@@ -91,6 +92,13 @@ struct pd_writer {
 	uint64_t synced_size; /* data.size in the header on disk */
 	struct pd_file_section head_attrs; /* attrs written before the data */
 	size_t head_attr_size, head_n_events;
+	/* HEADER_TRACING_DATA while collecting (pd_set_tracing_data): the
+	 * blob before the data, and a feature table after the data of each
+	 * sync (see interim_table). */
+	uint8_t *td;
+	size_t td_len;
+	uint64_t td_offset;
+	uint64_t synced_end; /* data_size right after the last sync */
 	struct pd_event *events;
 	size_t n_events;
 };
@@ -215,6 +223,45 @@ static int check_records(const uint8_t *p, size_t len)
 	return 0;
 }
 
+/* perf 6.1 refuses a file with tracepoint attrs and no HEADER_TRACING_DATA,
+ * and finds the feature table at data.offset + data.size, where the next
+ * records go.  So while collecting, each sync ends the data with these 32
+ * bytes, which are at once
+ *   - a feature table: an entry for HEADER_RESERVED (bit 0, which perf
+ *     skips without reading it), then HEADER_TRACING_DATA -> the blob, and
+ *   - one 32-byte PERF_RECORD_FINISHED_ROUND (perf reads only its header),
+ * and the header's data.size stops right before them.  The next sync's
+ * records follow them, and one 8-byte pwrite of data.size moves the file
+ * from one valid state to the next: it is never unreadable. */
+static void interim_table(const struct pd_writer *w, uint8_t table[32])
+{
+	struct perf_event_header round = {
+		.type = PD_RECORD_FINISHED_ROUND,
+		.size = 32,
+	};
+	struct pd_file_section td = { .offset = w->td_offset, .size = w->td_len };
+
+	memset(table, 0, 32);
+	memcpy(table, &round, sizeof(round));
+	memcpy(table + 16, &td, sizeof(td));
+}
+
+int pd_set_tracing_data(struct pd_writer *w, const void *blob, size_t len)
+{
+	uint8_t *copy;
+
+	if (w->data_offset || !len)
+		return -EINVAL; /* the blob goes before the data */
+	copy = malloc(len);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, blob, len);
+	free(w->td);
+	w->td = copy;
+	w->td_len = len;
+	return 0;
+}
+
 /* The ids and attrs of the events known so far, written right after the
  * header, and the header pointing at them: from then on the file needs
  * nothing more than a data.size to be read. */
@@ -230,8 +277,11 @@ static int write_head(struct pd_writer *w)
 	int err;
 
 	w->data_offset = sizeof(hdr);
-	if (!w->n_events)
+	if (!w->n_events) {
+		free(w->td); /* only with the attrs (pd_set_tracing_data) */
+		w->td = NULL;
 		goto header; /* attrs will follow the data (pd_finish) */
+	}
 	ids_off = calloc(w->n_events, sizeof(*ids_off));
 	if (!ids_off)
 		return -ENOMEM;
@@ -252,6 +302,12 @@ static int write_head(struct pd_writer *w)
 		bytebuf_put(&b, &ids, sizeof(ids));
 	}
 	free(ids_off);
+	if (w->td) {
+		bytebuf_put(&b, NULL, ((b.len + 7) & ~(size_t)7) - b.len);
+		w->td_offset = sizeof(hdr) + b.len;
+		bytebuf_put(&b, w->td, w->td_len);
+		hdr.adds_features[0] = 1ULL << HEADER_RESERVED | 1ULL << HEADER_TRACING_DATA;
+	}
 	err = b.err;
 	if (!err)
 		err = pwrite_full(w->fd, b.p, b.len, (off_t)sizeof(hdr));
@@ -268,6 +324,15 @@ header:
 	err = pwrite_full(w->fd, &hdr, sizeof(hdr), 0);
 	if (!err && lseek(w->fd, (off_t)w->data_offset, SEEK_SET) < 0)
 		err = -errno;
+	if (!err && w->td) {
+		/* data.size is 0: the table is right at data.offset. */
+		uint8_t table[32];
+
+		interim_table(w, table);
+		err = write_full(w->fd, table, sizeof(table));
+		if (!err)
+			w->data_size = w->synced_end = sizeof(table);
+	}
 	return err;
 }
 
@@ -312,10 +377,28 @@ int pd_sync(struct pd_writer *w)
 
 	if (!w->data_offset)
 		return 0; /* nothing written: the header says so already */
+	if (w->td && w->data_size != w->synced_end) {
+		uint8_t table[32];
+
+		/* The size on disk stops before the table (interim_table). */
+		size = w->data_size;
+		interim_table(w, table);
+		err = pd_write(w, table, sizeof(table));
+		if (!err)
+			err = flush(w);
+		if (!err)
+			err = pwrite_full(w->fd, &size, sizeof(size),
+					  (off_t)offsetof(struct pd_file_header, data.size));
+		if (err)
+			return err;
+		w->synced_size = size;
+		w->synced_end = w->data_size;
+		return 0;
+	}
 	err = flush(w);
 	if (err)
 		return err;
-	if (w->synced_size == w->data_size)
+	if (w->td || w->synced_size == w->data_size)
 		return 0;
 	/* After the records it counts: a reader never sees a size larger
 	 * than what is on disk. */
@@ -335,6 +418,9 @@ int pd_write_finished_round(struct pd_writer *w)
 	};
 	int err;
 
+	/* With tracing data, the sync's table is a round marker already. */
+	if (w->td && w->data_offset)
+		return pd_sync(w);
 	err = pd_write(w, &hdr, sizeof(hdr));
 	if (!err)
 		err = pd_sync(w);
@@ -597,6 +683,7 @@ static void writer_free(struct pd_writer *w)
 		free(w->events[i].ids);
 	}
 	free(w->events);
+	free(w->td);
 	free(w->buf);
 	free(w);
 }

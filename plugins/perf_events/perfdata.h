@@ -45,6 +45,12 @@ int pd_write_finished_round(struct pd_writer *w);
 int pd_add_event(struct pd_writer *w, const struct perf_event_attr *attr, const char *name,
 		 const uint64_t *ids, size_t n_ids);
 
+/* HEADER_TRACING_DATA while collecting: the blob of td_build() for the
+ * tracepoint events, without which perf refuses the file.  Call it after
+ * pd_add_event and before the first record; pd_finish writes the one it
+ * is given in its features. */
+int pd_set_tracing_data(struct pd_writer *w, const void *blob, size_t len);
+
 /* An object with a build id (from MMAP2 records carrying one, or read from
  * the ELF file); pid -1 = kernel. */
 struct pd_build_id {

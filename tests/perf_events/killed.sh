@@ -56,4 +56,32 @@ while off < d_off + d_size:
     off += sz
 assert off == d_off + d_size, (off, d_off + d_size)
 PY
+
+# With a tracepoint: perf refuses a file without the tracepoints' formats,
+# which tracerig therefore writes before the data.
+"$TRACERIG" -c "$CPU_INI" -o "$TEST_TMP/t.trace.zip" -d 600 \
+	--set perf_events.events=cpu-clock,sched:sched_switch >"$TEST_TMP/out" 2>&1 </dev/null &
+tr=$!
+on_exit "kill -9 $tr 2>/dev/null; wait $tr 2>/dev/null"
+data=""
+for _ in $(seq 600); do
+	data=$(ls -d "$TEST_TMP"/.t.trace.zip.staging-*/perf.data 2>/dev/null | head -1)
+	if [ -n "$data" ]; then
+		n=$(perf script -i "$data" -F event,trace 2>/dev/null | grep -c 'sched_switch: prev_comm=' || true)
+		[ "$n" -ge 10 ] && break
+	fi
+	kill -0 "$tr" 2>/dev/null || break
+	sleep 0.2
+done
+check "system-wide with sched_switch: still collecting when killed" kill -0 "$tr"
+kill -9 "$tr"
+wait "$tr" 2>/dev/null
+perf script -i "$data" -F comm,pid,time,event,trace >"$TEST_TMP/t-script" 2>"$TEST_TMP/t-script.err"
+check_eq "perf script reads the killed run's tracepoints: exit 0" 0 "$?"
+check_no_grep "perf script finds the tracepoints' formats" \
+	'unexpected|incompatible|properly terminated|missing trace data|[Cc]orrupt|[Ii]nvalid' \
+	"$TEST_TMP/t-script.err"
+check "perf script decodes the 10 sched_switch payloads seen before the kill" \
+	test "$(grep -c 'sched:sched_switch: prev_comm=.* prev_pid=[0-9]* .*==> next_comm=' "$TEST_TMP/t-script")" -ge 10
+check_grep "and has the cpu-clock samples" ' cpu-clock' "$TEST_TMP/t-script"
 done_testing
