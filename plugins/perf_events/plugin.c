@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,7 +25,6 @@
 #include "fold.h"
 #include "script.h"
 #include "symcache.h"
-#include "tracefs.h"
 #include "tracingdata.h"
 
 #define MAX_EVENTS 32
