@@ -38,7 +38,8 @@ perf_events_sh_tests = \
 	tests/perf_events/sampling.sh \
 	tests/perf_events/targets.sh \
 	tests/perf_events/container.sh \
-	tests/perf_events/errors.sh
+	tests/perf_events/errors.sh \
+	tests/perf_events/killed.sh
 TESTS += $(perf_events_sh_tests)
 dist_check_SCRIPTS += $(perf_events_sh_tests)
 dist_check_DATA += tests/perf_events/lib-perf.sh
