@@ -1,9 +1,17 @@
 #!/usr/bin/env bash
 # tracerig killed mid-collection (kill -9, or a crash elsewhere in the
-# process): the perf.data left in the staging directory is read by stock
-# perf up to its last complete round, with the workload's samples.
+# process): the perf.data on disk is read by stock perf up to its last
+# complete round, with the workload's samples, and the watchdog packages it
+# into the archive as it is.
 . "$top_srcdir/tests/perf_events/lib-perf.sh"
 command -v perf >/dev/null || skip_all "perf is not installed"
+export TMPDIR="$TEST_TMP" # staging directories go there
+
+# salvaged ARCHIVE DIR: waits (bounded) for the watchdog's archive, unpacks it.
+salvaged() {
+	for _ in $(seq 600); do [ -s "$1" ] && break; sleep 0.1; done
+	unzip_archive "$1" "$2" 2>/dev/null
+}
 
 "$DEMO" --seconds 600 --threads 1 >/dev/null 2>&1 &
 demo=$!
@@ -17,7 +25,7 @@ on_exit "kill -9 $tr 2>/dev/null; wait $tr 2>/dev/null"
 data=""
 n=0
 for _ in $(seq 600); do
-	data=$(ls -d "$TEST_TMP"/.k.trace.zip.staging-*/perf.data 2>/dev/null | head -1)
+	data=$(ls -d "$TEST_TMP"/tracerig-k.trace.zip.staging-*/perf.data 2>/dev/null | head -1)
 	if [ -n "$data" ]; then
 		n=$(perf script -i "$data" -F pid,ip,sym 2>/dev/null | grep -c ' demo_hot$' || true)
 		[ "$n" -ge 100 ] && break
@@ -28,7 +36,10 @@ done
 check "tracerig is still collecting when killed" kill -0 "$tr"
 kill -9 "$tr"
 wait "$tr" 2>/dev/null
-check "the staging directory holds perf.data" test -s "$data"
+salvaged "$TEST_TMP/k.trace.zip" "$TEST_TMP/k"
+data="$TEST_TMP/k/perf.data"
+check "the watchdog's archive holds perf.data" test -s "$data"
+check_grep "its manifest says the collector was killed" '"why": "it was killed' "$TEST_TMP/k/manifest.json"
 
 perf script -i "$data" -F comm,pid,tid,time,event,ip,sym >"$TEST_TMP/script" 2>"$TEST_TMP/script.err"
 check_eq "perf script reads the killed run's perf.data: exit 0" 0 "$?"
@@ -65,7 +76,7 @@ tr=$!
 on_exit "kill -9 $tr 2>/dev/null; wait $tr 2>/dev/null"
 data=""
 for _ in $(seq 600); do
-	data=$(ls -d "$TEST_TMP"/.t.trace.zip.staging-*/perf.data 2>/dev/null | head -1)
+	data=$(ls -d "$TEST_TMP"/tracerig-t.trace.zip.staging-*/perf.data 2>/dev/null | head -1)
 	if [ -n "$data" ]; then
 		n=$(perf script -i "$data" -F event,trace 2>/dev/null | grep -c 'sched_switch: prev_comm=' || true)
 		[ "$n" -ge 10 ] && break
@@ -76,6 +87,8 @@ done
 check "system-wide with sched_switch: still collecting when killed" kill -0 "$tr"
 kill -9 "$tr"
 wait "$tr" 2>/dev/null
+salvaged "$TEST_TMP/t.trace.zip" "$TEST_TMP/t"
+data="$TEST_TMP/t/perf.data"
 perf script -i "$data" -F comm,pid,time,event,trace >"$TEST_TMP/t-script" 2>"$TEST_TMP/t-script.err"
 check_eq "perf script reads the killed run's tracepoints: exit 0" 0 "$?"
 check_no_grep "perf script finds the tracepoints' formats" \
