@@ -33,6 +33,7 @@ tests_core_test_pids_SOURCES = tests/core/test_pids.c core/pids.c
 tests_core_test_staging_SOURCES = tests/core/test_staging.c core/staging.c
 tests_core_test_json_SOURCES = tests/core/test_json.c core/json.c
 tests_core_test_flamegraph_SOURCES = tests/core/test_flamegraph.c core/flamegraph.c
+tests_core_test_flamegraph_LDADD = lib/libtrutil.la
 
 # ---- integration tests: the real binary, real plugins, real archives
 CORE_SH_TESTS = \
