@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <zip.h>
 
+#include "lib/sanitize.h"
 #include "report.h"
 #include "session.h"
 
@@ -415,6 +416,22 @@ static int by_total(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* Every string printed comes from an archive, most of it from traced
+ * programs (frame and thread names, command lines): no escape sequence of
+ * theirs reaches the terminal.  A few rotating buffers, so that one printf
+ * can hold several; the report is single-threaded. */
+static const char *tty(const char *s)
+{
+	static char bufs[8][1024];
+	static unsigned next;
+	char *b = bufs[next++ % 8];
+
+	if (!s)
+		return "?";
+	tr_sanitize_name(b, sizeof(bufs[0]), s);
+	return b;
+}
+
 static double percent(uint64_t part, uint64_t whole)
 {
 	return whole ? 100.0 * (double)part / (double)whole : 0.0;
@@ -753,14 +770,14 @@ static void print_functions(struct cpu_profile *cp, int top)
 	printf("  %9s %7s  %s\n", "samples", "%", "function");
 	for (size_t i = 0; i < n_self; i++)
 		printf("  %9" PRIu64 " %6.1f%%  %s\n", f->items[i].self,
-		       percent(f->items[i].self, cp->samples), f->items[i].name);
+		       percent(f->items[i].self, cp->samples), tty(f->items[i].name));
 
 	qsort(f->items, f->n, sizeof(*f->items), by_total);
 	printf("\nTop %zu functions by total samples (on the stack, once per sample):\n", n);
 	printf("  %9s %7s  %s\n", "samples", "%", "function");
 	for (size_t i = 0; i < n; i++)
 		printf("  %9" PRIu64 " %6.1f%%  %s\n", f->items[i].total,
-		       percent(f->items[i].total, cp->samples), f->items[i].name);
+		       percent(f->items[i].total, cp->samples), tty(f->items[i].name));
 	/* The table's order no longer matches its hash slots. */
 	free(f->slots);
 	f->slots = NULL;
@@ -784,14 +801,14 @@ static void print_processes(struct cpu_profile *cp, int top)
 			if (p->comms[k].n > p->comms[best].n)
 				best = k;
 		printf("  %9" PRIu64 " %6.1f%%  %s", p->self, percent(p->self, cp->samples),
-		       p->comms[0].name ? p->comms[best].name : "?");
+		       p->comms[0].name ? tty(p->comms[best].name) : "?");
 		if (p->pid >= 0)
 			printf(" %ld", p->pid);
 		if (names > 1)
 			printf("  (and thread names:");
 		for (int k = 0; names > 1 && k < names; k++)
 			if (k != best)
-				printf(" %s", p->comms[k].name);
+				printf(" %s", tty(p->comms[k].name));
 		printf("%s\n", names > 1 ? ")" : "");
 	}
 	if (pr->n > n)
@@ -830,7 +847,7 @@ static int report_cpu(zip_t *za, const char *archive, int top)
 	}
 	printf("\nCPU samples: %" PRIu64 " in perf.data.txt", cp.samples);
 	for (size_t i = 0; i < cp.n_events; i++)
-		printf("%s%s %" PRIu64, i ? ", " : " (", cp.events[i], cp.event_samples[i]);
+		printf("%s%s %" PRIu64, i ? ", " : " (", tty(cp.events[i]), cp.event_samples[i]);
 	printf("%s\n", cp.n_events ? ")" : "");
 	print_functions(&cp, top);
 	print_processes(&cp, top);
@@ -935,7 +952,7 @@ static int report_offcpu(zip_t *za, const char *archive, int top)
 	printf("  %12s %7s  %s\n", "blocked ms", "%", "function");
 	for (size_t i = 0; i < leaves.n && i < (size_t)top; i++)
 		printf("  %12.3f %6.1f%%  %s\n", (double)leaves.items[i].self / 1e3,
-		       percent(leaves.items[i].self, total), leaves.items[i].name);
+		       percent(leaves.items[i].self, total), tty(leaves.items[i].name));
 	ret = 1;
 	goto cleanup;
 fail:
@@ -1023,7 +1040,7 @@ static void print_targets(const struct jv *m)
 	if (cmd && argv && argv->type == JV_ARRAY) {
 		printf(" command");
 		for (size_t i = 0; i < argv->n; i++)
-			printf(" %s", jv_str(&argv->items[i]) ? jv_str(&argv->items[i]) : "?");
+			printf(" %s", jv_str(&argv->items[i]) ? tty(jv_str(&argv->items[i])) : "?");
 		if (jv_num(jv_get(cmd, "pid", NULL), &v))
 			printf(" (pid %.0f", v);
 		else
@@ -1033,7 +1050,7 @@ static void print_targets(const struct jv *m)
 		else if (jv_num(jv_get(cmd, "killed_by_signal", NULL), &v))
 			printf(", killed by signal %.0f)", v);
 		else if (jv_str(jv_get(cmd, "exec_error", NULL)))
-			printf(", could not run: %s)", jv_str(jv_get(cmd, "exec_error", NULL)));
+			printf(", could not run: %s)", tty(jv_str(jv_get(cmd, "exec_error", NULL))));
 		else
 			printf(")");
 	} else if (pids && pids->type == JV_ARRAY && pids->n) {
@@ -1068,15 +1085,15 @@ static void print_plugins(const struct jv *m)
 		const struct jv *req = jv_get(p, "required", NULL);
 		int sep = 0;
 
-		printf("    %-12s %-7s %s", name ? name : "?", status ? status : "?",
+		printf("    %-12s %-7s %s", name ? tty(name) : "?", status ? tty(status) : "?",
 		       req && req->type == JV_BOOL && req->boolean ? "required" : "optional");
 		if (err)
-			printf(" (%s%s%s)", in ? in : "", in ? ": " : "", err);
+			printf(" (%s%s%s)", in ? tty(in) : "", in ? ": " : "", tty(err));
 		for (size_t k = 0; counters && counters->type == JV_OBJECT && k < counters->n; k++) {
 			double v;
 
 			if (jv_num(&counters->items[k], &v)) {
-				printf("%s%s %.0f", sep ? ", " : "  ", counters->keys[k], v);
+				printf("%s%s %.0f", sep ? ", " : "  ", tty(counters->keys[k]), v);
 				sep = 1;
 			}
 		}
@@ -1103,22 +1120,22 @@ static void report_manifest(zip_t *za, const char *archive)
 			ret == -ENOENT ? "no" : "cannot read", archive,
 			ret == -ENOENT ? "not in the archive"
 				       : ret == -EINVAL ? "not valid JSON" : strerror(-ret));
-		printf("archive      %s (no manifest)\n", archive);
+		printf("archive      %s (no manifest)\n", tty(archive));
 		return;
 	}
 	session_name(&m, name, sizeof(name));
-	printf("archive      %s\n", archive);
-	printf("  %-10s %s", "name", name);
+	printf("archive      %s\n", tty(archive));
+	printf("  %-10s %s", "name", tty(name));
 	if (jv_str(jv_get(&m, "profile", "path", NULL)))
-		printf(" (profile %s)", jv_str(jv_get(&m, "profile", "path", NULL)));
+		printf(" (profile %s)", tty(jv_str(jv_get(&m, "profile", "path", NULL))));
 	printf("\n");
 
 	host = jv_str(jv_get(&m, "host", "hostname", NULL));
 	kernel = jv_str(jv_get(&m, "host", "kernel", NULL));
 	arch = jv_str(jv_get(&m, "host", "arch", NULL));
-	printf("  %-10s %s\n", "host", host ? host : "?");
-	printf("  %-10s Linux %s%s%s", "kernel", kernel ? kernel : "?", arch ? " " : "",
-	       arch ? arch : "");
+	printf("  %-10s %s\n", "host", host ? tty(host) : "?");
+	printf("  %-10s Linux %s%s%s", "kernel", kernel ? tty(kernel) : "?", arch ? " " : "",
+	       arch ? tty(arch) : "");
 	if (jv_num(jv_get(&m, "host", "cpus_online", NULL), &v))
 		printf(", %.0f CPUs", v);
 	printf("\n");
@@ -1131,9 +1148,9 @@ static void report_manifest(zip_t *za, const char *archive)
 	else
 		printf("?");
 	if (start)
-		printf(", started %s", start);
+		printf(", started %s", tty(start));
 	if (ended)
-		printf(", ended by %s", ended);
+		printf(", ended by %s", tty(ended));
 	printf("\n");
 	print_targets(&m);
 	print_plugins(&m);

@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "elfsym.h"
+#include "lib/untrusted.h"
+#include "procfs.h"
 #include "procfs.h"
 
 static pthread_once_t elf_once = PTHREAD_ONCE_INIT;
@@ -243,14 +245,17 @@ static int has_section_type(Elf *elf, Elf64_Word type)
 	return 0;
 }
 
+/* Debug files are looked up by path: in the process's root, then ours;
+ * never through a link (build-id trees made of links are not used). */
 static int open_anywhere(pid_t root_pid, const char *path)
 {
+	struct tr_untrusted u;
 	int fd = -ENOENT;
 
 	if (root_pid > 0)
-		fd = tr_open_in_root(root_pid, path);
+		fd = tr_untrusted_open(root_pid, path, TR_OBJECT_MAX, &u);
 	if (fd < 0)
-		fd = tr_open_in_root(0, path);
+		fd = tr_untrusted_open(0, path, TR_OBJECT_MAX, &u);
 	return fd;
 }
 

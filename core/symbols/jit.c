@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "jit.h"
+#include "lib/untrusted.h"
+#include "core/log.h"
 #include "procfs.h"
 
 #define JITDUMP_MAGIC 0x4A695444u
@@ -19,7 +21,10 @@
 #define JIT_HEADER_MIN 40 /* magic, version, size, mach, pad, pid, timestamp, flags */
 #define JIT_RECORD_HEADER 16 /* id, total_size, timestamp */
 #define JIT_CODE_LOAD_FIXED 40 /* pid, tid, vma, code_addr, code_size, code_index */
-#define JIT_MAX_READ (1ull << 30)
+/* A perf map or jitdump is read in chunks of at most JIT_CHUNK bytes: a
+ * line (or record) that does not end within one is refused, and so is a
+ * file larger than TR_JIT_MAX_SIZE (documented in jit.h). */
+#define JIT_CHUNK (16u << 20)
 
 int tr_jit_add_source(struct tr_jit *j, const char *path, pid_t root_pid)
 {
@@ -119,7 +124,7 @@ static uint64_t get64(const unsigned char *p)
 	return v;
 }
 
-/* Returns the bytes consumed; sets *broken for files we cannot read. */
+/* Returns the bytes consumed; sets src->broken (why) for files we cannot read. */
 static size_t parse_jitdump(struct tr_jit *j, struct tr_jit_source *src, const unsigned char *buf,
 			    size_t len, struct tr_arena *arena)
 {
@@ -131,8 +136,8 @@ static size_t parse_jitdump(struct tr_jit *j, struct tr_jit_source *src, const u
 		if (len < JIT_HEADER_MIN)
 			return 0;
 		hsize = get32(buf + 8);
-		if (hsize < JIT_HEADER_MIN) {
-			src->broken = 1;
+		if (hsize < JIT_HEADER_MIN || hsize > JIT_CHUNK) {
+			src->broken = "a jitdump header of an impossible size";
 			return 0;
 		}
 		if (len < hsize)
@@ -143,8 +148,8 @@ static size_t parse_jitdump(struct tr_jit *j, struct tr_jit_source *src, const u
 		const unsigned char *r = buf + used;
 		uint32_t id = get32(r), size = get32(r + 4);
 
-		if (size < JIT_RECORD_HEADER) {
-			src->broken = 1;
+		if (size < JIT_RECORD_HEADER || size > JIT_CHUNK) {
+			src->broken = "a jitdump record of an impossible size";
 			break;
 		}
 		if (len - used < size)
@@ -166,60 +171,101 @@ static size_t parse_jitdump(struct tr_jit *j, struct tr_jit_source *src, const u
 	return used;
 }
 
+/* A source refused for good: never opened again, said once in the log. */
+static void refuse(struct tr_jit_source *src, const char *why)
+{
+	src->refused = 1;
+	if (src->root_pid > 0)
+		tr_log(TRACERIG_LOG_WARN, "symbols", "pid %d: refused %s: %s (its JIT frames stay "
+		       "unnamed; not read again)", (int)src->root_pid, src->path, why);
+	else
+		tr_log(TRACERIG_LOG_WARN, "symbols", "refused %s: %s (its JIT frames stay unnamed; "
+		       "not read again)", src->path, why);
+}
+
+static void detect_kind(struct tr_jit_source *src, const unsigned char *buf, size_t len)
+{
+	uint32_t magic;
+
+	if (len < 4)
+		return;
+	magic = get32(buf);
+	if (magic == JITDUMP_MAGIC)
+		src->kind = TR_JIT_JITDUMP;
+	else if (magic == JITDUMP_MAGIC_SWAPPED)
+		src->broken = "a jitdump written in the other byte order";
+	else
+		src->kind = TR_JIT_PERFMAP;
+}
+
 static void refresh_source(struct tr_jit *j, struct tr_jit_source *src, struct tr_arena *arena)
 {
-	unsigned char *buf = NULL;
-	struct stat st;
-	size_t len, got = 0, used;
+	struct tr_untrusted u;
+	char why[256];
 	int fd;
 
-	fd = src->root_pid > 0 ? tr_open_in_root(src->root_pid, src->path)
-			       : tr_open_in_root(0, src->path);
-	if (fd < 0)
+	fd = tr_untrusted_open(src->root_pid > 0 ? src->root_pid : 0, src->path, TR_JIT_MAX_SIZE,
+			       &u);
+	if (fd < 0) {
+		/* Not there (yet, or any more: the process is gone): look again
+		 * later.  A link, a FIFO, a device or a file too big: never. */
+		if (u.refusal != TR_REFUSED_NONE)
+			refuse(src, tr_untrusted_explain(&u, fd, why, sizeof(why)));
 		return;
-	if (fstat(fd, &st) < 0)
-		goto out;
-	if ((uint64_t)st.st_size < src->offset)
-		src->offset = 0; /* rewritten from scratch: read it again */
-	if ((uint64_t)st.st_size == src->offset || st.st_size - src->offset > JIT_MAX_READ)
-		goto out;
-	len = (size_t)(st.st_size - src->offset);
-	buf = malloc(len);
-	if (!buf)
-		goto out;
-	while (got < len) {
-		ssize_t n = pread(fd, buf + got, len - got, (off_t)(src->offset + got));
+	}
+	if ((uint64_t)u.st.st_size < src->offset)
+		src->offset = src->seen_size = 0; /* rewritten from scratch: read it again */
+	/* Only what was appended since the last look is worth reading: a
+	 * half-written last line is read again once the file grew. */
+	if ((uint64_t)u.st.st_size == src->seen_size) {
+		close(fd);
+		return;
+	}
+	src->seen_size = (uint64_t)u.st.st_size;
+	while ((uint64_t)u.st.st_size > src->offset && !src->refused) {
+		unsigned char *buf;
+		size_t got, used;
+		uint32_t before = j->seq;
+		int ret = tr_read_at_most(fd, src->offset, JIT_CHUNK, &buf, &got);
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
+		if (ret < 0 || !got)
 			break;
-		got += (size_t)n;
+		if (src->kind == TR_JIT_UNKNOWN && src->offset == 0)
+			detect_kind(src, buf, got);
+		if (src->broken) {
+			refuse(src, src->broken);
+		} else if (src->kind == TR_JIT_UNKNOWN) {
+			used = 0;
+		} else {
+			used = src->kind == TR_JIT_JITDUMP
+				       ? parse_jitdump(j, src, buf, got, arena)
+				       : parse_perfmap(j, (const char *)buf, got, arena);
+			if (src->broken) {
+				refuse(src, src->broken);
+			} else if (!used && got == JIT_CHUNK) {
+				snprintf(why, sizeof(why), "no %s ends in its first %u MiB past "
+					 "offset %llu", src->kind == TR_JIT_JITDUMP ? "record" : "line",
+					 JIT_CHUNK >> 20, (unsigned long long)src->offset);
+				refuse(src, why);
+			} else if (src->kind == TR_JIT_PERFMAP && src->offset == 0 && used &&
+				   j->seq == before && !src->parsed) {
+				refuse(src, "not a perf map: no line reads \"START SIZE name\" (hex)");
+			}
+			if (j->seq != before)
+				src->parsed = 1;
+			src->offset += used;
+		}
+		free(buf);
+		if (!used || got < JIT_CHUNK)
+			break; /* what is left is being written */
 	}
-	if (src->kind == TR_JIT_UNKNOWN && src->offset == 0 && got >= 4) {
-		uint32_t magic = get32(buf);
-
-		if (magic == JITDUMP_MAGIC)
-			src->kind = TR_JIT_JITDUMP;
-		else if (magic == JITDUMP_MAGIC_SWAPPED)
-			src->broken = 1; /* written on a machine of the other byte order */
-		else
-			src->kind = TR_JIT_PERFMAP;
-	}
-	if (src->broken || src->kind == TR_JIT_UNKNOWN)
-		goto out;
-	used = src->kind == TR_JIT_JITDUMP ? parse_jitdump(j, src, buf, got, arena)
-					   : parse_perfmap(j, (const char *)buf, got, arena);
-	src->offset += used;
-out:
-	free(buf);
 	close(fd);
 }
 
 void tr_jit_refresh(struct tr_jit *j, struct tr_arena *arena)
 {
 	for (size_t i = 0; i < j->n_src; i++)
-		if (!j->src[i].broken)
+		if (!j->src[i].refused)
 			refresh_source(j, &j->src[i], arena);
 	tr_symtab_finish(&j->syms, 0);
 }

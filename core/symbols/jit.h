@@ -17,8 +17,17 @@ struct tr_jit_source {
 	pid_t root_pid; /* > 0: path is inside that process's root */
 	enum tr_jit_kind kind;
 	uint64_t offset; /* bytes consumed so far */
-	int broken;      /* not a format we read: ignored from then on */
+	uint64_t seen_size; /* the file's size at the last read */
+	const char *broken; /* why the content cannot be read (set by the parsers) */
+	int refused;     /* refused for good (logged once): never opened again */
+	int parsed;      /* at least one symbol came from it */
 };
+
+/* The largest perf map or jitdump read (256 MiB: a .NET or Node.js process
+ * writes a few MiB in an hour).  A bigger file, a link, a FIFO, a device, a
+ * line or record not ending within 16 MiB, a perf map none of whose lines
+ * parses: refused once, logged once, never read again. */
+#define TR_JIT_MAX_SIZE (256ull << 20)
 
 struct tr_jit {
 	struct tr_symtab syms;

@@ -11,13 +11,14 @@ tr_symbols_sources = \
 # ---- unit tests: the symbolizer against real processes and files
 check_PROGRAMS += tests/symbols/test_symbols tests/symbols/test_flamegraph_svg tests/symbols/fixture
 TESTS += tests/symbols/test_symbols tests/symbols/test_flamegraph_svg
-tests_symbols_test_symbols_SOURCES = tests/symbols/test_symbols.c $(tr_symbols_sources)
+tests_symbols_test_symbols_SOURCES = tests/symbols/test_symbols.c $(tr_symbols_sources) core/log.c
 tests_symbols_test_symbols_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
-tests_symbols_test_symbols_LDADD = $(LIBELF_LIBS) $(DEMANGLE_LIBS)
+tests_symbols_test_symbols_LDADD = lib/libtrutil.la $(LIBELF_LIBS) $(DEMANGLE_LIBS)
 # The test runs the fixture and looks its library up by path.
 EXTRA_tests_symbols_test_symbols_DEPENDENCIES = tests/symbols/fixture tests/symbols/libfixture.la
 
 tests_symbols_test_flamegraph_svg_SOURCES = tests/symbols/test_flamegraph_svg.c core/flamegraph.c
+tests_symbols_test_flamegraph_svg_LDADD = lib/libtrutil.la
 
 # Fixtures: a PIE with known, not inlined functions (no sanitizers, so the
 # copy run inside a namespace needs nothing but libc) and a shared library.

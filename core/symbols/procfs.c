@@ -4,16 +4,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/untrusted.h"
 #include "procfs.h"
 
 static int parse_maps_line(char *line, struct tr_maps_line *out)
@@ -111,64 +110,20 @@ int tr_proc_nspid(pid_t pid, pid_t *nspid)
 	return ret;
 }
 
-static int only_regular(int fd)
-{
-	struct stat st;
-
-	if (fstat(fd, &st) < 0) {
-		int err = -errno;
-
-		close(fd);
-		return err;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return -EINVAL;
-	}
-	return fd;
-}
-
-int tr_open_in_root(pid_t pid, const char *path)
-{
-	struct open_how how = {
-		/* O_NONBLOCK: a FIFO planted where a file was expected must not hang us. */
-		.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
-		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-	};
-	char root[64];
-	int rootfd, fd;
-
-	if (path[0] != '/')
-		return -EINVAL;
-	if (pid > 0)
-		snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
-	else
-		snprintf(root, sizeof(root), "/");
-	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (rootfd < 0)
-		return -errno;
-	while (*path == '/')
-		path++;
-	fd = (int)syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
-	if (fd < 0 && errno == ENOSYS) /* before Linux 5.6: best effort */
-		fd = openat(rootfd, path, (int)how.flags);
-	if (fd < 0)
-		fd = -errno;
-	close(rootfd);
-	return fd < 0 ? fd : only_regular(fd);
-}
-
 int tr_open_map_file(pid_t pid, uint64_t start, uint64_t end)
 {
+	struct tr_untrusted u;
 	char fname[96];
-	int fd;
+	int pfd;
 
 	snprintf(fname, sizeof(fname), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, start,
 		 end);
-	fd = open(fname, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
+	/* The kernel resolves this link to the mapped file itself; O_PATH so
+	 * that a mapped device is checked before any driver's open runs. */
+	pfd = open(fname, O_PATH | O_CLOEXEC);
+	if (pfd < 0)
 		return -errno;
-	return only_regular(fd);
+	return tr_untrusted_reopen(pfd, TR_OBJECT_MAX, &u);
 }
 
 uint64_t tr_now_ns(void)

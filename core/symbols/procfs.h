@@ -24,12 +24,8 @@ int tr_proc_read_maps(pid_t pid, tr_maps_cb cb, void *arg);
 /* The innermost NSpid of the process (its PID inside its own namespace). */
 int tr_proc_nspid(pid_t pid, pid_t *nspid);
 
-/* Opens `path` (absolute, as the process sees it) read-only inside the
- * process's root, resolving every link inside that root; pid 0 means our own
- * root.  Regular files only.  Returns an fd or a negative errno. */
-int tr_open_in_root(pid_t pid, const char *path);
-
-/* Opens /proc/PID/map_files/START-END: works for deleted files too. */
+/* Opens /proc/PID/map_files/START-END: works for deleted files too.
+ * Regular files of at most TR_OBJECT_MAX bytes only. */
 int tr_open_map_file(pid_t pid, uint64_t start, uint64_t end);
 
 /* Monotonic nanoseconds (coarse clock: cheap, used to rate-limit rereads). */

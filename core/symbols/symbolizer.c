@@ -24,6 +24,7 @@
 #include "elfsym.h"
 #include "jit.h"
 #include "kallsyms.h"
+#include "lib/untrusted.h"
 #include "procfs.h"
 #include "symbolizer.h"
 #include "symtab.h"
@@ -151,11 +152,12 @@ static struct dso *dso_get(struct tr_symbolizer *sym, dev_t dev, uint64_t ino)
  * process that is gone, the same path in our root if it is the same inode. */
 static int open_mapped(const struct proc *p, const struct mapping *m)
 {
+	struct tr_untrusted u;
 	struct stat st;
 	int fd = -ENOENT;
 
 	if (!m->deleted) {
-		fd = tr_open_in_root(p->pid, m->path);
+		fd = tr_untrusted_open(p->pid, m->path, TR_OBJECT_MAX, &u);
 		if (fd >= 0 && (fstat(fd, &st) < 0 || (uint64_t)st.st_ino != m->dso->ino)) {
 			close(fd);
 			fd = -ESTALE;
@@ -164,7 +166,7 @@ static int open_mapped(const struct proc *p, const struct mapping *m)
 	if (fd < 0)
 		fd = tr_open_map_file(p->pid, m->start, m->end);
 	if (fd < 0 && !m->deleted) {
-		fd = tr_open_in_root(0, m->path);
+		fd = tr_untrusted_open(0, m->path, TR_OBJECT_MAX, &u);
 		if (fd >= 0 && (fstat(fd, &st) < 0 || (uint64_t)st.st_ino != m->dso->ino ||
 				st.st_dev != m->dso->dev)) {
 			close(fd);
@@ -584,15 +586,20 @@ out:
 int tr_symbolizer_add_jit_file(struct tr_symbolizer *sym, pid_t pid, const char *path)
 {
 	struct proc *p;
+	char *real;
 	int ret;
 
 	if (!path || path[0] != '/')
 		return -EINVAL;
-	if (access(path, R_OK) < 0)
+	/* The caller's own copy (mapharvest's staged file): its directory may
+	 * be reached through a link, which the no-link open refuses. */
+	real = realpath(path, NULL);
+	if (!real)
 		return -errno;
 	pthread_mutex_lock(&sym->lock);
 	p = proc_get(sym, pid);
-	ret = p ? tr_jit_add_source(&p->jit, path, 0) : -ENOMEM;
+	ret = p ? tr_jit_add_source(&p->jit, real, 0) : -ENOMEM;
+	free(real);
 	if (ret == 0)
 		jit_read(sym, p); /* now: the file may be a staged copy that moves on */
 	pthread_mutex_unlock(&sym->lock);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "folded.h"
+#include "lib/sanitize.h"
 
 struct fd_line {
 	char *text;
@@ -153,14 +154,6 @@ int fd_set_write(const struct fd_set *s, FILE *out)
 	return ret;
 }
 
-void fd_sanitize(char *s)
-{
-	for (; *s; s++)
-		if (*s == ';')
-			*s = ':';
-		else if (*s == '\n' || *s == '\r' || *s == '\t')
-			*s = ' ';
-}
 
 /* Frames of the tracing machinery at the inner end of every kernel stack. */
 #define TRACING_FRAMES_MAX 6
@@ -203,7 +196,7 @@ int fd_build_line(char *buf, size_t len, const char *comm, pid_t pid,
 		snprintf(name, sizeof(name), "%s", comm);
 	else
 		snprintf(name, sizeof(name), "[pid %d]", (int)pid);
-	fd_sanitize(name);
+	tr_sanitize_name(name, sizeof(name), name);
 	if (append(buf, len, &pos, name) < 0)
 		return -ENOSPC;
 
@@ -211,7 +204,7 @@ int fd_build_line(char *buf, size_t len, const char *comm, pid_t pid,
 		return -ENOSPC;
 	for (size_t i = nu; i-- > 0;) {
 		frame(arg, pid, uips[i], 0, name, sizeof(name));
-		fd_sanitize(name);
+		tr_sanitize_name(name, sizeof(name), name);
 		if (append(buf, len, &pos, name) < 0)
 			return -ENOSPC;
 	}
@@ -228,7 +221,7 @@ int fd_build_line(char *buf, size_t len, const char *comm, pid_t pid,
 		return -ENOSPC;
 	for (size_t i = nk; i-- > kstart;) {
 		frame(arg, pid, kips[i], 1, name, sizeof(name));
-		fd_sanitize(name);
+		tr_sanitize_name(name, sizeof(name), name);
 		if (append(buf, len, &pos, name) < 0)
 			return -ENOSPC;
 	}

@@ -40,9 +40,6 @@ int fd_build_line(char *buf, size_t len, const char *comm, pid_t pid,
 		  const uint64_t *uips, size_t nu, const uint64_t *kips, size_t nk,
 		  int ustack_lost, int kstack_lost, fd_frame_fn frame, void *arg);
 
-/* Replaces what would break a folded line (';', newlines, tabs). */
-void fd_sanitize(char *s);
-
 /* Reads on-CPU folded lines (weight = samples) from `in`, keeps those whose
  * process frame carries an accepted PID ("comm-PID"; lines without one are
  * kept), and adds them to `s` with the process frame reduced to its name

@@ -14,7 +14,7 @@ nodist_plugins_ebpf_ebpf_la_SOURCES = plugins/ebpf/offcpu.skel.h
 plugins_ebpf_ebpf_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/plugins/ebpf \
 	-I$(top_srcdir)/plugins/ebpf
 plugins_ebpf_ebpf_la_CFLAGS = $(AM_CFLAGS) $(LIBBPF_CFLAGS)
-plugins_ebpf_ebpf_la_LIBADD = $(LIBBPF_LIBS)
+plugins_ebpf_ebpf_la_LIBADD = lib/libtrutil.la $(LIBBPF_LIBS)
 plugins_ebpf_ebpf_la_LDFLAGS = $(plugin_ldflags)
 
 BUILT_SOURCES += plugins/ebpf/offcpu.skel.h
@@ -39,6 +39,7 @@ plugins/ebpf/offcpu.skel.h: plugins/ebpf/offcpu.bpf.o
 check_PROGRAMS += tests/ebpf/test_folded
 tests_ebpf_test_folded_SOURCES = tests/ebpf/test_folded.c plugins/ebpf/folded.c plugins/ebpf/folded.h
 tests_ebpf_test_folded_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests -I$(top_srcdir)/plugins/ebpf
+tests_ebpf_test_folded_LDADD = lib/libtrutil.la
 TESTS += tests/ebpf/test_folded
 
 # The BPF side on its own (root): loads the skeleton, blocks threads in

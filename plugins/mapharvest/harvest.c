@@ -20,7 +20,7 @@
 #include "copy.h"
 #include "harvest.h"
 #include "jitdump.h"
-#include "safeopen.h"
+#include "lib/untrusted.h"
 
 #define MAX_BACKOFF 16 /* ticks between looks at a process without files */
 
@@ -265,7 +265,7 @@ static void find_file(struct mh_harvester *h, struct mh_proc *p, int rootfd, enu
 {
 	struct mh_file *f = &p->files[kind];
 	char name[64], path[PATH_MAX], why[256];
-	struct stat st;
+	struct tr_untrusted u;
 
 	mh_entry_name(kind, p->nspid, name, sizeof(name));
 	for (size_t d = 0; d < p->rt.n_dirs; d++) {
@@ -273,15 +273,18 @@ static void find_file(struct mh_harvester *h, struct mh_proc *p, int rootfd, enu
 
 		if ((size_t)snprintf(path, sizeof(path), "%s/%s", p->rt.dirs[d], name) >= sizeof(path))
 			continue;
-		fd = mh_open_regular(rootfd, path, MH_IN_ROOT, h->max_size, &st, why, sizeof(why));
+		fd = tr_untrusted_openat(rootfd, path, TR_IN_ROOT, h->max_size, &u);
 		if (fd == -ENOENT)
 			continue;
 		if (fd < 0) {
 			/* One line per refused path, however often we look. */
 			if (!(f->refused_dirs & (1u << d))) {
 				f->refused_dirs |= 1u << d;
-				h->svc->log(h->ctx, TRACERIG_LOG_WARN, "pid %d: refused %s: %s",
-					    (int)p->pid, path, why);
+				h->svc->log(h->ctx, TRACERIG_LOG_WARN, "pid %d: refused %s: %s%s",
+					    (int)p->pid, path,
+					    tr_untrusted_explain(&u, fd, why, sizeof(why)),
+					    fd == -EFBIG ? " (raise [mapharvest] max_size to keep it)"
+							 : "");
 				h->n_refused++;
 				update_counters(h);
 			}
@@ -289,7 +292,7 @@ static void find_file(struct mh_harvester *h, struct mh_proc *p, int rootfd, enu
 		}
 		if (f->found) {
 			/* Reopened by path (no fd held): is it still the same file? */
-			if (st.st_dev != f->dev || st.st_ino != f->ino) {
+			if (u.st.st_dev != f->dev || u.st.st_ino != f->ino) {
 				if (ftruncate(f->dst, 0) == 0) {
 					h->bytes -= f->copied;
 					f->copied = 0;
@@ -314,15 +317,15 @@ static void find_file(struct mh_harvester *h, struct mh_proc *p, int rootfd, enu
 			f->dir_index = d;
 			h->n_files++;
 			if (h->cleanup) {
-				int dir = mh_open_dir(rootfd, p->rt.dirs[d], MH_IN_ROOT);
+				int dir = tr_untrusted_open_dir(rootfd, p->rt.dirs[d], TR_IN_ROOT);
 
 				f->dir = dir >= 0 ? dir : -1;
 			}
 			h->svc->log(h->ctx, TRACERIG_LOG_INFO, "pid %d: harvesting %s (stored as %s)",
 				    (int)p->pid, path, entry);
 		}
-		f->dev = st.st_dev;
-		f->ino = st.st_ino;
+		f->dev = u.st.st_dev;
+		f->ino = u.st.st_ino;
 		f->src = fd;
 		h->held++;
 		return;

@@ -2,13 +2,13 @@
 if BUILD_PLUGIN_MAPHARVEST
 plugin_LTLIBRARIES += plugins/mapharvest/mapharvest.la
 mapharvest_sources = \
-	plugins/mapharvest/safeopen.c plugins/mapharvest/safeopen.h \
 	plugins/mapharvest/procinfo.c plugins/mapharvest/procinfo.h \
 	plugins/mapharvest/copy.c plugins/mapharvest/copy.h \
 	plugins/mapharvest/jitdump.c plugins/mapharvest/jitdump.h \
 	plugins/mapharvest/harvest.c plugins/mapharvest/harvest.h
 plugins_mapharvest_mapharvest_la_SOURCES = plugins/mapharvest/plugin.c $(mapharvest_sources)
 plugins_mapharvest_mapharvest_la_CFLAGS = $(AM_CFLAGS)
+plugins_mapharvest_mapharvest_la_LIBADD = lib/libtrutil.la
 plugins_mapharvest_mapharvest_la_LDFLAGS = $(plugin_ldflags)
 
 # Unit tests: /proc parsing, runtime settings, hostile files, incremental copy.
@@ -16,6 +16,7 @@ check_PROGRAMS += tests/mapharvest/test_mapharvest
 tests_mapharvest_test_mapharvest_SOURCES = tests/mapharvest/test_mapharvest.c $(mapharvest_sources)
 tests_mapharvest_test_mapharvest_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests \
 	-I$(top_srcdir)/plugins/mapharvest
+tests_mapharvest_test_mapharvest_LDADD = lib/libtrutil.la
 TESTS += tests/mapharvest/test_mapharvest
 
 # Integration tests (root): Node.js in PID+mount namespaces, exits, attacks.

@@ -9,7 +9,7 @@
  * mid-session has had its files found and opened before it goes; stop takes
  * a last look and copies every file to its end.  This file is the glue:
  * keys, thread, vtable.  Finding and copying files is harvest.c, reading
- * /proc procinfo.c, opening container files safeopen.c. */
+ * /proc procinfo.c, opening container files lib/untrusted.c. */
 #include "config.h"
 
 #include <errno.h>
@@ -23,7 +23,7 @@
 #include <tracerig/plugin.h>
 
 #include "harvest.h"
-#include "safeopen.h"
+#include "lib/untrusted.h"
 
 #define MAX_DESCENDANTS 4096
 
@@ -212,7 +212,7 @@ static int mapharvest_check(const struct tracerig_services *svc, struct tracerig
 
 	(void)svc;
 	(void)ctx;
-	if (!mh_openat2_usable()) {
+	if (!tr_untrusted_usable()) {
 		snprintf(advice, advice_len, "openat2(2) with RESOLVE_IN_ROOT is unavailable (%s): "
 			 "needs Linux 5.6 or later", strerror(errno));
 		return -ENOSYS;

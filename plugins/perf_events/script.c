@@ -22,6 +22,7 @@
 #include <trace-seq.h>
 
 #include "comms.h"
+#include "lib/sanitize.h"
 #include "script.h"
 
 #define FOLD_LINE_MAX (64 * 1024)
@@ -210,7 +211,7 @@ static void print_payload(struct conv *cv, const void *raw, uint32_t size, uint6
 		return;
 	tep_print_event(cv->tep, &cv->seq, &rec, "%s", TEP_PRINT_INFO);
 	trace_seq_terminate(&cv->seq);
-	put_str(cv->txt, cv->seq.buffer);
+	tr_sanitize_fputs(cv->seq.buffer, cv->txt); /* strings the traced program wrote */
 }
 
 /* ---- folded lines ---- */
@@ -223,8 +224,9 @@ static int fold_append(struct conv *cv, size_t *pos, const char *s, const char *
 		return -ENOSPC;
 	if (*pos)
 		cv->line[(*pos)++] = ';';
-	for (; *s; s++)
-		cv->line[(*pos)++] = *s == ';' || *s == '\n' || *s == '\r' ? '_' : *s;
+	/* Names come from the traced program: no ';' may split a frame, no
+	 * newline start a line (the rule keeps the length). */
+	*pos += tr_sanitize_name(cv->line + *pos, strlen(s) + 1, s);
 	for (; *suffix; suffix++)
 		cv->line[(*pos)++] = *suffix;
 	return 0;
@@ -321,7 +323,7 @@ static void convert_sample(struct conv *cv, const struct perf_event_header *h,
 	comm = comm_of(cv, tid, time, cbuf, sizeof(cbuf));
 	if (cv->txt) {
 		/* "%s %5d/%-5d [%03d] %5llu.%06llu: %10llu %s: " */
-		put_str(cv->txt, comm);
+		tr_sanitize_fputs(comm, cv->txt);
 		fputc_unlocked(' ', cv->txt);
 		put_int(cv->txt, (int)pid, 5, 0);
 		fputc_unlocked('/', cv->txt);
@@ -358,9 +360,11 @@ static void convert_sample(struct conv *cv, const struct perf_event_header *h,
 			fputc_unlocked('\t', cv->txt);
 			put_hex16(cv->txt, frames[i].addr);
 			fputc_unlocked(' ', cv->txt);
-			put_str(cv->txt, sym->name ? sym->name : "[unknown]");
+			/* Names and paths are the traced program's: one with a
+			 * newline would add frame lines of its choosing. */
+			tr_sanitize_fputs(sym->name ? sym->name : "[unknown]", cv->txt);
 			put_str(cv->txt, " (");
-			put_str(cv->txt, sym->dso);
+			tr_sanitize_fputs(sym->dso, cv->txt);
 			put_str(cv->txt, ")\n");
 		}
 	}

@@ -5,6 +5,7 @@
 
 #include "synth.h"
 #include "buildid.h"
+#include "lib/untrusted.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -12,13 +13,11 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <linux/openat2.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #define ALIGN8(x) (((x) + 7) & ~(size_t)7)
@@ -199,7 +198,10 @@ static int emit_comm(struct synth_ctx *c, int procfd, pid_t pid, pid_t tid)
 	n = read_small(procfd, path, comm, sizeof(comm));
 	if (n < 0)
 		return n;
-	comm[strcspn(comm, "\n")] = '\0';
+	/* The kernel ends the name with a newline; the name itself may hold
+	 * one (perf.data keeps it as is, its readers sanitize). */
+	if (n > 0 && comm[n - 1] == '\n')
+		comm[n - 1] = '\0';
 
 	p = c->rec + sizeof(struct perf_event_header);
 	p += put_u32x2(p, (uint32_t)pid, (uint32_t)tid);
@@ -209,21 +211,14 @@ static int emit_comm(struct synth_ctx *c, int procfd, pid_t pid, pid_t tid)
 			   (uint32_t)pid, (uint32_t)tid);
 }
 
-/* Opens `path` as the process sees it: resolved inside its root so that a
- * container's symlinks cannot lead to the host's files. */
+/* Opens `path` as the process sees it, inside its root: no link is
+ * followed, so a container cannot lead us to the host's files (the paths
+ * in /proc/PID/maps are canonical: real objects have none). */
 static int open_in_root(int rootfd, const char *path)
 {
-	struct open_how how = {
-		.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY,
-		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-	};
-	long fd;
+	struct tr_untrusted u;
 
-	fd = syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
-	if (fd < 0 && errno == ENOSYS)
-		fd = openat(rootfd, path[0] == '/' ? path + 1 : path,
-			    O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	return fd < 0 ? -errno : (int)fd;
+	return tr_untrusted_openat(rootfd, path, TR_IN_ROOT, TR_OBJECT_MAX, &u);
 }
 
 static const struct bid_cache_entry *lookup_build_id(struct synth_ctx *c, int rootfd,

@@ -29,7 +29,7 @@ unzip_archive "$TEST_TMP/a.trace.zip" "$TEST_TMP/a"
 log="$TEST_TMP/a/tracerig.log"
 check_grep "the planted link is refused" "refused /tmp/perf-1.map: a symbolic link" "$log"
 check_grep "the FIFO is refused" "refused /tmp/jit-1.dump: a FIFO" "$log"
-check_grep "the oversize map is refused" "refused /tmp/perfinfo-1.map: 300000 bytes, more than max_size" "$log"
+check_grep "the oversize map is refused" "refused /tmp/perfinfo-1.map: 300000 bytes, larger than the 100 KiB limit \\(raise \\[mapharvest\\] max_size" "$log"
 check_grep "refusals are counted" "mapharvest +ok +files=0, refused=3" "$log"
 check "no map entry in the archive" test -z "$(ls "$TEST_TMP/a" | grep -E '^(perf|perfinfo|jit)-')"
 shadow_line=$(head -1 /etc/shadow)

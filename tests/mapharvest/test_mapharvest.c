@@ -19,7 +19,6 @@
 #include "harvest.h"
 #include "jitdump.h"
 #include "procinfo.h"
-#include "safeopen.h"
 #include "testing.h"
 
 static char tmpdir[] = "/tmp/mapharvest-test.XXXXXX";
@@ -121,80 +120,7 @@ DEF_TEST(cwd_inside_root)
 	EXPECT_TRUE(mh_cwd_in_root("/srv/jail", "/etc") == NULL);
 }
 
-/* A fake container root: <tmpdir>/root with a /tmp full of traps. */
-static int make_root(void)
-{
-	char path[512];
-
-	snprintf(path, sizeof(path), "%s/root", tmpdir);
-	if (mkdir(path, 0755) < 0)
-		return -1;
-	snprintf(path, sizeof(path), "%s/root/tmp", tmpdir);
-	if (mkdir(path, 0755) < 0)
-		return -1;
-	snprintf(path, sizeof(path), "%s/root/tmp/perf-1.map", tmpdir);
-	write_file(path, "7f0000001000 40 hot_function\n");
-	snprintf(path, sizeof(path), "%s/root/tmp/perf-2.map", tmpdir);
-	if (symlink("/etc/passwd", path) < 0)
-		return -1;
-	snprintf(path, sizeof(path), "%s/root/tmp/perf-3.map", tmpdir);
-	if (mkfifo(path, 0644) < 0)
-		return -1;
-	snprintf(path, sizeof(path), "%s/root/tmp/perf-4.map", tmpdir);
-	write_file(path, "0123456789abcdef0123456789abcdef\n");
-	snprintf(path, sizeof(path), "%s/root/etc", tmpdir);
-	if (symlink("/etc", path) < 0)
-		return -1;
-	snprintf(path, sizeof(path), "%s/root/tmp/dir.map", tmpdir);
-	return mkdir(path, 0755);
-}
-
-DEF_TEST(safe_open_refuses_hostile_files)
-{
-	char path[512], why[256];
-	struct stat st;
-	int root, fd;
-
-	snprintf(path, sizeof(path), "%s/root", tmpdir);
-	root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	EXPECT_TRUE(root >= 0);
-
-	fd = mh_open_regular(root, "/tmp/perf-1.map", MH_IN_ROOT, 1024, &st, why, sizeof(why));
-	EXPECT_TRUE(fd >= 0);
-	if (fd >= 0) {
-		char buf[64] = "";
-
-		EXPECT_TRUE(read(fd, buf, sizeof(buf) - 1) > 0);
-		EXPECT_CONTAINS("hot_function", buf);
-		close(fd);
-	}
-	/* The planted link to the host's /etc/passwd. */
-	EXPECT_EQ_INT(-EPERM, mh_open_regular(root, "/tmp/perf-2.map", MH_IN_ROOT, 1024, &st,
-					      why, sizeof(why)));
-	EXPECT_CONTAINS("symbolic link", why);
-	/* A link on the way (the container's /etc pointing at the host's). */
-	EXPECT_EQ_INT(-EPERM, mh_open_regular(root, "/etc/passwd", MH_IN_ROOT, 1 << 20, &st,
-					      why, sizeof(why)));
-	EXPECT_CONTAINS("symbolic link", why);
-	/* ".." cannot climb out of the root: this is <root>/etc/... again. */
-	EXPECT_TRUE(mh_open_regular(root, "/tmp/../../../../../etc/passwd", MH_IN_ROOT, 1 << 20,
-				    &st, why, sizeof(why)) < 0);
-	/* A FIFO with no writer: refused at once, never opened. */
-	EXPECT_EQ_INT(-EPERM, mh_open_regular(root, "/tmp/perf-3.map", MH_IN_ROOT, 1024, &st,
-					      why, sizeof(why)));
-	EXPECT_CONTAINS("FIFO", why);
-	EXPECT_EQ_INT(-EFBIG, mh_open_regular(root, "/tmp/perf-4.map", MH_IN_ROOT, 16, &st, why,
-					      sizeof(why)));
-	EXPECT_CONTAINS("max_size", why);
-	EXPECT_EQ_INT(-EPERM, mh_open_regular(root, "/tmp/dir.map", MH_IN_ROOT, 16, &st, why,
-					      sizeof(why)));
-	EXPECT_CONTAINS("directory", why);
-	EXPECT_EQ_INT(-ENOENT, mh_open_regular(root, "/tmp/perf-5.map", MH_IN_ROOT, 16, &st, why,
-					       sizeof(why)));
-	/* Beneath a directory, ".." is refused outright. */
-	EXPECT_EQ_INT(-EPERM, mh_open_regular(root, "../x", MH_BENEATH, 16, &st, why, sizeof(why)));
-	close(root);
-}
+/* Opening hostile files is lib/untrusted.c's, tested in tests/lib. */
 
 DEF_TEST(copy_follows_appends)
 {
@@ -501,10 +427,6 @@ int main(void)
 	RUN_TEST(dotnet_settings);
 	RUN_TEST(node_flags);
 	RUN_TEST(cwd_inside_root);
-	if (!mh_openat2_usable() || make_root() < 0)
-		SKIP_TEST(safe_open_refuses_hostile_files, "openat2(2) unavailable (Linux < 5.6)");
-	else
-		RUN_TEST(safe_open_refuses_hostile_files);
 	RUN_TEST(copy_follows_appends);
 	RUN_TEST(jitdump_pids_become_host_pids);
 	RUN_TEST(descendants_of_a_process);

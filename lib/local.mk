@@ -1,0 +1,29 @@
+# The internal library (never installed) that the core and every plugin
+# link: what more than one of them needs, written once.  A libtool
+# convenience library, so it is PIC and ends up inside each plugin's .so
+# (whose export list still holds nothing but tracerig_plugin).
+noinst_LTLIBRARIES += lib/libtrutil.la
+lib_libtrutil_la_SOURCES = \
+	lib/untrusted.c lib/untrusted.h \
+	lib/sanitize.c lib/sanitize.h
+
+# ---- unit tests (no root needed)
+check_PROGRAMS += tests/lib/test_untrusted tests/lib/test_sanitize
+TESTS += tests/lib/test_untrusted tests/lib/test_sanitize
+tests_lib_test_untrusted_SOURCES = tests/lib/test_untrusted.c
+tests_lib_test_untrusted_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
+tests_lib_test_untrusted_LDADD = lib/libtrutil.la
+tests_lib_test_sanitize_SOURCES = tests/lib/test_sanitize.c
+tests_lib_test_sanitize_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
+tests_lib_test_sanitize_LDADD = lib/libtrutil.la
+
+# The real tracerig (perf_events + mapharvest) against processes, run as
+# nobody, that plant links to secrets, FIFOs, sparse maps and names with
+# control characters (root).  The hostile program is built without
+# sanitizers: it runs as nobody and must need nothing but libc.
+check_PROGRAMS += tests/lib/hostile
+tests_lib_hostile_SOURCES = tests/lib/hostile.c
+tests_lib_hostile_CFLAGS = $(WARN_CFLAGS) -O1 -g
+tests_lib_hostile_LDFLAGS =
+TESTS += tests/lib/hostile.sh
+dist_check_SCRIPTS += tests/lib/hostile.sh

@@ -1,0 +1,265 @@
+/* Opening files that a traced process controls, without trusting it. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "untrusted.h"
+
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
+
+static int sys_openat2(int dirfd, const char *path, uint64_t flags, uint64_t resolve)
+{
+	struct open_how how;
+	int fd, tries = 0;
+
+	memset(&how, 0, sizeof(how));
+	how.flags = flags;
+	how.resolve = resolve;
+	/* RESOLVE_IN_ROOT answers EAGAIN when a rename raced the lookup. */
+	do {
+		fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+	} while (fd < 0 && errno == EAGAIN && ++tries < 8);
+	return fd;
+}
+
+static uint64_t resolve_flags(enum tr_scope scope)
+{
+	return (scope == TR_IN_ROOT ? RESOLVE_IN_ROOT : RESOLVE_BENEATH) | RESOLVE_NO_SYMLINKS |
+	       RESOLVE_NO_MAGICLINKS;
+}
+
+static enum tr_refusal refusal_of(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFLNK: return TR_REFUSED_SYMLINK;
+	case S_IFIFO: return TR_REFUSED_FIFO;
+	case S_IFSOCK: return TR_REFUSED_SOCKET;
+	case S_IFCHR: return TR_REFUSED_CHARDEV;
+	case S_IFBLK: return TR_REFUSED_BLOCKDEV;
+	case S_IFDIR: return TR_REFUSED_DIRECTORY;
+	default: return TR_REFUSED_NOT_REGULAR;
+	}
+}
+
+static int refuse(struct tr_untrusted *u, enum tr_refusal why, int ret)
+{
+	u->refusal = why;
+	return ret;
+}
+
+int tr_untrusted_openat(int dirfd, const char *path, enum tr_scope scope, uint64_t max_size,
+			struct tr_untrusted *u)
+{
+	int pfd;
+
+	memset(u, 0, sizeof(*u));
+	u->limit = max_size;
+	pfd = sys_openat2(dirfd, path, O_PATH | O_NOFOLLOW | O_CLOEXEC, resolve_flags(scope));
+	if (pfd < 0) {
+		switch (errno) {
+		case ENOENT:
+		case ENOTDIR:
+			return -ENOENT;
+		case ELOOP:
+			return refuse(u, TR_REFUSED_LINK_ON_PATH, -EPERM);
+		case EXDEV:
+			return refuse(u, TR_REFUSED_ESCAPES, -EPERM);
+		case ENOSYS:
+			/* No fallback: an openat(2) would follow the links. */
+			return refuse(u, TR_REFUSED_NO_OPENAT2, -ENOSYS);
+		default:
+			u->step = "openat2";
+			return -errno;
+		}
+	}
+	return tr_untrusted_reopen(pfd, max_size, u);
+}
+
+int tr_untrusted_reopen(int pfd, uint64_t max_size, struct tr_untrusted *u)
+{
+	char self[64];
+	struct stat again;
+	int fd, ret;
+
+	u->limit = max_size;
+	if (fstat(pfd, &u->st) < 0) {
+		ret = -errno;
+		u->step = "fstat";
+		goto close_path;
+	}
+	if (!S_ISREG(u->st.st_mode)) {
+		ret = refuse(u, refusal_of(u->st.st_mode), -EPERM);
+		goto close_path;
+	}
+	if ((uint64_t)u->st.st_size > max_size) {
+		ret = refuse(u, TR_REFUSED_TOO_BIG, -EFBIG);
+		goto close_path;
+	}
+	/* Reopening through our own fd table opens exactly the inode checked
+	 * above, whatever the process renames meanwhile. */
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		ret = -errno;
+		u->step = "reopen for reading";
+		goto close_path;
+	}
+	if (fstat(fd, &again) < 0 || again.st_ino != u->st.st_ino ||
+	    again.st_dev != u->st.st_dev || !S_ISREG(again.st_mode)) {
+		close(fd);
+		ret = refuse(u, TR_REFUSED_CHANGED, -EPERM);
+		goto close_path;
+	}
+	close(pfd);
+	return fd;
+
+close_path:
+	close(pfd);
+	return ret;
+}
+
+int tr_untrusted_open(pid_t pid, const char *path, uint64_t max_size, struct tr_untrusted *u)
+{
+	char root[64];
+	int rootfd, fd;
+
+	memset(u, 0, sizeof(*u));
+	u->limit = max_size;
+	if (!path || path[0] != '/') {
+		u->step = "a path relative to the process's root";
+		return -EINVAL;
+	}
+	if (pid > 0)
+		snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+	else
+		snprintf(root, sizeof(root), "/");
+	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0) {
+		/* The process is gone (or its root is not ours to see). */
+		u->step = "open the process's root";
+		return errno == ENOENT ? -ESRCH : -errno;
+	}
+	fd = tr_untrusted_openat(rootfd, path, TR_IN_ROOT, max_size, u);
+	close(rootfd);
+	return fd;
+}
+
+int tr_untrusted_open_dir(int dirfd, const char *path, enum tr_scope scope)
+{
+	int fd = sys_openat2(dirfd, path, O_PATH | O_DIRECTORY | O_CLOEXEC, resolve_flags(scope));
+
+	return fd < 0 ? -errno : fd;
+}
+
+int tr_untrusted_usable(void)
+{
+	int fd = sys_openat2(AT_FDCWD, "/", O_PATH | O_DIRECTORY | O_CLOEXEC,
+			     RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+/* "256 MiB", "100 KiB", "100-byte": the limit as it was probably written. */
+static void size_words(uint64_t n, char *buf, size_t len)
+{
+	if (n >= (1u << 20) && n % (1u << 20) == 0)
+		snprintf(buf, len, "%llu MiB", (unsigned long long)(n >> 20));
+	else if (n >= 1024 && n % 1024 == 0)
+		snprintf(buf, len, "%llu KiB", (unsigned long long)(n >> 10));
+	else
+		snprintf(buf, len, "%llu-byte", (unsigned long long)n);
+}
+
+const char *tr_untrusted_explain(const struct tr_untrusted *u, int ret, char *buf, size_t len)
+{
+	static const char *const words[] = {
+		[TR_REFUSED_NONE] = "",
+		[TR_REFUSED_SYMLINK] = "a symbolic link (links are not followed inside a process's root)",
+		[TR_REFUSED_LINK_ON_PATH] = "a directory on its path is a symbolic link (links are not "
+					    "followed inside a process's root)",
+		[TR_REFUSED_ESCAPES] = "the path leaves the directory it must stay in",
+		[TR_REFUSED_FIFO] = "a FIFO",
+		[TR_REFUSED_SOCKET] = "a socket",
+		[TR_REFUSED_CHARDEV] = "a character device",
+		[TR_REFUSED_BLOCKDEV] = "a block device",
+		[TR_REFUSED_DIRECTORY] = "a directory",
+		[TR_REFUSED_NOT_REGULAR] = "not a regular file",
+		[TR_REFUSED_TOO_BIG] = "",
+		[TR_REFUSED_CHANGED] = "the file changed while it was opened",
+		[TR_REFUSED_NO_OPENAT2] = "openat2(2) with RESOLVE_IN_ROOT is unavailable (needs "
+					  "Linux 5.6 or later; files are never opened following links)",
+	};
+
+	if (!len)
+		return buf;
+	if (u->refusal == TR_REFUSED_TOO_BIG) {
+		char limit[32];
+
+		size_words(u->limit, limit, sizeof(limit));
+		snprintf(buf, len, "%llu bytes, larger than the %s limit",
+			 (unsigned long long)u->st.st_size, limit);
+	} else if (u->refusal != TR_REFUSED_NONE &&
+		   (size_t)u->refusal < sizeof(words) / sizeof(words[0])) {
+		snprintf(buf, len, "%s", words[u->refusal]);
+	} else if (ret == -ENOENT) {
+		snprintf(buf, len, "no such file");
+	} else {
+		snprintf(buf, len, "%s%s%s", u->step ? u->step : "", u->step ? ": " : "",
+			 strerror(ret < 0 ? -ret : ret));
+	}
+	return buf;
+}
+
+int tr_read_at_most(int fd, uint64_t offset, size_t max, unsigned char **buf, size_t *len)
+{
+	struct stat st;
+	unsigned char *b;
+	size_t want, got = 0;
+
+	*buf = NULL;
+	*len = 0;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if ((uint64_t)st.st_size <= offset || max == 0)
+		return 0;
+	want = (uint64_t)st.st_size - offset < max ? (size_t)((uint64_t)st.st_size - offset) : max;
+	b = malloc(want);
+	if (!b)
+		return -ENOMEM;
+	while (got < want) {
+		ssize_t n = pread(fd, b + got, want - got, (off_t)(offset + got));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int err = -errno;
+
+			free(b);
+			return err;
+		}
+		if (n == 0)
+			break; /* truncated meanwhile */
+		got += (size_t)n;
+	}
+	if (!got) {
+		free(b);
+		return 0;
+	}
+	*buf = b;
+	*len = got;
+	return 0;
+}

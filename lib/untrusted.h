@@ -1,0 +1,105 @@
+/* The one way to open a file that a traced process (or its container)
+ * controls.
+ *
+ * tracerig runs as root and reads /tmp/perf-PID.map, jit-PID.dump, ELF
+ * objects and debug files that the traced process can replace at will: by a
+ * symbolic link to /etc/shadow, a FIFO nobody writes, a device node, a 1 GiB
+ * sparse file.  Every such file is opened here:
+ *
+ * - openat2(2) on the process's root (/proc/PID/root, or / for pid 0) with
+ *   RESOLVE_IN_ROOT (absolute paths and ".." stay inside that root) and
+ *   RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS: no link is followed at all,
+ *   so nothing can point back at the host.  Paths taken from /proc/PID/maps
+ *   are canonical (the kernel resolved them), so ELF objects lose nothing.
+ * - The file is first opened O_PATH | O_NOFOLLOW: that never runs a driver's
+ *   open nor blocks on a FIFO, and a trailing link comes back as the link
+ *   itself, so fstat says precisely what was refused.
+ * - Regular file and size are checked before a byte is read; only then is
+ *   that very inode reopened for reading (through /proc/self/fd), with
+ *   O_NONBLOCK | O_NOCTTY | O_CLOEXEC.
+ * - There is no fallback that follows links: without openat2 (Linux < 5.6)
+ *   every open is refused with TR_REFUSED_NO_OPENAT2.
+ *
+ * Nothing here logs: functions return 0/an fd or -errno and fill a
+ * struct tr_untrusted that tr_untrusted_explain turns into the words of a
+ * log line ("a symbolic link", "a FIFO", "larger than the 256 MiB limit"). */
+#ifndef TR_LIB_UNTRUSTED_H
+#define TR_LIB_UNTRUSTED_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+enum tr_refusal {
+	TR_REFUSED_NONE = 0,
+	TR_REFUSED_SYMLINK,      /* the file itself is a symbolic link */
+	TR_REFUSED_LINK_ON_PATH, /* a directory on the path is a link (ELOOP) */
+	TR_REFUSED_ESCAPES,      /* the path leaves the directory (EXDEV) */
+	TR_REFUSED_FIFO,
+	TR_REFUSED_SOCKET,
+	TR_REFUSED_CHARDEV,
+	TR_REFUSED_BLOCKDEV,
+	TR_REFUSED_DIRECTORY,
+	TR_REFUSED_NOT_REGULAR,
+	TR_REFUSED_TOO_BIG,      /* st_size > the caller's limit */
+	TR_REFUSED_CHANGED,      /* another inode between the check and the open */
+	TR_REFUSED_NO_OPENAT2,   /* the kernel lacks openat2: nothing is opened */
+};
+
+/* How `path` is resolved against the directory fd. */
+enum tr_scope {
+	TR_IN_ROOT, /* the fd is a process's root: absolute paths and ".." stay inside */
+	TR_BENEATH, /* path must stay below the fd ("..", absolute paths refused) */
+};
+
+/* The largest ELF object or debug file opened (16 GiB): they are mapped,
+ * not read whole, so only the headers and sections used are touched. */
+#define TR_OBJECT_MAX (16ull << 30)
+
+/* What happened to one open. */
+struct tr_untrusted {
+	enum tr_refusal refusal; /* set when -EPERM, -EFBIG or -ENOSYS is returned */
+	struct stat st;          /* valid once the file was found (refusals included) */
+	uint64_t limit;          /* the size limit that applied */
+	const char *step;        /* for other errors: the call that failed */
+};
+
+/* Opens a regular file of at most max_size bytes for reading, under the
+ * rules above.  Returns an fd (O_RDONLY | O_NONBLOCK | O_CLOEXEC) or
+ *   -ENOENT  nothing there (ENOTDIR included: not worth a log line),
+ *   -EPERM   refused, u->refusal says why,
+ *   -EFBIG   refused, larger than max_size (u->st.st_size, u->limit),
+ *   -ENOSYS  openat2(2) unavailable (u->refusal = TR_REFUSED_NO_OPENAT2),
+ *   other    -errno of u->step. */
+int tr_untrusted_openat(int dirfd, const char *path, enum tr_scope scope, uint64_t max_size,
+			struct tr_untrusted *u);
+
+/* The same, for `path` as process `pid` sees it (absolute; resolved inside
+ * /proc/PID/root), or inside our own root for pid 0. */
+int tr_untrusted_open(pid_t pid, const char *path, uint64_t max_size, struct tr_untrusted *u);
+
+/* The checks and the reopen on their own, for an O_PATH fd the caller got
+ * another way (a /proc/PID/map_files entry, which the kernel resolves).
+ * Takes pfd over (closes it).  Returns like tr_untrusted_openat. */
+int tr_untrusted_reopen(int pfd, uint64_t max_size, struct tr_untrusted *u);
+
+/* Opens a directory O_PATH under the same rules (for unlinkat). */
+int tr_untrusted_open_dir(int dirfd, const char *path, enum tr_scope scope);
+
+/* 1 when openat2(2) with RESOLVE_IN_ROOT works here, else 0 (errno set). */
+int tr_untrusted_usable(void);
+
+/* Words for a log line about the result `ret` of an open: "a symbolic link
+ * (links are not followed inside a process's root)", "a FIFO",
+ * "1073741824 bytes, larger than the 256 MiB limit", "openat2: Permission
+ * denied".  Writes into buf and returns it. */
+const char *tr_untrusted_explain(const struct tr_untrusted *u, int ret, char *buf, size_t len);
+
+/* Reads at most `max` bytes of fd from `offset` into a new buffer (*buf,
+ * free() it; NULL when *len is 0).  Stops at the end of file; a file that
+ * grows meanwhile is read up to the size it had when called, never past
+ * max.  Returns 0 or -errno. */
+int tr_read_at_most(int fd, uint64_t offset, size_t max, unsigned char **buf, size_t *len);
+
+#endif
