@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "flamegraph.h"
+#include "lib/sanitize.h"
 
 #define IMAGE_WIDTH 1200.0
 #define FRAME_HEIGHT 16
@@ -202,12 +203,16 @@ static size_t utf8_len(const unsigned char *s)
 }
 
 /* Names come from symbol tables and JIT maps the traced program wrote:
- * escape markup, and replace what XML 1.0 cannot hold (control characters,
- * invalid UTF-8) with '?'.  max_chars counts characters, never cutting one. */
+ * lib/sanitize.h's rule first (control characters, DEL, C1, invalid UTF-8
+ * become '?', as in every other output), then markup escaped.  max_chars
+ * counts characters, never cutting one. */
 static void put_escaped(FILE *out, const char *str, size_t max_chars)
 {
-	const unsigned char *s = (const unsigned char *)str;
+	char *clean = strdup(str);
+	const unsigned char *s = (const unsigned char *)(clean ? clean : str);
 
+	if (clean)
+		tr_sanitize_text(clean, strlen(clean) + 1, clean);
 	for (size_t chars = 0; *s && chars < max_chars; chars++) {
 		size_t n = utf8_len(s);
 
@@ -225,6 +230,7 @@ static void put_escaped(FILE *out, const char *str, size_t max_chars)
 		}
 		s += n ? n : 1;
 	}
+	free(clean);
 }
 
 /* Warm colours like flamegraph.pl; off-CPU frames (from the wall view) blue,

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/sanitize.h"
 #include "log.h"
 
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -88,6 +89,9 @@ void tr_logv(enum tracerig_log_level level, const char *who, const char *fmt, va
 	int len;
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
+	/* Messages quote paths and names that traced processes chose: none
+	 * of their control characters reaches the terminal or the log. */
+	tr_sanitize_text(msg, sizeof(msg), msg);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 
 	pthread_mutex_lock(&log_lock);

@@ -9,11 +9,11 @@
 /* Length of the valid, printable UTF-8 sequence at s (1-4), or 0 for a byte
  * that must be replaced.  Overlong forms, surrogates and code points past
  * U+10FFFF are invalid; U+0080-U+009F are C1 controls. */
-static size_t ok_len(const unsigned char *s)
+static size_t ok_len(const unsigned char *s, int keep_semicolon)
 {
 	unsigned c = s[0];
 
-	if (c < 0x20 || c == 0x7f || c == ';')
+	if (c < 0x20 || c == 0x7f || (c == ';' && !keep_semicolon))
 		return 0;
 	if (c < 0x80)
 		return 1;
@@ -44,7 +44,7 @@ static char replacement(unsigned char c)
 	return c == ';' ? ':' : '?';
 }
 
-size_t tr_sanitize_name(char *dst, size_t size, const char *src)
+static size_t sanitize(char *dst, size_t size, const char *src, int keep_semicolon)
 {
 	const unsigned char *s = (const unsigned char *)src;
 	size_t pos = 0;
@@ -52,7 +52,7 @@ size_t tr_sanitize_name(char *dst, size_t size, const char *src)
 	if (!size)
 		return 0;
 	while (*s) {
-		size_t n = ok_len(s);
+		size_t n = ok_len(s, keep_semicolon);
 
 		if (n == 0) {
 			if (pos + 1 >= size)
@@ -71,12 +71,22 @@ size_t tr_sanitize_name(char *dst, size_t size, const char *src)
 	return pos;
 }
 
+size_t tr_sanitize_name(char *dst, size_t size, const char *src)
+{
+	return sanitize(dst, size, src, 0);
+}
+
+size_t tr_sanitize_text(char *dst, size_t size, const char *src)
+{
+	return sanitize(dst, size, src, 1);
+}
+
 int tr_name_needs_sanitizing(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
 	while (*p) {
-		size_t n = ok_len(p);
+		size_t n = ok_len(p, 0);
 
 		if (n == 0)
 			return 1;
@@ -90,7 +100,7 @@ int tr_sanitize_fputs(const char *s, FILE *f)
 	const unsigned char *p = (const unsigned char *)s;
 
 	while (*p) {
-		size_t n = ok_len(p);
+		size_t n = ok_len(p, 0);
 
 		if (n == 0) {
 			if (putc_unlocked(replacement(*p), f) == EOF)
@@ -102,7 +112,7 @@ int tr_sanitize_fputs(const char *s, FILE *f)
 		{
 			const unsigned char *start = p;
 
-			while (*p && (n = ok_len(p)) != 0)
+			while (*p && (n = ok_len(p, 0)) != 0)
 				p += n;
 			if (fwrite_unlocked(start, 1, (size_t)(p - start), f) != (size_t)(p - start))
 				return EOF;

@@ -26,6 +26,10 @@
  * the rule, never cutting a character.  Returns the length written. */
 size_t tr_sanitize_name(char *dst, size_t size, const char *src);
 
+/* The same rule for a log line that quotes such text (a path, a name):
+ * everything but the ';' rule, which is for folded stacks only. */
+size_t tr_sanitize_text(char *dst, size_t size, const char *src);
+
 /* 1 when tr_sanitize_name would change s. */
 int tr_name_needs_sanitizing(const char *s);
 

@@ -18,7 +18,7 @@ grep -q 'define HAVE_CPLUS_DEMANGLE 1' "$build/config.h" && libs="$libs -liberty
 # shellcheck disable=SC2086
 ${CC:-cc} -O2 -g -pthread -I"$build" -I"$top" -I"$top/include" -o "$tmp/symbench" \
 	"$top/bench/symbols/symbench.c" "$top"/core/symbols/*.c "$top"/core/log.c \
-	"$top"/lib/untrusted.c $libs
+	"$top"/lib/untrusted.c "$top"/lib/sanitize.c $libs
 "$tmp/symbench" "$tmp/libc.addr" >"$tmp/out"
 val() { awk -v k="$1" '$1 == k { print $2 }' "$tmp/out"; }
 

@@ -209,7 +209,7 @@ static void refresh_source(struct tr_jit *j, struct tr_jit_source *src, struct t
 	if (fd < 0) {
 		/* Not there (yet, or any more: the process is gone): look again
 		 * later.  A link, a FIFO, a device or a file too big: never. */
-		if (fd == -EPERM || fd == -EFBIG || fd == -ENOSYS)
+		if (u.refusal != TR_REFUSED_NONE)
 			refuse(src, tr_untrusted_explain(&u, fd, why, sizeof(why)));
 		return;
 	}

@@ -18,6 +18,7 @@ tests_symbols_test_symbols_LDADD = lib/libtrutil.la $(LIBELF_LIBS) $(DEMANGLE_LI
 EXTRA_tests_symbols_test_symbols_DEPENDENCIES = tests/symbols/fixture tests/symbols/libfixture.la
 
 tests_symbols_test_flamegraph_svg_SOURCES = tests/symbols/test_flamegraph_svg.c core/flamegraph.c
+tests_symbols_test_flamegraph_svg_LDADD = lib/libtrutil.la
 
 # Fixtures: a PIE with known, not inlined functions (no sanitizers, so the
 # copy run inside a namespace needs nothing but libc) and a shared library.

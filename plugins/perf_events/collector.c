@@ -27,10 +27,7 @@
 #include "collector.h"
 #include "ring.h"
 #include "synth.h"
-
-#ifndef PERF_RECORD_FINISHED_ROUND
-#define PERF_RECORD_FINISHED_ROUND 68
-#endif
+#include "tracingdata.h"
 
 struct cpu_ring {
 	int cpu;
@@ -54,7 +51,8 @@ struct pc_collector {
 	struct cpu_ring *rings;
 	int cgroup_fd;
 
-	struct pd_writer *writer;
+	struct pd_writer *writer; /* NULL when only trying (--check) */
+	int emit_error; /* from writing the synthesized records */
 	pthread_t thread;
 	int thread_started;
 	atomic_int stopping;
@@ -459,9 +457,51 @@ static const struct perf_event_header *rename_jitdump(struct pc_collector *c,
 static int emit(void *arg, const void *record, size_t len)
 {
 	struct pc_collector *c = arg;
-	const struct perf_event_header *h = rename_jitdump(c, record);
+	const struct perf_event_header *h;
+	int ret;
 
-	return pd_write(c->writer, h, h == record ? len : h->size);
+	if (!c->writer)
+		return 0;
+	h = rename_jitdump(c, record);
+	ret = pd_write(c->writer, h, h == record ? len : h->size);
+	if (ret < 0 && !c->emit_error)
+		c->emit_error = ret;
+	return ret;
+}
+
+/* Why synthesizing the records of `pid` failed: writing perf.data, or
+ * reading /proc/PID (told apart so that the message names the file that
+ * failed, e.g. /proc/1/maps when the process denies ptrace access). */
+static void explain_synth_error(const struct pc_collector *c, pid_t pid, int err, char *why,
+				size_t why_len)
+{
+	static const char *const files[] = { "", "/task", "/maps" };
+	char path[64];
+
+	if (c->emit_error) {
+		snprintf(why, why_len, "cannot write the process records to perf.data: %s",
+			 strerror(-c->emit_error));
+		return;
+	}
+	/* synth_process reads these, in this order; find the one refused. */
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		int fd;
+
+		snprintf(path, sizeof(path), "/proc/%d%s", (int)pid, files[i]);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			err = -errno;
+			break;
+		}
+		close(fd);
+		path[0] = '\0';
+	}
+	if (!path[0])
+		snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	snprintf(why, why_len, "cannot read %s, the mappings of process %d: %s%s", path, (int)pid,
+		 strerror(-err), err == -EACCES || err == -EPERM
+		 ? " (it needs ptrace access to the process: CAP_SYS_PTRACE, and no sandbox or "
+		   "security module of the process refusing it)" : "");
 }
 
 static void note_pid(struct pc_collector *c, pid_t pid, int exec)
@@ -484,6 +524,15 @@ static int on_record(void *arg, const struct perf_event_header *h)
 		/* id, ip, then pid/tid */
 		if (h->size >= sizeof(*h) + 24)
 			note_pid(c, (pid_t)u32[4], 0);
+		/* ... then time (every event has PERF_SAMPLE_TIME) */
+		if (h->size >= sizeof(*h) + 32) {
+			uint64_t t = ((const uint64_t *)(h + 1))[3];
+
+			if (!c->counts.first_sample_ns || t < c->counts.first_sample_ns)
+				c->counts.first_sample_ns = t;
+			if (t > c->counts.last_sample_ns)
+				c->counts.last_sample_ns = t;
+		}
 		break;
 	case PERF_RECORD_LOST:
 		/* struct { header; u64 id, lost; } */
@@ -495,6 +544,16 @@ static int on_record(void *arg, const struct perf_event_header *h)
 		break;
 	case PERF_RECORD_COMM:
 		note_pid(c, (pid_t)u32[0], !!(h->misc & PERF_RECORD_MISC_COMM_EXEC));
+		/* The launched command's exec enabled the events: its time,
+		 * from the sample_id trailer (tid, then time), opens the window. */
+		if (!c->counts.enabled_ns && c->target.command_pid > 0 &&
+		    (pid_t)u32[0] == c->target.command_pid &&
+		    (h->misc & PERF_RECORD_MISC_COMM_EXEC)) {
+			size_t tr = trailer_size(c->ev[0].attr.sample_type);
+
+			if (h->size >= sizeof(*h) + tr && tr >= 16)
+				memcpy(&c->counts.enabled_ns, (const char *)h + h->size - tr + 8, 8);
+		}
 		break;
 	case PERF_RECORD_FORK:
 		note_pid(c, (pid_t)u32[0], 0);
@@ -521,8 +580,6 @@ static int on_record(void *arg, const struct perf_event_header *h)
  * everything before it may be sorted and processed. */
 static long drain_all(struct pc_collector *c)
 {
-	static const struct perf_event_header round = { PERF_RECORD_FINISHED_ROUND, 0,
-							sizeof(round) };
 	long total = 0;
 
 	pthread_mutex_lock(&c->lock);
@@ -532,8 +589,17 @@ static long drain_all(struct pc_collector *c)
 		if (n > 0)
 			total += n;
 	}
-	if (total > 0 && !c->write_error)
-		(void)pd_write(c->writer, &round, sizeof(round));
+	/* The round marker also rewrites the header's data size: perf.data
+	 * on disk stays readable up to here if tracerig is killed. */
+	if (total > 0 && !c->write_error) {
+		int ret = pd_write_finished_round(c->writer);
+
+		if (ret < 0) {
+			c->write_error = ret;
+			c->log_fn(c->arg, 1, "cannot write perf.data: %s (samples from now on "
+				  "are lost)", strerror(-ret));
+		}
+	}
 	pthread_mutex_unlock(&c->lock);
 	return total;
 }
@@ -594,6 +660,42 @@ out:
 }
 
 /* ---- the public side ---- */
+
+/* The tracepoints' formats go to perf.data before the first record, so
+ * that perf decodes a file left unfinished (tracerig killed) too.  Not
+ * fatal: pc_finish gets them again, and perf.data.txt needs none. */
+static void add_tracing_data(struct pc_collector *c)
+{
+	const char *sys[64], *name[64];
+	size_t n = 0, len = 0;
+	char *blob = NULL;
+	int ret;
+
+	for (size_t i = 0; i < c->n_ev && n < 64; i++) {
+		if (c->ev[i].spec.kind != EV_TRACEPOINT)
+			continue;
+		sys[n] = c->ev[i].spec.sys;
+		name[n++] = c->ev[i].spec.tp;
+	}
+	if (!n)
+		return;
+	ret = td_build(sys, name, n, &blob, &len);
+	if (ret == 0)
+		ret = pd_set_tracing_data(c->writer, blob, len);
+	free(blob);
+	if (ret < 0)
+		c->log_fn(c->arg, 0, "cannot describe the tracepoints' formats at the start of "
+			  "perf.data (%s): if tracerig dies before the end, perf will not read it",
+			  strerror(-ret));
+}
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 int pc_open(const struct pc_config *cfg, const struct pc_target *t, const char *data_path,
 	    pc_pid_fn pid_fn, pc_log_fn log_fn, void *arg, struct pc_collector **out,
@@ -703,6 +805,8 @@ int pc_open(const struct pc_config *cfg, const struct pc_target *t, const char *
 		goto fail;
 	}
 
+	if (!data_path)
+		goto records; /* only trying: no file */
 	ret = pd_create(data_path, &c->writer);
 	if (ret < 0) {
 		snprintf(why, why_len, "cannot create %s: %s", data_path, strerror(-ret));
@@ -717,27 +821,40 @@ int pc_open(const struct pc_config *cfg, const struct pc_target *t, const char *
 			goto fail;
 		}
 	}
+	add_tracing_data(c);
+records:
 	/* Records for what existed before the start: the kernel map, and the
 	 * processes that will be sampled (all of them when system-wide). */
 	sid.sample_type = c->ev[tracking].attr.sample_type;
 	sid.id = c->ev[tracking].ids[0];
-	ret = synth_kernel_mmap(&sid, emit, c);
-	if (ret < 0)
-		log_fn(arg, 0, "cannot describe the kernel map (%s): kernel frames will not "
-		       "resolve in perf report", strerror(-ret));
+	if (c->writer) {
+		ret = synth_kernel_mmap(&sid, emit, c);
+		if (ret < 0)
+			log_fn(arg, 0, "cannot describe the kernel map (%s): kernel frames will "
+			       "not resolve in perf report", strerror(-ret));
+	}
 	if (c->target.system_wide) {
-		ret = synth_all_processes(&sid, emit, c);
+		/* Fails only when writing: nothing to try without a file. */
+		ret = c->writer ? synth_all_processes(&sid, emit, c) : 0;
+		if (ret < 0)
+			snprintf(why, why_len, "cannot write the process records to perf.data: %s",
+				 strerror(-ret));
 	} else {
 		ret = 0;
 		for (size_t i = 0; i < t->n_pids && ret >= 0; i++) {
 			ret = synth_process(t->pids[i], &sid, emit, c);
 			if (ret == -ESRCH)
 				ret = 0;
+			else if (ret < 0)
+				explain_synth_error(c, t->pids[i], ret, why, why_len);
 		}
 	}
+	if (ret < 0)
+		goto fail;
+	/* perf.data on disk is readable from here on (pd_sync). */
+	ret = c->writer ? pd_sync(c->writer) : 0;
 	if (ret < 0) {
-		snprintf(why, why_len, "cannot write the process records to perf.data: %s",
-			 strerror(-ret));
+		snprintf(why, why_len, "cannot write perf.data: %s", strerror(-ret));
 		goto fail;
 	}
 	*out = c;
@@ -751,9 +868,13 @@ int pc_start(struct pc_collector *c, char *why, size_t why_len)
 {
 	int ret;
 
-	/* Only the launched command: its exec enables the events. */
+	/* Only the launched command: its exec enables the events (and its
+	 * COMM record gives the time, on_record). */
 	if (c->target.command_pid > 0 && !c->target.n_pids)
 		goto thread;
+	pthread_mutex_lock(&c->lock);
+	c->counts.enabled_ns = monotonic_ns();
+	pthread_mutex_unlock(&c->lock);
 	for (size_t i = 0; i < c->n_ev; i++) {
 		for (size_t k = 0; k < c->ev[i].n_ids; k++) {
 			if (ioctl(c->fds[i][k], PERF_EVENT_IOC_ENABLE, 0) < 0) {
@@ -776,9 +897,16 @@ thread:
 
 int pc_stop(struct pc_collector *c)
 {
+	uint64_t now;
+
 	for (size_t i = 0; i < c->n_ev; i++)
 		for (size_t k = 0; k < c->ev[i].n_ids; k++)
 			(void)ioctl(c->fds[i][k], PERF_EVENT_IOC_DISABLE, 0);
+	now = monotonic_ns();
+	pthread_mutex_lock(&c->lock);
+	if (!c->counts.disabled_ns)
+		c->counts.disabled_ns = now;
+	pthread_mutex_unlock(&c->lock);
 	if (c->thread_started) {
 		uint64_t one = 1;
 
@@ -798,6 +926,10 @@ void pc_counts(struct pc_collector *c, struct pc_counts *out)
 	pthread_mutex_lock(&c->lock);
 	*out = c->counts;
 	pthread_mutex_unlock(&c->lock);
+	/* The exec enables the events a moment before its COMM record is
+	 * written: a sample in between is the window's true start. */
+	if (out->first_sample_ns && out->first_sample_ns < out->enabled_ns)
+		out->enabled_ns = out->first_sample_ns;
 }
 
 const struct pc_opened *pc_events(const struct pc_collector *c, size_t *n)

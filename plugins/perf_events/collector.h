@@ -38,9 +38,13 @@ struct pc_target {
 	const char *cgroup;
 };
 
-/* What the collector has seen so far. */
+/* What the collector has seen so far.  Times are CLOCK_MONOTONIC ns, 0
+ * when not (yet) known: the events were enabled (by PERF_EVENT_IOC_ENABLE,
+ * or by the launched command's exec) and disabled, the first and last
+ * sample's time. */
 struct pc_counts {
 	uint64_t samples, lost, lost_records, throttles, records, bytes, wakeups;
+	uint64_t enabled_ns, disabled_ns, first_sample_ns, last_sample_ns;
 };
 
 /* One event as opened, for the reader of perf.data. */
@@ -61,7 +65,9 @@ struct pc_collector;
 
 /* Opens every event (disabled), maps the rings, starts perf.data at
  * `data_path` with the synthesized records.  On failure `why` says what
- * failed and what to do. */
+ * failed and what to do.  With `data_path` NULL it only tries: the same
+ * events, rings, hardware fallbacks and /proc reads, no file (--check);
+ * close the result with pc_close(). */
 int pc_open(const struct pc_config *cfg, const struct pc_target *t, const char *data_path,
 	    pc_pid_fn pid_fn, pc_log_fn log_fn, void *arg, struct pc_collector **out,
 	    char *why, size_t why_len);

@@ -39,6 +39,7 @@ perf_events_sh_tests = \
 	tests/perf_events/targets.sh \
 	tests/perf_events/container.sh \
 	tests/perf_events/errors.sh \
+	tests/perf_events/killed.sh \
 	tests/perf_events/order.sh
 TESTS += $(perf_events_sh_tests)
 dist_check_SCRIPTS += $(perf_events_sh_tests)

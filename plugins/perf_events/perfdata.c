@@ -1,20 +1,25 @@
 /* The perf.data writer.  Layout, in file order:
  *
- *   header (104 bytes, rewritten by pd_finish)
+ *   header (104 bytes)
+ *   ids of every event, then the perf_file_attr array (when the events
+ *     were added before the first record, as the collector does)
  *   data section: records, 8-byte aligned
  *   feature section table (one perf_file_section per set feature bit)
  *   feature payloads
- *   ids of every event, then the perf_file_attr array
+ *   [ids and attrs here instead when events came after the first record]
  *
  * perf finds the feature table at data.offset + data.size, so it must come
- * right after the data; the attrs and ids are found through the header and
- * may live anywhere, so they go last. */
+ * right after the data.  The attrs go before the data and the header's
+ * data.size follows every round (pd_write_finished_round, pd_sync): a file
+ * whose writer was killed mid-collection is a valid perf.data up to its
+ * last complete round, with no features, that stock perf reads. */
 #include "config.h"
 
 #include "bytebuf.h"
 #include "perfdata.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +36,7 @@
 
 /* Feature bits of tools/perf/util/header.h; the numbers are ABI. */
 enum {
+	HEADER_RESERVED = 0,
 	HEADER_TRACING_DATA = 1,
 	HEADER_BUILD_ID = 2,
 	HEADER_HOSTNAME = 3,
@@ -81,10 +87,24 @@ struct pd_writer {
 	int fd;
 	uint8_t *buf;
 	size_t buf_len;
+	uint64_t data_offset; /* 0 until the first record fixes it */
 	uint64_t data_size;
+	uint64_t synced_size; /* data.size in the header on disk */
+	struct pd_file_section head_attrs; /* attrs written before the data */
+	size_t head_attr_size, head_n_events;
+	/* HEADER_TRACING_DATA while collecting (pd_set_tracing_data): the
+	 * blob before the data, and a feature table after the data of each
+	 * sync (see interim_table). */
+	uint8_t *td;
+	size_t td_len;
+	uint64_t td_offset;
+	uint64_t synced_end; /* data_size right after the last sync */
 	struct pd_event *events;
 	size_t n_events;
 };
+
+static size_t file_attr_size(const struct pd_writer *w);
+static void put_attr(struct bytebuf *b, const struct perf_event_attr *attr, size_t size);
 
 static void buf_string(struct bytebuf *b, const char *s)
 {
@@ -168,8 +188,8 @@ int pd_create(const char *path, struct pd_writer **out)
 		err = -errno;
 		goto err_free;
 	}
-	/* A valid header with no features and no attrs: an interrupted file
-	 * is recognisable, not mistaken for a complete one. */
+	/* A valid header with no data and no attrs yet: the first record
+	 * puts the attrs before the data (write_head). */
 	err = write_full(w->fd, &hdr, sizeof(hdr));
 	if (err)
 		goto err_close;
@@ -203,6 +223,119 @@ static int check_records(const uint8_t *p, size_t len)
 	return 0;
 }
 
+/* perf 6.1 refuses a file with tracepoint attrs and no HEADER_TRACING_DATA,
+ * and finds the feature table at data.offset + data.size, where the next
+ * records go.  So while collecting, each sync ends the data with these 32
+ * bytes, which are at once
+ *   - a feature table: an entry for HEADER_RESERVED (bit 0, which perf
+ *     skips without reading it), then HEADER_TRACING_DATA -> the blob, and
+ *   - one 32-byte PERF_RECORD_FINISHED_ROUND (perf reads only its header),
+ * and the header's data.size stops right before them.  The next sync's
+ * records follow them, and one 8-byte pwrite of data.size moves the file
+ * from one valid state to the next: it is never unreadable. */
+static void interim_table(const struct pd_writer *w, uint8_t table[32])
+{
+	struct perf_event_header round = {
+		.type = PD_RECORD_FINISHED_ROUND,
+		.size = 32,
+	};
+	struct pd_file_section td = { .offset = w->td_offset, .size = w->td_len };
+
+	memset(table, 0, 32);
+	memcpy(table, &round, sizeof(round));
+	memcpy(table + 16, &td, sizeof(td));
+}
+
+int pd_set_tracing_data(struct pd_writer *w, const void *blob, size_t len)
+{
+	uint8_t *copy;
+
+	if (w->data_offset || !len)
+		return -EINVAL; /* the blob goes before the data */
+	copy = malloc(len);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, blob, len);
+	free(w->td);
+	w->td = copy;
+	w->td_len = len;
+	return 0;
+}
+
+/* The ids and attrs of the events known so far, written right after the
+ * header, and the header pointing at them: from then on the file needs
+ * nothing more than a data.size to be read. */
+static int write_head(struct pd_writer *w)
+{
+	struct pd_file_header hdr = {
+		.magic = PD_MAGIC,
+		.size = sizeof(hdr),
+	};
+	struct bytebuf b = { 0 };
+	uint64_t *ids_off = NULL;
+	size_t attr_size, k;
+	int err;
+
+	w->data_offset = sizeof(hdr);
+	if (!w->n_events) {
+		free(w->td); /* only with the attrs (pd_set_tracing_data) */
+		w->td = NULL;
+		goto header; /* attrs will follow the data (pd_finish) */
+	}
+	ids_off = calloc(w->n_events, sizeof(*ids_off));
+	if (!ids_off)
+		return -ENOMEM;
+	attr_size = file_attr_size(w);
+	for (k = 0; k < w->n_events; k++) {
+		ids_off[k] = sizeof(hdr) + b.len;
+		bytebuf_put(&b, w->events[k].ids, w->events[k].n_ids * sizeof(uint64_t));
+	}
+	w->head_attrs.offset = sizeof(hdr) + b.len;
+	w->head_attrs.size = w->n_events * (attr_size + sizeof(struct pd_file_section));
+	for (k = 0; k < w->n_events; k++) {
+		struct pd_file_section ids = {
+			.offset = ids_off[k],
+			.size = w->events[k].n_ids * sizeof(uint64_t),
+		};
+
+		put_attr(&b, &w->events[k].attr, attr_size);
+		bytebuf_put(&b, &ids, sizeof(ids));
+	}
+	free(ids_off);
+	if (w->td) {
+		bytebuf_put(&b, NULL, ((b.len + 7) & ~(size_t)7) - b.len);
+		w->td_offset = sizeof(hdr) + b.len;
+		bytebuf_put(&b, w->td, w->td_len);
+		hdr.adds_features[0] = 1ULL << HEADER_RESERVED | 1ULL << HEADER_TRACING_DATA;
+	}
+	err = b.err;
+	if (!err)
+		err = pwrite_full(w->fd, b.p, b.len, (off_t)sizeof(hdr));
+	free(b.p);
+	if (err)
+		return err;
+	w->head_attr_size = attr_size;
+	w->head_n_events = w->n_events;
+	w->data_offset = sizeof(hdr) + ((b.len + 7) & ~(size_t)7);
+	hdr.attr_size = attr_size + sizeof(struct pd_file_section);
+	hdr.attrs = w->head_attrs;
+header:
+	hdr.data.offset = w->data_offset;
+	err = pwrite_full(w->fd, &hdr, sizeof(hdr), 0);
+	if (!err && lseek(w->fd, (off_t)w->data_offset, SEEK_SET) < 0)
+		err = -errno;
+	if (!err && w->td) {
+		/* data.size is 0: the table is right at data.offset. */
+		uint8_t table[32];
+
+		interim_table(w, table);
+		err = write_full(w->fd, table, sizeof(table));
+		if (!err)
+			w->data_size = w->synced_end = sizeof(table);
+	}
+	return err;
+}
+
 int pd_write(struct pd_writer *w, const void *record, size_t len)
 {
 	int err;
@@ -210,6 +343,11 @@ int pd_write(struct pd_writer *w, const void *record, size_t len)
 	err = check_records(record, len);
 	if (err)
 		return err;
+	if (!w->data_offset) {
+		err = write_head(w);
+		if (err)
+			return err;
+	}
 	if (w->buf_len + len > PD_BUF_SIZE) {
 		err = flush(w);
 		if (err)
@@ -232,14 +370,61 @@ uint64_t pd_data_size(const struct pd_writer *w)
 	return w->data_size;
 }
 
+int pd_sync(struct pd_writer *w)
+{
+	uint64_t size;
+	int err;
+
+	if (!w->data_offset)
+		return 0; /* nothing written: the header says so already */
+	if (w->td && w->data_size != w->synced_end) {
+		uint8_t table[32];
+
+		/* The size on disk stops before the table (interim_table). */
+		size = w->data_size;
+		interim_table(w, table);
+		err = pd_write(w, table, sizeof(table));
+		if (!err)
+			err = flush(w);
+		if (!err)
+			err = pwrite_full(w->fd, &size, sizeof(size),
+					  (off_t)offsetof(struct pd_file_header, data.size));
+		if (err)
+			return err;
+		w->synced_size = size;
+		w->synced_end = w->data_size;
+		return 0;
+	}
+	err = flush(w);
+	if (err)
+		return err;
+	if (w->td || w->synced_size == w->data_size)
+		return 0;
+	/* After the records it counts: a reader never sees a size larger
+	 * than what is on disk. */
+	size = w->data_size;
+	err = pwrite_full(w->fd, &size, sizeof(size),
+			  (off_t)offsetof(struct pd_file_header, data.size));
+	if (!err)
+		w->synced_size = size;
+	return err;
+}
+
 int pd_write_finished_round(struct pd_writer *w)
 {
 	struct perf_event_header hdr = {
 		.type = PD_RECORD_FINISHED_ROUND,
 		.size = sizeof(hdr),
 	};
+	int err;
 
-	return pd_write(w, &hdr, sizeof(hdr));
+	/* With tracing data, the sync's table is a round marker already. */
+	if (w->td && w->data_offset)
+		return pd_sync(w);
+	err = pd_write(w, &hdr, sizeof(hdr));
+	if (!err)
+		err = pd_sync(w);
+	return err;
 }
 
 int pd_add_event(struct pd_writer *w, const struct perf_event_attr *attr, const char *name,
@@ -464,6 +649,12 @@ static int build_tail(struct pd_writer *w, const struct pd_features *f, uint64_t
 		hdr->adds_features[feats[i] / 64] |= 1ULL << (feats[i] % 64);
 	}
 
+	if (w->head_n_events && w->head_n_events == w->n_events) {
+		/* Already before the data, where perf found them all along. */
+		hdr->attr_size = w->head_attr_size + sizeof(struct pd_file_section);
+		hdr->attrs = w->head_attrs;
+		return b->err;
+	}
 	for (k = 0; k < w->n_events; k++) {
 		w->events[k].ids_offset = base + b->len;
 		bytebuf_put(b, w->events[k].ids, w->events[k].n_ids * sizeof(uint64_t));
@@ -492,6 +683,7 @@ static void writer_free(struct pd_writer *w)
 		free(w->events[i].ids);
 	}
 	free(w->events);
+	free(w->td);
 	free(w->buf);
 	free(w);
 }
@@ -513,18 +705,24 @@ int pd_finish(struct pd_writer *w, const struct pd_features *features)
 		err = -EINVAL;
 		goto out;
 	}
+	if (!w->data_offset) {
+		err = write_head(w);
+		if (err)
+			goto out;
+	}
 	err = flush(w);
 	if (err)
 		goto out;
-	hdr.data.offset = sizeof(hdr);
+	hdr.data.offset = w->data_offset;
 	hdr.data.size = w->data_size;
-	err = build_tail(w, features, sizeof(hdr) + w->data_size, &hdr, &tail);
+	err = build_tail(w, features, w->data_offset + w->data_size, &hdr, &tail);
 	if (err)
 		goto out;
-	err = pwrite_full(w->fd, tail.p, tail.len, (off_t)(sizeof(hdr) + w->data_size));
+	err = pwrite_full(w->fd, tail.p, tail.len, (off_t)(w->data_offset + w->data_size));
 	if (err)
 		goto out;
-	/* The header last: until now the file says "no data, no attrs". */
+	/* The header last: until now it describes the data of the last
+	 * round, without features. */
 	err = pwrite_full(w->fd, &hdr, sizeof(hdr), 0);
 out:
 	free(tail.p);
@@ -538,9 +736,9 @@ void pd_abort(struct pd_writer *w)
 {
 	if (!w)
 		return;
-	/* Best effort: the records written so far stay in the file for
-	 * whoever wants to salvage them. */
-	(void)flush(w);
+	/* Best effort: the records written so far stay in the file, and
+	 * the header says so, for whoever wants to salvage them. */
+	(void)pd_sync(w);
 	close(w->fd);
 	writer_free(w);
 }

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,7 +25,6 @@
 #include "fold.h"
 #include "script.h"
 #include "symcache.h"
-#include "tracefs.h"
 #include "tracingdata.h"
 
 #define MAX_EVENTS 32
@@ -182,7 +180,8 @@ static void stop_remember_thread(struct perf *p)
 
 /* Adds the events of a comma-separated list; `optional` ones the kernel
  * does not have are logged and left out instead of failing. */
-static int parse_events(struct perf *p, const char *list, int optional)
+static int parse_events(struct perf *p, const char *list, int optional, char *why,
+			size_t why_len)
 {
 	const char *s = list;
 
@@ -199,8 +198,8 @@ static int parse_events(struct perf *p, const char *list, int optional)
 		if (!len)
 			break;
 		if (len >= sizeof(name) || p->cfg.n_events == MAX_EVENTS) {
-			p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "events: too many or too long "
-				    "(at most %d events)", MAX_EVENTS);
+			snprintf(why, why_len, "events: too many or too long (at most %d events)",
+				 MAX_EVENTS);
 			return -EINVAL;
 		}
 		memcpy(name, s, len);
@@ -213,8 +212,7 @@ static int parse_events(struct perf *p, const char *list, int optional)
 			continue;
 		}
 		if (ret < 0) {
-			p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "events: %s is not an event here: %s",
-				    name, hint);
+			snprintf(why, why_len, "events: %s is not an event here: %s", name, hint);
 			return ret;
 		}
 		p->cfg.n_events++;
@@ -222,77 +220,37 @@ static int parse_events(struct perf *p, const char *list, int optional)
 	return 0;
 }
 
-static int perf_check(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
-		      char *advice, size_t advice_len)
+/* Everything init validates and reads from the profile, shared with
+ * --check.  On failure `why` says what is wrong and what to do. */
+static int configure(struct perf *p, char *why, size_t why_len)
 {
-	struct perf_event_attr a;
-	int fd;
-
-	(void)svc;
-	(void)ctx;
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_CPU_CLOCK;
-	a.disabled = 1;
-	/* What a system-wide run needs: any CPU, any process. */
-	fd = (int)syscall(__NR_perf_event_open, &a, -1, 0, -1, 0);
-	if (fd < 0) {
-		int err = errno;
-
-		if (err == EACCES || err == EPERM)
-			pc_permission_advice(advice, advice_len);
-		else if (err == ENOSYS || err == ENOENT)
-			snprintf(advice, advice_len, "this kernel has no perf_events "
-				 "(CONFIG_PERF_EVENTS)");
-		else
-			snprintf(advice, advice_len, "perf_event_open failed: %s", strerror(err));
-		return -err;
-	}
-	close(fd);
-	if (!tracefs_root())
-		snprintf(advice, advice_len, "usable; tracepoint events need tracefs (mount -t "
-			 "tracefs nodev /sys/kernel/tracing)");
-	return 0;
-}
-
-static int perf_init(const struct tracerig_services *svc, struct tracerig_ctx *ctx, void **state)
-{
-	struct perf *p = calloc(1, sizeof(*p));
-	const char *s, *dir;
+	const struct tracerig_services *svc = p->svc;
+	struct tracerig_ctx *ctx = p->ctx;
+	const char *s;
 	uint64_t max_rate;
 	long long pages;
 	int ret;
 
-	if (!p)
-		return -ENOMEM;
-	p->svc = svc;
-	p->ctx = ctx;
-	pthread_mutex_init(&p->q.lock, NULL);
-	pthread_cond_init(&p->q.cond, NULL);
 	p->cfg.events = p->events;
-	ret = parse_events(p, svc->config_string(ctx, "events"), 0);
+	ret = parse_events(p, svc->config_string(ctx, "events"), 0, why, why_len);
 	if (ret == 0)
-		ret = parse_events(p, svc->config_string(ctx, "optional_events"), 1);
+		ret = parse_events(p, svc->config_string(ctx, "optional_events"), 1, why, why_len);
 	if (ret < 0)
-		goto fail;
+		return ret;
 	if (!p->cfg.n_events) {
-		svc->log(ctx, TRACERIG_LOG_ERROR, "events is empty: name at least one event "
-			 "(cpu-clock)");
-		ret = -EINVAL;
-		goto fail;
+		snprintf(why, why_len, "events is empty: name at least one event (cpu-clock)");
+		return -EINVAL;
 	}
 	p->cfg.frequency = (uint64_t)svc->config_int(ctx, "frequency");
 	p->cfg.period = (uint64_t)svc->config_int(ctx, "period");
 	max_rate = pc_max_sample_rate();
 	if (!p->cfg.period && max_rate && p->cfg.frequency > max_rate) {
-		svc->log(ctx, TRACERIG_LOG_ERROR, "frequency = %llu is above "
+		snprintf(why, why_len, "frequency = %llu is above "
 			 "kernel.perf_event_max_sample_rate = %llu: lower it, or raise the limit "
 			 "(sysctl kernel.perf_event_max_sample_rate=%llu)",
 			 (unsigned long long)p->cfg.frequency, (unsigned long long)max_rate,
 			 (unsigned long long)p->cfg.frequency);
-		ret = -EINVAL;
-		goto fail;
+		return -EINVAL;
 	}
 	s = svc->config_string(ctx, "callchain");
 	p->cfg.callchain = !s || strcmp(s, "none") != 0;
@@ -304,14 +262,110 @@ static int perf_init(const struct tracerig_services *svc, struct tracerig_ctx *c
 							 : PC_HW_CPU_CLOCK;
 	pages = svc->config_int(ctx, "ring_pages");
 	if (pages & (pages - 1)) {
-		svc->log(ctx, TRACERIG_LOG_ERROR, "ring_pages = %lld is not a power of two "
-			 "(use 64, 128, 256, ...)", pages);
-		ret = -EINVAL;
-		goto fail;
+		snprintf(why, why_len, "ring_pages = %lld is not a power of two (use 64, 128, 256, "
+			 "...)", pages);
+		return -EINVAL;
 	}
 	p->cfg.ring_pages = (size_t)pages;
 	p->script = svc->config_bool(ctx, "script");
 	p->flamegraph = svc->config_bool(ctx, "flamegraph");
+	return 0;
+}
+
+/* What start would open, from the session's targets.  A launched command
+ * does not exist yet at --check: tracerig's own process, whose
+ * credentials the command inherits, stands in for it. */
+static struct pc_target make_target(const struct tracerig_targets *t, pid_t command_stand_in)
+{
+	struct pc_target target = {
+		.system_wide = t->system_wide,
+		.pids = t->pids,
+		.n_pids = t->n_pids,
+		.command_pid = t->command_pid,
+		.cgroup = t->cgroup,
+	};
+
+	if (!t->system_wide && !t->n_pids && t->command_pid <= 0 && !t->cgroup)
+		target.command_pid = command_stand_in;
+	return target;
+}
+
+/* The notes of a trial open (hardware fallbacks) for --check's note. */
+struct check_notes {
+	char *buf;
+	size_t len;
+};
+
+static void check_log_cb(void *arg, int error, const char *fmt, ...)
+{
+	struct check_notes *n = arg;
+	size_t used = strlen(n->buf);
+	va_list ap;
+
+	(void)error;
+	if (used && used + 2 < n->len) {
+		snprintf(n->buf + used, n->len - used, "; ");
+		used += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(n->buf + used, n->len - used, fmt, ap);
+	va_end(ap);
+}
+
+/* --check: the preparation of init, then the very perf_event_open calls of
+ * start (every event on every CPU or target thread, the rings, the
+ * hardware fallbacks, the targets' /proc), closed again. */
+static int perf_check(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
+		      char *advice, size_t advice_len)
+{
+	struct perf *p = calloc(1, sizeof(*p));
+	struct pc_collector *pc = NULL;
+	struct check_notes notes = { advice, advice_len };
+	struct pc_target target;
+	char why[1024] = "";
+	int ret;
+
+	if (!p)
+		return -ENOMEM;
+	p->svc = svc;
+	p->ctx = ctx;
+	advice[0] = '\0';
+	ret = configure(p, why, sizeof(why));
+	if (ret == 0) {
+		target = make_target(svc->targets(ctx), getpid());
+		ret = pc_open(&p->cfg, &target, NULL, NULL, check_log_cb, &notes, &pc, why,
+			      sizeof(why));
+	}
+	if (ret < 0) {
+		if (why[0])
+			snprintf(advice, advice_len, "%s", why);
+		else if (ret == -ENOSYS)
+			snprintf(advice, advice_len, "this kernel has no perf_events "
+				 "(CONFIG_PERF_EVENTS)");
+	}
+	pc_close(pc);
+	free(p);
+	return ret;
+}
+
+static int perf_init(const struct tracerig_services *svc, struct tracerig_ctx *ctx, void **state)
+{
+	struct perf *p = calloc(1, sizeof(*p));
+	const char *dir;
+	char why[1024] = "";
+	int ret;
+
+	if (!p)
+		return -ENOMEM;
+	p->svc = svc;
+	p->ctx = ctx;
+	pthread_mutex_init(&p->q.lock, NULL);
+	pthread_cond_init(&p->q.cond, NULL);
+	ret = configure(p, why, sizeof(why));
+	if (ret < 0) {
+		svc->log(ctx, TRACERIG_LOG_ERROR, "%s", why);
+		goto fail;
+	}
 	dir = svc->staging_dir(ctx);
 	if (!dir || snprintf(p->data_path, sizeof(p->data_path), "%s/perf.data", dir) >=
 			    (int)sizeof(p->data_path)) {
@@ -331,13 +385,7 @@ static int perf_start(void *state)
 {
 	struct perf *p = state;
 	const struct tracerig_targets *t = p->svc->targets(p->ctx);
-	struct pc_target target = {
-		.system_wide = t->system_wide,
-		.pids = t->pids,
-		.n_pids = t->n_pids,
-		.command_pid = t->command_pid,
-		.cgroup = t->cgroup,
-	};
+	struct pc_target target = make_target(t, 0);
 	char why[1024];
 	int ret;
 
@@ -377,6 +425,16 @@ static void report_counts(struct perf *p)
 	p->svc->counter_set(p->ctx, "throttled", c.throttles);
 	p->svc->counter_set(p->ctx, "records", c.records);
 	p->svc->counter_set(p->ctx, "bytes", c.bytes);
+	/* The window perf_events really covered (CLOCK_MONOTONIC ns), for
+	 * the manifest: events enabled, disabled, first and last sample. */
+	if (c.enabled_ns)
+		p->svc->counter_set(p->ctx, "window_start_ns", c.enabled_ns);
+	if (c.disabled_ns)
+		p->svc->counter_set(p->ctx, "window_end_ns", c.disabled_ns);
+	if (c.samples) {
+		p->svc->counter_set(p->ctx, "first_sample_ns", c.first_sample_ns);
+		p->svc->counter_set(p->ctx, "last_sample_ns", c.last_sample_ns);
+	}
 	if (c.lost)
 		p->svc->log(p->ctx, TRACERIG_LOG_WARN, "%llu samples lost: the ring buffers were "
 			    "full (raise ring_pages or lower frequency)", (unsigned long long)c.lost);

@@ -2,6 +2,9 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <string.h>
@@ -127,38 +130,105 @@ struct scenario {
 	pthread_barrier_t start;
 	int pipefd[2];
 	struct tw_mutex mutex;
+	pid_t reader_tid, waiter_tid; /* set before the barrier */
+	struct tw_times times;
 	int failed;
 };
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Whether thread `tid` of this process sleeps (state S) in system call
+ * `nr`; -1 when /proc cannot tell. */
+static int asleep_in(pid_t tid, long nr)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = strrchr(buf, ')'); /* the comm may hold anything */
+	if (!p || p[1] != ' ' || p[2] != 'S')
+		return 0;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return strtol(buf, NULL, 10) == nr && buf[0] != 'r'; /* not "running" */
+}
+
+/* Waits until `tid` sleeps in system call `nr`.  Without this, the time a
+ * thread waits for depends on when the scheduler first runs it after the
+ * start barrier: on a loaded machine the mutex waiter could get the CPU
+ * only after the holder's whole hold, and block 0 ms. */
+static void wait_asleep_in(pid_t tid, long nr)
+{
+	const struct timespec ms = { 0, 1000000L };
+
+	while (asleep_in(tid, nr) == 0)
+		nanosleep(&ms, NULL);
+}
 
 static void *sleeper(void *arg)
 {
 	struct scenario *s = arg;
 
 	pthread_barrier_wait(&s->start);
-	for (long i = 0; i < s->plan->sleeps; i++)
+	for (long i = 0; i < s->plan->sleeps; i++) {
+		uint64_t t0 = now_ns();
+
 		blocked_in_sleep(s->plan->sleep_ms);
+		s->times.sleep_ns += now_ns() - t0;
+	}
 	return NULL;
 }
 
 static void *reader(void *arg)
 {
 	struct scenario *s = arg;
+	uint64_t t0;
 	char c;
 
+	s->reader_tid = (pid_t)syscall(SYS_gettid);
 	pthread_barrier_wait(&s->start);
+	t0 = now_ns();
 	if (blocked_in_pipe_read(s->pipefd[0], &c, 1) != 1)
 		s->failed = 1;
+	s->times.pipe_ns = now_ns() - t0;
 	return NULL;
 }
 
 static void *holder(void *arg)
 {
 	struct scenario *s = arg;
+	uint64_t t0;
 
 	/* Locked before the barrier: the waiter cannot get it first. */
 	tw_mutex_lock(&s->mutex);
 	pthread_barrier_wait(&s->start);
+	/* The hold counts from the moment the waiter waits. */
+	wait_asleep_in(s->waiter_tid, SYS_futex);
+	t0 = now_ns();
 	holding_mutex_sleep(s->plan->mutex_ms);
+	s->times.hold_ns = now_ns() - t0;
 	tw_mutex_unlock(&s->mutex);
 	return NULL;
 }
@@ -166,9 +236,13 @@ static void *holder(void *arg)
 static void *waiter(void *arg)
 {
 	struct scenario *s = arg;
+	uint64_t t0;
 
+	s->waiter_tid = (pid_t)syscall(SYS_gettid);
 	pthread_barrier_wait(&s->start);
+	t0 = now_ns();
 	blocked_on_mutex(&s->mutex);
+	s->times.mutex_ns = now_ns() - t0;
 	tw_mutex_unlock(&s->mutex);
 	return NULL;
 }
@@ -178,12 +252,16 @@ static void *shorts(void *arg)
 	struct scenario *s = arg;
 
 	pthread_barrier_wait(&s->start);
-	for (long i = 0; i < s->plan->short_sleeps; i++)
+	for (long i = 0; i < s->plan->short_sleeps; i++) {
+		uint64_t t0 = now_ns();
+
 		blocked_in_short_sleep(s->plan->short_ms);
+		s->times.short_ns += now_ns() - t0;
+	}
 	return NULL;
 }
 
-int tw_run(const struct tw_plan *plan)
+int tw_run(const struct tw_plan *plan, struct tw_times *times)
 {
 	void *(*fns[])(void *) = { sleeper, reader, holder, waiter, shorts };
 	enum { N = sizeof(fns) / sizeof(fns[0]) };
@@ -206,6 +284,8 @@ int tw_run(const struct tw_plan *plan)
 		_exit(99);
 	}
 	pthread_barrier_wait(&s.start);
+	/* The answer comes pipe_ms after the reader waits for it. */
+	wait_asleep_in(s.reader_tid, SYS_read);
 	nanosleep(&ts, NULL);
 	if (write(s.pipefd[1], "x", 1) != 1)
 		s.failed = 1;
@@ -214,5 +294,7 @@ int tw_run(const struct tw_plan *plan)
 	pthread_barrier_destroy(&s.start);
 	close(s.pipefd[0]);
 	close(s.pipefd[1]);
+	if (times)
+		*times = s.times;
 	return s.failed ? -EIO : 0;
 }

@@ -7,6 +7,7 @@
 #define TR_TESTS_EBPF_BLOCKERS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct tw_mutex {
@@ -30,6 +31,17 @@ struct tw_plan {
 	long short_sleeps, short_ms;    /* blocked_in_short_sleep: short_sleeps x short_ms */
 };
 #define TW_PLAN_DEFAULT { 3, 200, 400, 300, 100, 2 }
-int tw_run(const struct tw_plan *plan);
+
+/* What each blocking thread measured itself (CLOCK_MONOTONIC, the clock of
+ * bpf_ktime_get_ns): the time spent inside the function, summed over its
+ * calls.  Whatever the load, an off-CPU interval attributed to a function
+ * lies inside a call of it, so the traced total can only be lower; and the
+ * scenario makes it at least the plan (a thread waits only once the one it
+ * waits for is asleep), so the traced total is in [plan, measured]. */
+struct tw_times {
+	uint64_t sleep_ns, short_ns, hold_ns, pipe_ns, mutex_ns;
+};
+/* Runs the scenario; `times` (may be NULL) gets what the threads measured. */
+int tw_run(const struct tw_plan *plan, struct tw_times *times);
 
 #endif

@@ -1,9 +1,11 @@
 /* The workload the ebpf tests trace: threads blocking in known functions
  * for known times (tests/ebpf/blockers.h), once or in a loop.
- *   workload [-n NAME] [-l] [-s MS]
+ *   workload [-n NAME] [-l] [-s MS] [-t FILE]
  * -n sets the process name (so two instances can be told apart), -l
  * repeats the scenario until killed, -s first spins MS milliseconds on the
- * CPU in spin_on_cpu (for the on-CPU side of the wall-clock view). */
+ * CPU in spin_on_cpu (for the on-CPU side of the wall-clock view), -t
+ * writes what each function took, as its thread measured it, to FILE:
+ * "function microseconds" lines (of the last run). */
 #include "config.h"
 
 #include <stdio.h>
@@ -36,13 +38,29 @@ __attribute__((noinline)) void spin_on_cpu(long ms)
 	} while (now.tv_sec < end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec));
 }
 
+static int write_times(const char *path, const struct tw_times *t)
+{
+	FILE *f = fopen(path, "we");
+
+	if (!f)
+		return -1;
+	fprintf(f, "blocked_in_sleep %llu\nblocked_in_short_sleep %llu\n"
+		"holding_mutex_sleep %llu\nblocked_in_pipe_read %llu\nblocked_on_mutex %llu\n",
+		(unsigned long long)t->sleep_ns / 1000, (unsigned long long)t->short_ns / 1000,
+		(unsigned long long)t->hold_ns / 1000, (unsigned long long)t->pipe_ns / 1000,
+		(unsigned long long)t->mutex_ns / 1000);
+	return fclose(f);
+}
+
 int main(int argc, char **argv)
 {
 	const struct tw_plan plan = TW_PLAN_DEFAULT;
+	const char *times_path = NULL;
+	struct tw_times times;
 	long spin_ms = 0;
 	int loop = 0, opt;
 
-	while ((opt = getopt(argc, argv, "n:ls:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:ls:t:")) != -1) {
 		switch (opt) {
 		case 'n':
 			/* Threads take the name of the thread creating them. */
@@ -57,16 +75,23 @@ int main(int argc, char **argv)
 		case 's':
 			spin_ms = atol(optarg);
 			break;
+		case 't':
+			times_path = optarg;
+			break;
 		default:
-			fprintf(stderr, "usage: workload [-n NAME] [-l] [-s MS]\n");
+			fprintf(stderr, "usage: workload [-n NAME] [-l] [-s MS] [-t FILE]\n");
 			return 2;
 		}
 	}
 	if (spin_ms > 0)
 		spin_on_cpu(spin_ms);
 	do {
-		if (tw_run(&plan) < 0) {
+		if (tw_run(&plan, &times) < 0) {
 			fprintf(stderr, "workload: a blocking thread failed\n");
+			return 1;
+		}
+		if (times_path && write_times(times_path, &times) != 0) {
+			perror("workload: cannot write the times");
 			return 1;
 		}
 	} while (loop);

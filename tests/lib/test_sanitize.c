@@ -89,6 +89,14 @@ DEF_TEST(needs_and_fputs_agree_with_the_copy)
 	}
 }
 
+DEF_TEST(log_text_keeps_semicolons)
+{
+	char buf[64];
+
+	EXPECT_EQ_INT(11, tr_sanitize_text(buf, sizeof(buf), "a;b\n\x1b[1mc;d"));
+	EXPECT_EQ_STR("a;b??[1mc;d", buf);
+}
+
 int main(void)
 {
 	RUN_TEST(line_breaks_cannot_inject_lines);
@@ -97,5 +105,6 @@ int main(void)
 	RUN_TEST(utf8_kept_invalid_bytes_replaced);
 	RUN_TEST(same_length_in_place_never_cutting_a_character);
 	RUN_TEST(needs_and_fputs_agree_with_the_copy);
+	RUN_TEST(log_text_keeps_semicolons);
 	TEST_MAIN_END();
 }

@@ -37,8 +37,54 @@ if perf stat -e cycles true 2>&1 | grep -q 'not supported\|<not counted>'; then
 	unzip_archive "$TEST_TMP/h.trace.zip" "$TEST_TMP/h"
 	check_grep "the fallback is logged" 'sampling cpu-clock instead' "$TEST_TMP/h/tracerig.log"
 	check_grep "the samples are cpu-clock" ' cpu-clock: $' "$TEST_TMP/h/perf.data.txt"
+
+	# --check opens the events the run would, and says what the run does.
+	run_tracerig -c "$CPU_INI" -o "$TEST_TMP/h.trace.zip" -d 0.5 \
+		--set perf_events.events=cpu-clock,instructions
+	real_rc=$rc
+	sed -n 's/^tracerig: perf_events: //p' "$TEST_TMP/out" | head -1 >"$TEST_TMP/real-why"
+	run_tracerig --check -c "$CPU_INI" --set perf_events.events=cpu-clock,instructions
+	check_eq "no PMU: --check fails like the run (exit 1)" "1 1" "$real_rc $rc"
+	check_grep "no PMU: --check says perf_events is NOT USABLE, and why" \
+		"^  perf_events +[^ ]+ +required +NOT USABLE: hardware event instructions is not counted by this machine's PMU \(a VM\?\): use cpu-clock, or set hardware_fallback = cpu-clock or skip$" \
+		"$TEST_TMP/out"
+	check_eq "no PMU: --check gives the run's very reason" "$(cat "$TEST_TMP/real-why")" \
+		"$(sed -n 's/^  perf_events .* NOT USABLE: //p' "$TEST_TMP/out")"
+
+	run_tracerig --check -c "$CPU_INI" --set perf_events.events=cycles \
+		--set perf_events.hardware_fallback=cpu-clock
+	check_eq "no PMU, fallback: --check exit 0" 0 "$rc"
+	check_grep "no PMU, fallback: --check says usable" '^  perf_events +[^ ]+ +required +usable$' "$TEST_TMP/out"
+	check_eq "no PMU, fallback: --check notes the fallback the run logs" \
+		"$(sed -n 's/^[0-9.]* warning perf_events: //p' "$TEST_TMP/h/tracerig.log" | head -1)" \
+		"$(grep -A1 '^  perf_events ' "$TEST_TMP/out" | sed -n 's/^ *note: //p')"
+	check_grep "the fallback note says what happens" \
+		'note: hardware event cycles is not counted by this machine.s PMU \(a VM\?\): sampling cpu-clock instead \(hardware_fallback = cpu-clock\)$' \
+		"$TEST_TMP/out"
 else
 	skip "no PMU: hardware_fallback" "this machine counts hardware events"
+fi
+
+# --check refuses a frequency the kernel refuses, in the run's words.
+run_tracerig --check -c "$CPU_INI" --set perf_events.frequency=$((max + 1))
+check_eq "--check, frequency above the kernel's limit: exit 1" 1 "$rc"
+check_grep "--check, frequency above the kernel's limit: NOT USABLE, the sysctl is named" \
+	"perf_events .*NOT USABLE: frequency = $((max + 1)) is above kernel.perf_event_max_sample_rate = $max" "$TEST_TMP/out"
+
+# A process whose mappings cannot be read (here PID 1 refuses ptrace
+# access even to root): the message names /proc/PID/maps, not perf.data.
+if ! head -c1 /proc/1/maps >/dev/null 2>&1; then
+	why=$(head -c1 /proc/1/maps 2>&1 >/dev/null | sed 's/.*: //')
+	run_tracerig -c "$CPU_INI" -o "$TEST_TMP/p.trace.zip" -p 1 -d 1
+	check_eq "-p 1, /proc/1/maps unreadable: exit 1" 1 "$rc"
+	check_grep "-p 1: the message names /proc/1/maps and the reason" \
+		"^tracerig: perf_events: cannot read /proc/1/maps, the mappings of process 1: $why" "$TEST_TMP/out"
+	check_no_grep "-p 1: perf.data is not blamed" 'perf\.data' "$TEST_TMP/out"
+	run_tracerig --check -c "$CPU_INI" -p 1
+	check_grep "-p 1: --check says the same" \
+		"perf_events .*NOT USABLE: cannot read /proc/1/maps, the mappings of process 1: $why" "$TEST_TMP/out"
+else
+	skip "-p 1: the message names /proc/1/maps" "PID 1's mappings are readable here"
 fi
 
 # Without privileges: perf_event_paranoid and CAP_PERFMON are named.

@@ -37,3 +37,8 @@ PY
 sample_pids() {
 	sed -n 's/^.*[[:space:]]\([0-9]\{1,\}\)\/[0-9]\{1,\}[[:space:]]\{1,\}\[[0-9]\{3\}\].*/\1/p' "$1" | sort -u
 }
+
+# mono_now: CLOCK_MONOTONIC in seconds (the clock of the samples' times).
+mono_now() {
+	python3 -c 'import time; print("%.9f" % time.clock_gettime(time.CLOCK_MONOTONIC))'
+}

@@ -6,7 +6,9 @@
 . "$top_srcdir/tests/perf_events/lib-perf.sh"
 
 out="$TEST_TMP/a.trace.zip"
+mono_before=$(mono_now)
 run_tracerig -c "$CPU_INI" -o "$out" -- "$DEMO" --seconds 2 --threads 2
+mono_after=$(mono_now)
 check_eq "a launched demo is traced: exit 0" 0 "$rc"
 unzip_archive "$out" "$TEST_TMP/a"
 txt="$TEST_TMP/a/perf.data.txt"
@@ -52,8 +54,17 @@ check_grep "frames name the demo's functions and its binary" \
 	"^	 +[0-9a-f]+ demo_hot \(.*tracerig-demo\)$" "$txt"
 check_grep "call stacks go through the worker to main's thread start" \
 	"^	 +[0-9a-f]+ demo_worker \(" "$txt"
-check_grep "timestamps are CLOCK_MONOTONIC (seconds since boot)" \
-	" $(awk '{ printf "%d", $1 / 10 }' /proc/uptime)[0-9]\.[0-9]{6}: " "$txt"
+check "timestamps are CLOCK_MONOTONIC: every one between the clock read before and after" \
+	python3 - "$txt" "$mono_before" "$mono_after" <<'PY'
+import re, sys
+lo, hi = float(sys.argv[2]), float(sys.argv[3])
+times = [float(m.group(1)) for m in
+         (re.search(r' (\d+\.\d{6}): ', l) for l in open(sys.argv[1]) if not l.startswith('\t'))
+         if m]
+assert times, "no sample times"
+bad = [t for t in times if not lo <= t <= hi]
+assert not bad, f"{len(bad)} of {len(times)} outside [{lo}, {hi}]: {bad[:5]}"
+PY
 
 # Stock perf reads tracerig's perf.data and agrees.
 perf_script="$TEST_TMP/perf-script.txt"
@@ -89,6 +100,15 @@ m = json.load(open(sys.argv[1]))
 p = [x for x in m["plugins"] if x["name"] == "perf_events"][0]
 c = p["counters"]
 assert c["samples"] > 1000 and c["lost_samples"] == 0, c
+PY
+check "the manifest has the sampling window, in CLOCK_MONOTONIC ns, around the samples" \
+	python3 - "$TEST_TMP/a/manifest.json" "$mono_before" "$mono_after" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+c = [x for x in m["plugins"] if x["name"] == "perf_events"][0]["counters"]
+lo, hi = float(sys.argv[2]) * 1e9, float(sys.argv[3]) * 1e9
+assert lo <= c["window_start_ns"] <= c["first_sample_ns"], c
+assert c["first_sample_ns"] <= c["last_sample_ns"] <= c["window_end_ns"] <= hi, c
 PY
 "$TRACERIG" report "$out" >"$TEST_TMP/report-out" 2>&1
 check_grep "tracerig report puts demo_hot first" 'demo_hot' "$TEST_TMP/report-out"

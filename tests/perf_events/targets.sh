@@ -15,9 +15,11 @@ run_tracerig -c "$CPU_INI" -o "$TEST_TMP/p.trace.zip" -p "$a" -d 1
 check_eq "-p PID: exit 0" 0 "$rc"
 unzip_archive "$TEST_TMP/p.trace.zip" "$TEST_TMP/p"
 check_eq "-p: only that process has samples" "$a" "$(sample_pids "$TEST_TMP/p/perf.data.txt" | tr '\n' ' ' | sed 's/ $//')"
+# (Each thread gets what CPU a loaded machine leaves it: a share of the
+# 999 Hz, not all of it; 10 samples each is far below any share.)
 check "-p: both of its worker threads are sampled" \
-	test "$(grep -c "^tracerig-demo\|^demo-worker" "$TEST_TMP/p/perf.data.txt")" -gt 500 -a \
-	"$(sed -n "s/.* $a\/\([0-9]*\) .*/\1/p" "$TEST_TMP/p/perf.data.txt" | sort -u | wc -l)" -ge 2
+	test "$(sed -n "s/^demo-worker  *$a\/\([0-9]*\) .*/\1/p" "$TEST_TMP/p/perf.data.txt" |
+		sort | uniq -c | awk '$1 >= 10' | wc -l)" -ge 2
 check_eq "-p: its hottest function is demo_hot" demo_hot \
 	"$(leaf_counts "$TEST_TMP/p/perf.data.txt" "$a" | head -1 | cut -d' ' -f1)"
 

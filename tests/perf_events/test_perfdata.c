@@ -1078,6 +1078,121 @@ out:
 	fflush(stdout);
 }
 
+/* Lines of `out` that contain `needle`. */
+static int count_lines(const char *out, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = out; p && (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* A file whose writer dies (pd_abort, or nothing at all after a kill):
+ * with the events and the tracing data given before the first record,
+ * perf reads it after every sync, with exactly the samples synced so far,
+ * tracepoint payloads decoded, and without a complaint. */
+static void perf_unfinished_roundtrip(void)
+{
+	static const char *const sys[] = { "sched" };
+	static const char *const name[] = { "sched_switch" };
+	struct perf_event_attr attr;
+	struct perf_event_mmap_page *meta = MAP_FAILED;
+	struct pd_writer *w = NULL;
+	size_t map_len = (size_t)(RING_PAGES + 1) * (size_t)sysconf(_SC_PAGESIZE);
+	char path[128], args[256], idpath[256], *idtxt, *blob = NULL;
+	size_t blob_len = 0;
+	int fd = -1, n_samples = 0, n_lost = 0;
+	uint64_t id = 0;
+	const char *root = tracefs_root();
+
+	tr_test_failed_now = 0;
+	if (!have_perf() || !root) {
+		SKIP_TEST(perf_reads_an_unfinished_file, "no perf binary or no tracefs");
+		return;
+	}
+	snprintf(idpath, sizeof(idpath), "%s/events/sched/sched_switch/id", root);
+	idtxt = read_file(idpath);
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_TRACEPOINT;
+	attr.config = idtxt ? strtoull(idtxt, NULL, 10) : 0;
+	free(idtxt);
+	attr.sample_period = 1;
+	attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			   PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW;
+	attr.sample_id_all = 1;
+	attr.use_clockid = 1;
+	attr.clockid = CLOCK_MONOTONIC;
+	attr.comm = 1;
+	attr.task = 1;
+	attr.disabled = 1;
+	fd = attr.config ? (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1,
+					PERF_FLAG_FD_CLOEXEC) : -1;
+	if (fd < 0 || ioctl(fd, PERF_EVENT_IOC_ID, &id) != 0) {
+		SKIP_TEST(perf_reads_an_unfinished_file, "cannot open sched:sched_switch");
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	meta = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (meta == MAP_FAILED) {
+		TEST_FAIL("mmap ring: %s", strerror(errno));
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/unfinished.data", tmpdir);
+	snprintf(args, sizeof(args), "script -i '%s' -F event,trace", path);
+	EXPECT_EQ_INT(0, pd_create(path, &w));
+	if (!w)
+		goto out;
+	EXPECT_EQ_INT(0, pd_add_event(w, &attr, "sched:sched_switch", &id, 1));
+	EXPECT_EQ_INT(0, td_build(sys, name, 1, &blob, &blob_len));
+	EXPECT_EQ_INT(0, pd_set_tracing_data(w, blob, blob_len));
+	free(blob);
+	/* Three rounds, perf reading the file after each as it is on disk;
+	 * the last is followed by records never synced, then the writer dies. */
+	for (int round = 0; round < 3; round++) {
+		char *out = NULL, *err = NULL;
+		int n;
+
+		EXPECT_EQ_INT(0, ioctl(fd, PERF_EVENT_IOC_ENABLE, 0));
+		for (int i = 0; i < 10; i++)
+			usleep(1000);
+		EXPECT_EQ_INT(0, ioctl(fd, PERF_EVENT_IOC_DISABLE, 0));
+		EXPECT_EQ_INT(0, drain_ring(meta, w, &n_samples, &n_lost));
+		EXPECT_EQ_INT(0, pd_write_finished_round(w));
+		EXPECT_EQ_INT(0, run_perf(args, &out, &err));
+		n = count_lines(out, "sched:sched_switch: prev_comm=");
+		if (n != n_samples)
+			TEST_FAIL("round %d: perf script printed %d of the %d samples synced", round,
+				  n, n_samples);
+		expect_quiet("perf script of an unfinished file", err);
+		if (err && *strip_field_notes(err)) {
+			TEST_FAIL("round %d: perf script wrote to stderr", round);
+			diag("perf script stderr", err, 10);
+		}
+		free(out);
+		free(err);
+	}
+	printf("# %d sched_switch samples in 3 rounds, %d lost records\n", n_samples, n_lost);
+	EXPECT_TRUE(n_samples >= 3);
+	if (tr_test_failed_now)
+		printf("# file kept: %s\n", path);
+
+out:
+	if (w)
+		pd_abort(w);
+	if (meta != MAP_FAILED)
+		munmap(meta, map_len);
+	close(fd);
+	tr_test_count++;
+	if (tr_test_failed_now)
+		tr_test_failures++;
+	printf("%s %d - perf_reads_an_unfinished_file\n", tr_test_failed_now ? "not ok" : "ok",
+	       tr_test_count);
+	fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
 	char cmd[128];
@@ -1102,6 +1217,7 @@ int main(int argc, char **argv)
 	RUN_TEST(td_build_blob);
 	perf_roundtrip();
 	perf_tracepoint_roundtrip();
+	perf_unfinished_roundtrip();
 
 	/* TR_KEEP_TMP=1 keeps perf.data for a look with perf by hand. */
 	keep = tr_test_failures != 0 || getenv("TR_KEEP_TMP");

@@ -91,7 +91,8 @@ DEF_TEST(hostile_names_still_give_well_formed_xml)
 	/* JIT names come from files the traced program wrote. */
 	const char folded[] = "app;<script>alert(1)</script>;x]]>y 3\n"
 			      "app;ctl\x01\x1f" "char;bad\xff\xfe utf8 2\n"
-			      "app;caf\xc3\xa9;ok 1\n";
+			      "app;caf\xc3\xa9;ok 1\n"
+			      "app;esc\x1b[2Jdel\x7f\tc1\xc2\x9b 1\n";
 	char *svg = render(folded, sizeof(folded) - 1);
 	int xml;
 
@@ -99,6 +100,9 @@ DEF_TEST(hostile_names_still_give_well_formed_xml)
 	EXPECT_TRUE(strstr(svg, "<script>alert") == NULL);
 	EXPECT_CONTAINS("&lt;script&gt;alert(1)&lt;/script&gt;", svg);
 	EXPECT_CONTAINS("caf\xc3\xa9", svg); /* valid UTF-8 kept as is */
+	/* The rule of every output (lib/sanitize.h): ESC, DEL, tab, C1. */
+	EXPECT_CONTAINS("esc?[2Jdel??c1??", svg);
+	EXPECT_TRUE(strchr(svg, '\x1b') == NULL && strchr(svg, '\x7f') == NULL);
 	xml = xml_check(svg);
 	if (xml < 0)
 		printf("# python3 missing: XML well-formedness not checked\n");

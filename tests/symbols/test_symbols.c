@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../../core/log.h"
 #include "../../core/symbols/demangle.h"
 #include "../../core/symbols/symbolizer.h"
 #include "../testing.h"
@@ -257,6 +258,82 @@ DEF_TEST(perf_map_file_names_jit_code)
 	EXPECT_EQ_STR("jit_later", s.name);
 	EXPECT_EQ_INT(0, child_stop(&c));
 	unlink(path);
+	rmdir(dir);
+	tr_symbolizer_free(sym);
+}
+
+/* Lines of `log` that contain `needle`. */
+static int count_lines(const char *log, const char *needle)
+{
+	char line[4096];
+	int n = 0;
+	FILE *f = fopen(log, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, needle) != NULL;
+	fclose(f);
+	return n;
+}
+
+/* issue 9: a 1 GB sparse map with no newline was read again on every miss.
+ * A refused perf map or jitdump is said once in the log and never opened
+ * again, even once it became a valid file. */
+DEF_TEST(refused_jit_files_are_said_once_and_never_reread)
+{
+	struct tr_symbolizer *sym = tr_symbolizer_new();
+	char dir[] = "/tmp/trsym-XXXXXX", big[128], noline[128], fifo[128], log[128];
+	char want[256], text[128];
+	struct tracerig_symbol s;
+	struct child c;
+	int fd;
+
+	CHECK_NOT_NULL(sym);
+	CHECK_NOT_NULL(mkdtemp(dir));
+	snprintf(big, sizeof(big), "%s/perf-big.map", dir);
+	snprintf(noline, sizeof(noline), "%s/perf-noline.map", dir);
+	snprintf(fifo, sizeof(fifo), "%s/perf-fifo.map", dir);
+	snprintf(log, sizeof(log), "%s/log", dir);
+	fd = open(big, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	EXPECT_TRUE(fd >= 0 && ftruncate(fd, 300ll << 20) == 0);
+	close(fd);
+	fd = open(noline, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	EXPECT_TRUE(fd >= 0 && ftruncate(fd, 20ll << 20) == 0);
+	close(fd);
+	EXPECT_EQ_INT(0, mkfifo(fifo, 0644));
+	tr_log_set_verbosity(TRACERIG_LOG_ERROR - 1);
+	EXPECT_EQ_INT(0, tr_log_open_file(log));
+
+	EXPECT_EQ_INT(0, start_fixture(&c));
+	EXPECT_EQ_INT(0, tr_symbolizer_add_jit_file(sym, c.hostpid, big));
+	EXPECT_EQ_INT(0, tr_symbolizer_add_jit_file(sym, c.hostpid, noline));
+	EXPECT_EQ_INT(0, tr_symbolizer_add_jit_file(sym, c.hostpid, fifo));
+	/* The big one becomes a valid map: refused is refused for good. */
+	EXPECT_EQ_INT(0, truncate(big, 0));
+	snprintf(text, sizeof(text), "%" PRIx64 " 20 jit_after_refusal\n", c.anon + 0x100);
+	EXPECT_EQ_INT(0, write_file(big, text, strlen(text)));
+	for (int i = 0; i < 3; i++) {
+		usleep(60 * 1000); /* past the 50 ms between rereads */
+		EXPECT_EQ_INT(-ENOENT, tr_symbolizer_lookup(sym, c.hostpid, c.anon + 0x105, 0, &s));
+	}
+	EXPECT_EQ_INT(0, child_stop(&c));
+	tr_log_close_file();
+	tr_log_set_verbosity(TRACERIG_LOG_WARN);
+
+	snprintf(want, sizeof(want), "refused %s: 314572800 bytes, larger than the 256 MiB limit "
+		 "(its JIT frames stay unnamed; not read again)", big);
+	EXPECT_EQ_INT(1, count_lines(log, want));
+	snprintf(want, sizeof(want), "refused %s: no line ends in its first 16 MiB past offset 0",
+		 noline);
+	EXPECT_EQ_INT(1, count_lines(log, want));
+	snprintf(want, sizeof(want), "refused %s: a FIFO", fifo);
+	EXPECT_EQ_INT(1, count_lines(log, want));
+	EXPECT_EQ_INT(3, count_lines(log, "refused"));
+	unlink(big);
+	unlink(noline);
+	unlink(fifo);
+	unlink(log);
 	rmdir(dir);
 	tr_symbolizer_free(sym);
 }
@@ -606,6 +683,7 @@ int main(void)
 	RUN_TEST(unknown_anonymous_code_names_its_object_only);
 	RUN_TEST(perf_map_file_names_jit_code);
 	RUN_TEST(jitdump_file_names_jit_code);
+	RUN_TEST(refused_jit_files_are_said_once_and_never_reread);
 	if (geteuid() == 0)
 		RUN_TEST(kernel_addresses_resolve_from_kallsyms);
 	else
