@@ -193,6 +193,27 @@ static int svc_symbolizer_add_jit_file(struct tracerig_ctx *ctx, pid_t pid, cons
 	return tr_symbolizer_add_jit_file(ctx->session->symbolizer, pid, path);
 }
 
+static int svc_symbolizer_mmap(struct tracerig_ctx *ctx, const struct tracerig_mapping *m)
+{
+	if (!ctx->session->symbolizer)
+		return -ENOSYS;
+	return tr_symbolizer_record_mmap(ctx->session->symbolizer, m);
+}
+
+static int svc_symbolizer_exec(struct tracerig_ctx *ctx, pid_t pid)
+{
+	if (!ctx->session->symbolizer)
+		return -ENOSYS;
+	return tr_symbolizer_record_exec(ctx->session->symbolizer, pid);
+}
+
+static int svc_symbolizer_fork(struct tracerig_ctx *ctx, pid_t parent, pid_t child)
+{
+	if (!ctx->session->symbolizer)
+		return -ENOSYS;
+	return tr_symbolizer_record_fork(ctx->session->symbolizer, parent, child);
+}
+
 static void svc_counter_set(struct tracerig_ctx *ctx, const char *name, uint64_t value)
 {
 	struct tr_counter *grown;
@@ -304,6 +325,9 @@ const struct tracerig_services tr_services = {
 	.archive_flamegraph = svc_archive_flamegraph,
 	.archive_foreach = svc_archive_foreach,
 	.archive_output = svc_archive_output,
+	.symbolizer_mmap = svc_symbolizer_mmap,
+	.symbolizer_exec = svc_symbolizer_exec,
+	.symbolizer_fork = svc_symbolizer_fork,
 };
 
 int tr_ctx_new(struct tr_session *s, struct tr_loaded *loaded, struct tr_section *section,

@@ -56,6 +56,7 @@ int tr_kallsyms_load(struct tr_kallsyms *k, const char *path, struct tr_arena *a
 	char *line = NULL;
 	size_t cap = 0, mods_cap = 0;
 	int ret = 0, nonzero = 0;
+	uint32_t seq = 0;
 	FILE *f = fopen(path, "re");
 
 	if (!f)
@@ -79,11 +80,12 @@ int tr_kallsyms_load(struct tr_kallsyms *k, const char *path, struct tr_arena *a
 			nonzero = 1;
 		char *copy = tr_arena_strndup(arena, name, len);
 		/* The last symbol before a gap (end of the kernel's text, of a
-		 * module) is given at most 64 KiB. */
-		if (!copy || tr_symtab_add_unsized(&k->syms, addr, addr + 65536, copy,
-						   tr_symtab_alias_prio(1, type == 'w' || type == 'W',
-									type == 'T' || type == 'W',
-									copy))) {
+		 * module) is given at most 64 KiB.  Of aliases at one address
+		 * the one listed last wins, as in perf: it ends each symbol where
+		 * the next begins, so the earlier aliases have no length, and
+		 * its first rule prefers a symbol with one (memcpy and
+		 * __pi_memcpy: perf says __pi_memcpy). */
+		if (!copy || tr_symtab_add_unsized(&k->syms, addr, addr + 65536, copy, ++seq)) {
 			ret = -ENOMEM;
 			break;
 		}

@@ -38,6 +38,10 @@
 struct dso {
 	dev_t dev;
 	uint64_t ino;
+	/* Known by build id only (a recorded mapping): read from the mapping's
+	 * path and kept when the file's build id is this one. */
+	unsigned char bid[20];
+	size_t bid_len;
 	int state; /* 0 not read yet, 1 read, -1 unreadable for good */
 	int attempts;
 	struct tr_elf elf;
@@ -66,6 +70,9 @@ struct proc {
 	const char *jit_dso; /* "/tmp/perf-PID.map" */
 	struct dso *vdso;
 	int vdso_tried;
+	/* Fed by a recording (tr_symbolizer_record_*): maps holds the recorded
+	 * mappings and /proc/PID/maps is never read again. */
+	int recorded;
 	struct proc *next;
 };
 
@@ -75,6 +82,7 @@ struct tr_symbolizer {
 	struct proc *procs[PROC_BUCKETS];
 	struct dso *dsos[DSO_BUCKETS];
 	struct dso *vdsos; /* keyed by content hash in ino */
+	struct dso *bid_dsos; /* known by build id only */
 	const char **strings; /* interned paths, open addressing */
 	size_t n_strings, cap_strings;
 	struct tr_kallsyms kallsyms;
@@ -176,6 +184,39 @@ static int open_mapped(const struct proc *p, const struct mapping *m)
 	return fd;
 }
 
+/* Reads a build-id-keyed object from the first place that has the file with
+ * that build id: the live mapping, the path in the process's root, the
+ * path in ours (a host process that has exited). */
+static void dso_load_by_build_id(struct tr_symbolizer *sym, const struct proc *p,
+				 const struct mapping *m)
+{
+	struct dso *d = m->dso;
+	struct tr_untrusted u;
+
+	for (int where = 0; where < 3 && d->state == 0; where++) {
+		int fd = where == 0   ? tr_open_map_file(p->pid, m->start, m->end)
+			 : where == 1 ? (m->deleted ? -ENOENT
+						    : tr_untrusted_open(p->pid, m->path, TR_OBJECT_MAX, &u))
+				      : (m->deleted ? -ENOENT
+						    : tr_untrusted_open(0, m->path, TR_OBJECT_MAX, &u));
+
+		if (fd < 0)
+			continue;
+		if (tr_elf_read(&d->elf, fd, where == 2 ? 0 : p->pid, m->path, &sym->arena) == 0) {
+			if (d->elf.build_id_len == d->bid_len &&
+			    memcmp(d->elf.build_id, d->bid, d->bid_len) == 0)
+				d->state = 1;
+			else
+				tr_elf_free(&d->elf);
+			if (!d->state)
+				memset(&d->elf, 0, sizeof(d->elf));
+		}
+		close(fd);
+	}
+	if (!d->state && ++d->attempts >= OPEN_ATTEMPTS)
+		d->state = -1;
+}
+
 static void dso_load(struct tr_symbolizer *sym, const struct proc *p, const struct mapping *m)
 {
 	struct dso *d = m->dso;
@@ -183,6 +224,10 @@ static void dso_load(struct tr_symbolizer *sym, const struct proc *p, const stru
 
 	if (d->state)
 		return;
+	if (d->bid_len) {
+		dso_load_by_build_id(sym, p, m);
+		return;
+	}
 	fd = open_mapped(p, m);
 	if (fd < 0) {
 		/* Another process mapping the same object may still be readable. */
@@ -517,11 +562,15 @@ static int lookup_user(struct tr_symbolizer *sym, pid_t pid, uint64_t addr,
 		if (!p->jit.n_src || !(s = jit_find(sym, p, addr)))
 			return -ENOENT;
 	} else if (m && m->kind == MAP_VDSO) {
+		struct dso *v;
+
 		vdso_load(sym, p, m);
-		if (!p->vdso || p->vdso->state != 1)
+		/* A process gone before its vDSO was read shares the image of
+		 * every other process of this kernel. */
+		v = p->vdso ? p->vdso : sym->vdsos;
+		if (!v || v->state != 1)
 			return -ENOENT;
-		return fill(sym, tr_symtab_find(&p->vdso->elf.syms, addr - m->start), addr - m->start,
-			    out);
+		return fill(sym, tr_symtab_find(&v->elf.syms, addr - m->start), addr - m->start, out);
 	} else if (m && m->kind == MAP_OTHER) {
 		return -ENOENT;
 	} else {
@@ -564,7 +613,9 @@ int tr_symbolizer_remember(struct tr_symbolizer *sym, pid_t pid)
 		ret = -ENOMEM;
 		goto out;
 	}
-	ret = read_maps(sym, p);
+	/* A recorded process's mappings are the recording's: only read its
+	 * objects while it is alive. */
+	ret = p->recorded ? 0 : read_maps(sym, p);
 	if (ret < 0 && p->n_maps)
 		ret = 0; /* gone, but an earlier snapshot stays */
 	if (ret < 0)
@@ -602,6 +653,210 @@ int tr_symbolizer_add_jit_file(struct tr_symbolizer *sym, pid_t pid, const char 
 	free(real);
 	if (ret == 0)
 		jit_read(sym, p); /* now: the file may be a staged copy that moves on */
+	pthread_mutex_unlock(&sym->lock);
+	return ret;
+}
+
+/* ---- the process model fed by a recording ----------------------------- */
+
+/* An object already read under its device and inode whose build id is
+ * this one, else the build-id-keyed object (made on first sight). */
+static struct dso *dso_by_build_id(struct tr_symbolizer *sym, const unsigned char *bid,
+				   size_t len)
+{
+	struct dso *d;
+
+	if (len > sizeof(d->bid))
+		len = sizeof(d->bid);
+	for (d = sym->bid_dsos; d; d = d->next)
+		if (d->bid_len == len && memcmp(d->bid, bid, len) == 0)
+			return d;
+	for (size_t b = 0; b < DSO_BUCKETS; b++)
+		for (d = sym->dsos[b]; d; d = d->next)
+			if (d->state == 1 && d->elf.build_id_len == len &&
+			    memcmp(d->elf.build_id, bid, len) == 0)
+				return d;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	memcpy(d->bid, bid, len);
+	d->bid_len = len;
+	d->next = sym->bid_dsos;
+	sym->bid_dsos = d;
+	return d;
+}
+
+/* From its first recorded event on, a process is what the recording says. */
+static void begin_recorded(struct proc *p)
+{
+	if (p->recorded)
+		return;
+	p->recorded = 1;
+	p->maps_read = 1;
+	p->gone = 1; /* never reread /proc/PID/maps */
+	p->n_maps = 0;
+	p->last = 0;
+}
+
+static int reserve_maps(struct proc *p, size_t more)
+{
+	struct mapping *grown;
+
+	grown = realloc(p->maps, (p->n_maps + more) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	p->maps = grown;
+	return 0;
+}
+
+/* Puts `m` in, as the kernel does: whatever it overlaps is unmapped first
+ * (cut, or split in two), and the list stays sorted by address. */
+static int insert_mapping(struct proc *p, const struct mapping *m)
+{
+	size_t i, at;
+
+	if (reserve_maps(p, 2) < 0)
+		return -ENOMEM;
+	for (i = 0; i < p->n_maps;) {
+		struct mapping *o = &p->maps[i];
+
+		if (o->end <= m->start || o->start >= m->end) {
+			i++;
+			continue;
+		}
+		if (o->start < m->start && o->end > m->end) {
+			/* m lands inside o: o's tail becomes a mapping of its own. */
+			struct mapping tail = *o;
+
+			tail.pgoff += m->end - o->start;
+			tail.start = m->end;
+			o->end = m->start;
+			memmove(&p->maps[i + 2], &p->maps[i + 1], (p->n_maps - i - 1) * sizeof(*o));
+			p->maps[i + 1] = tail;
+			p->n_maps++;
+			break;
+		}
+		if (o->start < m->start) {
+			o->end = m->start;
+			i++;
+		} else if (o->end > m->end) {
+			o->pgoff += m->end - o->start;
+			o->start = m->end;
+			i++;
+		} else {
+			memmove(o, o + 1, (p->n_maps - i - 1) * sizeof(*o));
+			p->n_maps--;
+		}
+	}
+	for (at = 0; at < p->n_maps && p->maps[at].start < m->start; at++)
+		;
+	memmove(&p->maps[at + 1], &p->maps[at], (p->n_maps - at) * sizeof(*m));
+	p->maps[at] = *m;
+	p->n_maps++;
+	p->last = 0;
+	return 0;
+}
+
+int tr_symbolizer_record_mmap(struct tr_symbolizer *sym, const struct tracerig_mapping *rm)
+{
+	struct tr_maps_line l = { .start = rm->start, .end = rm->start + rm->len,
+				  .pgoff = rm->pgoff, .exec = 1 };
+	char path[4096];
+	struct mapping m;
+	struct proc *p;
+	size_t len;
+	int ret = 0;
+
+	if (!rm->path || rm->len == 0 || rm->start + rm->len < rm->start)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "%s", rm->path);
+	len = strlen(path);
+	if (len > 10 && strcmp(path + len - 10, " (deleted)") == 0) {
+		path[len - 10] = '\0';
+		l.deleted = 1;
+	}
+	l.path = path;
+	l.dev = (dev_t)rm->dev;
+	/* With a build id the record has no inode: any non-zero one says "a file". */
+	l.inode = rm->build_id_len ? 1 : rm->ino;
+	pthread_mutex_lock(&sym->lock);
+	p = proc_get(sym, rm->pid);
+	if (!p) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	begin_recorded(p);
+	/* A runtime's jitdump (renamed ./jit-PID.dump in perf.data): its
+	 * symbols come through the JIT sources, not as an object. */
+	if (path[0] != '/' && path[0] != '[') {
+		if (strcmp(path, "//anon") != 0)
+			goto out;
+	} else if (is_jitdump_name(path)) {
+		goto out;
+	}
+	m = (struct mapping){ .start = l.start, .end = l.end, .pgoff = l.pgoff,
+			      .kind = classify(&l), .deleted = l.deleted };
+	m.path = intern(sym, path);
+	if (!m.path) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (m.kind == MAP_FILE) {
+		m.dso = rm->build_id_len ? dso_by_build_id(sym, rm->build_id, rm->build_id_len)
+					 : dso_get(sym, l.dev, l.inode);
+		if (!m.dso) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	ret = insert_mapping(p, &m);
+out:
+	pthread_mutex_unlock(&sym->lock);
+	return ret;
+}
+
+int tr_symbolizer_record_exec(struct tr_symbolizer *sym, pid_t pid)
+{
+	struct proc *p;
+
+	pthread_mutex_lock(&sym->lock);
+	p = proc_get(sym, pid);
+	/* As perf: the old image's mappings stay until the new one's replace
+	 * them, so a sample taken inside execve() still names the caller. */
+	if (p)
+		begin_recorded(p);
+	pthread_mutex_unlock(&sym->lock);
+	return p ? 0 : -ENOMEM;
+}
+
+int tr_symbolizer_record_fork(struct tr_symbolizer *sym, pid_t parent, pid_t child)
+{
+	struct proc *pp, *c;
+	int ret = 0;
+
+	pthread_mutex_lock(&sym->lock);
+	pp = proc_get(sym, parent);
+	c = pp ? proc_get(sym, child) : NULL;
+	if (!c) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* A parent the recording has not described yet: what /proc says. */
+	if (!pp->maps_read)
+		read_maps(sym, pp);
+	begin_recorded(c);
+	c->n_maps = 0;
+	if (pp->n_maps) {
+		if (reserve_maps(c, pp->n_maps) < 0) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		memcpy(c->maps, pp->maps, pp->n_maps * sizeof(*c->maps));
+		c->n_maps = pp->n_maps;
+	}
+	if (!c->vdso)
+		c->vdso = pp->vdso;
+out:
 	pthread_mutex_unlock(&sym->lock);
 	return ret;
 }
@@ -647,6 +902,7 @@ void tr_symbolizer_free(struct tr_symbolizer *sym)
 	for (size_t b = 0; b < DSO_BUCKETS; b++)
 		dso_free(sym->dsos[b]);
 	dso_free(sym->vdsos);
+	dso_free(sym->bid_dsos);
 	tr_kallsyms_free(&sym->kallsyms);
 	free(sym->strings);
 	tr_arena_free(&sym->arena);

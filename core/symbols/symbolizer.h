@@ -31,4 +31,10 @@ int tr_symbolizer_remember(struct tr_symbolizer *sym, pid_t pid);
  * jit-<NSpid>.dump it maps are used. */
 int tr_symbolizer_add_jit_file(struct tr_symbolizer *sym, pid_t pid, const char *path);
 
+/* The process model fed by a recording (see the services of the same
+ * names in tracerig/plugin.h). */
+int tr_symbolizer_record_mmap(struct tr_symbolizer *sym, const struct tracerig_mapping *m);
+int tr_symbolizer_record_exec(struct tr_symbolizer *sym, pid_t pid);
+int tr_symbolizer_record_fork(struct tr_symbolizer *sym, pid_t parent, pid_t child);
+
 #endif

@@ -114,6 +114,16 @@ struct tracerig_symbol {
 	uint64_t dso_offset; /* address relative to the object's load base (for perf) */
 };
 
+/* One mapping of a process, as a recording saw it (perf's MMAP2 record). */
+struct tracerig_mapping {
+	pid_t pid;              /* host PID */
+	uint64_t start, len, pgoff;
+	const unsigned char *build_id; /* the object's build id, or NULL: then dev/ino */
+	size_t build_id_len;
+	uint64_t dev, ino;      /* makedev(major, minor) and inode, when no build id */
+	const char *path;       /* as the process sees it: "/usr/lib/...", "[vdso]", "//anon" */
+};
+
 struct tracerig_ctx;     /* one per loaded plugin: who is calling */
 struct tracerig_archive; /* the staging area and, for packagers, the output */
 
@@ -195,6 +205,23 @@ struct tracerig_services {
 	 * The core renames that path to the final name once flush returns 0. */
 	int (*archive_foreach)(struct tracerig_archive *ar, tracerig_entry_cb cb, void *arg);
 	const char *(*archive_output)(struct tracerig_archive *ar);
+
+	/* The process model, fed by a recording's side-band records replayed
+	 * in time order (what perf's machine/thread model does): an
+	 * executable mapping, an exec (the address space starts empty) and a
+	 * fork (the child's starts as a copy of the parent's).  From the first
+	 * record about a process on, symbolize() resolves its addresses
+	 * against the mappings so recorded, as they stand at that point of
+	 * the replay, never against /proc/PID/maps read late; so frames of
+	 * libraries loaded late and of processes gone by the end resolve.
+	 * Objects are matched by build id (or device and inode), using what
+	 * was read while the process was alive (symbolizer_remember).  Call
+	 * from one thread, interleaved with the symbolize() calls of the
+	 * samples in between.  (Appended to ABI 1; ABI 2 will fold these into
+	 * the symbolizer's own section.) */
+	int (*symbolizer_mmap)(struct tracerig_ctx *ctx, const struct tracerig_mapping *m);
+	int (*symbolizer_exec)(struct tracerig_ctx *ctx, pid_t pid);
+	int (*symbolizer_fork)(struct tracerig_ctx *ctx, pid_t parent, pid_t child);
 };
 
 struct tracerig_plugin {

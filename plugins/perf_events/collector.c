@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -512,6 +513,20 @@ static void note_pid(struct pc_collector *c, pid_t pid, int exec)
 		c->pid_fn(c->arg, pid, exec);
 }
 
+/* MMAP2 of an executable file (not anonymous memory, not the vDSO). */
+static int mmap2_maps_exec_file(const struct pc_collector *c, const struct perf_event_header *h)
+{
+	const size_t name_off = sizeof(*h) + 8 + 24 + 24 + 8;
+	size_t trailer = trailer_size(c->ev[0].attr.sample_type);
+	uint32_t prot;
+
+	if (h->size < name_off + trailer + 8)
+		return 0;
+	memcpy(&prot, (const char *)h + name_off - 8, sizeof(prot));
+	return (prot & PROT_EXEC) && ((const char *)h)[name_off] == '/' &&
+	       strncmp((const char *)h + name_off, "//anon", 6) != 0;
+}
+
 static int on_record(void *arg, const struct perf_event_header *h)
 {
 	struct pc_collector *c = arg;
@@ -560,6 +575,10 @@ static int on_record(void *arg, const struct perf_event_header *h)
 		break;
 	case PERF_RECORD_MMAP2:
 		note_pid(c, (pid_t)u32[0], 0);
+		/* A library mapped late (dlopen) must be read while its process
+		 * is alive: the process is remembered again. */
+		if (c->pid_fn && u32[0] > 0 && mmap2_maps_exec_file(c, h))
+			c->pid_fn(c->arg, (pid_t)u32[0], 0);
 		break;
 	default:
 		break;

@@ -105,6 +105,13 @@ static void pid_cb(void *arg, pid_t pid, int exec)
 	(void)exec;
 	p->svc->pid_observe(p->ctx, pid);
 	pthread_mutex_lock(&p->q.lock);
+	/* A burst of mappings (a new program's libraries) asks once. */
+	for (size_t i = 0; i < p->q.n; i++) {
+		if (p->q.v[i] == pid) {
+			pthread_mutex_unlock(&p->q.lock);
+			return;
+		}
+	}
 	if (p->q.n == p->q.cap) {
 		size_t ncap = p->q.cap ? p->q.cap * 2 : 256;
 		pid_t *n = realloc(p->q.v, ncap * sizeof(*n));
@@ -652,6 +659,7 @@ static int perf_flush(void *state, struct tracerig_archive *ar)
 		goto out;
 	p->svc->counter_set(p->ctx, "frames", st.frames);
 	p->svc->counter_set(p->ctx, "unresolved_frames", symcache_unresolved(syms));
+	p->svc->counter_set(p->ctx, "mappings_replayed", st.mappings);
 	p->svc->log(p->ctx, TRACERIG_LOG_INFO, "%llu samples, %llu frames (%llu addresses "
 		    "without a symbol)", (unsigned long long)st.samples,
 		    (unsigned long long)st.frames, (unsigned long long)symcache_unresolved(syms));

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/sysmacros.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -442,11 +443,42 @@ static int cmp_sample_ref(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
-/* Samples in the order they happened, across CPUs: the per-CPU rings are
- * drained in turn, so file order jumps back in time at every switch from
- * one CPU's batch to the next (speedscope refuses such text, and perf
- * script sorts too).  Samples without a time keep file order. */
-static int order_samples(struct conv *cv, const void *map, uint64_t start, uint64_t end,
+/* The records the replay needs, in the order they happened, across CPUs:
+ * the per-CPU rings are drained in turn, so file order jumps back in time
+ * at every switch from one CPU's batch to the next (speedscope refuses such
+ * text, and perf script sorts too).  Samples interleave with the side-band
+ * records that change an address space (MMAP2, COMM of an exec, FORK), so
+ * each sample is named against the mappings live when it was taken.
+ * Records without a time (the synthesized ones) come first. */
+static int record_time(const struct conv *cv, const struct perf_event_header *h, uint64_t *time)
+{
+	const uint64_t *p = (const uint64_t *)(h + 1);
+	const struct pc_opened *ev;
+
+	*time = 0;
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+		/* IDENTIFIER, IP, TID, then TIME when the event has it. */
+		if (h->size >= sizeof(*h) + 4 * sizeof(uint64_t) && (ev = event_of(cv, p[0])) &&
+		    (ev->attr.sample_type & PERF_SAMPLE_TIME))
+			*time = p[3];
+		return 1;
+	case PERF_RECORD_MMAP2:
+	case PERF_RECORD_FORK:
+		break;
+	case PERF_RECORD_COMM:
+		if (!(h->misc & PERF_RECORD_MISC_COMM_EXEC))
+			return 0;
+		break;
+	default:
+		return 0;
+	}
+	if (h->size >= sizeof(*h) + cv->trailer_time_from_end)
+		memcpy(time, (const char *)h + h->size - cv->trailer_time_from_end, sizeof(*time));
+	return 1;
+}
+
+static int order_records(struct conv *cv, const void *map, uint64_t start, uint64_t end,
 			 struct sample_ref **out, size_t *n_out)
 {
 	struct sample_ref *refs = NULL;
@@ -454,18 +486,11 @@ static int order_samples(struct conv *cv, const void *map, uint64_t start, uint6
 
 	for (uint64_t off = start; off + sizeof(struct perf_event_header) <= end;) {
 		const struct perf_event_header *h = (const void *)((const char *)map + off);
+		uint64_t time;
 
 		if (h->size < sizeof(*h) || off + h->size > end)
 			break;
-		if (h->type == PERF_RECORD_SAMPLE) {
-			const uint64_t *p = (const uint64_t *)(h + 1);
-			const struct pc_opened *ev;
-			uint64_t time = 0;
-
-			/* IDENTIFIER, IP, TID, then TIME when the event has it. */
-			if (h->size >= sizeof(*h) + 4 * sizeof(uint64_t) && (ev = event_of(cv, p[0])) &&
-			    (ev->attr.sample_type & PERF_SAMPLE_TIME))
-				time = p[3];
+		if (record_time(cv, h, &time)) {
 			if (n == cap) {
 				size_t grown_cap = cap ? cap * 2 : 4096;
 				struct sample_ref *grown = realloc(refs, grown_cap * sizeof(*grown));
@@ -488,6 +513,73 @@ static int order_samples(struct conv *cv, const void *map, uint64_t start, uint6
 	*out = refs;
 	*n_out = n;
 	return 0;
+}
+
+/* MMAP2: header; u32 pid, tid; u64 addr, len, pgoff; then either u32 maj,
+ * min; u64 ino, ino_generation, or (PERF_RECORD_MISC_MMAP_BUILD_ID) u8
+ * build_id_size, 3 bytes reserved, u8 build_id[20]; u32 prot, flags; char
+ * filename[]; the sample_id trailer. */
+static void replay_mmap(struct conv *cv, const struct perf_event_header *h)
+{
+	const size_t name_off = sizeof(*h) + 8 + 24 + 24 + 8;
+	const unsigned char *b = (const unsigned char *)h;
+	struct tracerig_mapping m = { 0 };
+	uint32_t u32[2], prot;
+	size_t name_max;
+
+	if (h->size < name_off + cv->trailer_time_from_end + 8)
+		return;
+	name_max = h->size - name_off - cv->trailer_time_from_end;
+	if (strnlen((const char *)b + name_off, name_max) == name_max)
+		return;
+	memcpy(&prot, b + sizeof(*h) + 8 + 24 + 24, sizeof(prot));
+	if (!(prot & PROT_EXEC))
+		return;
+	memcpy(u32, b + sizeof(*h), sizeof(u32));
+	m.pid = (pid_t)u32[0];
+	memcpy(&m.start, b + sizeof(*h) + 8, 8);
+	memcpy(&m.len, b + sizeof(*h) + 16, 8);
+	memcpy(&m.pgoff, b + sizeof(*h) + 24, 8);
+	if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+		m.build_id_len = b[sizeof(*h) + 32];
+		if (m.build_id_len > 20)
+			m.build_id_len = 20;
+		m.build_id = b + sizeof(*h) + 36;
+	} else {
+		memcpy(u32, b + sizeof(*h) + 32, sizeof(u32));
+		m.dev = makedev(u32[0], u32[1]);
+		memcpy(&m.ino, b + sizeof(*h) + 40, 8);
+	}
+	m.path = (const char *)b + name_off;
+	if (m.pid > 0 && symcache_mmap(cv->syms, &m) == 0)
+		cv->st->mappings++;
+}
+
+static void replay(struct conv *cv, const struct perf_event_header *h, struct frame *frames)
+{
+	const uint32_t *u = (const uint32_t *)(h + 1);
+
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+		convert_sample(cv, h, frames, PERF_MAX_STACK_DEPTH * 2);
+		break;
+	case PERF_RECORD_MMAP2:
+		replay_mmap(cv, h);
+		break;
+	case PERF_RECORD_COMM:
+		/* struct { header; u32 pid, tid; ... }: an exec replaces the image. */
+		if (h->size >= sizeof(*h) + 8 && u[0] == u[1])
+			symcache_exec(cv->syms, (pid_t)u[0]);
+		break;
+	case PERF_RECORD_FORK:
+		/* struct { header; u32 pid, ppid, tid, ptid; ... }: a new process,
+		 * not a new thread of one. */
+		if (h->size >= sizeof(*h) + 16 && u[0] != u[1] && u[0] == u[2])
+			symcache_fork(cv->syms, (pid_t)u[1], (pid_t)u[0]);
+		break;
+	default:
+		break;
+	}
 }
 
 int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, FILE *txt,
@@ -569,13 +661,12 @@ int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, F
 	ret = comms_finish(cv.comms);
 	if (ret < 0)
 		goto nomem;
-	ret = order_samples(&cv, map, fh->data.offset, end, &order, &n_order);
+	ret = order_records(&cv, map, fh->data.offset, end, &order, &n_order);
 	if (ret < 0)
 		goto nomem;
 	(void)madvise(map, (size_t)sb.st_size, MADV_NORMAL);
 	for (size_t i = 0; i < n_order; i++)
-		convert_sample(&cv, (const void *)((const char *)map + order[i].off), frames,
-			       PERF_MAX_STACK_DEPTH * 2);
+		replay(&cv, (const void *)((const char *)map + order[i].off), frames);
 	ret = 0;
 	if (txt && (fflush(txt) != 0 || ferror(txt))) {
 		ret = -EIO;

@@ -15,6 +15,7 @@
 
 struct sc_stats {
 	uint64_t samples, frames;
+	uint64_t mappings; /* MMAP2 records replayed into the process model */
 };
 
 /* Writes one text block per sample to `txt` (NULL: none) and one folded

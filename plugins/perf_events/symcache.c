@@ -8,9 +8,17 @@
 
 struct slot {
 	uint64_t addr;
-	pid_t pid; /* 0 for kernel addresses: the same in every process */
+	uint32_t space; /* whose address space: see space_of */
 	int used;
 	struct tracerig_symbol sym;
+};
+
+/* A process whose mappings changed during the replay (exec, mmap, fork)
+ * gets a new address-space number, so what was cached for its old
+ * mappings is never served again. */
+struct space {
+	pid_t pid;
+	uint32_t space;
 };
 
 struct symcache {
@@ -19,6 +27,9 @@ struct symcache {
 	struct slot *slots;
 	size_t cap, n;
 	uint64_t unresolved;
+	struct space *spaces; /* open addressing, pid 0 = free */
+	size_t spaces_cap, n_spaces;
+	uint32_t next_space;
 };
 
 static const struct tracerig_symbol unknown = { NULL, "[unknown]", 0, 0 };
@@ -31,6 +42,8 @@ struct symcache *symcache_new(const struct tracerig_services *svc, struct tracer
 		return NULL;
 	c->svc = svc;
 	c->ctx = ctx;
+	/* Above every PID: a process keeps its PID as its first space. */
+	c->next_space = 1u << 31;
 	c->cap = 1 << 14;
 	c->slots = calloc(c->cap, sizeof(*c->slots));
 	if (!c->slots) {
@@ -45,12 +58,13 @@ void symcache_free(struct symcache *c)
 	if (!c)
 		return;
 	free(c->slots);
+	free(c->spaces);
 	free(c);
 }
 
-static size_t hash(uint64_t addr, pid_t pid)
+static size_t hash(uint64_t addr, uint32_t space)
 {
-	uint64_t h = addr * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uint32_t)pid * 0xC2B2AE3D27D4EB4Full;
+	uint64_t h = addr * 0x9E3779B97F4A7C15ull ^ (uint64_t)space * 0xC2B2AE3D27D4EB4Full;
 
 	return (size_t)(h ^ (h >> 29));
 }
@@ -67,7 +81,7 @@ static int grow(struct symcache *c)
 
 		if (!c->slots[i].used)
 			continue;
-		j = hash(c->slots[i].addr, c->slots[i].pid) & (ncap - 1);
+		j = hash(c->slots[i].addr, c->slots[i].space) & (ncap - 1);
 		while (n[j].used)
 			j = (j + 1) & (ncap - 1);
 		n[j] = c->slots[i];
@@ -78,9 +92,85 @@ static int grow(struct symcache *c)
 	return 0;
 }
 
+static struct space *space_slot(struct symcache *c, pid_t pid)
+{
+	size_t i;
+
+	if (!c->spaces_cap)
+		return NULL;
+	for (i = ((uint32_t)pid * 2654435761u) & (c->spaces_cap - 1); c->spaces[i].pid;
+	     i = (i + 1) & (c->spaces_cap - 1))
+		if (c->spaces[i].pid == pid)
+			return &c->spaces[i];
+	return &c->spaces[i];
+}
+
+static uint32_t space_of(struct symcache *c, pid_t pid)
+{
+	struct space *sp = space_slot(c, pid);
+
+	return sp && sp->pid == pid ? sp->space : (uint32_t)pid;
+}
+
+static int grow_spaces(struct symcache *c)
+{
+	struct space *old = c->spaces;
+	size_t old_cap = c->spaces_cap;
+
+	c->spaces_cap = old_cap ? old_cap * 2 : 256;
+	c->spaces = calloc(c->spaces_cap, sizeof(*c->spaces));
+	if (!c->spaces) {
+		c->spaces = old;
+		c->spaces_cap = old_cap;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < old_cap; i++)
+		if (old[i].pid)
+			*space_slot(c, old[i].pid) = old[i];
+	free(old);
+	return 0;
+}
+
+static int forget(struct symcache *c, pid_t pid)
+{
+	struct space *sp;
+
+	if ((c->n_spaces + 1) * 2 > c->spaces_cap && grow_spaces(c) < 0)
+		return -ENOMEM;
+	sp = space_slot(c, pid);
+	if (sp->pid != pid) {
+		sp->pid = pid;
+		c->n_spaces++;
+	}
+	sp->space = c->next_space++;
+	return 0;
+}
+
+int symcache_mmap(struct symcache *c, const struct tracerig_mapping *m)
+{
+	int ret = forget(c, m->pid);
+
+	return ret < 0 ? ret : c->svc->symbolizer_mmap(c->ctx, m);
+}
+
+int symcache_exec(struct symcache *c, pid_t pid)
+{
+	int ret = forget(c, pid);
+
+	return ret < 0 ? ret : c->svc->symbolizer_exec(c->ctx, pid);
+}
+
+int symcache_fork(struct symcache *c, pid_t parent, pid_t child)
+{
+	int ret = forget(c, child);
+
+	return ret < 0 ? ret : c->svc->symbolizer_fork(c->ctx, parent, child);
+}
+
 const struct tracerig_symbol *symcache_lookup(struct symcache *c, pid_t pid, uint64_t addr,
 					      int kernel)
 {
+	uint32_t space = kernel ? 0 : space_of(c, pid);
 	struct slot *s;
 	size_t i;
 
@@ -88,9 +178,9 @@ const struct tracerig_symbol *symcache_lookup(struct symcache *c, pid_t pid, uin
 		pid = 0;
 	if ((c->n + 1) * 4 > c->cap * 3 && grow(c) < 0)
 		goto uncached;
-	i = hash(addr, pid) & (c->cap - 1);
+	i = hash(addr, space) & (c->cap - 1);
 	while (c->slots[i].used) {
-		if (c->slots[i].addr == addr && c->slots[i].pid == pid)
+		if (c->slots[i].addr == addr && c->slots[i].space == space)
 			return &c->slots[i].sym;
 		i = (i + 1) & (c->cap - 1);
 	}
@@ -100,7 +190,7 @@ const struct tracerig_symbol *symcache_lookup(struct symcache *c, pid_t pid, uin
 	if (!s->sym.dso)
 		s->sym.dso = "[unknown]";
 	s->addr = addr;
-	s->pid = pid;
+	s->space = space;
 	s->used = 1;
 	c->n++;
 	return &s->sym;

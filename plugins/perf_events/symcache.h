@@ -16,5 +16,10 @@ void symcache_free(struct symcache *c);
 const struct tracerig_symbol *symcache_lookup(struct symcache *c, pid_t pid, uint64_t addr,
 					      int kernel);
 uint64_t symcache_unresolved(const struct symcache *c);
+/* The recording's side-band records, replayed in time order: handed to the
+ * core's process model, and what was cached for that process forgotten. */
+int symcache_mmap(struct symcache *c, const struct tracerig_mapping *m);
+int symcache_exec(struct symcache *c, pid_t pid);
+int symcache_fork(struct symcache *c, pid_t parent, pid_t child);
 
 #endif

@@ -42,3 +42,67 @@ sample_pids() {
 mono_now() {
 	python3 -c 'import time; print("%.9f" % time.clock_gettime(time.CLOCK_MONOTONIC))'
 }
+
+# same_frames_as_perf TXT PERF_DATA [PID]: every frame stock `perf script`
+# names in PERF_DATA (of PID's samples only, when given), tracerig's
+# perf.data.txt names the same.  Samples are matched by thread and time.
+# Prints a summary; fails on the first few differences.
+same_frames_as_perf() {
+	perf script -i "$2" -F tid,time,ip,sym,dso 2>/dev/null >"$TEST_TMP/perf-frames" || return 1
+	python3 - "$1" "$TEST_TMP/perf-frames" "${3:-}" <<'PY'
+import re, sys
+ours_path, perf_path, want = sys.argv[1], sys.argv[2], sys.argv[3]
+ours_head = re.compile(r'^.+?\s+(\d+)/(\d+)\s+\[\d+\]\s+(\d+\.\d+):')
+perf_head = re.compile(r'^\s*(\d+)\s+(\d+\.\d+):')
+frame = re.compile(r'^\s+([0-9a-f]+) (.*?) \((.*)\)$')
+def parse(path, head, pid_group):
+    samples, cur = {}, None
+    for line in open(path, errors='replace'):
+        m = head.match(line)
+        if m:
+            key = (m.group(pid_group + 1), m.group(pid_group + 2))
+            cur = samples.setdefault(key, [])
+            pid = m.group(1) if pid_group else None
+            if want and pid is not None and pid != want:
+                cur = []
+            continue
+        f = frame.match(line.rstrip('\n'))
+        if f and cur is not None:
+            cur.append((int(f.group(1), 16), f.group(2), f.group(3)))
+    return samples
+ours = parse(ours_path, ours_head, 1)
+perf = parse(perf_path, perf_head, 0)
+def base(name):
+    # One function under several names (glibc's __GI_/__libc_ aliases,
+    # symbol versions): perf and tracerig may pick different ones.
+    name = name.split('@', 1)[0]
+    for prefix in ('__GI_', '__libc_', '__'):
+        if name.startswith(prefix):
+            name = name[len(prefix):]
+    return name.lstrip('_')
+named = same = aliases = 0
+bad = []
+for key, frames in perf.items():
+    if key not in ours:
+        continue
+    if want and not ours[key]:
+        continue
+    for i, (addr, sym, dso) in enumerate(frames):
+        if sym == '[unknown]':
+            continue
+        named += 1
+        o = ours[key][i] if i < len(ours[key]) else None
+        # perf prints these addresses relative to the object: compare names.
+        if o and o[1] == sym:
+            same += 1
+        elif o and o[2] == dso and base(o[1]) == base(sym):
+            same += 1
+            aliases += 1
+        elif len(bad) < 5:
+            bad.append(f"{key} frame {i}: perf {sym} ({dso}), tracerig {o[1] + ' (' + o[2] + ')' if o else 'none'}")
+print(f"{same} of the {named} frames perf names, named the same ({aliases} by another alias)")
+for b in bad:
+    print(b)
+sys.exit(0 if named and same == named else 1)
+PY
+}

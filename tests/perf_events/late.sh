@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Symbols from the recording: a library loaded late (dlopen) in a process
+# that then exec()s another program and exits before tracerig converts
+# anything; short-lived processes of a system-wide run.  Every frame stock
+# `perf script` names in the archive's perf.data, perf.data.txt names the
+# same: frames are resolved against the mappings the recording says were
+# live when each sample was taken, not /proc/PID/maps read at the end.
+. "$top_srcdir/tests/perf_events/lib-perf.sh"
+command -v perf >/dev/null || skip_all "perf is not installed"
+command -v cc >/dev/null || skip_all "no C compiler to build the workload"
+
+src="$top_srcdir/tests/perf_events/late"
+w="$TEST_TMP/w"
+mkdir -p "$w"
+cc -O1 -fno-omit-frame-pointer -o "$w/late" "$src/late.c" -ldl &&
+	cc -O1 -fno-omit-frame-pointer -shared -fPIC -o "$w/liblate.so" "$src/liblate.c" &&
+	cc -O1 -fno-omit-frame-pointer -o "$w/after" "$src/after.c" || skip_all "cannot build the workload"
+
+out="$TEST_TMP/late.trace.zip"
+run_tracerig -c "$CPU_INI" -o "$out" -- "$w/late" "$w/liblate.so" "$w/after"
+check_eq "the late-loading program is traced: exit 0" 0 "$rc"
+unzip_archive "$out" "$TEST_TMP/l"
+txt="$TEST_TMP/l/perf.data.txt"
+check_grep "early_spin, of the program itself, is named" "^	 *[0-9a-f]+ early_spin \\($w/late\\)$" "$txt"
+check_grep "late_hot, of the library loaded late, is named after the process exited" \
+	"^	 *[0-9a-f]+ late_hot \\($w/liblate.so\\)$" "$txt"
+check_grep "after_exec_spin, of the program exec()ed into, is named" \
+	"^	 *[0-9a-f]+ after_exec_spin \\($w/after\\)$" "$txt"
+check_no_grep "no frame of late names a function of after, or the reverse" \
+	"(early_spin|late_hot) \\($w/after\\)|after_exec_spin \\($w/late\\)" "$txt"
+check "every frame perf script names, tracerig names the same" \
+	same_frames_as_perf "$txt" "$TEST_TMP/l/perf.data"
+check_grep "the flame graph has the late library's function" 'late_hot [0-9]+$|;late_hot' "$TEST_TMP/l/cpu.folded"
+check "the manifest counts the mappings replayed" python3 -c '
+import json, sys
+p = [p for p in json.load(open(sys.argv[1]))["plugins"] if p["name"] == "perf_events"][0]
+assert p["counters"]["mappings_replayed"] > 3, p["counters"]' "$TEST_TMP/l/manifest.json"
+
+# System-wide, with processes that live a fraction of the session.
+out="$TEST_TMP/sys.trace.zip"
+"$TRACERIG" -c "$CPU_INI" -o "$out" -d 3 >"$TEST_TMP/out" 2>&1 </dev/null &
+tr=$!
+sleep 0.5
+for i in 1 2 3; do "$w/late" "$w/liblate.so"; done
+wait "$tr"
+check_eq "system-wide with short-lived processes: exit 0" 0 "$?"
+unzip_archive "$out" "$TEST_TMP/s"
+check_grep "system-wide: the short-lived processes' late library is named" \
+	"^	 *[0-9a-f]+ late_hot \\($w/liblate.so\\)$" "$TEST_TMP/s/perf.data.txt"
+check "system-wide: every frame perf script names, tracerig names the same" \
+	same_frames_as_perf "$TEST_TMP/s/perf.data.txt" "$TEST_TMP/s/perf.data"
+
+done_testing
