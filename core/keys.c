@@ -65,7 +65,8 @@ static int parse_with_units(const char *text, const struct unit *units, long dou
 
 	errno = 0;
 	v = strtold(text, &end);
-	if (end == text || errno || v < 0)
+	/* strtold also reads "nan": no number compares, so ask for a >= 0 one. */
+	if (end == text || errno || !(v >= 0))
 		return -EINVAL;
 	while (isspace((unsigned char)*end))
 		end++;

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Fuzzes the parsers of what traced processes and archives control: the
+# profile parser and typed values, the symbolizer's perf map and jitdump
+# readers, mapharvest's /proc and jitdump parsers, and `tracerig report`.
+# Each libFuzzer harness starts from its committed corpus (every input that
+# once crashed a parser is one of them), then runs a fixed number of
+# mutations from a fixed seed, so a run is the same run on any machine.
+# A crash, a sanitizer report, a leak, a timeout or a failed check fails
+# the target; its reproducer is kept and named.
+#
+#   FUZZ_RUNS=N      mutations per target (default 20000)
+#   FUZZ_TIME=S      a cap in seconds per target, for slow machines (default 25)
+#   FUZZ_TARGETS=..  a subset of: profile jit mapharvest report
+. "$top_srcdir/tests/lib.sh"
+
+env=$top_builddir/tests/fuzz/build.env
+[ -r "$env" ] || skip_all "no $env (make check writes it)"
+san=$(sed -n 's/^san_cflags=//p' "$env")
+# The suite runs once plain and once with gcc's ASan: the harnesses carry
+# their own sanitizers (clang's), so one pass is enough.
+[ -z "$san" ] || skip_all "the fuzzers run once, in the plain build's pass (they bring clang's own ASan and UBSan)"
+
+runs=${FUZZ_RUNS:-20000}
+max_time=${FUZZ_TIME:-25}
+targets=${FUZZ_TARGETS:-$(sed -n 's/^targets=//p' "$env")}
+out=$top_builddir/tests/fuzz
+artifacts=$out/artifacts
+
+rc=0
+bash "$top_srcdir/tests/fuzz/build.sh" "$top_builddir" >"$TEST_TMP/build.log" 2>&1 || rc=$?
+if [ "$rc" = 77 ]; then
+	skip_all "$(tail -n1 "$TEST_TMP/build.log")"
+elif [ "$rc" != 0 ]; then
+	not_ok "the harnesses build with clang -fsanitize=fuzzer,address,undefined" \
+		"$(tail -n 40 "$TEST_TMP/build.log")"
+	done_testing
+	exit
+fi
+ok "the harnesses build with clang -fsanitize=fuzzer,address,undefined"
+
+mkdir -p "$artifacts"
+for t in $targets; do
+	bin=$out/bin/fuzz_$t
+	if [ ! -x "$bin" ]; then
+		skip "fuzz_$t" "not built (its plugin is disabled in this build)"
+		continue
+	fi
+	# libFuzzer adds what it finds to the first corpus directory: a copy,
+	# so the tree stays as committed.
+	corpus=$TEST_TMP/corpus-$t
+	cp -r "$top_srcdir/tests/fuzz/corpus/$t" "$corpus"
+	log=$TEST_TMP/fuzz_$t.log
+	rm -f "$artifacts/$t-"*
+	rc=0
+	# -close_fd_mask=3: the parsers' own messages go nowhere; libFuzzer
+	# keeps the sanitizers' reports on its copy of stderr.
+	TMPDIR=$TEST_TMP "$bin" -seed=1 -runs="$runs" -max_total_time="$max_time" -timeout=5 \
+		-rss_limit_mb=1024 -malloc_limit_mb=512 -max_len=65536 -close_fd_mask=3 \
+		-artifact_prefix="$artifacts/$t-" "$corpus" >"$log" 2>&1 || rc=$?
+	done_line=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -n1)
+	if [ "$rc" = 0 ] && [ -n "$done_line" ]; then
+		ok "fuzz_$t: $(echo "$done_line" | awk '{print $1}' | tr -d '#') inputs, no crash, leak or sanitizer report"
+	else
+		repro=$(ls "$artifacts/$t-"* 2>/dev/null | head -n1)
+		not_ok "fuzz_$t: no crash, leak or sanitizer report" \
+			"exit status $rc; reproducer: ${repro:-none}" \
+			"replay: $bin ${repro:-INPUT}" \
+			"$(grep -E 'ERROR|SUMMARY|Assertion|runtime error|==[0-9]+==' "$log" | head -n 20)" \
+			"$(tail -n 30 "$log")"
+	fi
+done
+done_testing
