@@ -3,7 +3,7 @@
 # inputs by tests/fuzz/run.sh.  The harnesses link the core's sources as the
 # tracerig program does, so this file hands the build script make's own
 # lists and flags: a file moved or added elsewhere needs no change here.
-fuzz_targets = profile jit mapharvest report
+fuzz_targets = profile jit mapharvest report elf
 TESTS += tests/fuzz/run.sh
 dist_check_SCRIPTS += tests/fuzz/run.sh tests/fuzz/build.sh
 EXTRA_DIST += $(fuzz_targets:%=tests/fuzz/fuzz_%.c) tests/fuzz/corpus tests/fuzz/README.md

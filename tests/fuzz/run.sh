@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # Fuzzes the parsers of what traced processes and archives control: the
-# profile parser and typed values, the symbolizer's perf map and jitdump
-# readers, mapharvest's /proc and jitdump parsers, and `tracerig report`.
+# profile parser and typed values, the symbolizer's perf map, jitdump and
+# ELF readers, mapharvest's /proc and jitdump parsers, and `tracerig report`.
 # Each libFuzzer harness starts from its committed corpus (every input that
 # once crashed a parser is one of them), then runs a fixed number of
 # mutations from a fixed seed, so a run is the same run on any machine.
 # A crash, a sanitizer report, a leak, a timeout or a failed check fails
 # the target; its reproducer is kept and named.
 #
-#   FUZZ_RUNS=N      mutations per target (default 20000)
-#   FUZZ_TIME=S      a cap in seconds per target, for slow machines (default 25)
-#   FUZZ_TARGETS=..  a subset of: profile jit mapharvest report
+#   FUZZ_RUNS=N      inputs per target (defaults below: ~10 s each here)
+#   FUZZ_TIME=S      a cap in seconds per target, for slow machines (default 30)
+#   FUZZ_TARGETS=..  a subset of: profile jit mapharvest report elf
 . "$top_srcdir/tests/lib.sh"
 
 env=$top_builddir/tests/fuzz/build.env
@@ -20,8 +20,7 @@ san=$(sed -n 's/^san_cflags=//p' "$env")
 # their own sanitizers (clang's), so one pass is enough.
 [ -z "$san" ] || skip_all "the fuzzers run once, in the plain build's pass (they bring clang's own ASan and UBSan)"
 
-runs=${FUZZ_RUNS:-20000}
-max_time=${FUZZ_TIME:-25}
+max_time=${FUZZ_TIME:-30}
 targets=${FUZZ_TARGETS:-$(sed -n 's/^targets=//p' "$env")}
 out=$top_builddir/tests/fuzz
 artifacts=$out/artifacts
@@ -49,6 +48,14 @@ for t in $targets; do
 	# so the tree stays as committed.
 	corpus=$TEST_TMP/corpus-$t
 	cp -r "$top_srcdir/tests/fuzz/corpus/$t" "$corpus"
+	# The harnesses differ in speed: a zip written and read per input is
+	# slower than a line of /proc/PID/status.
+	case $t in
+	mapharvest) runs=${FUZZ_RUNS:-100000} ;;
+	jit | elf) runs=${FUZZ_RUNS:-20000} ;;
+	profile) runs=${FUZZ_RUNS:-5000} ;;
+	*) runs=${FUZZ_RUNS:-4000} ;;
+	esac
 	log=$TEST_TMP/fuzz_$t.log
 	rm -f "$artifacts/$t-"*
 	rc=0
