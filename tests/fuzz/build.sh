@@ -24,6 +24,7 @@ while IFS= read -r line; do
 	targets=*) targets=${line#*=} ;;
 	core_sources=*) core_sources=${line#*=} ;;
 	mapharvest_sources=*) mapharvest_sources=${line#*=} ;;
+	libtrutil_sources=*) libtrutil_sources=${line#*=} ;;
 	cppflags=*) cppflags=${line#*=} ;;
 	libs=*) libs=${line#*=} ;;
 	esac
@@ -46,13 +47,6 @@ fi
 # The flags as the shell would split and unquote them in make's recipe.
 eval "cpp=($cppflags -I$top_srcdir)"
 eval "link_libs=($libs)"
-# A libtool convenience library in the program's LDADD: its static archive.
-for i in "${!link_libs[@]}"; do
-	case ${link_libs[$i]} in
-	*.la) la=${link_libs[$i]}
-	      link_libs[$i]=$(dirname "$la")/.libs/$(basename "${la%.la}").a ;;
-	esac
-done
 
 # Objects are rebuilt when any source or header of the tree is newer.
 newest=$(find "$top_srcdir/core" "$top_srcdir/include" "$top_srcdir/plugins/mapharvest" \
@@ -87,6 +81,20 @@ archive() { # NAME SOURCES...
 
 # shellcheck disable=SC2086
 archive core $core_sources
+# shellcheck disable=SC2086
+[ -z "${libtrutil_sources:-}" ] || archive trutil $libtrutil_sources
+# A libtool convenience library in the program's LDADD: compiled above for
+# the fuzzers, else the build's own static archive (no coverage inside).
+for i in "${!link_libs[@]}"; do
+	case ${link_libs[$i]} in
+	*.la) la=${link_libs[$i]} base=$(basename "${la%.la}")
+	      if [ -e "$out/obj/$base.a" ]; then
+		      link_libs[$i]=$out/obj/$base.a
+	      else
+		      link_libs[$i]=$(dirname "$la")/.libs/$base.a
+	      fi ;;
+	esac
+done
 # shellcheck disable=SC2086
 [ -z "$mapharvest_sources" ] || archive mapharvest $mapharvest_sources
 for t in $targets; do
