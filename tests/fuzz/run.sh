@@ -55,7 +55,8 @@ for t in $targets; do
 	# slower than a line of /proc/PID/status.
 	case $t in
 	mapharvest) runs=${FUZZ_RUNS:-100000} ;;
-	jit | elf) runs=${FUZZ_RUNS:-20000} ;;
+	elf) runs=${FUZZ_RUNS:-20000} ;;
+	jit) runs=${FUZZ_RUNS:-10000} ;;
 	profile) runs=${FUZZ_RUNS:-5000} ;;
 	*) runs=${FUZZ_RUNS:-4000} ;;
 	esac
