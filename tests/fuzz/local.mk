@@ -10,6 +10,7 @@ dist_check_SCRIPTS += tests/fuzz/run.sh tests/fuzz/build.sh
 EXTRA_DIST += $(fuzz_targets:%=tests/fuzz/fuzz_%.c) tests/fuzz/corpus tests/fuzz/README.md
 check_DATA = tests/fuzz/build.env
 CLEANFILES += tests/fuzz/build.env
+.PHONY: clean-fuzz
 clean-local: clean-fuzz
 clean-fuzz:
 	-rm -rf tests/fuzz/bin tests/fuzz/obj tests/fuzz/artifacts
