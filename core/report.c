@@ -874,8 +874,11 @@ static const char *folded_leaf(char *stack)
 		if (frame == NULL)
 			break;
 		*frame = '\0';
-		frame = strrchr(stack, ';');
-		leaf = frame ? frame + 1 : stack;
+		/* Back from the cut: strrchr from the start made a line of many
+		 * kernel frames quadratic (minutes for a few MB). */
+		for (leaf = frame; leaf > stack && leaf[-1] != ';'; leaf--)
+			;
+		frame = leaf > stack ? leaf - 1 : NULL;
 	}
 	/* All kernel frames: the innermost one. */
 	return NULL;

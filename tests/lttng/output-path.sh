@@ -40,13 +40,15 @@ check_eq "profiles/lttng.ini, default output: exits 0" 0 "$rc"
 [ "$rc" = 0 ] || sed 's/^/# /' "$TEST_TMP/out"
 check "profiles/lttng.ini: lttng.trace.zip written" test -s "$work/lttng.trace.zip"
 
-# --- 4: --check looks at where the trace will go ---------------------------
+# --- 4: --check looks at where the archive will go ------------------------
+# The core checks -o before any backend runs, for --check as for a run:
+# the trace itself is staged under $TMPDIR, not next to the archive.
 run_tracerig --check -c "$TEST_TMP/p.ini" -o "$TEST_TMP/nodir/x.zip"
-check_eq "--check, -o in a missing directory: exit 1" 1 "$rc"
+check_eq "--check, -o in a missing directory: exit 2" 2 "$rc"
 check_grep "--check names the directory and the cause" \
-	"^  lttng +[^ ]+ +required  NOT USABLE: .*the trace is written next to the archive, in $TEST_TMP/nodir: No such file or directory \\(choose an existing, writable directory with -o\\)\$" "$TEST_TMP/out"
+	"^tracerig: output $TEST_TMP/nodir/x.zip: directory $TEST_TMP/nodir: No such file or directory \\(create it first, or choose another place with -o\\)\$" "$TEST_TMP/out"
 run_tracerig -c "$TEST_TMP/p.ini" -d 1 -o "$TEST_TMP/nodir/x.zip"
-check_eq "the real run with that -o fails too" 1 "$rc"
+check_eq "the real run with that -o fails the same way, before collecting" 2 "$rc"
 
 # --- 5: --check runs the session set-up a real run does --------------------
 write_profile "$TEST_TMP/f.ini" 'events=tracerig_test:*' 'filter=seq <'

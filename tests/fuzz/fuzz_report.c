@@ -1,0 +1,161 @@
+/* libFuzzer target: the archive reader, `tracerig report ARCHIVE`
+ * (core/report.c: libzip, its manifest.json reader, the perf.data.txt and
+ * offcpu.folded readers), and the manifest writer (core/json.c) whose output
+ * that reader must read back.
+ *
+ * Input: a zip file as is when it starts with "PK"; otherwise up to three
+ * parts separated by 0x1e (ASCII record separator), stored as
+ * manifest.json, perf.data.txt and offcpu.folded (an empty part: no such
+ * entry), which is where the readers' bugs live. */
+#include "config.h"
+
+#include <assert.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zip.h>
+
+/* The reader's JSON parser is static: the harness is compiled with it. */
+#include "core/json.h"
+#include "core/report.c"
+
+#define SEP 0x1e
+
+static char zip_path[4096];
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void cleanup(void)
+{
+	char dir[sizeof(zip_path)];
+	char *slash;
+
+	unlink(zip_path);
+	snprintf(dir, sizeof(dir), "%s", zip_path);
+	slash = strrchr(dir, '/');
+	if (slash) {
+		*slash = '\0';
+		rmdir(dir);
+	}
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	const char *tmp = getenv("TMPDIR");
+	char dir[sizeof(zip_path) - 32];
+
+	(void)argc;
+	(void)argv;
+	snprintf(dir, sizeof(dir), "%s/tracerig-fuzz-report.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		abort();
+	}
+	snprintf(zip_path, sizeof(zip_path), "%s/fuzz.trace.zip", dir);
+	atexit(cleanup);
+	/* The report itself is of no interest, only how it is made. */
+	if (!freopen("/dev/null", "w", stdout))
+		abort();
+	return 0;
+}
+
+static void write_raw(const uint8_t *data, size_t size)
+{
+	FILE *f = fopen(zip_path, "we");
+
+	if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0)
+		abort();
+}
+
+static void write_archive(const uint8_t *data, size_t size)
+{
+	static const char *const names[] = { "manifest.json", "perf.data.txt", "offcpu.folded" };
+	const uint8_t *part = data, *end = data + size;
+	zip_t *za;
+	int err;
+
+	za = zip_open(zip_path, ZIP_CREATE | ZIP_TRUNCATE, &err);
+	if (!za)
+		abort();
+	for (size_t i = 0; i < 3 && part <= end; i++) {
+		const uint8_t *sep = memchr(part, SEP, (size_t)(end - part));
+		size_t len = sep ? (size_t)(sep - part) : (size_t)(end - part);
+		zip_source_t *src;
+		zip_int64_t idx;
+
+		if (len) {
+			src = zip_source_buffer(za, part, len, 0);
+			if (!src)
+				abort();
+			idx = zip_file_add(za, names[i], src, ZIP_FL_OVERWRITE);
+			if (idx < 0)
+				abort();
+			/* Stored: the time goes to the readers, not to deflate. */
+			if (zip_set_file_compression(za, (zip_uint64_t)idx, ZIP_CM_STORE, 0) < 0)
+				abort();
+		}
+		if (!sep)
+			break;
+		part = sep + 1;
+	}
+	if (zip_close(za) < 0)
+		abort();
+}
+
+/* What tr_json_string writes, the report's reader must give back. */
+static void json_round_trip(const uint8_t *data, size_t size)
+{
+	char *text = strndup((const char *)data, size), *out = NULL;
+	const struct jv *got;
+	struct tr_json j;
+	size_t out_len = 0;
+	FILE *f;
+	struct jv v;
+
+	if (!text)
+		abort();
+	f = open_memstream(&out, &out_len);
+	if (!f)
+		abort();
+	tr_json_init(&j, f);
+	tr_json_object(&j, NULL);
+	tr_json_string(&j, "host", text);
+	tr_json_array(&j, text);
+	tr_json_string(&j, NULL, text);
+	tr_json_end_array(&j);
+	tr_json_end_object(&j);
+	tr_json_finish(&j);
+	if (fclose(f) != 0)
+		abort();
+	assert(jv_parse(out, out_len, &v) == 0);
+	got = jv_get(&v, "host", NULL);
+	assert(got && got->type == JV_STRING && strcmp(got->string, text) == 0);
+	/* jv_get finds the first of two equal keys. */
+	got = strcmp(text, "host") ? jv_get(&v, text, NULL) : &v.items[1];
+	assert(got && got->type == JV_ARRAY && got->n == 1);
+	assert(got->items[0].type == JV_STRING && strcmp(got->items[0].string, text) == 0);
+	jv_free(&v);
+	free(out);
+	free(text);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *argv[] = { "report", "--top", "3", zip_path, NULL };
+	int status;
+
+	if (size >= 2 && data[0] == 'P' && data[1] == 'K') {
+		write_raw(data, size);
+	} else {
+		const uint8_t *sep = memchr(data, SEP, size);
+
+		write_archive(data, size);
+		json_round_trip(data, sep ? (size_t)(sep - data) : size);
+	}
+	status = tr_report_main(4, argv);
+	assert(status == TR_EXIT_OK || status == TR_EXIT_FAILURE);
+	return 0;
+}
