@@ -660,6 +660,7 @@ static int perf_flush(void *state, struct tracerig_archive *ar)
 	p->svc->counter_set(p->ctx, "frames", st.frames);
 	p->svc->counter_set(p->ctx, "unresolved_frames", symcache_unresolved(syms));
 	p->svc->counter_set(p->ctx, "mappings_replayed", st.mappings);
+	p->svc->counter_set(p->ctx, "unknown_frames_folded", st.frames_folded_away);
 	p->svc->log(p->ctx, TRACERIG_LOG_INFO, "%llu samples, %llu frames (%llu addresses "
 		    "without a symbol)", (unsigned long long)st.samples,
 		    (unsigned long long)st.frames, (unsigned long long)symcache_unresolved(syms));

@@ -245,9 +245,13 @@ static const char *frame_name(const struct tracerig_symbol *sym, uint64_t addr, 
 		snprintf(buf, len, "[%s]", base ? base + 1 : sym->dso);
 		return buf;
 	}
-	snprintf(buf, len, "0x%llx", (unsigned long long)addr);
+	/* As perf: an address in no known object is "[unknown]", one frame
+	 * for all of them, not a new bar per address. */
+	(void)addr;
+	snprintf(buf, len, "[unknown]");
 	return buf;
 }
+
 
 /* ---- samples ---- */
 
@@ -256,6 +260,11 @@ struct frame {
 	int kernel;
 	const struct tracerig_symbol *sym;
 };
+
+static int in_no_object(const struct frame *f)
+{
+	return !f->sym->name && (!f->sym->dso || strcmp(f->sym->dso, "[unknown]") == 0);
+}
 
 static void convert_sample(struct conv *cv, const struct perf_event_header *h,
 			   struct frame *frames, size_t max_frames)
@@ -373,8 +382,17 @@ static void convert_sample(struct conv *cv, const struct perf_event_header *h,
 		fputc_unlocked('\n', cv->txt);
 	if (!pos)
 		return;
-	/* Folded lines go outermost first: user frames, then kernel ones. */
+	/* Folded lines go outermost first: user frames, then kernel ones.  A
+	 * run of frames in no known object is what a frame-pointer walk
+	 * through code without frame pointers reads off the stack (clone3
+	 * followed by 115 of them): one [unknown] stands for the run, so the
+	 * flame graph keeps its height; perf.data.txt keeps every frame. */
 	for (size_t i = n; i-- > 0;) {
+		if (i + 1 < n && in_no_object(&frames[i]) && in_no_object(&frames[i + 1]) &&
+		    frames[i].kernel == frames[i + 1].kernel) {
+			cv->st->frames_folded_away++;
+			continue;
+		}
 		if (fold_append(cv, &pos, frame_name(frames[i].sym, frames[i].addr, nbuf, sizeof(nbuf)),
 				frames[i].kernel ? "_[k]" : "") < 0)
 			break;

@@ -16,6 +16,7 @@
 struct sc_stats {
 	uint64_t samples, frames;
 	uint64_t mappings; /* MMAP2 records replayed into the process model */
+	uint64_t frames_folded_away; /* repeats of [unknown] left out of cpu.folded */
 };
 
 /* Writes one text block per sample to `txt` (NULL: none) and one folded
