@@ -41,7 +41,18 @@ struct pid_set {
 	size_t cap, n;
 };
 
+/* An object seen with a build id, for HEADER_BUILD_ID. */
+struct seen_object {
+	struct pd_build_id id;
+	char *filename;
+};
+
 struct pc_collector {
+	struct seen_object *objects;
+	size_t n_objects, cap_objects;
+	unsigned char vdso_bid[20]; /* given to every [vdso] mapping of our ABI */
+	size_t vdso_bid_len;
+	uint64_t vdso_len;
 	struct pc_config cfg;
 	struct pc_target target;
 	struct pc_opened *ev;
@@ -455,6 +466,73 @@ static const struct perf_event_header *rename_jitdump(struct pc_collector *c,
 	return (const struct perf_event_header *)out;
 }
 
+/* The kernel describes a [vdso] mapping with no file, so no build id: perf
+ * then names it after a copy of its own machine's vDSO in /tmp.  Ours is
+ * the same image (same size: same ABI), so its build id goes in the record,
+ * in place of the device and inode, as for any object. */
+static const struct perf_event_header *identify_vdso(struct pc_collector *c,
+						     const struct perf_event_header *h)
+{
+	const size_t name_off = sizeof(*h) + 8 + 24 + 24 + 8;
+	size_t trailer = trailer_size(c->ev[0].attr.sample_type);
+	unsigned char *out = c->rewrite;
+	uint64_t len;
+
+	if (h->type != PERF_RECORD_MMAP2 || !c->vdso_bid_len ||
+	    (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) || h->size < name_off + trailer + 8 ||
+	    strcmp((const char *)h + name_off, "[vdso]") != 0)
+		return h;
+	memcpy(&len, (const char *)h + sizeof(*h) + 16, sizeof(len));
+	if (len != c->vdso_len)
+		return h;
+	memcpy(out, h, h->size);
+	((struct perf_event_header *)out)->misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
+	memset(out + sizeof(*h) + 32, 0, 24);
+	out[sizeof(*h) + 32] = (unsigned char)c->vdso_bid_len;
+	memcpy(out + sizeof(*h) + 36, c->vdso_bid, c->vdso_bid_len);
+	return (const struct perf_event_header *)out;
+}
+
+/* Every object with a build id once, for the header's table (what perf
+ * buildid-list reads, and perf archive). */
+static void note_object(struct pc_collector *c, const struct perf_event_header *h)
+{
+	const size_t name_off = sizeof(*h) + 8 + 24 + 24 + 8;
+	const unsigned char *b = (const unsigned char *)h;
+	size_t trailer = trailer_size(c->ev[0].attr.sample_type), name_max;
+	struct seen_object *o;
+	uint8_t size;
+
+	if (h->type != PERF_RECORD_MMAP2 || !(h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) ||
+	    (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL ||
+	    h->size < name_off + trailer + 8)
+		return;
+	name_max = h->size - name_off - trailer;
+	size = b[sizeof(*h) + 32];
+	if (!size || size > 20 || strnlen((const char *)b + name_off, name_max) == name_max)
+		return;
+	for (size_t i = 0; i < c->n_objects; i++)
+		if (c->objects[i].id.size == size &&
+		    memcmp(c->objects[i].id.id, b + sizeof(*h) + 36, size) == 0)
+			return;
+	if (c->n_objects == c->cap_objects) {
+		size_t cap = c->cap_objects ? c->cap_objects * 2 : 64;
+
+		o = realloc(c->objects, cap * sizeof(*o));
+		if (!o)
+			return;
+		c->objects = o;
+		c->cap_objects = cap;
+	}
+	o = &c->objects[c->n_objects];
+	o->filename = strdup((const char *)b + name_off);
+	if (!o->filename)
+		return;
+	o->id = (struct pd_build_id){ .pid = 0, .filename = o->filename, .size = size };
+	memcpy(o->id.id, b + sizeof(*h) + 36, size);
+	c->n_objects++;
+}
+
 static int emit(void *arg, const void *record, size_t len)
 {
 	struct pc_collector *c = arg;
@@ -463,7 +541,8 @@ static int emit(void *arg, const void *record, size_t len)
 
 	if (!c->writer)
 		return 0;
-	h = rename_jitdump(c, record);
+	h = identify_vdso(c, rename_jitdump(c, record));
+	note_object(c, h);
 	ret = pd_write(c->writer, h, h == record ? len : h->size);
 	if (ret < 0 && !c->emit_error)
 		c->emit_error = ret;
@@ -585,7 +664,8 @@ static int on_record(void *arg, const struct perf_event_header *h)
 	}
 	c->counts.records++;
 	c->counts.bytes += h->size;
-	h = rename_jitdump(c, h);
+	h = identify_vdso(c, rename_jitdump(c, h));
+	note_object(c, h);
 	ret = pd_write(c->writer, h, h->size);
 	if (ret < 0 && !c->write_error) {
 		c->write_error = ret;
@@ -730,6 +810,8 @@ int pc_open(const struct pc_config *cfg, const struct pc_target *t, const char *
 	c->cfg = *cfg;
 	c->target = *t;
 	c->cgroup_fd = -1;
+	if (synth_vdso_identity(c->vdso_bid, &c->vdso_bid_len, &c->vdso_len) < 0)
+		c->vdso_bid_len = 0; /* [vdso] stays without an identity, as in perf */
 	c->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	c->pid_fn = pid_fn;
 	c->log_fn = log_fn;
@@ -964,12 +1046,25 @@ int pc_finish(struct pc_collector *c, struct pd_features *f)
 	c->writer = NULL;
 	if (!w)
 		return -EBADF;
-	/* No HEADER_BUILD_ID: the MMAP2 records carry the build ids already
-	 * (attr.build_id), as with perf record --buildid-mmap, and perf 6.1
-	 * corrupts its heap when it finds a build id in both places. */
-	f->build_ids = NULL;
-	f->n_build_ids = 0;
-	return pd_finish(w, f);
+	struct pd_build_id *ids = calloc(c->n_objects + 1, sizeof(*ids));
+	size_t kernel_len = 0, n = 0;
+	unsigned char kernel_bid[20];
+	int ret;
+
+	/* HEADER_BUILD_ID: the kernel, then every object (the vDSO among
+	 * them) whose MMAP2 record carried a build id. */
+	if (ids && synth_kernel_build_id(kernel_bid, &kernel_len) == 0) {
+		ids[n] = (struct pd_build_id){ .pid = -1, .filename = "[kernel.kallsyms]",
+					       .size = (uint8_t)kernel_len };
+		memcpy(ids[n++].id, kernel_bid, kernel_len);
+	}
+	for (size_t i = 0; ids && i < c->n_objects; i++)
+		ids[n++] = c->objects[i].id;
+	f->build_ids = ids;
+	f->n_build_ids = n;
+	ret = pd_finish(w, f);
+	free(ids);
+	return ret;
 }
 
 void pc_close(struct pc_collector *c)
@@ -994,5 +1089,8 @@ void pc_close(struct pc_collector *c)
 	free(c->rings);
 	free(c->cpus);
 	pthread_mutex_destroy(&c->lock);
+	for (size_t i = 0; i < c->n_objects; i++)
+		free(c->objects[i].filename);
+	free(c->objects);
 	free(c);
 }

@@ -41,7 +41,8 @@ perf_events_sh_tests = \
 	tests/perf_events/errors.sh \
 	tests/perf_events/killed.sh \
 	tests/perf_events/order.sh \
-	tests/perf_events/late.sh
+	tests/perf_events/late.sh \
+	tests/perf_events/identity.sh
 TESTS += $(perf_events_sh_tests)
 dist_check_SCRIPTS += $(perf_events_sh_tests)
 dist_check_DATA += tests/perf_events/lib-perf.sh tests/perf_events/late/late.c tests/perf_events/late/liblate.c tests/perf_events/late/after.c

@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <elf.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -118,10 +120,97 @@ static int emit_record(struct synth_ctx *c, uint32_t type, uint16_t misc, size_t
 	return 0;
 }
 
+/* The GNU build-id note of an ELF note section image (namesz, descsz,
+ * type, then the 4-aligned name and descriptor). */
+static int note_build_id(const unsigned char *notes, size_t len, unsigned char *bid,
+			 size_t *bid_len)
+{
+	for (size_t off = 0; off + 12 <= len;) {
+		uint32_t namesz, descsz, type;
+		size_t name_off = off + 12, desc_off, next;
+
+		memcpy(&namesz, notes + off, 4);
+		memcpy(&descsz, notes + off + 4, 4);
+		memcpy(&type, notes + off + 8, 4);
+		desc_off = name_off + ((namesz + 3u) & ~3u);
+		next = desc_off + ((descsz + 3u) & ~3u);
+		if (namesz > len || descsz > len || next > len || next <= off)
+			break;
+		if (type == 3 /* NT_GNU_BUILD_ID */ && namesz == 4 &&
+		    memcmp(notes + name_off, "GNU", 4) == 0 && descsz > 0 && descsz <= 20) {
+			memcpy(bid, notes + desc_off, descsz);
+			*bid_len = descsz;
+			return 0;
+		}
+		off = next;
+	}
+	return -ENOENT;
+}
+
+static int kernel_build_id(unsigned char *bid, size_t *bid_len);
+
+int synth_vdso_identity(unsigned char *bid, size_t *bid_len, uint64_t *map_len)
+{
+	const unsigned char *base = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)base;
+	char line[256];
+	FILE *maps;
+	int ret = -ENOENT;
+
+	if (!base || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64)
+		return -ENOENT;
+	for (unsigned i = 0; i < eh->e_phnum && ret < 0; i++) {
+		const Elf64_Phdr *ph = (const Elf64_Phdr *)(base + eh->e_phoff + (size_t)i * eh->e_phentsize);
+
+		if (ph->p_type == PT_NOTE)
+			ret = note_build_id(base + ph->p_offset, ph->p_filesz, bid, bid_len);
+	}
+	if (ret < 0)
+		return ret;
+	/* Its size tells it from another ABI's vDSO (a 32-bit process's). */
+	*map_len = 0;
+	maps = fopen("/proc/self/maps", "re");
+	if (!maps)
+		return -errno;
+	while (fgets(line, sizeof(line), maps)) {
+		unsigned long long start, end;
+
+		if (strstr(line, "[vdso]") && sscanf(line, "%llx-%llx", &start, &end) == 2) {
+			*map_len = end - start;
+			break;
+		}
+	}
+	fclose(maps);
+	return *map_len ? 0 : -ENOENT;
+}
+
+/* /sys/kernel/notes is the running kernel's .notes section. */
+int synth_kernel_build_id(unsigned char *bid, size_t *bid_len)
+{
+	return kernel_build_id(bid, bid_len);
+}
+
+static int kernel_build_id(unsigned char *bid, size_t *bid_len)
+{
+	unsigned char notes[4096];
+	ssize_t n;
+	int fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, notes, sizeof(notes));
+	close(fd);
+	return n > 0 ? note_build_id(notes, (size_t)n, bid, bid_len) : -EIO;
+}
+
 int synth_kernel_mmap(const struct synth_id *sid, synth_emit_fn emit, void *arg)
 {
 	struct synth_ctx *c;
 	uint64_t text = 0, etext = 0;
+	unsigned char bid[20];
+	size_t bid_len = 0;
+	uint32_t record_type = PERF_RECORD_MMAP;
+	uint16_t misc = PERF_RECORD_MISC_KERNEL;
 	char line[512];
 	uint8_t *p;
 	FILE *f;
@@ -162,8 +251,21 @@ int synth_kernel_mmap(const struct synth_id *sid, synth_emit_fn emit, void *arg)
 	 * above it fall in their own maps, not in the kernel's. */
 	p += put_u64(p, etext > text ? etext - text : ~0ULL - text);   /* len */
 	p += put_u64(p, text);                       /* pgoff: the _text relocation */
+	/* The running kernel's build id, so that the archive says which
+	 * vmlinux its kernel frames belong to (what perf record
+	 * --buildid-mmap writes: an MMAP2 with the build id in place of the
+	 * device and inode). */
+	if (kernel_build_id(bid, &bid_len) == 0) {
+		misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
+		memset(p, 0, 24);
+		p[0] = (uint8_t)bid_len;
+		memcpy(p + 4, bid, bid_len);
+		p += 24;
+		p += put_u32x2(p, PROT_READ | PROT_EXEC, MAP_PRIVATE);
+		record_type = PERF_RECORD_MMAP2;
+	}
 	p += put_string(p, "[kernel.kallsyms]_text", PATH_MAX);
-	err = emit_record(c, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL,
+	err = emit_record(c, record_type, misc,
 			  (size_t)(p - c->rec) - sizeof(struct perf_event_header), 0, 0);
 	free(c);
 	return err;

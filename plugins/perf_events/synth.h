@@ -19,6 +19,11 @@ typedef int (*synth_emit_fn)(void *arg, const void *record, size_t len);
 /* PERF_RECORD_MMAP for the kernel: pid -1, "[kernel.kallsyms]_text",
  * starting at _text from /proc/kallsyms. */
 int synth_kernel_mmap(const struct synth_id *sid, synth_emit_fn emit, void *arg);
+/* The running kernel's build id, from /sys/kernel/notes. */
+int synth_kernel_build_id(unsigned char *bid, size_t *bid_len);
+/* The build id of this kernel's vDSO (ours: every process of our ABI maps
+ * the same image) and the length of its mapping. */
+int synth_vdso_identity(unsigned char *bid, size_t *bid_len, uint64_t *map_len);
 /* PERF_RECORD_COMM for every thread of `pid` and PERF_RECORD_MMAP2 for its
  * executable mappings (with the build id, PERF_RECORD_MISC_MMAP_BUILD_ID,
  * where the object has one), read from /proc/PID.  -ESRCH when gone. */

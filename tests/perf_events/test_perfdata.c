@@ -320,6 +320,8 @@ DEF_TEST(synth_kernel_mmap_shape)
 	unsigned long long text = 0, etext = 0;
 	char *out = NULL;
 	struct perf_event_header h;
+	unsigned char bid[20];
+	size_t bid_len = 0;
 
 	EXPECT_EQ_INT(0, run_capture("awk '$3 == \"_text\" { print $1; exit }' /proc/kallsyms", &out));
 	CHECK_NOT_NULL(out);
@@ -340,15 +342,27 @@ DEF_TEST(synth_kernel_mmap_shape)
 	if (l.n != 1)
 		return;
 	h = rec_hdr(l.recs[0]);
-	EXPECT_EQ_INT(PERF_RECORD_MMAP, h.type);
-	EXPECT_EQ_INT(PERF_RECORD_MISC_KERNEL, h.misc);
 	check_shape(l.recs[0], h.size, 7, 0);
 	EXPECT_EQ_INT(0xffffffffu, rec_u32(l.recs[0], 8));
 	EXPECT_EQ_INT(text, rec_u64(l.recs[0], 16));
 	/* Up to _etext, as perf 6.1 does; to the top without one. */
 	EXPECT_TRUE(rec_u64(l.recs[0], 24) == (etext > text ? etext - text : ~0ULL - text));
 	EXPECT_EQ_INT(text, rec_u64(l.recs[0], 32));
-	EXPECT_EQ_STR("[kernel.kallsyms]_text", (const char *)l.recs[0] + 40);
+	if (synth_kernel_build_id(bid, &bid_len) == 0) {
+		/* With the running kernel's build id, as perf record
+		 * --buildid-mmap writes it: an MMAP2 whose build id stands in
+		 * for the device and inode. */
+		EXPECT_EQ_INT(PERF_RECORD_MMAP2, h.type);
+		EXPECT_EQ_INT(PERF_RECORD_MISC_KERNEL | PERF_RECORD_MISC_MMAP_BUILD_ID, h.misc);
+		EXPECT_EQ_INT(bid_len, ((const unsigned char *)l.recs[0])[40]);
+		EXPECT_TRUE(memcmp((const unsigned char *)l.recs[0] + 44, bid, bid_len) == 0);
+		EXPECT_EQ_STR("[kernel.kallsyms]_text", (const char *)l.recs[0] + 72);
+	} else {
+		printf("# /sys/kernel/notes is unreadable: the kernel map has no build id\n");
+		EXPECT_EQ_INT(PERF_RECORD_MMAP, h.type);
+		EXPECT_EQ_INT(PERF_RECORD_MISC_KERNEL, h.misc);
+		EXPECT_EQ_STR("[kernel.kallsyms]_text", (const char *)l.recs[0] + 40);
+	}
 	rec_list_free(&l);
 }
 
