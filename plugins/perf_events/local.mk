@@ -7,7 +7,7 @@ perf_events_sources = \
 	plugins/perf_events/buildid.c plugins/perf_events/buildid.h \
 	plugins/perf_events/tracefs.c plugins/perf_events/tracefs.h \
 	plugins/perf_events/tracingdata.c plugins/perf_events/tracingdata.h
-EXTRA_DIST += bench/perf_events/run.sh
+EXTRA_DIST += bench/perf_events/run.sh bench/recording/run.sh
 if BUILD_PLUGIN_PERF_EVENTS
 plugin_LTLIBRARIES += plugins/perf_events/perf_events.la
 plugins_perf_events_perf_events_la_SOURCES = plugins/perf_events/plugin.c \

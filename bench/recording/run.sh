@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Symbols from the recording, side by side with stock `perf script` on the
+# same perf.data (the archive's own): for each workload, how many frames
+# each names, how many samples end in an [unknown] leaf, and how long each
+# takes to turn perf.data into text (tracerig: perf_events' conversion in
+# its flush, from tracerig.log; perf: `perf script` with perfcollect's
+# fields).  Workloads:
+#   late     a program that dlopen()s its hot library late, then exec()s
+#            another and exits (tests/perf_events/late/)
+#   python   python3 spinning, then importing hashlib (libcrypto loads
+#            late) and hashing, launched by tracerig, gone at the end
+#   system   3 s system-wide while short-lived processes come and go
+#   spin     bench/perf_events/spin.c, 2 threads, at 19999 Hz
+#
+#   bash bench/recording/run.sh [BUILDDIR]      (as root)
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(cd "${1:-${BUILD:-.}}" && pwd)
+tracerig=${TRACERIG:-$build/tracerig}
+export TRACERIG_PLUGIN_PATH=${TRACERIG_PLUGIN_PATH:-$build/plugins}
+[ -x "$tracerig" ] || { echo "bench/recording: $tracerig is missing (build first)" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || { echo "bench/recording: run as root" >&2; exit 1; }
+command -v perf >/dev/null || { echo "bench/recording: needs perf (apt-get install linux-perf)" >&2; exit 1; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tracerig-bench-rec.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+export TMPDIR="$tmp"
+cc=${CC:-cc}
+$cc -O1 -fno-omit-frame-pointer -o "$tmp/late" "$top/tests/perf_events/late/late.c" -ldl
+$cc -O1 -fno-omit-frame-pointer -shared -fPIC -o "$tmp/liblate.so" "$top/tests/perf_events/late/liblate.c"
+$cc -O1 -fno-omit-frame-pointer -o "$tmp/after" "$top/tests/perf_events/late/after.c"
+$cc -O2 -g -fno-omit-frame-pointer -pthread -o "$tmp/spin" "$top/bench/perf_events/spin.c"
+cat >"$tmp/py.py" <<'PY'
+import time
+t = time.time()
+while time.time() - t < 0.5:
+    pass
+import hashlib
+data = b"x" * 65536
+t = time.time()
+while time.time() - t < 1.0:
+    hashlib.sha256(data).digest()
+PY
+
+measure() { # NAME ARCHIVE: one table row
+	local name=$1 dir="$tmp/x-$1" t0 t1
+	rm -rf "$dir" && mkdir -p "$dir" && unzip -q "$2" -d "$dir"
+	t0=$(date +%s%N)
+	perf script -i "$dir/perf.data" -F comm,pid,tid,cpu,time,period,event,ip,sym,dso \
+		>"$dir/perf.txt" 2>/dev/null
+	t1=$(date +%s%N)
+	python3 - "$name" "$dir" $(((t1 - t0) / 1000000)) <<'PY'
+import re, sys
+name, d, perf_ms = sys.argv[1], sys.argv[2], int(sys.argv[3])
+frame = re.compile(r'^\s+([0-9a-f]+) (.*?) \((.*)\)$')
+def count(path):
+    named = frames = unknown_leaf = samples = 0
+    first = False
+    for line in open(path, errors='replace'):
+        if line and not line[0].isspace() and line.strip():
+            samples += 1
+            first = True
+            continue
+        m = frame.match(line.rstrip('\n'))
+        if not m:
+            continue
+        frames += 1
+        ok = m.group(2) != '[unknown]'
+        named += ok
+        if first and not ok:
+            unknown_leaf += 1
+        first = False
+    return samples, frames, named, unknown_leaf
+ts, tf, tn, tu = count(f'{d}/perf.data.txt')
+ps, pf, pn, pu = count(f'{d}/perf.txt')
+# perf_events' conversion: from its flush to the line it logs after it.
+start = end = None
+for line in open(f'{d}/tracerig.log', errors='replace'):
+    parts = line.split(None, 3)
+    if len(parts) < 4:
+        continue
+    if parts[2] == 'perf_events:' and parts[3].startswith('flushing'):
+        start = float(parts[0])
+    elif start and parts[2] == 'perf_events:' and ' frames (' in parts[3]:
+        end = float(parts[0])
+        break
+conv = round((end - start) * 1000) if start and end else '?'
+print(f"| {name} | {ts} | {pn} of {pf} | {tn} of {tf} | {pu} | {tu} | {perf_ms} | {conv} |")
+PY
+}
+
+echo "## Symbols from the recording: tracerig's perf.data.txt vs \`perf script\`"
+echo
+echo "Reproduce: \`bash bench/recording/run.sh\`.  Both read the same perf.data (the"
+echo "archive's); \"named\" counts frames with a function name, \"unknown leaf\" the samples"
+echo "whose innermost frame has none.  Conversion: \`perf script\` with perfcollect's"
+echo "fields vs perf_events' conversion in tracerig's flush (text, symbols, folded counts)."
+echo
+echo "| workload | samples | perf script names | tracerig names | perf unknown leaf | tracerig unknown leaf | perf script ms | tracerig conversion ms |"
+echo "|---|---|---|---|---|---|---|---|"
+
+"$tracerig" -q -c "$top/conf/profiles/cpu.ini" -o "$tmp/late.zip" -- "$tmp/late" "$tmp/liblate.so" "$tmp/after"
+measure late "$tmp/late.zip"
+"$tracerig" -q -c "$top/conf/profiles/cpu.ini" -o "$tmp/py.zip" -- python3 "$tmp/py.py"
+measure python "$tmp/py.zip"
+"$tracerig" -q -c "$top/conf/profiles/cpu.ini" -o "$tmp/sys.zip" -d 3 &
+tr=$!
+sleep 0.5
+for _ in 1 2 3; do "$tmp/late" "$tmp/liblate.so"; python3 -c 'import hashlib; [hashlib.md5(b"y" * 4096).digest() for _ in range(20000)]'; done
+wait "$tr"
+measure system "$tmp/sys.zip"
+"$tracerig" -q -c "$top/conf/profiles/cpu.ini" --set perf_events.frequency=19999 -o "$tmp/spin.zip" \
+	-- "$tmp/spin" 2 2000000000 >/dev/null
+measure "spin 19999 Hz" "$tmp/spin.zip"
+echo
+echo "Names are compared frame by frame in tests/perf_events/late.sh: every frame perf"
+echo "script names, tracerig names the same (glibc aliases aside)."
