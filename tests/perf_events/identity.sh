@@ -6,14 +6,8 @@
 # corrupted its heap on build ids in both the header and MMAP2 records).
 . "$top_srcdir/tests/perf_events/lib-perf.sh"
 command -v perf >/dev/null || skip_all "perf is not installed"
-command -v cc >/dev/null || skip_all "no C compiler to build the workload"
-
-src="$top_srcdir/tests/perf_events/late"
 w="$TEST_TMP/w"
-mkdir -p "$w"
-cc -O1 -fno-omit-frame-pointer -o "$w/late" "$src/late.c" -ldl &&
-	cc -O1 -fno-omit-frame-pointer -shared -fPIC -o "$w/liblate.so" "$src/liblate.c" ||
-	skip_all "cannot build the workload"
+build_late_workload "$w"
 
 out="$TEST_TMP/id.trace.zip"
 run_tracerig -c "$CPU_INI" -o "$out" -- "$w/late" "$w/liblate.so"

@@ -7,14 +7,8 @@
 # live when each sample was taken, not /proc/PID/maps read at the end.
 . "$top_srcdir/tests/perf_events/lib-perf.sh"
 command -v perf >/dev/null || skip_all "perf is not installed"
-command -v cc >/dev/null || skip_all "no C compiler to build the workload"
-
-src="$top_srcdir/tests/perf_events/late"
 w="$TEST_TMP/w"
-mkdir -p "$w"
-cc -O1 -fno-omit-frame-pointer -o "$w/late" "$src/late.c" -ldl &&
-	cc -O1 -fno-omit-frame-pointer -shared -fPIC -o "$w/liblate.so" "$src/liblate.c" &&
-	cc -O1 -fno-omit-frame-pointer -o "$w/after" "$src/after.c" || skip_all "cannot build the workload"
+build_late_workload "$w"
 
 out="$TEST_TMP/late.trace.zip"
 run_tracerig -c "$CPU_INI" -o "$out" -- "$w/late" "$w/liblate.so" "$w/after"

@@ -106,3 +106,15 @@ for b in bad:
 sys.exit(0 if named and same == named else 1)
 PY
 }
+
+# build_late_workload DIR: tests/perf_events/late/ built into DIR (late,
+# liblate.so, after); skips the whole test when it cannot be built.
+build_late_workload() {
+	local src="$top_srcdir/tests/perf_events/late"
+	command -v cc >/dev/null || skip_all "no C compiler to build the workload"
+	mkdir -p "$1"
+	cc -O1 -fno-omit-frame-pointer -o "$1/late" "$src/late.c" -ldl &&
+		cc -O1 -fno-omit-frame-pointer -shared -fPIC -o "$1/liblate.so" "$src/liblate.c" &&
+		cc -O1 -fno-omit-frame-pointer -o "$1/after" "$src/after.c" ||
+		skip_all "cannot build the workload"
+}
