@@ -10,7 +10,7 @@ w="$TEST_TMP/w"
 build_late_workload "$w"
 
 out="$TEST_TMP/id.trace.zip"
-run_tracerig -c "$CPU_INI" -o "$out" -- "$w/late" "$w/liblate.so"
+run_tracerig -c "$CPU_INI" -o "$out" -- "$w/late" "$w/liblate.so" "$w/after"
 check_eq "traced: exit 0" 0 "$rc"
 unzip_archive "$out" "$TEST_TMP/x"
 data="$TEST_TMP/x/perf.data"

@@ -1,5 +1,6 @@
 /* What late.c exec()s into: another image at other addresses, in the same
- * process. */
+ * process.  It reads the clock often, so that some samples land in the
+ * vDSO. */
 #include <time.h>
 
 __attribute__((noinline)) static void after_exec_spin(double seconds)
@@ -11,7 +12,7 @@ __attribute__((noinline)) static void after_exec_spin(double seconds)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	end = ts.tv_sec + ts.tv_nsec / 1e9 + seconds;
 	for (;;) {
-		for (int i = 0; i < 100000; i++)
+		for (int i = 0; i < 200; i++)
 			x += (unsigned long)i;
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		if (ts.tv_sec + ts.tv_nsec / 1e9 >= end)
