@@ -88,7 +88,9 @@ for key, frames in perf.items():
     if want and not ours[key]:
         continue
     for i, (addr, sym, dso) in enumerate(frames):
-        if sym == '[unknown]':
+        # "@plt" is perf's name for a PLT entry of no symbol (libc's
+        # IRELATIVE ones): it names no function.
+        if sym in ('[unknown]', '@plt'):
             continue
         named += 1
         o = ours[key][i] if i < len(ours[key]) else None
