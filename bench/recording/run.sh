@@ -65,7 +65,8 @@ def count(path):
         if not m:
             continue
         frames += 1
-        ok = m.group(2) != '[unknown]'
+        # perf's bare "@plt" (a PLT entry of no symbol) names no function.
+        ok = m.group(2) not in ('[unknown]', '@plt')
         named += ok
         if first and not ok:
             unknown_leaf += 1
