@@ -123,6 +123,22 @@ unzip_archive "$out" "$TEST_TMP/x"
 check_grep "fault in the core: the manifest names the signal" '"why": "it died of SIGSEGV in tracerig"' "$TEST_TMP/x/manifest.json"
 check_grep "fault in the core: said on the terminal" 'tracerig: fatal SEGV in the core' "$TEST_TMP/out"
 
+# One SIGTERM while the sources are still starting: they finish starting,
+# are stopped at once, and what they have is packaged.
+rm -f "$out" "$J"
+"$TRACERIG" -c "$two" -o "$out" -d 0 --set testb.journal="$J" --set testb.start_delay=2s \
+	>"$TEST_TMP/out" 2>&1 &
+pid=$!
+wait_for_line "$J" 'testb init'
+kill -TERM "$pid"
+rc=0; wait "$pid" || rc=$?
+check_eq "SIGTERM while starting: exit 0" 0 "$rc"
+check_grep "SIGTERM while starting: said" 'terminated while starting: finishing that, then packaging' "$TEST_TMP/out"
+check "SIGTERM while starting: archive written" test -s "$out"
+unzip_archive "$out" "$TEST_TMP/x"
+check_grep "SIGTERM while starting: the session ended by the signal" '"ended_by": "signal"' "$TEST_TMP/x/manifest.json"
+check_grep "SIGTERM while starting: both sources were flushed" '^payload from-b$' "$TEST_TMP/x/testb.txt"
+
 # One SIGTERM while packaging (systemd, timeout, Kubernetes): packaging
 # goes on and the archive is written.
 rm -f "$out" "$J"
