@@ -34,6 +34,15 @@ chmod 600 "$secret_dir/secret"
 sums() { sha256sum "$secret_dir/secret" /etc/shadow /etc/passwd; stat -c '%n %s %Y %a' "$secret_dir/secret" /etc/shadow; }
 sums >"$TEST_TMP/sums.before"
 
+# Each hostile process gets its own tmpfs on /tmp, which hides whatever
+# lies under /tmp: a tree cloned there (as CI's is) would hide the program
+# itself.  It runs from a copy outside /tmp.
+bin_dir=$(mktemp -d /var/tmp/tracerig-hostile.XXXXXX)
+on_exit "rm -rf '$bin_dir'"
+chmod 755 "$bin_dir"
+cp "$HOSTILE" "$bin_dir/hostile"
+HOSTILE="$bin_dir/hostile"
+
 # start NAME MODE [ARG]: a hostile process as nobody; sets pid_NAME.
 start() {
 	local name=$1 out="$TEST_TMP/$1.out" p="" u
