@@ -422,6 +422,24 @@ static size_t trailer_size(uint64_t sample_type)
 	return n;
 }
 
+/* MMAP2: header; u32 pid, tid; u64 addr, len, pgoff; 24 bytes of
+ * device/inode or build id; u32 prot, flags; char filename[]; trailer. */
+#define MMAP2_BID_OFF (sizeof(struct perf_event_header) + 8 + 24)
+#define MMAP2_PROT_OFF (MMAP2_BID_OFF + 24)
+#define MMAP2_NAME_OFF (MMAP2_PROT_OFF + 8)
+
+/* The filename of an MMAP2 record, NUL-terminated within it, or NULL. */
+static const char *mmap2_name(const struct pc_collector *c, const struct perf_event_header *h)
+{
+	size_t trailer = trailer_size(c->ev[0].attr.sample_type), max;
+	const char *name = (const char *)h + MMAP2_NAME_OFF;
+
+	if (h->type != PERF_RECORD_MMAP2 || h->size < MMAP2_NAME_OFF + trailer + 8)
+		return NULL;
+	max = h->size - MMAP2_NAME_OFF - trailer;
+	return strnlen(name, max) < max ? name : NULL;
+}
+
 /* A JIT runtime's jitdump (jit-PID.dump, PID as the process sees it) is
  * mapped from its own /tmp or working directory, which do not exist where
  * the archive is read.  mapharvest stores it at the archive root as
@@ -431,19 +449,14 @@ static size_t trailer_size(uint64_t sample_type)
 static const struct perf_event_header *rename_jitdump(struct pc_collector *c,
 						       const struct perf_event_header *h)
 {
-	/* MMAP2: header; u32 pid, tid; u64 addr, len, pgoff; 24 bytes of
-	 * device/inode or build id; u32 prot, flags; char filename[]; trailer */
-	const size_t name_off = sizeof(*h) + 8 + 24 + 24 + 8;
-	size_t trailer = trailer_size(c->ev[0].attr.sample_type), name_max, new_len, size;
-	const char *name = (const char *)h + name_off, *base;
+	const size_t name_off = MMAP2_NAME_OFF;
+	size_t trailer = trailer_size(c->ev[0].attr.sample_type), new_len, size;
+	const char *name = mmap2_name(c, h), *base;
 	char newname[64];
 	unsigned char *out = c->rewrite;
 	pid_t pid;
 
-	if (h->type != PERF_RECORD_MMAP2 || h->size < name_off + trailer + 8)
-		return h;
-	name_max = h->size - name_off - trailer;
-	if (strnlen(name, name_max) == name_max)
+	if (!name)
 		return h;
 	base = strrchr(name, '/');
 	base = base ? base + 1 : name;
@@ -473,23 +486,21 @@ static const struct perf_event_header *rename_jitdump(struct pc_collector *c,
 static const struct perf_event_header *identify_vdso(struct pc_collector *c,
 						     const struct perf_event_header *h)
 {
-	const size_t name_off = sizeof(*h) + 8 + 24 + 24 + 8;
-	size_t trailer = trailer_size(c->ev[0].attr.sample_type);
+	const char *name = mmap2_name(c, h);
 	unsigned char *out = c->rewrite;
 	uint64_t len;
 
-	if (h->type != PERF_RECORD_MMAP2 || !c->vdso_bid_len ||
-	    (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) || h->size < name_off + trailer + 8 ||
-	    strcmp((const char *)h + name_off, "[vdso]") != 0)
+	if (!name || !c->vdso_bid_len || (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) ||
+	    strcmp(name, "[vdso]") != 0)
 		return h;
 	memcpy(&len, (const char *)h + sizeof(*h) + 16, sizeof(len));
 	if (len != c->vdso_len)
 		return h;
 	memcpy(out, h, h->size);
 	((struct perf_event_header *)out)->misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
-	memset(out + sizeof(*h) + 32, 0, 24);
-	out[sizeof(*h) + 32] = (unsigned char)c->vdso_bid_len;
-	memcpy(out + sizeof(*h) + 36, c->vdso_bid, c->vdso_bid_len);
+	memset(out + MMAP2_BID_OFF, 0, 24);
+	out[MMAP2_BID_OFF] = (unsigned char)c->vdso_bid_len;
+	memcpy(out + MMAP2_BID_OFF + 4, c->vdso_bid, c->vdso_bid_len);
 	return (const struct perf_event_header *)out;
 }
 
@@ -497,23 +508,20 @@ static const struct perf_event_header *identify_vdso(struct pc_collector *c,
  * buildid-list reads, and perf archive). */
 static void note_object(struct pc_collector *c, const struct perf_event_header *h)
 {
-	const size_t name_off = sizeof(*h) + 8 + 24 + 24 + 8;
 	const unsigned char *b = (const unsigned char *)h;
-	size_t trailer = trailer_size(c->ev[0].attr.sample_type), name_max;
+	const char *name = mmap2_name(c, h);
 	struct seen_object *o;
 	uint8_t size;
 
-	if (h->type != PERF_RECORD_MMAP2 || !(h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) ||
-	    (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL ||
-	    h->size < name_off + trailer + 8)
+	if (!name || !(h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) ||
+	    (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL)
 		return;
-	name_max = h->size - name_off - trailer;
-	size = b[sizeof(*h) + 32];
-	if (!size || size > 20 || strnlen((const char *)b + name_off, name_max) == name_max)
+	size = b[MMAP2_BID_OFF];
+	if (!size || size > 20)
 		return;
 	for (size_t i = 0; i < c->n_objects; i++)
 		if (c->objects[i].id.size == size &&
-		    memcmp(c->objects[i].id.id, b + sizeof(*h) + 36, size) == 0)
+		    memcmp(c->objects[i].id.id, b + MMAP2_BID_OFF + 4, size) == 0)
 			return;
 	if (c->n_objects == c->cap_objects) {
 		size_t cap = c->cap_objects ? c->cap_objects * 2 : 64;
@@ -525,11 +533,11 @@ static void note_object(struct pc_collector *c, const struct perf_event_header *
 		c->cap_objects = cap;
 	}
 	o = &c->objects[c->n_objects];
-	o->filename = strdup((const char *)b + name_off);
+	o->filename = strdup(name);
 	if (!o->filename)
 		return;
 	o->id = (struct pd_build_id){ .pid = 0, .filename = o->filename, .size = size };
-	memcpy(o->id.id, b + sizeof(*h) + 36, size);
+	memcpy(o->id.id, b + MMAP2_BID_OFF + 4, size);
 	c->n_objects++;
 }
 
@@ -595,15 +603,13 @@ static void note_pid(struct pc_collector *c, pid_t pid, int exec)
 /* MMAP2 of an executable file (not anonymous memory, not the vDSO). */
 static int mmap2_maps_exec_file(const struct pc_collector *c, const struct perf_event_header *h)
 {
-	const size_t name_off = sizeof(*h) + 8 + 24 + 24 + 8;
-	size_t trailer = trailer_size(c->ev[0].attr.sample_type);
+	const char *name = mmap2_name(c, h);
 	uint32_t prot;
 
-	if (h->size < name_off + trailer + 8)
+	if (!name)
 		return 0;
-	memcpy(&prot, (const char *)h + name_off - 8, sizeof(prot));
-	return (prot & PROT_EXEC) && ((const char *)h)[name_off] == '/' &&
-	       strncmp((const char *)h + name_off, "//anon", 6) != 0;
+	memcpy(&prot, (const char *)h + MMAP2_PROT_OFF, sizeof(prot));
+	return (prot & PROT_EXEC) && name[0] == '/' && strncmp(name, "//anon", 6) != 0;
 }
 
 static int on_record(void *arg, const struct perf_event_header *h)
