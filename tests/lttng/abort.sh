@@ -14,15 +14,6 @@ if sessiond_pid >/dev/null; then skip_all "a session daemon is running: this tes
 "$LTTNG_APP" -t 120 -i 1000 & app=$!
 on_exit "kill $app 2>/dev/null; wait $app 2>/dev/null"
 
-gone() { ! [ -d "/proc/$1" ] || grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; }
-children_of() { for s in /proc/[0-9]*/stat; do awk -v p="$1" '$4 == p { print $1 }' "$s" 2>/dev/null; done; }
-wait_for() {
-	local what=$1; shift
-	for _ in $(seq 300); do "$@" && { ok "$what"; return 0; }; sleep 0.1; done
-	not_ok "$what" "still not true after 30 s" "$(cat "$TEST_TMP/out")"
-}
-said() { grep -q "$1" "$TEST_TMP/out"; }
-
 # Sources stop together: lttng may have stopped (and destroyed its session)
 # while testa still holds the stop phase, or not yet.
 write_profile "$TEST_TMP/a.ini" 'events=tracerig_test:*' 'start_sessiond=yes'

@@ -9,19 +9,6 @@ lttng_prereqs
 "$LTTNG_APP" -t 120 -i 1000 & app=$!
 on_exit "kill $app 2>/dev/null; wait $app 2>/dev/null"
 
-# gone PID: the process has exited (a zombie counts: it runs no more).
-gone() { ! [ -d "/proc/$1" ] || grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; }
-# wait_active TRACERIG_PID: until its session records (bounded).
-wait_active() {
-	for _ in $(seq 300); do
-		lttng list 2>/dev/null | grep -q "tracerig-$1-[0-9]* \[active\]" && return 0
-		kill -0 "$1" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
-children_of() { for s in /proc/[0-9]*/stat; do awk -v p="$1" '$4 == p { print $1 }' "$s" 2>/dev/null; done; }
-
 # run_and_kill_daemon PROFILE TAG: starts tracerig -p $app, kills the
 # session daemon with SIGKILL once the session records, then ends the
 # session with SIGINT; $rc, $dead (daemon pid), $kids (its consumers).

@@ -11,24 +11,8 @@ lttng_prereqs
 "$LTTNG_APP" -t 120 -i 1000 & app=$!
 on_exit "kill $app 2>/dev/null; wait $app 2>/dev/null"
 
-gone() { ! [ -d "/proc/$1" ] || grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; }
-wait_active() {
-	for _ in $(seq 300); do
-		lttng list 2>/dev/null | grep -q "tracerig-$1-[0-9]* \[active\]" && return 0
-		kill -0 "$1" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
-# wait_for DESCRIPTION COMMAND...: polls (at most 30 s) until COMMAND succeeds.
-wait_for() {
-	local what=$1; shift
-	for _ in $(seq 300); do "$@" && { ok "$what"; return 0; }; sleep 0.1; done
-	not_ok "$what" "still not true after 30 s" "$(lttng list 2>&1 | head -5)" "$(cat "$TEST_TMP/out")"
-}
 no_active_session_of() { ! lttng list 2>/dev/null | grep -q "tracerig-$1-[0-9]* \[active\]"; }
 no_session_of() { ! lttng list 2>/dev/null | grep -q "tracerig-$1-"; }
-said() { grep -q "$1" "$TEST_TMP/out"; }
 starttime() { sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f20; }
 
 # --- 1: tracerig started the daemon; kill -9 tracerig ---------------------

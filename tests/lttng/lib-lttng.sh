@@ -47,3 +47,29 @@ write_profile() {
 
 # babeltrace2 text of an unpacked archive's lttngTrace.
 bt_text() { babeltrace2 "$1/lttngTrace" 2>"$TEST_TMP/bt.err"; }
+
+# ---- process and session helpers of the clean-up tests (kill -9, abort,
+# a dying daemon); every wait is a bounded poll.
+
+# gone PID: the process has exited (a zombie counts: it runs no more).
+gone() { ! [ -d "/proc/$1" ] || grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; }
+# children_of PID: its child processes, one per line.
+children_of() { for s in /proc/[0-9]*/stat; do awk -v p="$1" '$4 == p { print $1 }' "$s" 2>/dev/null; done; }
+# wait_active TRACERIG_PID: until its session records (at most 30 s).
+wait_active() {
+	for _ in $(seq 300); do
+		lttng list 2>/dev/null | grep -q "tracerig-$1-[0-9]* \[active\]" && return 0
+		kill -0 "$1" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+# wait_for DESCRIPTION COMMAND...: one TAP line, once COMMAND succeeds
+# (at most 30 s); on failure it shows the sessions and tracerig's output.
+wait_for() {
+	local what=$1; shift
+	for _ in $(seq 300); do "$@" && { ok "$what"; return 0; }; sleep 0.1; done
+	not_ok "$what" "still not true after 30 s" "$(lttng list 2>&1 | head -5)" "$(cat "$TEST_TMP/out")"
+}
+# said PATTERN: tracerig's output ($TEST_TMP/out) has it.
+said() { grep -q "$1" "$TEST_TMP/out"; }
