@@ -154,29 +154,37 @@ static struct dso *dso_get(struct tr_symbolizer *sym, dev_t dev, uint64_t ino)
 	return d;
 }
 
-/* The file behind a mapping: through the process's root (the path means
- * something only in its mount namespace), checked to be the mapped inode;
- * else the mapping itself (deleted or unreachable files); else, for a
- * process that is gone, the same path in our root if it is the same inode. */
-static int open_mapped(const struct proc *p, const struct mapping *m)
+/* Where the file behind a mapping may be opened, best first: through the
+ * process's root (the path means something only in its mount namespace);
+ * the mapping itself (deleted or unreachable files); for a process that is
+ * gone, the same path in our root.  Each place is checked by the caller. */
+enum { AT_ROOT_PATH, AT_MAP_FILE, AT_HOST_PATH, N_PLACES };
+
+static int open_at_place(const struct proc *p, const struct mapping *m, int place)
 {
 	struct tr_untrusted u;
-	struct stat st;
+
+	if (place == AT_MAP_FILE)
+		return tr_open_map_file(p->pid, m->start, m->end);
+	if (m->deleted)
+		return -ENOENT;
+	return tr_untrusted_open(place == AT_ROOT_PATH ? p->pid : 0, m->path, TR_OBJECT_MAX, &u);
+}
+
+/* The file of a device-and-inode-keyed object: the first place whose file
+ * is that inode (the live mapping is it by definition). */
+static int open_mapped(const struct proc *p, const struct mapping *m)
+{
 	int fd = -ENOENT;
 
-	if (!m->deleted) {
-		fd = tr_untrusted_open(p->pid, m->path, TR_OBJECT_MAX, &u);
-		if (fd >= 0 && (fstat(fd, &st) < 0 || (uint64_t)st.st_ino != m->dso->ino)) {
-			close(fd);
-			fd = -ESTALE;
-		}
-	}
-	if (fd < 0)
-		fd = tr_open_map_file(p->pid, m->start, m->end);
-	if (fd < 0 && !m->deleted) {
-		fd = tr_untrusted_open(0, m->path, TR_OBJECT_MAX, &u);
-		if (fd >= 0 && (fstat(fd, &st) < 0 || (uint64_t)st.st_ino != m->dso->ino ||
-				st.st_dev != m->dso->dev)) {
+	for (int place = 0; place < N_PLACES && fd < 0; place++) {
+		struct stat st;
+
+		fd = open_at_place(p, m, place);
+		if (fd < 0 || place == AT_MAP_FILE)
+			continue;
+		if (fstat(fd, &st) < 0 || (uint64_t)st.st_ino != m->dso->ino ||
+		    (place == AT_HOST_PATH && st.st_dev != m->dso->dev)) {
 			close(fd);
 			fd = -ESTALE;
 		}
@@ -184,32 +192,27 @@ static int open_mapped(const struct proc *p, const struct mapping *m)
 	return fd;
 }
 
-/* Reads a build-id-keyed object from the first place that has the file with
- * that build id: the live mapping, the path in the process's root, the
- * path in ours (a host process that has exited). */
+/* A build-id-keyed object (a recorded mapping): read from the first place
+ * whose file has that build id. */
 static void dso_load_by_build_id(struct tr_symbolizer *sym, const struct proc *p,
 				 const struct mapping *m)
 {
 	struct dso *d = m->dso;
-	struct tr_untrusted u;
 
-	for (int where = 0; where < 3 && d->state == 0; where++) {
-		int fd = where == 0   ? tr_open_map_file(p->pid, m->start, m->end)
-			 : where == 1 ? (m->deleted ? -ENOENT
-						    : tr_untrusted_open(p->pid, m->path, TR_OBJECT_MAX, &u))
-				      : (m->deleted ? -ENOENT
-						    : tr_untrusted_open(0, m->path, TR_OBJECT_MAX, &u));
+	for (int place = 0; place < N_PLACES && d->state == 0; place++) {
+		int fd = open_at_place(p, m, place);
 
 		if (fd < 0)
 			continue;
-		if (tr_elf_read(&d->elf, fd, where == 2 ? 0 : p->pid, m->path, &sym->arena) == 0) {
+		if (tr_elf_read(&d->elf, fd, place == AT_HOST_PATH ? 0 : p->pid, m->path,
+				&sym->arena) == 0) {
 			if (d->elf.build_id_len == d->bid_len &&
-			    memcmp(d->elf.build_id, d->bid, d->bid_len) == 0)
+			    memcmp(d->elf.build_id, d->bid, d->bid_len) == 0) {
 				d->state = 1;
-			else
+			} else {
 				tr_elf_free(&d->elf);
-			if (!d->state)
 				memset(&d->elf, 0, sizeof(d->elf));
+			}
 		}
 		close(fd);
 	}
