@@ -522,17 +522,19 @@ static uint64_t now_ms_left(uint64_t deadline)
 
 /* Hands `call` to every plugin in `ctxs` at once and waits until each has
  * returned, faulted or overrun `timeout_ms`.  Fills rets[]; a plugin that
- * faulted or hung is marked failed here.  Returns how many returned. */
-static size_t run_calls(struct tr_session *s, struct tracerig_ctx **ctxs, size_t n,
+ * faulted or hung is marked failed here. */
+static void run_calls(struct tr_session *s, struct tracerig_ctx **ctxs, size_t n,
 			enum tr_call call, struct tracerig_archive *ar, long long timeout_ms,
 			int *rets, const char *doing)
 {
 	uint64_t deadline = now_ns(CLOCK_MONOTONIC) + (uint64_t)timeout_ms * 1000000ull;
-	size_t returned = 0;
 	int *settled = calloc(n ? n : 1, sizeof(*settled));
 
-	if (!settled)
-		return 0;
+	if (!settled) {
+		for (size_t i = 0; i < n; i++)
+			rets[i] = -ENOMEM; /* not called: says so, never "returned 0" */
+		return;
+	}
 	for (size_t i = 0; i < n; i++) {
 		rets[i] = tr_driver_post(ctxs[i], call, ar);
 		if (rets[i] < 0)
@@ -555,9 +557,7 @@ static size_t run_calls(struct tr_session *s, struct tracerig_ctx **ctxs, size_t
 				continue;
 			}
 			settled[i] = 1;
-			if (st == TR_CALL_RETURNED) {
-				returned++;
-			} else {
+			if (st != TR_CALL_RETURNED) {
 				rets[i] = -EOWNERDEAD;
 				fail_plugin(ctxs[i], tr_call_name(call), rets[i]);
 			}
@@ -584,7 +584,6 @@ static size_t run_calls(struct tr_session *s, struct tracerig_ctx **ctxs, size_t
 		}
 	}
 	free(settled);
-	return returned;
 }
 
 /* One plugin, one call. */
