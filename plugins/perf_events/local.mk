@@ -47,3 +47,16 @@ TESTS += $(perf_events_sh_tests)
 dist_check_SCRIPTS += $(perf_events_sh_tests)
 dist_check_DATA += tests/perf_events/lib-perf.sh tests/perf_events/late/late.c tests/perf_events/late/liblate.c tests/perf_events/late/after.c
 endif
+
+# The conversion alone, on a perf.data already recorded (bench/perf_events/convert.c):
+# to time and profile it, and to check that a change leaves its output as it was.
+if BUILD_PLUGIN_PERF_EVENTS
+check_PROGRAMS += bench/perf_events/convert
+bench_perf_events_convert_SOURCES = bench/perf_events/convert.c \
+	plugins/perf_events/script.c plugins/perf_events/symcache.c plugins/perf_events/fold.c \
+	plugins/perf_events/comms.c plugins/perf_events/events.c plugins/perf_events/tracefs.c \
+	$(tr_symbols_sources) core/log.c
+bench_perf_events_convert_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)
+bench_perf_events_convert_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(TRACEEVENT_CFLAGS)
+bench_perf_events_convert_LDADD = lib/libtrutil.la $(LIBELF_LIBS) $(TRACEEVENT_LIBS) $(DEMANGLE_LIBS)
+endif
