@@ -258,12 +258,13 @@ static const char *frame_name(const struct tracerig_symbol *sym, uint64_t addr, 
 struct frame {
 	uint64_t addr;
 	int kernel;
-	const struct tracerig_symbol *sym;
+	/* A copy: the cache's slots move when it grows, later in the sample. */
+	struct tracerig_symbol sym;
 };
 
 static int in_no_object(const struct frame *f)
 {
-	return !f->sym->name && (!f->sym->dso || strcmp(f->sym->dso, "[unknown]") == 0);
+	return !f->sym.name && (!f->sym.dso || strcmp(f->sym.dso, "[unknown]") == 0);
 }
 
 static void convert_sample(struct conv *cv, const struct perf_event_header *h,
@@ -323,10 +324,10 @@ static void convert_sample(struct conv *cv, const struct perf_event_header *h,
 				kernel_ctx = chain[i] == PERF_CONTEXT_KERNEL;
 				continue;
 			}
-			frames[n++] = (struct frame){ chain[i], kernel_ctx, NULL };
+			frames[n++] = (struct frame){ .addr = chain[i], .kernel = kernel_ctx };
 		}
 	} else {
-		frames[n++] = (struct frame){ ip, kernel_ctx, NULL };
+		frames[n++] = (struct frame){ .addr = ip, .kernel = kernel_ctx };
 	}
 
 	cv->st->samples++;
@@ -364,7 +365,7 @@ static void convert_sample(struct conv *cv, const struct perf_event_header *h,
 		const struct tracerig_symbol *sym =
 			symcache_lookup(cv->syms, pid, frames[i].addr, frames[i].kernel);
 
-		frames[i].sym = sym; /* for the folded line below */
+		frames[i].sym = *sym; /* for the folded line below */
 		cv->st->frames++;
 		if (cv->txt) {
 			fputc_unlocked('\t', cv->txt);
@@ -393,7 +394,7 @@ static void convert_sample(struct conv *cv, const struct perf_event_header *h,
 			cv->st->frames_folded_away++;
 			continue;
 		}
-		if (fold_append(cv, &pos, frame_name(frames[i].sym, frames[i].addr, nbuf, sizeof(nbuf)),
+		if (fold_append(cv, &pos, frame_name(&frames[i].sym, frames[i].addr, nbuf, sizeof(nbuf)),
 				frames[i].kernel ? "_[k]" : "") < 0)
 			break;
 	}
