@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "comms.h"
+#include "lib/sanitize.h"
 
 #define NAME_LEN 16
 
@@ -18,6 +19,11 @@ struct change {
 struct comms {
 	struct change *v; /* after finish: names only, by (tid, time, seq) */
 	size_t n, cap;
+	/* The entries of the thread asked about last: samples come in runs of
+	 * one thread. */
+	pid_t last_tid;
+	size_t last_lo, last_hi;
+	int have_last;
 };
 
 struct comms *comms_new(void)
@@ -60,6 +66,8 @@ int comms_add_comm(struct comms *c, pid_t tid, uint64_t time, const char *name, 
 	if (len >= NAME_LEN)
 		len = NAME_LEN - 1;
 	memcpy(ch->name, name, len);
+	/* Once here rather than at every sample that prints it. */
+	tr_sanitize_name(ch->name, NAME_LEN, ch->name);
 	return 0;
 }
 
@@ -119,11 +127,18 @@ static void range_of(const struct change *v, size_t n, pid_t tid, size_t *lo, si
 	*hi = a;
 }
 
-static const char *name_at(const struct change *v, size_t n, pid_t tid, uint64_t time)
+const char *comms_at(struct comms *c, pid_t tid, uint64_t time)
 {
+	const struct change *v = c->v;
 	size_t lo, hi, a, b;
 
-	range_of(v, n, tid, &lo, &hi);
+	if (!c->have_last || c->last_tid != tid) {
+		range_of(v, c->n, tid, &c->last_lo, &c->last_hi);
+		c->last_tid = tid;
+		c->have_last = 1;
+	}
+	lo = c->last_lo;
+	hi = c->last_hi;
 	if (lo == hi)
 		return NULL;
 	a = lo;
@@ -189,10 +204,6 @@ int comms_finish(struct comms *c)
 	free(cur);
 	c->n = n_named;
 	qsort(c->v, c->n, sizeof(*c->v), by_tid_time);
+	c->have_last = 0;
 	return 0;
-}
-
-const char *comms_at(const struct comms *c, pid_t tid, uint64_t time)
-{
-	return name_at(c->v, c->n, tid, time);
 }

@@ -17,7 +17,8 @@ int comms_add_fork(struct comms *c, pid_t tid, pid_t parent_tid, uint64_t time);
 /* Call once after the last add, before comms_at. */
 int comms_finish(struct comms *c);
 /* The name `tid` had at `time` (its first name when it only got one
- * later), or NULL when nothing named it. */
-const char *comms_at(const struct comms *c, pid_t tid, uint64_t time);
+ * later), or NULL when nothing named it.  Names are the traced program's
+ * and come back under the sanitize rule (lib/sanitize.h). */
+const char *comms_at(struct comms *c, pid_t tid, uint64_t time);
 
 #endif

@@ -25,8 +25,12 @@
 #include "comms.h"
 #include "lib/sanitize.h"
 #include "script.h"
+#include "textbuf.h"
+#include "timesort.h"
 
 #define FOLD_LINE_MAX (64 * 1024)
+/* perf.data.txt goes to its FILE in blocks of this size. */
+#define TEXT_BLOCK (1 << 20)
 
 struct id_map {
 	uint64_t id;
@@ -44,7 +48,8 @@ struct conv {
 	struct trace_seq seq;
 	char *line;
 	size_t line_len;
-	FILE *txt;
+	struct textbuf txt;
+	int with_txt;
 	struct fold *folded;
 	struct symcache *syms;
 	struct sc_stats *st;
@@ -62,7 +67,7 @@ struct file_header {
 	uint64_t features[4];
 };
 
-/* ---- ids and comms ---- */
+/* ---- ids ---- */
 
 static int cmp_id(const void *a, const void *b)
 {
@@ -88,78 +93,22 @@ static int build_ids(struct conv *cv)
 	return 0;
 }
 
+/* Twice per sample: a binary search without bsearch's calls. */
 static const struct pc_opened *event_of(const struct conv *cv, uint64_t id)
 {
-	struct id_map key = { id, 0 }, *m;
+	size_t lo = 0, hi = cv->n_ids;
 
-	m = bsearch(&key, cv->ids, cv->n_ids, sizeof(*cv->ids), cmp_id);
-	return m ? &cv->ev[m->ev] : NULL;
-}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
 
-static const char *comm_of(struct conv *cv, pid_t tid, uint64_t time, char *buf, size_t len)
-{
-	const char *name = comms_at(cv->comms, tid, time);
-
-	if (name)
-		return name;
-	if (tid == 0)
-		return "swapper";
-	snprintf(buf, len, ":%d", (int)tid);
-	return buf;
-}
-
-/* ---- text output ----
- * perf.data.txt is the bulk of the flush: lines are formatted by hand
- * rather than by fprintf, which parses its format for every frame. */
-
-static void put_str(FILE *out, const char *s)
-{
-	fputs_unlocked(s, out);
-}
-
-/* Unsigned decimal, right-aligned in `width` (left-aligned when left). */
-static void put_dec(FILE *out, unsigned long long v, int width, int left, char pad)
-{
-	char buf[24];
-	int n = 0;
-
-	do {
-		buf[sizeof(buf) - 1 - n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	if (!left)
-		for (int i = n; i < width; i++)
-			fputc_unlocked(pad, out);
-	fwrite_unlocked(buf + sizeof(buf) - n, 1, (size_t)n, out);
-	if (left)
-		for (int i = n; i < width; i++)
-			fputc_unlocked(' ', out);
-}
-
-static void put_int(FILE *out, int v, int width, int left)
-{
-	if (v < 0) {
-		fputc_unlocked('-', out);
-		put_dec(out, (unsigned long long)-(long long)v, width - 1, left, ' ');
-	} else {
-		put_dec(out, (unsigned long long)v, width, left, ' ');
+		if (cv->ids[mid].id < id)
+			lo = mid + 1;
+		else if (cv->ids[mid].id > id)
+			hi = mid;
+		else
+			return &cv->ev[cv->ids[mid].ev];
 	}
-}
-
-/* "%16llx" */
-static void put_hex16(FILE *out, uint64_t v)
-{
-	static const char digits[] = "0123456789abcdef";
-	char buf[16];
-	int n = 0;
-
-	do {
-		buf[sizeof(buf) - 1 - n++] = digits[v & 15];
-		v >>= 4;
-	} while (v);
-	for (int i = n; i < 16; i++)
-		fputc_unlocked(' ', out);
-	fwrite_unlocked(buf + sizeof(buf) - n, 1, (size_t)n, out);
+	return NULL;
 }
 
 /* ---- tracepoint payloads, formatted by libtraceevent ---- */
@@ -212,29 +161,23 @@ static void print_payload(struct conv *cv, const void *raw, uint32_t size, uint6
 		return;
 	tep_print_event(cv->tep, &cv->seq, &rec, "%s", TEP_PRINT_INFO);
 	trace_seq_terminate(&cv->seq);
-	tr_sanitize_fputs(cv->seq.buffer, cv->txt); /* strings the traced program wrote */
+	textbuf_put_sanitized(&cv->txt, cv->seq.buffer); /* strings the traced program wrote */
 }
 
-/* ---- folded lines ---- */
+/* ---- frames ---- */
 
-static int fold_append(struct conv *cv, size_t *pos, const char *s, const char *suffix)
-{
-	size_t need = strlen(s) + strlen(suffix) + 1;
+/* A frame's text, made once per (process, address) and kept in the
+ * symbol cache: its perf.data.txt line and its name in folded stacks, both
+ * under the sanitize rule (names and paths are the traced program's: one
+ * with a newline would add frame lines of its choosing, a ';' would split a
+ * folded frame; the rule keeps the length). */
+struct frame_text {
+	uint32_t line_len, fold_len;
+	int no_object; /* in no known object: see fold_frames */
+	char s[];      /* the line, then the folded name */
+};
 
-	if (*pos + need + 1 >= FOLD_LINE_MAX)
-		return -ENOSPC;
-	if (*pos)
-		cv->line[(*pos)++] = ';';
-	/* Names come from the traced program: no ';' may split a frame, no
-	 * newline start a line (the rule keeps the length). */
-	*pos += tr_sanitize_name(cv->line + *pos, strlen(s) + 1, s);
-	for (; *suffix; suffix++)
-		cv->line[(*pos)++] = *suffix;
-	return 0;
-}
-
-static const char *frame_name(const struct tracerig_symbol *sym, uint64_t addr, char *buf,
-			      size_t len)
+static const char *frame_name(const struct tracerig_symbol *sym, char *buf, size_t len)
 {
 	const char *base;
 
@@ -247,28 +190,168 @@ static const char *frame_name(const struct tracerig_symbol *sym, uint64_t addr, 
 	}
 	/* As perf: an address in no known object is "[unknown]", one frame
 	 * for all of them, not a new bar per address. */
-	(void)addr;
-	snprintf(buf, len, "[unknown]");
-	return buf;
+	return "[unknown]";
 }
 
+/* Copies s under the sanitize rule to dst; returns its length. */
+static size_t put_sanitized(char *dst, const char *s, size_t len)
+{
+	return tr_sanitize_name(dst, len + 1, s);
+}
+
+/* "\t%16llx name (object)\n" and the folded name, into the cache. */
+static const struct frame_text *make_text(struct conv *cv, struct symcache_frame *f, uint64_t addr)
+{
+	const struct tracerig_symbol *sym = &f->sym;
+	const char *name = sym->name ? sym->name : "[unknown]";
+	char fbuf[64];
+	const char *fold = frame_name(sym, fbuf, sizeof(fbuf));
+	size_t name_len = strlen(name), dso_len = strlen(sym->dso), fold_len = strlen(fold);
+	size_t line_len = 1 + 16 + 1 + name_len + 2 + dso_len + 2;
+	struct frame_text *t;
+	char *p;
+
+	/* + 1: the sanitizer ends what it writes with a NUL. */
+	t = symcache_keep(cv->syms, f, sizeof(*t) + line_len + fold_len + 1);
+	if (!t || line_len + fold_len > UINT32_MAX)
+		return NULL;
+	p = t->s;
+	*p++ = '\t';
+	textbuf_format_hex16(p, addr);
+	p += 16;
+	*p++ = ' ';
+	p += put_sanitized(p, name, name_len);
+	*p++ = ' ';
+	*p++ = '(';
+	p += put_sanitized(p, sym->dso, dso_len);
+	*p++ = ')';
+	*p++ = '\n';
+	put_sanitized(p, fold, fold_len);
+	t->line_len = (uint32_t)line_len;
+	t->fold_len = (uint32_t)fold_len;
+	t->no_object = !sym->name && strcmp(sym->dso, "[unknown]") == 0;
+	return t;
+}
+
+static const struct frame_text *frame_text(struct conv *cv, pid_t pid, uint64_t addr, int kernel)
+{
+	struct symcache_frame *f = symcache_lookup(cv->syms, pid, addr, kernel);
+
+	if (!f)
+		return NULL;
+	return f->kept ? f->kept : make_text(cv, f, addr);
+}
+
+/* ---- folded lines ---- */
+
+/* Appends a frame (with a ';' before it) to the line; -ENOSPC when the
+ * line would be too long. */
+static int fold_append(struct conv *cv, size_t *pos, const char *s, size_t len,
+		       const char *suffix, size_t suffix_len)
+{
+	if (*pos + len + suffix_len + 1 + 1 >= FOLD_LINE_MAX)
+		return -ENOSPC;
+	if (*pos)
+		cv->line[(*pos)++] = ';';
+	memcpy(cv->line + *pos, s, len);
+	memcpy(cv->line + *pos + len, suffix, suffix_len);
+	*pos += len + suffix_len;
+	return 0;
+}
 
 /* ---- samples ---- */
 
 struct frame {
 	uint64_t addr;
 	int kernel;
-	/* A copy: the cache's slots move when it grows, later in the sample. */
-	struct tracerig_symbol sym;
+	const struct frame_text *text;
 };
 
 static int in_no_object(const struct frame *f)
 {
-	return !f->sym.name && (!f->sym.dso || strcmp(f->sym.dso, "[unknown]") == 0);
+	return f->text->no_object;
 }
 
-static void convert_sample(struct conv *cv, const struct perf_event_header *h,
-			   struct frame *frames, size_t max_frames)
+static const char *comm_of(struct conv *cv, pid_t tid, uint64_t time, char *buf, size_t len)
+{
+	const char *name = comms_at(cv->comms, tid, time);
+
+	if (name)
+		return name;
+	if (tid == 0)
+		return "swapper";
+	snprintf(buf, len, ":%d", (int)tid);
+	return buf;
+}
+
+/* "comm  pid/tid  [cpu] sec.usec:  period event: payload" */
+static void print_header(struct conv *cv, const struct pc_opened *ev, const char *comm, pid_t pid,
+			 pid_t tid, int cpu, uint64_t time, uint64_t period, const void *raw,
+			 uint32_t raw_size)
+{
+	struct textbuf *t = &cv->txt;
+
+	/* "%s %5d/%-5d [%03d] %5llu.%06llu: %10llu %s: " */
+	textbuf_puts(t, comm); /* under the rule already (comms.h) */
+	textbuf_putc(t, ' ');
+	textbuf_int(t, (int)pid, 5, 0);
+	textbuf_putc(t, '/');
+	textbuf_int(t, (int)tid, 5, 1);
+	textbuf_put(t, " [", 2);
+	textbuf_dec(t, (unsigned)cpu, 3, 0, '0');
+	textbuf_put(t, "] ", 2);
+	textbuf_dec(t, time / 1000000000ull, 5, 0, ' ');
+	textbuf_putc(t, '.');
+	textbuf_dec(t, time % 1000000000ull / 1000ull, 6, 0, '0');
+	textbuf_put(t, ": ", 2);
+	textbuf_dec(t, period, 10, 0, ' ');
+	textbuf_putc(t, ' ');
+	textbuf_puts(t, ev->spec.name);
+	textbuf_put(t, ": ", 2);
+	if (raw)
+		print_payload(cv, raw, raw_size, time, cpu);
+	textbuf_putc(t, '\n');
+}
+
+/* Folded lines go outermost first: user frames, then kernel ones.  A run
+ * of frames in no known object is what a frame-pointer walk through code
+ * without frame pointers reads off the stack (clone3 followed by 115 of
+ * them): one [unknown] stands for the run, so the flame graph keeps its
+ * height; perf.data.txt keeps every frame. */
+static void fold_frames(struct conv *cv, const char *comm, pid_t pid, const struct frame *frames,
+			size_t n)
+{
+	char prefix[64];
+	size_t len = strlen(comm), pos = 0;
+
+	/* "comm-PID" (comm under the rule already, or ":TID" or "swapper") */
+	if (len > sizeof(prefix) - 22)
+		len = sizeof(prefix) - 22;
+	memcpy(prefix, comm, len);
+	prefix[len++] = '-';
+	if (pid < 0)
+		prefix[len++] = '-';
+	len += textbuf_format_dec(prefix + len, pid < 0 ? (uint64_t)-(int64_t)pid : (uint64_t)pid);
+	if (fold_append(cv, &pos, prefix, len, "", 0) < 0)
+		return;
+	for (size_t i = n; i-- > 0;) {
+		const struct frame_text *t = frames[i].text;
+
+		if (i + 1 < n && in_no_object(&frames[i]) && in_no_object(&frames[i + 1]) &&
+		    frames[i].kernel == frames[i + 1].kernel) {
+			cv->st->frames_folded_away++;
+			continue;
+		}
+		if (fold_append(cv, &pos, t->s + t->line_len, t->fold_len,
+				frames[i].kernel ? "_[k]" : "", frames[i].kernel ? 4 : 0) < 0)
+			break;
+	}
+	(void)fold_add(cv->folded, cv->line, pos, 1);
+}
+
+/* 0, or -ENOMEM. */
+static int convert_sample(struct conv *cv, const struct perf_event_header *h,
+			  struct frame *frames, size_t max_frames)
 {
 	const uint64_t *p = (const uint64_t *)(h + 1), *end = (const uint64_t *)((const char *)h + h->size);
 	const struct pc_opened *ev;
@@ -278,15 +361,15 @@ static void convert_sample(struct conv *cv, const struct perf_event_header *h,
 	uint32_t raw_size = 0;
 	pid_t pid, tid;
 	int cpu = 0, kernel_ctx;
-	size_t n = 0, pos = 0;
-	char cbuf[32], nbuf[64];
+	size_t n = 0;
+	char cbuf[32];
 	const char *comm;
 
 	if (p >= end)
-		return;
+		return 0;
 	ev = event_of(cv, *p++);
 	if (!ev)
-		return;
+		return 0;
 	st = ev->attr.sample_type;
 	ip = *p++;
 	pid = (pid_t)((const uint32_t *)p)[0];
@@ -300,16 +383,16 @@ static void convert_sample(struct conv *cv, const struct perf_event_header *h,
 		period = *p++;
 	if (st & PERF_SAMPLE_CALLCHAIN) {
 		if (p >= end)
-			return;
+			return 0;
 		nr = *p++;
 		if (nr > (uint64_t)(end - p))
-			return;
+			return 0;
 		chain = p;
 		p += nr;
 	}
 	if (st & PERF_SAMPLE_RAW) {
 		if ((const char *)p + 4 > (const char *)end)
-			return;
+			return 0;
 		raw_size = *(const uint32_t *)p;
 		raw = (const char *)p + 4;
 		if ((const char *)raw + raw_size > (const char *)end)
@@ -332,73 +415,22 @@ static void convert_sample(struct conv *cv, const struct perf_event_header *h,
 
 	cv->st->samples++;
 	comm = comm_of(cv, tid, time, cbuf, sizeof(cbuf));
-	if (cv->txt) {
-		/* "%s %5d/%-5d [%03d] %5llu.%06llu: %10llu %s: " */
-		tr_sanitize_fputs(comm, cv->txt);
-		fputc_unlocked(' ', cv->txt);
-		put_int(cv->txt, (int)pid, 5, 0);
-		fputc_unlocked('/', cv->txt);
-		put_int(cv->txt, (int)tid, 5, 1);
-		put_str(cv->txt, " [");
-		put_dec(cv->txt, (unsigned)cpu, 3, 0, '0');
-		put_str(cv->txt, "] ");
-		put_dec(cv->txt, time / 1000000000ull, 5, 0, ' ');
-		fputc_unlocked('.', cv->txt);
-		put_dec(cv->txt, time % 1000000000ull / 1000ull, 6, 0, '0');
-		put_str(cv->txt, ": ");
-		put_dec(cv->txt, period, 10, 0, ' ');
-		fputc_unlocked(' ', cv->txt);
-		put_str(cv->txt, ev->spec.name);
-		put_str(cv->txt, ": ");
-		if (raw)
-			print_payload(cv, raw, raw_size, time, cpu);
-		fputc_unlocked('\n', cv->txt);
-	}
-	if (cv->folded && ev == &cv->ev[0]) {
-		const char *pcomm = comm_of(cv, pid, time, cbuf, sizeof(cbuf));
-
-		snprintf(nbuf, sizeof(nbuf), "%s-%d", pcomm, (int)pid);
-		if (fold_append(cv, &pos, nbuf, "") < 0)
-			pos = 0;
-	}
+	if (cv->with_txt)
+		print_header(cv, ev, comm, pid, tid, cpu, time, period, raw, raw_size);
 	for (size_t i = 0; i < n; i++) {
-		const struct tracerig_symbol *sym =
-			symcache_lookup(cv->syms, pid, frames[i].addr, frames[i].kernel);
-
-		frames[i].sym = *sym; /* for the folded line below */
+		frames[i].text = frame_text(cv, pid, frames[i].addr, frames[i].kernel);
+		if (!frames[i].text)
+			return -ENOMEM;
 		cv->st->frames++;
-		if (cv->txt) {
-			fputc_unlocked('\t', cv->txt);
-			put_hex16(cv->txt, frames[i].addr);
-			fputc_unlocked(' ', cv->txt);
-			/* Names and paths are the traced program's: one with a
-			 * newline would add frame lines of its choosing. */
-			tr_sanitize_fputs(sym->name ? sym->name : "[unknown]", cv->txt);
-			put_str(cv->txt, " (");
-			tr_sanitize_fputs(sym->dso, cv->txt);
-			put_str(cv->txt, ")\n");
-		}
+		if (cv->with_txt)
+			textbuf_put(&cv->txt, frames[i].text->s, frames[i].text->line_len);
 	}
-	if (cv->txt)
-		fputc_unlocked('\n', cv->txt);
-	if (!pos)
-		return;
-	/* Folded lines go outermost first: user frames, then kernel ones.  A
-	 * run of frames in no known object is what a frame-pointer walk
-	 * through code without frame pointers reads off the stack (clone3
-	 * followed by 115 of them): one [unknown] stands for the run, so the
-	 * flame graph keeps its height; perf.data.txt keeps every frame. */
-	for (size_t i = n; i-- > 0;) {
-		if (i + 1 < n && in_no_object(&frames[i]) && in_no_object(&frames[i + 1]) &&
-		    frames[i].kernel == frames[i + 1].kernel) {
-			cv->st->frames_folded_away++;
-			continue;
-		}
-		if (fold_append(cv, &pos, frame_name(&frames[i].sym, frames[i].addr, nbuf, sizeof(nbuf)),
-				frames[i].kernel ? "_[k]" : "") < 0)
-			break;
-	}
-	(void)fold_add(cv->folded, cv->line, pos, 1);
+	if (cv->with_txt)
+		textbuf_putc(&cv->txt, '\n');
+	if (cv->folded && ev == &cv->ev[0])
+		fold_frames(cv, tid == pid ? comm : comm_of(cv, pid, time, cbuf, sizeof(cbuf)), pid,
+			    frames, n);
+	return 0;
 }
 
 /* Non-sample records carry the sample_id trailer of the tracking event:
@@ -446,22 +478,6 @@ static int note_fork(struct conv *cv, const struct perf_event_header *h)
 	return comms_add_fork(cv->comms, (pid_t)u[2], (pid_t)u[3], time);
 }
 
-/* A sample's place in time order. */
-struct sample_ref {
-	uint64_t time;
-	uint64_t off;
-};
-
-static int cmp_sample_ref(const void *a, const void *b)
-{
-	const struct sample_ref *x = a, *y = b;
-
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	/* Equal times keep file order, as perf's ordered events do. */
-	return x->off < y->off ? -1 : x->off > y->off;
-}
-
 /* The records the replay needs, in the order they happened, across CPUs:
  * the per-CPU rings are drained in turn, so file order jumps back in time
  * at every switch from one CPU's batch to the next (speedscope refuses such
@@ -497,11 +513,14 @@ static int record_time(const struct conv *cv, const struct perf_event_header *h,
 	return 1;
 }
 
-static int order_records(struct conv *cv, const void *map, uint64_t start, uint64_t end,
-			 struct sample_ref **out, size_t *n_out)
+/* One pass over the data: the thread names (every COMM and FORK), and the
+ * records the replay needs, sorted by time. */
+static int scan_records(struct conv *cv, const void *map, uint64_t start, uint64_t end,
+			struct time_ref **out, size_t *n_out)
 {
-	struct sample_ref *refs = NULL;
+	struct time_ref *refs = NULL;
 	size_t n = 0, cap = 0;
+	int ret = 0;
 
 	for (uint64_t off = start; off + sizeof(struct perf_event_header) <= end;) {
 		const struct perf_event_header *h = (const void *)((const char *)map + off);
@@ -509,15 +528,19 @@ static int order_records(struct conv *cv, const void *map, uint64_t start, uint6
 
 		if (h->size < sizeof(*h) || off + h->size > end)
 			break;
+		if (h->type == PERF_RECORD_COMM)
+			ret = note_comm(cv, h);
+		else if (h->type == PERF_RECORD_FORK)
+			ret = note_fork(cv, h);
+		if (ret < 0)
+			goto fail;
 		if (record_time(cv, h, &time)) {
 			if (n == cap) {
 				size_t grown_cap = cap ? cap * 2 : 4096;
-				struct sample_ref *grown = realloc(refs, grown_cap * sizeof(*grown));
+				struct time_ref *grown = realloc(refs, grown_cap * sizeof(*grown));
 
-				if (!grown) {
-					free(refs);
-					return -ENOMEM;
-				}
+				if (!grown)
+					goto fail;
 				refs = grown;
 				cap = grown_cap;
 			}
@@ -527,11 +550,14 @@ static int order_records(struct conv *cv, const void *map, uint64_t start, uint6
 		}
 		off += h->size;
 	}
-	if (n)
-		qsort(refs, n, sizeof(*refs), cmp_sample_ref);
+	if (comms_finish(cv->comms) < 0 || timesort(refs, n) < 0)
+		goto fail;
 	*out = refs;
 	*n_out = n;
 	return 0;
+fail:
+	free(refs);
+	return -ENOMEM;
 }
 
 /* MMAP2: header; u32 pid, tid; u64 addr, len, pgoff; then either u32 maj,
@@ -574,14 +600,14 @@ static void replay_mmap(struct conv *cv, const struct perf_event_header *h)
 		cv->st->mappings++;
 }
 
-static void replay(struct conv *cv, const struct perf_event_header *h, struct frame *frames)
+/* 0, or -ENOMEM. */
+static int replay(struct conv *cv, const struct perf_event_header *h, struct frame *frames)
 {
 	const uint32_t *u = (const uint32_t *)(h + 1);
 
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
-		convert_sample(cv, h, frames, PERF_MAX_STACK_DEPTH * 2);
-		break;
+		return convert_sample(cv, h, frames, PERF_MAX_STACK_DEPTH * 2);
 	case PERF_RECORD_MMAP2:
 		replay_mmap(cv, h);
 		break;
@@ -599,21 +625,22 @@ static void replay(struct conv *cv, const struct perf_event_header *h, struct fr
 	default:
 		break;
 	}
+	return 0;
 }
 
 int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, FILE *txt,
 	       struct fold *folded, struct symcache *syms, struct sc_stats *st, char *why,
 	       size_t why_len)
 {
-	struct conv cv = { .ev = ev, .n_ev = n_ev, .txt = txt, .folded = folded, .syms = syms,
-			   .st = st };
+	struct conv cv = { .ev = ev, .n_ev = n_ev, .with_txt = txt != NULL, .folded = folded,
+			   .syms = syms, .st = st };
 	const struct file_header *fh;
 	struct frame *frames = NULL;
-	struct sample_ref *order = NULL;
+	struct time_ref *order = NULL;
 	size_t n_order = 0;
 	struct stat sb;
 	void *map = MAP_FAILED;
-	uint64_t off, end;
+	uint64_t end;
 	int fd, ret;
 
 	memset(st, 0, sizeof(*st));
@@ -648,7 +675,7 @@ int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, F
 		goto nomem;
 	frames = malloc(PERF_MAX_STACK_DEPTH * 2 * sizeof(*frames));
 	cv.line = malloc(FOLD_LINE_MAX);
-	if (!frames || !cv.line) {
+	if (!frames || !cv.line || (txt && textbuf_init(&cv.txt, txt, TEXT_BLOCK) < 0)) {
 		ret = -ENOMEM;
 		goto nomem;
 	}
@@ -656,7 +683,6 @@ int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, F
 	if (ret < 0)
 		goto out;
 
-	/* Names first, in time order; then the samples. */
 	cv.comms = comms_new();
 	if (!cv.comms) {
 		ret = -ENOMEM;
@@ -664,30 +690,17 @@ int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, F
 	}
 	cv.trailer_time_from_end = time_from_end(ev[0].attr.sample_type);
 	end = fh->data.offset + fh->data.size;
-	for (off = fh->data.offset; off + sizeof(struct perf_event_header) <= end;) {
-		const struct perf_event_header *h = (const void *)((const char *)map + off);
-
-		if (h->size < sizeof(*h) || off + h->size > end)
-			break;
-		if (h->type == PERF_RECORD_COMM)
-			ret = note_comm(&cv, h);
-		else if (h->type == PERF_RECORD_FORK)
-			ret = note_fork(&cv, h);
-		if (ret < 0)
-			goto nomem;
-		off += h->size;
-	}
-	ret = comms_finish(cv.comms);
-	if (ret < 0)
-		goto nomem;
-	ret = order_records(&cv, map, fh->data.offset, end, &order, &n_order);
+	ret = scan_records(&cv, map, fh->data.offset, end, &order, &n_order);
 	if (ret < 0)
 		goto nomem;
 	(void)madvise(map, (size_t)sb.st_size, MADV_NORMAL);
-	for (size_t i = 0; i < n_order; i++)
-		replay(&cv, (const void *)((const char *)map + order[i].off), frames);
+	for (size_t i = 0; i < n_order; i++) {
+		ret = replay(&cv, (const void *)((const char *)map + order[i].off), frames);
+		if (ret < 0)
+			goto nomem;
+	}
 	ret = 0;
-	if (txt && (fflush(txt) != 0 || ferror(txt))) {
+	if (txt && (textbuf_flush(&cv.txt) < 0 || fflush(txt) != 0 || ferror(txt))) {
 		ret = -EIO;
 		snprintf(why, why_len, "cannot write perf.data.txt: %s", strerror(errno));
 	}
@@ -702,6 +715,8 @@ out:
 		munmap(map, (size_t)sb.st_size);
 	if (fd >= 0)
 		close(fd);
+	if (txt)
+		(void)textbuf_fini(&cv.txt);
 	free(cv.line);
 	free(frames);
 	free(order);
