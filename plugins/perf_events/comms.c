@@ -16,14 +16,20 @@ struct change {
 	char name[NAME_LEN];
 };
 
+/* Where a thread's entries are, remembered: a sample asks for its thread
+ * and its process, and the threads of a busy program come back often. */
+#define RANGES 64
+
+struct range {
+	pid_t tid;
+	int known;
+	size_t lo, hi;
+};
+
 struct comms {
 	struct change *v; /* after finish: names only, by (tid, time, seq) */
 	size_t n, cap;
-	/* The entries of the thread asked about last: samples come in runs of
-	 * one thread. */
-	pid_t last_tid;
-	size_t last_lo, last_hi;
-	int have_last;
+	struct range ranges[RANGES]; /* by tid % RANGES */
 };
 
 struct comms *comms_new(void)
@@ -130,15 +136,16 @@ static void range_of(const struct change *v, size_t n, pid_t tid, size_t *lo, si
 const char *comms_at(struct comms *c, pid_t tid, uint64_t time)
 {
 	const struct change *v = c->v;
+	struct range *r = &c->ranges[(uint32_t)tid % RANGES];
 	size_t lo, hi, a, b;
 
-	if (!c->have_last || c->last_tid != tid) {
-		range_of(v, c->n, tid, &c->last_lo, &c->last_hi);
-		c->last_tid = tid;
-		c->have_last = 1;
+	if (!r->known || r->tid != tid) {
+		range_of(v, c->n, tid, &r->lo, &r->hi);
+		r->tid = tid;
+		r->known = 1;
 	}
-	lo = c->last_lo;
-	hi = c->last_hi;
+	lo = r->lo;
+	hi = r->hi;
 	if (lo == hi)
 		return NULL;
 	a = lo;
@@ -204,6 +211,6 @@ int comms_finish(struct comms *c)
 	free(cur);
 	c->n = n_named;
 	qsort(c->v, c->n, sizeof(*c->v), by_tid_time);
-	c->have_last = 0;
+	memset(c->ranges, 0, sizeof(c->ranges));
 	return 0;
 }

@@ -32,6 +32,18 @@
 /* perf.data.txt goes to its FILE in blocks of this size. */
 #define TEXT_BLOCK (1 << 20)
 
+/* A thread's samples often fold to the line its previous one did: repeats
+ * are counted here and handed to the fold table once per run, rather than
+ * hashed and looked up again one by one. */
+#define PENDING 64
+
+struct pending {
+	pid_t tid;
+	char *line;
+	size_t len, cap;
+	uint64_t weight; /* 0: empty */
+};
+
 struct id_map {
 	uint64_t id;
 	size_t ev;
@@ -51,6 +63,7 @@ struct conv {
 	struct textbuf txt;
 	int with_txt;
 	struct fold *folded;
+	struct pending pending[PENDING]; /* by tid % PENDING */
 	struct symcache *syms;
 	struct sc_stats *st;
 };
@@ -193,10 +206,15 @@ static const char *frame_name(const struct tracerig_symbol *sym, char *buf, size
 	return "[unknown]";
 }
 
-/* Copies s under the sanitize rule to dst; returns its length. */
+/* Copies s under the sanitize rule to dst; returns its length.  Most
+ * names and paths need nothing: checked, they are copied whole, rather
+ * than a character at a time. */
 static size_t put_sanitized(char *dst, const char *s, size_t len)
 {
-	return tr_sanitize_name(dst, len + 1, s);
+	if (tr_name_needs_sanitizing(s))
+		return tr_sanitize_name(dst, len + 1, s);
+	memcpy(dst, s, len);
+	return len;
 }
 
 /* "\t%16llx name (object)\n" and the folded name, into the cache. */
@@ -217,8 +235,7 @@ static const struct frame_text *make_text(struct conv *cv, struct symcache_frame
 		return NULL;
 	p = t->s;
 	*p++ = '\t';
-	textbuf_format_hex16(p, addr);
-	p += 16;
+	p = fmt_hex16(p, addr);
 	*p++ = ' ';
 	p += put_sanitized(p, name, name_len);
 	*p++ = ' ';
@@ -284,33 +301,73 @@ static const char *comm_of(struct conv *cv, pid_t tid, uint64_t time, char *buf,
 	return buf;
 }
 
-/* "comm  pid/tid  [cpu] sec.usec:  period event: payload" */
+/* "comm  pid/tid  [cpu] sec.usec:  period event: payload", as
+ * "%s %5d/%-5d [%03d] %5llu.%06llu: %10llu %s: " */
 static void print_header(struct conv *cv, const struct pc_opened *ev, const char *comm, pid_t pid,
 			 pid_t tid, int cpu, uint64_t time, uint64_t period, const void *raw,
 			 uint32_t raw_size)
 {
-	struct textbuf *t = &cv->txt;
+	size_t comm_len = strlen(comm), name_len = strlen(ev->spec.name);
+	/* Numbers take at most 20 digits and a sign each. */
+	char *start = textbuf_room(&cv->txt, comm_len + name_len + 6 * 21 + 16), *p = start;
 
-	/* "%s %5d/%-5d [%03d] %5llu.%06llu: %10llu %s: " */
-	textbuf_puts(t, comm); /* under the rule already (comms.h) */
-	textbuf_putc(t, ' ');
-	textbuf_int(t, (int)pid, 5, 0);
-	textbuf_putc(t, '/');
-	textbuf_int(t, (int)tid, 5, 1);
-	textbuf_put(t, " [", 2);
-	textbuf_dec(t, (unsigned)cpu, 3, 0, '0');
-	textbuf_put(t, "] ", 2);
-	textbuf_dec(t, time / 1000000000ull, 5, 0, ' ');
-	textbuf_putc(t, '.');
-	textbuf_dec(t, time % 1000000000ull / 1000ull, 6, 0, '0');
-	textbuf_put(t, ": ", 2);
-	textbuf_dec(t, period, 10, 0, ' ');
-	textbuf_putc(t, ' ');
-	textbuf_puts(t, ev->spec.name);
-	textbuf_put(t, ": ", 2);
+	if (!p)
+		return;
+	memcpy(p, comm, comm_len); /* under the rule already (comms.h) */
+	p += comm_len;
+	*p++ = ' ';
+	p = fmt_int(p, (int)pid, 5, 0);
+	*p++ = '/';
+	p = fmt_int(p, (int)tid, 5, 1);
+	memcpy(p, " [", 2);
+	p = fmt_dec(p + 2, (unsigned)cpu, 3, 0, '0');
+	memcpy(p, "] ", 2);
+	p = fmt_dec(p + 2, time / 1000000000ull, 5, 0, ' ');
+	*p++ = '.';
+	p = fmt_dec(p, time % 1000000000ull / 1000ull, 6, 0, '0');
+	memcpy(p, ": ", 2);
+	p = fmt_dec(p + 2, period, 10, 0, ' ');
+	*p++ = ' ';
+	memcpy(p, ev->spec.name, name_len);
+	p += name_len;
+	memcpy(p, ": ", 2);
+	cv->txt.len += (size_t)(p + 2 - start);
 	if (raw)
 		print_payload(cv, raw, raw_size, time, cpu);
-	textbuf_putc(t, '\n');
+	textbuf_putc(&cv->txt, '\n');
+}
+
+static void flush_pending(struct conv *cv, struct pending *pd)
+{
+	if (pd->weight)
+		(void)fold_add(cv->folded, pd->line, pd->len, pd->weight);
+	pd->weight = 0;
+}
+
+/* Counts the line built in cv->line for a sample of `tid`. */
+static void count_line(struct conv *cv, pid_t tid, size_t len)
+{
+	struct pending *pd = &cv->pending[(uint32_t)tid % PENDING];
+
+	if (pd->weight && pd->tid == tid && pd->len == len && memcmp(pd->line, cv->line, len) == 0) {
+		pd->weight++;
+		return;
+	}
+	flush_pending(cv, pd);
+	if (len > pd->cap) {
+		char *grown = realloc(pd->line, len);
+
+		if (!grown) {
+			(void)fold_add(cv->folded, cv->line, len, 1);
+			return;
+		}
+		pd->line = grown;
+		pd->cap = len;
+	}
+	memcpy(pd->line, cv->line, len);
+	pd->len = len;
+	pd->tid = tid;
+	pd->weight = 1;
 }
 
 /* Folded lines go outermost first: user frames, then kernel ones.  A run
@@ -318,8 +375,8 @@ static void print_header(struct conv *cv, const struct pc_opened *ev, const char
  * without frame pointers reads off the stack (clone3 followed by 115 of
  * them): one [unknown] stands for the run, so the flame graph keeps its
  * height; perf.data.txt keeps every frame. */
-static void fold_frames(struct conv *cv, const char *comm, pid_t pid, const struct frame *frames,
-			size_t n)
+static void fold_frames(struct conv *cv, const char *comm, pid_t pid, pid_t tid,
+			const struct frame *frames, size_t n)
 {
 	char prefix[64];
 	size_t len = strlen(comm), pos = 0;
@@ -329,9 +386,7 @@ static void fold_frames(struct conv *cv, const char *comm, pid_t pid, const stru
 		len = sizeof(prefix) - 22;
 	memcpy(prefix, comm, len);
 	prefix[len++] = '-';
-	if (pid < 0)
-		prefix[len++] = '-';
-	len += textbuf_format_dec(prefix + len, pid < 0 ? (uint64_t)-(int64_t)pid : (uint64_t)pid);
+	len = (size_t)(fmt_int(prefix + len, (int)pid, 0, 0) - prefix);
 	if (fold_append(cv, &pos, prefix, len, "", 0) < 0)
 		return;
 	for (size_t i = n; i-- > 0;) {
@@ -346,7 +401,7 @@ static void fold_frames(struct conv *cv, const char *comm, pid_t pid, const stru
 				frames[i].kernel ? "_[k]" : "", frames[i].kernel ? 4 : 0) < 0)
 			break;
 	}
-	(void)fold_add(cv->folded, cv->line, pos, 1);
+	count_line(cv, tid, pos);
 }
 
 /* 0, or -ENOMEM. */
@@ -429,7 +484,7 @@ static int convert_sample(struct conv *cv, const struct perf_event_header *h,
 		textbuf_putc(&cv->txt, '\n');
 	if (cv->folded && ev == &cv->ev[0])
 		fold_frames(cv, tid == pid ? comm : comm_of(cv, pid, time, cbuf, sizeof(cbuf)), pid,
-			    frames, n);
+			    tid, frames, n);
 	return 0;
 }
 
@@ -656,13 +711,13 @@ int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, F
 		snprintf(why, why_len, "%s is too short to be perf.data", perf_data);
 		goto out;
 	}
-	map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	/* Every page is read: mapped in one go, not a page fault at a time. */
+	map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
 	if (map == MAP_FAILED) {
 		ret = -errno;
 		snprintf(why, why_len, "cannot map %s: %s", perf_data, strerror(-ret));
 		goto out;
 	}
-	(void)madvise(map, (size_t)sb.st_size, MADV_SEQUENTIAL);
 	fh = map;
 	if (memcmp(&fh->magic, "PERFILE2", 8) != 0 || fh->data.offset + fh->data.size >
 	    (uint64_t)sb.st_size) {
@@ -693,12 +748,13 @@ int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, F
 	ret = scan_records(&cv, map, fh->data.offset, end, &order, &n_order);
 	if (ret < 0)
 		goto nomem;
-	(void)madvise(map, (size_t)sb.st_size, MADV_NORMAL);
 	for (size_t i = 0; i < n_order; i++) {
 		ret = replay(&cv, (const void *)((const char *)map + order[i].off), frames);
 		if (ret < 0)
 			goto nomem;
 	}
+	for (size_t i = 0; i < PENDING; i++)
+		flush_pending(&cv, &cv.pending[i]);
 	ret = 0;
 	if (txt && (textbuf_flush(&cv.txt) < 0 || fflush(txt) != 0 || ferror(txt))) {
 		ret = -EIO;
@@ -717,6 +773,8 @@ out:
 		close(fd);
 	if (txt)
 		(void)textbuf_fini(&cv.txt);
+	for (size_t i = 0; i < PENDING; i++)
+		free(cv.pending[i].line);
 	free(cv.line);
 	free(frames);
 	free(order);

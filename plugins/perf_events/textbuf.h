@@ -31,17 +31,6 @@ void textbuf_put_long(struct textbuf *b, const void *s, size_t n);
 /* Names and text from the traced program under the sanitize rule
  * (lib/sanitize.h), which keeps the length. */
 void textbuf_put_sanitized(struct textbuf *b, const char *s);
-/* Unsigned decimal right-aligned in `width` with `pad` in front, or
- * left-aligned (`left`) with spaces after. */
-void textbuf_dec(struct textbuf *b, uint64_t v, int width, int left, char pad);
-/* Signed, as printf's %5d and %-5d. */
-void textbuf_int(struct textbuf *b, int v, int width, int left);
-/* As printf's "%16llx". */
-void textbuf_hex16(struct textbuf *b, uint64_t v);
-/* The same formats into memory: v's decimal digits at dst (room for 20),
- * returning how many; v as "%16llx" in dst[0..16). */
-size_t textbuf_format_dec(char *dst, uint64_t v);
-void textbuf_format_hex16(char *dst, uint64_t v);
 
 /* Room for n more bytes at b->p + b->len (the caller adds what it used to
  * b->len), or NULL when n is more than the buffer holds or the FILE failed. */
@@ -72,9 +61,89 @@ static inline void textbuf_putc(struct textbuf *b, char c)
 	}
 }
 
-static inline void textbuf_puts(struct textbuf *b, const char *s)
+/* ---- numbers, formatted at p (with room for them); each returns the end */
+
+static inline size_t fmt_digits10(uint64_t v)
 {
-	textbuf_put(b, s, strlen(s));
+	size_t n = 1;
+
+	for (;;) {
+		if (v < 10)
+			return n;
+		if (v < 100)
+			return n + 1;
+		if (v < 1000)
+			return n + 2;
+		if (v < 10000)
+			return n + 3;
+		v /= 10000;
+		n += 4;
+	}
+}
+
+/* v's decimal digits ending just before `end`, two at a time. */
+static inline void fmt_digits_before(char *end, uint64_t v)
+{
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+				    "25262728293031323334353637383940414243444546474849"
+				    "50515253545556575859606162636465666768697071727374"
+				    "75767778798081828384858687888990919293949596979899";
+
+	while (v >= 100) {
+		end -= 2;
+		memcpy(end, pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		end -= 2;
+		memcpy(end, pairs + 2 * v, 2);
+	} else {
+		end[-1] = (char)('0' + v);
+	}
+}
+
+/* Unsigned decimal right-aligned in `width` with `pad` in front, or
+ * left-aligned (`left`) with spaces after: at most 20 bytes or `width`. */
+static inline char *fmt_dec(char *p, uint64_t v, int width, int left, char pad)
+{
+	size_t n = fmt_digits10(v), w = width > (int)n ? (size_t)width : n;
+
+	if (left) {
+		fmt_digits_before(p + n, v);
+		for (size_t i = n; i < w; i++)
+			p[i] = ' ';
+	} else {
+		for (size_t i = 0; i < w - n; i++)
+			p[i] = pad;
+		fmt_digits_before(p + w, v);
+	}
+	return p + w;
+}
+
+/* Signed, as printf's %5d and %-5d but for where a negative number's sign
+ * goes: first, before the padding (as this text always had it). */
+static inline char *fmt_int(char *p, int v, int width, int left)
+{
+	if (v >= 0)
+		return fmt_dec(p, (uint64_t)v, width, left, ' ');
+	*p++ = '-';
+	return fmt_dec(p, (uint64_t)-(int64_t)v, width - 1, left, ' ');
+}
+
+/* As printf's "%16llx". */
+static inline char *fmt_hex16(char *p, uint64_t v)
+{
+	static const char xdigits[] = "0123456789abcdef";
+	int n = 0;
+
+	/* Right-aligned: written from the right, spaces in front. */
+	do {
+		p[15 - n++] = xdigits[v & 15];
+		v >>= 4;
+	} while (v);
+	while (n < 16)
+		p[15 - n++] = ' ';
+	return p + 16;
 }
 
 #endif
