@@ -121,9 +121,12 @@ echo
 echo "| | tracerig | perf script + zip |"
 echo "|---|---|---|"
 echo "| samples | $bt_n | $bp_n |"
-echo "| samples to perf.data.txt (ms) | $bt_conv (with cpu.folded, cpu.svg) | $bp_conv (\`perf script\`) |"
+echo "| samples to perf.data.txt (ms) | $bt_conv (and the folded stacks) | $bp_conv (\`perf script\`) |"
 echo "| end of collection to archive (ms) | $bt_post | $bp_post |"
 echo
+echo "\"Samples to perf.data.txt\" is, for tracerig, perf_events' conversion in its flush"
+echo "(from its \"flushing\" log line to its summary; cpu.folded and cpu.svg are written"
+echo "after), for perf the whole \`perf script\` run; each on its own recording."
 echo "\"End of collection to archive\" is, for tracerig, the time from the workload's"
 echo "exit to tracerig's (perf.data finished; perf.data.txt, cpu.folded and cpu.svg"
 echo "symbolized and written; the .trace.zip compressed);"

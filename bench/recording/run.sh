@@ -2,9 +2,11 @@
 # Symbols from the recording, side by side with stock `perf script` on the
 # same perf.data (the archive's own): for each workload, how many frames
 # each names, how many samples end in an [unknown] leaf, and how long each
-# takes to turn perf.data into text (tracerig: perf_events' conversion in
-# its flush, from tracerig.log; perf: `perf script` with perfcollect's
-# fields).  Workloads:
+# takes to turn perf.data into text: perf, `perf script` with perfcollect's
+# fields; tracerig, perf_events' conversion in its flush (from tracerig.log)
+# and the same conversion run alone on the same file right after perf
+# script, from a cold start as perf's (bench/perf_events/convert, built by
+# `make check`: perf.data.txt and cpu.folded).  Workloads:
 #   late     a program that dlopen()s its hot library late, then exec()s
 #            another and exits (tests/perf_events/late/)
 #   python   python3 spinning, then importing hashlib (libcrypto loads
@@ -17,8 +19,11 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-${BUILD:-.}}" && pwd)
 tracerig=${TRACERIG:-$build/tracerig}
+convert=$build/bench/perf_events/convert
 export TRACERIG_PLUGIN_PATH=${TRACERIG_PLUGIN_PATH:-$build/plugins}
 [ -x "$tracerig" ] || { echo "bench/recording: $tracerig is missing (build first)" >&2; exit 1; }
+[ -x "$convert" ] || make -s -C "$build" bench/perf_events/convert >&2 ||
+	{ echo "bench/recording: cannot build $convert" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || { echo "bench/recording: run as root" >&2; exit 1; }
 command -v perf >/dev/null || { echo "bench/recording: needs perf (apt-get install linux-perf)" >&2; exit 1; }
 
@@ -43,15 +48,17 @@ while time.time() - t < 1.0:
 PY
 
 measure() { # NAME ARCHIVE: one table row
-	local name=$1 dir="$tmp/x-$1" t0 t1
+	local name=$1 dir="$tmp/x-$1" t0 t1 t2
 	rm -rf "$dir" && mkdir -p "$dir" && unzip -q "$2" -d "$dir"
 	t0=$(date +%s%N)
 	perf script -i "$dir/perf.data" -F comm,pid,tid,cpu,time,period,event,ip,sym,dso \
 		>"$dir/perf.txt" 2>/dev/null
 	t1=$(date +%s%N)
-	python3 - "$name" "$dir" $(((t1 - t0) / 1000000)) <<'PY'
+	"$convert" "$dir/perf.data" "$dir/alone.txt" "$dir/alone.folded" >/dev/null
+	t2=$(date +%s%N)
+	python3 - "$name" "$dir" $(((t1 - t0) / 1000000)) $(((t2 - t1) / 1000000)) <<'PY'
 import re, sys
-name, d, perf_ms = sys.argv[1], sys.argv[2], int(sys.argv[3])
+name, d, perf_ms, alone_ms = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 frame = re.compile(r'^\s+([0-9a-f]+) (.*?) \((.*)\)$')
 def count(path):
     named = frames = unknown_leaf = samples = 0
@@ -86,19 +93,24 @@ for line in open(f'{d}/tracerig.log', errors='replace'):
         end = float(parts[0])
         break
 conv = round((end - start) * 1000) if start and end else '?'
-print(f"| {name} | {ts} | {pn} of {pf} | {tn} of {tf} | {pu} | {tu} | {perf_ms} | {conv} |")
+ratio = f"{perf_ms / alone_ms:.1f}x" if alone_ms else '?'
+print(f"| {name} | {ts} | {pn} of {pf} | {tn} of {tf} | {pu} | {tu} | {perf_ms} | {conv} | {alone_ms} | {ratio} |")
 PY
 }
 
 echo "## Symbols from the recording: tracerig's perf.data.txt vs \`perf script\`"
 echo
-echo "Reproduce: \`bash bench/recording/run.sh\`.  Both read the same perf.data (the"
+echo "Reproduce: \`bash bench/run.sh recording\` (or \`bash bench/recording/run.sh BUILDDIR\`),"
+echo "as root.  Both read the same perf.data (the"
 echo "archive's); \"named\" counts frames with a function name, \"unknown leaf\" the samples"
 echo "whose innermost frame has none.  Conversion: \`perf script\` with perfcollect's"
-echo "fields vs perf_events' conversion in tracerig's flush (text, symbols, folded counts)."
+echo "fields vs perf_events' conversion in tracerig's flush (text, symbols, folded counts;"
+echo "the session has read the objects already), and vs the same conversion run alone"
+echo "on the same perf.data right after perf script, from a cold start as perf's"
+echo "(\`bench/perf_events/convert\`, whole process; \"perf / alone\" is the speed-up)."
 echo
-echo "| workload | samples | perf script names | tracerig names | perf unknown leaf | tracerig unknown leaf | perf script ms | tracerig conversion ms |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| workload | samples | perf script names | tracerig names | perf unknown leaf | tracerig unknown leaf | perf script ms | tracerig conversion ms | conversion alone ms | perf / alone |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 
 "$tracerig" -q -c "$top/conf/profiles/cpu.ini" -o "$tmp/late.zip" -- "$tmp/late" "$tmp/liblate.so" "$tmp/after"
 measure late "$tmp/late.zip"
