@@ -29,9 +29,11 @@
 #include "core/symbols/symbolizer.h"
 #include "plugins/perf_events/collector.h"
 #include "plugins/perf_events/fold.h"
+#include "plugins/perf_events/perffile.h"
 #include "plugins/perf_events/script.h"
 #include "plugins/perf_events/symcache.h"
 
+/* The feature bit of the events' attrs, names and ids (tools/perf/util/header.h). */
 #define HEADER_EVENT_DESC 12
 #define MAX_EVENTS 32
 
@@ -61,16 +63,6 @@ static int svc_fork(struct tracerig_ctx *ctx, pid_t parent, pid_t child)
 	return tr_symbolizer_record_fork(ctx->sym, parent, child);
 }
 
-struct file_section {
-	uint64_t offset, size;
-};
-
-struct file_header {
-	uint64_t magic, size, attr_size;
-	struct file_section attrs, data, event_types;
-	uint64_t features[4];
-};
-
 /* Reads n bytes at *pos of the section [0, len), moving on. */
 static int take(const unsigned char *sec, size_t len, size_t *pos, void *out, size_t n)
 {
@@ -85,19 +77,19 @@ static int take(const unsigned char *sec, size_t len, size_t *pos, void *out, si
  * the collector would hand them to the conversion. */
 static int read_events(const unsigned char *map, size_t size, struct pc_opened *ev, size_t *n_ev)
 {
-	const struct file_header *fh = (const void *)map;
-	const struct file_section *table;
-	struct file_section desc;
+	const struct pd_file_header *fh = (const void *)map;
+	const struct pd_file_section *table;
+	struct pd_file_section desc;
 	size_t k = 0, pos = 0;
 	uint32_t nr, attr_size;
 
-	if (size < sizeof(*fh) || memcmp(&fh->magic, "PERFILE2", 8) != 0 ||
+	if (size < sizeof(*fh) || fh->magic != PD_MAGIC ||
 	    fh->data.offset + fh->data.size > size)
 		return -EINVAL;
-	if (!(fh->features[0] & (1ull << HEADER_EVENT_DESC)))
+	if (!(fh->adds_features[0] & (1ull << HEADER_EVENT_DESC)))
 		return -ENOENT;
 	for (int bit = 0; bit < HEADER_EVENT_DESC; bit++)
-		k += (fh->features[0] >> bit) & 1;
+		k += (fh->adds_features[0] >> bit) & 1;
 	table = (const void *)(map + fh->data.offset + fh->data.size);
 	if ((const unsigned char *)(table + k + 1) > map + size)
 		return -EINVAL;

@@ -24,6 +24,7 @@
 
 #include "comms.h"
 #include "lib/sanitize.h"
+#include "perffile.h"
 #include "script.h"
 #include "textbuf.h"
 #include "timesort.h"
@@ -66,18 +67,6 @@ struct conv {
 	struct pending pending[PENDING]; /* by tid % PENDING */
 	struct symcache *syms;
 	struct sc_stats *st;
-};
-
-/* ---- perf.data file layout (tools/perf/util/header.h) ---- */
-
-struct file_section {
-	uint64_t offset, size;
-};
-
-struct file_header {
-	uint64_t magic, size, attr_size;
-	struct file_section attrs, data, event_types;
-	uint64_t features[4];
 };
 
 /* ---- ids ---- */
@@ -689,7 +678,7 @@ int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, F
 {
 	struct conv cv = { .ev = ev, .n_ev = n_ev, .with_txt = txt != NULL, .folded = folded,
 			   .syms = syms, .st = st };
-	const struct file_header *fh;
+	const struct pd_file_header *fh;
 	struct frame *frames = NULL;
 	struct time_ref *order = NULL;
 	size_t n_order = 0;
@@ -719,7 +708,7 @@ int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, F
 		goto out;
 	}
 	fh = map;
-	if (memcmp(&fh->magic, "PERFILE2", 8) != 0 || fh->data.offset + fh->data.size >
+	if (fh->magic != PD_MAGIC || fh->data.offset + fh->data.size >
 	    (uint64_t)sb.st_size) {
 		ret = -EINVAL;
 		snprintf(why, why_len, "%s is not a finished perf.data file", perf_data);
