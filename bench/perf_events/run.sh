@@ -20,6 +20,8 @@ ITER=${ITER:-2000000000}
 [ "$(id -u)" = 0 ] || { echo "bench/perf_events: run as root" >&2; exit 1; }
 command -v perf >/dev/null || { echo "bench/perf_events: needs perf (apt-get install linux-perf)" >&2; exit 1; }
 
+# Said with the figures: this machine may be shared.
+load_start=$(cut -d' ' -f1 /proc/loadavg)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tracerig-bench-perf.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 ${CC:-cc} -O2 -g -fno-omit-frame-pointer -pthread -o "$tmp/spin" "$top/bench/perf_events/spin.c"
@@ -46,10 +48,20 @@ own = (float(utime) + float(stime)) * 1000 - cpu
 print(w, rss, round(after - end), c["lost_samples"], c["samples"], round(own))
 PY
 }
+# perf record itself sometimes aborts on this machine (SIGABRT, loaded):
+# such a run is counted, said with the figures, and run again.
+perf_aborts=0
+perf_record() { # COMMAND...: run in $tmp, output to $tmp/w, errors to $tmp/p.err
+	until (cd "$tmp" && "$@" >"$tmp/w" 2>"$tmp/p.err"); do
+		perf_aborts=$((perf_aborts + 1))
+		echo "bench/perf_events: perf record failed: $(tail -n 2 "$tmp/p.err" | tr '\n' ' ')" >&2
+		[ "$perf_aborts" -lt 5 ] || return 1
+	done
+}
 run_perf() {
 	local w t0 t1 lost n cpu own
-	( cd "$tmp" && /usr/bin/time -f '%M %U %S' -o "$tmp/rss" perf record -q -F 999 -g -k 1 --sample-cpu \
-		-o "$tmp/p.data" -- "$tmp/spin" 2 "$ITER" >"$tmp/w" 2>"$tmp/p.err" )
+	perf_record /usr/bin/time -f '%M %U %S' -o "$tmp/rss" perf record -q -F 999 -g -k 1 --sample-cpu \
+		-o "$tmp/p.data" -- "$tmp/spin" 2 "$ITER"
 	read -r w _ cpu <"$tmp/w"
 	own=$(awk -v c="$cpu" '{ printf "%d", ($2 + $3) * 1000 - c }' "$tmp/rss")
 	t0=$(now_ms)
@@ -83,7 +95,7 @@ big_tracerig() {
 }
 big_perf() {
 	local t0 t1 t2 n
-	perf record -q -F 19999 -g -k 1 --sample-cpu -o "$tmp/p.data" -- "$tmp/spin" 2 "$ITER" >/dev/null 2>&1
+	perf_record perf record -q -F 19999 -g -k 1 --sample-cpu -o "$tmp/p.data" -- "$tmp/spin" 2 "$ITER"
 	t0=$(now_ms)
 	perf script -i "$tmp/p.data" -F comm,pid,tid,cpu,time,period,event,ip,sym,dso >"$tmp/perf.data.txt" 2>/dev/null
 	t1=$(now_ms)
@@ -132,3 +144,10 @@ echo "exit to tracerig's (perf.data finished; perf.data.txt, cpu.folded and cpu.
 echo "symbolized and written; the .trace.zip compressed);"
 echo "for perf, \`perf script -F comm,pid,tid,cpu,time,period,event,ip,sym,dso\`"
 echo "(perfcollect's conversion) followed by \`zip\` of perf.data and its text."
+if [ "$perf_aborts" -gt 0 ]; then
+	echo "\`perf record\` failed $perf_aborts time(s) during this run and was run again."
+fi
+echo
+echo "The 1-minute load average on the $(nproc) CPUs was $load_start when the run started"
+echo "and $(cut -d' ' -f1 /proc/loadavg) when it ended (above 0: other work shared the CPUs, and"
+echo "both tools' times are longer than on an idle machine)."

@@ -27,6 +27,8 @@ export TRACERIG_PLUGIN_PATH=${TRACERIG_PLUGIN_PATH:-$build/plugins}
 [ "$(id -u)" = 0 ] || { echo "bench/recording: run as root" >&2; exit 1; }
 command -v perf >/dev/null || { echo "bench/recording: needs perf (apt-get install linux-perf)" >&2; exit 1; }
 
+# Said with the figures: this machine may be shared.
+load_start=$(cut -d' ' -f1 /proc/loadavg)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tracerig-bench-rec.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 export TMPDIR="$tmp"
@@ -127,4 +129,12 @@ measure system "$tmp/sys.zip"
 measure "spin 19999 Hz" "$tmp/spin.zip"
 echo
 echo "Names are compared frame by frame in tests/perf_events/late.sh: every frame perf"
-echo "script names, tracerig names the same (glibc aliases aside)."
+echo "script names, tracerig names the same (glibc aliases aside).  To compare the"
+echo "conversion before and after a change on a loaded machine, count its instructions:"
+echo "\`valgrind --tool=callgrind BUILDDIR/bench/perf_events/convert perf.data out.txt out.folded\`"
+echo "(valgrind 3.19 has no openat2, so some objects stay unread there: compare counts"
+echo "with counts, not output with output)."
+echo
+echo "The 1-minute load average on the $(nproc) CPUs was $load_start when the run started"
+echo "and $(cut -d' ' -f1 /proc/loadavg) when it ended (above 0: other work shared the CPUs, and"
+echo "both tools' times are longer than on an idle machine)."

@@ -218,9 +218,11 @@ static const struct frame_text *make_text(struct conv *cv, struct symcache_frame
 	struct frame_text *t;
 	char *p;
 
+	if (line_len + fold_len > UINT32_MAX)
+		return NULL;
 	/* + 1: the sanitizer ends what it writes with a NUL. */
 	t = symcache_keep(cv->syms, f, sizeof(*t) + line_len + fold_len + 1);
-	if (!t || line_len + fold_len > UINT32_MAX)
+	if (!t)
 		return NULL;
 	p = t->s;
 	*p++ = '\t';
@@ -243,8 +245,6 @@ static const struct frame_text *frame_text(struct conv *cv, pid_t pid, uint64_t 
 {
 	struct symcache_frame *f = symcache_lookup(cv->syms, pid, addr, kernel);
 
-	if (!f)
-		return NULL;
 	return f->kept ? f->kept : make_text(cv, f, addr);
 }
 

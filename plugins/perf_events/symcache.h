@@ -24,7 +24,8 @@ void symcache_free(struct symcache *c);
  * "[unknown]".  The frame and its strings live as long as the cache (the
  * strings as long as the session). */
 struct symcache_frame *symcache_lookup(struct symcache *c, pid_t pid, uint64_t addr, int kernel);
-/* `size` bytes owned by the cache, set as f->kept; NULL when out of memory. */
+/* `size` bytes owned by the cache, set as f->kept; NULL when out of memory
+ * (and for the stand-in frame lookups serve when memory ran out). */
 void *symcache_keep(struct symcache *c, struct symcache_frame *f, size_t size);
 uint64_t symcache_unresolved(const struct symcache *c);
 /* The recording's side-band records, replayed in time order: handed to the
