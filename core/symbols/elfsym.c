@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "demangle.h"
 #include "elfsym.h"
 #include "lib/untrusted.h"
-#include "procfs.h"
 #include "procfs.h"
 
 static pthread_once_t elf_once = PTHREAD_ONCE_INIT;
@@ -362,6 +362,7 @@ static int read_elf(struct tr_elf *e, Elf *elf, pid_t root_pid, const char *path
 		e->symbols_from = "none";
 	if (add_plt_symbols(elf, &e->syms, arena) < 0)
 		return -ENOMEM;
+	tr_symtab_rank_aliases(&e->syms, tr_demangle);
 	tr_symtab_finish(&e->syms, 1);
 	return 0;
 }
