@@ -10,6 +10,7 @@ tracerig_SOURCES = \
 	core/supervise.c core/supervise.h \
 	core/watchdog.c core/watchdog.h \
 	core/services.c core/services.h \
+	core/sideband.c core/sideband.h \
 	core/pids.c core/pids.h \
 	core/staging.c core/staging.h \
 	core/output.c core/output.h \

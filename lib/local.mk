@@ -5,7 +5,11 @@
 noinst_LTLIBRARIES += lib/libtrutil.la
 lib_libtrutil_la_SOURCES = \
 	lib/untrusted.c lib/untrusted.h \
-	lib/sanitize.c lib/sanitize.h
+	lib/sanitize.c lib/sanitize.h \
+	lib/cpus.c lib/cpus.h \
+	lib/perfring.c lib/perfring.h \
+	lib/pidqueue.c lib/pidqueue.h \
+	lib/sideband.c lib/sideband.h
 
 # ---- unit tests (no root needed)
 check_PROGRAMS += tests/lib/test_untrusted tests/lib/test_sanitize

@@ -689,7 +689,10 @@ static struct dso *dso_by_build_id(struct tr_symbolizer *sym, const unsigned cha
 	return d;
 }
 
-/* From its first recorded event on, a process is what the recording says. */
+/* From its first recorded event on, a process is what the recording says,
+ * on top of what /proc said while it was alive: a process older than the
+ * recording may be described only by its later records (a library it
+ * loaded late), and they replace whatever they overlap. */
 static void begin_recorded(struct proc *p)
 {
 	if (p->recorded)
@@ -697,7 +700,6 @@ static void begin_recorded(struct proc *p)
 	p->recorded = 1;
 	p->maps_read = 1;
 	p->gone = 1; /* never reread /proc/PID/maps */
-	p->n_maps = 0;
 	p->last = 0;
 }
 

@@ -230,6 +230,9 @@ static int ebpf_init(const struct tracerig_services *svc, struct tracerig_ctx *c
 		free(e);
 		return ret;
 	}
+	/* Stacks are named at flush, when processes may be gone and may have
+	 * loaded libraries after they were first seen. */
+	svc->symbolizer_model(ctx, TRACERIG_MODEL_WANTED);
 	svc->log(ctx, TRACERIG_LOG_INFO, "context switches hooked with %s%s", oc_hook_name(e->oc),
 		 e->cfg.sample_period_ns ? ", sampling intervals in proportion to blocked time" : "");
 	*state = e;

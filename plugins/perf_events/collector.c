@@ -26,13 +26,14 @@
 #include <unistd.h>
 
 #include "collector.h"
-#include "ring.h"
+#include "lib/cpus.h"
+#include "lib/perfring.h"
 #include "synth.h"
 #include "tracingdata.h"
 
 struct cpu_ring {
 	int cpu;
-	struct ring ring; /* mapped on the first fd of this CPU */
+	struct tr_ring ring; /* mapped on the first fd of this CPU */
 	int hup;
 };
 
@@ -159,50 +160,6 @@ static int pid_set_add(struct pid_set *s, pid_t pid)
 	return 1;
 }
 
-/* ---- CPUs ---- */
-
-static int online_cpus(int **out, size_t *n)
-{
-	char buf[1024], *p;
-	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
-	int *cpus = NULL;
-	size_t cnt = 0;
-
-	if (!f)
-		return -errno;
-	p = fgets(buf, sizeof(buf), f);
-	fclose(f);
-	if (!p)
-		return -EIO;
-	while (*p && *p != '\n') {
-		char *end;
-		long lo = strtol(p, &end, 10), hi = lo;
-
-		if (end == p)
-			break;
-		if (*end == '-')
-			hi = strtol(end + 1, &end, 10);
-		for (long c = lo; c <= hi; c++) {
-			int *np = realloc(cpus, (cnt + 1) * sizeof(*cpus));
-
-			if (!np) {
-				free(cpus);
-				return -ENOMEM;
-			}
-			cpus = np;
-			cpus[cnt++] = (int)c;
-		}
-		p = *end == ',' ? end + 1 : end;
-	}
-	if (!cnt) {
-		free(cpus);
-		return -EIO;
-	}
-	*out = cpus;
-	*n = cnt;
-	return 0;
-}
-
 /* ---- attrs ---- */
 
 static uint64_t sample_type_of(const struct pc_collector *c, const struct ev_spec *ev)
@@ -268,7 +225,7 @@ static int add_fd(struct pc_collector *c, size_t ei, int fd, size_t cpu_index)
 	if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
 		return -errno;
 	if (!r->ring.base) {
-		int ret = ring_map(&r->ring, fd, c->cfg.ring_pages);
+		int ret = tr_ring_map(&r->ring, fd, c->cfg.ring_pages);
 
 		if (ret < 0)
 			return ret;
@@ -394,7 +351,7 @@ static void close_event_fds(struct pc_collector *c, size_t ei)
 	for (size_t k = 0; k < c->ev[ei].n_ids; k++) {
 		for (size_t r = 0; r < c->n_cpus; r++) {
 			if (c->rings[r].ring.base && c->rings[r].ring.fd == c->fds[ei][k]) {
-				ring_unmap(&c->rings[r].ring);
+				tr_ring_unmap(&c->rings[r].ring);
 				c->rings[r].ring.fd = -1;
 			}
 		}
@@ -689,7 +646,7 @@ static long drain_all(struct pc_collector *c)
 
 	pthread_mutex_lock(&c->lock);
 	for (size_t r = 0; r < c->n_cpus; r++) {
-		long n = ring_drain(&c->rings[r].ring, on_record, c);
+		long n = tr_ring_drain(&c->rings[r].ring, on_record, c);
 
 		if (n > 0)
 			total += n;
@@ -830,7 +787,7 @@ int pc_open(const struct pc_config *cfg, const struct pc_target *t, const char *
 		snprintf(why, why_len, "cannot create an eventfd: %s", strerror(-ret));
 		goto fail;
 	}
-	ret = online_cpus(&c->cpus, &c->n_cpus);
+	ret = tr_online_cpus(&c->cpus, &c->n_cpus);
 	if (ret < 0) {
 		snprintf(why, why_len, "cannot read the online CPUs: %s", strerror(-ret));
 		goto fail;
@@ -1082,7 +1039,7 @@ void pc_close(struct pc_collector *c)
 	for (size_t i = 0; c->fds && i < c->n_ev; i++)
 		close_event_fds(c, i);
 	for (size_t r = 0; c->rings && r < c->n_cpus; r++)
-		ring_unmap(&c->rings[r].ring);
+		tr_ring_unmap(&c->rings[r].ring);
 	if (c->writer)
 		pd_abort(c->writer);
 	if (c->cgroup_fd >= 0)

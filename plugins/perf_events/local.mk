@@ -12,7 +12,6 @@ if BUILD_PLUGIN_PERF_EVENTS
 plugin_LTLIBRARIES += plugins/perf_events/perf_events.la
 plugins_perf_events_perf_events_la_SOURCES = plugins/perf_events/plugin.c \
 	plugins/perf_events/events.c plugins/perf_events/events.h \
-	plugins/perf_events/ring.c plugins/perf_events/ring.h \
 	plugins/perf_events/collector.c plugins/perf_events/collector.h \
 	plugins/perf_events/symcache.c plugins/perf_events/symcache.h \
 	plugins/perf_events/fold.c plugins/perf_events/fold.h \
