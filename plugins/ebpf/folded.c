@@ -182,9 +182,46 @@ static int append(char *buf, size_t len, size_t *pos, const char *frame)
 	return 0;
 }
 
+/* A frame-pointer walk through code built without frame pointers reads
+ * garbage off the stack: a run of addresses in no known object (clone3
+ * followed by 115 of them).  One "[unknown]" stands for such a run, as in
+ * perf_events' cpu.folded, so the flame graph keeps its height; a single
+ * one keeps its address. */
+static int append_frames(char *buf, size_t len, size_t *pos, pid_t pid, const uint64_t *ips,
+			 size_t from, size_t to, int kernel, fd_frame_fn frame, void *arg,
+			 uint64_t *folded_away)
+{
+	char name[512], next[512];
+
+	for (size_t i = to; i-- > from;) {
+		frame(arg, pid, ips[i], kernel, name, sizeof(name));
+		if (strncmp(name, "0x", 2) == 0) {
+			size_t run = 0; /* more of them right inside this one */
+
+			while (i - run > from) {
+				frame(arg, pid, ips[i - run - 1], kernel, next, sizeof(next));
+				if (strncmp(next, "0x", 2) != 0)
+					break;
+				run++;
+			}
+			if (run) {
+				snprintf(name, sizeof(name), "[unknown]%s", kernel ? "_[k]" : "");
+				if (folded_away)
+					*folded_away += run;
+				i -= run;
+			}
+		}
+		tr_sanitize_name(name, sizeof(name), name);
+		if (append(buf, len, pos, name) < 0)
+			return -ENOSPC;
+	}
+	return 0;
+}
+
 int fd_build_line(char *buf, size_t len, const char *comm, pid_t pid,
 		  const uint64_t *uips, size_t nu, const uint64_t *kips, size_t nk,
-		  int ustack_lost, int kstack_lost, fd_frame_fn frame, void *arg)
+		  int ustack_lost, int kstack_lost, fd_frame_fn frame, void *arg,
+		  uint64_t *folded_away)
 {
 	char name[512];
 	size_t pos = 0, kstart = 0;
@@ -202,12 +239,8 @@ int fd_build_line(char *buf, size_t len, const char *comm, pid_t pid,
 
 	if (ustack_lost && append(buf, len, &pos, "[user stack lost]") < 0)
 		return -ENOSPC;
-	for (size_t i = nu; i-- > 0;) {
-		frame(arg, pid, uips[i], 0, name, sizeof(name));
-		tr_sanitize_name(name, sizeof(name), name);
-		if (append(buf, len, &pos, name) < 0)
-			return -ENOSPC;
-	}
+	if (append_frames(buf, len, &pos, pid, uips, 0, nu, 0, frame, arg, folded_away) < 0)
+		return -ENOSPC;
 
 	/* Leave out the innermost frames of the tracing machinery (the same in
 	 * every stack): up to the last such frame among the first few, as the
@@ -219,12 +252,8 @@ int fd_build_line(char *buf, size_t len, const char *comm, pid_t pid,
 	}
 	if (kstack_lost && append(buf, len, &pos, "[kernel stack lost]") < 0)
 		return -ENOSPC;
-	for (size_t i = nk; i-- > kstart;) {
-		frame(arg, pid, kips[i], 1, name, sizeof(name));
-		tr_sanitize_name(name, sizeof(name), name);
-		if (append(buf, len, &pos, name) < 0)
-			return -ENOSPC;
-	}
+	if (append_frames(buf, len, &pos, pid, kips, kstart, nk, 1, frame, arg, folded_away) < 0)
+		return -ENOSPC;
 	return (int)pos;
 }
 

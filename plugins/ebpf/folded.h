@@ -13,7 +13,8 @@
 #define FD_OFFCPU_MARK "[off-cpu]"
 
 /* Writes the name of the frame at `addr` into buf (already made safe for
- * the folded format by the caller or not: fd_* sanitize it). */
+ * the folded format by the caller or not: fd_* sanitize it); "0x..." when
+ * the address is in no known object. */
 typedef void (*fd_frame_fn)(void *arg, pid_t pid, uint64_t addr, int kernel, char *buf,
 			    size_t len);
 /* Which processes of on-CPU samples belong in the wall view. */
@@ -35,10 +36,13 @@ int fd_set_add_marked(struct fd_set *dst, const struct fd_set *src, const char *
 /* Builds "comm;user outer..inner;kernel outer..inner" from innermost-first
  * frame addresses.  Kernel frames of the tracing machinery (the BPF
  * program, bpf_trace_run) are left out; `kstack_err`, when nonzero, adds a
- * frame saying the kernel stack was lost.  Returns the length or -ENOSPC. */
+ * frame saying the kernel stack was lost.  A run of frames in no known
+ * object becomes one "[unknown]" frame; the frames it leaves out are added
+ * to *folded_away (when not NULL).  Returns the length or -ENOSPC. */
 int fd_build_line(char *buf, size_t len, const char *comm, pid_t pid,
 		  const uint64_t *uips, size_t nu, const uint64_t *kips, size_t nk,
-		  int ustack_lost, int kstack_lost, fd_frame_fn frame, void *arg);
+		  int ustack_lost, int kstack_lost, fd_frame_fn frame, void *arg,
+		  uint64_t *folded_away);
 
 /* Reads on-CPU folded lines (weight = samples) from `in`, keeps those whose
  * process frame carries an accepted PID ("comm-PID"; lines without one are

@@ -405,7 +405,7 @@ static int ebpf_flush(void *state, struct tracerig_archive *ar)
 	struct fr_cache *frames = NULL;
 	char *line = NULL;
 	size_t n = 0, depth = oc_stack_depth(e->oc);
-	uint64_t weighted = 0, real = 0;
+	uint64_t weighted = 0, real = 0, folded_away = 0;
 	int ret;
 
 	oc_counters(e->oc, c);
@@ -442,7 +442,7 @@ static int ebpf_flush(void *state, struct tracerig_archive *ar)
 		memcpy(comm, en->val.comm, OFFCPU_COMM_LEN);
 		comm[OFFCPU_COMM_LEN] = '\0';
 		if (fd_build_line(line, LINE_MAX_LEN, comm, pid, uips, nu, kips, nk, ulost, klost,
-				  fr_name, frames) < 0)
+				  fr_name, frames, &folded_away) < 0)
 			continue; /* cannot happen with 2 x 127 frames of 512 bytes */
 		ret = fd_set_add(off, line, en->val.weighted_ns);
 		if (ret < 0)
@@ -456,6 +456,7 @@ static int ebpf_flush(void *state, struct tracerig_archive *ar)
 	 * equal unless sample_period_us weighted the sampled intervals. */
 	e->svc->counter_set(e->ctx, "blocked_us", weighted / 1000);
 	e->svc->counter_set(e->ctx, "blocked_us_measured", real / 1000);
+	e->svc->counter_set(e->ctx, "unknown_frames_folded", folded_away);
 
 	ret = write_entry(e, ar, "offcpu.folded", off);
 	if (ret < 0)

@@ -22,6 +22,8 @@ static void fake_frame(void *arg, pid_t pid, uint64_t addr, int kernel, char *bu
 		snprintf(buf, len, "bpf_trace_run4");
 	else if (addr == 0xbad)
 		snprintf(buf, len, "operator;weird\nname");
+	else if (addr & 0x10000) /* in no known object, as fr_name names it */
+		snprintf(buf, len, "0x%" PRIx64 "%s", addr, kernel ? "_[k]" : "");
 	else
 		snprintf(buf, len, "%s%" PRIx64, kernel ? "k" : "u", addr);
 }
@@ -49,11 +51,11 @@ DEF_TEST(line_is_process_then_user_outer_to_inner_then_kernel)
 	uint64_t k[] = { 0xb0f, 0xb1f, 0xa1, 0xa2 };
 	uint64_t k_anon[] = { 0xfff, 0xb1f, 0xa1 }; /* the BPF program without a name */
 	char line[256];
-	int n = fd_build_line(line, sizeof(line), "app", 42, u, 3, k, 4, 0, 0, fake_frame, NULL);
+	int n = fd_build_line(line, sizeof(line), "app", 42, u, 3, k, 4, 0, 0, fake_frame, NULL, NULL);
 
 	EXPECT_TRUE(n > 0);
 	EXPECT_EQ_STR("app;u3;u2;u1;ka2;ka1", line);
-	fd_build_line(line, sizeof(line), "app", 42, NULL, 0, k_anon, 3, 0, 0, fake_frame, NULL);
+	fd_build_line(line, sizeof(line), "app", 42, NULL, 0, k_anon, 3, 0, 0, fake_frame, NULL, NULL);
 	EXPECT_EQ_STR("app;ka1", line);
 }
 
@@ -62,9 +64,9 @@ DEF_TEST(lost_stacks_are_shown_not_hidden)
 	uint64_t k[] = { 0xa1 };
 	char line[256];
 
-	fd_build_line(line, sizeof(line), "app", 42, NULL, 0, k, 1, 1, 0, fake_frame, NULL);
+	fd_build_line(line, sizeof(line), "app", 42, NULL, 0, k, 1, 1, 0, fake_frame, NULL, NULL);
 	EXPECT_EQ_STR("app;[user stack lost];ka1", line);
-	fd_build_line(line, sizeof(line), "app", 42, NULL, 0, NULL, 0, 1, 1, fake_frame, NULL);
+	fd_build_line(line, sizeof(line), "app", 42, NULL, 0, NULL, 0, 1, 1, fake_frame, NULL, NULL);
 	EXPECT_EQ_STR("app;[user stack lost];[kernel stack lost]", line);
 }
 
@@ -73,11 +75,29 @@ DEF_TEST(names_cannot_break_the_format)
 	uint64_t u[] = { 0xbad };
 	char line[256];
 
-	fd_build_line(line, sizeof(line), "we;ird", 7, u, 1, NULL, 0, 0, 0, fake_frame, NULL);
+	fd_build_line(line, sizeof(line), "we;ird", 7, u, 1, NULL, 0, 0, 0, fake_frame, NULL, NULL);
 	/* The one rule of lib/sanitize.h: the newline becomes "?". */
 	EXPECT_EQ_STR("we:ird;operator:weird?name", line);
-	fd_build_line(line, sizeof(line), "", 7, NULL, 0, NULL, 0, 0, 0, fake_frame, NULL);
+	fd_build_line(line, sizeof(line), "", 7, NULL, 0, NULL, 0, 0, 0, fake_frame, NULL, NULL);
 	EXPECT_EQ_STR("[pid 7]", line);
+}
+
+DEF_TEST(runs_of_frames_in_no_object_become_one_unknown_frame)
+{
+	/* Innermost first: u1, a run of three, u2, a single one, u3. */
+	uint64_t u[] = { 0x1, 0x10001, 0x10002, 0x10003, 0x2, 0x10004, 0x3 };
+	uint64_t k[] = { 0x10005, 0x10006, 0xa1 };
+	uint64_t folded_away = 0;
+	char line[256];
+
+	EXPECT_TRUE(fd_build_line(line, sizeof(line), "app", 42, u, 7, k, 3, 0, 0, fake_frame, NULL,
+				  &folded_away) > 0);
+	EXPECT_EQ_STR("app;u3;0x10004;u2;[unknown];u1;ka1;[unknown]_[k]", line);
+	EXPECT_EQ_INT(3, folded_away);
+	/* Without a counter, the same line. */
+	EXPECT_TRUE(fd_build_line(line, sizeof(line), "app", 42, u, 7, k, 3, 0, 0, fake_frame, NULL,
+				  NULL) > 0);
+	EXPECT_EQ_STR("app;u3;0x10004;u2;[unknown];u1;ka1;[unknown]_[k]", line);
 }
 
 DEF_TEST(too_long_a_line_is_refused)
@@ -86,7 +106,7 @@ DEF_TEST(too_long_a_line_is_refused)
 	char line[8];
 
 	EXPECT_EQ_INT(-ENOSPC, fd_build_line(line, sizeof(line), "app", 1, u, 3, NULL, 0, 0, 0,
-					     fake_frame, NULL));
+					     fake_frame, NULL, NULL));
 }
 
 DEF_TEST(identical_lines_are_summed_and_written_sorted_in_microseconds)
@@ -161,6 +181,7 @@ int main(void)
 	RUN_TEST(line_is_process_then_user_outer_to_inner_then_kernel);
 	RUN_TEST(lost_stacks_are_shown_not_hidden);
 	RUN_TEST(names_cannot_break_the_format);
+	RUN_TEST(runs_of_frames_in_no_object_become_one_unknown_frame);
 	RUN_TEST(too_long_a_line_is_refused);
 	RUN_TEST(identical_lines_are_summed_and_written_sorted_in_microseconds);
 	RUN_TEST(many_lines_survive_growth);
