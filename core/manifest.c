@@ -123,6 +123,7 @@ static void write_process_model(struct tr_json *j, const struct tr_session *s)
 		tr_sideband_counts(s->sideband, &c);
 		tr_json_u64(j, "sideband_records", c.records);
 		tr_json_u64(j, "sideband_lost", c.lost);
+		tr_json_u64(j, "sideband_dropped", c.dropped);
 		tr_json_u64(j, "sideband_replayed", c.replayed);
 		tr_json_u64(j, "processes_read_while_alive", c.remembered);
 	}

@@ -1009,7 +1009,8 @@ static void sideband_start(struct tr_session *s)
 	if (!wanted || !s->symbolizer)
 		return;
 	why[0] = '\0';
-	ret = tr_sideband_open(&s->sideband, s->symbolizer, &s->targets, why, sizeof(why));
+	ret = tr_sideband_open(&s->sideband, s->symbolizer, &s->targets, s->archive.dir, why,
+			       sizeof(why));
 	if (ret == 0 && (ret = tr_sideband_start(s->sideband)) < 0)
 		snprintf(why, sizeof(why), "cannot start it: %s", strerror(-ret));
 	if (ret < 0) {
@@ -1036,9 +1037,10 @@ static void sideband_replay(struct tr_session *s)
 	tr_log(TRACERIG_LOG_DEBUG, NULL, "process model: %llu side-band records replayed, %llu "
 	       "lost, %llu processes read while alive", (unsigned long long)c.replayed,
 	       (unsigned long long)c.lost, (unsigned long long)c.remembered);
-	if (c.lost)
-		tr_warn("the side-band recording lost %llu records: some frames of short-lived "
-			"processes may stay unnamed", (unsigned long long)c.lost);
+	if (c.lost || c.dropped)
+		tr_warn("the side-band recording lost %llu records%s: some frames of short-lived "
+			"processes may stay unnamed", (unsigned long long)(c.lost + c.dropped),
+			c.dropped ? " (out of memory or disk space)" : "");
 }
 
 static int start_command_and_sources(struct tr_session *s)

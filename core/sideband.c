@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -49,11 +51,17 @@ struct tr_sideband {
 	pid_t *followed;
 	size_t n_followed, cap_followed;
 
+	/* Records go to an unlinked file in the staging directory (a long
+	 * system-wide session must not grow in memory), through `buf`; in
+	 * memory only when no such file can be made. */
+	int spill_fd;
+	uint64_t spilled; /* bytes in the file */
 	unsigned char *buf;
 	size_t len, cap;
+	void *map; /* the file, mapped for the replay */
+	size_t map_len;
 	struct kept *kept;
 	size_t n_kept, cap_kept;
-	int out_of_memory;
 
 	struct tr_sideband_counts counts;
 };
@@ -106,10 +114,47 @@ static int is_followed(const struct tr_sideband *sb, pid_t pid)
 	return sb->everyone || followed_find(sb, pid, &at);
 }
 
+#define SPILL_CHUNK (1u << 20)
+
+static int spill(struct tr_sideband *sb)
+{
+	size_t done = 0;
+	int err = 0;
+
+	while (done < sb->len) {
+		ssize_t n = write(sb->spill_fd, sb->buf + done, sb->len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = n < 0 ? errno : EIO;
+			break;
+		}
+		done += (size_t)n;
+	}
+	/* What did not reach the file whole is not replayed. */
+	while (done < sb->len && sb->n_kept) {
+		const struct kept *k = &sb->kept[sb->n_kept - 1];
+		const struct perf_event_header *h = (const void *)(sb->buf + (k->off - sb->spilled));
+
+		if (k->off < sb->spilled || k->off - sb->spilled + h->size <= done)
+			break;
+		sb->n_kept--;
+		sb->counts.dropped++;
+	}
+	sb->spilled += done;
+	sb->len = 0;
+	return -err;
+}
+
 static int keep(struct tr_sideband *sb, const struct perf_event_header *h)
 {
+	/* After a failed write, records are still tried: the disk may have
+	 * room again. */
+	if (sb->spill_fd >= 0 && sb->len + h->size > SPILL_CHUNK)
+		spill(sb);
 	if (sb->len + h->size > sb->cap) {
-		size_t ncap = sb->cap ? sb->cap * 2 : 1u << 20;
+		size_t ncap = sb->cap ? sb->cap * 2 : SPILL_CHUNK;
 		unsigned char *grown;
 
 		while (ncap < sb->len + h->size)
@@ -130,7 +175,7 @@ static int keep(struct tr_sideband *sb, const struct perf_event_header *h)
 		sb->cap_kept = ncap;
 	}
 	memcpy(&sb->kept[sb->n_kept].time, (const char *)h + h->size - 8, 8);
-	sb->kept[sb->n_kept].off = sb->len;
+	sb->kept[sb->n_kept].off = sb->spilled + sb->len;
 	sb->n_kept++;
 	memcpy(sb->buf + sb->len, h, h->size);
 	sb->len += h->size;
@@ -155,8 +200,9 @@ static int on_record(void *arg, const struct perf_event_header *h)
 		return 0;
 	switch (tr_sideband_decode(h, TRAILER_LEN, &ev)) {
 	case TR_SIDEBAND_FORK:
+		/* Without memory the child is not followed: counted as dropped. */
 		if (!sb->everyone && is_followed(sb, ev.parent) && follow(sb, ev.pid) < 0)
-			sb->out_of_memory = 1;
+			sb->counts.dropped++;
 		break;
 	case TR_SIDEBAND_MMAP:
 	case TR_SIDEBAND_EXEC:
@@ -171,7 +217,7 @@ static int on_record(void *arg, const struct perf_event_header *h)
 	if (ev.kind == TR_SIDEBAND_MMAP && ev.map.path[0] == '/')
 		tr_pid_queue_push(sb->remember, ev.pid);
 	if (keep(sb, h) < 0) {
-		sb->out_of_memory = 1;
+		sb->counts.dropped++;
 		return 0;
 	}
 	sb->counts.records++;
@@ -240,7 +286,8 @@ static int open_dummy(int cpu, int with_build_id)
 }
 
 int tr_sideband_open(struct tr_sideband **out, struct tr_symbolizer *sym,
-		     const struct tracerig_targets *t, char *why, size_t why_len)
+		     const struct tracerig_targets *t, const char *spill_dir, char *why,
+		     size_t why_len)
 {
 	struct tr_sideband *sb = calloc(1, sizeof(*sb));
 	int ret, with_build_id = 1;
@@ -249,6 +296,7 @@ int tr_sideband_open(struct tr_sideband **out, struct tr_symbolizer *sym,
 		return -ENOMEM;
 	sb->sym = sym;
 	sb->stop_fd = -1;
+	sb->spill_fd = spill_dir ? open(spill_dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600) : -1;
 	sb->everyone = !t || (!t->n_pids && t->command_pid <= 0);
 	for (size_t i = 0; t && i < t->n_pids; i++)
 		if ((ret = follow(sb, t->pids[i])) < 0)
@@ -362,11 +410,27 @@ static int cmp_kept(const void *a, const void *b)
 
 void tr_sideband_replay(struct tr_sideband *sb)
 {
+	const unsigned char *base;
+
 	if (!sb)
 		return;
+	base = sb->buf;
+	if (sb->spill_fd >= 0) {
+		spill(sb);
+		if (!sb->spilled)
+			return;
+		sb->map = mmap(NULL, sb->spilled, PROT_READ, MAP_PRIVATE, sb->spill_fd, 0);
+		if (sb->map == MAP_FAILED) {
+			sb->map = NULL;
+			sb->counts.dropped += sb->n_kept;
+			return;
+		}
+		sb->map_len = sb->spilled;
+		base = sb->map;
+	}
 	qsort(sb->kept, sb->n_kept, sizeof(*sb->kept), cmp_kept);
 	for (size_t i = 0; i < sb->n_kept; i++) {
-		const struct perf_event_header *h = (const void *)(sb->buf + sb->kept[i].off);
+		const struct perf_event_header *h = (const void *)(base + sb->kept[i].off);
 		struct tr_sideband_event ev;
 		int ret = 0;
 
@@ -410,6 +474,10 @@ void tr_sideband_free(struct tr_sideband *sb)
 	free(sb->fds);
 	free(sb->cpus);
 	free(sb->followed);
+	if (sb->map)
+		munmap(sb->map, sb->map_len);
+	if (sb->spill_fd >= 0)
+		close(sb->spill_fd);
 	free(sb->buf);
 	free(sb->kept);
 	free(sb);

@@ -16,15 +16,18 @@ struct tr_symbolizer;
 struct tr_sideband_counts {
 	uint64_t records;    /* records that change an address space */
 	uint64_t lost;       /* records the kernel dropped (rings full) */
+	uint64_t dropped;    /* records not kept (no memory, disk full) */
 	uint64_t remembered; /* processes whose objects were read while alive */
 	uint64_t replayed;   /* records fed to the process model */
 };
 
 /* Opens the events (disabled).  `t` narrows which processes are followed
- * (NULL or no PIDs and no command: every process).  Returns 0 or a
- * negative errno with `why` saying what to do. */
+ * (NULL or no PIDs and no command: every process); records are kept in an
+ * unlinked file in `spill_dir` (NULL: in memory).  Returns 0 or a negative
+ * errno with `why` saying what to do. */
 int tr_sideband_open(struct tr_sideband **out, struct tr_symbolizer *sym,
-		     const struct tracerig_targets *t, char *why, size_t why_len);
+		     const struct tracerig_targets *t, const char *spill_dir, char *why,
+		     size_t why_len);
 /* Enables the events and starts the threads that drain them and read the
  * objects of processes while they are alive. */
 int tr_sideband_start(struct tr_sideband *sb);

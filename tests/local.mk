@@ -38,6 +38,13 @@ tests_core_test_output_LDADD = lib/libtrutil.la
 tests_core_test_json_SOURCES = tests/core/test_json.c core/json.c
 tests_core_test_flamegraph_SOURCES = tests/core/test_flamegraph.c core/flamegraph.c
 tests_core_test_flamegraph_LDADD = lib/libtrutil.la
+# The core's side-band recording against the real kernel (root).
+check_PROGRAMS += tests/core/test_sideband
+TESTS += tests/core/test_sideband
+tests_core_test_sideband_SOURCES = tests/core/test_sideband.c core/sideband.c \
+	$(tr_symbols_sources) core/log.c
+tests_core_test_sideband_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
+tests_core_test_sideband_LDADD = lib/libtrutil.la $(LIBELF_LIBS) $(DEMANGLE_LIBS)
 
 # ---- integration tests: the real binary, real plugins, real archives
 CORE_SH_TESTS = \
