@@ -9,36 +9,9 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-${BUILD:-.}}" && pwd)
-tracerig=${TRACERIG:-$build/tracerig}
-export TRACERIG_PLUGIN_PATH=${TRACERIG_PLUGIN_PATH:-$build/plugins}
-offcputime=${OFFCPUTIME:-/usr/sbin/offcputime}
-[ -x "$tracerig" ] || { echo "bench/ebpf_late: $tracerig is missing (build first)" >&2; exit 1; }
-[ "$(id -u)" = 0 ] || { echo "bench/ebpf_late: run as root" >&2; exit 1; }
-[ -x "$offcputime" ] || { echo "bench/ebpf_late: needs $offcputime (apt-get install libbpf-tools)" >&2; exit 1; }
-command -v bpftool >/dev/null || PATH=$PATH:/usr/sbin
+bench=bench/ebpf_late
+. "$top/bench/ebpf/lib.sh"
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tracerig-bench-ebpf-late.XXXXXX")
-tracer=""
-cleanup() {
-	[ -n "$tracer" ] && kill -KILL "$tracer" 2>/dev/null
-	wait 2>/dev/null || true
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-# wait_prog NAME: until a BPF program of that name is attached
-wait_prog() {
-	for _ in $(seq 100); do
-		bpftool prog show 2>/dev/null | grep -q " name $1 " && return 0
-		sleep 0.1
-	done
-	echo "bench/ebpf_late: $1 never showed up" >&2
-	return 1
-}
-
-# tests/ebpf/late/lateblock.c waits in its own early_wait, in late_wait of a
-# library it dlopen()s, and (after exec) in afterblock's after_wait, then
-# exits.  Share of its off-CPU time whose stack names the waiting function:
-# tracerig launching it, offcputime running system-wide around it.
 src="$top/tests/ebpf/late"
 ${CC:-cc} -O1 -fno-omit-frame-pointer -o "$tmp/lateblock" "$src/lateblock.c" -ldl
 ${CC:-cc} -O1 -fno-omit-frame-pointer -shared -fPIC -o "$tmp/liblateblock.so" "$src/liblateblock.c"

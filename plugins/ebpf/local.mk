@@ -68,5 +68,5 @@ dist_check_DATA += tests/ebpf/lib-ebpf.sh
 TESTS += $(ebpf_sh_tests)
 dist_check_SCRIPTS += $(ebpf_sh_tests)
 endif
-EXTRA_DIST += bench/ebpf/run.sh bench/ebpf/pingpong.c bench/ebpf_late/run.sh \
+EXTRA_DIST += bench/ebpf/run.sh bench/ebpf/lib.sh bench/ebpf/pingpong.c bench/ebpf_late/run.sh \
 	tests/ebpf/late/lateblock.c tests/ebpf/late/liblateblock.c tests/ebpf/late/afterblock.c
