@@ -439,6 +439,10 @@ static double percent(uint64_t part, uint64_t whole)
 
 /* ---- reading entries line by line ---- */
 
+/* Longer lines are skipped: a small archive can hold a huge compressed
+ * line, and no real frame list comes near this. */
+#define REPORT_LINE_MAX (16u << 20)
+
 struct line_reader {
 	zip_file_t *zf;
 	char buf[65536];
@@ -446,12 +450,14 @@ struct line_reader {
 	int eof;
 	char *line;
 	size_t cap;
+	uint64_t skipped; /* lines longer than REPORT_LINE_MAX */
 };
 
 /* 1 with r->line set (no newline), 0 at the end, negative errno on error. */
 static int read_line(struct line_reader *r)
 {
 	size_t n = 0;
+	int too_long = 0;
 
 	for (;;) {
 		char *nl;
@@ -474,6 +480,18 @@ static int read_line(struct line_reader *r)
 		}
 		nl = memchr(r->buf + r->pos, '\n', r->len - r->pos);
 		chunk = (nl ? (size_t)(nl - r->buf) : r->len) - r->pos;
+		if (too_long || n + chunk > REPORT_LINE_MAX) {
+			/* Read on to its end without keeping it. */
+			too_long = 1;
+			r->pos += chunk;
+			if (nl) {
+				r->pos++;
+				r->skipped++;
+				too_long = 0;
+				n = 0;
+			}
+			continue;
+		}
 		if (n + chunk + 1 > r->cap) {
 			size_t ncap = (n + chunk + 1) * 2;
 			char *grown = realloc(r->line, ncap);
@@ -492,13 +510,23 @@ static int read_line(struct line_reader *r)
 			goto done;
 		}
 	}
-	if (n == 0)
+	if (too_long)
+		r->skipped++;
+	if (n == 0 || too_long)
 		return 0;
 	r->line[n] = '\0';
 done:
 	if (n && r->line[n - 1] == '\r')
 		r->line[n - 1] = '\0';
 	return 1;
+}
+
+static void warn_skipped(const struct line_reader *r, const char *entry)
+{
+	if (r->skipped)
+		fprintf(stderr, "tracerig: report: %s: %" PRIu64 " line(s) longer than %u MiB "
+			"skipped (tracerig never writes such lines: the archive was altered)\n",
+			entry, r->skipped, REPORT_LINE_MAX >> 20);
 }
 
 /* ---- perf.data.txt ---- */
@@ -745,6 +773,7 @@ static int read_perf_script(zip_file_t *zf, struct cpu_profile *cp)
 	}
 	if (ret == 0)
 		ret = end_sample(cp);
+	warn_skipped(r, "perf.data.txt");
 	free(r->line);
 	free(r);
 	return ret;
@@ -963,8 +992,10 @@ fail:
 		"(the archive may be damaged: check it with `unzip -t`)\n", archive,
 		ret == -EIO ? zip_strerror(za) : strerror(-ret));
 cleanup:
-	if (r)
+	if (r) {
+		warn_skipped(r, "offcpu.folded");
 		free(r->line);
+	}
 	free(r);
 	if (zf)
 		zip_fclose(zf);
