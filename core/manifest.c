@@ -115,7 +115,8 @@ static void write_process_model(struct tr_json *j, const struct tr_session *s)
 	struct tr_sideband_counts c;
 
 	for (size_t i = 0; i < s->n_sources && !fed_by; i++)
-		if (s->sources[i]->model == TRACERIG_MODEL_RECORDED)
+		if (s->sources[i]->model == TRACERIG_MODEL_RECORDED &&
+		    s->sources[i]->phase == TR_PHASE_FLUSHED)
 			fed_by = s->sources[i]->plugin->name;
 	tr_json_object(j, "process_model");
 	tr_json_string(j, "fed_by", fed_by ? fed_by : "/proc/PID/maps read while alive");

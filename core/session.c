@@ -994,13 +994,15 @@ static void read_timeouts(struct tr_session *s)
 
 /* The process model needs a side-band stream (mappings, execs, forks); the
  * core records one when a source wants the model fed and none records it. */
-static void sideband_start(struct tr_session *s)
+static void sideband_start(struct tr_session *s, enum tr_phase phase)
 {
 	int wanted = 0, ret;
 	char why[256];
 
+	if (s->sideband)
+		return;
 	for (size_t i = 0; i < s->n_sources; i++) {
-		if (s->sources[i]->phase != TR_PHASE_INITIALIZED)
+		if (s->sources[i]->phase != phase)
 			continue;
 		if (s->sources[i]->model == TRACERIG_MODEL_RECORDED)
 			return;
@@ -1058,7 +1060,7 @@ static int start_command_and_sources(struct tr_session *s)
 		tr_watchdog_command(s->command.pid);
 		tr_pids_observe(s->command.pid);
 	}
-	sideband_start(s);
+	sideband_start(s, TR_PHASE_INITIALIZED);
 	s->start_mono_ns = now_ns(CLOCK_MONOTONIC);
 	s->start_real_ns = now_ns(CLOCK_REALTIME);
 	if (start_all(s) < 0) {
@@ -1066,6 +1068,9 @@ static int start_command_and_sources(struct tr_session *s)
 		tr_command_abort(&s->command);
 		return -1;
 	}
+	/* The source that was to record the side-band did not start (an
+	 * optional perf_events without permission): record it now. */
+	sideband_start(s, TR_PHASE_STARTED);
 	/* The window opens once every source is ready, so setup time does not
 	 * count toward -d. */
 	s->window_start_ns = now_ns(CLOCK_MONOTONIC);

@@ -51,4 +51,30 @@ check_grep "the manifest says the core recorded the side-band" \
 	'"fed_by": *"side-band recorded by the core"' "$m"
 check_grep "and counts the records it replayed" '"sideband_replayed": *[1-9]' "$m"
 check_grep "and the processes read while alive" '"processes_read_while_alive": *[1-9]' "$m"
+
+# perf_events was to record the side-band but did not start (cycles on a
+# machine without a PMU): the core records it instead.  Where cycles work,
+# perf_events feeds the model; either way the late library is named.
+cat >"$TEST_TMP/p.ini" <<'X'
+[tracerig]
+name = pfail
+required = ebpf
+[perf_events]
+events = cycles
+[ebpf]
+min_block_us = 1
+X
+run_tracerig -c "$TEST_TMP/p.ini" -o "$TEST_TMP/p.trace.zip" -- \
+	"$w/lateblock" "$w/liblateblock.so" "$w/afterblock"
+check_eq "perf_events optional, ebpf required: exit 0" 0 "$rc"
+unzip_archive "$TEST_TMP/p.trace.zip" "$TEST_TMP/p"
+if python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); sys.exit(0 if [p for p in m["plugins"] if p["name"]=="perf_events" and p["status"]!="ok"] else 1)' "$TEST_TMP/p/manifest.json"; then
+	check_grep "perf_events did not start: the core recorded the side-band" \
+		'"fed_by": *"side-band recorded by the core"' "$TEST_TMP/p/manifest.json"
+else
+	check_grep "perf_events started: it fed the model" '"fed_by": *"perf_events"' \
+		"$TEST_TMP/p/manifest.json"
+fi
+check_grep "either way the library loaded late is named" \
+	';main;late_wait;[^;]*nanosleep[^;]*;.*_\[k\] [0-9]+$' "$TEST_TMP/p/offcpu.folded"
 done_testing
