@@ -18,7 +18,7 @@ struct fd_line {
 
 /* Open addressing on the line text: flushes sum many identical lines
  * (one per thread of a process, or on-CPU samples). */
-struct fd_set {
+struct fd_stacks {
 	struct fd_line *slots;
 	size_t n_slots, n_used;
 };
@@ -34,12 +34,12 @@ static uint64_t hash_str(const char *s)
 	return h;
 }
 
-struct fd_set *fd_set_new(void)
+struct fd_stacks *fd_stacks_new(void)
 {
-	return calloc(1, sizeof(struct fd_set));
+	return calloc(1, sizeof(struct fd_stacks));
 }
 
-void fd_set_free(struct fd_set *s)
+void fd_stacks_free(struct fd_stacks *s)
 {
 	if (!s)
 		return;
@@ -49,12 +49,12 @@ void fd_set_free(struct fd_set *s)
 	free(s);
 }
 
-size_t fd_set_count(const struct fd_set *s)
+size_t fd_stacks_count(const struct fd_stacks *s)
 {
 	return s->n_used;
 }
 
-static int grow(struct fd_set *s)
+static int grow(struct fd_stacks *s)
 {
 	size_t n = s->n_slots ? s->n_slots * 2 : 1024;
 	struct fd_line *slots = calloc(n, sizeof(*slots));
@@ -76,7 +76,7 @@ static int grow(struct fd_set *s)
 	return 0;
 }
 
-int fd_set_add(struct fd_set *s, const char *line, uint64_t weight_ns)
+int fd_stacks_add(struct fd_stacks *s, const char *line, uint64_t weight_ns)
 {
 	size_t j;
 
@@ -96,7 +96,7 @@ int fd_set_add(struct fd_set *s, const char *line, uint64_t weight_ns)
 	return 0;
 }
 
-int fd_set_add_marked(struct fd_set *dst, const struct fd_set *src, const char *mark)
+int fd_stacks_add_marked(struct fd_stacks *dst, const struct fd_stacks *src, const char *mark)
 {
 	for (size_t i = 0; i < src->n_slots; i++) {
 		const struct fd_line *l = &src->slots[i];
@@ -111,7 +111,7 @@ int fd_set_add_marked(struct fd_set *dst, const struct fd_set *src, const char *
 		if (!text)
 			return -ENOMEM;
 		snprintf(text, len, "%s;%s", l->text, mark);
-		ret = fd_set_add(dst, text, l->weight_ns);
+		ret = fd_stacks_add(dst, text, l->weight_ns);
 		free(text);
 		if (ret < 0)
 			return ret;
@@ -126,7 +126,7 @@ static int by_text(const void *a, const void *b)
 	return strcmp((*x)->text, (*y)->text);
 }
 
-int fd_set_write(const struct fd_set *s, FILE *out)
+int fd_stacks_write(const struct fd_stacks *s, FILE *out)
 {
 	const struct fd_line **v;
 	size_t n = 0;
@@ -247,7 +247,7 @@ static pid_t process_frame_pid(const char *frame, size_t len, size_t *name_len)
 	return (pid_t)pid;
 }
 
-long fd_merge_oncpu(struct fd_set *s, FILE *in, uint64_t ns_per_sample,
+long fd_merge_oncpu(struct fd_stacks *s, FILE *in, uint64_t ns_per_sample,
 		    fd_pid_filter_fn filter, void *arg)
 {
 	char *line = NULL, *out = NULL;
@@ -291,7 +291,7 @@ long fd_merge_oncpu(struct fd_set *s, FILE *in, uint64_t ns_per_sample,
 		}
 		snprintf(out, out_cap, "%.*s%s;%s", (int)name_len, line, line + first_len,
 			 FD_ONCPU_MARK);
-		ret = fd_set_add(s, out, (uint64_t)samples * ns_per_sample);
+		ret = fd_stacks_add(s, out, (uint64_t)samples * ns_per_sample);
 		if (ret < 0)
 			break;
 		added++;
