@@ -9,17 +9,20 @@ lib_libtrutil_la_SOURCES = \
 	lib/cpus.c lib/cpus.h \
 	lib/perfring.c lib/perfring.h \
 	lib/pidqueue.c lib/pidqueue.h \
-	lib/sideband.c lib/sideband.h
+	lib/sideband.c lib/sideband.h \
+	lib/hash.c lib/hash.h \
+	lib/strmap.c lib/strmap.h
 
-# ---- unit tests (no root needed)
-check_PROGRAMS += tests/lib/test_untrusted tests/lib/test_sanitize
-TESTS += tests/lib/test_untrusted tests/lib/test_sanitize
-tests_lib_test_untrusted_SOURCES = tests/lib/test_untrusted.c
+# ---- unit tests (no root needed): tests/lib/test_X.c each
+lib_unit_tests = tests/lib/test_untrusted tests/lib/test_sanitize tests/lib/test_hash
+check_PROGRAMS += $(lib_unit_tests)
+TESTS += $(lib_unit_tests)
 tests_lib_test_untrusted_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 tests_lib_test_untrusted_LDADD = lib/libtrutil.la
-tests_lib_test_sanitize_SOURCES = tests/lib/test_sanitize.c
 tests_lib_test_sanitize_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 tests_lib_test_sanitize_LDADD = lib/libtrutil.la
+tests_lib_test_hash_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
+tests_lib_test_hash_LDADD = lib/libtrutil.la
 
 # The real tracerig (perf_events + mapharvest) against processes, run as
 # nobody, that plant links to secrets, FIFOs, sparse maps and names with

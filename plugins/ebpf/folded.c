@@ -10,29 +10,11 @@
 
 #include "folded.h"
 #include "lib/sanitize.h"
+#include "lib/strmap.h"
 
-struct fd_line {
-	char *text;
-	uint64_t weight_ns;
-};
-
-/* Open addressing on the line text: flushes sum many identical lines
- * (one per thread of a process, or on-CPU samples). */
 struct fd_stacks {
-	struct fd_line *slots;
-	size_t n_slots, n_used;
+	struct tr_strmap lines; /* line -> summed weight in ns */
 };
-
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ull;
-	}
-	return h;
-}
 
 struct fd_stacks *fd_stacks_new(void)
 {
@@ -43,75 +25,38 @@ void fd_stacks_free(struct fd_stacks *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->n_slots; i++)
-		free(s->slots[i].text);
-	free(s->slots);
+	tr_strmap_free(&s->lines);
 	free(s);
 }
 
 size_t fd_stacks_count(const struct fd_stacks *s)
 {
-	return s->n_used;
-}
-
-static int grow(struct fd_stacks *s)
-{
-	size_t n = s->n_slots ? s->n_slots * 2 : 1024;
-	struct fd_line *slots = calloc(n, sizeof(*slots));
-
-	if (!slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < s->n_slots; i++) {
-		size_t j;
-
-		if (!s->slots[i].text)
-			continue;
-		for (j = hash_str(s->slots[i].text) & (n - 1); slots[j].text; j = (j + 1) & (n - 1))
-			;
-		slots[j] = s->slots[i];
-	}
-	free(s->slots);
-	s->slots = slots;
-	s->n_slots = n;
-	return 0;
+	return s->lines.n;
 }
 
 int fd_stacks_add(struct fd_stacks *s, const char *line, uint64_t weight_ns)
 {
-	size_t j;
+	struct tr_strmap_entry *e = tr_strmap_get(&s->lines, line, strlen(line));
 
-	if ((s->n_used + 1) * 2 > s->n_slots && grow(s) < 0)
+	if (!e)
 		return -ENOMEM;
-	for (j = hash_str(line) & (s->n_slots - 1); s->slots[j].text; j = (j + 1) & (s->n_slots - 1)) {
-		if (strcmp(s->slots[j].text, line) == 0) {
-			s->slots[j].weight_ns += weight_ns;
-			return 0;
-		}
-	}
-	s->slots[j].text = strdup(line);
-	if (!s->slots[j].text)
-		return -ENOMEM;
-	s->slots[j].weight_ns = weight_ns;
-	s->n_used++;
+	e->value += weight_ns;
 	return 0;
 }
 
 int fd_stacks_add_marked(struct fd_stacks *dst, const struct fd_stacks *src, const char *mark)
 {
-	for (size_t i = 0; i < src->n_slots; i++) {
-		const struct fd_line *l = &src->slots[i];
-		size_t len;
-		char *text;
+	const struct tr_strmap_entry *l;
+
+	for (size_t i = 0; (l = tr_strmap_next(&src->lines, &i));) {
+		size_t len = strlen(l->key) + strlen(mark) + 2;
+		char *text = malloc(len);
 		int ret;
 
-		if (!l->text)
-			continue;
-		len = strlen(l->text) + strlen(mark) + 2;
-		text = malloc(len);
 		if (!text)
 			return -ENOMEM;
-		snprintf(text, len, "%s;%s", l->text, mark);
-		ret = fd_stacks_add(dst, text, l->weight_ns);
+		snprintf(text, len, "%s;%s", l->key, mark);
+		ret = fd_stacks_add(dst, text, l->value);
 		free(text);
 		if (ret < 0)
 			return ret;
@@ -119,33 +64,20 @@ int fd_stacks_add_marked(struct fd_stacks *dst, const struct fd_stacks *src, con
 	return 0;
 }
 
-static int by_text(const void *a, const void *b)
-{
-	const struct fd_line *const *x = a, *const *y = b;
-
-	return strcmp((*x)->text, (*y)->text);
-}
-
 int fd_stacks_write(const struct fd_stacks *s, FILE *out)
 {
-	const struct fd_line **v;
-	size_t n = 0;
+	const struct tr_strmap_entry **v;
 	int ret = 0;
 
-	if (!s->n_used)
+	if (!s->lines.n)
 		return 0;
-	v = calloc(s->n_used, sizeof(*v));
+	v = tr_strmap_sorted(&s->lines);
 	if (!v)
 		return -ENOMEM;
-	for (size_t i = 0; i < s->n_slots; i++)
-		if (s->slots[i].text)
-			v[n++] = &s->slots[i];
-	/* Sorted: the same collection gives the same file. */
-	qsort(v, n, sizeof(*v), by_text);
-	for (size_t i = 0; i < n; i++) {
-		uint64_t us = (v[i]->weight_ns + 500) / 1000;
+	for (size_t i = 0; i < s->lines.n; i++) {
+		uint64_t us = (v[i]->value + 500) / 1000;
 
-		if (us && fprintf(out, "%s %" PRIu64 "\n", v[i]->text, us) < 0) {
+		if (us && fprintf(out, "%s %" PRIu64 "\n", v[i]->key, us) < 0) {
 			ret = -EIO;
 			break;
 		}

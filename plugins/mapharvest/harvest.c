@@ -20,6 +20,7 @@
 #include "copy.h"
 #include "harvest.h"
 #include "jitdump.h"
+#include "lib/hash.h"
 #include "lib/untrusted.h"
 
 #define MAX_BACKOFF 16 /* ticks between looks at a process without files */
@@ -100,7 +101,7 @@ int mh_harvester_init(struct mh_harvester *h, const struct tracerig_services *sv
 
 static size_t slot_of(pid_t pid, size_t mask)
 {
-	return ((size_t)pid * 2654435761u) & mask;
+	return tr_pid_hash(pid) & mask;
 }
 
 static struct mh_proc *find_proc(struct mh_harvester *h, pid_t pid)
