@@ -10,7 +10,7 @@ plugins_lttng_lttng_la_SOURCES = \
 	plugins/lttng/dotnet.c plugins/lttng/dotnet.h \
 	plugins/lttng/watchdog.c plugins/lttng/watchdog.h
 plugins_lttng_lttng_la_CFLAGS = $(AM_CFLAGS) $(LTTNG_CTL_CFLAGS)
-plugins_lttng_lttng_la_LIBADD = $(LTTNG_CTL_LIBS)
+plugins_lttng_lttng_la_LIBADD = lib/libtrutil.la $(LTTNG_CTL_LIBS)
 plugins_lttng_lttng_la_LDFLAGS = $(plugin_ldflags)
 EXTRA_DIST += plugins/lttng/presets.md
 

@@ -23,6 +23,7 @@
 
 #include "ctf.h"
 #include "dotnet.h"
+#include "lib/pidset.h"
 #include "presets.h"
 #include "sessiond.h"
 #include "session.h"
@@ -615,20 +616,20 @@ static int lttng_init(const struct tracerig_services *svc, struct tracerig_ctx *
 static int track_targets(struct lttng_state *st)
 {
 	const struct tracerig_targets *t = st->svc->targets(st->ctx);
-	struct pid_set hosts = { 0 };
+	struct tr_pid_set hosts = { 0 };
 	pid_t *vpids = NULL;
 	size_t n_pids;
 	int ret = 0;
 
 	if (t->system_wide)
 		return 0;
-	for (size_t i = 0; i < t->n_pids && ret == 0; i++)
-		ret = pid_set_add(&hosts, t->pids[i]);
+	for (size_t i = 0; i < t->n_pids && ret >= 0; i++)
+		ret = tr_pid_set_add(&hosts, t->pids[i]);
 	n_pids = hosts.n;
-	if (ret == 0 && hosts.n)
+	if (ret >= 0 && hosts.n)
 		ret = pid_set_add_descendants(&hosts);
-	if (ret == 0 && t->command_pid > 0)
-		ret = pid_set_add(&hosts, t->command_pid);
+	if (ret >= 0 && t->command_pid > 0)
+		ret = tr_pid_set_add(&hosts, t->command_pid);
 	if (ret < 0)
 		goto out;
 	if (hosts.n == 0) {
@@ -652,7 +653,7 @@ static int track_targets(struct lttng_state *st)
 	ret = lt_session_track_vpids(&st->session, vpids, hosts.n);
 out:
 	free(vpids);
-	pid_set_free(&hosts);
+	tr_pid_set_free(&hosts);
 	return ret;
 }
 

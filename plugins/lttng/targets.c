@@ -12,38 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/pidset.h"
 #include "targets.h"
-
-int pid_set_has(const struct pid_set *s, pid_t pid)
-{
-	for (size_t i = 0; i < s->n; i++)
-		if (s->pids[i] == pid)
-			return 1;
-	return 0;
-}
-
-int pid_set_add(struct pid_set *s, pid_t pid)
-{
-	if (pid <= 0 || pid_set_has(s, pid))
-		return 0;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 16;
-		pid_t *grown = realloc(s->pids, cap * sizeof(*grown));
-
-		if (!grown)
-			return -ENOMEM;
-		s->pids = grown;
-		s->cap = cap;
-	}
-	s->pids[s->n++] = pid;
-	return 0;
-}
-
-void pid_set_free(struct pid_set *s)
-{
-	free(s->pids);
-	memset(s, 0, sizeof(*s));
-}
 
 /* ppid from /proc/PID/stat; the comm field may contain spaces and ')'. */
 static pid_t read_ppid(pid_t pid)
@@ -66,7 +36,7 @@ static pid_t read_ppid(pid_t pid)
 	return (pid_t)ppid;
 }
 
-int pid_set_add_descendants(struct pid_set *s)
+int pid_set_add_descendants(struct tr_pid_set *s)
 {
 	struct { pid_t pid, ppid; } *procs = NULL;
 	size_t n = 0, cap = 0;
@@ -98,10 +68,11 @@ int pid_set_add_descendants(struct pid_set *s)
 	do {
 		added = 0;
 		for (size_t i = 0; i < n; i++) {
-			if (procs[i].ppid > 0 && !pid_set_has(s, procs[i].pid) &&
-			    pid_set_has(s, procs[i].ppid)) {
-				if ((ret = pid_set_add(s, procs[i].pid)) < 0)
+			if (procs[i].ppid > 0 && !tr_pid_set_has(s, procs[i].pid) &&
+			    tr_pid_set_has(s, procs[i].ppid)) {
+				if ((ret = tr_pid_set_add(s, procs[i].pid)) < 0)
 					goto out;
+				ret = 0;
 				added = 1;
 			}
 		}
