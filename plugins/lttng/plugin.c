@@ -627,7 +627,7 @@ static int track_targets(struct lttng_state *st)
 		ret = tr_pid_set_add(&hosts, t->pids[i]);
 	n_pids = hosts.n;
 	if (ret >= 0 && hosts.n)
-		ret = pid_set_add_descendants(&hosts);
+		ret = targets_add_descendants(&hosts);
 	if (ret >= 0 && t->command_pid > 0)
 		ret = tr_pid_set_add(&hosts, t->command_pid);
 	if (ret < 0)

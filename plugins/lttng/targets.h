@@ -9,7 +9,7 @@
 struct tr_pid_set;
 
 /* Adds every live descendant of the PIDs already in `s` (read from /proc). */
-int pid_set_add_descendants(struct tr_pid_set *s);
+int targets_add_descendants(struct tr_pid_set *s);
 
 /* Virtual PID of a host PID: the last NSpid field of /proc/PID/status (the
  * PID itself when the process is gone or /proc has no NSpid). */
