@@ -13,23 +13,21 @@ lib_libtrutil_la_SOURCES = \
 	lib/hash.c lib/hash.h \
 	lib/strmap.c lib/strmap.h \
 	lib/pidset.c lib/pidset.h \
-	lib/procpid.c lib/procpid.h
+	lib/procpid.c lib/procpid.h \
+	lib/list.c lib/list.h
 
-# ---- unit tests (no root needed): tests/lib/test_X.c each
+# ---- unit tests (no root needed): tests/lib/test_X.c each (including
+# ../testing.h, so they need no -I)
 lib_unit_tests = tests/lib/test_untrusted tests/lib/test_sanitize tests/lib/test_hash \
-	tests/lib/test_pidset tests/lib/test_procpid
+	tests/lib/test_pidset tests/lib/test_procpid tests/lib/test_list
 check_PROGRAMS += $(lib_unit_tests)
 TESTS += $(lib_unit_tests)
-tests_lib_test_untrusted_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 tests_lib_test_untrusted_LDADD = lib/libtrutil.la
-tests_lib_test_sanitize_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 tests_lib_test_sanitize_LDADD = lib/libtrutil.la
-tests_lib_test_hash_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 tests_lib_test_hash_LDADD = lib/libtrutil.la
-tests_lib_test_pidset_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 tests_lib_test_pidset_LDADD = lib/libtrutil.la
-tests_lib_test_procpid_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 tests_lib_test_procpid_LDADD = lib/libtrutil.la
+tests_lib_test_list_LDADD = lib/libtrutil.la
 
 # The real tracerig (perf_events + mapharvest) against processes, run as
 # nobody, that plant links to secrets, FIFOs, sparse maps and names with

@@ -19,6 +19,7 @@
 #include "collector.h"
 #include "folded.h"
 #include "frames.h"
+#include "lib/list.h"
 
 #define LINE_MAX_LEN (64 * 1024)
 
@@ -99,17 +100,13 @@ static int parse_states(const char *list, uint32_t *mask)
 		{ "idle", OFFCPU_STATE_IDLE },
 		{ "other", OFFCPU_STATE_OTHER },
 	};
-	const char *p = list;
+	const char *p;
+	size_t len;
 
 	*mask = 0;
-	while (p && *p) {
-		size_t len, i;
+	while (tr_words_next(&list, &p, &len)) {
+		size_t i;
 
-		while (*p == ' ' || *p == ',')
-			p++;
-		len = strcspn(p, ", ");
-		if (!len)
-			break;
 		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 			if (strlen(names[i].name) == len && strncmp(p, names[i].name, len) == 0) {
 				*mask |= names[i].bits;
@@ -118,7 +115,6 @@ static int parse_states(const char *list, uint32_t *mask)
 		}
 		if (i == sizeof(names) / sizeof(names[0]))
 			return -EINVAL;
-		p += len;
 	}
 	return *mask ? 0 : -EINVAL;
 }

@@ -22,6 +22,7 @@ tests_lttng_presets_test_SOURCES = tests/lttng/presets-test.c \
 	plugins/lttng/ctf.c plugins/lttng/ctf.h \
 	plugins/lttng/dotnet.c plugins/lttng/dotnet.h
 tests_lttng_presets_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests -I$(top_srcdir)/plugins/lttng
+tests_lttng_presets_test_LDADD = lib/libtrutil.la
 TESTS += tests/lttng/presets-test
 
 # The test suite's own traced application (LTTng-UST tracepoint provider).

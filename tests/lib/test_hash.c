@@ -7,7 +7,7 @@
 
 #include "lib/hash.h"
 #include "lib/strmap.h"
-#include "testing.h"
+#include "../testing.h"
 
 DEF_TEST(fnv1a_matches_the_published_vectors)
 {

@@ -4,7 +4,7 @@
 #include <errno.h>
 
 #include "lib/pidset.h"
-#include "testing.h"
+#include "../testing.h"
 
 DEF_TEST(adds_each_pid_once_in_order)
 {

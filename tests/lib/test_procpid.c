@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "lib/procpid.h"
-#include "testing.h"
+#include "../testing.h"
 
 DEF_TEST(innermost_id_is_the_last_of_the_line)
 {
