@@ -2,6 +2,7 @@
 # perf.data written by tracerig itself, perf.data.txt, cpu.folded/.svg.
 perf_events_sources = \
 	plugins/perf_events/perfdata.c plugins/perf_events/perfdata.h \
+	plugins/perf_events/perffile.h \
 	plugins/perf_events/bytebuf.c plugins/perf_events/bytebuf.h \
 	plugins/perf_events/synth.c plugins/perf_events/synth.h \
 	plugins/perf_events/buildid.c plugins/perf_events/buildid.h \
