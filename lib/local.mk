@@ -14,12 +14,14 @@ lib_libtrutil_la_SOURCES = \
 	lib/strmap.c lib/strmap.h \
 	lib/pidset.c lib/pidset.h \
 	lib/procpid.c lib/procpid.h \
-	lib/list.c lib/list.h
+	lib/list.c lib/list.h \
+	lib/kallsyms.c lib/kallsyms.h
 
 # ---- unit tests (no root needed): tests/lib/test_X.c each (including
 # ../testing.h, so they need no -I)
 lib_unit_tests = tests/lib/test_untrusted tests/lib/test_sanitize tests/lib/test_hash \
-	tests/lib/test_pidset tests/lib/test_procpid tests/lib/test_list
+	tests/lib/test_pidset tests/lib/test_procpid tests/lib/test_list \
+	tests/lib/test_kallsyms
 check_PROGRAMS += $(lib_unit_tests)
 TESTS += $(lib_unit_tests)
 tests_lib_test_untrusted_LDADD = lib/libtrutil.la
@@ -28,6 +30,7 @@ tests_lib_test_hash_LDADD = lib/libtrutil.la
 tests_lib_test_pidset_LDADD = lib/libtrutil.la
 tests_lib_test_procpid_LDADD = lib/libtrutil.la
 tests_lib_test_list_LDADD = lib/libtrutil.la
+tests_lib_test_kallsyms_LDADD = lib/libtrutil.la
 
 # The real tracerig (perf_events + mapharvest) against processes, run as
 # nobody, that plant links to secrets, FIFOs, sparse maps and names with

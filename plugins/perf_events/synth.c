@@ -5,6 +5,7 @@
 
 #include "synth.h"
 #include "buildid.h"
+#include "lib/kallsyms.h"
 #include "lib/untrusted.h"
 
 #include <ctype.h>
@@ -203,36 +204,38 @@ static int kernel_build_id(unsigned char *bid, size_t *bid_len)
 	return n > 0 ? note_build_id(notes, (size_t)n, bid, bid_len) : -EIO;
 }
 
+struct kernel_text {
+	uint64_t text, etext;
+};
+
+static int find_text(void *arg, const struct tr_kallsyms_line *l)
+{
+	struct kernel_text *kt = arg;
+
+	if (l->name_len == 5 && memcmp(l->name, "_text", 5) == 0)
+		kt->text = l->addr;
+	else if (l->name_len == 6 && memcmp(l->name, "_etext", 6) == 0)
+		kt->etext = l->addr;
+	return kt->text && kt->etext;
+}
+
 int synth_kernel_mmap(const struct synth_id *sid, synth_emit_fn emit, void *arg)
 {
 	struct synth_ctx *c;
-	uint64_t text = 0, etext = 0;
+	struct kernel_text kt = { 0 };
+	uint64_t text, etext;
 	unsigned char bid[20];
 	size_t bid_len = 0;
 	uint32_t record_type = PERF_RECORD_MMAP;
 	uint16_t misc = PERF_RECORD_MISC_KERNEL;
-	char line[512];
 	uint8_t *p;
-	FILE *f;
 	int err;
 
-	f = fopen("/proc/kallsyms", "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long addr;
-		char type, name[256];
-
-		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
-			continue;
-		if (strcmp(name, "_text") == 0)
-			text = addr;
-		else if (strcmp(name, "_etext") == 0)
-			etext = addr;
-		if (text && etext)
-			break;
-	}
-	fclose(f);
+	err = tr_kallsyms_each("/proc/kallsyms", find_text, &kt);
+	if (err < 0)
+		return err;
+	text = kt.text;
+	etext = kt.etext;
 	/* An address of 0 means kptr_restrict hid it; perf would then
 	 * relocate every kernel symbol wrongly, so refuse instead. */
 	if (!text)
