@@ -8,9 +8,10 @@
 #include <sys/types.h>
 
 /* Zero-initialised is empty and ready.  pids[0..n) are the members in the
- * order they were added. */
+ * order they were added, so a caller may keep its own records of them in
+ * an array in the same order (tr_pid_set_find). */
 struct tr_pid_set {
-	pid_t *slots; /* 0 = empty */
+	size_t *slots; /* index into pids + 1; 0 = empty */
 	size_t n_slots;
 	pid_t *pids;
 	size_t n;
@@ -20,6 +21,8 @@ struct tr_pid_set {
  * -ENOMEM. */
 int tr_pid_set_add(struct tr_pid_set *s, pid_t pid);
 int tr_pid_set_has(const struct tr_pid_set *s, pid_t pid);
+/* The index of `pid` in pids[], or -1. */
+long tr_pid_set_find(const struct tr_pid_set *s, pid_t pid);
 void tr_pid_set_free(struct tr_pid_set *s);
 
 #endif

@@ -56,10 +56,26 @@ DEF_TEST(keeps_order_and_membership_while_growing)
 	tr_pid_set_free(&s);
 }
 
+DEF_TEST(find_gives_the_position_in_arrival_order)
+{
+	struct tr_pid_set s = { 0 };
+
+	EXPECT_EQ_INT(-1, tr_pid_set_find(&s, 5));
+	for (pid_t pid = 1000; pid < 3000; pid++)
+		tr_pid_set_add(&s, pid);
+	EXPECT_EQ_INT(0, tr_pid_set_find(&s, 1000));
+	EXPECT_EQ_INT(1234, tr_pid_set_find(&s, 2234));
+	EXPECT_EQ_INT(1999, tr_pid_set_find(&s, 2999));
+	EXPECT_EQ_INT(-1, tr_pid_set_find(&s, 999));
+	EXPECT_EQ_INT(-1, tr_pid_set_find(&s, 0));
+	tr_pid_set_free(&s);
+}
+
 int main(void)
 {
 	RUN_TEST(adds_each_pid_once_in_order);
 	RUN_TEST(zero_and_negative_are_not_pids);
 	RUN_TEST(keeps_order_and_membership_while_growing);
+	RUN_TEST(find_gives_the_position_in_arrival_order);
 	TEST_MAIN_END();
 }
