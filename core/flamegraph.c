@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "flamegraph.h"
+#include "lib/hash.h"
 #include "lib/sanitize.h"
 
 #define IMAGE_WIDTH 1200.0
@@ -39,13 +40,7 @@ struct index {
 
 static uint64_t hash_key(const struct node *parent, const char *name, size_t len)
 {
-	uint64_t h = 1469598103934665603ull ^ (uint64_t)(uintptr_t)parent;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)name[i];
-		h *= 1099511628211ull;
-	}
-	return h;
+	return tr_fnv1a_more(TR_FNV1A_BASIS ^ (uint64_t)(uintptr_t)parent, name, len);
 }
 
 static int index_grow(struct index *ix)

@@ -22,6 +22,6 @@ tracerig_SOURCES = \
 	core/report.c core/report.h \
 	$(tr_symbols_sources)
 tracerig_CFLAGS = $(AM_CFLAGS) $(INIH_CFLAGS) $(LIBELF_CFLAGS) $(LIBZIP_CFLAGS)
-tracerig_LDADD = lib/libtrutil.la $(LTDL_LIBS) $(INIH_LIBS) $(LIBELF_LIBS) $(DEMANGLE_LIBS) $(LIBZIP_LIBS)
+tracerig_LDADD = lib/libtrelf.la lib/libtrutil.la $(LTDL_LIBS) $(INIH_LIBS) $(LIBELF_LIBS) $(DEMANGLE_LIBS) $(LIBZIP_LIBS)
 
 include core/symbols/local.mk

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "keys.h"
+#include "lib/list.h"
 #include "log.h"
 #include "manifest.h"
 #include "output.h"
@@ -182,48 +183,29 @@ static int load_plugin(struct tr_session *s, const char *name, struct tr_section
 	return 0;
 }
 
-static int list_has(const char *list, const char *name)
-{
-	size_t len = strlen(name);
-
-	for (const char *p = list; p && *p;) {
-		const char *comma = strchr(p, ',');
-		const char *end = comma ? comma : p + strlen(p);
-
-		while (p < end && (*p == ' ' || *p == '\t'))
-			p++;
-		while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
-			end--;
-		if ((size_t)(end - p) == len && strncmp(p, name, len) == 0)
-			return 1;
-		p = comma ? comma + 1 : NULL;
-	}
-	return 0;
-}
-
 /* Every name in `required` must be a backend of the profile. */
 static int check_required(struct tr_session *s, struct tr_section *main_section)
 {
 	struct tr_entry *e = tr_section_entry(main_section, "required");
-	char *copy, *save = NULL;
+	const char *cursor = e ? e->value : NULL, *item;
+	size_t len;
 	int errors = 0;
 
-	if (!e)
-		return 0;
-	copy = strdup(e->value);
-	if (!copy)
-		return 1;
-	for (char *tok = strtok_r(copy, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
-		if (!tr_profile_section(&s->profile, tok) || strcmp(tok, "tracerig") == 0) {
+	while (tr_list_next(&cursor, &item, &len)) {
+		char *name = strndup(item, len);
+
+		if (!name)
+			return errors + 1;
+		if (!tr_profile_section(&s->profile, name) || strcmp(name, "tracerig") == 0) {
 			char at[PATH_MAX + 16];
 
 			where(e, at, sizeof(at));
 			tr_err("%s: [tracerig] required names '%s', which has no section in this "
-			       "profile (add a [%s] section or remove it from required)", at, tok, tok);
+			       "profile (add a [%s] section or remove it from required)", at, name, name);
 			errors++;
 		}
+		free(name);
 	}
-	free(copy);
 	return errors;
 }
 
@@ -351,7 +333,7 @@ int tr_session_prepare(struct tr_session *s, const struct tr_options *opts)
 		}
 		s->sources = grown;
 		s->sources[s->n_sources++] = ctx;
-		ctx->required = list_has(required, sec->name);
+		ctx->required = tr_list_has(required, sec->name);
 		errors += validate_section(sec, ctx->plugin->keys, ctx->plugin->name);
 	}
 	packager = tr_config_value(main_section, tr_session_keys, "packager");

@@ -28,10 +28,12 @@ TESTS += tests/core/test_keys tests/core/test_profile tests/core/test_pids \
 	tests/core/test_output
 noinst_HEADERS += tests/testing.h
 tests_core_test_keys_SOURCES = tests/core/test_keys.c core/keys.c
+tests_core_test_keys_LDADD = lib/libtrutil.la
 tests_core_test_profile_SOURCES = tests/core/test_profile.c core/profile.c core/log.c
 tests_core_test_profile_CFLAGS = $(AM_CFLAGS) $(INIH_CFLAGS)
 tests_core_test_profile_LDADD = lib/libtrutil.la $(INIH_LIBS)
 tests_core_test_pids_SOURCES = tests/core/test_pids.c core/pids.c
+tests_core_test_pids_LDADD = lib/libtrutil.la
 tests_core_test_staging_SOURCES = tests/core/test_staging.c core/staging.c
 tests_core_test_output_SOURCES = tests/core/test_output.c core/output.c core/staging.c core/log.c
 tests_core_test_output_LDADD = lib/libtrutil.la

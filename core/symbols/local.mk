@@ -19,7 +19,7 @@ tests_symbols_test_symtab_SOURCES = tests/symbols/test_symtab.c core/symbols/sym
 tests_symbols_test_symtab_LDADD = $(DEMANGLE_LIBS)
 tests_symbols_test_symbols_SOURCES = tests/symbols/test_symbols.c $(tr_symbols_sources) core/log.c
 tests_symbols_test_symbols_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
-tests_symbols_test_symbols_LDADD = lib/libtrutil.la $(LIBELF_LIBS) $(DEMANGLE_LIBS)
+tests_symbols_test_symbols_LDADD = lib/libtrelf.la lib/libtrutil.la $(LIBELF_LIBS) $(DEMANGLE_LIBS)
 # The test runs the fixture and looks its library up by path.
 EXTRA_tests_symbols_test_symbols_DEPENDENCIES = tests/symbols/fixture tests/symbols/libfixture.la
 

@@ -21,17 +21,17 @@ typedef void (*fd_frame_fn)(void *arg, pid_t pid, uint64_t addr, int kernel, cha
 typedef int (*fd_pid_filter_fn)(void *arg, pid_t pid);
 
 /* A set of folded lines with their weights in nanoseconds. */
-struct fd_set;
+struct fd_stacks;
 
-struct fd_set *fd_set_new(void);
-void fd_set_free(struct fd_set *s);
-int fd_set_add(struct fd_set *s, const char *line, uint64_t weight_ns);
-size_t fd_set_count(const struct fd_set *s);
+struct fd_stacks *fd_stacks_new(void);
+void fd_stacks_free(struct fd_stacks *s);
+int fd_stacks_add(struct fd_stacks *s, const char *line, uint64_t weight_ns);
+size_t fd_stacks_count(const struct fd_stacks *s);
 /* Writes "line weight_us\n" sorted by line, dropping lines under 0.5 us.
  * Returns 0 or -errno. */
-int fd_set_write(const struct fd_set *s, FILE *out);
+int fd_stacks_write(const struct fd_stacks *s, FILE *out);
 /* Adds every line of `src` to `dst` with ";mark" appended. */
-int fd_set_add_marked(struct fd_set *dst, const struct fd_set *src, const char *mark);
+int fd_stacks_add_marked(struct fd_stacks *dst, const struct fd_stacks *src, const char *mark);
 
 /* Builds "comm;user outer..inner;kernel outer..inner" from innermost-first
  * frame addresses.  Kernel frames of the tracing machinery (the BPF
@@ -49,7 +49,7 @@ int fd_build_line(char *buf, size_t len, const char *comm, pid_t pid,
  * kept), and adds them to `s` with the process frame reduced to its name
  * each sample worth `ns_per_sample` and FD_ONCPU_MARK as the last frame.
  * Returns the number of lines added or -errno. */
-long fd_merge_oncpu(struct fd_set *s, FILE *in, uint64_t ns_per_sample,
+long fd_merge_oncpu(struct fd_stacks *s, FILE *in, uint64_t ns_per_sample,
 		    fd_pid_filter_fn filter, void *arg);
 
 #endif

@@ -28,6 +28,7 @@
 #include "collector.h"
 #include "lib/cpus.h"
 #include "lib/perfring.h"
+#include "lib/pidset.h"
 #include "synth.h"
 #include "tracingdata.h"
 
@@ -35,11 +36,6 @@ struct cpu_ring {
 	int cpu;
 	struct tr_ring ring; /* mapped on the first fd of this CPU */
 	int hup;
-};
-
-struct pid_set {
-	pid_t *slots; /* open addressing, 0 = empty */
-	size_t cap, n;
 };
 
 /* An object seen with a build id, for HEADER_BUILD_ID. */
@@ -75,7 +71,7 @@ struct pc_collector {
 	int write_error;
 
 	uint64_t sample_id_bytes; /* where the pid sits in a sample: after id and ip */
-	struct pid_set seen;
+	struct tr_pid_set seen;
 
 	pc_pid_fn pid_fn;
 	pc_log_fn log_fn;
@@ -121,43 +117,6 @@ void pc_permission_advice(char *buf, size_t len)
 	snprintf(buf, len, "kernel.perf_event_paranoid is %d: run as root, give tracerig "
 		 "CAP_PERFMON (setcap cap_perfmon,cap_sys_ptrace+ep), or lower it with "
 		 "sysctl kernel.perf_event_paranoid=-1", paranoid);
-}
-
-/* ---- the set of processes already reported ---- */
-
-static int pid_set_add(struct pid_set *s, pid_t pid)
-{
-	size_t i;
-
-	if (pid <= 0)
-		return 0;
-	if ((s->n + 1) * 2 > s->cap) {
-		size_t ncap = s->cap ? s->cap * 2 : 1024;
-		pid_t *n = calloc(ncap, sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		for (size_t j = 0; j < s->cap; j++) {
-			if (!s->slots[j])
-				continue;
-			i = (size_t)s->slots[j] * 2654435761u & (ncap - 1);
-			while (n[i])
-				i = (i + 1) & (ncap - 1);
-			n[i] = s->slots[j];
-		}
-		free(s->slots);
-		s->slots = n;
-		s->cap = ncap;
-	}
-	i = (size_t)pid * 2654435761u & (s->cap - 1);
-	while (s->slots[i]) {
-		if (s->slots[i] == pid)
-			return 0;
-		i = (i + 1) & (s->cap - 1);
-	}
-	s->slots[i] = pid;
-	s->n++;
-	return 1;
 }
 
 /* ---- attrs ---- */
@@ -551,7 +510,7 @@ static void explain_synth_error(const struct pc_collector *c, pid_t pid, int err
 
 static void note_pid(struct pc_collector *c, pid_t pid, int exec)
 {
-	int added = pid_set_add(&c->seen, pid);
+	int added = tr_pid_set_add(&c->seen, pid);
 
 	if (c->pid_fn && pid > 0 && (added > 0 || exec))
 		c->pid_fn(c->arg, pid, exec);
@@ -1046,7 +1005,7 @@ void pc_close(struct pc_collector *c)
 		close(c->cgroup_fd);
 	if (c->wake_fd >= 0)
 		close(c->wake_fd);
-	free(c->seen.slots);
+	tr_pid_set_free(&c->seen);
 	free(c->fds);
 	free(c->ev);
 	free(c->rings);

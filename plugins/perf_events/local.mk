@@ -2,9 +2,9 @@
 # perf.data written by tracerig itself, perf.data.txt, cpu.folded/.svg.
 perf_events_sources = \
 	plugins/perf_events/perfdata.c plugins/perf_events/perfdata.h \
+	plugins/perf_events/perffile.h \
 	plugins/perf_events/bytebuf.c plugins/perf_events/bytebuf.h \
 	plugins/perf_events/synth.c plugins/perf_events/synth.h \
-	plugins/perf_events/buildid.c plugins/perf_events/buildid.h \
 	plugins/perf_events/tracefs.c plugins/perf_events/tracefs.h \
 	plugins/perf_events/tracingdata.c plugins/perf_events/tracingdata.h
 EXTRA_DIST += bench/perf_events/run.sh bench/recording/run.sh
@@ -19,7 +19,7 @@ plugins_perf_events_perf_events_la_SOURCES = plugins/perf_events/plugin.c \
 	plugins/perf_events/script.c plugins/perf_events/script.h \
 	$(perf_events_sources)
 plugins_perf_events_perf_events_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(TRACEEVENT_CFLAGS)
-plugins_perf_events_perf_events_la_LIBADD = lib/libtrutil.la $(LIBELF_LIBS) $(TRACEEVENT_LIBS)
+plugins_perf_events_perf_events_la_LIBADD = lib/libtrelf.la lib/libtrutil.la $(LIBELF_LIBS) $(TRACEEVENT_LIBS)
 plugins_perf_events_perf_events_la_LDFLAGS = $(plugin_ldflags)
 
 # ---- perfdata (the perf.data writer, synthesized records, build ids)
@@ -29,7 +29,7 @@ tests_perf_events_test_perfdata_SOURCES = tests/perf_events/test_perfdata.c $(pe
 tests_perf_events_test_perfdata_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests \
 	-I$(top_srcdir)/plugins/perf_events
 tests_perf_events_test_perfdata_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
-tests_perf_events_test_perfdata_LDADD = lib/libtrutil.la $(LIBELF_LIBS)
+tests_perf_events_test_perfdata_LDADD = lib/libtrelf.la lib/libtrutil.la $(LIBELF_LIBS)
 # ---- end perfdata
 
 # Integration tests (root): the real tracerig sampling real workloads.

@@ -17,6 +17,7 @@
 
 #include "bytebuf.h"
 #include "perfdata.h"
+#include "perffile.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -27,8 +28,6 @@
 #include <unistd.h>
 
 #define PD_BUF_SIZE (256 * 1024)
-/* "PERFILE2" read as a little/big endian u64 tells perf the byte order. */
-#define PD_MAGIC 0x32454c4946524550ULL
 #define PD_NAME_ALIGN 64
 /* perf 6.1 (and older) refuse attrs larger than their own struct, which
  * ends at sig_data; newer perf reads smaller ones fine. */
@@ -51,24 +50,7 @@ enum {
 	HEADER_EVENT_DESC = 12,
 	HEADER_CLOCKID = 23,
 	HEADER_CLOCK_DATA = 29,
-	HEADER_FEAT_BITS = 256,
 };
-
-struct pd_file_section {
-	uint64_t offset, size;
-};
-
-struct pd_file_header {
-	uint64_t magic;
-	uint64_t size;
-	uint64_t attr_size;
-	struct pd_file_section attrs;
-	struct pd_file_section data;
-	struct pd_file_section event_types;     /* unused since perf 3.x */
-	uint64_t adds_features[HEADER_FEAT_BITS / 64];
-};
-
-_Static_assert(sizeof(struct pd_file_header) == 104, "perf_file_header is 104 bytes");
 
 /* struct perf_record_header_build_id: 36 bytes, then the padded name. */
 #define PD_BUILD_ID_REC 36

@@ -24,6 +24,7 @@
 #include "collector.h"
 #include "events.h"
 #include "fold.h"
+#include "lib/list.h"
 #include "script.h"
 #include "symcache.h"
 #include "tracingdata.h"
@@ -136,28 +137,19 @@ static void stop_remember_thread(struct perf *p)
 static int parse_events(struct perf *p, const char *list, int optional, char *why,
 			size_t why_len)
 {
-	const char *s = list;
+	const char *cursor = list, *item;
+	size_t len;
 
-	while (s && *s) {
+	while (tr_list_next(&cursor, &item, &len)) {
 		char name[160], hint[512];
-		size_t len;
 		int ret;
 
-		while (*s == ' ' || *s == ',')
-			s++;
-		len = strcspn(s, ",");
-		while (len && s[len - 1] == ' ')
-			len--;
-		if (!len)
-			break;
-		if (len >= sizeof(name) || p->cfg.n_events == MAX_EVENTS) {
+		if (tr_list_item(name, sizeof(name), item, len) < 0 ||
+		    p->cfg.n_events == MAX_EVENTS) {
 			snprintf(why, why_len, "events: too many or too long (at most %d events)",
 				 MAX_EVENTS);
 			return -EINVAL;
 		}
-		memcpy(name, s, len);
-		name[len] = '\0';
-		s += strcspn(s, ",");
 		ret = ev_parse(name, &p->events[p->cfg.n_events], hint, sizeof(hint));
 		if (ret < 0 && optional) {
 			p->svc->log(p->ctx, TRACERIG_LOG_INFO, "optional event %s is not available "

@@ -24,6 +24,7 @@
 
 #include "comms.h"
 #include "lib/sanitize.h"
+#include "perffile.h"
 #include "script.h"
 
 #define FOLD_LINE_MAX (64 * 1024)
@@ -48,18 +49,6 @@ struct conv {
 	struct fold *folded;
 	struct symcache *syms;
 	struct sc_stats *st;
-};
-
-/* ---- perf.data file layout (tools/perf/util/header.h) ---- */
-
-struct file_section {
-	uint64_t offset, size;
-};
-
-struct file_header {
-	uint64_t magic, size, attr_size;
-	struct file_section attrs, data, event_types;
-	uint64_t features[4];
 };
 
 /* ---- ids and comms ---- */
@@ -606,7 +595,7 @@ int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, F
 {
 	struct conv cv = { .ev = ev, .n_ev = n_ev, .txt = txt, .folded = folded, .syms = syms,
 			   .st = st };
-	const struct file_header *fh;
+	const struct pd_file_header *fh;
 	struct frame *frames = NULL;
 	struct sample_ref *order = NULL;
 	size_t n_order = 0;
@@ -636,7 +625,7 @@ int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, F
 	}
 	(void)madvise(map, (size_t)sb.st_size, MADV_SEQUENTIAL);
 	fh = map;
-	if (memcmp(&fh->magic, "PERFILE2", 8) != 0 || fh->data.offset + fh->data.size >
+	if (fh->magic != PD_MAGIC || fh->data.offset + fh->data.size >
 	    (uint64_t)sb.st_size) {
 		ret = -EINVAL;
 		snprintf(why, why_len, "%s is not a finished perf.data file", perf_data);

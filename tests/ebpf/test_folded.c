@@ -28,7 +28,7 @@ static void fake_frame(void *arg, pid_t pid, uint64_t addr, int kernel, char *bu
 		snprintf(buf, len, "%s%" PRIx64, kernel ? "k" : "u", addr);
 }
 
-static char *written(const struct fd_set *s)
+static char *written(const struct fd_stacks *s)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -36,7 +36,7 @@ static char *written(const struct fd_set *s)
 
 	if (!f)
 		return NULL;
-	if (fd_set_write(s, f) < 0) {
+	if (fd_stacks_write(s, f) < 0) {
 		fclose(f);
 		free(buf);
 		return NULL;
@@ -111,34 +111,34 @@ DEF_TEST(too_long_a_line_is_refused)
 
 DEF_TEST(identical_lines_are_summed_and_written_sorted_in_microseconds)
 {
-	struct fd_set *s = fd_set_new();
+	struct fd_stacks *s = fd_stacks_new();
 	char *out;
 
 	CHECK_NOT_NULL(s);
-	EXPECT_EQ_INT(0, fd_set_add(s, "b;x", 1500000));
-	EXPECT_EQ_INT(0, fd_set_add(s, "a;y", 2000));
-	EXPECT_EQ_INT(0, fd_set_add(s, "b;x", 500000));
-	EXPECT_EQ_INT(0, fd_set_add(s, "c;tiny", 400)); /* rounds to 0 us: left out */
-	EXPECT_EQ_INT(3, fd_set_count(s));
+	EXPECT_EQ_INT(0, fd_stacks_add(s, "b;x", 1500000));
+	EXPECT_EQ_INT(0, fd_stacks_add(s, "a;y", 2000));
+	EXPECT_EQ_INT(0, fd_stacks_add(s, "b;x", 500000));
+	EXPECT_EQ_INT(0, fd_stacks_add(s, "c;tiny", 400)); /* rounds to 0 us: left out */
+	EXPECT_EQ_INT(3, fd_stacks_count(s));
 	out = written(s);
 	EXPECT_EQ_STR("a;y 2\nb;x 2000\n", out);
 	free(out);
-	fd_set_free(s);
+	fd_stacks_free(s);
 }
 
 DEF_TEST(many_lines_survive_growth)
 {
-	struct fd_set *s = fd_set_new();
+	struct fd_stacks *s = fd_stacks_new();
 	char line[32];
 
 	CHECK_NOT_NULL(s);
 	for (int round = 0; round < 2; round++)
 		for (int i = 0; i < 5000; i++) {
 			snprintf(line, sizeof(line), "p;f%d", i);
-			EXPECT_EQ_INT(0, fd_set_add(s, line, 1000));
+			EXPECT_EQ_INT(0, fd_stacks_add(s, line, 1000));
 		}
-	EXPECT_EQ_INT(5000, fd_set_count(s));
-	fd_set_free(s);
+	EXPECT_EQ_INT(5000, fd_stacks_count(s));
+	fd_stacks_free(s);
 }
 
 static int only_42(void *arg, pid_t pid)
@@ -156,7 +156,7 @@ DEF_TEST(wall_merge_converts_samples_filters_pids_and_marks)
 			  "garbage\n"
 			  "app-42;main;compute 1\n";
 	FILE *in = fmemopen((void *)cpu, strlen(cpu), "r");
-	struct fd_set *off = fd_set_new(), *wall = fd_set_new();
+	struct fd_stacks *off = fd_stacks_new(), *wall = fd_stacks_new();
 	char *out;
 
 	CHECK_NOT_NULL(in);
@@ -165,15 +165,15 @@ DEF_TEST(wall_merge_converts_samples_filters_pids_and_marks)
 	/* 100 Hz: a sample is 10 ms. */
 	EXPECT_EQ_INT(3, fd_merge_oncpu(wall, in, 10000000, only_42, NULL));
 	fclose(in);
-	fd_set_add(off, "app;main;read;pipe_read_[k]", 250000000);
-	EXPECT_EQ_INT(0, fd_set_add_marked(wall, off, FD_OFFCPU_MARK));
+	fd_stacks_add(off, "app;main;read;pipe_read_[k]", 250000000);
+	EXPECT_EQ_INT(0, fd_stacks_add_marked(wall, off, FD_OFFCPU_MARK));
 	out = written(wall);
 	EXPECT_EQ_STR("app;main;compute;[on-cpu] 40000\n"
 		      "app;main;nopid;[on-cpu] 10000\n"
 		      "app;main;read;pipe_read_[k];[off-cpu] 250000\n", out);
 	free(out);
-	fd_set_free(off);
-	fd_set_free(wall);
+	fd_stacks_free(off);
+	fd_stacks_free(wall);
 }
 
 int main(void)
