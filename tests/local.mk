@@ -46,7 +46,7 @@ TESTS += tests/core/test_sideband
 tests_core_test_sideband_SOURCES = tests/core/test_sideband.c core/sideband.c \
 	$(tr_symbols_sources) core/log.c
 tests_core_test_sideband_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
-tests_core_test_sideband_LDADD = lib/libtrutil.la $(LIBELF_LIBS) $(DEMANGLE_LIBS)
+tests_core_test_sideband_LDADD = lib/libtrelf.la lib/libtrutil.la $(LIBELF_LIBS) $(DEMANGLE_LIBS)
 
 # ---- integration tests: the real binary, real plugins, real archives
 CORE_SH_TESTS = \
