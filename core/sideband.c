@@ -21,6 +21,7 @@
 #include "lib/cpus.h"
 #include "lib/perfring.h"
 #include "lib/pidqueue.h"
+#include "lib/pidset.h"
 #include "lib/sideband.h"
 #include "sideband.h"
 #include "symbols/symbolizer.h"
@@ -48,8 +49,7 @@ struct tr_sideband {
 	/* Which processes are followed: all, or the targets and their
 	 * descendants (a set grown by FORK records, reader thread only). */
 	int everyone;
-	pid_t *followed;
-	size_t n_followed, cap_followed;
+	struct tr_pid_set followed;
 
 	/* Records go to an unlinked file in the staging directory (a long
 	 * system-wide session must not grow in memory), through `buf`; in
@@ -66,52 +66,9 @@ struct tr_sideband {
 	struct tr_sideband_counts counts;
 };
 
-static int followed_find(const struct tr_sideband *sb, pid_t pid, size_t *at)
-{
-	size_t lo = 0, hi = sb->n_followed;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (sb->followed[mid] == pid) {
-			*at = mid;
-			return 1;
-		}
-		if (sb->followed[mid] < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*at = lo;
-	return 0;
-}
-
-static int follow(struct tr_sideband *sb, pid_t pid)
-{
-	size_t at;
-
-	if (pid <= 0 || followed_find(sb, pid, &at))
-		return 0;
-	if (sb->n_followed == sb->cap_followed) {
-		size_t ncap = sb->cap_followed ? sb->cap_followed * 2 : 64;
-		pid_t *grown = realloc(sb->followed, ncap * sizeof(*grown));
-
-		if (!grown)
-			return -ENOMEM;
-		sb->followed = grown;
-		sb->cap_followed = ncap;
-	}
-	memmove(&sb->followed[at + 1], &sb->followed[at], (sb->n_followed - at) * sizeof(pid_t));
-	sb->followed[at] = pid;
-	sb->n_followed++;
-	return 0;
-}
-
 static int is_followed(const struct tr_sideband *sb, pid_t pid)
 {
-	size_t at;
-
-	return sb->everyone || followed_find(sb, pid, &at);
+	return sb->everyone || tr_pid_set_has(&sb->followed, pid);
 }
 
 #define SPILL_CHUNK (1u << 20)
@@ -201,7 +158,8 @@ static int on_record(void *arg, const struct perf_event_header *h)
 	switch (tr_sideband_decode(h, TRAILER_LEN, &ev)) {
 	case TR_SIDEBAND_FORK:
 		/* Without memory the child is not followed: counted as dropped. */
-		if (!sb->everyone && is_followed(sb, ev.parent) && follow(sb, ev.pid) < 0)
+		if (!sb->everyone && is_followed(sb, ev.parent) &&
+		    tr_pid_set_add(&sb->followed, ev.pid) < 0)
 			sb->counts.dropped++;
 		break;
 	case TR_SIDEBAND_MMAP:
@@ -299,9 +257,9 @@ int tr_sideband_open(struct tr_sideband **out, struct tr_symbolizer *sym,
 	sb->spill_fd = spill_dir ? open(spill_dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600) : -1;
 	sb->everyone = !t || (!t->n_pids && t->command_pid <= 0);
 	for (size_t i = 0; t && i < t->n_pids; i++)
-		if ((ret = follow(sb, t->pids[i])) < 0)
+		if ((ret = tr_pid_set_add(&sb->followed, t->pids[i])) < 0)
 			goto fail;
-	if (t && t->command_pid > 0 && (ret = follow(sb, t->command_pid)) < 0)
+	if (t && (ret = tr_pid_set_add(&sb->followed, t->command_pid)) < 0)
 		goto fail;
 	ret = tr_online_cpus(&sb->cpus, &sb->n_cpus);
 	if (ret < 0) {
@@ -473,7 +431,7 @@ void tr_sideband_free(struct tr_sideband *sb)
 	free(sb->rings);
 	free(sb->fds);
 	free(sb->cpus);
-	free(sb->followed);
+	tr_pid_set_free(&sb->followed);
 	if (sb->map)
 		munmap(sb->map, sb->map_len);
 	if (sb->spill_fd >= 0)
