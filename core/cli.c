@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "lib/list.h"
 #include "log.h"
 
 enum {
@@ -90,23 +91,21 @@ static int add_string(char ***list, size_t *n, const char *value)
  * running, and tracing the whole machine instead is not what was asked. */
 static int add_pids(struct tr_options *opts, const char *arg)
 {
-	char *copy = strdup(arg), *save = NULL;
-	size_t found = 0;
+	const char *cursor = arg, *item;
+	size_t found = 0, len;
 	int ret = 0;
 
-	if (!copy)
-		return -ENOMEM;
-	for (char *tok = strtok_r(copy, ", \t\n", &save); tok;
-	     tok = strtok_r(NULL, ", \t\n", &save)) {
-		char *end;
-		long pid;
+	while (tr_words_next(&cursor, &item, &len)) {
+		char tok[24], *end = NULL;
+		long pid = 0;
 		pid_t *grown;
 
 		errno = 0;
-		pid = strtol(tok, &end, 10);
-		if (tok[0] < '0' || tok[0] > '9' || *end || errno || pid <= 0 || pid > INT_MAX) {
-			tr_err("-p %s: '%s' is not a process ID (use -p 1234 or -p 1234,5678)", arg,
-			       tok);
+		if (tr_list_item(tok, sizeof(tok), item, len) == 0 && tok[0] >= '0' && tok[0] <= '9')
+			pid = strtol(tok, &end, 10);
+		if (!end || *end || errno || pid <= 0 || pid > INT_MAX) {
+			tr_err("-p %s: '%.*s' is not a process ID (use -p 1234 or -p 1234,5678)", arg,
+			       (int)len, item);
 			ret = -EINVAL;
 			break;
 		}
@@ -124,7 +123,6 @@ static int add_pids(struct tr_options *opts, const char *arg)
 		       "is empty when x is not; leave out -p to trace the whole machine)", arg);
 		ret = -EINVAL;
 	}
-	free(copy);
 	return ret;
 }
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "flamegraph.h"
+#include "lib/hash.h"
 #include "lib/sanitize.h"
 
 #define IMAGE_WIDTH 1200.0
@@ -39,13 +40,7 @@ struct index {
 
 static uint64_t hash_key(const struct node *parent, const char *name, size_t len)
 {
-	uint64_t h = 1469598103934665603ull ^ (uint64_t)(uintptr_t)parent;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)name[i];
-		h *= 1099511628211ull;
-	}
-	return h;
+	return tr_fnv1a_more(TR_FNV1A_BASIS ^ (uint64_t)(uintptr_t)parent, name, len);
 }
 
 static int index_grow(struct index *ix)
@@ -298,12 +293,22 @@ static void render_node(struct render *r, struct node *nd, uint64_t offset, int 
 	}
 }
 
+/* A deep graph (deep recursion; a runaway stack of garbage frames) is
+ * taller than a window, and a browser opens a document at its top, where
+ * only the few deepest frames are: a blank first screen.  So the script
+ * starts the view at the bottom, where the root and the widest frames are,
+ * and keeps the title and buttons at the top of the window while the graph
+ * scrolls under them.  Not chosen: an icicle layout (root at the top)
+ * breaks the convention flamegraph.pl's readers know, and cutting stacks
+ * at a depth limit would drop the leaves of deep recursion, where the time
+ * is spent.  Where scripts do not run (an <img>), the picture is scaled to
+ * fit anyway. */
 static const char script[] =
 	"<script type=\"text/ecmascript\"><![CDATA[\n"
 	"'use strict';\n"
 	"var W, PAD, frames, details, unzoomBtn, matchedTxt, zoomed = null, searching = null;\n"
 	"function init() {\n"
-	"  var svg = document.documentElement;\n"
+	"  var svg = document.documentElement, header = document.getElementById('header');\n"
 	"  W = +svg.getAttribute('data-width'); PAD = +svg.getAttribute('data-pad');\n"
 	"  frames = Array.prototype.slice.call(document.querySelectorAll('g.f'));\n"
 	"  details = document.getElementById('details');\n"
@@ -316,6 +321,9 @@ static const char script[] =
 	"    g.addEventListener('click', function () { zoom(g); });\n"
 	"  });\n"
 	"  unzoomBtn.addEventListener('click', unzoom);\n"
+	"  window.addEventListener('scroll', function () {\n"
+	"    header.setAttribute('transform', 'translate(0,' + window.scrollY + ')'); });\n"
+	"  window.scrollTo(0, svg.scrollHeight);\n"
 	"  document.getElementById('search').addEventListener('click', askSearch);\n"
 	"  window.addEventListener('keydown', function (e) {\n"
 	"    if ((e.ctrlKey || e.metaKey) && e.key === 'f') { e.preventDefault(); askSearch(); }\n"
@@ -430,21 +438,25 @@ int tr_flamegraph_write(FILE *folded, FILE *svg, const char *title, const char *
 	      svg);
 	fputs(script, svg);
 	fprintf(svg, "<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" fill=\"#f8f8f0\"/>\n"
-		"<text id=\"title\" x=\"%.0f\" y=\"24\" text-anchor=\"middle\">",
-		(IMAGE_WIDTH + 2 * PAD_SIDE) / 2);
-	put_escaped(svg, title ? title : "Flame Graph", SIZE_MAX);
-	fprintf(svg, "</text>\n<text x=\"%.0f\" y=\"44\">%" PRIu64 " %s in all</text>\n"
-		"<text id=\"unzoom\" class=\"button\" x=\"%.0f\" y=\"24\" style=\"opacity:0\">"
-		"Reset Zoom</text>\n<text id=\"search\" class=\"button\" x=\"%.0f\" y=\"24\" "
-		"text-anchor=\"end\">Search</text>\n<text id=\"matched\" x=\"%.0f\" y=\"%d\" "
-		"text-anchor=\"end\"> </text>\n<text id=\"details\" x=\"%.0f\" y=\"%d\"> </text>\n",
-		PAD_SIDE, root->weight, r.unit, PAD_SIDE, IMAGE_WIDTH + PAD_SIDE,
+		"<text id=\"matched\" x=\"%.0f\" y=\"%d\" text-anchor=\"end\"> </text>\n"
+		"<text id=\"details\" x=\"%.0f\" y=\"%d\"> </text>\n",
 		IMAGE_WIDTH + PAD_SIDE, height - 12, PAD_SIDE, height - 12);
 	if (root->weight == 0)
 		fprintf(svg, "<text x=\"%.0f\" y=\"%d\" text-anchor=\"middle\">no stacks were "
 			"recorded</text>\n", (IMAGE_WIDTH + 2 * PAD_SIDE) / 2, PAD_TOP + FRAME_HEIGHT);
 	else
 		render_node(&r, root, 0, 0);
+	/* Drawn last, over the frames: the script keeps it at the top of the
+	 * window as the graph scrolls under it. */
+	fprintf(svg, "<g id=\"header\"><rect width=\"100%%\" height=\"%d\" "
+		"fill=\"#f8f8f0\"/>\n<text id=\"title\" x=\"%.0f\" y=\"24\" text-anchor=\"middle\">",
+		PAD_TOP - 4, (IMAGE_WIDTH + 2 * PAD_SIDE) / 2);
+	put_escaped(svg, title ? title : "Flame Graph", SIZE_MAX);
+	fprintf(svg, "</text>\n<text x=\"%.0f\" y=\"44\">%" PRIu64 " %s in all</text>\n"
+		"<text id=\"unzoom\" class=\"button\" x=\"%.0f\" y=\"24\" style=\"opacity:0\">"
+		"Reset Zoom</text>\n<text id=\"search\" class=\"button\" x=\"%.0f\" y=\"24\" "
+		"text-anchor=\"end\">Search</text>\n</g>\n",
+		PAD_SIDE, root->weight, r.unit, PAD_SIDE, IMAGE_WIDTH + PAD_SIDE);
 	fputs("</svg>\n", svg);
 	if (ferror(svg))
 		ret = -EIO;

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "keys.h"
+#include "lib/list.h"
 
 const struct tracerig_key *tr_key_find(const struct tracerig_key *keys, const char *name)
 {
@@ -113,22 +114,6 @@ static int parse_integer(const char *text, long long *num)
 	return errno == ERANGE ? -ERANGE : 0;
 }
 
-static int in_choices(const char *choices, const char *text)
-{
-	size_t len = strlen(text);
-	const char *p = choices;
-
-	while (p && *p) {
-		const char *comma = strchr(p, ',');
-		size_t n = comma ? (size_t)(comma - p) : strlen(p);
-
-		if (n == len && strncmp(p, text, n) == 0)
-			return 1;
-		p = comma ? comma + 1 : NULL;
-	}
-	return 0;
-}
-
 int tr_key_parse(const struct tracerig_key *key, const char *text, long long *num, char *err,
 		 size_t err_len)
 {
@@ -157,7 +142,7 @@ int tr_key_parse(const struct tracerig_key *key, const char *text, long long *nu
 		}
 		return 0;
 	case TRACERIG_KEY_ENUM:
-		if (!in_choices(key->choices, text)) {
+		if (!tr_list_has(key->choices, text)) {
 			snprintf(err, err_len, "'%s' is not one of: %s", text,
 				 key->choices ? key->choices : "");
 			return -EINVAL;

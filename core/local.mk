@@ -10,6 +10,7 @@ tracerig_SOURCES = \
 	core/supervise.c core/supervise.h \
 	core/watchdog.c core/watchdog.h \
 	core/services.c core/services.h \
+	core/sideband.c core/sideband.h \
 	core/pids.c core/pids.h \
 	core/staging.c core/staging.h \
 	core/output.c core/output.h \
@@ -21,6 +22,6 @@ tracerig_SOURCES = \
 	core/report.c core/report.h \
 	$(tr_symbols_sources)
 tracerig_CFLAGS = $(AM_CFLAGS) $(INIH_CFLAGS) $(LIBELF_CFLAGS) $(LIBZIP_CFLAGS)
-tracerig_LDADD = lib/libtrutil.la $(LTDL_LIBS) $(INIH_LIBS) $(LIBELF_LIBS) $(DEMANGLE_LIBS) $(LIBZIP_LIBS)
+tracerig_LDADD = lib/libtrelf.la lib/libtrutil.la $(LTDL_LIBS) $(INIH_LIBS) $(LIBELF_LIBS) $(DEMANGLE_LIBS) $(LIBZIP_LIBS)
 
 include core/symbols/local.mk

@@ -11,6 +11,7 @@
 
 #include "json.h"
 #include "manifest.h"
+#include "sideband.h"
 #include "pids.h"
 #include "services.h"
 #include "session.h"
@@ -106,6 +107,30 @@ static void write_time(struct tr_json *j, const char *key, uint64_t real_ns)
 	tr_json_string(j, key, buf);
 }
 
+/* Where the mappings frames were named against came from: a source's own
+ * recording, the core's side-band recording, or /proc read while alive. */
+static void write_process_model(struct tr_json *j, const struct tr_session *s)
+{
+	const char *fed_by = s->sideband ? "side-band recorded by the core" : NULL;
+	struct tr_sideband_counts c;
+
+	for (size_t i = 0; i < s->n_sources && !fed_by; i++)
+		if (s->sources[i]->model == TRACERIG_MODEL_RECORDED &&
+		    s->sources[i]->phase == TR_PHASE_FLUSHED)
+			fed_by = s->sources[i]->plugin->name;
+	tr_json_object(j, "process_model");
+	tr_json_string(j, "fed_by", fed_by ? fed_by : "/proc/PID/maps read while alive");
+	if (s->sideband) {
+		tr_sideband_counts(s->sideband, &c);
+		tr_json_u64(j, "sideband_records", c.records);
+		tr_json_u64(j, "sideband_lost", c.lost);
+		tr_json_u64(j, "sideband_dropped", c.dropped);
+		tr_json_u64(j, "sideband_replayed", c.replayed);
+		tr_json_u64(j, "processes_read_while_alive", c.remembered);
+	}
+	tr_json_end_object(j);
+}
+
 int tr_manifest_write(struct tr_session *s)
 {
 	struct file_list fl;
@@ -186,6 +211,8 @@ int tr_manifest_write(struct tr_session *s)
 		tr_json_end_object(&j);
 	}
 	tr_json_end_object(&j);
+
+	write_process_model(&j, s);
 
 	tr_json_object(&j, "targets");
 	tr_json_bool(&j, "system_wide", s->targets.system_wide);

@@ -5,13 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/pidset.h"
 #include "pids.h"
 
-/* Open addressing on PIDs; a session sees at most a few hundred thousand. */
+/* A session sees at most a few hundred thousand PIDs. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pid_t *slots;
-static size_t n_slots, n_used;
-static pid_t *order; /* insertion order, for stable listings */
+static struct tr_pid_set seen; /* in order of observation, for stable listings */
 
 struct subscriber {
 	tracerig_pid_cb cb;
@@ -23,66 +22,23 @@ static size_t n_subscribers;
 void tr_pids_reset(void)
 {
 	pthread_mutex_lock(&lock);
-	free(slots);
-	free(order);
+	tr_pid_set_free(&seen);
 	free(subscribers);
-	slots = order = NULL;
 	subscribers = NULL;
-	n_slots = n_used = n_subscribers = 0;
+	n_subscribers = 0;
 	pthread_mutex_unlock(&lock);
-}
-
-static size_t slot_of(pid_t pid, size_t mask)
-{
-	return ((size_t)pid * 2654435761u) & mask;
-}
-
-static int grow(void)
-{
-	size_t new_n = n_slots ? n_slots * 2 : 1024;
-	pid_t *new_slots = calloc(new_n, sizeof(*new_slots));
-	pid_t *new_order = realloc(order, new_n / 2 * sizeof(*new_order));
-
-	if (!new_slots || !new_order) {
-		free(new_slots);
-		if (new_order)
-			order = new_order;
-		return -ENOMEM;
-	}
-	order = new_order;
-	for (size_t i = 0; i < n_used; i++) {
-		size_t s = slot_of(order[i], new_n - 1);
-
-		while (new_slots[s])
-			s = (s + 1) & (new_n - 1);
-		new_slots[s] = order[i];
-	}
-	free(slots);
-	slots = new_slots;
-	n_slots = new_n;
-	return 0;
 }
 
 int tr_pids_observe(pid_t pid)
 {
 	struct subscriber *subs = NULL;
-	size_t n_subs = 0, s;
+	size_t n_subs = 0;
 
-	if (pid <= 0)
-		return 0;
 	pthread_mutex_lock(&lock);
-	if ((n_used + 1) * 2 > n_slots && grow() < 0) {
+	if (tr_pid_set_add(&seen, pid) <= 0) {
 		pthread_mutex_unlock(&lock);
 		return 0;
 	}
-	for (s = slot_of(pid, n_slots - 1); slots[s]; s = (s + 1) & (n_slots - 1)) {
-		if (slots[s] == pid) {
-			pthread_mutex_unlock(&lock);
-			return 0;
-		}
-	}
-	slots[s] = pid;
-	order[n_used++] = pid;
 	if (n_subscribers) {
 		subs = malloc(n_subscribers * sizeof(*subs));
 		if (subs) {
@@ -103,11 +59,11 @@ size_t tr_pids_list(pid_t *out, size_t max)
 	size_t n;
 
 	pthread_mutex_lock(&lock);
-	n = n_used < max ? n_used : max;
+	n = seen.n < max ? seen.n : max;
 	if (out && n)
-		memcpy(out, order, n * sizeof(*out));
+		memcpy(out, seen.pids, n * sizeof(*out));
 	if (!out)
-		n = n_used;
+		n = seen.n;
 	pthread_mutex_unlock(&lock);
 	return n;
 }

@@ -22,7 +22,14 @@ struct parse_state {
 	int indented;    /* the current line continues the previous key's value */
 	int mid_line;    /* the last read ended inside a line (inih grows its buffer) */
 	size_t line_len; /* characters of the current line read so far */
+	int in_bad_section; /* keys under a refused section header are ignored */
+	char *header;       /* a line starting with '[', gathered over the reads */
+	size_t header_len;
 };
+
+/* inih keeps a section name in a 50-byte buffer (MAX_SECTION) and cuts a
+ * longer one silently: the keys would land in a section of another name. */
+#define SECTION_NAME_MAX 49
 
 /* inih's line buffer grows up to this; it must hold "\r\n\0" besides. */
 #define PROFILE_MAX_LINE (TR_PROFILE_MAX_LINE + 3)
@@ -119,6 +126,15 @@ static void note_section_header(struct parse_state *st, const char *line)
 		start++;
 	while (end > start && (end[-1] == ' ' || end[-1] == '\t'))
 		end--;
+	st->in_bad_section = 0;
+	if (end - start > SECTION_NAME_MAX) {
+		tr_err("%s:%d: section name [%.20s...] is %zu characters long: at most %d (it "
+		       "names a backend or [tracerig])", st->origin, st->line, start,
+		       (size_t)(end - start), SECTION_NAME_MAX);
+		st->errors++;
+		st->in_bad_section = 1;
+		return;
+	}
 	snprintf(name, sizeof(name), "%.*s", (int)(end - start), start);
 	s = tr_profile_section(st->profile, name);
 	if (s && s->origin == st->origin) {
@@ -177,8 +193,22 @@ static char *read_line(char *buf, int size, void *stream)
 		buf[0] = '\0';
 		st->mid_line = 0;
 	}
-	if (start)
-		note_section_header(st, buf);
+	if ((start && !st->header && buf[strspn(buf, " \t")] == '[') || (!start && st->header)) {
+		/* A header longer than inih's first buffer comes in pieces. */
+		char *grown = realloc(st->header, st->header_len + len + 1);
+
+		if (grown) {
+			memcpy(grown + st->header_len, buf, len + 1);
+			st->header = grown;
+			st->header_len += len;
+		}
+	}
+	if (st->header && !st->mid_line) {
+		note_section_header(st, st->header);
+		free(st->header);
+		st->header = NULL;
+		st->header_len = 0;
+	}
 	return got;
 }
 
@@ -209,7 +239,7 @@ static int on_key(void *user, const char *section, const char *name, const char 
 	struct tr_section *s;
 	struct tr_entry *e;
 
-	if (name == NULL)
+	if (name == NULL || st->in_bad_section)
 		return 1; /* headers are recorded by note_section_header */
 	if (section[0] == '\0') {
 		tr_err("%s:%d: key '%s' is outside any section (put it under [tracerig] or a "
@@ -325,6 +355,7 @@ int tr_profile_load(struct tr_profile *p, const char *path)
 	ini_allow_realloc = true;
 	ini_max_line = PROFILE_MAX_LINE;
 	ret = ini_parse_stream(read_line, &st, on_key, &st);
+	free(st.header);
 	fclose(st.file);
 	if (ret > 0 && !st.too_long) {
 		tr_err("%s:%d: cannot parse this line (expected [section], key = value, or a "

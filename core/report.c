@@ -22,6 +22,7 @@
 #include <zip.h>
 
 #include "lib/sanitize.h"
+#include "lib/strmap.h"
 #include "report.h"
 #include "session.h"
 
@@ -309,7 +310,7 @@ static int jv_num(const struct jv *v, double *out)
 /* ---- counting: names -> counts ---- */
 
 struct count {
-	char *name;
+	const char *name; /* the key in counts.index */
 	uint64_t self, total;
 	uint64_t last_sample; /* counts `total` once per sample */
 	long pid;
@@ -322,64 +323,29 @@ struct count {
 struct counts {
 	struct count *items;
 	size_t n, cap;
-	size_t *slots; /* open addressing: index + 1, 0 = empty */
-	size_t n_slots;
+	struct tr_strmap index; /* name -> its item's index + 1 */
 };
-
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ull;
-	}
-	return h;
-}
 
 static void counts_free(struct counts *c)
 {
-	for (size_t i = 0; i < c->n; i++) {
-		free(c->items[i].name);
+	for (size_t i = 0; i < c->n; i++)
 		for (int k = 0; k < REPORT_MAX_COMMS; k++)
 			free(c->items[i].comms[k].name);
-	}
 	free(c->items);
-	free(c->slots);
+	tr_strmap_free(&c->index);
 	memset(c, 0, sizeof(*c));
-}
-
-static int counts_rehash(struct counts *c)
-{
-	size_t n = c->n_slots ? c->n_slots * 2 : 256;
-	size_t *slots = calloc(n, sizeof(*slots));
-
-	if (!slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < c->n; i++) {
-		size_t j = hash_str(c->items[i].name) & (n - 1);
-
-		while (slots[j])
-			j = (j + 1) & (n - 1);
-		slots[j] = i + 1;
-	}
-	free(c->slots);
-	c->slots = slots;
-	c->n_slots = n;
-	return 0;
 }
 
 /* The entry for `name`, created with zero counts if new; NULL on ENOMEM. */
 static struct count *counts_get(struct counts *c, const char *name)
 {
+	struct tr_strmap_entry *at = tr_strmap_get(&c->index, name, strlen(name));
 	struct count *e;
-	size_t j;
 
-	if ((c->n + 1) * 2 > c->n_slots && counts_rehash(c) < 0)
+	if (!at)
 		return NULL;
-	for (j = hash_str(name) & (c->n_slots - 1); c->slots[j]; j = (j + 1) & (c->n_slots - 1))
-		if (strcmp(c->items[c->slots[j] - 1].name, name) == 0)
-			return &c->items[c->slots[j] - 1];
+	if (at->value)
+		return &c->items[at->value - 1];
 	if (c->n == c->cap) {
 		size_t ncap = c->cap ? c->cap * 2 : 64;
 		struct count *items = realloc(c->items, ncap * sizeof(*items));
@@ -391,10 +357,8 @@ static struct count *counts_get(struct counts *c, const char *name)
 	}
 	e = &c->items[c->n];
 	memset(e, 0, sizeof(*e));
-	e->name = strdup(name);
-	if (!e->name)
-		return NULL;
-	c->slots[j] = ++c->n;
+	e->name = at->key;
+	at->value = ++c->n;
 	return e;
 }
 
@@ -439,6 +403,10 @@ static double percent(uint64_t part, uint64_t whole)
 
 /* ---- reading entries line by line ---- */
 
+/* Longer lines are skipped: a small archive can hold a huge compressed
+ * line, and no real frame list comes near this. */
+#define REPORT_LINE_MAX (16u << 20)
+
 struct line_reader {
 	zip_file_t *zf;
 	char buf[65536];
@@ -446,12 +414,14 @@ struct line_reader {
 	int eof;
 	char *line;
 	size_t cap;
+	uint64_t skipped; /* lines longer than REPORT_LINE_MAX */
 };
 
 /* 1 with r->line set (no newline), 0 at the end, negative errno on error. */
 static int read_line(struct line_reader *r)
 {
 	size_t n = 0;
+	int too_long = 0;
 
 	for (;;) {
 		char *nl;
@@ -474,6 +444,18 @@ static int read_line(struct line_reader *r)
 		}
 		nl = memchr(r->buf + r->pos, '\n', r->len - r->pos);
 		chunk = (nl ? (size_t)(nl - r->buf) : r->len) - r->pos;
+		if (too_long || n + chunk > REPORT_LINE_MAX) {
+			/* Read on to its end without keeping it. */
+			too_long = 1;
+			r->pos += chunk;
+			if (nl) {
+				r->pos++;
+				r->skipped++;
+				too_long = 0;
+				n = 0;
+			}
+			continue;
+		}
 		if (n + chunk + 1 > r->cap) {
 			size_t ncap = (n + chunk + 1) * 2;
 			char *grown = realloc(r->line, ncap);
@@ -492,13 +474,23 @@ static int read_line(struct line_reader *r)
 			goto done;
 		}
 	}
-	if (n == 0)
+	if (too_long)
+		r->skipped++;
+	if (n == 0 || too_long)
 		return 0;
 	r->line[n] = '\0';
 done:
 	if (n && r->line[n - 1] == '\r')
 		r->line[n - 1] = '\0';
 	return 1;
+}
+
+static void warn_skipped(const struct line_reader *r, const char *entry)
+{
+	if (r->skipped)
+		fprintf(stderr, "tracerig: report: %s: %" PRIu64 " line(s) longer than %u MiB "
+			"skipped (tracerig never writes such lines: the archive was altered)\n",
+			entry, r->skipped, REPORT_LINE_MAX >> 20);
 }
 
 /* ---- perf.data.txt ---- */
@@ -745,6 +737,7 @@ static int read_perf_script(zip_file_t *zf, struct cpu_profile *cp)
 	}
 	if (ret == 0)
 		ret = end_sample(cp);
+	warn_skipped(r, "perf.data.txt");
 	free(r->line);
 	free(r);
 	return ret;
@@ -778,10 +771,9 @@ static void print_functions(struct cpu_profile *cp, int top)
 	for (size_t i = 0; i < n; i++)
 		printf("  %9" PRIu64 " %6.1f%%  %s\n", f->items[i].total,
 		       percent(f->items[i].total, cp->samples), tty(f->items[i].name));
-	/* The table's order no longer matches its hash slots. */
-	free(f->slots);
-	f->slots = NULL;
-	f->n_slots = 0;
+	/* Sorting moved the items: the index must follow. */
+	for (size_t i = 0; i < f->n; i++)
+		tr_strmap_find(&f->index, f->items[i].name, strlen(f->items[i].name))->value = i + 1;
 }
 
 static void print_processes(struct cpu_profile *cp, int top)
@@ -963,8 +955,10 @@ fail:
 		"(the archive may be damaged: check it with `unzip -t`)\n", archive,
 		ret == -EIO ? zip_strerror(za) : strerror(-ret));
 cleanup:
-	if (r)
+	if (r) {
+		warn_skipped(r, "offcpu.folded");
 		free(r->line);
+	}
 	free(r);
 	if (zf)
 		zip_fclose(zf);

@@ -214,6 +214,16 @@ static int svc_symbolizer_fork(struct tracerig_ctx *ctx, pid_t parent, pid_t chi
 	return tr_symbolizer_record_fork(ctx->session->symbolizer, parent, child);
 }
 
+static int svc_symbolizer_model(struct tracerig_ctx *ctx, enum tracerig_model how)
+{
+	if (!ctx->in_init)
+		return -EPERM;
+	if (how != TRACERIG_MODEL_WANTED && how != TRACERIG_MODEL_RECORDED)
+		return -EINVAL;
+	ctx->model = how;
+	return 0;
+}
+
 static void svc_counter_set(struct tracerig_ctx *ctx, const char *name, uint64_t value)
 {
 	struct tr_counter *grown;
@@ -328,6 +338,7 @@ const struct tracerig_services tr_services = {
 	.symbolizer_mmap = svc_symbolizer_mmap,
 	.symbolizer_exec = svc_symbolizer_exec,
 	.symbolizer_fork = svc_symbolizer_fork,
+	.symbolizer_model = svc_symbolizer_model,
 };
 
 int tr_ctx_new(struct tr_session *s, struct tr_loaded *loaded, struct tr_section *section,

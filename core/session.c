@@ -15,11 +15,13 @@
 #include <unistd.h>
 
 #include "keys.h"
+#include "lib/list.h"
 #include "log.h"
 #include "manifest.h"
 #include "output.h"
 #include "pids.h"
 #include "services.h"
+#include "sideband.h"
 #include "session.h"
 #include "status.h"
 #include "supervise.h"
@@ -181,48 +183,29 @@ static int load_plugin(struct tr_session *s, const char *name, struct tr_section
 	return 0;
 }
 
-static int list_has(const char *list, const char *name)
-{
-	size_t len = strlen(name);
-
-	for (const char *p = list; p && *p;) {
-		const char *comma = strchr(p, ',');
-		const char *end = comma ? comma : p + strlen(p);
-
-		while (p < end && (*p == ' ' || *p == '\t'))
-			p++;
-		while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
-			end--;
-		if ((size_t)(end - p) == len && strncmp(p, name, len) == 0)
-			return 1;
-		p = comma ? comma + 1 : NULL;
-	}
-	return 0;
-}
-
 /* Every name in `required` must be a backend of the profile. */
 static int check_required(struct tr_session *s, struct tr_section *main_section)
 {
 	struct tr_entry *e = tr_section_entry(main_section, "required");
-	char *copy, *save = NULL;
+	const char *cursor = e ? e->value : NULL, *item;
+	size_t len;
 	int errors = 0;
 
-	if (!e)
-		return 0;
-	copy = strdup(e->value);
-	if (!copy)
-		return 1;
-	for (char *tok = strtok_r(copy, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
-		if (!tr_profile_section(&s->profile, tok) || strcmp(tok, "tracerig") == 0) {
+	while (tr_list_next(&cursor, &item, &len)) {
+		char *name = strndup(item, len);
+
+		if (!name)
+			return errors + 1;
+		if (!tr_profile_section(&s->profile, name) || strcmp(name, "tracerig") == 0) {
 			char at[PATH_MAX + 16];
 
 			where(e, at, sizeof(at));
 			tr_err("%s: [tracerig] required names '%s', which has no section in this "
-			       "profile (add a [%s] section or remove it from required)", at, tok, tok);
+			       "profile (add a [%s] section or remove it from required)", at, name, name);
 			errors++;
 		}
+		free(name);
 	}
-	free(copy);
 	return errors;
 }
 
@@ -350,7 +333,7 @@ int tr_session_prepare(struct tr_session *s, const struct tr_options *opts)
 		}
 		s->sources = grown;
 		s->sources[s->n_sources++] = ctx;
-		ctx->required = list_has(required, sec->name);
+		ctx->required = tr_list_has(required, sec->name);
 		errors += validate_section(sec, ctx->plugin->keys, ctx->plugin->name);
 	}
 	packager = tr_config_value(main_section, tr_session_keys, "packager");
@@ -787,26 +770,32 @@ static void wait_for_end(struct tr_session *s)
 	}
 }
 
+static void flush_one(struct tr_session *s, struct tracerig_ctx *ctx)
+{
+	int ret;
+
+	if (ctx->phase != TR_PHASE_STOPPED)
+		return;
+	tr_log(TRACERIG_LOG_DEBUG, ctx->plugin->name, "flushing");
+	ret = run_call(s, ctx, TR_CALL_FLUSH, &s->archive, s->flush_timeout_ms, "packaging");
+	if (ctx->phase == TR_PHASE_FAILED)
+		return;
+	if (ret < 0) {
+		fail_plugin(ctx, "flush", ret);
+	} else {
+		ctx->phase = TR_PHASE_FLUSHED;
+		tr_watchdog_plugin(ctx->plugin->name, "flushed");
+	}
+}
+
 static void flush_all(struct tr_session *s)
 {
-	for (size_t i = 0; i < s->n_sources; i++) {
-		struct tracerig_ctx *ctx = s->sources[i];
-		int ret;
-
-		if (ctx->phase != TR_PHASE_STOPPED)
-			continue;
-		tr_log(TRACERIG_LOG_DEBUG, ctx->plugin->name, "flushing");
-		ret = run_call(s, ctx, TR_CALL_FLUSH, &s->archive, s->flush_timeout_ms,
-			       "packaging");
-		if (ctx->phase == TR_PHASE_FAILED)
-			continue;
-		if (ret < 0) {
-			fail_plugin(ctx, "flush", ret);
-		} else {
-			ctx->phase = TR_PHASE_FLUSHED;
-			tr_watchdog_plugin(ctx->plugin->name, "flushed");
-		}
-	}
+	/* Sources that feed the process model from their own recording
+	 * first: the others symbolize against what they fed. */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < s->n_sources; i++)
+			if ((s->sources[i]->model == TRACERIG_MODEL_RECORDED) == (pass == 0))
+				flush_one(s, s->sources[i]);
 }
 
 static void human_size(uint64_t bytes, char *buf, size_t len)
@@ -985,6 +974,59 @@ static void read_timeouts(struct tr_session *s)
 	s->flush_timeout_ms = tr_config_number(main_section, tr_session_keys, "flush_timeout");
 }
 
+/* The process model needs a side-band stream (mappings, execs, forks); the
+ * core records one when a source wants the model fed and none records it. */
+static void sideband_start(struct tr_session *s, enum tr_phase phase)
+{
+	int wanted = 0, ret;
+	char why[256];
+
+	if (s->sideband)
+		return;
+	for (size_t i = 0; i < s->n_sources; i++) {
+		if (s->sources[i]->phase != phase)
+			continue;
+		if (s->sources[i]->model == TRACERIG_MODEL_RECORDED)
+			return;
+		wanted |= s->sources[i]->model == TRACERIG_MODEL_WANTED;
+	}
+	if (!wanted || !s->symbolizer)
+		return;
+	why[0] = '\0';
+	ret = tr_sideband_open(&s->sideband, s->symbolizer, &s->targets, s->archive.dir, why,
+			       sizeof(why));
+	if (ret == 0 && (ret = tr_sideband_start(s->sideband)) < 0)
+		snprintf(why, sizeof(why), "cannot start it: %s", strerror(-ret));
+	if (ret < 0) {
+		tr_warn("no side-band recording for the process model: %s (frames of libraries "
+			"loaded late and of processes that exit early may stay unnamed)", why);
+		tr_sideband_free(s->sideband);
+		s->sideband = NULL;
+		return;
+	}
+	tr_log(TRACERIG_LOG_DEBUG, NULL, "recording the side-band for the process model");
+}
+
+/* After the sources stop and before they flush: what they symbolize in
+ * flush resolves against the model as the recording left it. */
+static void sideband_replay(struct tr_session *s)
+{
+	struct tr_sideband_counts c;
+
+	if (!s->sideband)
+		return;
+	tr_sideband_stop(s->sideband);
+	tr_sideband_replay(s->sideband);
+	tr_sideband_counts(s->sideband, &c);
+	tr_log(TRACERIG_LOG_DEBUG, NULL, "process model: %llu side-band records replayed, %llu "
+	       "lost, %llu processes read while alive", (unsigned long long)c.replayed,
+	       (unsigned long long)c.lost, (unsigned long long)c.remembered);
+	if (c.lost || c.dropped)
+		tr_warn("the side-band recording lost %llu records%s: some frames of short-lived "
+			"processes may stay unnamed", (unsigned long long)(c.lost + c.dropped),
+			c.dropped ? " (out of memory or disk space)" : "");
+}
+
 static int start_command_and_sources(struct tr_session *s)
 {
 	int ret;
@@ -1000,6 +1042,7 @@ static int start_command_and_sources(struct tr_session *s)
 		tr_watchdog_command(s->command.pid);
 		tr_pids_observe(s->command.pid);
 	}
+	sideband_start(s, TR_PHASE_INITIALIZED);
 	s->start_mono_ns = now_ns(CLOCK_MONOTONIC);
 	s->start_real_ns = now_ns(CLOCK_REALTIME);
 	if (start_all(s) < 0) {
@@ -1007,6 +1050,9 @@ static int start_command_and_sources(struct tr_session *s)
 		tr_command_abort(&s->command);
 		return -1;
 	}
+	/* The source that was to record the side-band did not start (an
+	 * optional perf_events without permission): record it now. */
+	sideband_start(s, TR_PHASE_STARTED);
 	/* The window opens once every source is ready, so setup time does not
 	 * count toward -d. */
 	s->window_start_ns = now_ns(CLOCK_MONOTONIC);
@@ -1084,6 +1130,7 @@ int tr_session_run(struct tr_session *s)
 		(s->end_mono_ns - s->window_start_ns) / 1e9);
 
 	stop_started(s);
+	sideband_replay(s);
 	flush_all(s);
 	if (sources_failed(s, 1))
 		status = TR_EXIT_FAILURE;
@@ -1192,6 +1239,8 @@ void tr_session_free(struct tr_session *s)
 	for (size_t i = 0; i < s->n_command_env; i++)
 		free(s->command_env[i]);
 	free(s->command_env);
+	/* Its threads use the symbolizer. */
+	tr_sideband_free(s->sideband);
 	if (s->symbolizer)
 		tr_symbolizer_free(s->symbolizer);
 	tr_staging_free(&s->archive);

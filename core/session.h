@@ -15,6 +15,7 @@
 #include "target.h"
 
 struct tr_symbolizer;
+struct tr_sideband;
 
 enum tr_phase {
 	TR_PHASE_LOADED = 0,
@@ -42,6 +43,7 @@ struct tracerig_ctx {
 	const char *failed_in; /* "init", "start", "collect", "stop", "flush" */
 	int error;             /* negative errno from the failing call */
 	int in_init;
+	enum tracerig_model model; /* 0 when the source said nothing */
 
 	/* Supervision (core/supervise.c). */
 	struct tr_driver *driver;
@@ -118,6 +120,7 @@ struct tr_session {
 	pid_t died_pid;
 
 	struct tr_symbolizer *symbolizer;
+	struct tr_sideband *sideband; /* when no source records one */
 };
 
 extern const struct tracerig_services tr_services;

@@ -5,17 +5,40 @@
 noinst_LTLIBRARIES += lib/libtrutil.la
 lib_libtrutil_la_SOURCES = \
 	lib/untrusted.c lib/untrusted.h \
-	lib/sanitize.c lib/sanitize.h
+	lib/sanitize.c lib/sanitize.h \
+	lib/cpus.c lib/cpus.h \
+	lib/perfring.c lib/perfring.h \
+	lib/pidqueue.c lib/pidqueue.h \
+	lib/sideband.c lib/sideband.h \
+	lib/hash.c lib/hash.h \
+	lib/strmap.c lib/strmap.h \
+	lib/pidset.c lib/pidset.h \
+	lib/procpid.c lib/procpid.h \
+	lib/list.c lib/list.h \
+	lib/kallsyms.c lib/kallsyms.h
 
-# ---- unit tests (no root needed)
-check_PROGRAMS += tests/lib/test_untrusted tests/lib/test_sanitize
-TESTS += tests/lib/test_untrusted tests/lib/test_sanitize
-tests_lib_test_untrusted_SOURCES = tests/lib/test_untrusted.c
-tests_lib_test_untrusted_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
+# The part that reads ELF, for those that link libelf anyway (the core and
+# perf_events): the other plugins stay free of it.
+noinst_LTLIBRARIES += lib/libtrelf.la
+lib_libtrelf_la_SOURCES = lib/elfopen.c lib/elfopen.h lib/buildid.c lib/buildid.h
+lib_libtrelf_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
+lib_libtrelf_la_LIBADD = $(LIBELF_LIBS)
+
+# ---- unit tests (no root needed): tests/lib/test_X.c each (including
+# ../testing.h, so they need no -I)
+lib_unit_tests = tests/lib/test_untrusted tests/lib/test_sanitize tests/lib/test_hash \
+	tests/lib/test_pidset tests/lib/test_procpid tests/lib/test_list \
+	tests/lib/test_kallsyms tests/lib/test_buildid
+check_PROGRAMS += $(lib_unit_tests)
+TESTS += $(lib_unit_tests)
 tests_lib_test_untrusted_LDADD = lib/libtrutil.la
-tests_lib_test_sanitize_SOURCES = tests/lib/test_sanitize.c
-tests_lib_test_sanitize_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 tests_lib_test_sanitize_LDADD = lib/libtrutil.la
+tests_lib_test_hash_LDADD = lib/libtrutil.la
+tests_lib_test_pidset_LDADD = lib/libtrutil.la
+tests_lib_test_procpid_LDADD = lib/libtrutil.la
+tests_lib_test_list_LDADD = lib/libtrutil.la
+tests_lib_test_kallsyms_LDADD = lib/libtrutil.la
+tests_lib_test_buildid_LDADD = lib/libtrelf.la
 
 # The real tracerig (perf_events + mapharvest) against processes, run as
 # nobody, that plant links to secrets, FIFOs, sparse maps and names with

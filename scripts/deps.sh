@@ -14,6 +14,8 @@ packages=(
 	libbpf-dev bpftool clang llvm
 	# tests: archive inspection, the tools we compare with, workloads
 	zip unzip babeltrace2 linux-perf libbpf-tools nodejs time util-linux procps
+	# tests/clients: the archive's files opened in viewers in headless Chromium
+	chromium fonts-dejavu-core
 	# fuzz tests: clang's libFuzzer and sanitizer runtimes (only recommended by clang)
 	libclang-rt-14-dev
 )

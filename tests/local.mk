@@ -28,16 +28,25 @@ TESTS += tests/core/test_keys tests/core/test_profile tests/core/test_pids \
 	tests/core/test_output
 noinst_HEADERS += tests/testing.h
 tests_core_test_keys_SOURCES = tests/core/test_keys.c core/keys.c
+tests_core_test_keys_LDADD = lib/libtrutil.la
 tests_core_test_profile_SOURCES = tests/core/test_profile.c core/profile.c core/log.c
 tests_core_test_profile_CFLAGS = $(AM_CFLAGS) $(INIH_CFLAGS)
 tests_core_test_profile_LDADD = lib/libtrutil.la $(INIH_LIBS)
 tests_core_test_pids_SOURCES = tests/core/test_pids.c core/pids.c
+tests_core_test_pids_LDADD = lib/libtrutil.la
 tests_core_test_staging_SOURCES = tests/core/test_staging.c core/staging.c
 tests_core_test_output_SOURCES = tests/core/test_output.c core/output.c core/staging.c core/log.c
 tests_core_test_output_LDADD = lib/libtrutil.la
 tests_core_test_json_SOURCES = tests/core/test_json.c core/json.c
 tests_core_test_flamegraph_SOURCES = tests/core/test_flamegraph.c core/flamegraph.c
 tests_core_test_flamegraph_LDADD = lib/libtrutil.la
+# The core's side-band recording against the real kernel (root).
+check_PROGRAMS += tests/core/test_sideband
+TESTS += tests/core/test_sideband
+tests_core_test_sideband_SOURCES = tests/core/test_sideband.c core/sideband.c \
+	$(tr_symbols_sources) core/log.c
+tests_core_test_sideband_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
+tests_core_test_sideband_LDADD = lib/libtrelf.la lib/libtrutil.la $(LIBELF_LIBS) $(DEMANGLE_LIBS)
 
 # ---- integration tests: the real binary, real plugins, real archives
 CORE_SH_TESTS = \

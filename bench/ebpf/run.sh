@@ -13,24 +13,10 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-${BUILD:-.}}" && pwd)
-tracerig=${TRACERIG:-$build/tracerig}
-export TRACERIG_PLUGIN_PATH=${TRACERIG_PLUGIN_PATH:-$build/plugins}
 ROUNDS=${ROUNDS:-100000}
 REPS=${REPS:-5}
-offcputime=${OFFCPUTIME:-/usr/sbin/offcputime}
-[ -x "$tracerig" ] || { echo "bench/ebpf: $tracerig is missing (build first)" >&2; exit 1; }
-[ "$(id -u)" = 0 ] || { echo "bench/ebpf: run as root" >&2; exit 1; }
-[ -x "$offcputime" ] || { echo "bench/ebpf: needs $offcputime (apt-get install libbpf-tools)" >&2; exit 1; }
-command -v bpftool >/dev/null || PATH=$PATH:/usr/sbin
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tracerig-bench-ebpf.XXXXXX")
-tracer=""
-cleanup() {
-	[ -n "$tracer" ] && kill -KILL "$tracer" 2>/dev/null
-	wait 2>/dev/null || true
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+bench=bench/ebpf
+. "$top/bench/ebpf/lib.sh"
 ${CC:-cc} -O2 -o "$tmp/pingpong" "$top/bench/ebpf/pingpong.c"
 
 # samples CONFIG: REPS runs of the workload, ns per switch appended to $tmp/CONFIG
@@ -38,15 +24,6 @@ samples() {
 	for _ in $(seq "$REPS"); do "$tmp/pingpong" "$ROUNDS" 0; done >>"$tmp/$1"
 }
 median() { sort -n "$tmp/$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-# wait_prog NAME: until a BPF program of that name is attached
-wait_prog() {
-	for _ in $(seq 100); do
-		bpftool prog show 2>/dev/null | grep -q " name $1 " && return 0
-		sleep 0.1
-	done
-	echo "bench/ebpf: $1 never showed up" >&2
-	return 1
-}
 # stop_tracer: Ctrl-C, as a user would
 stop_tracer() {
 	kill -INT "$tracer"

@@ -4,24 +4,17 @@
 #include <errno.h>
 #include <gelf.h>
 #include <libelf.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "demangle.h"
 #include "elfsym.h"
+#include "lib/buildid.h"
+#include "lib/elfopen.h"
 #include "lib/untrusted.h"
 #include "procfs.h"
-#include "procfs.h"
-
-static pthread_once_t elf_once = PTHREAD_ONCE_INIT;
-static int elf_ok;
-
-static void elf_init(void)
-{
-	elf_ok = elf_version(EV_CURRENT) != EV_NONE;
-}
 
 static Elf_Scn *section_by_name(Elf *elf, const char *want, GElf_Shdr *shdr)
 {
@@ -44,29 +37,8 @@ static Elf_Scn *section_by_name(Elf *elf, const char *want, GElf_Shdr *shdr)
 
 static void read_build_id(Elf *elf, struct tr_elf *e)
 {
-	Elf_Scn *scn = NULL;
-	GElf_Shdr shdr;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		Elf_Data *data;
-		GElf_Nhdr nhdr;
-		size_t off = 0, name_off, desc_off;
-
-		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_NOTE)
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data)
-			continue;
-		while ((off = gelf_getnote(data, off, &nhdr, &name_off, &desc_off)) > 0) {
-			if (nhdr.n_type == NT_GNU_BUILD_ID && nhdr.n_namesz == 4 &&
-			    memcmp((char *)data->d_buf + name_off, "GNU", 4) == 0 &&
-			    nhdr.n_descsz <= sizeof(e->build_id) && nhdr.n_descsz > 0) {
-				memcpy(e->build_id, (char *)data->d_buf + desc_off, nhdr.n_descsz);
-				e->build_id_len = nhdr.n_descsz;
-				return;
-			}
-		}
-	}
+	if (tr_buildid_from_elf(elf, e->build_id, sizeof(e->build_id), &e->build_id_len) < 0)
+		e->build_id_len = 0;
 }
 
 static int read_loads(Elf *elf, struct tr_elf *e)
@@ -362,6 +334,7 @@ static int read_elf(struct tr_elf *e, Elf *elf, pid_t root_pid, const char *path
 		e->symbols_from = "none";
 	if (add_plt_symbols(elf, &e->syms, arena) < 0)
 		return -ENOMEM;
+	tr_symtab_rank_aliases(&e->syms, tr_demangle);
 	tr_symtab_finish(&e->syms, 1);
 	return 0;
 }
@@ -372,12 +345,9 @@ int tr_elf_read(struct tr_elf *e, int fd, pid_t root_pid, const char *path,
 	Elf *elf;
 	int ret;
 
-	pthread_once(&elf_once, elf_init);
-	if (!elf_ok)
-		return -ENOTSUP;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	elf = tr_elf_open_fd(fd, &ret);
 	if (!elf)
-		return -ENOEXEC;
+		return ret;
 	ret = read_elf(e, elf, root_pid, path, arena);
 	elf_end(elf);
 	return ret;
@@ -388,8 +358,7 @@ int tr_elf_read_memory(struct tr_elf *e, void *image, size_t size, struct tr_are
 	Elf *elf;
 	int ret;
 
-	pthread_once(&elf_once, elf_init);
-	if (!elf_ok)
+	if (tr_libelf_ready() < 0)
 		return -ENOTSUP;
 	elf = elf_memory(image, size);
 	if (!elf)

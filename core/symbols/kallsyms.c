@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kallsyms.h"
+#include "lib/kallsyms.h"
 
 static int mod_by_start(const void *a, const void *b)
 {
@@ -51,65 +52,54 @@ static struct tr_kmodule *module(struct tr_kallsyms *k, const char *name, size_t
 	return &k->mods[k->n_mods++];
 }
 
+struct loading {
+	struct tr_kallsyms *k;
+	struct tr_arena *arena;
+	size_t mods_cap;
+	uint32_t seq;
+	int nonzero;
+};
+
+static int add_line(void *arg, const struct tr_kallsyms_line *l)
+{
+	struct loading *ld = arg;
+	char *copy;
+
+	if (l->type != 't' && l->type != 'T' && l->type != 'w' && l->type != 'W')
+		return 0;
+	if (l->addr)
+		ld->nonzero = 1;
+	copy = tr_arena_strndup(ld->arena, l->name, l->name_len);
+	/* The last symbol before a gap (end of the kernel's text, of a
+	 * module) is given at most 64 KiB.  Of aliases at one address
+	 * the one listed last wins, as in perf: it ends each symbol where
+	 * the next begins, so the earlier aliases have no length, and
+	 * its first rule prefers a symbol with one (memcpy and
+	 * __pi_memcpy: perf says __pi_memcpy). */
+	if (!copy || tr_symtab_add_unsized(&ld->k->syms, l->addr, l->addr + 65536, copy, ++ld->seq))
+		return -ENOMEM;
+	if (l->module) {
+		struct tr_kmodule *m = module(ld->k, l->module, l->module_len, &ld->mods_cap,
+					      ld->arena);
+
+		if (!m)
+			return -ENOMEM;
+		if (l->addr < m->start)
+			m->start = l->addr;
+		if (l->addr >= m->end)
+			m->end = l->addr + 1;
+	}
+	return 0;
+}
+
 int tr_kallsyms_load(struct tr_kallsyms *k, const char *path, struct tr_arena *arena)
 {
-	char *line = NULL;
-	size_t cap = 0, mods_cap = 0;
-	int ret = 0, nonzero = 0;
-	uint32_t seq = 0;
-	FILE *f = fopen(path, "re");
+	struct loading ld = { .k = k, .arena = arena };
+	int ret = tr_kallsyms_each(path, add_line, &ld);
 
-	if (!f)
-		return -errno;
-	while (getline(&line, &cap, f) > 0) {
-		unsigned long long addr;
-		char type, *name, *mod, *end;
-		size_t len;
-
-		/* "ffffffff81000000 T _text" or "... t foo\t[ext4]" */
-		addr = strtoull(line, &end, 16);
-		if (end == line || end[0] != ' ' || !end[1] || end[2] != ' ')
-			continue;
-		type = end[1];
-		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
-			continue;
-		name = end + 3;
-		len = strcspn(name, "\t \n");
-		mod = name + len;
-		if (addr)
-			nonzero = 1;
-		char *copy = tr_arena_strndup(arena, name, len);
-		/* The last symbol before a gap (end of the kernel's text, of a
-		 * module) is given at most 64 KiB.  Of aliases at one address
-		 * the one listed last wins, as in perf: it ends each symbol where
-		 * the next begins, so the earlier aliases have no length, and
-		 * its first rule prefers a symbol with one (memcpy and
-		 * __pi_memcpy: perf says __pi_memcpy). */
-		if (!copy || tr_symtab_add_unsized(&k->syms, addr, addr + 65536, copy, ++seq)) {
-			ret = -ENOMEM;
-			break;
-		}
-		while (*mod == '\t' || *mod == ' ')
-			mod++;
-		if (*mod == '[') {
-			size_t mlen = strcspn(mod + 1, "]\n");
-			struct tr_kmodule *m = module(k, mod + 1, mlen, &mods_cap, arena);
-
-			if (!m) {
-				ret = -ENOMEM;
-				break;
-			}
-			if (addr < m->start)
-				m->start = addr;
-			if (addr >= m->end)
-				m->end = addr + 1;
-		}
-	}
-	free(line);
-	fclose(f);
 	if (ret < 0)
 		return ret;
-	if (!nonzero)
+	if (!ld.nonzero)
 		return -EPERM;
 	tr_symtab_finish(&k->syms, 1);
 	/* A module's range ends where its last symbol does. */

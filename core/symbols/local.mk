@@ -11,9 +11,15 @@ tr_symbols_sources = \
 # ---- unit tests: the symbolizer against real processes and files
 check_PROGRAMS += tests/symbols/test_symbols tests/symbols/test_flamegraph_svg tests/symbols/fixture
 TESTS += tests/symbols/test_symbols tests/symbols/test_flamegraph_svg
+# Which name an address gets among several symbols (no root).
+check_PROGRAMS += tests/symbols/test_symtab
+TESTS += tests/symbols/test_symtab
+tests_symbols_test_symtab_SOURCES = tests/symbols/test_symtab.c core/symbols/symtab.c \
+	core/symbols/symtab.h core/symbols/demangle.c core/symbols/demangle.h
+tests_symbols_test_symtab_LDADD = $(DEMANGLE_LIBS)
 tests_symbols_test_symbols_SOURCES = tests/symbols/test_symbols.c $(tr_symbols_sources) core/log.c
 tests_symbols_test_symbols_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
-tests_symbols_test_symbols_LDADD = lib/libtrutil.la $(LIBELF_LIBS) $(DEMANGLE_LIBS)
+tests_symbols_test_symbols_LDADD = lib/libtrelf.la lib/libtrutil.la $(LIBELF_LIBS) $(DEMANGLE_LIBS)
 # The test runs the fixture and looks its library up by path.
 EXTRA_tests_symbols_test_symbols_DEPENDENCIES = tests/symbols/fixture tests/symbols/libfixture.la
 

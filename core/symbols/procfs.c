@@ -74,42 +74,6 @@ int tr_proc_read_maps(pid_t pid, tr_maps_cb cb, void *arg)
 	return ret;
 }
 
-int tr_proc_nspid(pid_t pid, pid_t *nspid)
-{
-	char fname[64], *line = NULL;
-	size_t cap = 0;
-	FILE *f;
-	int ret = -ENOENT;
-
-	snprintf(fname, sizeof(fname), "/proc/%d/status", (int)pid);
-	f = fopen(fname, "re");
-	if (!f)
-		return -errno;
-	while (getline(&line, &cap, f) > 0) {
-		char *p, *end;
-		long last = -1;
-
-		if (strncmp(line, "NSpid:", 6) != 0)
-			continue;
-		/* "NSpid:\t4242\t17\t1": the last one is the innermost namespace's. */
-		for (p = line + 6;; p = end) {
-			long v = strtol(p, &end, 10);
-
-			if (end == p)
-				break;
-			last = v;
-		}
-		if (last > 0) {
-			*nspid = (pid_t)last;
-			ret = 0;
-		}
-		break;
-	}
-	free(line);
-	fclose(f);
-	return ret;
-}
-
 int tr_open_map_file(pid_t pid, uint64_t start, uint64_t end)
 {
 	struct tr_untrusted u;

@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "lib/procpid.h" /* tr_proc_nspid */
+
 struct tr_maps_line {
 	uint64_t start, end, pgoff;
 	dev_t dev;
@@ -20,9 +22,6 @@ typedef int (*tr_maps_cb)(void *arg, const struct tr_maps_line *line);
 /* Calls cb for every line of /proc/PID/maps; stops at the first non-zero
  * return of cb and returns it.  -ENOENT/-ESRCH when the process is gone. */
 int tr_proc_read_maps(pid_t pid, tr_maps_cb cb, void *arg);
-
-/* The innermost NSpid of the process (its PID inside its own namespace). */
-int tr_proc_nspid(pid_t pid, pid_t *nspid);
 
 /* Opens /proc/PID/map_files/START-END: works for deleted files too.
  * Regular files of at most TR_OBJECT_MAX bytes only. */

@@ -24,6 +24,7 @@
 #include "elfsym.h"
 #include "jit.h"
 #include "kallsyms.h"
+#include "lib/hash.h"
 #include "lib/untrusted.h"
 #include "procfs.h"
 #include "symbolizer.h"
@@ -91,17 +92,6 @@ struct tr_symbolizer {
 
 /* ---- interned strings ------------------------------------------------- */
 
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	while (*s) {
-		h ^= (unsigned char)*s++;
-		h *= 1099511628211ull;
-	}
-	return h;
-}
-
 static const char *intern(struct tr_symbolizer *sym, const char *s)
 {
 	size_t i;
@@ -115,7 +105,8 @@ static const char *intern(struct tr_symbolizer *sym, const char *s)
 		for (size_t k = 0; k < sym->cap_strings; k++) {
 			if (!sym->strings[k])
 				continue;
-			for (i = hash_str(sym->strings[k]) & (cap - 1); tab[i]; i = (i + 1) & (cap - 1))
+			for (i = tr_fnv1a_str(sym->strings[k]) & (cap - 1); tab[i];
+			     i = (i + 1) & (cap - 1))
 				;
 			tab[i] = sym->strings[k];
 		}
@@ -123,7 +114,7 @@ static const char *intern(struct tr_symbolizer *sym, const char *s)
 		sym->strings = tab;
 		sym->cap_strings = cap;
 	}
-	for (i = hash_str(s) & (sym->cap_strings - 1); sym->strings[i];
+	for (i = tr_fnv1a_str(s) & (sym->cap_strings - 1); sym->strings[i];
 	     i = (i + 1) & (sym->cap_strings - 1))
 		if (strcmp(sym->strings[i], s) == 0)
 			return sym->strings[i];
@@ -242,17 +233,6 @@ static void dso_load(struct tr_symbolizer *sym, const struct proc *p, const stru
 	close(fd);
 }
 
-static uint64_t hash_bytes(const unsigned char *b, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= b[i];
-		h *= 1099511628211ull;
-	}
-	return h;
-}
-
 /* The vDSO image is the kernel's, the same for every process of one ABI:
  * read it from the process's memory and share it by content. */
 static void vdso_load(struct tr_symbolizer *sym, struct proc *p, const struct mapping *m)
@@ -277,7 +257,7 @@ static void vdso_load(struct tr_symbolizer *sym, struct proc *p, const struct ma
 	close(fd);
 	if (got != (ssize_t)len)
 		goto out;
-	h = hash_bytes(buf, len);
+	h = tr_fnv1a(buf, len);
 	for (d = sym->vdsos; d; d = d->next)
 		if (d->ino == h && d->dev == (dev_t)len)
 			break;
@@ -689,7 +669,10 @@ static struct dso *dso_by_build_id(struct tr_symbolizer *sym, const unsigned cha
 	return d;
 }
 
-/* From its first recorded event on, a process is what the recording says. */
+/* From its first recorded event on, a process is what the recording says,
+ * on top of what /proc said while it was alive: a process older than the
+ * recording may be described only by its later records (a library it
+ * loaded late), and they replace whatever they overlap. */
 static void begin_recorded(struct proc *p)
 {
 	if (p->recorded)
@@ -697,7 +680,6 @@ static void begin_recorded(struct proc *p)
 	p->recorded = 1;
 	p->maps_read = 1;
 	p->gone = 1; /* never reread /proc/PID/maps */
-	p->n_maps = 0;
 	p->last = 0;
 }
 

@@ -61,15 +61,48 @@ void tr_arena_free(struct tr_arena *a)
 	}
 }
 
-uint32_t tr_symtab_alias_prio(int is_func, int weak, int global, const char *name)
+static int by_start_then_prio(const void *a, const void *b);
+
+/* The part of the priority that comes from the name: fewer leading
+ * underscores, then the longer name. */
+static uint32_t name_prio(const char *name)
 {
 	uint32_t underscores = 0;
 	size_t len = strlen(name);
 
 	while (name[underscores] == '_' && underscores < 15)
 		underscores++;
+	return (15 - underscores) << 16 | (uint32_t)(len > 0xffff ? 0xffff : len);
+}
+
+#define NAME_PRIO_MASK ((1u << 22) - 1)
+
+uint32_t tr_symtab_alias_prio(int is_func, int weak, int global, const char *name)
+{
 	return (uint32_t)!!is_func << 24 | (uint32_t)!weak << 23 | (uint32_t)!!global << 22 |
-	       (15 - underscores) << 16 | (uint32_t)(len > 0xffff ? 0xffff : len);
+	       name_prio(name);
+}
+
+void tr_symtab_rank_aliases(struct tr_symtab *t, char *(*shown)(const char *name))
+{
+	if (t->n < 2)
+		return;
+	qsort(t->syms, t->n, sizeof(*t->syms), by_start_then_prio);
+	for (size_t i = 0; i < t->n;) {
+		size_t end = i + 1;
+
+		while (end < t->n && t->syms[end].start == t->syms[i].start)
+			end++;
+		for (size_t k = i; end - i > 1 && k < end; k++) {
+			char *name = shown(t->syms[k].name);
+
+			if (!name)
+				continue;
+			t->syms[k].prio = (t->syms[k].prio & ~NAME_PRIO_MASK) | name_prio(name);
+			free(name);
+		}
+		i = end;
+	}
 }
 
 int tr_symtab_add(struct tr_symtab *t, uint64_t start, uint64_t size, const char *name,
@@ -164,14 +197,22 @@ struct tr_sym *tr_symtab_find(struct tr_symtab *t, uint64_t addr)
 			hi = mid;
 	}
 	/* The innermost symbol wins; a few steps back find an enclosing one
-	 * when addr lies past the end of a nested (or reused JIT) symbol. */
+	 * when addr lies past the end of a nested (or reused JIT) symbol.  A
+	 * label without a size inside a function (V8's builtins have them)
+	 * loses to the function, as perf names it. */
+	struct tr_sym *label = NULL;
+
 	for (size_t i = lo + 1, steps = 0; i-- > 0 && steps < 8; steps++) {
 		struct tr_sym *s = &t->syms[i];
 
-		if (addr - s->start < s->size)
+		if (addr - s->start >= s->size)
+			continue;
+		if (!s->size_max)
 			return s;
+		if (!label)
+			label = s;
 	}
-	return NULL;
+	return label;
 }
 
 void tr_symtab_free(struct tr_symtab *t)

@@ -44,6 +44,11 @@ int tr_symtab_add(struct tr_symtab *t, uint64_t start, uint64_t size, const char
 /* A symbol without a size: it ends at the next symbol, at most at max_end. */
 int tr_symtab_add_unsized(struct tr_symtab *t, uint64_t start, uint64_t max_end, const char *name,
 			  uint32_t prio);
+/* perf ranks ELF aliases (symbols that share a start) by the names it
+ * shows: for each alias whose `shown` name (malloc'd, or NULL when it is
+ * the symbol's own) differs, the name part of its priority is redone.
+ * Call before tr_symtab_finish. */
+void tr_symtab_rank_aliases(struct tr_symtab *t, char *(*shown)(const char *name));
 /* Sorts, keeps one symbol per start address and, when fix_sizes, ends
  * unsized symbols at the next one (as perf does). */
 void tr_symtab_finish(struct tr_symtab *t, int fix_sizes);

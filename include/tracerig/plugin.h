@@ -114,6 +114,12 @@ struct tracerig_symbol {
 	uint64_t dso_offset; /* address relative to the object's load base (for perf) */
 };
 
+/* See symbolizer_model(). */
+enum tracerig_model {
+	TRACERIG_MODEL_WANTED = 1,
+	TRACERIG_MODEL_RECORDED = 2,
+};
+
 /* One mapping of a process, as a recording saw it (perf's MMAP2 record). */
 struct tracerig_mapping {
 	pid_t pid;              /* host PID */
@@ -222,6 +228,16 @@ struct tracerig_services {
 	int (*symbolizer_mmap)(struct tracerig_ctx *ctx, const struct tracerig_mapping *m);
 	int (*symbolizer_exec)(struct tracerig_ctx *ctx, pid_t pid);
 	int (*symbolizer_fork)(struct tracerig_ctx *ctx, pid_t parent, pid_t child);
+
+	/* How this source's stacks meet the process model; call during init.
+	 * TRACERIG_MODEL_RECORDED: the source records side-band records
+	 * itself and replays them with symbolizer_mmap/exec/fork in flush
+	 * (perf_events); such sources flush before the others.
+	 * TRACERIG_MODEL_WANTED: the source symbolizes user stacks in flush;
+	 * unless a source records the side-band, the core records it (a
+	 * PERF_COUNT_SW_DUMMY event on every CPU) and replays it after the
+	 * sources stop and before they flush.  (Appended to ABI 1.) */
+	int (*symbolizer_model)(struct tracerig_ctx *ctx, enum tracerig_model how);
 };
 
 struct tracerig_plugin {

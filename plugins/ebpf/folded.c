@@ -10,108 +10,53 @@
 
 #include "folded.h"
 #include "lib/sanitize.h"
+#include "lib/strmap.h"
 
-struct fd_line {
-	char *text;
-	uint64_t weight_ns;
+struct fd_stacks {
+	struct tr_strmap lines; /* line -> summed weight in ns */
 };
 
-/* Open addressing on the line text: flushes sum many identical lines
- * (one per thread of a process, or on-CPU samples). */
-struct fd_set {
-	struct fd_line *slots;
-	size_t n_slots, n_used;
-};
-
-static uint64_t hash_str(const char *s)
+struct fd_stacks *fd_stacks_new(void)
 {
-	uint64_t h = 1469598103934665603ull;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ull;
-	}
-	return h;
+	return calloc(1, sizeof(struct fd_stacks));
 }
 
-struct fd_set *fd_set_new(void)
-{
-	return calloc(1, sizeof(struct fd_set));
-}
-
-void fd_set_free(struct fd_set *s)
+void fd_stacks_free(struct fd_stacks *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->n_slots; i++)
-		free(s->slots[i].text);
-	free(s->slots);
+	tr_strmap_free(&s->lines);
 	free(s);
 }
 
-size_t fd_set_count(const struct fd_set *s)
+size_t fd_stacks_count(const struct fd_stacks *s)
 {
-	return s->n_used;
+	return s->lines.n;
 }
 
-static int grow(struct fd_set *s)
+int fd_stacks_add(struct fd_stacks *s, const char *line, uint64_t weight_ns)
 {
-	size_t n = s->n_slots ? s->n_slots * 2 : 1024;
-	struct fd_line *slots = calloc(n, sizeof(*slots));
+	struct tr_strmap_entry *e = tr_strmap_get(&s->lines, line, strlen(line));
 
-	if (!slots)
+	if (!e)
 		return -ENOMEM;
-	for (size_t i = 0; i < s->n_slots; i++) {
-		size_t j;
-
-		if (!s->slots[i].text)
-			continue;
-		for (j = hash_str(s->slots[i].text) & (n - 1); slots[j].text; j = (j + 1) & (n - 1))
-			;
-		slots[j] = s->slots[i];
-	}
-	free(s->slots);
-	s->slots = slots;
-	s->n_slots = n;
+	e->value += weight_ns;
 	return 0;
 }
 
-int fd_set_add(struct fd_set *s, const char *line, uint64_t weight_ns)
+int fd_stacks_add_marked(struct fd_stacks *dst, const struct fd_stacks *src, const char *mark)
 {
-	size_t j;
+	const struct tr_strmap_entry *l;
 
-	if ((s->n_used + 1) * 2 > s->n_slots && grow(s) < 0)
-		return -ENOMEM;
-	for (j = hash_str(line) & (s->n_slots - 1); s->slots[j].text; j = (j + 1) & (s->n_slots - 1)) {
-		if (strcmp(s->slots[j].text, line) == 0) {
-			s->slots[j].weight_ns += weight_ns;
-			return 0;
-		}
-	}
-	s->slots[j].text = strdup(line);
-	if (!s->slots[j].text)
-		return -ENOMEM;
-	s->slots[j].weight_ns = weight_ns;
-	s->n_used++;
-	return 0;
-}
-
-int fd_set_add_marked(struct fd_set *dst, const struct fd_set *src, const char *mark)
-{
-	for (size_t i = 0; i < src->n_slots; i++) {
-		const struct fd_line *l = &src->slots[i];
-		size_t len;
-		char *text;
+	for (size_t i = 0; (l = tr_strmap_next(&src->lines, &i));) {
+		size_t len = strlen(l->key) + strlen(mark) + 2;
+		char *text = malloc(len);
 		int ret;
 
-		if (!l->text)
-			continue;
-		len = strlen(l->text) + strlen(mark) + 2;
-		text = malloc(len);
 		if (!text)
 			return -ENOMEM;
-		snprintf(text, len, "%s;%s", l->text, mark);
-		ret = fd_set_add(dst, text, l->weight_ns);
+		snprintf(text, len, "%s;%s", l->key, mark);
+		ret = fd_stacks_add(dst, text, l->value);
 		free(text);
 		if (ret < 0)
 			return ret;
@@ -119,33 +64,20 @@ int fd_set_add_marked(struct fd_set *dst, const struct fd_set *src, const char *
 	return 0;
 }
 
-static int by_text(const void *a, const void *b)
+int fd_stacks_write(const struct fd_stacks *s, FILE *out)
 {
-	const struct fd_line *const *x = a, *const *y = b;
-
-	return strcmp((*x)->text, (*y)->text);
-}
-
-int fd_set_write(const struct fd_set *s, FILE *out)
-{
-	const struct fd_line **v;
-	size_t n = 0;
+	const struct tr_strmap_entry **v;
 	int ret = 0;
 
-	if (!s->n_used)
+	if (!s->lines.n)
 		return 0;
-	v = calloc(s->n_used, sizeof(*v));
+	v = tr_strmap_sorted(&s->lines);
 	if (!v)
 		return -ENOMEM;
-	for (size_t i = 0; i < s->n_slots; i++)
-		if (s->slots[i].text)
-			v[n++] = &s->slots[i];
-	/* Sorted: the same collection gives the same file. */
-	qsort(v, n, sizeof(*v), by_text);
-	for (size_t i = 0; i < n; i++) {
-		uint64_t us = (v[i]->weight_ns + 500) / 1000;
+	for (size_t i = 0; i < s->lines.n; i++) {
+		uint64_t us = (v[i]->value + 500) / 1000;
 
-		if (us && fprintf(out, "%s %" PRIu64 "\n", v[i]->text, us) < 0) {
+		if (us && fprintf(out, "%s %" PRIu64 "\n", v[i]->key, us) < 0) {
 			ret = -EIO;
 			break;
 		}
@@ -182,9 +114,46 @@ static int append(char *buf, size_t len, size_t *pos, const char *frame)
 	return 0;
 }
 
+/* A frame-pointer walk through code built without frame pointers reads
+ * garbage off the stack: a run of addresses in no known object (clone3
+ * followed by 115 of them).  One "[unknown]" stands for such a run, as in
+ * perf_events' cpu.folded, so the flame graph keeps its height; a single
+ * one keeps its address. */
+static int append_frames(char *buf, size_t len, size_t *pos, pid_t pid, const uint64_t *ips,
+			 size_t from, size_t to, int kernel, fd_frame_fn frame, void *arg,
+			 uint64_t *folded_away)
+{
+	char name[512], next[512];
+
+	for (size_t i = to; i-- > from;) {
+		frame(arg, pid, ips[i], kernel, name, sizeof(name));
+		if (strncmp(name, "0x", 2) == 0) {
+			size_t run = 0; /* more of them right inside this one */
+
+			while (i - run > from) {
+				frame(arg, pid, ips[i - run - 1], kernel, next, sizeof(next));
+				if (strncmp(next, "0x", 2) != 0)
+					break;
+				run++;
+			}
+			if (run) {
+				snprintf(name, sizeof(name), "[unknown]%s", kernel ? "_[k]" : "");
+				if (folded_away)
+					*folded_away += run;
+				i -= run;
+			}
+		}
+		tr_sanitize_name(name, sizeof(name), name);
+		if (append(buf, len, pos, name) < 0)
+			return -ENOSPC;
+	}
+	return 0;
+}
+
 int fd_build_line(char *buf, size_t len, const char *comm, pid_t pid,
 		  const uint64_t *uips, size_t nu, const uint64_t *kips, size_t nk,
-		  int ustack_lost, int kstack_lost, fd_frame_fn frame, void *arg)
+		  int ustack_lost, int kstack_lost, fd_frame_fn frame, void *arg,
+		  uint64_t *folded_away)
 {
 	char name[512];
 	size_t pos = 0, kstart = 0;
@@ -202,12 +171,8 @@ int fd_build_line(char *buf, size_t len, const char *comm, pid_t pid,
 
 	if (ustack_lost && append(buf, len, &pos, "[user stack lost]") < 0)
 		return -ENOSPC;
-	for (size_t i = nu; i-- > 0;) {
-		frame(arg, pid, uips[i], 0, name, sizeof(name));
-		tr_sanitize_name(name, sizeof(name), name);
-		if (append(buf, len, &pos, name) < 0)
-			return -ENOSPC;
-	}
+	if (append_frames(buf, len, &pos, pid, uips, 0, nu, 0, frame, arg, folded_away) < 0)
+		return -ENOSPC;
 
 	/* Leave out the innermost frames of the tracing machinery (the same in
 	 * every stack): up to the last such frame among the first few, as the
@@ -219,12 +184,8 @@ int fd_build_line(char *buf, size_t len, const char *comm, pid_t pid,
 	}
 	if (kstack_lost && append(buf, len, &pos, "[kernel stack lost]") < 0)
 		return -ENOSPC;
-	for (size_t i = nk; i-- > kstart;) {
-		frame(arg, pid, kips[i], 1, name, sizeof(name));
-		tr_sanitize_name(name, sizeof(name), name);
-		if (append(buf, len, &pos, name) < 0)
-			return -ENOSPC;
-	}
+	if (append_frames(buf, len, &pos, pid, kips, kstart, nk, 1, frame, arg, folded_away) < 0)
+		return -ENOSPC;
 	return (int)pos;
 }
 
@@ -247,7 +208,7 @@ static pid_t process_frame_pid(const char *frame, size_t len, size_t *name_len)
 	return (pid_t)pid;
 }
 
-long fd_merge_oncpu(struct fd_set *s, FILE *in, uint64_t ns_per_sample,
+long fd_merge_oncpu(struct fd_stacks *s, FILE *in, uint64_t ns_per_sample,
 		    fd_pid_filter_fn filter, void *arg)
 {
 	char *line = NULL, *out = NULL;
@@ -291,7 +252,7 @@ long fd_merge_oncpu(struct fd_set *s, FILE *in, uint64_t ns_per_sample,
 		}
 		snprintf(out, out_cap, "%.*s%s;%s", (int)name_len, line, line + first_len,
 			 FD_ONCPU_MARK);
-		ret = fd_set_add(s, out, (uint64_t)samples * ns_per_sample);
+		ret = fd_stacks_add(s, out, (uint64_t)samples * ns_per_sample);
 		if (ret < 0)
 			break;
 		added++;

@@ -63,9 +63,10 @@ tests_ebpf_fakecpu_la_SOURCES = tests/ebpf/fakecpu.c
 tests_ebpf_fakecpu_la_LDFLAGS = $(test_plugin_ldflags)
 
 # Integration tests (root): the real tracerig with the ebpf backend.
-ebpf_sh_tests = tests/ebpf/offcpu.sh tests/ebpf/filters.sh tests/ebpf/wall.sh
+ebpf_sh_tests = tests/ebpf/offcpu.sh tests/ebpf/filters.sh tests/ebpf/wall.sh tests/ebpf/late.sh
 dist_check_DATA += tests/ebpf/lib-ebpf.sh
 TESTS += $(ebpf_sh_tests)
 dist_check_SCRIPTS += $(ebpf_sh_tests)
 endif
-EXTRA_DIST += bench/ebpf/run.sh bench/ebpf/pingpong.c
+EXTRA_DIST += bench/ebpf/run.sh bench/ebpf/lib.sh bench/ebpf/pingpong.c bench/ebpf_late/run.sh \
+	tests/ebpf/late/lateblock.c tests/ebpf/late/liblateblock.c tests/ebpf/late/afterblock.c

@@ -19,6 +19,7 @@
 #include "collector.h"
 #include "folded.h"
 #include "frames.h"
+#include "lib/list.h"
 
 #define LINE_MAX_LEN (64 * 1024)
 
@@ -99,17 +100,13 @@ static int parse_states(const char *list, uint32_t *mask)
 		{ "idle", OFFCPU_STATE_IDLE },
 		{ "other", OFFCPU_STATE_OTHER },
 	};
-	const char *p = list;
+	const char *p;
+	size_t len;
 
 	*mask = 0;
-	while (p && *p) {
-		size_t len, i;
+	while (tr_words_next(&list, &p, &len)) {
+		size_t i;
 
-		while (*p == ' ' || *p == ',')
-			p++;
-		len = strcspn(p, ", ");
-		if (!len)
-			break;
 		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 			if (strlen(names[i].name) == len && strncmp(p, names[i].name, len) == 0) {
 				*mask |= names[i].bits;
@@ -118,7 +115,6 @@ static int parse_states(const char *list, uint32_t *mask)
 		}
 		if (i == sizeof(names) / sizeof(names[0]))
 			return -EINVAL;
-		p += len;
 	}
 	return *mask ? 0 : -EINVAL;
 }
@@ -230,6 +226,9 @@ static int ebpf_init(const struct tracerig_services *svc, struct tracerig_ctx *c
 		free(e);
 		return ret;
 	}
+	/* Stacks are named at flush, when processes may be gone and may have
+	 * loaded libraries after they were first seen. */
+	svc->symbolizer_model(ctx, TRACERIG_MODEL_WANTED);
 	svc->log(ctx, TRACERIG_LOG_INFO, "context switches hooked with %s%s", oc_hook_name(e->oc),
 		 e->cfg.sample_period_ns ? ", sampling intervals in proportion to blocked time" : "");
 	*state = e;
@@ -315,7 +314,7 @@ static int wall_accepts(void *arg, pid_t pid)
 }
 
 static int write_entry(struct ebpf *e, struct tracerig_archive *ar, const char *name,
-		       const struct fd_set *set)
+		       const struct fd_stacks *set)
 {
 	FILE *f;
 	int fd, ret;
@@ -331,7 +330,7 @@ static int write_entry(struct ebpf *e, struct tracerig_archive *ar, const char *
 		close(fd);
 		return ret;
 	}
-	ret = fd_set_write(set, f);
+	ret = fd_stacks_write(set, f);
 	if (fclose(f) != 0 && !ret)
 		ret = -errno;
 	if (ret < 0)
@@ -340,10 +339,10 @@ static int write_entry(struct ebpf *e, struct tracerig_archive *ar, const char *
 }
 
 /* wall.folded: perf_events' cpu.folded (already staged) plus ours. */
-static int write_wall(struct ebpf *e, struct tracerig_archive *ar, const struct fd_set *off)
+static int write_wall(struct ebpf *e, struct tracerig_archive *ar, const struct fd_stacks *off)
 {
 	const char *dir = e->svc->archive_dir(ar);
-	struct fd_set *wall = NULL;
+	struct fd_stacks *wall = NULL;
 	char path[4096];
 	long added;
 	FILE *in;
@@ -362,7 +361,7 @@ static int write_wall(struct ebpf *e, struct tracerig_archive *ar, const struct 
 		fclose(in);
 		return 0;
 	}
-	wall = fd_set_new();
+	wall = fd_stacks_new();
 	if (!wall) {
 		fclose(in);
 		return -ENOMEM;
@@ -375,7 +374,7 @@ static int write_wall(struct ebpf *e, struct tracerig_archive *ar, const struct 
 		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot read %s: %s", path, strerror(-ret));
 		goto out;
 	}
-	ret = fd_set_add_marked(wall, off, FD_OFFCPU_MARK);
+	ret = fd_stacks_add_marked(wall, off, FD_OFFCPU_MARK);
 	if (ret < 0)
 		goto out;
 	ret = write_entry(e, ar, "wall.folded", wall);
@@ -387,9 +386,9 @@ static int write_wall(struct ebpf *e, struct tracerig_archive *ar, const struct 
 		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot render wall.svg: %s", strerror(-ret));
 	else
 		e->svc->log(e->ctx, TRACERIG_LOG_INFO, "wall.folded: %ld on-CPU stacks at %lld Hz "
-			    "and %zu off-CPU stacks", added, e->oncpu_frequency, fd_set_count(off));
+			    "and %zu off-CPU stacks", added, e->oncpu_frequency, fd_stacks_count(off));
 out:
-	fd_set_free(wall);
+	fd_stacks_free(wall);
 	return ret;
 }
 
@@ -398,11 +397,11 @@ static int ebpf_flush(void *state, struct tracerig_archive *ar)
 	struct ebpf *e = state;
 	uint64_t c[OFFCPU_CNT__MAX], *uips = NULL, *kips = NULL;
 	struct oc_entry *v = NULL;
-	struct fd_set *off = NULL;
+	struct fd_stacks *off = NULL;
 	struct fr_cache *frames = NULL;
 	char *line = NULL;
 	size_t n = 0, depth = oc_stack_depth(e->oc);
-	uint64_t weighted = 0, real = 0;
+	uint64_t weighted = 0, real = 0, folded_away = 0;
 	int ret;
 
 	oc_counters(e->oc, c);
@@ -417,7 +416,7 @@ static int ebpf_flush(void *state, struct tracerig_archive *ar)
 			    strerror(-ret));
 		return ret;
 	}
-	off = fd_set_new();
+	off = fd_stacks_new();
 	frames = fr_cache_new(e->svc, e->ctx);
 	line = malloc(LINE_MAX_LEN);
 	uips = calloc(depth, sizeof(*uips));
@@ -439,9 +438,9 @@ static int ebpf_flush(void *state, struct tracerig_archive *ar)
 		memcpy(comm, en->val.comm, OFFCPU_COMM_LEN);
 		comm[OFFCPU_COMM_LEN] = '\0';
 		if (fd_build_line(line, LINE_MAX_LEN, comm, pid, uips, nu, kips, nk, ulost, klost,
-				  fr_name, frames) < 0)
+				  fr_name, frames, &folded_away) < 0)
 			continue; /* cannot happen with 2 x 127 frames of 512 bytes */
-		ret = fd_set_add(off, line, en->val.weighted_ns);
+		ret = fd_stacks_add(off, line, en->val.weighted_ns);
 		if (ret < 0)
 			goto out;
 		weighted += en->val.weighted_ns;
@@ -453,6 +452,7 @@ static int ebpf_flush(void *state, struct tracerig_archive *ar)
 	 * equal unless sample_period_us weighted the sampled intervals. */
 	e->svc->counter_set(e->ctx, "blocked_us", weighted / 1000);
 	e->svc->counter_set(e->ctx, "blocked_us_measured", real / 1000);
+	e->svc->counter_set(e->ctx, "unknown_frames_folded", folded_away);
 
 	ret = write_entry(e, ar, "offcpu.folded", off);
 	if (ret < 0)
@@ -463,7 +463,7 @@ static int ebpf_flush(void *state, struct tracerig_archive *ar)
 		goto out;
 	}
 	e->svc->log(e->ctx, TRACERIG_LOG_INFO, "offcpu.folded: %zu stacks, %.3f s off-CPU in %llu "
-		    "of %llu intervals (%llu below min_block_us)", fd_set_count(off), weighted / 1e9,
+		    "of %llu intervals (%llu below min_block_us)", fd_stacks_count(off), weighted / 1e9,
 		    (unsigned long long)c[OFFCPU_CNT_KEPT], (unsigned long long)c[OFFCPU_CNT_INTERVALS],
 		    (unsigned long long)c[OFFCPU_CNT_SHORT]);
 	if (e->cfg.sample_period_ns)
@@ -492,7 +492,7 @@ out:
 	free(uips);
 	free(line);
 	fr_cache_free(frames);
-	fd_set_free(off);
+	fd_stacks_free(off);
 	free(v);
 	return ret;
 }

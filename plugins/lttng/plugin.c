@@ -23,6 +23,8 @@
 
 #include "ctf.h"
 #include "dotnet.h"
+#include "lib/list.h"
+#include "lib/pidset.h"
 #include "presets.h"
 #include "sessiond.h"
 #include "session.h"
@@ -117,22 +119,7 @@ static int autostart_wanted(const struct tracerig_services *svc, struct tracerig
  * tracer is fatal. */
 static int backend_required(const struct tracerig_services *svc, struct tracerig_ctx *ctx)
 {
-	const char *req = svc->session_string(ctx, "required");
-	const char *p = req;
-
-	while (p && *p) {
-		const char *end = strchr(p, ',');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-
-		while (len && (*p == ' ' || *p == '\t'))
-			p++, len--;
-		while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
-			len--;
-		if (len == 5 && strncmp(p, "lttng", 5) == 0)
-			return 1;
-		p = end ? end + 1 : NULL;
-	}
-	return 0;
+	return tr_list_has(svc->session_string(ctx, "required"), "lttng");
 }
 
 static int on_path(const char *binary)
@@ -412,7 +399,8 @@ static int parse_loglevel(const char *v)
 static int set_command_env(struct lttng_state *st)
 {
 	const char *list = st->svc->config_string(st->ctx, "command_env");
-	const char *p = list;
+	const char *cursor = list, *p;
+	size_t len;
 	int ret;
 
 	if (st->svc->config_bool(st->ctx, "dotnet_env")) {
@@ -423,32 +411,22 @@ static int set_command_env(struct lttng_state *st)
 			return ret;
 		}
 	}
-	while (p && *p) {
-		const char *end = strchr(p, ',');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
+	while (tr_list_next(&cursor, &p, &len)) {
 		char item[4096], *eq;
 
-		while (len && (*p == ' ' || *p == '\t'))
-			p++, len--;
-		while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
-			len--;
-		if (len) {
-			snprintf(item, sizeof(item), "%.*s", (int)len, p);
-			eq = strchr(item, '=');
-			if (!eq || eq == item) {
-				LOG(st, TRACERIG_LOG_ERROR, "command_env entry '%s' is not NAME=VALUE",
-				    item);
-				return -EINVAL;
-			}
-			*eq = '\0';
-			ret = st->svc->target_setenv(st->ctx, item, eq + 1);
-			if (ret < 0) {
-				LOG(st, TRACERIG_LOG_ERROR, "setting %s for the command failed: %s",
-				    item, strerror(-ret));
-				return ret;
-			}
+		snprintf(item, sizeof(item), "%.*s", (int)len, p);
+		eq = strchr(item, '=');
+		if (!eq || eq == item) {
+			LOG(st, TRACERIG_LOG_ERROR, "command_env entry '%s' is not NAME=VALUE", item);
+			return -EINVAL;
 		}
-		p = end ? end + 1 : NULL;
+		*eq = '\0';
+		ret = st->svc->target_setenv(st->ctx, item, eq + 1);
+		if (ret < 0) {
+			LOG(st, TRACERIG_LOG_ERROR, "setting %s for the command failed: %s", item,
+			    strerror(-ret));
+			return ret;
+		}
 	}
 	return 0;
 }
@@ -615,20 +593,20 @@ static int lttng_init(const struct tracerig_services *svc, struct tracerig_ctx *
 static int track_targets(struct lttng_state *st)
 {
 	const struct tracerig_targets *t = st->svc->targets(st->ctx);
-	struct pid_set hosts = { 0 };
+	struct tr_pid_set hosts = { 0 };
 	pid_t *vpids = NULL;
 	size_t n_pids;
 	int ret = 0;
 
 	if (t->system_wide)
 		return 0;
-	for (size_t i = 0; i < t->n_pids && ret == 0; i++)
-		ret = pid_set_add(&hosts, t->pids[i]);
+	for (size_t i = 0; i < t->n_pids && ret >= 0; i++)
+		ret = tr_pid_set_add(&hosts, t->pids[i]);
 	n_pids = hosts.n;
-	if (ret == 0 && hosts.n)
-		ret = pid_set_add_descendants(&hosts);
-	if (ret == 0 && t->command_pid > 0)
-		ret = pid_set_add(&hosts, t->command_pid);
+	if (ret >= 0 && hosts.n)
+		ret = targets_add_descendants(&hosts);
+	if (ret >= 0 && t->command_pid > 0)
+		ret = tr_pid_set_add(&hosts, t->command_pid);
 	if (ret < 0)
 		goto out;
 	if (hosts.n == 0) {
@@ -652,7 +630,7 @@ static int track_targets(struct lttng_state *st)
 	ret = lt_session_track_vpids(&st->session, vpids, hosts.n);
 out:
 	free(vpids);
-	pid_set_free(&hosts);
+	tr_pid_set_free(&hosts);
 	return ret;
 }
 

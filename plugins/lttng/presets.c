@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/list.h"
 #include "presets.h"
 
 static const char *const preset_default[] = {
@@ -625,21 +626,13 @@ static int for_each_item(const char *value, int (*fn)(void *arg, const char *ite
 						       char *err, size_t err_len),
 			 void *arg, char *err, size_t err_len)
 {
-	const char *p = value;
+	const char *item;
+	size_t len;
+	int ret;
 
-	while (p && *p) {
-		const char *end = strchr(p, ',');
-		const char *stop = end ? end : p + strlen(p);
-		int ret;
-
-		while (p < stop && isspace((unsigned char)*p))
-			p++;
-		while (stop > p && isspace((unsigned char)stop[-1]))
-			stop--;
-		if (stop > p && (ret = fn(arg, p, (size_t)(stop - p), err, err_len)) < 0)
+	while (tr_list_next(&value, &item, &len))
+		if ((ret = fn(arg, item, len, err, err_len)) < 0)
 			return ret;
-		p = end ? end + 1 : NULL;
-	}
 	return 0;
 }
 

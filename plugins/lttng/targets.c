@@ -5,139 +5,32 @@
  * "these processes, their threads and children"). */
 #include "config.h"
 
-#include <ctype.h>
-#include <dirent.h>
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
+#include "lib/pidset.h"
+#include "lib/procpid.h"
 #include "targets.h"
 
-int pid_set_has(const struct pid_set *s, pid_t pid)
+/* More than any process tree -p could mean; LTTng's tracker takes a list. */
+#define MAX_DESCENDANTS 65536
+
+int targets_add_descendants(struct tr_pid_set *s)
 {
-	for (size_t i = 0; i < s->n; i++)
-		if (s->pids[i] == pid)
-			return 1;
-	return 0;
-}
+	pid_t *found = NULL;
+	size_t n = 0;
+	int ret = 0;
 
-int pid_set_add(struct pid_set *s, pid_t pid)
-{
-	if (pid <= 0 || pid_set_has(s, pid))
-		return 0;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 16;
-		pid_t *grown = realloc(s->pids, cap * sizeof(*grown));
-
-		if (!grown)
-			return -ENOMEM;
-		s->pids = grown;
-		s->cap = cap;
-	}
-	s->pids[s->n++] = pid;
-	return 0;
-}
-
-void pid_set_free(struct pid_set *s)
-{
-	free(s->pids);
-	memset(s, 0, sizeof(*s));
-}
-
-/* ppid from /proc/PID/stat; the comm field may contain spaces and ')'. */
-static pid_t read_ppid(pid_t pid)
-{
-	char path[64], buf[512], *close_paren;
-	size_t n;
-	FILE *f;
-	int ppid = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	close_paren = strrchr(buf, ')');
-	if (!close_paren || sscanf(close_paren + 1, " %*c %d", &ppid) != 1)
-		return 0;
-	return (pid_t)ppid;
-}
-
-int pid_set_add_descendants(struct pid_set *s)
-{
-	struct { pid_t pid, ppid; } *procs = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *de;
-	int added, ret = 0;
-	DIR *d = opendir("/proc");
-
-	if (!d)
-		return -errno;
-	while ((de = readdir(d)) != NULL) {
-		if (!isdigit((unsigned char)de->d_name[0]))
-			continue;
-		if (n == cap) {
-			void *grown;
-
-			cap = cap ? cap * 2 : 256;
-			grown = realloc(procs, cap * sizeof(*procs));
-			if (!grown) {
-				ret = -ENOMEM;
-				goto out;
-			}
-			procs = grown;
-		}
-		procs[n].pid = (pid_t)atoi(de->d_name);
-		procs[n].ppid = read_ppid(procs[n].pid);
-		n++;
-	}
-	/* Repeat until no new child joins: grandchildren follow children. */
-	do {
-		added = 0;
-		for (size_t i = 0; i < n; i++) {
-			if (procs[i].ppid > 0 && !pid_set_has(s, procs[i].pid) &&
-			    pid_set_has(s, procs[i].ppid)) {
-				if ((ret = pid_set_add(s, procs[i].pid)) < 0)
-					goto out;
-				added = 1;
-			}
-		}
-	} while (added);
-out:
-	closedir(d);
-	free(procs);
-	return ret;
+	for (size_t i = 0; i < s->n && ret == 0; i++)
+		ret = tr_proc_descendants(s->pids[i], &found, &n, MAX_DESCENDANTS);
+	for (size_t i = 0; i < n && ret >= 0; i++)
+		ret = tr_pid_set_add(s, found[i]);
+	free(found);
+	return ret < 0 ? ret : 0;
 }
 
 pid_t host_to_vpid(pid_t pid)
 {
-	char path[64], line[256];
-	pid_t vpid = pid;
-	FILE *f;
+	pid_t vpid;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return pid;
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "NSpid:", 6) == 0) {
-			char *p = line + 6, *end;
-
-			/* The last field is the PID in the process's own namespace. */
-			for (;;) {
-				long v = strtol(p, &end, 10);
-
-				if (end == p)
-					break;
-				vpid = (pid_t)v;
-				p = end;
-			}
-			break;
-		}
-	}
-	fclose(f);
-	return vpid;
+	return tr_proc_nspid(pid, &vpid) == 0 ? vpid : pid;
 }

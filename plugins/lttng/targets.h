@@ -6,17 +6,10 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-struct pid_set {
-	pid_t *pids;
-	size_t n, cap;
-};
-
-int pid_set_add(struct pid_set *s, pid_t pid);
-int pid_set_has(const struct pid_set *s, pid_t pid);
-void pid_set_free(struct pid_set *s);
+struct tr_pid_set;
 
 /* Adds every live descendant of the PIDs already in `s` (read from /proc). */
-int pid_set_add_descendants(struct pid_set *s);
+int targets_add_descendants(struct tr_pid_set *s);
 
 /* Virtual PID of a host PID: the last NSpid field of /proc/PID/status (the
  * PID itself when the process is gone or /proc has no NSpid). */

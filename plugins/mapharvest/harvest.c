@@ -98,38 +98,11 @@ int mh_harvester_init(struct mh_harvester *h, const struct tracerig_services *sv
 
 /* ---- the pid -> record index ---- */
 
-static size_t slot_of(pid_t pid, size_t mask)
-{
-	return ((size_t)pid * 2654435761u) & mask;
-}
-
 static struct mh_proc *find_proc(struct mh_harvester *h, pid_t pid)
 {
-	if (!h->n_index)
-		return NULL;
-	for (size_t s = slot_of(pid, h->n_index - 1); h->index[s]; s = (s + 1) & (h->n_index - 1))
-		if (h->procs[h->index[s] - 1]->pid == pid)
-			return h->procs[h->index[s] - 1];
-	return NULL;
-}
+	long i = tr_pid_set_find(&h->pids, pid);
 
-static int reindex(struct mh_harvester *h, size_t n_index)
-{
-	uint32_t *index = calloc(n_index, sizeof(*index));
-
-	if (!index)
-		return -ENOMEM;
-	for (size_t i = 0; i < h->n_procs; i++) {
-		size_t s = slot_of(h->procs[i]->pid, n_index - 1);
-
-		while (index[s])
-			s = (s + 1) & (n_index - 1);
-		index[s] = (uint32_t)(i + 1);
-	}
-	free(h->index);
-	h->index = index;
-	h->n_index = n_index;
-	return 0;
+	return i >= 0 ? h->procs[i] : NULL;
 }
 
 static struct mh_proc *add_proc(struct mh_harvester *h, pid_t pid)
@@ -148,24 +121,15 @@ static struct mh_proc *add_proc(struct mh_harvester *h, pid_t pid)
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
+	if (tr_pid_set_add(&h->pids, pid) <= 0) {
+		free(p);
+		return NULL;
+	}
 	p->pid = pid;
 	p->backoff = 1;
 	for (int k = 0; k < MH_N_KINDS; k++)
 		p->files[k].src = p->files[k].dst = p->files[k].dir = -1;
 	h->procs[h->n_procs++] = p;
-	if ((h->n_procs + 1) * 2 > h->n_index &&
-	    reindex(h, h->n_index ? h->n_index * 2 : 256) < 0) {
-		h->n_procs--;
-		free(p);
-		return NULL;
-	}
-	if (h->n_index && h->index) {
-		size_t s = slot_of(pid, h->n_index - 1);
-
-		while (h->index[s] && h->procs[h->index[s] - 1] != p)
-			s = (s + 1) & (h->n_index - 1);
-		h->index[s] = (uint32_t)h->n_procs;
-	}
 	return p;
 }
 
@@ -540,7 +504,7 @@ void mh_harvester_free(struct mh_harvester *h)
 		free(p);
 	}
 	free(h->procs);
-	free(h->index);
+	tr_pid_set_free(&h->pids);
 	close_fd(&h->stagefd);
 	memset(h, 0, sizeof(*h));
 	h->stagefd = -1;

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 #include <tracerig/plugin.h>
 
+#include "lib/pidset.h"
 #include "procinfo.h"
 
 struct mh_proc;
@@ -22,8 +23,7 @@ struct mh_harvester {
 
 	struct mh_proc **procs; /* in discovery order; never moves a record */
 	size_t n_procs, cap_procs;
-	uint32_t *index; /* open addressing, pid -> position + 1 */
-	size_t n_index;
+	struct tr_pid_set pids; /* procs[i] is the record of pids.pids[i] */
 
 	unsigned tick;
 	size_t held, max_held; /* source fds kept open across passes */

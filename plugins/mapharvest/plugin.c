@@ -23,6 +23,7 @@
 #include <tracerig/plugin.h>
 
 #include "harvest.h"
+#include "lib/procpid.h"
 #include "lib/untrusted.h"
 
 #define MAX_DESCENDANTS 4096
@@ -111,7 +112,7 @@ static void harvest_targets(struct mapharvest *m)
 		if (root <= 0)
 			continue;
 		mh_harvest(&m->h, root);
-		if (mh_descendants(root, &pids, &n, MAX_DESCENDANTS) < 0)
+		if (tr_proc_descendants(root, &pids, &n, MAX_DESCENDANTS) < 0)
 			break;
 	}
 	for (size_t i = 0; i < n; i++)

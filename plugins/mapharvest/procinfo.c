@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/procpid.h"
 #include "procinfo.h"
 
 /* An environment block beyond this is not a runtime's. */
@@ -44,21 +45,7 @@ int mh_parse_status(const char *text, pid_t *tgid, pid_t *nstgid, int *kthread)
 			*tgid = (pid_t)strtol(line + 5, NULL, 10);
 			have_tgid = 1;
 		} else if (strncmp(line, "NStgid:", 7) == 0) {
-			/* One field per nested namespace, innermost last. */
-			const char *p = line + 7;
-			char *next;
-
-			for (;;) {
-				long v = strtol(p, &next, 10);
-
-				if (next == p)
-					break;
-				*nstgid = (pid_t)v;
-				have_ns = 1;
-				p = next;
-				if (end && p >= end)
-					break;
-			}
+			have_ns = tr_status_innermost(line + 7, nstgid) == 0;
 		}
 		line = end ? end + 1 : NULL;
 	}
@@ -334,79 +321,6 @@ int mh_procinfo_read(int procfd, struct mh_procinfo *pi, int with_runtime)
 void mh_procinfo_free(struct mh_procinfo *pi)
 {
 	mh_runtime_free(&pi->rt);
-}
-
-static int push(pid_t **out, size_t *n, size_t *cap, pid_t pid)
-{
-	pid_t *grown;
-
-	for (size_t i = 0; i < *n; i++)
-		if ((*out)[i] == pid)
-			return 0;
-	if (*n == *cap) {
-		size_t new_cap = *cap ? *cap * 2 : 16;
-
-		grown = realloc(*out, new_cap * sizeof(*grown));
-		if (!grown)
-			return -ENOMEM;
-		*out = grown;
-		*cap = new_cap;
-	}
-	(*out)[(*n)++] = pid;
-	return 1;
-}
-
-/* Appends the children of every thread of `pid`. */
-static int add_children(pid_t pid, pid_t **out, size_t *n, size_t *cap, size_t max)
-{
-	char path[64];
-	DIR *tasks;
-	struct dirent *de;
-	int ret = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	tasks = opendir(path);
-	if (!tasks)
-		return 0; /* exited meanwhile */
-	while (ret >= 0 && *n < max && (de = readdir(tasks))) {
-		char cpath[352], buf[4096];
-		ssize_t len;
-		int fd;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(cpath, sizeof(cpath), "%s/%s/children", path, de->d_name);
-		fd = open(cpath, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		len = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (len <= 0)
-			continue;
-		buf[len] = '\0';
-		for (char *p = buf, *end; *p && *n < max && ret >= 0; p = end) {
-			long child = strtol(p, &end, 10);
-
-			if (end == p)
-				break;
-			if (child > 0)
-				ret = push(out, n, cap, (pid_t)child);
-		}
-	}
-	closedir(tasks);
-	return ret < 0 ? ret : 0;
-}
-
-int mh_descendants(pid_t pid, pid_t **out, size_t *n, size_t max)
-{
-	size_t cap = *n, first = *n;
-	int ret;
-
-	/* Breadth first over the growing array itself. */
-	ret = add_children(pid, out, n, &cap, max);
-	for (size_t i = first; ret == 0 && i < *n && *n < max; i++)
-		ret = add_children((*out)[i], out, n, &cap, max);
-	return ret;
 }
 
 int mh_maps_contain(pid_t pid, const char *needle)

@@ -48,10 +48,6 @@ void mh_procinfo_free(struct mh_procinfo *pi);
  * kernel's names of both: NULL when it lies outside that root. */
 char *mh_cwd_in_root(const char *root, const char *cwd);
 
-/* Appends `pid`'s descendants (from /proc/PID/task/TID/children) to *out,
- * at most `max` in all.  Returns 0 or a negative errno. */
-int mh_descendants(pid_t pid, pid_t **out, size_t *n, size_t max);
-
 /* 1 when a line of /proc/PID/maps contains `needle` ("libcoreclr.so"). */
 int mh_maps_contain(pid_t pid, const char *needle);
 

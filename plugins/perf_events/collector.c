@@ -26,19 +26,16 @@
 #include <unistd.h>
 
 #include "collector.h"
-#include "ring.h"
+#include "lib/cpus.h"
+#include "lib/perfring.h"
+#include "lib/pidset.h"
 #include "synth.h"
 #include "tracingdata.h"
 
 struct cpu_ring {
 	int cpu;
-	struct ring ring; /* mapped on the first fd of this CPU */
+	struct tr_ring ring; /* mapped on the first fd of this CPU */
 	int hup;
-};
-
-struct pid_set {
-	pid_t *slots; /* open addressing, 0 = empty */
-	size_t cap, n;
 };
 
 /* An object seen with a build id, for HEADER_BUILD_ID. */
@@ -74,7 +71,7 @@ struct pc_collector {
 	int write_error;
 
 	uint64_t sample_id_bytes; /* where the pid sits in a sample: after id and ip */
-	struct pid_set seen;
+	struct tr_pid_set seen;
 
 	pc_pid_fn pid_fn;
 	pc_log_fn log_fn;
@@ -120,87 +117,6 @@ void pc_permission_advice(char *buf, size_t len)
 	snprintf(buf, len, "kernel.perf_event_paranoid is %d: run as root, give tracerig "
 		 "CAP_PERFMON (setcap cap_perfmon,cap_sys_ptrace+ep), or lower it with "
 		 "sysctl kernel.perf_event_paranoid=-1", paranoid);
-}
-
-/* ---- the set of processes already reported ---- */
-
-static int pid_set_add(struct pid_set *s, pid_t pid)
-{
-	size_t i;
-
-	if (pid <= 0)
-		return 0;
-	if ((s->n + 1) * 2 > s->cap) {
-		size_t ncap = s->cap ? s->cap * 2 : 1024;
-		pid_t *n = calloc(ncap, sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		for (size_t j = 0; j < s->cap; j++) {
-			if (!s->slots[j])
-				continue;
-			i = (size_t)s->slots[j] * 2654435761u & (ncap - 1);
-			while (n[i])
-				i = (i + 1) & (ncap - 1);
-			n[i] = s->slots[j];
-		}
-		free(s->slots);
-		s->slots = n;
-		s->cap = ncap;
-	}
-	i = (size_t)pid * 2654435761u & (s->cap - 1);
-	while (s->slots[i]) {
-		if (s->slots[i] == pid)
-			return 0;
-		i = (i + 1) & (s->cap - 1);
-	}
-	s->slots[i] = pid;
-	s->n++;
-	return 1;
-}
-
-/* ---- CPUs ---- */
-
-static int online_cpus(int **out, size_t *n)
-{
-	char buf[1024], *p;
-	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
-	int *cpus = NULL;
-	size_t cnt = 0;
-
-	if (!f)
-		return -errno;
-	p = fgets(buf, sizeof(buf), f);
-	fclose(f);
-	if (!p)
-		return -EIO;
-	while (*p && *p != '\n') {
-		char *end;
-		long lo = strtol(p, &end, 10), hi = lo;
-
-		if (end == p)
-			break;
-		if (*end == '-')
-			hi = strtol(end + 1, &end, 10);
-		for (long c = lo; c <= hi; c++) {
-			int *np = realloc(cpus, (cnt + 1) * sizeof(*cpus));
-
-			if (!np) {
-				free(cpus);
-				return -ENOMEM;
-			}
-			cpus = np;
-			cpus[cnt++] = (int)c;
-		}
-		p = *end == ',' ? end + 1 : end;
-	}
-	if (!cnt) {
-		free(cpus);
-		return -EIO;
-	}
-	*out = cpus;
-	*n = cnt;
-	return 0;
 }
 
 /* ---- attrs ---- */
@@ -268,7 +184,7 @@ static int add_fd(struct pc_collector *c, size_t ei, int fd, size_t cpu_index)
 	if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
 		return -errno;
 	if (!r->ring.base) {
-		int ret = ring_map(&r->ring, fd, c->cfg.ring_pages);
+		int ret = tr_ring_map(&r->ring, fd, c->cfg.ring_pages);
 
 		if (ret < 0)
 			return ret;
@@ -394,7 +310,7 @@ static void close_event_fds(struct pc_collector *c, size_t ei)
 	for (size_t k = 0; k < c->ev[ei].n_ids; k++) {
 		for (size_t r = 0; r < c->n_cpus; r++) {
 			if (c->rings[r].ring.base && c->rings[r].ring.fd == c->fds[ei][k]) {
-				ring_unmap(&c->rings[r].ring);
+				tr_ring_unmap(&c->rings[r].ring);
 				c->rings[r].ring.fd = -1;
 			}
 		}
@@ -594,7 +510,7 @@ static void explain_synth_error(const struct pc_collector *c, pid_t pid, int err
 
 static void note_pid(struct pc_collector *c, pid_t pid, int exec)
 {
-	int added = pid_set_add(&c->seen, pid);
+	int added = tr_pid_set_add(&c->seen, pid);
 
 	if (c->pid_fn && pid > 0 && (added > 0 || exec))
 		c->pid_fn(c->arg, pid, exec);
@@ -689,7 +605,7 @@ static long drain_all(struct pc_collector *c)
 
 	pthread_mutex_lock(&c->lock);
 	for (size_t r = 0; r < c->n_cpus; r++) {
-		long n = ring_drain(&c->rings[r].ring, on_record, c);
+		long n = tr_ring_drain(&c->rings[r].ring, on_record, c);
 
 		if (n > 0)
 			total += n;
@@ -830,7 +746,7 @@ int pc_open(const struct pc_config *cfg, const struct pc_target *t, const char *
 		snprintf(why, why_len, "cannot create an eventfd: %s", strerror(-ret));
 		goto fail;
 	}
-	ret = online_cpus(&c->cpus, &c->n_cpus);
+	ret = tr_online_cpus(&c->cpus, &c->n_cpus);
 	if (ret < 0) {
 		snprintf(why, why_len, "cannot read the online CPUs: %s", strerror(-ret));
 		goto fail;
@@ -1082,14 +998,14 @@ void pc_close(struct pc_collector *c)
 	for (size_t i = 0; c->fds && i < c->n_ev; i++)
 		close_event_fds(c, i);
 	for (size_t r = 0; c->rings && r < c->n_cpus; r++)
-		ring_unmap(&c->rings[r].ring);
+		tr_ring_unmap(&c->rings[r].ring);
 	if (c->writer)
 		pd_abort(c->writer);
 	if (c->cgroup_fd >= 0)
 		close(c->cgroup_fd);
 	if (c->wake_fd >= 0)
 		close(c->wake_fd);
-	free(c->seen.slots);
+	tr_pid_set_free(&c->seen);
 	free(c->fds);
 	free(c->ev);
 	free(c->rings);

@@ -5,7 +5,6 @@ perf_events_sources = \
 	plugins/perf_events/perffile.h \
 	plugins/perf_events/bytebuf.c plugins/perf_events/bytebuf.h \
 	plugins/perf_events/synth.c plugins/perf_events/synth.h \
-	plugins/perf_events/buildid.c plugins/perf_events/buildid.h \
 	plugins/perf_events/tracefs.c plugins/perf_events/tracefs.h \
 	plugins/perf_events/tracingdata.c plugins/perf_events/tracingdata.h
 EXTRA_DIST += bench/perf_events/run.sh bench/recording/run.sh
@@ -13,7 +12,6 @@ if BUILD_PLUGIN_PERF_EVENTS
 plugin_LTLIBRARIES += plugins/perf_events/perf_events.la
 plugins_perf_events_perf_events_la_SOURCES = plugins/perf_events/plugin.c \
 	plugins/perf_events/events.c plugins/perf_events/events.h \
-	plugins/perf_events/ring.c plugins/perf_events/ring.h \
 	plugins/perf_events/collector.c plugins/perf_events/collector.h \
 	plugins/perf_events/symcache.c plugins/perf_events/symcache.h \
 	plugins/perf_events/fold.c plugins/perf_events/fold.h \
@@ -23,7 +21,7 @@ plugins_perf_events_perf_events_la_SOURCES = plugins/perf_events/plugin.c \
 	plugins/perf_events/timesort.c plugins/perf_events/timesort.h \
 	$(perf_events_sources)
 plugins_perf_events_perf_events_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(TRACEEVENT_CFLAGS)
-plugins_perf_events_perf_events_la_LIBADD = lib/libtrutil.la $(LIBELF_LIBS) $(TRACEEVENT_LIBS)
+plugins_perf_events_perf_events_la_LIBADD = lib/libtrelf.la lib/libtrutil.la $(LIBELF_LIBS) $(TRACEEVENT_LIBS)
 plugins_perf_events_perf_events_la_LDFLAGS = $(plugin_ldflags)
 
 # ---- perfdata (the perf.data writer, synthesized records, build ids)
@@ -33,7 +31,7 @@ tests_perf_events_test_perfdata_SOURCES = tests/perf_events/test_perfdata.c $(pe
 tests_perf_events_test_perfdata_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests \
 	-I$(top_srcdir)/plugins/perf_events
 tests_perf_events_test_perfdata_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
-tests_perf_events_test_perfdata_LDADD = lib/libtrutil.la $(LIBELF_LIBS)
+tests_perf_events_test_perfdata_LDADD = lib/libtrelf.la lib/libtrutil.la $(LIBELF_LIBS)
 # ---- end perfdata
 
 # Integration tests (root): the real tracerig sampling real workloads.
@@ -62,5 +60,5 @@ bench_perf_events_convert_SOURCES = bench/perf_events/convert.c \
 	$(tr_symbols_sources) core/log.c
 bench_perf_events_convert_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)
 bench_perf_events_convert_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(TRACEEVENT_CFLAGS)
-bench_perf_events_convert_LDADD = lib/libtrutil.la $(LIBELF_LIBS) $(TRACEEVENT_LIBS) $(DEMANGLE_LIBS)
+bench_perf_events_convert_LDADD = lib/libtrelf.la lib/libtrutil.la $(LIBELF_LIBS) $(TRACEEVENT_LIBS) $(DEMANGLE_LIBS)
 endif

@@ -8,7 +8,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,9 +19,12 @@
 
 #include <tracerig/plugin.h>
 
+#include "lib/pidqueue.h"
+
 #include "collector.h"
 #include "events.h"
 #include "fold.h"
+#include "lib/list.h"
 #include "script.h"
 #include "symcache.h"
 #include "tracingdata.h"
@@ -62,16 +64,6 @@ static const struct tracerig_key perf_keys[] = {
 	{ NULL, 0, NULL, NULL, 0, 0, NULL },
 };
 
-/* Processes first seen by the reader thread, remembered by another thread
- * so that reading their objects never delays draining the rings. */
-struct pid_queue {
-	pid_t *v;
-	size_t n, cap;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	int stop;
-};
-
 struct perf {
 	const struct tracerig_services *svc;
 	struct tracerig_ctx *ctx;
@@ -81,9 +73,9 @@ struct perf {
 	char data_path[PATH_MAX];
 	struct pc_collector *pc;
 
-	struct pid_queue q;
-	pthread_t remember_thread;
-	int remember_started;
+	/* Processes first seen by the reader thread, remembered by another
+	 * thread so that reading their objects never delays the rings. */
+	struct tr_pid_queue *remember;
 };
 
 static void log_cb(void *arg, int error, const char *fmt, ...)
@@ -104,83 +96,38 @@ static void pid_cb(void *arg, pid_t pid, int exec)
 
 	(void)exec;
 	p->svc->pid_observe(p->ctx, pid);
-	pthread_mutex_lock(&p->q.lock);
-	/* A burst of mappings (a new program's libraries) asks once. */
-	for (size_t i = 0; i < p->q.n; i++) {
-		if (p->q.v[i] == pid) {
-			pthread_mutex_unlock(&p->q.lock);
-			return;
-		}
-	}
-	if (p->q.n == p->q.cap) {
-		size_t ncap = p->q.cap ? p->q.cap * 2 : 256;
-		pid_t *n = realloc(p->q.v, ncap * sizeof(*n));
-
-		if (!n) {
-			pthread_mutex_unlock(&p->q.lock);
-			return;
-		}
-		p->q.v = n;
-		p->q.cap = ncap;
-	}
-	p->q.v[p->q.n++] = pid;
-	pthread_cond_signal(&p->q.cond);
-	pthread_mutex_unlock(&p->q.lock);
+	tr_pid_queue_push(p->remember, pid);
 }
 
-static void *remember_thread(void *arg)
+static void remember(void *arg, pid_t pid)
 {
 	struct perf *p = arg;
+	int ret;
 
-	pthread_mutex_lock(&p->q.lock);
-	for (;;) {
-		struct timespec until;
-		pid_t pid;
-		int ret;
+	/* A process that exits before flush must still resolve. */
+	ret = p->svc->symbolizer_remember(p->ctx, pid);
+	if (ret < 0 && ret != -ESRCH && ret != -ENOENT)
+		p->svc->log(p->ctx, TRACERIG_LOG_DEBUG, "cannot remember the mappings of %d: %s",
+			    (int)pid, strerror(-ret));
+}
 
-		/* Also wakes twice a second for the live status line. */
-		while (!p->q.n && !p->q.stop) {
-			clock_gettime(CLOCK_REALTIME, &until);
-			until.tv_nsec += 500000000L;
-			if (until.tv_nsec >= 1000000000L) {
-				until.tv_sec++;
-				until.tv_nsec -= 1000000000L;
-			}
-			if (pthread_cond_timedwait(&p->q.cond, &p->q.lock, &until) == ETIMEDOUT &&
-			    p->pc) {
-				struct pc_counts c;
+/* Twice a second, for the live status line. */
+static void show_progress(void *arg)
+{
+	struct perf *p = arg;
+	struct pc_counts c;
 
-				pc_counts(p->pc, &c);
-				p->svc->progress_set(p->ctx, "%llu samples%s",
-						     (unsigned long long)c.samples,
-						     c.lost ? ", some lost" : "");
-			}
-		}
-		if (!p->q.n)
-			break;
-		pid = p->q.v[--p->q.n];
-		pthread_mutex_unlock(&p->q.lock);
-		/* A process that exits before flush must still resolve. */
-		ret = p->svc->symbolizer_remember(p->ctx, pid);
-		if (ret < 0 && ret != -ESRCH && ret != -ENOENT)
-			p->svc->log(p->ctx, TRACERIG_LOG_DEBUG, "cannot remember the mappings of "
-				    "%d: %s", (int)pid, strerror(-ret));
-		pthread_mutex_lock(&p->q.lock);
-	}
-	pthread_mutex_unlock(&p->q.lock);
-	return NULL;
+	if (!p->pc)
+		return;
+	pc_counts(p->pc, &c);
+	p->svc->progress_set(p->ctx, "%llu samples%s", (unsigned long long)c.samples,
+			     c.lost ? ", some lost" : "");
 }
 
 static void stop_remember_thread(struct perf *p)
 {
-	if (!p->remember_started)
-		return;
-	pthread_mutex_lock(&p->q.lock);
-	p->q.stop = 1;
-	pthread_cond_signal(&p->q.cond);
-	pthread_mutex_unlock(&p->q.lock);
-	pthread_join(p->remember_thread, NULL);
-	p->remember_started = 0;
+	tr_pid_queue_stop(p->remember);
+	p->remember = NULL;
 }
 
 /* ---- profile ---- */
@@ -190,28 +137,19 @@ static void stop_remember_thread(struct perf *p)
 static int parse_events(struct perf *p, const char *list, int optional, char *why,
 			size_t why_len)
 {
-	const char *s = list;
+	const char *cursor = list, *item;
+	size_t len;
 
-	while (s && *s) {
+	while (tr_list_next(&cursor, &item, &len)) {
 		char name[160], hint[512];
-		size_t len;
 		int ret;
 
-		while (*s == ' ' || *s == ',')
-			s++;
-		len = strcspn(s, ",");
-		while (len && s[len - 1] == ' ')
-			len--;
-		if (!len)
-			break;
-		if (len >= sizeof(name) || p->cfg.n_events == MAX_EVENTS) {
+		if (tr_list_item(name, sizeof(name), item, len) < 0 ||
+		    p->cfg.n_events == MAX_EVENTS) {
 			snprintf(why, why_len, "events: too many or too long (at most %d events)",
 				 MAX_EVENTS);
 			return -EINVAL;
 		}
-		memcpy(name, s, len);
-		name[len] = '\0';
-		s += strcspn(s, ",");
 		ret = ev_parse(name, &p->events[p->cfg.n_events], hint, sizeof(hint));
 		if (ret < 0 && optional) {
 			p->svc->log(p->ctx, TRACERIG_LOG_INFO, "optional event %s is not available "
@@ -276,6 +214,9 @@ static int configure(struct perf *p, char *why, size_t why_len)
 	p->cfg.ring_pages = (size_t)pages;
 	p->script = svc->config_bool(ctx, "script");
 	p->flamegraph = svc->config_bool(ctx, "flamegraph");
+	/* Converting replays perf.data's own side-band into the model. */
+	if (p->script || p->flamegraph)
+		svc->symbolizer_model(ctx, TRACERIG_MODEL_RECORDED);
 	return 0;
 }
 
@@ -366,8 +307,6 @@ static int perf_init(const struct tracerig_services *svc, struct tracerig_ctx *c
 		return -ENOMEM;
 	p->svc = svc;
 	p->ctx = ctx;
-	pthread_mutex_init(&p->q.lock, NULL);
-	pthread_cond_init(&p->q.cond, NULL);
 	ret = configure(p, why, sizeof(why));
 	if (ret < 0) {
 		svc->log(ctx, TRACERIG_LOG_ERROR, "%s", why);
@@ -382,8 +321,6 @@ static int perf_init(const struct tracerig_services *svc, struct tracerig_ctx *c
 	*state = p;
 	return 0;
 fail:
-	pthread_cond_destroy(&p->q.cond);
-	pthread_mutex_destroy(&p->q.lock);
 	free(p);
 	return ret;
 }
@@ -399,12 +336,11 @@ static int perf_start(void *state)
 	if (t->cgroup && (t->n_pids || t->command_pid > 0))
 		p->svc->log(p->ctx, TRACERIG_LOG_WARN, "cgroup %s is not used: -p or a launched "
 			    "command narrows the targets already", t->cgroup);
-	ret = pthread_create(&p->remember_thread, NULL, remember_thread, p);
-	if (ret) {
-		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "cannot start a thread: %s", strerror(ret));
-		return -ret;
+	ret = tr_pid_queue_start(&p->remember, remember, show_progress, 500, p);
+	if (ret < 0) {
+		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "cannot start a thread: %s", strerror(-ret));
+		return ret;
 	}
-	p->remember_started = 1;
 	why[0] = '\0';
 	ret = pc_open(&p->cfg, &target, p->data_path, pid_cb, log_cb, p, &p->pc, why, sizeof(why));
 	if (ret == 0)
@@ -695,9 +631,6 @@ static void perf_fini(void *state)
 
 	stop_remember_thread(p);
 	pc_close(p->pc);
-	free(p->q.v);
-	pthread_cond_destroy(&p->q.cond);
-	pthread_mutex_destroy(&p->q.lock);
 	free(p);
 }
 

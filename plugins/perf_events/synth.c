@@ -4,7 +4,8 @@
 #include "config.h"
 
 #include "synth.h"
-#include "buildid.h"
+#include "lib/buildid.h"
+#include "lib/kallsyms.h"
 #include "lib/untrusted.h"
 
 #include <ctype.h>
@@ -35,8 +36,8 @@ struct bid_cache_entry {
 	unsigned int maj, min;
 	uint64_t ino;
 	int err;
-	uint8_t size;
-	uint8_t id[BUILDID_MAX];
+	size_t size;
+	uint8_t id[TR_BUILDID_PERF_MAX];
 };
 
 /* Build ids by (device, inode): every process maps the same libc. */
@@ -120,35 +121,6 @@ static int emit_record(struct synth_ctx *c, uint32_t type, uint16_t misc, size_t
 	return 0;
 }
 
-/* The GNU build-id note of an ELF note section image (namesz, descsz,
- * type, then the 4-aligned name and descriptor). */
-static int note_build_id(const unsigned char *notes, size_t len, unsigned char *bid,
-			 size_t *bid_len)
-{
-	for (size_t off = 0; off + 12 <= len;) {
-		uint32_t namesz, descsz, type;
-		size_t name_off = off + 12, desc_off, next;
-
-		memcpy(&namesz, notes + off, 4);
-		memcpy(&descsz, notes + off + 4, 4);
-		memcpy(&type, notes + off + 8, 4);
-		desc_off = name_off + ((namesz + 3u) & ~3u);
-		next = desc_off + ((descsz + 3u) & ~3u);
-		if (namesz > len || descsz > len || next > len || next <= off)
-			break;
-		if (type == 3 /* NT_GNU_BUILD_ID */ && namesz == 4 &&
-		    memcmp(notes + name_off, "GNU", 4) == 0 && descsz > 0 && descsz <= 20) {
-			memcpy(bid, notes + desc_off, descsz);
-			*bid_len = descsz;
-			return 0;
-		}
-		off = next;
-	}
-	return -ENOENT;
-}
-
-static int kernel_build_id(unsigned char *bid, size_t *bid_len);
-
 int synth_vdso_identity(unsigned char *bid, size_t *bid_len, uint64_t *map_len)
 {
 	const unsigned char *base = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
@@ -163,7 +135,8 @@ int synth_vdso_identity(unsigned char *bid, size_t *bid_len, uint64_t *map_len)
 		const Elf64_Phdr *ph = (const Elf64_Phdr *)(base + eh->e_phoff + (size_t)i * eh->e_phentsize);
 
 		if (ph->p_type == PT_NOTE)
-			ret = note_build_id(base + ph->p_offset, ph->p_filesz, bid, bid_len);
+			ret = tr_buildid_from_notes(base + ph->p_offset, ph->p_filesz, bid,
+						    TR_BUILDID_PERF_MAX, bid_len);
 	}
 	if (ret < 0)
 		return ret;
@@ -184,55 +157,43 @@ int synth_vdso_identity(unsigned char *bid, size_t *bid_len, uint64_t *map_len)
 	return *map_len ? 0 : -ENOENT;
 }
 
-/* /sys/kernel/notes is the running kernel's .notes section. */
 int synth_kernel_build_id(unsigned char *bid, size_t *bid_len)
 {
-	return kernel_build_id(bid, bid_len);
+	return tr_buildid_read_kernel(bid, TR_BUILDID_PERF_MAX, bid_len);
 }
 
-static int kernel_build_id(unsigned char *bid, size_t *bid_len)
-{
-	unsigned char notes[4096];
-	ssize_t n;
-	int fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
+struct kernel_text {
+	uint64_t text, etext;
+};
 
-	if (fd < 0)
-		return -errno;
-	n = read(fd, notes, sizeof(notes));
-	close(fd);
-	return n > 0 ? note_build_id(notes, (size_t)n, bid, bid_len) : -EIO;
+static int find_text(void *arg, const struct tr_kallsyms_line *l)
+{
+	struct kernel_text *kt = arg;
+
+	if (l->name_len == 5 && memcmp(l->name, "_text", 5) == 0)
+		kt->text = l->addr;
+	else if (l->name_len == 6 && memcmp(l->name, "_etext", 6) == 0)
+		kt->etext = l->addr;
+	return kt->text && kt->etext;
 }
 
 int synth_kernel_mmap(const struct synth_id *sid, synth_emit_fn emit, void *arg)
 {
 	struct synth_ctx *c;
-	uint64_t text = 0, etext = 0;
+	struct kernel_text kt = { 0 };
+	uint64_t text, etext;
 	unsigned char bid[20];
 	size_t bid_len = 0;
 	uint32_t record_type = PERF_RECORD_MMAP;
 	uint16_t misc = PERF_RECORD_MISC_KERNEL;
-	char line[512];
 	uint8_t *p;
-	FILE *f;
 	int err;
 
-	f = fopen("/proc/kallsyms", "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long addr;
-		char type, name[256];
-
-		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
-			continue;
-		if (strcmp(name, "_text") == 0)
-			text = addr;
-		else if (strcmp(name, "_etext") == 0)
-			etext = addr;
-		if (text && etext)
-			break;
-	}
-	fclose(f);
+	err = tr_kallsyms_each("/proc/kallsyms", find_text, &kt);
+	if (err < 0)
+		return err;
+	text = kt.text;
+	etext = kt.etext;
 	/* An address of 0 means kptr_restrict hid it; perf would then
 	 * relocate every kernel symbol wrongly, so refuse instead. */
 	if (!text)
@@ -255,7 +216,7 @@ int synth_kernel_mmap(const struct synth_id *sid, synth_emit_fn emit, void *arg)
 	 * vmlinux its kernel frames belong to (what perf record
 	 * --buildid-mmap writes: an MMAP2 with the build id in place of the
 	 * device and inode). */
-	if (kernel_build_id(bid, &bid_len) == 0) {
+	if (synth_kernel_build_id(bid, &bid_len) == 0) {
 		misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
 		memset(p, 0, 24);
 		p[0] = (uint8_t)bid_len;
@@ -356,7 +317,7 @@ static const struct bid_cache_entry *lookup_build_id(struct synth_ctx *c, int ro
 		 * one (say, in a dying mount namespace) cannot. */
 		return NULL;
 	}
-	e->err = buildid_read_fd(fd, e->id, &e->size);
+	e->err = tr_buildid_read_fd(fd, e->id, sizeof(e->id), &e->size);
 	close(fd);
 	c->cache.n++;
 	return e;
@@ -411,7 +372,7 @@ static int emit_mmap2(struct synth_ctx *c, int rootfd, pid_t pid, char *line)
 	if (bid && bid->err == 0) {
 		misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
 		memset(p, 0, 24);
-		p[0] = bid->size;
+		p[0] = (uint8_t)bid->size;
 		memcpy(p + 4, bid->id, bid->size);
 		p += 24;
 	} else {

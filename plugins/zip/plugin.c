@@ -13,6 +13,8 @@
 
 #include <tracerig/plugin.h>
 
+#include "lib/list.h"
+
 struct zip_packager {
 	const struct tracerig_services *svc;
 	struct tracerig_ctx *ctx;
@@ -25,20 +27,12 @@ struct zip_packager {
 /* Already-compressed files gain nothing from deflate. */
 static int stored_as_is(const char *stored, const char *name)
 {
-	size_t name_len = strlen(name);
+	size_t name_len = strlen(name), len;
+	const char *p;
 
-	for (const char *p = stored; p && *p;) {
-		const char *comma = strchr(p, ',');
-		size_t len = comma ? (size_t)(comma - p) : strlen(p);
-
-		while (len && *p == ' ') {
-			p++;
-			len--;
-		}
-		if (len && len <= name_len && strncmp(name + name_len - len, p, len) == 0)
+	while (tr_list_next(&stored, &p, &len))
+		if (len <= name_len && strncmp(name + name_len - len, p, len) == 0)
 			return 1;
-		p = comma ? comma + 1 : NULL;
-	}
 	return 0;
 }
 

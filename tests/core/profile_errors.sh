@@ -83,6 +83,18 @@ check_grep "-d is validated as a duration" '^tracerig: -d: \[tracerig\] duration
 run_tracerig --check -c "$TEST_TMP/p.ini" --set testa.level=7 --set tracerig.packager=testb
 check_grep "a source named as packager is refused" 'is a source plugin, not a packager' "$TEST_TMP/out"
 
+# A section name longer than inih keeps (49 characters) is refused, with
+# its keys, whether its line fits inih's first buffer or not; it is never
+# cut into a section of another name.
+for n in 100 300; do
+	printf '[tracerig]\nname = t\n[%s]\nfoo = 1\n' "$(printf '%*s' "$n" '' | tr ' ' a)" | profile
+	run_tracerig --check -c "$TEST_TMP/p.ini"
+	check_eq "a $n-character section name: exit 2" 2 "$rc"
+	check_eq "a $n-character section name: one error, the limit" \
+		"tracerig: $TEST_TMP/p.ini:3: section name [aaaaaaaaaaaaaaaaaaaa...] is $n characters long: at most 49 (it names a backend or [tracerig])
+tracerig: 1 error in the profile; nothing was collected" "$(cat "$TEST_TMP/out")"
+done
+
 # Long lines: up to 16384 characters, and a filter split with a backslash.
 long=$(printf '%*s' 16374 '' | tr ' ' x)
 printf '[testa]\npayload = %s\nlevel = 4\n' "$long" | profile

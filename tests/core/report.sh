@@ -145,6 +145,24 @@ check_grep "no samples: says so plainly" '^No samples in this archive' "$TEST_TM
 run_tracerig report "$TEST_TMP/empty.trace.zip"
 check_grep "an empty perf.data.txt: no samples" '^CPU samples: none \(perf\.data\.txt has no samples\)' "$TEST_TMP/out"
 
+# A huge line (a 20 MiB frame list, a few KiB compressed) is skipped with a
+# warning, not held in memory; the stacks around it still count.
+mkdir -p "$TEST_TMP/huge"
+cp "$fx/manifest.json" "$TEST_TMP/huge/"
+{
+	printf 'demo;main;demo_sleep;schedule_[k] 3000\n'
+	head -c $((20 << 20)) /dev/zero | tr '\0' 'a'
+	printf ' 5\n'
+	printf 'demo;main;demo_lock;schedule_[k] 1000\n'
+} >"$TEST_TMP/huge/offcpu.folded"
+(cd "$TEST_TMP/huge" && zip -q -9 "$TEST_TMP/huge.trace.zip" manifest.json offcpu.folded)
+run_tracerig report "$TEST_TMP/huge.trace.zip"
+check_eq "a 20 MiB line: exits 0" 0 "$rc"
+check_grep "a 20 MiB line: skipped, with a warning" \
+	'^tracerig: report: offcpu.folded: 1 line\(s\) longer than 16 MiB skipped' "$TEST_TMP/out"
+check_grep "a 20 MiB line: the other stacks count" \
+	'^Off-CPU time: 0\.004 s blocked in 2 stacks \(offcpu\.folded\)$' "$TEST_TMP/out"
+
 # What is not an archive.
 echo "not a zip" >"$TEST_TMP/text.trace.zip"
 run_tracerig report "$TEST_TMP/text.trace.zip"

@@ -110,6 +110,68 @@ DEF_TEST(output_is_well_formed_xml)
 	free(svg);
 }
 
+/* y of the rect of the first frame at depth `depth`, or -1. */
+static long frame_y(const char *svg, int depth)
+{
+	char key[32];
+	const char *g, *y;
+
+	snprintf(key, sizeof(key), "data-d=\"%d\"", depth);
+	g = strstr(svg, key);
+	y = g ? strstr(g, " y=\"") : NULL;
+	return y ? strtol(y + 4, NULL, 10) : -1;
+}
+
+static long svg_height(const char *svg)
+{
+	const char *h = strstr(svg, " height=\"");
+
+	return h ? strtol(h + 9, NULL, 10) : -1;
+}
+
+/* The browser's first screen relies on it: the bottom row sits at the same
+ * distance from the bottom of the image whatever the depth, so scrolling to
+ * the bottom always brings it into view. */
+DEF_TEST(bottom_row_is_at_the_bottom_however_deep)
+{
+	char *deep_line = malloc(16 + 300 * 8), *shallow, *deep;
+	size_t len;
+
+	CHECK_NOT_NULL(deep_line);
+	len = (size_t)sprintf(deep_line, "main");
+	for (int i = 0; i < 300; i++)
+		len += (size_t)sprintf(deep_line + len, ";recurse");
+	sprintf(deep_line + len, " 10\n");
+	shallow = render("main;work 10\n", "samples");
+	deep = render(deep_line, "samples");
+	CHECK_NOT_NULL(shallow);
+	CHECK_NOT_NULL(deep);
+	EXPECT_TRUE(svg_height(deep) > 300 * 16);
+	EXPECT_TRUE(frame_y(deep, 1) > 0);
+	EXPECT_EQ_INT(svg_height(shallow) - frame_y(shallow, 1), svg_height(deep) - frame_y(deep, 1));
+	/* The deepest frame is at the top, below the header's space. */
+	EXPECT_EQ_INT(frame_y(shallow, 2), frame_y(deep, 301));
+	free(deep_line);
+	free(shallow);
+	free(deep);
+}
+
+DEF_TEST(the_view_starts_at_the_bottom_under_a_header_drawn_last)
+{
+	char *svg = render("a;b 1\n", "samples");
+	const char *header, *last_frame;
+
+	CHECK_NOT_NULL(svg);
+	EXPECT_CONTAINS("window.scrollTo(0, svg.scrollHeight)", svg);
+	header = strstr(svg, "<g id=\"header\">");
+	last_frame = strstr(svg, "data-n=\"b\"");
+	EXPECT_TRUE(header && last_frame && header > last_frame);
+	/* The title and buttons are inside it, so they move with it. */
+	EXPECT_TRUE(header && strstr(header, "id=\"search\"") && strstr(header, "id=\"unzoom\"") &&
+		    strstr(header, "id=\"title\""));
+	free(svg);
+}
+
 int main(void)
 {
 	RUN_TEST(common_prefixes_merge_into_one_frame);
@@ -117,5 +179,7 @@ int main(void)
 	RUN_TEST(tiny_frames_are_omitted);
 	RUN_TEST(empty_input_is_a_valid_graph_that_says_so);
 	RUN_TEST(output_is_well_formed_xml);
+	RUN_TEST(bottom_row_is_at_the_bottom_however_deep);
+	RUN_TEST(the_view_starts_at_the_bottom_under_a_header_drawn_last);
 	TEST_MAIN_END();
 }

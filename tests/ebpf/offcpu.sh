@@ -43,6 +43,7 @@ m="$TEST_TMP/w/manifest.json"
 check_grep "the manifest counts context switches" '"switches"' "$m"
 check_grep "the manifest counts dropped stacks" '"kernel_stacks_dropped"' "$m"
 check_grep "the manifest counts kept intervals" '"intervals_kept"' "$m"
+check_grep "the manifest counts garbage frames folded into [unknown]" '"unknown_frames_folded": *[0-9]' "$m"
 
 # min_block_us = 20 ms: the 2 ms sleeps go, the 200 ms ones stay.
 run_tracerig -c "$offcpu_profile" --set ebpf.min_block_us=20000 -o "$TEST_TMP/m.trace.zip" -- \

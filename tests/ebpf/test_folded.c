@@ -22,11 +22,13 @@ static void fake_frame(void *arg, pid_t pid, uint64_t addr, int kernel, char *bu
 		snprintf(buf, len, "bpf_trace_run4");
 	else if (addr == 0xbad)
 		snprintf(buf, len, "operator;weird\nname");
+	else if (addr & 0x10000) /* in no known object, as fr_name names it */
+		snprintf(buf, len, "0x%" PRIx64 "%s", addr, kernel ? "_[k]" : "");
 	else
 		snprintf(buf, len, "%s%" PRIx64, kernel ? "k" : "u", addr);
 }
 
-static char *written(const struct fd_set *s)
+static char *written(const struct fd_stacks *s)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -34,7 +36,7 @@ static char *written(const struct fd_set *s)
 
 	if (!f)
 		return NULL;
-	if (fd_set_write(s, f) < 0) {
+	if (fd_stacks_write(s, f) < 0) {
 		fclose(f);
 		free(buf);
 		return NULL;
@@ -49,11 +51,11 @@ DEF_TEST(line_is_process_then_user_outer_to_inner_then_kernel)
 	uint64_t k[] = { 0xb0f, 0xb1f, 0xa1, 0xa2 };
 	uint64_t k_anon[] = { 0xfff, 0xb1f, 0xa1 }; /* the BPF program without a name */
 	char line[256];
-	int n = fd_build_line(line, sizeof(line), "app", 42, u, 3, k, 4, 0, 0, fake_frame, NULL);
+	int n = fd_build_line(line, sizeof(line), "app", 42, u, 3, k, 4, 0, 0, fake_frame, NULL, NULL);
 
 	EXPECT_TRUE(n > 0);
 	EXPECT_EQ_STR("app;u3;u2;u1;ka2;ka1", line);
-	fd_build_line(line, sizeof(line), "app", 42, NULL, 0, k_anon, 3, 0, 0, fake_frame, NULL);
+	fd_build_line(line, sizeof(line), "app", 42, NULL, 0, k_anon, 3, 0, 0, fake_frame, NULL, NULL);
 	EXPECT_EQ_STR("app;ka1", line);
 }
 
@@ -62,9 +64,9 @@ DEF_TEST(lost_stacks_are_shown_not_hidden)
 	uint64_t k[] = { 0xa1 };
 	char line[256];
 
-	fd_build_line(line, sizeof(line), "app", 42, NULL, 0, k, 1, 1, 0, fake_frame, NULL);
+	fd_build_line(line, sizeof(line), "app", 42, NULL, 0, k, 1, 1, 0, fake_frame, NULL, NULL);
 	EXPECT_EQ_STR("app;[user stack lost];ka1", line);
-	fd_build_line(line, sizeof(line), "app", 42, NULL, 0, NULL, 0, 1, 1, fake_frame, NULL);
+	fd_build_line(line, sizeof(line), "app", 42, NULL, 0, NULL, 0, 1, 1, fake_frame, NULL, NULL);
 	EXPECT_EQ_STR("app;[user stack lost];[kernel stack lost]", line);
 }
 
@@ -73,11 +75,29 @@ DEF_TEST(names_cannot_break_the_format)
 	uint64_t u[] = { 0xbad };
 	char line[256];
 
-	fd_build_line(line, sizeof(line), "we;ird", 7, u, 1, NULL, 0, 0, 0, fake_frame, NULL);
+	fd_build_line(line, sizeof(line), "we;ird", 7, u, 1, NULL, 0, 0, 0, fake_frame, NULL, NULL);
 	/* The one rule of lib/sanitize.h: the newline becomes "?". */
 	EXPECT_EQ_STR("we:ird;operator:weird?name", line);
-	fd_build_line(line, sizeof(line), "", 7, NULL, 0, NULL, 0, 0, 0, fake_frame, NULL);
+	fd_build_line(line, sizeof(line), "", 7, NULL, 0, NULL, 0, 0, 0, fake_frame, NULL, NULL);
 	EXPECT_EQ_STR("[pid 7]", line);
+}
+
+DEF_TEST(runs_of_frames_in_no_object_become_one_unknown_frame)
+{
+	/* Innermost first: u1, a run of three, u2, a single one, u3. */
+	uint64_t u[] = { 0x1, 0x10001, 0x10002, 0x10003, 0x2, 0x10004, 0x3 };
+	uint64_t k[] = { 0x10005, 0x10006, 0xa1 };
+	uint64_t folded_away = 0;
+	char line[256];
+
+	EXPECT_TRUE(fd_build_line(line, sizeof(line), "app", 42, u, 7, k, 3, 0, 0, fake_frame, NULL,
+				  &folded_away) > 0);
+	EXPECT_EQ_STR("app;u3;0x10004;u2;[unknown];u1;ka1;[unknown]_[k]", line);
+	EXPECT_EQ_INT(3, folded_away);
+	/* Without a counter, the same line. */
+	EXPECT_TRUE(fd_build_line(line, sizeof(line), "app", 42, u, 7, k, 3, 0, 0, fake_frame, NULL,
+				  NULL) > 0);
+	EXPECT_EQ_STR("app;u3;0x10004;u2;[unknown];u1;ka1;[unknown]_[k]", line);
 }
 
 DEF_TEST(too_long_a_line_is_refused)
@@ -86,39 +106,39 @@ DEF_TEST(too_long_a_line_is_refused)
 	char line[8];
 
 	EXPECT_EQ_INT(-ENOSPC, fd_build_line(line, sizeof(line), "app", 1, u, 3, NULL, 0, 0, 0,
-					     fake_frame, NULL));
+					     fake_frame, NULL, NULL));
 }
 
 DEF_TEST(identical_lines_are_summed_and_written_sorted_in_microseconds)
 {
-	struct fd_set *s = fd_set_new();
+	struct fd_stacks *s = fd_stacks_new();
 	char *out;
 
 	CHECK_NOT_NULL(s);
-	EXPECT_EQ_INT(0, fd_set_add(s, "b;x", 1500000));
-	EXPECT_EQ_INT(0, fd_set_add(s, "a;y", 2000));
-	EXPECT_EQ_INT(0, fd_set_add(s, "b;x", 500000));
-	EXPECT_EQ_INT(0, fd_set_add(s, "c;tiny", 400)); /* rounds to 0 us: left out */
-	EXPECT_EQ_INT(3, fd_set_count(s));
+	EXPECT_EQ_INT(0, fd_stacks_add(s, "b;x", 1500000));
+	EXPECT_EQ_INT(0, fd_stacks_add(s, "a;y", 2000));
+	EXPECT_EQ_INT(0, fd_stacks_add(s, "b;x", 500000));
+	EXPECT_EQ_INT(0, fd_stacks_add(s, "c;tiny", 400)); /* rounds to 0 us: left out */
+	EXPECT_EQ_INT(3, fd_stacks_count(s));
 	out = written(s);
 	EXPECT_EQ_STR("a;y 2\nb;x 2000\n", out);
 	free(out);
-	fd_set_free(s);
+	fd_stacks_free(s);
 }
 
 DEF_TEST(many_lines_survive_growth)
 {
-	struct fd_set *s = fd_set_new();
+	struct fd_stacks *s = fd_stacks_new();
 	char line[32];
 
 	CHECK_NOT_NULL(s);
 	for (int round = 0; round < 2; round++)
 		for (int i = 0; i < 5000; i++) {
 			snprintf(line, sizeof(line), "p;f%d", i);
-			EXPECT_EQ_INT(0, fd_set_add(s, line, 1000));
+			EXPECT_EQ_INT(0, fd_stacks_add(s, line, 1000));
 		}
-	EXPECT_EQ_INT(5000, fd_set_count(s));
-	fd_set_free(s);
+	EXPECT_EQ_INT(5000, fd_stacks_count(s));
+	fd_stacks_free(s);
 }
 
 static int only_42(void *arg, pid_t pid)
@@ -136,7 +156,7 @@ DEF_TEST(wall_merge_converts_samples_filters_pids_and_marks)
 			  "garbage\n"
 			  "app-42;main;compute 1\n";
 	FILE *in = fmemopen((void *)cpu, strlen(cpu), "r");
-	struct fd_set *off = fd_set_new(), *wall = fd_set_new();
+	struct fd_stacks *off = fd_stacks_new(), *wall = fd_stacks_new();
 	char *out;
 
 	CHECK_NOT_NULL(in);
@@ -145,15 +165,15 @@ DEF_TEST(wall_merge_converts_samples_filters_pids_and_marks)
 	/* 100 Hz: a sample is 10 ms. */
 	EXPECT_EQ_INT(3, fd_merge_oncpu(wall, in, 10000000, only_42, NULL));
 	fclose(in);
-	fd_set_add(off, "app;main;read;pipe_read_[k]", 250000000);
-	EXPECT_EQ_INT(0, fd_set_add_marked(wall, off, FD_OFFCPU_MARK));
+	fd_stacks_add(off, "app;main;read;pipe_read_[k]", 250000000);
+	EXPECT_EQ_INT(0, fd_stacks_add_marked(wall, off, FD_OFFCPU_MARK));
 	out = written(wall);
 	EXPECT_EQ_STR("app;main;compute;[on-cpu] 40000\n"
 		      "app;main;nopid;[on-cpu] 10000\n"
 		      "app;main;read;pipe_read_[k];[off-cpu] 250000\n", out);
 	free(out);
-	fd_set_free(off);
-	fd_set_free(wall);
+	fd_stacks_free(off);
+	fd_stacks_free(wall);
 }
 
 int main(void)
@@ -161,6 +181,7 @@ int main(void)
 	RUN_TEST(line_is_process_then_user_outer_to_inner_then_kernel);
 	RUN_TEST(lost_stacks_are_shown_not_hidden);
 	RUN_TEST(names_cannot_break_the_format);
+	RUN_TEST(runs_of_frames_in_no_object_become_one_unknown_frame);
 	RUN_TEST(too_long_a_line_is_refused);
 	RUN_TEST(identical_lines_are_summed_and_written_sorted_in_microseconds);
 	RUN_TEST(many_lines_survive_growth);

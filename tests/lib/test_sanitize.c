@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "lib/sanitize.h"
-#include "testing.h"
+#include "../testing.h"
 
 static const char *clean(const char *s)
 {

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "lib/untrusted.h"
-#include "testing.h"
+#include "../testing.h"
 
 #ifndef SYS_openat2
 #define SYS_openat2 437

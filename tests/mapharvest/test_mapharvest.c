@@ -198,46 +198,6 @@ DEF_TEST(jitdump_pids_become_host_pids)
 	close(fd);
 }
 
-DEF_TEST(descendants_of_a_process)
-{
-	pid_t child, *pids = NULL;
-	size_t n = 0;
-	int p[2], found_grandchild = 0;
-	pid_t grandchild = 0;
-
-	if (pipe(p) < 0) {
-		TEST_FAIL("pipe: %s", strerror(errno));
-		return;
-	}
-	child = fork();
-	if (child == 0) {
-		pid_t g = fork();
-
-		if (g == 0) {
-			pause();
-			_exit(0);
-		}
-		if (write(p[1], &g, sizeof(g)) != sizeof(g))
-			_exit(1);
-		pause();
-		_exit(0);
-	}
-	if (read(p[0], &grandchild, sizeof(grandchild)) != sizeof(grandchild))
-		TEST_FAIL("no grandchild");
-	EXPECT_EQ_INT(0, mh_descendants(getpid(), &pids, &n, 100));
-	for (size_t i = 0; i < n; i++)
-		if (pids[i] == grandchild)
-			found_grandchild = 1;
-	EXPECT_TRUE(found_grandchild);
-	EXPECT_TRUE(n >= 2 && pids[0] == child);
-	free(pids);
-	kill(grandchild, SIGKILL);
-	kill(child, SIGKILL);
-	waitpid(child, NULL, 0);
-	close(p[0]);
-	close(p[1]);
-}
-
 /* ---- the harvester against a fake services table ---- */
 
 static char logbuf[8192];
@@ -429,7 +389,6 @@ int main(void)
 	RUN_TEST(cwd_inside_root);
 	RUN_TEST(copy_follows_appends);
 	RUN_TEST(jitdump_pids_become_host_pids);
-	RUN_TEST(descendants_of_a_process);
 	RUN_TEST(exited_process_keeps_its_whole_map);
 	RUN_TEST(map_growing_past_max_size_is_dropped);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);

@@ -4,7 +4,7 @@
 #include "config.h"
 
 #include "testing.h"
-#include "buildid.h"
+#include "lib/buildid.h"
 #include "perfdata.h"
 #include "synth.h"
 #include "tracefs.h"
@@ -199,51 +199,6 @@ static int self_exe(char *buf, size_t size)
 	return 0;
 }
 
-DEF_TEST(buildid_of_self_matches_readelf)
-{
-	char exe[4096], cmd[4200], hex[41], *out = NULL, *p;
-	uint8_t id[BUILDID_MAX], size = 0;
-
-	EXPECT_EQ_INT(0, self_exe(exe, sizeof(exe)));
-	EXPECT_EQ_INT(0, buildid_read(exe, id, &size));
-	EXPECT_TRUE(size > 0 && size <= BUILDID_MAX);
-	buildid_hex(id, size, hex);
-
-	snprintf(cmd, sizeof(cmd), "LC_ALL=C readelf -n '%s' 2>/dev/null", exe);
-	EXPECT_EQ_INT(0, run_capture(cmd, &out));
-	CHECK_NOT_NULL(out);
-	p = strstr(out, "Build ID: ");
-	if (!p) {
-		TEST_FAIL("readelf -n shows no build id for %s", exe);
-	} else {
-		p += strlen("Build ID: ");
-		p[strcspn(p, " \n")] = '\0';
-		EXPECT_EQ_STR(p, hex);
-	}
-	free(out);
-}
-
-DEF_TEST(buildid_errors)
-{
-	uint8_t id[BUILDID_MAX], size;
-
-	EXPECT_EQ_INT(-ENOENT, buildid_read("/nonexistent/tracerig", id, &size));
-	EXPECT_EQ_INT(-ENOEXEC, buildid_read("/proc/self/status", id, &size));
-}
-
-DEF_TEST(buildid_of_kernel)
-{
-	uint8_t id[BUILDID_MAX], size = 0;
-	int err = buildid_read_kernel(id, &size);
-
-	if (err == -ENOENT) {
-		printf("# kernel has no build id note\n");
-		return;
-	}
-	EXPECT_EQ_INT(0, err);
-	EXPECT_TRUE(size > 0 && size <= BUILDID_MAX);
-}
-
 /* ---- synthesized records */
 
 /* Every record: 8-byte aligned, header.size is its length, and it ends
@@ -264,13 +219,14 @@ DEF_TEST(synth_process_shapes)
 {
 	struct synth_id sid = { .sample_type = SAMPLE_TYPE, .id = 0x1234 };
 	struct rec_list l = { 0 };
-	uint8_t exe_id[BUILDID_MAX], exe_size = 0;
+	uint8_t exe_id[TR_BUILDID_PERF_MAX];
+	size_t exe_size = 0;
 	int n_comm = 0, n_exe = 0, n_vdso = 0, n_bid = 0;
 	char exe[4096];
 	size_t i;
 
 	EXPECT_EQ_INT(0, self_exe(exe, sizeof(exe)));
-	EXPECT_EQ_INT(0, buildid_read(exe, exe_id, &exe_size));
+	EXPECT_EQ_INT(0, tr_buildid_read(exe, exe_id, sizeof(exe_id), &exe_size));
 	EXPECT_EQ_INT(0, synth_process(getpid(), &sid, collect, &l));
 	EXPECT_TRUE(l.n > 2);
 	for (i = 0; i < l.n; i++) {
@@ -732,13 +688,17 @@ static void fill_features(struct pd_features *f, struct features_store *s)
 	f->clock_ref_tod_ns = (uint64_t)tod.tv_sec * 1000000000ULL + (uint64_t)tod.tv_nsec;
 	f->clock_ref_clk_ns = (uint64_t)clk.tv_sec * 1000000000ULL + (uint64_t)clk.tv_nsec;
 
-	if (buildid_read_kernel(s->bids[n].id, &s->bids[n].size) == 0) {
+	size_t len;
+
+	if (tr_buildid_read_kernel(s->bids[n].id, sizeof(s->bids[n].id), &len) == 0) {
+		s->bids[n].size = (uint8_t)len;
 		s->bids[n].pid = -1;
 		s->bids[n].filename = "[kernel.kallsyms]";
 		n++;
 	}
 	if (self_exe(s->exe, sizeof(s->exe)) == 0 &&
-	    buildid_read(s->exe, s->bids[n].id, &s->bids[n].size) == 0) {
+	    tr_buildid_read(s->exe, s->bids[n].id, sizeof(s->bids[n].id), &len) == 0) {
+		s->bids[n].size = (uint8_t)len;
 		s->bids[n].pid = getpid();
 		s->bids[n].filename = s->exe;
 		n++;
@@ -1220,9 +1180,6 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	RUN_TEST(buildid_of_self_matches_readelf);
-	RUN_TEST(buildid_errors);
-	RUN_TEST(buildid_of_kernel);
 	RUN_TEST(synth_process_shapes);
 	RUN_TEST(synth_kernel_mmap_shape);
 	RUN_TEST(synth_process_gone_is_esrch);

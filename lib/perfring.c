@@ -7,9 +7,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "ring.h"
+#include "perfring.h"
 
-int ring_map(struct ring *r, int fd, size_t data_pages)
+int tr_ring_map(struct tr_ring *r, int fd, size_t data_pages)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	void *p;
@@ -28,7 +28,7 @@ int ring_map(struct ring *r, int fd, size_t data_pages)
 	return 0;
 }
 
-long ring_drain(struct ring *r, ring_record_fn fn, void *arg)
+long tr_ring_drain(struct tr_ring *r, tr_ring_record_fn fn, void *arg)
 {
 	struct perf_event_mmap_page *meta = r->base;
 	const unsigned char *data;
@@ -68,7 +68,7 @@ long ring_drain(struct ring *r, ring_record_fn fn, void *arg)
 	return ret < 0 ? ret : n;
 }
 
-void ring_unmap(struct ring *r)
+void tr_ring_unmap(struct tr_ring *r)
 {
 	if (r->base)
 		munmap(r->base, r->mmap_len);

@@ -1,0 +1,33 @@
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+
+#include "elfopen.h"
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static int usable;
+
+static void init(void)
+{
+	usable = elf_version(EV_CURRENT) != EV_NONE;
+}
+
+int tr_libelf_ready(void)
+{
+	pthread_once(&once, init);
+	return usable ? 0 : -ENOTSUP;
+}
+
+Elf *tr_elf_open_fd(int fd, int *err)
+{
+	Elf *elf;
+
+	*err = tr_libelf_ready();
+	if (*err)
+		return NULL;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf)
+		*err = -ENOEXEC;
+	return elf;
+}

@@ -1,0 +1,31 @@
+/* The hash functions of every table in the tree: FNV-1a for strings and
+ * bytes, Knuth's multiplicative hash for PIDs.  Neither is meant to resist
+ * chosen input; tables that key on traced programs' strings probe linearly
+ * and grow, so a bad spread costs time, never memory or correctness. */
+#ifndef TR_LIB_HASH_H
+#define TR_LIB_HASH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define TR_FNV1A_BASIS 0xcbf29ce484222325ull
+
+/* Continues an FNV-1a hash `h` over `len` bytes: start from TR_FNV1A_BASIS,
+ * or from it mixed with a part of the key that is not bytes (a pointer). */
+uint64_t tr_fnv1a_more(uint64_t h, const void *data, size_t len);
+
+static inline uint64_t tr_fnv1a(const void *data, size_t len)
+{
+	return tr_fnv1a_more(TR_FNV1A_BASIS, data, len);
+}
+
+uint64_t tr_fnv1a_str(const char *s);
+
+/* PIDs are dense small numbers: multiplying spreads them over the table. */
+static inline size_t tr_pid_hash(pid_t pid)
+{
+	return (size_t)pid * 2654435761u;
+}
+
+#endif

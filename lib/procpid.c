@@ -1,0 +1,145 @@
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "procpid.h"
+
+int tr_status_innermost(const char *p, pid_t *id)
+{
+	long long last = -1;
+
+	for (;;) {
+		long long v = 0;
+		int digits = 0;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		/* By hand, not strtol: that would skip the newline into the next line. */
+		for (; *p >= '0' && *p <= '9'; p++, digits++)
+			if (v <= INT_MAX)
+				v = v * 10 + (*p - '0');
+		if (!digits)
+			break;
+		last = v;
+	}
+	if (last <= 0 || last > INT_MAX)
+		return -EINVAL;
+	*id = (pid_t)last;
+	return 0;
+}
+
+int tr_status_field_innermost(const char *status, const char *field, pid_t *id)
+{
+	size_t len = strlen(field);
+
+	for (const char *line = status; line && *line;) {
+		if (strncmp(line, field, len) == 0 && line[len] == ':')
+			return tr_status_innermost(line + len + 1, id);
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	return -ENOENT;
+}
+
+int tr_proc_nspid(pid_t pid, pid_t *nspid)
+{
+	char fname[64], *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+	int ret = -ENOENT;
+
+	snprintf(fname, sizeof(fname), "/proc/%d/status", (int)pid);
+	f = fopen(fname, "re");
+	if (!f)
+		return -errno;
+	while (getline(&line, &cap, f) > 0) {
+		if (strncmp(line, "NSpid:", 6) == 0) {
+			ret = tr_status_innermost(line + 6, nspid);
+			break;
+		}
+	}
+	free(line);
+	fclose(f);
+	return ret;
+}
+
+static int push(pid_t **out, size_t *n, size_t *cap, pid_t pid)
+{
+	pid_t *grown;
+
+	for (size_t i = 0; i < *n; i++)
+		if ((*out)[i] == pid)
+			return 0;
+	if (*n == *cap) {
+		size_t new_cap = *cap ? *cap * 2 : 16;
+
+		grown = realloc(*out, new_cap * sizeof(*grown));
+		if (!grown)
+			return -ENOMEM;
+		*out = grown;
+		*cap = new_cap;
+	}
+	(*out)[(*n)++] = pid;
+	return 1;
+}
+
+/* Appends the children of every thread of `pid`. */
+static int add_children(pid_t pid, pid_t **out, size_t *n, size_t *cap, size_t max)
+{
+	char path[64];
+	DIR *tasks;
+	struct dirent *de;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	tasks = opendir(path);
+	if (!tasks)
+		return 0; /* exited meanwhile */
+	while (ret >= 0 && *n < max && (de = readdir(tasks))) {
+		char cpath[352], buf[4096];
+		ssize_t len;
+		int fd;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(cpath, sizeof(cpath), "%s/%s/children", path, de->d_name);
+		fd = open(cpath, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = '\0';
+		for (char *p = buf, *end; *p && *n < max && ret >= 0; p = end) {
+			long child = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			if (child > 0)
+				ret = push(out, n, cap, (pid_t)child);
+		}
+	}
+	closedir(tasks);
+	return ret < 0 ? ret : 0;
+}
+
+int tr_proc_descendants(pid_t pid, pid_t **out, size_t *n, size_t max)
+{
+	size_t cap = *n, first = *n;
+	int ret;
+
+	/* Breadth first over the growing array itself. */
+	ret = add_children(pid, out, n, &cap, max);
+	for (size_t i = first; ret == 0 && i < *n && *n < max; i++)
+		ret = add_children((*out)[i], out, n, &cap, max);
+	return ret;
+}

@@ -1,0 +1,11 @@
+# Third-party viewers opening the archive's files in headless Chromium
+# (npm packages pinned in package-lock.json, installed by the tests).
+check_PROGRAMS += tests/clients/render-flamegraph
+tests_clients_render_flamegraph_SOURCES = tests/clients/render-flamegraph.c core/flamegraph.c
+tests_clients_render_flamegraph_LDADD = lib/libtrutil.la
+
+clients_sh_tests = tests/clients/speedscope.sh tests/clients/flamegraph.sh
+TESTS += $(clients_sh_tests)
+dist_check_SCRIPTS += $(clients_sh_tests)
+dist_check_DATA += tests/clients/lib-clients.sh tests/clients/speedscope.js \
+	tests/clients/flamegraph.js tests/clients/package.json tests/clients/package-lock.json

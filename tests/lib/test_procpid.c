@@ -1,0 +1,128 @@
+/* What /proc says about PIDs: namespace IDs from status text, descendants
+ * of a live process (real children of this test, no root needed). */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lib/procpid.h"
+#include "../testing.h"
+
+DEF_TEST(innermost_id_is_the_last_of_the_line)
+{
+	pid_t id = 0;
+
+	EXPECT_EQ_INT(0, tr_status_innermost("\t4242\t17\t1\n", &id));
+	EXPECT_EQ_INT(1, id);
+	EXPECT_EQ_INT(0, tr_status_innermost("\t4242\n", &id));
+	EXPECT_EQ_INT(4242, id);
+	/* The next line's number is not this line's. */
+	EXPECT_EQ_INT(0, tr_status_innermost("\t4242\t57\n99\n", &id));
+	EXPECT_EQ_INT(57, id);
+	EXPECT_EQ_INT(-EINVAL, tr_status_innermost("\t\n", &id));
+	EXPECT_EQ_INT(-EINVAL, tr_status_innermost("\t0\n", &id));
+	EXPECT_EQ_INT(-EINVAL, tr_status_innermost("\t99999999999999\n", &id));
+}
+
+DEF_TEST(field_is_found_by_its_whole_name)
+{
+	static const char status[] = "Name:\tnode\nTgid:\t4242\nNStgid:\t4242\t57\t1\n"
+				     "NSpid:\t4243\t58\t2\n";
+	pid_t id = 0;
+
+	EXPECT_EQ_INT(0, tr_status_field_innermost(status, "NStgid", &id));
+	EXPECT_EQ_INT(1, id);
+	EXPECT_EQ_INT(0, tr_status_field_innermost(status, "NSpid", &id));
+	EXPECT_EQ_INT(2, id);
+	EXPECT_EQ_INT(-ENOENT, tr_status_field_innermost("Tgid:\t77\n", "NSpid", &id));
+	EXPECT_EQ_INT(-ENOENT, tr_status_field_innermost(status, "NS", &id));
+}
+
+DEF_TEST(own_namespace_pid_is_getpid)
+{
+	pid_t id = 0;
+
+	/* Whatever namespace this runs in, its innermost PID is what it sees. */
+	EXPECT_EQ_INT(0, tr_proc_nspid(getpid(), &id));
+	EXPECT_EQ_INT(getpid(), id);
+	EXPECT_EQ_INT(-ENOENT, tr_proc_nspid(-1, &id));
+}
+
+DEF_TEST(descendants_of_a_process)
+{
+	pid_t child, *pids = NULL;
+	size_t n = 0;
+	int p[2], found_grandchild = 0;
+	pid_t grandchild = 0;
+
+	if (pipe(p) < 0) {
+		TEST_FAIL("pipe: %s", strerror(errno));
+		return;
+	}
+	child = fork();
+	if (child == 0) {
+		pid_t g = fork();
+
+		if (g == 0) {
+			pause();
+			_exit(0);
+		}
+		if (write(p[1], &g, sizeof(g)) != sizeof(g))
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	if (read(p[0], &grandchild, sizeof(grandchild)) != sizeof(grandchild))
+		TEST_FAIL("no grandchild");
+	EXPECT_EQ_INT(0, tr_proc_descendants(getpid(), &pids, &n, 100));
+	for (size_t i = 0; i < n; i++)
+		if (pids[i] == grandchild)
+			found_grandchild = 1;
+	EXPECT_TRUE(found_grandchild);
+	EXPECT_TRUE(n >= 2 && pids[0] == child);
+	free(pids);
+	kill(grandchild, SIGKILL);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	close(p[0]);
+	close(p[1]);
+}
+
+DEF_TEST(descendants_stop_at_the_limit_and_skip_known_pids)
+{
+	pid_t child = fork(), *pids = NULL;
+	size_t n = 0;
+
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	if (child < 0) {
+		TEST_FAIL("fork: %s", strerror(errno));
+		return;
+	}
+	EXPECT_EQ_INT(0, tr_proc_descendants(getpid(), &pids, &n, 1));
+	EXPECT_EQ_INT(1, n);
+	EXPECT_TRUE(n == 1 && pids[0] == child);
+	/* Already there: not added twice. */
+	EXPECT_EQ_INT(0, tr_proc_descendants(getpid(), &pids, &n, 10));
+	EXPECT_EQ_INT(1, n);
+	free(pids);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+}
+
+int main(void)
+{
+	RUN_TEST(innermost_id_is_the_last_of_the_line);
+	RUN_TEST(field_is_found_by_its_whole_name);
+	RUN_TEST(own_namespace_pid_is_getpid);
+	RUN_TEST(descendants_of_a_process);
+	RUN_TEST(descendants_stop_at_the_limit_and_skip_known_pids);
+	TEST_MAIN_END();
+}
