@@ -24,6 +24,7 @@
 
 #include "comms.h"
 #include "lib/sanitize.h"
+#include "lib/sideband.h"
 #include "perffile.h"
 #include "script.h"
 #include "textbuf.h"
@@ -604,67 +605,23 @@ fail:
 	return -ENOMEM;
 }
 
-/* MMAP2: header; u32 pid, tid; u64 addr, len, pgoff; then either u32 maj,
- * min; u64 ino, ino_generation, or (PERF_RECORD_MISC_MMAP_BUILD_ID) u8
- * build_id_size, 3 bytes reserved, u8 build_id[20]; u32 prot, flags; char
- * filename[]; the sample_id trailer. */
-static void replay_mmap(struct conv *cv, const struct perf_event_header *h)
-{
-	const size_t name_off = sizeof(*h) + 8 + 24 + 24 + 8;
-	const unsigned char *b = (const unsigned char *)h;
-	struct tracerig_mapping m = { 0 };
-	uint32_t u32[2], prot;
-	size_t name_max;
-
-	if (h->size < name_off + cv->trailer_time_from_end + 8)
-		return;
-	name_max = h->size - name_off - cv->trailer_time_from_end;
-	if (strnlen((const char *)b + name_off, name_max) == name_max)
-		return;
-	memcpy(&prot, b + sizeof(*h) + 8 + 24 + 24, sizeof(prot));
-	if (!(prot & PROT_EXEC))
-		return;
-	memcpy(u32, b + sizeof(*h), sizeof(u32));
-	m.pid = (pid_t)u32[0];
-	memcpy(&m.start, b + sizeof(*h) + 8, 8);
-	memcpy(&m.len, b + sizeof(*h) + 16, 8);
-	memcpy(&m.pgoff, b + sizeof(*h) + 24, 8);
-	if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-		m.build_id_len = b[sizeof(*h) + 32];
-		if (m.build_id_len > 20)
-			m.build_id_len = 20;
-		m.build_id = b + sizeof(*h) + 36;
-	} else {
-		memcpy(u32, b + sizeof(*h) + 32, sizeof(u32));
-		m.dev = makedev(u32[0], u32[1]);
-		memcpy(&m.ino, b + sizeof(*h) + 40, 8);
-	}
-	m.path = (const char *)b + name_off;
-	if (m.pid > 0 && symcache_mmap(cv->syms, &m) == 0)
-		cv->st->mappings++;
-}
-
 /* 0, or -ENOMEM. */
 static int replay(struct conv *cv, const struct perf_event_header *h, struct frame *frames)
 {
-	const uint32_t *u = (const uint32_t *)(h + 1);
+	struct tr_sideband_event ev;
 
-	switch (h->type) {
-	case PERF_RECORD_SAMPLE:
+	if (h->type == PERF_RECORD_SAMPLE)
 		return convert_sample(cv, h, frames, PERF_MAX_STACK_DEPTH * 2);
-	case PERF_RECORD_MMAP2:
-		replay_mmap(cv, h);
+	switch (tr_sideband_decode(h, cv->trailer_time_from_end, &ev)) {
+	case TR_SIDEBAND_MMAP:
+		if (symcache_mmap(cv->syms, &ev.map) == 0)
+			cv->st->mappings++;
 		break;
-	case PERF_RECORD_COMM:
-		/* struct { header; u32 pid, tid; ... }: an exec replaces the image. */
-		if (h->size >= sizeof(*h) + 8 && u[0] == u[1])
-			symcache_exec(cv->syms, (pid_t)u[0]);
+	case TR_SIDEBAND_EXEC:
+		symcache_exec(cv->syms, ev.pid);
 		break;
-	case PERF_RECORD_FORK:
-		/* struct { header; u32 pid, ppid, tid, ptid; ... }: a new process,
-		 * not a new thread of one. */
-		if (h->size >= sizeof(*h) + 16 && u[0] != u[1] && u[0] == u[2])
-			symcache_fork(cv->syms, (pid_t)u[1], (pid_t)u[0]);
+	case TR_SIDEBAND_FORK:
+		symcache_fork(cv->syms, ev.parent, ev.pid);
 		break;
 	default:
 		break;
