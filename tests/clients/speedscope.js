@@ -114,21 +114,41 @@ async function symbolShown(page, name) {
 		.some(e => e.children.length === 0 && e.textContent === want), name);
 }
 
+// Which profile the toolbar shows: "(i/N)", or 1 when there is one.
+async function currentProfile(page) {
+	const text = await page.evaluate(() => document.body.innerText);
+	const m = text.match(/\((\d+)\/(\d+)\)/);
+	return m ? Number(m[1]) : 1;
+}
+
+// 'n' is speedscope's "next profile" key, ignored while typing.  A press
+// that lands while the page is busy (a loaded machine) may be lost, or two
+// may land at once: every profile is visited whatever the order, with a
+// bounded number of presses.
 async function namesInProfiles(page, names) {
 	const count = await profileCount(page);
-	const found = new Set();
+	const found = new Set(), visited = new Set();
 	await page.keyboard.press('Control+f');
-	for (let i = 0; i < count; i++) {
-		if (count > 1)
-			await page.waitForFunction(label => document.body.innerText.includes(label),
-				`(${i + 1}/${count})`, { timeout: PAGE_TIMEOUT_MS });
-		for (const name of names) {
-			if (!found.has(name) && await symbolShown(page, name))
-				found.add(name);
+	for (let presses = 0; visited.size < count && presses <= 4 * count; presses++) {
+		const at = await currentProfile(page);
+		if (!visited.has(at)) {
+			visited.add(at);
+			for (const name of names) {
+				if (!found.has(name) && await symbolShown(page, name))
+					found.add(name);
+			}
 		}
-		// 'n' is speedscope's "next profile" key, ignored while typing.
+		if (visited.size === count)
+			break;
 		await page.evaluate(() => document.activeElement && document.activeElement.blur());
 		await page.keyboard.press('n');
+		await page.waitForFunction(was => {
+			const m = document.body.innerText.match(/\((\d+)\/(\d+)\)/);
+			return m && Number(m[1]) !== was;
+		}, at, { timeout: 5000 }).catch(err => {
+			if (!/Timeout/.test(err.message))
+				throw err;
+		});
 	}
 	return { count, found };
 }

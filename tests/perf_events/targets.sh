@@ -4,9 +4,12 @@
 # everyone; a cgroup takes exactly its processes.
 . "$top_srcdir/tests/perf_events/lib-perf.sh"
 
-"$DEMO" --seconds 6 --threads 2 2>/dev/null &
+# Long enough to outlive every run below however loaded the machine is
+# (on_exit stops them): with 6 s they had exited before the system-wide
+# run when the runs before it were slow.
+"$DEMO" --seconds 120 --threads 2 2>/dev/null &
 a=$!
-"$DEMO" --seconds 6 --threads 1 2>/dev/null &
+"$DEMO" --seconds 120 --threads 1 2>/dev/null &
 b=$!
 on_exit "kill $a $b 2>/dev/null; wait 2>/dev/null"
 sleep 0.3
