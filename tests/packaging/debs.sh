@@ -13,23 +13,17 @@
 export TMPDIR="$TEST_TMP"
 
 need_root
-# The packages are built with the distribution's flags, not this build's:
-# the sanitizer pass would only build and test the same packages again.
-if grep -q '^SAN_CFLAGS = .*-fsanitize' "$top_builddir/Makefile"; then
-	skip_all "the sanitizer build does not build packages (the plain build tests them)"
-fi
-for tool in dpkg-buildpackage dh dh_autoreconf lintian mmdebstrap unshare chroot unzip git; do
+. "$top_srcdir/tests/packaging/lib-packaging.sh"
+for tool in dpkg-buildpackage dh dh_autoreconf lintian mmdebstrap unshare chroot unzip; do
 	command -v "$tool" >/dev/null 2>&1 || skip_all "needs $tool (scripts/deps.sh installs it)"
 done
 if ! missing=$(dpkg-checkbuilddeps "$top_srcdir/packaging/debian/control" 2>&1); then
 	skip_all "build dependencies missing: ${missing##*:}"
 fi
 
-cache=$top_builddir/tests/packaging/cache
 # The root lives outside /tmp: other tests mount a private /tmp.
 root=$top_builddir/tests/packaging/root
 mkdir -p "$cache/apt"
-version=$("$top_srcdir/packaging/version.sh")
 
 # Every mount of the root is made in a mount namespace of its own, so none
 # outlives the command, and removing the root cannot reach the host's /dev.
@@ -47,27 +41,15 @@ remove_root() { [ ! -e "$root" ] || rm -rf --one-file-system "$root"; }
 on_exit remove_root
 
 # ---- the packages, from a clean copy of the tree
-# The cache key is the content of the copy build-debs.sh will build from.
-"$top_srcdir/packaging/clean-copy.sh" "$TEST_TMP/tree" >/dev/null
-# This script is not part of what the packages are built from.
-tree_key=$(cd "$TEST_TMP/tree" && find . -type f ! -path ./tests/packaging/debs.sh -print0 | sort -z |
-	xargs -0 sha256sum | sha256sum | cut -c1-16)
-rm -rf "$TEST_TMP/tree"
-debs=$cache/debs-$tree_key
-if [ ! -e "$debs/done" ]; then
-	rm -rf "$cache"/debs-*
-	if bash "$top_srcdir/packaging/build-debs.sh" "$debs" >"$TEST_TMP/build-debs.log" 2>&1; then
-		touch "$debs/done"
-	fi
-fi
-if [ -e "$debs/done" ]; then
+if built_packages debs build-debs.sh; then
 	ok "packaging/build-debs.sh builds the packages from a clean copy of the tree"
 else
 	not_ok "packaging/build-debs.sh builds the packages from a clean copy of the tree" \
-		"$(tail -40 "$TEST_TMP/build-debs.log")"
+		"$(tail -40 "$TEST_TMP/debs.log")"
 	done_testing
 	exit
 fi
+debs=$pkgdir
 arch=$(dpkg --print-architecture)
 for p in tracerig tracerig-perf-events tracerig-ebpf tracerig-lttng tracerig-mapharvest tracerig-dev; do
 	check "$p ${version}-1 (configure.ac's version) is built" test -f "$debs/${p}_${version}-1_$arch.deb"
@@ -126,7 +108,8 @@ if [ "$rc" -ne 0 ]; then
 	rm -rf --one-file-system "$root.new"
 	if grep -Eq 'Failed to fetch|Temporary failure resolving|Could not (resolve|connect)|Unable to connect|Network is unreachable|Release file .* is not available' \
 		"$TEST_TMP/mmdebstrap.log"; then
-		echo "# SKIP mmdebstrap cannot reach the Debian archive: $(grep -Em1 'Failed|failure|Could not|Unable|unreachable' "$TEST_TMP/mmdebstrap.log")"
+		skip "mmdebstrap makes a Debian 12 root with tracerig and tracerig-perf-events" \
+			"mmdebstrap cannot reach the Debian archive ($(grep -Em1 'Failed|failure|Could not|Unable|unreachable|not available' "$TEST_TMP/mmdebstrap.log"))"
 		done_testing
 		exit
 	fi
