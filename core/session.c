@@ -28,17 +28,6 @@
 #include "symbols/symbolizer.h"
 #include "watchdog.h"
 
-/* In-tree backends: where a missing one comes from. */
-static const struct {
-	const char *name, *package;
-} known_backends[] = {
-	{ "perf_events", "tracerig-perf-events" },
-	{ "lttng", "tracerig-lttng" },
-	{ "ebpf", "tracerig-ebpf" },
-	{ "mapharvest", "tracerig-mapharvest" },
-	{ "zip", "tracerig" },
-};
-
 const char *tr_phase_name(enum tr_phase phase)
 {
 	static const char *const names[] = { "loaded", "initialized", "started",
@@ -131,20 +120,23 @@ static int validate_section(struct tr_section *section, const struct tracerig_ke
 
 static const char *package_hint(const char *name, char *buf, size_t len)
 {
-	for (size_t i = 0; i < sizeof(known_backends) / sizeof(known_backends[0]); i++) {
-		if (strcmp(known_backends[i].name, name) == 0) {
-			snprintf(buf, len, "install the %s package, or build tracerig with "
-				 "--enable-%s", known_backends[i].package, name);
-			return buf;
-		}
-	}
-	snprintf(buf, len, "put %s.so in a directory named by --plugin-dir or "
-		 "TRACERIG_PLUGIN_PATH", name);
+	const char *package = tr_loader_package(name);
+
+	if (package)
+		snprintf(buf, len, "install it with `apt install %s` (or build tracerig with "
+			 "--enable-%s)", package, name);
+	else
+		snprintf(buf, len, "put %s.so in a directory named by --plugin-dir or "
+			 "TRACERIG_PLUGIN_PATH", name);
 	return buf;
 }
 
+/* Returns 1 when `name` is a backend tracerig ships that this (split)
+ * install lacks and the profile can do without: the session goes on
+ * without it, and --check lists it as not installed. */
 static int load_plugin(struct tr_session *s, const char *name, struct tr_section *section,
-		       const char *at, enum tracerig_plugin_kind kind, struct tracerig_ctx **out)
+		       const char *at, enum tracerig_plugin_kind kind, int optional,
+		       struct tracerig_ctx **out)
 {
 	struct tr_loaded loaded;
 	char why[2048], hint[256];
@@ -156,12 +148,20 @@ static int load_plugin(struct tr_session *s, const char *name, struct tr_section
 			const char *names[] = { "perf_events", "lttng", "ebpf", "mapharvest", "zip" };
 			const char *close = tr_closest(name, names, 5);
 
-			if (close && strcmp(close, name) != 0)
+			if (close && strcmp(close, name) != 0) {
 				tr_err("%s: [%s] no backend of that name (did you mean [%s]?)", at,
 				       name, close);
-			else
-				tr_err("%s: [%s] %s: %s", at, name, why,
+			} else if (optional && tr_loader_package(name)) {
+				tr_warn("%s: [%s] is not installed; going on without it (optional "
+					"here): to use it, %s", at, name,
+					package_hint(name, hint, sizeof(hint)));
+				return 1;
+			} else {
+				tr_err("%s: [%s] %s%s: %s", at, name, why,
+				       kind == TRACERIG_PLUGIN_SOURCE && !optional
+					       ? ", and the profile requires it" : "",
 				       package_hint(name, hint, sizeof(hint)));
+			}
 		} else {
 			tr_err("%s: [%s] %s", at, name, why);
 		}
@@ -252,7 +252,7 @@ int tr_session_prepare(struct tr_session *s, const struct tr_options *opts)
 {
 	struct tr_section *main_section;
 	const char *packager;
-	int errors = 0, ret;
+	int errors = 0, not_installed = 0, ret;
 
 	memset(s, 0, sizeof(*s));
 	s->opts = opts;
@@ -322,8 +322,11 @@ int tr_session_prepare(struct tr_session *s, const struct tr_options *opts)
 		packager = tr_config_value(main_section, tr_session_keys, "packager");
 		if (strcmp(sec->name, packager) == 0)
 			continue;
-		if (load_plugin(s, sec->name, sec, at, TRACERIG_PLUGIN_SOURCE, &ctx) < 0) {
-			errors++;
+		ret = load_plugin(s, sec->name, sec, at, TRACERIG_PLUGIN_SOURCE,
+				  !list_has(required, sec->name), &ctx);
+		if (ret != 0) {
+			errors += ret < 0;
+			not_installed += ret > 0;
 			continue;
 		}
 		grown = realloc(s->sources, (s->n_sources + 1) * sizeof(*grown));
@@ -338,7 +341,7 @@ int tr_session_prepare(struct tr_session *s, const struct tr_options *opts)
 	}
 	packager = tr_config_value(main_section, tr_session_keys, "packager");
 	if (load_plugin(s, packager, tr_profile_section(&s->profile, packager),
-			"[tracerig] packager", TRACERIG_PLUGIN_PACKAGER, &s->packager) < 0)
+			"[tracerig] packager", TRACERIG_PLUGIN_PACKAGER, 0, &s->packager) < 0)
 		errors++;
 	else
 		errors += validate_section(s->packager->section, s->packager->plugin->keys,
@@ -346,8 +349,11 @@ int tr_session_prepare(struct tr_session *s, const struct tr_options *opts)
 	if (errors)
 		goto invalid;
 	if (s->n_sources == 0 && !opts->check) {
-		tr_err("%s: the profile names no backend: add a section such as [perf_events]",
-		       s->profile_path);
+		if (not_installed)
+			tr_err("%s: none of the profile's backends is installed", s->profile_path);
+		else
+			tr_err("%s: the profile names no backend: add a section such as "
+			       "[perf_events]", s->profile_path);
 		return TR_EXIT_USAGE;
 	}
 
@@ -418,6 +424,20 @@ int tr_session_check(struct tr_session *s)
 			printf("  %-12s note: %s\n", "", advice);
 		if (ret < 0 && (ctx->required || ctx->plugin->kind == TRACERIG_PLUGIN_PACKAGER))
 			unusable_required++;
+	}
+	/* What tr_session_prepare went on without: a split install's absent
+	 * optional backends (an absent required one stopped it). */
+	for (size_t i = 0; i < s->profile.n_sections; i++) {
+		const struct tr_section *sec = &s->profile.sections[i];
+		const char *package = tr_loader_package(sec->name);
+		int loaded = strcmp(sec->name, "tracerig") == 0 ||
+			     strcmp(sec->name, s->packager->plugin->name) == 0;
+
+		for (size_t k = 0; k < s->n_sources && !loaded; k++)
+			loaded = s->sources[k]->section == sec;
+		if (!loaded)
+			printf("  %-12s %-8s %-9s NOT INSTALLED: apt install %s\n", sec->name, "-",
+			       "optional", package ? package : "?");
 	}
 	printf("  plugin file(s):\n");
 	for (size_t i = 0; i <= s->n_sources; i++) {

@@ -16,6 +16,9 @@ packages=(
 	zip unzip babeltrace2 linux-perf libbpf-tools nodejs time util-linux procps
 	# tests/clients: the archive's files opened in viewers in headless Chromium
 	chromium fonts-dejavu-core
+	# packaging: the .debs (tests/packaging/debs.sh builds, lints and installs
+	# them in a Debian 12 root), the RPM spec
+	dpkg-dev debhelper fakeroot lintian mmdebstrap rpm
 	# fuzz tests: clang's libFuzzer and sanitizer runtimes (only recommended by clang)
 	libclang-rt-14-dev
 )
