@@ -323,7 +323,7 @@ int tr_session_prepare(struct tr_session *s, const struct tr_options *opts)
 		if (strcmp(sec->name, packager) == 0)
 			continue;
 		ret = load_plugin(s, sec->name, sec, at, TRACERIG_PLUGIN_SOURCE,
-				  !list_has(required, sec->name), &ctx);
+				  !tr_list_has(required, sec->name), &ctx);
 		if (ret != 0) {
 			errors += ret < 0;
 			not_installed += ret > 0;
