@@ -19,9 +19,12 @@ plugins_perf_events_perf_events_la_SOURCES = plugins/perf_events/plugin.c \
 	plugins/perf_events/script.c plugins/perf_events/script.h \
 	plugins/perf_events/textbuf.c plugins/perf_events/textbuf.h \
 	plugins/perf_events/timesort.c plugins/perf_events/timesort.h \
+	plugins/perf_events/unwind.c plugins/perf_events/unwind.h \
 	$(perf_events_sources)
-plugins_perf_events_perf_events_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(TRACEEVENT_CFLAGS)
-plugins_perf_events_perf_events_la_LIBADD = lib/libtrelf.la lib/libtrutil.la $(LIBELF_LIBS) $(TRACEEVENT_LIBS)
+plugins_perf_events_perf_events_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(TRACEEVENT_CFLAGS) \
+	$(LIBDW_CFLAGS)
+plugins_perf_events_perf_events_la_LIBADD = lib/libtrelf.la lib/libtrutil.la $(LIBELF_LIBS) \
+	$(TRACEEVENT_LIBS) $(LIBDW_LIBS)
 plugins_perf_events_perf_events_la_LDFLAGS = $(plugin_ldflags)
 
 # ---- perfdata (the perf.data writer, synthesized records, build ids)
@@ -56,9 +59,10 @@ check_PROGRAMS += bench/perf_events/convert
 bench_perf_events_convert_SOURCES = bench/perf_events/convert.c \
 	plugins/perf_events/script.c plugins/perf_events/symcache.c plugins/perf_events/fold.c \
 	plugins/perf_events/comms.c plugins/perf_events/events.c plugins/perf_events/tracefs.c \
-	plugins/perf_events/textbuf.c plugins/perf_events/timesort.c \
+	plugins/perf_events/textbuf.c plugins/perf_events/timesort.c plugins/perf_events/unwind.c \
 	$(tr_symbols_sources) core/log.c
 bench_perf_events_convert_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)
-bench_perf_events_convert_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(TRACEEVENT_CFLAGS)
-bench_perf_events_convert_LDADD = lib/libtrelf.la lib/libtrutil.la $(LIBELF_LIBS) $(TRACEEVENT_LIBS) $(DEMANGLE_LIBS)
+bench_perf_events_convert_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(TRACEEVENT_CFLAGS) $(LIBDW_CFLAGS)
+bench_perf_events_convert_LDADD = lib/libtrelf.la lib/libtrutil.la $(LIBELF_LIBS) $(TRACEEVENT_LIBS) \
+	$(DEMANGLE_LIBS) $(LIBDW_LIBS)
 endif
