@@ -607,7 +607,7 @@ int tr_symbolizer_object(struct tr_symbolizer *sym, pid_t pid, uint64_t addr,
 {
 	struct proc *p;
 	struct mapping *m;
-	int fd = -ENOENT;
+	int ret = -ENOENT, fd = -1;
 
 	pthread_mutex_lock(&sym->lock);
 	p = proc_get(sym, pid);
@@ -617,12 +617,15 @@ int tr_symbolizer_object(struct tr_symbolizer *sym, pid_t pid, uint64_t addr,
 		dso_load(sym, p, m);
 		if (m->dso->state == 1 && m->dso->ino)
 			fd = open_mapped(p, m);
+		ret = fd < 0 ? -ENOENT : 0;
+	} else if (m && m->kind == MAP_VDSO) {
+		ret = 0; /* the kernel's image: no file, fd -1 */
 	}
-	if (fd >= 0)
+	if (ret == 0)
 		*out = (struct tracerig_object){ .fd = fd, .start = m->start, .end = m->end,
 						 .pgoff = m->pgoff, .path = m->path };
 	pthread_mutex_unlock(&sym->lock);
-	return fd < 0 ? -ENOENT : 0;
+	return ret;
 }
 
 int tr_symbolizer_remember(struct tr_symbolizer *sym, pid_t pid)

@@ -132,7 +132,9 @@ struct tracerig_mapping {
 
 /* The file behind one executable mapping (see symbolizer_object()). */
 struct tracerig_object {
-	int fd;                 /* read-only; the caller closes it */
+	int fd;                 /* read-only; the caller closes it.  -1 for the
+	                         * vDSO (path "[vdso]"): the kernel's image, the
+	                         * same as the caller's own when the sizes match */
 	uint64_t start, end, pgoff; /* the mapping holding the address asked about */
 	const char *path;       /* as the process sees it; lives as long as the session */
 };
@@ -251,8 +253,8 @@ struct tracerig_services {
 	 * source that unwinds stacks with the object's CFI.  Opened as the
 	 * symbolizer opens its objects (through the process's root, checked
 	 * to be the mapped inode or build id, never following a link).
-	 * -ENOENT when no object file is there (anonymous or JIT code, the
-	 * vDSO, an unreadable file).  (Appended to ABI 1.) */
+	 * -ENOENT when no object file is there (anonymous or JIT code, an
+	 * unreadable file).  (Appended to ABI 1.) */
 	int (*symbolizer_object)(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr,
 				 struct tracerig_object *out);
 };

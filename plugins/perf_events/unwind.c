@@ -9,8 +9,10 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "unwind.h"
@@ -41,6 +43,9 @@ struct unwinder {
 	struct uw_proc procs[MAX_PROCS];
 	uint64_t clock;
 	struct uw_stats stats;
+	/* Our own vDSO image, the kernel's, in a file libdwfl can read. */
+	int vdso_fd, vdso_tried;
+	uint64_t vdso_len;
 
 	/* The sample being unwound, read by the callbacks. */
 	struct uw_proc *cur;
@@ -63,6 +68,38 @@ static const Dwfl_Callbacks dwfl_callbacks = {
 
 /* ---- objects ---- */
 
+/* Every process of this kernel (and ABI) maps the same vDSO image: ours,
+ * copied once into a memfd. */
+static int own_vdso(struct unwinder *u)
+{
+	unsigned long long start, end;
+	char line[512];
+	FILE *maps;
+	int fd;
+
+	if (u->vdso_tried)
+		return u->vdso_fd;
+	u->vdso_tried = 1;
+	maps = fopen("/proc/self/maps", "re");
+	if (!maps)
+		return -1;
+	while (fgets(line, sizeof(line), maps)) {
+		if (!strstr(line, "[vdso]") || sscanf(line, "%llx-%llx", &start, &end) != 2)
+			continue;
+		fd = memfd_create("tracerig-vdso", MFD_CLOEXEC);
+		if (fd >= 0 && write(fd, (const void *)(uintptr_t)start, end - start) !=
+				       (ssize_t)(end - start)) {
+			close(fd);
+			fd = -1;
+		}
+		u->vdso_fd = fd;
+		u->vdso_len = end - start;
+		break;
+	}
+	fclose(maps);
+	return u->vdso_fd;
+}
+
 static void report_module(struct unwinder *u, Dwarf_Addr pc)
 {
 	struct tracerig_object obj;
@@ -74,6 +111,13 @@ static void report_module(struct unwinder *u, Dwarf_Addr pc)
 		return;
 	if (u->svc->symbolizer_object(u->ctx, u->cur->pid, pc, &obj) < 0)
 		return;
+	if (obj.fd < 0) { /* the vDSO */
+		if (own_vdso(u) < 0 || obj.end - obj.start != u->vdso_len)
+			return;
+		obj.fd = dup(u->vdso_fd);
+		if (obj.fd < 0)
+			return;
+	}
 	base = strrchr(obj.path, '/');
 	dwfl_report_begin_add(dwfl);
 	/* The bias as perf computes it: the mapping's start less its offset. */
@@ -325,6 +369,7 @@ struct unwinder *uw_new(const struct tracerig_services *svc, struct tracerig_ctx
 		return NULL;
 	u->svc = svc;
 	u->ctx = ctx;
+	u->vdso_fd = -1;
 	return u;
 }
 
@@ -334,6 +379,8 @@ void uw_free(struct unwinder *u)
 		return;
 	for (size_t i = 0; i < MAX_PROCS; i++)
 		proc_drop(&u->procs[i]);
+	if (u->vdso_fd >= 0)
+		close(u->vdso_fd);
 	free(u);
 }
 
