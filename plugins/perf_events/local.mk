@@ -46,10 +46,12 @@ perf_events_sh_tests = \
 	tests/perf_events/killed.sh \
 	tests/perf_events/order.sh \
 	tests/perf_events/late.sh \
-	tests/perf_events/identity.sh
+	tests/perf_events/identity.sh \
+	tests/perf_events/dwarf.sh
 TESTS += $(perf_events_sh_tests)
 dist_check_SCRIPTS += $(perf_events_sh_tests)
-dist_check_DATA += tests/perf_events/lib-perf.sh tests/perf_events/late/late.c tests/perf_events/late/liblate.c tests/perf_events/late/after.c
+dist_check_DATA += tests/perf_events/lib-perf.sh tests/perf_events/late/late.c tests/perf_events/late/liblate.c tests/perf_events/late/after.c \
+	tests/perf_events/dwarf/chain.c tests/perf_events/dwarf/chain.h tests/perf_events/dwarf/libchain.c
 endif
 
 # The conversion alone, on a perf.data already recorded (bench/perf_events/convert.c):
