@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "lib/untrusted.h"
 #include "unwind.h"
 
 #if UW_AVAILABLE
@@ -57,13 +58,41 @@ struct unwinder {
 	size_t n_ips;
 };
 
-static char *no_debuginfo_path;
+/* A separate debug file (.debug_frame of code without .eh_frame) by build
+ * id only, in our own /usr/lib/debug, opened as every file a traced
+ * process may have a say in: no path it chose, no link followed, and no
+ * debuginfod download in the middle of a flush. */
+static int find_debug_file(Dwfl_Module *mod, void **userdata, const char *modname,
+			   Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			   GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	const unsigned char *bid;
+	struct tr_untrusted why;
+	GElf_Addr bid_vaddr;
+	char path[256];
+	int len = dwfl_module_build_id(mod, &bid, &bid_vaddr), n, fd;
 
-/* Separate debug files (.debug_frame) by build id only, under
- * /usr/lib/debug of our own root: no path the traced process chose. */
+	(void)userdata;
+	(void)modname;
+	(void)base;
+	(void)file_name;
+	(void)debuglink_file;
+	(void)debuglink_crc;
+	if (len < 2 || len > 64)
+		return -1;
+	n = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", bid[0]);
+	for (int i = 1; i < len; i++)
+		n += snprintf(path + n, sizeof(path) - (size_t)n, "%02x", bid[i]);
+	snprintf(path + n, sizeof(path) - (size_t)n, ".debug");
+	fd = tr_untrusted_open(0, path, TR_OBJECT_MAX, &why);
+	if (fd < 0)
+		return -1;
+	*debuginfo_file_name = strdup(path);
+	return fd;
+}
+
 static const Dwfl_Callbacks dwfl_callbacks = {
-	.find_debuginfo = dwfl_build_id_find_debuginfo,
-	.debuginfo_path = &no_debuginfo_path,
+	.find_debuginfo = find_debug_file,
 };
 
 /* ---- objects ---- */
