@@ -14,19 +14,11 @@
 #   bash bench/perf_events_dwarf/run.sh [BUILDDIR]      (as root)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-build=$(cd "${1:-${BUILD:-.}}" && pwd)
-tracerig=${TRACERIG:-$build/tracerig}
-export TRACERIG_PLUGIN_PATH=${TRACERIG_PLUGIN_PATH:-$build/plugins}
+bench=bench/perf_events_dwarf
 REPS=${REPS:-3}
 BATCHES=${BATCHES:-3000}
-[ -x "$tracerig" ] || { echo "bench/perf_events_dwarf: $tracerig is missing (build first)" >&2; exit 1; }
-[ "$(id -u)" = 0 ] || { echo "bench/perf_events_dwarf: run as root" >&2; exit 1; }
-command -v perf >/dev/null || { echo "bench/perf_events_dwarf: needs perf (apt-get install linux-perf)" >&2; exit 1; }
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tracerig-bench-dwarf.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+. "$top/bench/perf_events/lib.sh"
 ${CC:-cc} -O2 -fomit-frame-pointer -o "$tmp/work" "$top/bench/perf_events_dwarf/work.c"
-now_ms() { date +%s%3N; }
 # perf 6.1 on newer kernels sometimes aborts ("assertion failed at
 # util/build-id.c", stack smashing) while post-processing a recording:
 # the run is repeated, up to 3 times; -B skips perf record's build-id pass.
@@ -34,7 +26,7 @@ retry() {
 	local i
 	for i in 1 2 3; do
 		"$@" && return 0
-		echo "bench/perf_events_dwarf: attempt $i of '$1 $2' failed" >&2
+		echo "$bench: attempt $i of '$1 $2' failed" >&2
 	done
 	return 1
 }
@@ -111,23 +103,15 @@ big_tracerig() {
 		>"$tmp/w" 2>/dev/null
 	after=$("$tmp/work" now)
 	read -r _ end _ <"$tmp/w"
-	# The conversion alone: from perf_events' flush to its summary line.
-	unzip -p "$tmp/b.trace.zip" tracerig.log | awk -v after="$after" -v end="$end" '
-		/perf_events: flushing/ { t0 = $1 } / perf_events: [0-9]+ samples,/ { t1 = $1; n = $4 }
-		END { printf "%d %d %d\n", after - end, (t1 - t0) * 1000, n }' >>"$tmp/big-tracerig"
+	flush_times "$tmp/b.trace.zip" "$after" "$end" >>"$tmp/big-tracerig"
 }
 big_perf() {
-	local t0 t1 t2 n
+	local t0 t1
 	(cd "$tmp" && retry record_perf 4999 $((BATCHES * 2)))
 	script_perf
-	zip -q -j "$tmp/p.zip" "$tmp/perf.data.txt" "$tmp/p.data"
-	t2=$(now_ms)
-	rm -f "$tmp/p.zip"
-	n=$(grep -c ' cpu-clock:' "$tmp/perf.data.txt" || true)
-	echo "$((t2 - t0)) $((t1 - t0)) $n" >>"$tmp/big-perf"
+	zip_perf "$t0" "$t1" big-perf
 }
 for _ in 1 2 3; do big_tracerig; big_perf; done
-med() { sort -n -k"$2" "$tmp/$1" | awk -v k="$2" '{ v[NR] = $k } END { print v[int((NR + 1) / 2)] }'; }
 base=$(med base 1)
 tr_w=$(med tracerig 1) tr_post=$(med tracerig 2) tr_bytes=$(med tracerig 3) tr_n=$(med tracerig 4) tr_main=$(med tracerig 5)
 pf_w=$(med perf 1) pf_post=$(med perf 2) pf_bytes=$(med perf 3) pf_n=$(med perf 4) pf_main=$(med perf 5) pf_script=$(med perf 6)
@@ -135,7 +119,6 @@ pf_w=$(med perf 1) pf_post=$(med perf 2) pf_bytes=$(med perf 3) pf_n=$(med perf 
 bt_post=$(med big-tracerig 1) bt_conv=$(med big-tracerig 2) bt_n=$(med big-tracerig 3)
 bp_post=$(med big-perf 1) bp_conv=$(med big-perf 2) bp_n=$(med big-perf 3)
 
-pct() { awk -v v="$1" -v b="$base" 'BEGIN { printf "%+.1f%%", (v - b) * 100 / b }'; }
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f MiB", b / 1048576 }'; }
 
 echo "## perf_events callchain = dwarf: sampling cost, bytes, time to archive, whole stacks"

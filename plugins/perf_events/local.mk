@@ -7,7 +7,7 @@ perf_events_sources = \
 	plugins/perf_events/synth.c plugins/perf_events/synth.h \
 	plugins/perf_events/tracefs.c plugins/perf_events/tracefs.h \
 	plugins/perf_events/tracingdata.c plugins/perf_events/tracingdata.h
-EXTRA_DIST += bench/perf_events/run.sh bench/recording/run.sh \
+EXTRA_DIST += bench/perf_events/run.sh bench/perf_events/lib.sh bench/recording/run.sh \
 	bench/perf_events_dwarf/run.sh bench/perf_events_dwarf/work.c
 if BUILD_PLUGIN_PERF_EVENTS
 plugin_LTLIBRARIES += plugins/perf_events/perf_events.la

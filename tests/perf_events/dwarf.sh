@@ -67,13 +67,20 @@ busiest_pid() {
 		sort | uniq -c | sort -rn | awk 'NR == 1 { print $2 }'
 }
 
+# trace NAME PROFILE COMMAND...: traces the command into $TEST_TMP/NAME
+# (unpacked); sets txt to its perf.data.txt and pid to its busiest PID.
+trace() {
+	local name=$1 profile=$2
+	shift 2
+	run_tracerig -c "$profile" -o "$TEST_TMP/$name.trace.zip" -- "$@"
+	check_eq "$name: the workload is traced: exit 0" 0 "$rc"
+	unzip_archive "$TEST_TMP/$name.trace.zip" "$TEST_TMP/$name"
+	txt="$TEST_TMP/$name/perf.data.txt"
+	pid=$(busiest_pid "$txt")
+}
+
 # ---- dwarf
-out="$TEST_TMP/d.trace.zip"
-run_tracerig -c "$top_srcdir/conf/profiles/cpu-dwarf.ini" -o "$out" -- "$w/chain" 2
-check_eq "the workload is traced with callchain = dwarf: exit 0" 0 "$rc"
-unzip_archive "$out" "$TEST_TMP/d"
-txt="$TEST_TMP/d/perf.data.txt"
-pid=$(busiest_pid "$txt")
+trace d "$top_srcdir/conf/profiles/cpu-dwarf.ini" "$w/chain" 2
 read -r n reach chain <<<"$(stacks "$txt" "$pid" main $chain_names)"
 echo "# dwarf: $n samples of $pid, $reach reach main, $chain with the whole chain in order"
 check "dwarf: the workload has samples" test "${n:-0}" -ge 100
@@ -108,34 +115,26 @@ else
 fi
 
 # ---- fp: the same program without frame pointers loses its callers.
-out="$TEST_TMP/f.trace.zip"
-run_tracerig -c "$CPU_INI" -o "$out" -- "$w/chain" 1
-check_eq "the workload is traced with callchain = fp: exit 0" 0 "$rc"
-unzip_archive "$out" "$TEST_TMP/f"
-pid=$(busiest_pid "$TEST_TMP/f/perf.data.txt")
-read -r n reach chain <<<"$(stacks "$TEST_TMP/f/perf.data.txt" "$pid" main $chain_names)"
+trace f "$CPU_INI" "$w/chain" 1
+read -r n reach chain <<<"$(stacks "$txt" "$pid" main $chain_names)"
 echo "# fp: $n samples, $reach reach main"
 check "fp: most samples do not reach main ($reach of $n)" test $((reach * 10)) -lt $((n * 2))
 
 # ---- a distro program, built without frame pointers
 py=/usr/bin/python3
 [ -x "$py" ] || py=$(command -v python3)
-out="$TEST_TMP/p.trace.zip"
-run_tracerig -c "$top_srcdir/conf/profiles/cpu-dwarf.ini" -o "$out" -- "$py" -c '
+trace python3 "$top_srcdir/conf/profiles/cpu-dwarf.ini" "$py" -c '
 import hashlib, time, zlib
 end = time.monotonic() + 2
 data = bytes(range(256)) * 64
 while time.monotonic() < end:
     zlib.compress(hashlib.sha256(data).digest() * 512)'
-check_eq "python3 is traced with callchain = dwarf: exit 0" 0 "$rc"
-unzip_archive "$out" "$TEST_TMP/p"
-pid=$(busiest_pid "$TEST_TMP/p/perf.data.txt")
 # Debian's python3 has no symbol for main, which tail-calls Py_BytesMain:
 # the outermost frame above libc is __libc_start_call_main.
-read -r n reach chain <<<"$(stacks "$TEST_TMP/p/perf.data.txt" "$pid" __libc_start_call_main)"
+read -r n reach chain <<<"$(stacks "$txt" "$pid" __libc_start_call_main)"
 echo "# python3: $n samples, $reach reach __libc_start_call_main"
 check "python3: most samples reach its main ($reach of $n)" test $((reach * 10)) -ge $((n * 7))
-read -r n reach chain <<<"$(stacks "$TEST_TMP/p/perf.data.txt" "$pid" Py_RunMain)"
+read -r n reach chain <<<"$(stacks "$txt" "$pid" Py_RunMain)"
 check "python3: most samples reach Py_RunMain ($reach of $n)" test $((reach * 10)) -ge $((n * 7))
 
 done_testing
