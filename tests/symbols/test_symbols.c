@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -579,6 +580,41 @@ DEF_TEST(remembered_process_resolves_after_exit)
 	tr_symbolizer_free(sym);
 }
 
+/* The file descriptor is the very inode mapped. */
+static int is_file(int fd, const char *path)
+{
+	struct stat sf, sp;
+
+	return fstat(fd, &sf) == 0 && stat(path, &sp) == 0 && sf.st_dev == sp.st_dev &&
+	       sf.st_ino == sp.st_ino;
+}
+
+DEF_TEST(object_files_open_for_unwinding_after_exit)
+{
+	struct tr_symbolizer *sym = tr_symbolizer_new();
+	struct tracerig_object o;
+	struct child c;
+
+	CHECK_NOT_NULL(sym);
+	EXPECT_EQ_INT(0, start_fixture(&c));
+	EXPECT_EQ_INT(0, tr_symbolizer_remember(sym, c.hostpid));
+	EXPECT_EQ_INT(0, child_stop(&c));
+	EXPECT_EQ_INT(0, tr_symbolizer_object(sym, c.hostpid, c.lib, &o));
+	EXPECT_TRUE(is_file(o.fd, FIXTURE_LIB));
+	EXPECT_TRUE(o.start <= c.lib && c.lib < o.end);
+	EXPECT_TRUE(same_file(FIXTURE_LIB, o.path));
+	close(o.fd);
+	EXPECT_EQ_INT(0, tr_symbolizer_object(sym, c.hostpid, c.alpha, &o));
+	EXPECT_TRUE(is_file(o.fd, FIXTURE));
+	close(o.fd);
+	/* JIT code has no file; the vDSO is the kernel's image, no file either. */
+	EXPECT_EQ_INT(-ENOENT, tr_symbolizer_object(sym, c.hostpid, c.anon, &o));
+	EXPECT_EQ_INT(0, tr_symbolizer_object(sym, getpid(), getauxval(AT_SYSINFO_EHDR), &o));
+	EXPECT_EQ_INT(-1, o.fd);
+	EXPECT_EQ_STR("[vdso]", o.path);
+	tr_symbolizer_free(sym);
+}
+
 DEF_TEST(deleted_binary_resolves_through_map_files)
 {
 	char dir[] = "/tmp/trsym-XXXXXX", path[128], cmd[512];
@@ -699,6 +735,7 @@ int main(void)
 		SKIP_TEST(binary_only_inside_a_namespace_resolves_by_host_pid,
 			  "needs root and unshare(1) with mount and PID namespaces");
 	RUN_TEST(remembered_process_resolves_after_exit);
+	RUN_TEST(object_files_open_for_unwinding_after_exit);
 	RUN_TEST(deleted_binary_resolves_through_map_files);
 	if (system("command -v objcopy >/dev/null && command -v strip >/dev/null") == 0)
 		RUN_TEST(stripped_binary_uses_its_debuglink_file);
