@@ -47,4 +47,15 @@ perf_record() { # COMMAND...: run in $tmp, output to $tmp/w, errors to $tmp/p.er
 		[ "$perf_aborts" -lt 5 ] || return 1
 	done
 }
+# say_load: the conditions of the run, for the figures' reader: perf
+# record's aborted runs, the machine's load.
+say_load() {
+	if [ "$perf_aborts" -gt 0 ]; then
+		echo "\`perf record\` failed $perf_aborts time(s) during this run and was run again."
+	fi
+	echo
+	echo "The 1-minute load average on the $(nproc) CPUs was $load_start when the run started"
+	echo "and $(cut -d' ' -f1 /proc/loadavg) when it ended (above 0: other work shared the CPUs, and"
+	echo "both tools' times are longer than on an idle machine)."
+}
 pct() { awk -v v="$1" -v b="$base" 'BEGIN { printf "%+.1f%%", (v - b) * 100 / b }'; }

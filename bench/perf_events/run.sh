@@ -115,10 +115,4 @@ echo "exit to tracerig's (perf.data finished; perf.data.txt, cpu.folded and cpu.
 echo "symbolized and written; the .trace.zip compressed);"
 echo "for perf, \`perf script -F comm,pid,tid,cpu,time,period,event,ip,sym,dso\`"
 echo "(perfcollect's conversion) followed by \`zip\` of perf.data and its text."
-if [ "$perf_aborts" -gt 0 ]; then
-	echo "\`perf record\` failed $perf_aborts time(s) during this run and was run again."
-fi
-echo
-echo "The 1-minute load average on the $(nproc) CPUs was $load_start when the run started"
-echo "and $(cut -d' ' -f1 /proc/loadavg) when it ended (above 0: other work shared the CPUs, and"
-echo "both tools' times are longer than on an idle machine)."
+say_load

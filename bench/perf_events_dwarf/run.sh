@@ -19,22 +19,14 @@ REPS=${REPS:-3}
 BATCHES=${BATCHES:-3000}
 . "$top/bench/perf_events/lib.sh"
 ${CC:-cc} -O2 -fomit-frame-pointer -o "$tmp/work" "$top/bench/perf_events_dwarf/work.c"
-# perf 6.1 on newer kernels sometimes aborts ("assertion failed at
-# util/build-id.c", stack smashing) while post-processing a recording:
-# the run is repeated, up to 3 times; -B skips perf record's build-id pass.
-retry() {
-	local i
-	for i in 1 2 3; do
-		"$@" && return 0
-		echo "$bench: attempt $i of '$1 $2' failed" >&2
-	done
-	return 1
-}
+# perf record (run again when it aborts, see perf_record); -B skips its
+# build-id pass, where perf 6.1 on this kernel aborts most.
 record_perf() { # FREQ BATCHES
-	perf record -q -B -F "$1" --call-graph dwarf,8192 -k 1 --sample-cpu -m 8M -o "$tmp/p.data" \
-		-- "$tmp/work" "$2" >"$tmp/w" 2>"$tmp/p.err"
+	perf_record perf record -q -B -F "$1" --call-graph dwarf,8192 -k 1 --sample-cpu -m 8M \
+		-o "$tmp/p.data" -- "$tmp/work" "$2"
 }
-# perf script, timed: t0 and t1 around the attempt that succeeded.
+# perf script, timed: t0 and t1 around the attempt that succeeded (it
+# aborts now and then too, "assertion failed at util/build-id.c").
 script_perf() {
 	local i
 	for i in 1 2 3; do
@@ -81,7 +73,7 @@ run_tracerig() {
 }
 run_perf() {
 	local w t0 t1 t2 bytes n
-	(cd "$tmp" && retry record_perf 999 "$BATCHES")
+	record_perf 999 "$BATCHES"
 	read -r w _ <"$tmp/w"
 	bytes=$(stat -c %s "$tmp/p.data")
 	script_perf
@@ -107,7 +99,7 @@ big_tracerig() {
 }
 big_perf() {
 	local t0 t1
-	(cd "$tmp" && retry record_perf 4999 $((BATCHES * 2)))
+	record_perf 4999 $((BATCHES * 2))
 	script_perf
 	zip_perf "$t0" "$t1" big-perf
 }
@@ -154,3 +146,4 @@ echo "(libdwfl, one Dwfl per process kept across its samples) and written as"
 echo "perf.data.txt, cpu.folded and cpu.svg, the .trace.zip compressed; for perf,"
 echo "\`perf script -F comm,pid,tid,cpu,time,period,event,ip,sym,dso\` (which unwinds"
 echo "every sample) followed by \`zip\` of perf.data and its text."
+say_load

@@ -125,7 +125,4 @@ echo "conversion before and after a change on a loaded machine, count its instru
 echo "\`valgrind --tool=callgrind BUILDDIR/bench/perf_events/convert perf.data out.txt out.folded\`"
 echo "(valgrind 3.19 has no openat2, so some objects stay unread there: compare counts"
 echo "with counts, not output with output)."
-echo
-echo "The 1-minute load average on the $(nproc) CPUs was $load_start when the run started"
-echo "and $(cut -d' ' -f1 /proc/loadavg) when it ended (above 0: other work shared the CPUs, and"
-echo "both tools' times are longer than on an idle machine)."
+say_load
