@@ -132,12 +132,14 @@ echo "| perf.data written | | $(mib "$tr_bytes") | $(mib "$pf_bytes") |"
 echo "| end of collection to archive (ms) | | $tr_post | $pf_post (\`perf script\` alone: $pf_script) |"
 echo "| samples whose stack reaches main | | $tr_main% | $pf_main% |"
 echo
-echo "At 4999 Hz on twice the work (median of 3 runs each):"
+echo "At 4999 Hz on twice the work (median of 3 runs each; the conversion is timed from"
+echo "perf_events' \"flushing\" log line to its summary, cpu.folded and cpu.svg are"
+echo "written after):"
 echo
 echo "| | tracerig | perf script + zip |"
 echo "|---|---|---|"
 echo "| samples | $bt_n | $bp_n |"
-echo "| samples unwound into perf.data.txt (ms) | $bt_conv (with cpu.folded, cpu.svg) | $bp_conv (\`perf script\`) |"
+echo "| samples unwound into perf.data.txt (ms) | $bt_conv (perf_events' conversion in its flush) | $bp_conv (\`perf script\`) |"
 echo "| end of collection to archive (ms) | $bt_post | $bp_post |"
 echo
 echo "\"End of collection to archive\" is, for tracerig, the time from the workload's"
