@@ -5,7 +5,7 @@ profilesdir = $(confdir)/profiles
 dist_conf_DATA = conf/tracerig.conf
 dist_profiles_DATA =
 if BUILD_PLUGIN_PERF_EVENTS
-dist_profiles_DATA += conf/profiles/cpu.ini conf/profiles/threadtime.ini
+dist_profiles_DATA += conf/profiles/cpu.ini conf/profiles/cpu-dwarf.ini conf/profiles/threadtime.ini
 endif
 if BUILD_PLUGIN_EBPF
 dist_profiles_DATA += conf/profiles/offcpu.ini

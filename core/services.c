@@ -214,6 +214,14 @@ static int svc_symbolizer_fork(struct tracerig_ctx *ctx, pid_t parent, pid_t chi
 	return tr_symbolizer_record_fork(ctx->session->symbolizer, parent, child);
 }
 
+static int svc_symbolizer_object(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr,
+				 struct tracerig_object *out)
+{
+	if (!ctx->session->symbolizer)
+		return -ENOSYS;
+	return tr_symbolizer_object(ctx->session->symbolizer, pid, addr, out);
+}
+
 static int svc_symbolizer_model(struct tracerig_ctx *ctx, enum tracerig_model how)
 {
 	if (!ctx->in_init)
@@ -339,6 +347,7 @@ const struct tracerig_services tr_services = {
 	.symbolizer_exec = svc_symbolizer_exec,
 	.symbolizer_fork = svc_symbolizer_fork,
 	.symbolizer_model = svc_symbolizer_model,
+	.symbolizer_object = svc_symbolizer_object,
 };
 
 int tr_ctx_new(struct tr_session *s, struct tr_loaded *loaded, struct tr_section *section,

@@ -9,7 +9,7 @@ packages=(
 	# core: plugin loading, profiles, ELF symbols, C++ demangling
 	libltdl-dev libinih-dev libelf-dev libiberty-dev
 	# backends
-	libzip-dev linux-libc-dev libtraceevent-dev
+	libzip-dev linux-libc-dev libtraceevent-dev libdw-dev
 	liblttng-ctl-dev liblttng-ust-dev lttng-tools
 	libbpf-dev bpftool clang llvm
 	# tests: archive inspection, the tools we compare with, workloads

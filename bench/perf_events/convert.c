@@ -63,6 +63,12 @@ static int svc_fork(struct tracerig_ctx *ctx, pid_t parent, pid_t child)
 	return tr_symbolizer_record_fork(ctx->sym, parent, child);
 }
 
+static int svc_object(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr,
+		      struct tracerig_object *out)
+{
+	return tr_symbolizer_object(ctx->sym, pid, addr, out);
+}
+
 /* Reads n bytes at *pos of the section [0, len), moving on. */
 static int take(const unsigned char *sec, size_t len, size_t *pos, void *out, size_t n)
 {
@@ -153,10 +159,12 @@ static FILE *create(const char *path)
 int main(int argc, char **argv)
 {
 	struct tracerig_services svc = { .symbolize = svc_symbolize, .symbolizer_mmap = svc_mmap,
-					 .symbolizer_exec = svc_exec, .symbolizer_fork = svc_fork };
+					 .symbolizer_exec = svc_exec, .symbolizer_fork = svc_fork,
+					 .symbolizer_object = svc_object };
 	struct tracerig_ctx ctx = { 0 };
 	struct pc_opened ev[MAX_EVENTS];
 	struct symcache *syms = NULL;
+	struct unwinder *uw = NULL;
 	struct fold *folded = NULL;
 	struct sc_stats st;
 	struct timespec wall0, cpu0;
@@ -187,7 +195,11 @@ int main(int argc, char **argv)
 	folded = fold_new();
 	txt = create(argv[2]);
 	ff = create(argv[3]);
-	if (!syms || !folded || !txt || !ff) {
+	/* callchain = dwarf recordings: the user stacks are unwound, as in a flush. */
+	if (ev[0].attr.sample_type & PERF_SAMPLE_REGS_USER)
+		uw = uw_new(&svc, &ctx);
+	if (!syms || !folded || !txt || !ff ||
+	    ((ev[0].attr.sample_type & PERF_SAMPLE_REGS_USER) && !uw)) {
 		fprintf(stderr, "convert: cannot start\n");
 		goto out;
 	}
@@ -197,7 +209,7 @@ int main(int argc, char **argv)
 	(void)tr_symbolizer_remember(ctx.sym, getpid());
 	clock_gettime(CLOCK_MONOTONIC, &wall0);
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu0);
-	if (sc_convert(argv[1], ev, n_ev, txt, folded, syms, &st, why, sizeof(why)) < 0) {
+	if (sc_convert(argv[1], ev, n_ev, txt, folded, syms, uw, &st, why, sizeof(why)) < 0) {
 		fprintf(stderr, "convert: %s\n", why);
 		goto out;
 	}
@@ -219,6 +231,7 @@ out:
 	if (ff && fclose(ff) != 0)
 		ret = 1;
 	fold_free(folded);
+	uw_free(uw);
 	symcache_free(syms);
 	tr_symbolizer_free(ctx.sym);
 	for (size_t i = 0; i < n_ev; i++)

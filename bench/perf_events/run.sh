@@ -11,21 +11,11 @@
 #   bash bench/perf_events/run.sh [BUILDDIR]      (as root)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-build=$(cd "${1:-${BUILD:-.}}" && pwd)
-tracerig=${TRACERIG:-$build/tracerig}
-export TRACERIG_PLUGIN_PATH=${TRACERIG_PLUGIN_PATH:-$build/plugins}
+bench=bench/perf_events
 REPS=${REPS:-5}
 ITER=${ITER:-2000000000}
-[ -x "$tracerig" ] || { echo "bench/perf_events: $tracerig is missing (build first)" >&2; exit 1; }
-[ "$(id -u)" = 0 ] || { echo "bench/perf_events: run as root" >&2; exit 1; }
-command -v perf >/dev/null || { echo "bench/perf_events: needs perf (apt-get install linux-perf)" >&2; exit 1; }
-
-# Said with the figures: this machine may be shared.
-load_start=$(cut -d' ' -f1 /proc/loadavg)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tracerig-bench-perf.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+. "$top/bench/perf_events/lib.sh"
 ${CC:-cc} -O2 -g -fno-omit-frame-pointer -pthread -o "$tmp/spin" "$top/bench/perf_events/spin.c"
-now_ms() { date +%s%3N; }
 
 # One run of each configuration; appends "workload_ms rss_kb post_ms lost samples".
 run_base() { "$tmp/spin" 2 "$ITER" >>"$tmp/base"; }
@@ -48,16 +38,6 @@ own = (float(utime) + float(stime)) * 1000 - cpu
 print(w, rss, round(after - end), c["lost_samples"], c["samples"], round(own))
 PY
 }
-# perf record itself sometimes aborts on this machine (SIGABRT, loaded):
-# such a run is counted, said with the figures, and run again.
-perf_aborts=0
-perf_record() { # COMMAND...: run in $tmp, output to $tmp/w, errors to $tmp/p.err
-	until (cd "$tmp" && "$@" >"$tmp/w" 2>"$tmp/p.err"); do
-		perf_aborts=$((perf_aborts + 1))
-		echo "bench/perf_events: perf record failed: $(tail -n 2 "$tmp/p.err" | tr '\n' ' ')" >&2
-		[ "$perf_aborts" -lt 5 ] || return 1
-	done
-}
 run_perf() {
 	local w t0 t1 lost n cpu own
 	perf_record /usr/bin/time -f '%M %U %S' -o "$tmp/rss" perf record -q -F 999 -g -k 1 --sample-cpu \
@@ -76,7 +56,6 @@ run_perf() {
 for _ in $(seq "$REPS"); do
 	run_base; run_tracerig; run_perf; run_perf; run_tracerig; run_base
 done
-med() { sort -n -k"$2" "$tmp/$1" | awk -v k="$2" '{ v[NR] = $k } END { print v[int((NR + 1) / 2)] }'; }
 base=$(med base 1)
 tr_w=$(med tracerig 1) tr_rss=$(med tracerig 2) tr_post=$(med tracerig 3) tr_lost=$(med tracerig 4) tr_n=$(med tracerig 5) tr_cpu=$(med tracerig 6)
 pf_w=$(med perf 1) pf_rss=$(med perf 2) pf_post=$(med perf 3) pf_lost=$(med perf 4) pf_n=$(med perf 5) pf_cpu=$(med perf 6)
@@ -88,28 +67,20 @@ big_tracerig() {
 		-o "$tmp/b.trace.zip" -- "$tmp/spin" 2 "$ITER" >"$tmp/w" 2>/dev/null
 	after=$("$tmp/spin" now)
 	read -r _ end _ <"$tmp/w"
-	# The conversion alone: from perf_events' flush to its summary line.
-	unzip -p "$tmp/b.trace.zip" tracerig.log | awk -v after="$after" -v end="$end" '
-		/perf_events: flushing/ { t0 = $1 } / perf_events: [0-9]+ samples,/ { t1 = $1; n = $4 }
-		END { printf "%d %d %d\n", after - end, (t1 - t0) * 1000, n }' >>"$tmp/big-tracerig"
+	flush_times "$tmp/b.trace.zip" "$after" "$end" >>"$tmp/big-tracerig"
 }
 big_perf() {
-	local t0 t1 t2 n
+	local t0 t1
 	perf_record perf record -q -F 19999 -g -k 1 --sample-cpu -o "$tmp/p.data" -- "$tmp/spin" 2 "$ITER"
 	t0=$(now_ms)
 	perf script -i "$tmp/p.data" -F comm,pid,tid,cpu,time,period,event,ip,sym,dso >"$tmp/perf.data.txt" 2>/dev/null
 	t1=$(now_ms)
-	zip -q -j "$tmp/p.zip" "$tmp/perf.data.txt" "$tmp/p.data"
-	t2=$(now_ms)
-	rm -f "$tmp/p.zip"
-	n=$(grep -c ' cpu-clock' "$tmp/perf.data.txt" || true)
-	echo "$((t2 - t0)) $((t1 - t0)) $n" >>"$tmp/big-perf"
+	zip_perf "$t0" "$t1" big-perf
 }
 for _ in 1 2 3; do big_tracerig; big_perf; done
 bt_post=$(med big-tracerig 1) bt_conv=$(med big-tracerig 2) bt_n=$(med big-tracerig 3)
 bp_post=$(med big-perf 1) bp_conv=$(med big-perf 2) bp_n=$(med big-perf 3)
 
-pct() { awk -v v="$1" -v b="$base" 'BEGIN { printf "%+.1f%%", (v - b) * 100 / b }'; }
 
 echo "## perf_events: sampling cost, time to a finished archive, memory"
 echo
@@ -144,10 +115,4 @@ echo "exit to tracerig's (perf.data finished; perf.data.txt, cpu.folded and cpu.
 echo "symbolized and written; the .trace.zip compressed);"
 echo "for perf, \`perf script -F comm,pid,tid,cpu,time,period,event,ip,sym,dso\`"
 echo "(perfcollect's conversion) followed by \`zip\` of perf.data and its text."
-if [ "$perf_aborts" -gt 0 ]; then
-	echo "\`perf record\` failed $perf_aborts time(s) during this run and was run again."
-fi
-echo
-echo "The 1-minute load average on the $(nproc) CPUs was $load_start when the run started"
-echo "and $(cut -d' ' -f1 /proc/loadavg) when it ended (above 0: other work shared the CPUs, and"
-echo "both tools' times are longer than on an idle machine)."
+say_load

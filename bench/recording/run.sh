@@ -17,20 +17,11 @@
 #   bash bench/recording/run.sh [BUILDDIR]      (as root)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-build=$(cd "${1:-${BUILD:-.}}" && pwd)
-tracerig=${TRACERIG:-$build/tracerig}
+bench=bench/recording
+. "$top/bench/perf_events/lib.sh"
 convert=$build/bench/perf_events/convert
-export TRACERIG_PLUGIN_PATH=${TRACERIG_PLUGIN_PATH:-$build/plugins}
-[ -x "$tracerig" ] || { echo "bench/recording: $tracerig is missing (build first)" >&2; exit 1; }
 [ -x "$convert" ] || make -s -C "$build" bench/perf_events/convert >&2 ||
 	{ echo "bench/recording: cannot build $convert" >&2; exit 1; }
-[ "$(id -u)" = 0 ] || { echo "bench/recording: run as root" >&2; exit 1; }
-command -v perf >/dev/null || { echo "bench/recording: needs perf (apt-get install linux-perf)" >&2; exit 1; }
-
-# Said with the figures: this machine may be shared.
-load_start=$(cut -d' ' -f1 /proc/loadavg)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tracerig-bench-rec.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
 export TMPDIR="$tmp"
 cc=${CC:-cc}
 $cc -O1 -fno-omit-frame-pointer -o "$tmp/late" "$top/tests/perf_events/late/late.c" -ldl
@@ -134,7 +125,4 @@ echo "conversion before and after a change on a loaded machine, count its instru
 echo "\`valgrind --tool=callgrind BUILDDIR/bench/perf_events/convert perf.data out.txt out.folded\`"
 echo "(valgrind 3.19 has no openat2, so some objects stay unread there: compare counts"
 echo "with counts, not output with output)."
-echo
-echo "The 1-minute load average on the $(nproc) CPUs was $load_start when the run started"
-echo "and $(cut -d' ' -f1 /proc/loadavg) when it ended (above 0: other work shared the CPUs, and"
-echo "both tools' times are longer than on an idle machine)."
+say_load

@@ -197,9 +197,16 @@ static void dso_load_by_build_id(struct tr_symbolizer *sym, const struct proc *p
 			continue;
 		if (tr_elf_read(&d->elf, fd, place == AT_HOST_PATH ? 0 : p->pid, m->path,
 				&sym->arena) == 0) {
+			struct stat st;
+
 			if (d->elf.build_id_len == d->bid_len &&
 			    memcmp(d->elf.build_id, d->bid, d->bid_len) == 0) {
 				d->state = 1;
+				/* The inode found, for reopening it (tr_symbolizer_object). */
+				if (fstat(fd, &st) == 0) {
+					d->dev = st.st_dev;
+					d->ino = (uint64_t)st.st_ino;
+				}
 			} else {
 				tr_elf_free(&d->elf);
 				memset(&d->elf, 0, sizeof(d->elf));
@@ -511,6 +518,22 @@ static int fill(struct tr_symbolizer *sym, struct tr_sym *s, uint64_t at,
 	return 0;
 }
 
+/* The mapping holding addr, reading /proc/PID/maps (again) when the
+ * process is not described by a recording. */
+static struct mapping *map_of(struct tr_symbolizer *sym, struct proc *p, uint64_t addr)
+{
+	struct mapping *m;
+
+	if (!p->maps_read)
+		read_maps(sym, p);
+	m = find_map(p, addr);
+	if (!m && !p->gone && tr_now_ns() - p->maps_read_ns >= REREAD_NS) {
+		read_maps(sym, p);
+		m = find_map(p, addr);
+	}
+	return m;
+}
+
 static int lookup_user(struct tr_symbolizer *sym, pid_t pid, uint64_t addr,
 		       struct tracerig_symbol *out)
 {
@@ -522,13 +545,7 @@ static int lookup_user(struct tr_symbolizer *sym, pid_t pid, uint64_t addr,
 	out->dso_offset = addr;
 	if (!p)
 		return -ENOMEM;
-	if (!p->maps_read)
-		read_maps(sym, p);
-	m = find_map(p, addr);
-	if (!m && !p->gone && tr_now_ns() - p->maps_read_ns >= REREAD_NS) {
-		read_maps(sym, p);
-		m = find_map(p, addr);
-	}
+	m = map_of(sym, p, addr);
 	if (m) {
 		out->dso = m->kind == MAP_ANON ? p->jit_dso : m->path;
 		out->dso_offset = addr - m->start + m->pgoff;
@@ -582,6 +599,32 @@ int tr_symbolizer_lookup(struct tr_symbolizer *sym, pid_t pid, uint64_t addr, in
 		out->name = NULL;
 		out->sym_offset = 0;
 	}
+	return ret;
+}
+
+int tr_symbolizer_object(struct tr_symbolizer *sym, pid_t pid, uint64_t addr,
+			 struct tracerig_object *out)
+{
+	struct proc *p;
+	struct mapping *m;
+	int ret = -ENOENT, fd = -1;
+
+	pthread_mutex_lock(&sym->lock);
+	p = proc_get(sym, pid);
+	m = p ? map_of(sym, p, addr) : NULL;
+	if (m && m->kind == MAP_FILE) {
+		/* Read once, so the object's identity (inode) is known. */
+		dso_load(sym, p, m);
+		if (m->dso->state == 1 && m->dso->ino)
+			fd = open_mapped(p, m);
+		ret = fd < 0 ? -ENOENT : 0;
+	} else if (m && m->kind == MAP_VDSO) {
+		ret = 0; /* the kernel's image: no file, fd -1 */
+	}
+	if (ret == 0)
+		*out = (struct tracerig_object){ .fd = fd, .start = m->start, .end = m->end,
+						 .pgoff = m->pgoff, .path = m->path };
+	pthread_mutex_unlock(&sym->lock);
 	return ret;
 }
 

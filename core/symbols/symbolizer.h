@@ -31,6 +31,11 @@ int tr_symbolizer_remember(struct tr_symbolizer *sym, pid_t pid);
  * jit-<NSpid>.dump it maps are used. */
 int tr_symbolizer_add_jit_file(struct tr_symbolizer *sym, pid_t pid, const char *path);
 
+/* The file of the executable mapping holding addr (see the service
+ * symbolizer_object in tracerig/plugin.h).  Thread-safe. */
+int tr_symbolizer_object(struct tr_symbolizer *sym, pid_t pid, uint64_t addr,
+			 struct tracerig_object *out);
+
 /* The process model fed by a recording (see the services of the same
  * names in tracerig/plugin.h). */
 int tr_symbolizer_record_mmap(struct tr_symbolizer *sym, const struct tracerig_mapping *m);

@@ -130,6 +130,15 @@ struct tracerig_mapping {
 	const char *path;       /* as the process sees it: "/usr/lib/...", "[vdso]", "//anon" */
 };
 
+/* The file behind one executable mapping (see symbolizer_object()). */
+struct tracerig_object {
+	int fd;                 /* read-only; the caller closes it.  -1 for the
+	                         * vDSO (path "[vdso]"): the kernel's image, the
+	                         * same as the caller's own when the sizes match */
+	uint64_t start, end, pgoff; /* the mapping holding the address asked about */
+	const char *path;       /* as the process sees it; lives as long as the session */
+};
+
 struct tracerig_ctx;     /* one per loaded plugin: who is calling */
 struct tracerig_archive; /* the staging area and, for packagers, the output */
 
@@ -238,6 +247,16 @@ struct tracerig_services {
 	 * PERF_COUNT_SW_DUMMY event on every CPU) and replays it after the
 	 * sources stop and before they flush.  (Appended to ABI 1.) */
 	int (*symbolizer_model)(struct tracerig_ctx *ctx, enum tracerig_model how);
+
+	/* The object file of `pid`'s executable mapping that holds `addr`, as
+	 * symbolize() would find it at this point (of the replay): for a
+	 * source that unwinds stacks with the object's CFI.  Opened as the
+	 * symbolizer opens its objects (through the process's root, checked
+	 * to be the mapped inode or build id, never following a link).
+	 * -ENOENT when no object file is there (anonymous or JIT code, an
+	 * unreadable file).  (Appended to ABI 1.) */
+	int (*symbolizer_object)(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr,
+				 struct tracerig_object *out);
 };
 
 struct tracerig_plugin {

@@ -128,6 +128,8 @@ static uint64_t sample_type_of(const struct pc_collector *c, const struct ev_spe
 
 	if (c->cfg.callchain)
 		st |= PERF_SAMPLE_CALLCHAIN;
+	if (c->cfg.dwarf_stack_bytes)
+		st |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 	if (ev->kind == EV_TRACEPOINT)
 		st |= PERF_SAMPLE_RAW;
 	return st;
@@ -155,6 +157,13 @@ static void make_attr(const struct pc_collector *c, const struct ev_spec *ev, in
 	a->clockid = CLOCK_MONOTONIC;
 	a->exclude_kernel = !c->cfg.kernel && ev->kind != EV_TRACEPOINT;
 	a->exclude_callchain_kernel = !c->cfg.kernel;
+	if (c->cfg.dwarf_stack_bytes) {
+		/* As perf record --call-graph dwarf: the kernel's callchain
+		 * keeps the kernel frames, the user ones come from unwinding. */
+		a->exclude_callchain_user = 1;
+		a->sample_regs_user = PC_USER_REGS_MASK;
+		a->sample_stack_user = c->cfg.dwarf_stack_bytes;
+	}
 	a->inherit = !c->target.system_wide && !c->target.cgroup;
 	/* Drain at a quarter full: the thread also wakes every 100 ms. */
 	a->watermark = 1;
@@ -169,6 +178,9 @@ static void make_attr(const struct pc_collector *c, const struct ev_spec *ev, in
 		a->task = 1;
 		a->build_id = 1;
 		a->context_switch = c->cfg.context_switches;
+		/* perf script's libunwind finds .eh_frame_hdr through the
+		 * read-only mapping that holds it, as perf record does. */
+		a->mmap_data = !!c->cfg.dwarf_stack_bytes;
 	}
 }
 
@@ -850,6 +862,7 @@ records:
 	 * processes that will be sampled (all of them when system-wide). */
 	sid.sample_type = c->ev[tracking].attr.sample_type;
 	sid.id = c->ev[tracking].ids[0];
+	sid.data_mmaps = c->ev[tracking].attr.mmap_data;
 	if (c->writer) {
 		ret = synth_kernel_mmap(&sid, emit, c);
 		if (ret < 0)

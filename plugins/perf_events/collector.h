@@ -8,6 +8,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <linux/perf_event.h>
+#if defined(__x86_64__)
+#include <asm/perf_regs.h>
+#endif
 
 #include "events.h"
 #include "perfdata.h"
@@ -18,12 +21,30 @@ enum pc_hw_fallback {
 	PC_HW_SKIP,      /* ... is left out */
 };
 
+/* The user registers sampled for callchain = dwarf: what perf record
+ * --call-graph dwarf asks for (its PERF_REGS_MASK), every register but the
+ * segment ones the kernel does not sample. */
+#if defined(__x86_64__)
+#define PC_USER_REGS_MASK                                                                   \
+	(((1ull << PERF_REG_X86_64_MAX) - 1) &                                              \
+	 ~((1ull << PERF_REG_X86_DS) | (1ull << PERF_REG_X86_ES) | (1ull << PERF_REG_X86_FS) | \
+	   (1ull << PERF_REG_X86_GS)))
+#else
+#define PC_USER_REGS_MASK 0ull
+#endif
+/* perf's limit on the user stack copied per sample (a record's size is 16
+ * bits): 65528, a multiple of 8. */
+#define PC_MAX_STACK_BYTES 65528
+
 struct pc_config {
 	const struct ev_spec *events;
 	size_t n_events;
 	uint64_t frequency;   /* Hz, used unless period is set */
 	uint64_t period;      /* events per sample; 0 = use frequency */
 	int callchain;        /* kernel and user stacks via frame pointers */
+	/* callchain = dwarf: user registers and this many bytes of user stack
+	 * per sample (unwound later); user frames are not walked.  0: off. */
+	uint32_t dwarf_stack_bytes;
 	int kernel;           /* kernel samples and frames too */
 	int context_switches; /* PERF_RECORD_SWITCH records */
 	size_t ring_pages;    /* data pages per CPU, a power of two */

@@ -7,7 +7,8 @@ perf_events_sources = \
 	plugins/perf_events/synth.c plugins/perf_events/synth.h \
 	plugins/perf_events/tracefs.c plugins/perf_events/tracefs.h \
 	plugins/perf_events/tracingdata.c plugins/perf_events/tracingdata.h
-EXTRA_DIST += bench/perf_events/run.sh bench/recording/run.sh
+EXTRA_DIST += bench/perf_events/run.sh bench/perf_events/lib.sh bench/recording/run.sh \
+	bench/perf_events_dwarf/run.sh bench/perf_events_dwarf/work.c
 if BUILD_PLUGIN_PERF_EVENTS
 plugin_LTLIBRARIES += plugins/perf_events/perf_events.la
 plugins_perf_events_perf_events_la_SOURCES = plugins/perf_events/plugin.c \
@@ -19,9 +20,12 @@ plugins_perf_events_perf_events_la_SOURCES = plugins/perf_events/plugin.c \
 	plugins/perf_events/script.c plugins/perf_events/script.h \
 	plugins/perf_events/textbuf.c plugins/perf_events/textbuf.h \
 	plugins/perf_events/timesort.c plugins/perf_events/timesort.h \
+	plugins/perf_events/unwind.c plugins/perf_events/unwind.h \
 	$(perf_events_sources)
-plugins_perf_events_perf_events_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(TRACEEVENT_CFLAGS)
-plugins_perf_events_perf_events_la_LIBADD = lib/libtrelf.la lib/libtrutil.la $(LIBELF_LIBS) $(TRACEEVENT_LIBS)
+plugins_perf_events_perf_events_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(TRACEEVENT_CFLAGS) \
+	$(LIBDW_CFLAGS)
+plugins_perf_events_perf_events_la_LIBADD = lib/libtrelf.la lib/libtrutil.la $(LIBELF_LIBS) \
+	$(TRACEEVENT_LIBS) $(LIBDW_LIBS)
 plugins_perf_events_perf_events_la_LDFLAGS = $(plugin_ldflags)
 
 # ---- perfdata (the perf.data writer, synthesized records, build ids)
@@ -43,10 +47,12 @@ perf_events_sh_tests = \
 	tests/perf_events/killed.sh \
 	tests/perf_events/order.sh \
 	tests/perf_events/late.sh \
-	tests/perf_events/identity.sh
+	tests/perf_events/identity.sh \
+	tests/perf_events/dwarf.sh
 TESTS += $(perf_events_sh_tests)
 dist_check_SCRIPTS += $(perf_events_sh_tests)
-dist_check_DATA += tests/perf_events/lib-perf.sh tests/perf_events/late/late.c tests/perf_events/late/liblate.c tests/perf_events/late/after.c
+dist_check_DATA += tests/perf_events/lib-perf.sh tests/perf_events/late/late.c tests/perf_events/late/liblate.c tests/perf_events/late/after.c \
+	tests/perf_events/dwarf/chain.c tests/perf_events/dwarf/chain.h tests/perf_events/dwarf/libchain.c
 endif
 
 # The conversion alone, on a perf.data already recorded (bench/perf_events/convert.c):
@@ -56,9 +62,10 @@ check_PROGRAMS += bench/perf_events/convert
 bench_perf_events_convert_SOURCES = bench/perf_events/convert.c \
 	plugins/perf_events/script.c plugins/perf_events/symcache.c plugins/perf_events/fold.c \
 	plugins/perf_events/comms.c plugins/perf_events/events.c plugins/perf_events/tracefs.c \
-	plugins/perf_events/textbuf.c plugins/perf_events/timesort.c \
+	plugins/perf_events/textbuf.c plugins/perf_events/timesort.c plugins/perf_events/unwind.c \
 	$(tr_symbols_sources) core/log.c
 bench_perf_events_convert_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)
-bench_perf_events_convert_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(TRACEEVENT_CFLAGS)
-bench_perf_events_convert_LDADD = lib/libtrelf.la lib/libtrutil.la $(LIBELF_LIBS) $(TRACEEVENT_LIBS) $(DEMANGLE_LIBS)
+bench_perf_events_convert_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(TRACEEVENT_CFLAGS) $(LIBDW_CFLAGS)
+bench_perf_events_convert_LDADD = lib/libtrelf.la lib/libtrutil.la $(LIBELF_LIBS) $(TRACEEVENT_LIBS) \
+	$(DEMANGLE_LIBS) $(LIBDW_LIBS)
 endif

@@ -28,6 +28,7 @@
 #include "script.h"
 #include "symcache.h"
 #include "tracingdata.h"
+#include "unwind.h"
 
 #define MAX_EVENTS 32
 
@@ -45,9 +46,17 @@ static const struct tracerig_key perf_keys[] = {
 	  "kernel.perf_event_max_sample_rate." },
 	{ "period", TRACERIG_KEY_INT, "0", NULL, 0, 1LL << 40,
 	  "Sample every N events instead of at a frequency (0 = use frequency)." },
-	{ "callchain", TRACERIG_KEY_ENUM, "fp", "fp,none", 0, 0,
-	  "Stacks with every sample: fp walks kernel and user stacks by frame pointers; none "
-	  "records the sampled address only." },
+	{ "callchain", TRACERIG_KEY_ENUM, "fp", "fp,dwarf,none", 0, 0,
+	  "Stacks with every sample: fp walks kernel and user stacks by frame pointers; dwarf "
+	  "(perf record --call-graph dwarf) copies the user registers and dwarf_stack_bytes of "
+	  "user stack with every sample and unwinds them by the objects' CFI when converting, "
+	  "for code built without frame pointers (Debian's libraries and programs); none "
+	  "records the sampled address only.  dwarf needs a build with elfutils' libdw on "
+	  "x86_64: other builds refuse it with a message saying so." },
+	{ "dwarf_stack_bytes", TRACERIG_KEY_INT, "8192", NULL, 8, PC_MAX_STACK_BYTES,
+	  "callchain = dwarf: bytes of user stack copied per sample (rounded up to 8, at most "
+	  "65528, as perf's --call-graph dwarf,SIZE); deeper stacks are cut where the copy "
+	  "ends, bigger copies cost more per sample and more perf.data." },
 	{ "kernel", TRACERIG_KEY_BOOL, "yes", NULL, 0, 0,
 	  "Sample kernel code and keep kernel frames (no = user space only)." },
 	{ "context_switches", TRACERIG_KEY_BOOL, "no", NULL, 0, 0,
@@ -198,7 +207,19 @@ static int configure(struct perf *p, char *why, size_t why_len)
 		return -EINVAL;
 	}
 	s = svc->config_string(ctx, "callchain");
-	p->cfg.callchain = !s || strcmp(s, "none") != 0;
+	p->cfg.callchain = !s || strcmp(s, "fp") == 0;
+	if (s && strcmp(s, "dwarf") == 0) {
+		if (!UW_AVAILABLE) {
+			snprintf(why, why_len, "callchain = dwarf is not available in this build "
+				 "(built without libdw from elfutils, or not for x86_64): use "
+				 "callchain = fp, or rebuild with libdw-dev installed");
+			return -ENOTSUP;
+		}
+		p->cfg.dwarf_stack_bytes =
+			(uint32_t)((svc->config_int(ctx, "dwarf_stack_bytes") + 7) & ~7ll);
+		if (p->cfg.dwarf_stack_bytes > PC_MAX_STACK_BYTES)
+			p->cfg.dwarf_stack_bytes = PC_MAX_STACK_BYTES;
+	}
 	p->cfg.kernel = svc->config_bool(ctx, "kernel");
 	p->cfg.context_switches = svc->config_bool(ctx, "context_switches");
 	s = svc->config_string(ctx, "hardware_fallback");
@@ -548,12 +569,28 @@ static int close_entry(struct perf *p, FILE *f, const char *name)
 	return 0;
 }
 
+static void report_unwinding(struct perf *p, const struct unwinder *uw)
+{
+	struct uw_stats us;
+
+	uw_get_stats(uw, &us);
+	p->svc->counter_set(p->ctx, "unwound_samples", us.samples);
+	p->svc->counter_set(p->ctx, "unwound_frames", us.frames);
+	p->svc->counter_set(p->ctx, "stacks_cut_by_copy_size", us.stack_end);
+	if (us.samples && us.stack_end * 10 > us.samples)
+		p->svc->log(p->ctx, TRACERIG_LOG_WARN, "%llu of %llu stacks needed more than the "
+			    "%u bytes of stack copied per sample: raise dwarf_stack_bytes",
+			    (unsigned long long)us.stack_end, (unsigned long long)us.samples,
+			    (unsigned)p->cfg.dwarf_stack_bytes);
+}
+
 static int perf_flush(void *state, struct tracerig_archive *ar)
 {
 	struct perf *p = state;
 	const struct pc_opened *ev;
 	struct sc_stats st;
 	struct symcache *syms = NULL;
+	struct unwinder *uw = NULL;
 	struct fold *folded = NULL;
 	FILE *txt = NULL, *ff;
 	size_t n_ev;
@@ -573,7 +610,8 @@ static int perf_flush(void *state, struct tracerig_archive *ar)
 	ev = pc_events(p->pc, &n_ev);
 	syms = symcache_new(p->svc, p->ctx);
 	folded = p->flamegraph ? fold_new() : NULL;
-	if (!syms || (p->flamegraph && !folded)) {
+	uw = p->cfg.dwarf_stack_bytes ? uw_new(p->svc, p->ctx) : NULL;
+	if (!syms || (p->flamegraph && !folded) || (p->cfg.dwarf_stack_bytes && !uw)) {
 		ret = -ENOMEM;
 		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "out of memory");
 		goto out;
@@ -585,7 +623,7 @@ static int perf_flush(void *state, struct tracerig_archive *ar)
 			goto out;
 		}
 	}
-	ret = sc_convert(p->data_path, ev, n_ev, txt, folded, syms, &st, why, sizeof(why));
+	ret = sc_convert(p->data_path, ev, n_ev, txt, folded, syms, uw, &st, why, sizeof(why));
 	if (ret < 0)
 		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "%s", why);
 	if (close_entry(p, txt, "perf.data.txt") < 0 && !ret)
@@ -597,6 +635,8 @@ static int perf_flush(void *state, struct tracerig_archive *ar)
 	p->svc->counter_set(p->ctx, "unresolved_frames", symcache_unresolved(syms));
 	p->svc->counter_set(p->ctx, "mappings_replayed", st.mappings);
 	p->svc->counter_set(p->ctx, "unknown_frames_folded", st.frames_folded_away);
+	if (uw)
+		report_unwinding(p, uw);
 	p->svc->log(p->ctx, TRACERIG_LOG_INFO, "%llu samples, %llu frames (%llu addresses "
 		    "without a symbol)", (unsigned long long)st.samples,
 		    (unsigned long long)st.frames, (unsigned long long)symcache_unresolved(syms));
@@ -621,6 +661,7 @@ out:
 	if (txt)
 		fclose(txt);
 	fold_free(folded);
+	uw_free(uw);
 	symcache_free(syms);
 	return ret;
 }

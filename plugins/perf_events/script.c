@@ -67,6 +67,7 @@ struct conv {
 	struct fold *folded;
 	struct pending pending[PENDING]; /* by tid % PENDING */
 	struct symcache *syms;
+	struct unwinder *uw; /* NULL: no user stacks to unwind */
 	struct sc_stats *st;
 };
 
@@ -442,6 +443,7 @@ static int convert_sample(struct conv *cv, const struct perf_event_header *h,
 		raw = (const char *)p + 4;
 		if ((const char *)raw + raw_size > (const char *)end)
 			raw = NULL;
+		p += (4 + raw_size + 7) / 8;
 	}
 
 	/* Context markers say whose frames follow; they are not frames. */
@@ -454,9 +456,16 @@ static int convert_sample(struct conv *cv, const struct perf_event_header *h,
 			}
 			frames[n++] = (struct frame){ .addr = chain[i], .kernel = kernel_ctx };
 		}
-	} else {
-		frames[n++] = (struct frame){ .addr = ip, .kernel = kernel_ctx };
 	}
+	if (cv->uw && (st & PERF_SAMPLE_REGS_USER)) {
+		const uint64_t *ips;
+		size_t n_ips = uw_sample(cv->uw, &ev->attr, pid, tid, p, end, &ips);
+
+		for (size_t i = 0; i < n_ips && n < max_frames; i++)
+			frames[n++] = (struct frame){ .addr = ips[i], .kernel = 0 };
+	}
+	if (!n)
+		frames[n++] = (struct frame){ .addr = ip, .kernel = kernel_ctx };
 
 	cv->st->samples++;
 	comm = comm_of(cv, tid, time, cbuf, sizeof(cbuf));
@@ -614,10 +623,14 @@ static int replay(struct conv *cv, const struct perf_event_header *h, struct fra
 		return convert_sample(cv, h, frames, PERF_MAX_STACK_DEPTH * 2);
 	switch (tr_sideband_decode(h, cv->trailer_time_from_end, &ev)) {
 	case TR_SIDEBAND_MMAP:
+		if (cv->uw)
+			uw_mmap(cv->uw, ev.map.pid, ev.map.start, ev.map.len);
 		if (symcache_mmap(cv->syms, &ev.map) == 0)
 			cv->st->mappings++;
 		break;
 	case TR_SIDEBAND_EXEC:
+		if (cv->uw)
+			uw_exec(cv->uw, ev.pid);
 		symcache_exec(cv->syms, ev.pid);
 		break;
 	case TR_SIDEBAND_FORK:
@@ -630,11 +643,11 @@ static int replay(struct conv *cv, const struct perf_event_header *h, struct fra
 }
 
 int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, FILE *txt,
-	       struct fold *folded, struct symcache *syms, struct sc_stats *st, char *why,
-	       size_t why_len)
+	       struct fold *folded, struct symcache *syms, struct unwinder *uw,
+	       struct sc_stats *st, char *why, size_t why_len)
 {
 	struct conv cv = { .ev = ev, .n_ev = n_ev, .with_txt = txt != NULL, .folded = folded,
-			   .syms = syms, .st = st };
+			   .syms = syms, .uw = uw, .st = st };
 	const struct pd_file_header *fh;
 	struct frame *frames = NULL;
 	struct time_ref *order = NULL;

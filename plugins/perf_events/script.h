@@ -12,6 +12,7 @@
 #include "collector.h"
 #include "fold.h"
 #include "symcache.h"
+#include "unwind.h"
 
 struct sc_stats {
 	uint64_t samples, frames;
@@ -21,10 +22,11 @@ struct sc_stats {
 
 /* Writes one text block per sample to `txt` (NULL: none) and one folded
  * line per sample to `folded` (NULL: none; events other than the first
- * are left out of it: the flame graph is of one event).  0 or -errno with
- * `why` filled. */
+ * are left out of it: the flame graph is of one event).  Samples with
+ * user registers and stack get their user frames from `uw` (NULL: only
+ * the kernel's callchain).  0 or -errno with `why` filled. */
 int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, FILE *txt,
-	       struct fold *folded, struct symcache *syms, struct sc_stats *st, char *why,
-	       size_t why_len);
+	       struct fold *folded, struct symcache *syms, struct unwinder *uw,
+	       struct sc_stats *st, char *why, size_t why_len);
 
 #endif

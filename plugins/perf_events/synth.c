@@ -337,7 +337,7 @@ static uint32_t parse_prot(const char *perms)
 }
 
 /* One line of /proc/PID/maps; lines that are not executable are skipped
- * as perf does without --data. */
+ * as perf does without --data, except readable files' with data_mmaps. */
 static int emit_mmap2(struct synth_ctx *c, int rootfd, pid_t pid, char *line)
 {
 	unsigned long long start, end, pgoff, ino;
@@ -352,10 +352,13 @@ static int emit_mmap2(struct synth_ctx *c, int rootfd, pid_t pid, char *line)
 	if (sscanf(line, "%llx-%llx %4s %llx %x:%x %llu %n", &start, &end, perms, &pgoff,
 		   &maj, &min, &ino, &n) < 7 || n == 0)
 		return 0;
-	if (perms[2] != 'x')
-		return 0;
 	name = line + n;
 	line[strcspn(line, "\n")] = '\0';
+	if (perms[2] != 'x') {
+		if (!c->sid->data_mmaps || perms[0] != 'r' || name[0] != '/')
+			return 0;
+		misc |= PERF_RECORD_MISC_MMAP_DATA;
+	}
 	if (!*name)
 		name = anon_name;
 

@@ -12,6 +12,10 @@
 struct synth_id {
 	uint64_t sample_type; /* of the event the records are attributed to */
 	uint64_t id;          /* that event's id */
+	/* Also the readable file mappings that are not executable (perf's
+	 * mmap_data): what perf script's libunwind reads .eh_frame_hdr
+	 * through when it unwinds callchain = dwarf samples. */
+	int data_mmaps;
 };
 
 typedef int (*synth_emit_fn)(void *arg, const void *record, size_t len);
@@ -25,7 +29,7 @@ int synth_kernel_build_id(unsigned char *bid, size_t *bid_len);
  * the same image) and the length of its mapping. */
 int synth_vdso_identity(unsigned char *bid, size_t *bid_len, uint64_t *map_len);
 /* PERF_RECORD_COMM for every thread of `pid` and PERF_RECORD_MMAP2 for its
- * executable mappings (with the build id, PERF_RECORD_MISC_MMAP_BUILD_ID,
+ * executable mappings (and its data ones: synth_id.data_mmaps) (with the build id, PERF_RECORD_MISC_MMAP_BUILD_ID,
  * where the object has one), read from /proc/PID.  -ESRCH when gone. */
 int synth_process(pid_t pid, const struct synth_id *sid, synth_emit_fn emit, void *arg);
 /* The same for every process on the machine; processes that vanish while

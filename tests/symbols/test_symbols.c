@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -559,10 +560,21 @@ DEF_TEST(binary_only_inside_a_namespace_resolves_by_host_pid)
 	tr_symbolizer_free(sym);
 }
 
+/* The file descriptor is the very inode mapped. */
+static int is_file(int fd, const char *path)
+{
+	char link[64];
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	return same_file(link, path);
+}
+
+/* Its symbols resolve, and its objects open for unwinding (symbolizer_object). */
 DEF_TEST(remembered_process_resolves_after_exit)
 {
 	struct tr_symbolizer *sym = tr_symbolizer_new();
 	struct tracerig_symbol s;
+	struct tracerig_object o;
 	struct child c;
 
 	CHECK_NOT_NULL(sym);
@@ -576,6 +588,20 @@ DEF_TEST(remembered_process_resolves_after_exit)
 	EXPECT_EQ_STR("tr_fixture_lib_func", s.name);
 	/* Not remembered and gone: nothing to resolve against. */
 	EXPECT_EQ_INT(-ESRCH, tr_symbolizer_remember(sym, c.pid + 1000000));
+
+	EXPECT_EQ_INT(0, tr_symbolizer_object(sym, c.hostpid, c.lib, &o));
+	EXPECT_TRUE(is_file(o.fd, FIXTURE_LIB));
+	EXPECT_TRUE(o.start <= c.lib && c.lib < o.end);
+	EXPECT_TRUE(same_file(FIXTURE_LIB, o.path));
+	close(o.fd);
+	EXPECT_EQ_INT(0, tr_symbolizer_object(sym, c.hostpid, c.alpha, &o));
+	EXPECT_TRUE(is_file(o.fd, FIXTURE));
+	close(o.fd);
+	/* JIT code has no file; the vDSO is the kernel's image, no file either. */
+	EXPECT_EQ_INT(-ENOENT, tr_symbolizer_object(sym, c.hostpid, c.anon, &o));
+	EXPECT_EQ_INT(0, tr_symbolizer_object(sym, getpid(), getauxval(AT_SYSINFO_EHDR), &o));
+	EXPECT_EQ_INT(-1, o.fd);
+	EXPECT_EQ_STR("[vdso]", o.path);
 	tr_symbolizer_free(sym);
 }
 

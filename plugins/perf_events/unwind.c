@@ -1,0 +1,468 @@
+/* Unwinding copied user stacks with libdwfl.
+ *
+ * Speed: one Dwfl per process, kept across its samples (up to MAX_PROCS
+ * processes, the least recently unwound one goes first).  Its modules
+ * are reported as the unwinder reaches them, from the object files the
+ * core's process model names (symbolizer_object), so each object's ELF
+ * and CFI is read once per process, not once per sample as perf script
+ * does. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "lib/untrusted.h"
+#include "unwind.h"
+
+#if UW_AVAILABLE
+
+#include <asm/perf_regs.h>
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+
+#define MAX_PROCS 64
+/* perf's default kernel.perf_event_max_stack. */
+#define MAX_USER_FRAMES 127
+/* x86_64's DWARF registers: rax, rdx, rcx, rbx, rsi, rdi, rbp, rsp,
+ * r8-r15, and the return address (the IP). */
+#define N_DWARF_REGS 17
+
+struct uw_proc {
+	pid_t pid;
+	Dwfl *dwfl; /* NULL: slot free */
+	int attached;
+	uint64_t last_use;
+};
+
+struct unwinder {
+	const struct tracerig_services *svc;
+	struct tracerig_ctx *ctx;
+	struct uw_proc procs[MAX_PROCS];
+	uint64_t clock;
+	struct uw_stats stats;
+	/* Our own vDSO image, the kernel's, in a file libdwfl can read. */
+	int vdso_fd, vdso_tried;
+	uint64_t vdso_len;
+
+	/* The sample being unwound, read by the callbacks. */
+	struct uw_proc *cur;
+	Dwarf_Word dwarf_regs[N_DWARF_REGS];
+	const unsigned char *stack;
+	uint64_t stack_size, sp;
+	int stack_end_hit;
+	uint64_t ips[MAX_USER_FRAMES];
+	size_t n_ips;
+};
+
+/* A separate debug file (.debug_frame of code without .eh_frame) by build
+ * id only, in our own /usr/lib/debug, opened as every file a traced
+ * process may have a say in: no path it chose, no link followed, and no
+ * debuginfod download in the middle of a flush. */
+static int find_debug_file(Dwfl_Module *mod, void **userdata, const char *modname,
+			   Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			   GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	const unsigned char *bid;
+	struct tr_untrusted why;
+	GElf_Addr bid_vaddr;
+	char path[256];
+	int len = dwfl_module_build_id(mod, &bid, &bid_vaddr), n, fd;
+
+	(void)userdata;
+	(void)modname;
+	(void)base;
+	(void)file_name;
+	(void)debuglink_file;
+	(void)debuglink_crc;
+	if (len < 2 || len > 64)
+		return -1;
+	n = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", bid[0]);
+	for (int i = 1; i < len; i++)
+		n += snprintf(path + n, sizeof(path) - (size_t)n, "%02x", bid[i]);
+	snprintf(path + n, sizeof(path) - (size_t)n, ".debug");
+	fd = tr_untrusted_open(0, path, TR_OBJECT_MAX, &why);
+	if (fd < 0)
+		return -1;
+	*debuginfo_file_name = strdup(path);
+	return fd;
+}
+
+static const Dwfl_Callbacks dwfl_callbacks = {
+	.find_debuginfo = find_debug_file,
+};
+
+/* ---- objects ---- */
+
+/* Every process of this kernel (and ABI) maps the same vDSO image: ours,
+ * copied once into a memfd. */
+static int own_vdso(struct unwinder *u)
+{
+	unsigned long long start, end;
+	char line[512];
+	FILE *maps;
+	int fd;
+
+	if (u->vdso_tried)
+		return u->vdso_fd;
+	u->vdso_tried = 1;
+	maps = fopen("/proc/self/maps", "re");
+	if (!maps)
+		return -1;
+	while (fgets(line, sizeof(line), maps)) {
+		if (!strstr(line, "[vdso]") || sscanf(line, "%llx-%llx", &start, &end) != 2)
+			continue;
+		fd = memfd_create("tracerig-vdso", MFD_CLOEXEC);
+		if (fd >= 0 && write(fd, (const void *)(uintptr_t)start, end - start) !=
+				       (ssize_t)(end - start)) {
+			close(fd);
+			fd = -1;
+		}
+		u->vdso_fd = fd;
+		u->vdso_len = end - start;
+		break;
+	}
+	fclose(maps);
+	return u->vdso_fd;
+}
+
+static void report_module(struct unwinder *u, Dwarf_Addr pc)
+{
+	struct tracerig_object obj;
+	const char *base;
+	Dwfl *dwfl = u->cur->dwfl;
+	Dwfl_Module *mod;
+
+	if (dwfl_addrmodule(dwfl, pc))
+		return;
+	if (u->svc->symbolizer_object(u->ctx, u->cur->pid, pc, &obj) < 0)
+		return;
+	if (obj.fd < 0) { /* the vDSO */
+		if (own_vdso(u) < 0 || obj.end - obj.start != u->vdso_len)
+			return;
+		obj.fd = dup(u->vdso_fd);
+		if (obj.fd < 0)
+			return;
+	}
+	base = strrchr(obj.path, '/');
+	dwfl_report_begin_add(dwfl);
+	/* The bias as perf computes it: the mapping's start less its offset. */
+	mod = dwfl_report_elf(dwfl, base ? base + 1 : obj.path, obj.path, obj.fd,
+			      obj.start - obj.pgoff, false);
+	dwfl_report_end(dwfl, NULL, NULL);
+	if (!mod)
+		close(obj.fd); /* on success the module owns it */
+}
+
+/* A word of an object's file at a virtual address (data the CFI points
+ * at outside the stack). */
+static int read_object(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, addr);
+	Dwarf_Addr bias;
+	GElf_Phdr ph;
+	size_t n, raw_size;
+	const char *raw;
+	Elf *elf;
+
+	if (!mod || !(elf = dwfl_module_getelf(mod, &bias)) || elf_getphdrnum(elf, &n) != 0)
+		return 0;
+	raw = elf_rawfile(elf, &raw_size);
+	if (!raw)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t vaddr = addr - bias, off;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || vaddr < ph.p_vaddr ||
+		    vaddr + sizeof(*result) > ph.p_vaddr + ph.p_filesz)
+			continue;
+		off = ph.p_offset + (vaddr - ph.p_vaddr);
+		if (off + sizeof(*result) > raw_size)
+			return 0;
+		memcpy(result, raw + off, sizeof(*result));
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- the thread callbacks: one thread, the sample's ---- */
+
+static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	(void)dwfl;
+	(void)arg;
+	(void)thread_argp;
+	return 0; /* threads are only ever asked for by tid */
+}
+
+static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+	(void)dwfl;
+	(void)tid;
+	*thread_argp = arg;
+	return true;
+}
+
+static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	struct unwinder *u = arg;
+
+	if (addr >= u->sp && addr - u->sp + sizeof(*result) <= u->stack_size) {
+		memcpy(result, u->stack + (addr - u->sp), sizeof(*result));
+		return true;
+	}
+	if (read_object(dwfl, addr, result))
+		return true;
+	/* Just above the copy: the stack went on, the copy did not. */
+	if (addr >= u->sp + u->stack_size && addr - u->sp < (1u << 20))
+		u->stack_end_hit = 1;
+	return false;
+}
+
+static bool set_initial_registers(Dwfl_Thread *thread, void *thread_arg)
+{
+	struct unwinder *u = thread_arg;
+
+	return dwfl_thread_state_registers(thread, 0, N_DWARF_REGS, u->dwarf_regs);
+}
+
+static const Dwfl_Thread_Callbacks thread_callbacks = {
+	.next_thread = next_thread,
+	.get_thread = get_thread,
+	.memory_read = memory_read,
+	.set_initial_registers = set_initial_registers,
+};
+
+static int on_frame(Dwfl_Frame *state, void *arg)
+{
+	struct unwinder *u = arg;
+	Dwarf_Addr pc;
+	bool activation;
+
+	if (!dwfl_frame_pc(state, &pc, NULL))
+		return DWARF_CB_ABORT;
+	/* The next step needs this frame's CFI. */
+	report_module(u, pc);
+	if (!dwfl_frame_pc(state, &pc, &activation))
+		return DWARF_CB_ABORT;
+	/* A return address names the instruction after the call: as perf,
+	 * the frame is the call itself. */
+	if (!activation)
+		pc--;
+	u->ips[u->n_ips++] = pc;
+	return u->n_ips == MAX_USER_FRAMES ? DWARF_CB_ABORT : DWARF_CB_OK;
+}
+
+/* ---- processes ---- */
+
+static void proc_drop(struct uw_proc *p)
+{
+	if (p->dwfl)
+		dwfl_end(p->dwfl);
+	memset(p, 0, sizeof(*p));
+}
+
+static struct uw_proc *proc_find(struct unwinder *u, pid_t pid)
+{
+	for (size_t i = 0; i < MAX_PROCS; i++)
+		if (u->procs[i].dwfl && u->procs[i].pid == pid)
+			return &u->procs[i];
+	return NULL;
+}
+
+static struct uw_proc *proc_get(struct unwinder *u, pid_t pid)
+{
+	struct uw_proc *p = proc_find(u, pid), *victim = &u->procs[0];
+
+	if (p)
+		return p;
+	for (size_t i = 0; i < MAX_PROCS; i++) {
+		if (!u->procs[i].dwfl) {
+			victim = &u->procs[i];
+			break;
+		}
+		if (u->procs[i].last_use < victim->last_use)
+			victim = &u->procs[i];
+	}
+	proc_drop(victim);
+	victim->dwfl = dwfl_begin(&dwfl_callbacks);
+	if (!victim->dwfl)
+		return NULL;
+	victim->pid = pid;
+	return victim;
+}
+
+/* ---- samples ---- */
+
+/* The sampled register `reg` (PERF_REG_X86_*) out of the values present. */
+static uint64_t sampled_reg(const uint64_t *values, uint64_t mask, int reg)
+{
+	return values[__builtin_popcountll(mask & ((1ull << reg) - 1))];
+}
+
+static int take_registers(struct unwinder *u, const uint64_t *values, uint64_t mask)
+{
+	static const int from[N_DWARF_REGS] = {
+		PERF_REG_X86_AX, PERF_REG_X86_DX, PERF_REG_X86_CX, PERF_REG_X86_BX,
+		PERF_REG_X86_SI, PERF_REG_X86_DI, PERF_REG_X86_BP, PERF_REG_X86_SP,
+		PERF_REG_X86_R8, PERF_REG_X86_R9, PERF_REG_X86_R10, PERF_REG_X86_R11,
+		PERF_REG_X86_R12, PERF_REG_X86_R13, PERF_REG_X86_R14, PERF_REG_X86_R15,
+		PERF_REG_X86_IP,
+	};
+
+	for (int i = 0; i < N_DWARF_REGS; i++) {
+		if (!(mask & (1ull << from[i])))
+			return -EINVAL;
+		u->dwarf_regs[i] = sampled_reg(values, mask, from[i]);
+	}
+	return 0;
+}
+
+size_t uw_sample(struct unwinder *u, const struct perf_event_attr *attr, pid_t pid, pid_t tid,
+		 const uint64_t *p, const uint64_t *end, const uint64_t **ips)
+{
+	uint64_t abi, mask = attr->sample_regs_user, size = 0, dyn;
+	const uint64_t *values;
+	struct uw_proc *proc;
+
+	*ips = u->ips;
+	u->n_ips = 0;
+	if (!(attr->sample_type & PERF_SAMPLE_REGS_USER) || p >= end)
+		return 0;
+	/* u64 abi; u64 regs[weight(mask)] when abi != NONE; then u64 size;
+	 * char data[size]; u64 dyn_size when size != 0. */
+	abi = *p++;
+	if (abi == PERF_SAMPLE_REGS_ABI_NONE)
+		return 0; /* a kernel thread: no user registers */
+	values = p;
+	p += __builtin_popcountll(mask);
+	if (p > end || abi != PERF_SAMPLE_REGS_ABI_64 || take_registers(u, values, mask) < 0)
+		return 0;
+	u->stats.samples++;
+	u->stack = NULL;
+	u->stack_size = 0;
+	if ((attr->sample_type & PERF_SAMPLE_STACK_USER) && p < end) {
+		size = *p++;
+		if (size > (uint64_t)(end - p) * 8 || (size && size / 8 + 1 > (uint64_t)(end - p)))
+			size = 0;
+		u->stack = (const unsigned char *)p;
+		if (size) {
+			dyn = p[size / 8];
+			u->stack_size = dyn < size ? dyn : size;
+		}
+	}
+	u->sp = sampled_reg(values, mask, PERF_REG_X86_SP);
+	u->stack_end_hit = 0;
+	proc = proc_get(u, pid);
+	if (proc) {
+		u->cur = proc;
+		proc->last_use = ++u->clock;
+		/* The first module reported tells libdwfl the architecture. */
+		report_module(u, sampled_reg(values, mask, PERF_REG_X86_IP));
+		if (!proc->attached)
+			proc->attached = dwfl_attach_state(proc->dwfl, NULL, pid, &thread_callbacks, u);
+		if (proc->attached)
+			(void)dwfl_getthread_frames(proc->dwfl, tid, on_frame, u);
+	}
+	if (!u->n_ips)
+		u->ips[u->n_ips++] = sampled_reg(values, mask, PERF_REG_X86_IP);
+	u->stats.frames += u->n_ips;
+	u->stats.stack_end += u->stack_end_hit;
+	return u->n_ips;
+}
+
+void uw_exec(struct unwinder *u, pid_t pid)
+{
+	struct uw_proc *p = proc_find(u, pid);
+
+	if (p)
+		proc_drop(p);
+}
+
+void uw_mmap(struct unwinder *u, pid_t pid, uint64_t start, uint64_t len)
+{
+	struct uw_proc *p = proc_find(u, pid);
+
+	if (p && len && (dwfl_addrmodule(p->dwfl, start) || dwfl_addrmodule(p->dwfl, start + len - 1)))
+		proc_drop(p);
+}
+
+struct unwinder *uw_new(const struct tracerig_services *svc, struct tracerig_ctx *ctx)
+{
+	struct unwinder *u = calloc(1, sizeof(*u));
+
+	if (!u)
+		return NULL;
+	u->svc = svc;
+	u->ctx = ctx;
+	u->vdso_fd = -1;
+	return u;
+}
+
+void uw_free(struct unwinder *u)
+{
+	if (!u)
+		return;
+	for (size_t i = 0; i < MAX_PROCS; i++)
+		proc_drop(&u->procs[i]);
+	if (u->vdso_fd >= 0)
+		close(u->vdso_fd);
+	free(u);
+}
+
+void uw_get_stats(const struct unwinder *u, struct uw_stats *out)
+{
+	*out = u->stats;
+}
+
+#else /* !UW_AVAILABLE: configure refuses callchain = dwarf, nothing unwinds */
+
+struct unwinder *uw_new(const struct tracerig_services *svc, struct tracerig_ctx *ctx)
+{
+	(void)svc;
+	(void)ctx;
+	return NULL;
+}
+
+void uw_free(struct unwinder *u)
+{
+	(void)u;
+}
+
+size_t uw_sample(struct unwinder *u, const struct perf_event_attr *attr, pid_t pid, pid_t tid,
+		 const uint64_t *regs, const uint64_t *end, const uint64_t **ips)
+{
+	(void)u;
+	(void)attr;
+	(void)pid;
+	(void)tid;
+	(void)regs;
+	(void)end;
+	*ips = NULL;
+	return 0;
+}
+
+void uw_exec(struct unwinder *u, pid_t pid)
+{
+	(void)u;
+	(void)pid;
+}
+
+void uw_mmap(struct unwinder *u, pid_t pid, uint64_t start, uint64_t len)
+{
+	(void)u;
+	(void)pid;
+	(void)start;
+	(void)len;
+}
+
+void uw_get_stats(const struct unwinder *u, struct uw_stats *out)
+{
+	(void)u;
+	memset(out, 0, sizeof(*out));
+}
+
+#endif

@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# callchain = dwarf: a program and a library built -O2 -fomit-frame-pointer
+# (main -> chain_outer -> chain_middle -> lib_inner -> lib_leaf, the last
+# two in libchain.so).  With dwarf most samples reach main with the chain
+# in order, in perf.data.txt and cpu.folded, and stock perf script, which
+# unwinds the archive's perf.data itself, agrees frame for frame.  With fp
+# the same program's samples do not reach main (the test can fail).  A
+# distro program, python3, reaches its main too.
+. "$top_srcdir/tests/perf_events/lib-perf.sh"
+command -v cc >/dev/null || skip_all "no C compiler to build the workload"
+export TMPDIR="$TEST_TMP"
+
+src="$top_srcdir/tests/perf_events/dwarf"
+# Not under /tmp: some tests mount a private one.
+w=$(mktemp -d "$top_builddir/tests/perf_events/dwarf-work.XXXXXX")
+on_exit "rm -rf '$w'"
+cc -O2 -fomit-frame-pointer -shared -fPIC -o "$w/libchain.so" "$src/libchain.c" &&
+	cc -O2 -fomit-frame-pointer -o "$w/chain" "$src/chain.c" -L"$w" -lchain \
+		-Wl,-rpath,"$w" || skip_all "cannot build the workload"
+
+probe="$TEST_TMP/probe.ini"
+printf '[tracerig]\nrequired = perf_events\n[perf_events]\ncallchain = dwarf\n' >"$probe"
+if ! "$TRACERIG" --check -c "$probe" >"$TEST_TMP/check" 2>&1 &&
+	grep -q "not available in this build" "$TEST_TMP/check"; then
+	# A build without libdw: the key says so, and that is all it can do.
+	run_tracerig -c "$top_srcdir/conf/profiles/cpu-dwarf.ini" -o "$TEST_TMP/n.trace.zip" -- "$w/chain" 0.1
+	check_eq "without libdw, callchain = dwarf is refused" 1 "$rc"
+	check_grep "... saying why" "callchain = dwarf is not available in this build" "$TEST_TMP/out"
+	done_testing
+	exit
+fi
+
+# stacks TXT PID ROOT [NAMES...]: how many of PID's samples (perf script
+# text, ours or perf's) have a frame named ROOT, and how many have NAMES as
+# consecutive frames, innermost first.  Prints "samples reach_root chain".
+stacks() {
+	python3 - "$@" <<'PY'
+import re, sys
+path, want, root, names = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+head = re.compile(r'(\d+)/(\d+)')
+frame = re.compile(r'^\s+[0-9a-f]+ (.*?) \(')
+blocks, cur = [], None
+for line in open(path, errors='replace'):
+    if not line.strip():
+        cur = None
+        continue
+    if not line.startswith('\t'):
+        m = head.search(line)
+        cur = [] if m and m.group(1) == want else None
+        if cur is not None:
+            blocks.append(cur)
+        continue
+    f = frame.match(line)
+    if f and cur is not None:
+        cur.append(f.group(1))
+def has_chain(b):
+    return any(b[i:i + len(names)] == names for i in range(len(b)))
+print(len(blocks), sum(root in b for b in blocks), sum(has_chain(b) for b in blocks) if names else 0)
+PY
+}
+
+chain_names="lib_leaf lib_inner chain_middle chain_outer main"
+
+# busiest_pid TXT: the PID with the most samples.
+busiest_pid() {
+	sed -n 's/^.*[[:space:]]\([0-9]\{1,\}\)\/[0-9]\{1,\}[[:space:]]\{1,\}\[[0-9]\{3\}\].*/\1/p' "$1" |
+		sort | uniq -c | sort -rn | awk 'NR == 1 { print $2 }'
+}
+
+# trace NAME PROFILE COMMAND...: traces the command into $TEST_TMP/NAME
+# (unpacked); sets txt to its perf.data.txt and pid to its busiest PID.
+trace() {
+	local name=$1 profile=$2
+	shift 2
+	run_tracerig -c "$profile" -o "$TEST_TMP/$name.trace.zip" -- "$@"
+	check_eq "$name: the workload is traced: exit 0" 0 "$rc"
+	unzip_archive "$TEST_TMP/$name.trace.zip" "$TEST_TMP/$name"
+	txt="$TEST_TMP/$name/perf.data.txt"
+	pid=$(busiest_pid "$txt")
+}
+
+# ---- dwarf
+trace d "$top_srcdir/conf/profiles/cpu-dwarf.ini" "$w/chain" 2
+read -r n reach chain <<<"$(stacks "$txt" "$pid" main $chain_names)"
+echo "# dwarf: $n samples of $pid, $reach reach main, $chain with the whole chain in order"
+check "dwarf: the workload has samples" test "${n:-0}" -ge 100
+check "dwarf: most samples reach main ($reach of $n)" test $((reach * 10)) -ge $((n * 8))
+check "dwarf: most samples hold the chain lib_leaf..main in order ($chain of $n)" \
+	test $((chain * 10)) -ge $((n * 8))
+check_grep "cpu.folded: the chain, outermost first, across program and library" \
+	"^chain-$pid;.*;main;chain_outer;chain_middle;lib_inner;lib_leaf [0-9]+$" "$TEST_TMP/d/cpu.folded"
+check "the manifest counts the unwound samples" python3 -c '
+import json, sys
+p = [p for p in json.load(open(sys.argv[1]))["plugins"] if p["name"] == "perf_events"][0]
+c = p["counters"]
+assert c["unwound_samples"] >= 100 and c["unwound_frames"] > 5 * c["unwound_samples"] // 2, c' \
+	"$TEST_TMP/d/manifest.json"
+
+# Stock perf unwinds the same samples from the archive's perf.data.
+if command -v perf >/dev/null; then
+	perf script -i "$TEST_TMP/d/perf.data" --no-inline -F pid,tid,time,ip,sym,dso \
+		>"$TEST_TMP/perf-script" 2>/dev/null
+	read -r pn preach pchain <<<"$(stacks "$TEST_TMP/perf-script" "$pid" main $chain_names)"
+	echo "# perf script: $pn samples, $preach reach main, $pchain with the chain"
+	check "perf script unwinds the archive's perf.data: most samples reach main" \
+		test $((preach * 10)) -ge $((pn * 8)) -a "$pn" -eq "$n"
+	check "perf script's chain is ours ($pchain and $chain samples)" test "$pchain" -eq "$chain"
+	check "every frame perf script names, perf.data.txt names the same" \
+		same_frames_as_perf "$txt" "$TEST_TMP/d/perf.data" "$pid"
+	check "perf report reads it: lib_leaf called from lib_inner" \
+		sh -c "perf report --stdio --no-children -i '$TEST_TMP/d/perf.data' 2>/dev/null |
+			grep -A3 'lib_leaf\$' | grep -q lib_inner"
+else
+	skip "perf script agrees" "perf is not installed"
+fi
+
+# ---- fp: the same program without frame pointers loses its callers.
+trace f "$CPU_INI" "$w/chain" 1
+read -r n reach chain <<<"$(stacks "$txt" "$pid" main $chain_names)"
+echo "# fp: $n samples, $reach reach main"
+check "fp: most samples do not reach main ($reach of $n)" test $((reach * 10)) -lt $((n * 2))
+
+# ---- a distro program, built without frame pointers
+py=/usr/bin/python3
+[ -x "$py" ] || py=$(command -v python3)
+trace python3 "$top_srcdir/conf/profiles/cpu-dwarf.ini" "$py" -c '
+import hashlib, time, zlib
+end = time.monotonic() + 2
+data = bytes(range(256)) * 64
+while time.monotonic() < end:
+    zlib.compress(hashlib.sha256(data).digest() * 512)'
+# Debian's python3 has no symbol for main, which tail-calls Py_BytesMain:
+# the outermost frame above libc is __libc_start_call_main.
+read -r n reach chain <<<"$(stacks "$txt" "$pid" __libc_start_call_main)"
+echo "# python3: $n samples, $reach reach __libc_start_call_main"
+check "python3: most samples reach its main ($reach of $n)" test $((reach * 10)) -ge $((n * 7))
+read -r n reach chain <<<"$(stacks "$txt" "$pid" Py_RunMain)"
+check "python3: most samples reach Py_RunMain ($reach of $n)" test $((reach * 10)) -ge $((n * 7))
+
+done_testing
