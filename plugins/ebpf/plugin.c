@@ -42,7 +42,7 @@ static const struct tracerig_key ebpf_keys[] = {
 	  "min(1, its recent mean blocked time / this period) and each recorded interval is "
 	  "weighted by 1/probability, so totals stay unbiased; 0 = record every interval." },
 	{ "stack_storage_size", TRACERIG_KEY_INT, "16384", NULL, 64, 4194304,
-	  "Distinct stacks the kernel keeps; stacks that do not fit or collide are counted "
+	  "Distinct stacks the kernel keeps; stacks that do not fit are counted "
 	  "(kernel_stacks_dropped, user_stacks_dropped) and shown as lost." },
 	{ "stack_depth", TRACERIG_KEY_INT, "127", NULL, 1, 127,
 	  "Frames kept per kernel or user stack." },
@@ -431,8 +431,8 @@ static int ebpf_flush(void *state, struct tracerig_archive *ar)
 		pid_t pid = (pid_t)en->key.tgid;
 		size_t nu = oc_stack(e->oc, en->key.ustack, uips, depth);
 		size_t nk = oc_stack(e->oc, en->key.kstack, kips, depth);
-		int ulost = en->key.ustack < 0 && en->key.ustack != -EFAULT;
-		int klost = en->key.kstack < 0 && en->key.kstack != -EFAULT;
+		int ulost = en->key.ustack == OFFCPU_STACK_LOST;
+		int klost = en->key.kstack == OFFCPU_STACK_LOST;
 		char comm[OFFCPU_COMM_LEN + 1];
 
 		memcpy(comm, en->val.comm, OFFCPU_COMM_LEN);
