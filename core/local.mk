@@ -20,6 +20,9 @@ tracerig_SOURCES = \
 	core/target.c core/target.h \
 	core/flamegraph.c core/flamegraph.h \
 	core/report.c core/report.h \
+	core/control.c core/control.h \
+	core/remote.c core/remote.h \
+	core/detach.c core/detach.h \
 	$(tr_symbols_sources)
 tracerig_CFLAGS = $(AM_CFLAGS) $(INIH_CFLAGS) $(LIBELF_CFLAGS) $(LIBZIP_CFLAGS)
 tracerig_LDADD = lib/libtrelf.la lib/libtrutil.la $(LTDL_LIBS) $(INIH_LIBS) $(LIBELF_LIBS) $(DEMANGLE_LIBS) $(LIBZIP_LIBS)

@@ -56,6 +56,7 @@ CORE_SH_TESTS = \
 	tests/core/lifecycle.sh \
 	tests/core/command.sh \
 	tests/core/signals.sh \
+	tests/core/detached.sh \
 	tests/core/supervise.sh \
 	tests/core/archive.sh \
 	tests/core/output.sh \
