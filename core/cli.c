@@ -45,6 +45,7 @@ void tr_cli_usage(FILE *out)
 		"       tracerig --check -c PROFILE\n"
 		"       tracerig --list-plugins [-v]\n"
 		"       tracerig report ARCHIVE [--top N]\n"
+		"       tracerig convert ARCHIVE [--to pprof|folded|speedscope] [-o DIR]\n"
 		"       tracerig start -c PROFILE [--name NAME] [options]   (in the background)\n"
 		"       tracerig stop [NAME]   |   tracerig status\n"
 		"\n"

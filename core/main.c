@@ -12,6 +12,7 @@
 #include "loader.h"
 #include "output.h"
 #include "log.h"
+#include "convert.h"
 #include "detach.h"
 #include "report.h"
 #include "services.h"
@@ -149,6 +150,8 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (argc > 1 && strcmp(argv[1], "report") == 0)
 		return tr_report_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "convert") == 0)
+		return tr_convert_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "stop") == 0)
 		return tr_detach_stop(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "status") == 0)
