@@ -75,7 +75,9 @@ static void sanitize_in_place(const char *text)
 {
 	char *s = (char *)text;
 
-	tr_sanitize_name(s, strlen(s) + 1, s);
+	/* "" may be the parser's literal for an absent field. */
+	if (*s)
+		tr_sanitize_name(s, strlen(s) + 1, s);
 }
 
 static int is_kernel_frame(const struct ps_frame *f)
