@@ -16,10 +16,12 @@ tracerig_SOURCES = \
 	core/output.c core/output.h \
 	core/manifest.c core/manifest.h \
 	core/json.c core/json.h \
+	core/jsonread.c core/jsonread.h \
 	core/status.c core/status.h \
 	core/target.c core/target.h \
 	core/flamegraph.c core/flamegraph.h \
 	core/report.c core/report.h \
+	$(tr_report_sources) \
 	core/control.c core/control.h \
 	core/remote.c core/remote.h \
 	core/detach.c core/detach.h \
@@ -28,3 +30,4 @@ tracerig_CFLAGS = $(AM_CFLAGS) $(INIH_CFLAGS) $(LIBELF_CFLAGS) $(LIBZIP_CFLAGS)
 tracerig_LDADD = lib/libtrelf.la lib/libtrutil.la $(LTDL_LIBS) $(INIH_LIBS) $(LIBELF_LIBS) $(DEMANGLE_LIBS) $(LIBZIP_LIBS)
 
 include core/symbols/local.mk
+include core/report/local.mk
