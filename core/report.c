@@ -27,7 +27,8 @@ static void report_usage(FILE *out)
 		"\n"
 		"Summarizes a tracerig archive (.trace.zip): the session, each backend's\n"
 		"status, the top functions by self and total CPU samples, the processes,\n"
-		"and off-CPU time when the archive has it.\n"
+		"and off-CPU time when the archive has it.  perfcollect's archives\n"
+		"(entries under NAME.trace/) are read too.\n"
 		"\n"
 		"  -n, --top N   show the N first functions and processes (default %d)\n"
 		"  -h, --help    this help\n",

@@ -62,7 +62,8 @@ CORE_SH_TESTS = \
 	tests/core/output.sh \
 	tests/core/docs.sh \
 	tests/core/status.sh \
-	tests/core/report.sh
+	tests/core/report.sh \
+	tests/core/report_perfcollect.sh
 TESTS += $(CORE_SH_TESTS)
 dist_check_SCRIPTS += $(CORE_SH_TESTS)
 EXTRA_DIST += tests/lib.sh tests/core/profiles

@@ -1,5 +1,8 @@
-/* The archive `tracerig report` reads: a zip opened read-only with libzip,
- * its entries found by their name in a tracerig archive. */
+/* The archive `tracerig report` reads: a zip opened read-only with libzip.
+ * tracerig's archives hold their entries at the root; perfcollect's
+ * (NAME.trace.zip) hold the same kind under one directory, NAME.trace/
+ * (perf.data.txt, perfinfo-PID.map, lttngTrace/, ...): entries are named
+ * here as at the root, and found under that directory in such archives. */
 #ifndef TR_REPORT_ARCHIVE_H
 #define TR_REPORT_ARCHIVE_H
 
@@ -9,13 +12,14 @@
 struct rp_archive {
 	zip_t *za;
 	const char *path; /* as given, for messages */
+	char *prefix;	  /* "NAME.trace/" in perfcollect's layout, else NULL */
 };
 
 /* 0, or a negative errno once the reason is printed on stderr. */
 int rp_archive_open(const char *path, struct rp_archive *ar);
 void rp_archive_close(struct rp_archive *ar);
 
-/* 1 when the archive has the entry `name`. */
+/* 1 when the archive has the entry `name` (under the prefix, if any). */
 int rp_archive_has(const struct rp_archive *ar, const char *name);
 
 /* The entry opened for streaming (zip_fclose it), or NULL. */

@@ -123,6 +123,11 @@ void rp_report_overview(struct rp_archive *ar)
 	if (ret == 0)
 		ret = tr_jv_parse(text, len, &m);
 	free(text);
+	if (ret == -ENOENT && ar->prefix) {
+		printf("archive      %s (perfcollect's layout: entries under %s, no manifest)\n",
+		       rp_tty(ar->path), rp_tty(ar->prefix));
+		return;
+	}
 	if (ret < 0) {
 		fprintf(stderr, "tracerig: report: warning: %s manifest.json in %s: %s "
 			"(is this an archive written by tracerig?)\n",
