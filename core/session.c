@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backends.h"
 #include "keys.h"
 #include "lib/list.h"
 #include "log.h"
@@ -122,7 +123,7 @@ static int validate_section(struct tr_section *section, const struct tracerig_ke
 
 static const char *package_hint(const char *name, char *buf, size_t len)
 {
-	const char *package = tr_loader_package(name);
+	const char *package = tr_backend_package(name);
 
 	if (package)
 		snprintf(buf, len, "install it with `apt install %s` (or build tracerig with "
@@ -147,13 +148,12 @@ static int load_plugin(struct tr_session *s, const char *name, struct tr_section
 	ret = tr_loader_load(name, &loaded, why, sizeof(why));
 	if (ret < 0) {
 		if (ret == -ENOENT) {
-			const char *names[] = { "perf_events", "lttng", "ebpf", "mapharvest", "zip" };
-			const char *close = tr_closest(name, names, 5);
+			const char *close = tr_backend_closest(name);
 
 			if (close && strcmp(close, name) != 0) {
 				tr_err("%s: [%s] no backend of that name (did you mean [%s]?)", at,
 				       name, close);
-			} else if (optional && tr_loader_package(name)) {
+			} else if (optional && tr_backend_package(name)) {
 				tr_warn("%s: [%s] is not installed; going on without it (optional "
 					"here): to use it, %s", at, name,
 					package_hint(name, hint, sizeof(hint)));
@@ -431,7 +431,7 @@ int tr_session_check(struct tr_session *s)
 	 * optional backends (an absent required one stopped it). */
 	for (size_t i = 0; i < s->profile.n_sections; i++) {
 		const struct tr_section *sec = &s->profile.sections[i];
-		const char *package = tr_loader_package(sec->name);
+		const char *package = tr_backend_package(sec->name);
 		int loaded = strcmp(sec->name, "tracerig") == 0 ||
 			     strcmp(sec->name, s->packager->plugin->name) == 0;
 
