@@ -364,26 +364,6 @@ static int check_candidate(const char *base, char *file, size_t len, char *why, 
 	return 0;
 }
 
-const char *tr_loader_package(const char *name)
-{
-	/* A split install leaves these out; the table must name what the
-	 * packaging (packaging/debian/control, packaging/rpm) calls them. */
-	static const struct {
-		const char *name, *package;
-	} shipped[] = {
-		{ "perf_events", "tracerig-perf-events" },
-		{ "lttng", "tracerig-lttng" },
-		{ "ebpf", "tracerig-ebpf" },
-		{ "mapharvest", "tracerig-mapharvest" },
-		{ "zip", "tracerig" },
-	};
-
-	for (size_t i = 0; i < sizeof(shipped) / sizeof(shipped[0]); i++)
-		if (strcmp(shipped[i].name, name) == 0)
-			return shipped[i].package;
-	return NULL;
-}
-
 int tr_loader_load(const char *name, struct tr_loaded *out, char *why, size_t why_len)
 {
 	const struct tracerig_plugin *desc;

@@ -22,11 +22,6 @@ size_t tr_loader_path(const char *const **dirs);
 int tr_loader_load(const char *name, struct tr_loaded *out, char *why, size_t why_len);
 void tr_loader_unload(struct tr_loaded *l);
 
-/* The distribution package that ships in-tree backend `name` (the
- * descriptor's `package`, known here before the plugin is), or NULL for a
- * name tracerig does not ship. */
-const char *tr_loader_package(const char *name);
-
 /* Every loadable plugin name along the path, first hit wins.  Returns the
  * count; *names is malloc'd (free each and the array). */
 size_t tr_loader_list(char ***names);

@@ -6,6 +6,7 @@ tracerig_SOURCES = \
 	core/profile.c core/profile.h \
 	core/keys.c core/keys.h \
 	core/loader.c core/loader.h \
+	core/backends.c core/backends.h \
 	core/session.c core/session.h \
 	core/supervise.c core/supervise.h \
 	core/watchdog.c core/watchdog.h \
@@ -16,10 +17,12 @@ tracerig_SOURCES = \
 	core/output.c core/output.h \
 	core/manifest.c core/manifest.h \
 	core/json.c core/json.h \
+	core/jsonread.c core/jsonread.h \
 	core/status.c core/status.h \
 	core/target.c core/target.h \
 	core/flamegraph.c core/flamegraph.h \
 	core/report.c core/report.h \
+	$(tr_report_sources) \
 	core/control.c core/control.h \
 	core/remote.c core/remote.h \
 	core/detach.c core/detach.h \
@@ -31,4 +34,13 @@ tracerig_SOURCES = \
 tracerig_CFLAGS = $(AM_CFLAGS) $(INIH_CFLAGS) $(LIBELF_CFLAGS) $(LIBZIP_CFLAGS)
 tracerig_LDADD = lib/libtrpprof.la lib/libtrelf.la lib/libtrutil.la $(LTDL_LIBS) $(INIH_LIBS) $(LIBELF_LIBS) $(DEMANGLE_LIBS) $(LIBZIP_LIBS)
 
+# The index of the in-tree backends (core/backends.h), from their descriptors.
+backend_descriptors = $(sort $(wildcard $(top_srcdir)/plugins/*/plugin.c))
+BUILT_SOURCES += core/backends.inc
+CLEANFILES += core/backends.inc
+EXTRA_DIST += scripts/backends-index.sh
+core/backends.inc: $(backend_descriptors) $(top_srcdir)/scripts/backends-index.sh
+	$(AM_V_GEN)$(MKDIR_P) core && bash $(top_srcdir)/scripts/backends-index.sh $@ $(backend_descriptors)
+
 include core/symbols/local.mk
+include core/report/local.mk

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backends.h"
 #include "keys.h"
 #include "lib/list.h"
 #include "log.h"
@@ -122,7 +123,7 @@ static int validate_section(struct tr_section *section, const struct tracerig_ke
 
 static const char *package_hint(const char *name, char *buf, size_t len)
 {
-	const char *package = tr_loader_package(name);
+	const char *package = tr_backend_package(name);
 
 	if (package)
 		snprintf(buf, len, "install it with `apt install %s` (or build tracerig with "
@@ -147,13 +148,12 @@ static int load_plugin(struct tr_session *s, const char *name, struct tr_section
 	ret = tr_loader_load(name, &loaded, why, sizeof(why));
 	if (ret < 0) {
 		if (ret == -ENOENT) {
-			const char *names[] = { "perf_events", "lttng", "ebpf", "mapharvest", "zip" };
-			const char *close = tr_closest(name, names, 5);
+			const char *close = tr_backend_closest(name);
 
 			if (close && strcmp(close, name) != 0) {
 				tr_err("%s: [%s] no backend of that name (did you mean [%s]?)", at,
 				       name, close);
-			} else if (optional && tr_loader_package(name)) {
+			} else if (optional && tr_backend_package(name)) {
 				tr_warn("%s: [%s] is not installed; going on without it (optional "
 					"here): to use it, %s", at, name,
 					package_hint(name, hint, sizeof(hint)));
@@ -250,15 +250,32 @@ static void list_profiles_hint(void)
 		TR_SYSCONFDIR);
 }
 
-int tr_session_prepare(struct tr_session *s, const struct tr_options *opts)
+/* -d and -o: the [tracerig] key `key` set from the command line `flag`.
+ * Returns the error count. */
+static int set_from_command_line(struct tr_session *s, const char *key, const char *value,
+				 const char *flag)
 {
-	struct tr_section *main_section;
-	const char *packager;
-	int errors = 0, not_installed = 0, ret;
+	char set[64];
+	struct tr_entry *e;
 
-	memset(s, 0, sizeof(*s));
-	s->opts = opts;
-	s->command.release_fd = s->command.exec_err_fd = -1;
+	snprintf(set, sizeof(set), "tracerig.%s=", key);
+	if (tr_profile_set(&s->profile, set) < 0)
+		return 1;
+	e = tr_section_entry(tr_profile_section(&s->profile, "tracerig"), key);
+	free(e->value);
+	e->value = strdup(value);
+	e->origin = flag;
+	return e->value ? 0 : 1;
+}
+
+/* The profile, with the command line's --set, -d and -o and
+ * tracerig.conf's defaults, its [tracerig] section validated.  Returns 0
+ * or an exit status; adds what is wrong to *errors. */
+static int read_profile(struct tr_session *s, int *errors)
+{
+	const struct tr_options *opts = s->opts;
+	struct tr_section *main_section;
+	int ret;
 
 	s->profile_path = find_config_file(opts->profile);
 	if (!s->profile_path) {
@@ -273,62 +290,51 @@ int tr_session_prepare(struct tr_session *s, const struct tr_options *opts)
 		tr_err("%s: cannot read the profile: %s", s->profile_path, strerror(-ret));
 		return TR_EXIT_USAGE;
 	}
-	errors += ret;
-	main_section = tr_profile_section(&s->profile, "tracerig");
-	if (!main_section && errors == 0)
+	*errors += ret;
+	if (!tr_profile_section(&s->profile, "tracerig") && *errors == 0)
 		tr_info("%s: no [tracerig] section; using defaults", s->profile_path);
 
 	for (size_t i = 0; i < opts->n_sets; i++)
 		if (tr_profile_set(&s->profile, opts->sets[i]) < 0)
-			errors++;
-	if (opts->duration && tr_profile_set(&s->profile, "tracerig.duration=") == 0) {
-		struct tr_entry *e = tr_section_entry(tr_profile_section(&s->profile, "tracerig"),
-						      "duration");
-		free(e->value);
-		e->value = strdup(opts->duration);
-		e->origin = "-d";
-		if (!e->value)
-			errors++;
-	}
-	if (opts->output && tr_profile_set(&s->profile, "tracerig.output=") == 0) {
-		struct tr_entry *e = tr_section_entry(tr_profile_section(&s->profile, "tracerig"),
-						      "output");
-		free(e->value);
-		e->value = strdup(opts->output);
-		e->origin = "-o";
-		if (!e->value)
-			errors++;
-	}
-	errors += load_defaults(s);
+			(*errors)++;
+	if (opts->duration)
+		*errors += set_from_command_line(s, "duration", opts->duration, "-d");
+	if (opts->output)
+		*errors += set_from_command_line(s, "output", opts->output, "-o");
+	*errors += load_defaults(s);
 	/* Sections may have moved while --set and defaults added some. */
 	main_section = tr_profile_section(&s->profile, "tracerig");
-	errors += validate_section(main_section, tr_session_keys, "[tracerig]");
-	errors += check_required(s, main_section);
+	*errors += validate_section(main_section, tr_session_keys, "[tracerig]");
+	*errors += check_required(s, main_section);
+	return 0;
+}
 
-	ret = tr_loader_init((const char *const *)opts->plugin_dirs, opts->n_plugin_dirs);
-	if (ret < 0)
-		return TR_EXIT_FAILURE;
-
+/* Loads the backend of each section but [tracerig] and the packager's.
+ * Returns 0 or an exit status; adds what is wrong to *errors and the
+ * optional backends this install lacks to *not_installed. */
+static int load_sources(struct tr_session *s, struct tr_section *main_section, int *errors,
+			int *not_installed)
+{
 	const char *required = tr_config_value(main_section, tr_session_keys, "required");
+	const char *packager = tr_config_value(main_section, tr_session_keys, "packager");
+
 	for (size_t i = 0; i < s->profile.n_sections; i++) {
 		struct tr_section *sec = &s->profile.sections[i];
 		struct tracerig_ctx *ctx, **grown;
 		char at[PATH_MAX + 16];
+		int ret;
 
-		if (strcmp(sec->name, "tracerig") == 0)
+		if (strcmp(sec->name, "tracerig") == 0 || strcmp(sec->name, packager) == 0)
 			continue;
 		if (sec->line > 0)
 			snprintf(at, sizeof(at), "%s:%d", sec->origin, sec->line);
 		else
 			snprintf(at, sizeof(at), "%s", sec->origin);
-		packager = tr_config_value(main_section, tr_session_keys, "packager");
-		if (strcmp(sec->name, packager) == 0)
-			continue;
 		ret = load_plugin(s, sec->name, sec, at, TRACERIG_PLUGIN_SOURCE,
 				  !tr_list_has(required, sec->name), &ctx);
 		if (ret != 0) {
-			errors += ret < 0;
-			not_installed += ret > 0;
+			*errors += ret < 0;
+			*not_installed += ret > 0;
 			continue;
 		}
 		grown = realloc(s->sources, (s->n_sources + 1) * sizeof(*grown));
@@ -339,27 +345,28 @@ int tr_session_prepare(struct tr_session *s, const struct tr_options *opts)
 		s->sources = grown;
 		s->sources[s->n_sources++] = ctx;
 		ctx->required = tr_list_has(required, sec->name);
-		errors += validate_section(sec, ctx->plugin->keys, ctx->plugin->name);
+		*errors += validate_section(sec, ctx->plugin->keys, ctx->plugin->name);
 	}
-	packager = tr_config_value(main_section, tr_session_keys, "packager");
+	return 0;
+}
+
+/* Returns the error count. */
+static int load_packager(struct tr_session *s, struct tr_section *main_section)
+{
+	const char *packager = tr_config_value(main_section, tr_session_keys, "packager");
+
 	if (load_plugin(s, packager, tr_profile_section(&s->profile, packager),
 			"[tracerig] packager", TRACERIG_PLUGIN_PACKAGER, 0, &s->packager) < 0)
-		errors++;
-	else
-		errors += validate_section(s->packager->section, s->packager->plugin->keys,
-					   packager);
-	if (errors)
-		goto invalid;
-	if (s->n_sources == 0 && !opts->check) {
-		if (not_installed)
-			tr_err("%s: none of the profile's backends is installed", s->profile_path);
-		else
-			tr_err("%s: the profile names no backend: add a section such as "
-			       "[perf_events]", s->profile_path);
-		return TR_EXIT_USAGE;
-	}
+		return 1;
+	return validate_section(s->packager->section, s->packager->plugin->keys, packager);
+}
 
-	/* Targets. */
+/* PIDs, the launched command or the whole system, bounded by a cgroup.
+ * Returns 0 or an exit status. */
+static int prepare_targets(struct tr_session *s, struct tr_section *main_section)
+{
+	const struct tr_options *opts = s->opts;
+
 	s->targets.pids = opts->pids;
 	s->targets.n_pids = opts->n_pids;
 	s->targets.cgroup = tr_config_value(main_section, tr_session_keys, "cgroup");
@@ -378,8 +385,16 @@ int tr_session_prepare(struct tr_session *s, const struct tr_options *opts)
 		for (size_t i = 0; i < opts->n_pids; i++)
 			if (tr_pid_check(opts->pids[i]) < 0)
 				return TR_EXIT_USAGE;
+	return 0;
+}
 
-	/* Output and duration. */
+/* The archive's path, the duration, whether staging is kept.  Returns 0
+ * or an exit status. */
+static int prepare_output(struct tr_session *s, struct tr_section *main_section)
+{
+	const struct tr_options *opts = s->opts;
+	const struct tr_entry *duration = tr_section_entry(main_section, "duration");
+
 	if (tr_output_prepare(tr_config_value(main_section, tr_session_keys, "output"),
 			      tr_config_value(main_section, tr_session_keys, "name"), opts->check,
 			      &s->output) < 0)
@@ -388,15 +403,46 @@ int tr_session_prepare(struct tr_session *s, const struct tr_options *opts)
 	/* A launched command bounds the session itself unless a duration was
 	 * asked for on this command line. */
 	if (opts->command && !opts->duration &&
-	    !(tr_section_entry(main_section, "duration") &&
-	      strcmp(tr_section_entry(main_section, "duration")->origin, "--set") == 0))
+	    !(duration && strcmp(duration->origin, "--set") == 0))
 		s->duration_ms = 0;
 	s->keep_staging = tr_config_number(main_section, tr_session_keys, "keep_staging") != 0;
 	return 0;
+}
 
-invalid:
-	tr_err("%d error%s in the profile; nothing was collected", errors, errors == 1 ? "" : "s");
-	return TR_EXIT_USAGE;
+int tr_session_prepare(struct tr_session *s, const struct tr_options *opts)
+{
+	struct tr_section *main_section;
+	int errors = 0, not_installed = 0, ret;
+
+	memset(s, 0, sizeof(*s));
+	s->opts = opts;
+	s->command.release_fd = s->command.exec_err_fd = -1;
+
+	ret = read_profile(s, &errors);
+	if (ret)
+		return ret;
+	main_section = tr_profile_section(&s->profile, "tracerig");
+	if (tr_loader_init((const char *const *)opts->plugin_dirs, opts->n_plugin_dirs) < 0)
+		return TR_EXIT_FAILURE;
+	ret = load_sources(s, main_section, &errors, &not_installed);
+	if (ret)
+		return ret;
+	errors += load_packager(s, main_section);
+	if (errors) {
+		tr_err("%d error%s in the profile; nothing was collected", errors,
+		       errors == 1 ? "" : "s");
+		return TR_EXIT_USAGE;
+	}
+	if (s->n_sources == 0 && !opts->check) {
+		if (not_installed)
+			tr_err("%s: none of the profile's backends is installed", s->profile_path);
+		else
+			tr_err("%s: the profile names no backend: add a section such as "
+			       "[perf_events]", s->profile_path);
+		return TR_EXIT_USAGE;
+	}
+	ret = prepare_targets(s, main_section);
+	return ret ? ret : prepare_output(s, main_section);
 }
 
 /* ---------------- --check ---------------- */
@@ -431,7 +477,7 @@ int tr_session_check(struct tr_session *s)
 	 * optional backends (an absent required one stopped it). */
 	for (size_t i = 0; i < s->profile.n_sections; i++) {
 		const struct tr_section *sec = &s->profile.sections[i];
-		const char *package = tr_loader_package(sec->name);
+		const char *package = tr_backend_package(sec->name);
 		int loaded = strcmp(sec->name, "tracerig") == 0 ||
 			     strcmp(sec->name, s->packager->plugin->name) == 0;
 
@@ -1103,14 +1149,12 @@ static int start_command_and_sources(struct tr_session *s)
 	return 0;
 }
 
-int tr_session_run(struct tr_session *s)
+/* The staging directory, and the run log in it.  0 or -1 once said. */
+static int open_staging(struct tr_session *s)
 {
 	char log_path[PATH_MAX];
-	int ret, status = TR_EXIT_OK;
-	sigset_t blocked;
+	int ret;
 
-	s->sfd = -1;
-	read_timeouts(s);
 	ret = tr_staging_create(&s->archive, s->output);
 	if (ret < 0) {
 		char why[128];
@@ -1118,13 +1162,23 @@ int tr_session_run(struct tr_session *s)
 		tr_err("cannot create a staging directory in %s: %s (set TMPDIR to a directory "
 		       "with room for the trace)", tr_staging_parent(),
 		       tr_output_strerror(ret, why, sizeof(why)));
-		return TR_EXIT_FAILURE;
+		return -1;
 	}
 	snprintf(log_path, sizeof(log_path), "%s/tracerig.log", s->archive.dir);
 	if ((ret = tr_log_open_file(log_path)) < 0)
 		tr_warn("cannot write %s: %s", log_path, strerror(-ret));
 	tr_info("tracerig %s, profile %s, staging in %s", PACKAGE_VERSION, s->profile_path,
 		s->archive.dir);
+	return 0;
+}
+
+/* What watches over the plugins and answers for the session: the
+ * watchdog, the control socket of `tracerig stop`, the symbolizer, signals
+ * on a signalfd, the supervisor.  0 or -1 once said. */
+static int set_up_collector(struct tr_session *s)
+{
+	sigset_t blocked;
+	int ret;
 
 	/* Before any plugin runs or any thread exists: a plain fork. */
 	if ((ret = tr_watchdog_start(s)) < 0)
@@ -1132,25 +1186,22 @@ int tr_session_run(struct tr_session *s)
 			"stays unpackaged in %s)", strerror(-ret), s->archive.dir);
 	/* After the watchdog's fork: a session that died must not seem to
 	 * answer on its socket. */
-	if (tr_remote_open(s) < 0) {
-		status = TR_EXIT_FAILURE;
-		goto remove_staging;
-	}
+	if (tr_remote_open(s) < 0)
+		return -1;
 	s->symbolizer = tr_symbolizer_new();
 	if (!s->symbolizer)
 		tr_warn("symbolizer unavailable: frames will be addresses");
 	s->sfd = block_signals(&blocked);
-	if (s->sfd < 0 || (ret = tr_supervise_init()) < 0) {
+	if (s->sfd < 0 || tr_supervise_init() < 0) {
 		tr_err("cannot set up signal handling: %s", strerror(errno));
-		status = TR_EXIT_FAILURE;
-		goto remove_staging;
+		return -1;
 	}
+	return 0;
+}
 
-	if (init_all(s) < 0 || start_command_and_sources(s) < 0) {
-		status = TR_EXIT_FAILURE;
-		goto fini;
-	}
-	tr_remote_ready(s);
+/* Until the duration, a signal or the command's exit ends the session. */
+static void collect(struct tr_session *s)
+{
 	if (s->end_reason == TR_END_NONE && s->signals)
 		s->end_reason = TR_END_SIGNAL;
 	if (s->end_reason == TR_END_NONE) {
@@ -1162,6 +1213,13 @@ int tr_session_run(struct tr_session *s)
 	s->end_mono_ns = now_ns(CLOCK_MONOTONIC);
 	tr_info("session ended (%s) after %.1fs", tr_end_reason_name(s->end_reason),
 		(s->end_mono_ns - s->window_start_ns) / 1e9);
+}
+
+/* Stops the sources, has them flush, writes the archive.  Returns the
+ * session's exit status. */
+static int stop_and_package(struct tr_session *s)
+{
+	int status = TR_EXIT_OK;
 
 	stop_started(s);
 	sideband_replay(s);
@@ -1176,8 +1234,7 @@ int tr_session_run(struct tr_session *s)
 		else
 			tr_err("packaging failed: what was collected is kept in %s, but it is "
 			       "incomplete (see the errors above)", s->archive.dir);
-		status = TR_EXIT_FAILURE;
-		goto fini_only;
+		return TR_EXIT_FAILURE;
 	}
 	warn_failed_optional(s);
 	if (s->keep_staging)
@@ -1185,18 +1242,32 @@ int tr_session_run(struct tr_session *s)
 	else
 		tr_staging_remove(&s->archive);
 	if (s->command_exec_errno)
-		status = TR_EXIT_COMMAND_NOT_RUN;
-	else if (status == TR_EXIT_OK)
-		status = command_exit_status(s);
-	goto fini_only;
+		return TR_EXIT_COMMAND_NOT_RUN;
+	return status == TR_EXIT_OK ? command_exit_status(s) : status;
+}
 
-fini:
-	tr_command_abort(&s->command);
-remove_staging:
-	/* Before collection began there is nothing in staging worth keeping. */
+int tr_session_run(struct tr_session *s)
+{
+	int status;
+
+	s->sfd = -1;
+	read_timeouts(s);
+	if (open_staging(s) < 0)
+		return TR_EXIT_FAILURE;
+	if (set_up_collector(s) < 0) {
+		status = TR_EXIT_FAILURE;
+	} else if (init_all(s) < 0 || start_command_and_sources(s) < 0) {
+		tr_command_abort(&s->command);
+		status = TR_EXIT_FAILURE;
+	} else {
+		tr_remote_ready(s);
+		collect(s);
+		status = stop_and_package(s);
+	}
+	/* Before collection began there is nothing in staging worth keeping;
+	 * after, a failed packaging leaves it for the user. */
 	if (status != TR_EXIT_OK && s->archive.dir && !s->collecting)
 		tr_staging_remove(&s->archive);
-fini_only:
 	tr_watchdog_done();
 	fini_all(s);
 	/* Last: whoever waits in `tracerig stop` learns of the archive once

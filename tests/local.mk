@@ -22,10 +22,10 @@ tests_plugins_unresolved_la_LDFLAGS = -module -avoid-version -shared -rpath /now
 # ---- unit tests of core pieces
 check_PROGRAMS += tests/core/test_keys tests/core/test_profile tests/core/test_pids \
 	tests/core/test_staging tests/core/test_json tests/core/test_flamegraph \
-	tests/core/test_output
+	tests/core/test_output tests/core/test_jsonread
 TESTS += tests/core/test_keys tests/core/test_profile tests/core/test_pids \
 	tests/core/test_staging tests/core/test_json tests/core/test_flamegraph \
-	tests/core/test_output
+	tests/core/test_output tests/core/test_jsonread
 noinst_HEADERS += tests/testing.h
 tests_core_test_keys_SOURCES = tests/core/test_keys.c core/keys.c
 tests_core_test_keys_LDADD = lib/libtrutil.la
@@ -38,6 +38,7 @@ tests_core_test_staging_SOURCES = tests/core/test_staging.c core/staging.c
 tests_core_test_output_SOURCES = tests/core/test_output.c core/output.c core/staging.c core/log.c
 tests_core_test_output_LDADD = lib/libtrutil.la
 tests_core_test_json_SOURCES = tests/core/test_json.c core/json.c
+tests_core_test_jsonread_SOURCES = tests/core/test_jsonread.c core/jsonread.c
 tests_core_test_flamegraph_SOURCES = tests/core/test_flamegraph.c core/flamegraph.c
 tests_core_test_flamegraph_LDADD = lib/libtrutil.la
 # The core's side-band recording against the real kernel (root).
@@ -63,7 +64,8 @@ CORE_SH_TESTS = \
 	tests/core/output.sh \
 	tests/core/docs.sh \
 	tests/core/status.sh \
-	tests/core/report.sh
+	tests/core/report.sh \
+	tests/core/report_perfcollect.sh
 TESTS += $(CORE_SH_TESTS)
 dist_check_SCRIPTS += $(CORE_SH_TESTS)
 EXTRA_DIST += tests/lib.sh tests/lib-pprof.sh tests/core/profiles

@@ -128,6 +128,38 @@ check_eq "off-CPU: leaf functions (innermost user frame) by blocked time" \
 1.000 25.0% demo_lock" "$(table '^Top .* leaf functions by blocked time')"
 check_no_grep "a report of a good archive has no warnings" '^tracerig' "$r"
 
+# tracerig's own folded stacks, when the archive has them, are what the
+# report reads: the same 10 samples as cpu.folded writes them (comm-PID
+# root, outermost frame first), next to a perf.data.txt of one other sample
+# that must not count.
+mkdir -p "$TEST_TMP/folded"
+cat >"$TEST_TMP/folded/cpu.folded" <<'EOF'
+demo-worker-4242;start_thread;demo_worker;demo_run_slice;demo_hot 1
+demo-worker-4242;demo_worker;demo_run_slice;demo_hot;demo_hot 1
+demo-worker-4242;demo_worker;demo_run_slice;demo_hot 3
+demo-worker-4242;demo_worker;demo_run_slice;demo_warm 1
+tracerig-demo-4242;main;demo_warm 1
+my app-5151;[unknown];ns::run(int, char const*);demo_hot 1
+my app-5151;ns::run(int, char const*);demo_warm 1
+my app-5151;ns::run(int, char const*);demo_cool 1
+EOF
+printf 'other 9/9 [000] 1.000001: 1 cpu-clock:\n\t    1000 not_this (/x)\n\n' \
+	>"$TEST_TMP/folded/perf.data.txt"
+cp "$fx/manifest.json" "$TEST_TMP/folded/"
+(cd "$TEST_TMP/folded" && zip -q "$TEST_TMP/folded.trace.zip" manifest.json cpu.folded perf.data.txt)
+run_tracerig report "$TEST_TMP/folded.trace.zip"
+cp "$TEST_TMP/out" "$TEST_TMP/folded.out"
+check_eq "cpu.folded: exits 0" 0 "$rc"
+check_grep "cpu.folded: counts its samples, not perf.data.txt's" '^CPU samples: 10 in cpu\.folded$' "$TEST_TMP/folded.out"
+for t in '^Top .* by self samples' '^Top .* by total samples' '^Processes'; do
+	r="$TEST_TMP/full.out"
+	expected=$(table "$t")
+	r="$TEST_TMP/folded.out"
+	check "perf.data.txt has the table: $t" test -n "$expected"
+	check_eq "cpu.folded: the same table as perf.data.txt's: $t" "$expected" "$(table "$t")"
+done
+check_no_grep "cpu.folded: perf.data.txt is not read" 'not_this|other' "$TEST_TMP/folded.out"
+
 run_tracerig report "$TEST_TMP/full.trace.zip" --top 2
 check_eq "--top 2 after the archive: exits 0" 0 "$rc"
 r="$TEST_TMP/out"

@@ -1,12 +1,13 @@
 /* libFuzzer target: the archive reader, `tracerig report ARCHIVE`
- * (core/report.c: libzip, its manifest.json reader, the perf.data.txt and
- * offcpu.folded readers), and the manifest writer (core/json.c) whose output
- * that reader must read back.
+ * (core/report.c and core/report/: libzip, the perf.data.txt and folded
+ * readers; core/jsonread.c, the manifest.json reader), and the manifest
+ * writer (core/json.c) whose output that reader must read back.
  *
- * Input: a zip file as is when it starts with "PK"; otherwise up to three
+ * Input: a zip file as is when it starts with "PK"; otherwise up to four
  * parts separated by 0x1e (ASCII record separator), stored as
- * manifest.json, perf.data.txt and offcpu.folded (an empty part: no such
- * entry), which is where the readers' bugs live. */
+ * manifest.json, perf.data.txt, offcpu.folded and cpu.folded (an empty
+ * part: no such entry), which is where the readers' bugs live.  (With
+ * cpu.folded, the report reads it rather than perf.data.txt.) */
 #include "config.h"
 
 #include <assert.h>
@@ -17,9 +18,10 @@
 #include <unistd.h>
 #include <zip.h>
 
-/* The reader's JSON parser is static: the harness is compiled with it. */
 #include "core/json.h"
-#include "core/report.c"
+#include "core/jsonread.h"
+#include "core/report.h"
+#include "core/session.h"
 
 #define SEP 0x1e
 
@@ -72,7 +74,8 @@ static void write_raw(const uint8_t *data, size_t size)
 
 static void write_archive(const uint8_t *data, size_t size)
 {
-	static const char *const names[] = { "manifest.json", "perf.data.txt", "offcpu.folded" };
+	static const char *const names[] = { "manifest.json", "perf.data.txt", "offcpu.folded",
+					     "cpu.folded" };
 	const uint8_t *part = data, *end = data + size;
 	zip_t *za;
 	int err;
@@ -80,7 +83,7 @@ static void write_archive(const uint8_t *data, size_t size)
 	za = zip_open(zip_path, ZIP_CREATE | ZIP_TRUNCATE, &err);
 	if (!za)
 		abort();
-	for (size_t i = 0; i < 3 && part <= end; i++) {
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && part <= end; i++) {
 		const uint8_t *sep = memchr(part, SEP, (size_t)(end - part));
 		size_t len = sep ? (size_t)(sep - part) : (size_t)(end - part);
 		zip_source_t *src;
@@ -109,11 +112,11 @@ static void write_archive(const uint8_t *data, size_t size)
 static void json_round_trip(const uint8_t *data, size_t size)
 {
 	char *text = strndup((const char *)data, size), *out = NULL;
-	const struct jv *got;
+	const struct tr_jv *got;
 	struct tr_json j;
 	size_t out_len = 0;
 	FILE *f;
-	struct jv v;
+	struct tr_jv v;
 
 	if (!text)
 		abort();
@@ -130,14 +133,14 @@ static void json_round_trip(const uint8_t *data, size_t size)
 	tr_json_finish(&j);
 	if (fclose(f) != 0)
 		abort();
-	assert(jv_parse(out, out_len, &v) == 0);
-	got = jv_get(&v, "host", NULL);
-	assert(got && got->type == JV_STRING && strcmp(got->string, text) == 0);
-	/* jv_get finds the first of two equal keys. */
-	got = strcmp(text, "host") ? jv_get(&v, text, NULL) : &v.items[1];
-	assert(got && got->type == JV_ARRAY && got->n == 1);
-	assert(got->items[0].type == JV_STRING && strcmp(got->items[0].string, text) == 0);
-	jv_free(&v);
+	assert(tr_jv_parse(out, out_len, &v) == 0);
+	got = tr_jv_get(&v, "host", NULL);
+	assert(got && got->type == TR_JV_STRING && strcmp(got->string, text) == 0);
+	/* tr_jv_get finds the first of two equal keys. */
+	got = strcmp(text, "host") ? tr_jv_get(&v, text, NULL) : &v.items[1];
+	assert(got && got->type == TR_JV_ARRAY && got->n == 1);
+	assert(got->items[0].type == TR_JV_STRING && strcmp(got->items[0].string, text) == 0);
+	tr_jv_free(&v);
 	free(out);
 	free(text);
 }

@@ -1,0 +1,144 @@
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu.h"
+#include "folded.h"
+#include "perfscript.h"
+#include "profile.h"
+#include "text.h"
+
+#define FOLDED "cpu.folded"
+#define SCRIPT "perf.data.txt"
+
+/* A cpu.folded line: "comm-PID;outermost;...;leaf", the root naming the
+ * sampled thread and its process; comm may hold '-', the PID is after the
+ * last one. */
+static int add_folded(void *arg, char *stack, uint64_t weight)
+{
+	struct rp_profile *p = arg;
+	char *frame = strchr(stack, ';'), *dash;
+	long pid = -1;
+	int ret;
+
+	if (frame)
+		*frame++ = '\0';
+	dash = strrchr(stack, '-');
+	if (dash && dash[1] && strspn(dash + 1, "0123456789") == strlen(dash + 1)) {
+		*dash = '\0';
+		pid = strtol(dash + 1, NULL, 10);
+	}
+	ret = rp_profile_begin(p, stack, pid, weight);
+	while (ret == 0 && frame) {
+		char *next = strchr(frame, ';');
+
+		ret = rp_profile_frame(p, frame, next ? (size_t)(next - frame) : strlen(frame),
+				       next == NULL);
+		frame = next ? next + 1 : NULL;
+	}
+	return ret < 0 ? ret : rp_profile_end(p);
+}
+
+static void print_functions(struct rp_profile *p, int top)
+{
+	struct rp_counts *f = &p->funcs;
+	size_t n = f->n < (size_t)top ? f->n : (size_t)top, n_self = 0;
+
+	rp_counts_sort_by_self(f);
+	while (n_self < n && f->items[n_self].self)
+		n_self++;
+	printf("\nTop %zu functions by self samples (where the CPU was):\n", n_self);
+	printf("  %9s %7s  %s\n", "samples", "%", "function");
+	for (size_t i = 0; i < n_self; i++)
+		printf("  %9" PRIu64 " %6.1f%%  %s\n", f->items[i].self,
+		       rp_percent(f->items[i].self, p->samples), rp_tty(f->items[i].name));
+
+	rp_counts_sort_by_total(f);
+	printf("\nTop %zu functions by total samples (on the stack, once per sample):\n", n);
+	printf("  %9s %7s  %s\n", "samples", "%", "function");
+	for (size_t i = 0; i < n; i++)
+		printf("  %9" PRIu64 " %6.1f%%  %s\n", f->items[i].total,
+		       rp_percent(f->items[i].total, p->samples), rp_tty(f->items[i].name));
+}
+
+/* A process is shown by its busiest thread name, the others after it. */
+static void print_process(const struct rp_count *c, uint64_t samples)
+{
+	int best = 0, names = 0;
+
+	for (int k = 0; k < RP_MAX_COMMS && c->comms[k].name; k++, names++)
+		if (c->comms[k].n > c->comms[best].n)
+			best = k;
+	printf("  %9" PRIu64 " %6.1f%%  %s", c->self, rp_percent(c->self, samples),
+	       c->comms[0].name ? rp_tty(c->comms[best].name) : "?");
+	if (c->pid >= 0)
+		printf(" %ld", c->pid);
+	if (names > 1)
+		printf("  (and thread names:");
+	for (int k = 0; names > 1 && k < names; k++)
+		if (k != best)
+			printf(" %s", rp_tty(c->comms[k].name));
+	printf("%s\n", names > 1 ? ")" : "");
+}
+
+static void print_processes(struct rp_profile *p, int top)
+{
+	struct rp_counts *pr = &p->procs;
+	size_t n = pr->n < (size_t)top ? pr->n : (size_t)top;
+
+	rp_counts_sort_by_self(pr);
+	printf("\nProcesses (%zu):\n", pr->n);
+	printf("  %9s %7s  %s\n", "samples", "%", "process (pid)");
+	for (size_t i = 0; i < n; i++)
+		print_process(&pr->items[i], p->samples);
+	if (pr->n > n)
+		printf("  ... %zu more processes\n", pr->n - n);
+}
+
+static void print_samples(struct rp_profile *p, const char *entry, int top)
+{
+	printf("\nCPU samples: %" PRIu64 " in %s", p->samples, entry);
+	for (size_t i = 0; i < p->n_events; i++)
+		printf("%s%s %" PRIu64, i ? ", " : " (", rp_tty(p->events[i]), p->event_samples[i]);
+	printf("%s\n", p->n_events ? ")" : "");
+	print_functions(p, top);
+	print_processes(p, top);
+}
+
+int rp_report_cpu(struct rp_archive *ar, int top)
+{
+	struct rp_profile p;
+	const char *entry;
+	int ret;
+
+	memset(&p, 0, sizeof(p));
+	/* The stacks tracerig folded itself, when it did: a fraction of the
+	 * text, and no `perf script` format to guess at. */
+	if (rp_archive_has(ar, FOLDED)) {
+		entry = FOLDED;
+		ret = rp_folded_read(ar, entry, add_folded, &p);
+	} else if (rp_archive_has(ar, SCRIPT)) {
+		entry = SCRIPT;
+		ret = rp_perfscript_read(ar, entry, &p);
+	} else {
+		printf("\nCPU samples: none (the archive has no " SCRIPT " nor " FOLDED ": "
+		       "the perf_events backend did not run or wrote nothing)\n");
+		return 0;
+	}
+	if (ret < 0) {
+		fprintf(stderr, "tracerig: report: cannot read %s in %s: %s "
+			"(the archive may be damaged: check it with `unzip -t`)\n", entry, ar->path,
+			rp_archive_strerror(ar, ret));
+	} else if (!p.samples) {
+		printf("\nCPU samples: none (%s has no samples)\n", entry);
+	} else {
+		print_samples(&p, entry, top);
+		ret = 1;
+	}
+	rp_profile_free(&p);
+	return ret;
+}

@@ -1,0 +1,145 @@
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lines.h"
+
+struct rp_lines {
+	zip_file_t *zf;
+	char *entry; /* for the warning */
+	char buf[65536];
+	size_t pos, len;
+	int eof;
+	char *line;
+	size_t cap;
+	uint64_t skipped; /* lines longer than RP_LINE_MAX */
+};
+
+static int lines_open(struct rp_archive *ar, const char *entry, struct rp_lines **out)
+{
+	struct rp_lines *r;
+
+	if (!rp_archive_has(ar, entry))
+		return -ENOENT;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->entry = strdup(entry);
+	if (!r->entry) {
+		free(r);
+		return -ENOMEM;
+	}
+	r->zf = rp_archive_fopen(ar, entry);
+	if (!r->zf) {
+		free(r->entry);
+		free(r);
+		return -EIO;
+	}
+	*out = r;
+	return 0;
+}
+
+/* 1 with *line set, 0 at the end, -EIO or -ENOMEM. */
+static int lines_next(struct rp_lines *r, char **line)
+{
+	size_t n = 0;
+	int too_long = 0;
+
+	for (;;) {
+		char *nl;
+		size_t chunk;
+
+		if (r->pos == r->len) {
+			zip_int64_t got;
+
+			if (r->eof)
+				break;
+			got = zip_fread(r->zf, r->buf, sizeof(r->buf));
+			if (got < 0)
+				return -EIO;
+			if (got == 0) {
+				r->eof = 1;
+				break;
+			}
+			r->pos = 0;
+			r->len = (size_t)got;
+		}
+		nl = memchr(r->buf + r->pos, '\n', r->len - r->pos);
+		chunk = (nl ? (size_t)(nl - r->buf) : r->len) - r->pos;
+		if (too_long || n + chunk > RP_LINE_MAX) {
+			/* Read on to its end without keeping it. */
+			too_long = 1;
+			r->pos += chunk;
+			if (nl) {
+				r->pos++;
+				r->skipped++;
+				too_long = 0;
+				n = 0;
+			}
+			continue;
+		}
+		if (n + chunk + 1 > r->cap) {
+			size_t ncap = (n + chunk + 1) * 2;
+			char *grown = realloc(r->line, ncap);
+
+			if (!grown)
+				return -ENOMEM;
+			r->line = grown;
+			r->cap = ncap;
+		}
+		memcpy(r->line + n, r->buf + r->pos, chunk);
+		n += chunk;
+		r->pos += chunk;
+		if (nl) {
+			r->pos++;
+			r->line[n] = '\0';
+			goto done;
+		}
+	}
+	if (too_long)
+		r->skipped++;
+	if (n == 0 || too_long)
+		return 0;
+	r->line[n] = '\0';
+done:
+	if (n && r->line[n - 1] == '\r')
+		r->line[n - 1] = '\0';
+	*line = r->line;
+	return 1;
+}
+
+static void lines_close(struct rp_lines *r)
+{
+	if (r->skipped)
+		fprintf(stderr, "tracerig: report: %s: %" PRIu64 " line(s) longer than %u MiB "
+			"skipped (tracerig never writes such lines: the archive was altered)\n",
+			r->entry, r->skipped, RP_LINE_MAX >> 20);
+	zip_fclose(r->zf);
+	free(r->entry);
+	free(r->line);
+	free(r);
+}
+
+int rp_lines_each(struct rp_archive *ar, const char *entry,
+		  int (*each)(void *arg, char *line), void *arg)
+{
+	struct rp_lines *r;
+	char *line;
+	int ret;
+
+	ret = lines_open(ar, entry, &r);
+	if (ret < 0)
+		return ret;
+	while ((ret = lines_next(r, &line)) > 0) {
+		ret = each(arg, line);
+		if (ret < 0)
+			break;
+	}
+	lines_close(r);
+	return ret;
+}

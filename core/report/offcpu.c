@@ -1,0 +1,102 @@
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "counts.h"
+#include "folded.h"
+#include "offcpu.h"
+#include "text.h"
+
+#define ENTRY "offcpu.folded"
+
+struct blocked {
+	struct rp_counts leaves;
+	uint64_t total, stacks;
+};
+
+static int in_kernel(const char *frame, const char *end)
+{
+	return end - frame >= 4 && memcmp(end - 4, "_[k]", 4) == 0;
+}
+
+/* The innermost user-space frame says where the program waited; kernel
+ * frames ("_[k]") only say how.  Kernel-only stacks keep their leaf. */
+static const char *leaf_of(const char *stack, size_t *len)
+{
+	const char *end = stack + strlen(stack), *leaf;
+
+	for (;;) {
+		/* Back from the end: strrchr from the start made a line of many
+		 * kernel frames quadratic (minutes for a few MB). */
+		for (leaf = end; leaf > stack && leaf[-1] != ';'; leaf--)
+			;
+		if (!in_kernel(leaf, end) || leaf == stack)
+			break;
+		end = leaf - 1;
+	}
+	if (in_kernel(leaf, end)) {
+		/* All kernel frames: the innermost one. */
+		const char *last = strrchr(stack, ';');
+
+		leaf = last ? last + 1 : stack;
+		end = stack + strlen(stack);
+	}
+	*len = (size_t)(end - leaf);
+	return leaf;
+}
+
+static int add_stack(void *arg, char *stack, uint64_t weight)
+{
+	struct blocked *b = arg;
+	size_t len;
+	const char *leaf = leaf_of(stack, &len);
+	struct rp_count *c = rp_counts_get(&b->leaves, leaf, len);
+
+	if (!c)
+		return -ENOMEM;
+	c->self += weight;
+	b->total += weight;
+	b->stacks++;
+	return 0;
+}
+
+static void print_leaves(struct blocked *b, int top)
+{
+	struct rp_counts *l = &b->leaves;
+	size_t n = l->n < (size_t)top ? l->n : (size_t)top;
+
+	printf("\nOff-CPU time: %.3f s blocked in %" PRIu64 " stacks (" ENTRY ")\n",
+	       (double)b->total / 1e6, b->stacks);
+	rp_counts_sort_by_self(l);
+	printf("\nTop %zu leaf functions by blocked time (innermost user-space frame):\n", n);
+	printf("  %12s %7s  %s\n", "blocked ms", "%", "function");
+	for (size_t i = 0; i < n; i++)
+		printf("  %12.3f %6.1f%%  %s\n", (double)l->items[i].self / 1e3,
+		       rp_percent(l->items[i].self, b->total), rp_tty(l->items[i].name));
+}
+
+int rp_report_offcpu(struct rp_archive *ar, int top)
+{
+	struct blocked b;
+	int ret;
+
+	memset(&b, 0, sizeof(b));
+	ret = rp_folded_read(ar, ENTRY, add_stack, &b);
+	if (ret == -ENOENT) {
+		ret = 0;
+	} else if (ret < 0) {
+		fprintf(stderr, "tracerig: report: cannot read " ENTRY " in %s: %s "
+			"(the archive may be damaged: check it with `unzip -t`)\n", ar->path,
+			rp_archive_strerror(ar, ret));
+	} else if (!b.total) {
+		printf("\nOff-CPU time: none (" ENTRY " has no stacks)\n");
+	} else {
+		print_leaves(&b, top);
+		ret = 1;
+	}
+	rp_counts_free(&b.leaves);
+	return ret;
+}
