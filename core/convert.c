@@ -12,14 +12,14 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zip.h>
 
 #include "convert.h"
 #include "export.h"
 #include "lib/perfscript.h"
 #include "lib/sanitize.h"
+#include "report/archive.h"
+#include "report/lines.h"
 #include "stackset.h"
-#include "zipline.h"
 
 #define MAX_FRAMES 1024
 
@@ -51,23 +51,6 @@ static void archive_base(const char *path, char *buf, size_t len)
 	else if (n > 4 && strcmp(base + n - 4, ".zip") == 0)
 		n -= 4;
 	snprintf(buf, len, "%.*s", (int)n, base);
-}
-
-/* perf.data.txt at the top (tracerig) or under NAME.trace/ (perfcollect). */
-static const char *find_perf_script(zip_t *za)
-{
-	zip_int64_t n = zip_get_num_entries(za, 0);
-
-	if (zip_name_locate(za, "perf.data.txt", 0) >= 0)
-		return "perf.data.txt";
-	for (zip_int64_t i = 0; i < n; i++) {
-		const char *name = zip_get_name(za, (zip_uint64_t)i, 0);
-		size_t len = name ? strlen(name) : 0;
-
-		if (len > 14 && strcmp(name + len - 14, "/perf.data.txt") == 0 && !strstr(name, ".."))
-			return name;
-	}
-	return NULL;
 }
 
 /* Names from an archive made elsewhere, before they reach any output. */
@@ -129,63 +112,60 @@ static int end_sample(struct script_reader *r)
 	return ret;
 }
 
-static int read_perf_script(zip_t *za, const char *entry, struct tr_stackset *set)
+static int script_line(void *arg, char *line)
+{
+	struct script_reader *r = arg;
+	char *copy;
+
+	if (!*line || (ps_is_frame_line(line) && strspn(line, " \t") == strlen(line)))
+		return end_sample(r);
+	if (!ps_is_frame_line(line)) {
+		int ret = end_sample(r);
+
+		if (ret == 0 && ps_parse_header(line, &r->h) == 0) {
+			snprintf(r->comm, sizeof(r->comm), "%s", r->h.comm);
+			tr_sanitize_name(r->comm, sizeof(r->comm), r->comm);
+			snprintf(r->event, sizeof(r->event), "%s", r->h.event);
+			r->h.comm = r->comm;
+			r->h.event = r->event;
+			r->in_sample = 1;
+		}
+		return ret;
+	}
+	if (!r->in_sample || r->n == MAX_FRAMES)
+		return 0;
+	/* The frame points into its own copy: the line buffer is reused for
+	 * the next line. */
+	copy = strdup(line);
+	if (!copy)
+		return -ENOMEM;
+	if (ps_parse_frame(copy, &r->frames[r->n]) < 0) {
+		free(copy);
+		return 0;
+	}
+	/* In place: both point into copy. */
+	sanitize_in_place(r->frames[r->n].symbol);
+	sanitize_in_place(r->frames[r->n].dso);
+	r->frame_text[r->n++] = copy;
+	return 0;
+}
+
+static int read_perf_script(struct rp_archive *ar, struct tr_stackset *set)
 {
 	struct script_reader *r = calloc(1, sizeof(*r));
-	struct tr_zipline lines;
 	int ret;
 
 	if (!r)
 		return -ENOMEM;
 	r->set = set;
-	ret = tr_zipline_open(&lines, za, entry);
-	while (ret == 0 && (ret = tr_zipline_next(&lines)) > 0) {
-		char *line = lines.line;
-
-		ret = 0;
-		if (!*line) {
-			ret = end_sample(r);
-		} else if (ps_is_frame_line(line)) {
-			char *copy;
-
-			if (!r->in_sample || r->n == MAX_FRAMES)
-				continue;
-			/* The frame points into its own copy: the line buffer
-			 * is reused for the next line. */
-			copy = strdup(line);
-			if (!copy) {
-				ret = -ENOMEM;
-				break;
-			}
-			if (ps_parse_frame(copy, &r->frames[r->n]) < 0) {
-				free(copy);
-				continue;
-			}
-			/* In place: both point into copy. */
-			sanitize_in_place(r->frames[r->n].symbol);
-			sanitize_in_place(r->frames[r->n].dso);
-			r->frame_text[r->n++] = copy;
-		} else {
-			ret = end_sample(r);
-			if (ret == 0 && ps_parse_header(line, &r->h) == 0) {
-				snprintf(r->comm, sizeof(r->comm), "%s", r->h.comm);
-				tr_sanitize_name(r->comm, sizeof(r->comm), r->comm);
-				snprintf(r->event, sizeof(r->event), "%s", r->h.event);
-				r->h.comm = r->comm;
-				r->h.event = r->event;
-				r->in_sample = 1;
-			}
-		}
-	}
+	ret = rp_lines_each(ar, "perf.data.txt", script_line, r);
 	if (ret == 0)
 		ret = end_sample(r);
 	else
 		end_sample(r);
-	tr_zipline_warn_skipped(&lines, "convert", entry);
-	tr_zipline_close(&lines);
 	if (ret == 0 && r->samples && r->no_period)
-		fprintf(stderr, "tracerig: convert: %s: %llu of %llu samples have no cpu-clock "
-			"period: their CPU time is unknown (sample counts are right)\n", entry,
+		fprintf(stderr, "tracerig: convert: perf.data.txt: %llu of %llu samples have no "
+			"cpu-clock period: their CPU time is unknown (sample counts are right)\n",
 			(unsigned long long)r->no_period, (unsigned long long)r->samples);
 	free(r);
 	return ret;
@@ -193,61 +173,70 @@ static int read_perf_script(zip_t *za, const char *entry, struct tr_stackset *se
 
 /* "root;outer;...;leaf 123": the root is the process ("comm" or, in
  * cpu.folded, "comm-PID"); "_[k]" marks kernel frames. */
-static int read_folded(zip_t *za, const char *entry, struct tr_stackset *set, int64_t scale,
-		       int counts)
+struct folded_reader {
+	struct tr_stackset *set;
+	struct ss_frame frames[MAX_FRAMES];
+	char *parts[MAX_FRAMES + 1];
+	int64_t scale;
+	int counts;
+};
+
+static int folded_line(void *arg, char *line)
 {
-	struct ss_frame *frames = calloc(MAX_FRAMES, sizeof(*frames));
-	struct tr_zipline lines;
+	struct folded_reader *fr = arg;
+	char *space = strrchr(line, ' '), *end, *p, *root, *dash;
+	size_t n = 0;
+	long long value;
+	long pid = -1;
+
+	if (!space)
+		return 0;
+	value = strtoll(space + 1, &end, 10);
+	if (*end || value < 0)
+		return 0;
+	*space = '\0';
+	for (p = line; p && n <= MAX_FRAMES; n++) {
+		fr->parts[n] = p;
+		p = strchr(p, ';');
+		if (p)
+			*p++ = '\0';
+		sanitize_in_place(fr->parts[n]);
+	}
+	root = fr->parts[0];
+	dash = strrchr(root, '-');
+	if (fr->counts && dash && dash[1] && strspn(dash + 1, "0123456789") == strlen(dash + 1)) {
+		pid = strtol(dash + 1, NULL, 10);
+		*dash = '\0';
+	}
+	/* Leaf first, as the stack set wants. */
+	for (size_t i = 1; i < n; i++) {
+		struct ss_frame *f = &fr->frames[n - 1 - i];
+		size_t len = strlen(fr->parts[i]);
+
+		f->name = fr->parts[i];
+		f->dso = "";
+		f->address = 0;
+		f->kernel = len > 4 && strcmp(fr->parts[i] + len - 4, "_[k]") == 0;
+		if (f->kernel)
+			fr->parts[i][len - 4] = '\0';
+	}
+	return tr_stackset_add(fr->set, fr->frames, n ? n - 1 : 0, pid, -1, root,
+			       fr->counts ? 0 : value * fr->scale, fr->counts ? value : 0);
+}
+
+static int read_folded(struct rp_archive *ar, const char *entry, struct tr_stackset *set,
+		       int64_t scale, int counts)
+{
+	struct folded_reader *fr = calloc(1, sizeof(*fr));
 	int ret;
 
-	if (!frames)
+	if (!fr)
 		return -ENOMEM;
-	ret = tr_zipline_open(&lines, za, entry);
-	while (ret == 0 && (ret = tr_zipline_next(&lines)) > 0) {
-		char *line = lines.line, *space = strrchr(line, ' '), *end, *p, *root, *dash;
-		char *parts[MAX_FRAMES + 1];
-		size_t n = 0;
-		long long value;
-		long pid = -1;
-
-		ret = 0;
-		if (!space)
-			continue;
-		value = strtoll(space + 1, &end, 10);
-		if (*end || value < 0)
-			continue;
-		*space = '\0';
-		for (p = line; p && n <= MAX_FRAMES; n++) {
-			parts[n] = p;
-			p = strchr(p, ';');
-			if (p)
-				*p++ = '\0';
-			sanitize_in_place(parts[n]);
-		}
-		root = parts[0];
-		dash = strrchr(root, '-');
-		if (counts && dash && dash[1] && strspn(dash + 1, "0123456789") == strlen(dash + 1)) {
-			pid = strtol(dash + 1, NULL, 10);
-			*dash = '\0';
-		}
-		/* Leaf first, as the stack set wants. */
-		for (size_t i = 1; i < n; i++) {
-			struct ss_frame *f = &frames[n - 1 - i];
-			size_t len = strlen(parts[i]);
-
-			f->name = parts[i];
-			f->dso = "";
-			f->address = 0;
-			f->kernel = len > 4 && strcmp(parts[i] + len - 4, "_[k]") == 0;
-			if (f->kernel)
-				parts[i][len - 4] = '\0';
-		}
-		ret = tr_stackset_add(set, frames, n ? n - 1 : 0, pid, -1, root,
-				      counts ? 0 : value * scale, counts ? value : 0);
-	}
-	tr_zipline_warn_skipped(&lines, "convert", entry);
-	tr_zipline_close(&lines);
-	free(frames);
+	fr->set = set;
+	fr->scale = scale;
+	fr->counts = counts;
+	ret = rp_lines_each(ar, entry, folded_line, fr);
+	free(fr);
 	return ret;
 }
 
@@ -310,11 +299,11 @@ int tr_convert_main(int argc, char **argv)
 	struct tr_stackset sets[3];
 	const struct tr_stackset *filled[3];
 	size_t n_sets = 0, n_filled = 0;
-	const char *dir = ".", *archive, *script;
+	const char *dir = ".", *archive;
 	enum target to = TO_PPROF;
 	char base[256];
-	zip_t *za;
-	int c, err, ret = 0;
+	struct rp_archive ar;
+	int c, ret = 0;
 	struct stat st;
 
 	memset(sets, 0, sizeof(sets));
@@ -349,39 +338,29 @@ int tr_convert_main(int argc, char **argv)
 			"existing one)\n", dir);
 		return 2;
 	}
-	za = zip_open(archive, ZIP_RDONLY, &err);
-	if (!za) {
-		zip_error_t ze;
-
-		zip_error_init_with_code(&ze, err);
-		fprintf(stderr, "tracerig convert: %s: %s\n", archive, zip_error_strerror(&ze));
-		zip_error_fini(&ze);
+	if (rp_archive_open(archive, "convert", &ar) < 0)
 		return 1;
-	}
 	archive_base(archive, base, sizeof(base));
-	script = find_perf_script(za);
 	ret = tr_stackset_init(&sets[n_sets++], "cpu", "cpu", "nanoseconds");
-	if (ret == 0 && script)
-		ret = read_perf_script(za, script, &sets[0]);
-	else if (ret == 0 && zip_name_locate(za, "cpu.folded", 0) >= 0)
-		ret = read_folded(za, "cpu.folded", &sets[0], 1, 1);
-	if (ret == 0 && zip_name_locate(za, "offcpu.folded", 0) >= 0) {
+	if (ret == 0 && rp_archive_has(&ar, "perf.data.txt"))
+		ret = read_perf_script(&ar, &sets[0]);
+	else if (ret == 0 && rp_archive_has(&ar, "cpu.folded"))
+		ret = read_folded(&ar, "cpu.folded", &sets[0], 1, 1);
+	if (ret == 0 && rp_archive_has(&ar, "offcpu.folded")) {
 		ret = tr_stackset_init(&sets[n_sets], "offcpu", "offcpu", "nanoseconds");
 		if (ret == 0)
-			ret = read_folded(za, "offcpu.folded", &sets[n_sets++], 1000, 0);
+			ret = read_folded(&ar, "offcpu.folded", &sets[n_sets++], 1000, 0);
 	}
-	if (ret == 0 && zip_name_locate(za, "wall.folded", 0) >= 0) {
+	if (ret == 0 && rp_archive_has(&ar, "wall.folded")) {
 		ret = tr_stackset_init(&sets[n_sets], "wall", "wall", "nanoseconds");
 		if (ret == 0)
-			ret = read_folded(za, "wall.folded", &sets[n_sets++], 1000, 0);
+			ret = read_folded(&ar, "wall.folded", &sets[n_sets++], 1000, 0);
 	}
-	zip_close(za);
-	if (ret < 0) {
-		fprintf(stderr, "tracerig convert: %s: %s\n", archive,
-			ret == -EIO ? "the archive is damaged (an entry cannot be read)"
-				    : strerror(-ret));
+	if (ret < 0)
+		fprintf(stderr, "tracerig convert: %s: %s\n", archive, rp_archive_strerror(&ar, ret));
+	rp_archive_close(&ar);
+	if (ret < 0)
 		goto out;
-	}
 	for (size_t i = 0; i < n_sets; i++)
 		if (sets[i].n_stacks)
 			filled[n_filled++] = &sets[i];

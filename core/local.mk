@@ -26,7 +26,6 @@ tracerig_SOURCES = \
 	core/control.c core/control.h \
 	core/remote.c core/remote.h \
 	core/detach.c core/detach.h \
-	core/zipline.c core/zipline.h \
 	core/stackset.c core/stackset.h \
 	core/export.c core/export.h \
 	core/convert.c core/convert.h \

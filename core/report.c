@@ -83,7 +83,7 @@ int tr_report_main(int argc, char **argv)
 				       : "one archive at a time");
 		return TR_EXIT_USAGE;
 	}
-	if (rp_archive_open(argv[optind], &ar) < 0)
+	if (rp_archive_open(argv[optind], "report", &ar) < 0)
 		return TR_EXIT_FAILURE;
 
 	rp_report_overview(&ar);

@@ -48,7 +48,7 @@ static zip_int64_t locate(const struct rp_archive *ar, const char *name)
 	return i;
 }
 
-int rp_archive_open(const char *path, struct rp_archive *ar)
+int rp_archive_open(const char *path, const char *who, struct rp_archive *ar)
 {
 	struct stat st;
 	zip_error_t ze;
@@ -56,19 +56,20 @@ int rp_archive_open(const char *path, struct rp_archive *ar)
 
 	memset(ar, 0, sizeof(*ar));
 	ar->path = path;
+	ar->who = who;
 	if (stat(path, &st) < 0)
 		err = errno;
 	else if (S_ISDIR(st.st_mode))
 		err = EISDIR;
 	if (err) {
-		fprintf(stderr, "tracerig: report: cannot open %s: %s (give the path of a "
-			".trace.zip written by tracerig)\n", path, strerror(err));
+		fprintf(stderr, "tracerig: %s: cannot open %s: %s (give the path of a "
+			".trace.zip written by tracerig)\n", who, path, strerror(err));
 		return -err;
 	}
 	ar->za = zip_open(path, ZIP_RDONLY, &err);
 	if (!ar->za) {
 		zip_error_init_with_code(&ze, err);
-		fprintf(stderr, "tracerig: report: cannot open %s: %s (%s)\n", path,
+		fprintf(stderr, "tracerig: %s: cannot open %s: %s (%s)\n", who, path,
 			zip_error_strerror(&ze),
 			err == ZIP_ER_NOZIP || err == ZIP_ER_INCONS
 				? "give a .trace.zip written by tracerig"
@@ -78,7 +79,7 @@ int rp_archive_open(const char *path, struct rp_archive *ar)
 	}
 	err = -find_prefix(ar);
 	if (err) {
-		fprintf(stderr, "tracerig: report: cannot read %s: %s\n", path, strerror(err));
+		fprintf(stderr, "tracerig: %s: cannot read %s: %s\n", who, path, strerror(err));
 		rp_archive_close(ar);
 		return -err;
 	}

@@ -12,11 +12,13 @@
 struct rp_archive {
 	zip_t *za;
 	const char *path; /* as given, for messages */
+	const char *who;  /* the command, for messages: "report", "convert" */
 	char *prefix;	  /* "NAME.trace/" in perfcollect's layout, else NULL */
 };
 
-/* 0, or a negative errno once the reason is printed on stderr. */
-int rp_archive_open(const char *path, struct rp_archive *ar);
+/* 0, or a negative errno once the reason is printed on stderr (as said by
+ * `tracerig WHO`). */
+int rp_archive_open(const char *path, const char *who, struct rp_archive *ar);
 void rp_archive_close(struct rp_archive *ar);
 
 /* 1 when the archive has the entry `name` (under the prefix, if any). */

@@ -11,7 +11,8 @@
 
 struct rp_lines {
 	zip_file_t *zf;
-	char *entry; /* for the warning */
+	char *entry;     /* for the warning */
+	const char *who; /* the command, for the warning */
 	char buf[65536];
 	size_t pos, len;
 	int eof;
@@ -29,6 +30,7 @@ static int lines_open(struct rp_archive *ar, const char *entry, struct rp_lines 
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
+	r->who = ar->who ? ar->who : "report";
 	r->entry = strdup(entry);
 	if (!r->entry) {
 		free(r);
@@ -116,9 +118,9 @@ done:
 static void lines_close(struct rp_lines *r)
 {
 	if (r->skipped)
-		fprintf(stderr, "tracerig: report: %s: %" PRIu64 " line(s) longer than %u MiB "
+		fprintf(stderr, "tracerig: %s: %s: %" PRIu64 " line(s) longer than %u MiB "
 			"skipped (tracerig never writes such lines: the archive was altered)\n",
-			r->entry, r->skipped, RP_LINE_MAX >> 20);
+			r->who, r->entry, r->skipped, RP_LINE_MAX >> 20);
 	zip_fclose(r->zf);
 	free(r->entry);
 	free(r->line);

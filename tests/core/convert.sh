@@ -58,7 +58,7 @@ total=$(grep -c '^[^ 	]' "$txt")
 got=$("$PPROF" -top -sample_index=samples "$pb" 2>/dev/null | sed -n 's/.*of \([0-9]*\) total.*/\1/p')
 check_eq "pprof's sample total is perf.data.txt's" "$total" "$got"
 ns=$("$PPROF" -top -sample_index=cpu -unit=ns "$pb" 2>/dev/null | sed -n 's/.*of \([0-9]*\)ns total.*/\1/p')
-periods=$(awk '/^[^ \t]/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/ && $(i + 1) == "cpu-clock:") s += $i } END { printf "%d", s }' "$txt")
+periods=$(awk '/^[^ \t]/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/ && $(i + 1) == "cpu-clock:") s += $i } END { printf "%.0f", s }' "$txt")
 check_eq "cpu/nanoseconds totals the samples' periods" "$periods" "$ns"
 
 # Labels: one process kept by -tagfocus.
@@ -94,9 +94,9 @@ if [ -e "$top_builddir/plugins/ebpf/ebpf.la" ] && [ -r /sys/kernel/btf/vmlinux ]
 	"$TRACERIG" convert -o "$TEST_TMP/folded" "$TEST_TMP/w.trace.zip" >"$TEST_TMP/wconv.out" 2>&1
 	check_grep "offcpu.pb.gz is written" "w.offcpu.pb.gz" "$TEST_TMP/wconv.out"
 	check_grep "wall.pb.gz is written" "w.wall.pb.gz" "$TEST_TMP/wconv.out"
-	us=$(awk '{ s += $NF } END { printf "%d", s }' "$TEST_TMP/w/offcpu.folded")
+	us=$(awk '{ s += $NF } END { printf "%.0f", s }' "$TEST_TMP/w/offcpu.folded")
 	ns=$("$PPROF" -top -unit=ns "$TEST_TMP/folded/w.offcpu.pb.gz" 2>/dev/null | sed -n 's/.*of \([0-9]*\)ns total.*/\1/p')
-	check_eq "offcpu.pb.gz totals offcpu.folded (in ns)" "$((us * 1000))" "$ns"
+	check_eq "offcpu.pb.gz totals offcpu.folded (in ns)" "${us}000" "$ns"
 	"$PPROF" -top -nodecount=1000 "$TEST_TMP/folded/w.offcpu.pb.gz" >"$TEST_TMP/offtop" 2>&1
 	check_grep "off-CPU stacks name the demo's functions" 'demo_(hot|warm|cool|run_slice|worker)' "$TEST_TMP/offtop"
 else
@@ -135,13 +135,16 @@ mkdir -p "$TEST_TMP/evil/x.trace"
 printf 'evil\nname 1/1 [000] 1.000001: 1000 cpu-clock:\n\t1000 a;b\033[31m (/x;y)\n\nname 1/1 [000] 1.000002: 1000 cpu-clock:\n\t2000 nodso\n\n' \
 	>"$TEST_TMP/evil/x.trace/perf.data.txt"
 printf 'p;q;r\tx 5\n' >"$TEST_TMP/evil/offcpu.folded"
-(cd "$TEST_TMP/evil" && zip -qr evil.zip x.trace offcpu.folded)
+(cd "$TEST_TMP/evil" && zip -qr evil.zip x.trace && zip -q evil2.zip offcpu.folded)
 rc=0
 "$TRACERIG" convert --to folded -o "$TEST_TMP/evil" "$TEST_TMP/evil/evil.zip" >/dev/null 2>&1 || rc=$?
-check_eq "a hostile archive converts" 0 "$rc"
+check_eq "a hostile perfcollect-layout archive converts" 0 "$rc"
 check_eq "its frame names cannot forge frames or escape sequences" \
 	"name-1;a:b?[31m 1|name-1;nodso 1" "$(paste -sd'|' "$TEST_TMP/evil/evil.cpu.folded")"
-check_eq "nor lines in offcpu" "p;q;r?x 5" "$(cat "$TEST_TMP/evil/evil.offcpu.folded")"
+rc=0
+"$TRACERIG" convert --to folded -o "$TEST_TMP/evil" "$TEST_TMP/evil/evil2.zip" >/dev/null 2>&1 || rc=$?
+check_eq "a hostile tracerig-layout archive converts" 0 "$rc"
+check_eq "nor lines in offcpu" "p;q;r?x 5" "$(cat "$TEST_TMP/evil/evil2.offcpu.folded")"
 rc=0
 "$TRACERIG" convert "$txt" >"$TEST_TMP/bad.out" 2>&1 || rc=$?
 check_eq "a file that is no archive fails" 1 "$rc"
