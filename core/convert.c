@@ -17,6 +17,7 @@
 #include "export.h"
 #include "lib/perfscript.h"
 #include "lib/sanitize.h"
+#include "lib/strmap.h"
 #include "report/archive.h"
 #include "report/lines.h"
 #include "stackset.h"
@@ -78,9 +79,8 @@ static int period_is_ns(const char *event)
 
 struct script_reader {
 	struct tr_stackset *set;
-	struct ps_frame frames[MAX_FRAMES];
-	struct ss_frame ss[MAX_FRAMES];
-	char *frame_text[MAX_FRAMES];
+	struct tr_strmap frame_lines; /* a frame line as printed -> frame id + 1 */
+	uint32_t ids[MAX_FRAMES];
 	size_t n;
 	int in_sample;
 	struct ps_header h;
@@ -95,27 +95,51 @@ static int end_sample(struct script_reader *r)
 	if (r->in_sample) {
 		int ns = period_is_ns(r->event) && r->h.period;
 
-		for (size_t i = 0; i < r->n; i++) {
-			r->ss[i] = (struct ss_frame){ r->frames[i].symbol, r->frames[i].dso,
-						      r->frames[i].address,
-						      is_kernel_frame(&r->frames[i]) };
-		}
-		ret = tr_stackset_add(r->set, r->ss, r->n, r->h.pid, r->h.tid, r->comm,
-				      ns ? (int64_t)r->h.period : 0, 1);
+		ret = tr_stackset_add_ids(r->set, r->ids, r->n, r->h.pid, r->h.tid, r->comm,
+					  ns ? (int64_t)r->h.period : 0, 1);
 		r->samples++;
 		r->no_period += !ns;
 	}
-	for (size_t i = 0; i < r->n; i++)
-		free(r->frame_text[i]);
 	r->n = 0;
 	r->in_sample = 0;
 	return ret;
 }
 
+/* The id of the frame a line prints.  The same lines come back sample
+ * after sample: each is parsed and sanitized once. */
+static int64_t frame_of_line(struct script_reader *r, const char *line)
+{
+	struct tr_strmap_entry *e = tr_strmap_get(&r->frame_lines, line, strlen(line));
+	struct ps_frame f;
+	char *copy;
+	int64_t id;
+
+	if (!e)
+		return -ENOMEM;
+	if (e->value)
+		return (int64_t)e->value - 1;
+	copy = strdup(line);
+	if (!copy)
+		return -ENOMEM;
+	if (ps_parse_frame(copy, &f) < 0) {
+		free(copy);
+		return -EINVAL;
+	}
+	/* In place: both point into copy. */
+	sanitize_in_place(f.symbol);
+	sanitize_in_place(f.dso);
+	id = tr_stackset_frame(r->set, &(struct ss_frame){ f.symbol, f.dso, f.address,
+							    is_kernel_frame(&f) });
+	free(copy);
+	if (id >= 0)
+		e->value = (uint64_t)id + 1;
+	return id;
+}
+
 static int script_line(void *arg, char *line)
 {
 	struct script_reader *r = arg;
-	char *copy;
+	int64_t id;
 
 	if (!*line || (ps_is_frame_line(line) && strspn(line, " \t") == strlen(line)))
 		return end_sample(r);
@@ -134,19 +158,12 @@ static int script_line(void *arg, char *line)
 	}
 	if (!r->in_sample || r->n == MAX_FRAMES)
 		return 0;
-	/* The frame points into its own copy: the line buffer is reused for
-	 * the next line. */
-	copy = strdup(line);
-	if (!copy)
-		return -ENOMEM;
-	if (ps_parse_frame(copy, &r->frames[r->n]) < 0) {
-		free(copy);
-		return 0;
-	}
-	/* In place: both point into copy. */
-	sanitize_in_place(r->frames[r->n].symbol);
-	sanitize_in_place(r->frames[r->n].dso);
-	r->frame_text[r->n++] = copy;
+	id = frame_of_line(r, line);
+	if (id == -EINVAL)
+		return 0; /* not a frame: skipped */
+	if (id < 0)
+		return (int)id;
+	r->ids[r->n++] = (uint32_t)id;
 	return 0;
 }
 
@@ -163,6 +180,7 @@ static int read_perf_script(struct rp_archive *ar, struct tr_stackset *set)
 		ret = end_sample(r);
 	else
 		end_sample(r);
+	tr_strmap_free(&r->frame_lines);
 	if (ret == 0 && r->samples && r->no_period)
 		fprintf(stderr, "tracerig: convert: perf.data.txt: %llu of %llu samples have no "
 			"cpu-clock period: their CPU time is unknown (sample counts are right)\n",

@@ -106,69 +106,98 @@ static uint32_t frame_index(struct tr_stackset *s, const struct ss_frame *f)
 	return (uint32_t)e->value;
 }
 
-int tr_stackset_add(struct tr_stackset *s, const struct ss_frame *frames, size_t n_frames,
-		    long pid, long tid, const char *comm, int64_t value, int64_t count)
+int64_t tr_stackset_frame(struct tr_stackset *s, const struct ss_frame *f)
+{
+	uint32_t id = frame_index(s, f);
+
+	return id ? (int64_t)id - 1 : -ENOMEM;
+}
+
+/* Ids as bytes without a NUL (strmap keys are strings): 6 bits a byte,
+ * 0x40-0x7f while more follow, 0x80-0xbf for the last. */
+static size_t put_id(char *out, uint32_t id)
+{
+	char tmp[6];
+	size_t n = 0, len = 0;
+
+	do {
+		tmp[n++] = (char)(id & 0x3f);
+		id >>= 6;
+	} while (id);
+	while (n > 1)
+		out[len++] = (char)(0x40 | tmp[--n]);
+	out[len++] = (char)(0x80 | tmp[0]);
+	return len;
+}
+
+int tr_stackset_add_ids(struct tr_stackset *s, const uint32_t *frame_ids, size_t n_frames,
+			long pid, long tid, const char *comm, int64_t value, int64_t count)
 {
 	struct index *ix = s->index;
 	struct tr_strmap_entry *e;
-	uint32_t *ids = malloc((n_frames ? n_frames : 1) * sizeof(*ids));
-	size_t len;
 	struct ss_stack *st;
+	size_t len;
 
-	if (!ids)
+	if (key_room(ix, n_frames * 6 + strlen(comm) + 64) < 0)
 		return -ENOMEM;
-	for (size_t i = 0; i < n_frames; i++) {
-		ids[i] = frame_index(s, &frames[i]);
-		if (!ids[i]) {
-			free(ids);
-			return -ENOMEM;
-		}
-		ids[i]--;
-	}
-	if (key_room(ix, n_frames * 11 + strlen(comm) + 64) < 0) {
-		free(ids);
-		return -ENOMEM;
-	}
 	len = (size_t)snprintf(ix->key, ix->key_cap, "%ld/%ld/%s|", pid, tid, comm);
 	for (size_t i = 0; i < n_frames; i++)
-		len += (size_t)snprintf(ix->key + len, ix->key_cap - len, "%" PRIu32 ",", ids[i]);
+		len += put_id(ix->key + len, frame_ids[i]);
 	e = tr_strmap_get(&ix->stacks, ix->key, len);
-	if (!e) {
-		free(ids);
+	if (!e)
 		return -ENOMEM;
-	}
 	if (e->value) {
 		st = &s->stacks[e->value - 1];
 		st->value += value;
 		st->count += count;
-		free(ids);
 		return 0;
 	}
 	if (s->n_stacks == s->cap_stacks) {
 		size_t cap = s->cap_stacks ? s->cap_stacks * 2 : 256;
 		struct ss_stack *grown = realloc(s->stacks, cap * sizeof(*grown));
 
-		if (!grown) {
-			free(ids);
+		if (!grown)
 			return -ENOMEM;
-		}
 		s->stacks = grown;
 		s->cap_stacks = cap;
 	}
 	st = &s->stacks[s->n_stacks];
-	st->frames = ids;
+	st->frames = malloc((n_frames ? n_frames : 1) * sizeof(*st->frames));
+	st->comm = intern(ix, comm);
+	if (!st->frames || !st->comm) {
+		free(st->frames);
+		return -ENOMEM;
+	}
+	memcpy(st->frames, frame_ids, n_frames * sizeof(*st->frames));
 	st->n_frames = n_frames;
 	st->pid = pid;
 	st->tid = tid;
-	st->comm = intern(ix, comm);
 	st->value = value;
 	st->count = count;
-	if (!st->comm) {
-		free(ids);
-		return -ENOMEM;
-	}
 	e->value = ++s->n_stacks;
 	return 0;
+}
+
+int tr_stackset_add(struct tr_stackset *s, const struct ss_frame *frames, size_t n_frames,
+		    long pid, long tid, const char *comm, int64_t value, int64_t count)
+{
+	uint32_t *ids = malloc((n_frames ? n_frames : 1) * sizeof(*ids));
+	int ret = 0;
+
+	if (!ids)
+		return -ENOMEM;
+	for (size_t i = 0; i < n_frames && ret == 0; i++) {
+		int64_t id = tr_stackset_frame(s, &frames[i]);
+
+		if (id < 0)
+			ret = (int)id;
+		else
+			ids[i] = (uint32_t)id;
+	}
+	if (ret == 0)
+		ret = tr_stackset_add_ids(s, ids, n_frames, pid, tid, comm, value, count);
+	free(ids);
+	return ret;
 }
 
 int64_t tr_stackset_total(const struct tr_stackset *s)

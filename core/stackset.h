@@ -45,6 +45,13 @@ void tr_stackset_free(struct tr_stackset *s);
 int tr_stackset_add(struct tr_stackset *s, const struct ss_frame *frames, size_t n_frames,
 		    long pid, long tid, const char *comm, int64_t value, int64_t count);
 
+/* The id of a frame (interned on first sight), or -ENOMEM: for callers
+ * that see the same frame many times and keep its id. */
+int64_t tr_stackset_frame(struct tr_stackset *s, const struct ss_frame *f);
+/* tr_stackset_add with frames given by id. */
+int tr_stackset_add_ids(struct tr_stackset *s, const uint32_t *frame_ids, size_t n_frames,
+			long pid, long tid, const char *comm, int64_t value, int64_t count);
+
 /* Sum of every stack's value, or of its count. */
 int64_t tr_stackset_total(const struct tr_stackset *s);
 int64_t tr_stackset_count(const struct tr_stackset *s);

@@ -70,6 +70,8 @@ if [ "$one_samples" -gt 0 ] && [ "$one_samples" -lt "$total" ] && [ "$got" = "$o
 else
 	not_ok "-tagfocus=pid keeps one process" "perf.data.txt: $one_samples of $total" "pprof: $got"
 fi
+"$PPROF" -top "$pb" >"$TEST_TMP/top" 2>&1
+check_grep "pprof takes the demo for the profile's binary" '^File: tracerig-demo$' "$TEST_TMP/top"
 "$PPROF" -tags "$pb" >"$TEST_TMP/tags" 2>&1
 check_grep "samples carry the comm label (the thread's name, as perf gives it)" '%\): demo-worker' "$TEST_TMP/tags"
 check_grep "samples carry the tid label" 'tid:' "$TEST_TMP/tags"
