@@ -442,11 +442,13 @@ int tr_loader_load(const char *name, struct tr_loaded *out, char *why, size_t wh
 		lt_dlclose(h);
 		return -ENOEXEC;
 	}
+	/* abi_version is the first field in every ABI: read before anything
+	 * else of a layout this core may not know. */
 	if (desc->abi_version != TRACERIG_ABI_VERSION) {
-		snprintf(why, why_len, "%s was built for plugin ABI %u but this tracerig has ABI %u "
-			 "(rebuild the plugin against this tracerig's header)",
-			 info && info->filename ? info->filename : base, desc->abi_version,
-			 TRACERIG_ABI_VERSION);
+		snprintf(why, why_len, "%s: plugin '%s' was built for plugin ABI %u, this tracerig "
+			 "speaks ABI %u: rebuild it against tracerig-plugin.pc (pkg-config --cflags "
+			 "tracerig-plugin)", info && info->filename ? info->filename : base, name,
+			 desc->abi_version, TRACERIG_ABI_VERSION);
 		lt_dlclose(h);
 		return -EPROTO;
 	}

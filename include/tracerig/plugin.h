@@ -36,7 +36,7 @@ extern "C" {
 #endif
 
 /* Bumped on any incompatible change of this header. */
-#define TRACERIG_ABI_VERSION 1
+#define TRACERIG_ABI_VERSION 2
 
 /* The one symbol a plugin exports. */
 #define TRACERIG_PLUGIN_SYMBOL "tracerig_plugin"
@@ -260,7 +260,9 @@ struct tracerig_services {
 };
 
 struct tracerig_plugin {
-	unsigned abi_version;          /* TRACERIG_ABI_VERSION */
+	/* TRACERIG_ABI_VERSION.  First in every ABI: the loader reads it before
+	 * it trusts the rest of a layout it may not know. */
+	unsigned abi_version;
 	const char *name;              /* profile section name and file name */
 	const char *version;
 	enum tracerig_plugin_kind kind;
