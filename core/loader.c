@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "keys.h"
 #include "loader.h"
 #include "log.h"
 
@@ -387,7 +388,7 @@ const char *tr_loader_package(const char *name)
 int tr_loader_load(const char *name, struct tr_loaded *out, char *why, size_t why_len)
 {
 	const struct tracerig_plugin *desc;
-	char base[PATH_MAX], file[PATH_MAX + 4];
+	char base[PATH_MAX], file[PATH_MAX + 4], reason_of_table[512];
 	lt_dlhandle h = NULL;
 	const lt_dlinfo *info;
 	size_t i;
@@ -465,6 +466,13 @@ int tr_loader_load(const char *name, struct tr_loaded *out, char *why, size_t wh
 		snprintf(why, why_len, "%s has an incomplete descriptor (name '%s', kind %d, "
 			 "missing vtable entries)", info && info->filename ? info->filename : base,
 			 desc->name ? desc->name : "(none)", (int)desc->kind);
+		lt_dlclose(h);
+		return -ENOEXEC;
+	}
+	if (tr_key_check_table(desc->keys, reason_of_table, sizeof(reason_of_table)) < 0) {
+		snprintf(why, why_len, "%s has an unusable key table: %s (fix the plugin's "
+			 "tracerig_key table)", info && info->filename ? info->filename : base,
+			 reason_of_table);
 		lt_dlclose(h);
 		return -ENOEXEC;
 	}

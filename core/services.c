@@ -17,29 +17,33 @@
 #include "flamegraph.h"
 
 const struct tracerig_key tr_session_keys[] = {
-	{ "name", TRACERIG_KEY_STRING, "tracerig", NULL, 0, 0,
-	  "Name of the collection; the archive is <name>.trace.zip unless output is set." },
-	{ "description", TRACERIG_KEY_STRING, NULL, NULL, 0, 0,
-	  "Free text recorded in the manifest." },
-	{ "duration", TRACERIG_KEY_DURATION, "10s", NULL, 0, 7LL * 24 * 3600 * 1000,
-	  "How long to collect; 0 = until Ctrl-C (or the launched command exits)." },
-	{ "output", TRACERIG_KEY_STRING, NULL, NULL, 0, 0,
-	  "Archive path; default <name>.trace.zip in the current directory." },
-	{ "required", TRACERIG_KEY_LIST, "", NULL, 0, 0,
-	  "Backends whose failure aborts the run; others are optional (logged, skipped, noted in the manifest)." },
-	{ "packager", TRACERIG_KEY_STRING, "zip", NULL, 0, 0,
-	  "Packaging plugin that writes the archive." },
-	{ "cgroup", TRACERIG_KEY_STRING, NULL, NULL, 0, 0,
-	  "Trace only this cgroup (a directory under /sys/fs/cgroup): how a whole container is traced from the host." },
-	{ "keep_staging", TRACERIG_KEY_BOOL, "no", NULL, 0, 0,
-	  "Keep the staging directory after a successful packaging (for debugging)." },
-	{ "start_timeout", TRACERIG_KEY_DURATION, "60s", NULL, 1, 24LL * 3600 * 1000,
-	  "How long a backend may take to initialise and to start before it is abandoned as hung." },
-	{ "stop_timeout", TRACERIG_KEY_DURATION, "30s", NULL, 1, 24LL * 3600 * 1000,
-	  "How long a backend may take to stop before it is abandoned as hung (the others are still packaged)." },
-	{ "flush_timeout", TRACERIG_KEY_DURATION, "10m", NULL, 1, 24LL * 3600 * 1000,
-	  "How long a backend, or the packager, may take to write its entries before it is abandoned as hung." },
-	{ NULL, 0, NULL, NULL, 0, 0, NULL },
+	{ .name = "name", .type = TRACERIG_KEY_STRING, .default_value = "tracerig",
+	  .description = "Name of the collection; the archive is <name>.trace.zip unless output is set." },
+	{ .name = "description", .type = TRACERIG_KEY_STRING,
+	  .description = "Free text recorded in the manifest." },
+	{ .name = "duration", .type = TRACERIG_KEY_DURATION, .default_value = "10s",
+	  .max = 7LL * 24 * 3600 * 1000,
+	  .description = "How long to collect; 0 = until Ctrl-C (or the launched command exits)." },
+	{ .name = "output", .type = TRACERIG_KEY_STRING,
+	  .description = "Archive path; default <name>.trace.zip in the current directory." },
+	{ .name = "required", .type = TRACERIG_KEY_LIST, .default_value = "",
+	  .description = "Backends whose failure aborts the run; others are optional (logged, skipped, noted in the manifest)." },
+	{ .name = "packager", .type = TRACERIG_KEY_STRING, .default_value = "zip",
+	  .description = "Packaging plugin that writes the archive." },
+	{ .name = "cgroup", .type = TRACERIG_KEY_STRING,
+	  .description = "Trace only this cgroup (a directory under /sys/fs/cgroup): how a whole container is traced from the host." },
+	{ .name = "keep_staging", .type = TRACERIG_KEY_BOOL, .default_value = "no",
+	  .description = "Keep the staging directory after a successful packaging (for debugging)." },
+	{ .name = "start_timeout", .type = TRACERIG_KEY_DURATION, .default_value = "60s",
+	  .min = 1, .max = 24LL * 3600 * 1000,
+	  .description = "How long a backend may take to initialise and to start before it is abandoned as hung." },
+	{ .name = "stop_timeout", .type = TRACERIG_KEY_DURATION, .default_value = "30s",
+	  .min = 1, .max = 24LL * 3600 * 1000,
+	  .description = "How long a backend may take to stop before it is abandoned as hung (the others are still packaged)." },
+	{ .name = "flush_timeout", .type = TRACERIG_KEY_DURATION, .default_value = "10m",
+	  .min = 1, .max = 24LL * 3600 * 1000,
+	  .description = "How long a backend, or the packager, may take to write its entries before it is abandoned as hung." },
+	{ .name = NULL },
 };
 
 const char *tr_config_value(const struct tr_section *section, const struct tracerig_key *keys,
@@ -78,6 +82,92 @@ static void svc_log(struct tracerig_ctx *ctx, enum tracerig_log_level level, con
 	va_start(ap, fmt);
 	tr_logv(level, ctx && ctx->plugin ? ctx->plugin->name : NULL, fmt, ap);
 	va_end(ap);
+}
+
+/* A LIST key's items, split once per session and kept until the ctx goes:
+ * config_bind may be called again (check, then init) and the plugin keeps
+ * the pointers. */
+static int bound_list(struct tracerig_ctx *ctx, size_t index, struct tracerig_list *out)
+{
+	const struct tracerig_key *keys = ctx->plugin->keys;
+	int ret = 0;
+
+	pthread_mutex_lock(&ctx->lock);
+	if (!ctx->lists) {
+		size_t n = 0;
+
+		while (keys[n].name)
+			n++;
+		ctx->lists = calloc(n, sizeof(*ctx->lists));
+		ctx->lists_split = calloc(n, 1);
+		ctx->n_lists = n;
+		if (!ctx->lists || !ctx->lists_split) {
+			free(ctx->lists);
+			free(ctx->lists_split);
+			ctx->lists = NULL;
+			ctx->lists_split = NULL;
+			ctx->n_lists = 0;
+			ret = -ENOMEM;
+		}
+	}
+	if (ret == 0 && !ctx->lists_split[index]) {
+		ret = tr_key_split(tr_config_value(ctx->section, keys, keys[index].name),
+				   &ctx->lists[index]);
+		ctx->lists_split[index] = ret == 0;
+	}
+	if (ret == 0)
+		*out = ctx->lists[index];
+	pthread_mutex_unlock(&ctx->lock);
+	return ret;
+}
+
+static int svc_config_bind(struct tracerig_ctx *ctx, void *dst)
+{
+	const struct tracerig_key *keys = ctx->plugin->keys;
+
+	for (size_t i = 0; keys && keys[i].name; i++) {
+		const struct tracerig_key *k = &keys[i];
+		char *field = (char *)dst + k->bind_offset;
+		const char *text;
+		struct tracerig_list list = { 0 };
+		long long num;
+		int flag, ret;
+
+		if (!k->bind_size)
+			continue;
+		switch (k->type) {
+		case TRACERIG_KEY_STRING:
+			text = tr_config_value(ctx->section, keys, k->name);
+			memcpy(field, &text, sizeof(text));
+			break;
+		case TRACERIG_KEY_INT:
+		case TRACERIG_KEY_SIZE:
+		case TRACERIG_KEY_DURATION:
+			num = tr_config_number(ctx->section, keys, k->name);
+			if (k->bind_size == sizeof(int)) {
+				/* The loader let an int through only for a range within one. */
+				flag = (int)num;
+				memcpy(field, &flag, sizeof(flag));
+			} else {
+				memcpy(field, &num, sizeof(num));
+			}
+			break;
+		case TRACERIG_KEY_BOOL:
+			flag = tr_config_number(ctx->section, keys, k->name) != 0;
+			memcpy(field, &flag, sizeof(flag));
+			break;
+		case TRACERIG_KEY_ENUM:
+			flag = tr_key_choice(k->choices, tr_config_value(ctx->section, keys, k->name));
+			memcpy(field, &flag, sizeof(flag));
+			break;
+		case TRACERIG_KEY_LIST:
+			if ((ret = bound_list(ctx, i, &list)) < 0)
+				return ret;
+			memcpy(field, &list, sizeof(list));
+			break;
+		}
+	}
+	return 0;
 }
 
 static const char *svc_config_string(struct tracerig_ctx *ctx, const char *key)
@@ -321,6 +411,7 @@ static const char *svc_archive_output(struct tracerig_archive *ar)
 const struct tracerig_services tr_services = {
 	.abi_version = TRACERIG_ABI_VERSION,
 	.log = svc_log,
+	.config_bind = svc_config_bind,
 	.config_string = svc_config_string,
 	.config_int = svc_config_int,
 	.config_bool = svc_config_bool,
@@ -373,6 +464,10 @@ void tr_ctx_free(struct tracerig_ctx *ctx)
 	for (size_t i = 0; i < ctx->n_counters; i++)
 		free(ctx->counters[i].name);
 	free(ctx->counters);
+	for (size_t i = 0; i < ctx->n_lists; i++)
+		free((void *)ctx->lists[i].items);
+	free(ctx->lists);
+	free(ctx->lists_split);
 	pthread_mutex_destroy(&ctx->lock);
 	tr_loader_unload(&ctx->loaded);
 	free(ctx);

@@ -448,13 +448,16 @@ static void loadavg_fini(void *state)
 }
 
 static const struct tracerig_key loadavg_keys[] = {
-	{ "interval", TRACERIG_KEY_DURATION, "1s", NULL, 10, 3600 * 1000,
-	  "Time between two samples." },
-	{ "pressure", TRACERIG_KEY_ENUM, "auto", "auto,yes,no", 0, 0,
-	  "Also sample /proc/pressure/cpu: auto = when the kernel has it, yes = fail without it." },
-	{ "max_rows", TRACERIG_KEY_INT, "86400", NULL, 1, 10000000,
-	  "Samples kept in memory; later ones are dropped and counted." },
-	{ NULL, 0, NULL, NULL, 0, 0, NULL },
+	{ .name = "interval", .type = TRACERIG_KEY_DURATION, .default_value = "1s", .min = 10,
+	  .max = 3600 * 1000,
+	  .description = "Time between two samples." },
+	{ .name = "pressure", .type = TRACERIG_KEY_ENUM, .default_value = "auto",
+	  .choices = "auto,yes,no",
+	  .description = "Also sample /proc/pressure/cpu: auto = when the kernel has it, yes = fail without it." },
+	{ .name = "max_rows", .type = TRACERIG_KEY_INT, .default_value = "86400", .min = 1,
+	  .max = 10000000,
+	  .description = "Samples kept in memory; later ones are dropped and counted." },
+	{ .name = NULL },
 };
 
 TRACERIG_PLUGIN = {

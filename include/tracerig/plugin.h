@@ -68,28 +68,56 @@ enum tracerig_log_level {
 };
 
 /* Types of profile keys.  The core parses and range-checks values before
- * init, so a plugin reads them back already validated. */
+ * init and binds them into the plugin's struct (see TRACERIG_BIND): a
+ * plugin reads them back already validated, never by name.  The comment
+ * after each type is the C type of the field a key of that type binds. */
 enum tracerig_key_type {
-	TRACERIG_KEY_STRING = 1,
-	TRACERIG_KEY_INT,      /* decimal integer, checked against [min, max] when min < max */
-	TRACERIG_KEY_BOOL,     /* yes/no, true/false, on/off, 1/0 */
-	TRACERIG_KEY_SIZE,     /* bytes; suffixes K, M, G (powers of 1024); checked like INT */
-	TRACERIG_KEY_DURATION, /* read back in milliseconds; suffixes ms, s, m, h (bare number = seconds) */
-	TRACERIG_KEY_ENUM,     /* one of `choices`, a comma-separated list */
-	TRACERIG_KEY_LIST,     /* comma-separated list of strings, kept as written */
+	TRACERIG_KEY_STRING = 1, /* const char *: the value, NULL when unset */
+	TRACERIG_KEY_INT,        /* long long (or int when [min, max] fits one): decimal,
+	                          * checked against [min, max] when min < max */
+	TRACERIG_KEY_BOOL,       /* int, 0 or 1: yes/no, true/false, on/off, 1/0 */
+	TRACERIG_KEY_SIZE,       /* like INT: bytes; suffixes K, M, G (powers of 1024) */
+	TRACERIG_KEY_DURATION,   /* like INT: milliseconds; suffixes ms, s, m, h
+	                          * (bare number = seconds) */
+	TRACERIG_KEY_ENUM,       /* int: the index of the value in `choices`, -1 when unset */
+	TRACERIG_KEY_LIST,       /* struct tracerig_list: the items, already split */
+};
+
+/* A LIST value, split by the one rule for lists: items are separated by
+ * commas, white space around an item is not part of it, empty items are
+ * skipped ("a, b,,c " is "a", "b", "c").  The strings belong to the core
+ * and stay valid until fini. */
+struct tracerig_list {
+	size_t n;
+	const char *const *items;
 };
 
 /* One profile key a plugin accepts.  The same table drives validation,
- * "did you mean", `tracerig --list-plugins -v` and the profile reference.
- * Terminate the table with an entry whose name is NULL. */
+ * "did you mean", `tracerig --list-plugins -v` and the profile reference,
+ * and says where each value lands in the plugin's struct.  Write it with
+ * designated initializers and end it with an entry whose name is NULL:
+ *
+ *     { .name = "interval", .type = TRACERIG_KEY_DURATION, .default_value = "1s",
+ *       .min = 10, .max = 60000, TRACERIG_BIND(struct my_state, interval_ms),
+ *       .description = "How often to sample." },
+ */
 struct tracerig_key {
 	const char *name;
 	enum tracerig_key_type type;
 	const char *default_value; /* as it would be written in the profile; NULL = unset */
-	const char *choices;       /* TRACERIG_KEY_ENUM only */
+	const char *choices;       /* TRACERIG_KEY_ENUM only: comma-separated, as lists are */
 	long long min, max;        /* INT, SIZE, DURATION (ms); ignored unless min < max */
 	const char *description;
+	/* Where config_bind() writes the value: a field of the plugin's
+	 * struct, of the C type its key type names.  bind_size 0 = not
+	 * bound (the key is read with config_is_set() only).  The loader
+	 * refuses a table whose field sizes do not match the types. */
+	size_t bind_offset, bind_size;
 };
+
+/* Binds a key to `field` of `type` (inside a designated initializer). */
+#define TRACERIG_BIND(type, field) \
+	.bind_offset = offsetof(type, field), .bind_size = sizeof(((type *)0)->field)
 
 /* What the session traces.  All PIDs are host PIDs (the core translates). */
 struct tracerig_targets {
@@ -156,12 +184,16 @@ struct tracerig_services {
 	void (*log)(struct tracerig_ctx *ctx, enum tracerig_log_level level,
 		    const char *fmt, ...) TRACERIG_PRINTF(3, 4);
 
-	/* The plugin's validated profile section.  Unset keys without a
-	 * default read as NULL / 0; config_is_set tells them apart. */
+	/* The plugin's validated profile section.  config_bind writes every
+	 * bound key of the plugin's table (set, or its default) into `dst`, a
+	 * struct the plugin owns; 0 or -ENOMEM.  Call it in check and init.
+	 * config_is_set tells a key set in the profile from its default. */
+	int (*config_bind)(struct tracerig_ctx *ctx, void *dst);
+	int (*config_is_set)(struct tracerig_ctx *ctx, const char *key);
+	/* Superseded by config_bind; go before ABI 2 is released. */
 	const char *(*config_string)(struct tracerig_ctx *ctx, const char *key);
 	long long (*config_int)(struct tracerig_ctx *ctx, const char *key);
 	int (*config_bool)(struct tracerig_ctx *ctx, const char *key);
-	int (*config_is_set)(struct tracerig_ctx *ctx, const char *key);
 	/* The `[tracerig]` section of the profile (name, duration, ...). */
 	const char *(*session_string)(struct tracerig_ctx *ctx, const char *key);
 

@@ -24,40 +24,49 @@
 #define LINE_MAX_LEN (64 * 1024)
 
 static const struct tracerig_key ebpf_keys[] = {
-	{ "hook", TRACERIG_KEY_ENUM, "auto", "auto,tp_btf,raw_tp", 0, 0,
-	  "How to hook the context switch: tp_btf where the kernel supports it (probed), "
+	{ .name = "hook", .type = TRACERIG_KEY_ENUM, .default_value = "auto",
+	  .choices = "auto,tp_btf,raw_tp",
+	  .description = "How to hook the context switch: tp_btf where the kernel supports it (probed), "
 	  "else the raw tracepoint." },
-	{ "threads", TRACERIG_KEY_ENUM, "all", "all,user,kernel", 0, 0,
-	  "Trace user threads only, kernel threads only, or both." },
-	{ "states", TRACERIG_KEY_LIST, "all", NULL, 0, 0,
-	  "Thread states counted as off-CPU: interruptible (S: sleeps, pipes, locks), "
+	{ .name = "threads", .type = TRACERIG_KEY_ENUM, .default_value = "all",
+	  .choices = "all,user,kernel",
+	  .description = "Trace user threads only, kernel threads only, or both." },
+	{ .name = "states", .type = TRACERIG_KEY_LIST, .default_value = "all",
+	  .description = "Thread states counted as off-CPU: interruptible (S: sleeps, pipes, locks), "
 	  "uninterruptible (D: disk I/O, page faults), idle (idle kernel threads), "
 	  "preempted (still runnable), other, or all." },
-	{ "min_block_us", TRACERIG_KEY_INT, "1", NULL, 0, 3600000000LL,
-	  "Shortest off-CPU interval recorded, in microseconds." },
-	{ "max_block_us", TRACERIG_KEY_INT, "0", NULL, 0, 3600000000LL,
-	  "Longest off-CPU interval recorded, in microseconds; 0 = no limit." },
-	{ "sample_period_us", TRACERIG_KEY_INT, "0", NULL, 0, 3600000000LL,
-	  "Low-overhead mode for busy machines: a thread's stacks are taken with probability "
+	{ .name = "min_block_us", .type = TRACERIG_KEY_INT, .default_value = "1",
+	  .max = 3600000000LL,
+	  .description = "Shortest off-CPU interval recorded, in microseconds." },
+	{ .name = "max_block_us", .type = TRACERIG_KEY_INT, .default_value = "0",
+	  .max = 3600000000LL,
+	  .description = "Longest off-CPU interval recorded, in microseconds; 0 = no limit." },
+	{ .name = "sample_period_us", .type = TRACERIG_KEY_INT, .default_value = "0",
+	  .max = 3600000000LL,
+	  .description = "Low-overhead mode for busy machines: a thread's stacks are taken with probability "
 	  "min(1, its recent mean blocked time / this period) and each recorded interval is "
 	  "weighted by 1/probability, so totals stay unbiased; 0 = record every interval." },
-	{ "stack_storage_size", TRACERIG_KEY_INT, "16384", NULL, 64, 4194304,
-	  "Distinct stacks the kernel keeps; stacks that do not fit or collide are counted "
+	{ .name = "stack_storage_size", .type = TRACERIG_KEY_INT, .default_value = "16384",
+	  .min = 64, .max = 4194304,
+	  .description = "Distinct stacks the kernel keeps; stacks that do not fit or collide are counted "
 	  "(kernel_stacks_dropped, user_stacks_dropped) and shown as lost." },
-	{ "stack_depth", TRACERIG_KEY_INT, "127", NULL, 1, 127,
-	  "Frames kept per kernel or user stack." },
-	{ "aggregation_size", TRACERIG_KEY_INT, "65536", NULL, 256, 16777216,
-	  "Distinct (thread, kernel stack, user stack) entries kept in the kernel." },
-	{ "max_threads", TRACERIG_KEY_INT, "32768", NULL, 256, 4194304,
-	  "Threads tracked at once (raw_tp hook only; tp_btf uses per-task storage)." },
-	{ "wall", TRACERIG_KEY_BOOL, "yes", NULL, 0, 0,
-	  "When perf_events wrote cpu.folded earlier in the same session (list ebpf after "
+	{ .name = "stack_depth", .type = TRACERIG_KEY_INT, .default_value = "127", .min = 1,
+	  .max = 127,
+	  .description = "Frames kept per kernel or user stack." },
+	{ .name = "aggregation_size", .type = TRACERIG_KEY_INT, .default_value = "65536",
+	  .min = 256, .max = 16777216,
+	  .description = "Distinct (thread, kernel stack, user stack) entries kept in the kernel." },
+	{ .name = "max_threads", .type = TRACERIG_KEY_INT, .default_value = "32768", .min = 256,
+	  .max = 4194304,
+	  .description = "Threads tracked at once (raw_tp hook only; tp_btf uses per-task storage)." },
+	{ .name = "wall", .type = TRACERIG_KEY_BOOL, .default_value = "yes",
+	  .description = "When perf_events wrote cpu.folded earlier in the same session (list ebpf after "
 	  "perf_events), also write wall.folded and wall.svg: on- and off-CPU time of the "
 	  "traced threads in one flame graph, leaves marked [on-cpu] / [off-cpu]." },
-	{ "oncpu_frequency", TRACERIG_KEY_INT, NULL, NULL, 1, 1000000,
-	  "perf_events' sampling frequency in Hz, to turn its samples into time for the "
+	{ .name = "oncpu_frequency", .type = TRACERIG_KEY_INT, .min = 1, .max = 1000000,
+	  .description = "perf_events' sampling frequency in Hz, to turn its samples into time for the "
 	  "wall-clock view (one sample = 1/frequency seconds)." },
-	{ NULL, 0, NULL, NULL, 0, 0, NULL },
+	{ .name = NULL },
 };
 
 struct ebpf {

@@ -56,47 +56,52 @@ static const char *const loglevel_names[] = {
 };
 
 static const struct tracerig_key lttng_keys[] = {
-	{ "preset", TRACERIG_KEY_LIST, NULL, NULL, 0, 0,
-	  "Named userspace event sets after perfcollect's: default, gccollectonly, gconly, "
+	{ .name = "preset", .type = TRACERIG_KEY_LIST,
+	  .description = "Named userspace event sets after perfcollect's: default, gccollectonly, gconly, "
 	  "gcwithheap, threading, exceptions, jit, loader (each a fixed list of DotNETRuntime* "
 	  "tracepoints). With neither preset nor events set, `default` is used." },
-	{ "events", TRACERIG_KEY_LIST, NULL, NULL, 0, 0,
-	  "Userspace tracepoints to record besides the preset's: full names or wildcards, "
+	{ .name = "events", .type = TRACERIG_KEY_LIST,
+	  .description = "Userspace tracepoints to record besides the preset's: full names or wildcards, "
 	  "e.g. DotNETRuntime:GC*, lttng_ust_libc:*." },
-	{ "loglevel", TRACERIG_KEY_ENUM, "any",
-	  "any,emerg,alert,crit,err,warning,notice,info,debug_system,debug_program,"
-	  "debug_process,debug_module,debug_unit,debug_function,debug_line,debug", 0, 0,
-	  "Record only userspace events at this log level or more severe (`any`: no filter)." },
-	{ "loglevel_only", TRACERIG_KEY_BOOL, "no", NULL, 0, 0,
-	  "With loglevel: record exactly that level instead of that level and more severe." },
-	{ "filter", TRACERIG_KEY_STRING, NULL, NULL, 0, 0,
-	  "LTTng filter expression applied to every userspace event, e.g. "
+	{ .name = "loglevel", .type = TRACERIG_KEY_ENUM, .default_value = "any",
+	  .choices = "any,emerg,alert,crit,err,warning,notice,info,debug_system,debug_program," "debug_process,debug_module,debug_unit,debug_function,debug_line,debug",
+	  .description = "Record only userspace events at this log level or more severe (`any`: no filter)." },
+	{ .name = "loglevel_only", .type = TRACERIG_KEY_BOOL, .default_value = "no",
+	  .description = "With loglevel: record exactly that level instead of that level and more severe." },
+	{ .name = "filter", .type = TRACERIG_KEY_STRING,
+	  .description = "LTTng filter expression applied to every userspace event, e.g. "
 	  "`seq < 100 && $ctx.procname == \"myapp\"`." },
-	{ "kernel_events", TRACERIG_KEY_LIST, NULL, NULL, 0, 0,
-	  "Kernel tracepoints (sched_switch, sched_process_*) or syscall:NAME; needs "
+	{ .name = "kernel_events", .type = TRACERIG_KEY_LIST,
+	  .description = "Kernel tracepoints (sched_switch, sched_process_*) or syscall:NAME; needs "
 	  "lttng-modules. Without them: a warning, and userspace only unless lttng is required." },
-	{ "subbuf_size", TRACERIG_KEY_SIZE, "1M", NULL, 4096, 1LL << 32,
-	  "Size of one sub-buffer (a power of two); per CPU, per user (or per process)." },
-	{ "subbuf_count", TRACERIG_KEY_INT, "4", NULL, 2, 4096,
-	  "Sub-buffers per ring buffer (a power of two)." },
-	{ "mode", TRACERIG_KEY_ENUM, "discard", "discard,overwrite", 0, 0,
-	  "When the buffers are full: discard new events (counted as discarded_events) or "
+	{ .name = "subbuf_size", .type = TRACERIG_KEY_SIZE, .default_value = "1M", .min = 4096,
+	  .max = 1LL << 32,
+	  .description = "Size of one sub-buffer (a power of two); per CPU, per user (or per process)." },
+	{ .name = "subbuf_count", .type = TRACERIG_KEY_INT, .default_value = "4", .min = 2,
+	  .max = 4096,
+	  .description = "Sub-buffers per ring buffer (a power of two)." },
+	{ .name = "mode", .type = TRACERIG_KEY_ENUM, .default_value = "discard",
+	  .choices = "discard,overwrite",
+	  .description = "When the buffers are full: discard new events (counted as discarded_events) or "
 	  "overwrite the oldest (flight recorder)." },
-	{ "buffers", TRACERIG_KEY_ENUM, "per-uid", "per-uid,per-pid", 0, 0,
-	  "Buffer ownership: per-uid (ust/uid/N/64-bit, what TraceEvent reads) or per-pid." },
-	{ "switch_timer", TRACERIG_KEY_DURATION, "0", NULL, 0, 3600000,
-	  "Flush sub-buffers at least this often (0 = only when full or at stop)." },
-	{ "start_sessiond", TRACERIG_KEY_ENUM, "auto", "auto,yes,no", 0, 0,
-	  "Start lttng-sessiond when none runs, and stop it afterwards (auto = yes for root)." },
-	{ "sessiond_path", TRACERIG_KEY_STRING, "lttng-sessiond", NULL, 0, 0,
-	  "The session daemon binary started by start_sessiond." },
-	{ "dotnet_env", TRACERIG_KEY_BOOL, "yes", NULL, 0, 0,
-	  "Give the launched command DOTNET_EnableEventLog=1 so the .NET runtime emits its "
+	{ .name = "buffers", .type = TRACERIG_KEY_ENUM, .default_value = "per-uid",
+	  .choices = "per-uid,per-pid",
+	  .description = "Buffer ownership: per-uid (ust/uid/N/64-bit, what TraceEvent reads) or per-pid." },
+	{ .name = "switch_timer", .type = TRACERIG_KEY_DURATION, .default_value = "0",
+	  .max = 3600000,
+	  .description = "Flush sub-buffers at least this often (0 = only when full or at stop)." },
+	{ .name = "start_sessiond", .type = TRACERIG_KEY_ENUM, .default_value = "auto",
+	  .choices = "auto,yes,no",
+	  .description = "Start lttng-sessiond when none runs, and stop it afterwards (auto = yes for root)." },
+	{ .name = "sessiond_path", .type = TRACERIG_KEY_STRING, .default_value = "lttng-sessiond",
+	  .description = "The session daemon binary started by start_sessiond." },
+	{ .name = "dotnet_env", .type = TRACERIG_KEY_BOOL, .default_value = "yes",
+	  .description = "Give the launched command DOTNET_EnableEventLog=1 so the .NET runtime emits its "
 	  "LTTng events." },
-	{ "command_env", TRACERIG_KEY_LIST, NULL, NULL, 0, 0,
-	  "More NAME=VALUE pairs for the launched command, e.g. "
+	{ .name = "command_env", .type = TRACERIG_KEY_LIST,
+	  .description = "More NAME=VALUE pairs for the launched command, e.g. "
 	  "LD_PRELOAD=liblttng-ust-libc-wrapper.so." },
-	{ NULL, 0, NULL, NULL, 0, 0, NULL },
+	{ .name = NULL },
 };
 
 static int is_pow2(unsigned long long v)

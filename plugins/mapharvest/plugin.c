@@ -29,22 +29,24 @@
 #define MAX_DESCENDANTS 4096
 
 static const struct tracerig_key mapharvest_keys[] = {
-	{ "max_size", TRACERIG_KEY_SIZE, "256M", NULL, 1, 1LL << 40,
-	  "Largest map or jitdump file taken from a process; a larger one is refused "
+	{ .name = "max_size", .type = TRACERIG_KEY_SIZE, .default_value = "256M", .min = 1,
+	  .max = 1LL << 40,
+	  .description = "Largest map or jitdump file taken from a process; a larger one is refused "
 	  "(logged) rather than truncated." },
-	{ "cleanup", TRACERIG_KEY_BOOL, "no", NULL, 0, 0,
-	  "Delete the harvested files of processes that exited during the session from "
+	{ .name = "cleanup", .type = TRACERIG_KEY_BOOL, .default_value = "no",
+	  .description = "Delete the harvested files of processes that exited during the session from "
 	  "their /tmp (runtimes leave them behind).  Files of running processes are kept." },
-	{ "poll_interval", TRACERIG_KEY_DURATION, "500ms", NULL, 0, 60000,
-	  "How often the target processes are looked at during the session (files found, "
+	{ .name = "poll_interval", .type = TRACERIG_KEY_DURATION, .default_value = "500ms",
+	  .max = 60000,
+	  .description = "How often the target processes are looked at during the session (files found, "
 	  "appended lines copied); 0 = only when a process is first observed and at stop." },
-	{ "observed", TRACERIG_KEY_BOOL, "yes", NULL, 0, 0,
-	  "Also harvest every process the other backends observed (all sampled processes "
+	{ .name = "observed", .type = TRACERIG_KEY_BOOL, .default_value = "yes",
+	  .description = "Also harvest every process the other backends observed (all sampled processes "
 	  "in a system-wide run)." },
-	{ "dotnet_env", TRACERIG_KEY_BOOL, "yes", NULL, 0, 0,
-	  "Give a launched command DOTNET_PerfMapEnabled=1 unless its environment already "
+	{ .name = "dotnet_env", .type = TRACERIG_KEY_BOOL, .default_value = "yes",
+	  .description = "Give a launched command DOTNET_PerfMapEnabled=1 unless its environment already "
 	  "sets DOTNET_ or COMPlus_PerfMapEnabled." },
-	{ NULL, 0, NULL, NULL, 0, 0, NULL },
+	{ .name = NULL },
 };
 
 struct mapharvest {

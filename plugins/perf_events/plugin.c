@@ -33,44 +33,49 @@
 #define MAX_EVENTS 32
 
 static const struct tracerig_key perf_keys[] = {
-	{ "events", TRACERIG_KEY_LIST, "cpu-clock", NULL, 0, 0,
-	  "Events to sample, as perf list names them: cpu-clock, task-clock, hardware events "
+	{ .name = "events", .type = TRACERIG_KEY_LIST, .default_value = "cpu-clock",
+	  .description = "Events to sample, as perf list names them: cpu-clock, task-clock, hardware events "
 	  "(cycles, instructions, cache-misses, branch-misses, ...) and tracepoints "
 	  "subsystem:event (sched:sched_switch); tracepoints are recorded at every occurrence "
 	  "with their payload." },
-	{ "optional_events", TRACERIG_KEY_LIST, "", NULL, 0, 0,
-	  "Events sampled where this kernel has them and left out (with a log line) where it "
+	{ .name = "optional_events", .type = TRACERIG_KEY_LIST, .default_value = "",
+	  .description = "Events sampled where this kernel has them and left out (with a log line) where it "
 	  "does not, e.g. sched:sched_stat_sleep, which needs CONFIG_SCHEDSTATS." },
-	{ "frequency", TRACERIG_KEY_INT, "999", NULL, 1, 1000000,
-	  "Samples per second per CPU for cpu-clock, task-clock and hardware events; at most "
+	{ .name = "frequency", .type = TRACERIG_KEY_INT, .default_value = "999", .min = 1,
+	  .max = 1000000,
+	  .description = "Samples per second per CPU for cpu-clock, task-clock and hardware events; at most "
 	  "kernel.perf_event_max_sample_rate." },
-	{ "period", TRACERIG_KEY_INT, "0", NULL, 0, 1LL << 40,
-	  "Sample every N events instead of at a frequency (0 = use frequency)." },
-	{ "callchain", TRACERIG_KEY_ENUM, "fp", "fp,dwarf,none", 0, 0,
-	  "Stacks with every sample: fp walks kernel and user stacks by frame pointers; dwarf "
+	{ .name = "period", .type = TRACERIG_KEY_INT, .default_value = "0", .max = 1LL << 40,
+	  .description = "Sample every N events instead of at a frequency (0 = use frequency)." },
+	{ .name = "callchain", .type = TRACERIG_KEY_ENUM, .default_value = "fp",
+	  .choices = "fp,dwarf,none",
+	  .description = "Stacks with every sample: fp walks kernel and user stacks by frame pointers; dwarf "
 	  "(perf record --call-graph dwarf) copies the user registers and dwarf_stack_bytes of "
 	  "user stack with every sample and unwinds them by the objects' CFI when converting, "
 	  "for code built without frame pointers (Debian's libraries and programs); none "
 	  "records the sampled address only.  dwarf needs a build with elfutils' libdw on "
 	  "x86_64: other builds refuse it with a message saying so." },
-	{ "dwarf_stack_bytes", TRACERIG_KEY_INT, "8192", NULL, 8, PC_MAX_STACK_BYTES,
-	  "callchain = dwarf: bytes of user stack copied per sample (rounded up to 8, at most "
+	{ .name = "dwarf_stack_bytes", .type = TRACERIG_KEY_INT, .default_value = "8192",
+	  .min = 8, .max = PC_MAX_STACK_BYTES,
+	  .description = "callchain = dwarf: bytes of user stack copied per sample (rounded up to 8, at most "
 	  "65528, as perf's --call-graph dwarf,SIZE); deeper stacks are cut where the copy "
 	  "ends, bigger copies cost more per sample and more perf.data." },
-	{ "kernel", TRACERIG_KEY_BOOL, "yes", NULL, 0, 0,
-	  "Sample kernel code and keep kernel frames (no = user space only)." },
-	{ "context_switches", TRACERIG_KEY_BOOL, "no", NULL, 0, 0,
-	  "Record every context switch (PERF_RECORD_SWITCH, perf record --switch-events)." },
-	{ "hardware_fallback", TRACERIG_KEY_ENUM, "fail", "fail,cpu-clock,skip", 0, 0,
-	  "When a hardware event is not available (VMs have no PMU): fail the backend, sample "
+	{ .name = "kernel", .type = TRACERIG_KEY_BOOL, .default_value = "yes",
+	  .description = "Sample kernel code and keep kernel frames (no = user space only)." },
+	{ .name = "context_switches", .type = TRACERIG_KEY_BOOL, .default_value = "no",
+	  .description = "Record every context switch (PERF_RECORD_SWITCH, perf record --switch-events)." },
+	{ .name = "hardware_fallback", .type = TRACERIG_KEY_ENUM, .default_value = "fail",
+	  .choices = "fail,cpu-clock,skip",
+	  .description = "When a hardware event is not available (VMs have no PMU): fail the backend, sample "
 	  "cpu-clock instead, or leave the event out." },
-	{ "ring_pages", TRACERIG_KEY_INT, "256", NULL, 8, 65536,
-	  "Ring buffer pages per CPU (a power of two); raise it when lost_samples is not 0." },
-	{ "script", TRACERIG_KEY_BOOL, "yes", NULL, 0, 0,
-	  "Write perf.data.txt (perf script text, read by PerfView and TraceEvent)." },
-	{ "flamegraph", TRACERIG_KEY_BOOL, "yes", NULL, 0, 0,
-	  "Write cpu.folded and the flame graph cpu.svg of the first event." },
-	{ NULL, 0, NULL, NULL, 0, 0, NULL },
+	{ .name = "ring_pages", .type = TRACERIG_KEY_INT, .default_value = "256", .min = 8,
+	  .max = 65536,
+	  .description = "Ring buffer pages per CPU (a power of two); raise it when lost_samples is not 0." },
+	{ .name = "script", .type = TRACERIG_KEY_BOOL, .default_value = "yes",
+	  .description = "Write perf.data.txt (perf script text, read by PerfView and TraceEvent)." },
+	{ .name = "flamegraph", .type = TRACERIG_KEY_BOOL, .default_value = "yes",
+	  .description = "Write cpu.folded and the flame graph cpu.svg of the first event." },
+	{ .name = NULL },
 };
 
 struct perf {

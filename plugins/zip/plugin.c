@@ -196,11 +196,11 @@ static void zip_fini(void *state)
 }
 
 static const struct tracerig_key zip_keys[] = {
-	{ "compression", TRACERIG_KEY_INT, "6", NULL, 0, 9,
-	  "Deflate level: 0 stores everything, 9 is smallest and slowest." },
-	{ "store", TRACERIG_KEY_LIST, ".gz,.zip,.xz,.zst,.bz2", NULL, 0, 0,
-	  "Entry name suffixes stored without compression (already compressed)." },
-	{ NULL, 0, NULL, NULL, 0, 0, NULL },
+	{ .name = "compression", .type = TRACERIG_KEY_INT, .default_value = "6", .max = 9,
+	  .description = "Deflate level: 0 stores everything, 9 is smallest and slowest." },
+	{ .name = "store", .type = TRACERIG_KEY_LIST, .default_value = ".gz,.zip,.xz,.zst,.bz2",
+	  .description = "Entry name suffixes stored without compression (already compressed)." },
+	{ .name = NULL },
 };
 
 TRACERIG_PLUGIN = {

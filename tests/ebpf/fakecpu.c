@@ -10,7 +10,7 @@
 #include <tracerig/plugin.h>
 
 static const struct tracerig_key fakecpu_keys[] = {
-	{ NULL, 0, NULL, NULL, 0, 0, NULL },
+	{ .name = NULL },
 };
 
 struct fakecpu {
