@@ -190,6 +190,11 @@ static int svc_config_is_set(struct tracerig_ctx *ctx, const char *key)
 	return tr_section_entry(ctx->section, key) != NULL;
 }
 
+static int svc_required(struct tracerig_ctx *ctx)
+{
+	return ctx->required;
+}
+
 static const char *svc_session_string(struct tracerig_ctx *ctx, const char *key)
 {
 	struct tr_session *s = ctx->session;
@@ -259,6 +264,12 @@ static int svc_pid_subscribe(struct tracerig_ctx *ctx, tracerig_pid_cb cb, void 
 {
 	(void)ctx;
 	return cb ? tr_pids_subscribe(cb, arg) : -EINVAL;
+}
+
+static int svc_pid_unsubscribe(struct tracerig_ctx *ctx, tracerig_pid_cb cb, void *arg)
+{
+	(void)ctx;
+	return tr_pids_unsubscribe(cb, arg);
 }
 
 static int svc_symbolize(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, int kernel,
@@ -366,12 +377,31 @@ static int svc_archive_create(struct tracerig_archive *ar, const char *name)
 	return tr_staging_create_entry(ar, name);
 }
 
+static FILE *svc_archive_fopen(struct tracerig_archive *ar, const char *name)
+{
+	int fd = tr_staging_create_entry(ar, name);
+	FILE *f;
+
+	if (fd < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		int saved = errno;
+
+		close(fd);
+		errno = saved;
+	}
+	return f;
+}
+
 static int svc_archive_flamegraph(struct tracerig_archive *ar, const char *folded_name,
 				  const char *svg_name, const char *title, const char *unit)
 {
 	char path[4096];
 	FILE *in, *out;
-	int fd, ret;
+	int ret;
 
 	if (!tr_entry_name_ok(folded_name))
 		return -EINVAL;
@@ -379,15 +409,9 @@ static int svc_archive_flamegraph(struct tracerig_archive *ar, const char *folde
 	in = fopen(path, "re");
 	if (!in)
 		return -errno;
-	fd = tr_staging_create_entry(ar, svg_name);
-	if (fd < 0) {
-		fclose(in);
-		return fd;
-	}
-	out = fdopen(fd, "w");
+	out = svc_archive_fopen(ar, svg_name);
 	if (!out) {
 		ret = -errno;
-		close(fd);
 		fclose(in);
 		return ret;
 	}
@@ -416,6 +440,7 @@ const struct tracerig_services tr_services = {
 	.config_int = svc_config_int,
 	.config_bool = svc_config_bool,
 	.config_is_set = svc_config_is_set,
+	.required = svc_required,
 	.session_string = svc_session_string,
 	.clock_ns = svc_clock_ns,
 	.targets = svc_targets,
@@ -424,6 +449,7 @@ const struct tracerig_services tr_services = {
 	.pid_observe = svc_pid_observe,
 	.pid_list = svc_pid_list,
 	.pid_subscribe = svc_pid_subscribe,
+	.pid_unsubscribe = svc_pid_unsubscribe,
 	.symbolize = svc_symbolize,
 	.symbolizer_remember = svc_symbolizer_remember,
 	.symbolizer_add_jit_file = svc_symbolizer_add_jit_file,
@@ -431,6 +457,7 @@ const struct tracerig_services tr_services = {
 	.progress_set = svc_progress_set,
 	.archive_dir = svc_archive_dir,
 	.archive_create = svc_archive_create,
+	.archive_fopen = svc_archive_fopen,
 	.archive_flamegraph = svc_archive_flamegraph,
 	.archive_foreach = svc_archive_foreach,
 	.archive_output = svc_archive_output,

@@ -29,6 +29,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #ifdef __cplusplus
@@ -194,6 +195,10 @@ struct tracerig_services {
 	const char *(*config_string)(struct tracerig_ctx *ctx, const char *key);
 	long long (*config_int)(struct tracerig_ctx *ctx, const char *key);
 	int (*config_bool)(struct tracerig_ctx *ctx, const char *key);
+	/* 1 when the profile's [tracerig] required names this plugin: its
+	 * failure aborts the run, so what is only a warning for an optional
+	 * backend (a missing kernel tracer) may be an error. */
+	int (*required)(struct tracerig_ctx *ctx);
 	/* The `[tracerig]` section of the profile (name, duration, ...). */
 	const char *(*session_string)(struct tracerig_ctx *ctx, const char *key);
 
@@ -216,6 +221,10 @@ struct tracerig_services {
 	void (*pid_observe)(struct tracerig_ctx *ctx, pid_t pid);
 	size_t (*pid_list)(struct tracerig_ctx *ctx, pid_t *out, size_t max);
 	int (*pid_subscribe)(struct tracerig_ctx *ctx, tracerig_pid_cb cb, void *arg);
+	/* Ends the subscription of (cb, arg).  On return cb is not running
+	 * and is not called again, so arg may be freed; never call it from
+	 * inside cb.  0, or -ENOENT when there was no such subscription. */
+	int (*pid_unsubscribe)(struct tracerig_ctx *ctx, tracerig_pid_cb cb, void *arg);
 
 	/* The shared symbolizer (libelf, kallsyms, perf maps, jitdump), with
 	 * per-object caches.  `pid` is a host PID; objects are read through
@@ -242,6 +251,10 @@ struct tracerig_services {
 	/* Creates (truncating) an entry, making parent directories; returns an
 	 * fd opened O_WRONLY|O_CLOEXEC or a negative errno. */
 	int (*archive_create)(struct tracerig_archive *ar, const char *name);
+	/* The same entry as a stdio stream for writing (close-on-exec), or
+	 * NULL with errno set.  The caller fcloses it; fclose's failure
+	 * (ENOSPC, EDQUOT) is the write's. */
+	FILE *(*archive_fopen)(struct tracerig_archive *ar, const char *name);
 	/* Renders a folded-stack entry ("a;b;c 123" lines) as an SVG flame graph
 	 * entry.  `unit` names the weight ("samples", "us"). */
 	int (*archive_flamegraph)(struct tracerig_archive *ar, const char *folded_name,

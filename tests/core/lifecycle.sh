@@ -20,6 +20,8 @@ check_grep "each source's entry is in the archive" '^payload from-a$' "$TEST_TMP
 check_grep "a source sees the staging dir it flushes into" '^staging_is_archive_dir 1$' "$TEST_TMP/x/testa.txt"
 check_grep "a source sees a system-wide target set" '^system_wide 1$' "$TEST_TMP/x/testb.txt"
 check_grep "a source reads the [tracerig] section" '^session_name two$' "$TEST_TMP/x/testb.txt"
+check_grep "a required source is told so" '^required 1$' "$TEST_TMP/x/testa.txt"
+check_grep "an optional source is told so" '^required 0$' "$TEST_TMP/x/testb.txt"
 check_grep "the manifest records per-plugin counters" '"payload_bytes": 6' "$TEST_TMP/x/manifest.json"
 check_grep "keys a source binds arrive typed: defaults, ENUM as the index, LIST split" \
 	'^bound level 3 interval_ms 1000 buffer 4194304 enabled 1 fail_in 0 fault 0 tags 2:\[red\],\[green\]$' \

@@ -193,14 +193,9 @@ static int testsrc_flush(void *state, struct tracerig_archive *ar)
 	if (t->cfg.flush_delay_ms > 0)
 		usleep((useconds_t)t->cfg.flush_delay_ms * 1000);
 	snprintf(name, sizeof(name), "%s.txt", TEST_PLUGIN_NAME);
-	fd = t->svc->archive_create(ar, name);
-	if (fd < 0)
-		return fd;
-	out = fdopen(fd, "w");
-	if (!out) {
-		close(fd);
+	out = t->svc->archive_fopen(ar, name);
+	if (!out)
 		return -errno;
-	}
 	fprintf(out, "plugin %s\n", TEST_PLUGIN_NAME);
 	fprintf(out, "system_wide %d\n", tg->system_wide);
 	fprintf(out, "pids");
@@ -213,6 +208,7 @@ static int testsrc_flush(void *state, struct tracerig_archive *ar)
 		strcmp(t->svc->staging_dir(t->ctx), t->svc->archive_dir(ar)) == 0 &&
 			stat(t->svc->archive_dir(ar), &st) == 0);
 	fprintf(out, "observed %zu\n", t->svc->pid_list(t->ctx, NULL, 0));
+	fprintf(out, "required %d\n", t->svc->required(t->ctx));
 	fprintf(out, "session_name %s\n", t->svc->session_string(t->ctx, "name"));
 	fprintf(out, "payload %s\n", t->cfg.payload);
 	fprintf(out, "bound level %d interval_ms %lld buffer %lld enabled %d fail_in %d "
