@@ -170,21 +170,6 @@ static int svc_config_bind(struct tracerig_ctx *ctx, void *dst)
 	return 0;
 }
 
-static const char *svc_config_string(struct tracerig_ctx *ctx, const char *key)
-{
-	return tr_config_value(ctx->section, ctx->plugin->keys, key);
-}
-
-static long long svc_config_int(struct tracerig_ctx *ctx, const char *key)
-{
-	return tr_config_number(ctx->section, ctx->plugin->keys, key);
-}
-
-static int svc_config_bool(struct tracerig_ctx *ctx, const char *key)
-{
-	return tr_config_number(ctx->section, ctx->plugin->keys, key) != 0;
-}
-
 static int svc_config_is_set(struct tracerig_ctx *ctx, const char *key)
 {
 	return tr_section_entry(ctx->section, key) != NULL;
@@ -436,9 +421,6 @@ const struct tracerig_services tr_services = {
 	.abi_version = TRACERIG_ABI_VERSION,
 	.log = svc_log,
 	.config_bind = svc_config_bind,
-	.config_string = svc_config_string,
-	.config_int = svc_config_int,
-	.config_bool = svc_config_bool,
 	.config_is_set = svc_config_is_set,
 	.required = svc_required,
 	.session_string = svc_session_string,

@@ -191,10 +191,6 @@ struct tracerig_services {
 	 * config_is_set tells a key set in the profile from its default. */
 	int (*config_bind)(struct tracerig_ctx *ctx, void *dst);
 	int (*config_is_set)(struct tracerig_ctx *ctx, const char *key);
-	/* Superseded by config_bind; go before ABI 2 is released. */
-	const char *(*config_string)(struct tracerig_ctx *ctx, const char *key);
-	long long (*config_int)(struct tracerig_ctx *ctx, const char *key);
-	int (*config_bool)(struct tracerig_ctx *ctx, const char *key);
 	/* 1 when the profile's [tracerig] required names this plugin: its
 	 * failure aborts the run, so what is only a warning for an optional
 	 * backend (a missing kernel tracer) may be an error. */
