@@ -254,7 +254,7 @@ static int loadavg_check(const struct tracerig_services *svc, struct tracerig_ct
 			 char *advice, size_t advice_len)
 {
 	struct loadavg_settings cfg;
-	int fd;
+	int fd, ret;
 
 	if (access(LOADAVG_PATH, R_OK) < 0) {
 		int err = -errno;
@@ -263,8 +263,8 @@ static int loadavg_check(const struct tracerig_services *svc, struct tracerig_ct
 			 LOADAVG_PATH, strerror(-err));
 		return err;
 	}
-	if ((fd = svc->config_bind(ctx, &cfg)) < 0)
-		return fd;
+	if ((ret = svc->config_bind(ctx, &cfg)) < 0)
+		return ret;
 	if (cfg.pressure == PRESSURE_NO)
 		return 0;
 	fd = open_pressure();

@@ -5,7 +5,8 @@
  * one symbol, `tracerig_plugin`, a `struct tracerig_plugin` descriptor.  The
  * core loads it with libltdl, refuses it unless `abi_version` equals the
  * core's TRACERIG_ABI_VERSION, validates the plugin's profile section against
- * its `keys` table and drives it through the vtable:
+ * its `keys` table (and binds the values into the plugin's struct, see
+ * config_bind) and drives it through the vtable:
  *
  *     init -> start -> (collection) -> stop -> flush -> fini
  *
@@ -234,6 +235,42 @@ struct tracerig_services {
 	/* Adds a perf-PID.map or jit-PID.dump file to use for `pid`'s anonymous code. */
 	int (*symbolizer_add_jit_file)(struct tracerig_ctx *ctx, pid_t pid, const char *path);
 
+	/* The process model, fed by a recording's side-band records replayed
+	 * in time order (what perf's machine/thread model does): an
+	 * executable mapping, an exec (the address space starts empty) and a
+	 * fork (the child's starts as a copy of the parent's).  From the first
+	 * record about a process on, symbolize() resolves its addresses
+	 * against the mappings so recorded, as they stand at that point of
+	 * the replay, never against /proc/PID/maps read late; so frames of
+	 * libraries loaded late and of processes gone by the end resolve.
+	 * Objects are matched by build id (or device and inode), using what
+	 * was read while the process was alive (symbolizer_remember).  Call
+	 * from one thread, interleaved with the symbolize() calls of the
+	 * samples in between. */
+	int (*symbolizer_mmap)(struct tracerig_ctx *ctx, const struct tracerig_mapping *m);
+	int (*symbolizer_exec)(struct tracerig_ctx *ctx, pid_t pid);
+	int (*symbolizer_fork)(struct tracerig_ctx *ctx, pid_t parent, pid_t child);
+
+	/* How this source's stacks meet the process model; call during init.
+	 * TRACERIG_MODEL_RECORDED: the source records side-band records
+	 * itself and replays them with symbolizer_mmap/exec/fork in flush
+	 * (perf_events); such sources flush before the others.
+	 * TRACERIG_MODEL_WANTED: the source symbolizes user stacks in flush;
+	 * unless a source records the side-band, the core records it (a
+	 * PERF_COUNT_SW_DUMMY event on every CPU) and replays it after the
+	 * sources stop and before they flush. */
+	int (*symbolizer_model)(struct tracerig_ctx *ctx, enum tracerig_model how);
+
+	/* The object file of `pid`'s executable mapping that holds `addr`, as
+	 * symbolize() would find it at this point (of the replay): for a
+	 * source that unwinds stacks with the object's CFI.  Opened as the
+	 * symbolizer opens its objects (through the process's root, checked
+	 * to be the mapped inode or build id, never following a link).
+	 * -ENOENT when no object file is there (anonymous or JIT code, an
+	 * unreadable file). */
+	int (*symbolizer_object)(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr,
+				 struct tracerig_object *out);
+
 	/* Counters shown in the summary and recorded in manifest.json under the
 	 * plugin, e.g. "samples", "lost_samples".  The last value set wins. */
 	void (*counter_set)(struct tracerig_ctx *ctx, const char *name, uint64_t value);
@@ -261,43 +298,6 @@ struct tracerig_services {
 	 * The core renames that path to the final name once flush returns 0. */
 	int (*archive_foreach)(struct tracerig_archive *ar, tracerig_entry_cb cb, void *arg);
 	const char *(*archive_output)(struct tracerig_archive *ar);
-
-	/* The process model, fed by a recording's side-band records replayed
-	 * in time order (what perf's machine/thread model does): an
-	 * executable mapping, an exec (the address space starts empty) and a
-	 * fork (the child's starts as a copy of the parent's).  From the first
-	 * record about a process on, symbolize() resolves its addresses
-	 * against the mappings so recorded, as they stand at that point of
-	 * the replay, never against /proc/PID/maps read late; so frames of
-	 * libraries loaded late and of processes gone by the end resolve.
-	 * Objects are matched by build id (or device and inode), using what
-	 * was read while the process was alive (symbolizer_remember).  Call
-	 * from one thread, interleaved with the symbolize() calls of the
-	 * samples in between.  (Appended to ABI 1; ABI 2 will fold these into
-	 * the symbolizer's own section.) */
-	int (*symbolizer_mmap)(struct tracerig_ctx *ctx, const struct tracerig_mapping *m);
-	int (*symbolizer_exec)(struct tracerig_ctx *ctx, pid_t pid);
-	int (*symbolizer_fork)(struct tracerig_ctx *ctx, pid_t parent, pid_t child);
-
-	/* How this source's stacks meet the process model; call during init.
-	 * TRACERIG_MODEL_RECORDED: the source records side-band records
-	 * itself and replays them with symbolizer_mmap/exec/fork in flush
-	 * (perf_events); such sources flush before the others.
-	 * TRACERIG_MODEL_WANTED: the source symbolizes user stacks in flush;
-	 * unless a source records the side-band, the core records it (a
-	 * PERF_COUNT_SW_DUMMY event on every CPU) and replays it after the
-	 * sources stop and before they flush.  (Appended to ABI 1.) */
-	int (*symbolizer_model)(struct tracerig_ctx *ctx, enum tracerig_model how);
-
-	/* The object file of `pid`'s executable mapping that holds `addr`, as
-	 * symbolize() would find it at this point (of the replay): for a
-	 * source that unwinds stacks with the object's CFI.  Opened as the
-	 * symbolizer opens its objects (through the process's root, checked
-	 * to be the mapped inode or build id, never following a link).
-	 * -ENOENT when no object file is there (anonymous or JIT code, an
-	 * unreadable file).  (Appended to ABI 1.) */
-	int (*symbolizer_object)(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr,
-				 struct tracerig_object *out);
 };
 
 struct tracerig_plugin {
