@@ -17,6 +17,7 @@ enum {
 	OPT_CHECK,
 	OPT_LIST_PLUGINS,
 	OPT_PROFILE_REFERENCE,
+	OPT_NAME,
 };
 
 static const struct option long_options[] = {
@@ -29,6 +30,7 @@ static const struct option long_options[] = {
 	{ "check", no_argument, NULL, OPT_CHECK },
 	{ "list-plugins", no_argument, NULL, OPT_LIST_PLUGINS },
 	{ "profile-reference", no_argument, NULL, OPT_PROFILE_REFERENCE },
+	{ "name", required_argument, NULL, OPT_NAME },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -43,6 +45,9 @@ void tr_cli_usage(FILE *out)
 		"       tracerig --check -c PROFILE\n"
 		"       tracerig --list-plugins [-v]\n"
 		"       tracerig report ARCHIVE [--top N]\n"
+		"       tracerig convert ARCHIVE [--to pprof|folded|speedscope] [-o DIR]\n"
+		"       tracerig start -c PROFILE [--name NAME] [options]   (in the background)\n"
+		"       tracerig stop [NAME]   |   tracerig status\n"
 		"\n"
 		"Collects performance data with the backends a profile names and writes one\n"
 		"archive (<name>.trace.zip) for PerfView, perf report, babeltrace2 or a browser.\n"
@@ -56,6 +61,8 @@ void tr_cli_usage(FILE *out)
 		"                           (default <name>.trace.zip here, numbered if taken)\n"
 		"      --set SEC.KEY=VALUE  override or add a profile key (repeatable)\n"
 		"      --plugin-dir DIR     look for plugins in DIR first (repeatable)\n"
+		"      --name NAME          with start: the session's name (default: the\n"
+		"                           profile's file name without .ini)\n"
 		"      --check              validate the profile and tell whether each backend\n"
 		"                           can work on this machine\n"
 		"      --list-plugins       list installed plugins (-v: with their keys)\n"
@@ -131,6 +138,7 @@ int tr_cli_parse(int argc, char **argv, struct tr_options *opts, int *done)
 	int c, quiet = 0;
 
 	memset(opts, 0, sizeof(*opts));
+	opts->ready_fd = -1;
 	opts->argc = argc;
 	opts->argv = argv;
 	*done = 0;
@@ -160,6 +168,9 @@ int tr_cli_parse(int argc, char **argv, struct tr_options *opts, int *done)
 			break;
 		case OPT_CHECK:
 			opts->check = 1;
+			break;
+		case OPT_NAME:
+			opts->session_name = optarg;
 			break;
 		case OPT_LIST_PLUGINS:
 			opts->list_plugins = 1;

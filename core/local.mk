@@ -20,8 +20,15 @@ tracerig_SOURCES = \
 	core/target.c core/target.h \
 	core/flamegraph.c core/flamegraph.h \
 	core/report.c core/report.h \
+	core/control.c core/control.h \
+	core/remote.c core/remote.h \
+	core/detach.c core/detach.h \
+	core/zipline.c core/zipline.h \
+	core/stackset.c core/stackset.h \
+	core/export.c core/export.h \
+	core/convert.c core/convert.h \
 	$(tr_symbols_sources)
 tracerig_CFLAGS = $(AM_CFLAGS) $(INIH_CFLAGS) $(LIBELF_CFLAGS) $(LIBZIP_CFLAGS)
-tracerig_LDADD = lib/libtrelf.la lib/libtrutil.la $(LTDL_LIBS) $(INIH_LIBS) $(LIBELF_LIBS) $(DEMANGLE_LIBS) $(LIBZIP_LIBS)
+tracerig_LDADD = lib/libtrpprof.la lib/libtrelf.la lib/libtrutil.la $(LTDL_LIBS) $(INIH_LIBS) $(LIBELF_LIBS) $(DEMANGLE_LIBS) $(LIBZIP_LIBS)
 
 include core/symbols/local.mk

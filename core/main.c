@@ -12,6 +12,8 @@
 #include "loader.h"
 #include "output.h"
 #include "log.h"
+#include "convert.h"
+#include "detach.h"
 #include "report.h"
 #include "services.h"
 #include "session.h"
@@ -141,13 +143,31 @@ int main(int argc, char **argv)
 {
 	struct tr_options opts;
 	struct tr_session session;
-	int done, status;
+	char session_name[128];
+	int done, status, detach = 0;
 
 	/* A reader of our output going away must not kill a collection. */
 	signal(SIGPIPE, SIG_IGN);
 	if (argc > 1 && strcmp(argv[1], "report") == 0)
 		return tr_report_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "convert") == 0)
+		return tr_convert_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "stop") == 0)
+		return tr_detach_stop(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "status") == 0)
+		return tr_detach_status(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "start") == 0) {
+		detach = 1;
+		argc--;
+		argv++;
+	}
 	status = tr_cli_parse(argc, argv, &opts, &done);
+	if (status == TR_EXIT_OK && !done && opts.session_name && !detach) {
+		tr_err("--name names a detached session: use it with `tracerig start`");
+		status = TR_EXIT_USAGE;
+	}
+	if (status == TR_EXIT_OK && !done && detach)
+		status = tr_detach_check(&opts, session_name, sizeof(session_name));
 	if (status != TR_EXIT_OK || done) {
 		tr_cli_free(&opts);
 		return status;
@@ -158,6 +178,16 @@ int main(int argc, char **argv)
 		return status;
 	}
 	status = tr_session_prepare(&session, &opts);
+	if (status == TR_EXIT_OK && detach) {
+		int in_session;
+
+		status = tr_detach_start(&opts, &in_session);
+		if (!in_session) {
+			tr_session_free(&session);
+			tr_cli_free(&opts);
+			return status;
+		}
+	}
 	if (status == TR_EXIT_OK)
 		status = opts.check ? tr_session_check(&session) : tr_session_run(&session);
 	if (tr_supervise_tainted()) {

@@ -20,6 +20,7 @@
 #include "manifest.h"
 #include "output.h"
 #include "pids.h"
+#include "remote.h"
 #include "services.h"
 #include "sideband.h"
 #include "session.h"
@@ -40,9 +41,10 @@ const char *tr_end_reason_name(enum tr_end_reason reason)
 {
 	static const char *const names[] = { "not started", "duration", "signal",
 					     "command exited", "target processes exited",
-					     "a backend crashed", "the collecting process died" };
+					     "a backend crashed", "the collecting process died",
+					     "tracerig stop" };
 
-	return reason <= TR_END_DIED ? names[reason] : "?";
+	return reason <= TR_END_STOP_REQUEST ? names[reason] : "?";
 }
 
 static uint64_t now_ns(clockid_t clock)
@@ -747,8 +749,9 @@ static void wait_for_end(struct tr_session *s)
 				    ? s->window_start_ns + (uint64_t)s->duration_ms * 1000000ull : 0;
 
 	for (;;) {
-		struct pollfd pfd[2] = { { .fd = s->sfd, .events = POLLIN },
-					 { .fd = tr_supervise_wake_fd(), .events = POLLIN } };
+		struct pollfd pfd[3] = { { .fd = s->sfd, .events = POLLIN },
+					 { .fd = tr_supervise_wake_fd(), .events = POLLIN },
+					 { .fd = tr_remote_fd(s), .events = POLLIN } };
 		uint64_t now = now_ns(CLOCK_MONOTONIC);
 		int timeout = 500;
 
@@ -761,9 +764,13 @@ static void wait_for_end(struct tr_session *s)
 				timeout = (int)((deadline - now) / 1000000) + 1;
 		}
 		tr_status_update();
-		if (poll(pfd, 2, timeout) > 0) {
+		if (poll(pfd, 3, timeout) > 0) {
 			if (pfd[1].revents)
 				tr_supervise_drain();
+			if (pfd[2].revents && tr_remote_serve(s)) {
+				s->end_reason = TR_END_STOP_REQUEST;
+				return;
+			}
 			if (pfd[0].revents) {
 				drain_signals(s, NULL);
 				if (s->signals) {
@@ -1123,6 +1130,12 @@ int tr_session_run(struct tr_session *s)
 	if ((ret = tr_watchdog_start(s)) < 0)
 		tr_warn("cannot start the watchdog: %s (if tracerig is killed, what it collected "
 			"stays unpackaged in %s)", strerror(-ret), s->archive.dir);
+	/* After the watchdog's fork: a session that died must not seem to
+	 * answer on its socket. */
+	if (tr_remote_open(s) < 0) {
+		status = TR_EXIT_FAILURE;
+		goto remove_staging;
+	}
 	s->symbolizer = tr_symbolizer_new();
 	if (!s->symbolizer)
 		tr_warn("symbolizer unavailable: frames will be addresses");
@@ -1137,6 +1150,7 @@ int tr_session_run(struct tr_session *s)
 		status = TR_EXIT_FAILURE;
 		goto fini;
 	}
+	tr_remote_ready(s);
 	if (s->end_reason == TR_END_NONE && s->signals)
 		s->end_reason = TR_END_SIGNAL;
 	if (s->end_reason == TR_END_NONE) {
@@ -1185,6 +1199,9 @@ remove_staging:
 fini_only:
 	tr_watchdog_done();
 	fini_all(s);
+	/* Last: whoever waits in `tracerig stop` learns of the archive once
+	 * the backends are done too. */
+	tr_remote_finish(s, status);
 	tr_command_close(&s->command);
 	if (s->sfd >= 0)
 		close(s->sfd);

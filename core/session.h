@@ -16,6 +16,7 @@
 
 struct tr_symbolizer;
 struct tr_sideband;
+struct tr_remote;
 
 enum tr_phase {
 	TR_PHASE_LOADED = 0,
@@ -70,6 +71,7 @@ enum tr_end_reason {
 	TR_END_TARGETS_GONE,
 	TR_END_PLUGIN_FAULT,
 	TR_END_DIED,
+	TR_END_STOP_REQUEST,
 };
 
 struct tr_options {
@@ -89,6 +91,8 @@ struct tr_options {
 	int verbose;
 	int argc;
 	char **argv;
+	const char *session_name; /* detached (`tracerig start`): the control socket's name */
+	int ready_fd;             /* detached: told once collection runs, else -1 */
 };
 
 struct tr_session {
@@ -126,6 +130,7 @@ struct tr_session {
 
 	struct tr_symbolizer *symbolizer;
 	struct tr_sideband *sideband; /* when no source records one */
+	struct tr_remote *remote;     /* detached: the control socket */
 };
 
 extern const struct tracerig_services tr_services;

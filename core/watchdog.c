@@ -203,6 +203,10 @@ int tr_watchdog_start(struct tr_session *s)
 		sigset_t none;
 
 		close(fds[1]);
+		/* `tracerig start` takes the end of this pipe for "the session
+		 * failed": the watchdog must not hold it open. */
+		if (s->opts->ready_fd >= 0)
+			close(s->opts->ready_fd);
 		/* The terminal's Ctrl-C and a supervisor's SIGTERM are for the
 		 * collector; the watchdog acts only when that one is gone. */
 		signal(SIGINT, SIG_IGN);

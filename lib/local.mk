@@ -15,7 +15,8 @@ lib_libtrutil_la_SOURCES = \
 	lib/pidset.c lib/pidset.h \
 	lib/procpid.c lib/procpid.h \
 	lib/list.c lib/list.h \
-	lib/kallsyms.c lib/kallsyms.h
+	lib/kallsyms.c lib/kallsyms.h \
+	lib/perfscript.c lib/perfscript.h
 
 # The part that reads ELF, for those that link libelf anyway (the core and
 # perf_events): the other plugins stay free of it.
@@ -24,11 +25,28 @@ lib_libtrelf_la_SOURCES = lib/elfopen.c lib/elfopen.h lib/buildid.c lib/buildid.
 lib_libtrelf_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
 lib_libtrelf_la_LIBADD = $(LIBELF_LIBS)
 
+# pprof profiles, for the core (convert, the archive's .pb.gz entries): the
+# code protoc-c generates from the vendored profile.proto, libprotobuf-c, zlib.
+noinst_LTLIBRARIES += lib/libtrpprof.la
+lib_libtrpprof_la_SOURCES = lib/pprof.c lib/pprof.h
+nodist_lib_libtrpprof_la_SOURCES = lib/profile.pb-c.c lib/profile.pb-c.h
+lib_libtrpprof_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/lib
+lib_libtrpprof_la_CFLAGS = $(AM_CFLAGS) $(PROTOBUF_C_CFLAGS) $(ZLIB_CFLAGS)
+lib_libtrpprof_la_LIBADD = lib/libtrutil.la $(PROTOBUF_C_LIBS) $(ZLIB_LIBS)
+BUILT_SOURCES += lib/profile.pb-c.h
+CLEANFILES += lib/profile.pb-c.c lib/profile.pb-c.h
+EXTRA_DIST += third_party/pprof/profile.proto third_party/pprof/LICENSE third_party/pprof/README.md
+lib/profile.pb-c.c: $(top_srcdir)/third_party/pprof/profile.proto
+	$(AM_V_GEN)$(MKDIR_P) lib && \
+	$(PROTOC_C) --proto_path=$(top_srcdir)/third_party/pprof --c_out=lib profile.proto
+lib/profile.pb-c.h: lib/profile.pb-c.c
+	@test -f $@ || { rm -f lib/profile.pb-c.c; $(MAKE) $(AM_MAKEFLAGS) lib/profile.pb-c.c; }
+
 # ---- unit tests (no root needed): tests/lib/test_X.c each (including
 # ../testing.h, so they need no -I)
 lib_unit_tests = tests/lib/test_untrusted tests/lib/test_sanitize tests/lib/test_hash \
 	tests/lib/test_pidset tests/lib/test_procpid tests/lib/test_list \
-	tests/lib/test_kallsyms tests/lib/test_buildid
+	tests/lib/test_kallsyms tests/lib/test_buildid tests/lib/test_perfscript
 check_PROGRAMS += $(lib_unit_tests)
 TESTS += $(lib_unit_tests)
 tests_lib_test_untrusted_LDADD = lib/libtrutil.la
@@ -39,6 +57,7 @@ tests_lib_test_procpid_LDADD = lib/libtrutil.la
 tests_lib_test_list_LDADD = lib/libtrutil.la
 tests_lib_test_kallsyms_LDADD = lib/libtrutil.la
 tests_lib_test_buildid_LDADD = lib/libtrelf.la
+tests_lib_test_perfscript_LDADD = lib/libtrutil.la
 
 # The real tracerig (perf_events + mapharvest) against processes, run as
 # nobody, that plant links to secrets, FIFOs, sparse maps and names with

@@ -8,12 +8,16 @@ packages=(
 	build-essential autoconf automake libtool pkg-config
 	# core: plugin loading, profiles, ELF symbols, C++ demangling
 	libltdl-dev libinih-dev libelf-dev libiberty-dev
+	# core: pprof profiles (the vendored profile.proto through protoc-c; gzip)
+	libprotobuf-c-dev protobuf-c-compiler zlib1g-dev
 	# backends
 	libzip-dev linux-libc-dev libtraceevent-dev libdw-dev
 	liblttng-ctl-dev liblttng-ust-dev lttng-tools
 	libbpf-dev bpftool clang llvm
 	# tests: archive inspection, the tools we compare with, workloads
 	zip unzip babeltrace2 linux-perf libbpf-tools nodejs time util-linux procps
+	# tests: Google's pprof, built offline from Debian's Go sources
+	golang-go golang-github-google-pprof-dev
 	# tests/clients: the archive's files opened in viewers in headless Chromium
 	chromium fonts-dejavu-core
 	# packaging: the .debs (tests/packaging/debs.sh builds, lints and installs

@@ -62,6 +62,8 @@ CORE_SH_TESTS = \
 	tests/core/lifecycle.sh \
 	tests/core/command.sh \
 	tests/core/signals.sh \
+	tests/core/detached.sh \
+	tests/core/convert.sh \
 	tests/core/supervise.sh \
 	tests/core/archive.sh \
 	tests/core/output.sh \
@@ -70,4 +72,4 @@ CORE_SH_TESTS = \
 	tests/core/report.sh
 TESTS += $(CORE_SH_TESTS)
 dist_check_SCRIPTS += $(CORE_SH_TESTS)
-EXTRA_DIST += tests/lib.sh tests/core/profiles
+EXTRA_DIST += tests/lib.sh tests/lib-pprof.sh tests/core/profiles

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -258,7 +259,8 @@ int oc_open(const struct oc_config *cfg, struct oc_collector **out, char *why, s
 	c->depth = cfg->stack_depth ? cfg->stack_depth : OFFCPU_MAX_DEPTH;
 	if (c->depth > OFFCPU_MAX_DEPTH)
 		c->depth = OFFCPU_MAX_DEPTH;
-	ret = bpf_map__set_value_size(skel->maps.stacks, c->depth * sizeof(uint64_t));
+	ret = bpf_map__set_value_size(skel->maps.stacks,
+				      offsetof(struct offcpu_stack, ips) + c->depth * sizeof(uint64_t));
 	if (ret < 0)
 		goto set_failed;
 	ret = bpf_map__set_max_entries(skel->maps.stacks, cfg->stack_storage);
@@ -274,6 +276,7 @@ int oc_open(const struct oc_config *cfg, struct oc_collector **out, char *why, s
 	skel->rodata->min_block_ns = cfg->min_block_ns;
 	skel->rodata->max_block_ns = cfg->max_block_ns ? cfg->max_block_ns : ~0ull;
 	skel->rodata->sample_period_ns = cfg->sample_period_ns;
+	skel->rodata->stack_depth = c->depth;
 
 	ret = offcpu_bpf__load(skel);
 	if (ret < 0) {
@@ -433,19 +436,18 @@ int oc_read(struct oc_collector *c, struct oc_entry **out, size_t *n)
 	return 0;
 }
 
-size_t oc_stack(struct oc_collector *c, int32_t id, uint64_t *ips, size_t max)
+size_t oc_stack(struct oc_collector *c, uint64_t id, uint64_t *ips, size_t max)
 {
-	uint64_t buf[OFFCPU_MAX_DEPTH];
-	__u32 key = (__u32)id;
+	struct offcpu_stack stack;
+	__u64 key = id;
 	size_t n;
 
-	if (id < 0)
+	if (id < OFFCPU_STACK_FIRST_ID)
 		return 0;
-	memset(buf, 0, sizeof(buf));
-	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.stacks), &key, buf) < 0)
+	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.stacks), &key, &stack) < 0)
 		return 0;
-	for (n = 0; n < c->depth && n < max && buf[n]; n++)
-		ips[n] = buf[n];
+	for (n = 0; n < stack.nr && n < c->depth && n < max; n++)
+		ips[n] = stack.ips[n];
 	return n;
 }
 

@@ -66,9 +66,9 @@ int oc_poll(struct oc_collector *c, int timeout_ms, oc_event_fn cb, void *arg);
 void oc_counters(struct oc_collector *c, uint64_t out[OFFCPU_CNT__MAX]);
 /* All aggregated entries (malloc'd array, caller frees). */
 int oc_read(struct oc_collector *c, struct oc_entry **out, size_t *n);
-/* The frames of stack `id`, innermost first; returns how many (0 when the
- * id is negative or unknown). */
-size_t oc_stack(struct oc_collector *c, int32_t id, uint64_t *ips, size_t max);
+/* The frames of stack `id`, innermost first; returns how many (0 for
+ * OFFCPU_STACK_NONE, OFFCPU_STACK_LOST or an unknown id). */
+size_t oc_stack(struct oc_collector *c, uint64_t id, uint64_t *ips, size_t max);
 uint32_t oc_stack_depth(const struct oc_collector *c);
 void oc_close(struct oc_collector *c);
 

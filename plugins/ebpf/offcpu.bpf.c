@@ -7,6 +7,14 @@
  * measured and added to the (tgid, tid, kernel stack, user stack) entry of
  * the aggregation map.  User space reads that small map once, at flush.
  *
+ * Stacks are stored under a 64-bit hash of their content rather than in a
+ * BPF_MAP_TYPE_STACK_TRACE: that map keeps one stack per bucket and refuses
+ * (or, with BPF_F_REUSE_STACKID, overwrites) a second stack hashing to the
+ * same bucket, so with a few hundred distinct stacks some were lost in most
+ * runs, and system-wide most of them.  A content hash loses a stack only
+ * when the table is full (counted); two stacks sharing a 64-bit hash is
+ * n^2/2^65 unlikely.
+ *
  * Stacks must be taken at switch-out: the user stack of a task that is not
  * `current` cannot be walked.  Hence the sampler decides at switch-out with
  * a probability q predicted from the thread's recent blocked times, and the
@@ -28,6 +36,7 @@
 #define TASK_UNINTERRUPTIBLE 0x0002
 #define TASK_NOLOAD 0x0400
 #define EFAULT 14
+#define EEXIST 17
 
 /* Set through the skeleton before load. */
 const volatile bool filter_cgroup = false;
@@ -36,6 +45,7 @@ const volatile __u32 state_mask = OFFCPU_STATE_ALL;
 const volatile __u64 min_block_ns = 1;
 const volatile __u64 max_block_ns = ~0ull;
 const volatile __u64 sample_period_ns = 0; /* 0: every interval */
+const volatile __u32 stack_depth = OFFCPU_MAX_DEPTH; /* frames kept per stack */
 
 /* Set after load, before attach: whether processes are selected is only
  * known once the launched command exists. */
@@ -56,11 +66,23 @@ struct {
 	__type(value, struct offcpu_start);
 } tid_start SEC(".maps");
 
+/* Stack id (content hash) -> stack.  Sizes without BTF types: user space
+ * cuts value_size to the profile's depth and sets max_entries. */
 struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(key_size, sizeof(__u32));
-	/* value_size and max_entries are set from the profile */
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(key_size, sizeof(__u64));
+	__uint(value_size, sizeof(struct offcpu_stack));
+	__uint(max_entries, 16384);
 } stacks SEC(".maps");
+
+/* Where a stack is taken and hashed before it is stored: too big for the
+ * BPF stack.  sched_switch does not nest on a CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct offcpu_stack);
+} stack_scratch SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -157,12 +179,58 @@ static __always_inline bool traced(struct task_struct *prev, __u32 tgid, __u32 p
 	return true;
 }
 
-static __always_inline void note_stack_error(long id, __u32 counter)
+/* murmur3's 64-bit finalizer: every input bit reaches every output bit. */
+static __always_inline __u64 mix64(__u64 k)
 {
-	/* -EFAULT is "no such stack" (a kernel thread's user stack); the
-	 * others mean the stack map lost it: collision or full. */
-	if (id < 0 && id != -EFAULT)
-		count(counter);
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	k ^= k >> 33;
+	k *= 0xc4ceb9fe1a85ec53ull;
+	k ^= k >> 33;
+	return k;
+}
+
+/* The current task's kernel or user stack (flags), stored once per distinct
+ * content; returns its id or OFFCPU_STACK_NONE / OFFCPU_STACK_LOST. */
+static __always_inline __u64 store_stack(void *ctx, __u64 flags, __u32 lost_counter)
+{
+	__u32 zero = 0, depth = stack_depth, nr, i;
+	struct offcpu_stack *s;
+	long len, err;
+	__u64 id;
+
+	s = bpf_map_lookup_elem(&stack_scratch, &zero);
+	if (!s)
+		return OFFCPU_STACK_LOST;
+	if (depth > OFFCPU_MAX_DEPTH || depth == 0)
+		depth = OFFCPU_MAX_DEPTH;
+	len = bpf_get_stack(ctx, s->ips, depth * sizeof(__u64), flags);
+	/* -EFAULT or nothing: no such stack (a kernel thread's user stack). */
+	if (len == 0 || len == -EFAULT)
+		return OFFCPU_STACK_NONE;
+	if (len < 0) {
+		count(lost_counter);
+		return OFFCPU_STACK_LOST;
+	}
+	nr = len / sizeof(__u64);
+	s->nr = nr;
+	id = mix64(nr);
+	for (i = 0; i < OFFCPU_MAX_DEPTH; i++) {
+		if (i >= nr)
+			break;
+		id = mix64(id ^ s->ips[i]);
+	}
+	if (id < OFFCPU_STACK_FIRST_ID)
+		id += OFFCPU_STACK_FIRST_ID;
+	if (bpf_map_lookup_elem(&stacks, &id))
+		return id;
+	err = bpf_map_update_elem(&stacks, &id, s, BPF_NOEXIST);
+	/* -EEXIST: another CPU stored the same stack meanwhile. */
+	if (err < 0 && err != -EEXIST) {
+		count(lost_counter);
+		return OFFCPU_STACK_LOST;
+	}
+	return id;
 }
 
 static __always_inline void switch_out(void *ctx, __u64 pid_tgid, struct offcpu_start *st,
@@ -188,11 +256,9 @@ static __always_inline void switch_out(void *ctx, __u64 pid_tgid, struct offcpu_
 	st->captured = q >= OFFCPU_Q_ONE || (bpf_get_prandom_u32() & (OFFCPU_Q_ONE - 1)) < q;
 	if (!st->captured)
 		return;
-	st->kstack = bpf_get_stackid(ctx, &stacks, 0);
-	note_stack_error(st->kstack, OFFCPU_CNT_KSTACK_DROPPED);
-	/* A kernel thread has no user stack: -EFAULT, found without a walk. */
-	st->ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
-	note_stack_error(st->ustack, OFFCPU_CNT_USTACK_DROPPED);
+	st->kstack = store_stack(ctx, 0, OFFCPU_CNT_KSTACK_DROPPED);
+	/* A kernel thread has no user stack: found without a walk. */
+	st->ustack = store_stack(ctx, BPF_F_USER_STACK, OFFCPU_CNT_USTACK_DROPPED);
 }
 
 static __always_inline void announce(__u32 tgid, __u32 kind)

@@ -6,6 +6,12 @@
 #define OFFCPU_COMM_LEN 16
 #define OFFCPU_MAX_DEPTH 127 /* kernel.perf_event_max_stack's default */
 
+/* Stack ids are 64-bit hashes of the stack's content; these two values are
+ * never a hash (the program moves a hash that falls on them). */
+#define OFFCPU_STACK_NONE 0 /* no such stack: a kernel thread's user stack */
+#define OFFCPU_STACK_LOST 1 /* not stored: the stack table is full */
+#define OFFCPU_STACK_FIRST_ID 2
+
 /* Sampling probabilities are fixed point: OFFCPU_Q_ONE means "always". */
 #define OFFCPU_Q_SHIFT 20
 #define OFFCPU_Q_ONE (1u << OFFCPU_Q_SHIFT)
@@ -34,8 +40,8 @@ enum offcpu_counter {
 	OFFCPU_CNT_SHORT,           /* dropped: shorter than min_block */
 	OFFCPU_CNT_LONG,            /* dropped: longer than max_block */
 	OFFCPU_CNT_SAMPLED_OUT,     /* not chosen by the low-overhead sampler */
-	OFFCPU_CNT_KSTACK_DROPPED,  /* kernel stack not stored (collision or map full) */
-	OFFCPU_CNT_USTACK_DROPPED,  /* user stack not stored (collision or map full) */
+	OFFCPU_CNT_KSTACK_DROPPED,  /* kernel stack not stored (stack table full) */
+	OFFCPU_CNT_USTACK_DROPPED,  /* user stack not stored (stack table full) */
 	OFFCPU_CNT_AGG_FULL,        /* interval lost: aggregation map full */
 	OFFCPU_CNT_THREAD_FULL,     /* interval lost: per-thread state unavailable */
 	OFFCPU_CNT_EVENTS_LOST,     /* new-process notifications lost (ring buffer full) */
@@ -46,8 +52,15 @@ enum offcpu_counter {
 struct offcpu_key {
 	__u32 tgid;
 	__u32 pid;
-	__s32 kstack; /* stack map id, or a negative errno (-EFAULT: none) */
-	__s32 ustack;
+	__u64 kstack; /* stack id: OFFCPU_STACK_NONE, OFFCPU_STACK_LOST or a content hash */
+	__u64 ustack;
+};
+
+/* A stored stack; the table's value size is cut to the profile's depth. */
+struct offcpu_stack {
+	__u32 nr; /* frames in ips */
+	__u32 pad;
+	__u64 ips[OFFCPU_MAX_DEPTH];
 };
 
 struct offcpu_val {
@@ -61,10 +74,10 @@ struct offcpu_val {
 struct offcpu_start {
 	__u64 start_ns; /* 0: not off-CPU (or not traced) */
 	__u64 ewma_ns;  /* recent blocked times, for the sampler */
+	__u64 kstack;
+	__u64 ustack;
 	__u32 tgid;
 	__u32 pid;
-	__s32 kstack;
-	__s32 ustack;
 	__u32 q;        /* probability this interval was captured with, OFFCPU_Q_ONE = 1 */
 	__u32 captured;
 };

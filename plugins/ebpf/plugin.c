@@ -22,7 +22,6 @@
 
 #define LINE_MAX_LEN (64 * 1024)
 
-
 /* The profile's [ebpf] keys, bound by the core. */
 struct ebpf_settings {
 	int hook, threads; /* indexes of the choices */
@@ -395,8 +394,8 @@ static int ebpf_flush(void *state, struct tracerig_archive *ar)
 		pid_t pid = (pid_t)en->key.tgid;
 		size_t nu = oc_stack(e->oc, en->key.ustack, uips, depth);
 		size_t nk = oc_stack(e->oc, en->key.kstack, kips, depth);
-		int ulost = en->key.ustack < 0 && en->key.ustack != -EFAULT;
-		int klost = en->key.kstack < 0 && en->key.kstack != -EFAULT;
+		int ulost = en->key.ustack == OFFCPU_STACK_LOST;
+		int klost = en->key.kstack == OFFCPU_STACK_LOST;
 		char comm[OFFCPU_COMM_LEN + 1];
 
 		memcpy(comm, en->val.comm, OFFCPU_COMM_LEN);
@@ -498,7 +497,7 @@ static const struct tracerig_key ebpf_keys[] = {
 	  "weighted by 1/probability, so totals stay unbiased; 0 = record every interval." },
 	{ .name = "stack_storage_size", .type = TRACERIG_KEY_INT, .default_value = "16384",
 	  .min = 64, .max = 4194304, BIND(stack_storage_size),
-	  .description = "Distinct stacks the kernel keeps; stacks that do not fit or collide are counted "
+	  .description = "Distinct stacks the kernel keeps; stacks that do not fit are counted "
 	  "(kernel_stacks_dropped, user_stacks_dropped) and shown as lost." },
 	{ .name = "stack_depth", .type = TRACERIG_KEY_INT, .default_value = "127", .min = 1,
 	  .max = 127, BIND(stack_depth),

@@ -38,3 +38,9 @@ need_clients() {
 speedscope() {
 	node "$clients_src/speedscope.js" "$clients_dir/node_modules/speedscope/dist/release" "$@"
 }
+
+# speedscope_schema FILE: FILE validates against speedscope's file-format schema.
+speedscope_schema() {
+	node "$clients_src/speedscope-schema.js" \
+		"$clients_dir/node_modules/speedscope/dist/release/file-format-schema.json" "$1"
+}

@@ -8,4 +8,4 @@ clients_sh_tests = tests/clients/speedscope.sh tests/clients/flamegraph.sh
 TESTS += $(clients_sh_tests)
 dist_check_SCRIPTS += $(clients_sh_tests)
 dist_check_DATA += tests/clients/lib-clients.sh tests/clients/speedscope.js \
-	tests/clients/flamegraph.js tests/clients/package.json tests/clients/package-lock.json
+	tests/clients/flamegraph.js tests/clients/speedscope-schema.js tests/clients/package.json tests/clients/package-lock.json

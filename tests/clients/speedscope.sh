@@ -67,6 +67,25 @@ if [ -x "$workload" ] && [ -e "$top_builddir/plugins/ebpf/ebpf.la" ] &&
 		"$TEST_TMP/w/wall.folded" spin_on_cpu blocked_in_sleep '[off-cpu]' '[on-cpu]'
 	opens_in_speedscope "the threaded workload's perf.data.txt opens" \
 		"$TEST_TMP/w/perf.data.txt" spin_on_cpu
+	# tracerig convert --to speedscope: speedscope's own format, every view
+	# of the archive in one file.
+	mkdir -p "$TEST_TMP/conv"
+	rc=0
+	"$TRACERIG" convert --to speedscope -o "$TEST_TMP/conv" "$TEST_TMP/w.trace.zip" \
+		>"$TEST_TMP/conv.out" 2>&1 || rc=$?
+	check_eq "tracerig convert --to speedscope exits 0" 0 "$rc"
+	json="$TEST_TMP/conv/w.speedscope.json"
+	if out=$(speedscope_schema "$json" 2>&1); then
+		ok "the speedscope JSON validates against speedscope's file-format schema"
+		echo "#   $out"
+	else
+		not_ok "the speedscope JSON validates against speedscope's file-format schema" "$out"
+	fi
+	for view in cpu offcpu wall; do
+		check_grep "it holds the $view profile" "\"name\": \"$view\"" "$json"
+	done
+	opens_in_speedscope "the speedscope JSON opens, on- and off-CPU functions in its table" \
+		"$json" spin_on_cpu blocked_in_sleep blocked_in_pipe_read
 else
 	skip "off-CPU and wall profiles in speedscope" \
 		"tests/ebpf/workload, the ebpf or perf_events backend, or the kernel's BTF is missing"

@@ -110,6 +110,49 @@ NOINLINE void blocked_on_mutex(struct tw_mutex *m)
 	__asm__ volatile("" ::: "memory");
 }
 
+/* ---- many distinct stacks ---- */
+
+NOINLINE void blocked_at_path_end(void)
+{
+	struct timespec ts = { 0, 20000 };
+
+	raw4(SYS_nanosleep, (long)&ts, 0, 0, 0);
+	__asm__ volatile("" ::: "memory");
+}
+
+NOINLINE void path_bit_zero(unsigned pattern, int level);
+NOINLINE void path_bit_one(unsigned pattern, int level);
+
+/* Inlined: a frame of its own would be named after its neighbour by
+ * dladdr (only exported functions have names there). */
+INLINE void path_next(unsigned pattern, int level)
+{
+	if (level == 0)
+		blocked_at_path_end();
+	else if (pattern & (1u << (level - 1)))
+		path_bit_one(pattern, level - 1);
+	else
+		path_bit_zero(pattern, level - 1);
+}
+
+NOINLINE void path_bit_zero(unsigned pattern, int level)
+{
+	path_next(pattern, level);
+	__asm__ volatile("" ::: "memory");
+}
+
+NOINLINE void path_bit_one(unsigned pattern, int level)
+{
+	path_next(pattern, level);
+	__asm__ volatile("" ::: "memory");
+}
+
+void tw_block_on_every_path(int bits)
+{
+	for (unsigned p = 0; p < (1u << bits); p++)
+		path_next(p, bits);
+}
+
 void tw_mutex_lock(struct tw_mutex *m)
 {
 	blocked_on_mutex(m);

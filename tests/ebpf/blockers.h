@@ -22,6 +22,14 @@ void blocked_on_mutex(struct tw_mutex *m);
 void tw_mutex_lock(struct tw_mutex *m);
 void tw_mutex_unlock(struct tw_mutex *m);
 
+/* Blocks once at the end of each of the 2^bits call paths through
+ * path_bit_zero / path_bit_one (outermost call = highest bit): 2^bits
+ * distinct user stacks. */
+void blocked_at_path_end(void);
+void path_bit_zero(unsigned pattern, int level);
+void path_bit_one(unsigned pattern, int level);
+void tw_block_on_every_path(int bits);
+
 /* The scenario: threads blocking in the functions above for known totals.
  * Returns 0 when every thread did what it should. */
 struct tw_plan {

@@ -1,0 +1,221 @@
+/* A detached session's control socket, served from the session's main
+ * loop: no thread, so a request never races the lifecycle.  Requests that
+ * arrive while the session stops or packages wait in the backlog; `stop`
+ * keeps its connection open until the archive is written. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "control.h"
+#include "log.h"
+#include "remote.h"
+#include "session.h"
+
+#define MAX_STOPPERS 8
+
+struct tr_remote {
+	int listen_fd;
+	int ready_fd; /* `tracerig start` waits on it */
+	char socket_path[4096];
+	char log_path[4096];
+	int stoppers[MAX_STOPPERS]; /* connections that asked to stop */
+	size_t n_stoppers;
+};
+
+int tr_remote_open(struct tr_session *s)
+{
+	const char *name = s->opts->session_name;
+	struct tr_remote *r;
+	char why[512];
+
+	if (!name)
+		return 0;
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		tr_err("cannot set up the control socket: %s", strerror(ENOMEM));
+		return -1;
+	}
+	r->listen_fd = tr_control_listen(name, why, sizeof(why));
+	if (r->listen_fd < 0) {
+		tr_err("cannot run detached: %s", why);
+		free(r);
+		return -1;
+	}
+	r->ready_fd = s->opts->ready_fd;
+	tr_control_file(name, ".sock", r->socket_path, sizeof(r->socket_path));
+	tr_control_file(name, ".log", r->log_path, sizeof(r->log_path));
+	s->remote = r;
+	return 0;
+}
+
+int tr_remote_fd(const struct tr_session *s)
+{
+	return s->remote ? s->remote->listen_fd : -1;
+}
+
+static void reply(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void reply(int fd, const char *fmt, ...)
+{
+	char line[4352];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	/* A reader that went away loses its answer, nothing more. */
+	if (tr_control_send(fd, line) < 0)
+		tr_log(TRACERIG_LOG_DEBUG, NULL, "a control client left before its answer");
+}
+
+/* The caller of `tracerig stop` is in another directory. */
+static void absolute(const char *path, char *buf, size_t len)
+{
+	char cwd[4096];
+
+	if (path[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+		snprintf(buf, len, "%s", path);
+	else
+		snprintf(buf, len, "%s/%s", cwd, path);
+}
+
+static void describe_targets(const struct tr_session *s, char *buf, size_t len)
+{
+	size_t pos;
+
+	if (s->opts->command) {
+		snprintf(buf, len, "command %s (PID %d)", s->opts->command[0],
+			 (int)s->targets.command_pid);
+		return;
+	}
+	if (!s->opts->n_pids) {
+		snprintf(buf, len, "the whole machine");
+		return;
+	}
+	pos = (size_t)snprintf(buf, len, "PIDs");
+	for (size_t i = 0; i < s->opts->n_pids && pos < len; i++)
+		pos += (size_t)snprintf(buf + pos, len - pos, " %d", (int)s->opts->pids[i]);
+}
+
+static void answer_status(const struct tr_session *s, int fd)
+{
+	char started[32] = "?", targets[256], output[4352];
+	time_t t = (time_t)(s->start_real_ns / 1000000000ull);
+	struct timespec now;
+	struct tm tm;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (gmtime_r(&t, &tm))
+		strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	describe_targets(s, targets, sizeof(targets));
+	reply(fd, "name: %s", s->opts->session_name);
+	reply(fd, "pid: %d", (int)getpid());
+	reply(fd, "state: collecting");
+	reply(fd, "profile: %s", s->profile_path);
+	reply(fd, "targets: %s", targets);
+	reply(fd, "started: %s", started);
+	reply(fd, "collecting for: %.1f s",
+	      ((uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec - s->window_start_ns) /
+		      1e9);
+	absolute(s->output ? s->output : ".", output, sizeof(output));
+	reply(fd, "output: %s", output);
+	reply(fd, "log: %s", s->remote->log_path);
+}
+
+/* Only root may steer a session; the socket's mode says so already, and
+ * this holds even if someone loosened it. */
+static int peer_is_root(int fd)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 && cred.uid == 0;
+}
+
+int tr_remote_serve(struct tr_session *s)
+{
+	struct tr_remote *r = s->remote;
+	int stop = 0;
+
+	if (!r)
+		return 0;
+	for (;;) {
+		char line[64];
+		int fd = accept4(r->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+
+		if (fd < 0)
+			break; /* EAGAIN: none left */
+		if (!peer_is_root(fd)) {
+			reply(fd, "error: only root controls tracerig sessions");
+			close(fd);
+			continue;
+		}
+		/* The client writes its one line right after connecting. */
+		if (tr_control_read_line(fd, line, sizeof(line), 1000) <= 0) {
+			close(fd);
+			continue;
+		}
+		if (strcmp(line, "status") == 0) {
+			answer_status(s, fd);
+			close(fd);
+		} else if (strcmp(line, "stop") == 0 && r->n_stoppers < MAX_STOPPERS) {
+			reply(fd, "stopping: %d", (int)getpid());
+			r->stoppers[r->n_stoppers++] = fd;
+			stop = 1;
+		} else {
+			reply(fd, "error: unknown request '%s' (status, stop)", line);
+			close(fd);
+		}
+	}
+	if (stop)
+		tr_info("stop requested through the control socket");
+	return stop;
+}
+
+void tr_remote_ready(struct tr_session *s)
+{
+	struct tr_remote *r = s->remote;
+
+	if (!r || r->ready_fd < 0)
+		return;
+	if (write(r->ready_fd, "ready\n", 6) != 6)
+		tr_warn("cannot tell `tracerig start` that collection runs: %s", strerror(errno));
+	close(r->ready_fd);
+	r->ready_fd = -1;
+}
+
+void tr_remote_finish(struct tr_session *s, int exit_status)
+{
+	struct tr_remote *r = s->remote;
+	char path[4352];
+	int packaged = exit_status != TR_EXIT_FAILURE && s->output && !access(s->output, F_OK);
+
+	if (!r)
+		return;
+	/* Gone first: `tracerig status` must not list a session that ended. */
+	if (r->ready_fd >= 0)
+		close(r->ready_fd);
+	close(r->listen_fd);
+	unlink(r->socket_path);
+	if (packaged)
+		absolute(s->output, path, sizeof(path));
+	for (size_t i = 0; i < r->n_stoppers; i++) {
+		if (packaged)
+			reply(r->stoppers[i], "archive: %s", path);
+		else
+			reply(r->stoppers[i], "failed: exit status %d, see %s", exit_status,
+			      r->log_path);
+		close(r->stoppers[i]);
+	}
+	free(r);
+	s->remote = NULL;
+}

@@ -1,0 +1,526 @@
+/* The pprof builder: interning in strmaps keyed by text, encoding by
+ * libprotobuf-c's code generated from the vendored profile.proto, gzip by
+ * zlib. */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "pprof.h"
+#include "profile.pb-c.h"
+#include "strmap.h"
+
+typedef Perftools__Profiles__Mapping pp_mapping_msg;
+typedef Perftools__Profiles__Location pp_location_msg;
+typedef Perftools__Profiles__Line pp_line_msg;
+typedef Perftools__Profiles__Function pp_function_msg;
+typedef Perftools__Profiles__Label pp_label_msg;
+typedef Perftools__Profiles__Sample pp_sample_msg;
+typedef Perftools__Profiles__ValueType pp_value_type_msg;
+
+struct pp_sample {
+	uint64_t *locations;
+	size_t n_locations;
+	int64_t values[PP_MAX_VALUES];
+	pp_label_msg *labels;
+	size_t n_labels;
+};
+
+struct pp_builder {
+	struct tr_strmap strings; /* value: index in string_table */
+	char **string_table;
+	size_t n_strings, cap_strings;
+
+	struct tr_strmap mapping_keys; /* value: id = index + 1 */
+	pp_mapping_msg *mappings;
+	size_t n_mappings, cap_mappings;
+
+	struct tr_strmap function_keys;
+	pp_function_msg *functions;
+	size_t n_functions, cap_functions;
+
+	struct tr_strmap location_keys;
+	pp_location_msg *locations;
+	pp_line_msg *lines; /* one per location */
+	size_t n_locations, cap_locations;
+
+	struct tr_strmap sample_keys; /* value: index in samples */
+	struct pp_sample *samples;
+	size_t n_samples, cap_samples;
+
+	pp_value_type_msg sample_types[PP_MAX_VALUES];
+	size_t n_types;
+	pp_value_type_msg period_type;
+	int64_t period, time_nanos, duration_nanos;
+	int64_t *comments;
+	size_t n_comments;
+
+	char *key; /* scratch for building keys */
+	size_t key_len, key_cap;
+};
+
+/* Room for one more element in *arr (n used of *cap). */
+static int grow(void *arr, size_t *cap, size_t n, size_t size)
+{
+	void **p = arr;
+	size_t want = *cap ? *cap * 2 : 64;
+	void *grown;
+
+	if (n < *cap)
+		return 0;
+	grown = realloc(*p, want * size);
+	if (!grown)
+		return -ENOMEM;
+	*p = grown;
+	*cap = want;
+	return 0;
+}
+
+static int64_t intern(struct pp_builder *b, const char *s)
+{
+	struct tr_strmap_entry *e;
+	size_t before = b->strings.n;
+
+	if (!s)
+		s = "";
+	e = tr_strmap_get(&b->strings, s, strlen(s));
+	if (!e)
+		return -1;
+	if (b->strings.n == before)
+		return (int64_t)e->value;
+	if (grow(&b->string_table, &b->cap_strings, b->n_strings, sizeof(char *)) < 0)
+		return -1;
+	e->value = b->n_strings;
+	b->string_table[b->n_strings++] = e->key;
+	return (int64_t)e->value;
+}
+
+/* Keys are text: each part with its length first, so no name can make two
+ * different keys equal. */
+static int key_reset(struct pp_builder *b)
+{
+	b->key_len = 0;
+	return 0;
+}
+
+static int key_add(struct pp_builder *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int key_add(struct pp_builder *b, const char *fmt, ...)
+{
+	for (;;) {
+		va_list ap;
+		int n;
+
+		va_start(ap, fmt);
+		n = vsnprintf(b->key + b->key_len, b->key_cap - b->key_len, fmt, ap);
+		va_end(ap);
+		if (n < 0)
+			return -EINVAL;
+		if (b->key_len + (size_t)n < b->key_cap) {
+			b->key_len += (size_t)n;
+			return 0;
+		}
+		{
+			size_t want = (b->key_len + (size_t)n + 1) * 2;
+			char *grown = realloc(b->key, want);
+
+			if (!grown)
+				return -ENOMEM;
+			b->key = grown;
+			b->key_cap = want;
+		}
+	}
+}
+
+static int key_add_string(struct pp_builder *b, const char *s)
+{
+	s = s ? s : "";
+	return key_add(b, "%zu:%s|", strlen(s), s);
+}
+
+struct pp_builder *pp_new(const struct pp_value_type *sample_types, size_t n_types,
+			  struct pp_value_type period_type, int64_t period)
+{
+	struct pp_builder *b;
+
+	if (n_types == 0 || n_types > PP_MAX_VALUES)
+		return NULL;
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return NULL;
+	b->key_cap = 256;
+	b->key = malloc(b->key_cap);
+	/* pprof wants "" at index 0. */
+	if (!b->key || intern(b, "") != 0)
+		goto fail;
+	for (size_t i = 0; i < n_types; i++) {
+		pp_value_type_msg vt = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
+
+		vt.type = intern(b, sample_types[i].type);
+		vt.unit = intern(b, sample_types[i].unit);
+		if (vt.type < 0 || vt.unit < 0)
+			goto fail;
+		b->sample_types[i] = vt;
+	}
+	b->n_types = n_types;
+	{
+		pp_value_type_msg vt = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
+
+		vt.type = intern(b, period_type.type);
+		vt.unit = intern(b, period_type.unit);
+		if (vt.type < 0 || vt.unit < 0)
+			goto fail;
+		b->period_type = vt;
+	}
+	b->period = period;
+	return b;
+fail:
+	pp_free(b);
+	return NULL;
+}
+
+void pp_free(struct pp_builder *b)
+{
+	if (!b)
+		return;
+	for (size_t i = 0; i < b->n_samples; i++) {
+		free(b->samples[i].locations);
+		free(b->samples[i].labels);
+	}
+	free(b->samples);
+	free(b->locations);
+	free(b->lines);
+	free(b->functions);
+	free(b->mappings);
+	free(b->string_table);
+	free(b->comments);
+	free(b->key);
+	tr_strmap_free(&b->strings);
+	tr_strmap_free(&b->mapping_keys);
+	tr_strmap_free(&b->function_keys);
+	tr_strmap_free(&b->location_keys);
+	tr_strmap_free(&b->sample_keys);
+	free(b);
+}
+
+void pp_set_time(struct pp_builder *b, int64_t time_nanos, int64_t duration_nanos)
+{
+	b->time_nanos = time_nanos;
+	b->duration_nanos = duration_nanos;
+}
+
+int pp_add_comment(struct pp_builder *b, const char *text)
+{
+	size_t cap = b->n_comments;
+	int64_t s = intern(b, text), *grown;
+
+	if (s < 0)
+		return -ENOMEM;
+	grown = realloc(b->comments, (cap + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	b->comments = grown;
+	b->comments[b->n_comments++] = s;
+	return 0;
+}
+
+/* The interned entry for the current key; *fresh when it was new. */
+static struct tr_strmap_entry *key_entry(struct pp_builder *b, struct tr_strmap *m, int *fresh)
+{
+	size_t before = m->n;
+	struct tr_strmap_entry *e = tr_strmap_get(m, b->key, b->key_len);
+
+	*fresh = e && m->n != before;
+	return e;
+}
+
+uint64_t pp_mapping(struct pp_builder *b, uint64_t start, uint64_t limit, uint64_t file_offset,
+		    const char *file, const char *build_id)
+{
+	pp_mapping_msg m = PERFTOOLS__PROFILES__MAPPING__INIT;
+	struct tr_strmap_entry *e;
+	int fresh;
+
+	key_reset(b);
+	if (key_add(b, "%" PRIx64 "|", start) < 0 || key_add_string(b, file) < 0 ||
+	    key_add_string(b, build_id) < 0)
+		return 0;
+	e = key_entry(b, &b->mapping_keys, &fresh);
+	if (!e)
+		return 0;
+	if (!fresh)
+		return e->value;
+	if (grow(&b->mappings, &b->cap_mappings, b->n_mappings, sizeof(*b->mappings)) < 0)
+		return 0;
+	m.id = b->n_mappings + 1;
+	m.memory_start = start;
+	m.memory_limit = limit;
+	m.file_offset = file_offset;
+	m.filename = intern(b, file);
+	m.build_id = intern(b, build_id);
+	if (m.filename < 0 || m.build_id < 0)
+		return 0;
+	/* The names are ours: a store may keep them rather than re-symbolize. */
+	m.has_functions = 1;
+	b->mappings[b->n_mappings++] = m;
+	e->value = m.id;
+	return m.id;
+}
+
+static uint64_t function_id(struct pp_builder *b, const char *name)
+{
+	pp_function_msg f = PERFTOOLS__PROFILES__FUNCTION__INIT;
+	struct tr_strmap_entry *e = tr_strmap_get(&b->function_keys, name, strlen(name));
+	size_t before;
+
+	if (!e)
+		return 0;
+	if (e->value)
+		return e->value;
+	before = b->n_functions;
+	if (grow(&b->functions, &b->cap_functions, before, sizeof(*b->functions)) < 0)
+		return 0;
+	f.id = before + 1;
+	f.name = f.system_name = intern(b, name);
+	if (f.name < 0)
+		return 0;
+	b->functions[b->n_functions++] = f;
+	e->value = f.id;
+	return f.id;
+}
+
+uint64_t pp_location(struct pp_builder *b, uint64_t mapping_id, uint64_t address,
+		     const char *function)
+{
+	pp_location_msg l = PERFTOOLS__PROFILES__LOCATION__INIT;
+	pp_line_msg line = PERFTOOLS__PROFILES__LINE__INIT;
+	struct tr_strmap_entry *e;
+	uint64_t fid = 0;
+	int fresh;
+
+	key_reset(b);
+	if (key_add(b, "%" PRIu64 "|%" PRIx64 "|", mapping_id, address) < 0 ||
+	    key_add_string(b, function) < 0)
+		return 0;
+	e = key_entry(b, &b->location_keys, &fresh);
+	if (!e)
+		return 0;
+	if (!fresh)
+		return e->value;
+	if (function && *function && !(fid = function_id(b, function)))
+		return 0;
+	if (grow(&b->locations, &b->cap_locations, b->n_locations, sizeof(*b->locations)) < 0)
+		return 0;
+	{
+		size_t cap = b->cap_locations;
+		pp_line_msg *grown = realloc(b->lines, cap * sizeof(*grown));
+
+		if (!grown)
+			return 0;
+		b->lines = grown;
+	}
+	l.id = b->n_locations + 1;
+	l.mapping_id = mapping_id;
+	l.address = address;
+	line.function_id = fid;
+	b->lines[b->n_locations] = line;
+	b->locations[b->n_locations++] = l;
+	e->value = l.id;
+	return l.id;
+}
+
+int pp_add(struct pp_builder *b, const uint64_t *locations, size_t n_locations,
+	   const int64_t *values, const struct pp_label *labels, size_t n_labels)
+{
+	struct tr_strmap_entry *e;
+	struct pp_sample *s;
+	int fresh;
+
+	key_reset(b);
+	for (size_t i = 0; i < n_locations; i++)
+		if (key_add(b, "%" PRIu64 ",", locations[i]) < 0)
+			return -ENOMEM;
+	for (size_t i = 0; i < n_labels; i++) {
+		if (key_add_string(b, labels[i].key) < 0 ||
+		    (labels[i].str ? key_add_string(b, labels[i].str)
+				   : key_add(b, "#%" PRId64 "|", labels[i].num)) < 0)
+			return -ENOMEM;
+	}
+	e = key_entry(b, &b->sample_keys, &fresh);
+	if (!e)
+		return -ENOMEM;
+	if (!fresh) {
+		s = &b->samples[e->value];
+		for (size_t i = 0; i < b->n_types; i++)
+			s->values[i] += values[i];
+		return 0;
+	}
+	if (grow(&b->samples, &b->cap_samples, b->n_samples, sizeof(*b->samples)) < 0)
+		return -ENOMEM;
+	s = &b->samples[b->n_samples];
+	memset(s, 0, sizeof(*s));
+	s->locations = malloc((n_locations ? n_locations : 1) * sizeof(*s->locations));
+	s->labels = calloc(n_labels ? n_labels : 1, sizeof(*s->labels));
+	if (!s->locations || !s->labels) {
+		free(s->locations);
+		free(s->labels);
+		return -ENOMEM;
+	}
+	memcpy(s->locations, locations, n_locations * sizeof(*s->locations));
+	s->n_locations = n_locations;
+	for (size_t i = 0; i < n_labels; i++) {
+		pp_label_msg l = PERFTOOLS__PROFILES__LABEL__INIT;
+
+		l.key = intern(b, labels[i].key);
+		if (labels[i].str)
+			l.str = intern(b, labels[i].str);
+		else
+			l.num = labels[i].num;
+		if (l.key < 0 || l.str < 0) {
+			free(s->locations);
+			free(s->labels);
+			return -ENOMEM;
+		}
+		s->labels[i] = l;
+	}
+	s->n_labels = n_labels;
+	for (size_t i = 0; i < b->n_types; i++)
+		s->values[i] = values[i];
+	e->value = b->n_samples++;
+	return 0;
+}
+
+size_t pp_sample_count(const struct pp_builder *b)
+{
+	return b->n_samples;
+}
+
+int64_t pp_total(const struct pp_builder *b, size_t i)
+{
+	int64_t sum = 0;
+
+	for (size_t k = 0; k < b->n_samples && i < b->n_types; k++)
+		sum += b->samples[k].values[i];
+	return sum;
+}
+
+static int gzip_to(FILE *f, const uint8_t *data, size_t len)
+{
+	uint8_t out[65536];
+	z_stream z;
+	int ret;
+
+	memset(&z, 0, sizeof(z));
+	/* 15 + 16: a gzip header and trailer, what pprof readers expect. */
+	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	z.next_in = (uint8_t *)data;
+	z.avail_in = (uInt)len;
+	do {
+		size_t have;
+
+		z.next_out = out;
+		z.avail_out = sizeof(out);
+		ret = deflate(&z, Z_FINISH);
+		if (ret == Z_STREAM_ERROR)
+			break;
+		have = sizeof(out) - z.avail_out;
+		if (have && fwrite(out, 1, have, f) != have) {
+			deflateEnd(&z);
+			return -EIO;
+		}
+	} while (ret != Z_STREAM_END);
+	deflateEnd(&z);
+	return ret == Z_STREAM_END ? 0 : -EIO;
+}
+
+int pp_write_gz(struct pp_builder *b, FILE *f)
+{
+	Perftools__Profiles__Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
+	pp_value_type_msg *types[PP_MAX_VALUES];
+	pp_mapping_msg **mappings = NULL;
+	pp_location_msg **locations = NULL;
+	pp_line_msg **lines = NULL;
+	pp_function_msg **functions = NULL;
+	pp_sample_msg *samples = NULL, **sample_ptrs = NULL;
+	pp_label_msg **labels = NULL;
+	size_t n_labels = 0, li = 0;
+	uint8_t *packed = NULL;
+	int ret = -ENOMEM;
+
+	for (size_t i = 0; i < b->n_samples; i++)
+		n_labels += b->samples[i].n_labels;
+	mappings = calloc(b->n_mappings + 1, sizeof(*mappings));
+	locations = calloc(b->n_locations + 1, sizeof(*locations));
+	lines = calloc(b->n_locations + 1, sizeof(*lines));
+	functions = calloc(b->n_functions + 1, sizeof(*functions));
+	samples = calloc(b->n_samples + 1, sizeof(*samples));
+	sample_ptrs = calloc(b->n_samples + 1, sizeof(*sample_ptrs));
+	labels = calloc(n_labels + 1, sizeof(*labels));
+	if (!mappings || !locations || !lines || !functions || !samples || !sample_ptrs || !labels)
+		goto out;
+	for (size_t i = 0; i < b->n_types; i++)
+		types[i] = &b->sample_types[i];
+	for (size_t i = 0; i < b->n_mappings; i++)
+		mappings[i] = &b->mappings[i];
+	for (size_t i = 0; i < b->n_functions; i++)
+		functions[i] = &b->functions[i];
+	for (size_t i = 0; i < b->n_locations; i++) {
+		locations[i] = &b->locations[i];
+		if (b->lines[i].function_id) {
+			lines[i] = &b->lines[i];
+			locations[i]->n_line = 1;
+			locations[i]->line = &lines[i];
+		}
+	}
+	for (size_t i = 0; i < b->n_samples; i++) {
+		pp_sample_msg s = PERFTOOLS__PROFILES__SAMPLE__INIT;
+		struct pp_sample *mine = &b->samples[i];
+
+		s.n_location_id = mine->n_locations;
+		s.location_id = mine->locations;
+		s.n_value = b->n_types;
+		s.value = mine->values;
+		s.n_label = mine->n_labels;
+		s.label = &labels[li];
+		for (size_t k = 0; k < mine->n_labels; k++)
+			labels[li++] = &mine->labels[k];
+		samples[i] = s;
+		sample_ptrs[i] = &samples[i];
+	}
+	p.n_sample_type = b->n_types;
+	p.sample_type = types;
+	p.n_sample = b->n_samples;
+	p.sample = sample_ptrs;
+	p.n_mapping = b->n_mappings;
+	p.mapping = mappings;
+	p.n_location = b->n_locations;
+	p.location = locations;
+	p.n_function = b->n_functions;
+	p.function = functions;
+	p.n_string_table = b->n_strings;
+	p.string_table = b->string_table;
+	p.time_nanos = b->time_nanos;
+	p.duration_nanos = b->duration_nanos;
+	p.period_type = &b->period_type;
+	p.period = b->period;
+	p.n_comment = b->n_comments;
+	p.comment = b->comments;
+	packed = malloc(perftools__profiles__profile__get_packed_size(&p) + 1);
+	if (!packed)
+		goto out;
+	ret = gzip_to(f, packed, perftools__profiles__profile__pack(&p, packed));
+out:
+	free(packed);
+	free(labels);
+	free(sample_ptrs);
+	free(samples);
+	free(functions);
+	free(lines);
+	free(locations);
+	free(mappings);
+	return ret;
+}

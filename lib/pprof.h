@@ -1,0 +1,61 @@
+/* pprof profiles (profile.proto, gzipped): what Pyroscope, Parca, Cloud
+ * Profiler and `go tool pprof` take.  A builder interns strings, mappings,
+ * functions and locations, and merges samples of the same stack and labels,
+ * so a profile is as big as its distinct stacks, not its samples. */
+#ifndef TR_LIB_PPROF_H
+#define TR_LIB_PPROF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct pp_builder;
+
+/* A value column: ("samples", "count"), ("cpu", "nanoseconds"), ... */
+struct pp_value_type {
+	const char *type, *unit;
+};
+
+/* sample_types: up to PP_MAX_VALUES columns; the period says what one
+ * sample stands for (e.g. ("cpu", "nanoseconds"), 1e9 / frequency). */
+#define PP_MAX_VALUES 4
+struct pp_builder *pp_new(const struct pp_value_type *sample_types, size_t n_types,
+			  struct pp_value_type period_type, int64_t period);
+void pp_free(struct pp_builder *b);
+
+/* Profile-wide facts: when it starts (ns since the epoch) and how long. */
+void pp_set_time(struct pp_builder *b, int64_t time_nanos, int64_t duration_nanos);
+/* A free-form comment line (`pprof -comments`). */
+int pp_add_comment(struct pp_builder *b, const char *text);
+
+/* An object mapped in a process: its id, or 0 when out of memory.  The
+ * same (file, build id, start) gives the same id.  build_id: hex or NULL. */
+uint64_t pp_mapping(struct pp_builder *b, uint64_t start, uint64_t limit, uint64_t file_offset,
+		    const char *file, const char *build_id);
+
+/* A code location: an address in a mapping (both may be 0 when unknown)
+ * and the function name resolved there (NULL: none, pprof shows the
+ * address).  The same (mapping, address, name) gives the same id. */
+uint64_t pp_location(struct pp_builder *b, uint64_t mapping_id, uint64_t address,
+		     const char *function);
+
+/* A label: numeric when str is NULL. */
+struct pp_label {
+	const char *key;
+	const char *str;
+	int64_t num;
+};
+
+/* Adds values[n_types] to the sample of this stack (location ids, leaf
+ * first) and these labels; 0 or -ENOMEM. */
+int pp_add(struct pp_builder *b, const uint64_t *locations, size_t n_locations,
+	   const int64_t *values, const struct pp_label *labels, size_t n_labels);
+
+size_t pp_sample_count(const struct pp_builder *b);
+/* Sum of value column i over every sample. */
+int64_t pp_total(const struct pp_builder *b, size_t i);
+
+/* Encodes and gzips the profile to f; 0 or a negative errno. */
+int pp_write_gz(struct pp_builder *b, FILE *f);
+
+#endif

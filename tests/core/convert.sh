@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# tracerig convert: an archive's stacks as pprof (checked with Google's own
+# pprof), folded stacks and speedscope JSON, from tracerig's archives and
+# from a perfcollect-layout archive made with perf record + perf script + zip.
+. "$top_srcdir/tests/lib.sh"
+need_root
+. "$top_srcdir/tests/lib-pprof.sh"
+need_pprof
+export TMPDIR="$TEST_TMP"
+DEMO="$top_builddir/demo/tracerig-demo"
+[ -x "$DEMO" ] && [ -e "$top_builddir/plugins/perf_events/perf_events.la" ] ||
+	skip_all "the demo or the perf_events backend is not built"
+
+# leaf_samples FILE FUNCTION: samples of perf.data.txt whose leaf is FUNCTION
+leaf_samples() {
+	awk -v fn="$2" '/^[^ \t]/ { leaf = 1; next }
+		leaf && NF { leaf = 0; if ($2 == fn) n++ } END { print n + 0 }' "$1"
+}
+# pprof_flat FILE FUNCTION [pprof options]: FUNCTION's flat samples
+pprof_flat() {
+	local file=$1 fn=$2
+	shift 2
+	"$PPROF" -top -sample_index=samples -nodecount=1000 "$@" "$file" 2>/dev/null |
+		awk -v fn="$fn" '$NF == fn { print $1; found = 1 } END { if (!found) print 0 }'
+}
+
+# ---- two processes of the demo, traced by PID
+"$DEMO" --seconds 30 --threads 1 >/dev/null 2>&1 &
+one=$!
+"$DEMO" --seconds 30 --threads 1 >/dev/null 2>&1 &
+two=$!
+on_exit "kill $one $two 2>/dev/null"
+sleep 0.3
+mkdir -p "$TEST_TMP/run" && cd "$TEST_TMP/run"
+run_tracerig -c "$top_srcdir/conf/profiles/cpu.ini" -p "$one,$two" -d 2 -o "$TEST_TMP/two.trace.zip"
+kill "$one" "$two" 2>/dev/null
+check_eq "tracerig records two demos" 0 "$rc"
+unzip_archive "$TEST_TMP/two.trace.zip" "$TEST_TMP/two"
+txt="$TEST_TMP/two/perf.data.txt"
+
+# Default: pprof, into the working directory, named after the archive.
+rc=0
+"$TRACERIG" convert "$TEST_TMP/two.trace.zip" >"$TEST_TMP/conv.out" 2>&1 || rc=$?
+check_eq "convert exits 0" 0 "$rc"
+check_eq "convert names what it wrote" "./two.cpu.pb.gz" "$(cat "$TEST_TMP/conv.out")"
+pb="$TEST_TMP/run/two.cpu.pb.gz"
+check "cpu.pb.gz is gzip" sh -c "gzip -t '$pb'"
+for fn in demo_hot demo_warm demo_cool; do
+	want=$(leaf_samples "$txt" "$fn")
+	got=$(pprof_flat "$pb" "$fn")
+	if [ "$want" -gt 0 ] && [ "$got" = "$want" ]; then
+		ok "pprof -top gives $fn the $want samples perf.data.txt has"
+	else
+		not_ok "pprof -top gives $fn the samples perf.data.txt has" "perf.data.txt: $want" "pprof: $got"
+	fi
+done
+total=$(grep -c '^[^ 	]' "$txt")
+got=$("$PPROF" -top -sample_index=samples "$pb" 2>/dev/null | sed -n 's/.*of \([0-9]*\) total.*/\1/p')
+check_eq "pprof's sample total is perf.data.txt's" "$total" "$got"
+ns=$("$PPROF" -top -sample_index=cpu -unit=ns "$pb" 2>/dev/null | sed -n 's/.*of \([0-9]*\)ns total.*/\1/p')
+periods=$(awk '/^[^ \t]/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/ && $(i + 1) == "cpu-clock:") s += $i } END { printf "%d", s }' "$txt")
+check_eq "cpu/nanoseconds totals the samples' periods" "$periods" "$ns"
+
+# Labels: one process kept by -tagfocus.
+one_samples=$(awk -v p="$one" '/^[^ \t]/ { split($2, a, "/"); if (a[1] == p) n++ } END { print n + 0 }' "$txt")
+got=$("$PPROF" -top -sample_index=samples -nodefraction=0 -nodecount=100000 -tagfocus="pid=$one" "$pb" 2>/dev/null |
+	sed -n 's/.*accounting for \([0-9]*\),.*/\1/p')
+if [ "$one_samples" -gt 0 ] && [ "$one_samples" -lt "$total" ] && [ "$got" = "$one_samples" ]; then
+	ok "-tagfocus=pid=$one keeps that process's $one_samples of $total samples"
+else
+	not_ok "-tagfocus=pid keeps one process" "perf.data.txt: $one_samples of $total" "pprof: $got"
+fi
+"$PPROF" -tags "$pb" >"$TEST_TMP/tags" 2>&1
+check_grep "samples carry the comm label (the thread's name, as perf gives it)" '%\): demo-worker' "$TEST_TMP/tags"
+check_grep "samples carry the tid label" 'tid:' "$TEST_TMP/tags"
+"$PPROF" -raw "$pb" >"$TEST_TMP/raw" 2>&1
+check_grep "locations carry the demo's object as their mapping" "tracerig-demo" "$TEST_TMP/raw"
+
+# Folded stacks: as many samples as perf.data.txt.
+mkdir -p "$TEST_TMP/folded"
+rc=0
+"$TRACERIG" convert --to folded -o "$TEST_TMP/folded" "$TEST_TMP/two.trace.zip" >/dev/null 2>&1 || rc=$?
+check_eq "convert --to folded exits 0" 0 "$rc"
+check_eq "the folded samples are perf.data.txt's" "$total" \
+	"$(awk '{ s += $NF } END { print s + 0 }' "$TEST_TMP/folded/two.cpu.folded")"
+check_grep "folded stacks are rooted at the process" "^[^;]*-$one;start_thread;demo_worker" "$TEST_TMP/folded/two.cpu.folded"
+
+# ---- off-CPU: offcpu.pb.gz totals what offcpu.folded says
+if [ -e "$top_builddir/plugins/ebpf/ebpf.la" ] && [ -r /sys/kernel/btf/vmlinux ]; then
+	run_tracerig -c "$top_srcdir/conf/profiles/wall.ini" -d 2 -o "$TEST_TMP/w.trace.zip" -- \
+		"$DEMO" --seconds 2 --threads 2
+	check_eq "tracerig records the demo on and off the CPU" 0 "$rc"
+	unzip_archive "$TEST_TMP/w.trace.zip" "$TEST_TMP/w"
+	"$TRACERIG" convert -o "$TEST_TMP/folded" "$TEST_TMP/w.trace.zip" >"$TEST_TMP/wconv.out" 2>&1
+	check_grep "offcpu.pb.gz is written" "w.offcpu.pb.gz" "$TEST_TMP/wconv.out"
+	check_grep "wall.pb.gz is written" "w.wall.pb.gz" "$TEST_TMP/wconv.out"
+	us=$(awk '{ s += $NF } END { printf "%d", s }' "$TEST_TMP/w/offcpu.folded")
+	ns=$("$PPROF" -top -unit=ns "$TEST_TMP/folded/w.offcpu.pb.gz" 2>/dev/null | sed -n 's/.*of \([0-9]*\)ns total.*/\1/p')
+	check_eq "offcpu.pb.gz totals offcpu.folded (in ns)" "$((us * 1000))" "$ns"
+	"$PPROF" -top -nodecount=1000 "$TEST_TMP/folded/w.offcpu.pb.gz" >"$TEST_TMP/offtop" 2>&1
+	check_grep "off-CPU stacks name the demo's functions" 'demo_(hot|warm|cool|run_slice|worker)' "$TEST_TMP/offtop"
+else
+	skip "off-CPU pprof" "the ebpf backend is not built or the kernel has no BTF"
+fi
+
+# ---- a perfcollect archive: NAME.trace/perf.data.txt, written by stock
+# `perf script` as perfcollect runs it, zipped.  The perf.data is tracerig's:
+# this machine's stock `perf record` writes files its own `perf script`
+# aborts on (the perf-must-match-the-kernel problem tracerig exists for).
+if command -v perf >/dev/null && command -v zip >/dev/null; then
+	mkdir -p "$TEST_TMP/pc/sample.trace"
+	(cd "$TEST_TMP/pc" && perf script -i "$TEST_TMP/two/perf.data" \
+		-F comm,pid,tid,cpu,time,event,ip,sym,dso >sample.trace/perf.data.txt 2>/dev/null &&
+		zip -qr sample.trace.zip sample.trace)
+	check "perf script + zip make a perfcollect archive" test -s "$TEST_TMP/pc/sample.trace.zip"
+	rc=0
+	"$TRACERIG" convert -o "$TEST_TMP/pc" "$TEST_TMP/pc/sample.trace.zip" >"$TEST_TMP/pc.out" 2>&1 || rc=$?
+	check_eq "convert takes the perfcollect archive" 0 "$rc"
+	check_grep "it says the CPU time is unknown without periods" "no cpu-clock period" "$TEST_TMP/pc.out"
+	for fn in demo_hot demo_cool; do
+		want=$(leaf_samples "$TEST_TMP/pc/sample.trace/perf.data.txt" "$fn")
+		got=$(pprof_flat "$TEST_TMP/pc/sample.cpu.pb.gz" "$fn")
+		if [ "$want" -gt 0 ] && [ "$got" = "$want" ]; then
+			ok "the perfcollect archive's pprof gives $fn its $want samples"
+		else
+			not_ok "the perfcollect archive's pprof gives $fn its samples" "perf.data.txt: $want" "pprof: $got"
+		fi
+	done
+else
+	skip "a perfcollect archive converts" "perf or zip is not installed"
+fi
+
+# ---- hostile and wrong input
+mkdir -p "$TEST_TMP/evil/x.trace"
+printf 'evil\nname 1/1 [000] 1.000001: 1000 cpu-clock:\n\t1000 a;b\033[31m (/x;y)\n\nname 1/1 [000] 1.000002: 1000 cpu-clock:\n\t2000 nodso\n\n' \
+	>"$TEST_TMP/evil/x.trace/perf.data.txt"
+printf 'p;q;r\tx 5\n' >"$TEST_TMP/evil/offcpu.folded"
+(cd "$TEST_TMP/evil" && zip -qr evil.zip x.trace offcpu.folded)
+rc=0
+"$TRACERIG" convert --to folded -o "$TEST_TMP/evil" "$TEST_TMP/evil/evil.zip" >/dev/null 2>&1 || rc=$?
+check_eq "a hostile archive converts" 0 "$rc"
+check_eq "its frame names cannot forge frames or escape sequences" \
+	"name-1;a:b?[31m 1|name-1;nodso 1" "$(paste -sd'|' "$TEST_TMP/evil/evil.cpu.folded")"
+check_eq "nor lines in offcpu" "p;q;r?x 5" "$(cat "$TEST_TMP/evil/evil.offcpu.folded")"
+rc=0
+"$TRACERIG" convert "$txt" >"$TEST_TMP/bad.out" 2>&1 || rc=$?
+check_eq "a file that is no archive fails" 1 "$rc"
+check_grep "and says so" "Not a zip archive" "$TEST_TMP/bad.out"
+rc=0
+"$TRACERIG" convert -o "$TEST_TMP/nope" "$TEST_TMP/two.trace.zip" >"$TEST_TMP/bad.out" 2>&1 || rc=$?
+check_eq "an output directory that does not exist is a usage error" 2 "$rc"
+rc=0
+"$TRACERIG" convert --to svg "$TEST_TMP/two.trace.zip" >"$TEST_TMP/bad.out" 2>&1 || rc=$?
+check_eq "an unknown format is a usage error" 2 "$rc"
+check_grep "that names the formats" "pprof, folded or speedscope" "$TEST_TMP/bad.out"
+
+done_testing
