@@ -260,3 +260,110 @@ const char *tr_key_suggest(const struct tracerig_key *keys, const char *name)
 		names[n++] = keys->name;
 	return tr_closest(name, names, n);
 }
+
+int tr_key_choice(const char *choices, const char *value)
+{
+	size_t value_len, len;
+	const char *item;
+	int index = 0;
+
+	if (!value)
+		return -1;
+	value_len = strlen(value);
+	while (tr_list_next(&choices, &item, &len)) {
+		if (len == value_len && memcmp(item, value, len) == 0)
+			return index;
+		index++;
+	}
+	return -1;
+}
+
+int tr_key_split(const char *value, struct tracerig_list *out)
+{
+	const char *cursor = value, *item;
+	size_t n = 0, bytes = 0, len;
+	const char **items;
+	char *text;
+
+	out->n = 0;
+	out->items = NULL;
+	while (tr_list_next(&cursor, &item, &len)) {
+		n++;
+		bytes += len + 1;
+	}
+	if (!n)
+		return 0;
+	/* One block, the pointers then the strings: freed with one free(). */
+	items = malloc(n * sizeof(*items) + bytes);
+	if (!items)
+		return -ENOMEM;
+	text = (char *)(items + n);
+	cursor = value;
+	for (size_t i = 0; tr_list_next(&cursor, &item, &len); i++) {
+		memcpy(text, item, len);
+		text[len] = '\0';
+		items[i] = text;
+		text += len + 1;
+	}
+	out->n = n;
+	out->items = items;
+	return 0;
+}
+
+/* The field sizes a key of this type may bind. */
+static int binding_fits(const struct tracerig_key *k)
+{
+	switch (k->type) {
+	case TRACERIG_KEY_STRING:
+		return k->bind_size == sizeof(const char *);
+	case TRACERIG_KEY_INT:
+	case TRACERIG_KEY_SIZE:
+	case TRACERIG_KEY_DURATION:
+		/* An int only where the range keeps every value inside one. */
+		return k->bind_size == sizeof(long long) ||
+		       (k->bind_size == sizeof(int) && k->min < k->max && k->min >= INT_MIN &&
+			k->max <= INT_MAX);
+	case TRACERIG_KEY_BOOL:
+	case TRACERIG_KEY_ENUM:
+		return k->bind_size == sizeof(int);
+	case TRACERIG_KEY_LIST:
+		return k->bind_size == sizeof(struct tracerig_list);
+	}
+	return 0;
+}
+
+static const char *binding_wanted(enum tracerig_key_type type)
+{
+	switch (type) {
+	case TRACERIG_KEY_STRING: return "a const char *";
+	case TRACERIG_KEY_INT:
+	case TRACERIG_KEY_SIZE:
+	case TRACERIG_KEY_DURATION: return "a long long (an int only with a [min, max] that fits one)";
+	case TRACERIG_KEY_BOOL: return "an int";
+	case TRACERIG_KEY_ENUM: return "an int (the index of the choice)";
+	case TRACERIG_KEY_LIST: return "a struct tracerig_list";
+	}
+	return "nothing: the type is unknown";
+}
+
+int tr_key_check_table(const struct tracerig_key *keys, char *why, size_t why_len)
+{
+	for (const struct tracerig_key *k = keys; k && k->name; k++) {
+		if (k->type < TRACERIG_KEY_STRING || k->type > TRACERIG_KEY_LIST) {
+			snprintf(why, why_len, "key '%s' has an unknown type %d", k->name,
+				 (int)k->type);
+			return -EINVAL;
+		}
+		if (k->type == TRACERIG_KEY_ENUM && (!k->choices || !*k->choices)) {
+			snprintf(why, why_len, "key '%s' is a choice without choices", k->name);
+			return -EINVAL;
+		}
+		if (k->bind_size && !binding_fits(k)) {
+			snprintf(why, why_len, "key '%s' (%s) is bound to a field of %zu bytes; it "
+				 "needs %s", k->name, tr_key_type_name(k->type), k->bind_size,
+				 binding_wanted(k->type));
+			return -EINVAL;
+		}
+	}
+	return 0;
+}

@@ -15,5 +15,14 @@ int tr_key_parse(const struct tracerig_key *key, const char *text, long long *nu
 const char *tr_closest(const char *name, const char *const *candidates, size_t n);
 const char *tr_key_suggest(const struct tracerig_key *keys, const char *name);
 const char *tr_key_type_name(enum tracerig_key_type type);
+/* The index of `value` in the comma-separated `choices`, or -1. */
+int tr_key_choice(const char *choices, const char *value);
+/* Splits a LIST value by the list rule (lib/list.h) into out->items: one
+ * allocation, freed with free((void *)out->items).  0 or -ENOMEM. */
+int tr_key_split(const char *value, struct tracerig_list *out);
+/* 0 when a plugin's key table is sound (known types, choices for each
+ * choice key, bound fields of the size their type needs); -EINVAL with
+ * `why` naming the key and what its field must be. */
+int tr_key_check_table(const struct tracerig_key *keys, char *why, size_t why_len);
 
 #endif

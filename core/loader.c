@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "keys.h"
 #include "loader.h"
 #include "log.h"
 
@@ -367,7 +368,7 @@ static int check_candidate(const char *base, char *file, size_t len, char *why, 
 int tr_loader_load(const char *name, struct tr_loaded *out, char *why, size_t why_len)
 {
 	const struct tracerig_plugin *desc;
-	char base[PATH_MAX], file[PATH_MAX + 4];
+	char base[PATH_MAX], file[PATH_MAX + 4], reason_of_table[512];
 	lt_dlhandle h = NULL;
 	const lt_dlinfo *info;
 	size_t i;
@@ -422,11 +423,13 @@ int tr_loader_load(const char *name, struct tr_loaded *out, char *why, size_t wh
 		lt_dlclose(h);
 		return -ENOEXEC;
 	}
+	/* abi_version is the first field in every ABI: read before anything
+	 * else of a layout this core may not know. */
 	if (desc->abi_version != TRACERIG_ABI_VERSION) {
-		snprintf(why, why_len, "%s was built for plugin ABI %u but this tracerig has ABI %u "
-			 "(rebuild the plugin against this tracerig's header)",
-			 info && info->filename ? info->filename : base, desc->abi_version,
-			 TRACERIG_ABI_VERSION);
+		snprintf(why, why_len, "%s: plugin '%s' was built for plugin ABI %u, this tracerig "
+			 "speaks ABI %u: rebuild it against tracerig-plugin.pc (pkg-config --cflags "
+			 "tracerig-plugin)", info && info->filename ? info->filename : base, name,
+			 desc->abi_version, TRACERIG_ABI_VERSION);
 		lt_dlclose(h);
 		return -EPROTO;
 	}
@@ -443,6 +446,13 @@ int tr_loader_load(const char *name, struct tr_loaded *out, char *why, size_t wh
 		snprintf(why, why_len, "%s has an incomplete descriptor (name '%s', kind %d, "
 			 "missing vtable entries)", info && info->filename ? info->filename : base,
 			 desc->name ? desc->name : "(none)", (int)desc->kind);
+		lt_dlclose(h);
+		return -ENOEXEC;
+	}
+	if (tr_key_check_table(desc->keys, reason_of_table, sizeof(reason_of_table)) < 0) {
+		snprintf(why, why_len, "%s has an unusable key table: %s (fix the plugin's "
+			 "tracerig_key table)", info && info->filename ? info->filename : base,
+			 reason_of_table);
 		lt_dlclose(h);
 		return -ENOEXEC;
 	}

@@ -18,6 +18,10 @@ struct subscriber {
 };
 static struct subscriber *subscribers;
 static size_t n_subscribers;
+/* Callbacks running now: unsubscribe waits for them to return, so that a
+ * plugin may free what its callback uses. */
+static size_t in_flight;
+static pthread_cond_t returned = PTHREAD_COND_INITIALIZER;
 
 void tr_pids_reset(void)
 {
@@ -44,6 +48,7 @@ int tr_pids_observe(pid_t pid)
 		if (subs) {
 			memcpy(subs, subscribers, n_subscribers * sizeof(*subs));
 			n_subs = n_subscribers;
+			in_flight++;
 		}
 	}
 	pthread_mutex_unlock(&lock);
@@ -51,6 +56,12 @@ int tr_pids_observe(pid_t pid)
 	for (size_t i = 0; i < n_subs; i++)
 		subs[i].cb(subs[i].arg, pid);
 	free(subs);
+	if (n_subs) {
+		pthread_mutex_lock(&lock);
+		if (--in_flight == 0)
+			pthread_cond_broadcast(&returned);
+		pthread_mutex_unlock(&lock);
+	}
 	return 1;
 }
 
@@ -89,4 +100,26 @@ int tr_pids_subscribe(tracerig_pid_cb cb, void *arg)
 	n_subscribers++;
 	pthread_mutex_unlock(&lock);
 	return 0;
+}
+
+int tr_pids_unsubscribe(tracerig_pid_cb cb, void *arg)
+{
+	int ret = -ENOENT;
+
+	pthread_mutex_lock(&lock);
+	for (size_t i = 0; i < n_subscribers; i++) {
+		if (subscribers[i].cb == cb && subscribers[i].arg == arg) {
+			memmove(&subscribers[i], &subscribers[i + 1],
+				(n_subscribers - i - 1) * sizeof(*subscribers));
+			n_subscribers--;
+			ret = 0;
+			break;
+		}
+	}
+	/* A call that copied the list before the removal may still be on its
+	 * way to cb. */
+	while (ret == 0 && in_flight)
+		pthread_cond_wait(&returned, &lock);
+	pthread_mutex_unlock(&lock);
+	return ret;
 }

@@ -13,5 +13,7 @@ int tr_pids_observe(pid_t pid);
 size_t tr_pids_list(pid_t *out, size_t max);
 size_t tr_pids_count(void);
 int tr_pids_subscribe(tracerig_pid_cb cb, void *arg);
+/* Returns once cb is neither subscribed nor running: 0, or -ENOENT. */
+int tr_pids_unsubscribe(tracerig_pid_cb cb, void *arg);
 
 #endif

@@ -17,29 +17,33 @@
 #include "flamegraph.h"
 
 const struct tracerig_key tr_session_keys[] = {
-	{ "name", TRACERIG_KEY_STRING, "tracerig", NULL, 0, 0,
-	  "Name of the collection; the archive is <name>.trace.zip unless output is set." },
-	{ "description", TRACERIG_KEY_STRING, NULL, NULL, 0, 0,
-	  "Free text recorded in the manifest." },
-	{ "duration", TRACERIG_KEY_DURATION, "10s", NULL, 0, 7LL * 24 * 3600 * 1000,
-	  "How long to collect; 0 = until Ctrl-C (or the launched command exits)." },
-	{ "output", TRACERIG_KEY_STRING, NULL, NULL, 0, 0,
-	  "Archive path; default <name>.trace.zip in the current directory." },
-	{ "required", TRACERIG_KEY_LIST, "", NULL, 0, 0,
-	  "Backends whose failure aborts the run; others are optional (logged, skipped, noted in the manifest)." },
-	{ "packager", TRACERIG_KEY_STRING, "zip", NULL, 0, 0,
-	  "Packaging plugin that writes the archive." },
-	{ "cgroup", TRACERIG_KEY_STRING, NULL, NULL, 0, 0,
-	  "Trace only this cgroup (a directory under /sys/fs/cgroup): how a whole container is traced from the host." },
-	{ "keep_staging", TRACERIG_KEY_BOOL, "no", NULL, 0, 0,
-	  "Keep the staging directory after a successful packaging (for debugging)." },
-	{ "start_timeout", TRACERIG_KEY_DURATION, "60s", NULL, 1, 24LL * 3600 * 1000,
-	  "How long a backend may take to initialise and to start before it is abandoned as hung." },
-	{ "stop_timeout", TRACERIG_KEY_DURATION, "30s", NULL, 1, 24LL * 3600 * 1000,
-	  "How long a backend may take to stop before it is abandoned as hung (the others are still packaged)." },
-	{ "flush_timeout", TRACERIG_KEY_DURATION, "10m", NULL, 1, 24LL * 3600 * 1000,
-	  "How long a backend, or the packager, may take to write its entries before it is abandoned as hung." },
-	{ NULL, 0, NULL, NULL, 0, 0, NULL },
+	{ .name = "name", .type = TRACERIG_KEY_STRING, .default_value = "tracerig",
+	  .description = "Name of the collection; the archive is <name>.trace.zip unless output is set." },
+	{ .name = "description", .type = TRACERIG_KEY_STRING,
+	  .description = "Free text recorded in the manifest." },
+	{ .name = "duration", .type = TRACERIG_KEY_DURATION, .default_value = "10s",
+	  .max = 7LL * 24 * 3600 * 1000,
+	  .description = "How long to collect; 0 = until Ctrl-C (or the launched command exits)." },
+	{ .name = "output", .type = TRACERIG_KEY_STRING,
+	  .description = "Archive path; default <name>.trace.zip in the current directory." },
+	{ .name = "required", .type = TRACERIG_KEY_LIST, .default_value = "",
+	  .description = "Backends whose failure aborts the run; others are optional (logged, skipped, noted in the manifest)." },
+	{ .name = "packager", .type = TRACERIG_KEY_STRING, .default_value = "zip",
+	  .description = "Packaging plugin that writes the archive." },
+	{ .name = "cgroup", .type = TRACERIG_KEY_STRING,
+	  .description = "Trace only this cgroup (a directory under /sys/fs/cgroup): how a whole container is traced from the host." },
+	{ .name = "keep_staging", .type = TRACERIG_KEY_BOOL, .default_value = "no",
+	  .description = "Keep the staging directory after a successful packaging (for debugging)." },
+	{ .name = "start_timeout", .type = TRACERIG_KEY_DURATION, .default_value = "60s",
+	  .min = 1, .max = 24LL * 3600 * 1000,
+	  .description = "How long a backend may take to initialise and to start before it is abandoned as hung." },
+	{ .name = "stop_timeout", .type = TRACERIG_KEY_DURATION, .default_value = "30s",
+	  .min = 1, .max = 24LL * 3600 * 1000,
+	  .description = "How long a backend may take to stop before it is abandoned as hung (the others are still packaged)." },
+	{ .name = "flush_timeout", .type = TRACERIG_KEY_DURATION, .default_value = "10m",
+	  .min = 1, .max = 24LL * 3600 * 1000,
+	  .description = "How long a backend, or the packager, may take to write its entries before it is abandoned as hung." },
+	{ .name = NULL },
 };
 
 const char *tr_config_value(const struct tr_section *section, const struct tracerig_key *keys,
@@ -80,24 +84,100 @@ static void svc_log(struct tracerig_ctx *ctx, enum tracerig_log_level level, con
 	va_end(ap);
 }
 
-static const char *svc_config_string(struct tracerig_ctx *ctx, const char *key)
+/* A LIST key's items, split once per session and kept until the ctx goes:
+ * config_bind may be called again (check, then init) and the plugin keeps
+ * the pointers. */
+static int bound_list(struct tracerig_ctx *ctx, size_t index, struct tracerig_list *out)
 {
-	return tr_config_value(ctx->section, ctx->plugin->keys, key);
+	const struct tracerig_key *keys = ctx->plugin->keys;
+	int ret = 0;
+
+	pthread_mutex_lock(&ctx->lock);
+	if (!ctx->lists) {
+		size_t n = 0;
+
+		while (keys[n].name)
+			n++;
+		ctx->lists = calloc(n, sizeof(*ctx->lists));
+		ctx->lists_split = calloc(n, 1);
+		ctx->n_lists = n;
+		if (!ctx->lists || !ctx->lists_split) {
+			free(ctx->lists);
+			free(ctx->lists_split);
+			ctx->lists = NULL;
+			ctx->lists_split = NULL;
+			ctx->n_lists = 0;
+			ret = -ENOMEM;
+		}
+	}
+	if (ret == 0 && !ctx->lists_split[index]) {
+		ret = tr_key_split(tr_config_value(ctx->section, keys, keys[index].name),
+				   &ctx->lists[index]);
+		ctx->lists_split[index] = ret == 0;
+	}
+	if (ret == 0)
+		*out = ctx->lists[index];
+	pthread_mutex_unlock(&ctx->lock);
+	return ret;
 }
 
-static long long svc_config_int(struct tracerig_ctx *ctx, const char *key)
+static int svc_config_bind(struct tracerig_ctx *ctx, void *dst)
 {
-	return tr_config_number(ctx->section, ctx->plugin->keys, key);
-}
+	const struct tracerig_key *keys = ctx->plugin->keys;
 
-static int svc_config_bool(struct tracerig_ctx *ctx, const char *key)
-{
-	return tr_config_number(ctx->section, ctx->plugin->keys, key) != 0;
+	for (size_t i = 0; keys && keys[i].name; i++) {
+		const struct tracerig_key *k = &keys[i];
+		char *field = (char *)dst + k->bind_offset;
+		const char *text;
+		struct tracerig_list list = { 0 };
+		long long num;
+		int flag, ret;
+
+		if (!k->bind_size)
+			continue;
+		switch (k->type) {
+		case TRACERIG_KEY_STRING:
+			text = tr_config_value(ctx->section, keys, k->name);
+			memcpy(field, &text, sizeof(text));
+			break;
+		case TRACERIG_KEY_INT:
+		case TRACERIG_KEY_SIZE:
+		case TRACERIG_KEY_DURATION:
+			num = tr_config_number(ctx->section, keys, k->name);
+			if (k->bind_size == sizeof(int)) {
+				/* The loader let an int through only for a range within one. */
+				flag = (int)num;
+				memcpy(field, &flag, sizeof(flag));
+			} else {
+				memcpy(field, &num, sizeof(num));
+			}
+			break;
+		case TRACERIG_KEY_BOOL:
+			flag = tr_config_number(ctx->section, keys, k->name) != 0;
+			memcpy(field, &flag, sizeof(flag));
+			break;
+		case TRACERIG_KEY_ENUM:
+			flag = tr_key_choice(k->choices, tr_config_value(ctx->section, keys, k->name));
+			memcpy(field, &flag, sizeof(flag));
+			break;
+		case TRACERIG_KEY_LIST:
+			if ((ret = bound_list(ctx, i, &list)) < 0)
+				return ret;
+			memcpy(field, &list, sizeof(list));
+			break;
+		}
+	}
+	return 0;
 }
 
 static int svc_config_is_set(struct tracerig_ctx *ctx, const char *key)
 {
 	return tr_section_entry(ctx->section, key) != NULL;
+}
+
+static int svc_required(struct tracerig_ctx *ctx)
+{
+	return ctx->required;
 }
 
 static const char *svc_session_string(struct tracerig_ctx *ctx, const char *key)
@@ -169,6 +249,12 @@ static int svc_pid_subscribe(struct tracerig_ctx *ctx, tracerig_pid_cb cb, void 
 {
 	(void)ctx;
 	return cb ? tr_pids_subscribe(cb, arg) : -EINVAL;
+}
+
+static int svc_pid_unsubscribe(struct tracerig_ctx *ctx, tracerig_pid_cb cb, void *arg)
+{
+	(void)ctx;
+	return tr_pids_unsubscribe(cb, arg);
 }
 
 static int svc_symbolize(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, int kernel,
@@ -276,12 +362,31 @@ static int svc_archive_create(struct tracerig_archive *ar, const char *name)
 	return tr_staging_create_entry(ar, name);
 }
 
+static FILE *svc_archive_fopen(struct tracerig_archive *ar, const char *name)
+{
+	int fd = tr_staging_create_entry(ar, name);
+	FILE *f;
+
+	if (fd < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		int saved = errno;
+
+		close(fd);
+		errno = saved;
+	}
+	return f;
+}
+
 static int svc_archive_flamegraph(struct tracerig_archive *ar, const char *folded_name,
 				  const char *svg_name, const char *title, const char *unit)
 {
 	char path[4096];
 	FILE *in, *out;
-	int fd, ret;
+	int ret;
 
 	if (!tr_entry_name_ok(folded_name))
 		return -EINVAL;
@@ -289,15 +394,9 @@ static int svc_archive_flamegraph(struct tracerig_archive *ar, const char *folde
 	in = fopen(path, "re");
 	if (!in)
 		return -errno;
-	fd = tr_staging_create_entry(ar, svg_name);
-	if (fd < 0) {
-		fclose(in);
-		return fd;
-	}
-	out = fdopen(fd, "w");
+	out = svc_archive_fopen(ar, svg_name);
 	if (!out) {
 		ret = -errno;
-		close(fd);
 		fclose(in);
 		return ret;
 	}
@@ -321,10 +420,9 @@ static const char *svc_archive_output(struct tracerig_archive *ar)
 const struct tracerig_services tr_services = {
 	.abi_version = TRACERIG_ABI_VERSION,
 	.log = svc_log,
-	.config_string = svc_config_string,
-	.config_int = svc_config_int,
-	.config_bool = svc_config_bool,
+	.config_bind = svc_config_bind,
 	.config_is_set = svc_config_is_set,
+	.required = svc_required,
 	.session_string = svc_session_string,
 	.clock_ns = svc_clock_ns,
 	.targets = svc_targets,
@@ -333,6 +431,7 @@ const struct tracerig_services tr_services = {
 	.pid_observe = svc_pid_observe,
 	.pid_list = svc_pid_list,
 	.pid_subscribe = svc_pid_subscribe,
+	.pid_unsubscribe = svc_pid_unsubscribe,
 	.symbolize = svc_symbolize,
 	.symbolizer_remember = svc_symbolizer_remember,
 	.symbolizer_add_jit_file = svc_symbolizer_add_jit_file,
@@ -340,6 +439,7 @@ const struct tracerig_services tr_services = {
 	.progress_set = svc_progress_set,
 	.archive_dir = svc_archive_dir,
 	.archive_create = svc_archive_create,
+	.archive_fopen = svc_archive_fopen,
 	.archive_flamegraph = svc_archive_flamegraph,
 	.archive_foreach = svc_archive_foreach,
 	.archive_output = svc_archive_output,
@@ -373,6 +473,10 @@ void tr_ctx_free(struct tracerig_ctx *ctx)
 	for (size_t i = 0; i < ctx->n_counters; i++)
 		free(ctx->counters[i].name);
 	free(ctx->counters);
+	for (size_t i = 0; i < ctx->n_lists; i++)
+		free((void *)ctx->lists[i].items);
+	free(ctx->lists);
+	free(ctx->lists_split);
 	pthread_mutex_destroy(&ctx->lock);
 	tr_loader_unload(&ctx->loaded);
 	free(ctx);

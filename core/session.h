@@ -56,6 +56,11 @@ struct tracerig_ctx {
 	struct tr_counter *counters;
 	size_t n_counters;
 	char progress[96];
+
+	/* LIST keys split for config_bind, by key index (core/services.c). */
+	struct tracerig_list *lists;
+	unsigned char *lists_split;
+	size_t n_lists;
 };
 
 enum tr_end_reason {

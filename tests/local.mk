@@ -3,7 +3,8 @@
 
 # ---- test-only plugins (never installed)
 check_LTLIBRARIES += tests/plugins/testa.la tests/plugins/testb.la \
-	tests/plugins/badabi.la tests/plugins/nosymbol.la tests/plugins/unresolved.la
+	tests/plugins/badabi.la tests/plugins/abi1.la tests/plugins/badbind.la \
+	tests/plugins/nosymbol.la tests/plugins/unresolved.la
 tests_plugins_testa_la_SOURCES = tests/plugins/testsrc.c
 tests_plugins_testa_la_CPPFLAGS = $(AM_CPPFLAGS) -DTEST_PLUGIN_NAME='"testa"'
 tests_plugins_testa_la_LDFLAGS = $(test_plugin_ldflags)
@@ -13,6 +14,11 @@ tests_plugins_testb_la_LDFLAGS = $(test_plugin_ldflags)
 tests_plugins_badabi_la_SOURCES = tests/plugins/testsrc.c
 tests_plugins_badabi_la_CPPFLAGS = $(AM_CPPFLAGS) -DTEST_PLUGIN_NAME='"badabi"' -DTEST_PLUGIN_ABI=999
 tests_plugins_badabi_la_LDFLAGS = $(test_plugin_ldflags)
+tests_plugins_badbind_la_SOURCES = tests/plugins/testsrc.c
+tests_plugins_badbind_la_CPPFLAGS = $(AM_CPPFLAGS) -DTEST_PLUGIN_NAME='"badbind"' -DTEST_PLUGIN_BADBIND
+tests_plugins_badbind_la_LDFLAGS = $(test_plugin_ldflags)
+tests_plugins_abi1_la_SOURCES = tests/plugins/abi1.c
+tests_plugins_abi1_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 tests_plugins_nosymbol_la_SOURCES = tests/plugins/nosymbol.c
 tests_plugins_nosymbol_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 tests_plugins_unresolved_la_SOURCES = tests/plugins/testsrc.c

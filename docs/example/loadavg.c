@@ -48,11 +48,20 @@ struct sample {
 	struct psi_line some, full;
 };
 
+/* The profile's [loadavg] keys: the core parses, range-checks and writes
+ * them here (config_bind), each where its TRACERIG_BIND in the key table
+ * says. */
+struct loadavg_settings {
+	long long interval_ms; /* a duration arrives in milliseconds */
+	int max_rows;          /* an int: the key's range fits one */
+	int pressure;          /* a choice arrives as its index: */
+};
+enum { PRESSURE_AUTO, PRESSURE_YES, PRESSURE_NO }; /* the choices' order */
+
 struct loadavg {
 	const struct tracerig_services *svc;
 	struct tracerig_ctx *ctx;
-	long long interval_ms;
-	size_t max_rows;
+	struct loadavg_settings cfg;
 	int loadavg_fd;
 	int pressure_fd; /* -1 when pressure is not sampled */
 
@@ -132,14 +141,14 @@ static int open_pressure(void)
 /* Keeps a sample, growing the buffer geometrically up to max_rows. */
 static int store(struct loadavg *la, const struct sample *s)
 {
-	if (la->n_samples == la->max_rows)
+	if (la->n_samples == (size_t)la->cfg.max_rows)
 		return -ENOSPC;
 	if (la->n_samples == la->cap_samples) {
 		size_t cap = la->cap_samples ? la->cap_samples * 2 : 64;
 		struct sample *grown;
 
-		if (cap > la->max_rows)
-			cap = la->max_rows;
+		if (cap > (size_t)la->cfg.max_rows)
+			cap = (size_t)la->cfg.max_rows;
 		grown = realloc(la->samples, cap * sizeof(*grown));
 		if (!grown)
 			return -ENOMEM;
@@ -215,7 +224,7 @@ static void *sampler(void *arg)
 		/* Absolute deadlines keep the period from drifting by the time
 		 * a sample takes; after a stall (a suspended VM) start over
 		 * rather than catch up with a burst of samples. */
-		timespec_add_ms(&next, la->interval_ms);
+		timespec_add_ms(&next, la->cfg.interval_ms);
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (timespec_before(&next, &now))
 			next = now;
@@ -244,8 +253,8 @@ static void stop_sampler(struct loadavg *la)
 static int loadavg_check(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
 			 char *advice, size_t advice_len)
 {
-	const char *pressure = svc->config_string(ctx, "pressure");
-	int fd;
+	struct loadavg_settings cfg;
+	int fd, ret;
 
 	if (access(LOADAVG_PATH, R_OK) < 0) {
 		int err = -errno;
@@ -254,14 +263,16 @@ static int loadavg_check(const struct tracerig_services *svc, struct tracerig_ct
 			 LOADAVG_PATH, strerror(-err));
 		return err;
 	}
-	if (strcmp(pressure, "no") == 0)
+	if ((ret = svc->config_bind(ctx, &cfg)) < 0)
+		return ret;
+	if (cfg.pressure == PRESSURE_NO)
 		return 0;
 	fd = open_pressure();
 	if (fd >= 0) {
 		close(fd);
 		return 0;
 	}
-	if (strcmp(pressure, "yes") == 0) {
+	if (cfg.pressure == PRESSURE_YES) {
 		snprintf(advice, advice_len, "cannot read %s: %s (needs a kernel with "
 			 "CONFIG_PSI and without psi=0, or set pressure = auto)",
 			 PRESSURE_PATH, strerror(-fd));
@@ -276,7 +287,6 @@ static int loadavg_check(const struct tracerig_services *svc, struct tracerig_ct
 static int loadavg_init(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
 			void **state)
 {
-	const char *pressure = svc->config_string(ctx, "pressure");
 	pthread_condattr_t attr;
 	struct loadavg *la;
 	int ret;
@@ -286,11 +296,14 @@ static int loadavg_init(const struct tracerig_services *svc, struct tracerig_ctx
 		return -ENOMEM;
 	la->svc = svc;
 	la->ctx = ctx;
-	/* Both already parsed and range-checked by the core against the
-	 * key table: no validation needed here. */
-	la->interval_ms = svc->config_int(ctx, "interval");
-	la->max_rows = (size_t)svc->config_int(ctx, "max_rows");
 	la->pressure_fd = -1;
+	/* Already parsed and range-checked against the key table: nothing
+	 * to validate here. */
+	ret = svc->config_bind(ctx, &la->cfg);
+	if (ret < 0) {
+		free(la);
+		return ret;
+	}
 
 	la->loadavg_fd = open(LOADAVG_PATH, O_RDONLY | O_CLOEXEC);
 	if (la->loadavg_fd < 0) {
@@ -301,11 +314,11 @@ static int loadavg_init(const struct tracerig_services *svc, struct tracerig_ctx
 	}
 
 	/* What the key table cannot say: whether this kernel has PSI. */
-	if (strcmp(pressure, "no") != 0) {
+	if (la->cfg.pressure != PRESSURE_NO) {
 		la->pressure_fd = open_pressure();
 		if (la->pressure_fd < 0) {
 			ret = la->pressure_fd;
-			if (strcmp(pressure, "yes") == 0) {
+			if (la->cfg.pressure == PRESSURE_YES) {
 				svc->log(ctx, TRACERIG_LOG_ERROR,
 					 "cannot read %s: %s (needs a kernel with CONFIG_PSI and "
 					 "without psi=0, or set pressure = auto)",
@@ -385,18 +398,13 @@ static int loadavg_flush(void *state, struct tracerig_archive *ar)
 	struct loadavg *la = state;
 	const struct tracerig_services *svc = la->svc;
 	FILE *out;
-	int fd, ret = 0;
+	int ret = 0;
 
-	fd = svc->archive_create(ar, ENTRY_NAME);
-	if (fd < 0) {
-		svc->log(la->ctx, TRACERIG_LOG_ERROR, "cannot create %s: %s", ENTRY_NAME,
-			 strerror(-fd));
-		return fd;
-	}
-	out = fdopen(fd, "w");
+	out = svc->archive_fopen(ar, ENTRY_NAME);
 	if (!out) {
 		ret = -errno;
-		close(fd);
+		svc->log(la->ctx, TRACERIG_LOG_ERROR, "cannot create %s: %s", ENTRY_NAME,
+			 strerror(-ret));
 		return ret;
 	}
 	fputs("monotonic_ns,load1,load5,load15,runnable,entities,last_pid,"
@@ -448,13 +456,20 @@ static void loadavg_fini(void *state)
 }
 
 static const struct tracerig_key loadavg_keys[] = {
-	{ "interval", TRACERIG_KEY_DURATION, "1s", NULL, 10, 3600 * 1000,
-	  "Time between two samples." },
-	{ "pressure", TRACERIG_KEY_ENUM, "auto", "auto,yes,no", 0, 0,
-	  "Also sample /proc/pressure/cpu: auto = when the kernel has it, yes = fail without it." },
-	{ "max_rows", TRACERIG_KEY_INT, "86400", NULL, 1, 10000000,
-	  "Samples kept in memory; later ones are dropped and counted." },
-	{ NULL, 0, NULL, NULL, 0, 0, NULL },
+	{ .name = "interval", .type = TRACERIG_KEY_DURATION, .default_value = "1s",
+	  .min = 10, .max = 3600 * 1000,
+	  TRACERIG_BIND(struct loadavg_settings, interval_ms),
+	  .description = "Time between two samples." },
+	{ .name = "pressure", .type = TRACERIG_KEY_ENUM, .default_value = "auto",
+	  .choices = "auto,yes,no",
+	  TRACERIG_BIND(struct loadavg_settings, pressure),
+	  .description = "Also sample /proc/pressure/cpu: auto = when the kernel has it, "
+			 "yes = fail without it." },
+	{ .name = "max_rows", .type = TRACERIG_KEY_INT, .default_value = "86400",
+	  .min = 1, .max = 10000000,
+	  TRACERIG_BIND(struct loadavg_settings, max_rows),
+	  .description = "Samples kept in memory; later ones are dropped and counted." },
+	{ .name = NULL },
 };
 
 TRACERIG_PLUGIN = {

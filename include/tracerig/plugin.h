@@ -5,7 +5,8 @@
  * one symbol, `tracerig_plugin`, a `struct tracerig_plugin` descriptor.  The
  * core loads it with libltdl, refuses it unless `abi_version` equals the
  * core's TRACERIG_ABI_VERSION, validates the plugin's profile section against
- * its `keys` table and drives it through the vtable:
+ * its `keys` table (and binds the values into the plugin's struct, see
+ * config_bind) and drives it through the vtable:
  *
  *     init -> start -> (collection) -> stop -> flush -> fini
  *
@@ -29,6 +30,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #ifdef __cplusplus
@@ -36,7 +38,7 @@ extern "C" {
 #endif
 
 /* Bumped on any incompatible change of this header. */
-#define TRACERIG_ABI_VERSION 1
+#define TRACERIG_ABI_VERSION 2
 
 /* The one symbol a plugin exports. */
 #define TRACERIG_PLUGIN_SYMBOL "tracerig_plugin"
@@ -68,28 +70,56 @@ enum tracerig_log_level {
 };
 
 /* Types of profile keys.  The core parses and range-checks values before
- * init, so a plugin reads them back already validated. */
+ * init and binds them into the plugin's struct (see TRACERIG_BIND): a
+ * plugin reads them back already validated, never by name.  The comment
+ * after each type is the C type of the field a key of that type binds. */
 enum tracerig_key_type {
-	TRACERIG_KEY_STRING = 1,
-	TRACERIG_KEY_INT,      /* decimal integer, checked against [min, max] when min < max */
-	TRACERIG_KEY_BOOL,     /* yes/no, true/false, on/off, 1/0 */
-	TRACERIG_KEY_SIZE,     /* bytes; suffixes K, M, G (powers of 1024); checked like INT */
-	TRACERIG_KEY_DURATION, /* read back in milliseconds; suffixes ms, s, m, h (bare number = seconds) */
-	TRACERIG_KEY_ENUM,     /* one of `choices`, a comma-separated list */
-	TRACERIG_KEY_LIST,     /* comma-separated list of strings, kept as written */
+	TRACERIG_KEY_STRING = 1, /* const char *: the value, NULL when unset */
+	TRACERIG_KEY_INT,        /* long long (or int when [min, max] fits one): decimal,
+	                          * checked against [min, max] when min < max */
+	TRACERIG_KEY_BOOL,       /* int, 0 or 1: yes/no, true/false, on/off, 1/0 */
+	TRACERIG_KEY_SIZE,       /* like INT: bytes; suffixes K, M, G (powers of 1024) */
+	TRACERIG_KEY_DURATION,   /* like INT: milliseconds; suffixes ms, s, m, h
+	                          * (bare number = seconds) */
+	TRACERIG_KEY_ENUM,       /* int: the index of the value in `choices`, -1 when unset */
+	TRACERIG_KEY_LIST,       /* struct tracerig_list: the items, already split */
+};
+
+/* A LIST value, split by the one rule for lists: items are separated by
+ * commas, white space around an item is not part of it, empty items are
+ * skipped ("a, b,,c " is "a", "b", "c").  The strings belong to the core
+ * and stay valid until fini. */
+struct tracerig_list {
+	size_t n;
+	const char *const *items;
 };
 
 /* One profile key a plugin accepts.  The same table drives validation,
- * "did you mean", `tracerig --list-plugins -v` and the profile reference.
- * Terminate the table with an entry whose name is NULL. */
+ * "did you mean", `tracerig --list-plugins -v` and the profile reference,
+ * and says where each value lands in the plugin's struct.  Write it with
+ * designated initializers and end it with an entry whose name is NULL:
+ *
+ *     { .name = "interval", .type = TRACERIG_KEY_DURATION, .default_value = "1s",
+ *       .min = 10, .max = 60000, TRACERIG_BIND(struct my_state, interval_ms),
+ *       .description = "How often to sample." },
+ */
 struct tracerig_key {
 	const char *name;
 	enum tracerig_key_type type;
 	const char *default_value; /* as it would be written in the profile; NULL = unset */
-	const char *choices;       /* TRACERIG_KEY_ENUM only */
+	const char *choices;       /* TRACERIG_KEY_ENUM only: comma-separated, as lists are */
 	long long min, max;        /* INT, SIZE, DURATION (ms); ignored unless min < max */
 	const char *description;
+	/* Where config_bind() writes the value: a field of the plugin's
+	 * struct, of the C type its key type names.  bind_size 0 = not
+	 * bound (the key is read with config_is_set() only).  The loader
+	 * refuses a table whose field sizes do not match the types. */
+	size_t bind_offset, bind_size;
 };
+
+/* Binds a key to `field` of `type` (inside a designated initializer). */
+#define TRACERIG_BIND(type, field) \
+	.bind_offset = offsetof(type, field), .bind_size = sizeof(((type *)0)->field)
 
 /* What the session traces.  All PIDs are host PIDs (the core translates). */
 struct tracerig_targets {
@@ -156,12 +186,16 @@ struct tracerig_services {
 	void (*log)(struct tracerig_ctx *ctx, enum tracerig_log_level level,
 		    const char *fmt, ...) TRACERIG_PRINTF(3, 4);
 
-	/* The plugin's validated profile section.  Unset keys without a
-	 * default read as NULL / 0; config_is_set tells them apart. */
-	const char *(*config_string)(struct tracerig_ctx *ctx, const char *key);
-	long long (*config_int)(struct tracerig_ctx *ctx, const char *key);
-	int (*config_bool)(struct tracerig_ctx *ctx, const char *key);
+	/* The plugin's validated profile section.  config_bind writes every
+	 * bound key of the plugin's table (set, or its default) into `dst`, a
+	 * struct the plugin owns; 0 or -ENOMEM.  Call it in check and init.
+	 * config_is_set tells a key set in the profile from its default. */
+	int (*config_bind)(struct tracerig_ctx *ctx, void *dst);
 	int (*config_is_set)(struct tracerig_ctx *ctx, const char *key);
+	/* 1 when the profile's [tracerig] required names this plugin: its
+	 * failure aborts the run, so what is only a warning for an optional
+	 * backend (a missing kernel tracer) may be an error. */
+	int (*required)(struct tracerig_ctx *ctx);
 	/* The `[tracerig]` section of the profile (name, duration, ...). */
 	const char *(*session_string)(struct tracerig_ctx *ctx, const char *key);
 
@@ -184,6 +218,10 @@ struct tracerig_services {
 	void (*pid_observe)(struct tracerig_ctx *ctx, pid_t pid);
 	size_t (*pid_list)(struct tracerig_ctx *ctx, pid_t *out, size_t max);
 	int (*pid_subscribe)(struct tracerig_ctx *ctx, tracerig_pid_cb cb, void *arg);
+	/* Ends the subscription of (cb, arg).  On return cb is not running
+	 * and is not called again, so arg may be freed; never call it from
+	 * inside cb.  0, or -ENOENT when there was no such subscription. */
+	int (*pid_unsubscribe)(struct tracerig_ctx *ctx, tracerig_pid_cb cb, void *arg);
 
 	/* The shared symbolizer (libelf, kallsyms, perf maps, jitdump), with
 	 * per-object caches.  `pid` is a host PID; objects are read through
@@ -196,6 +234,42 @@ struct tracerig_services {
 	int (*symbolizer_remember)(struct tracerig_ctx *ctx, pid_t pid);
 	/* Adds a perf-PID.map or jit-PID.dump file to use for `pid`'s anonymous code. */
 	int (*symbolizer_add_jit_file)(struct tracerig_ctx *ctx, pid_t pid, const char *path);
+
+	/* The process model, fed by a recording's side-band records replayed
+	 * in time order (what perf's machine/thread model does): an
+	 * executable mapping, an exec (the address space starts empty) and a
+	 * fork (the child's starts as a copy of the parent's).  From the first
+	 * record about a process on, symbolize() resolves its addresses
+	 * against the mappings so recorded, as they stand at that point of
+	 * the replay, never against /proc/PID/maps read late; so frames of
+	 * libraries loaded late and of processes gone by the end resolve.
+	 * Objects are matched by build id (or device and inode), using what
+	 * was read while the process was alive (symbolizer_remember).  Call
+	 * from one thread, interleaved with the symbolize() calls of the
+	 * samples in between. */
+	int (*symbolizer_mmap)(struct tracerig_ctx *ctx, const struct tracerig_mapping *m);
+	int (*symbolizer_exec)(struct tracerig_ctx *ctx, pid_t pid);
+	int (*symbolizer_fork)(struct tracerig_ctx *ctx, pid_t parent, pid_t child);
+
+	/* How this source's stacks meet the process model; call during init.
+	 * TRACERIG_MODEL_RECORDED: the source records side-band records
+	 * itself and replays them with symbolizer_mmap/exec/fork in flush
+	 * (perf_events); such sources flush before the others.
+	 * TRACERIG_MODEL_WANTED: the source symbolizes user stacks in flush;
+	 * unless a source records the side-band, the core records it (a
+	 * PERF_COUNT_SW_DUMMY event on every CPU) and replays it after the
+	 * sources stop and before they flush. */
+	int (*symbolizer_model)(struct tracerig_ctx *ctx, enum tracerig_model how);
+
+	/* The object file of `pid`'s executable mapping that holds `addr`, as
+	 * symbolize() would find it at this point (of the replay): for a
+	 * source that unwinds stacks with the object's CFI.  Opened as the
+	 * symbolizer opens its objects (through the process's root, checked
+	 * to be the mapped inode or build id, never following a link).
+	 * -ENOENT when no object file is there (anonymous or JIT code, an
+	 * unreadable file). */
+	int (*symbolizer_object)(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr,
+				 struct tracerig_object *out);
 
 	/* Counters shown in the summary and recorded in manifest.json under the
 	 * plugin, e.g. "samples", "lost_samples".  The last value set wins. */
@@ -210,6 +284,10 @@ struct tracerig_services {
 	/* Creates (truncating) an entry, making parent directories; returns an
 	 * fd opened O_WRONLY|O_CLOEXEC or a negative errno. */
 	int (*archive_create)(struct tracerig_archive *ar, const char *name);
+	/* The same entry as a stdio stream for writing (close-on-exec), or
+	 * NULL with errno set.  The caller fcloses it; fclose's failure
+	 * (ENOSPC, EDQUOT) is the write's. */
+	FILE *(*archive_fopen)(struct tracerig_archive *ar, const char *name);
 	/* Renders a folded-stack entry ("a;b;c 123" lines) as an SVG flame graph
 	 * entry.  `unit` names the weight ("samples", "us"). */
 	int (*archive_flamegraph)(struct tracerig_archive *ar, const char *folded_name,
@@ -220,47 +298,12 @@ struct tracerig_services {
 	 * The core renames that path to the final name once flush returns 0. */
 	int (*archive_foreach)(struct tracerig_archive *ar, tracerig_entry_cb cb, void *arg);
 	const char *(*archive_output)(struct tracerig_archive *ar);
-
-	/* The process model, fed by a recording's side-band records replayed
-	 * in time order (what perf's machine/thread model does): an
-	 * executable mapping, an exec (the address space starts empty) and a
-	 * fork (the child's starts as a copy of the parent's).  From the first
-	 * record about a process on, symbolize() resolves its addresses
-	 * against the mappings so recorded, as they stand at that point of
-	 * the replay, never against /proc/PID/maps read late; so frames of
-	 * libraries loaded late and of processes gone by the end resolve.
-	 * Objects are matched by build id (or device and inode), using what
-	 * was read while the process was alive (symbolizer_remember).  Call
-	 * from one thread, interleaved with the symbolize() calls of the
-	 * samples in between.  (Appended to ABI 1; ABI 2 will fold these into
-	 * the symbolizer's own section.) */
-	int (*symbolizer_mmap)(struct tracerig_ctx *ctx, const struct tracerig_mapping *m);
-	int (*symbolizer_exec)(struct tracerig_ctx *ctx, pid_t pid);
-	int (*symbolizer_fork)(struct tracerig_ctx *ctx, pid_t parent, pid_t child);
-
-	/* How this source's stacks meet the process model; call during init.
-	 * TRACERIG_MODEL_RECORDED: the source records side-band records
-	 * itself and replays them with symbolizer_mmap/exec/fork in flush
-	 * (perf_events); such sources flush before the others.
-	 * TRACERIG_MODEL_WANTED: the source symbolizes user stacks in flush;
-	 * unless a source records the side-band, the core records it (a
-	 * PERF_COUNT_SW_DUMMY event on every CPU) and replays it after the
-	 * sources stop and before they flush.  (Appended to ABI 1.) */
-	int (*symbolizer_model)(struct tracerig_ctx *ctx, enum tracerig_model how);
-
-	/* The object file of `pid`'s executable mapping that holds `addr`, as
-	 * symbolize() would find it at this point (of the replay): for a
-	 * source that unwinds stacks with the object's CFI.  Opened as the
-	 * symbolizer opens its objects (through the process's root, checked
-	 * to be the mapped inode or build id, never following a link).
-	 * -ENOENT when no object file is there (anonymous or JIT code, an
-	 * unreadable file).  (Appended to ABI 1.) */
-	int (*symbolizer_object)(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr,
-				 struct tracerig_object *out);
 };
 
 struct tracerig_plugin {
-	unsigned abi_version;          /* TRACERIG_ABI_VERSION */
+	/* TRACERIG_ABI_VERSION.  First in every ABI: the loader reads it before
+	 * it trusts the rest of a layout it may not know. */
+	unsigned abi_version;
 	const char *name;              /* profile section name and file name */
 	const char *version;
 	enum tracerig_plugin_kind kind;

@@ -19,50 +19,22 @@
 #include "collector.h"
 #include "folded.h"
 #include "frames.h"
-#include "lib/list.h"
 
 #define LINE_MAX_LEN (64 * 1024)
 
-static const struct tracerig_key ebpf_keys[] = {
-	{ "hook", TRACERIG_KEY_ENUM, "auto", "auto,tp_btf,raw_tp", 0, 0,
-	  "How to hook the context switch: tp_btf where the kernel supports it (probed), "
-	  "else the raw tracepoint." },
-	{ "threads", TRACERIG_KEY_ENUM, "all", "all,user,kernel", 0, 0,
-	  "Trace user threads only, kernel threads only, or both." },
-	{ "states", TRACERIG_KEY_LIST, "all", NULL, 0, 0,
-	  "Thread states counted as off-CPU: interruptible (S: sleeps, pipes, locks), "
-	  "uninterruptible (D: disk I/O, page faults), idle (idle kernel threads), "
-	  "preempted (still runnable), other, or all." },
-	{ "min_block_us", TRACERIG_KEY_INT, "1", NULL, 0, 3600000000LL,
-	  "Shortest off-CPU interval recorded, in microseconds." },
-	{ "max_block_us", TRACERIG_KEY_INT, "0", NULL, 0, 3600000000LL,
-	  "Longest off-CPU interval recorded, in microseconds; 0 = no limit." },
-	{ "sample_period_us", TRACERIG_KEY_INT, "0", NULL, 0, 3600000000LL,
-	  "Low-overhead mode for busy machines: a thread's stacks are taken with probability "
-	  "min(1, its recent mean blocked time / this period) and each recorded interval is "
-	  "weighted by 1/probability, so totals stay unbiased; 0 = record every interval." },
-	{ "stack_storage_size", TRACERIG_KEY_INT, "16384", NULL, 64, 4194304,
-	  "Distinct stacks the kernel keeps; stacks that do not fit are counted "
-	  "(kernel_stacks_dropped, user_stacks_dropped) and shown as lost." },
-	{ "stack_depth", TRACERIG_KEY_INT, "127", NULL, 1, 127,
-	  "Frames kept per kernel or user stack." },
-	{ "aggregation_size", TRACERIG_KEY_INT, "65536", NULL, 256, 16777216,
-	  "Distinct (thread, kernel stack, user stack) entries kept in the kernel." },
-	{ "max_threads", TRACERIG_KEY_INT, "32768", NULL, 256, 4194304,
-	  "Threads tracked at once (raw_tp hook only; tp_btf uses per-task storage)." },
-	{ "wall", TRACERIG_KEY_BOOL, "yes", NULL, 0, 0,
-	  "When perf_events wrote cpu.folded earlier in the same session (list ebpf after "
-	  "perf_events), also write wall.folded and wall.svg: on- and off-CPU time of the "
-	  "traced threads in one flame graph, leaves marked [on-cpu] / [off-cpu]." },
-	{ "oncpu_frequency", TRACERIG_KEY_INT, NULL, NULL, 1, 1000000,
-	  "perf_events' sampling frequency in Hz, to turn its samples into time for the "
-	  "wall-clock view (one sample = 1/frequency seconds)." },
-	{ NULL, 0, NULL, NULL, 0, 0, NULL },
+/* The profile's [ebpf] keys, bound by the core. */
+struct ebpf_settings {
+	int hook, threads; /* indexes of the choices */
+	struct tracerig_list states;
+	long long min_block_us, max_block_us, sample_period_us, stack_storage_size, stack_depth,
+		aggregation_size, max_threads, oncpu_frequency;
+	int wall;
 };
 
 struct ebpf {
 	const struct tracerig_services *svc;
 	struct tracerig_ctx *ctx;
+	struct ebpf_settings keys;
 	struct oc_config cfg;
 	struct oc_collector *oc;
 	int wall;
@@ -84,7 +56,7 @@ static void log_libbpf(void *arg, int level, const char *msg)
 	e->svc->log(e->ctx, level == 1 ? TRACERIG_LOG_WARN : TRACERIG_LOG_DEBUG, "%s", msg);
 }
 
-static int parse_states(const char *list, uint32_t *mask)
+static int parse_states(const struct tracerig_list *list, uint32_t *mask)
 {
 	static const struct {
 		const char *name;
@@ -100,15 +72,12 @@ static int parse_states(const char *list, uint32_t *mask)
 		{ "idle", OFFCPU_STATE_IDLE },
 		{ "other", OFFCPU_STATE_OTHER },
 	};
-	const char *p;
-	size_t len;
-
 	*mask = 0;
-	while (tr_words_next(&list, &p, &len)) {
+	for (size_t item = 0; item < list->n; item++) {
 		size_t i;
 
 		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-			if (strlen(names[i].name) == len && strncmp(p, names[i].name, len) == 0) {
+			if (strcmp(list->items[item], names[i].name) == 0) {
 				*mask |= names[i].bits;
 				break;
 			}
@@ -168,9 +137,13 @@ static int ebpf_check(const struct tracerig_services *svc, struct tracerig_ctx *
 
 static int ebpf_init(const struct tracerig_services *svc, struct tracerig_ctx *ctx, void **state)
 {
+	/* In the order of the hook and threads keys' choices. */
+	static const enum oc_hook hooks[] = { OC_HOOK_AUTO, OC_HOOK_BTF, OC_HOOK_RAW };
+	static const uint32_t threads[] = { OFFCPU_THREADS_ALL, OFFCPU_THREADS_USER,
+					    OFFCPU_THREADS_KERNEL };
 	const struct tracerig_targets *t = svc->targets(ctx);
 	struct ebpf *e = calloc(1, sizeof(*e));
-	const char *s;
+	const struct ebpf_settings *k;
 	char why[1024];
 	int ret;
 
@@ -178,43 +151,39 @@ static int ebpf_init(const struct tracerig_services *svc, struct tracerig_ctx *c
 		return -ENOMEM;
 	e->svc = svc;
 	e->ctx = ctx;
+	k = &e->keys;
 	atomic_init(&e->stopping, 0);
-
-	s = svc->config_string(ctx, "hook");
-	e->cfg.hook = !s || strcmp(s, "auto") == 0 ? OC_HOOK_AUTO
-		      : strcmp(s, "tp_btf") == 0   ? OC_HOOK_BTF
-						   : OC_HOOK_RAW;
-	s = svc->config_string(ctx, "threads");
-	e->cfg.threads = !s || strcmp(s, "all") == 0 ? OFFCPU_THREADS_ALL
-			 : strcmp(s, "user") == 0    ? OFFCPU_THREADS_USER
-						     : OFFCPU_THREADS_KERNEL;
-	s = svc->config_string(ctx, "states");
-	if (parse_states(s ? s : "all", &e->cfg.state_mask) < 0) {
-		svc->log(ctx, TRACERIG_LOG_ERROR, "states = %s: not a list of thread states (use "
-			 "interruptible, uninterruptible, idle, preempted, other or all)", s);
+	if ((ret = svc->config_bind(ctx, &e->keys)) < 0) {
+		free(e);
+		return ret;
+	}
+	e->cfg.hook = hooks[k->hook];
+	e->cfg.threads = threads[k->threads];
+	if (parse_states(&k->states, &e->cfg.state_mask) < 0) {
+		svc->log(ctx, TRACERIG_LOG_ERROR, "states: not a list of thread states (use "
+			 "interruptible, uninterruptible, idle, preempted, other or all, "
+			 "separated by commas)");
 		free(e);
 		return -EINVAL;
 	}
-	e->cfg.min_block_ns = (uint64_t)svc->config_int(ctx, "min_block_us") * 1000;
-	e->cfg.max_block_ns = (uint64_t)svc->config_int(ctx, "max_block_us") * 1000;
+	e->cfg.min_block_ns = (uint64_t)k->min_block_us * 1000;
+	e->cfg.max_block_ns = (uint64_t)k->max_block_us * 1000;
 	if (e->cfg.max_block_ns && e->cfg.max_block_ns < e->cfg.min_block_ns) {
 		svc->log(ctx, TRACERIG_LOG_ERROR, "max_block_us is below min_block_us: nothing "
 			 "would be recorded");
 		free(e);
 		return -EINVAL;
 	}
-	e->cfg.sample_period_ns = (uint64_t)svc->config_int(ctx, "sample_period_us") * 1000;
-	e->cfg.stack_storage = (uint32_t)svc->config_int(ctx, "stack_storage_size");
-	e->cfg.stack_depth = (uint32_t)svc->config_int(ctx, "stack_depth");
-	e->cfg.agg_entries = (uint32_t)svc->config_int(ctx, "aggregation_size");
-	e->cfg.thread_entries = (uint32_t)svc->config_int(ctx, "max_threads");
+	e->cfg.sample_period_ns = (uint64_t)k->sample_period_us * 1000;
+	e->cfg.stack_storage = (uint32_t)k->stack_storage_size;
+	e->cfg.stack_depth = (uint32_t)k->stack_depth;
+	e->cfg.agg_entries = (uint32_t)k->aggregation_size;
+	e->cfg.thread_entries = (uint32_t)k->max_threads;
 	/* Decided at start, when the launched command exists. */
 	e->cfg.filter_tgids = 0;
 	e->cfg.cgroup = t->cgroup;
-	e->wall = svc->config_bool(ctx, "wall");
-	e->oncpu_frequency = svc->config_is_set(ctx, "oncpu_frequency")
-				     ? svc->config_int(ctx, "oncpu_frequency")
-				     : 0;
+	e->wall = k->wall;
+	e->oncpu_frequency = k->oncpu_frequency; /* 0 when unset: it has no default */
 
 	/* Load now, so that a refusal (rights, BTF, verifier) is reported
 	 * before anything starts. */
@@ -316,18 +285,12 @@ static int wall_accepts(void *arg, pid_t pid)
 static int write_entry(struct ebpf *e, struct tracerig_archive *ar, const char *name,
 		       const struct fd_stacks *set)
 {
-	FILE *f;
-	int fd, ret;
+	FILE *f = e->svc->archive_fopen(ar, name);
+	int ret;
 
-	fd = e->svc->archive_create(ar, name);
-	if (fd < 0) {
-		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot create %s: %s", name, strerror(-fd));
-		return fd;
-	}
-	f = fdopen(fd, "w");
 	if (!f) {
 		ret = -errno;
-		close(fd);
+		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot create %s: %s", name, strerror(-ret));
 		return ret;
 	}
 	ret = fd_stacks_write(set, f);
@@ -507,6 +470,54 @@ static void ebpf_fini(void *state)
 	free(e->pids);
 	free(e);
 }
+
+#define BIND(field) TRACERIG_BIND(struct ebpf_settings, field)
+static const struct tracerig_key ebpf_keys[] = {
+	{ .name = "hook", .type = TRACERIG_KEY_ENUM, .default_value = "auto",
+	  .choices = "auto,tp_btf,raw_tp", BIND(hook),
+	  .description = "How to hook the context switch: tp_btf where the kernel supports it (probed), "
+	  "else the raw tracepoint." },
+	{ .name = "threads", .type = TRACERIG_KEY_ENUM, .default_value = "all",
+	  .choices = "all,user,kernel", BIND(threads),
+	  .description = "Trace user threads only, kernel threads only, or both." },
+	{ .name = "states", .type = TRACERIG_KEY_LIST, .default_value = "all", BIND(states),
+	  .description = "Thread states counted as off-CPU: interruptible (S: sleeps, pipes, locks), "
+	  "uninterruptible (D: disk I/O, page faults), idle (idle kernel threads), "
+	  "preempted (still runnable), other, or all." },
+	{ .name = "min_block_us", .type = TRACERIG_KEY_INT, .default_value = "1",
+	  .max = 3600000000LL, BIND(min_block_us),
+	  .description = "Shortest off-CPU interval recorded, in microseconds." },
+	{ .name = "max_block_us", .type = TRACERIG_KEY_INT, .default_value = "0",
+	  .max = 3600000000LL, BIND(max_block_us),
+	  .description = "Longest off-CPU interval recorded, in microseconds; 0 = no limit." },
+	{ .name = "sample_period_us", .type = TRACERIG_KEY_INT, .default_value = "0",
+	  .max = 3600000000LL, BIND(sample_period_us),
+	  .description = "Low-overhead mode for busy machines: a thread's stacks are taken with probability "
+	  "min(1, its recent mean blocked time / this period) and each recorded interval is "
+	  "weighted by 1/probability, so totals stay unbiased; 0 = record every interval." },
+	{ .name = "stack_storage_size", .type = TRACERIG_KEY_INT, .default_value = "16384",
+	  .min = 64, .max = 4194304, BIND(stack_storage_size),
+	  .description = "Distinct stacks the kernel keeps; stacks that do not fit are counted "
+	  "(kernel_stacks_dropped, user_stacks_dropped) and shown as lost." },
+	{ .name = "stack_depth", .type = TRACERIG_KEY_INT, .default_value = "127", .min = 1,
+	  .max = 127, BIND(stack_depth),
+	  .description = "Frames kept per kernel or user stack." },
+	{ .name = "aggregation_size", .type = TRACERIG_KEY_INT, .default_value = "65536",
+	  .min = 256, .max = 16777216, BIND(aggregation_size),
+	  .description = "Distinct (thread, kernel stack, user stack) entries kept in the kernel." },
+	{ .name = "max_threads", .type = TRACERIG_KEY_INT, .default_value = "32768", .min = 256,
+	  .max = 4194304, BIND(max_threads),
+	  .description = "Threads tracked at once (raw_tp hook only; tp_btf uses per-task storage)." },
+	{ .name = "wall", .type = TRACERIG_KEY_BOOL, .default_value = "yes", BIND(wall),
+	  .description = "When perf_events wrote cpu.folded earlier in the same session (list ebpf after "
+	  "perf_events), also write wall.folded and wall.svg: on- and off-CPU time of the "
+	  "traced threads in one flame graph, leaves marked [on-cpu] / [off-cpu]." },
+	{ .name = "oncpu_frequency", .type = TRACERIG_KEY_INT, .min = 1, .max = 1000000,
+	  BIND(oncpu_frequency),
+	  .description = "perf_events' sampling frequency in Hz, to turn its samples into time for the "
+	  "wall-clock view (one sample = 1/frequency seconds)." },
+	{ .name = NULL },
+};
 
 TRACERIG_PLUGIN = {
 	.abi_version = TRACERIG_ABI_VERSION,

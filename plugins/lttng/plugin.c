@@ -23,7 +23,6 @@
 
 #include "ctf.h"
 #include "dotnet.h"
-#include "lib/list.h"
 #include "lib/pidset.h"
 #include "presets.h"
 #include "sessiond.h"
@@ -33,12 +32,26 @@
 
 #define TRACE_ENTRY "lttngTrace"
 
+/* The profile's [lttng] keys, bound by the core. */
+struct lttng_settings {
+	struct tracerig_list preset, events, kernel_events, command_env;
+	int loglevel; /* 0 = any, then enum lttng_loglevel + 1 (the choices' order) */
+	int loglevel_only, dotnet_env;
+	const char *filter, *sessiond_path;
+	long long subbuf_size, subbuf_count, switch_timer_ms;
+	int mode, buffers, start_sessiond; /* indexes of the choices below */
+};
+enum { MODE_DISCARD, MODE_OVERWRITE };
+enum { BUFFERS_PER_UID, BUFFERS_PER_PID };
+enum { SESSIOND_AUTO, SESSIOND_YES, SESSIOND_NO };
+
 struct lttng_state {
 	const struct tracerig_services *svc;
 	struct tracerig_ctx *ctx;
 	struct sessiond daemon;
 	struct lt_session session;
 	struct lttng_event_list ust_events, kernel_events;
+	struct lttng_settings keys;
 	struct lt_config cfg;
 	char trace_dir[PATH_MAX];
 	int stopped;
@@ -49,54 +62,58 @@ struct lttng_state {
 
 #define LOG(st, lvl, ...) (st)->svc->log((st)->ctx, (lvl), __VA_ARGS__)
 
-static const char *const loglevel_names[] = {
-	"emerg", "alert", "crit", "err", "warning", "notice", "info", "debug_system",
-	"debug_program", "debug_process", "debug_module", "debug_unit", "debug_function",
-	"debug_line", "debug", NULL,
-};
-
+#define BIND(field) TRACERIG_BIND(struct lttng_settings, field)
 static const struct tracerig_key lttng_keys[] = {
-	{ "preset", TRACERIG_KEY_LIST, NULL, NULL, 0, 0,
-	  "Named userspace event sets after perfcollect's: default, gccollectonly, gconly, "
+	{ .name = "preset", .type = TRACERIG_KEY_LIST, BIND(preset),
+	  .description = "Named userspace event sets after perfcollect's: default, gccollectonly, gconly, "
 	  "gcwithheap, threading, exceptions, jit, loader (each a fixed list of DotNETRuntime* "
 	  "tracepoints). With neither preset nor events set, `default` is used." },
-	{ "events", TRACERIG_KEY_LIST, NULL, NULL, 0, 0,
-	  "Userspace tracepoints to record besides the preset's: full names or wildcards, "
+	{ .name = "events", .type = TRACERIG_KEY_LIST, BIND(events),
+	  .description = "Userspace tracepoints to record besides the preset's: full names or wildcards, "
 	  "e.g. DotNETRuntime:GC*, lttng_ust_libc:*." },
-	{ "loglevel", TRACERIG_KEY_ENUM, "any",
-	  "any,emerg,alert,crit,err,warning,notice,info,debug_system,debug_program,"
-	  "debug_process,debug_module,debug_unit,debug_function,debug_line,debug", 0, 0,
-	  "Record only userspace events at this log level or more severe (`any`: no filter)." },
-	{ "loglevel_only", TRACERIG_KEY_BOOL, "no", NULL, 0, 0,
-	  "With loglevel: record exactly that level instead of that level and more severe." },
-	{ "filter", TRACERIG_KEY_STRING, NULL, NULL, 0, 0,
-	  "LTTng filter expression applied to every userspace event, e.g. "
+	{ .name = "loglevel", .type = TRACERIG_KEY_ENUM, .default_value = "any",
+	  .choices = "any,emerg,alert,crit,err,warning,notice,info,debug_system,debug_program," "debug_process,debug_module,debug_unit,debug_function,debug_line,debug",
+	  BIND(loglevel),
+	  .description = "Record only userspace events at this log level or more severe (`any`: no filter)." },
+	{ .name = "loglevel_only", .type = TRACERIG_KEY_BOOL, .default_value = "no",
+	  BIND(loglevel_only),
+	  .description = "With loglevel: record exactly that level instead of that level and more severe." },
+	{ .name = "filter", .type = TRACERIG_KEY_STRING, BIND(filter),
+	  .description = "LTTng filter expression applied to every userspace event, e.g. "
 	  "`seq < 100 && $ctx.procname == \"myapp\"`." },
-	{ "kernel_events", TRACERIG_KEY_LIST, NULL, NULL, 0, 0,
-	  "Kernel tracepoints (sched_switch, sched_process_*) or syscall:NAME; needs "
+	{ .name = "kernel_events", .type = TRACERIG_KEY_LIST, BIND(kernel_events),
+	  .description = "Kernel tracepoints (sched_switch, sched_process_*) or syscall:NAME; needs "
 	  "lttng-modules. Without them: a warning, and userspace only unless lttng is required." },
-	{ "subbuf_size", TRACERIG_KEY_SIZE, "1M", NULL, 4096, 1LL << 32,
-	  "Size of one sub-buffer (a power of two); per CPU, per user (or per process)." },
-	{ "subbuf_count", TRACERIG_KEY_INT, "4", NULL, 2, 4096,
-	  "Sub-buffers per ring buffer (a power of two)." },
-	{ "mode", TRACERIG_KEY_ENUM, "discard", "discard,overwrite", 0, 0,
-	  "When the buffers are full: discard new events (counted as discarded_events) or "
+	{ .name = "subbuf_size", .type = TRACERIG_KEY_SIZE, .default_value = "1M", .min = 4096,
+	  .max = 1LL << 32, BIND(subbuf_size),
+	  .description = "Size of one sub-buffer (a power of two); per CPU, per user (or per process)." },
+	{ .name = "subbuf_count", .type = TRACERIG_KEY_INT, .default_value = "4", .min = 2,
+	  .max = 4096, BIND(subbuf_count),
+	  .description = "Sub-buffers per ring buffer (a power of two)." },
+	{ .name = "mode", .type = TRACERIG_KEY_ENUM, .default_value = "discard",
+	  .choices = "discard,overwrite", BIND(mode),
+	  .description = "When the buffers are full: discard new events (counted as discarded_events) or "
 	  "overwrite the oldest (flight recorder)." },
-	{ "buffers", TRACERIG_KEY_ENUM, "per-uid", "per-uid,per-pid", 0, 0,
-	  "Buffer ownership: per-uid (ust/uid/N/64-bit, what TraceEvent reads) or per-pid." },
-	{ "switch_timer", TRACERIG_KEY_DURATION, "0", NULL, 0, 3600000,
-	  "Flush sub-buffers at least this often (0 = only when full or at stop)." },
-	{ "start_sessiond", TRACERIG_KEY_ENUM, "auto", "auto,yes,no", 0, 0,
-	  "Start lttng-sessiond when none runs, and stop it afterwards (auto = yes for root)." },
-	{ "sessiond_path", TRACERIG_KEY_STRING, "lttng-sessiond", NULL, 0, 0,
-	  "The session daemon binary started by start_sessiond." },
-	{ "dotnet_env", TRACERIG_KEY_BOOL, "yes", NULL, 0, 0,
-	  "Give the launched command DOTNET_EnableEventLog=1 so the .NET runtime emits its "
+	{ .name = "buffers", .type = TRACERIG_KEY_ENUM, .default_value = "per-uid",
+	  .choices = "per-uid,per-pid", BIND(buffers),
+	  .description = "Buffer ownership: per-uid (ust/uid/N/64-bit, what TraceEvent reads) or per-pid." },
+	{ .name = "switch_timer", .type = TRACERIG_KEY_DURATION, .default_value = "0",
+	  .max = 3600000, BIND(switch_timer_ms),
+	  .description = "Flush sub-buffers at least this often (0 = only when full or at stop)." },
+	{ .name = "start_sessiond", .type = TRACERIG_KEY_ENUM, .default_value = "auto",
+	  .choices = "auto,yes,no", BIND(start_sessiond),
+	  .description = "Start lttng-sessiond when none runs, and stop it afterwards (auto = yes for root)." },
+	{ .name = "sessiond_path", .type = TRACERIG_KEY_STRING, .default_value = "lttng-sessiond",
+	  BIND(sessiond_path),
+	  .description = "The session daemon binary started by start_sessiond." },
+	{ .name = "dotnet_env", .type = TRACERIG_KEY_BOOL, .default_value = "yes",
+	  BIND(dotnet_env),
+	  .description = "Give the launched command DOTNET_EnableEventLog=1 so the .NET runtime emits its "
 	  "LTTng events." },
-	{ "command_env", TRACERIG_KEY_LIST, NULL, NULL, 0, 0,
-	  "More NAME=VALUE pairs for the launched command, e.g. "
+	{ .name = "command_env", .type = TRACERIG_KEY_LIST, BIND(command_env),
+	  .description = "More NAME=VALUE pairs for the launched command, e.g. "
 	  "LD_PRELOAD=liblttng-ust-libc-wrapper.so." },
-	{ NULL, 0, NULL, NULL, 0, 0, NULL },
+	{ .name = NULL },
 };
 
 static int is_pow2(unsigned long long v)
@@ -104,22 +121,22 @@ static int is_pow2(unsigned long long v)
 	return v && !(v & (v - 1));
 }
 
-static int autostart_wanted(const struct tracerig_services *svc, struct tracerig_ctx *ctx)
+static int autostart_wanted(const struct lttng_settings *k)
 {
-	const char *v = svc->config_string(ctx, "start_sessiond");
-
-	if (v && strcmp(v, "yes") == 0)
+	if (k->start_sessiond == SESSIOND_YES)
 		return 1;
-	if (v && strcmp(v, "no") == 0)
+	if (k->start_sessiond == SESSIOND_NO)
 		return 0;
 	return geteuid() == 0;
 }
 
-/* Is "lttng" in [tracerig] required?  Decides whether a missing kernel
- * tracer is fatal. */
-static int backend_required(const struct tracerig_services *svc, struct tracerig_ctx *ctx)
+/* With neither preset nor events set, the default preset. */
+static const struct tracerig_list *presets_of(const struct lttng_settings *k)
 {
-	return tr_list_has(svc->session_string(ctx, "required"), "lttng");
+	static const char *const fallback[] = { "default" };
+	static const struct tracerig_list default_preset = { 1, fallback };
+
+	return k->preset.n || k->events.n ? &k->preset : &default_preset;
 }
 
 static int on_path(const char *binary)
@@ -245,7 +262,8 @@ out:
 /* No daemon runs and the real run would start one: so does --check, for
  * the dry run, under the same watchdog, and stops it again. */
 static int dry_run_own_daemon(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
-			      const char *dir, char *advice, size_t advice_len)
+			      const struct lttng_settings *k, const char *dir, char *advice,
+			      size_t advice_len)
 {
 	struct sessiond daemon = { .pidfd = -1 };
 	struct lt_watchdog wd = { .pid = 0, .fd = -1 };
@@ -258,8 +276,8 @@ static int dry_run_own_daemon(const struct tracerig_services *svc, struct tracer
 		       strerror(-ret));
 		return ret;
 	}
-	ret = sessiond_ensure(&daemon, svc->config_string(ctx, "sessiond_path"), 1,
-			      svc->config_is_set(ctx, "kernel_events"), err, sizeof(err));
+	ret = sessiond_ensure(&daemon, k->sessiond_path, 1, k->kernel_events.n > 0, err,
+			      sizeof(err));
 	if (ret < 0) {
 		snprintf(advice, advice_len, "%s", err);
 		goto out;
@@ -285,20 +303,16 @@ static int wants_dotnet(const struct lttng_event_list *events)
 
 /* -p PIDs of a .NET profile: is the runtime's provider loaded, and why not. */
 static int check_dotnet(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
-			char *advice, size_t advice_len)
+			const struct lttng_settings *k, char *advice, size_t advice_len)
 {
 	const struct tracerig_targets *t = svc->targets(ctx);
 	struct lttng_event_list events = { 0 };
-	const char *preset = svc->config_string(ctx, "preset");
-	const char *names = svc->config_string(ctx, "events");
 	char err[256], line[1024];
 	int loaded = 0, ret;
 
 	if (!t || t->n_pids == 0)
 		return 0;
-	if ((!preset || !*preset) && (!names || !*names))
-		preset = "default";
-	if (lttng_event_list_build(&events, preset, names, err, sizeof(err)) < 0 ||
+	if (lttng_event_list_build(&events, presets_of(k), &k->events, err, sizeof(err)) < 0 ||
 	    !wants_dotnet(&events)) {
 		lttng_event_list_free(&events);
 		return 0;
@@ -324,14 +338,19 @@ static int check_dotnet(const struct tracerig_services *svc, struct tracerig_ctx
 static int check_unguarded(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
 			   char *advice, size_t advice_len)
 {
-	const char *binary = svc->config_string(ctx, "sessiond_path");
-	int kernel = svc->config_is_set(ctx, "kernel_events");
+	struct lttng_settings k;
+	const char *binary;
+	int kernel;
 	char dir[PATH_MAX], abs[PATH_MAX];
 	int ret, alive = sessiond_alive(), failed = 0;
 
 	advice[0] = '\0';
+	if ((ret = svc->config_bind(ctx, &k)) < 0)
+		return ret;
+	binary = k.sessiond_path;
+	kernel = k.kernel_events.n > 0;
 	if (!alive) {
-		if (!autostart_wanted(svc, ctx)) {
+		if (!autostart_wanted(&k)) {
 			snprintf(advice, advice_len, "no LTTng session daemon is running (start one "
 				 "with 'lttng-sessiond --daemonize', or set start_sessiond = yes)");
 			return -ENOENT;
@@ -355,11 +374,11 @@ static int check_unguarded(const struct tracerig_services *svc, struct tracerig_
 		return ret;
 	}
 	ret = alive ? dry_run(svc, ctx, abs, advice, advice_len)
-		    : dry_run_own_daemon(svc, ctx, abs, advice, advice_len);
+		    : dry_run_own_daemon(svc, ctx, &k, abs, advice, advice_len);
 	if (ret < 0)
 		return ret;
 	if (kernel && !lt_kernel_tracer_loaded()) {
-		if (backend_required(svc, ctx)) {
+		if (svc->required(ctx)) {
 			snprintf(advice, advice_len, "kernel tracer not available: kernel_events "
 				 "needs lttng-modules (apt-get install lttng-modules-dkms)");
 			return -ENOTSUP;
@@ -367,7 +386,7 @@ static int check_unguarded(const struct tracerig_services *svc, struct tracerig_
 		advise(advice, advice_len, "kernel tracer not available: kernel_events will be "
 		       "skipped");
 	}
-	ret = check_dotnet(svc, ctx, advice, advice_len);
+	ret = check_dotnet(svc, ctx, &k, advice, advice_len);
 	if (ret < 0)
 		failed = ret;
 	return failed;
@@ -385,25 +404,13 @@ static int lttng_check(const struct tracerig_services *svc, struct tracerig_ctx 
 	return ret;
 }
 
-static int parse_loglevel(const char *v)
-{
-	if (!v || strcmp(v, "any") == 0)
-		return -1;
-	for (int i = 0; loglevel_names[i]; i++)
-		if (strcmp(loglevel_names[i], v) == 0)
-			return i; /* same order as enum lttng_loglevel */
-	return -1;
-}
-
 /* DOTNET_EnableEventLog=1 plus command_env's NAME=VALUE pairs. */
 static int set_command_env(struct lttng_state *st)
 {
-	const char *list = st->svc->config_string(st->ctx, "command_env");
-	const char *cursor = list, *p;
-	size_t len;
+	const struct tracerig_list *pairs = &st->keys.command_env;
 	int ret;
 
-	if (st->svc->config_bool(st->ctx, "dotnet_env")) {
+	if (st->keys.dotnet_env) {
 		ret = st->svc->target_setenv(st->ctx, "DOTNET_EnableEventLog", "1");
 		if (ret < 0) {
 			LOG(st, TRACERIG_LOG_ERROR, "setting DOTNET_EnableEventLog for the command "
@@ -411,10 +418,10 @@ static int set_command_env(struct lttng_state *st)
 			return ret;
 		}
 	}
-	while (tr_list_next(&cursor, &p, &len)) {
+	for (size_t i = 0; i < pairs->n; i++) {
 		char item[4096], *eq;
 
-		snprintf(item, sizeof(item), "%.*s", (int)len, p);
+		snprintf(item, sizeof(item), "%s", pairs->items[i]);
 		eq = strchr(item, '=');
 		if (!eq || eq == item) {
 			LOG(st, TRACERIG_LOG_ERROR, "command_env entry '%s' is not NAME=VALUE", item);
@@ -435,24 +442,23 @@ static int read_config(struct lttng_state *st, const char *base_dir)
 {
 	const struct tracerig_services *svc = st->svc;
 	struct tracerig_ctx *ctx = st->ctx;
-	const char *preset = svc->config_string(ctx, "preset");
-	const char *events = svc->config_string(ctx, "events");
+	const struct lttng_settings *k = &st->keys;
 	struct lt_config *cfg = &st->cfg;
 	char err[1024] = "";
-	long long size = svc->config_int(ctx, "subbuf_size");
-	long long count = svc->config_int(ctx, "subbuf_count");
+	long long size, count;
 	char base[PATH_MAX];
 	int ret;
 
-	if ((!preset || !*preset) && (!events || !*events))
-		preset = "default";
-	ret = lttng_event_list_build(&st->ust_events, preset, events, err, sizeof(err));
+	if ((ret = svc->config_bind(ctx, &st->keys)) < 0)
+		return ret;
+	size = k->subbuf_size;
+	count = k->subbuf_count;
+	ret = lttng_event_list_build(&st->ust_events, presets_of(k), &k->events, err, sizeof(err));
 	if (ret < 0) {
 		LOG(st, TRACERIG_LOG_ERROR, "invalid preset/events: %s", err);
 		return ret;
 	}
-	ret = lttng_event_list_build(&st->kernel_events, NULL,
-				     svc->config_string(ctx, "kernel_events"), err, sizeof(err));
+	ret = lttng_event_list_build(&st->kernel_events, NULL, &k->kernel_events, err, sizeof(err));
 	if (ret < 0) {
 		LOG(st, TRACERIG_LOG_ERROR, "invalid kernel_events: %s", err);
 		return ret;
@@ -482,15 +488,15 @@ static int read_config(struct lttng_state *st, const char *base_dir)
 	cfg->output_dir = st->trace_dir;
 	cfg->channel.subbuf_size = (uint64_t)size;
 	cfg->channel.subbuf_count = (uint64_t)count;
-	cfg->channel.overwrite = strcmp(svc->config_string(ctx, "mode"), "overwrite") == 0;
-	cfg->channel.per_pid = strcmp(svc->config_string(ctx, "buffers"), "per-pid") == 0;
-	cfg->channel.switch_timer_us = (unsigned)svc->config_int(ctx, "switch_timer") * 1000u;
+	cfg->channel.overwrite = k->mode == MODE_OVERWRITE;
+	cfg->channel.per_pid = k->buffers == BUFFERS_PER_PID;
+	cfg->channel.switch_timer_us = (unsigned)k->switch_timer_ms * 1000u;
 	cfg->ust_events = &st->ust_events;
 	cfg->kernel_events = &st->kernel_events;
-	cfg->filter = svc->config_string(ctx, "filter");
-	cfg->loglevel = parse_loglevel(svc->config_string(ctx, "loglevel"));
-	cfg->loglevel_only = svc->config_bool(ctx, "loglevel_only");
-	cfg->kernel_required = backend_required(svc, ctx);
+	cfg->filter = k->filter;
+	cfg->loglevel = k->loglevel - 1; /* "any" is -1: no filter */
+	cfg->loglevel_only = k->loglevel_only;
+	cfg->kernel_required = svc->required(ctx);
 	return 0;
 }
 
@@ -522,8 +528,8 @@ static int init_unguarded(const struct tracerig_services *svc, struct tracerig_c
 		    "and the daemon if tracerig is killed) failed: %s", strerror(-ret));
 		goto fail;
 	}
-	ret = sessiond_ensure(&st->daemon, svc->config_string(ctx, "sessiond_path"),
-			      autostart_wanted(svc, ctx), st->kernel_events.n > 0, err, sizeof(err));
+	ret = sessiond_ensure(&st->daemon, st->keys.sessiond_path, autostart_wanted(&st->keys),
+			      st->kernel_events.n > 0, err, sizeof(err));
 	if (ret < 0) {
 		LOG(st, TRACERIG_LOG_ERROR, "%s", err);
 		goto fail;

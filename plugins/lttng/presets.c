@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/list.h"
 #include "presets.h"
 
 static const char *const preset_default[] = {
@@ -621,17 +620,15 @@ static int list_add(struct lttng_event_list *list, const char *name, size_t len)
 	return 0;
 }
 
-/* Calls `fn` on each trimmed, non-empty item of a comma-separated value. */
-static int for_each_item(const char *value, int (*fn)(void *arg, const char *item, size_t len,
-						       char *err, size_t err_len),
+static int for_each_item(const struct tracerig_list *items,
+			 int (*fn)(void *arg, const char *item, size_t len, char *err,
+				   size_t err_len),
 			 void *arg, char *err, size_t err_len)
 {
-	const char *item;
-	size_t len;
 	int ret;
 
-	while (tr_list_next(&value, &item, &len))
-		if ((ret = fn(arg, item, len, err, err_len)) < 0)
+	for (size_t i = 0; items && i < items->n; i++)
+		if ((ret = fn(arg, items->items[i], strlen(items->items[i]), err, err_len)) < 0)
 			return ret;
 	return 0;
 }
@@ -678,8 +675,8 @@ static int add_event(void *arg, const char *item, size_t len, char *err, size_t 
 	return list_add(arg, item, len);
 }
 
-int lttng_event_list_build(struct lttng_event_list *list, const char *presets,
-			   const char *events, char *err, size_t err_len)
+int lttng_event_list_build(struct lttng_event_list *list, const struct tracerig_list *presets,
+			   const struct tracerig_list *events, char *err, size_t err_len)
 {
 	int ret;
 

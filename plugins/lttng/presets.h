@@ -3,6 +3,7 @@
 #define TR_LTTNG_PRESETS_H
 
 #include <stddef.h>
+#include <tracerig/plugin.h>
 
 struct lttng_preset {
 	const char *name;
@@ -22,12 +23,12 @@ struct lttng_event_list {
 	size_t n;
 };
 
-/* Builds the list from a comma-separated `presets` value and a
- * comma-separated `events` value (either may be NULL or empty), keeping the
- * first occurrence of each name.  On an unknown preset or a malformed name
- * returns -EINVAL with a message in `err`. */
-int lttng_event_list_build(struct lttng_event_list *list, const char *presets,
-			   const char *events, char *err, size_t err_len);
+/* Builds the list from the `presets` and `events` keys' items (either may
+ * be NULL or empty), keeping the first occurrence of each name.  On an
+ * unknown preset or a malformed name returns -EINVAL with a message in
+ * `err`. */
+int lttng_event_list_build(struct lttng_event_list *list, const struct tracerig_list *presets,
+			   const struct tracerig_list *events, char *err, size_t err_len);
 void lttng_event_list_free(struct lttng_event_list *list);
 
 #endif

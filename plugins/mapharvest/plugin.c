@@ -28,31 +28,19 @@
 
 #define MAX_DESCENDANTS 4096
 
-static const struct tracerig_key mapharvest_keys[] = {
-	{ "max_size", TRACERIG_KEY_SIZE, "256M", NULL, 1, 1LL << 40,
-	  "Largest map or jitdump file taken from a process; a larger one is refused "
-	  "(logged) rather than truncated." },
-	{ "cleanup", TRACERIG_KEY_BOOL, "no", NULL, 0, 0,
-	  "Delete the harvested files of processes that exited during the session from "
-	  "their /tmp (runtimes leave them behind).  Files of running processes are kept." },
-	{ "poll_interval", TRACERIG_KEY_DURATION, "500ms", NULL, 0, 60000,
-	  "How often the target processes are looked at during the session (files found, "
-	  "appended lines copied); 0 = only when a process is first observed and at stop." },
-	{ "observed", TRACERIG_KEY_BOOL, "yes", NULL, 0, 0,
-	  "Also harvest every process the other backends observed (all sampled processes "
-	  "in a system-wide run)." },
-	{ "dotnet_env", TRACERIG_KEY_BOOL, "yes", NULL, 0, 0,
-	  "Give a launched command DOTNET_PerfMapEnabled=1 unless its environment already "
-	  "sets DOTNET_ or COMPlus_PerfMapEnabled." },
-	{ NULL, 0, NULL, NULL, 0, 0, NULL },
+
+/* The profile's [mapharvest] keys, bound by the core. */
+struct mapharvest_config {
+	long long max_size, poll_ms;
+	int cleanup, observed, dotnet_env;
 };
 
 struct mapharvest {
 	const struct tracerig_services *svc;
 	struct tracerig_ctx *ctx;
 	struct mh_harvester h;
-	long long poll_ms;
-	int observed;
+	struct mapharvest_config cfg;
+	int subscribed;
 
 	pthread_t thread;
 	int thread_started;
@@ -63,40 +51,35 @@ struct mapharvest {
 	size_t n_queue, cap_queue;
 };
 
-/* The registry has no unsubscribe: its callback reaches the state through
- * this shim, which fini clears. */
-static struct {
-	pthread_mutex_t lock;
-	struct mapharvest *live;
-} shim = { PTHREAD_MUTEX_INITIALIZER, NULL };
-
 static void on_observed(void *arg, pid_t pid)
 {
-	struct mapharvest *m;
+	struct mapharvest *m = arg;
 
-	(void)arg;
-	pthread_mutex_lock(&shim.lock);
-	m = shim.live;
-	if (m) {
-		pthread_mutex_lock(&m->lock);
-		if (m->n_queue == m->cap_queue) {
-			size_t cap = m->cap_queue ? m->cap_queue * 2 : 64;
-			pid_t *grown = realloc(m->queue, cap * sizeof(*grown));
+	pthread_mutex_lock(&m->lock);
+	if (m->n_queue == m->cap_queue) {
+		size_t cap = m->cap_queue ? m->cap_queue * 2 : 64;
+		pid_t *grown = realloc(m->queue, cap * sizeof(*grown));
 
-			if (grown) {
-				m->queue = grown;
-				m->cap_queue = cap;
-			}
+		if (grown) {
+			m->queue = grown;
+			m->cap_queue = cap;
 		}
-		/* Dropped only when out of memory; the next tick's pid_list
-		 * round at stop still finds it. */
-		if (m->n_queue < m->cap_queue) {
-			m->queue[m->n_queue++] = pid;
-			pthread_cond_signal(&m->cond);
-		}
-		pthread_mutex_unlock(&m->lock);
 	}
-	pthread_mutex_unlock(&shim.lock);
+	/* Dropped only when out of memory; the next tick's pid_list round
+	 * at stop still finds it. */
+	if (m->n_queue < m->cap_queue) {
+		m->queue[m->n_queue++] = pid;
+		pthread_cond_signal(&m->cond);
+	}
+	pthread_mutex_unlock(&m->lock);
+}
+
+/* Before the state goes: the registry must not call into it any more. */
+static void unsubscribe(struct mapharvest *m)
+{
+	if (m->subscribed)
+		m->svc->pid_unsubscribe(m->ctx, on_observed, m);
+	m->subscribed = 0;
 }
 
 /* The explicit targets and their descendants. */
@@ -182,15 +165,15 @@ static void *harvester_thread(void *arg)
 
 		harvest_queue(m);
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		if ((m->poll_ms > 0 || !m->h.tick) && (now.tv_sec > next.tv_sec ||
+		if ((m->cfg.poll_ms > 0 || !m->h.tick) && (now.tv_sec > next.tv_sec ||
 				       (now.tv_sec == next.tv_sec && now.tv_nsec >= next.tv_nsec))) {
 			harvest_targets(m);
 			mh_harvest_tick(&m->h);
-			deadline_after(&next, m->poll_ms > 0 ? m->poll_ms : 1000);
+			deadline_after(&next, m->cfg.poll_ms > 0 ? m->cfg.poll_ms : 1000);
 		}
 		pthread_mutex_lock(&m->lock);
 		if (!m->stopping && m->n_queue == 0) {
-			if (m->poll_ms > 0)
+			if (m->cfg.poll_ms > 0)
 				pthread_cond_timedwait(&m->cond, &m->lock, &next);
 			else
 				pthread_cond_wait(&m->cond, &m->lock);
@@ -250,15 +233,17 @@ static int mapharvest_init(const struct tracerig_services *svc, struct tracerig_
 		return -ENOMEM;
 	m->svc = svc;
 	m->ctx = ctx;
-	m->poll_ms = svc->config_int(ctx, "poll_interval");
-	m->observed = svc->config_bool(ctx, "observed");
+	if ((ret = svc->config_bind(ctx, &m->cfg)) < 0) {
+		free(m);
+		return ret;
+	}
 	if (!staging) {
 		svc->log(ctx, TRACERIG_LOG_ERROR, "no staging directory from the core");
 		free(m);
 		return -EINVAL;
 	}
-	ret = mh_harvester_init(&m->h, svc, ctx, staging, (uint64_t)svc->config_int(ctx, "max_size"),
-				svc->config_bool(ctx, "cleanup"));
+	ret = mh_harvester_init(&m->h, svc, ctx, staging, (uint64_t)m->cfg.max_size,
+				m->cfg.cleanup);
 	if (ret < 0) {
 		svc->log(ctx, TRACERIG_LOG_ERROR, "cannot open the staging directory %s: %s",
 			 staging, strerror(-ret));
@@ -271,7 +256,7 @@ static int mapharvest_init(const struct tracerig_services *svc, struct tracerig_
 	pthread_cond_init(&m->cond, &attr);
 	pthread_condattr_destroy(&attr);
 
-	if (svc->config_bool(ctx, "dotnet_env") && !getenv("DOTNET_PerfMapEnabled") &&
+	if (m->cfg.dotnet_env && !getenv("DOTNET_PerfMapEnabled") &&
 	    !getenv("COMPlus_PerfMapEnabled")) {
 		/* Only a launched command can be given it; -EPERM outside init. */
 		ret = svc->target_setenv(ctx, "DOTNET_PerfMapEnabled", "1");
@@ -288,11 +273,9 @@ static int mapharvest_start(void *state)
 	struct mapharvest *m = state;
 	int ret;
 
-	pthread_mutex_lock(&shim.lock);
-	shim.live = m;
-	pthread_mutex_unlock(&shim.lock);
-	if (m->observed) {
-		ret = m->svc->pid_subscribe(m->ctx, on_observed, NULL);
+	if (m->cfg.observed) {
+		ret = m->svc->pid_subscribe(m->ctx, on_observed, m);
+		m->subscribed = ret == 0;
 		if (ret < 0)
 			m->svc->log(m->ctx, TRACERIG_LOG_WARN, "cannot follow observed processes: %s "
 				    "(their maps are taken at stop only)", strerror(-ret));
@@ -305,14 +288,14 @@ static int mapharvest_start(void *state)
 	}
 	m->thread_started = 1;
 	/* PIDs observed before the subscription (the launched command). */
-	if (m->observed) {
+	if (m->cfg.observed) {
 		size_t n = m->svc->pid_list(m->ctx, NULL, 0);
 		pid_t *pids = n ? calloc(n, sizeof(*pids)) : NULL;
 
 		if (pids) {
 			n = m->svc->pid_list(m->ctx, pids, n);
 			for (size_t i = 0; i < n; i++)
-				on_observed(NULL, pids[i]);
+				on_observed(m, pids[i]);
 			free(pids);
 		}
 	}
@@ -327,6 +310,9 @@ static int mapharvest_stop(void *state)
 	struct mapharvest *m = state;
 	const struct tracerig_targets *t = m->svc->targets(m->ctx);
 
+	/* What is observed from here on is found by the pid_list round
+	 * below. */
+	unsubscribe(m);
 	if (m->thread_started) {
 		pthread_mutex_lock(&m->lock);
 		m->stopping = 1;
@@ -340,10 +326,10 @@ static int mapharvest_stop(void *state)
 	 * resolves its samples. */
 	harvest_queue(m);
 	harvest_targets(m);
-	if (m->observed)
+	if (m->cfg.observed)
 		harvest_observed(m);
 	mh_harvester_finish(&m->h);
-	if (t->system_wide && m->observed && m->svc->pid_list(m->ctx, NULL, 0) == 0)
+	if (t->system_wide && m->cfg.observed && m->svc->pid_list(m->ctx, NULL, 0) == 0)
 		m->svc->log(m->ctx, TRACERIG_LOG_INFO, "system-wide run, but no backend reported "
 			    "the processes it saw: no map was looked for (add [perf_events])");
 	m->svc->log(m->ctx, TRACERIG_LOG_INFO, "%llu file%s harvested (%llu bytes), %llu refused",
@@ -365,10 +351,7 @@ static void mapharvest_fini(void *state)
 {
 	struct mapharvest *m = state;
 
-	pthread_mutex_lock(&shim.lock);
-	if (shim.live == m)
-		shim.live = NULL;
-	pthread_mutex_unlock(&shim.lock);
+	unsubscribe(m);
 	if (m->thread_started) {
 		pthread_mutex_lock(&m->lock);
 		m->stopping = 1;
@@ -382,6 +365,29 @@ static void mapharvest_fini(void *state)
 	pthread_mutex_destroy(&m->lock);
 	free(m);
 }
+
+#define BIND(field) TRACERIG_BIND(struct mapharvest_config, field)
+static const struct tracerig_key mapharvest_keys[] = {
+	{ .name = "max_size", .type = TRACERIG_KEY_SIZE, .default_value = "256M", .min = 1,
+	  .max = 1LL << 40, BIND(max_size),
+	  .description = "Largest map or jitdump file taken from a process; a larger one is refused "
+	  "(logged) rather than truncated." },
+	{ .name = "cleanup", .type = TRACERIG_KEY_BOOL, .default_value = "no", BIND(cleanup),
+	  .description = "Delete the harvested files of processes that exited during the session from "
+	  "their /tmp (runtimes leave them behind).  Files of running processes are kept." },
+	{ .name = "poll_interval", .type = TRACERIG_KEY_DURATION, .default_value = "500ms",
+	  .max = 60000, BIND(poll_ms),
+	  .description = "How often the target processes are looked at during the session (files found, "
+	  "appended lines copied); 0 = only when a process is first observed and at stop." },
+	{ .name = "observed", .type = TRACERIG_KEY_BOOL, .default_value = "yes", BIND(observed),
+	  .description = "Also harvest every process the other backends observed (all sampled processes "
+	  "in a system-wide run)." },
+	{ .name = "dotnet_env", .type = TRACERIG_KEY_BOOL, .default_value = "yes",
+	  BIND(dotnet_env),
+	  .description = "Give a launched command DOTNET_PerfMapEnabled=1 unless its environment already "
+	  "sets DOTNET_ or COMPlus_PerfMapEnabled." },
+	{ .name = NULL },
+};
 
 TRACERIG_PLUGIN = {
 	.abi_version = TRACERIG_ABI_VERSION,

@@ -24,7 +24,6 @@
 #include "collector.h"
 #include "events.h"
 #include "fold.h"
-#include "lib/list.h"
 #include "script.h"
 #include "symcache.h"
 #include "tracingdata.h"
@@ -32,50 +31,20 @@
 
 #define MAX_EVENTS 32
 
-static const struct tracerig_key perf_keys[] = {
-	{ "events", TRACERIG_KEY_LIST, "cpu-clock", NULL, 0, 0,
-	  "Events to sample, as perf list names them: cpu-clock, task-clock, hardware events "
-	  "(cycles, instructions, cache-misses, branch-misses, ...) and tracepoints "
-	  "subsystem:event (sched:sched_switch); tracepoints are recorded at every occurrence "
-	  "with their payload." },
-	{ "optional_events", TRACERIG_KEY_LIST, "", NULL, 0, 0,
-	  "Events sampled where this kernel has them and left out (with a log line) where it "
-	  "does not, e.g. sched:sched_stat_sleep, which needs CONFIG_SCHEDSTATS." },
-	{ "frequency", TRACERIG_KEY_INT, "999", NULL, 1, 1000000,
-	  "Samples per second per CPU for cpu-clock, task-clock and hardware events; at most "
-	  "kernel.perf_event_max_sample_rate." },
-	{ "period", TRACERIG_KEY_INT, "0", NULL, 0, 1LL << 40,
-	  "Sample every N events instead of at a frequency (0 = use frequency)." },
-	{ "callchain", TRACERIG_KEY_ENUM, "fp", "fp,dwarf,none", 0, 0,
-	  "Stacks with every sample: fp walks kernel and user stacks by frame pointers; dwarf "
-	  "(perf record --call-graph dwarf) copies the user registers and dwarf_stack_bytes of "
-	  "user stack with every sample and unwinds them by the objects' CFI when converting, "
-	  "for code built without frame pointers (Debian's libraries and programs); none "
-	  "records the sampled address only.  dwarf needs a build with elfutils' libdw on "
-	  "x86_64: other builds refuse it with a message saying so." },
-	{ "dwarf_stack_bytes", TRACERIG_KEY_INT, "8192", NULL, 8, PC_MAX_STACK_BYTES,
-	  "callchain = dwarf: bytes of user stack copied per sample (rounded up to 8, at most "
-	  "65528, as perf's --call-graph dwarf,SIZE); deeper stacks are cut where the copy "
-	  "ends, bigger copies cost more per sample and more perf.data." },
-	{ "kernel", TRACERIG_KEY_BOOL, "yes", NULL, 0, 0,
-	  "Sample kernel code and keep kernel frames (no = user space only)." },
-	{ "context_switches", TRACERIG_KEY_BOOL, "no", NULL, 0, 0,
-	  "Record every context switch (PERF_RECORD_SWITCH, perf record --switch-events)." },
-	{ "hardware_fallback", TRACERIG_KEY_ENUM, "fail", "fail,cpu-clock,skip", 0, 0,
-	  "When a hardware event is not available (VMs have no PMU): fail the backend, sample "
-	  "cpu-clock instead, or leave the event out." },
-	{ "ring_pages", TRACERIG_KEY_INT, "256", NULL, 8, 65536,
-	  "Ring buffer pages per CPU (a power of two); raise it when lost_samples is not 0." },
-	{ "script", TRACERIG_KEY_BOOL, "yes", NULL, 0, 0,
-	  "Write perf.data.txt (perf script text, read by PerfView and TraceEvent)." },
-	{ "flamegraph", TRACERIG_KEY_BOOL, "yes", NULL, 0, 0,
-	  "Write cpu.folded and the flame graph cpu.svg of the first event." },
-	{ NULL, 0, NULL, NULL, 0, 0, NULL },
+/* The profile's [perf_events] keys, bound by the core. */
+struct perf_settings {
+	struct tracerig_list events, optional_events;
+	long long frequency, period, dwarf_stack_bytes, ring_pages;
+	int callchain, hardware_fallback; /* indexes of the choices */
+	int kernel, context_switches, script, flamegraph;
 };
+enum { CALLCHAIN_FP, CALLCHAIN_DWARF, CALLCHAIN_NONE };
+enum { HW_FAIL, HW_CPU_CLOCK, HW_SKIP };
 
 struct perf {
 	const struct tracerig_services *svc;
 	struct tracerig_ctx *ctx;
+	struct perf_settings keys;
 	struct ev_spec events[MAX_EVENTS];
 	struct pc_config cfg;
 	int script, flamegraph;
@@ -141,20 +110,17 @@ static void stop_remember_thread(struct perf *p)
 
 /* ---- profile ---- */
 
-/* Adds the events of a comma-separated list; `optional` ones the kernel
- * does not have are logged and left out instead of failing. */
-static int parse_events(struct perf *p, const char *list, int optional, char *why,
-			size_t why_len)
+/* Adds the events of a list; `optional` ones the kernel does not have are
+ * logged and left out instead of failing. */
+static int parse_events(struct perf *p, const struct tracerig_list *list, int optional,
+			char *why, size_t why_len)
 {
-	const char *cursor = list, *item;
-	size_t len;
-
-	while (tr_list_next(&cursor, &item, &len)) {
-		char name[160], hint[512];
+	for (size_t i = 0; i < list->n; i++) {
+		const char *name = list->items[i];
+		char hint[512];
 		int ret;
 
-		if (tr_list_item(name, sizeof(name), item, len) < 0 ||
-		    p->cfg.n_events == MAX_EVENTS) {
+		if (strlen(name) >= 160 || p->cfg.n_events == MAX_EVENTS) {
 			snprintf(why, why_len, "events: too many or too long (at most %d events)",
 				 MAX_EVENTS);
 			return -EINVAL;
@@ -180,23 +146,27 @@ static int configure(struct perf *p, char *why, size_t why_len)
 {
 	const struct tracerig_services *svc = p->svc;
 	struct tracerig_ctx *ctx = p->ctx;
-	const char *s;
+	const struct perf_settings *k = &p->keys;
 	uint64_t max_rate;
 	long long pages;
 	int ret;
 
+	if ((ret = svc->config_bind(ctx, &p->keys)) < 0) {
+		snprintf(why, why_len, "reading the profile: %s", strerror(-ret));
+		return ret;
+	}
 	p->cfg.events = p->events;
-	ret = parse_events(p, svc->config_string(ctx, "events"), 0, why, why_len);
+	ret = parse_events(p, &k->events, 0, why, why_len);
 	if (ret == 0)
-		ret = parse_events(p, svc->config_string(ctx, "optional_events"), 1, why, why_len);
+		ret = parse_events(p, &k->optional_events, 1, why, why_len);
 	if (ret < 0)
 		return ret;
 	if (!p->cfg.n_events) {
 		snprintf(why, why_len, "events is empty: name at least one event (cpu-clock)");
 		return -EINVAL;
 	}
-	p->cfg.frequency = (uint64_t)svc->config_int(ctx, "frequency");
-	p->cfg.period = (uint64_t)svc->config_int(ctx, "period");
+	p->cfg.frequency = (uint64_t)k->frequency;
+	p->cfg.period = (uint64_t)k->period;
 	max_rate = pc_max_sample_rate();
 	if (!p->cfg.period && max_rate && p->cfg.frequency > max_rate) {
 		snprintf(why, why_len, "frequency = %llu is above "
@@ -206,9 +176,8 @@ static int configure(struct perf *p, char *why, size_t why_len)
 			 (unsigned long long)p->cfg.frequency);
 		return -EINVAL;
 	}
-	s = svc->config_string(ctx, "callchain");
-	p->cfg.callchain = !s || strcmp(s, "fp") == 0;
-	if (s && strcmp(s, "dwarf") == 0) {
+	p->cfg.callchain = k->callchain == CALLCHAIN_FP;
+	if (k->callchain == CALLCHAIN_DWARF) {
 		if (!UW_AVAILABLE) {
 			snprintf(why, why_len, "callchain = dwarf is not available in this build "
 				 "(built without libdw from elfutils, or not for x86_64): use "
@@ -216,25 +185,24 @@ static int configure(struct perf *p, char *why, size_t why_len)
 			return -ENOTSUP;
 		}
 		p->cfg.dwarf_stack_bytes =
-			(uint32_t)((svc->config_int(ctx, "dwarf_stack_bytes") + 7) & ~7ll);
+			(uint32_t)((k->dwarf_stack_bytes + 7) & ~7ll);
 		if (p->cfg.dwarf_stack_bytes > PC_MAX_STACK_BYTES)
 			p->cfg.dwarf_stack_bytes = PC_MAX_STACK_BYTES;
 	}
-	p->cfg.kernel = svc->config_bool(ctx, "kernel");
-	p->cfg.context_switches = svc->config_bool(ctx, "context_switches");
-	s = svc->config_string(ctx, "hardware_fallback");
-	p->cfg.hw_fallback = !s || strcmp(s, "fail") == 0 ? PC_HW_FAIL
-			     : strcmp(s, "skip") == 0    ? PC_HW_SKIP
-							 : PC_HW_CPU_CLOCK;
-	pages = svc->config_int(ctx, "ring_pages");
+	p->cfg.kernel = k->kernel;
+	p->cfg.context_switches = k->context_switches;
+	p->cfg.hw_fallback = k->hardware_fallback == HW_SKIP		? PC_HW_SKIP
+			     : k->hardware_fallback == HW_CPU_CLOCK ? PC_HW_CPU_CLOCK
+								    : PC_HW_FAIL;
+	pages = k->ring_pages;
 	if (pages & (pages - 1)) {
 		snprintf(why, why_len, "ring_pages = %lld is not a power of two (use 64, 128, 256, "
 			 "...)", pages);
 		return -EINVAL;
 	}
 	p->cfg.ring_pages = (size_t)pages;
-	p->script = svc->config_bool(ctx, "script");
-	p->flamegraph = svc->config_bool(ctx, "flamegraph");
+	p->script = k->script;
+	p->flamegraph = k->flamegraph;
 	/* Converting replays perf.data's own side-band into the model. */
 	if (p->script || p->flamegraph)
 		svc->symbolizer_model(ctx, TRACERIG_MODEL_RECORDED);
@@ -541,18 +509,11 @@ static int finish_perf_data(struct perf *p)
 
 static FILE *create_entry(struct perf *p, struct tracerig_archive *ar, const char *name)
 {
-	int fd = p->svc->archive_create(ar, name);
-	FILE *f;
+	FILE *f = p->svc->archive_fopen(ar, name);
 
-	if (fd < 0) {
-		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "cannot create %s: %s", name, strerror(-fd));
-		return NULL;
-	}
-	f = fdopen(fd, "w");
 	if (!f) {
 		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "cannot create %s: %s", name,
 			    strerror(errno));
-		close(fd);
 		return NULL;
 	}
 	/* perf.data.txt is written in one pass; a big buffer saves syscalls. */
@@ -674,6 +635,58 @@ static void perf_fini(void *state)
 	pc_close(p->pc);
 	free(p);
 }
+
+#define BIND(field) TRACERIG_BIND(struct perf_settings, field)
+static const struct tracerig_key perf_keys[] = {
+	{ .name = "events", .type = TRACERIG_KEY_LIST, .default_value = "cpu-clock",
+	  BIND(events),
+	  .description = "Events to sample, as perf list names them: cpu-clock, task-clock, hardware events "
+	  "(cycles, instructions, cache-misses, branch-misses, ...) and tracepoints "
+	  "subsystem:event (sched:sched_switch); tracepoints are recorded at every occurrence "
+	  "with their payload." },
+	{ .name = "optional_events", .type = TRACERIG_KEY_LIST, .default_value = "",
+	  BIND(optional_events),
+	  .description = "Events sampled where this kernel has them and left out (with a log line) where it "
+	  "does not, e.g. sched:sched_stat_sleep, which needs CONFIG_SCHEDSTATS." },
+	{ .name = "frequency", .type = TRACERIG_KEY_INT, .default_value = "999", .min = 1,
+	  .max = 1000000, BIND(frequency),
+	  .description = "Samples per second per CPU for cpu-clock, task-clock and hardware events; at most "
+	  "kernel.perf_event_max_sample_rate." },
+	{ .name = "period", .type = TRACERIG_KEY_INT, .default_value = "0", .max = 1LL << 40,
+	  BIND(period),
+	  .description = "Sample every N events instead of at a frequency (0 = use frequency)." },
+	{ .name = "callchain", .type = TRACERIG_KEY_ENUM, .default_value = "fp",
+	  .choices = "fp,dwarf,none", BIND(callchain),
+	  .description = "Stacks with every sample: fp walks kernel and user stacks by frame pointers; dwarf "
+	  "(perf record --call-graph dwarf) copies the user registers and dwarf_stack_bytes of "
+	  "user stack with every sample and unwinds them by the objects' CFI when converting, "
+	  "for code built without frame pointers (Debian's libraries and programs); none "
+	  "records the sampled address only.  dwarf needs a build with elfutils' libdw on "
+	  "x86_64: other builds refuse it with a message saying so." },
+	{ .name = "dwarf_stack_bytes", .type = TRACERIG_KEY_INT, .default_value = "8192",
+	  .min = 8, .max = PC_MAX_STACK_BYTES, BIND(dwarf_stack_bytes),
+	  .description = "callchain = dwarf: bytes of user stack copied per sample (rounded up to 8, at most "
+	  "65528, as perf's --call-graph dwarf,SIZE); deeper stacks are cut where the copy "
+	  "ends, bigger copies cost more per sample and more perf.data." },
+	{ .name = "kernel", .type = TRACERIG_KEY_BOOL, .default_value = "yes", BIND(kernel),
+	  .description = "Sample kernel code and keep kernel frames (no = user space only)." },
+	{ .name = "context_switches", .type = TRACERIG_KEY_BOOL, .default_value = "no",
+	  BIND(context_switches),
+	  .description = "Record every context switch (PERF_RECORD_SWITCH, perf record --switch-events)." },
+	{ .name = "hardware_fallback", .type = TRACERIG_KEY_ENUM, .default_value = "fail",
+	  .choices = "fail,cpu-clock,skip", BIND(hardware_fallback),
+	  .description = "When a hardware event is not available (VMs have no PMU): fail the backend, sample "
+	  "cpu-clock instead, or leave the event out." },
+	{ .name = "ring_pages", .type = TRACERIG_KEY_INT, .default_value = "256", .min = 8,
+	  .max = 65536, BIND(ring_pages),
+	  .description = "Ring buffer pages per CPU (a power of two); raise it when lost_samples is not 0." },
+	{ .name = "script", .type = TRACERIG_KEY_BOOL, .default_value = "yes", BIND(script),
+	  .description = "Write perf.data.txt (perf script text, read by PerfView and TraceEvent)." },
+	{ .name = "flamegraph", .type = TRACERIG_KEY_BOOL, .default_value = "yes",
+	  BIND(flamegraph),
+	  .description = "Write cpu.folded and the flame graph cpu.svg of the first event." },
+	{ .name = NULL },
+};
 
 TRACERIG_PLUGIN = {
 	.abi_version = TRACERIG_ABI_VERSION,

@@ -13,26 +13,26 @@
 
 #include <tracerig/plugin.h>
 
-#include "lib/list.h"
-
 struct zip_packager {
 	const struct tracerig_services *svc;
 	struct tracerig_ctx *ctx;
 	zip_t *za;
-	long long level;
-	const char *stored;
+	int level;                   /* compression */
+	struct tracerig_list stored; /* store */
 	uint64_t entries, bytes_in;
 };
 
 /* Already-compressed files gain nothing from deflate. */
-static int stored_as_is(const char *stored, const char *name)
+static int stored_as_is(const struct tracerig_list *stored, const char *name)
 {
-	size_t name_len = strlen(name), len;
-	const char *p;
+	size_t name_len = strlen(name);
 
-	while (tr_list_next(&stored, &p, &len))
-		if (len <= name_len && strncmp(name + name_len - len, p, len) == 0)
+	for (size_t i = 0; i < stored->n; i++) {
+		size_t len = strlen(stored->items[i]);
+
+		if (len <= name_len && strcmp(name + name_len - len, stored->items[i]) == 0)
 			return 1;
+	}
 	return 0;
 }
 
@@ -85,7 +85,7 @@ static int add_entry(void *arg, const char *name, const char *path, uint64_t siz
 		zip_source_free(src);
 		return ret;
 	}
-	if (stored_as_is(z->stored, name) || z->level == 0)
+	if (stored_as_is(&z->stored, name) || z->level == 0)
 		zip_set_file_compression(z->za, (zip_uint64_t)idx, ZIP_CM_STORE, 0);
 	else
 		zip_set_file_compression(z->za, (zip_uint64_t)idx, ZIP_CM_DEFLATE,
@@ -180,10 +180,8 @@ static int zip_init(const struct tracerig_services *svc, struct tracerig_ctx *ct
 		return -ENOMEM;
 	z->svc = svc;
 	z->ctx = ctx;
-	z->level = svc->config_int(ctx, "compression");
-	z->stored = svc->config_string(ctx, "store");
 	*state = z;
-	return 0;
+	return svc->config_bind(ctx, z);
 }
 
 static void zip_fini(void *state)
@@ -196,11 +194,13 @@ static void zip_fini(void *state)
 }
 
 static const struct tracerig_key zip_keys[] = {
-	{ "compression", TRACERIG_KEY_INT, "6", NULL, 0, 9,
-	  "Deflate level: 0 stores everything, 9 is smallest and slowest." },
-	{ "store", TRACERIG_KEY_LIST, ".gz,.zip,.xz,.zst,.bz2", NULL, 0, 0,
-	  "Entry name suffixes stored without compression (already compressed)." },
-	{ NULL, 0, NULL, NULL, 0, 0, NULL },
+	{ .name = "compression", .type = TRACERIG_KEY_INT, .default_value = "6", .max = 9,
+	  TRACERIG_BIND(struct zip_packager, level),
+	  .description = "Deflate level: 0 stores everything, 9 is smallest and slowest." },
+	{ .name = "store", .type = TRACERIG_KEY_LIST, .default_value = ".gz,.zip,.xz,.zst,.bz2",
+	  TRACERIG_BIND(struct zip_packager, stored),
+	  .description = "Entry name suffixes stored without compression (already compressed)." },
+	{ .name = NULL },
 };
 
 TRACERIG_PLUGIN = {

@@ -20,7 +20,22 @@ check_grep "each source's entry is in the archive" '^payload from-a$' "$TEST_TMP
 check_grep "a source sees the staging dir it flushes into" '^staging_is_archive_dir 1$' "$TEST_TMP/x/testa.txt"
 check_grep "a source sees a system-wide target set" '^system_wide 1$' "$TEST_TMP/x/testb.txt"
 check_grep "a source reads the [tracerig] section" '^session_name two$' "$TEST_TMP/x/testb.txt"
+check_grep "a required source is told so" '^required 1$' "$TEST_TMP/x/testa.txt"
+check_grep "an optional source is told so" '^required 0$' "$TEST_TMP/x/testb.txt"
 check_grep "the manifest records per-plugin counters" '"payload_bytes": 6' "$TEST_TMP/x/manifest.json"
+check_grep "keys a source binds arrive typed: defaults, ENUM as the index, LIST split" \
+	'^bound level 3 interval_ms 1000 buffer 4194304 enabled 1 fail_in 0 fault 0 tags 2:\[red\],\[green\]$' \
+	"$TEST_TMP/x/testb.txt"
+
+run_tracerig -c "$two" -o "$TEST_TMP/bound.trace.zip" --set testa.level=7 \
+	--set testa.interval=250ms --set testa.buffer=1K --set testa.enabled=no \
+	--set testa.fault=hang --set "testa.tags= x, y,,z " --set testb.tags=
+check_eq "a run with every bound key set exits 0" 0 "$rc"
+unzip_archive "$TEST_TMP/bound.trace.zip" "$TEST_TMP/bound"
+check_grep "set keys arrive bound: units applied, ENUM index, LIST split by the list rule" \
+	'^bound level 7 interval_ms 250 buffer 1024 enabled 0 fail_in 0 fault 2 tags 3:\[x\],\[y\],\[z\]$' \
+	"$TEST_TMP/bound/testa.txt"
+check_grep "an empty LIST arrives as no items" ' tags 0:$' "$TEST_TMP/bound/testb.txt"
 
 # A required backend that fails to start stops the started ones, exits 1.
 rm -f "$J" "$out"

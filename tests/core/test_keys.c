@@ -2,18 +2,28 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdlib.h>
 
 #include "../../core/keys.h"
 #include "../testing.h"
 
 static const struct tracerig_key keys[] = {
-	{ "frequency", TRACERIG_KEY_INT, "1000", NULL, 1, 100000, "Hz" },
-	{ "buffer", TRACERIG_KEY_SIZE, "4M", NULL, 4096, 1LL << 30, "bytes" },
-	{ "duration", TRACERIG_KEY_DURATION, "10", NULL, 0, 0, "" },
-	{ "callgraph", TRACERIG_KEY_ENUM, "fp", "fp,none", 0, 0, "" },
-	{ "kernel", TRACERIG_KEY_BOOL, "yes", NULL, 0, 0, "" },
-	{ "events", TRACERIG_KEY_LIST, "cpu-clock", NULL, 0, 0, "" },
-	{ NULL, 0, NULL, NULL, 0, 0, NULL },
+	{ .name = "frequency", .type = TRACERIG_KEY_INT, .default_value = "1000", .min = 1,
+	  .max = 100000,
+	  .description = "Hz" },
+	{ .name = "buffer", .type = TRACERIG_KEY_SIZE, .default_value = "4M", .min = 4096,
+	  .max = 1LL << 30,
+	  .description = "bytes" },
+	{ .name = "duration", .type = TRACERIG_KEY_DURATION, .default_value = "10",
+	  .description = "" },
+	{ .name = "callgraph", .type = TRACERIG_KEY_ENUM, .default_value = "fp",
+	  .choices = "fp,none",
+	  .description = "" },
+	{ .name = "kernel", .type = TRACERIG_KEY_BOOL, .default_value = "yes",
+	  .description = "" },
+	{ .name = "events", .type = TRACERIG_KEY_LIST, .default_value = "cpu-clock",
+	  .description = "" },
+	{ .name = NULL },
 };
 
 static long long parse(const char *key, const char *text, int *ret)
@@ -141,6 +151,83 @@ DEF_TEST(did_you_mean_finds_typos_and_prefixes)
 	EXPECT_TRUE(tr_key_suggest(keys, "zzzzzzzz") == NULL);
 }
 
+DEF_TEST(lists_split_by_the_one_list_rule)
+{
+	struct tracerig_list l;
+
+	EXPECT_EQ_INT(0, tr_key_split(" a, b c,,d ,", &l));
+	EXPECT_EQ_INT(3, (long long)l.n);
+	if (l.n == 3) {
+		EXPECT_EQ_STR("a", l.items[0]);
+		EXPECT_EQ_STR("b c", l.items[1]);
+		EXPECT_EQ_STR("d", l.items[2]);
+	}
+	free((void *)l.items);
+	EXPECT_EQ_INT(0, tr_key_split(" , ", &l));
+	EXPECT_EQ_INT(0, (long long)l.n);
+	EXPECT_TRUE(l.items == NULL);
+	EXPECT_EQ_INT(0, tr_key_split(NULL, &l));
+	EXPECT_EQ_INT(0, (long long)l.n);
+}
+
+DEF_TEST(choices_arrive_as_their_index)
+{
+	EXPECT_EQ_INT(0, tr_key_choice("fp, dwarf,none", "fp"));
+	EXPECT_EQ_INT(1, tr_key_choice("fp, dwarf,none", "dwarf"));
+	EXPECT_EQ_INT(2, tr_key_choice("fp, dwarf,none", "none"));
+	EXPECT_EQ_INT(-1, tr_key_choice("fp, dwarf,none", "dwar"));
+	EXPECT_EQ_INT(-1, tr_key_choice("fp, dwarf,none", NULL));
+}
+
+struct bound {
+	const char *s;
+	long long big;
+	int small, flag;
+	short wrong;
+	struct tracerig_list list;
+};
+
+DEF_TEST(bindings_must_match_their_type)
+{
+	const struct tracerig_key good[] = {
+		{ .name = "s", .type = TRACERIG_KEY_STRING, TRACERIG_BIND(struct bound, s) },
+		{ .name = "big", .type = TRACERIG_KEY_SIZE, TRACERIG_BIND(struct bound, big) },
+		{ .name = "small", .type = TRACERIG_KEY_INT, .min = 0, .max = 100,
+		  TRACERIG_BIND(struct bound, small) },
+		{ .name = "flag", .type = TRACERIG_KEY_BOOL, TRACERIG_BIND(struct bound, flag) },
+		{ .name = "list", .type = TRACERIG_KEY_LIST, TRACERIG_BIND(struct bound, list) },
+		{ .name = "unbound", .type = TRACERIG_KEY_INT },
+		{ .name = NULL },
+	};
+	const struct tracerig_key unranged_int[] = {
+		{ .name = "small", .type = TRACERIG_KEY_INT, TRACERIG_BIND(struct bound, small) },
+		{ .name = NULL },
+	};
+	const struct tracerig_key wide_range[] = {
+		{ .name = "small", .type = TRACERIG_KEY_SIZE, .min = 0, .max = 1LL << 40,
+		  TRACERIG_BIND(struct bound, small) },
+		{ .name = NULL },
+	};
+	const struct tracerig_key short_bool[] = {
+		{ .name = "wrong", .type = TRACERIG_KEY_BOOL, TRACERIG_BIND(struct bound, wrong) },
+		{ .name = NULL },
+	};
+	const struct tracerig_key no_choices[] = {
+		{ .name = "mode", .type = TRACERIG_KEY_ENUM },
+		{ .name = NULL },
+	};
+	char why[256] = "";
+
+	EXPECT_EQ_INT(0, tr_key_check_table(good, why, sizeof(why)));
+	EXPECT_EQ_INT(-EINVAL, tr_key_check_table(unranged_int, why, sizeof(why)));
+	EXPECT_CONTAINS("key 'small' (integer) is bound to a field of 4 bytes", why);
+	EXPECT_EQ_INT(-EINVAL, tr_key_check_table(wide_range, why, sizeof(why)));
+	EXPECT_EQ_INT(-EINVAL, tr_key_check_table(short_bool, why, sizeof(why)));
+	EXPECT_CONTAINS("needs an int", why);
+	EXPECT_EQ_INT(-EINVAL, tr_key_check_table(no_choices, why, sizeof(why)));
+	EXPECT_CONTAINS("key 'mode' is a choice without choices", why);
+}
+
 int main(void)
 {
 	RUN_TEST(integers_are_range_checked);
@@ -150,5 +237,8 @@ int main(void)
 	RUN_TEST(durations_below_one_millisecond_are_errors);
 	RUN_TEST(enums_and_booleans);
 	RUN_TEST(did_you_mean_finds_typos_and_prefixes);
+	RUN_TEST(lists_split_by_the_one_list_rule);
+	RUN_TEST(choices_arrive_as_their_index);
+	RUN_TEST(bindings_must_match_their_type);
 	TEST_MAIN_END();
 }

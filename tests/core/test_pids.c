@@ -1,6 +1,7 @@
 /* The observed-PID registry tells each subscriber once per new process. */
 #include "config.h"
 
+#include <errno.h>
 #include <stdlib.h>
 
 #include "../../core/pids.h"
@@ -51,9 +52,31 @@ DEF_TEST(the_table_grows_past_its_first_size)
 	tr_pids_reset();
 }
 
+DEF_TEST(an_unsubscribed_callback_hears_nothing_more)
+{
+	int other;
+
+	tr_pids_reset();
+	calls = 0;
+	EXPECT_EQ_INT(0, tr_pids_subscribe(count, NULL));
+	EXPECT_EQ_INT(0, tr_pids_subscribe(count, &other));
+	EXPECT_EQ_INT(1, tr_pids_observe(10));
+	EXPECT_EQ_INT(2, calls);
+	/* The same callback with another argument is another subscription. */
+	EXPECT_EQ_INT(0, tr_pids_unsubscribe(count, NULL));
+	EXPECT_EQ_INT(-ENOENT, tr_pids_unsubscribe(count, NULL));
+	EXPECT_EQ_INT(1, tr_pids_observe(11));
+	EXPECT_EQ_INT(3, calls);
+	EXPECT_EQ_INT(0, tr_pids_unsubscribe(count, &other));
+	EXPECT_EQ_INT(1, tr_pids_observe(12));
+	EXPECT_EQ_INT(3, calls);
+	tr_pids_reset();
+}
+
 int main(void)
 {
 	RUN_TEST(each_pid_is_new_once_and_subscribers_hear_it);
 	RUN_TEST(the_table_grows_past_its_first_size);
+	RUN_TEST(an_unsubscribed_callback_hears_nothing_more);
 	TEST_MAIN_END();
 }

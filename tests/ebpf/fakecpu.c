@@ -10,7 +10,7 @@
 #include <tracerig/plugin.h>
 
 static const struct tracerig_key fakecpu_keys[] = {
-	{ NULL, 0, NULL, NULL, 0, 0, NULL },
+	{ .name = NULL },
 };
 
 struct fakecpu {
@@ -46,16 +46,10 @@ static int fakecpu_flush(void *state, struct tracerig_archive *ar)
 {
 	struct fakecpu *f = state;
 	const struct tracerig_targets *t = f->svc->targets(f->ctx);
-	int fd = f->svc->archive_create(ar, "cpu.folded");
-	FILE *out;
+	FILE *out = f->svc->archive_fopen(ar, "cpu.folded");
 
-	if (fd < 0)
-		return fd;
-	out = fdopen(fd, "w");
-	if (!out) {
-		close(fd);
+	if (!out)
 		return -errno;
-	}
 	/* 10 samples at 100 Hz = 100 ms in main;spin_on_cpu; the other
 	 * process (PID 1) must not show up. */
 	fprintf(out, "workload-%d;main;spin_on_cpu 7\n", (int)t->command_pid);

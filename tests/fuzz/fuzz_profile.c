@@ -38,7 +38,7 @@ static const struct tracerig_key keys[] = {
 	{ .name = "timeout", .type = TRACERIG_KEY_DURATION },
 	{ .name = "mode", .type = TRACERIG_KEY_ENUM, .choices = "user,kernel,both" },
 	{ .name = "empty_choice", .type = TRACERIG_KEY_ENUM, .choices = "" },
-	{ NULL, 0, NULL, NULL, 0, 0, NULL },
+	{ .name = NULL },
 };
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

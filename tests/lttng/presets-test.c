@@ -145,33 +145,37 @@ DEF_TEST(default_contains_gc_collections_jit_and_exceptions)
 
 DEF_TEST(list_merges_presets_and_events_without_duplicates)
 {
+	static const char *const presets[] = { "gccollectonly", "loader", "gccollectonly" };
+	static const char *const events[] = { "DotNETRuntime:GCStart", "lttng_ust_libc:*", "my:ev" };
+	const struct tracerig_list p = { 3, presets }, e = { 3, events }, none = { 0, NULL };
 	struct lttng_event_list l;
 	char err[256] = "";
 
-	EXPECT_EQ_INT(0, lttng_event_list_build(&l, "gccollectonly, loader ,gccollectonly",
-						" DotNETRuntime:GCStart,lttng_ust_libc:*, my:ev ",
-						err, sizeof(err)));
+	EXPECT_EQ_INT(0, lttng_event_list_build(&l, &p, &e, err, sizeof(err)));
 	EXPECT_EQ_INT(80 + 18 + 2, l.n);
 	EXPECT_EQ_STR("DotNETRuntime:GCStart", l.n ? l.names[0] : NULL);
 	EXPECT_EQ_STR("lttng_ust_libc:*", l.n > 98 ? l.names[98] : NULL);
 	EXPECT_EQ_STR("my:ev", l.n > 99 ? l.names[99] : NULL);
 	lttng_event_list_free(&l);
 
-	EXPECT_EQ_INT(0, lttng_event_list_build(&l, NULL, "", err, sizeof(err)));
+	EXPECT_EQ_INT(0, lttng_event_list_build(&l, NULL, &none, err, sizeof(err)));
 	EXPECT_EQ_INT(0, l.n);
 	lttng_event_list_free(&l);
 }
 
 DEF_TEST(unknown_preset_and_bad_names_are_rejected)
 {
+	static const char *const presets[] = { "default", "gcsonly" };
+	static const char *const blank[] = { "a:b c:d" };
+	const struct tracerig_list p = { 2, presets }, e = { 1, blank };
 	struct lttng_event_list l;
 	char err[256] = "";
 
-	EXPECT_EQ_INT(-EINVAL, lttng_event_list_build(&l, "default,gcsonly", NULL, err, sizeof(err)));
+	EXPECT_EQ_INT(-EINVAL, lttng_event_list_build(&l, &p, NULL, err, sizeof(err)));
 	EXPECT_CONTAINS("unknown preset 'gcsonly'", err);
 	EXPECT_CONTAINS("gccollectonly", err);
 	EXPECT_EQ_INT(0, l.n);
-	EXPECT_EQ_INT(-EINVAL, lttng_event_list_build(&l, NULL, "a:b c:d", err, sizeof(err)));
+	EXPECT_EQ_INT(-EINVAL, lttng_event_list_build(&l, NULL, &e, err, sizeof(err)));
 	EXPECT_CONTAINS("separate names with commas", err);
 }
 

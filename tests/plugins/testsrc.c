@@ -28,15 +28,27 @@ extern int tracerig_test_symbol_that_does_not_exist;
 int *tracerig_test_unresolved_ref = &tracerig_test_symbol_that_does_not_exist;
 #endif
 
+/* The phases fail_in and fault_in name, in the order of their choices. */
+#define PHASES "none,check,init,start,collect,stop,flush,fini"
+enum phase { NONE, CHECK, INIT, START, COLLECT, STOP, FLUSH, FINI };
+#define FAULTS "segv,abort,hang"
+enum fault { SEGV, ABORT, HANG };
+
+/* What the profile says, bound by the core (config_bind). */
+struct testsrc_config {
+	int fail_in, fault_in, fault; /* enum phase, enum phase, enum fault */
+	const char *journal, *setenv, *payload;
+	int level, enabled;
+	long long interval_ms, buffer, bulk, start_delay_ms, stop_delay_ms, flush_delay_ms;
+	struct tracerig_list tags;
+};
+
 struct testsrc {
 	const struct tracerig_services *svc;
 	struct tracerig_ctx *ctx;
-	const char *fail_in;
-	const char *fault_in;
-	const char *fault;
+	struct testsrc_config cfg;
 	pthread_t collector;
 	int has_collector;
-	const char *journal;
 	int started;
 };
 
@@ -44,9 +56,9 @@ static void journal(struct testsrc *t, const char *what)
 {
 	FILE *f;
 
-	if (!t->journal)
+	if (!t->cfg.journal)
 		return;
-	f = fopen(t->journal, "a");
+	f = fopen(t->cfg.journal, "a");
 	if (!f)
 		return;
 	fprintf(f, "%s %s\n", TEST_PLUGIN_NAME, what);
@@ -54,11 +66,11 @@ static void journal(struct testsrc *t, const char *what)
 }
 
 /* What a broken plugin does: the supervisor must survive each. */
-static void misbehave(const char *how)
+static void misbehave(enum fault how)
 {
-	if (strcmp(how, "abort") == 0)
+	if (how == ABORT)
 		abort();
-	if (strcmp(how, "hang") == 0)
+	if (how == HANG)
 		for (;;)
 			pause();
 	{
@@ -74,19 +86,20 @@ static void *collect_then_fault(void *arg)
 	struct testsrc *t = arg;
 
 	/* Lets the session begin collecting before this thread breaks. */
-	t->svc->log(t->ctx, TRACERIG_LOG_INFO, "collecting thread: about to %s", t->fault);
+	t->svc->log(t->ctx, TRACERIG_LOG_INFO, "collecting thread: about to misbehave (fault %d)",
+		    t->cfg.fault);
 	usleep(100 * 1000);
-	misbehave(t->fault);
+	misbehave((enum fault)t->cfg.fault);
 	return NULL;
 }
 
-static int maybe_fail(struct testsrc *t, const char *phase)
+static int maybe_fail(struct testsrc *t, enum phase phase, const char *name)
 {
-	journal(t, phase);
-	if (strcmp(t->fault_in, phase) == 0)
-		misbehave(t->fault);
-	if (strcmp(t->fail_in, phase) == 0) {
-		t->svc->log(t->ctx, TRACERIG_LOG_ERROR, "failing in %s as the profile asks", phase);
+	journal(t, name);
+	if (t->cfg.fault_in == (int)phase)
+		misbehave((enum fault)t->cfg.fault);
+	if (t->cfg.fail_in == (int)phase) {
+		t->svc->log(t->ctx, TRACERIG_LOG_ERROR, "failing in %s as the profile asks", name);
 		return -EIO;
 	}
 	return 0;
@@ -95,7 +108,12 @@ static int maybe_fail(struct testsrc *t, const char *phase)
 static int testsrc_check(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
 			 char *advice, size_t len)
 {
-	if (strcmp(svc->config_string(ctx, "fail_in"), "check") == 0) {
+	struct testsrc_config cfg;
+	int ret = svc->config_bind(ctx, &cfg);
+
+	if (ret < 0)
+		return ret;
+	if (cfg.fail_in == CHECK) {
 		snprintf(advice, len, "told to be unusable (set fail_in to something else)");
 		return -ENODEV;
 	}
@@ -113,12 +131,10 @@ static int testsrc_init(const struct tracerig_services *svc, struct tracerig_ctx
 		return -ENOMEM;
 	t->svc = svc;
 	t->ctx = ctx;
-	t->fail_in = svc->config_string(ctx, "fail_in");
-	t->fault_in = svc->config_string(ctx, "fault_in");
-	t->fault = svc->config_string(ctx, "fault");
-	t->journal = svc->config_string(ctx, "journal");
 	*state = t;
-	env = svc->config_string(ctx, "setenv");
+	if ((ret = svc->config_bind(ctx, &t->cfg)) < 0)
+		return ret;
+	env = t->cfg.setenv;
 	if (env) {
 		char name[128];
 		const char *eq = strchr(env, '=');
@@ -129,7 +145,7 @@ static int testsrc_init(const struct tracerig_services *svc, struct tracerig_ctx
 		if ((ret = svc->target_setenv(ctx, name, eq + 1)) < 0)
 			return ret;
 	}
-	return maybe_fail(t, "init");
+	return maybe_fail(t, INIT, "init");
 }
 
 static int testsrc_start(void *state)
@@ -141,25 +157,25 @@ static int testsrc_start(void *state)
 		t->svc->pid_observe(t->ctx, tg->command_pid);
 	/* A slow source (LTTng takes most of a second): the window must
 	 * still be what -d says. */
-	if (t->svc->config_int(t->ctx, "start_delay") > 0)
-		usleep((useconds_t)t->svc->config_int(t->ctx, "start_delay") * 1000);
+	if (t->cfg.start_delay_ms > 0)
+		usleep((useconds_t)t->cfg.start_delay_ms * 1000);
 	t->svc->progress_set(t->ctx, "running");
 	t->started = 1;
-	if (strcmp(t->fault_in, "collect") == 0 &&
+	if (t->cfg.fault_in == COLLECT &&
 	    pthread_create(&t->collector, NULL, collect_then_fault, t) == 0)
 		t->has_collector = 1;
-	return maybe_fail(t, "start");
+	return maybe_fail(t, START, "start");
 }
 
 static int testsrc_stop(void *state)
 {
 	struct testsrc *t = state;
-	long long delay_ms = t->svc->config_int(t->ctx, "stop_delay");
+	long long delay_ms = t->cfg.stop_delay_ms;
 
 	/* Lets a test send a second interrupt while a backend is stopping. */
 	if (delay_ms > 0)
 		usleep((useconds_t)delay_ms * 1000);
-	return maybe_fail(t, "stop");
+	return maybe_fail(t, STOP, "stop");
 }
 
 static int testsrc_flush(void *state, struct tracerig_archive *ar)
@@ -171,20 +187,15 @@ static int testsrc_flush(void *state, struct tracerig_archive *ar)
 	FILE *out;
 	int fd, ret;
 
-	if ((ret = maybe_fail(t, "flush")) < 0)
+	if ((ret = maybe_fail(t, FLUSH, "flush")) < 0)
 		return ret;
 	/* Lets a test signal tracerig while it is packaging. */
-	if (t->svc->config_int(t->ctx, "flush_delay") > 0)
-		usleep((useconds_t)t->svc->config_int(t->ctx, "flush_delay") * 1000);
+	if (t->cfg.flush_delay_ms > 0)
+		usleep((useconds_t)t->cfg.flush_delay_ms * 1000);
 	snprintf(name, sizeof(name), "%s.txt", TEST_PLUGIN_NAME);
-	fd = t->svc->archive_create(ar, name);
-	if (fd < 0)
-		return fd;
-	out = fdopen(fd, "w");
-	if (!out) {
-		close(fd);
+	out = t->svc->archive_fopen(ar, name);
+	if (!out)
 		return -errno;
-	}
 	fprintf(out, "plugin %s\n", TEST_PLUGIN_NAME);
 	fprintf(out, "system_wide %d\n", tg->system_wide);
 	fprintf(out, "pids");
@@ -197,23 +208,30 @@ static int testsrc_flush(void *state, struct tracerig_archive *ar)
 		strcmp(t->svc->staging_dir(t->ctx), t->svc->archive_dir(ar)) == 0 &&
 			stat(t->svc->archive_dir(ar), &st) == 0);
 	fprintf(out, "observed %zu\n", t->svc->pid_list(t->ctx, NULL, 0));
+	fprintf(out, "required %d\n", t->svc->required(t->ctx));
 	fprintf(out, "session_name %s\n", t->svc->session_string(t->ctx, "name"));
-	fprintf(out, "payload %s\n", t->svc->config_string(t->ctx, "payload"));
+	fprintf(out, "payload %s\n", t->cfg.payload);
+	fprintf(out, "bound level %d interval_ms %lld buffer %lld enabled %d fail_in %d "
+		"fault %d tags %zu:", t->cfg.level, t->cfg.interval_ms, t->cfg.buffer,
+		t->cfg.enabled, t->cfg.fail_in, t->cfg.fault, t->cfg.tags.n);
+	for (size_t i = 0; i < t->cfg.tags.n; i++)
+		fprintf(out, "%s[%s]", i ? "," : "", t->cfg.tags.items[i]);
+	fprintf(out, "\n");
 	fprintf(out, "clock_monotonic %d\n", t->svc->clock_ns() > 0);
 	if (fclose(out) != 0)
 		return -errno;
-	if (t->svc->config_int(t->ctx, "bulk") > 0) {
+	if (t->cfg.bulk > 0) {
 		/* A large, sparse entry: the packager must stream it. */
 		fd = t->svc->archive_create(ar, "bulk.bin");
 		if (fd < 0)
 			return fd;
-		ret = ftruncate(fd, (off_t)t->svc->config_int(t->ctx, "bulk")) < 0 ? -errno : 0;
+		ret = ftruncate(fd, (off_t)t->cfg.bulk) < 0 ? -errno : 0;
 		close(fd);
 		if (ret < 0)
 			return ret;
 	}
 	t->svc->counter_set(t->ctx, "flushed_entries", 1);
-	t->svc->counter_set(t->ctx, "payload_bytes", strlen(t->svc->config_string(t->ctx, "payload")));
+	t->svc->counter_set(t->ctx, "payload_bytes", strlen(t->cfg.payload));
 	return 0;
 }
 
@@ -222,32 +240,53 @@ static void testsrc_fini(void *state)
 	struct testsrc *t = state;
 
 	journal(t, "fini");
-	if (strcmp(t->fault_in, "fini") == 0)
-		misbehave(t->fault);
+	if (t->cfg.fault_in == FINI)
+		misbehave((enum fault)t->cfg.fault);
 	free(t);
 }
 
+#define BIND(field) TRACERIG_BIND(struct testsrc_config, field)
+#ifdef TEST_PLUGIN_BADBIND
+/* A short where the integer key needs an int or a long long: refused. */
+#define LEVEL_BINDING .bind_offset = offsetof(struct testsrc_config, level), .bind_size = 2
+#else
+#define LEVEL_BINDING BIND(level)
+#endif
 static const struct tracerig_key testsrc_keys[] = {
-	{ "fail_in", TRACERIG_KEY_ENUM, "none", "none,check,init,start,stop,flush", 0, 0,
-	  "Phase in which to fail, to test the core's fault handling." },
-	{ "fault_in", TRACERIG_KEY_ENUM, "none", "none,init,start,collect,stop,flush,fini", 0, 0,
-	  "Phase in which to crash, abort or hang (see fault), to test the supervisor." },
-	{ "fault", TRACERIG_KEY_ENUM, "segv", "segv,abort,hang", 0, 0,
-	  "How to misbehave in fault_in." },
-	{ "journal", TRACERIG_KEY_STRING, NULL, NULL, 0, 0,
-	  "File to append one line per lifecycle call to." },
-	{ "setenv", TRACERIG_KEY_STRING, NULL, NULL, 0, 0,
-	  "NAME=value to add to the launched command's environment." },
-	{ "payload", TRACERIG_KEY_STRING, "hello", NULL, 0, 0, "Text written to the entry." },
-	{ "level", TRACERIG_KEY_INT, "3", NULL, 1, 9, "An integer key with a range." },
-	{ "interval", TRACERIG_KEY_DURATION, "1s", NULL, 0, 0, "A duration key." },
-	{ "buffer", TRACERIG_KEY_SIZE, "4M", NULL, 0, 0, "A size key." },
-	{ "bulk", TRACERIG_KEY_SIZE, "0", NULL, 0, 0, "Size of a sparse bulk.bin entry to write." },
-	{ "stop_delay", TRACERIG_KEY_DURATION, "0", NULL, 0, 0, "Time to take in stop." },
-	{ "start_delay", TRACERIG_KEY_DURATION, "0", NULL, 0, 0, "Time to take in start." },
-	{ "flush_delay", TRACERIG_KEY_DURATION, "0", NULL, 0, 0, "Time to take in flush." },
-	{ "enabled", TRACERIG_KEY_BOOL, "yes", NULL, 0, 0, "A boolean key." },
-	{ NULL, 0, NULL, NULL, 0, 0, NULL },
+	{ .name = "fail_in", .type = TRACERIG_KEY_ENUM, .default_value = "none",
+	  .choices = PHASES, BIND(fail_in),
+	  .description = "Phase in which to fail, to test the core's fault handling." },
+	{ .name = "fault_in", .type = TRACERIG_KEY_ENUM, .default_value = "none",
+	  .choices = PHASES, BIND(fault_in),
+	  .description = "Phase in which to crash, abort or hang (see fault), to test the supervisor." },
+	{ .name = "fault", .type = TRACERIG_KEY_ENUM, .default_value = "segv",
+	  .choices = FAULTS, BIND(fault),
+	  .description = "How to misbehave in fault_in." },
+	{ .name = "journal", .type = TRACERIG_KEY_STRING, BIND(journal),
+	  .description = "File to append one line per lifecycle call to." },
+	{ .name = "setenv", .type = TRACERIG_KEY_STRING, BIND(setenv),
+	  .description = "NAME=value to add to the launched command's environment." },
+	{ .name = "payload", .type = TRACERIG_KEY_STRING, .default_value = "hello", BIND(payload),
+	  .description = "Text written to the entry." },
+	{ .name = "level", .type = TRACERIG_KEY_INT, .default_value = "3", .min = 1, .max = 9,
+	  LEVEL_BINDING, .description = "An integer key with a range." },
+	{ .name = "interval", .type = TRACERIG_KEY_DURATION, .default_value = "1s",
+	  BIND(interval_ms), .description = "A duration key." },
+	{ .name = "buffer", .type = TRACERIG_KEY_SIZE, .default_value = "4M", BIND(buffer),
+	  .description = "A size key." },
+	{ .name = "bulk", .type = TRACERIG_KEY_SIZE, .default_value = "0", BIND(bulk),
+	  .description = "Size of a sparse bulk.bin entry to write." },
+	{ .name = "stop_delay", .type = TRACERIG_KEY_DURATION, .default_value = "0",
+	  BIND(stop_delay_ms), .description = "Time to take in stop." },
+	{ .name = "start_delay", .type = TRACERIG_KEY_DURATION, .default_value = "0",
+	  BIND(start_delay_ms), .description = "Time to take in start." },
+	{ .name = "flush_delay", .type = TRACERIG_KEY_DURATION, .default_value = "0",
+	  BIND(flush_delay_ms), .description = "Time to take in flush." },
+	{ .name = "enabled", .type = TRACERIG_KEY_BOOL, .default_value = "yes", BIND(enabled),
+	  .description = "A boolean key." },
+	{ .name = "tags", .type = TRACERIG_KEY_LIST, .default_value = "red, green", BIND(tags),
+	  .description = "A list key." },
+	{ .name = NULL },
 };
 
 TRACERIG_PLUGIN = {
