@@ -21,6 +21,8 @@ plugins_perf_events_perf_events_la_SOURCES = plugins/perf_events/plugin.c \
 	plugins/perf_events/textbuf.c plugins/perf_events/textbuf.h \
 	plugins/perf_events/timesort.c plugins/perf_events/timesort.h \
 	plugins/perf_events/unwind.c plugins/perf_events/unwind.h \
+	plugins/perf_events/unwindbg.c plugins/perf_events/unwindbg.h \
+	plugins/perf_events/sample.c plugins/perf_events/sample.h \
 	$(perf_events_sources)
 plugins_perf_events_perf_events_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(TRACEEVENT_CFLAGS) \
 	$(LIBDW_CFLAGS)
@@ -63,6 +65,7 @@ bench_perf_events_convert_SOURCES = bench/perf_events/convert.c \
 	plugins/perf_events/script.c plugins/perf_events/symcache.c plugins/perf_events/fold.c \
 	plugins/perf_events/comms.c plugins/perf_events/events.c plugins/perf_events/tracefs.c \
 	plugins/perf_events/textbuf.c plugins/perf_events/timesort.c plugins/perf_events/unwind.c \
+	plugins/perf_events/unwindbg.c plugins/perf_events/sample.c \
 	$(tr_symbols_sources) core/log.c
 bench_perf_events_convert_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)
 bench_perf_events_convert_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(TRACEEVENT_CFLAGS) $(LIBDW_CFLAGS)

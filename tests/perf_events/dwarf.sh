@@ -68,11 +68,13 @@ busiest_pid() {
 }
 
 # trace NAME PROFILE COMMAND...: traces the command into $TEST_TMP/NAME
-# (unpacked); sets txt to its perf.data.txt and pid to its busiest PID.
+# (unpacked), with the options in $trace_opts too; sets txt to its
+# perf.data.txt and pid to its busiest PID.
+trace_opts=()
 trace() {
 	local name=$1 profile=$2
 	shift 2
-	run_tracerig -c "$profile" -o "$TEST_TMP/$name.trace.zip" -- "$@"
+	run_tracerig -c "$profile" "${trace_opts[@]}" -o "$TEST_TMP/$name.trace.zip" -- "$@"
 	check_eq "$name: the workload is traced: exit 0" 0 "$rc"
 	unzip_archive "$TEST_TMP/$name.trace.zip" "$TEST_TMP/$name"
 	txt="$TEST_TMP/$name/perf.data.txt"
@@ -96,6 +98,33 @@ c = p["counters"]
 assert c["unwound_samples"] >= 100 and c["unwound_frames"] > 5 * c["unwound_samples"] // 2, c' \
 	"$TEST_TMP/d/manifest.json"
 
+# Unwound while collecting, the samples' frames are those unwinding each
+# sample at conversion finds: bench/perf_events/convert, which unwinds
+# every sample of a perf.data when converting it, writes the same
+# perf.data.txt from the archive's perf.data.
+convert="$top_builddir/bench/perf_events/convert"
+# counters ARCHIVE_DIR: "unwound_samples unwound_while_collecting unwind_queue_full"
+counters() {
+	python3 -c '
+import json, sys
+p = [p for p in json.load(open(sys.argv[1]))["plugins"] if p["name"] == "perf_events"][0]
+c = p["counters"]
+print(c["unwound_samples"], c["unwound_while_collecting"], c["unwind_queue_full"])' "$1/manifest.json"
+}
+# same_as_conversion ARCHIVE_DIR: its perf.data.txt is what the conversion
+# alone writes from its perf.data.
+same_as_conversion() {
+	"$convert" "$1/perf.data" "$1/converted.txt" "$1/converted.folded" >/dev/null &&
+		cmp "$1/perf.data.txt" "$1/converted.txt"
+}
+read -r uw_n uw_bg uw_full <<<"$(counters "$TEST_TMP/d")"
+echo "# $uw_n samples unwound, $uw_bg of them while collecting, $uw_full left by a full queue"
+check "samples were unwound while collecting ($uw_bg of $uw_n)" test "${uw_bg:-0}" -gt 0
+check "each either while collecting or, the queue full, when converting" \
+	test $((uw_bg + uw_full)) -eq "${uw_n:-0}"
+check "perf.data.txt is what unwinding every sample when converting gives" \
+	same_as_conversion "$TEST_TMP/d"
+
 # Stock perf unwinds the same samples from the archive's perf.data.
 if command -v perf >/dev/null; then
 	perf script -i "$TEST_TMP/d/perf.data" --no-inline -F pid,tid,time,ip,sym,dso \
@@ -113,6 +142,20 @@ if command -v perf >/dev/null; then
 else
 	skip "perf script agrees" "perf is not installed"
 fi
+
+# A queue too small for the samples: those it cannot take are unwound when
+# converting, none is lost, and the frames are the same.
+trace_opts=(--set perf_events.unwind_queue_bytes=65536)
+trace q "$top_srcdir/conf/profiles/cpu-dwarf.ini" "$w/chain" 1
+trace_opts=()
+read -r n reach chain <<<"$(stacks "$txt" "$pid" main $chain_names)"
+read -r uw_n uw_bg uw_full <<<"$(counters "$TEST_TMP/q")"
+echo "# small queue: $uw_n samples unwound, $uw_bg while collecting, $uw_full left by a full queue"
+check "small queue: some samples found it full ($uw_full)" test "${uw_full:-0}" -gt 0
+check "small queue: they were unwound when converting" test $((uw_bg + uw_full)) -eq "$uw_n" -a "$n" -eq "$uw_n"
+check "small queue: most samples reach main ($reach of $n)" test $((reach * 10)) -ge $((n * 8))
+check "small queue: perf.data.txt is what unwinding every sample when converting gives" \
+	same_as_conversion "$TEST_TMP/q"
 
 # ---- fp: the same program without frame pointers loses its callers.
 trace f "$CPU_INI" "$w/chain" 1
