@@ -23,6 +23,7 @@ plugins_perf_events_perf_events_la_SOURCES = plugins/perf_events/plugin.c \
 	plugins/perf_events/unwind.c plugins/perf_events/unwind.h \
 	plugins/perf_events/unwindbg.c plugins/perf_events/unwindbg.h \
 	plugins/perf_events/sample.c plugins/perf_events/sample.h \
+	plugins/perf_events/fpcheck.c plugins/perf_events/fpcheck.h \
 	$(perf_events_sources)
 plugins_perf_events_perf_events_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(TRACEEVENT_CFLAGS) \
 	$(LIBDW_CFLAGS)
@@ -50,7 +51,8 @@ perf_events_sh_tests = \
 	tests/perf_events/order.sh \
 	tests/perf_events/late.sh \
 	tests/perf_events/identity.sh \
-	tests/perf_events/dwarf.sh
+	tests/perf_events/dwarf.sh \
+	tests/perf_events/fpcheck.sh
 TESTS += $(perf_events_sh_tests)
 dist_check_SCRIPTS += $(perf_events_sh_tests)
 dist_check_DATA += tests/perf_events/lib-perf.sh tests/perf_events/late/late.c tests/perf_events/late/liblate.c tests/perf_events/late/after.c \

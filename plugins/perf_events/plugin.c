@@ -24,6 +24,7 @@
 #include "collector.h"
 #include "events.h"
 #include "fold.h"
+#include "fpcheck.h"
 #include "lib/list.h"
 #include "script.h"
 #include "symcache.h"
@@ -322,6 +323,8 @@ static int perf_check(const struct tracerig_services *svc, struct tracerig_ctx *
 		ret = pc_open(&p->cfg, &target, NULL, NULL, check_log_cb, &notes, &pc, why,
 			      sizeof(why));
 	}
+	if (ret == 0 && p->cfg.callchain)
+		fp_check_targets(svc->targets(ctx), advice, advice_len);
 	if (ret < 0) {
 		if (why[0])
 			snprintf(advice, advice_len, "%s", why);

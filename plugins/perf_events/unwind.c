@@ -50,11 +50,17 @@ struct uw_objects {
 	size_t n, cap;
 };
 
+/* Addresses where the process model had no object file (JIT code, the
+ * end of a stack): asked again only after a new mapping.  Empty slots
+ * hold UINT64_MAX. */
+#define ABSENT_SLOTS 64
+
 struct uw_proc {
 	pid_t pid;
 	Dwfl *dwfl; /* NULL: slot free */
 	int attached;
 	uint64_t last_use;
+	uint64_t absent[ABSENT_SLOTS]; /* direct-mapped by address */
 };
 
 struct unwinder {
@@ -241,10 +247,14 @@ static void report_module(struct unwinder *u, Dwarf_Addr pc)
 	Dwfl *dwfl = u->cur->dwfl;
 	Dwfl_Module *mod;
 
-	if (dwfl_addrmodule(dwfl, pc))
+	uint64_t *absent = &u->cur->absent[(pc ^ pc >> 6) % ABSENT_SLOTS];
+
+	if (dwfl_addrmodule(dwfl, pc) || *absent == pc)
 		return;
-	if (u->svc->symbolizer_object(u->ctx, u->cur->pid, pc, &obj) < 0)
+	if (u->svc->symbolizer_object(u->ctx, u->cur->pid, pc, &obj) < 0) {
+		*absent = pc;
 		return;
+	}
 	if (obj.fd < 0) { /* the vDSO */
 		if (own_vdso(u) < 0 || obj.end - obj.start != u->vdso_len)
 			return;
@@ -406,6 +416,7 @@ static struct uw_proc *proc_get(struct unwinder *u, pid_t pid)
 	if (!victim->dwfl)
 		return NULL;
 	victim->pid = pid;
+	memset(victim->absent, 0xff, sizeof(victim->absent));
 	return victim;
 }
 
@@ -539,6 +550,8 @@ void uw_mmap(struct unwinder *u, pid_t pid, uint64_t start, uint64_t len)
 
 	if (p && len && (dwfl_addrmodule(p->dwfl, start) || dwfl_addrmodule(p->dwfl, start + len - 1)))
 		proc_drop(p);
+	else if (p)
+		memset(p->absent, 0xff, sizeof(p->absent)); /* the new mapping may hold them */
 }
 
 struct unwinder *uw_new(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
