@@ -109,29 +109,6 @@ int fp_probe_says_dwarf(const struct fp_probe *p)
 	return p->probed >= MIN_PROBED && p->rbp * 10 < p->probed;
 }
 
-/* The launched command's file, as execvp(3) finds it. */
-static int open_command(const char *command)
-{
-	const char *path = getenv("PATH"), *dir;
-	char file[PATH_MAX];
-
-	if (strchr(command, '/'))
-		return open(command, O_RDONLY | O_CLOEXEC);
-	for (dir = path ? path : "/usr/local/bin:/usr/bin:/bin"; *dir;) {
-		size_t len = strcspn(dir, ":");
-		int fd;
-
-		if (snprintf(file, sizeof(file), "%.*s/%s", (int)len, len ? dir : ".", command) <
-		    (int)sizeof(file)) {
-			fd = open(file, O_RDONLY | O_CLOEXEC);
-			if (fd >= 0)
-				return fd;
-		}
-		dir += len + (dir[len] == ':');
-	}
-	return -1;
-}
-
 static void add_note(char *note, size_t note_len, const char *what, const struct fp_probe *p)
 {
 	size_t used = strlen(note);
@@ -169,9 +146,5 @@ void fp_check_targets(const struct tracerig_targets *t, char *note, size_t note_
 		snprintf(what, sizeof(what), "%s (process %d)", len > 0 ? exe : "the program",
 			 (int)t->pids[i]);
 		check_file(open(path, O_RDONLY | O_CLOEXEC), what, note, note_len);
-	}
-	if (t->command) {
-		snprintf(what, sizeof(what), "%s", t->command);
-		check_file(open_command(t->command), what, note, note_len);
 	}
 }

@@ -28,8 +28,8 @@ int fp_probe_file(int fd, struct fp_probe *out);
 int fp_probe_says_dwarf(const struct fp_probe *p);
 
 /* For --check: appends to `note` (after "; " when it holds text already)
- * a sentence for each target program (a -p PID's executable, the
- * launched command) built without frame pointers. */
+ * a sentence for each -p PID whose executable has no frame pointers
+ * (--check launches no command: there is none to look at). */
 void fp_check_targets(const struct tracerig_targets *t, char *note, size_t note_len);
 
 #endif

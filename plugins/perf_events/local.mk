@@ -56,7 +56,8 @@ perf_events_sh_tests = \
 TESTS += $(perf_events_sh_tests)
 dist_check_SCRIPTS += $(perf_events_sh_tests)
 dist_check_DATA += tests/perf_events/lib-perf.sh tests/perf_events/late/late.c tests/perf_events/late/liblate.c tests/perf_events/late/after.c \
-	tests/perf_events/dwarf/chain.c tests/perf_events/dwarf/chain.h tests/perf_events/dwarf/libchain.c
+	tests/perf_events/dwarf/chain.c tests/perf_events/dwarf/chain.h tests/perf_events/dwarf/libchain.c \
+	tests/perf_events/dwarf/jit.c
 endif
 
 # The conversion alone, on a perf.data already recorded (bench/perf_events/convert.c):

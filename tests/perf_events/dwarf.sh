@@ -5,7 +5,9 @@
 # in order, in perf.data.txt and cpu.folded, and stock perf script, which
 # unwinds the archive's perf.data itself, agrees frame for frame.  With fp
 # the same program's samples do not reach main (the test can fail).  A
-# distro program, python3, reaches its main too.
+# distro program, python3, reaches its main too.  The samples are unwound
+# while collecting, and that gives what unwinding them at conversion does.
+# Through JIT code (no CFI) the frame pointer chain goes on to main.
 . "$top_srcdir/tests/perf_events/lib-perf.sh"
 command -v cc >/dev/null || skip_all "no C compiler to build the workload"
 export TMPDIR="$TEST_TMP"
@@ -156,6 +158,20 @@ check "small queue: they were unwound when converting" test $((uw_bg + uw_full))
 check "small queue: most samples reach main ($reach of $n)" test $((reach * 10)) -ge $((n * 8))
 check "small queue: perf.data.txt is what unwinding every sample when converting gives" \
 	same_as_conversion "$TEST_TMP/q"
+
+# ---- mixed stacks: JIT code (anonymous memory named by a perf map, no
+# CFI, a frame pointer) between native frames without frame pointers.
+# Where the CFI ends, the frame pointer chain goes on: the stacks do not
+# stop at the JIT frame but reach main through it.
+check "jit: the workload builds" cc -O2 -fomit-frame-pointer -o "$w/jit" "$src/jit.c"
+trace jit "$top_srcdir/conf/profiles/cpu-dwarf.ini" "$w/jit" 2
+read -r n reach chain <<<"$(stacks "$txt" "$pid" main native_leaf jit_code native_outer main)"
+echo "# jit: $n samples, $reach reach main, $chain with native_leaf jit_code native_outer main"
+check "jit: the workload has samples" test "${n:-0}" -ge 100
+check "jit: most samples go on through the JIT frame to main, in order ($chain of $n)" \
+	test $((chain * 10)) -ge $((n * 8))
+check_grep "jit: cpu.folded: main, the native caller, the JIT frame, the native leaf" \
+	"^jit-$pid;.*;main;native_outer;jit_code;native_leaf [0-9]+$" "$TEST_TMP/jit/cpu.folded"
 
 # ---- fp: the same program without frame pointers loses its callers.
 trace f "$CPU_INI" "$w/chain" 1
