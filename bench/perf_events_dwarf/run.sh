@@ -6,9 +6,11 @@
 # the command launched by the tracer:
 #   1. the workload's slowdown under each tracer (its own timing);
 #   2. bytes of perf.data written;
-#   3. end of collection to a finished archive: tracerig's flush (unwinding
-#      every sample into perf.data.txt, cpu.folded, cpu.svg) + packaging vs
-#      `perf script` (which unwinds) + zip;
+#   3. end of collection to a finished archive: tracerig's flush (every
+#      sample's frames, unwound while collecting or else there, into
+#      perf.data.txt, cpu.folded, cpu.svg) + packaging vs `perf script`
+#      (which unwinds) + zip; at 4999 Hz also tracerig unwinding every
+#      sample in its flush (unwind_queue_bytes = 0), as it did before;
 #   4. the share of samples whose stack reaches main.
 #
 #   bash bench/perf_events_dwarf/run.sh [BUILDDIR]      (as root)
@@ -88,14 +90,17 @@ for _ in $(seq "$REPS"); do
 done
 # At scale: 4999 Hz on twice the work (several thousand samples, tens of
 # MiB of stack copies), where unwinding is what the conversion spends.
-big_tracerig() {
-	local end after
+big_tracerig() { # FILE [OPTIONS...]: appends "post conv samples while_collecting"
+	local end after file=$1
+	shift
 	"$tracerig" -q -c "$top/conf/profiles/cpu-dwarf.ini" --set perf_events.frequency=4999 \
-		--set perf_events.ring_pages=2048 -o "$tmp/b.trace.zip" -- "$tmp/work" $((BATCHES * 2)) \
-		>"$tmp/w" 2>/dev/null
+		--set perf_events.ring_pages=2048 "$@" -o "$tmp/b.trace.zip" -- "$tmp/work" \
+		$((BATCHES * 2)) >"$tmp/w" 2>/dev/null
 	after=$("$tmp/work" now)
 	read -r _ end _ <"$tmp/w"
-	flush_times "$tmp/b.trace.zip" "$after" "$end" >>"$tmp/big-tracerig"
+	echo "$(flush_times "$tmp/b.trace.zip" "$after" "$end")" \
+		"$(unzip -p "$tmp/b.trace.zip" tracerig.log |
+			awk '/ samples unwound while collecting/ { print $4 }')" >>"$tmp/$file"
 }
 big_perf() {
 	local t0 t1
@@ -103,12 +108,18 @@ big_perf() {
 	script_perf
 	zip_perf "$t0" "$t1" big-perf
 }
-for _ in 1 2 3; do big_tracerig; big_perf; done
+for _ in 1 2 3; do
+	big_tracerig big-tracerig
+	big_perf
+	big_tracerig big-flush --set perf_events.unwind_queue_bytes=0
+done
 base=$(med base 1)
 tr_w=$(med tracerig 1) tr_post=$(med tracerig 2) tr_bytes=$(med tracerig 3) tr_n=$(med tracerig 4) tr_main=$(med tracerig 5)
 pf_w=$(med perf 1) pf_post=$(med perf 2) pf_bytes=$(med perf 3) pf_n=$(med perf 4) pf_main=$(med perf 5) pf_script=$(med perf 6)
 
 bt_post=$(med big-tracerig 1) bt_conv=$(med big-tracerig 2) bt_n=$(med big-tracerig 3)
+bt_bg=$(med big-tracerig 4)
+bf_post=$(med big-flush 1) bf_conv=$(med big-flush 2) bf_n=$(med big-flush 3)
 bp_post=$(med big-perf 1) bp_conv=$(med big-perf 2) bp_n=$(med big-perf 3)
 
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f MiB", b / 1048576 }'; }
@@ -136,16 +147,18 @@ echo "At 4999 Hz on twice the work (median of 3 runs each; the conversion is tim
 echo "perf_events' \"flushing\" log line to its summary, cpu.folded and cpu.svg are"
 echo "written after):"
 echo
-echo "| | tracerig | perf script + zip |"
-echo "|---|---|---|"
-echo "| samples | $bt_n | $bp_n |"
-echo "| samples unwound into perf.data.txt (ms) | $bt_conv (perf_events' conversion in its flush) | $bp_conv (\`perf script\`) |"
-echo "| end of collection to archive (ms) | $bt_post | $bp_post |"
+echo "| | tracerig | tracerig, \`unwind_queue_bytes = 0\` | perf script + zip |"
+echo "|---|---|---|---|"
+echo "| samples | $bt_n ($bt_bg unwound while collecting) | $bf_n (all unwound in the flush) | $bp_n |"
+echo "| samples unwound into perf.data.txt (ms) | $bt_conv (perf_events' conversion in its flush) | $bf_conv | $bp_conv (\`perf script\`) |"
+echo "| end of collection to archive (ms) | $bt_post | $bf_post | $bp_post |"
 echo
 echo "\"End of collection to archive\" is, for tracerig, the time from the workload's"
 echo "exit to tracerig's: perf.data finished, every sample's user stack unwound"
-echo "(libdwfl, one Dwfl per process kept across its samples) and written as"
-echo "perf.data.txt, cpu.folded and cpu.svg, the .trace.zip compressed; for perf,"
+echo "(libdwfl, one Dwfl per process kept across its samples; by default while"
+echo "collecting, in a thread of its own fed by a bounded queue, the conversion"
+echo "adopting those frames after checking each object they depended on) and"
+echo "written as perf.data.txt, cpu.folded and cpu.svg, the .trace.zip compressed; for perf,"
 echo "\`perf script -F comm,pid,tid,cpu,time,period,event,ip,sym,dso\` (which unwinds"
 echo "every sample) followed by \`zip\` of perf.data and its text."
 say_load

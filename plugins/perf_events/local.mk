@@ -41,6 +41,19 @@ tests_perf_events_test_perfdata_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
 tests_perf_events_test_perfdata_LDADD = lib/libtrelf.la lib/libtrutil.la $(LIBELF_LIBS)
 # ---- end perfdata
 
+# ---- unwind (copied user stacks, unwinding while collecting)
+check_PROGRAMS += tests/perf_events/test_unwind
+TESTS += tests/perf_events/test_unwind
+tests_perf_events_test_unwind_SOURCES = tests/perf_events/test_unwind.c \
+	plugins/perf_events/unwind.c plugins/perf_events/unwindbg.c plugins/perf_events/sample.c \
+	$(tr_symbols_sources) core/log.c
+tests_perf_events_test_unwind_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) -I$(top_srcdir)/tests \
+	-I$(top_srcdir)/plugins/perf_events
+tests_perf_events_test_unwind_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
+tests_perf_events_test_unwind_LDADD = lib/libtrelf.la lib/libtrutil.la $(LIBELF_LIBS) \
+	$(DEMANGLE_LIBS) $(LIBDW_LIBS) $(AX_PTHREAD_LIBS)
+# ---- end unwind
+
 # Integration tests (root): the real tracerig sampling real workloads.
 perf_events_sh_tests = \
 	tests/perf_events/sampling.sh \

@@ -51,8 +51,9 @@ static const struct tracerig_key perf_keys[] = {
 	{ "callchain", TRACERIG_KEY_ENUM, "fp", "fp,dwarf,none", 0, 0,
 	  "Stacks with every sample: fp walks kernel and user stacks by frame pointers; dwarf "
 	  "(perf record --call-graph dwarf) copies the user registers and dwarf_stack_bytes of "
-	  "user stack with every sample and unwinds them by the objects' CFI when converting, "
-	  "for code built without frame pointers (Debian's libraries and programs); none "
+	  "user stack with every sample and unwinds them by the objects' CFI (while collecting, "
+	  "see unwind_queue_bytes), for code built without frame pointers (Debian's libraries "
+	  "and programs), going on by frame pointers through code without CFI (JIT); none "
 	  "records the sampled address only.  dwarf needs a build with elfutils' libdw on "
 	  "x86_64: other builds refuse it with a message saying so." },
 	{ "dwarf_stack_bytes", TRACERIG_KEY_INT, "8192", NULL, 8, PC_MAX_STACK_BYTES,
