@@ -9,23 +9,13 @@
 # while collecting, and that gives what unwinding them at conversion does.
 # Through JIT code (no CFI) the frame pointer chain goes on to main.
 . "$top_srcdir/tests/perf_events/lib-perf.sh"
-command -v cc >/dev/null || skip_all "no C compiler to build the workload"
 export TMPDIR="$TEST_TMP"
 
 src="$top_srcdir/tests/perf_events/dwarf"
-# Not under /tmp: some tests mount a private one.
-w=$(mktemp -d "$top_builddir/tests/perf_events/dwarf-work.XXXXXX")
-on_exit "rm -rf '$w'"
-cc -O2 -fomit-frame-pointer -shared -fPIC -o "$w/libchain.so" "$src/libchain.c" &&
-	cc -O2 -fomit-frame-pointer -o "$w/chain" "$src/chain.c" -L"$w" -lchain \
-		-Wl,-rpath,"$w" || skip_all "cannot build the workload"
-
-probe="$TEST_TMP/probe.ini"
-printf '[tracerig]\nrequired = perf_events\n[perf_events]\ncallchain = dwarf\n' >"$probe"
-if ! "$TRACERIG" --check -c "$probe" >"$TEST_TMP/check" 2>&1 &&
-	grep -q "not available in this build" "$TEST_TMP/check"; then
+chain_workload omit omit
+if without_libdw; then
 	# A build without libdw: the key says so, and that is all it can do.
-	run_tracerig -c "$top_srcdir/conf/profiles/cpu-dwarf.ini" -o "$TEST_TMP/n.trace.zip" -- "$w/chain" 0.1
+	run_tracerig -c "$top_srcdir/conf/profiles/cpu-dwarf.ini" -o "$TEST_TMP/n.trace.zip" -- "$w/omit/chain" 0.1
 	check_eq "without libdw, callchain = dwarf is refused" 1 "$rc"
 	check_grep "... saying why" "callchain = dwarf is not available in this build" "$TEST_TMP/out"
 	done_testing
@@ -84,7 +74,7 @@ trace() {
 }
 
 # ---- dwarf
-trace d "$top_srcdir/conf/profiles/cpu-dwarf.ini" "$w/chain" 2
+trace d "$top_srcdir/conf/profiles/cpu-dwarf.ini" "$w/omit/chain" 2
 read -r n reach chain <<<"$(stacks "$txt" "$pid" main $chain_names)"
 echo "# dwarf: $n samples of $pid, $reach reach main, $chain with the whole chain in order"
 check "dwarf: the workload has samples" test "${n:-0}" -ge 100
@@ -148,7 +138,7 @@ fi
 # A queue too small for the samples: those it cannot take are unwound when
 # converting, none is lost, and the frames are the same.
 trace_opts=(--set perf_events.unwind_queue_bytes=65536)
-trace q "$top_srcdir/conf/profiles/cpu-dwarf.ini" "$w/chain" 1
+trace q "$top_srcdir/conf/profiles/cpu-dwarf.ini" "$w/omit/chain" 1
 trace_opts=()
 read -r n reach chain <<<"$(stacks "$txt" "$pid" main $chain_names)"
 read -r uw_n uw_bg uw_full <<<"$(counters "$TEST_TMP/q")"
@@ -174,7 +164,7 @@ check_grep "jit: cpu.folded: main, the native caller, the JIT frame, the native 
 	"^jit-$pid;.*;main;native_outer;jit_code;native_leaf [0-9]+$" "$TEST_TMP/jit/cpu.folded"
 
 # ---- fp: the same program without frame pointers loses its callers.
-trace f "$CPU_INI" "$w/chain" 1
+trace f "$CPU_INI" "$w/omit/chain" 1
 read -r n reach chain <<<"$(stacks "$txt" "$pid" main $chain_names)"
 echo "# fp: $n samples, $reach reach main"
 check "fp: most samples do not reach main ($reach of $n)" test $((reach * 10)) -lt $((n * 2))

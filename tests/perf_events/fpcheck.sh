@@ -4,26 +4,11 @@
 # them.  The same program built with and without frame pointers: the note
 # names the one without, not the other, and not under callchain = dwarf.
 . "$top_srcdir/tests/perf_events/lib-perf.sh"
-command -v cc >/dev/null || skip_all "no C compiler to build the workload"
 export TMPDIR="$TEST_TMP"
 
-src="$top_srcdir/tests/perf_events/dwarf"
-# Not under /tmp: some tests mount a private one.
-w=$(mktemp -d "$top_builddir/tests/perf_events/fpcheck-work.XXXXXX")
-on_exit "rm -rf '$w'"
-for fp in omit no-omit; do
-	mkdir "$w/$fp" &&
-		cc -O2 -f$fp-frame-pointer -shared -fPIC -o "$w/$fp/libchain.so" "$src/libchain.c" &&
-		cc -O2 -f$fp-frame-pointer -o "$w/$fp/chain" "$src/chain.c" -L"$w/$fp" -lchain \
-			-Wl,-rpath,"$w/$fp" || skip_all "cannot build the workload"
-done
-
-probe="$TEST_TMP/probe.ini"
-printf '[tracerig]\nrequired = perf_events\n[perf_events]\ncallchain = dwarf\n' >"$probe"
-if ! "$TRACERIG" --check -c "$probe" >"$TEST_TMP/check" 2>&1 &&
-	grep -q "not available in this build" "$TEST_TMP/check"; then
-	skip_all "a build without libdw reads no CFI"
-fi
+chain_workload omit omit
+chain_workload no-omit no-omit
+without_libdw && skip_all "a build without libdw reads no CFI"
 
 # check_pid NAME PROFILE PROGRAM: --check -p on PROGRAM running; its output
 # in $TEST_TMP/NAME.
