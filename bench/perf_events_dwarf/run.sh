@@ -90,7 +90,7 @@ for _ in $(seq "$REPS"); do
 done
 # At scale: 4999 Hz on twice the work (several thousand samples, tens of
 # MiB of stack copies), where unwinding is what the conversion spends.
-big_tracerig() { # FILE [OPTIONS...]: appends "post conv samples while_collecting"
+big_tracerig() { # FILE [OPTIONS...]: appends "post conv samples while_collecting its_cpu_ms"
 	local end after file=$1
 	shift
 	"$tracerig" -q -c "$top/conf/profiles/cpu-dwarf.ini" --set perf_events.frequency=4999 \
@@ -100,7 +100,7 @@ big_tracerig() { # FILE [OPTIONS...]: appends "post conv samples while_collectin
 	read -r _ end _ <"$tmp/w"
 	echo "$(flush_times "$tmp/b.trace.zip" "$after" "$end")" \
 		"$(unzip -p "$tmp/b.trace.zip" tracerig.log |
-			awk '/ samples unwound while collecting/ { print $4 }')" >>"$tmp/$file"
+			awk '/ samples unwound while collecting/ { print $4, $(NF - 3) }')" >>"$tmp/$file"
 }
 big_perf() {
 	local t0 t1
@@ -118,7 +118,7 @@ tr_w=$(med tracerig 1) tr_post=$(med tracerig 2) tr_bytes=$(med tracerig 3) tr_n
 pf_w=$(med perf 1) pf_post=$(med perf 2) pf_bytes=$(med perf 3) pf_n=$(med perf 4) pf_main=$(med perf 5) pf_script=$(med perf 6)
 
 bt_post=$(med big-tracerig 1) bt_conv=$(med big-tracerig 2) bt_n=$(med big-tracerig 3)
-bt_bg=$(med big-tracerig 4)
+bt_bg=$(med big-tracerig 4) bt_bg_cpu=$(med big-tracerig 5)
 bf_post=$(med big-flush 1) bf_conv=$(med big-flush 2) bf_n=$(med big-flush 3)
 bp_post=$(med big-perf 1) bp_conv=$(med big-perf 2) bp_n=$(med big-perf 3)
 
@@ -152,6 +152,7 @@ echo "|---|---|---|---|"
 echo "| samples | $bt_n ($bt_bg unwound while collecting) | $bf_n (all unwound in the flush) | $bp_n |"
 echo "| samples unwound into perf.data.txt (ms) | $bt_conv (perf_events' conversion in its flush) | $bf_conv | $bp_conv (\`perf script\`) |"
 echo "| end of collection to archive (ms) | $bt_post | $bf_post | $bp_post |"
+echo "| CPU of the unwinding thread while collecting (ms) | $bt_bg_cpu | | |"
 echo
 echo "\"End of collection to archive\" is, for tracerig, the time from the workload's"
 echo "exit to tracerig's: perf.data finished, every sample's user stack unwound"

@@ -641,10 +641,11 @@ static void report_unwinding(struct perf *p, const struct unwinder *uw)
 	p->svc->counter_set(p->ctx, "unwind_queue_full", bs.queue_full);
 	p->svc->log(p->ctx, TRACERIG_LOG_INFO, "%llu of %llu samples unwound while collecting "
 		    "(%llu left to the flush by a full queue, %llu not adoptable, %llu whose "
-		    "objects had changed)", (unsigned long long)us.adopted,
+		    "objects had changed; %llu ms of CPU)", (unsigned long long)us.adopted,
 		    (unsigned long long)us.samples, (unsigned long long)bs.queue_full,
 		    (unsigned long long)(bs.uncheckable + bs.results_full),
-		    (unsigned long long)(bs.kept - us.adopted));
+		    (unsigned long long)(bs.kept - us.adopted),
+		    (unsigned long long)(bs.cpu_ns / 1000000));
 	p->svc->counter_set(p->ctx, "unwound_frames", us.frames);
 	p->svc->counter_set(p->ctx, "stacks_cut_by_copy_size", us.stack_end);
 	if (us.samples && us.stack_end * 10 > us.samples)

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib/sideband.h"
@@ -206,6 +207,7 @@ static void take(struct uw_bg *bg, const struct entry *e)
 static void *unwind_thread(void *arg)
 {
 	struct uw_bg *bg = arg;
+	struct timespec cpu;
 
 	for (;;) {
 		uint64_t tail = atomic_load_explicit(&bg->tail, memory_order_relaxed);
@@ -234,6 +236,8 @@ static void *unwind_thread(void *arg)
 		take(bg, e);
 		atomic_store_explicit(&bg->tail, tail + e->len, memory_order_release);
 	}
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0)
+		bg->stats.cpu_ns = (uint64_t)cpu.tv_sec * 1000000000ull + (uint64_t)cpu.tv_nsec;
 	return NULL;
 }
 

@@ -27,6 +27,7 @@ struct uw_bg_stats {
 	uint64_t kept;         /* samples unwound and their frames kept */
 	uint64_t uncheckable;  /* unwound, but not adoptable (uw_frames.checkable) */
 	uint64_t results_full; /* unwound, not kept: UW_BG_RESULT_BYTES reached */
+	uint64_t cpu_ns;       /* the thread's CPU time, once it ended */
 };
 
 /* The queue of at most `queue_bytes` (rounded down to 8, at least 4096) of records,
