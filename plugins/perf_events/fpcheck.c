@@ -11,6 +11,9 @@
 
 #include "fpcheck.h"
 
+/* Fewer places with CFI say nothing either way. */
+#define MIN_PROBED 16
+
 #if defined(HAVE_LIBDW) && defined(__x86_64__)
 
 #include <dwarf.h>
@@ -19,7 +22,6 @@
 
 /* Enough places to judge a program by; spread over all of .text. */
 #define MAX_PROBES 4096
-#define MIN_PROBED 16
 /* x86_64's DWARF number of rbp. */
 #define DWARF_RBP 6
 

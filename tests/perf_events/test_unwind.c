@@ -7,7 +7,6 @@
  * has the same objects, and refuses them where it has none. */
 #include "config.h"
 
-#include "testing.h"
 #include "collector.h"
 #include "core/symbols/symbolizer.h"
 #include "unwind.h"
@@ -22,6 +21,8 @@
 #include <unistd.h>
 
 #if UW_AVAILABLE
+
+#include "testing.h"
 
 #define SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |      \
 		     PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |          \
