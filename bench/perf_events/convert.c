@@ -197,7 +197,7 @@ int main(int argc, char **argv)
 	ff = create(argv[3]);
 	/* callchain = dwarf recordings: the user stacks are unwound, as in a flush. */
 	if (ev[0].attr.sample_type & PERF_SAMPLE_REGS_USER)
-		uw = uw_new(&svc, &ctx);
+		uw = uw_new(&svc, &ctx, NULL);
 	if (!syms || !folded || !txt || !ff ||
 	    ((ev[0].attr.sample_type & PERF_SAMPLE_REGS_USER) && !uw)) {
 		fprintf(stderr, "convert: cannot start\n");
@@ -209,7 +209,7 @@ int main(int argc, char **argv)
 	(void)tr_symbolizer_remember(ctx.sym, getpid());
 	clock_gettime(CLOCK_MONOTONIC, &wall0);
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu0);
-	if (sc_convert(argv[1], ev, n_ev, txt, folded, syms, uw, &st, why, sizeof(why)) < 0) {
+	if (sc_convert(argv[1], ev, n_ev, txt, folded, syms, uw, NULL, &st, why, sizeof(why)) < 0) {
 		fprintf(stderr, "convert: %s\n", why);
 		goto out;
 	}

@@ -6,9 +6,11 @@
 # the command launched by the tracer:
 #   1. the workload's slowdown under each tracer (its own timing);
 #   2. bytes of perf.data written;
-#   3. end of collection to a finished archive: tracerig's flush (unwinding
-#      every sample into perf.data.txt, cpu.folded, cpu.svg) + packaging vs
-#      `perf script` (which unwinds) + zip;
+#   3. end of collection to a finished archive: tracerig's flush (every
+#      sample's frames, unwound while collecting or else there, into
+#      perf.data.txt, cpu.folded, cpu.svg) + packaging vs `perf script`
+#      (which unwinds) + zip; at 4999 Hz also tracerig unwinding every
+#      sample in its flush (unwind_queue_bytes = 0), as it did before;
 #   4. the share of samples whose stack reaches main.
 #
 #   bash bench/perf_events_dwarf/run.sh [BUILDDIR]      (as root)
@@ -19,20 +21,27 @@ REPS=${REPS:-3}
 BATCHES=${BATCHES:-3000}
 . "$top/bench/perf_events/lib.sh"
 ${CC:-cc} -O2 -fomit-frame-pointer -o "$tmp/work" "$top/bench/perf_events_dwarf/work.c"
+# perf's build-id cache of its own, not shared with other perf runs.
+export PERF_BUILDID_DIR="$tmp/perf-buildids"
 # perf record (run again when it aborts, see perf_record); -B skips its
 # build-id pass, where perf 6.1 on this kernel aborts most.
 record_perf() { # FREQ BATCHES
 	perf_record perf record -q -B -F "$1" --call-graph dwarf,8192 -k 1 --sample-cpu -m 8M \
 		-o "$tmp/p.data" -- "$tmp/work" "$2"
 }
-# perf script, timed: t0 and t1 around the attempt that succeeded (it
-# aborts now and then too, "assertion failed at util/build-id.c").
+# perf script, timed: t0 and t1 around the attempt that succeeded.  It
+# aborts on some recordings ("assertion failed at util/build-id.c"),
+# every time: then perf records again (counted with perf record's aborts).
 script_perf() {
+	t0=$(now_ms)
+	perf script -i "$tmp/p.data" -F comm,pid,tid,cpu,time,period,event,ip,sym,dso \
+		>"$tmp/perf.data.txt" 2>/dev/null && t1=$(now_ms)
+}
+record_and_script_perf() { # FREQ BATCHES
 	local i
-	for i in 1 2 3; do
-		t0=$(now_ms)
-		perf script -i "$tmp/p.data" -F comm,pid,tid,cpu,time,period,event,ip,sym,dso \
-			>"$tmp/perf.data.txt" 2>/dev/null && { t1=$(now_ms); return 0; }
+	for i in 1 2 3 4 5; do
+		record_perf "$1" "$2" && script_perf && return 0
+		perf_aborts=$((perf_aborts + 1))
 	done
 	return 1
 }
@@ -73,10 +82,9 @@ run_tracerig() {
 }
 run_perf() {
 	local w t0 t1 t2 bytes n
-	record_perf 999 "$BATCHES"
+	record_and_script_perf 999 "$BATCHES"
 	read -r w _ <"$tmp/w"
 	bytes=$(stat -c %s "$tmp/p.data")
-	script_perf
 	(cd "$tmp" && zip -q -j "$tmp/p.zip" "$tmp/perf.data.txt" "$tmp/p.data")
 	t2=$(now_ms)
 	rm -f "$tmp/p.zip"
@@ -88,27 +96,35 @@ for _ in $(seq "$REPS"); do
 done
 # At scale: 4999 Hz on twice the work (several thousand samples, tens of
 # MiB of stack copies), where unwinding is what the conversion spends.
-big_tracerig() {
-	local end after
+big_tracerig() { # FILE [OPTIONS...]: appends "post conv samples while_collecting its_cpu_ms"
+	local end after file=$1
+	shift
 	"$tracerig" -q -c "$top/conf/profiles/cpu-dwarf.ini" --set perf_events.frequency=4999 \
-		--set perf_events.ring_pages=2048 -o "$tmp/b.trace.zip" -- "$tmp/work" $((BATCHES * 2)) \
-		>"$tmp/w" 2>/dev/null
+		--set perf_events.ring_pages=2048 "$@" -o "$tmp/b.trace.zip" -- "$tmp/work" \
+		$((BATCHES * 2)) >"$tmp/w" 2>/dev/null
 	after=$("$tmp/work" now)
 	read -r _ end _ <"$tmp/w"
-	flush_times "$tmp/b.trace.zip" "$after" "$end" >>"$tmp/big-tracerig"
+	echo "$(flush_times "$tmp/b.trace.zip" "$after" "$end")" \
+		"$(unzip -p "$tmp/b.trace.zip" tracerig.log |
+			awk '/ samples unwound while collecting/ { print $4, $(NF - 3) }')" >>"$tmp/$file"
 }
 big_perf() {
 	local t0 t1
-	record_perf 4999 $((BATCHES * 2))
-	script_perf
+	record_and_script_perf 4999 $((BATCHES * 2))
 	zip_perf "$t0" "$t1" big-perf
 }
-for _ in 1 2 3; do big_tracerig; big_perf; done
+for _ in 1 2 3; do
+	big_tracerig big-tracerig
+	big_perf
+	big_tracerig big-flush --set perf_events.unwind_queue_bytes=0
+done
 base=$(med base 1)
 tr_w=$(med tracerig 1) tr_post=$(med tracerig 2) tr_bytes=$(med tracerig 3) tr_n=$(med tracerig 4) tr_main=$(med tracerig 5)
 pf_w=$(med perf 1) pf_post=$(med perf 2) pf_bytes=$(med perf 3) pf_n=$(med perf 4) pf_main=$(med perf 5) pf_script=$(med perf 6)
 
 bt_post=$(med big-tracerig 1) bt_conv=$(med big-tracerig 2) bt_n=$(med big-tracerig 3)
+bt_bg=$(med big-tracerig 4) bt_bg_cpu=$(med big-tracerig 5)
+bf_post=$(med big-flush 1) bf_conv=$(med big-flush 2) bf_n=$(med big-flush 3)
 bp_post=$(med big-perf 1) bp_conv=$(med big-perf 2) bp_n=$(med big-perf 3)
 
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f MiB", b / 1048576 }'; }
@@ -136,16 +152,21 @@ echo "At 4999 Hz on twice the work (median of 3 runs each; the conversion is tim
 echo "perf_events' \"flushing\" log line to its summary, cpu.folded and cpu.svg are"
 echo "written after):"
 echo
-echo "| | tracerig | perf script + zip |"
-echo "|---|---|---|"
-echo "| samples | $bt_n | $bp_n |"
-echo "| samples unwound into perf.data.txt (ms) | $bt_conv (perf_events' conversion in its flush) | $bp_conv (\`perf script\`) |"
-echo "| end of collection to archive (ms) | $bt_post | $bp_post |"
+echo "| | tracerig | tracerig, \`unwind_queue_bytes = 0\` | perf script + zip |"
+echo "|---|---|---|---|"
+echo "| samples | $bt_n ($bt_bg unwound while collecting) | $bf_n (all unwound in the flush) | $bp_n |"
+echo "| samples unwound into perf.data.txt (ms) | $bt_conv (perf_events' conversion in its flush) | $bf_conv | $bp_conv (\`perf script\`) |"
+echo "| end of collection to archive (ms) | $bt_post | $bf_post | $bp_post |"
+echo "| CPU of the unwinding thread while collecting (ms) | $bt_bg_cpu | | |"
 echo
 echo "\"End of collection to archive\" is, for tracerig, the time from the workload's"
 echo "exit to tracerig's: perf.data finished, every sample's user stack unwound"
-echo "(libdwfl, one Dwfl per process kept across its samples) and written as"
-echo "perf.data.txt, cpu.folded and cpu.svg, the .trace.zip compressed; for perf,"
+echo "(libdwfl, one Dwfl per process kept across its samples; by default while"
+echo "collecting, in a thread of its own fed by a bounded queue, the conversion"
+echo "adopting those frames after checking each object they depended on) and"
+echo "written as perf.data.txt, cpu.folded and cpu.svg, the .trace.zip compressed; for perf,"
 echo "\`perf script -F comm,pid,tid,cpu,time,period,event,ip,sym,dso\` (which unwinds"
-echo "every sample) followed by \`zip\` of perf.data and its text."
+echo "every sample) followed by \`zip\` of perf.data and its text.  At 4999 Hz most of"
+echo "tracerig's is compressing the 120 MiB or so of perf.data into the archive"
+echo "(after perf_events' flush), whichever way the samples were unwound."
 say_load

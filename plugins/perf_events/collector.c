@@ -606,6 +606,8 @@ static int on_record(void *arg, const struct perf_event_header *h)
 		c->log_fn(c->arg, 1, "cannot write perf.data: %s (samples from now on are lost)",
 			  strerror(-ret));
 	}
+	if (ret == 0 && c->cfg.observer.record)
+		c->cfg.observer.record(c->cfg.observer.arg, pd_data_size(c->writer) - h->size, h);
 	return 0;
 }
 
@@ -633,6 +635,8 @@ static long drain_all(struct pc_collector *c)
 				  "are lost)", strerror(-ret));
 		}
 	}
+	if (total > 0 && c->cfg.observer.pass)
+		c->cfg.observer.pass(c->cfg.observer.arg);
 	pthread_mutex_unlock(&c->lock);
 	return total;
 }

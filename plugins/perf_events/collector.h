@@ -36,6 +36,15 @@ enum pc_hw_fallback {
  * bits): 65528, a multiple of 8. */
 #define PC_MAX_STACK_BYTES 65528
 
+/* Told of every record as it goes to perf.data (at `offset` in its data
+ * section) and of the end of each pass over the rings, from the thread
+ * that drains them: must not block. */
+struct pc_observer {
+	void (*record)(void *arg, uint64_t offset, const struct perf_event_header *h);
+	void (*pass)(void *arg);
+	void *arg;
+};
+
 struct pc_config {
 	const struct ev_spec *events;
 	size_t n_events;
@@ -49,6 +58,7 @@ struct pc_config {
 	int context_switches; /* PERF_RECORD_SWITCH records */
 	size_t ring_pages;    /* data pages per CPU, a power of two */
 	enum pc_hw_fallback hw_fallback;
+	struct pc_observer observer; /* optional */
 };
 
 struct pc_target {

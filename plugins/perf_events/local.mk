@@ -21,6 +21,9 @@ plugins_perf_events_perf_events_la_SOURCES = plugins/perf_events/plugin.c \
 	plugins/perf_events/textbuf.c plugins/perf_events/textbuf.h \
 	plugins/perf_events/timesort.c plugins/perf_events/timesort.h \
 	plugins/perf_events/unwind.c plugins/perf_events/unwind.h \
+	plugins/perf_events/unwindbg.c plugins/perf_events/unwindbg.h \
+	plugins/perf_events/sample.c plugins/perf_events/sample.h \
+	plugins/perf_events/fpcheck.c plugins/perf_events/fpcheck.h \
 	$(perf_events_sources)
 plugins_perf_events_perf_events_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(TRACEEVENT_CFLAGS) \
 	$(LIBDW_CFLAGS)
@@ -38,6 +41,19 @@ tests_perf_events_test_perfdata_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
 tests_perf_events_test_perfdata_LDADD = lib/libtrelf.la lib/libtrutil.la $(LIBELF_LIBS)
 # ---- end perfdata
 
+# ---- unwind (copied user stacks, unwinding while collecting)
+check_PROGRAMS += tests/perf_events/test_unwind
+TESTS += tests/perf_events/test_unwind
+tests_perf_events_test_unwind_SOURCES = tests/perf_events/test_unwind.c \
+	plugins/perf_events/unwind.c plugins/perf_events/unwindbg.c plugins/perf_events/sample.c \
+	$(tr_symbols_sources) core/log.c
+tests_perf_events_test_unwind_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) -I$(top_srcdir)/tests \
+	-I$(top_srcdir)/plugins/perf_events
+tests_perf_events_test_unwind_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
+tests_perf_events_test_unwind_LDADD = lib/libtrelf.la lib/libtrutil.la $(LIBELF_LIBS) \
+	$(DEMANGLE_LIBS) $(LIBDW_LIBS) $(AX_PTHREAD_LIBS)
+# ---- end unwind
+
 # Integration tests (root): the real tracerig sampling real workloads.
 perf_events_sh_tests = \
 	tests/perf_events/sampling.sh \
@@ -48,11 +64,13 @@ perf_events_sh_tests = \
 	tests/perf_events/order.sh \
 	tests/perf_events/late.sh \
 	tests/perf_events/identity.sh \
-	tests/perf_events/dwarf.sh
+	tests/perf_events/dwarf.sh \
+	tests/perf_events/fpcheck.sh
 TESTS += $(perf_events_sh_tests)
 dist_check_SCRIPTS += $(perf_events_sh_tests)
 dist_check_DATA += tests/perf_events/lib-perf.sh tests/perf_events/late/late.c tests/perf_events/late/liblate.c tests/perf_events/late/after.c \
-	tests/perf_events/dwarf/chain.c tests/perf_events/dwarf/chain.h tests/perf_events/dwarf/libchain.c
+	tests/perf_events/dwarf/chain.c tests/perf_events/dwarf/chain.h tests/perf_events/dwarf/libchain.c \
+	tests/perf_events/dwarf/jit.c
 endif
 
 # The conversion alone, on a perf.data already recorded (bench/perf_events/convert.c):
@@ -63,6 +81,7 @@ bench_perf_events_convert_SOURCES = bench/perf_events/convert.c \
 	plugins/perf_events/script.c plugins/perf_events/symcache.c plugins/perf_events/fold.c \
 	plugins/perf_events/comms.c plugins/perf_events/events.c plugins/perf_events/tracefs.c \
 	plugins/perf_events/textbuf.c plugins/perf_events/timesort.c plugins/perf_events/unwind.c \
+	plugins/perf_events/unwindbg.c plugins/perf_events/sample.c \
 	$(tr_symbols_sources) core/log.c
 bench_perf_events_convert_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)
 bench_perf_events_convert_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(TRACEEVENT_CFLAGS) $(LIBDW_CFLAGS)

@@ -24,17 +24,19 @@
 #include "collector.h"
 #include "events.h"
 #include "fold.h"
+#include "fpcheck.h"
 #include "script.h"
 #include "symcache.h"
 #include "tracingdata.h"
 #include "unwind.h"
+#include "unwindbg.h"
 
 #define MAX_EVENTS 32
 
 /* The profile's [perf_events] keys, bound by the core. */
 struct perf_settings {
 	struct tracerig_list events, optional_events;
-	long long frequency, period, dwarf_stack_bytes, ring_pages;
+	long long frequency, period, dwarf_stack_bytes, unwind_queue_bytes, ring_pages;
 	int callchain, hardware_fallback; /* indexes of the choices */
 	int kernel, context_switches, script, flamegraph;
 };
@@ -54,6 +56,10 @@ struct perf {
 	/* Processes first seen by the reader thread, remembered by another
 	 * thread so that reading their objects never delays the rings. */
 	struct tr_pid_queue *remember;
+	/* callchain = dwarf: samples unwound while collecting. */
+	struct uw_objects *objects;
+	struct uw_bg *bg;
+	int kernel_symbols_read; /* by the remember thread */
 };
 
 static void log_cb(void *arg, int error, const char *fmt, ...)
@@ -87,6 +93,14 @@ static void remember(void *arg, pid_t pid)
 	if (ret < 0 && ret != -ESRCH && ret != -ENOENT)
 		p->svc->log(p->ctx, TRACERIG_LOG_DEBUG, "cannot remember the mappings of %d: %s",
 			    (int)pid, strerror(-ret));
+	/* The kernel's symbols are read on the first kernel frame looked
+	 * up: here, while collecting, not in the flush. */
+	if (!p->kernel_symbols_read && p->cfg.kernel && (p->script || p->flamegraph)) {
+		struct tracerig_symbol sym;
+
+		p->kernel_symbols_read = 1;
+		(void)p->svc->symbolize(p->ctx, 0, 0, 1, &sym);
+	}
 }
 
 /* Twice a second, for the live status line. */
@@ -273,6 +287,8 @@ static int perf_check(const struct tracerig_services *svc, struct tracerig_ctx *
 		ret = pc_open(&p->cfg, &target, NULL, NULL, check_log_cb, &notes, &pc, why,
 			      sizeof(why));
 	}
+	if (ret == 0 && p->cfg.callchain)
+		fp_check_targets(svc->targets(ctx), advice, advice_len);
 	if (ret < 0) {
 		if (why[0])
 			snprintf(advice, advice_len, "%s", why);
@@ -314,6 +330,37 @@ fail:
 	return ret;
 }
 
+/* callchain = dwarf: the thread that unwinds samples as they come (none:
+ * the conversion unwinds them all, as it does the ones this leaves). */
+static void start_unwinding(struct perf *p)
+{
+	long long queue_bytes = p->keys.unwind_queue_bytes;
+	int ret;
+
+	if (!p->cfg.dwarf_stack_bytes || !queue_bytes)
+		return;
+	p->objects = uw_objects_new();
+	ret = p->objects ? uw_bg_new(p->svc, p->ctx, p->objects, (size_t)queue_bytes, &p->bg)
+			 : -ENOMEM;
+	if (ret < 0) {
+		p->svc->log(p->ctx, TRACERIG_LOG_WARN, "cannot unwind while collecting (%s): the "
+			    "conversion unwinds every sample", strerror(-ret));
+		return;
+	}
+	p->cfg.observer = (struct pc_observer){ uw_bg_record, uw_bg_pass, p->bg };
+}
+
+static void unwind_events(struct perf *p)
+{
+	size_t n_ev;
+	const struct pc_opened *ev = pc_events(p->pc, &n_ev);
+	int ret = uw_bg_start(p->bg, ev, n_ev);
+
+	if (ret < 0)
+		p->svc->log(p->ctx, TRACERIG_LOG_WARN, "cannot unwind while collecting (%s): the "
+			    "conversion unwinds every sample", strerror(-ret));
+}
+
 static int perf_start(void *state)
 {
 	struct perf *p = state;
@@ -331,7 +378,10 @@ static int perf_start(void *state)
 		return ret;
 	}
 	why[0] = '\0';
+	start_unwinding(p);
 	ret = pc_open(&p->cfg, &target, p->data_path, pid_cb, log_cb, p, &p->pc, why, sizeof(why));
+	if (ret == 0 && p->bg)
+		unwind_events(p);
 	if (ret == 0)
 		ret = pc_start(p->pc, why, sizeof(why));
 	if (ret < 0) {
@@ -384,6 +434,8 @@ static int perf_stop(void *state)
 	if (!p->pc)
 		return 0;
 	ret = pc_stop(p->pc);
+	if (p->bg)
+		uw_bg_stop(p->bg); /* it ends once the tail is unwound */
 	stop_remember_thread(p);
 	report_counts(p);
 	return ret;
@@ -532,10 +584,24 @@ static int close_entry(struct perf *p, FILE *f, const char *name)
 
 static void report_unwinding(struct perf *p, const struct unwinder *uw)
 {
+	struct uw_bg_stats bs = { 0 };
 	struct uw_stats us;
 
 	uw_get_stats(uw, &us);
+	if (p->bg)
+		uw_bg_get_stats(p->bg, &bs);
 	p->svc->counter_set(p->ctx, "unwound_samples", us.samples);
+	/* Of them, those whose frames were found while collecting (the rest
+	 * were unwound in the flush). */
+	p->svc->counter_set(p->ctx, "unwound_while_collecting", us.adopted);
+	p->svc->counter_set(p->ctx, "unwind_queue_full", bs.queue_full);
+	p->svc->log(p->ctx, TRACERIG_LOG_INFO, "%llu of %llu samples unwound while collecting "
+		    "(%llu left to the flush by a full queue, %llu not adoptable, %llu whose "
+		    "objects had changed; %llu ms of CPU)", (unsigned long long)us.adopted,
+		    (unsigned long long)us.samples, (unsigned long long)bs.queue_full,
+		    (unsigned long long)(bs.uncheckable + bs.results_full),
+		    (unsigned long long)(bs.kept - us.adopted),
+		    (unsigned long long)(bs.cpu_ns / 1000000));
 	p->svc->counter_set(p->ctx, "unwound_frames", us.frames);
 	p->svc->counter_set(p->ctx, "stacks_cut_by_copy_size", us.stack_end);
 	if (us.samples && us.stack_end * 10 > us.samples)
@@ -571,7 +637,9 @@ static int perf_flush(void *state, struct tracerig_archive *ar)
 	ev = pc_events(p->pc, &n_ev);
 	syms = symcache_new(p->svc, p->ctx);
 	folded = p->flamegraph ? fold_new() : NULL;
-	uw = p->cfg.dwarf_stack_bytes ? uw_new(p->svc, p->ctx) : NULL;
+	if (p->bg)
+		uw_bg_join(p->bg);
+	uw = p->cfg.dwarf_stack_bytes ? uw_new(p->svc, p->ctx, p->objects) : NULL;
 	if (!syms || (p->flamegraph && !folded) || (p->cfg.dwarf_stack_bytes && !uw)) {
 		ret = -ENOMEM;
 		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "out of memory");
@@ -584,7 +652,8 @@ static int perf_flush(void *state, struct tracerig_archive *ar)
 			goto out;
 		}
 	}
-	ret = sc_convert(p->data_path, ev, n_ev, txt, folded, syms, uw, &st, why, sizeof(why));
+	ret = sc_convert(p->data_path, ev, n_ev, txt, folded, syms, uw, p->bg, &st, why,
+			 sizeof(why));
 	if (ret < 0)
 		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "%s", why);
 	if (close_entry(p, txt, "perf.data.txt") < 0 && !ret)
@@ -632,7 +701,11 @@ static void perf_fini(void *state)
 	struct perf *p = state;
 
 	stop_remember_thread(p);
+	if (p->bg)
+		uw_bg_join(p->bg); /* before the events it reads go */
 	pc_close(p->pc);
+	uw_bg_free(p->bg);
+	uw_objects_free(p->objects);
 	free(p);
 }
 
@@ -659,8 +732,9 @@ static const struct tracerig_key perf_keys[] = {
 	  .choices = "fp,dwarf,none", BIND(callchain),
 	  .description = "Stacks with every sample: fp walks kernel and user stacks by frame pointers; dwarf "
 	  "(perf record --call-graph dwarf) copies the user registers and dwarf_stack_bytes of "
-	  "user stack with every sample and unwinds them by the objects' CFI when converting, "
-	  "for code built without frame pointers (Debian's libraries and programs); none "
+	  "user stack with every sample and unwinds them by the objects' CFI (while collecting, "
+	  "see unwind_queue_bytes), for code built without frame pointers (Debian's libraries "
+	  "and programs), going on by frame pointers through code without CFI (JIT); none "
 	  "records the sampled address only.  dwarf needs a build with elfutils' libdw on "
 	  "x86_64: other builds refuse it with a message saying so." },
 	{ .name = "dwarf_stack_bytes", .type = TRACERIG_KEY_INT, .default_value = "8192",
@@ -668,6 +742,11 @@ static const struct tracerig_key perf_keys[] = {
 	  .description = "callchain = dwarf: bytes of user stack copied per sample (rounded up to 8, at most "
 	  "65528, as perf's --call-graph dwarf,SIZE); deeper stacks are cut where the copy "
 	  "ends, bigger copies cost more per sample and more perf.data." },
+	{ .name = "unwind_queue_bytes", .type = TRACERIG_KEY_INT, .default_value = "16777216",
+	  .min = 0, .max = 1LL << 30, BIND(unwind_queue_bytes),
+	  .description = "callchain = dwarf: samples are unwound while collecting, from a queue of at most "
+	  "this many bytes of samples (16 MiB: about 2000 samples of 8 KiB of stack); those "
+	  "that find it full, and all of them with 0, are unwound when converting instead." },
 	{ .name = "kernel", .type = TRACERIG_KEY_BOOL, .default_value = "yes", BIND(kernel),
 	  .description = "Sample kernel code and keep kernel frames (no = user space only)." },
 	{ .name = "context_switches", .type = TRACERIG_KEY_BOOL, .default_value = "no",

@@ -26,6 +26,7 @@
 #include "lib/sanitize.h"
 #include "lib/sideband.h"
 #include "perffile.h"
+#include "sample.h"
 #include "script.h"
 #include "textbuf.h"
 #include "timesort.h"
@@ -46,16 +47,10 @@ struct pending {
 	uint64_t weight; /* 0: empty */
 };
 
-struct id_map {
-	uint64_t id;
-	size_t ev;
-};
-
 struct conv {
 	const struct pc_opened *ev;
 	size_t n_ev;
-	struct id_map *ids;
-	size_t n_ids;
+	struct sample_ids ids;
 	struct comms *comms;
 	unsigned trailer_time_from_end; /* bytes from a record's end to its time */
 	struct tep_handle *tep;
@@ -68,51 +63,14 @@ struct conv {
 	struct pending pending[PENDING]; /* by tid % PENDING */
 	struct symcache *syms;
 	struct unwinder *uw; /* NULL: no user stacks to unwind */
+	const struct uw_bg *bg; /* NULL: none unwound while collecting */
+	const char *data; /* perf.data's data section, mapped */
 	struct sc_stats *st;
 };
 
-/* ---- ids ---- */
-
-static int cmp_id(const void *a, const void *b)
-{
-	uint64_t x = ((const struct id_map *)a)->id, y = ((const struct id_map *)b)->id;
-
-	return (x > y) - (x < y);
-}
-
-static int build_ids(struct conv *cv)
-{
-	size_t n = 0, k = 0;
-
-	for (size_t i = 0; i < cv->n_ev; i++)
-		n += cv->ev[i].n_ids;
-	cv->ids = calloc(n ? n : 1, sizeof(*cv->ids));
-	if (!cv->ids)
-		return -ENOMEM;
-	for (size_t i = 0; i < cv->n_ev; i++)
-		for (size_t j = 0; j < cv->ev[i].n_ids; j++)
-			cv->ids[k++] = (struct id_map){ cv->ev[i].ids[j], i };
-	qsort(cv->ids, k, sizeof(*cv->ids), cmp_id);
-	cv->n_ids = k;
-	return 0;
-}
-
-/* Twice per sample: a binary search without bsearch's calls. */
 static const struct pc_opened *event_of(const struct conv *cv, uint64_t id)
 {
-	size_t lo = 0, hi = cv->n_ids;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (cv->ids[mid].id < id)
-			lo = mid + 1;
-		else if (cv->ids[mid].id > id)
-			hi = mid;
-		else
-			return &cv->ev[cv->ids[mid].ev];
-	}
-	return NULL;
+	return sample_event(&cv->ids, cv->ev, id);
 }
 
 /* ---- tracepoint payloads, formatted by libtraceevent ---- */
@@ -395,84 +353,65 @@ static void fold_frames(struct conv *cv, const char *comm, pid_t pid, pid_t tid,
 	count_line(cv, tid, pos);
 }
 
+/* The user frames of a sample with user registers: those the unwinding
+ * while collecting found, when they hold for the model at this point of
+ * the replay, else unwound now. */
+static size_t user_frames(struct conv *cv, const struct perf_event_header *h,
+			  const struct pc_opened *ev, const struct sample *s, const uint64_t **ips)
+{
+	struct uw_frames f;
+
+	if (cv->bg && uw_bg_frames(cv->bg, (uint64_t)((const char *)h - cv->data), &f) &&
+	    uw_adopt(cv->uw, s->pid, &f)) {
+		*ips = f.ips;
+		return f.n_ips;
+	}
+	return uw_sample(cv->uw, &ev->attr, s->pid, s->tid, s->regs, s->end, ips);
+}
+
 /* 0, or -ENOMEM. */
 static int convert_sample(struct conv *cv, const struct perf_event_header *h,
 			  struct frame *frames, size_t max_frames)
 {
-	const uint64_t *p = (const uint64_t *)(h + 1), *end = (const uint64_t *)((const char *)h + h->size);
 	const struct pc_opened *ev;
-	uint64_t st, ip, time = 0, period = 1, nr = 0;
-	const uint64_t *chain = NULL;
-	const void *raw = NULL;
-	uint32_t raw_size = 0;
-	pid_t pid, tid;
-	int cpu = 0, kernel_ctx;
+	struct sample s;
+	int kernel_ctx;
 	size_t n = 0;
 	char cbuf[32];
 	const char *comm;
 
-	if (p >= end)
+	if (h->size < sizeof(*h) + 8)
 		return 0;
-	ev = event_of(cv, *p++);
-	if (!ev)
+	ev = event_of(cv, *(const uint64_t *)(h + 1));
+	if (!ev || sample_parse(h, ev->attr.sample_type, &s) < 0)
 		return 0;
-	st = ev->attr.sample_type;
-	ip = *p++;
-	pid = (pid_t)((const uint32_t *)p)[0];
-	tid = (pid_t)((const uint32_t *)p)[1];
-	p++;
-	if (st & PERF_SAMPLE_TIME)
-		time = *p++;
-	if (st & PERF_SAMPLE_CPU)
-		cpu = (int)((const uint32_t *)p++)[0];
-	if (st & PERF_SAMPLE_PERIOD)
-		period = *p++;
-	if (st & PERF_SAMPLE_CALLCHAIN) {
-		if (p >= end)
-			return 0;
-		nr = *p++;
-		if (nr > (uint64_t)(end - p))
-			return 0;
-		chain = p;
-		p += nr;
-	}
-	if (st & PERF_SAMPLE_RAW) {
-		if ((const char *)p + 4 > (const char *)end)
-			return 0;
-		raw_size = *(const uint32_t *)p;
-		raw = (const char *)p + 4;
-		if ((const char *)raw + raw_size > (const char *)end)
-			raw = NULL;
-		p += (4 + raw_size + 7) / 8;
-	}
 
 	/* Context markers say whose frames follow; they are not frames. */
 	kernel_ctx = (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
-	if (chain) {
-		for (uint64_t i = 0; i < nr && n < max_frames; i++) {
-			if (chain[i] >= PERF_CONTEXT_MAX) {
-				kernel_ctx = chain[i] == PERF_CONTEXT_KERNEL;
-				continue;
-			}
-			frames[n++] = (struct frame){ .addr = chain[i], .kernel = kernel_ctx };
+	for (uint64_t i = 0; i < s.nr && n < max_frames; i++) {
+		if (s.chain[i] >= PERF_CONTEXT_MAX) {
+			kernel_ctx = s.chain[i] == PERF_CONTEXT_KERNEL;
+			continue;
 		}
+		frames[n++] = (struct frame){ .addr = s.chain[i], .kernel = kernel_ctx };
 	}
-	if (cv->uw && (st & PERF_SAMPLE_REGS_USER)) {
+	if (cv->uw && (ev->attr.sample_type & PERF_SAMPLE_REGS_USER)) {
 		const uint64_t *ips;
-		size_t n_ips = uw_sample(cv->uw, &ev->attr, pid, tid, p, end, &ips);
+		size_t n_ips = user_frames(cv, h, ev, &s, &ips);
 
 		for (size_t i = 0; i < n_ips && n < max_frames; i++)
 			frames[n++] = (struct frame){ .addr = ips[i], .kernel = 0 };
 	}
 	if (!n)
-		frames[n++] = (struct frame){ .addr = ip, .kernel = kernel_ctx };
+		frames[n++] = (struct frame){ .addr = s.ip, .kernel = kernel_ctx };
 
 	cv->st->samples++;
-	comm = comm_of(cv, tid, time, cbuf, sizeof(cbuf));
+	comm = comm_of(cv, s.tid, s.time, cbuf, sizeof(cbuf));
 	if (cv->with_txt)
-		print_header(cv, ev, comm, pid, tid, cpu, time, period, raw, raw_size);
+		print_header(cv, ev, comm, s.pid, s.tid, s.cpu, s.time, s.period, s.raw,
+			     s.raw_size);
 	for (size_t i = 0; i < n; i++) {
-		frames[i].text = frame_text(cv, pid, frames[i].addr, frames[i].kernel);
+		frames[i].text = frame_text(cv, s.pid, frames[i].addr, frames[i].kernel);
 		if (!frames[i].text)
 			return -ENOMEM;
 		cv->st->frames++;
@@ -482,26 +421,9 @@ static int convert_sample(struct conv *cv, const struct perf_event_header *h,
 	if (cv->with_txt)
 		textbuf_putc(&cv->txt, '\n');
 	if (cv->folded && ev == &cv->ev[0])
-		fold_frames(cv, tid == pid ? comm : comm_of(cv, pid, time, cbuf, sizeof(cbuf)), pid,
-			    tid, frames, n);
+		fold_frames(cv, s.tid == s.pid ? comm : comm_of(cv, s.pid, s.time, cbuf, sizeof(cbuf)),
+			    s.pid, s.tid, frames, n);
 	return 0;
-}
-
-/* Non-sample records carry the sample_id trailer of the tracking event:
- * its time is that many bytes before the record's end. */
-static unsigned time_from_end(uint64_t sample_type)
-{
-	unsigned off = 8;
-
-	if (sample_type & PERF_SAMPLE_ID)
-		off += 8;
-	if (sample_type & PERF_SAMPLE_STREAM_ID)
-		off += 8;
-	if (sample_type & PERF_SAMPLE_CPU)
-		off += 8;
-	if (sample_type & PERF_SAMPLE_IDENTIFIER)
-		off += 8;
-	return off;
 }
 
 static int note_comm(struct conv *cv, const struct perf_event_header *h)
@@ -644,10 +566,10 @@ static int replay(struct conv *cv, const struct perf_event_header *h, struct fra
 
 int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, FILE *txt,
 	       struct fold *folded, struct symcache *syms, struct unwinder *uw,
-	       struct sc_stats *st, char *why, size_t why_len)
+	       const struct uw_bg *bg, struct sc_stats *st, char *why, size_t why_len)
 {
 	struct conv cv = { .ev = ev, .n_ev = n_ev, .with_txt = txt != NULL, .folded = folded,
-			   .syms = syms, .uw = uw, .st = st };
+			   .syms = syms, .uw = uw, .bg = bg, .st = st };
 	const struct pd_file_header *fh;
 	struct frame *frames = NULL;
 	struct time_ref *order = NULL;
@@ -684,7 +606,7 @@ int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, F
 		snprintf(why, why_len, "%s is not a finished perf.data file", perf_data);
 		goto out;
 	}
-	ret = build_ids(&cv);
+	ret = sample_ids_build(&cv.ids, ev, n_ev);
 	if (ret < 0)
 		goto nomem;
 	frames = malloc(PERF_MAX_STACK_DEPTH * 2 * sizeof(*frames));
@@ -702,8 +624,9 @@ int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, F
 		ret = -ENOMEM;
 		goto nomem;
 	}
-	cv.trailer_time_from_end = time_from_end(ev[0].attr.sample_type);
+	cv.trailer_time_from_end = sample_time_from_end(ev[0].attr.sample_type);
 	end = fh->data.offset + fh->data.size;
+	cv.data = (const char *)map + fh->data.offset;
 	ret = scan_records(&cv, map, fh->data.offset, end, &order, &n_order);
 	if (ret < 0)
 		goto nomem;
@@ -738,6 +661,6 @@ out:
 	free(frames);
 	free(order);
 	comms_free(cv.comms);
-	free(cv.ids);
+	sample_ids_free(&cv.ids);
 	return ret;
 }

@@ -13,6 +13,7 @@
 #include "fold.h"
 #include "symcache.h"
 #include "unwind.h"
+#include "unwindbg.h"
 
 struct sc_stats {
 	uint64_t samples, frames;
@@ -24,9 +25,10 @@ struct sc_stats {
  * line per sample to `folded` (NULL: none; events other than the first
  * are left out of it: the flame graph is of one event).  Samples with
  * user registers and stack get their user frames from `uw` (NULL: only
- * the kernel's callchain).  0 or -errno with `why` filled. */
+ * the kernel's callchain), adopting those `bg` found while collecting
+ * (NULL: none) where they hold.  0 or -errno with `why` filled. */
 int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, FILE *txt,
 	       struct fold *folded, struct symcache *syms, struct unwinder *uw,
-	       struct sc_stats *st, char *why, size_t why_len);
+	       const struct uw_bg *bg, struct sc_stats *st, char *why, size_t why_len);
 
 #endif

@@ -5,7 +5,12 @@
  * are reported as the unwinder reaches them, from the object files the
  * core's process model names (symbolizer_object), so each object's ELF
  * and CFI is read once per process, not once per sample as perf script
- * does. */
+ * does.
+ *
+ * Every process's unwinding state is attached for x86_64 from the start
+ * (not from whichever module came first), so a sample's frames depend on
+ * nothing but the sample and the objects at the addresses looked up:
+ * what uw_adopt checks. */
 #include "config.h"
 
 #include <errno.h>
@@ -30,17 +35,43 @@
 /* x86_64's DWARF registers: rax, rdx, rcx, rbx, rsi, rdi, rbp, rsp,
  * r8-r15, and the return address (the IP). */
 #define N_DWARF_REGS 17
+/* Addresses a sample's unwinding may depend on before it is not adopted
+ * elsewhere: every frame's, and a few reads outside the stack copy. */
+#define MAX_LOOKUPS (MAX_USER_FRAMES + 32)
+
+struct uw_object {
+	uint64_t bias, low, high;
+	unsigned char bid[20];
+	size_t bid_len;
+};
+
+struct uw_objects {
+	struct uw_object *v;
+	size_t n, cap;
+};
+
+/* Addresses where the process model had no object file (JIT code, the
+ * end of a stack): asked again only after a new mapping.  Empty slots
+ * hold UINT64_MAX. */
+#define ABSENT_SLOTS 64
 
 struct uw_proc {
 	pid_t pid;
 	Dwfl *dwfl; /* NULL: slot free */
 	int attached;
 	uint64_t last_use;
+	uint64_t absent[ABSENT_SLOTS]; /* direct-mapped by address */
 };
 
 struct unwinder {
 	const struct tracerig_services *svc;
 	struct tracerig_ctx *ctx;
+	struct uw_objects *objects;
+	int own_objects;
+	/* The architecture every process's state is attached for; libdwfl
+	 * keeps it for the Dwfl's life. */
+	Elf64_Ehdr arch_image;
+	Elf *arch;
 	struct uw_proc procs[MAX_PROCS];
 	uint64_t clock;
 	struct uw_stats stats;
@@ -56,6 +87,9 @@ struct unwinder {
 	int stack_end_hit;
 	uint64_t ips[MAX_USER_FRAMES];
 	size_t n_ips;
+	struct uw_lookup lookups[MAX_LOOKUPS];
+	size_t n_lookups;
+	int checkable;
 };
 
 /* A separate debug file (.debug_frame of code without .eh_frame) by build
@@ -97,6 +131,83 @@ static const Dwfl_Callbacks dwfl_callbacks = {
 
 /* ---- objects ---- */
 
+struct uw_objects *uw_objects_new(void)
+{
+	return calloc(1, sizeof(struct uw_objects));
+}
+
+void uw_objects_free(struct uw_objects *o)
+{
+	if (!o)
+		return;
+	free(o->v);
+	free(o);
+}
+
+/* The number of a module's object (0: no module), kept in the module's
+ * userdata once known. */
+static uint32_t object_of(struct unwinder *u, Dwfl_Module *mod)
+{
+	struct uw_objects *o = u->objects;
+	struct uw_object obj = { 0 };
+	const unsigned char *bid;
+	GElf_Addr bid_vaddr;
+	Dwarf_Addr low, high, bias;
+	void **userdata;
+	int len;
+
+	if (!mod)
+		return 0;
+	dwfl_module_info(mod, &userdata, &low, &high, NULL, NULL, NULL, NULL);
+	if (*userdata)
+		return (uint32_t)(uintptr_t)*userdata;
+	len = dwfl_module_build_id(mod, &bid, &bid_vaddr);
+	if (len <= 0 || len > (int)sizeof(obj.bid) || !dwfl_module_getelf(mod, &bias))
+		return UW_OBJECT_UNCHECKABLE;
+	obj.bias = bias;
+	obj.low = low;
+	obj.high = high;
+	obj.bid_len = (size_t)len;
+	memcpy(obj.bid, bid, (size_t)len);
+	for (size_t i = 0; i < o->n; i++) {
+		const struct uw_object *k = &o->v[i];
+
+		if (k->bias == obj.bias && k->low == obj.low && k->high == obj.high &&
+		    k->bid_len == obj.bid_len && memcmp(k->bid, obj.bid, obj.bid_len) == 0) {
+			*userdata = (void *)(uintptr_t)(i + 1);
+			return (uint32_t)(i + 1);
+		}
+	}
+	if (o->n == o->cap) {
+		size_t cap = o->cap ? o->cap * 2 : 64;
+		struct uw_object *grown = realloc(o->v, cap * sizeof(*grown));
+
+		if (!grown)
+			return UW_OBJECT_UNCHECKABLE;
+		o->v = grown;
+		o->cap = cap;
+	}
+	o->v[o->n++] = obj;
+	*userdata = (void *)(uintptr_t)o->n;
+	return (uint32_t)o->n;
+}
+
+/* Notes that the sample's unwinding looked up `addr` (after reporting the
+ * object there when `reported`). */
+static void note_lookup(struct unwinder *u, uint64_t addr, int reported)
+{
+	uint32_t obj;
+
+	if (!u->checkable)
+		return;
+	obj = object_of(u, dwfl_addrmodule(u->cur->dwfl, addr));
+	if (u->n_lookups == MAX_LOOKUPS || obj == UW_OBJECT_UNCHECKABLE) {
+		u->checkable = 0;
+		return;
+	}
+	u->lookups[u->n_lookups++] = (struct uw_lookup){ addr, obj, (uint32_t)reported };
+}
+
 /* Every process of this kernel (and ABI) maps the same vDSO image: ours,
  * copied once into a memfd. */
 static int own_vdso(struct unwinder *u)
@@ -136,10 +247,14 @@ static void report_module(struct unwinder *u, Dwarf_Addr pc)
 	Dwfl *dwfl = u->cur->dwfl;
 	Dwfl_Module *mod;
 
-	if (dwfl_addrmodule(dwfl, pc))
+	uint64_t *absent = &u->cur->absent[(pc ^ pc >> 6) % ABSENT_SLOTS];
+
+	if (dwfl_addrmodule(dwfl, pc) || *absent == pc)
 		return;
-	if (u->svc->symbolizer_object(u->ctx, u->cur->pid, pc, &obj) < 0)
+	if (u->svc->symbolizer_object(u->ctx, u->cur->pid, pc, &obj) < 0) {
+		*absent = pc;
 		return;
+	}
 	if (obj.fd < 0) { /* the vDSO */
 		if (own_vdso(u) < 0 || obj.end - obj.start != u->vdso_len)
 			return;
@@ -214,6 +329,7 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 		memcpy(result, u->stack + (addr - u->sp), sizeof(*result));
 		return true;
 	}
+	note_lookup(u, addr, 0);
 	if (read_object(dwfl, addr, result))
 		return true;
 	/* Just above the copy: the stack went on, the copy did not. */
@@ -242,16 +358,24 @@ static int on_frame(Dwfl_Frame *state, void *arg)
 	Dwarf_Addr pc;
 	bool activation;
 
-	if (!dwfl_frame_pc(state, &pc, NULL))
+	Dwarf_Addr raw;
+
+	if (!dwfl_frame_pc(state, &raw, NULL))
 		return DWARF_CB_ABORT;
 	/* The next step needs this frame's CFI. */
-	report_module(u, pc);
+	report_module(u, raw);
+	note_lookup(u, raw, 1);
 	if (!dwfl_frame_pc(state, &pc, &activation))
 		return DWARF_CB_ABORT;
 	/* A return address names the instruction after the call: as perf,
 	 * the frame is the call itself. */
 	if (!activation)
 		pc--;
+	/* libdwfl finds the CFI at that address: its object is the one noted
+	 * at the raw one (then it is wherever that object is), else the
+	 * frames are this model's alone. */
+	if (pc != raw && dwfl_addrmodule(u->cur->dwfl, pc) != dwfl_addrmodule(u->cur->dwfl, raw))
+		u->checkable = 0;
 	u->ips[u->n_ips++] = pc;
 	return u->n_ips == MAX_USER_FRAMES ? DWARF_CB_ABORT : DWARF_CB_OK;
 }
@@ -292,6 +416,7 @@ static struct uw_proc *proc_get(struct unwinder *u, pid_t pid)
 	if (!victim->dwfl)
 		return NULL;
 	victim->pid = pid;
+	memset(victim->absent, 0xff, sizeof(victim->absent));
 	return victim;
 }
 
@@ -356,22 +481,59 @@ size_t uw_sample(struct unwinder *u, const struct perf_event_attr *attr, pid_t p
 	}
 	u->sp = sampled_reg(values, mask, PERF_REG_X86_SP);
 	u->stack_end_hit = 0;
+	u->n_lookups = 0;
+	u->checkable = 1;
 	proc = proc_get(u, pid);
 	if (proc) {
 		u->cur = proc;
 		proc->last_use = ++u->clock;
-		/* The first module reported tells libdwfl the architecture. */
-		report_module(u, sampled_reg(values, mask, PERF_REG_X86_IP));
 		if (!proc->attached)
-			proc->attached = dwfl_attach_state(proc->dwfl, NULL, pid, &thread_callbacks, u);
+			proc->attached = dwfl_attach_state(proc->dwfl, u->arch, pid, &thread_callbacks, u);
 		if (proc->attached)
 			(void)dwfl_getthread_frames(proc->dwfl, tid, on_frame, u);
 	}
-	if (!u->n_ips)
+	if (!u->n_ips) {
+		/* Out of memory or a sample libdwfl refused: nothing to adopt. */
+		u->checkable = 0;
 		u->ips[u->n_ips++] = sampled_reg(values, mask, PERF_REG_X86_IP);
+	}
 	u->stats.frames += u->n_ips;
 	u->stats.stack_end += u->stack_end_hit;
 	return u->n_ips;
+}
+
+void uw_last(const struct unwinder *u, struct uw_frames *out)
+{
+	*out = (struct uw_frames){ .ips = u->ips, .n_ips = u->n_ips, .lookups = u->lookups,
+				   .n_lookups = u->n_lookups, .stack_end = u->stack_end_hit,
+				   .checkable = u->checkable };
+}
+
+int uw_adopt(struct unwinder *u, pid_t pid, const struct uw_frames *f)
+{
+	struct uw_proc *proc;
+
+	if (!f->checkable || !f->n_ips || f->n_ips > MAX_USER_FRAMES)
+		return 0;
+	proc = proc_get(u, pid);
+	if (!proc)
+		return 0;
+	u->cur = proc;
+	proc->last_use = ++u->clock;
+	/* In the order the other unwinder went: what it reported, this one
+	 * reports too, so the objects it had by then, this one has. */
+	for (size_t i = 0; i < f->n_lookups; i++) {
+		if (f->lookups[i].reported)
+			report_module(u, f->lookups[i].addr);
+		if (object_of(u, dwfl_addrmodule(proc->dwfl, f->lookups[i].addr)) !=
+		    f->lookups[i].object)
+			return 0;
+	}
+	u->stats.samples++;
+	u->stats.frames += f->n_ips;
+	u->stats.stack_end += !!f->stack_end;
+	u->stats.adopted++;
+	return 1;
 }
 
 void uw_exec(struct unwinder *u, pid_t pid)
@@ -388,9 +550,12 @@ void uw_mmap(struct unwinder *u, pid_t pid, uint64_t start, uint64_t len)
 
 	if (p && len && (dwfl_addrmodule(p->dwfl, start) || dwfl_addrmodule(p->dwfl, start + len - 1)))
 		proc_drop(p);
+	else if (p)
+		memset(p->absent, 0xff, sizeof(p->absent)); /* the new mapping may hold them */
 }
 
-struct unwinder *uw_new(const struct tracerig_services *svc, struct tracerig_ctx *ctx)
+struct unwinder *uw_new(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
+			struct uw_objects *objects)
 {
 	struct unwinder *u = calloc(1, sizeof(*u));
 
@@ -399,6 +564,25 @@ struct unwinder *uw_new(const struct tracerig_services *svc, struct tracerig_ctx
 	u->svc = svc;
 	u->ctx = ctx;
 	u->vdso_fd = -1;
+	u->objects = objects;
+	if (!objects) {
+		u->objects = uw_objects_new();
+		u->own_objects = 1;
+	}
+	memcpy(u->arch_image.e_ident, ELFMAG, SELFMAG);
+	u->arch_image.e_ident[EI_CLASS] = ELFCLASS64;
+	u->arch_image.e_ident[EI_DATA] = ELFDATA2LSB;
+	u->arch_image.e_ident[EI_VERSION] = EV_CURRENT;
+	u->arch_image.e_type = ET_DYN;
+	u->arch_image.e_machine = EM_X86_64;
+	u->arch_image.e_version = EV_CURRENT;
+	u->arch_image.e_ehsize = sizeof(u->arch_image);
+	if (elf_version(EV_CURRENT) != EV_NONE)
+		u->arch = elf_memory((char *)&u->arch_image, sizeof(u->arch_image));
+	if (!u->objects || !u->arch) {
+		uw_free(u);
+		return NULL;
+	}
 	return u;
 }
 
@@ -410,6 +594,10 @@ void uw_free(struct unwinder *u)
 		proc_drop(&u->procs[i]);
 	if (u->vdso_fd >= 0)
 		close(u->vdso_fd);
+	if (u->arch)
+		elf_end(u->arch);
+	if (u->own_objects)
+		uw_objects_free(u->objects);
 	free(u);
 }
 
@@ -420,11 +608,37 @@ void uw_get_stats(const struct unwinder *u, struct uw_stats *out)
 
 #else /* !UW_AVAILABLE: configure refuses callchain = dwarf, nothing unwinds */
 
-struct unwinder *uw_new(const struct tracerig_services *svc, struct tracerig_ctx *ctx)
+struct uw_objects *uw_objects_new(void)
+{
+	return NULL;
+}
+
+void uw_objects_free(struct uw_objects *o)
+{
+	(void)o;
+}
+
+struct unwinder *uw_new(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
+			struct uw_objects *objects)
 {
 	(void)svc;
 	(void)ctx;
+	(void)objects;
 	return NULL;
+}
+
+void uw_last(const struct unwinder *u, struct uw_frames *out)
+{
+	(void)u;
+	memset(out, 0, sizeof(*out));
+}
+
+int uw_adopt(struct unwinder *u, pid_t pid, const struct uw_frames *f)
+{
+	(void)u;
+	(void)pid;
+	(void)f;
+	return 0;
 }
 
 void uw_free(struct unwinder *u)

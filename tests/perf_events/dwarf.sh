@@ -5,25 +5,17 @@
 # in order, in perf.data.txt and cpu.folded, and stock perf script, which
 # unwinds the archive's perf.data itself, agrees frame for frame.  With fp
 # the same program's samples do not reach main (the test can fail).  A
-# distro program, python3, reaches its main too.
+# distro program, python3, reaches its main too.  The samples are unwound
+# while collecting, and that gives what unwinding them at conversion does.
+# Through JIT code (no CFI) the frame pointer chain goes on to main.
 . "$top_srcdir/tests/perf_events/lib-perf.sh"
-command -v cc >/dev/null || skip_all "no C compiler to build the workload"
 export TMPDIR="$TEST_TMP"
 
 src="$top_srcdir/tests/perf_events/dwarf"
-# Not under /tmp: some tests mount a private one.
-w=$(mktemp -d "$top_builddir/tests/perf_events/dwarf-work.XXXXXX")
-on_exit "rm -rf '$w'"
-cc -O2 -fomit-frame-pointer -shared -fPIC -o "$w/libchain.so" "$src/libchain.c" &&
-	cc -O2 -fomit-frame-pointer -o "$w/chain" "$src/chain.c" -L"$w" -lchain \
-		-Wl,-rpath,"$w" || skip_all "cannot build the workload"
-
-probe="$TEST_TMP/probe.ini"
-printf '[tracerig]\nrequired = perf_events\n[perf_events]\ncallchain = dwarf\n' >"$probe"
-if ! "$TRACERIG" --check -c "$probe" >"$TEST_TMP/check" 2>&1 &&
-	grep -q "not available in this build" "$TEST_TMP/check"; then
+chain_workload omit omit
+if without_libdw; then
 	# A build without libdw: the key says so, and that is all it can do.
-	run_tracerig -c "$top_srcdir/conf/profiles/cpu-dwarf.ini" -o "$TEST_TMP/n.trace.zip" -- "$w/chain" 0.1
+	run_tracerig -c "$top_srcdir/conf/profiles/cpu-dwarf.ini" -o "$TEST_TMP/n.trace.zip" -- "$w/omit/chain" 0.1
 	check_eq "without libdw, callchain = dwarf is refused" 1 "$rc"
 	check_grep "... saying why" "callchain = dwarf is not available in this build" "$TEST_TMP/out"
 	done_testing
@@ -68,11 +60,13 @@ busiest_pid() {
 }
 
 # trace NAME PROFILE COMMAND...: traces the command into $TEST_TMP/NAME
-# (unpacked); sets txt to its perf.data.txt and pid to its busiest PID.
+# (unpacked), with the options in $trace_opts too; sets txt to its
+# perf.data.txt and pid to its busiest PID.
+trace_opts=()
 trace() {
 	local name=$1 profile=$2
 	shift 2
-	run_tracerig -c "$profile" -o "$TEST_TMP/$name.trace.zip" -- "$@"
+	run_tracerig -c "$profile" "${trace_opts[@]}" -o "$TEST_TMP/$name.trace.zip" -- "$@"
 	check_eq "$name: the workload is traced: exit 0" 0 "$rc"
 	unzip_archive "$TEST_TMP/$name.trace.zip" "$TEST_TMP/$name"
 	txt="$TEST_TMP/$name/perf.data.txt"
@@ -80,7 +74,7 @@ trace() {
 }
 
 # ---- dwarf
-trace d "$top_srcdir/conf/profiles/cpu-dwarf.ini" "$w/chain" 2
+trace d "$top_srcdir/conf/profiles/cpu-dwarf.ini" "$w/omit/chain" 2
 read -r n reach chain <<<"$(stacks "$txt" "$pid" main $chain_names)"
 echo "# dwarf: $n samples of $pid, $reach reach main, $chain with the whole chain in order"
 check "dwarf: the workload has samples" test "${n:-0}" -ge 100
@@ -95,6 +89,33 @@ p = [p for p in json.load(open(sys.argv[1]))["plugins"] if p["name"] == "perf_ev
 c = p["counters"]
 assert c["unwound_samples"] >= 100 and c["unwound_frames"] > 5 * c["unwound_samples"] // 2, c' \
 	"$TEST_TMP/d/manifest.json"
+
+# Unwound while collecting, the samples' frames are those unwinding each
+# sample at conversion finds: bench/perf_events/convert, which unwinds
+# every sample of a perf.data when converting it, writes the same
+# perf.data.txt from the archive's perf.data.
+convert="$top_builddir/bench/perf_events/convert"
+# counters ARCHIVE_DIR: "unwound_samples unwound_while_collecting unwind_queue_full"
+counters() {
+	python3 -c '
+import json, sys
+p = [p for p in json.load(open(sys.argv[1]))["plugins"] if p["name"] == "perf_events"][0]
+c = p["counters"]
+print(c["unwound_samples"], c["unwound_while_collecting"], c["unwind_queue_full"])' "$1/manifest.json"
+}
+# same_as_conversion ARCHIVE_DIR: its perf.data.txt is what the conversion
+# alone writes from its perf.data.
+same_as_conversion() {
+	"$convert" "$1/perf.data" "$1/converted.txt" "$1/converted.folded" >/dev/null &&
+		cmp "$1/perf.data.txt" "$1/converted.txt"
+}
+read -r uw_n uw_bg uw_full <<<"$(counters "$TEST_TMP/d")"
+echo "# $uw_n samples unwound, $uw_bg of them while collecting, $uw_full left by a full queue"
+check "samples were unwound while collecting ($uw_bg of $uw_n)" test "${uw_bg:-0}" -gt 0
+check "each either while collecting or, the queue full, when converting" \
+	test $((uw_bg + uw_full)) -eq "${uw_n:-0}"
+check "perf.data.txt is what unwinding every sample when converting gives" \
+	same_as_conversion "$TEST_TMP/d"
 
 # Stock perf unwinds the same samples from the archive's perf.data.
 if command -v perf >/dev/null; then
@@ -114,8 +135,36 @@ else
 	skip "perf script agrees" "perf is not installed"
 fi
 
+# A queue too small for the samples: those it cannot take are unwound when
+# converting, none is lost, and the frames are the same.
+trace_opts=(--set perf_events.unwind_queue_bytes=65536)
+trace q "$top_srcdir/conf/profiles/cpu-dwarf.ini" "$w/omit/chain" 1
+trace_opts=()
+read -r n reach chain <<<"$(stacks "$txt" "$pid" main $chain_names)"
+read -r uw_n uw_bg uw_full <<<"$(counters "$TEST_TMP/q")"
+echo "# small queue: $uw_n samples unwound, $uw_bg while collecting, $uw_full left by a full queue"
+check "small queue: some samples found it full ($uw_full)" test "${uw_full:-0}" -gt 0
+check "small queue: they were unwound when converting" test $((uw_bg + uw_full)) -eq "$uw_n" -a "$n" -eq "$uw_n"
+check "small queue: most samples reach main ($reach of $n)" test $((reach * 10)) -ge $((n * 8))
+check "small queue: perf.data.txt is what unwinding every sample when converting gives" \
+	same_as_conversion "$TEST_TMP/q"
+
+# ---- mixed stacks: JIT code (anonymous memory named by a perf map, no
+# CFI, a frame pointer) between native frames without frame pointers.
+# Where the CFI ends, the frame pointer chain goes on: the stacks do not
+# stop at the JIT frame but reach main through it.
+check "jit: the workload builds" cc -O2 -fomit-frame-pointer -o "$w/jit" "$src/jit.c"
+trace jit "$top_srcdir/conf/profiles/cpu-dwarf.ini" "$w/jit" 2
+read -r n reach chain <<<"$(stacks "$txt" "$pid" main native_leaf jit_code native_outer main)"
+echo "# jit: $n samples, $reach reach main, $chain with native_leaf jit_code native_outer main"
+check "jit: the workload has samples" test "${n:-0}" -ge 100
+check "jit: most samples go on through the JIT frame to main, in order ($chain of $n)" \
+	test $((chain * 10)) -ge $((n * 8))
+check_grep "jit: cpu.folded: main, the native caller, the JIT frame, the native leaf" \
+	"^jit-$pid;.*;main;native_outer;jit_code;native_leaf [0-9]+$" "$TEST_TMP/jit/cpu.folded"
+
 # ---- fp: the same program without frame pointers loses its callers.
-trace f "$CPU_INI" "$w/chain" 1
+trace f "$CPU_INI" "$w/omit/chain" 1
 read -r n reach chain <<<"$(stacks "$txt" "$pid" main $chain_names)"
 echo "# fp: $n samples, $reach reach main"
 check "fp: most samples do not reach main ($reach of $n)" test $((reach * 10)) -lt $((n * 2))

@@ -8,6 +8,32 @@ DEMO="$top_builddir/demo/tracerig-demo"
 [ -x "$DEMO" ] || skip_all "demo/tracerig-demo is not built"
 CPU_INI="$top_srcdir/conf/profiles/cpu.ini"
 
+# chain_workload NAME FP: the dwarf tests' workload (tests/perf_events/dwarf:
+# main -> chain_outer -> chain_middle -> libchain.so's lib_inner ->
+# lib_leaf) built -O2 -fFP-frame-pointer (FP: omit, no-omit) into the
+# directory $w/NAME; $w is made first, not under /tmp (some tests mount a
+# private one), and removed at exit.
+chain_workload() {
+	local src="$top_srcdir/tests/perf_events/dwarf"
+	command -v cc >/dev/null || skip_all "no C compiler to build the workload"
+	if [ -z "${w:-}" ]; then
+		w=$(mktemp -d "$top_builddir/tests/perf_events/chain-work.XXXXXX")
+		on_exit "rm -rf '$w'"
+	fi
+	mkdir -p "$w/$1" &&
+		cc -O2 -f"$2"-frame-pointer -shared -fPIC -o "$w/$1/libchain.so" "$src/libchain.c" &&
+		cc -O2 -f"$2"-frame-pointer -o "$w/$1/chain" "$src/chain.c" -L"$w/$1" -lchain \
+			-Wl,-rpath,"$w/$1" || skip_all "cannot build the workload"
+}
+
+# without_libdw: whether this build refuses callchain = dwarf (no libdw).
+without_libdw() {
+	printf '[tracerig]\nrequired = perf_events\n[perf_events]\ncallchain = dwarf\n' \
+		>"$TEST_TMP/probe.ini"
+	! "$TRACERIG" --check -c "$TEST_TMP/probe.ini" >"$TEST_TMP/check" 2>&1 &&
+		grep -q "not available in this build" "$TEST_TMP/check"
+}
+
 # leaf_counts TXT [PID]: "function count" for the innermost frame of every
 # sample (of PID's samples only, when given), most frequent first.
 leaf_counts() {

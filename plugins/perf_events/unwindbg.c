@@ -1,0 +1,356 @@
+/* Unwinding while collecting: the queue, the thread, the kept frames.
+ *
+ * The queue is a ring of bytes with one writer (the thread draining the
+ * perf rings, or the stopping thread after it) and one reader (ours):
+ * each side moves only its own counter, so neither ever waits for the
+ * other.  Entries are a small head and a record as written to perf.data;
+ * one that would cross the ring's end starts again at its beginning. */
+#include "config.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/sideband.h"
+#include "sample.h"
+#include "unwindbg.h"
+
+enum { ENTRY_WRAP = 1, ENTRY_RECORD = 2 };
+
+struct entry {
+	uint32_t len; /* with this head, a multiple of 8 */
+	uint32_t kind;
+	uint64_t offset;
+};
+
+/* Kept frames: n_ips frames, then n_lookups lookups, in `arena`. */
+struct kept {
+	uint64_t offset; /* of the sample, in perf.data's data section */
+	size_t at;       /* in the arena */
+};
+
+struct kept_head {
+	uint32_t n_ips, n_lookups;
+	uint32_t stack_end, pad;
+};
+
+struct uw_bg {
+	const struct pc_opened *ev;
+	size_t n_ev;
+	struct sample_ids ids;
+	unsigned trailer; /* the side-band records' sample_id trailer */
+	struct unwinder *uw;
+
+	unsigned char *ring;
+	size_t cap;
+	_Atomic uint64_t head, tail; /* bytes ever written, ever read */
+	int wake_fd;
+	atomic_int stopping;
+	pthread_t thread;
+	atomic_int started; /* records are taken while set */
+
+	/* Written by the thread; read once it ended. */
+	struct kept *kept;
+	size_t n_kept, cap_kept;
+	unsigned char *arena;
+	size_t arena_len, arena_cap;
+	struct uw_bg_stats stats;
+};
+
+static size_t round8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+/* ---- the writer's side ---- */
+
+static int wanted(const struct perf_event_header *h)
+{
+	return h->type == PERF_RECORD_SAMPLE || h->type == PERF_RECORD_MMAP2 ||
+	       (h->type == PERF_RECORD_COMM && (h->misc & PERF_RECORD_MISC_COMM_EXEC));
+}
+
+void uw_bg_record(void *arg, uint64_t offset, const struct perf_event_header *h)
+{
+	struct uw_bg *bg = arg;
+	uint64_t head = atomic_load_explicit(&bg->head, memory_order_relaxed);
+	uint64_t tail = atomic_load_explicit(&bg->tail, memory_order_acquire);
+	size_t need = round8(sizeof(struct entry) + h->size), pos = head % bg->cap;
+	size_t skip = pos + need > bg->cap ? bg->cap - pos : 0;
+	struct entry *e;
+
+	if (!atomic_load_explicit(&bg->started, memory_order_relaxed) || !wanted(h))
+		return;
+	if (head + skip + need - tail > bg->cap) {
+		/* Full: the conversion unwinds this one.  A lost exec or
+		 * mapping only makes later frames fail uw_adopt's check. */
+		if (h->type == PERF_RECORD_SAMPLE)
+			bg->stats.queue_full++;
+		return;
+	}
+	if (skip >= sizeof(struct entry))
+		((struct entry *)(bg->ring + pos))->kind = ENTRY_WRAP;
+	head += skip;
+	e = (struct entry *)(bg->ring + head % bg->cap);
+	e->len = (uint32_t)need;
+	e->kind = ENTRY_RECORD;
+	e->offset = offset;
+	memcpy(e + 1, h, h->size);
+	atomic_store_explicit(&bg->head, head + need, memory_order_release);
+	if (h->type == PERF_RECORD_SAMPLE)
+		bg->stats.queued++;
+}
+
+void uw_bg_pass(void *arg)
+{
+	struct uw_bg *bg = arg;
+	uint64_t one = 1;
+
+	/* Non-blocking: a counter already set wakes the thread as well. */
+	if (write(bg->wake_fd, &one, sizeof(one)) < 0) {
+		/* the thread looks again at its poll timeout */
+	}
+}
+
+/* ---- the thread ---- */
+
+static int keep(struct uw_bg *bg, uint64_t offset, const struct uw_frames *f)
+{
+	struct kept_head kh = { (uint32_t)f->n_ips, (uint32_t)f->n_lookups, (uint32_t)f->stack_end, 0 };
+	size_t ips = f->n_ips * sizeof(*f->ips), lookups = f->n_lookups * sizeof(*f->lookups);
+	size_t need = sizeof(kh) + ips + lookups;
+
+	if (bg->arena_len + need + bg->n_kept * sizeof(*bg->kept) > UW_BG_RESULT_BYTES)
+		return -ENOSPC;
+	if (bg->n_kept == bg->cap_kept) {
+		size_t cap = bg->cap_kept ? bg->cap_kept * 2 : 4096;
+		struct kept *grown = realloc(bg->kept, cap * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		bg->kept = grown;
+		bg->cap_kept = cap;
+	}
+	if (bg->arena_len + need > bg->arena_cap) {
+		size_t cap = bg->arena_cap ? bg->arena_cap * 2 : 1 << 20;
+		unsigned char *grown;
+
+		while (cap < bg->arena_len + need)
+			cap *= 2;
+		grown = realloc(bg->arena, cap);
+		if (!grown)
+			return -ENOMEM;
+		bg->arena = grown;
+		bg->arena_cap = cap;
+	}
+	memcpy(bg->arena + bg->arena_len, &kh, sizeof(kh));
+	memcpy(bg->arena + bg->arena_len + sizeof(kh), f->ips, ips);
+	memcpy(bg->arena + bg->arena_len + sizeof(kh) + ips, f->lookups, lookups);
+	bg->kept[bg->n_kept++] = (struct kept){ offset, bg->arena_len };
+	bg->arena_len += need;
+	return 0;
+}
+
+static void unwind_sample(struct uw_bg *bg, uint64_t offset, const struct perf_event_header *h)
+{
+	const struct pc_opened *ev;
+	const uint64_t *ips;
+	struct uw_frames f;
+	struct sample s;
+
+	if (h->size < sizeof(*h) + 8)
+		return;
+	ev = sample_event(&bg->ids, bg->ev, *(const uint64_t *)(h + 1));
+	if (!ev || !(ev->attr.sample_type & PERF_SAMPLE_REGS_USER) ||
+	    sample_parse(h, ev->attr.sample_type, &s) < 0)
+		return;
+	if (!uw_sample(bg->uw, &ev->attr, s.pid, s.tid, s.regs, s.end, &ips))
+		return; /* no user registers: nothing to unwind */
+	uw_last(bg->uw, &f);
+	if (!f.checkable)
+		bg->stats.uncheckable++;
+	else if (keep(bg, offset, &f) < 0)
+		bg->stats.results_full++;
+	else
+		bg->stats.kept++;
+}
+
+static void take(struct uw_bg *bg, const struct entry *e)
+{
+	const struct perf_event_header *h = (const void *)(e + 1);
+	struct tr_sideband_event ev;
+
+	if (h->type == PERF_RECORD_SAMPLE) {
+		unwind_sample(bg, e->offset, h);
+		return;
+	}
+	/* The side-band as it comes: what uw_adopt's check does not catch
+	 * is only slower, never different. */
+	switch (tr_sideband_decode(h, bg->trailer, &ev)) {
+	case TR_SIDEBAND_MMAP:
+		uw_mmap(bg->uw, ev.map.pid, ev.map.start, ev.map.len);
+		break;
+	case TR_SIDEBAND_EXEC:
+		uw_exec(bg->uw, ev.pid);
+		break;
+	default:
+		break;
+	}
+}
+
+static void *unwind_thread(void *arg)
+{
+	struct uw_bg *bg = arg;
+	struct timespec cpu;
+
+	for (;;) {
+		uint64_t tail = atomic_load_explicit(&bg->tail, memory_order_relaxed);
+		uint64_t head = atomic_load_explicit(&bg->head, memory_order_acquire);
+		size_t pos = tail % bg->cap;
+		const struct entry *e;
+
+		if (tail == head) {
+			struct pollfd pfd = { .fd = bg->wake_fd, .events = POLLIN };
+			uint64_t n;
+
+			/* Stopped means no more records: empty is the end. */
+			if (atomic_load(&bg->stopping) &&
+			    atomic_load_explicit(&bg->head, memory_order_acquire) == tail)
+				break;
+			if (poll(&pfd, 1, 100) > 0 && read(bg->wake_fd, &n, sizeof(n)) < 0) {
+				/* another wake-up raced this one: fine */
+			}
+			continue;
+		}
+		e = (const struct entry *)(bg->ring + pos);
+		if (bg->cap - pos < sizeof(*e) || e->kind == ENTRY_WRAP) {
+			atomic_store_explicit(&bg->tail, tail + (bg->cap - pos), memory_order_release);
+			continue;
+		}
+		take(bg, e);
+		atomic_store_explicit(&bg->tail, tail + e->len, memory_order_release);
+	}
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0)
+		bg->stats.cpu_ns = (uint64_t)cpu.tv_sec * 1000000000ull + (uint64_t)cpu.tv_nsec;
+	return NULL;
+}
+
+/* ---- the public side ---- */
+
+int uw_bg_new(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
+	      struct uw_objects *objects, size_t queue_bytes, struct uw_bg **out)
+{
+	struct uw_bg *bg = calloc(1, sizeof(*bg));
+	int ret;
+
+	*out = NULL;
+	if (!bg)
+		return -ENOMEM;
+	bg->cap = queue_bytes < 4096 ? 4096 : queue_bytes & ~(size_t)7;
+	bg->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	bg->ring = malloc(bg->cap);
+	bg->uw = uw_new(svc, ctx, objects);
+	atomic_init(&bg->head, 0);
+	atomic_init(&bg->tail, 0);
+	atomic_init(&bg->stopping, 0);
+	atomic_init(&bg->started, 0);
+	ret = bg->wake_fd < 0 ? -errno : 0;
+	if (!ret && (!bg->ring || !bg->uw))
+		ret = -ENOMEM;
+	if (ret < 0) {
+		uw_bg_free(bg);
+		return ret;
+	}
+	*out = bg;
+	return 0;
+}
+
+int uw_bg_start(struct uw_bg *bg, const struct pc_opened *ev, size_t n_ev)
+{
+	int ret;
+
+	bg->ev = ev;
+	bg->n_ev = n_ev;
+	bg->trailer = sample_time_from_end(ev[0].attr.sample_type);
+	ret = sample_ids_build(&bg->ids, ev, n_ev);
+	if (ret < 0)
+		return ret;
+	ret = pthread_create(&bg->thread, NULL, unwind_thread, bg);
+	if (ret)
+		return -ret;
+	atomic_store(&bg->started, 1);
+	return 0;
+}
+
+void uw_bg_stop(struct uw_bg *bg)
+{
+	atomic_store(&bg->stopping, 1);
+	uw_bg_pass(bg);
+}
+
+void uw_bg_join(struct uw_bg *bg)
+{
+	if (!atomic_load(&bg->started))
+		return;
+	uw_bg_stop(bg);
+	pthread_join(bg->thread, NULL);
+	atomic_store(&bg->started, 0);
+}
+
+int uw_bg_frames(const struct uw_bg *bg, uint64_t offset, struct uw_frames *out)
+{
+	size_t lo = 0, hi = bg->n_kept;
+
+	/* Kept in the order perf.data holds them. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (bg->kept[mid].offset < offset) {
+			lo = mid + 1;
+		} else if (bg->kept[mid].offset > offset) {
+			hi = mid;
+		} else {
+			const unsigned char *p = bg->arena + bg->kept[mid].at;
+			struct kept_head kh;
+
+			memcpy(&kh, p, sizeof(kh));
+			*out = (struct uw_frames){
+				.ips = (const uint64_t *)(p + sizeof(kh)),
+				.n_ips = kh.n_ips,
+				.lookups = (const struct uw_lookup *)(p + sizeof(kh) +
+								      kh.n_ips * sizeof(uint64_t)),
+				.n_lookups = kh.n_lookups,
+				.stack_end = (int)kh.stack_end,
+				.checkable = 1,
+			};
+			return 1;
+		}
+	}
+	return 0;
+}
+
+void uw_bg_get_stats(const struct uw_bg *bg, struct uw_bg_stats *out)
+{
+	*out = bg->stats;
+}
+
+void uw_bg_free(struct uw_bg *bg)
+{
+	if (!bg)
+		return;
+	uw_bg_join(bg);
+	uw_free(bg->uw);
+	sample_ids_free(&bg->ids);
+	if (bg->wake_fd >= 0)
+		close(bg->wake_fd);
+	free(bg->ring);
+	free(bg->kept);
+	free(bg->arena);
+	free(bg);
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# tracerig --check says when a traced program has no frame pointers (and
+# CFI): callchain = fp would lose its callers, callchain = dwarf unwinds
+# them.  The same program built with and without frame pointers: the note
+# names the one without, not the other, and not under callchain = dwarf.
+. "$top_srcdir/tests/perf_events/lib-perf.sh"
+export TMPDIR="$TEST_TMP"
+
+chain_workload omit omit
+chain_workload no-omit no-omit
+without_libdw && skip_all "a build without libdw reads no CFI"
+
+# check_pid NAME PROFILE PROGRAM: --check -p on PROGRAM running; its output
+# in $TEST_TMP/NAME.
+check_pid() {
+	local name=$1 profile=$2 prog=$3 pid
+	"$prog" 60 &
+	pid=$!
+	run_tracerig --check -c "$profile" -p "$pid"
+	kill "$pid"
+	wait "$pid" 2>/dev/null
+	cp "$TEST_TMP/out" "$TEST_TMP/$name"
+	check_eq "$name: --check passes" 0 "$rc"
+}
+
+check_pid omit "$CPU_INI" "$w/omit/chain"
+check_grep "without frame pointers: --check names the program and says dwarf helps" \
+	"note: $w/omit/chain \(process [0-9]+\) has no frame pointers .*callchain = dwarf" \
+	"$TEST_TMP/omit"
+check_pid no-omit "$CPU_INI" "$w/no-omit/chain"
+check_no_grep "with frame pointers: no such note" "no frame pointers" "$TEST_TMP/no-omit"
+check_pid dwarf "$top_srcdir/conf/profiles/cpu-dwarf.ini" "$w/omit/chain"
+check_no_grep "callchain = dwarf already: no such note" "no frame pointers" "$TEST_TMP/dwarf"
+
+done_testing

@@ -1,0 +1,317 @@
+/* Unwinding copied user stacks, and unwinding them while collecting: a
+ * sample of this very process (its registers and a copy of its stack, as
+ * the kernel writes them with PERF_SAMPLE_REGS_USER and STACK_USER) is
+ * unwound through test_level_two -> test_level_one -> main; the unwinding
+ * thread finds the same frames, takes what its queue has room for and
+ * leaves the rest; another unwinder adopts those frames where its model
+ * has the same objects, and refuses them where it has none. */
+#include "config.h"
+
+#include "collector.h"
+#include "core/symbols/symbolizer.h"
+#include "unwind.h"
+#include "unwindbg.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#if UW_AVAILABLE
+
+#include "testing.h"
+
+#define SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |      \
+		     PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |          \
+		     PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
+#define SAMPLE_ID 42
+#define STACK_BYTES 8192
+#define RECORDS 40
+
+struct tracerig_ctx {
+	struct tr_symbolizer *sym;
+};
+
+static int svc_symbolize(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, int kernel,
+			 struct tracerig_symbol *out)
+{
+	return tr_symbolizer_lookup(ctx->sym, pid, addr, kernel, out);
+}
+
+static int svc_object(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr,
+		      struct tracerig_object *out)
+{
+	return tr_symbolizer_object(ctx->sym, pid, addr, out);
+}
+
+static const struct tracerig_services svc = { .symbolize = svc_symbolize,
+					      .symbolizer_object = svc_object };
+static struct tracerig_ctx ctx;
+static struct pc_opened event;
+static uint64_t event_ids[1] = { SAMPLE_ID };
+
+/* The sample, as the kernel would have written it at the getcontext(). */
+static uint64_t record[(sizeof(struct perf_event_header) + 512 + STACK_BYTES) / 8 + 8];
+
+/* Where this thread's stack mapping ends: the copy must not run past it. */
+static uint64_t stack_end(uint64_t sp)
+{
+	unsigned long long start, end;
+	char line[512];
+	FILE *maps = fopen("/proc/self/maps", "re");
+	uint64_t found = sp;
+
+	while (maps && fgets(line, sizeof(line), maps))
+		if (sscanf(line, "%llx-%llx", &start, &end) == 2 && sp >= start && sp < end)
+			found = end;
+	if (maps)
+		fclose(maps);
+	return found;
+}
+
+/* The copy the kernel makes: the callers' frames, redzones and all (a
+ * sanitizer would take reading them for an overflow). */
+__attribute__((no_sanitize_address)) static void copy_stack(uint64_t *to, uint64_t from,
+							    size_t size)
+{
+	const volatile uint64_t *src = (const volatile uint64_t *)(uintptr_t)from;
+
+	for (size_t i = 0; i < size / 8; i++)
+		to[i] = src[i];
+}
+
+static void build_record(const ucontext_t *uc)
+{
+	/* perf's register numbers -> the context's (-1: not there, 0). */
+	static const int greg_of[PERF_REG_X86_64_MAX] = {
+		[PERF_REG_X86_AX] = REG_RAX, [PERF_REG_X86_BX] = REG_RBX,
+		[PERF_REG_X86_CX] = REG_RCX, [PERF_REG_X86_DX] = REG_RDX,
+		[PERF_REG_X86_SI] = REG_RSI, [PERF_REG_X86_DI] = REG_RDI,
+		[PERF_REG_X86_BP] = REG_RBP, [PERF_REG_X86_SP] = REG_RSP,
+		[PERF_REG_X86_IP] = REG_RIP, [PERF_REG_X86_FLAGS] = REG_EFL,
+		[PERF_REG_X86_CS] = -1, [PERF_REG_X86_SS] = -1,
+		[PERF_REG_X86_DS] = -1, [PERF_REG_X86_ES] = -1,
+		[PERF_REG_X86_FS] = -1, [PERF_REG_X86_GS] = -1,
+		[PERF_REG_X86_R8] = REG_R8, [PERF_REG_X86_R9] = REG_R9,
+		[PERF_REG_X86_R10] = REG_R10, [PERF_REG_X86_R11] = REG_R11,
+		[PERF_REG_X86_R12] = REG_R12, [PERF_REG_X86_R13] = REG_R13,
+		[PERF_REG_X86_R14] = REG_R14, [PERF_REG_X86_R15] = REG_R15,
+	};
+	struct perf_event_header *h = (void *)record;
+	uint64_t *p = (uint64_t *)(h + 1), sp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
+	uint64_t size = stack_end(sp) - sp;
+
+	if (size > STACK_BYTES)
+		size = STACK_BYTES;
+	size &= ~7ull;
+	*p++ = SAMPLE_ID;
+	*p++ = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+	*p++ = (uint64_t)getpid() | (uint64_t)getpid() << 32;
+	*p++ = 1;   /* time */
+	*p++ = 0;   /* cpu */
+	*p++ = 1;   /* period */
+	*p++ = 0;   /* callchain: no kernel frames */
+	*p++ = PERF_SAMPLE_REGS_ABI_64;
+	for (int r = 0; r < PERF_REG_X86_64_MAX; r++) {
+		if (!(PC_USER_REGS_MASK & (1ull << r)))
+			continue;
+		*p++ = greg_of[r] < 0 ? 0 : (uint64_t)uc->uc_mcontext.gregs[greg_of[r]];
+	}
+	*p++ = size;
+	copy_stack(p, sp, size);
+	p += size / 8;
+	*p++ = size; /* dyn_size */
+	h->type = PERF_RECORD_SAMPLE;
+	h->misc = PERF_RECORD_MISC_USER;
+	h->size = (uint16_t)((const char *)p - (const char *)record);
+}
+
+/* Not inlined: each is a frame of the sample. */
+__attribute__((noinline)) static void test_level_two(void)
+{
+	ucontext_t uc;
+
+	if (getcontext(&uc) == 0)
+		build_record(&uc);
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) static void test_level_one(void)
+{
+	test_level_two();
+	__asm__ volatile("" ::: "memory");
+}
+
+static const struct perf_event_header *sample(void)
+{
+	return (const void *)record;
+}
+
+/* The sample's regs part: after id, ip, tid, time, cpu, period, nr. */
+static const uint64_t *regs_of(const struct perf_event_header *h)
+{
+	return (const uint64_t *)(h + 1) + 7;
+}
+
+static const uint64_t *end_of(const struct perf_event_header *h)
+{
+	return (const uint64_t *)((const char *)h + h->size);
+}
+
+static const char *name_of(uint64_t addr)
+{
+	struct tracerig_symbol s;
+
+	return svc_symbolize(&ctx, getpid(), addr, 0, &s) == 0 ? s.name : "?";
+}
+
+/* Whether the frames hold `names` one after the other. */
+static int has_chain(const uint64_t *ips, size_t n, const char *const *names, size_t k)
+{
+	for (size_t i = 0; i + k <= n; i++) {
+		size_t j = 0;
+
+		while (j < k && strcmp(name_of(ips[i + j]), names[j]) == 0)
+			j++;
+		if (j == k)
+			return 1;
+	}
+	return 0;
+}
+
+static const char *const chain[] = { "test_level_two", "test_level_one", "main" };
+
+DEF_TEST(unwinds_own_sample)
+{
+	struct unwinder *u = uw_new(&svc, &ctx, NULL);
+	const uint64_t *ips;
+	size_t n;
+
+	CHECK_NOT_NULL(u);
+	n = uw_sample(u, &event.attr, getpid(), getpid(), regs_of(sample()), end_of(sample()), &ips);
+	EXPECT_TRUE(n >= 3);
+	if (!has_chain(ips, n, chain, 3)) {
+		TEST_FAIL("no test_level_two -> test_level_one -> main in %zu frames", n);
+		for (size_t i = 0; i < n; i++)
+			printf("#   %#llx %s\n", (unsigned long long)ips[i], name_of(ips[i]));
+	}
+	uw_free(u);
+}
+
+/* Pushes RECORDS copies of the sample at offsets 0, 100000, ... into a
+ * queue of `queue_bytes`, then lets the thread finish. */
+static struct uw_bg *run_background(struct uw_objects *objects, size_t queue_bytes)
+{
+	struct uw_bg *bg;
+
+	if (uw_bg_new(&svc, &ctx, objects, queue_bytes, &bg) < 0)
+		return NULL;
+	if (uw_bg_start(bg, &event, 1) < 0) {
+		uw_bg_free(bg);
+		return NULL;
+	}
+	for (uint64_t i = 0; i < RECORDS; i++)
+		uw_bg_record(bg, i * 100000, sample());
+	uw_bg_pass(bg);
+	uw_bg_stop(bg);
+	uw_bg_join(bg);
+	return bg;
+}
+
+DEF_TEST(background_frames_are_adopted)
+{
+	struct uw_objects *objects = uw_objects_new();
+	struct uw_bg *bg = objects ? run_background(objects, 4u << 20) : NULL;
+	struct unwinder *u = objects ? uw_new(&svc, &ctx, objects) : NULL;
+	struct uw_bg_stats st;
+	struct uw_frames f;
+	const uint64_t *ips;
+	size_t n;
+
+	CHECK_NOT_NULL(bg);
+	CHECK_NOT_NULL(u);
+	uw_bg_get_stats(bg, &st);
+	EXPECT_EQ_INT(RECORDS, st.queued);
+	EXPECT_EQ_INT(0, st.queue_full);
+	EXPECT_EQ_INT(RECORDS, st.kept);
+	for (uint64_t i = 0; i < RECORDS; i++) {
+		if (!uw_bg_frames(bg, i * 100000, &f)) {
+			TEST_FAIL("no frames kept for the sample at %llu", (unsigned long long)i * 100000);
+			continue;
+		}
+		EXPECT_TRUE(has_chain(f.ips, f.n_ips, chain, 3));
+		EXPECT_EQ_INT(1, uw_adopt(u, getpid(), &f));
+	}
+	EXPECT_EQ_INT(0, uw_bg_frames(bg, 50000, &f));
+	/* What the other unwinder finds itself is what it adopted. */
+	EXPECT_TRUE(uw_bg_frames(bg, 0, &f));
+	n = uw_sample(u, &event.attr, getpid(), getpid(), regs_of(sample()), end_of(sample()), &ips);
+	EXPECT_EQ_INT(f.n_ips, n);
+	EXPECT_TRUE(n == f.n_ips && memcmp(ips, f.ips, n * sizeof(*ips)) == 0);
+	/* A process whose model has no objects there does not adopt them. */
+	EXPECT_EQ_INT(0, uw_adopt(u, 0x3ffffff0, &f));
+	uw_free(u);
+	uw_bg_free(bg);
+	uw_objects_free(objects);
+}
+
+DEF_TEST(full_queue_leaves_samples)
+{
+	struct uw_objects *objects = uw_objects_new();
+	/* Smaller than one sample: none fits. */
+	struct uw_bg *none = objects ? run_background(objects, 4096) : NULL;
+	/* Room for a few: the rest find it full, whatever the thread did meanwhile. */
+	struct uw_bg *few = objects ? run_background(objects, 5 * (size_t)sample()->size) : NULL;
+	struct uw_bg_stats st;
+	struct uw_frames f;
+	size_t kept = 0;
+
+	CHECK_NOT_NULL(none);
+	CHECK_NOT_NULL(few);
+	uw_bg_get_stats(none, &st);
+	EXPECT_EQ_INT(0, st.queued);
+	EXPECT_EQ_INT(RECORDS, st.queue_full);
+	EXPECT_EQ_INT(0, uw_bg_frames(none, 0, &f));
+	uw_bg_get_stats(few, &st);
+	EXPECT_EQ_INT(RECORDS, st.queued + st.queue_full);
+	EXPECT_TRUE(st.queued >= 1);
+	EXPECT_EQ_INT(st.queued, st.kept);
+	for (uint64_t i = 0; i < RECORDS; i++)
+		kept += (size_t)uw_bg_frames(few, i * 100000, &f);
+	EXPECT_EQ_INT(st.kept, kept);
+	uw_bg_free(none);
+	uw_bg_free(few);
+	uw_objects_free(objects);
+}
+
+int main(void)
+{
+	ctx.sym = tr_symbolizer_new();
+	if (!ctx.sym)
+		return 1;
+	event.attr.size = sizeof(event.attr);
+	event.attr.sample_type = SAMPLE_TYPE;
+	event.attr.sample_regs_user = PC_USER_REGS_MASK;
+	event.attr.sample_stack_user = STACK_BYTES;
+	event.ids = event_ids;
+	event.n_ids = 1;
+	test_level_one();
+	RUN_TEST(unwinds_own_sample);
+	RUN_TEST(background_frames_are_adopted);
+	RUN_TEST(full_queue_leaves_samples);
+	tr_symbolizer_free(ctx.sym);
+	TEST_MAIN_END();
+}
+
+#else
+
+int main(void)
+{
+	printf("1..0 # SKIP a build without libdw (or not x86_64) does not unwind\n");
+	return 0;
+}
+
+#endif
