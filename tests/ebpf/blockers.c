@@ -8,6 +8,7 @@
 #include <linux/futex.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -115,8 +116,16 @@ NOINLINE void blocked_on_mutex(struct tw_mutex *m)
 NOINLINE void blocked_at_path_end(void)
 {
 	struct timespec ts = { 0, 20000 };
+	struct rusage before, after;
 
-	raw4(SYS_nanosleep, (long)&ts, 0, 0, 0);
+	/* A timer that fires before the sleeper reaches schedule() (a slow,
+	 * sanitized or preempted thread) ends the sleep without a context
+	 * switch: sleep again until this thread really was switched out. */
+	getrusage(RUSAGE_THREAD, &before);
+	do {
+		raw4(SYS_nanosleep, (long)&ts, 0, 0, 0);
+		getrusage(RUSAGE_THREAD, &after);
+	} while (after.ru_nvcsw == before.ru_nvcsw);
 	__asm__ volatile("" ::: "memory");
 }
 

@@ -446,6 +446,9 @@ static int distinct_paths_kept(uint32_t storage, int bits, uint64_t counters[OFF
 	char why[1024];
 
 	cfg.stack_storage = storage;
+	/* A sleep whose timer fires as the thread goes to sleep can last less
+	 * than the usual 1 us floor: every interval counts here. */
+	cfg.min_block_ns = 1;
 	*lost_entries = 0;
 	if (!seen || oc_open(&cfg, &c, why, sizeof(why)) < 0 ||
 	    oc_add_tgid(c, (uint32_t)getpid()) < 0 || oc_attach(c, why, sizeof(why)) < 0)
@@ -467,10 +470,28 @@ static int distinct_paths_kept(uint32_t storage, int bits, uint64_t counters[OFF
 			(*lost_entries)++;
 		nu = oc_stack(c, v[i].key.ustack, ips, OFFCPU_MAX_DEPTH);
 		p = path_pattern(ips, nu, bits);
+		if (p < 0 && getenv("DEBUG_PATHS")) {
+			Dl_info info;
+
+			printf("# undecoded (%zu frames):", nu);
+			for (size_t k = 0; k < nu && k < 14; k++)
+				printf(" %s", dladdr((void *)(uintptr_t)ips[k], &info) && info.dli_sname
+						     ? info.dli_sname : "?");
+			printf("\n");
+		}
 		if (p >= 0 && !seen[p]) {
 			seen[p] = 1;
 			distinct++;
 		}
+	}
+	if (getenv("DEBUG_PATHS")) {
+		printf("# %zu entries, intervals %llu kept %llu short %llu\n", n,
+		       (unsigned long long)counters[OFFCPU_CNT_INTERVALS],
+		       (unsigned long long)counters[OFFCPU_CNT_KEPT],
+		       (unsigned long long)counters[OFFCPU_CNT_SHORT]);
+		for (int p = 0; p < (1 << bits); p++)
+			if (!seen[p])
+				printf("# missing pattern %d\n", p);
 	}
 out:
 	free(v);
