@@ -319,8 +319,10 @@ DEF_TEST(max_block_drops_long_waits)
 	cfg.max_block_ns = 50 * MS;
 	trace_run(&r, &cfg, &plan, 0);
 	CHECK_NOT_NULL(r.ok ? &r : NULL);
-	/* A few short waits for a CPU may remain in the pipe read's stack. */
-	EXPECT_EQ_INT(0, total(&r, F_SLEEP, -1));
+	/* The 200 ms sleeps are gone; what may remain are short waits for a
+	 * CPU (preemption) with the same user stacks, on a loaded machine. */
+	EXPECT_EQ_INT(0, total(&r, F_SLEEP, K_NANOSLEEP));
+	EXPECT_TRUE(total(&r, F_SLEEP, -1) < 50 * MS);
 	EXPECT_TRUE(total(&r, F_PIPE, -1) < 50 * MS);
 	EXPECT_TRUE(total(&r, F_MUTEX, -1) < 50 * MS);
 	EXPECT_WITHIN_MS(plan.short_sleeps * plan.short_ms, total(&r, F_SHORT, -1), r.times.short_ns);
