@@ -308,6 +308,19 @@ static int svc_symbolizer_object(struct tracerig_ctx *ctx, pid_t pid, uint64_t a
 	return tr_symbolizer_object(ctx->session->symbolizer, pid, addr, out);
 }
 
+static int svc_frame_name(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, int kernel,
+			  const char **name, struct tracerig_symbol *sym)
+{
+	if (!ctx->session->symbolizer) {
+		/* The session runs without one (it could not be allocated). */
+		*name = "[unknown]";
+		if (sym)
+			*sym = (struct tracerig_symbol){ NULL, "[unknown]", 0, 0 };
+		return -ENOSYS;
+	}
+	return tr_symbolizer_frame_name(ctx->session->symbolizer, pid, addr, kernel, name, sym);
+}
+
 static int svc_symbolizer_model(struct tracerig_ctx *ctx, enum tracerig_model how)
 {
 	if (!ctx->in_init)
@@ -448,6 +461,7 @@ const struct tracerig_services tr_services = {
 	.symbolizer_fork = svc_symbolizer_fork,
 	.symbolizer_model = svc_symbolizer_model,
 	.symbolizer_object = svc_symbolizer_object,
+	.frame_name = svc_frame_name,
 };
 
 int tr_ctx_new(struct tr_session *s, struct tr_loaded *loaded, struct tr_section *section,

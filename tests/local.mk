@@ -47,6 +47,14 @@ tests_core_test_json_SOURCES = tests/core/test_json.c core/json.c
 tests_core_test_jsonread_SOURCES = tests/core/test_jsonread.c core/jsonread.c
 tests_core_test_flamegraph_SOURCES = tests/core/test_flamegraph.c core/flamegraph.c
 tests_core_test_flamegraph_LDADD = lib/libtrutil.la
+# The frame_name service: naming, sanitizing, caching against the process
+# model (no root); ebpf's adapter is one of its callers.
+check_PROGRAMS += tests/core/test_frames
+TESTS += tests/core/test_frames
+tests_core_test_frames_SOURCES = tests/core/test_frames.c plugins/ebpf/frames.c \
+	$(tr_symbols_sources) core/log.c
+tests_core_test_frames_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
+tests_core_test_frames_LDADD = lib/libtrelf.la lib/libtrutil.la $(LIBELF_LIBS) $(DEMANGLE_LIBS)
 # The core's side-band recording against the real kernel (root).
 check_PROGRAMS += tests/core/test_sideband
 TESTS += tests/core/test_sideband

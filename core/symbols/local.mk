@@ -1,6 +1,7 @@
 # The shared symbolizer (owned by core/symbols/): one concern per file.
 tr_symbols_sources = \
 	core/symbols/symbolizer.c core/symbols/symbolizer.h \
+	core/symbols/frames.c core/symbols/frames.h \
 	core/symbols/symtab.c core/symbols/symtab.h \
 	core/symbols/procfs.c core/symbols/procfs.h \
 	core/symbols/elfsym.c core/symbols/elfsym.h \

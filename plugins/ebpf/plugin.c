@@ -361,7 +361,7 @@ static int ebpf_flush(void *state, struct tracerig_archive *ar)
 	uint64_t c[OFFCPU_CNT__MAX], *uips = NULL, *kips = NULL;
 	struct oc_entry *v = NULL;
 	struct fd_stacks *off = NULL;
-	struct fr_cache *frames = NULL;
+	struct fr_namer frames = { .svc = e->svc, .ctx = e->ctx };
 	char *line = NULL;
 	size_t n = 0, depth = oc_stack_depth(e->oc);
 	uint64_t weighted = 0, real = 0, folded_away = 0;
@@ -380,12 +380,11 @@ static int ebpf_flush(void *state, struct tracerig_archive *ar)
 		return ret;
 	}
 	off = fd_stacks_new();
-	frames = fr_cache_new(e->svc, e->ctx);
 	line = malloc(LINE_MAX_LEN);
 	uips = calloc(depth, sizeof(*uips));
 	kips = calloc(depth, sizeof(*kips));
 	e->pids = calloc(n ? n : 1, sizeof(*e->pids));
-	if (!off || !frames || !line || !uips || !kips || !e->pids) {
+	if (!off || !line || !uips || !kips || !e->pids) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -401,7 +400,7 @@ static int ebpf_flush(void *state, struct tracerig_archive *ar)
 		memcpy(comm, en->val.comm, OFFCPU_COMM_LEN);
 		comm[OFFCPU_COMM_LEN] = '\0';
 		if (fd_build_line(line, LINE_MAX_LEN, comm, pid, uips, nu, kips, nk, ulost, klost,
-				  fr_name, frames, &folded_away) < 0)
+				  fr_name, &frames, &folded_away) < 0)
 			continue; /* cannot happen with 2 x 127 frames of 512 bytes */
 		ret = fd_stacks_add(off, line, en->val.weighted_ns);
 		if (ret < 0)
@@ -443,9 +442,9 @@ static int ebpf_flush(void *state, struct tracerig_archive *ar)
 		e->svc->log(e->ctx, TRACERIG_LOG_WARN, "%llu intervals lost to full maps: raise "
 			    "aggregation_size / max_threads",
 			    (unsigned long long)(c[OFFCPU_CNT_AGG_FULL] + c[OFFCPU_CNT_THREAD_FULL]));
-	if (fr_unresolved(frames))
-		e->svc->log(e->ctx, TRACERIG_LOG_DEBUG, "%llu frame addresses without a symbol",
-			    (unsigned long long)fr_unresolved(frames));
+	if (frames.unnamed)
+		e->svc->log(e->ctx, TRACERIG_LOG_DEBUG, "%llu frame lookups found no symbol",
+			    (unsigned long long)frames.unnamed);
 	if (e->wall)
 		ret = write_wall(e, ar, off);
 out:
@@ -454,7 +453,6 @@ out:
 	free(kips);
 	free(uips);
 	free(line);
-	fr_cache_free(frames);
 	fd_stacks_free(off);
 	free(v);
 	return ret;
