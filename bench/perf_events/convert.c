@@ -31,7 +31,6 @@
 #include "plugins/perf_events/fold.h"
 #include "plugins/perf_events/perffile.h"
 #include "plugins/perf_events/script.h"
-#include "plugins/perf_events/symcache.h"
 
 /* The feature bit of the events' attrs, names and ids (tools/perf/util/header.h). */
 #define HEADER_EVENT_DESC 12
@@ -61,6 +60,12 @@ static int svc_exec(struct tracerig_ctx *ctx, pid_t pid)
 static int svc_fork(struct tracerig_ctx *ctx, pid_t parent, pid_t child)
 {
 	return tr_symbolizer_record_fork(ctx->sym, parent, child);
+}
+
+static int svc_frame_name(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, int kernel,
+			  const char **name, struct tracerig_symbol *sym)
+{
+	return tr_symbolizer_frame_name(ctx->sym, pid, addr, kernel, name, sym);
 }
 
 static int svc_object(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr,
@@ -160,10 +165,10 @@ int main(int argc, char **argv)
 {
 	struct tracerig_services svc = { .symbolize = svc_symbolize, .symbolizer_mmap = svc_mmap,
 					 .symbolizer_exec = svc_exec, .symbolizer_fork = svc_fork,
-					 .symbolizer_object = svc_object };
+					 .symbolizer_object = svc_object,
+					 .frame_name = svc_frame_name };
 	struct tracerig_ctx ctx = { 0 };
 	struct pc_opened ev[MAX_EVENTS];
-	struct symcache *syms = NULL;
 	struct unwinder *uw = NULL;
 	struct fold *folded = NULL;
 	struct sc_stats st;
@@ -191,14 +196,13 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	ctx.sym = tr_symbolizer_new();
-	syms = ctx.sym ? symcache_new(&svc, &ctx) : NULL;
 	folded = fold_new();
 	txt = create(argv[2]);
 	ff = create(argv[3]);
 	/* callchain = dwarf recordings: the user stacks are unwound, as in a flush. */
 	if (ev[0].attr.sample_type & PERF_SAMPLE_REGS_USER)
 		uw = uw_new(&svc, &ctx, NULL);
-	if (!syms || !folded || !txt || !ff ||
+	if (!ctx.sym || !folded || !txt || !ff ||
 	    ((ev[0].attr.sample_type & PERF_SAMPLE_REGS_USER) && !uw)) {
 		fprintf(stderr, "convert: cannot start\n");
 		goto out;
@@ -209,7 +213,8 @@ int main(int argc, char **argv)
 	(void)tr_symbolizer_remember(ctx.sym, getpid());
 	clock_gettime(CLOCK_MONOTONIC, &wall0);
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu0);
-	if (sc_convert(argv[1], ev, n_ev, txt, folded, syms, uw, NULL, &st, why, sizeof(why)) < 0) {
+	if (sc_convert(argv[1], ev, n_ev, txt, folded, &svc, &ctx, uw, NULL, &st, why,
+		       sizeof(why)) < 0) {
 		fprintf(stderr, "convert: %s\n", why);
 		goto out;
 	}
@@ -223,7 +228,7 @@ int main(int argc, char **argv)
 	fold_ms = ms_since(CLOCK_MONOTONIC, &wall0);
 	printf("samples %llu frames %llu unresolved %llu convert_ms %.1f convert_cpu_ms %.1f "
 	       "fold_ms %.1f\n", (unsigned long long)st.samples, (unsigned long long)st.frames,
-	       (unsigned long long)symcache_unresolved(syms), convert_ms, convert_cpu_ms, fold_ms);
+	       (unsigned long long)st.unresolved, convert_ms, convert_cpu_ms, fold_ms);
 	ret = 0;
 out:
 	if (txt && fclose(txt) != 0)
@@ -232,7 +237,6 @@ out:
 		ret = 1;
 	fold_free(folded);
 	uw_free(uw);
-	symcache_free(syms);
 	tr_symbolizer_free(ctx.sym);
 	for (size_t i = 0; i < n_ev; i++)
 		free(ev[i].ids);

@@ -26,7 +26,6 @@
 #include "fold.h"
 #include "fpcheck.h"
 #include "script.h"
-#include "symcache.h"
 #include "tracingdata.h"
 #include "unwind.h"
 #include "unwindbg.h"
@@ -616,7 +615,6 @@ static int perf_flush(void *state, struct tracerig_archive *ar)
 	struct perf *p = state;
 	const struct pc_opened *ev;
 	struct sc_stats st;
-	struct symcache *syms = NULL;
 	struct unwinder *uw = NULL;
 	struct fold *folded = NULL;
 	FILE *txt = NULL, *ff;
@@ -635,12 +633,11 @@ static int perf_flush(void *state, struct tracerig_archive *ar)
 	if (!p->script && !p->flamegraph)
 		return 0;
 	ev = pc_events(p->pc, &n_ev);
-	syms = symcache_new(p->svc, p->ctx);
 	folded = p->flamegraph ? fold_new() : NULL;
 	if (p->bg)
 		uw_bg_join(p->bg);
 	uw = p->cfg.dwarf_stack_bytes ? uw_new(p->svc, p->ctx, p->objects) : NULL;
-	if (!syms || (p->flamegraph && !folded) || (p->cfg.dwarf_stack_bytes && !uw)) {
+	if ((p->flamegraph && !folded) || (p->cfg.dwarf_stack_bytes && !uw)) {
 		ret = -ENOMEM;
 		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "out of memory");
 		goto out;
@@ -652,8 +649,8 @@ static int perf_flush(void *state, struct tracerig_archive *ar)
 			goto out;
 		}
 	}
-	ret = sc_convert(p->data_path, ev, n_ev, txt, folded, syms, uw, p->bg, &st, why,
-			 sizeof(why));
+	ret = sc_convert(p->data_path, ev, n_ev, txt, folded, p->svc, p->ctx, uw, p->bg, &st,
+			 why, sizeof(why));
 	if (ret < 0)
 		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "%s", why);
 	if (close_entry(p, txt, "perf.data.txt") < 0 && !ret)
@@ -662,14 +659,14 @@ static int perf_flush(void *state, struct tracerig_archive *ar)
 	if (ret < 0)
 		goto out;
 	p->svc->counter_set(p->ctx, "frames", st.frames);
-	p->svc->counter_set(p->ctx, "unresolved_frames", symcache_unresolved(syms));
+	p->svc->counter_set(p->ctx, "unresolved_frames", st.unresolved);
 	p->svc->counter_set(p->ctx, "mappings_replayed", st.mappings);
 	p->svc->counter_set(p->ctx, "unknown_frames_folded", st.frames_folded_away);
 	if (uw)
 		report_unwinding(p, uw);
-	p->svc->log(p->ctx, TRACERIG_LOG_INFO, "%llu samples, %llu frames (%llu addresses "
-		    "without a symbol)", (unsigned long long)st.samples,
-		    (unsigned long long)st.frames, (unsigned long long)symcache_unresolved(syms));
+	p->svc->log(p->ctx, TRACERIG_LOG_INFO, "%llu samples, %llu frames (%llu without a "
+		    "symbol)", (unsigned long long)st.samples, (unsigned long long)st.frames,
+		    (unsigned long long)st.unresolved);
 	if (folded) {
 		ff = create_entry(p, ar, "cpu.folded");
 		if (!ff) {
@@ -692,7 +689,6 @@ out:
 		fclose(txt);
 	fold_free(folded);
 	uw_free(uw);
-	symcache_free(syms);
 	return ret;
 }
 
