@@ -27,7 +27,9 @@
 #define CHILD ((pid_t)0x7ffffff1)
 #define OTHER ((pid_t)0x7ffffff2)
 
-/* A function of this executable whose name the symbol table has. */
+/* A function of this executable whose name the symbol table has (global,
+ * so it is there under that name). */
+int frames_probe_fn(int x);
 __attribute__((noinline, used)) int frames_probe_fn(int x)
 {
 	return x * 3 + 1;
