@@ -22,6 +22,7 @@
 #include <event-parse.h>
 #include <trace-seq.h>
 
+#include "bytebuf.h"
 #include "comms.h"
 #include "lib/sideband.h"
 #include "perffile.h"
@@ -65,8 +66,7 @@ struct conv {
 	/* The frame texts of the sample being converted (struct frame_text
 	 * each, at texts_off[i] for frame i): made anew per sample from what
 	 * the core's frame_name cached. */
-	char *texts;
-	size_t texts_len, texts_cap;
+	struct bytebuf texts;
 	size_t *texts_off;
 	struct unwinder *uw; /* NULL: no user stacks to unwind */
 	const struct uw_bg *bg; /* NULL: none unwound while collecting */
@@ -155,7 +155,7 @@ static int add_text(struct conv *cv, size_t i, pid_t pid, uint64_t addr, int ker
 	const size_t align = _Alignof(struct frame_text);
 	struct tracerig_symbol sym;
 	const char *fold, *name;
-	size_t name_len, dso_len, fold_len, line_len, size, at;
+	size_t name_len, dso_len, fold_len, line_len, at;
 	struct frame_text *t;
 	char *p;
 	int ret = cv->svc->frame_name(cv->ctx, pid, addr, kernel, &fold, &sym);
@@ -175,21 +175,11 @@ static int add_text(struct conv *cv, size_t i, pid_t pid, uint64_t addr, int ker
 	line_len = 1 + 16 + 1 + name_len + 2 + dso_len + 2;
 	if (line_len + fold_len > UINT32_MAX)
 		return -ENOMEM;
-	at = (cv->texts_len + align - 1) & ~(align - 1);
-	size = sizeof(*t) + line_len + fold_len;
-	if (at + size > cv->texts_cap) {
-		size_t cap = cv->texts_cap ? cv->texts_cap : 64 * 1024;
-		char *grown;
-
-		while (cap < at + size)
-			cap *= 2;
-		grown = realloc(cv->texts, cap);
-		if (!grown)
-			return -ENOMEM;
-		cv->texts = grown;
-		cv->texts_cap = cap;
-	}
-	t = (struct frame_text *)(cv->texts + at);
+	at = (cv->texts.len + align - 1) & ~(align - 1);
+	bytebuf_put(&cv->texts, NULL, at - cv->texts.len + sizeof(*t) + line_len + fold_len);
+	if (cv->texts.err)
+		return cv->texts.err;
+	t = (struct frame_text *)(cv->texts.p + at);
 	p = t->s;
 	*p++ = '\t';
 	p = fmt_hex16(p, addr);
@@ -207,7 +197,6 @@ static int add_text(struct conv *cv, size_t i, pid_t pid, uint64_t addr, int ker
 	t->fold_len = (uint32_t)fold_len;
 	t->no_object = !sym.name && strcmp(sym.dso, "[unknown]") == 0;
 	cv->texts_off[i] = at;
-	cv->texts_len = at + size;
 	return 0;
 }
 
@@ -413,20 +402,20 @@ static int convert_sample(struct conv *cv, const struct perf_event_header *h,
 	if (cv->with_txt)
 		print_header(cv, ev, comm, s.pid, s.tid, s.cpu, s.time, s.period, s.raw,
 			     s.raw_size);
-	cv->texts_len = 0;
+	cv->texts.len = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct frame_text *t;
 
 		if (add_text(cv, i, s.pid, frames[i].addr, frames[i].kernel) < 0)
 			return -ENOMEM;
-		t = (const void *)(cv->texts + cv->texts_off[i]);
+		t = (const void *)(cv->texts.p + cv->texts_off[i]);
 		cv->st->frames++;
 		if (cv->with_txt)
 			textbuf_put(&cv->txt, t->s, t->line_len);
 	}
 	/* Now that cv->texts moves no more for this sample. */
 	for (size_t i = 0; i < n; i++)
-		frames[i].text = (const void *)(cv->texts + cv->texts_off[i]);
+		frames[i].text = (const void *)(cv->texts.p + cv->texts_off[i]);
 	if (cv->with_txt)
 		textbuf_putc(&cv->txt, '\n');
 	if (cv->folded && ev == &cv->ev[0])
@@ -669,7 +658,7 @@ out:
 	for (size_t i = 0; i < PENDING; i++)
 		free(cv.pending[i].line);
 	free(cv.line);
-	free(cv.texts);
+	free(cv.texts.p);
 	free(cv.texts_off);
 	free(frames);
 	free(order);
