@@ -35,14 +35,15 @@ size_t tr_frame_name_format(char *dst, size_t size, const struct tracerig_symbol
 	const char *mark = kernel ? KERNEL_MARK : "";
 	int n;
 
-	if (s->name) {
+	/* Empty strings name nothing: a folded stack has no empty frames. */
+	if (s->name && *s->name) {
 		n = snprintf(dst, size, "%s%s", s->name, mark);
-	} else if (s->dso && strcmp(s->dso, "[unknown]") != 0) {
+	} else if (s->dso && *s->dso && strcmp(s->dso, "[unknown]") != 0) {
 		/* The object's file name in brackets; names that have them
 		 * already ("[vdso]", "[kernel.kallsyms]", a module's) as they are. */
 		const char *base = strrchr(s->dso, '/');
 
-		base = base ? base + 1 : s->dso;
+		base = base && base[1] ? base + 1 : s->dso;
 		n = base[0] == '[' ? snprintf(dst, size, "%s%s", base, mark)
 				   : snprintf(dst, size, "[%s]%s", base, mark);
 	} else {

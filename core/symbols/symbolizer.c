@@ -411,11 +411,13 @@ static int read_maps(struct tr_symbolizer *sym, struct proc *p)
 		}
 		return ret;
 	}
+	/* Rereads that find what was there keep the frame names cached. */
+	if (r.n != p->n_maps || memcmp(r.maps, p->maps, r.n * sizeof(*r.maps)) != 0)
+		p->gen++;
 	free(p->maps);
 	p->maps = r.maps;
 	p->n_maps = r.n;
 	p->last = 0;
-	p->gen++;
 	return 0;
 }
 

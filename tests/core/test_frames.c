@@ -133,6 +133,8 @@ DEF_TEST(a_frame_is_its_symbol_its_object_or_its_address)
 	EXPECT_EQ_STR("[vdso]", fmt(NULL, "[vdso]", 0x1000, 0));
 	EXPECT_EQ_STR("0x7f12ab34", fmt(NULL, "[unknown]", 0x7f12ab34, 0));
 	EXPECT_EQ_STR("0x7f12ab34", fmt(NULL, NULL, 0x7f12ab34, 0));
+	EXPECT_EQ_STR("0x10", fmt("", "", 0x10, 0)); /* no empty frame */
+	EXPECT_EQ_STR("[/weird/]", fmt(NULL, "/weird/", 0x10, 0));
 }
 
 DEF_TEST(every_kernel_frame_ends_in_the_kernel_mark)
