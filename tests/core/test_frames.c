@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -308,6 +310,43 @@ DEF_TEST(an_unnamed_frame_is_looked_up_again_later)
 	tr_symbolizer_free(sym);
 }
 
+DEF_TEST(a_live_process_that_maps_code_later_has_it_named)
+{
+	struct tr_symbolizer *sym = tr_symbolizer_new();
+	/* Far from where anything is mapped, sanitizers' shadow included. */
+	char *at = (char *)(uintptr_t)0x200000000000ull;
+	uint64_t off = (uint64_t)(uintptr_t)&frames_probe_fn;
+	struct exe_map exe;
+	char expect[32];
+	void *p;
+	int fd;
+
+	CHECK_NOT_NULL(sym);
+	EXPECT_EQ_INT(0, find_exe_map(&exe));
+	off -= exe.start;
+	/* Nothing there yet: this process's /proc/PID/maps says so. */
+	snprintf(expect, sizeof(expect), "0x%" PRIx64, (uint64_t)(uintptr_t)at + off);
+	EXPECT_EQ_STR(expect, name_of(sym, getpid(), (uint64_t)(uintptr_t)at + off, 0));
+	/* Then the process maps its executable there, as a loader would. */
+	fd = open(exe.path, O_RDONLY | O_CLOEXEC);
+	EXPECT_TRUE(fd >= 0);
+	p = mmap(at, exe.end - exe.start, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_FIXED_NOREPLACE,
+		 fd, (off_t)exe.pgoff);
+	if (fd >= 0)
+		close(fd);
+	if (p != at) {
+		TEST_FAIL("cannot map %s at %p: %s", exe.path, (void *)at, strerror(errno));
+		if (p != MAP_FAILED)
+			munmap(p, exe.end - exe.start);
+		tr_symbolizer_free(sym);
+		return;
+	}
+	usleep(120 * 1000); /* past the symbolizer's reread interval */
+	EXPECT_EQ_STR("frames_probe_fn", name_of(sym, getpid(), (uint64_t)(uintptr_t)at + off, 0));
+	munmap(p, exe.end - exe.start);
+	tr_symbolizer_free(sym);
+}
+
 int main(void)
 {
 	RUN_TEST(a_frame_is_its_symbol_its_object_or_its_address);
@@ -318,5 +357,6 @@ int main(void)
 	RUN_TEST(one_frame_has_one_name_for_every_caller);
 	RUN_TEST(mmap_exec_and_fork_are_never_answered_from_before);
 	RUN_TEST(an_unnamed_frame_is_looked_up_again_later);
+	RUN_TEST(a_live_process_that_maps_code_later_has_it_named);
 	TEST_MAIN_END();
 }
