@@ -283,8 +283,8 @@ struct tracerig_services {
 	 *   "0x7f12ab34"    nothing is known: the address in hex;
 	 * with "_[k]" appended to each for a kernel frame ("schedule_[k]").
 	 * The name is under the one sanitize rule of lib/sanitize.h (a ';'
-	 * becomes ':', control characters '?'), so it is safe as a frame of a
-	 * folded stack and as a word of a text line.  When `sym` is not NULL
+	 * becomes ':', control characters '?'; spaces stay), so it is safe as
+	 * a frame of a folded stack and on a line of text.  When `sym` is not NULL
 	 * it gets what symbolize() finds there (dso never NULL, "[unknown]"
 	 * when unknown), its strings under the same rule: what perf.data.txt
 	 * writes.  The strings live until the session ends.
