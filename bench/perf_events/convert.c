@@ -1,6 +1,6 @@
 /* perf_events' conversion alone, on a perf.data already recorded: the
  * code tracerig runs in its flush (sc_convert into perf.data.txt and the
- * folded stacks, fold_write of cpu.folded) against a fresh symbolizer,
+ * folded stacks, tr_folded_write of cpu.folded) against a fresh symbolizer,
  * timed.  For comparing the conversion before and after a change on the
  * same files (their output must not change) and for profiling it under
  * valgrind or perf without recording again.
@@ -28,7 +28,7 @@
 
 #include "core/symbols/symbolizer.h"
 #include "plugins/perf_events/collector.h"
-#include "plugins/perf_events/fold.h"
+#include "lib/folded.h"
 #include "plugins/perf_events/perffile.h"
 #include "plugins/perf_events/script.h"
 #include "plugins/perf_events/symcache.h"
@@ -165,7 +165,7 @@ int main(int argc, char **argv)
 	struct pc_opened ev[MAX_EVENTS];
 	struct symcache *syms = NULL;
 	struct unwinder *uw = NULL;
-	struct fold *folded = NULL;
+	struct tr_folded *folded = NULL;
 	struct sc_stats st;
 	struct timespec wall0, cpu0;
 	double convert_ms, convert_cpu_ms, fold_ms = 0;
@@ -192,7 +192,7 @@ int main(int argc, char **argv)
 	}
 	ctx.sym = tr_symbolizer_new();
 	syms = ctx.sym ? symcache_new(&svc, &ctx) : NULL;
-	folded = fold_new();
+	folded = tr_folded_new();
 	txt = create(argv[2]);
 	ff = create(argv[3]);
 	/* callchain = dwarf recordings: the user stacks are unwound, as in a flush. */
@@ -216,7 +216,7 @@ int main(int argc, char **argv)
 	convert_ms = ms_since(CLOCK_MONOTONIC, &wall0);
 	convert_cpu_ms = ms_since(CLOCK_PROCESS_CPUTIME_ID, &cpu0);
 	clock_gettime(CLOCK_MONOTONIC, &wall0);
-	if (fold_write(folded, ff) < 0 || fflush(ff) != 0) {
+	if (tr_folded_write(folded, ff, 1) < 0 || fflush(ff) != 0) {
 		fprintf(stderr, "convert: cannot write %s\n", argv[3]);
 		goto out;
 	}
@@ -230,7 +230,7 @@ out:
 		ret = 1;
 	if (ff && fclose(ff) != 0)
 		ret = 1;
-	fold_free(folded);
+	tr_folded_free(folded);
 	uw_free(uw);
 	symcache_free(syms);
 	tr_symbolizer_free(ctx.sym);

@@ -59,7 +59,7 @@ struct conv {
 	size_t line_len;
 	struct textbuf txt;
 	int with_txt;
-	struct fold *folded;
+	struct tr_folded *folded;
 	struct pending pending[PENDING]; /* by tid % PENDING */
 	struct symcache *syms;
 	struct unwinder *uw; /* NULL: no user stacks to unwind */
@@ -289,7 +289,7 @@ static void print_header(struct conv *cv, const struct pc_opened *ev, const char
 static void flush_pending(struct conv *cv, struct pending *pd)
 {
 	if (pd->weight)
-		(void)fold_add(cv->folded, pd->line, pd->len, pd->weight);
+		(void)tr_folded_add(cv->folded, pd->line, pd->len, pd->weight);
 	pd->weight = 0;
 }
 
@@ -307,7 +307,7 @@ static void count_line(struct conv *cv, pid_t tid, size_t len)
 		char *grown = realloc(pd->line, len);
 
 		if (!grown) {
-			(void)fold_add(cv->folded, cv->line, len, 1);
+			(void)tr_folded_add(cv->folded, cv->line, len, 1);
 			return;
 		}
 		pd->line = grown;
@@ -324,19 +324,16 @@ static void count_line(struct conv *cv, pid_t tid, size_t len)
  * without frame pointers reads off the stack (clone3 followed by 115 of
  * them): one [unknown] stands for the run, so the flame graph keeps its
  * height; perf.data.txt keeps every frame. */
-static void fold_frames(struct conv *cv, const char *comm, pid_t pid, pid_t tid,
-			const struct frame *frames, size_t n)
+static void fold_frames(struct conv *cv, const char *comm, pid_t pid, const char *tcomm,
+			pid_t tid, const struct frame *frames, size_t n)
 {
-	char prefix[64];
-	size_t len = strlen(comm), pos = 0;
+	/* "comm-PID;tcomm-TID", the root of every folded file (lib/folded.h);
+	 * a name is perf's ":TID" when nothing named the thread. */
+	char root[512];
+	int len = tr_folded_root(root, sizeof(root), comm, pid, tcomm, tid);
+	size_t pos = 0;
 
-	/* "comm-PID" (comm under the rule already, or ":TID" or "swapper") */
-	if (len > sizeof(prefix) - 22)
-		len = sizeof(prefix) - 22;
-	memcpy(prefix, comm, len);
-	prefix[len++] = '-';
-	len = (size_t)(fmt_int(prefix + len, (int)pid, 0, 0) - prefix);
-	if (fold_append(cv, &pos, prefix, len, "", 0) < 0)
+	if (len < 0 || fold_append(cv, &pos, root, (size_t)len, "", 0) < 0)
 		return;
 	for (size_t i = n; i-- > 0;) {
 		const struct frame_text *t = frames[i].text;
@@ -377,7 +374,7 @@ static int convert_sample(struct conv *cv, const struct perf_event_header *h,
 	struct sample s;
 	int kernel_ctx;
 	size_t n = 0;
-	char cbuf[32];
+	char cbuf[32], pbuf[32];
 	const char *comm;
 
 	if (h->size < sizeof(*h) + 8)
@@ -420,9 +417,12 @@ static int convert_sample(struct conv *cv, const struct perf_event_header *h,
 	}
 	if (cv->with_txt)
 		textbuf_putc(&cv->txt, '\n');
-	if (cv->folded && ev == &cv->ev[0])
-		fold_frames(cv, s.tid == s.pid ? comm : comm_of(cv, s.pid, s.time, cbuf, sizeof(cbuf)),
-			    s.pid, s.tid, frames, n);
+	if (cv->folded && ev == &cv->ev[0]) {
+		fold_frames(cv, s.tid == s.pid ? comm : comm_of(cv, s.pid, s.time, pbuf, sizeof(pbuf)),
+			    s.pid, comm, s.tid, frames, n);
+		cv->st->folded_samples++;
+		cv->st->folded_period += s.period;
+	}
 	return 0;
 }
 
@@ -565,7 +565,7 @@ static int replay(struct conv *cv, const struct perf_event_header *h, struct fra
 }
 
 int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, FILE *txt,
-	       struct fold *folded, struct symcache *syms, struct unwinder *uw,
+	       struct tr_folded *folded, struct symcache *syms, struct unwinder *uw,
 	       const struct uw_bg *bg, struct sc_stats *st, char *why, size_t why_len)
 {
 	struct conv cv = { .ev = ev, .n_ev = n_ev, .with_txt = txt != NULL, .folded = folded,

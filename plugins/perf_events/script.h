@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "collector.h"
-#include "fold.h"
+#include "lib/folded.h"
 #include "symcache.h"
 #include "unwind.h"
 #include "unwindbg.h"
@@ -19,6 +19,9 @@ struct sc_stats {
 	uint64_t samples, frames;
 	uint64_t mappings; /* MMAP2 records replayed into the process model */
 	uint64_t frames_folded_away; /* repeats of [unknown] left out of cpu.folded */
+	/* Samples folded (those of the first event) and the sum of their
+	 * periods: for a clock event, nanoseconds on the CPU. */
+	uint64_t folded_samples, folded_period;
 };
 
 /* Writes one text block per sample to `txt` (NULL: none) and one folded
@@ -28,7 +31,7 @@ struct sc_stats {
  * the kernel's callchain), adopting those `bg` found while collecting
  * (NULL: none) where they hold.  0 or -errno with `why` filled. */
 int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, FILE *txt,
-	       struct fold *folded, struct symcache *syms, struct unwinder *uw,
+	       struct tr_folded *folded, struct symcache *syms, struct unwinder *uw,
 	       const struct uw_bg *bg, struct sc_stats *st, char *why, size_t why_len);
 
 #endif

@@ -5,7 +5,8 @@
  * repeats the scenario until killed, -s first spins MS milliseconds on the
  * CPU in spin_on_cpu (for the on-CPU side of the wall-clock view), -t
  * writes what each function took, as its thread measured it, to FILE:
- * "function microseconds" lines (of the last run). */
+ * "function microseconds" lines (of the last run), then "pid PID" and
+ * "tid:function TID" of the threads blocking in the first two. */
 #include "config.h"
 
 #include <stdio.h>
@@ -49,6 +50,9 @@ static int write_times(const char *path, const struct tw_times *t)
 		(unsigned long long)t->sleep_ns / 1000, (unsigned long long)t->short_ns / 1000,
 		(unsigned long long)t->hold_ns / 1000, (unsigned long long)t->pipe_ns / 1000,
 		(unsigned long long)t->mutex_ns / 1000);
+	/* Who blocked: the roots of the folded stacks must name these. */
+	fprintf(f, "pid %d\ntid:blocked_in_sleep %d\ntid:blocked_in_pipe_read %d\n", (int)getpid(),
+		(int)t->sleep_tid, (int)t->pipe_tid);
 	return fclose(f);
 }
 
