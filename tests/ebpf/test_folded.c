@@ -39,7 +39,8 @@ DEF_TEST(line_is_process_thread_then_user_outer_to_inner_then_kernel)
 
 	EXPECT_TRUE(n > 0);
 	EXPECT_EQ_STR("app-42;worker-43;u3;u2;u1;ka2;ka1", line);
-	fd_build_line(line, sizeof(line), "app", 42, "worker", 43, NULL, 0, k_anon, 3, 0, 0, fake_frame, NULL, NULL);
+	fd_build_line(line, sizeof(line), "app", 42, "worker", 43, NULL, 0, k_anon, 3, 0, 0,
+		      fake_frame, NULL, NULL);
 	EXPECT_EQ_STR("app-42;worker-43;ka1", line);
 }
 
@@ -48,9 +49,11 @@ DEF_TEST(lost_stacks_are_shown_not_hidden)
 	uint64_t k[] = { 0xa1 };
 	char line[256];
 
-	fd_build_line(line, sizeof(line), "app", 42, "worker", 43, NULL, 0, k, 1, 1, 0, fake_frame, NULL, NULL);
+	fd_build_line(line, sizeof(line), "app", 42, "worker", 43, NULL, 0, k, 1, 1, 0, fake_frame,
+		      NULL, NULL);
 	EXPECT_EQ_STR("app-42;worker-43;[user stack lost];ka1", line);
-	fd_build_line(line, sizeof(line), "app", 42, "worker", 43, NULL, 0, NULL, 0, 1, 1, fake_frame, NULL, NULL);
+	fd_build_line(line, sizeof(line), "app", 42, "worker", 43, NULL, 0, NULL, 0, 1, 1, fake_frame,
+		      NULL, NULL);
 	EXPECT_EQ_STR("app-42;worker-43;[user stack lost];[kernel stack lost]", line);
 }
 
@@ -75,13 +78,13 @@ DEF_TEST(runs_of_frames_in_no_object_become_one_unknown_frame)
 	uint64_t folded_away = 0;
 	char line[256];
 
-	EXPECT_TRUE(fd_build_line(line, sizeof(line), "app", 42, "worker", 43, u, 7, k, 3, 0, 0, fake_frame, NULL,
-				  &folded_away) > 0);
+	EXPECT_TRUE(fd_build_line(line, sizeof(line), "app", 42, "worker", 43, u, 7, k, 3, 0, 0,
+				  fake_frame, NULL, &folded_away) > 0);
 	EXPECT_EQ_STR("app-42;worker-43;u3;0x10004;u2;[unknown];u1;ka1;[unknown]_[k]", line);
 	EXPECT_EQ_INT(3, folded_away);
 	/* Without a counter, the same line. */
-	EXPECT_TRUE(fd_build_line(line, sizeof(line), "app", 42, "worker", 43, u, 7, k, 3, 0, 0, fake_frame, NULL,
-				  NULL) > 0);
+	EXPECT_TRUE(fd_build_line(line, sizeof(line), "app", 42, "worker", 43, u, 7, k, 3, 0, 0,
+				  fake_frame, NULL, NULL) > 0);
 	EXPECT_EQ_STR("app-42;worker-43;u3;0x10004;u2;[unknown];u1;ka1;[unknown]_[k]", line);
 }
 
