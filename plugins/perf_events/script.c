@@ -366,49 +366,47 @@ static size_t user_frames(struct conv *cv, const struct perf_event_header *h,
 	return uw_sample(cv->uw, &ev->attr, s->pid, s->tid, s->regs, s->end, ips);
 }
 
-/* 0, or -ENOMEM. */
-static int convert_sample(struct conv *cv, const struct perf_event_header *h,
-			  struct frame *frames, size_t max_frames)
+/* The sample's frames, innermost first: the kernel's callchain (user part
+ * included), then the user frames unwound from the copied stack, else the
+ * sampled address alone.  Returns how many. */
+static size_t sample_frames(struct conv *cv, const struct perf_event_header *h,
+			    const struct pc_opened *ev, const struct sample *s, struct frame *frames,
+			    size_t max_frames)
 {
-	const struct pc_opened *ev;
-	struct sample s;
-	int kernel_ctx;
-	size_t n = 0;
-	char cbuf[32], pbuf[32];
-	const char *comm;
-
-	if (h->size < sizeof(*h) + 8)
-		return 0;
-	ev = event_of(cv, *(const uint64_t *)(h + 1));
-	if (!ev || sample_parse(h, ev->attr.sample_type, &s) < 0)
-		return 0;
-
 	/* Context markers say whose frames follow; they are not frames. */
-	kernel_ctx = (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
-	for (uint64_t i = 0; i < s.nr && n < max_frames; i++) {
-		if (s.chain[i] >= PERF_CONTEXT_MAX) {
-			kernel_ctx = s.chain[i] == PERF_CONTEXT_KERNEL;
+	int kernel_ctx = (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+	size_t n = 0;
+
+	for (uint64_t i = 0; i < s->nr && n < max_frames; i++) {
+		if (s->chain[i] >= PERF_CONTEXT_MAX) {
+			kernel_ctx = s->chain[i] == PERF_CONTEXT_KERNEL;
 			continue;
 		}
-		frames[n++] = (struct frame){ .addr = s.chain[i], .kernel = kernel_ctx };
+		frames[n++] = (struct frame){ .addr = s->chain[i], .kernel = kernel_ctx };
 	}
 	if (cv->uw && (ev->attr.sample_type & PERF_SAMPLE_REGS_USER)) {
 		const uint64_t *ips;
-		size_t n_ips = user_frames(cv, h, ev, &s, &ips);
+		size_t n_ips = user_frames(cv, h, ev, s, &ips);
 
 		for (size_t i = 0; i < n_ips && n < max_frames; i++)
 			frames[n++] = (struct frame){ .addr = ips[i], .kernel = 0 };
 	}
 	if (!n)
-		frames[n++] = (struct frame){ .addr = s.ip, .kernel = kernel_ctx };
+		frames[n++] = (struct frame){ .addr = s->ip, .kernel = kernel_ctx };
+	return n;
+}
 
-	cv->st->samples++;
-	comm = comm_of(cv, s.tid, s.time, cbuf, sizeof(cbuf));
+/* Names every frame (through the cache) and writes the sample's text
+ * block: the header, one line per frame, a blank line.  0 or -ENOMEM. */
+static int symbolize_and_print(struct conv *cv, const struct pc_opened *ev,
+			       const struct sample *s, const char *comm, struct frame *frames,
+			       size_t n)
+{
 	if (cv->with_txt)
-		print_header(cv, ev, comm, s.pid, s.tid, s.cpu, s.time, s.period, s.raw,
-			     s.raw_size);
+		print_header(cv, ev, comm, s->pid, s->tid, s->cpu, s->time, s->period, s->raw,
+			     s->raw_size);
 	for (size_t i = 0; i < n; i++) {
-		frames[i].text = frame_text(cv, s.pid, frames[i].addr, frames[i].kernel);
+		frames[i].text = frame_text(cv, s->pid, frames[i].addr, frames[i].kernel);
 		if (!frames[i].text)
 			return -ENOMEM;
 		cv->st->frames++;
@@ -417,12 +415,48 @@ static int convert_sample(struct conv *cv, const struct perf_event_header *h,
 	}
 	if (cv->with_txt)
 		textbuf_putc(&cv->txt, '\n');
-	if (cv->folded && ev == &cv->ev[0]) {
-		fold_frames(cv, s.tid == s.pid ? comm : comm_of(cv, s.pid, s.time, pbuf, sizeof(pbuf)),
-			    s.pid, comm, s.tid, frames, n);
-		cv->st->folded_samples++;
-		cv->st->folded_period += s.period;
-	}
+	return 0;
+}
+
+/* Counts the sample in cpu.folded (the first event's samples only: the
+ * flame graph is of one event), with the period it stands for. */
+static void fold_sample(struct conv *cv, const struct sample *s, const char *comm,
+			const struct frame *frames, size_t n)
+{
+	char pbuf[32];
+	const char *process = s->tid == s->pid ? comm : comm_of(cv, s->pid, s->time, pbuf,
+								 sizeof(pbuf));
+
+	fold_frames(cv, process, s->pid, comm, s->tid, frames, n);
+	cv->st->folded_samples++;
+	cv->st->folded_period += s->period;
+}
+
+/* One PERF_RECORD_SAMPLE: its frames, its text block, its folded line.
+ * 0, or -ENOMEM. */
+static int convert_sample(struct conv *cv, const struct perf_event_header *h,
+			  struct frame *frames, size_t max_frames)
+{
+	const struct pc_opened *ev;
+	struct sample s;
+	size_t n;
+	char cbuf[32];
+	const char *comm;
+	int ret;
+
+	if (h->size < sizeof(*h) + 8)
+		return 0;
+	ev = event_of(cv, *(const uint64_t *)(h + 1));
+	if (!ev || sample_parse(h, ev->attr.sample_type, &s) < 0)
+		return 0;
+	n = sample_frames(cv, h, ev, &s, frames, max_frames);
+	cv->st->samples++;
+	comm = comm_of(cv, s.tid, s.time, cbuf, sizeof(cbuf));
+	ret = symbolize_and_print(cv, ev, &s, comm, frames, n);
+	if (ret < 0)
+		return ret;
+	if (cv->folded && ev == &cv->ev[0])
+		fold_sample(cv, &s, comm, frames, n);
 	return 0;
 }
 
