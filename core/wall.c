@@ -56,17 +56,33 @@ int tr_wall_declare(const char *who, const char *folded_name, enum tracerig_time
 	return 0;
 }
 
-static void forget_views(void)
+/* The declared views, taken: a source frozen in flush past its deadline
+ * may still declare while the step runs, into the next list. */
+struct views {
+	struct view *v;
+	size_t n;
+};
+
+static struct views take_views(void)
 {
+	struct views taken;
+
 	pthread_mutex_lock(&lock);
-	for (size_t i = 0; i < n_views; i++) {
-		free(views[i].who);
-		free(views[i].name);
-	}
-	free(views);
+	taken.v = views;
+	taken.n = n_views;
 	views = NULL;
 	n_views = 0;
 	pthread_mutex_unlock(&lock);
+	return taken;
+}
+
+static void free_views(struct views *vs)
+{
+	for (size_t i = 0; i < vs->n; i++) {
+		free(vs->v[i].who);
+		free(vs->v[i].name);
+	}
+	free(vs->v);
 }
 
 long tr_wall_add_view(struct tr_folded *wall, FILE *in, enum tracerig_time what,
@@ -169,13 +185,13 @@ static int traced_load(struct traced *tr, const struct tracerig_targets *t)
 	return 0;
 }
 
-static int add_views(struct tr_folded *wall, struct tracerig_archive *ar, struct traced *tr,
-		     long added[2])
+static int add_views(struct tr_folded *wall, const struct views *vs,
+		     struct tracerig_archive *ar, struct traced *tr, long added[2])
 {
 	char path[4096];
 
-	for (size_t i = 0; i < n_views; i++) {
-		const struct view *v = &views[i];
+	for (size_t i = 0; i < vs->n; i++) {
+		const struct view *v = &vs->v[i];
 		long n;
 		FILE *in;
 
@@ -222,22 +238,22 @@ int tr_wall_write(struct tracerig_archive *ar, const struct tracerig_targets *t)
 	struct tr_folded *wall = NULL;
 	struct traced tr = { NULL, 0 };
 	long added[2] = { 0, 0 };
+	struct views vs = take_views();
 	int have[2] = { 0, 0 }, ret;
 
-	/* Every source has flushed: nobody declares any more. */
-	for (size_t i = 0; i < n_views; i++)
-		have[views[i].what == TRACERIG_TIME_ONCPU ? 0 : 1] = 1;
+	for (size_t i = 0; i < vs.n; i++)
+		have[vs.v[i].what == TRACERIG_TIME_ONCPU ? 0 : 1] = 1;
 	if (!have[0] || !have[1]) {
-		if (n_views)
+		if (vs.n)
 			tr_log(TRACERIG_LOG_DEBUG, NULL, "no %s view: no " WALL_ENTRY,
 			       have[0] ? "off-CPU" : "on-CPU");
-		forget_views();
+		free_views(&vs);
 		return 0;
 	}
 	wall = tr_folded_new();
 	ret = wall ? traced_load(&tr, t) : -ENOMEM;
 	if (ret == 0)
-		ret = add_views(wall, ar, &tr, added);
+		ret = add_views(wall, &vs, ar, &tr, added);
 	if (ret == 0) {
 		ret = write_folded(ar, wall);
 		if (ret < 0) {
@@ -258,6 +274,6 @@ int tr_wall_write(struct tracerig_archive *ar, const struct tracerig_targets *t)
 	}
 	free(tr.pids);
 	tr_folded_free(wall);
-	forget_views();
+	free_views(&vs);
 	return ret;
 }
