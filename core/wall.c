@@ -252,16 +252,16 @@ int tr_wall_write(struct tracerig_archive *ar, const struct tracerig_targets *t)
 	}
 	wall = tr_folded_new();
 	ret = wall ? traced_load(&tr, t) : -ENOMEM;
-	if (ret == 0)
-		ret = add_views(wall, &vs, ar, &tr, added);
+	if (ret < 0)
+		tr_err("out of memory joining " WALL_ENTRY);
+	else
+		ret = add_views(wall, &vs, ar, &tr, added); /* logs its failures */
 	if (ret == 0) {
 		ret = write_folded(ar, wall);
 		if (ret < 0) {
 			tr_err("cannot write " WALL_ENTRY ": %s", strerror(-ret));
 			tr_staging_remove_entry(ar, WALL_ENTRY);
 		}
-	} else if (ret == -ENOMEM) {
-		tr_err("out of memory joining " WALL_ENTRY);
 	}
 	if (ret == 0) {
 		ret = tr_flamegraph_entry(ar, WALL_ENTRY, WALL_SVG,
