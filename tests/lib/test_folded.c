@@ -27,36 +27,61 @@ static char *written(const struct tr_folded *f, uint64_t divisor)
 	return buf;
 }
 
-DEF_TEST(identical_lines_are_summed_and_written_sorted)
+struct add {
+	const char *line;
+	size_t len;
+	uint64_t weight;
+};
+
+/* Adds every `adds` to a new set and returns what it writes with
+ * `divisor`; *count gets the distinct lines. */
+static char *fold(const struct add *adds, size_t n, uint64_t divisor, size_t *count)
 {
 	struct tr_folded *f = tr_folded_new();
 	char *out;
 
-	CHECK_NOT_NULL(f);
-	EXPECT_EQ_INT(0, tr_folded_add(f, "b;x", 3, 2));
-	EXPECT_EQ_INT(0, tr_folded_add(f, "a;y and more", 3, 1)); /* only the first 3 bytes */
-	EXPECT_EQ_INT(0, tr_folded_add(f, "b;x", 3, 5));
-	EXPECT_EQ_INT(2, tr_folded_count(f));
-	out = written(f, 1);
-	EXPECT_EQ_STR("a;y 1\nb;x 7\n", out);
-	free(out);
+	if (!f)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		EXPECT_EQ_INT(0, tr_folded_add(f, adds[i].line, adds[i].len, adds[i].weight));
+	*count = tr_folded_count(f);
+	out = written(f, divisor);
 	tr_folded_free(f);
+	return out;
 }
 
-DEF_TEST(a_divisor_turns_nanoseconds_into_microseconds_and_drops_zeros)
+DEF_TEST(identical_lines_are_summed_and_written_sorted_in_units)
 {
-	struct tr_folded *f = tr_folded_new();
-	char *out;
+	static const struct add summed[] = {
+		{ "b;x", 3, 2 },
+		{ "a;y and more", 3, 1 }, /* only the first 3 bytes */
+		{ "b;x", 3, 5 },
+	};
+	/* A divisor turns nanoseconds into microseconds, rounding. */
+	static const struct add in_ns[] = {
+		{ "b;x", 3, 1500000 },
+		{ "a;y", 3, 1500 },   /* 1.5 us rounds to 2 */
+		{ "b;x", 3, 500000 },
+		{ "c;tiny", 6, 400 }, /* rounds to 0 us: left out */
+	};
+	static const struct {
+		const struct add *adds;
+		size_t n, count;
+		uint64_t divisor;
+		const char *expect;
+	} cases[] = {
+		{ summed, 3, 2, 1, "a;y 1\nb;x 7\n" },
+		{ in_ns, 4, 3, 1000, "a;y 2\nb;x 2000\n" },
+	};
 
-	CHECK_NOT_NULL(f);
-	EXPECT_EQ_INT(0, tr_folded_add(f, "b;x", 3, 1500000));
-	EXPECT_EQ_INT(0, tr_folded_add(f, "a;y", 3, 1500)); /* 1.5 us rounds to 2 */
-	EXPECT_EQ_INT(0, tr_folded_add(f, "b;x", 3, 500000));
-	EXPECT_EQ_INT(0, tr_folded_add(f, "c;tiny", 6, 400)); /* rounds to 0 us: left out */
-	out = written(f, 1000);
-	EXPECT_EQ_STR("a;y 2\nb;x 2000\n", out);
-	free(out);
-	tr_folded_free(f);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t count = 0;
+		char *out = fold(cases[i].adds, cases[i].n, cases[i].divisor, &count);
+
+		EXPECT_EQ_INT(cases[i].count, count);
+		EXPECT_EQ_STR(cases[i].expect, out);
+		free(out);
+	}
 }
 
 DEF_TEST(an_empty_set_writes_nothing)
@@ -177,8 +202,7 @@ DEF_TEST(what_the_builder_writes_parses_back)
 
 int main(void)
 {
-	RUN_TEST(identical_lines_are_summed_and_written_sorted);
-	RUN_TEST(a_divisor_turns_nanoseconds_into_microseconds_and_drops_zeros);
+	RUN_TEST(identical_lines_are_summed_and_written_sorted_in_units);
 	RUN_TEST(an_empty_set_writes_nothing);
 	RUN_TEST(many_lines_survive_growth_and_each_visits_all);
 	RUN_TEST(the_root_is_process_then_thread);
