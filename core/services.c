@@ -15,6 +15,7 @@
 #include "staging.h"
 #include "symbols/symbolizer.h"
 #include "flamegraph.h"
+#include "wall.h"
 
 const struct tracerig_key tr_session_keys[] = {
 	{ .name = "name", .type = TRACERIG_KEY_STRING, .default_value = "tracerig",
@@ -377,47 +378,19 @@ static int svc_archive_create(struct tracerig_archive *ar, const char *name)
 
 static FILE *svc_archive_fopen(struct tracerig_archive *ar, const char *name)
 {
-	int fd = tr_staging_create_entry(ar, name);
-	FILE *f;
-
-	if (fd < 0) {
-		errno = -fd;
-		return NULL;
-	}
-	f = fdopen(fd, "w");
-	if (!f) {
-		int saved = errno;
-
-		close(fd);
-		errno = saved;
-	}
-	return f;
+	return tr_staging_fopen_entry(ar, name);
 }
 
 static int svc_archive_flamegraph(struct tracerig_archive *ar, const char *folded_name,
 				  const char *svg_name, const char *title, const char *unit)
 {
-	char path[4096];
-	FILE *in, *out;
-	int ret;
+	return tr_flamegraph_entry(ar, folded_name, svg_name, title, unit);
+}
 
-	if (!tr_entry_name_ok(folded_name))
-		return -EINVAL;
-	snprintf(path, sizeof(path), "%s/%s", ar->dir, folded_name);
-	in = fopen(path, "re");
-	if (!in)
-		return -errno;
-	out = svc_archive_fopen(ar, svg_name);
-	if (!out) {
-		ret = -errno;
-		fclose(in);
-		return ret;
-	}
-	ret = tr_flamegraph_write(in, out, title, unit);
-	fclose(in);
-	if (fclose(out) != 0 && ret == 0)
-		ret = -errno;
-	return ret;
+static int svc_folded_view(struct tracerig_ctx *ctx, const char *folded_name,
+			   enum tracerig_time what, uint64_t ns_per_unit)
+{
+	return tr_wall_declare(ctx->plugin->name, folded_name, what, ns_per_unit);
 }
 
 static int svc_archive_foreach(struct tracerig_archive *ar, tracerig_entry_cb cb, void *arg)
@@ -462,6 +435,7 @@ const struct tracerig_services tr_services = {
 	.symbolizer_model = svc_symbolizer_model,
 	.symbolizer_object = svc_symbolizer_object,
 	.frame_name = svc_frame_name,
+	.folded_view = svc_folded_view,
 };
 
 int tr_ctx_new(struct tr_session *s, struct tr_loaded *loaded, struct tr_section *section,

@@ -16,7 +16,8 @@ lib_libtrutil_la_SOURCES = \
 	lib/procpid.c lib/procpid.h \
 	lib/list.c lib/list.h \
 	lib/kallsyms.c lib/kallsyms.h \
-	lib/perfscript.c lib/perfscript.h
+	lib/perfscript.c lib/perfscript.h \
+	lib/folded.c lib/folded.h
 
 # The part that reads ELF, for those that link libelf anyway (the core and
 # perf_events): the other plugins stay free of it.
@@ -46,7 +47,7 @@ lib/profile.pb-c.h: lib/profile.pb-c.c
 # ../testing.h, so they need no -I)
 lib_unit_tests = tests/lib/test_untrusted tests/lib/test_sanitize tests/lib/test_hash \
 	tests/lib/test_pidset tests/lib/test_procpid tests/lib/test_list \
-	tests/lib/test_kallsyms tests/lib/test_buildid tests/lib/test_perfscript
+	tests/lib/test_kallsyms tests/lib/test_buildid tests/lib/test_perfscript tests/lib/test_folded
 check_PROGRAMS += $(lib_unit_tests)
 TESTS += $(lib_unit_tests)
 tests_lib_test_untrusted_LDADD = lib/libtrutil.la
@@ -58,6 +59,7 @@ tests_lib_test_list_LDADD = lib/libtrutil.la
 tests_lib_test_kallsyms_LDADD = lib/libtrutil.la
 tests_lib_test_buildid_LDADD = lib/libtrelf.la
 tests_lib_test_perfscript_LDADD = lib/libtrutil.la
+tests_lib_test_folded_LDADD = lib/libtrutil.la
 
 # The real tracerig (perf_events + mapharvest) against processes, run as
 # nobody, that plant links to secrets, FIFOs, sparse maps and names with

@@ -1,6 +1,6 @@
 /* perf_events' conversion alone, on a perf.data already recorded: the
  * code tracerig runs in its flush (sc_convert into perf.data.txt and the
- * folded stacks, fold_write of cpu.folded) against a fresh symbolizer,
+ * folded stacks, tr_folded_write of cpu.folded) against a fresh symbolizer,
  * timed.  For comparing the conversion before and after a change on the
  * same files (their output must not change) and for profiling it under
  * valgrind or perf without recording again.
@@ -28,7 +28,7 @@
 
 #include "core/symbols/symbolizer.h"
 #include "plugins/perf_events/collector.h"
-#include "plugins/perf_events/fold.h"
+#include "lib/folded.h"
 #include "plugins/perf_events/perffile.h"
 #include "plugins/perf_events/script.h"
 
@@ -170,7 +170,7 @@ int main(int argc, char **argv)
 	struct tracerig_ctx ctx = { 0 };
 	struct pc_opened ev[MAX_EVENTS];
 	struct unwinder *uw = NULL;
-	struct fold *folded = NULL;
+	struct tr_folded *folded = NULL;
 	struct sc_stats st;
 	struct timespec wall0, cpu0;
 	double convert_ms, convert_cpu_ms, fold_ms = 0;
@@ -196,7 +196,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	ctx.sym = tr_symbolizer_new();
-	folded = fold_new();
+	folded = tr_folded_new();
 	txt = create(argv[2]);
 	ff = create(argv[3]);
 	/* callchain = dwarf recordings: the user stacks are unwound, as in a flush. */
@@ -221,7 +221,7 @@ int main(int argc, char **argv)
 	convert_ms = ms_since(CLOCK_MONOTONIC, &wall0);
 	convert_cpu_ms = ms_since(CLOCK_PROCESS_CPUTIME_ID, &cpu0);
 	clock_gettime(CLOCK_MONOTONIC, &wall0);
-	if (fold_write(folded, ff) < 0 || fflush(ff) != 0) {
+	if (tr_folded_write(folded, ff, 1) < 0 || fflush(ff) != 0) {
 		fprintf(stderr, "convert: cannot write %s\n", argv[3]);
 		goto out;
 	}
@@ -235,7 +235,7 @@ out:
 		ret = 1;
 	if (ff && fclose(ff) != 0)
 		ret = 1;
-	fold_free(folded);
+	tr_folded_free(folded);
 	uw_free(uw);
 	tr_symbolizer_free(ctx.sym);
 	for (size_t i = 0; i < n_ev; i++)

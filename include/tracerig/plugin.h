@@ -169,6 +169,12 @@ struct tracerig_object {
 	const char *path;       /* as the process sees it; lives as long as the session */
 };
 
+/* What the weights of a folded view measure (see folded_view()). */
+enum tracerig_time {
+	TRACERIG_TIME_ONCPU = 1,  /* threads running on a CPU (sampled) */
+	TRACERIG_TIME_OFFCPU = 2, /* threads switched out: blocked, waiting, preempted */
+};
+
 struct tracerig_ctx;     /* one per loaded plugin: who is calling */
 struct tracerig_archive; /* the staging area and, for packagers, the output */
 
@@ -327,6 +333,20 @@ struct tracerig_services {
 	 * The core renames that path to the final name once flush returns 0. */
 	int (*archive_foreach)(struct tracerig_archive *ar, tracerig_entry_cb cb, void *arg);
 	const char *(*archive_output)(struct tracerig_archive *ar);
+
+	/* Declares a folded-stack entry this source has staged (in flush,
+	 * once it is written) as a view of where the traced threads spent
+	 * their time: `what` its weights measure and how many nanoseconds
+	 * one unit of weight stands for (1000 for microseconds; for samples,
+	 * the mean period they were actually taken at).  Its lines must be
+	 * rooted "comm-PID;tcomm-TID;" (docs/ARCHITECTURE.md).  After every
+	 * source has flushed, the core joins the session's on-CPU and
+	 * off-CPU views into wall.folded and wall.svg (microseconds, leaves
+	 * marked [on-cpu] / [off-cpu], only processes the session traced), so
+	 * no source reads another's files.  0, -EINVAL (a bad name, a zero
+	 * unit) or -ENOMEM. */
+	int (*folded_view)(struct tracerig_ctx *ctx, const char *folded_name,
+			   enum tracerig_time what, uint64_t ns_per_unit);
 };
 
 struct tracerig_plugin {

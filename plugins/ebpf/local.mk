@@ -35,7 +35,7 @@ plugins/ebpf/offcpu.skel.h: plugins/ebpf/offcpu.bpf.o
 	$(AM_V_GEN)$(BPFTOOL) gen skeleton plugins/ebpf/offcpu.bpf.o name offcpu_bpf >$@.tmp && \
 	mv $@.tmp $@
 
-# Unit tests: folded lines, summing, the wall-clock merge.
+# Unit tests: off-CPU folded lines from frame addresses.
 check_PROGRAMS += tests/ebpf/test_folded
 tests_ebpf_test_folded_SOURCES = tests/ebpf/test_folded.c plugins/ebpf/folded.c plugins/ebpf/folded.h
 tests_ebpf_test_folded_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests -I$(top_srcdir)/plugins/ebpf

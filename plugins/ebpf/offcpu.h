@@ -68,6 +68,7 @@ struct offcpu_val {
 	__u64 real_ns;     /* blocked time of the recorded intervals as measured */
 	__u64 count;       /* recorded intervals */
 	char comm[OFFCPU_COMM_LEN]; /* the process's (group leader's) name */
+	char tcomm[OFFCPU_COMM_LEN]; /* the thread's name, for the folded root */
 };
 
 /* Per-thread state between switch-out and switch-in. */

@@ -1,8 +1,8 @@
 /* ebpf: where threads wait — off-CPU time with kernel and user stacks,
  * measured at each context switch by a BPF program and aggregated in the
- * kernel (collector.c, offcpu.bpf.c), written as offcpu.folded/.svg, and
- * merged with perf_events' on-CPU samples into a wall-clock view
- * (wall.folded/.svg) when both ran.  This file is the glue: keys, the
+ * kernel (collector.c, offcpu.bpf.c), written as offcpu.folded/.svg and
+ * offered to the core's wall-clock view (folded_view), which joins it with
+ * an on-CPU source's samples.  This file is the glue: keys, the
  * notification thread, the vtable. */
 #include "config.h"
 
@@ -16,6 +16,8 @@
 
 #include <tracerig/plugin.h>
 
+#include "lib/folded.h"
+
 #include "collector.h"
 #include "folded.h"
 #include "frames.h"
@@ -27,7 +29,7 @@ struct ebpf_settings {
 	int hook, threads; /* indexes of the choices */
 	struct tracerig_list states;
 	long long min_block_us, max_block_us, sample_period_us, stack_storage_size, stack_depth,
-		aggregation_size, max_threads, oncpu_frequency;
+		aggregation_size, max_threads;
 	int wall;
 };
 
@@ -38,15 +40,11 @@ struct ebpf {
 	struct oc_config cfg;
 	struct oc_collector *oc;
 	int wall;
-	long long oncpu_frequency;
 
 	pthread_t thread;
 	int thread_started;
 	atomic_int stopping;
 	uint64_t notified;
-
-	pid_t *pids; /* processes with recorded intervals, sorted (wall filter) */
-	size_t n_pids;
 };
 
 static void log_libbpf(void *arg, int level, const char *msg)
@@ -183,7 +181,11 @@ static int ebpf_init(const struct tracerig_services *svc, struct tracerig_ctx *c
 	e->cfg.filter_tgids = 0;
 	e->cfg.cgroup = t->cgroup;
 	e->wall = k->wall;
-	e->oncpu_frequency = k->oncpu_frequency; /* 0 when unset: it has no default */
+	/* The core weighs the on-CPU samples by what their source declares. */
+	if (svc->config_is_set(ctx, "oncpu_frequency"))
+		svc->log(ctx, TRACERIG_LOG_WARN, "oncpu_frequency is no longer needed and is "
+			 "ignored: the on-CPU source says what its samples are worth (remove "
+			 "the key from the profile)");
 
 	/* Load now, so that a refusal (rights, BTF, verifier) is reported
 	 * before anything starts. */
@@ -265,25 +267,8 @@ static int ebpf_stop(void *state)
 	return 0;
 }
 
-static int cmp_pid(const void *a, const void *b)
-{
-	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-static int wall_accepts(void *arg, pid_t pid)
-{
-	struct ebpf *e = arg;
-	const struct tracerig_targets *t = e->svc->targets(e->ctx);
-
-	if (t->system_wide && !t->cgroup)
-		return 1;
-	return bsearch(&pid, e->pids, e->n_pids, sizeof(pid_t), cmp_pid) != NULL;
-}
-
 static int write_entry(struct ebpf *e, struct tracerig_archive *ar, const char *name,
-		       const struct fd_stacks *set)
+		       const struct tr_folded *set)
 {
 	FILE *f = e->svc->archive_fopen(ar, name);
 	int ret;
@@ -293,65 +278,11 @@ static int write_entry(struct ebpf *e, struct tracerig_archive *ar, const char *
 		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot create %s: %s", name, strerror(-ret));
 		return ret;
 	}
-	ret = fd_stacks_write(set, f);
+	ret = tr_folded_write(set, f, 1000); /* ns -> us */
 	if (fclose(f) != 0 && !ret)
 		ret = -errno;
 	if (ret < 0)
 		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot write %s: %s", name, strerror(-ret));
-	return ret;
-}
-
-/* wall.folded: perf_events' cpu.folded (already staged) plus ours. */
-static int write_wall(struct ebpf *e, struct tracerig_archive *ar, const struct fd_stacks *off)
-{
-	const char *dir = e->svc->archive_dir(ar);
-	struct fd_stacks *wall = NULL;
-	char path[4096];
-	long added;
-	FILE *in;
-	int ret;
-
-	snprintf(path, sizeof(path), "%s/cpu.folded", dir ? dir : ".");
-	in = fopen(path, "re");
-	if (!in) {
-		e->svc->log(e->ctx, TRACERIG_LOG_DEBUG, "no cpu.folded in the archive (perf_events "
-			    "not run before ebpf): no wall-clock view");
-		return 0;
-	}
-	if (!e->oncpu_frequency) {
-		e->svc->log(e->ctx, TRACERIG_LOG_WARN, "cpu.folded is there but oncpu_frequency is "
-			    "not set: no wall-clock view (set it to perf_events' frequency)");
-		fclose(in);
-		return 0;
-	}
-	wall = fd_stacks_new();
-	if (!wall) {
-		fclose(in);
-		return -ENOMEM;
-	}
-	added = fd_merge_oncpu(wall, in, (uint64_t)(1000000000LL / e->oncpu_frequency),
-			       wall_accepts, e);
-	fclose(in);
-	if (added < 0) {
-		ret = (int)added;
-		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot read %s: %s", path, strerror(-ret));
-		goto out;
-	}
-	ret = fd_stacks_add_marked(wall, off, FD_OFFCPU_MARK);
-	if (ret < 0)
-		goto out;
-	ret = write_entry(e, ar, "wall.folded", wall);
-	if (ret < 0)
-		goto out;
-	ret = e->svc->archive_flamegraph(ar, "wall.folded", "wall.svg",
-					 "Wall clock: on-CPU and off-CPU time", "us");
-	if (ret < 0)
-		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot render wall.svg: %s", strerror(-ret));
-	else
-		e->svc->log(e->ctx, TRACERIG_LOG_INFO, "wall.folded: %ld on-CPU stacks at %lld Hz "
-			    "and %zu off-CPU stacks", added, e->oncpu_frequency, fd_stacks_count(off));
-out:
-	fd_stacks_free(wall);
 	return ret;
 }
 
@@ -360,7 +291,7 @@ static int ebpf_flush(void *state, struct tracerig_archive *ar)
 	struct ebpf *e = state;
 	uint64_t c[OFFCPU_CNT__MAX], *uips = NULL, *kips = NULL;
 	struct oc_entry *v = NULL;
-	struct fd_stacks *off = NULL;
+	struct tr_folded *off = NULL;
 	struct fr_namer frames = { .svc = e->svc, .ctx = e->ctx };
 	char *line = NULL;
 	size_t n = 0, depth = oc_stack_depth(e->oc);
@@ -379,12 +310,11 @@ static int ebpf_flush(void *state, struct tracerig_archive *ar)
 			    strerror(-ret));
 		return ret;
 	}
-	off = fd_stacks_new();
+	off = tr_folded_new();
 	line = malloc(LINE_MAX_LEN);
 	uips = calloc(depth, sizeof(*uips));
 	kips = calloc(depth, sizeof(*kips));
-	e->pids = calloc(n ? n : 1, sizeof(*e->pids));
-	if (!off || !line || !uips || !kips || !e->pids) {
+	if (!off || !line || !uips || !kips) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -395,21 +325,23 @@ static int ebpf_flush(void *state, struct tracerig_archive *ar)
 		size_t nk = oc_stack(e->oc, en->key.kstack, kips, depth);
 		int ulost = en->key.ustack == OFFCPU_STACK_LOST;
 		int klost = en->key.kstack == OFFCPU_STACK_LOST;
-		char comm[OFFCPU_COMM_LEN + 1];
+		char comm[OFFCPU_COMM_LEN + 1], tcomm[OFFCPU_COMM_LEN + 1];
+		int len;
 
 		memcpy(comm, en->val.comm, OFFCPU_COMM_LEN);
 		comm[OFFCPU_COMM_LEN] = '\0';
-		if (fd_build_line(line, LINE_MAX_LEN, comm, pid, uips, nu, kips, nk, ulost, klost,
-				  fr_name, &frames, &folded_away) < 0)
+		memcpy(tcomm, en->val.tcomm, OFFCPU_COMM_LEN);
+		tcomm[OFFCPU_COMM_LEN] = '\0';
+		len = fd_build_line(line, LINE_MAX_LEN, comm, pid, tcomm, (pid_t)en->key.pid, uips,
+				    nu, kips, nk, ulost, klost, fr_name, &frames, &folded_away);
+		if (len < 0)
 			continue; /* cannot happen with 2 x 127 frames of 512 bytes */
-		ret = fd_stacks_add(off, line, en->val.weighted_ns);
+		ret = tr_folded_add(off, line, (size_t)len, en->val.weighted_ns);
 		if (ret < 0)
 			goto out;
 		weighted += en->val.weighted_ns;
 		real += en->val.real_ns;
-		e->pids[e->n_pids++] = pid;
 	}
-	qsort(e->pids, e->n_pids, sizeof(*e->pids), cmp_pid);
 	/* What the folded weights add up to, and what was actually measured:
 	 * equal unless sample_period_us weighted the sampled intervals. */
 	e->svc->counter_set(e->ctx, "blocked_us", weighted / 1000);
@@ -425,7 +357,7 @@ static int ebpf_flush(void *state, struct tracerig_archive *ar)
 		goto out;
 	}
 	e->svc->log(e->ctx, TRACERIG_LOG_INFO, "offcpu.folded: %zu stacks, %.3f s off-CPU in %llu "
-		    "of %llu intervals (%llu below min_block_us)", fd_stacks_count(off), weighted / 1e9,
+		    "of %llu intervals (%llu below min_block_us)", tr_folded_count(off), weighted / 1e9,
 		    (unsigned long long)c[OFFCPU_CNT_KEPT], (unsigned long long)c[OFFCPU_CNT_INTERVALS],
 		    (unsigned long long)c[OFFCPU_CNT_SHORT]);
 	if (e->cfg.sample_period_ns)
@@ -445,15 +377,19 @@ static int ebpf_flush(void *state, struct tracerig_archive *ar)
 	if (frames.unnamed)
 		e->svc->log(e->ctx, TRACERIG_LOG_DEBUG, "%llu frame lookups found no symbol",
 			    (unsigned long long)frames.unnamed);
-	if (e->wall)
-		ret = write_wall(e, ar, off);
+	if (e->wall) {
+		ret = e->svc->folded_view(e->ctx, "offcpu.folded", TRACERIG_TIME_OFFCPU, 1000);
+		if (ret < 0)
+			e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot offer offcpu.folded to the "
+				    "wall-clock view: %s", strerror(-ret));
+	}
 out:
 	if (ret == -ENOMEM)
 		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "out of memory writing offcpu.folded");
 	free(kips);
 	free(uips);
 	free(line);
-	fd_stacks_free(off);
+	tr_folded_free(off);
 	free(v);
 	return ret;
 }
@@ -465,7 +401,6 @@ static void ebpf_fini(void *state)
 	join_thread(e);
 	oc_close(e->oc);
 	oc_set_log(NULL, NULL);
-	free(e->pids);
 	free(e);
 }
 
@@ -507,13 +442,14 @@ static const struct tracerig_key ebpf_keys[] = {
 	  .max = 4194304, BIND(max_threads),
 	  .description = "Threads tracked at once (raw_tp hook only; tp_btf uses per-task storage)." },
 	{ .name = "wall", .type = TRACERIG_KEY_BOOL, .default_value = "yes", BIND(wall),
-	  .description = "When perf_events wrote cpu.folded earlier in the same session (list ebpf after "
-	  "perf_events), also write wall.folded and wall.svg: on- and off-CPU time of the "
-	  "traced threads in one flame graph, leaves marked [on-cpu] / [off-cpu]." },
+	  .description = "Offer offcpu.folded to the wall-clock view: when an on-CPU source (perf_events) "
+	  "runs in the same session, in any order, tracerig writes wall.folded and wall.svg, on- "
+	  "and off-CPU time of the traced threads in one flame graph, leaves marked [on-cpu] / "
+	  "[off-cpu]." },
+	/* Not bound: only whether a profile still sets it matters. */
 	{ .name = "oncpu_frequency", .type = TRACERIG_KEY_INT, .min = 1, .max = 1000000,
-	  BIND(oncpu_frequency),
-	  .description = "perf_events' sampling frequency in Hz, to turn its samples into time for the "
-	  "wall-clock view (one sample = 1/frequency seconds)." },
+	  .description = "Deprecated and ignored (a warning says so): the on-CPU source declares what "
+	  "its samples are worth, the period perf_events actually sampled at." },
 	{ .name = NULL },
 };
 

@@ -14,7 +14,6 @@ plugin_LTLIBRARIES += plugins/perf_events/perf_events.la
 plugins_perf_events_perf_events_la_SOURCES = plugins/perf_events/plugin.c \
 	plugins/perf_events/events.c plugins/perf_events/events.h \
 	plugins/perf_events/collector.c plugins/perf_events/collector.h \
-	plugins/perf_events/fold.c plugins/perf_events/fold.h \
 	plugins/perf_events/comms.c plugins/perf_events/comms.h \
 	plugins/perf_events/script.c plugins/perf_events/script.h \
 	plugins/perf_events/textbuf.c plugins/perf_events/textbuf.h \
@@ -77,7 +76,7 @@ endif
 if BUILD_PLUGIN_PERF_EVENTS
 check_PROGRAMS += bench/perf_events/convert
 bench_perf_events_convert_SOURCES = bench/perf_events/convert.c \
-	plugins/perf_events/script.c plugins/perf_events/bytebuf.c plugins/perf_events/fold.c \
+	plugins/perf_events/script.c plugins/perf_events/bytebuf.c \
 	plugins/perf_events/comms.c plugins/perf_events/events.c plugins/perf_events/tracefs.c \
 	plugins/perf_events/textbuf.c plugins/perf_events/timesort.c plugins/perf_events/unwind.c \
 	plugins/perf_events/unwindbg.c plugins/perf_events/sample.c \

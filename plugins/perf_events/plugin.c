@@ -19,11 +19,11 @@
 
 #include <tracerig/plugin.h>
 
+#include "lib/folded.h"
 #include "lib/pidqueue.h"
 
 #include "collector.h"
 #include "events.h"
-#include "fold.h"
 #include "fpcheck.h"
 #include "script.h"
 #include "tracingdata.h"
@@ -610,13 +610,48 @@ static void report_unwinding(struct perf *p, const struct unwinder *uw)
 			    (unsigned)p->cfg.dwarf_stack_bytes);
 }
 
+/* cpu.folded as on-CPU time, for the core's wall-clock view: a sample of
+ * a clock event stands for its period, nanoseconds the thread ran (in
+ * frequency mode the kernel moves the period to keep the rate, so the mean
+ * of what was recorded is what it sampled at, throttling included); other
+ * events sampled at a frequency stand for 1/frequency s each; tracepoints
+ * and events sampled every N occurrences say nothing about time. */
+static int declare_oncpu(struct perf *p, const struct pc_opened *ev, const struct sc_stats *st)
+{
+	int clock = ev->attr.type == PERF_TYPE_SOFTWARE &&
+		    (ev->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
+		     ev->attr.config == PERF_COUNT_SW_TASK_CLOCK);
+	uint64_t ns;
+	int ret;
+
+	if (!st->folded_samples)
+		return 0;
+	if (clock && st->folded_period)
+		ns = (st->folded_period + st->folded_samples / 2) / st->folded_samples;
+	else if (ev->spec.kind != EV_TRACEPOINT && !p->cfg.period && p->cfg.frequency)
+		ns = 1000000000ull / p->cfg.frequency;
+	else
+		ns = 0;
+	if (!ns) {
+		p->svc->log(p->ctx, TRACERIG_LOG_INFO, "%s is sampled by occurrences, not time: "
+			    "cpu.folded stays out of the wall-clock view", ev->spec.name);
+		return 0;
+	}
+	p->svc->counter_set(p->ctx, "ns_per_sample", ns);
+	ret = p->svc->folded_view(p->ctx, "cpu.folded", TRACERIG_TIME_ONCPU, ns);
+	if (ret < 0)
+		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "cannot offer cpu.folded to the "
+			    "wall-clock view: %s", strerror(-ret));
+	return ret;
+}
+
 static int perf_flush(void *state, struct tracerig_archive *ar)
 {
 	struct perf *p = state;
 	const struct pc_opened *ev;
 	struct sc_stats st;
 	struct unwinder *uw = NULL;
-	struct fold *folded = NULL;
+	struct tr_folded *folded = NULL;
 	FILE *txt = NULL, *ff;
 	size_t n_ev;
 	char why[1024];
@@ -633,7 +668,7 @@ static int perf_flush(void *state, struct tracerig_archive *ar)
 	if (!p->script && !p->flamegraph)
 		return 0;
 	ev = pc_events(p->pc, &n_ev);
-	folded = p->flamegraph ? fold_new() : NULL;
+	folded = p->flamegraph ? tr_folded_new() : NULL;
 	if (p->bg)
 		uw_bg_join(p->bg);
 	uw = p->cfg.dwarf_stack_bytes ? uw_new(p->svc, p->ctx, p->objects) : NULL;
@@ -673,7 +708,7 @@ static int perf_flush(void *state, struct tracerig_archive *ar)
 			ret = -EIO;
 			goto out;
 		}
-		ret = fold_write(folded, ff);
+		ret = tr_folded_write(folded, ff, 1);
 		if (close_entry(p, ff, "cpu.folded") < 0 && !ret)
 			ret = -EIO;
 		if (ret < 0)
@@ -683,11 +718,13 @@ static int perf_flush(void *state, struct tracerig_archive *ar)
 		if (ret < 0)
 			p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "cannot render cpu.svg: %s",
 				    strerror(-ret));
+		else
+			ret = declare_oncpu(p, &ev[0], &st);
 	}
 out:
 	if (txt)
 		fclose(txt);
-	fold_free(folded);
+	tr_folded_free(folded);
 	uw_free(uw);
 	return ret;
 }
@@ -759,7 +796,9 @@ static const struct tracerig_key perf_keys[] = {
 	  .description = "Write perf.data.txt (perf script text, read by PerfView and TraceEvent)." },
 	{ .name = "flamegraph", .type = TRACERIG_KEY_BOOL, .default_value = "yes",
 	  BIND(flamegraph),
-	  .description = "Write cpu.folded and the flame graph cpu.svg of the first event." },
+	  .description = "Write cpu.folded (stacks rooted comm-PID;tcomm-TID, weights in samples) and the "
+	  "flame graph cpu.svg of the first event; it is the on-CPU side of the wall-clock view, "
+	  "each sample worth the period it was taken at." },
 	{ .name = NULL },
 };
 

@@ -59,7 +59,7 @@ struct conv {
 	size_t line_len;
 	struct textbuf txt;
 	int with_txt;
-	struct fold *folded;
+	struct tr_folded *folded;
 	struct pending pending[PENDING]; /* by tid % PENDING */
 	const struct tracerig_services *svc;
 	struct tracerig_ctx *ctx;
@@ -281,7 +281,7 @@ static void print_header(struct conv *cv, const struct pc_opened *ev, const char
 static void flush_pending(struct conv *cv, struct pending *pd)
 {
 	if (pd->weight)
-		(void)fold_add(cv->folded, pd->line, pd->len, pd->weight);
+		(void)tr_folded_add(cv->folded, pd->line, pd->len, pd->weight);
 	pd->weight = 0;
 }
 
@@ -299,7 +299,7 @@ static void count_line(struct conv *cv, pid_t tid, size_t len)
 		char *grown = realloc(pd->line, len);
 
 		if (!grown) {
-			(void)fold_add(cv->folded, cv->line, len, 1);
+			(void)tr_folded_add(cv->folded, cv->line, len, 1);
 			return;
 		}
 		pd->line = grown;
@@ -316,19 +316,16 @@ static void count_line(struct conv *cv, pid_t tid, size_t len)
  * without frame pointers reads off the stack (clone3 followed by 115 of
  * them): one [unknown] stands for the run, so the flame graph keeps its
  * height; perf.data.txt keeps every frame. */
-static void fold_frames(struct conv *cv, const char *comm, pid_t pid, pid_t tid,
-			const struct frame *frames, size_t n)
+static void fold_frames(struct conv *cv, const char *comm, pid_t pid, const char *tcomm,
+			pid_t tid, const struct frame *frames, size_t n)
 {
-	char prefix[64];
-	size_t len = strlen(comm), pos = 0;
+	/* "comm-PID;tcomm-TID", the root of every folded file (lib/folded.h);
+	 * a name is perf's ":TID" when nothing named the thread. */
+	char root[512];
+	int len = tr_folded_root(root, sizeof(root), comm, pid, tcomm, tid);
+	size_t pos = 0;
 
-	/* "comm-PID" (comm under the rule already, or ":TID" or "swapper") */
-	if (len > sizeof(prefix) - 22)
-		len = sizeof(prefix) - 22;
-	memcpy(prefix, comm, len);
-	prefix[len++] = '-';
-	len = (size_t)(fmt_int(prefix + len, (int)pid, 0, 0) - prefix);
-	if (fold_append(cv, &pos, prefix, len, "", 0) < 0)
+	if (len < 0 || fold_append(cv, &pos, root, (size_t)len, "", 0) < 0)
 		return;
 	for (size_t i = n; i-- > 0;) {
 		const struct frame_text *t = frames[i].text;
@@ -361,52 +358,50 @@ static size_t user_frames(struct conv *cv, const struct perf_event_header *h,
 	return uw_sample(cv->uw, &ev->attr, s->pid, s->tid, s->regs, s->end, ips);
 }
 
-/* 0, or -ENOMEM. */
-static int convert_sample(struct conv *cv, const struct perf_event_header *h,
-			  struct frame *frames, size_t max_frames)
+/* The sample's frames, innermost first: the kernel's callchain (user part
+ * included), then the user frames unwound from the copied stack, else the
+ * sampled address alone.  Returns how many. */
+static size_t sample_frames(struct conv *cv, const struct perf_event_header *h,
+			    const struct pc_opened *ev, const struct sample *s, struct frame *frames,
+			    size_t max_frames)
 {
-	const struct pc_opened *ev;
-	struct sample s;
-	int kernel_ctx;
-	size_t n = 0;
-	char cbuf[32];
-	const char *comm;
-
-	if (h->size < sizeof(*h) + 8)
-		return 0;
-	ev = event_of(cv, *(const uint64_t *)(h + 1));
-	if (!ev || sample_parse(h, ev->attr.sample_type, &s) < 0)
-		return 0;
-
 	/* Context markers say whose frames follow; they are not frames. */
-	kernel_ctx = (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
-	for (uint64_t i = 0; i < s.nr && n < max_frames; i++) {
-		if (s.chain[i] >= PERF_CONTEXT_MAX) {
-			kernel_ctx = s.chain[i] == PERF_CONTEXT_KERNEL;
+	int kernel_ctx = (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+	size_t n = 0;
+
+	for (uint64_t i = 0; i < s->nr && n < max_frames; i++) {
+		if (s->chain[i] >= PERF_CONTEXT_MAX) {
+			kernel_ctx = s->chain[i] == PERF_CONTEXT_KERNEL;
 			continue;
 		}
-		frames[n++] = (struct frame){ .addr = s.chain[i], .kernel = kernel_ctx };
+		frames[n++] = (struct frame){ .addr = s->chain[i], .kernel = kernel_ctx };
 	}
 	if (cv->uw && (ev->attr.sample_type & PERF_SAMPLE_REGS_USER)) {
 		const uint64_t *ips;
-		size_t n_ips = user_frames(cv, h, ev, &s, &ips);
+		size_t n_ips = user_frames(cv, h, ev, s, &ips);
 
 		for (size_t i = 0; i < n_ips && n < max_frames; i++)
 			frames[n++] = (struct frame){ .addr = ips[i], .kernel = 0 };
 	}
 	if (!n)
-		frames[n++] = (struct frame){ .addr = s.ip, .kernel = kernel_ctx };
+		frames[n++] = (struct frame){ .addr = s->ip, .kernel = kernel_ctx };
+	return n;
+}
 
-	cv->st->samples++;
-	comm = comm_of(cv, s.tid, s.time, cbuf, sizeof(cbuf));
+/* Names every frame (through the cache) and writes the sample's text
+ * block: the header, one line per frame, a blank line.  0 or -ENOMEM. */
+static int symbolize_and_print(struct conv *cv, const struct pc_opened *ev,
+			       const struct sample *s, const char *comm, struct frame *frames,
+			       size_t n)
+{
 	if (cv->with_txt)
-		print_header(cv, ev, comm, s.pid, s.tid, s.cpu, s.time, s.period, s.raw,
-			     s.raw_size);
+		print_header(cv, ev, comm, s->pid, s->tid, s->cpu, s->time, s->period, s->raw,
+			     s->raw_size);
 	cv->texts.len = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct frame_text *t;
 
-		if (add_text(cv, i, s.pid, frames[i].addr, frames[i].kernel) < 0)
+		if (add_text(cv, i, s->pid, frames[i].addr, frames[i].kernel) < 0)
 			return -ENOMEM;
 		t = (const void *)(cv->texts.p + cv->texts_off[i]);
 		cv->st->frames++;
@@ -418,9 +413,48 @@ static int convert_sample(struct conv *cv, const struct perf_event_header *h,
 		frames[i].text = (const void *)(cv->texts.p + cv->texts_off[i]);
 	if (cv->with_txt)
 		textbuf_putc(&cv->txt, '\n');
+	return 0;
+}
+
+/* Counts the sample in cpu.folded (the first event's samples only: the
+ * flame graph is of one event), with the period it stands for. */
+static void fold_sample(struct conv *cv, const struct sample *s, const char *comm,
+			const struct frame *frames, size_t n)
+{
+	char pbuf[32];
+	const char *process = s->tid == s->pid ? comm : comm_of(cv, s->pid, s->time, pbuf,
+								 sizeof(pbuf));
+
+	fold_frames(cv, process, s->pid, comm, s->tid, frames, n);
+	cv->st->folded_samples++;
+	cv->st->folded_period += s->period;
+}
+
+/* One PERF_RECORD_SAMPLE: its frames, its text block, its folded line.
+ * 0, or -ENOMEM. */
+static int convert_sample(struct conv *cv, const struct perf_event_header *h,
+			  struct frame *frames, size_t max_frames)
+{
+	const struct pc_opened *ev;
+	struct sample s;
+	size_t n;
+	char cbuf[32];
+	const char *comm;
+	int ret;
+
+	if (h->size < sizeof(*h) + 8)
+		return 0;
+	ev = event_of(cv, *(const uint64_t *)(h + 1));
+	if (!ev || sample_parse(h, ev->attr.sample_type, &s) < 0)
+		return 0;
+	n = sample_frames(cv, h, ev, &s, frames, max_frames);
+	cv->st->samples++;
+	comm = comm_of(cv, s.tid, s.time, cbuf, sizeof(cbuf));
+	ret = symbolize_and_print(cv, ev, &s, comm, frames, n);
+	if (ret < 0)
+		return ret;
 	if (cv->folded && ev == &cv->ev[0])
-		fold_frames(cv, s.tid == s.pid ? comm : comm_of(cv, s.pid, s.time, cbuf, sizeof(cbuf)),
-			    s.pid, s.tid, frames, n);
+		fold_sample(cv, &s, comm, frames, n);
 	return 0;
 }
 
@@ -563,7 +597,7 @@ static int replay(struct conv *cv, const struct perf_event_header *h, struct fra
 }
 
 int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, FILE *txt,
-	       struct fold *folded, const struct tracerig_services *svc, struct tracerig_ctx *ctx,
+	       struct tr_folded *folded, const struct tracerig_services *svc, struct tracerig_ctx *ctx,
 	       struct unwinder *uw, const struct uw_bg *bg, struct sc_stats *st, char *why,
 	       size_t why_len)
 {
