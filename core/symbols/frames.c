@@ -47,7 +47,9 @@ size_t tr_frame_name_format(char *dst, size_t size, const struct tracerig_symbol
 		n = base[0] == '[' ? snprintf(dst, size, "%s%s", base, mark)
 				   : snprintf(dst, size, "[%s]%s", base, mark);
 	} else {
-		n = snprintf(dst, size, "0x%" PRIx64 "%s", addr, mark);
+		/* perf's word: one name for every such frame keeps flame graphs
+		 * merged where garbage addresses would split them. */
+		n = snprintf(dst, size, "[unknown]%s", mark);
 	}
 	if (n < 0)
 		n = 0;

@@ -286,7 +286,7 @@ struct tracerig_services {
 	 *                   ("[libfoo.so]", "[perf-42.map]"), or the object as
 	 *                   it is when it has brackets ("[vdso]",
 	 *                   "[kernel.kallsyms]");
-	 *   "0x7f12ab34"    nothing is known: the address in hex;
+	 *   "[unknown]"     nothing is known (perf's word);
 	 * with "_[k]" appended to each for a kernel frame ("schedule_[k]").
 	 * The name is under the one sanitize rule of lib/sanitize.h (a ';'
 	 * becomes ':', control characters '?'; spaces stay), so it is safe as
@@ -301,7 +301,7 @@ struct tracerig_services {
 	 * /proc/PID/maps) changed them; a frame nothing named is looked up
 	 * again after a while (a runtime's perf map grows).
 	 * Returns 0 when a symbol names the frame, -ENOENT when none does
-	 * ("[object]" or "0x..."), another negative errno when it cannot
+	 * ("[object]" or "[unknown]"), another negative errno when it cannot
 	 * tell (out of memory): then *name is "[unknown]". */
 	int (*frame_name)(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, int kernel,
 			  const char **name, struct tracerig_symbol *sym);

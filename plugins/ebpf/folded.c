@@ -13,6 +13,8 @@
 
 /* Frames of the tracing machinery at the inner end of every kernel stack. */
 #define TRACING_FRAMES_MAX 6
+/* What the frame_name service calls a frame in no known object. */
+#define UNKNOWN "[unknown]"
 static int is_tracing_frame(const char *name)
 {
 	static const char *const prefixes[] = { "bpf_prog_", "bpf_trace_run", "__bpf_trace_",
@@ -41,8 +43,7 @@ static int append(char *buf, size_t len, size_t *pos, const char *frame)
 /* A frame-pointer walk through code built without frame pointers reads
  * garbage off the stack: a run of addresses in no known object (clone3
  * followed by 115 of them).  One "[unknown]" stands for such a run, as in
- * perf_events' cpu.folded, so the flame graph keeps its height; a single
- * one keeps its address. */
+ * perf_events' cpu.folded, so the flame graph keeps its height. */
 static int append_frames(char *buf, size_t len, size_t *pos, pid_t pid, const uint64_t *ips,
 			 size_t from, size_t to, int kernel, fd_frame_fn frame, void *arg,
 			 uint64_t *folded_away)
@@ -51,21 +52,18 @@ static int append_frames(char *buf, size_t len, size_t *pos, pid_t pid, const ui
 
 	for (size_t i = to; i-- > from;) {
 		frame(arg, pid, ips[i], kernel, name, sizeof(name));
-		if (strncmp(name, "0x", 2) == 0) {
+		if (strncmp(name, UNKNOWN, sizeof(UNKNOWN) - 1) == 0) {
 			size_t run = 0; /* more of them right inside this one */
 
 			while (i - run > from) {
 				frame(arg, pid, ips[i - run - 1], kernel, next, sizeof(next));
-				if (strncmp(next, "0x", 2) != 0)
+				if (strncmp(next, UNKNOWN, sizeof(UNKNOWN) - 1) != 0)
 					break;
 				run++;
 			}
-			if (run) {
-				snprintf(name, sizeof(name), "[unknown]%s", kernel ? "_[k]" : "");
-				if (folded_away)
-					*folded_away += run;
-				i -= run;
-			}
+			if (folded_away)
+				*folded_away += run;
+			i -= run;
 		}
 		tr_sanitize_name(name, sizeof(name), name);
 		if (append(buf, len, pos, name) < 0)

@@ -9,7 +9,7 @@
 #include <sys/types.h>
 
 /* Writes the name of the frame at `addr` into buf (already made safe for
- * the folded format by the caller or not: fd_* sanitize it); "0x..." when
+ * the folded format by the caller or not: fd_* sanitize it); "[unknown]" when
  * the address is in no known object. */
 typedef void (*fd_frame_fn)(void *arg, pid_t pid, uint64_t addr, int kernel, char *buf,
 			    size_t len);

@@ -17,7 +17,7 @@ struct fr_namer {
 };
 
 /* Writes the frame's name as frame_name gives it (see tracerig/plugin.h:
- * "name", "name_[k]", "[object]", "0x...") into buf, cut at len.  Has the
+ * "name", "name_[k]", "[object]", "[unknown]") into buf, cut at len.  Has the
  * fd_frame_fn signature; `namer` is a struct fr_namer. */
 void fr_name(void *namer, pid_t pid, uint64_t addr, int kernel, char *buf, size_t len);
 

@@ -23,7 +23,7 @@ static void fake_frame(void *arg, pid_t pid, uint64_t addr, int kernel, char *bu
 	else if (addr == 0xbad)
 		snprintf(buf, len, "operator;weird\nname");
 	else if (addr & 0x10000) /* in no known object, as fr_name names it */
-		snprintf(buf, len, "0x%" PRIx64 "%s", addr, kernel ? "_[k]" : "");
+		snprintf(buf, len, "[unknown]%s", kernel ? "_[k]" : "");
 	else
 		snprintf(buf, len, "%s%" PRIx64, kernel ? "k" : "u", addr);
 }
@@ -80,12 +80,12 @@ DEF_TEST(runs_of_frames_in_no_object_become_one_unknown_frame)
 
 	EXPECT_TRUE(fd_build_line(line, sizeof(line), "app", 42, "worker", 43, u, 7, k, 3, 0, 0,
 				  fake_frame, NULL, &folded_away) > 0);
-	EXPECT_EQ_STR("app-42;worker-43;u3;0x10004;u2;[unknown];u1;ka1;[unknown]_[k]", line);
+	EXPECT_EQ_STR("app-42;worker-43;u3;[unknown];u2;[unknown];u1;ka1;[unknown]_[k]", line);
 	EXPECT_EQ_INT(3, folded_away);
 	/* Without a counter, the same line. */
 	EXPECT_TRUE(fd_build_line(line, sizeof(line), "app", 42, "worker", 43, u, 7, k, 3, 0, 0,
 				  fake_frame, NULL, NULL) > 0);
-	EXPECT_EQ_STR("app-42;worker-43;u3;0x10004;u2;[unknown];u1;ka1;[unknown]_[k]", line);
+	EXPECT_EQ_STR("app-42;worker-43;u3;[unknown];u2;[unknown];u1;ka1;[unknown]_[k]", line);
 }
 
 DEF_TEST(too_long_a_line_is_refused)
