@@ -300,6 +300,7 @@ static void set_tunables(struct oc_collector *c, const struct oc_config *cfg)
 	skel->rodata->sample_period_ns = cfg->sample_period_ns;
 	skel->rodata->stack_depth = c->depth;
 	skel->rodata->dwarf_stack_bytes = c->stack_bytes;
+	skel->rodata->events_bytes = ring_bytes(c->stack_bytes);
 }
 
 static int filter_cgroup(struct oc_collector *c, const char *cgroup, char *why, size_t why_len)
@@ -480,6 +481,13 @@ int oc_poll(struct oc_collector *c, int timeout_ms, oc_event_fn cb, void *arg)
 	c->cb = cb;
 	c->cb_arg = arg;
 	ret = ring_buffer__poll(c->rb, timeout_ms);
+	/* Records sent without a wakeup (callchain = dwarf's copies) are
+	 * not seen by the poll: take whatever is there. */
+	if (ret >= 0 || ret == -EINTR) {
+		int more = ring_buffer__consume(c->rb);
+
+		ret = more < 0 ? more : (ret > 0 ? ret : 0) + more;
+	}
 	c->cb = NULL;
 	return ret == -EINTR ? 0 : ret;
 }

@@ -59,6 +59,7 @@ const volatile __u64 max_block_ns = ~0ull;
 const volatile __u64 sample_period_ns = 0; /* 0: every interval */
 const volatile __u32 stack_depth = OFFCPU_MAX_DEPTH; /* frames kept per stack */
 const volatile __u32 dwarf_stack_bytes = 0; /* callchain = dwarf: stack copied; 0: fp */
+const volatile __u64 events_bytes = 64 * 1024; /* the events ring's size */
 
 /* Set after load, before attach: whether processes are selected is only
  * known once the launched command exists. */
@@ -386,6 +387,7 @@ static __always_inline int send_ustack(struct task_struct *next, struct offcpu_s
 {
 	__u32 tid = st->pid, size;
 	struct offcpu_ustack *u = bpf_map_lookup_elem(&ucopies, &tid);
+	__u64 wake;
 	__u8 one = 1;
 
 	if (!u)
@@ -406,7 +408,12 @@ static __always_inline int send_ustack(struct task_struct *next, struct offcpu_s
 		size = dwarf_stack_bytes;
 	if (size > OFFCPU_MAX_STACK_BYTES)
 		size = OFFCPU_MAX_STACK_BYTES;
-	if (bpf_ringbuf_output(&events, u, sizeof(*u) + size, 0) < 0) {
+	/* Waking the reader at every copy would cost a wakeup (and a context
+	 * switch of our own, traced too) per interval: it is woken once an
+	 * eighth of the ring is used, and polls often enough otherwise. */
+	wake = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= events_bytes / 8 ?
+		BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	if (bpf_ringbuf_output(&events, u, sizeof(*u) + size, wake) < 0) {
 		count(OFFCPU_CNT_UCOPY_RING_FULL);
 		return -1;
 	}

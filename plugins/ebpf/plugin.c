@@ -114,9 +114,13 @@ static void *notify_thread(void *arg)
 {
 	struct ebpf *e = arg;
 	uint64_t c[OFFCPU_CNT__MAX];
+	/* callchain = dwarf: copies wake this thread only in batches (see
+	 * offcpu.bpf.c), a short timeout takes the rest while their processes
+	 * are likely still there. */
+	int timeout_ms = e->us ? 20 : 250;
 
 	while (!atomic_load(&e->stopping)) {
-		int ret = oc_poll(e->oc, 250, on_event, e);
+		int ret = oc_poll(e->oc, timeout_ms, on_event, e);
 
 		if (ret < 0) {
 			e->svc->log(e->ctx, TRACERIG_LOG_WARN, "reading process notifications failed: "
