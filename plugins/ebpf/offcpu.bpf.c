@@ -372,12 +372,15 @@ static __always_inline void switch_out(void *ctx, __u64 pid_tgid, struct offcpu_
 	st->ustack = store_stack(ctx, BPF_F_USER_STACK, OFFCPU_CNT_USTACK_DROPPED);
 }
 
-static __always_inline void announce(__u32 tgid, __u32 kind)
+static __always_inline int announce(__u32 tgid, __u32 kind)
 {
 	struct offcpu_event ev = { .tgid = tgid, .kind = kind };
 
-	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0) < 0)
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0) < 0) {
 		count(OFFCPU_CNT_EVENTS_LOST);
+		return -1;
+	}
+	return 0;
 }
 
 /* callchain = dwarf: sends the kept interval with its stack copy.  0, or
@@ -401,8 +404,9 @@ static __always_inline int send_ustack(struct task_struct *next, struct offcpu_s
 	BPF_CORE_READ_STR_INTO(&u->comm, next, group_leader, comm);
 	/* Announced first, in the same ring: user space remembers the
 	 * process's mappings before it unwinds this stack. */
-	if (bpf_map_update_elem(&seen, &u->tgid, &one, BPF_NOEXIST) == 0)
-		announce(u->tgid, OFFCPU_EV_NEW_PROCESS);
+	if (bpf_map_update_elem(&seen, &u->tgid, &one, BPF_NOEXIST) == 0 &&
+	    announce(u->tgid, OFFCPU_EV_NEW_PROCESS) < 0)
+		bpf_map_delete_elem(&seen, &u->tgid); /* the next interval tries again */
 	size = u->size;
 	if (size > dwarf_stack_bytes)
 		size = dwarf_stack_bytes;

@@ -101,6 +101,8 @@ static void on_event(void *arg, const struct offcpu_event *ev)
 	int ret;
 
 	e->notified++;
+	if (e->us && ev->kind == OFFCPU_EV_EXEC)
+		us_exec(e->us, ev->tgid);
 	e->svc->pid_observe(e->ctx, (pid_t)ev->tgid);
 	/* A process that exits before flush must still resolve: snapshot its
 	 * mappings now (again after an exec replaced them). */

@@ -121,6 +121,11 @@ static struct us_entry *insert(struct us_table *t, size_t s, uint64_t hash,
 	return x;
 }
 
+void us_exec(struct us_table *t, uint32_t tgid)
+{
+	uw_exec(t->uw, (pid_t)tgid);
+}
+
 void us_add(void *table, const struct offcpu_ustack *u)
 {
 	struct us_table *t = table;

@@ -27,6 +27,9 @@ int us_new(const struct tracerig_services *svc, struct tracerig_ctx *ctx, size_t
 void us_free(struct us_table *t);
 /* Has the oc_ustack_fn signature.  Call from one thread at a time. */
 void us_add(void *table, const struct offcpu_ustack *u);
+/* `tgid` exec'd: what the unwinder read of its objects is stale (it
+ * reads them again, from the mappings the notification remembered). */
+void us_exec(struct us_table *t, uint32_t tgid);
 size_t us_count(const struct us_table *t);
 /* Entry `i` (below us_count): key.ustack is meaningless, the user frames
  * (innermost first, at most `depth`) are in *ips. */
