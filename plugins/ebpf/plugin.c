@@ -578,7 +578,9 @@ static const struct tracerig_key ebpf_keys[] = {
 	  .min = 8, .max = OFFCPU_MAX_STACK_BYTES, BIND(dwarf_stack_bytes),
 	  .description = "callchain = dwarf: bytes of user stack copied per captured interval (rounded up "
 	  "to 8, at most 28672); deeper stacks are cut where the copy ends (counted: "
-	  "dwarf_stacks_cut_short), bigger copies cost more per context switch." },
+	  "dwarf_stacks_cut_short), bigger copies cost more per context switch.  Each thread "
+	  "holds its copy in kernel memory while it is off-CPU (at most max_threads copies: "
+	  "8 KiB x 1000 sleeping threads = 8 MiB)." },
 	{ .name = "stack_storage_size", .type = TRACERIG_KEY_INT, .default_value = "16384",
 	  .min = 64, .max = 4194304, BIND(stack_storage_size),
 	  .description = "Distinct stacks the kernel keeps; stacks that do not fit are counted "
@@ -591,7 +593,8 @@ static const struct tracerig_key ebpf_keys[] = {
 	  .description = "Distinct (thread, kernel stack, user stack) entries kept in the kernel." },
 	{ .name = "max_threads", .type = TRACERIG_KEY_INT, .default_value = "32768", .min = 256,
 	  .max = 4194304, BIND(max_threads),
-	  .description = "Threads tracked at once (raw_tp hook only; tp_btf uses per-task storage)." },
+	  .description = "Threads tracked at once (raw_tp hook only; tp_btf uses per-task storage); with "
+	  "callchain = dwarf also the stack copies held at once (one per thread off-CPU)." },
 	{ .name = "wall", .type = TRACERIG_KEY_BOOL, .default_value = "yes", BIND(wall),
 	  .description = "When perf_events wrote cpu.folded earlier in the same session (list ebpf after "
 	  "perf_events), also write wall.folded and wall.svg: on- and off-CPU time of the "
