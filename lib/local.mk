@@ -26,6 +26,14 @@ lib_libtrelf_la_SOURCES = lib/elfopen.c lib/elfopen.h lib/buildid.c lib/buildid.
 lib_libtrelf_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
 lib_libtrelf_la_LIBADD = $(LIBELF_LIBS)
 
+# callchain = dwarf: unwinding copied user stacks with elfutils' libdwfl,
+# for perf_events and ebpf.  Without libdw it builds to what says so
+# (uw_new returns NULL); it needs libtrutil (the hardened open) next to it.
+noinst_LTLIBRARIES += lib/libtrunwind.la
+lib_libtrunwind_la_SOURCES = lib/unwind.c lib/unwind.h
+lib_libtrunwind_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
+lib_libtrunwind_la_LIBADD = $(LIBDW_LIBS) $(LIBELF_LIBS)
+
 # pprof profiles, for the core (convert, the archive's .pb.gz entries): the
 # code protoc-c generates from the vendored profile.proto, libprotobuf-c, zlib.
 noinst_LTLIBRARIES += lib/libtrpprof.la
