@@ -402,6 +402,7 @@ static __always_inline int send_ustack(struct task_struct *next, struct offcpu_s
 	u->weighted_ns = weight;
 	u->real_ns = delta;
 	BPF_CORE_READ_STR_INTO(&u->comm, next, group_leader, comm);
+	BPF_CORE_READ_STR_INTO(&u->tcomm, next, comm);
 	/* Announced first, in the same ring: user space remembers the
 	 * process's mappings before it unwinds this stack. */
 	if (bpf_map_update_elem(&seen, &u->tgid, &one, BPF_NOEXIST) == 0 &&

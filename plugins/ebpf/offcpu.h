@@ -118,7 +118,8 @@ struct offcpu_ustack {
 	__u64 weighted_ns;
 	__u64 real_ns;
 	__u64 regs[OFFCPU_N_REGS];
-	char comm[OFFCPU_COMM_LEN];
+	char comm[OFFCPU_COMM_LEN];  /* the process's (group leader's) name */
+	char tcomm[OFFCPU_COMM_LEN]; /* the thread's, for the folded root */
 	__u8 data[];
 };
 

@@ -117,6 +117,7 @@ static struct us_entry *insert(struct us_table *t, size_t s, uint64_t hash,
 	x->hash = hash;
 	x->e.key = (struct offcpu_key){ .tgid = u->tgid, .pid = u->pid, .kstack = u->kstack };
 	memcpy(x->e.val.comm, u->comm, sizeof(x->e.val.comm));
+	memcpy(x->e.val.tcomm, u->tcomm, sizeof(x->e.val.tcomm));
 	t->slots[s] = ++t->n;
 	return x;
 }

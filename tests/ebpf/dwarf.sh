@@ -43,7 +43,9 @@ pipe_us=$(re_total "$f" ';reader_thread;my_reader;[^;]*read[^;]*;.*(anon_)?pipe_
 at_least "dwarf: the pipe is read in read (us)" "$pipe_all" 1
 at_least "dwarf: most of pipe_read's time under reader_thread;my_reader;read (us, of $pipe_all)" \
 	"$((pipe_us * 10))" "$((pipe_all * 8))"
-check_grep "dwarf: the stacks go down to main (my_writer)" '^nofp;.*main;my_writer;[^;]*nanosleep' "$f"
+check_grep "dwarf: the stacks go down to main (my_writer)" '^nofp-([0-9]+);nofp-\1;.*main;my_writer;[^;]*nanosleep' "$f"
+# Threads are rooted by their own names and IDs, as in the fp mode.
+check_no_grep "dwarf: every thread frame is named" '^nofp-[0-9]+;\[unknown\]-' "$f"
 m="$TEST_TMP/d/manifest.json"
 check_grep "dwarf: the manifest counts stacks cut short by the copy size" '"dwarf_stacks_cut_short": *[0-9]' "$m"
 check_grep "dwarf: the manifest counts unwound stacks" '"dwarf_stacks_unwound": *[1-9]' "$m"
