@@ -14,6 +14,7 @@
 
 #include "control.h"
 #include "detach.h"
+#include "exitcodes.h"
 #include "log.h"
 
 static int refuse_non_root(const char *command)

@@ -9,11 +9,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ctx.h"
 #include "json.h"
 #include "manifest.h"
 #include "sideband.h"
 #include "pids.h"
-#include "services.h"
+#include "options.h"
+#include "phase.h"
 #include "session.h"
 
 static void write_section(struct tr_json *j, const struct tr_section *s)

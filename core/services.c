@@ -8,10 +8,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ctx.h"
 #include "keys.h"
 #include "log.h"
 #include "pids.h"
 #include "services.h"
+#include "session.h"
 #include "staging.h"
 #include "symbols/symbolizer.h"
 #include "flamegraph.h"
@@ -449,35 +451,3 @@ const struct tracerig_services tr_services = {
 	.symbolizer_model = svc_symbolizer_model,
 	.symbolizer_object = svc_symbolizer_object,
 };
-
-int tr_ctx_new(struct tr_session *s, struct tr_loaded *loaded, struct tr_section *section,
-	       struct tracerig_ctx **out)
-{
-	struct tracerig_ctx *ctx = calloc(1, sizeof(*ctx));
-
-	if (!ctx)
-		return -ENOMEM;
-	ctx->session = s;
-	ctx->loaded = *loaded;
-	ctx->plugin = loaded->plugin;
-	ctx->section = section;
-	pthread_mutex_init(&ctx->lock, NULL);
-	*out = ctx;
-	return 0;
-}
-
-void tr_ctx_free(struct tracerig_ctx *ctx)
-{
-	if (!ctx)
-		return;
-	for (size_t i = 0; i < ctx->n_counters; i++)
-		free(ctx->counters[i].name);
-	free(ctx->counters);
-	for (size_t i = 0; i < ctx->n_lists; i++)
-		free((void *)ctx->lists[i].items);
-	free(ctx->lists);
-	free(ctx->lists_split);
-	pthread_mutex_destroy(&ctx->lock);
-	tr_loader_unload(&ctx->loaded);
-	free(ctx);
-}

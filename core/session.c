@@ -15,10 +15,13 @@
 #include <unistd.h>
 
 #include "backends.h"
+#include "ctx.h"
+#include "exitcodes.h"
 #include "keys.h"
 #include "lib/list.h"
 #include "log.h"
 #include "manifest.h"
+#include "options.h"
 #include "output.h"
 #include "pids.h"
 #include "remote.h"
@@ -29,24 +32,6 @@
 #include "supervise.h"
 #include "symbols/symbolizer.h"
 #include "watchdog.h"
-
-const char *tr_phase_name(enum tr_phase phase)
-{
-	static const char *const names[] = { "loaded", "initialized", "started",
-					     "stopped", "ok", "failed" };
-
-	return phase <= TR_PHASE_FAILED ? names[phase] : "?";
-}
-
-const char *tr_end_reason_name(enum tr_end_reason reason)
-{
-	static const char *const names[] = { "not started", "duration", "signal",
-					     "command exited", "target processes exited",
-					     "a backend crashed", "the collecting process died",
-					     "tracerig stop" };
-
-	return reason <= TR_END_STOP_REQUEST ? names[reason] : "?";
-}
 
 static uint64_t now_ns(clockid_t clock)
 {

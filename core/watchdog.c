@@ -13,7 +13,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "exitcodes.h"
 #include "log.h"
+#include "options.h"
 #include "session.h"
 #include "watchdog.h"
 
