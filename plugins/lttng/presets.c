@@ -377,15 +377,14 @@ static const char *const *const preset_gccollectonly[] = {
 	NULL,
 };
 
+/* The verbose GC events of the public provider, which gconly and
+ * gcwithheap both start with. */
+#define GC_VERBOSE_PUBLIC                                                     \
+	ev_gc_collections, ev_gc_allocation_tick, ev_gc_threads, ev_gc_pin_object, \
+	ev_gc_triggered, ev_gc_join, ev_gc_history, ev_gc_threads_v1
+
 static const char *const *const preset_gconly[] = {
-	ev_gc_collections,
-	ev_gc_allocation_tick,
-	ev_gc_threads,
-	ev_gc_pin_object,
-	ev_gc_triggered,
-	ev_gc_join,
-	ev_gc_history,
-	ev_gc_threads_v1,
+	GC_VERBOSE_PUBLIC,
 	ev_gc_private_settings,
 	ev_gc_private_optimized,
 	ev_gc_private_history,
@@ -398,14 +397,7 @@ static const char *const *const preset_gconly[] = {
 };
 
 static const char *const *const preset_gcwithheap[] = {
-	ev_gc_collections,
-	ev_gc_allocation_tick,
-	ev_gc_threads,
-	ev_gc_pin_object,
-	ev_gc_triggered,
-	ev_gc_join,
-	ev_gc_history,
-	ev_gc_threads_v1,
+	GC_VERBOSE_PUBLIC,
 	ev_gc_heap_survival,
 	NULL,
 };
