@@ -98,30 +98,13 @@ static void buf_string(struct bytebuf *b, const char *s)
 	bytebuf_put(b, NULL, padded - len);
 }
 
-static int write_full(int fd, const void *data, size_t len)
-{
-	const uint8_t *p = data;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
+/* All of `data` at offset `off`, or at the file position when off < 0. */
 static int pwrite_full(int fd, const void *data, size_t len, off_t off)
 {
 	const uint8_t *p = data;
 
 	while (len) {
-		ssize_t n = pwrite(fd, p, len, off);
+		ssize_t n = off < 0 ? write(fd, p, len) : pwrite(fd, p, len, off);
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -130,9 +113,15 @@ static int pwrite_full(int fd, const void *data, size_t len, off_t off)
 		}
 		p += n;
 		len -= (size_t)n;
-		off += n;
+		if (off >= 0)
+			off += n;
 	}
 	return 0;
+}
+
+static int write_full(int fd, const void *data, size_t len)
+{
+	return pwrite_full(fd, data, len, -1);
 }
 
 static int flush(struct pd_writer *w)
