@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include "staging.h"
 #include "symbols/symbolizer.h"
 #include "flamegraph.h"
+#include "watchdog.h"
 
 const struct tracerig_key tr_session_keys[] = {
 	{ .name = "name", .type = TRACERIG_KEY_STRING, .default_value = "tracerig",
@@ -419,6 +421,26 @@ static const char *svc_archive_output(struct tracerig_archive *ar)
 	return ar->output;
 }
 
+/* Whether `fn` is code of the object that holds `ctx`'s descriptor: the
+ * watchdog calls it with only that object's code to rely on. */
+static int in_plugin(struct tracerig_ctx *ctx, tracerig_cleanup_fn fn)
+{
+	Dl_info of_fn, of_plugin;
+	void *code;
+
+	memcpy(&code, &fn, sizeof(code));
+	return dladdr(code, &of_fn) && dladdr(ctx->plugin, &of_plugin) &&
+	       of_fn.dli_fbase == of_plugin.dli_fbase;
+}
+
+static int svc_watchdog_cleanup(struct tracerig_ctx *ctx, const char *key, tracerig_cleanup_fn fn,
+				const char *arg)
+{
+	if (arg && (!fn || !in_plugin(ctx, fn)))
+		return -EINVAL;
+	return tr_watchdog_cleanup(ctx->plugin->name, key, fn, arg);
+}
+
 const struct tracerig_services tr_services = {
 	.abi_version = TRACERIG_ABI_VERSION,
 	.log = svc_log,
@@ -450,4 +472,5 @@ const struct tracerig_services tr_services = {
 	.symbolizer_fork = svc_symbolizer_fork,
 	.symbolizer_model = svc_symbolizer_model,
 	.symbolizer_object = svc_symbolizer_object,
+	.watchdog_cleanup = svc_watchdog_cleanup,
 };

@@ -434,8 +434,13 @@ int tr_session_prepare(struct tr_session *s, const struct tr_options *opts)
 
 int tr_session_check(struct tr_session *s)
 {
-	int unusable_required = 0;
+	int unusable_required = 0, started;
 
+	/* A check may start what would outlive a killed tracerig (lttng's
+	 * dry run starts a session daemon): the watchdog cleans up after it. */
+	if ((started = tr_watchdog_start(s)) < 0)
+		tr_warn("cannot start the watchdog: %s (if tracerig is killed during the check, "
+			"what a backend started for it stays)", strerror(-started));
 	printf("profile %s: valid\n", s->profile_path);
 	for (size_t i = 0; i <= s->n_sources; i++) {
 		struct tracerig_ctx *ctx = i < s->n_sources ? s->sources[i] : s->packager;
@@ -479,6 +484,7 @@ int tr_session_check(struct tr_session *s)
 		if (ctx)
 			printf("    %s: %s\n", ctx->plugin->name, ctx->loaded.file);
 	}
+	tr_watchdog_done();
 	return unusable_required ? TR_EXIT_FAILURE : TR_EXIT_OK;
 }
 
@@ -1253,8 +1259,11 @@ int tr_session_run(struct tr_session *s)
 	 * after, a failed packaging leaves it for the user. */
 	if (status != TR_EXIT_OK && s->archive.dir && !s->collecting)
 		tr_staging_remove(&s->archive);
-	tr_watchdog_done();
+	tr_watchdog_packaged();
 	fini_all(s);
+	/* After fini: what a plugin did not clean up itself (it crashed or
+	 * hung), the watchdog does. */
+	tr_watchdog_done();
 	/* Last: whoever waits in `tracerig stop` learns of the archive once
 	 * the backends are done too. */
 	tr_remote_finish(s, status);
