@@ -21,13 +21,13 @@
 #include <lttng/lttng.h>
 #include <tracerig/plugin.h>
 
+#include "cleanup.h"
 #include "ctf.h"
 #include "dotnet.h"
 #include "lib/pidset.h"
 #include "presets.h"
-#include "sessiond.h"
-#include "cleanup.h"
 #include "session.h"
+#include "sessiond.h"
 #include "targets.h"
 
 #define TRACE_ENTRY "lttngTrace"
