@@ -430,6 +430,35 @@ int tr_session_prepare(struct tr_session *s, const struct tr_options *opts)
 	return ret ? ret : prepare_output(s, main_section);
 }
 
+/* ---------------- the watchdog ---------------- */
+
+static void watchdog_note_phase(void *arg, const char *plugin, const char *phase);
+static int watchdog_salvage(void *arg, pid_t collector, const char *why,
+			    uint64_t start_mono_ns, uint64_t start_real_ns);
+
+/* The collector died before collection began (tr_watchdog_ops.discard). */
+static void watchdog_discard(void *arg)
+{
+	struct tr_session *s = arg;
+
+	tr_staging_remove(&s->archive);
+}
+
+/* Forks the watchdog; `staged`: a session with a staging directory to
+ * salvage, not a --check. */
+static int start_watchdog(struct tr_session *s, int staged)
+{
+	const struct tr_watchdog_ops ops = {
+		.arg = s,
+		.close_fd = s->opts->ready_fd,
+		.note_phase = watchdog_note_phase,
+		.salvage = staged ? watchdog_salvage : NULL,
+		.discard = staged ? watchdog_discard : NULL,
+	};
+
+	return tr_watchdog_start(&ops);
+}
+
 /* ---------------- --check ---------------- */
 
 int tr_session_check(struct tr_session *s)
@@ -438,7 +467,7 @@ int tr_session_check(struct tr_session *s)
 
 	/* A check may start what would outlive a killed tracerig (lttng's
 	 * dry run starts a session daemon): the watchdog cleans up after it. */
-	if ((started = tr_watchdog_start(s)) < 0)
+	if ((started = start_watchdog(s, 0)) < 0)
 		tr_warn("cannot start the watchdog: %s (if tracerig is killed during the check, "
 			"what a backend started for it stays)", strerror(-started));
 	printf("profile %s: valid\n", s->profile_path);
@@ -1172,7 +1201,7 @@ static int set_up_collector(struct tr_session *s)
 	int ret;
 
 	/* Before any plugin runs or any thread exists: a plain fork. */
-	if ((ret = tr_watchdog_start(s)) < 0)
+	if ((ret = start_watchdog(s, 1)) < 0)
 		tr_warn("cannot start the watchdog: %s (if tracerig is killed, what it collected "
 			"stays unpackaged in %s)", strerror(-ret), s->archive.dir);
 	/* After the watchdog's fork: a session that died must not seem to
@@ -1276,8 +1305,10 @@ int tr_session_run(struct tr_session *s)
 
 /* ---------------- the watchdog's side ---------------- */
 
-void tr_session_note_phase(struct tr_session *s, const char *plugin, const char *phase)
+/* What the collector said of a plugin (tr_watchdog_ops.note_phase). */
+static void watchdog_note_phase(void *arg, const char *plugin, const char *phase)
 {
+	struct tr_session *s = arg;
 	static const struct {
 		const char *word;
 		enum tr_phase phase;
@@ -1297,9 +1328,12 @@ void tr_session_note_phase(struct tr_session *s, const char *plugin, const char 
 	}
 }
 
-int tr_session_salvage(struct tr_session *s, pid_t collector, const char *why,
-		       uint64_t start_mono_ns, uint64_t start_real_ns)
+/* Packages the staging directory of a collector that died
+ * (tr_watchdog_ops.salvage). */
+static int watchdog_salvage(void *arg, pid_t collector, const char *why,
+			    uint64_t start_mono_ns, uint64_t start_real_ns)
 {
+	struct tr_session *s = arg;
 	int ret;
 
 	snprintf(s->died_why, sizeof(s->died_why), "%s", why);

@@ -63,10 +63,4 @@ int tr_session_run(struct tr_session *s);
 int tr_session_check(struct tr_session *s);
 void tr_session_free(struct tr_session *s);
 
-/* The watchdog's side (core/watchdog.c): what the collector said of a
- * plugin, and packaging the staging directory of a collector that died. */
-void tr_session_note_phase(struct tr_session *s, const char *plugin, const char *phase);
-int tr_session_salvage(struct tr_session *s, pid_t collector, const char *why,
-		       uint64_t start_mono_ns, uint64_t start_real_ns);
-
 #endif

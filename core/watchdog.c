@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,16 +15,14 @@
 #include <unistd.h>
 
 #include "exitcodes.h"
-#include "log.h"
-#include "options.h"
 #include "lib/vec.h"
-#include "session.h"
 #include "watchdog.h"
 
 #define CLEANUP_ARG_MAX 200
 
 static int record_fd = -1; /* the collecting process's end of the pipe */
 static pid_t watchdog_pid;
+static struct tr_watchdog_ops ops; /* the watchdog's copy */
 
 /* What a plugin asked the watchdog to clean up (see watchdog_cleanup). */
 struct cleanup {
@@ -220,7 +219,7 @@ static void run_cleanups(struct heard *h, pid_t collector)
 	}
 }
 
-static void hear(struct tr_session *s, struct heard *h, char *line)
+static void hear(struct heard *h, char *line)
 {
 	char name[64], phase[32], key[64];
 	int pid;
@@ -234,7 +233,8 @@ static void hear(struct tr_session *s, struct heard *h, char *line)
 			  &h->start_real_ns) == 2) {
 		h->collecting = 1;
 	} else if (sscanf(line, "plugin %63s %31s", name, phase) == 2) {
-		tr_session_note_phase(s, name, phase);
+		if (ops.note_phase)
+			ops.note_phase(ops.arg, name, phase);
 	} else if (strncmp(line, "fault ", 6) == 0) {
 		snprintf(h->fault, sizeof(h->fault), "%.120s", line + 6);
 	} else if (strncmp(line, "cleanup ", 8) == 0) {
@@ -258,7 +258,7 @@ static void stop_command(struct heard *h)
 		syscall(SYS_pidfd_send_signal, h->command_pidfd, SIGKILL, NULL, 0);
 }
 
-static void watch(struct tr_session *s, int fd, pid_t collector)
+static void watch(int fd, pid_t collector)
 {
 	struct heard h = { .command_pidfd = -1 };
 	char buf[4096], why[256];
@@ -280,7 +280,7 @@ static void watch(struct tr_session *s, int fd, pid_t collector)
 				run_cleanups(&h, collector);
 				_exit(0);
 			}
-			hear(s, &h, buf);
+			hear(&h, buf);
 			used -= (size_t)(nl + 1 - buf);
 			memmove(buf, nl + 1, used + 1);
 		}
@@ -300,23 +300,24 @@ static void watch(struct tr_session *s, int fd, pid_t collector)
 	run_cleanups(&h, collector);
 	if (h.packaged)
 		_exit(TR_EXIT_OK);
-	if (!s->archive.dir)
+	if (!ops.salvage || !ops.discard)
 		_exit(TR_EXIT_FAILURE); /* --check: no session, only the cleanups */
 	if (!h.collecting) {
 		fprintf(stderr, "tracerig: the collecting process (PID %d) ended before collection "
 			"began: %s; nothing was collected\n", (int)collector, why);
-		tr_staging_remove(&s->archive);
+		ops.discard(ops.arg);
 		_exit(TR_EXIT_FAILURE);
 	}
-	_exit(tr_session_salvage(s, collector, why, h.start_mono_ns, h.start_real_ns) < 0
+	_exit(ops.salvage(ops.arg, collector, why, h.start_mono_ns, h.start_real_ns) < 0
 		      ? TR_EXIT_FAILURE : TR_EXIT_OK);
 }
 
-int tr_watchdog_start(struct tr_session *s)
+int tr_watchdog_start(const struct tr_watchdog_ops *given)
 {
 	pid_t collector = getpid();
 	int fds[2];
 
+	ops = *given;
 	if (pipe2(fds, O_CLOEXEC) < 0)
 		return -errno;
 	fflush(NULL);
@@ -334,8 +335,8 @@ int tr_watchdog_start(struct tr_session *s)
 		close(fds[1]);
 		/* `tracerig start` takes the end of this pipe for "the session
 		 * failed": the watchdog must not hold it open. */
-		if (s->opts->ready_fd >= 0)
-			close(s->opts->ready_fd);
+		if (ops.close_fd >= 0)
+			close(ops.close_fd);
 		/* The terminal's Ctrl-C and a supervisor's SIGTERM are for the
 		 * collector; the watchdog acts only when that one is gone. */
 		signal(SIGINT, SIG_IGN);
@@ -344,7 +345,7 @@ int tr_watchdog_start(struct tr_session *s)
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		prctl(PR_SET_NAME, "tracerig-watch", 0, 0, 0);
-		watch(s, fds[0], collector);
+		watch(fds[0], collector);
 		_exit(0);
 	}
 	close(fds[0]);

@@ -19,11 +19,25 @@
 #include <sys/types.h>
 #include <tracerig/plugin.h>
 
-struct tr_session;
+/* What the watchdog does for the session it watches (core/session.c
+ * hands it these, so that the watchdog knows nothing of the session). */
+struct tr_watchdog_ops {
+	void *arg;
+	int close_fd; /* a descriptor the watchdog must not hold open, or -1 */
+	/* What the collector said of a plugin's phase ("started", ...). */
+	void (*note_phase)(void *arg, const char *plugin, const char *phase);
+	/* The collector died while collecting: package what was staged.
+	 * 0 or a negative errno. */
+	int (*salvage)(void *arg, pid_t collector, const char *why, uint64_t start_mono_ns,
+		       uint64_t start_real_ns);
+	/* The collector died before collection began: nothing to keep.
+	 * salvage and discard are NULL when nothing is staged (--check). */
+	void (*discard)(void *arg);
+};
 
-/* Forks the watchdog.  Returns 0 in the collecting process, or -errno
- * (the session then runs unwatched). */
-int tr_watchdog_start(struct tr_session *s);
+/* Forks the watchdog, with a copy of `ops`.  Returns 0 in the collecting
+ * process, or -errno (the session then runs unwatched). */
+int tr_watchdog_start(const struct tr_watchdog_ops *ops);
 /* Records, sent as they happen. */
 void tr_watchdog_command(pid_t pid);
 void tr_watchdog_collecting(uint64_t start_mono_ns, uint64_t start_real_ns);
