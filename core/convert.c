@@ -15,6 +15,7 @@
 
 #include "convert.h"
 #include "export.h"
+#include "lib/folded.h"
 #include "lib/path.h"
 #include "lib/perfscript.h"
 #include "lib/sanitize.h"
@@ -183,12 +184,13 @@ static int read_perf_script(struct rp_archive *ar, struct tr_stackset *set)
 	return ret;
 }
 
-/* "root;outer;...;leaf 123": the root is the process ("comm" or, in
- * cpu.folded, "comm-PID"); "_[k]" marks kernel frames. */
+/* "root;outer;...;leaf 123": the root is "comm-PID;tcomm-TID" (lib/folded.h),
+ * or in archives written before it "comm-PID" (cpu.folded) or "comm"
+ * (offcpu.folded, wall.folded); "_[k]" marks kernel frames. */
 struct folded_reader {
 	struct tr_stackset *set;
 	struct ss_frame frames[MAX_FRAMES];
-	char *parts[MAX_FRAMES + 1];
+	char *parts[MAX_FRAMES];
 	int64_t scale;
 	int counts;
 };
@@ -196,10 +198,10 @@ struct folded_reader {
 static int folded_line(void *arg, char *line)
 {
 	struct folded_reader *fr = arg;
-	char *space = strrchr(line, ' '), *end, *p, *root, *dash;
+	char *space = strrchr(line, ' '), *end, *p;
+	struct tr_folded_rootinfo root;
 	size_t n = 0;
 	long long value;
-	long pid = -1;
 
 	if (!space)
 		return 0;
@@ -207,21 +209,24 @@ static int folded_line(void *arg, char *line)
 	if (*end || value < 0)
 		return 0;
 	*space = '\0';
-	for (p = line; p && n <= MAX_FRAMES; n++) {
+	tr_folded_root_parse(line, &root);
+	/* Before the thread frame, only cpu.folded's root held a PID: an
+	 * off-CPU root is a name, whatever digits end it. */
+	if (root.tid < 0 && !fr->counts) {
+		root.comm_len = root.frames ? (size_t)(root.frames - 1 - line) : strlen(line);
+		root.pid = -1;
+	}
+	for (p = (char *)root.frames; p && n < MAX_FRAMES; n++) {
 		fr->parts[n] = p;
 		p = strchr(p, ';');
 		if (p)
 			*p++ = '\0';
 		sanitize_in_place(fr->parts[n]);
 	}
-	root = fr->parts[0];
-	dash = strrchr(root, '-');
-	if (fr->counts && dash && dash[1] && strspn(dash + 1, "0123456789") == strlen(dash + 1)) {
-		pid = strtol(dash + 1, NULL, 10);
-		*dash = '\0';
-	}
+	line[root.comm_len] = '\0';
+	sanitize_in_place(line);
 	/* Leaf first, as the stack set wants. */
-	for (size_t i = 1; i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		struct ss_frame *f = &fr->frames[n - 1 - i];
 		size_t len = strlen(fr->parts[i]);
 
@@ -232,7 +237,7 @@ static int folded_line(void *arg, char *line)
 		if (f->kernel)
 			fr->parts[i][len - 4] = '\0';
 	}
-	return tr_stackset_add(fr->set, fr->frames, n ? n - 1 : 0, pid, -1, root,
+	return tr_stackset_add(fr->set, fr->frames, n, root.pid, root.tid, line,
 			       fr->counts ? 0 : value * fr->scale, fr->counts ? value : 0);
 }
 

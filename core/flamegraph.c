@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "flamegraph.h"
+#include "staging.h"
 #include "lib/hash.h"
 #include "lib/sanitize.h"
 
@@ -465,5 +466,31 @@ int tr_flamegraph_write(FILE *folded, FILE *svg, const char *title, const char *
 out:
 	free(ix.slots);
 	free_tree(root);
+	return ret;
+}
+
+int tr_flamegraph_entry(struct tracerig_archive *ar, const char *folded_name,
+			const char *svg_name, const char *title, const char *unit)
+{
+	char path[4096];
+	FILE *in, *out;
+	int ret;
+
+	if (!tr_entry_name_ok(folded_name))
+		return -EINVAL;
+	snprintf(path, sizeof(path), "%s/%s", ar->dir, folded_name);
+	in = fopen(path, "re");
+	if (!in)
+		return -errno;
+	out = tr_staging_fopen_entry(ar, svg_name);
+	if (!out) {
+		ret = -errno;
+		fclose(in);
+		return ret;
+	}
+	ret = tr_flamegraph_write(in, out, title, unit);
+	fclose(in);
+	if (fclose(out) != 0 && ret == 0)
+		ret = -errno;
 	return ret;
 }

@@ -9,4 +9,10 @@
  * that says there were no stacks. */
 int tr_flamegraph_write(FILE *folded, FILE *svg, const char *title, const char *unit);
 
+struct tracerig_archive;
+/* Renders staged entry `folded_name` as staged entry `svg_name` (the
+ * archive_flamegraph service).  0 or a negative errno. */
+int tr_flamegraph_entry(struct tracerig_archive *ar, const char *folded_name,
+			const char *svg_name, const char *title, const char *unit);
+
 #endif

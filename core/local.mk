@@ -24,6 +24,7 @@ tracerig_SOURCES = \
 	core/status.c core/status.h \
 	core/target.c core/target.h \
 	core/flamegraph.c core/flamegraph.h \
+	core/wall.c core/wall.h \
 	core/report.c core/report.h \
 	$(tr_report_sources) \
 	core/control.c core/control.h \

@@ -18,6 +18,7 @@
 #include "staging.h"
 #include "symbols/symbolizer.h"
 #include "flamegraph.h"
+#include "wall.h"
 #include "watchdog.h"
 
 const struct tracerig_key tr_session_keys[] = {
@@ -312,6 +313,19 @@ static int svc_symbolizer_object(struct tracerig_ctx *ctx, pid_t pid, uint64_t a
 	return tr_symbolizer_object(ctx->session->symbolizer, pid, addr, out);
 }
 
+static int svc_frame_name(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, int kernel,
+			  const char **name, struct tracerig_symbol *sym)
+{
+	if (!ctx->session->symbolizer) {
+		/* The session runs without one (it could not be allocated). */
+		*name = "[unknown]";
+		if (sym)
+			*sym = (struct tracerig_symbol){ NULL, "[unknown]", 0, 0 };
+		return -ENOSYS;
+	}
+	return tr_symbolizer_frame_name(ctx->session->symbolizer, pid, addr, kernel, name, sym);
+}
+
 static int svc_symbolizer_model(struct tracerig_ctx *ctx, enum tracerig_model how)
 {
 	if (!ctx->in_init)
@@ -368,47 +382,19 @@ static int svc_archive_create(struct tracerig_archive *ar, const char *name)
 
 static FILE *svc_archive_fopen(struct tracerig_archive *ar, const char *name)
 {
-	int fd = tr_staging_create_entry(ar, name);
-	FILE *f;
-
-	if (fd < 0) {
-		errno = -fd;
-		return NULL;
-	}
-	f = fdopen(fd, "w");
-	if (!f) {
-		int saved = errno;
-
-		close(fd);
-		errno = saved;
-	}
-	return f;
+	return tr_staging_fopen_entry(ar, name);
 }
 
 static int svc_archive_flamegraph(struct tracerig_archive *ar, const char *folded_name,
 				  const char *svg_name, const char *title, const char *unit)
 {
-	char path[4096];
-	FILE *in, *out;
-	int ret;
+	return tr_flamegraph_entry(ar, folded_name, svg_name, title, unit);
+}
 
-	if (!tr_entry_name_ok(folded_name))
-		return -EINVAL;
-	snprintf(path, sizeof(path), "%s/%s", ar->dir, folded_name);
-	in = fopen(path, "re");
-	if (!in)
-		return -errno;
-	out = svc_archive_fopen(ar, svg_name);
-	if (!out) {
-		ret = -errno;
-		fclose(in);
-		return ret;
-	}
-	ret = tr_flamegraph_write(in, out, title, unit);
-	fclose(in);
-	if (fclose(out) != 0 && ret == 0)
-		ret = -errno;
-	return ret;
+static int svc_folded_view(struct tracerig_ctx *ctx, const char *folded_name,
+			   enum tracerig_time what, uint64_t ns_per_unit)
+{
+	return tr_wall_declare(ctx->plugin->name, folded_name, what, ns_per_unit);
 }
 
 static int svc_archive_foreach(struct tracerig_archive *ar, tracerig_entry_cb cb, void *arg)
@@ -472,5 +458,7 @@ const struct tracerig_services tr_services = {
 	.symbolizer_fork = svc_symbolizer_fork,
 	.symbolizer_model = svc_symbolizer_model,
 	.symbolizer_object = svc_symbolizer_object,
+	.frame_name = svc_frame_name,
+	.folded_view = svc_folded_view,
 	.watchdog_cleanup = svc_watchdog_cleanup,
 };

@@ -30,6 +30,7 @@
 #include "session.h"
 #include "status.h"
 #include "supervise.h"
+#include "wall.h"
 #include "symbols/symbolizer.h"
 #include "watchdog.h"
 
@@ -1244,6 +1245,8 @@ static int stop_and_package(struct tr_session *s)
 	stop_started(s);
 	sideband_replay(s);
 	flush_all(s);
+	/* After the last source: it joins what they all staged. */
+	(void)tr_wall_write(&s->archive, &s->targets);
 	if (sources_failed(s, 1))
 		status = TR_EXIT_FAILURE;
 	summarize(s, 1);

@@ -183,6 +183,25 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+FILE *tr_staging_fopen_entry(struct tracerig_archive *ar, const char *name)
+{
+	int fd = tr_staging_create_entry(ar, name);
+	FILE *f;
+
+	if (fd < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		int saved = errno;
+
+		close(fd);
+		errno = saved;
+	}
+	return f;
+}
+
 int tr_staging_foreach(struct tracerig_archive *ar, tracerig_entry_cb cb, void *arg)
 {
 	struct walk w = { 0 };

@@ -19,6 +19,8 @@ const char *tr_staging_parent(void);
 int tr_staging_remove_entry(struct tracerig_archive *ar, const char *name);
 /* Creates entry `name` (relative, no "..") and its parents; returns an fd. */
 int tr_staging_create_entry(struct tracerig_archive *ar, const char *name);
+/* The same entry as a stdio stream for writing, or NULL with errno set. */
+FILE *tr_staging_fopen_entry(struct tracerig_archive *ar, const char *name);
 /* Every regular file below the staging dir, sorted by name. */
 int tr_staging_foreach(struct tracerig_archive *ar, tracerig_entry_cb cb, void *arg);
 int tr_staging_remove(struct tracerig_archive *ar);

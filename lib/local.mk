@@ -18,7 +18,8 @@ lib_libtrutil_la_SOURCES = \
 	lib/path.c lib/path.h \
 	lib/vec.c lib/vec.h \
 	lib/kallsyms.c lib/kallsyms.h \
-	lib/perfscript.c lib/perfscript.h
+	lib/perfscript.c lib/perfscript.h \
+	lib/folded.c lib/folded.h
 
 # The part that reads ELF, for those that link libelf anyway (the core and
 # perf_events): the other plugins stay free of it.
@@ -26,6 +27,14 @@ noinst_LTLIBRARIES += lib/libtrelf.la
 lib_libtrelf_la_SOURCES = lib/elfopen.c lib/elfopen.h lib/buildid.c lib/buildid.h
 lib_libtrelf_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
 lib_libtrelf_la_LIBADD = $(LIBELF_LIBS)
+
+# callchain = dwarf: unwinding copied user stacks with elfutils' libdwfl,
+# for perf_events and ebpf.  Without libdw it builds to what says so
+# (uw_new returns NULL); it needs libtrutil (the hardened open) next to it.
+noinst_LTLIBRARIES += lib/libtrunwind.la
+lib_libtrunwind_la_SOURCES = lib/unwind.c lib/unwind.h
+lib_libtrunwind_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
+lib_libtrunwind_la_LIBADD = $(LIBDW_LIBS) $(LIBELF_LIBS)
 
 # pprof profiles, for the core (convert, the archive's .pb.gz entries): the
 # code protoc-c generates from the vendored profile.proto, libprotobuf-c, zlib.
@@ -48,7 +57,7 @@ lib/profile.pb-c.h: lib/profile.pb-c.c
 # ../testing.h, so they need no -I)
 lib_unit_tests = tests/lib/test_untrusted tests/lib/test_sanitize tests/lib/test_hash \
 	tests/lib/test_pidset tests/lib/test_procpid tests/lib/test_list \
-	tests/lib/test_kallsyms tests/lib/test_buildid tests/lib/test_perfscript \
+	tests/lib/test_kallsyms tests/lib/test_buildid tests/lib/test_perfscript tests/lib/test_folded \
 	tests/lib/test_path tests/lib/test_vec
 check_PROGRAMS += $(lib_unit_tests)
 TESTS += $(lib_unit_tests)
@@ -61,6 +70,7 @@ tests_lib_test_list_LDADD = lib/libtrutil.la
 tests_lib_test_kallsyms_LDADD = lib/libtrutil.la
 tests_lib_test_buildid_LDADD = lib/libtrelf.la
 tests_lib_test_perfscript_LDADD = lib/libtrutil.la
+tests_lib_test_folded_LDADD = lib/libtrutil.la
 tests_lib_test_path_LDADD = lib/libtrutil.la
 tests_lib_test_vec_LDADD = lib/libtrutil.la
 

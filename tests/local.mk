@@ -28,10 +28,10 @@ tests_plugins_unresolved_la_LDFLAGS = -module -avoid-version -shared -rpath /now
 # ---- unit tests of core pieces
 check_PROGRAMS += tests/core/test_keys tests/core/test_profile tests/core/test_pids \
 	tests/core/test_staging tests/core/test_json tests/core/test_flamegraph \
-	tests/core/test_output tests/core/test_jsonread
+	tests/core/test_output tests/core/test_jsonread tests/core/test_wall
 TESTS += tests/core/test_keys tests/core/test_profile tests/core/test_pids \
 	tests/core/test_staging tests/core/test_json tests/core/test_flamegraph \
-	tests/core/test_output tests/core/test_jsonread
+	tests/core/test_output tests/core/test_jsonread tests/core/test_wall
 noinst_HEADERS += tests/testing.h
 tests_core_test_keys_SOURCES = tests/core/test_keys.c core/keys.c
 tests_core_test_keys_LDADD = lib/libtrutil.la
@@ -45,8 +45,19 @@ tests_core_test_output_SOURCES = tests/core/test_output.c core/output.c core/sta
 tests_core_test_output_LDADD = lib/libtrutil.la
 tests_core_test_json_SOURCES = tests/core/test_json.c core/json.c
 tests_core_test_jsonread_SOURCES = tests/core/test_jsonread.c core/jsonread.c
-tests_core_test_flamegraph_SOURCES = tests/core/test_flamegraph.c core/flamegraph.c
+tests_core_test_flamegraph_SOURCES = tests/core/test_flamegraph.c core/flamegraph.c core/staging.c
 tests_core_test_flamegraph_LDADD = lib/libtrutil.la
+# The frame_name service: naming, sanitizing, caching against the process
+# model (no root); ebpf's adapter is one of its callers.
+check_PROGRAMS += tests/core/test_frames
+TESTS += tests/core/test_frames
+tests_core_test_frames_SOURCES = tests/core/test_frames.c plugins/ebpf/frames.c \
+	$(tr_symbols_sources) core/log.c
+tests_core_test_frames_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
+tests_core_test_frames_LDADD = lib/libtrelf.la lib/libtrutil.la $(LIBELF_LIBS) $(DEMANGLE_LIBS)
+tests_core_test_wall_SOURCES = tests/core/test_wall.c core/wall.c core/flamegraph.c \
+	core/staging.c core/pids.c core/log.c
+tests_core_test_wall_LDADD = lib/libtrutil.la
 # The core's side-band recording against the real kernel (root).
 check_PROGRAMS += tests/core/test_sideband
 TESTS += tests/core/test_sideband

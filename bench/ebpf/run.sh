@@ -5,6 +5,9 @@
 #   - nothing attached;
 #   - tracerig -c offcpu (every interval, kernel + user stacks, system-wide);
 #   - tracerig -c offcpu with sample_period_us=1000 (the low-overhead mode);
+#   - tracerig -c offcpu-dwarf (callchain = dwarf: user registers and 8 KiB
+#     of user stack copied at switch-out, unwound in user space), every
+#     interval and with sample_period_us=1000;
 #   - libbpf-tools' offcputime (Debian libbpf-tools), system-wide, same work.
 # Prints a Markdown section: nanoseconds per context switch (median of REPS
 # runs of ROUNDS round trips) and the cost added by each tracer.
@@ -16,6 +19,7 @@ build=$(cd "${1:-${BUILD:-.}}" && pwd)
 ROUNDS=${ROUNDS:-100000}
 REPS=${REPS:-5}
 bench=bench/ebpf
+load=$(cut -d' ' -f1 /proc/loadavg)
 . "$top/bench/ebpf/lib.sh"
 ${CC:-cc} -O2 -o "$tmp/pingpong" "$top/bench/ebpf/pingpong.c"
 
@@ -31,25 +35,29 @@ stop_tracer() {
 	tracer=""
 	sleep 1 # let the CPU settle before the next configuration
 }
+# tracerig_args CONFIG: the profile and settings of a tracerig configuration
+tracerig_args() {
+	case $1 in
+	full) echo "-c $top/conf/profiles/offcpu.ini" ;;
+	sampled) echo "-c $top/conf/profiles/offcpu.ini --set ebpf.sample_period_us=1000" ;;
+	dwarf) echo "-c $top/conf/profiles/offcpu-dwarf.ini" ;;
+	dwarf_sampled) echo "-c $top/conf/profiles/offcpu-dwarf.ini --set ebpf.sample_period_us=1000" ;;
+	esac
+}
 n_tr=0
 run_config() {
 	case $1 in
 	base) samples base; return ;;
-	full|sampled)
-		n_tr=$((n_tr + 1))
-		set -- "$1" "$tmp/$1.$n_tr.trace.zip"
-		if [ "$1" = full ]; then
-			"$tracerig" -c "$top/conf/profiles/offcpu.ini" -d 600 -o "$2" >"$tmp/t.out" 2>&1 &
-		else
-			"$tracerig" -c "$top/conf/profiles/offcpu.ini" --set ebpf.sample_period_us=1000 \
-				-d 600 -o "$2" >"$tmp/t.out" 2>&1 &
-		fi
-		tracer=$!
-		wait_prog 'offcpu_switch_[a-z]*' ;;
 	offcputime)
 		"$offcputime" 600 >"$tmp/o.out" 2>&1 &
 		tracer=$!
 		wait_prog sched_switch ;;
+	*)
+		n_tr=$((n_tr + 1))
+		# shellcheck disable=SC2046 # the arguments are words
+		"$tracerig" $(tracerig_args "$1") -d 600 -o "$tmp/$1.$n_tr.trace.zip" >"$tmp/t.out" 2>&1 &
+		tracer=$!
+		wait_prog 'offcpu_switch_[a-z]*' ;;
 	esac
 	samples "$1"
 	stop_tracer
@@ -57,10 +65,12 @@ run_config() {
 
 # Each configuration twice, in mirrored order, so that drift over the run
 # (frequency, other load) does not favour one of them.
-for c in base full sampled offcputime offcputime sampled full base; do
+for c in base full sampled dwarf dwarf_sampled offcputime \
+	offcputime dwarf_sampled dwarf sampled full base; do
 	run_config "$c"
 done
 base=$(median base) tr_full=$(median full) tr_sampled=$(median sampled) oc=$(median offcputime)
+tr_dwarf=$(median dwarf) tr_dwarf_sampled=$(median dwarf_sampled)
 
 a=$(ls "$tmp"/full.*.trace.zip | head -1)
 unzip -p "$a" tracerig.log >"$tmp/a.log" 2>/dev/null || true
@@ -68,6 +78,11 @@ unzip -p "$a" manifest.json >"$tmp/a.json" 2>/dev/null || true
 tr_hook=$(sed -n 's/.*hooked with \([a-z_/]*\).*/\1/p' "$tmp/a.log" | head -1)
 switches=$(sed -n 's/.*"switches": *\([0-9]*\).*/\1/p' "$tmp/a.json" | head -1)
 dropped=$(grep -o '"[a-z]*_stacks_dropped": *[0-9]*' "$tmp/a.json" | awk -F': *' '{ s += $2 } END { print s + 0 }')
+# counter NAME: its value in the (first) dwarf archive's manifest
+unzip -p "$(ls "$tmp"/dwarf.*.trace.zip | head -1)" manifest.json >"$tmp/d.json" 2>/dev/null || true
+counter() { sed -n "s/.*\"$1\": *\([0-9]*\).*/\1/p" "$tmp/d.json" | head -1; }
+d_sent=$(counter dwarf_copies_sent) d_ring=$(counter dwarf_copies_lost_ring_full)
+d_slot=$(counter dwarf_copies_lost_no_slot) d_cut=$(counter dwarf_stacks_cut_short)
 
 row() { awk -v n="$1" -v v="$2" -v b="$base" 'BEGIN { printf "| %s | %.0f | %+.0f |\n", n, v, v - b }'; }
 echo "## ebpf: cost per context switch"
@@ -84,6 +99,8 @@ echo "|---|---|---|"
 row "no tracing" "$base"
 row "tracerig \`-c offcpu\` (every interval)" "$tr_full"
 row "tracerig \`-c offcpu\`, \`sample_period_us=1000\`" "$tr_sampled"
+row "tracerig \`-c offcpu-dwarf\` (every interval)" "$tr_dwarf"
+row "tracerig \`-c offcpu-dwarf\`, \`sample_period_us=1000\`" "$tr_dwarf_sampled"
 row "libbpf-tools \`offcputime\`" "$oc"
 echo
 echo "tracerig saw ${switches:-?} context switches and lost ${dropped:-?} stacks (its stack table:"
@@ -93,3 +110,16 @@ echo "The \"no tracing\" time moves between runs of this shared machine (946 ns 
 echo "earlier day): compare the rows of one run.  The sampling mode takes the stacks"
 echo "of a thread with probability min(1, its mean recent blocked time / 1 ms) and"
 echo "weights what it keeps by the inverse, so totals stay right."
+echo
+echo "offcpu-dwarf copies the user registers and 8 KiB of user stack at each captured"
+echo "switch-out and unwinds them in user space while collecting: in its every-interval"
+echo "run ${d_sent:-?} copies were sent, ${d_ring:-?} lost to a full ring, ${d_slot:-?} found no"
+echo "slot, and ${d_cut:-?} stacks were cut short by the copy's size.  Per interval"
+echo "it reads up to 8 KiB of user stack and copies it twice more (into the thread's"
+echo "slot, into the ring): every interval costs $(awk -v d="$tr_dwarf" -v f="$tr_full" -v b="$base" \
+	'BEGIN { if (f > b) printf "%.1f", (d - b) / (f - b); else printf "?" }') times what fp adds here, and"
+echo "copies the unwinding in user space has no room for count, with their time, as"
+echo "user stacks lost.  Sampled, only the captured intervals pay for the copy."
+echo
+echo "The load average was $load when the run started (other jobs on the machine"
+echo "make every row slower alike)."

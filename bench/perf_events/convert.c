@@ -1,6 +1,6 @@
 /* perf_events' conversion alone, on a perf.data already recorded: the
  * code tracerig runs in its flush (sc_convert into perf.data.txt and the
- * folded stacks, fold_write of cpu.folded) against a fresh symbolizer,
+ * folded stacks, tr_folded_write of cpu.folded) against a fresh symbolizer,
  * timed.  For comparing the conversion before and after a change on the
  * same files (their output must not change) and for profiling it under
  * valgrind or perf without recording again.
@@ -28,10 +28,9 @@
 
 #include "core/symbols/symbolizer.h"
 #include "plugins/perf_events/collector.h"
-#include "plugins/perf_events/fold.h"
+#include "lib/folded.h"
 #include "plugins/perf_events/perffile.h"
 #include "plugins/perf_events/script.h"
-#include "plugins/perf_events/symcache.h"
 
 /* The feature bit of the events' attrs, names and ids (tools/perf/util/header.h). */
 #define HEADER_EVENT_DESC 12
@@ -61,6 +60,12 @@ static int svc_exec(struct tracerig_ctx *ctx, pid_t pid)
 static int svc_fork(struct tracerig_ctx *ctx, pid_t parent, pid_t child)
 {
 	return tr_symbolizer_record_fork(ctx->sym, parent, child);
+}
+
+static int svc_frame_name(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, int kernel,
+			  const char **name, struct tracerig_symbol *sym)
+{
+	return tr_symbolizer_frame_name(ctx->sym, pid, addr, kernel, name, sym);
 }
 
 static int svc_object(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr,
@@ -160,12 +165,12 @@ int main(int argc, char **argv)
 {
 	struct tracerig_services svc = { .symbolize = svc_symbolize, .symbolizer_mmap = svc_mmap,
 					 .symbolizer_exec = svc_exec, .symbolizer_fork = svc_fork,
-					 .symbolizer_object = svc_object };
+					 .symbolizer_object = svc_object,
+					 .frame_name = svc_frame_name };
 	struct tracerig_ctx ctx = { 0 };
 	struct pc_opened ev[MAX_EVENTS];
-	struct symcache *syms = NULL;
 	struct unwinder *uw = NULL;
-	struct fold *folded = NULL;
+	struct tr_folded *folded = NULL;
 	struct sc_stats st;
 	struct timespec wall0, cpu0;
 	double convert_ms, convert_cpu_ms, fold_ms = 0;
@@ -191,14 +196,13 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	ctx.sym = tr_symbolizer_new();
-	syms = ctx.sym ? symcache_new(&svc, &ctx) : NULL;
-	folded = fold_new();
+	folded = tr_folded_new();
 	txt = create(argv[2]);
 	ff = create(argv[3]);
 	/* callchain = dwarf recordings: the user stacks are unwound, as in a flush. */
 	if (ev[0].attr.sample_type & PERF_SAMPLE_REGS_USER)
 		uw = uw_new(&svc, &ctx, NULL);
-	if (!syms || !folded || !txt || !ff ||
+	if (!ctx.sym || !folded || !txt || !ff ||
 	    ((ev[0].attr.sample_type & PERF_SAMPLE_REGS_USER) && !uw)) {
 		fprintf(stderr, "convert: cannot start\n");
 		goto out;
@@ -209,30 +213,30 @@ int main(int argc, char **argv)
 	(void)tr_symbolizer_remember(ctx.sym, getpid());
 	clock_gettime(CLOCK_MONOTONIC, &wall0);
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu0);
-	if (sc_convert(argv[1], ev, n_ev, txt, folded, syms, uw, NULL, &st, why, sizeof(why)) < 0) {
+	if (sc_convert(argv[1], ev, n_ev, txt, folded, &svc, &ctx, uw, NULL, &st, why,
+		       sizeof(why)) < 0) {
 		fprintf(stderr, "convert: %s\n", why);
 		goto out;
 	}
 	convert_ms = ms_since(CLOCK_MONOTONIC, &wall0);
 	convert_cpu_ms = ms_since(CLOCK_PROCESS_CPUTIME_ID, &cpu0);
 	clock_gettime(CLOCK_MONOTONIC, &wall0);
-	if (fold_write(folded, ff) < 0 || fflush(ff) != 0) {
+	if (tr_folded_write(folded, ff, 1) < 0 || fflush(ff) != 0) {
 		fprintf(stderr, "convert: cannot write %s\n", argv[3]);
 		goto out;
 	}
 	fold_ms = ms_since(CLOCK_MONOTONIC, &wall0);
 	printf("samples %llu frames %llu unresolved %llu convert_ms %.1f convert_cpu_ms %.1f "
 	       "fold_ms %.1f\n", (unsigned long long)st.samples, (unsigned long long)st.frames,
-	       (unsigned long long)symcache_unresolved(syms), convert_ms, convert_cpu_ms, fold_ms);
+	       (unsigned long long)st.unresolved, convert_ms, convert_cpu_ms, fold_ms);
 	ret = 0;
 out:
 	if (txt && fclose(txt) != 0)
 		ret = 1;
 	if (ff && fclose(ff) != 0)
 		ret = 1;
-	fold_free(folded);
+	tr_folded_free(folded);
 	uw_free(uw);
-	symcache_free(syms);
 	tr_symbolizer_free(ctx.sym);
 	for (size_t i = 0; i < n_ev; i++)
 		free(ev[i].ids);

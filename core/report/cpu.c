@@ -8,6 +8,7 @@
 
 #include "cpu.h"
 #include "folded.h"
+#include "lib/folded.h"
 #include "perfscript.h"
 #include "profile.h"
 #include "text.h"
@@ -15,24 +16,25 @@
 #define FOLDED "cpu.folded"
 #define SCRIPT "perf.data.txt"
 
-/* A cpu.folded line: "comm-PID;outermost;...;leaf", the root naming the
- * sampled thread and its process; comm may hold '-', the PID is after the
- * last one. */
+/* A cpu.folded line: "comm-PID;tcomm-TID;outermost;...;leaf" (lib/folded.h),
+ * or "comm-PID;outermost;...;leaf" in archives written before the thread
+ * frame.  The thread's name is the one a sample is counted under. */
 static int add_folded(void *arg, char *stack, uint64_t weight)
 {
 	struct rp_profile *p = arg;
-	char *frame = strchr(stack, ';'), *dash;
-	long pid = -1;
+	struct tr_folded_rootinfo root;
+	char *frame;
 	int ret;
 
-	if (frame)
-		*frame++ = '\0';
-	dash = strrchr(stack, '-');
-	if (dash && dash[1] && strspn(dash + 1, "0123456789") == strlen(dash + 1)) {
-		*dash = '\0';
-		pid = strtol(dash + 1, NULL, 10);
+	tr_folded_root_parse(stack, &root);
+	frame = (char *)root.frames;
+	if (root.tcomm) {
+		((char *)root.tcomm)[root.tcomm_len] = '\0';
+		ret = rp_profile_begin(p, root.tcomm, root.pid, weight);
+	} else {
+		stack[root.comm_len] = '\0';
+		ret = rp_profile_begin(p, stack, root.pid, weight);
 	}
-	ret = rp_profile_begin(p, stack, pid, weight);
 	while (ret == 0 && frame) {
 		char *next = strchr(frame, ';');
 

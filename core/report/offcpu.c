@@ -7,6 +7,7 @@
 
 #include "counts.h"
 #include "folded.h"
+#include "lib/folded.h"
 #include "offcpu.h"
 #include "text.h"
 
@@ -51,9 +52,21 @@ static const char *leaf_of(const char *stack, size_t *len)
 static int add_stack(void *arg, char *stack, uint64_t weight)
 {
 	struct blocked *b = arg;
+	struct tr_folded_rootinfo root;
 	size_t len;
-	const char *leaf = leaf_of(stack, &len);
-	struct rp_count *c = rp_counts_get(&b->leaves, leaf, len);
+	const char *leaf;
+	struct rp_count *c;
+
+	/* The root (process, thread) is no frame; a stack of nothing else
+	 * counts under the process name. */
+	tr_folded_root_parse(stack, &root);
+	if (root.frames) {
+		leaf = leaf_of(root.frames, &len);
+	} else {
+		leaf = root.comm;
+		len = root.comm_len;
+	}
+	c = rp_counts_get(&b->leaves, leaf, len);
 
 	if (!c)
 		return -ENOMEM;

@@ -1,6 +1,7 @@
 # The shared symbolizer (owned by core/symbols/): one concern per file.
 tr_symbols_sources = \
 	core/symbols/symbolizer.c core/symbols/symbolizer.h \
+	core/symbols/frames.c core/symbols/frames.h \
 	core/symbols/symtab.c core/symbols/symtab.h \
 	core/symbols/procfs.c core/symbols/procfs.h \
 	core/symbols/elfsym.c core/symbols/elfsym.h \
@@ -23,7 +24,7 @@ tests_symbols_test_symbols_LDADD = lib/libtrelf.la lib/libtrutil.la $(LIBELF_LIB
 # The test runs the fixture and looks its library up by path.
 EXTRA_tests_symbols_test_symbols_DEPENDENCIES = tests/symbols/fixture tests/symbols/libfixture.la
 
-tests_symbols_test_flamegraph_svg_SOURCES = tests/symbols/test_flamegraph_svg.c core/flamegraph.c
+tests_symbols_test_flamegraph_svg_SOURCES = tests/symbols/test_flamegraph_svg.c core/flamegraph.c core/staging.c
 tests_symbols_test_flamegraph_svg_LDADD = lib/libtrutil.la
 
 # Fixtures: a PIE with known, not inlined functions (no sanitizers, so the

@@ -6,7 +6,10 @@
  * - per object: one symbol table per (device, inode), so a libc mapped by a
  *   hundred processes, in containers or not, is read once;
  * - the kernel's symbols, read once from /proc/kallsyms;
- * - per process: JIT symbols from perf maps and jitdump files.
+ * - per process: JIT symbols from perf maps and jitdump files;
+ * - per (process, address): the frame's name (frames.c), keyed by the
+ *   generation of the process's address space, so a change of its mappings
+ *   (exec, mmap, fork, a reread) is never answered from before it.
  * Strings handed out live in one arena until tr_symbolizer_free. */
 #include "config.h"
 
@@ -22,6 +25,7 @@
 
 #include "demangle.h"
 #include "elfsym.h"
+#include "frames.h"
 #include "jit.h"
 #include "kallsyms.h"
 #include "lib/hash.h"
@@ -74,6 +78,9 @@ struct proc {
 	/* Fed by a recording (tr_symbolizer_record_*): maps holds the recorded
 	 * mappings and /proc/PID/maps is never read again. */
 	int recorded;
+	/* Bumped whenever what this process's addresses resolve to may have
+	 * changed: the frame-name cache keys by it. */
+	uint32_t gen;
 	struct proc *next;
 };
 
@@ -88,6 +95,7 @@ struct tr_symbolizer {
 	size_t n_strings, cap_strings;
 	struct tr_kallsyms kallsyms;
 	int kallsyms_state; /* 0 not read, 1 read, < 0 failed */
+	struct tr_frames frames; /* frame names by (process, generation, address) */
 };
 
 /* ---- interned strings ------------------------------------------------- */
@@ -403,6 +411,9 @@ static int read_maps(struct tr_symbolizer *sym, struct proc *p)
 		}
 		return ret;
 	}
+	/* Rereads that find what was there keep the frame names cached. */
+	if (r.n != p->n_maps || memcmp(r.maps, p->maps, r.n * sizeof(*r.maps)) != 0)
+		p->gen++;
 	free(p->maps);
 	p->maps = r.maps;
 	p->n_maps = r.n;
@@ -446,10 +457,15 @@ static void jit_auto_sources(struct proc *p)
 
 static void jit_read(struct tr_symbolizer *sym, struct proc *p)
 {
+	size_t n = p->jit.syms.n;
+
 	jit_auto_sources(p);
 	p->jit_read = 1;
 	p->jit_read_ns = tr_now_ns();
 	tr_jit_refresh(&p->jit, &sym->arena);
+	/* New code may take an address over (a method recompiled there). */
+	if (p->jit.syms.n != n)
+		p->gen++;
 }
 
 static struct tr_sym *jit_find(struct tr_symbolizer *sym, struct proc *p, uint64_t addr)
@@ -585,21 +601,81 @@ static int lookup_user(struct tr_symbolizer *sym, pid_t pid, uint64_t addr,
 	return fill(sym, s, addr, out);
 }
 
-int tr_symbolizer_lookup(struct tr_symbolizer *sym, pid_t pid, uint64_t addr, int kernel,
-			 struct tracerig_symbol *out)
+/* Under the lock. */
+static int lookup(struct tr_symbolizer *sym, pid_t pid, uint64_t addr, int kernel,
+		  struct tracerig_symbol *out)
 {
 	int ret;
 
 	out->name = NULL;
 	out->sym_offset = 0;
-	pthread_mutex_lock(&sym->lock);
 	ret = kernel ? lookup_kernel(sym, addr, out) : lookup_user(sym, pid, addr, out);
-	pthread_mutex_unlock(&sym->lock);
 	if (ret < 0) {
 		out->name = NULL;
 		out->sym_offset = 0;
 	}
 	return ret;
+}
+
+int tr_symbolizer_lookup(struct tr_symbolizer *sym, pid_t pid, uint64_t addr, int kernel,
+			 struct tracerig_symbol *out)
+{
+	int ret;
+
+	pthread_mutex_lock(&sym->lock);
+	ret = lookup(sym, pid, addr, kernel, out);
+	pthread_mutex_unlock(&sym->lock);
+	return ret;
+}
+
+/* Served when memory runs out. */
+static const struct tr_frame no_memory = {
+	.name = "[unknown]", .sym = { NULL, "[unknown]", 0, 0 }, .ret = -ENOMEM,
+};
+
+/* Under the lock.  A frame nothing named is looked up again after
+ * REREAD_NS: a runtime may have written its perf map since, or the process
+ * mapped the object (the lookup rereads what it needs, at most that often). */
+static const struct tr_frame *frame_of(struct tr_symbolizer *sym, pid_t pid, uint64_t addr,
+				       int kernel)
+{
+	struct proc *p = kernel ? NULL : proc_get(sym, pid);
+	struct tracerig_symbol found;
+	struct tr_frame *f;
+	uint64_t now = 0;
+	int ret;
+
+	if (!kernel && !p)
+		return &no_memory;
+	f = tr_frames_find(&sym->frames, pid, kernel ? 0 : p->gen, addr, kernel);
+	if (f && (f->ret == 0 || kernel || (now = tr_now_ns()) < f->retry_ns))
+		return f;
+	ret = lookup(sym, pid, addr, kernel, &found);
+	if (ret == -ENOMEM)
+		return &no_memory;
+	/* The lookup may have reread the mappings: what it found holds for
+	 * the generation they now have. */
+	f = tr_frames_add(&sym->frames, &sym->arena, pid, kernel ? 0 : p->gen, addr, kernel,
+			  &found, ret < 0 ? -ENOENT : 0);
+	if (!f)
+		return &no_memory;
+	if (ret < 0 && !kernel)
+		f->retry_ns = (now ? now : tr_now_ns()) + REREAD_NS;
+	return f;
+}
+
+int tr_symbolizer_frame_name(struct tr_symbolizer *sym, pid_t pid, uint64_t addr, int kernel,
+			     const char **name, struct tracerig_symbol *out)
+{
+	const struct tr_frame *f;
+
+	pthread_mutex_lock(&sym->lock);
+	f = frame_of(sym, pid, addr, kernel);
+	pthread_mutex_unlock(&sym->lock);
+	*name = f->name;
+	if (out)
+		*out = f->sym;
+	return f->ret;
 }
 
 int tr_symbolizer_object(struct tr_symbolizer *sym, pid_t pid, uint64_t addr,
@@ -782,6 +858,7 @@ static int insert_mapping(struct proc *p, const struct mapping *m)
 	p->maps[at] = *m;
 	p->n_maps++;
 	p->last = 0;
+	p->gen++;
 	return 0;
 }
 
@@ -851,8 +928,10 @@ int tr_symbolizer_record_exec(struct tr_symbolizer *sym, pid_t pid)
 	p = proc_get(sym, pid);
 	/* As perf: the old image's mappings stay until the new one's replace
 	 * them, so a sample taken inside execve() still names the caller. */
-	if (p)
+	if (p) {
 		begin_recorded(p);
+		p->gen++;
+	}
 	pthread_mutex_unlock(&sym->lock);
 	return p ? 0 : -ENOMEM;
 }
@@ -884,6 +963,7 @@ int tr_symbolizer_record_fork(struct tr_symbolizer *sym, pid_t parent, pid_t chi
 	}
 	if (!c->vdso)
 		c->vdso = pp->vdso;
+	c->gen++;
 out:
 	pthread_mutex_unlock(&sym->lock);
 	return ret;
@@ -932,6 +1012,7 @@ void tr_symbolizer_free(struct tr_symbolizer *sym)
 	dso_free(sym->vdsos);
 	dso_free(sym->bid_dsos);
 	tr_kallsyms_free(&sym->kallsyms);
+	tr_frames_free(&sym->frames);
 	free(sym->strings);
 	tr_arena_free(&sym->arena);
 	pthread_mutex_destroy(&sym->lock);

@@ -20,6 +20,11 @@ void tr_symbolizer_free(struct tr_symbolizer *sym);
  * itself for the kernel and JIT code, whose dso is "/tmp/perf-PID.map"). */
 int tr_symbolizer_lookup(struct tr_symbolizer *sym, pid_t pid, uint64_t addr, int kernel,
 			 struct tracerig_symbol *out);
+/* The frame's name as every output writes it, from the (process, address)
+ * cache (see the service frame_name in tracerig/plugin.h).  Thread-safe.
+ * *name and out's strings live until tr_symbolizer_free. */
+int tr_symbolizer_frame_name(struct tr_symbolizer *sym, pid_t pid, uint64_t addr, int kernel,
+			     const char **name, struct tracerig_symbol *out);
 /* Rereads the process's mappings now and reads every object, its vDSO and
  * its JIT maps while the process (and its mount namespace) still exists,
  * so it resolves after it exits.  Call again after an exec.  -ESRCH when

@@ -169,6 +169,12 @@ struct tracerig_object {
 	const char *path;       /* as the process sees it; lives as long as the session */
 };
 
+/* What the weights of a folded view measure (see folded_view()). */
+enum tracerig_time {
+	TRACERIG_TIME_ONCPU = 1,  /* threads running on a CPU (sampled) */
+	TRACERIG_TIME_OFFCPU = 2, /* threads switched out: blocked, waiting, preempted */
+};
+
 struct tracerig_ctx;     /* one per loaded plugin: who is calling */
 struct tracerig_archive; /* the staging area and, for packagers, the output */
 
@@ -230,7 +236,8 @@ struct tracerig_services {
 	 * per-object caches.  `pid` is a host PID; objects are read through
 	 * /proc/PID/root so processes in containers resolve against their own
 	 * files.  Returns 0 and fills `out` (name NULL when only the object is
-	 * known), or -ENOENT. */
+	 * known), or -ENOENT.  Uncached, raw strings: a frame written to an
+	 * output takes its name from frame_name() below. */
 	int (*symbolize)(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, int kernel,
 			 struct tracerig_symbol *out);
 	/* Snapshots the process's mappings now, so it still resolves after it exits. */
@@ -274,6 +281,34 @@ struct tracerig_services {
 	int (*symbolizer_object)(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr,
 				 struct tracerig_object *out);
 
+	/* The frame at `addr` of `pid` (a host PID; ignored when `kernel`)
+	 * named as every output writes it, so that one frame has one name in
+	 * perf.data.txt, every folded stack and every flame graph:
+	 *   "name"          the demangled symbol;
+	 *   "[object]"      only the object is known: its file name
+	 *                   ("[libfoo.so]", "[perf-42.map]"), or the object as
+	 *                   it is when it has brackets ("[vdso]",
+	 *                   "[kernel.kallsyms]");
+	 *   "[unknown]"     nothing is known (perf's word);
+	 * with "_[k]" appended to each for a kernel frame ("schedule_[k]").
+	 * The name is under the one sanitize rule of lib/sanitize.h (a ';'
+	 * becomes ':', control characters '?'; spaces stay), so it is safe as
+	 * a frame of a folded stack and on a line of text.  When `sym` is not NULL
+	 * it gets what symbolize() finds there (dso never NULL, "[unknown]"
+	 * when unknown), its strings under the same rule: what perf.data.txt
+	 * writes.  The strings live until the session ends.
+	 * Cached per (process, address), kernel addresses once for all
+	 * processes.  The cache follows the process model: an answer is for
+	 * the mappings the process has at this point (of the replay), never
+	 * served again once a symbolizer_mmap/exec/fork (or a reread of
+	 * /proc/PID/maps) changed them; a frame nothing named is looked up
+	 * again after a while (a runtime's perf map grows).
+	 * Returns 0 when a symbol names the frame, -ENOENT when none does
+	 * ("[object]" or "[unknown]"), another negative errno when it cannot
+	 * tell (out of memory): then *name is "[unknown]". */
+	int (*frame_name)(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, int kernel,
+			  const char **name, struct tracerig_symbol *sym);
+
 	/* Counters shown in the summary and recorded in manifest.json under the
 	 * plugin, e.g. "samples", "lost_samples".  The last value set wins. */
 	void (*counter_set)(struct tracerig_ctx *ctx, const char *name, uint64_t value);
@@ -301,6 +336,20 @@ struct tracerig_services {
 	 * The core renames that path to the final name once flush returns 0. */
 	int (*archive_foreach)(struct tracerig_archive *ar, tracerig_entry_cb cb, void *arg);
 	const char *(*archive_output)(struct tracerig_archive *ar);
+
+	/* Declares a folded-stack entry this source has staged (in flush,
+	 * once it is written) as a view of where the traced threads spent
+	 * their time: `what` its weights measure and how many nanoseconds
+	 * one unit of weight stands for (1000 for microseconds; for samples,
+	 * the mean period they were actually taken at).  Its lines must be
+	 * rooted "comm-PID;tcomm-TID;" (docs/ARCHITECTURE.md).  After every
+	 * source has flushed, the core joins the session's on-CPU and
+	 * off-CPU views into wall.folded and wall.svg (microseconds, leaves
+	 * marked [on-cpu] / [off-cpu], only processes the session traced), so
+	 * no source reads another's files.  0, -EINVAL (a bad name, a zero
+	 * unit) or -ENOMEM. */
+	int (*folded_view)(struct tracerig_ctx *ctx, const char *folded_name,
+			   enum tracerig_time what, uint64_t ns_per_unit);
 
 	/* A cleanup for what would outlive tracerig (a tracer's session, a
 	 * daemon the plugin started), run by the core's watchdog, a process

@@ -36,6 +36,9 @@ const char *const oc_counter_names[OFFCPU_CNT__MAX] = {
 	[OFFCPU_CNT_AGG_FULL] = "intervals_lost_map_full",
 	[OFFCPU_CNT_THREAD_FULL] = "intervals_lost_thread_state",
 	[OFFCPU_CNT_EVENTS_LOST] = "process_notifications_lost",
+	[OFFCPU_CNT_UCOPY_SLOT_FULL] = "dwarf_copies_lost_no_slot",
+	[OFFCPU_CNT_UCOPY_RING_FULL] = "dwarf_copies_lost_ring_full",
+	[OFFCPU_CNT_UCOPY_SENT] = "dwarf_copies_sent",
 };
 
 struct oc_collector {
@@ -43,10 +46,13 @@ struct oc_collector {
 	struct ring_buffer *rb;
 	enum oc_hook hook;
 	uint32_t depth;
+	uint32_t stack_bytes; /* callchain = dwarf: bytes copied; 0: fp */
 	int ncpus;
 	int cgroup_fd;
 	oc_event_fn cb;
 	void *cb_arg;
+	oc_ustack_fn ustack_cb;
+	void *ustack_arg;
 };
 
 /* libbpf's print hook is process-wide and takes no argument. */
@@ -195,14 +201,12 @@ static void why_load_failed(int err, char *why, size_t len)
 	}
 }
 
-int oc_open(const struct oc_config *cfg, struct oc_collector **out, char *why, size_t why_len)
+/* What loading needs from the machine, said before libbpf fails in less
+ * helpful words. */
+static int check_can_load(char *why, size_t why_len)
 {
-	struct oc_collector *c;
-	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
-	struct offcpu_bpf *skel;
 	int ret;
 
-	*out = NULL;
 	if (access(VMLINUX_BTF_PATH, R_OK) < 0) {
 		ret = -errno;
 		snprintf(why, why_len, "the kernel exposes no BTF (%s: %s): CO-RE needs a kernel "
@@ -210,12 +214,127 @@ int oc_open(const struct oc_config *cfg, struct oc_collector **out, char *why, s
 		return ret;
 	}
 	/* Tracing programs need these whatever kernel.unprivileged_bpf_disabled
-	 * says: say so before libbpf fails in less helpful words. */
+	 * says. */
 	if (!may_bpf()) {
 		snprintf(why, why_len, "not allowed to load BPF tracing programs (run as root or "
 			 "give tracerig CAP_BPF and CAP_PERFMON: setcap cap_bpf,cap_perfmon+ep)");
 		return -EPERM;
 	}
+	return 0;
+}
+
+/* The entry points of the hook used; the other's are not loaded. */
+static int choose_hook(struct oc_collector *c, const struct oc_config *cfg)
+{
+	struct offcpu_bpf *skel = c->skel;
+
+	c->hook = cfg->hook;
+	if (c->hook == OC_HOOK_AUTO)
+		c->hook = probe_tp_btf("sched_switch") ? OC_HOOK_BTF : OC_HOOK_RAW;
+	if (c->hook == OC_HOOK_BTF) {
+		bpf_program__set_autoload(skel->progs.offcpu_switch_raw, false);
+		bpf_program__set_autoload(skel->progs.offcpu_exit_raw, false);
+		bpf_map__set_autocreate(skel->maps.tid_start, false);
+		return 0;
+	}
+	bpf_program__set_autoload(skel->progs.offcpu_switch_btf, false);
+	bpf_map__set_autocreate(skel->maps.task_start, false);
+	return bpf_map__set_max_entries(skel->maps.tid_start, cfg->thread_entries);
+}
+
+/* callchain = dwarf: the events ring holds this many copies of the full
+ * size before it is full (user space drains it every few milliseconds
+ * while copies come at most once per context switch). */
+#define RING_COPIES 512
+#define RING_MIN (64 * 1024)
+#define RING_MAX (64u << 20)
+
+static uint32_t ring_bytes(uint32_t stack_bytes)
+{
+	uint64_t want = stack_bytes ? (uint64_t)RING_COPIES *
+		(sizeof(struct offcpu_ustack) + stack_bytes + 8) : RING_MIN;
+	uint32_t size = RING_MIN;
+
+	/* A power of two of pages. */
+	while (size < want && size < RING_MAX)
+		size *= 2;
+	return size;
+}
+
+static int size_maps(struct oc_collector *c, const struct oc_config *cfg)
+{
+	struct offcpu_bpf *skel = c->skel;
+	/* fp: the copy maps are never used, keep them tiny. */
+	uint32_t copy_size = (uint32_t)sizeof(struct offcpu_ustack) +
+		(c->stack_bytes ? c->stack_bytes : 8);
+	int ret;
+
+	ret = bpf_map__set_value_size(skel->maps.stacks,
+				      offsetof(struct offcpu_stack, ips) + c->depth * sizeof(uint64_t));
+	if (!ret)
+		ret = bpf_map__set_max_entries(skel->maps.stacks, cfg->stack_storage);
+	if (!ret)
+		ret = bpf_map__set_max_entries(skel->maps.agg, cfg->agg_entries);
+	if (!ret)
+		ret = bpf_map__set_value_size(skel->maps.ucopies, copy_size);
+	if (!ret)
+		ret = bpf_map__set_value_size(skel->maps.ucopy_scratch, copy_size);
+	/* A slot per thread off-CPU at once, as for the per-thread state. */
+	if (!ret)
+		ret = bpf_map__set_max_entries(skel->maps.ucopies,
+					       c->stack_bytes ? cfg->thread_entries : 1);
+	if (!ret)
+		ret = bpf_map__set_max_entries(skel->maps.events, ring_bytes(c->stack_bytes));
+	return ret;
+}
+
+static void set_tunables(struct oc_collector *c, const struct oc_config *cfg)
+{
+	struct offcpu_bpf *skel = c->skel;
+
+	skel->rodata->filter_cgroup = cfg->cgroup != NULL;
+	skel->rodata->threads = cfg->threads;
+	skel->rodata->state_mask = cfg->state_mask;
+	skel->rodata->min_block_ns = cfg->min_block_ns;
+	skel->rodata->max_block_ns = cfg->max_block_ns ? cfg->max_block_ns : ~0ull;
+	skel->rodata->sample_period_ns = cfg->sample_period_ns;
+	skel->rodata->stack_depth = c->depth;
+	skel->rodata->dwarf_stack_bytes = c->stack_bytes;
+	skel->rodata->events_bytes = ring_bytes(c->stack_bytes);
+}
+
+static int filter_cgroup(struct oc_collector *c, const char *cgroup, char *why, size_t why_len)
+{
+	__u32 zero = 0;
+	int ret;
+
+	c->cgroup_fd = open(cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (c->cgroup_fd < 0) {
+		ret = -errno;
+		snprintf(why, why_len, "cannot open cgroup %s: %s", cgroup, strerror(-ret));
+		return ret;
+	}
+	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.cgroup), &zero, &c->cgroup_fd,
+				BPF_ANY) < 0) {
+		ret = -errno;
+		snprintf(why, why_len, "cannot filter on cgroup %s: %s (it must be a cgroup v2 "
+			 "directory, e.g. under /sys/fs/cgroup on a unified hierarchy)", cgroup,
+			 strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+int oc_open(const struct oc_config *cfg, struct oc_collector **out, char *why, size_t why_len)
+{
+	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
+	struct oc_collector *c;
+	int ret;
+
+	*out = NULL;
+	ret = check_can_load(why, why_len);
+	if (ret < 0)
+		return ret;
 	c = calloc(1, sizeof(*c));
 	if (!c) {
 		snprintf(why, why_len, "out of memory");
@@ -228,57 +347,32 @@ int oc_open(const struct oc_config *cfg, struct oc_collector **out, char *why, s
 		snprintf(why, why_len, "cannot count the possible CPUs: %s", strerror(-ret));
 		goto fail;
 	}
+	c->depth = cfg->stack_depth ? cfg->stack_depth : OFFCPU_MAX_DEPTH;
+	if (c->depth > OFFCPU_MAX_DEPTH)
+		c->depth = OFFCPU_MAX_DEPTH;
+	c->stack_bytes = (cfg->dwarf_stack_bytes + 7) & ~7u;
+	if (c->stack_bytes > OFFCPU_MAX_STACK_BYTES)
+		c->stack_bytes = OFFCPU_MAX_STACK_BYTES;
 	/* Kernels before 5.11 charge BPF maps to RLIMIT_MEMLOCK; later ones
 	 * to the memory cgroup, where this is harmless.  Failure is only
 	 * fatal if the maps then cannot be created (reported below). */
 	(void)setrlimit(RLIMIT_MEMLOCK, &rl);
 
-	skel = offcpu_bpf__open();
-	if (!skel) {
+	c->skel = offcpu_bpf__open();
+	if (!c->skel) {
 		ret = -errno;
 		snprintf(why, why_len, "cannot open the BPF object: %s", strerror(-ret));
 		goto fail;
 	}
-	c->skel = skel;
-
-	c->hook = cfg->hook;
-	if (c->hook == OC_HOOK_AUTO)
-		c->hook = probe_tp_btf("sched_switch") ? OC_HOOK_BTF : OC_HOOK_RAW;
-	if (c->hook == OC_HOOK_BTF) {
-		bpf_program__set_autoload(skel->progs.offcpu_switch_raw, false);
-		bpf_program__set_autoload(skel->progs.offcpu_exit_raw, false);
-		bpf_map__set_autocreate(skel->maps.tid_start, false);
-	} else {
-		bpf_program__set_autoload(skel->progs.offcpu_switch_btf, false);
-		bpf_map__set_autocreate(skel->maps.task_start, false);
-		ret = bpf_map__set_max_entries(skel->maps.tid_start, cfg->thread_entries);
-		if (ret < 0)
-			goto set_failed;
+	ret = choose_hook(c, cfg);
+	if (!ret)
+		ret = size_maps(c, cfg);
+	if (ret < 0) {
+		snprintf(why, why_len, "cannot size the BPF maps: %s", strerror(-ret));
+		goto fail;
 	}
-
-	c->depth = cfg->stack_depth ? cfg->stack_depth : OFFCPU_MAX_DEPTH;
-	if (c->depth > OFFCPU_MAX_DEPTH)
-		c->depth = OFFCPU_MAX_DEPTH;
-	ret = bpf_map__set_value_size(skel->maps.stacks,
-				      offsetof(struct offcpu_stack, ips) + c->depth * sizeof(uint64_t));
-	if (ret < 0)
-		goto set_failed;
-	ret = bpf_map__set_max_entries(skel->maps.stacks, cfg->stack_storage);
-	if (ret < 0)
-		goto set_failed;
-	ret = bpf_map__set_max_entries(skel->maps.agg, cfg->agg_entries);
-	if (ret < 0)
-		goto set_failed;
-
-	skel->rodata->filter_cgroup = cfg->cgroup != NULL;
-	skel->rodata->threads = cfg->threads;
-	skel->rodata->state_mask = cfg->state_mask;
-	skel->rodata->min_block_ns = cfg->min_block_ns;
-	skel->rodata->max_block_ns = cfg->max_block_ns ? cfg->max_block_ns : ~0ull;
-	skel->rodata->sample_period_ns = cfg->sample_period_ns;
-	skel->rodata->stack_depth = c->depth;
-
-	ret = offcpu_bpf__load(skel);
+	set_tunables(c, cfg);
+	ret = offcpu_bpf__load(c->skel);
 	if (ret < 0) {
 		char reason[512];
 
@@ -287,31 +381,12 @@ int oc_open(const struct oc_config *cfg, struct oc_collector **out, char *why, s
 			 c->hook == OC_HOOK_BTF ? "tp_btf" : "raw_tp", reason);
 		goto fail;
 	}
-
-	skel->bss->filter_tgids = cfg->filter_tgids != 0;
-	if (cfg->cgroup) {
-		__u32 zero = 0;
-
-		c->cgroup_fd = open(cfg->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (c->cgroup_fd < 0) {
-			ret = -errno;
-			snprintf(why, why_len, "cannot open cgroup %s: %s", cfg->cgroup, strerror(-ret));
-			goto fail;
-		}
-		if (bpf_map_update_elem(bpf_map__fd(skel->maps.cgroup), &zero, &c->cgroup_fd,
-					BPF_ANY) < 0) {
-			ret = -errno;
-			snprintf(why, why_len, "cannot filter on cgroup %s: %s (it must be a cgroup v2 "
-				 "directory, e.g. under /sys/fs/cgroup on a unified hierarchy)",
-				 cfg->cgroup, strerror(-ret));
-			goto fail;
-		}
-	}
+	c->skel->bss->filter_tgids = cfg->filter_tgids != 0;
+	if (cfg->cgroup && (ret = filter_cgroup(c, cfg->cgroup, why, why_len)) < 0)
+		goto fail;
 	*out = c;
 	return 0;
 
-set_failed:
-	snprintf(why, why_len, "cannot size the BPF maps: %s", strerror(-ret));
 fail:
 	oc_close(c);
 	return ret;
@@ -344,10 +419,32 @@ void oc_filter_tgids(struct oc_collector *c, int on)
 static int on_event(void *ctx, void *data, size_t size)
 {
 	struct oc_collector *c = ctx;
+	const struct offcpu_event *ev = data;
+	const struct offcpu_ustack *u = data;
 
-	if (size >= sizeof(struct offcpu_event) && c->cb)
-		c->cb(c->cb_arg, data);
+	if (size < sizeof(*ev))
+		return 0;
+	if (ev->kind != OFFCPU_EV_USTACK) {
+		if (c->cb)
+			c->cb(c->cb_arg, ev);
+		return 0;
+	}
+	/* The ring's records are padded to 8 bytes: size is what was sent
+	 * or a little more, never less. */
+	if (size >= sizeof(*u) && u->size <= size - sizeof(*u) && c->ustack_cb)
+		c->ustack_cb(c->ustack_arg, u);
 	return 0;
+}
+
+void oc_on_ustack(struct oc_collector *c, oc_ustack_fn fn, void *arg)
+{
+	c->ustack_cb = fn;
+	c->ustack_arg = arg;
+}
+
+uint32_t oc_stack_bytes(const struct oc_collector *c)
+{
+	return c->stack_bytes;
 }
 
 int oc_attach(struct oc_collector *c, char *why, size_t why_len)
@@ -384,6 +481,13 @@ int oc_poll(struct oc_collector *c, int timeout_ms, oc_event_fn cb, void *arg)
 	c->cb = cb;
 	c->cb_arg = arg;
 	ret = ring_buffer__poll(c->rb, timeout_ms);
+	/* Records sent without a wakeup (callchain = dwarf's copies) are
+	 * not seen by the poll: take whatever is there. */
+	if (ret >= 0 || ret == -EINTR) {
+		int more = ring_buffer__consume(c->rb);
+
+		ret = more < 0 ? more : (ret > 0 ? ret : 0) + more;
+	}
 	c->cb = NULL;
 	return ret == -EINTR ? 0 : ret;
 }

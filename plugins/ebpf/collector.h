@@ -26,7 +26,8 @@ struct oc_config {
 	uint32_t stack_storage;    /* stack map entries */
 	uint32_t stack_depth;      /* frames per stack */
 	uint32_t agg_entries;      /* distinct (thread, stacks) entries */
-	uint32_t thread_entries;   /* raw_tp: threads tracked at once */
+	uint32_t thread_entries;   /* raw_tp: threads tracked at once; dwarf: copies at once */
+	uint32_t dwarf_stack_bytes; /* callchain = dwarf: user stack bytes copied; 0: fp */
 	int filter_tgids;          /* trace only oc_add_tgid's processes (and children);
 	                            * also settable after load with oc_filter_tgids */
 	const char *cgroup;        /* cgroup v2 directory, or NULL */
@@ -35,6 +36,9 @@ struct oc_config {
 /* Levels as in tracerig's log: 0 error, 1 warning, 2 info, 3 debug. */
 typedef void (*oc_log_fn)(void *arg, int level, const char *msg);
 typedef void (*oc_event_fn)(void *arg, const struct offcpu_event *ev);
+/* A kept interval with its user stack copy (callchain = dwarf); u->size
+ * bytes of u->data are there. */
+typedef void (*oc_ustack_fn)(void *arg, const struct offcpu_ustack *u);
 
 struct oc_entry {
 	struct offcpu_key key;
@@ -60,6 +64,11 @@ int oc_add_tgid(struct oc_collector *c, uint32_t tgid);
 void oc_filter_tgids(struct oc_collector *c, int on);
 int oc_attach(struct oc_collector *c, char *why, size_t why_len);
 void oc_detach(struct oc_collector *c);
+/* Where oc_poll delivers callchain = dwarf's intervals (NULL: dropped);
+ * in ring order with the notifications, a process's first interval after
+ * its new-process notification. */
+void oc_on_ustack(struct oc_collector *c, oc_ustack_fn fn, void *arg);
+uint32_t oc_stack_bytes(const struct oc_collector *c);
 /* Delivers new-process / exec notifications; returns the number handled
  * or a negative errno. */
 int oc_poll(struct oc_collector *c, int timeout_ms, oc_event_fn cb, void *arg);

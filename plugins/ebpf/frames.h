@@ -1,5 +1,6 @@
-/* Frame names for folded stacks, from the core's shared symbolizer, cached
- * per (process, address) — kernel addresses once for all processes. */
+/* Frame names for the folded stacks: the core's frame_name service (one
+ * naming for every output, cached there per process and address), handed
+ * to fd_build_line in the shape of its fd_frame_fn. */
 #ifndef TR_EBPF_FRAMES_H
 #define TR_EBPF_FRAMES_H
 
@@ -9,14 +10,15 @@
 
 #include <tracerig/plugin.h>
 
-struct fr_cache;
+struct fr_namer {
+	const struct tracerig_services *svc;
+	struct tracerig_ctx *ctx;
+	uint64_t unnamed; /* lookups no symbol answered (for the log) */
+};
 
-struct fr_cache *fr_cache_new(const struct tracerig_services *svc, struct tracerig_ctx *ctx);
-void fr_cache_free(struct fr_cache *c);
-/* "name", "name_[k]" for kernel frames, "[object]" when only the object is
- * known, "0x..." when nothing is.  Has the fd_frame_fn signature. */
-void fr_name(void *cache, pid_t pid, uint64_t addr, int kernel, char *buf, size_t len);
-/* Addresses the symbolizer could not name (for the log). */
-uint64_t fr_unresolved(const struct fr_cache *c);
+/* Writes the frame's name as frame_name gives it (see tracerig/plugin.h:
+ * "name", "name_[k]", "[object]", "[unknown]") into buf, cut at len.  Has the
+ * fd_frame_fn signature; `namer` is a struct fr_namer. */
+void fr_name(void *namer, pid_t pid, uint64_t addr, int kernel, char *buf, size_t len);
 
 #endif

@@ -8,13 +8,14 @@ plugin_LTLIBRARIES += plugins/ebpf/ebpf.la
 ebpf_sources = \
 	plugins/ebpf/collector.c plugins/ebpf/collector.h plugins/ebpf/offcpu.h \
 	plugins/ebpf/folded.c plugins/ebpf/folded.h \
-	plugins/ebpf/frames.c plugins/ebpf/frames.h
+	plugins/ebpf/frames.c plugins/ebpf/frames.h \
+	plugins/ebpf/ustacks.c plugins/ebpf/ustacks.h
 plugins_ebpf_ebpf_la_SOURCES = plugins/ebpf/plugin.c $(ebpf_sources)
 nodist_plugins_ebpf_ebpf_la_SOURCES = plugins/ebpf/offcpu.skel.h
 plugins_ebpf_ebpf_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/plugins/ebpf \
 	-I$(top_srcdir)/plugins/ebpf
 plugins_ebpf_ebpf_la_CFLAGS = $(AM_CFLAGS) $(LIBBPF_CFLAGS)
-plugins_ebpf_ebpf_la_LIBADD = lib/libtrutil.la $(LIBBPF_LIBS)
+plugins_ebpf_ebpf_la_LIBADD = lib/libtrunwind.la lib/libtrutil.la $(LIBBPF_LIBS)
 plugins_ebpf_ebpf_la_LDFLAGS = $(plugin_ldflags)
 
 BUILT_SOURCES += plugins/ebpf/offcpu.skel.h
@@ -35,7 +36,7 @@ plugins/ebpf/offcpu.skel.h: plugins/ebpf/offcpu.bpf.o
 	$(AM_V_GEN)$(BPFTOOL) gen skeleton plugins/ebpf/offcpu.bpf.o name offcpu_bpf >$@.tmp && \
 	mv $@.tmp $@
 
-# Unit tests: folded lines, summing, the wall-clock merge.
+# Unit tests: off-CPU folded lines from frame addresses.
 check_PROGRAMS += tests/ebpf/test_folded
 tests_ebpf_test_folded_SOURCES = tests/ebpf/test_folded.c plugins/ebpf/folded.c plugins/ebpf/folded.h
 tests_ebpf_test_folded_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests -I$(top_srcdir)/plugins/ebpf
@@ -62,8 +63,17 @@ check_LTLIBRARIES += tests/ebpf/fakecpu.la
 tests_ebpf_fakecpu_la_SOURCES = tests/ebpf/fakecpu.c
 tests_ebpf_fakecpu_la_LDFLAGS = $(test_plugin_ldflags)
 
+# callchain = dwarf's workload: callers only the CFI knows (dwarf.sh).
+# Built like a distribution's code, without the sanitizers: it is traced,
+# and its frames must be its own.
+check_PROGRAMS += tests/ebpf/dwarf/nofp
+tests_ebpf_dwarf_nofp_SOURCES = tests/ebpf/dwarf/nofp.c
+tests_ebpf_dwarf_nofp_CFLAGS = $(WARN_CFLAGS) -O2 -g -fomit-frame-pointer -pthread
+tests_ebpf_dwarf_nofp_LDFLAGS =
+
 # Integration tests (root): the real tracerig with the ebpf backend.
-ebpf_sh_tests = tests/ebpf/offcpu.sh tests/ebpf/filters.sh tests/ebpf/wall.sh tests/ebpf/late.sh
+ebpf_sh_tests = tests/ebpf/offcpu.sh tests/ebpf/filters.sh tests/ebpf/wall.sh tests/ebpf/late.sh \
+	tests/ebpf/dwarf.sh
 dist_check_DATA += tests/ebpf/lib-ebpf.sh
 TESTS += $(ebpf_sh_tests)
 dist_check_SCRIPTS += $(ebpf_sh_tests)

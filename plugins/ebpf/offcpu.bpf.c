@@ -21,6 +21,17 @@
  * recorded interval is weighted by 1/q (Horvitz-Thompson), which keeps the
  * expected total equal to the real blocked time.
  *
+ * callchain = dwarf (dwarf_stack_bytes > 0): code built without frame
+ * pointers cannot be walked here, so at switch-out a captured user thread's
+ * registers and the top of its user stack are copied into a slot keyed by
+ * thread id (ucopies); at switch-in a kept interval goes out through the
+ * events ring with that copy, to be unwound by the objects' CFI in user
+ * space (lib/unwind.c) and aggregated there, and the slot is freed.  Only
+ * captured intervals pay for the copy: the sampler (sample_period_ns)
+ * bounds the cost on busy machines.  An interval whose copy finds no slot
+ * or no room in the ring is still counted, in the kernel's aggregation,
+ * with its user stack lost (and counted).
+ *
  * Two entry points for the same logic: tp_btf/sched_switch (typed
  * arguments, per-task storage) where the kernel has it, raw_tp otherwise
  * (hash map keyed by thread id).  User space disables the one not used. */
@@ -31,6 +42,7 @@
 
 #include "offcpu.h"
 
+#define PF_EXITING 0x00000004
 #define PF_KTHREAD 0x00200000
 #define TASK_INTERRUPTIBLE 0x0001
 #define TASK_UNINTERRUPTIBLE 0x0002
@@ -46,6 +58,8 @@ const volatile __u64 min_block_ns = 1;
 const volatile __u64 max_block_ns = ~0ull;
 const volatile __u64 sample_period_ns = 0; /* 0: every interval */
 const volatile __u32 stack_depth = OFFCPU_MAX_DEPTH; /* frames kept per stack */
+const volatile __u32 dwarf_stack_bytes = 0; /* callchain = dwarf: stack copied; 0: fp */
+const volatile __u64 events_bytes = 64 * 1024; /* the events ring's size */
 
 /* Set after load, before attach: whether processes are selected is only
  * known once the launched command exists. */
@@ -121,10 +135,34 @@ struct {
 	__type(value, __u8);
 } seen SEC(".maps");
 
+/* New processes, execs and (callchain = dwarf) kept intervals with their
+ * stack copies, in one ring so that user space learns of a process before
+ * it unwinds the process's stacks.  Sized by user space. */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 64 * 1024);
 } events SEC(".maps");
+
+/* callchain = dwarf: a thread's copy between switch-out and switch-in
+ * (value: struct offcpu_ustack and dwarf_stack_bytes of data; user space
+ * sets the size).  Not preallocated: only threads off-CPU right now hold
+ * one, a few out of max_entries. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct offcpu_ustack) + 8);
+	__uint(max_entries, 32768);
+} ucopies SEC(".maps");
+
+/* Where a copy is taken before it goes into ucopies: too big for the BPF
+ * stack.  Same value size as ucopies. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct offcpu_ustack) + 8);
+	__uint(max_entries, 1);
+} ucopy_scratch SEC(".maps");
 
 static __always_inline void count(__u32 which)
 {
@@ -233,6 +271,74 @@ static __always_inline __u64 store_stack(void *ctx, __u64 flags, __u32 lost_coun
 	return id;
 }
 
+/* callchain = dwarf: the current thread's user registers and the top of
+ * its user stack into its ucopies slot.  Returns the user stack id to
+ * record when there is no copy to unwind: none for a kernel thread, lost
+ * when no slot was free. */
+static __always_inline __u64 copy_user_stack(struct offcpu_start *st)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct offcpu_ustack *u;
+	struct pt_regs *regs, r;
+	__u32 zero = 0, tid = st->pid, i;
+	/* 64 bits: a 32-bit copy would be bounded apart from the one the
+	 * helper gets, which the verifier then refuses. */
+	__u64 sp, size = dwarf_stack_bytes;
+
+	/* A dying thread's last switch has no switch-in to free the slot. */
+	if (task->flags & (PF_KTHREAD | PF_EXITING))
+		return OFFCPU_STACK_NONE;
+	u = bpf_map_lookup_elem(&ucopy_scratch, &zero);
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	/* The registers as the thread entered the kernel: its user state. */
+	if (!u || bpf_probe_read_kernel(&r, sizeof(r), regs) < 0)
+		return OFFCPU_STACK_LOST;
+	u->regs[0] = r.ax;
+	u->regs[1] = r.dx;
+	u->regs[2] = r.cx;
+	u->regs[3] = r.bx;
+	u->regs[4] = r.si;
+	u->regs[5] = r.di;
+	u->regs[6] = r.bp;
+	u->regs[7] = r.sp;
+	u->regs[8] = r.r8;
+	u->regs[9] = r.r9;
+	u->regs[10] = r.r10;
+	u->regs[11] = r.r11;
+	u->regs[12] = r.r12;
+	u->regs[13] = r.r13;
+	u->regs[14] = r.r14;
+	u->regs[15] = r.r15;
+	u->regs[16] = r.ip;
+	sp = r.sp;
+	/* The copy may not go past the end of the stack's mapping, which
+	 * ends at a page boundary: on a fault, retry up to each page
+	 * boundary below (a page fault cannot be taken here, and the pages
+	 * a stack used are present). */
+	if (size > OFFCPU_MAX_STACK_BYTES)
+		size = OFFCPU_MAX_STACK_BYTES;
+	for (i = 0; i < OFFCPU_MAX_STACK_BYTES / 4096 + 1; i++) {
+		if (size == 0 || size > OFFCPU_MAX_STACK_BYTES || size > dwarf_stack_bytes)
+			break;
+		if (bpf_probe_read_user(u->data, size, (const void *)sp) == 0)
+			break;
+		/* The page boundary below sp + size, then a page lower each time. */
+		if (((sp + size) & 4095) != 0)
+			size = ((sp + size) & ~4095ull) - sp;
+		else
+			size = size > 4096 ? size - 4096 : 0;
+	}
+	if (i == OFFCPU_MAX_STACK_BYTES / 4096 + 1 || size > dwarf_stack_bytes)
+		size = 0;
+	u->size = size;
+	if (bpf_map_update_elem(&ucopies, &tid, u, BPF_ANY) < 0) {
+		count(OFFCPU_CNT_UCOPY_SLOT_FULL);
+		return OFFCPU_STACK_LOST;
+	}
+	st->ucopy = 1;
+	return OFFCPU_STACK_NONE;
+}
+
 static __always_inline void switch_out(void *ctx, __u64 pid_tgid, struct offcpu_start *st,
 				       __u64 now)
 {
@@ -253,20 +359,70 @@ static __always_inline void switch_out(void *ctx, __u64 pid_tgid, struct offcpu_
 		}
 	}
 	st->q = q;
+	st->ucopy = 0;
 	st->captured = q >= OFFCPU_Q_ONE || (bpf_get_prandom_u32() & (OFFCPU_Q_ONE - 1)) < q;
 	if (!st->captured)
 		return;
 	st->kstack = store_stack(ctx, 0, OFFCPU_CNT_KSTACK_DROPPED);
+	if (dwarf_stack_bytes) {
+		st->ustack = copy_user_stack(st);
+		return;
+	}
 	/* A kernel thread has no user stack: found without a walk. */
 	st->ustack = store_stack(ctx, BPF_F_USER_STACK, OFFCPU_CNT_USTACK_DROPPED);
 }
 
-static __always_inline void announce(__u32 tgid, __u32 kind)
+static __always_inline int announce(__u32 tgid, __u32 kind)
 {
 	struct offcpu_event ev = { .tgid = tgid, .kind = kind };
 
-	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0) < 0)
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0) < 0) {
 		count(OFFCPU_CNT_EVENTS_LOST);
+		return -1;
+	}
+	return 0;
+}
+
+/* callchain = dwarf: sends the kept interval with its stack copy.  0, or
+ * -1 when it could not (then its user stack counts as lost). */
+static __always_inline int send_ustack(struct task_struct *next, struct offcpu_start *st,
+				       __u64 delta, __u64 weight)
+{
+	__u32 tid = st->pid, size;
+	struct offcpu_ustack *u = bpf_map_lookup_elem(&ucopies, &tid);
+	__u64 wake;
+	__u8 one = 1;
+
+	if (!u)
+		return -1;
+	u->tgid = st->tgid;
+	u->kind = OFFCPU_EV_USTACK;
+	u->pid = st->pid;
+	u->kstack = st->kstack;
+	u->weighted_ns = weight;
+	u->real_ns = delta;
+	BPF_CORE_READ_STR_INTO(&u->comm, next, group_leader, comm);
+	/* Announced first, in the same ring: user space remembers the
+	 * process's mappings before it unwinds this stack. */
+	if (bpf_map_update_elem(&seen, &u->tgid, &one, BPF_NOEXIST) == 0 &&
+	    announce(u->tgid, OFFCPU_EV_NEW_PROCESS) < 0)
+		bpf_map_delete_elem(&seen, &u->tgid); /* the next interval tries again */
+	size = u->size;
+	if (size > dwarf_stack_bytes)
+		size = dwarf_stack_bytes;
+	if (size > OFFCPU_MAX_STACK_BYTES)
+		size = OFFCPU_MAX_STACK_BYTES;
+	/* Waking the reader at every copy would cost a wakeup (and a context
+	 * switch of our own, traced too) per interval: it is woken once an
+	 * eighth of the ring is used, and polls often enough otherwise. */
+	wake = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= events_bytes / 8 ?
+		BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	if (bpf_ringbuf_output(&events, u, sizeof(*u) + size, wake) < 0) {
+		count(OFFCPU_CNT_UCOPY_RING_FULL);
+		return -1;
+	}
+	count(OFFCPU_CNT_UCOPY_SENT);
+	return 0;
 }
 
 static __always_inline void switch_in(struct task_struct *next, struct offcpu_start *st, __u64 now)
@@ -274,9 +430,12 @@ static __always_inline void switch_in(struct task_struct *next, struct offcpu_st
 	struct offcpu_key key;
 	struct offcpu_val *val;
 	__u64 delta, weight;
+	__u32 tid = st->pid;
+	int ucopy = st->ucopy;
 
 	delta = now - st->start_ns;
 	st->start_ns = 0;
+	st->ucopy = 0;
 	count(OFFCPU_CNT_INTERVALS);
 	if (sample_period_ns) {
 		/* Mean of the last ~8 intervals (shifts: no signed division in BPF). */
@@ -291,17 +450,25 @@ static __always_inline void switch_in(struct task_struct *next, struct offcpu_st
 		count(OFFCPU_CNT_SAMPLED_OUT);
 		return;
 	}
-	if (delta < min_block_ns) {
-		count(OFFCPU_CNT_SHORT);
-		return;
-	}
-	if (delta > max_block_ns) {
-		count(OFFCPU_CNT_LONG);
+	if (delta < min_block_ns || delta > max_block_ns) {
+		count(delta < min_block_ns ? OFFCPU_CNT_SHORT : OFFCPU_CNT_LONG);
+		if (ucopy)
+			bpf_map_delete_elem(&ucopies, &tid);
 		return;
 	}
 	weight = delta;
 	if (st->q < OFFCPU_Q_ONE)
 		weight = (delta << OFFCPU_Q_SHIFT) / st->q;
+	if (ucopy) {
+		int sent = send_ustack(next, st, delta, weight);
+
+		bpf_map_delete_elem(&ucopies, &tid);
+		if (sent == 0) {
+			count(OFFCPU_CNT_KEPT);
+			return;
+		}
+		st->ustack = OFFCPU_STACK_LOST;
+	}
 
 	key.tgid = st->tgid;
 	key.pid = st->pid;
@@ -313,6 +480,7 @@ static __always_inline void switch_in(struct task_struct *next, struct offcpu_st
 		__u8 one = 1;
 
 		BPF_CORE_READ_STR_INTO(&zero.comm, next, group_leader, comm);
+		BPF_CORE_READ_STR_INTO(&zero.tcomm, next, comm);
 		if (bpf_map_update_elem(&agg, &key, &zero, BPF_NOEXIST) == 0 &&
 		    bpf_map_update_elem(&seen, &key.tgid, &one, BPF_NOEXIST) == 0)
 			announce(key.tgid, OFFCPU_EV_NEW_PROCESS);

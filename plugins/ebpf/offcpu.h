@@ -45,6 +45,9 @@ enum offcpu_counter {
 	OFFCPU_CNT_AGG_FULL,        /* interval lost: aggregation map full */
 	OFFCPU_CNT_THREAD_FULL,     /* interval lost: per-thread state unavailable */
 	OFFCPU_CNT_EVENTS_LOST,     /* new-process notifications lost (ring buffer full) */
+	OFFCPU_CNT_UCOPY_SLOT_FULL, /* callchain = dwarf: no slot for the stack copy (user stack lost) */
+	OFFCPU_CNT_UCOPY_RING_FULL, /* callchain = dwarf: copy not sent, ring buffer full (lost) */
+	OFFCPU_CNT_UCOPY_SENT,      /* callchain = dwarf: copies sent to user space to unwind */
 	OFFCPU_CNT__MAX,
 };
 
@@ -68,6 +71,7 @@ struct offcpu_val {
 	__u64 real_ns;     /* blocked time of the recorded intervals as measured */
 	__u64 count;       /* recorded intervals */
 	char comm[OFFCPU_COMM_LEN]; /* the process's (group leader's) name */
+	char tcomm[OFFCPU_COMM_LEN]; /* the thread's name, for the folded root */
 };
 
 /* Per-thread state between switch-out and switch-in. */
@@ -79,17 +83,43 @@ struct offcpu_start {
 	__u32 tgid;
 	__u32 pid;
 	__u32 q;        /* probability this interval was captured with, OFFCPU_Q_ONE = 1 */
-	__u32 captured;
+	__u8 captured;
+	__u8 ucopy;     /* callchain = dwarf: the user stack copy waits in the ucopies map */
+	__u16 pad;
 };
 
 enum offcpu_event_kind {
 	OFFCPU_EV_NEW_PROCESS = 1, /* first interval of a process: remember its maps */
 	OFFCPU_EV_EXEC = 2,        /* a seen process exec'd: its maps changed */
+	OFFCPU_EV_USTACK = 3,      /* a kept interval with its user stack copy (struct offcpu_ustack) */
 };
 
+/* Every record of the events ring starts with this. */
 struct offcpu_event {
 	__u32 tgid;
 	__u32 kind;
+};
+
+/* callchain = dwarf: the most bytes of user stack copied per interval.  A
+ * copy is taken in a per-CPU scratch value first, and per-CPU values are
+ * at most 32 KiB (PCPU_MIN_UNIT_SIZE). */
+#define OFFCPU_MAX_STACK_BYTES 28672
+#define OFFCPU_N_REGS 17 /* x86_64 DWARF order: rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip */
+
+/* callchain = dwarf: one kept interval whose user stack is unwound in user
+ * space.  Filled at switch-out (registers, stack) and switch-in (the
+ * rest); sent as offsetof(data) + size bytes. */
+struct offcpu_ustack {
+	__u32 tgid;
+	__u32 kind; /* OFFCPU_EV_USTACK */
+	__u32 pid;
+	__u32 size; /* bytes of data: the stack from regs[7] (rsp) up */
+	__u64 kstack;
+	__u64 weighted_ns;
+	__u64 real_ns;
+	__u64 regs[OFFCPU_N_REGS];
+	char comm[OFFCPU_COMM_LEN];
+	__u8 data[];
 };
 
 #endif

@@ -1,8 +1,8 @@
 /* ebpf: where threads wait — off-CPU time with kernel and user stacks,
  * measured at each context switch by a BPF program and aggregated in the
- * kernel (collector.c, offcpu.bpf.c), written as offcpu.folded/.svg, and
- * merged with perf_events' on-CPU samples into a wall-clock view
- * (wall.folded/.svg) when both ran.  This file is the glue: keys, the
+ * kernel (collector.c, offcpu.bpf.c), written as offcpu.folded/.svg and
+ * offered to the core's wall-clock view (folded_view), which joins it with
+ * an on-CPU source's samples.  This file is the glue: keys, the
  * notification thread, the vtable. */
 #include "config.h"
 
@@ -16,20 +16,25 @@
 
 #include <tracerig/plugin.h>
 
+#include "lib/folded.h"
+
 #include "collector.h"
 #include "folded.h"
 #include "frames.h"
+#include "ustacks.h"
 
 #define LINE_MAX_LEN (64 * 1024)
 
 /* The profile's [ebpf] keys, bound by the core. */
 struct ebpf_settings {
-	int hook, threads; /* indexes of the choices */
+	int hook, threads, callchain; /* indexes of the choices */
 	struct tracerig_list states;
 	long long min_block_us, max_block_us, sample_period_us, stack_storage_size, stack_depth,
-		aggregation_size, max_threads, oncpu_frequency;
+		aggregation_size, max_threads, dwarf_stack_bytes;
 	int wall;
 };
+
+enum { CALLCHAIN_FP, CALLCHAIN_DWARF }; /* the callchain key's choices */
 
 struct ebpf {
 	const struct tracerig_services *svc;
@@ -37,16 +42,14 @@ struct ebpf {
 	struct ebpf_settings keys;
 	struct oc_config cfg;
 	struct oc_collector *oc;
+	struct us_table *us; /* callchain = dwarf: intervals unwound in user space */
 	int wall;
-	long long oncpu_frequency;
 
 	pthread_t thread;
 	int thread_started;
 	atomic_int stopping;
 	uint64_t notified;
-
-	pid_t *pids; /* processes with recorded intervals, sorted (wall filter) */
-	size_t n_pids;
+	uint64_t weighted, real; /* flush: the folded weights' sum, the time measured */
 };
 
 static void log_libbpf(void *arg, int level, const char *msg)
@@ -96,6 +99,8 @@ static void on_event(void *arg, const struct offcpu_event *ev)
 	int ret;
 
 	e->notified++;
+	if (e->us && ev->kind == OFFCPU_EV_EXEC)
+		us_exec(e->us, ev->tgid);
 	e->svc->pid_observe(e->ctx, (pid_t)ev->tgid);
 	/* A process that exits before flush must still resolve: snapshot its
 	 * mappings now (again after an exec replaced them). */
@@ -109,9 +114,13 @@ static void *notify_thread(void *arg)
 {
 	struct ebpf *e = arg;
 	uint64_t c[OFFCPU_CNT__MAX];
+	/* callchain = dwarf: copies wake this thread only in batches (see
+	 * offcpu.bpf.c), a short timeout takes the rest while their processes
+	 * are likely still there. */
+	int timeout_ms = e->us ? 20 : 250;
 
 	while (!atomic_load(&e->stopping)) {
-		int ret = oc_poll(e->oc, 250, on_event, e);
+		int ret = oc_poll(e->oc, timeout_ms, on_event, e);
 
 		if (ret < 0) {
 			e->svc->log(e->ctx, TRACERIG_LOG_WARN, "reading process notifications failed: "
@@ -179,11 +188,27 @@ static int ebpf_init(const struct tracerig_services *svc, struct tracerig_ctx *c
 	e->cfg.stack_depth = (uint32_t)k->stack_depth;
 	e->cfg.agg_entries = (uint32_t)k->aggregation_size;
 	e->cfg.thread_entries = (uint32_t)k->max_threads;
+	if (k->callchain == CALLCHAIN_DWARF) {
+		ret = us_new(svc, ctx, (size_t)k->stack_depth, &e->us);
+		if (ret < 0) {
+			svc->log(ctx, TRACERIG_LOG_ERROR, "%s", ret == -ENOTSUP ?
+				 "callchain = dwarf is not available in this build (built without "
+				 "libdw from elfutils, or not for x86_64): use callchain = fp, or "
+				 "rebuild with libdw-dev installed" : "out of memory");
+			free(e);
+			return ret;
+		}
+		e->cfg.dwarf_stack_bytes = (uint32_t)k->dwarf_stack_bytes;
+	}
 	/* Decided at start, when the launched command exists. */
 	e->cfg.filter_tgids = 0;
 	e->cfg.cgroup = t->cgroup;
 	e->wall = k->wall;
-	e->oncpu_frequency = k->oncpu_frequency; /* 0 when unset: it has no default */
+	/* The core weighs the on-CPU samples by what their source declares. */
+	if (svc->config_is_set(ctx, "oncpu_frequency"))
+		svc->log(ctx, TRACERIG_LOG_WARN, "oncpu_frequency is no longer needed and is "
+			 "ignored: the on-CPU source says what its samples are worth (remove "
+			 "the key from the profile)");
 
 	/* Load now, so that a refusal (rights, BTF, verifier) is reported
 	 * before anything starts. */
@@ -192,14 +217,18 @@ static int ebpf_init(const struct tracerig_services *svc, struct tracerig_ctx *c
 	if (ret < 0) {
 		svc->log(ctx, TRACERIG_LOG_ERROR, "%s", why);
 		oc_set_log(NULL, NULL);
+		us_free(e->us);
 		free(e);
 		return ret;
 	}
+	if (e->us)
+		oc_on_ustack(e->oc, us_add, e->us);
 	/* Stacks are named at flush, when processes may be gone and may have
 	 * loaded libraries after they were first seen. */
 	svc->symbolizer_model(ctx, TRACERIG_MODEL_WANTED);
-	svc->log(ctx, TRACERIG_LOG_INFO, "context switches hooked with %s%s", oc_hook_name(e->oc),
-		 e->cfg.sample_period_ns ? ", sampling intervals in proportion to blocked time" : "");
+	svc->log(ctx, TRACERIG_LOG_INFO, "context switches hooked with %s%s%s", oc_hook_name(e->oc),
+		 e->cfg.sample_period_ns ? ", sampling intervals in proportion to blocked time" : "",
+		 e->us ? ", user stacks copied and unwound by CFI (callchain = dwarf)" : "");
 	*state = e;
 	return 0;
 }
@@ -265,25 +294,8 @@ static int ebpf_stop(void *state)
 	return 0;
 }
 
-static int cmp_pid(const void *a, const void *b)
-{
-	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-static int wall_accepts(void *arg, pid_t pid)
-{
-	struct ebpf *e = arg;
-	const struct tracerig_targets *t = e->svc->targets(e->ctx);
-
-	if (t->system_wide && !t->cgroup)
-		return 1;
-	return bsearch(&pid, e->pids, e->n_pids, sizeof(pid_t), cmp_pid) != NULL;
-}
-
 static int write_entry(struct ebpf *e, struct tracerig_archive *ar, const char *name,
-		       const struct fd_stacks *set)
+		       const struct tr_folded *set)
 {
 	FILE *f = e->svc->archive_fopen(ar, name);
 	int ret;
@@ -293,7 +305,7 @@ static int write_entry(struct ebpf *e, struct tracerig_archive *ar, const char *
 		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot create %s: %s", name, strerror(-ret));
 		return ret;
 	}
-	ret = fd_stacks_write(set, f);
+	ret = tr_folded_write(set, f, 1000); /* ns -> us */
 	if (fclose(f) != 0 && !ret)
 		ret = -errno;
 	if (ret < 0)
@@ -301,58 +313,52 @@ static int write_entry(struct ebpf *e, struct tracerig_archive *ar, const char *
 	return ret;
 }
 
-/* wall.folded: perf_events' cpu.folded (already staged) plus ours. */
-static int write_wall(struct ebpf *e, struct tracerig_archive *ar, const struct fd_stacks *off)
+/* One aggregated entry as a folded line: the user frames `uips` (from
+ * the kernel's stack map or unwound in user space), the kernel's from
+ * its stack map. */
+static int add_entry(struct ebpf *e, struct tr_folded *off, const struct oc_entry *en,
+		     const uint64_t *uips, size_t nu, int ulost, uint64_t *kips, char *line,
+		     struct fr_namer *frames, uint64_t *folded_away)
 {
-	const char *dir = e->svc->archive_dir(ar);
-	struct fd_stacks *wall = NULL;
-	char path[4096];
-	long added;
-	FILE *in;
-	int ret;
+	size_t nk = oc_stack(e->oc, en->key.kstack, kips, oc_stack_depth(e->oc));
+	pid_t pid = (pid_t)en->key.tgid;
+	char comm[OFFCPU_COMM_LEN + 1], tcomm[OFFCPU_COMM_LEN + 1];
+	int len, ret;
 
-	snprintf(path, sizeof(path), "%s/cpu.folded", dir ? dir : ".");
-	in = fopen(path, "re");
-	if (!in) {
-		e->svc->log(e->ctx, TRACERIG_LOG_DEBUG, "no cpu.folded in the archive (perf_events "
-			    "not run before ebpf): no wall-clock view");
-		return 0;
-	}
-	if (!e->oncpu_frequency) {
-		e->svc->log(e->ctx, TRACERIG_LOG_WARN, "cpu.folded is there but oncpu_frequency is "
-			    "not set: no wall-clock view (set it to perf_events' frequency)");
-		fclose(in);
-		return 0;
-	}
-	wall = fd_stacks_new();
-	if (!wall) {
-		fclose(in);
-		return -ENOMEM;
-	}
-	added = fd_merge_oncpu(wall, in, (uint64_t)(1000000000LL / e->oncpu_frequency),
-			       wall_accepts, e);
-	fclose(in);
-	if (added < 0) {
-		ret = (int)added;
-		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot read %s: %s", path, strerror(-ret));
-		goto out;
-	}
-	ret = fd_stacks_add_marked(wall, off, FD_OFFCPU_MARK);
+	memcpy(comm, en->val.comm, OFFCPU_COMM_LEN);
+	comm[OFFCPU_COMM_LEN] = '\0';
+	memcpy(tcomm, en->val.tcomm, OFFCPU_COMM_LEN);
+	tcomm[OFFCPU_COMM_LEN] = '\0';
+	len = fd_build_line(line, LINE_MAX_LEN, comm, pid, tcomm, (pid_t)en->key.pid, uips, nu,
+			    kips, nk, ulost, en->key.kstack == OFFCPU_STACK_LOST, fr_name, frames,
+			    folded_away);
+	if (len < 0)
+		return 0; /* cannot happen with 2 x 127 frames of 512 bytes */
+	ret = tr_folded_add(off, line, (size_t)len, en->val.weighted_ns);
 	if (ret < 0)
-		goto out;
-	ret = write_entry(e, ar, "wall.folded", wall);
-	if (ret < 0)
-		goto out;
-	ret = e->svc->archive_flamegraph(ar, "wall.folded", "wall.svg",
-					 "Wall clock: on-CPU and off-CPU time", "us");
-	if (ret < 0)
-		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot render wall.svg: %s", strerror(-ret));
-	else
-		e->svc->log(e->ctx, TRACERIG_LOG_INFO, "wall.folded: %ld on-CPU stacks at %lld Hz "
-			    "and %zu off-CPU stacks", added, e->oncpu_frequency, fd_stacks_count(off));
-out:
-	fd_stacks_free(wall);
-	return ret;
+		return ret;
+	e->weighted += en->val.weighted_ns;
+	e->real += en->val.real_ns;
+	return 0;
+}
+
+/* callchain = dwarf's manifest counters: how many stacks were unwound,
+ * how many the copy's size cut short (raise dwarf_stack_bytes), how many
+ * were lost on the way (the kernel's counters say where). */
+static void count_dwarf(struct ebpf *e)
+{
+	struct us_stats st;
+
+	us_get_stats(e->us, &st);
+	e->svc->counter_set(e->ctx, "dwarf_stack_bytes", oc_stack_bytes(e->oc));
+	e->svc->counter_set(e->ctx, "dwarf_stacks_unwound", st.unwound);
+	e->svc->counter_set(e->ctx, "dwarf_stacks_cut_short", st.cut_short);
+	e->svc->counter_set(e->ctx, "dwarf_stacks_lost_no_memory", st.lost);
+	if (st.cut_short)
+		e->svc->log(e->ctx, TRACERIG_LOG_INFO, "%llu of %llu user stacks were cut short "
+			    "by the copy's size (dwarf_stack_bytes = %u)",
+			    (unsigned long long)st.cut_short, (unsigned long long)st.unwound,
+			    oc_stack_bytes(e->oc));
 }
 
 static int ebpf_flush(void *state, struct tracerig_archive *ar)
@@ -360,11 +366,11 @@ static int ebpf_flush(void *state, struct tracerig_archive *ar)
 	struct ebpf *e = state;
 	uint64_t c[OFFCPU_CNT__MAX], *uips = NULL, *kips = NULL;
 	struct oc_entry *v = NULL;
-	struct fd_stacks *off = NULL;
-	struct fr_cache *frames = NULL;
+	struct tr_folded *off = NULL;
+	struct fr_namer frames = { .svc = e->svc, .ctx = e->ctx };
 	char *line = NULL;
 	size_t n = 0, depth = oc_stack_depth(e->oc);
-	uint64_t weighted = 0, real = 0, folded_away = 0;
+	uint64_t folded_away = 0;
 	int ret;
 
 	oc_counters(e->oc, c);
@@ -379,43 +385,38 @@ static int ebpf_flush(void *state, struct tracerig_archive *ar)
 			    strerror(-ret));
 		return ret;
 	}
-	off = fd_stacks_new();
-	frames = fr_cache_new(e->svc, e->ctx);
+	off = tr_folded_new();
 	line = malloc(LINE_MAX_LEN);
 	uips = calloc(depth, sizeof(*uips));
 	kips = calloc(depth, sizeof(*kips));
-	e->pids = calloc(n ? n : 1, sizeof(*e->pids));
-	if (!off || !frames || !line || !uips || !kips || !e->pids) {
+	if (!off || !line || !uips || !kips) {
 		ret = -ENOMEM;
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
-		const struct oc_entry *en = &v[i];
-		pid_t pid = (pid_t)en->key.tgid;
-		size_t nu = oc_stack(e->oc, en->key.ustack, uips, depth);
-		size_t nk = oc_stack(e->oc, en->key.kstack, kips, depth);
-		int ulost = en->key.ustack == OFFCPU_STACK_LOST;
-		int klost = en->key.kstack == OFFCPU_STACK_LOST;
-		char comm[OFFCPU_COMM_LEN + 1];
+		size_t nu = oc_stack(e->oc, v[i].key.ustack, uips, depth);
 
-		memcpy(comm, en->val.comm, OFFCPU_COMM_LEN);
-		comm[OFFCPU_COMM_LEN] = '\0';
-		if (fd_build_line(line, LINE_MAX_LEN, comm, pid, uips, nu, kips, nk, ulost, klost,
-				  fr_name, frames, &folded_away) < 0)
-			continue; /* cannot happen with 2 x 127 frames of 512 bytes */
-		ret = fd_stacks_add(off, line, en->val.weighted_ns);
+		ret = add_entry(e, off, &v[i], uips, nu, v[i].key.ustack == OFFCPU_STACK_LOST,
+				kips, line, &frames, &folded_away);
 		if (ret < 0)
 			goto out;
-		weighted += en->val.weighted_ns;
-		real += en->val.real_ns;
-		e->pids[e->n_pids++] = pid;
 	}
-	qsort(e->pids, e->n_pids, sizeof(*e->pids), cmp_pid);
+	for (size_t i = 0; i < us_count(e->us); i++) {
+		const uint64_t *ips;
+		size_t nu;
+		const struct oc_entry *en = us_entry(e->us, i, &ips, &nu);
+
+		ret = add_entry(e, off, en, ips, nu, 0, kips, line, &frames, &folded_away);
+		if (ret < 0)
+			goto out;
+	}
 	/* What the folded weights add up to, and what was actually measured:
 	 * equal unless sample_period_us weighted the sampled intervals. */
-	e->svc->counter_set(e->ctx, "blocked_us", weighted / 1000);
-	e->svc->counter_set(e->ctx, "blocked_us_measured", real / 1000);
+	e->svc->counter_set(e->ctx, "blocked_us", e->weighted / 1000);
+	e->svc->counter_set(e->ctx, "blocked_us_measured", e->real / 1000);
 	e->svc->counter_set(e->ctx, "unknown_frames_folded", folded_away);
+	if (e->us)
+		count_dwarf(e);
 
 	ret = write_entry(e, ar, "offcpu.folded", off);
 	if (ret < 0)
@@ -426,14 +427,14 @@ static int ebpf_flush(void *state, struct tracerig_archive *ar)
 		goto out;
 	}
 	e->svc->log(e->ctx, TRACERIG_LOG_INFO, "offcpu.folded: %zu stacks, %.3f s off-CPU in %llu "
-		    "of %llu intervals (%llu below min_block_us)", fd_stacks_count(off), weighted / 1e9,
+		    "of %llu intervals (%llu below min_block_us)", tr_folded_count(off), e->weighted / 1e9,
 		    (unsigned long long)c[OFFCPU_CNT_KEPT], (unsigned long long)c[OFFCPU_CNT_INTERVALS],
 		    (unsigned long long)c[OFFCPU_CNT_SHORT]);
 	if (e->cfg.sample_period_ns)
 		e->svc->log(e->ctx, TRACERIG_LOG_INFO, "sampled: %llu intervals recorded, %llu skipped; "
 			    "weights are blocked time / capture probability (%.3f s as measured, "
 			    "%.3f s estimated total)", (unsigned long long)c[OFFCPU_CNT_KEPT],
-			    (unsigned long long)c[OFFCPU_CNT_SAMPLED_OUT], real / 1e9, weighted / 1e9);
+			    (unsigned long long)c[OFFCPU_CNT_SAMPLED_OUT], e->real / 1e9, e->weighted / 1e9);
 	if (c[OFFCPU_CNT_KSTACK_DROPPED] || c[OFFCPU_CNT_USTACK_DROPPED])
 		e->svc->log(e->ctx, TRACERIG_LOG_WARN, "%llu kernel and %llu user stacks did not fit "
 			    "the stack map (shown as lost): raise stack_storage_size",
@@ -443,19 +444,22 @@ static int ebpf_flush(void *state, struct tracerig_archive *ar)
 		e->svc->log(e->ctx, TRACERIG_LOG_WARN, "%llu intervals lost to full maps: raise "
 			    "aggregation_size / max_threads",
 			    (unsigned long long)(c[OFFCPU_CNT_AGG_FULL] + c[OFFCPU_CNT_THREAD_FULL]));
-	if (fr_unresolved(frames))
-		e->svc->log(e->ctx, TRACERIG_LOG_DEBUG, "%llu frame addresses without a symbol",
-			    (unsigned long long)fr_unresolved(frames));
-	if (e->wall)
-		ret = write_wall(e, ar, off);
+	if (frames.unnamed)
+		e->svc->log(e->ctx, TRACERIG_LOG_DEBUG, "%llu frame lookups found no symbol",
+			    (unsigned long long)frames.unnamed);
+	if (e->wall) {
+		ret = e->svc->folded_view(e->ctx, "offcpu.folded", TRACERIG_TIME_OFFCPU, 1000);
+		if (ret < 0)
+			e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot offer offcpu.folded to the "
+				    "wall-clock view: %s", strerror(-ret));
+	}
 out:
 	if (ret == -ENOMEM)
 		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "out of memory writing offcpu.folded");
 	free(kips);
 	free(uips);
 	free(line);
-	fr_cache_free(frames);
-	fd_stacks_free(off);
+	tr_folded_free(off);
 	free(v);
 	return ret;
 }
@@ -466,8 +470,8 @@ static void ebpf_fini(void *state)
 
 	join_thread(e);
 	oc_close(e->oc);
+	us_free(e->us);
 	oc_set_log(NULL, NULL);
-	free(e->pids);
 	free(e);
 }
 
@@ -495,6 +499,21 @@ static const struct tracerig_key ebpf_keys[] = {
 	  .description = "Low-overhead mode for busy machines: a thread's stacks are taken with probability "
 	  "min(1, its recent mean blocked time / this period) and each recorded interval is "
 	  "weighted by 1/probability, so totals stay unbiased; 0 = record every interval." },
+	{ .name = "callchain", .type = TRACERIG_KEY_ENUM, .default_value = "fp",
+	  .choices = "fp,dwarf", BIND(callchain),
+	  .description = "User stacks: fp walks them by frame pointers in the kernel; dwarf copies the user "
+	  "registers and dwarf_stack_bytes of user stack at switch-out (only for the intervals "
+	  "the sampler captures) and unwinds them by the objects' CFI while collecting, as "
+	  "perf_events' callchain = dwarf does, so that code built without frame pointers "
+	  "(Debian's libc and libraries) shows its callers.  dwarf needs a build with "
+	  "elfutils' libdw on x86_64: other builds refuse it with a message saying so." },
+	{ .name = "dwarf_stack_bytes", .type = TRACERIG_KEY_INT, .default_value = "8192",
+	  .min = 8, .max = OFFCPU_MAX_STACK_BYTES, BIND(dwarf_stack_bytes),
+	  .description = "callchain = dwarf: bytes of user stack copied per captured interval (rounded up "
+	  "to 8, at most 28672); deeper stacks are cut where the copy ends (counted: "
+	  "dwarf_stacks_cut_short), bigger copies cost more per context switch.  Each thread "
+	  "holds its copy in kernel memory while it is off-CPU (at most max_threads copies: "
+	  "8 KiB x 1000 sleeping threads = 8 MiB)." },
 	{ .name = "stack_storage_size", .type = TRACERIG_KEY_INT, .default_value = "16384",
 	  .min = 64, .max = 4194304, BIND(stack_storage_size),
 	  .description = "Distinct stacks the kernel keeps; stacks that do not fit are counted "
@@ -507,15 +526,17 @@ static const struct tracerig_key ebpf_keys[] = {
 	  .description = "Distinct (thread, kernel stack, user stack) entries kept in the kernel." },
 	{ .name = "max_threads", .type = TRACERIG_KEY_INT, .default_value = "32768", .min = 256,
 	  .max = 4194304, BIND(max_threads),
-	  .description = "Threads tracked at once (raw_tp hook only; tp_btf uses per-task storage)." },
+	  .description = "Threads tracked at once (raw_tp hook only; tp_btf uses per-task storage); with "
+	  "callchain = dwarf also the stack copies held at once (one per thread off-CPU)." },
 	{ .name = "wall", .type = TRACERIG_KEY_BOOL, .default_value = "yes", BIND(wall),
-	  .description = "When perf_events wrote cpu.folded earlier in the same session (list ebpf after "
-	  "perf_events), also write wall.folded and wall.svg: on- and off-CPU time of the "
-	  "traced threads in one flame graph, leaves marked [on-cpu] / [off-cpu]." },
+	  .description = "Offer offcpu.folded to the wall-clock view: when an on-CPU source (perf_events) "
+	  "runs in the same session, in any order, tracerig writes wall.folded and wall.svg, on- "
+	  "and off-CPU time of the traced threads in one flame graph, leaves marked [on-cpu] / "
+	  "[off-cpu]." },
+	/* Not bound: only whether a profile still sets it matters. */
 	{ .name = "oncpu_frequency", .type = TRACERIG_KEY_INT, .min = 1, .max = 1000000,
-	  BIND(oncpu_frequency),
-	  .description = "perf_events' sampling frequency in Hz, to turn its samples into time for the "
-	  "wall-clock view (one sample = 1/frequency seconds)." },
+	  .description = "Deprecated and ignored (a warning says so): the on-CPU source declares what "
+	  "its samples are worth, the period perf_events actually sampled at." },
 	{ .name = NULL },
 };
 

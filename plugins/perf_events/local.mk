@@ -14,8 +14,6 @@ plugin_LTLIBRARIES += plugins/perf_events/perf_events.la
 plugins_perf_events_perf_events_la_SOURCES = plugins/perf_events/plugin.c \
 	plugins/perf_events/events.c plugins/perf_events/events.h \
 	plugins/perf_events/collector.c plugins/perf_events/collector.h \
-	plugins/perf_events/symcache.c plugins/perf_events/symcache.h \
-	plugins/perf_events/fold.c plugins/perf_events/fold.h \
 	plugins/perf_events/comms.c plugins/perf_events/comms.h \
 	plugins/perf_events/script.c plugins/perf_events/script.h \
 	plugins/perf_events/textbuf.c plugins/perf_events/textbuf.h \
@@ -27,7 +25,7 @@ plugins_perf_events_perf_events_la_SOURCES = plugins/perf_events/plugin.c \
 	$(perf_events_sources)
 plugins_perf_events_perf_events_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(TRACEEVENT_CFLAGS) \
 	$(LIBDW_CFLAGS)
-plugins_perf_events_perf_events_la_LIBADD = lib/libtrelf.la lib/libtrutil.la $(LIBELF_LIBS) \
+plugins_perf_events_perf_events_la_LIBADD = lib/libtrelf.la lib/libtrunwind.la lib/libtrutil.la $(LIBELF_LIBS) \
 	$(TRACEEVENT_LIBS) $(LIBDW_LIBS)
 plugins_perf_events_perf_events_la_LDFLAGS = $(plugin_ldflags)
 
@@ -52,7 +50,7 @@ tests_perf_events_test_unwind_SOURCES = tests/perf_events/test_unwind.c \
 tests_perf_events_test_unwind_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) -I$(top_srcdir)/tests \
 	-I$(top_srcdir)/plugins/perf_events
 tests_perf_events_test_unwind_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
-tests_perf_events_test_unwind_LDADD = lib/libtrelf.la lib/libtrutil.la $(LIBELF_LIBS) \
+tests_perf_events_test_unwind_LDADD = lib/libtrelf.la lib/libtrunwind.la lib/libtrutil.la $(LIBELF_LIBS) \
 	$(DEMANGLE_LIBS) $(LIBDW_LIBS) $(AX_PTHREAD_LIBS)
 # ---- end unwind
 
@@ -80,13 +78,13 @@ endif
 if BUILD_PLUGIN_PERF_EVENTS
 check_PROGRAMS += bench/perf_events/convert
 bench_perf_events_convert_SOURCES = bench/perf_events/convert.c \
-	plugins/perf_events/script.c plugins/perf_events/symcache.c plugins/perf_events/fold.c \
+	plugins/perf_events/script.c plugins/perf_events/bytebuf.c \
 	plugins/perf_events/comms.c plugins/perf_events/events.c plugins/perf_events/tracefs.c \
 	plugins/perf_events/textbuf.c plugins/perf_events/timesort.c plugins/perf_events/unwind.c \
 	plugins/perf_events/unwindbg.c plugins/perf_events/sample.c \
 	$(tr_symbols_sources) core/log.c
 bench_perf_events_convert_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)
 bench_perf_events_convert_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(TRACEEVENT_CFLAGS) $(LIBDW_CFLAGS)
-bench_perf_events_convert_LDADD = lib/libtrelf.la lib/libtrutil.la $(LIBELF_LIBS) $(TRACEEVENT_LIBS) \
+bench_perf_events_convert_LDADD = lib/libtrelf.la lib/libtrunwind.la lib/libtrutil.la $(LIBELF_LIBS) $(TRACEEVENT_LIBS) \
 	$(DEMANGLE_LIBS) $(LIBDW_LIBS)
 endif

@@ -19,14 +19,13 @@
 
 #include <tracerig/plugin.h>
 
+#include "lib/folded.h"
 #include "lib/pidqueue.h"
 
 #include "collector.h"
 #include "events.h"
-#include "fold.h"
 #include "fpcheck.h"
 #include "script.h"
-#include "symcache.h"
 #include "tracingdata.h"
 #include "unwind.h"
 #include "unwindbg.h"
@@ -623,14 +622,48 @@ static void report_unwinding(struct perf *p, const struct unwinder *uw)
 			    (unsigned)p->cfg.dwarf_stack_bytes);
 }
 
+/* cpu.folded as on-CPU time, for the core's wall-clock view: a sample of
+ * a clock event stands for its period, nanoseconds the thread ran (in
+ * frequency mode the kernel moves the period to keep the rate, so the mean
+ * of what was recorded is what it sampled at, throttling included); other
+ * events sampled at a frequency stand for 1/frequency s each; tracepoints
+ * and events sampled every N occurrences say nothing about time. */
+static int declare_oncpu(struct perf *p, const struct pc_opened *ev, const struct sc_stats *st)
+{
+	int clock = ev->attr.type == PERF_TYPE_SOFTWARE &&
+		    (ev->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
+		     ev->attr.config == PERF_COUNT_SW_TASK_CLOCK);
+	uint64_t ns;
+	int ret;
+
+	if (!st->folded_samples)
+		return 0;
+	if (clock && st->folded_period)
+		ns = (st->folded_period + st->folded_samples / 2) / st->folded_samples;
+	else if (ev->spec.kind != EV_TRACEPOINT && !p->cfg.period && p->cfg.frequency)
+		ns = 1000000000ull / p->cfg.frequency;
+	else
+		ns = 0;
+	if (!ns) {
+		p->svc->log(p->ctx, TRACERIG_LOG_INFO, "%s is sampled by occurrences, not time: "
+			    "cpu.folded stays out of the wall-clock view", ev->spec.name);
+		return 0;
+	}
+	p->svc->counter_set(p->ctx, "ns_per_sample", ns);
+	ret = p->svc->folded_view(p->ctx, "cpu.folded", TRACERIG_TIME_ONCPU, ns);
+	if (ret < 0)
+		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "cannot offer cpu.folded to the "
+			    "wall-clock view: %s", strerror(-ret));
+	return ret;
+}
+
 static int perf_flush(void *state, struct tracerig_archive *ar)
 {
 	struct perf *p = state;
 	const struct pc_opened *ev;
 	struct sc_stats st;
-	struct symcache *syms = NULL;
 	struct unwinder *uw = NULL;
-	struct fold *folded = NULL;
+	struct tr_folded *folded = NULL;
 	FILE *txt = NULL, *ff;
 	size_t n_ev;
 	char why[1024];
@@ -647,12 +680,11 @@ static int perf_flush(void *state, struct tracerig_archive *ar)
 	if (!p->script && !p->flamegraph)
 		return 0;
 	ev = pc_events(p->pc, &n_ev);
-	syms = symcache_new(p->svc, p->ctx);
-	folded = p->flamegraph ? fold_new() : NULL;
+	folded = p->flamegraph ? tr_folded_new() : NULL;
 	if (p->bg)
 		uw_bg_join(p->bg);
 	uw = p->cfg.dwarf_stack_bytes ? uw_new(p->svc, p->ctx, p->objects) : NULL;
-	if (!syms || (p->flamegraph && !folded) || (p->cfg.dwarf_stack_bytes && !uw)) {
+	if ((p->flamegraph && !folded) || (p->cfg.dwarf_stack_bytes && !uw)) {
 		ret = -ENOMEM;
 		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "out of memory");
 		goto out;
@@ -664,8 +696,8 @@ static int perf_flush(void *state, struct tracerig_archive *ar)
 			goto out;
 		}
 	}
-	ret = sc_convert(p->data_path, ev, n_ev, txt, folded, syms, uw, p->bg, &st, why,
-			 sizeof(why));
+	ret = sc_convert(p->data_path, ev, n_ev, txt, folded, p->svc, p->ctx, uw, p->bg, &st,
+			 why, sizeof(why));
 	if (ret < 0)
 		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "%s", why);
 	if (close_entry(p, txt, "perf.data.txt") < 0 && !ret)
@@ -674,21 +706,21 @@ static int perf_flush(void *state, struct tracerig_archive *ar)
 	if (ret < 0)
 		goto out;
 	p->svc->counter_set(p->ctx, "frames", st.frames);
-	p->svc->counter_set(p->ctx, "unresolved_frames", symcache_unresolved(syms));
+	p->svc->counter_set(p->ctx, "unresolved_frames", st.unresolved);
 	p->svc->counter_set(p->ctx, "mappings_replayed", st.mappings);
 	p->svc->counter_set(p->ctx, "unknown_frames_folded", st.frames_folded_away);
 	if (uw)
 		report_unwinding(p, uw);
-	p->svc->log(p->ctx, TRACERIG_LOG_INFO, "%llu samples, %llu frames (%llu addresses "
-		    "without a symbol)", (unsigned long long)st.samples,
-		    (unsigned long long)st.frames, (unsigned long long)symcache_unresolved(syms));
+	p->svc->log(p->ctx, TRACERIG_LOG_INFO, "%llu samples, %llu frames (%llu without a "
+		    "symbol)", (unsigned long long)st.samples, (unsigned long long)st.frames,
+		    (unsigned long long)st.unresolved);
 	if (folded) {
 		ff = create_entry(p, ar, "cpu.folded");
 		if (!ff) {
 			ret = -EIO;
 			goto out;
 		}
-		ret = fold_write(folded, ff);
+		ret = tr_folded_write(folded, ff, 1);
 		if (close_entry(p, ff, "cpu.folded") < 0 && !ret)
 			ret = -EIO;
 		if (ret < 0)
@@ -698,13 +730,14 @@ static int perf_flush(void *state, struct tracerig_archive *ar)
 		if (ret < 0)
 			p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "cannot render cpu.svg: %s",
 				    strerror(-ret));
+		else
+			ret = declare_oncpu(p, &ev[0], &st);
 	}
 out:
 	if (txt)
 		fclose(txt);
-	fold_free(folded);
+	tr_folded_free(folded);
 	uw_free(uw);
-	symcache_free(syms);
 	return ret;
 }
 
@@ -775,7 +808,9 @@ static const struct tracerig_key perf_keys[] = {
 	  .description = "Write perf.data.txt (perf script text, read by PerfView and TraceEvent)." },
 	{ .name = "flamegraph", .type = TRACERIG_KEY_BOOL, .default_value = "yes",
 	  BIND(flamegraph),
-	  .description = "Write cpu.folded and the flame graph cpu.svg of the first event." },
+	  .description = "Write cpu.folded (stacks rooted comm-PID;tcomm-TID, weights in samples) and the "
+	  "flame graph cpu.svg of the first event; it is the on-CPU side of the wall-clock view, "
+	  "each sample worth the period it was taken at." },
 	{ .name = NULL },
 };
 

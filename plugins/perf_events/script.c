@@ -22,8 +22,8 @@
 #include <event-parse.h>
 #include <trace-seq.h>
 
+#include "bytebuf.h"
 #include "comms.h"
-#include "lib/sanitize.h"
 #include "lib/sideband.h"
 #include "perffile.h"
 #include "sample.h"
@@ -59,9 +59,15 @@ struct conv {
 	size_t line_len;
 	struct textbuf txt;
 	int with_txt;
-	struct fold *folded;
+	struct tr_folded *folded;
 	struct pending pending[PENDING]; /* by tid % PENDING */
-	struct symcache *syms;
+	const struct tracerig_services *svc;
+	struct tracerig_ctx *ctx;
+	/* The frame texts of the sample being converted (struct frame_text
+	 * each, at texts_off[i] for frame i): made anew per sample from what
+	 * the core's frame_name cached. */
+	struct bytebuf texts;
+	size_t *texts_off;
 	struct unwinder *uw; /* NULL: no user stacks to unwind */
 	const struct uw_bg *bg; /* NULL: none unwound while collecting */
 	const char *data; /* perf.data's data section, mapped */
@@ -128,84 +134,70 @@ static void print_payload(struct conv *cv, const void *raw, uint32_t size, uint6
 
 /* ---- frames ---- */
 
-/* A frame's text, made once per (process, address) and kept in the
- * symbol cache: its perf.data.txt line and its name in folded stacks, both
- * under the sanitize rule (names and paths are the traced program's: one
- * with a newline would add frame lines of its choosing, a ';' would split a
- * folded frame; the rule keeps the length). */
+/* A frame's text: its perf.data.txt line and its name in folded stacks.
+ * Both come from the core's frame_name, which names a frame once for every
+ * output (perf.data.txt, cpu.folded, offcpu.folded, the flame graphs),
+ * caches it per (process, address) against the process model as this
+ * replay feeds it, and hands out its strings under the sanitize rule
+ * already (names and paths are the traced program's: one with a newline
+ * would add frame lines of its choosing, a ';' would split a folded
+ * frame). */
 struct frame_text {
 	uint32_t line_len, fold_len;
 	int no_object; /* in no known object: see fold_frames */
 	char s[];      /* the line, then the folded name */
 };
 
-static const char *frame_name(const struct tracerig_symbol *sym, char *buf, size_t len)
+/* "\t%16llx name (object)\n" and the folded name, appended to cv->texts;
+ * 0 or -ENOMEM. */
+static int add_text(struct conv *cv, size_t i, pid_t pid, uint64_t addr, int kernel)
 {
-	const char *base;
-
-	if (sym->name)
-		return sym->name;
-	if (sym->dso && strcmp(sym->dso, "[unknown]") != 0) {
-		base = strrchr(sym->dso, '/');
-		snprintf(buf, len, "[%s]", base ? base + 1 : sym->dso);
-		return buf;
-	}
-	/* As perf: an address in no known object is "[unknown]", one frame
-	 * for all of them, not a new bar per address. */
-	return "[unknown]";
-}
-
-/* Copies s under the sanitize rule to dst; returns its length.  Most
- * names and paths need nothing: checked, they are copied whole, rather
- * than a character at a time. */
-static size_t put_sanitized(char *dst, const char *s, size_t len)
-{
-	if (tr_name_needs_sanitizing(s))
-		return tr_sanitize_name(dst, len + 1, s);
-	memcpy(dst, s, len);
-	return len;
-}
-
-/* "\t%16llx name (object)\n" and the folded name, into the cache. */
-static const struct frame_text *make_text(struct conv *cv, struct symcache_frame *f, uint64_t addr)
-{
-	const struct tracerig_symbol *sym = &f->sym;
-	const char *name = sym->name ? sym->name : "[unknown]";
-	char fbuf[64];
-	const char *fold = frame_name(sym, fbuf, sizeof(fbuf));
-	size_t name_len = strlen(name), dso_len = strlen(sym->dso), fold_len = strlen(fold);
-	size_t line_len = 1 + 16 + 1 + name_len + 2 + dso_len + 2;
+	const size_t align = _Alignof(struct frame_text);
+	struct tracerig_symbol sym;
+	const char *fold, *name;
+	size_t name_len, dso_len, fold_len, line_len, at;
 	struct frame_text *t;
 	char *p;
+	int ret = cv->svc->frame_name(cv->ctx, pid, addr, kernel, &fold, &sym);
 
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret < 0) /* -ENOENT, or -ENOSYS without a symbolizer: "[unknown]" */
+		cv->st->unresolved++;
+	name = sym.name ? sym.name : "[unknown]";
+	name_len = strlen(name);
+	dso_len = strlen(sym.dso);
+	fold_len = strlen(fold);
+	/* fold_frames marks kernel frames itself: the name goes without
+	 * the "_[k]" that frame_name ends every kernel frame's name with. */
+	if (kernel && fold_len >= 4 && memcmp(fold + fold_len - 4, "_[k]", 4) == 0)
+		fold_len -= 4;
+	line_len = 1 + 16 + 1 + name_len + 2 + dso_len + 2;
 	if (line_len + fold_len > UINT32_MAX)
-		return NULL;
-	/* + 1: the sanitizer ends what it writes with a NUL. */
-	t = symcache_keep(cv->syms, f, sizeof(*t) + line_len + fold_len + 1);
-	if (!t)
-		return NULL;
+		return -ENOMEM;
+	at = (cv->texts.len + align - 1) & ~(align - 1);
+	bytebuf_put(&cv->texts, NULL, at - cv->texts.len + sizeof(*t) + line_len + fold_len);
+	if (cv->texts.err)
+		return cv->texts.err;
+	t = (struct frame_text *)(cv->texts.p + at);
 	p = t->s;
 	*p++ = '\t';
 	p = fmt_hex16(p, addr);
 	*p++ = ' ';
-	p += put_sanitized(p, name, name_len);
+	memcpy(p, name, name_len);
+	p += name_len;
 	*p++ = ' ';
 	*p++ = '(';
-	p += put_sanitized(p, sym->dso, dso_len);
+	memcpy(p, sym.dso, dso_len);
+	p += dso_len;
 	*p++ = ')';
 	*p++ = '\n';
-	put_sanitized(p, fold, fold_len);
+	memcpy(p, fold, fold_len);
 	t->line_len = (uint32_t)line_len;
 	t->fold_len = (uint32_t)fold_len;
-	t->no_object = !sym->name && strcmp(sym->dso, "[unknown]") == 0;
-	return t;
-}
-
-static const struct frame_text *frame_text(struct conv *cv, pid_t pid, uint64_t addr, int kernel)
-{
-	struct symcache_frame *f = symcache_lookup(cv->syms, pid, addr, kernel);
-
-	return f->kept ? f->kept : make_text(cv, f, addr);
+	t->no_object = !sym.name && strcmp(sym.dso, "[unknown]") == 0;
+	cv->texts_off[i] = at;
+	return 0;
 }
 
 /* ---- folded lines ---- */
@@ -289,7 +281,7 @@ static void print_header(struct conv *cv, const struct pc_opened *ev, const char
 static void flush_pending(struct conv *cv, struct pending *pd)
 {
 	if (pd->weight)
-		(void)fold_add(cv->folded, pd->line, pd->len, pd->weight);
+		(void)tr_folded_add(cv->folded, pd->line, pd->len, pd->weight);
 	pd->weight = 0;
 }
 
@@ -307,7 +299,7 @@ static void count_line(struct conv *cv, pid_t tid, size_t len)
 		char *grown = realloc(pd->line, len);
 
 		if (!grown) {
-			(void)fold_add(cv->folded, cv->line, len, 1);
+			(void)tr_folded_add(cv->folded, cv->line, len, 1);
 			return;
 		}
 		pd->line = grown;
@@ -324,19 +316,16 @@ static void count_line(struct conv *cv, pid_t tid, size_t len)
  * without frame pointers reads off the stack (clone3 followed by 115 of
  * them): one [unknown] stands for the run, so the flame graph keeps its
  * height; perf.data.txt keeps every frame. */
-static void fold_frames(struct conv *cv, const char *comm, pid_t pid, pid_t tid,
-			const struct frame *frames, size_t n)
+static void fold_frames(struct conv *cv, const char *comm, pid_t pid, const char *tcomm,
+			pid_t tid, const struct frame *frames, size_t n)
 {
-	char prefix[64];
-	size_t len = strlen(comm), pos = 0;
+	/* "comm-PID;tcomm-TID", the root of every folded file (lib/folded.h);
+	 * a name is perf's ":TID" when nothing named the thread. */
+	char root[512];
+	int len = tr_folded_root(root, sizeof(root), comm, pid, tcomm, tid);
+	size_t pos = 0;
 
-	/* "comm-PID" (comm under the rule already, or ":TID" or "swapper") */
-	if (len > sizeof(prefix) - 22)
-		len = sizeof(prefix) - 22;
-	memcpy(prefix, comm, len);
-	prefix[len++] = '-';
-	len = (size_t)(fmt_int(prefix + len, (int)pid, 0, 0) - prefix);
-	if (fold_append(cv, &pos, prefix, len, "", 0) < 0)
+	if (len < 0 || fold_append(cv, &pos, root, (size_t)len, "", 0) < 0)
 		return;
 	for (size_t i = n; i-- > 0;) {
 		const struct frame_text *t = frames[i].text;
@@ -369,60 +358,103 @@ static size_t user_frames(struct conv *cv, const struct perf_event_header *h,
 	return uw_sample(cv->uw, &ev->attr, s->pid, s->tid, s->regs, s->end, ips);
 }
 
-/* 0, or -ENOMEM. */
+/* The sample's frames, innermost first: the kernel's callchain (user part
+ * included), then the user frames unwound from the copied stack, else the
+ * sampled address alone.  Returns how many. */
+static size_t sample_frames(struct conv *cv, const struct perf_event_header *h,
+			    const struct pc_opened *ev, const struct sample *s, struct frame *frames,
+			    size_t max_frames)
+{
+	/* Context markers say whose frames follow; they are not frames. */
+	int kernel_ctx = (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+	size_t n = 0;
+
+	for (uint64_t i = 0; i < s->nr && n < max_frames; i++) {
+		if (s->chain[i] >= PERF_CONTEXT_MAX) {
+			kernel_ctx = s->chain[i] == PERF_CONTEXT_KERNEL;
+			continue;
+		}
+		frames[n++] = (struct frame){ .addr = s->chain[i], .kernel = kernel_ctx };
+	}
+	if (cv->uw && (ev->attr.sample_type & PERF_SAMPLE_REGS_USER)) {
+		const uint64_t *ips;
+		size_t n_ips = user_frames(cv, h, ev, s, &ips);
+
+		for (size_t i = 0; i < n_ips && n < max_frames; i++)
+			frames[n++] = (struct frame){ .addr = ips[i], .kernel = 0 };
+	}
+	if (!n)
+		frames[n++] = (struct frame){ .addr = s->ip, .kernel = kernel_ctx };
+	return n;
+}
+
+/* Names every frame (through the cache) and writes the sample's text
+ * block: the header, one line per frame, a blank line.  0 or -ENOMEM. */
+static int symbolize_and_print(struct conv *cv, const struct pc_opened *ev,
+			       const struct sample *s, const char *comm, struct frame *frames,
+			       size_t n)
+{
+	if (cv->with_txt)
+		print_header(cv, ev, comm, s->pid, s->tid, s->cpu, s->time, s->period, s->raw,
+			     s->raw_size);
+	cv->texts.len = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct frame_text *t;
+
+		if (add_text(cv, i, s->pid, frames[i].addr, frames[i].kernel) < 0)
+			return -ENOMEM;
+		t = (const void *)(cv->texts.p + cv->texts_off[i]);
+		cv->st->frames++;
+		if (cv->with_txt)
+			textbuf_put(&cv->txt, t->s, t->line_len);
+	}
+	/* Now that cv->texts moves no more for this sample. */
+	for (size_t i = 0; i < n; i++)
+		frames[i].text = (const void *)(cv->texts.p + cv->texts_off[i]);
+	if (cv->with_txt)
+		textbuf_putc(&cv->txt, '\n');
+	return 0;
+}
+
+/* Counts the sample in cpu.folded (the first event's samples only: the
+ * flame graph is of one event), with the period it stands for. */
+static void fold_sample(struct conv *cv, const struct sample *s, const char *comm,
+			const struct frame *frames, size_t n)
+{
+	char pbuf[32];
+	const char *process = s->tid == s->pid ? comm : comm_of(cv, s->pid, s->time, pbuf,
+								 sizeof(pbuf));
+
+	fold_frames(cv, process, s->pid, comm, s->tid, frames, n);
+	cv->st->folded_samples++;
+	cv->st->folded_period += s->period;
+}
+
+/* One PERF_RECORD_SAMPLE: its frames, its text block, its folded line.
+ * 0, or -ENOMEM. */
 static int convert_sample(struct conv *cv, const struct perf_event_header *h,
 			  struct frame *frames, size_t max_frames)
 {
 	const struct pc_opened *ev;
 	struct sample s;
-	int kernel_ctx;
-	size_t n = 0;
+	size_t n;
 	char cbuf[32];
 	const char *comm;
+	int ret;
 
 	if (h->size < sizeof(*h) + 8)
 		return 0;
 	ev = event_of(cv, *(const uint64_t *)(h + 1));
 	if (!ev || sample_parse(h, ev->attr.sample_type, &s) < 0)
 		return 0;
-
-	/* Context markers say whose frames follow; they are not frames. */
-	kernel_ctx = (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
-	for (uint64_t i = 0; i < s.nr && n < max_frames; i++) {
-		if (s.chain[i] >= PERF_CONTEXT_MAX) {
-			kernel_ctx = s.chain[i] == PERF_CONTEXT_KERNEL;
-			continue;
-		}
-		frames[n++] = (struct frame){ .addr = s.chain[i], .kernel = kernel_ctx };
-	}
-	if (cv->uw && (ev->attr.sample_type & PERF_SAMPLE_REGS_USER)) {
-		const uint64_t *ips;
-		size_t n_ips = user_frames(cv, h, ev, &s, &ips);
-
-		for (size_t i = 0; i < n_ips && n < max_frames; i++)
-			frames[n++] = (struct frame){ .addr = ips[i], .kernel = 0 };
-	}
-	if (!n)
-		frames[n++] = (struct frame){ .addr = s.ip, .kernel = kernel_ctx };
-
+	n = sample_frames(cv, h, ev, &s, frames, max_frames);
 	cv->st->samples++;
 	comm = comm_of(cv, s.tid, s.time, cbuf, sizeof(cbuf));
-	if (cv->with_txt)
-		print_header(cv, ev, comm, s.pid, s.tid, s.cpu, s.time, s.period, s.raw,
-			     s.raw_size);
-	for (size_t i = 0; i < n; i++) {
-		frames[i].text = frame_text(cv, s.pid, frames[i].addr, frames[i].kernel);
-		if (!frames[i].text)
-			return -ENOMEM;
-		cv->st->frames++;
-		if (cv->with_txt)
-			textbuf_put(&cv->txt, frames[i].text->s, frames[i].text->line_len);
-	}
-	if (cv->with_txt)
-		textbuf_putc(&cv->txt, '\n');
+	ret = symbolize_and_print(cv, ev, &s, comm, frames, n);
+	if (ret < 0)
+		return ret;
 	if (cv->folded && ev == &cv->ev[0])
-		fold_frames(cv, s.tid == s.pid ? comm : comm_of(cv, s.pid, s.time, cbuf, sizeof(cbuf)),
-			    s.pid, s.tid, frames, n);
+		fold_sample(cv, &s, comm, frames, n);
 	return 0;
 }
 
@@ -547,16 +579,16 @@ static int replay(struct conv *cv, const struct perf_event_header *h, struct fra
 	case TR_SIDEBAND_MMAP:
 		if (cv->uw)
 			uw_mmap(cv->uw, ev.map.pid, ev.map.start, ev.map.len);
-		if (symcache_mmap(cv->syms, &ev.map) == 0)
+		if (cv->svc->symbolizer_mmap(cv->ctx, &ev.map) == 0)
 			cv->st->mappings++;
 		break;
 	case TR_SIDEBAND_EXEC:
 		if (cv->uw)
 			uw_exec(cv->uw, ev.pid);
-		symcache_exec(cv->syms, ev.pid);
+		(void)cv->svc->symbolizer_exec(cv->ctx, ev.pid);
 		break;
 	case TR_SIDEBAND_FORK:
-		symcache_fork(cv->syms, ev.parent, ev.pid);
+		(void)cv->svc->symbolizer_fork(cv->ctx, ev.parent, ev.pid);
 		break;
 	default:
 		break;
@@ -565,11 +597,12 @@ static int replay(struct conv *cv, const struct perf_event_header *h, struct fra
 }
 
 int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, FILE *txt,
-	       struct fold *folded, struct symcache *syms, struct unwinder *uw,
-	       const struct uw_bg *bg, struct sc_stats *st, char *why, size_t why_len)
+	       struct tr_folded *folded, const struct tracerig_services *svc, struct tracerig_ctx *ctx,
+	       struct unwinder *uw, const struct uw_bg *bg, struct sc_stats *st, char *why,
+	       size_t why_len)
 {
 	struct conv cv = { .ev = ev, .n_ev = n_ev, .with_txt = txt != NULL, .folded = folded,
-			   .syms = syms, .uw = uw, .bg = bg, .st = st };
+			   .svc = svc, .ctx = ctx, .uw = uw, .bg = bg, .st = st };
 	const struct pd_file_header *fh;
 	struct frame *frames = NULL;
 	struct time_ref *order = NULL;
@@ -610,8 +643,9 @@ int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, F
 	if (ret < 0)
 		goto nomem;
 	frames = malloc(PERF_MAX_STACK_DEPTH * 2 * sizeof(*frames));
+	cv.texts_off = malloc(PERF_MAX_STACK_DEPTH * 2 * sizeof(*cv.texts_off));
 	cv.line = malloc(FOLD_LINE_MAX);
-	if (!frames || !cv.line || (txt && textbuf_init(&cv.txt, txt, TEXT_BLOCK) < 0)) {
+	if (!frames || !cv.texts_off || !cv.line || (txt && textbuf_init(&cv.txt, txt, TEXT_BLOCK) < 0)) {
 		ret = -ENOMEM;
 		goto nomem;
 	}
@@ -658,6 +692,8 @@ out:
 	for (size_t i = 0; i < PENDING; i++)
 		free(cv.pending[i].line);
 	free(cv.line);
+	free(cv.texts.p);
+	free(cv.texts_off);
 	free(frames);
 	free(order);
 	comms_free(cv.comms);

@@ -9,16 +9,21 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <tracerig/plugin.h>
+
 #include "collector.h"
-#include "fold.h"
-#include "symcache.h"
+#include "lib/folded.h"
 #include "unwind.h"
 #include "unwindbg.h"
 
 struct sc_stats {
 	uint64_t samples, frames;
+	uint64_t unresolved; /* frames no symbol names */
 	uint64_t mappings; /* MMAP2 records replayed into the process model */
 	uint64_t frames_folded_away; /* repeats of [unknown] left out of cpu.folded */
+	/* Samples folded (those of the first event) and the sum of their
+	 * periods: for a clock event, nanoseconds on the CPU. */
+	uint64_t folded_samples, folded_period;
 };
 
 /* Writes one text block per sample to `txt` (NULL: none) and one folded
@@ -26,9 +31,12 @@ struct sc_stats {
  * are left out of it: the flame graph is of one event).  Samples with
  * user registers and stack get their user frames from `uw` (NULL: only
  * the kernel's callchain), adopting those `bg` found while collecting
- * (NULL: none) where they hold.  0 or -errno with `why` filled. */
+ * (NULL: none) where they hold.  The recording's side-band records are
+ * replayed into the core's process model (svc's symbolizer_mmap/exec/fork)
+ * and frames named by svc's frame_name.  0 or -errno with `why` filled. */
 int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, FILE *txt,
-	       struct fold *folded, struct symcache *syms, struct unwinder *uw,
-	       const struct uw_bg *bg, struct sc_stats *st, char *why, size_t why_len);
+	       struct tr_folded *folded, const struct tracerig_services *svc, struct tracerig_ctx *ctx,
+	       struct unwinder *uw, const struct uw_bg *bg, struct sc_stats *st, char *why,
+	       size_t why_len);
 
 #endif

@@ -132,6 +132,36 @@ else
 	skip "a perfcollect archive converts" "perf or zip is not installed"
 fi
 
+# ---- folded-only archives, rooted as tracerig writes them now
+# ("comm-PID;tcomm-TID") and as it did before ("comm-PID" in cpu.folded,
+# "comm" in offcpu.folded): pid and tid become pprof labels where the root
+# has them, and no root frame becomes a function.
+mkdir -p "$TEST_TMP/roots/new" "$TEST_TMP/roots/old"
+printf '%s\n' 'app-42;worker-43;main;run;spin 7' 'app-42;app-42;main;idle 3' \
+	>"$TEST_TMP/roots/new/cpu.folded"
+printf '%s\n' 'app-42;worker-43;main;run;wait;schedule_[k] 2500' >"$TEST_TMP/roots/new/offcpu.folded"
+printf '%s\n' 'app-42;main;run;spin 7' 'app-42;main;idle 3' >"$TEST_TMP/roots/old/cpu.folded"
+printf '%s\n' 'app;main;run;wait;schedule_[k] 2500' >"$TEST_TMP/roots/old/offcpu.folded"
+for v in new old; do
+	(cd "$TEST_TMP/roots/$v" && zip -q "../$v.trace.zip" cpu.folded offcpu.folded)
+	rc=0
+	"$TRACERIG" convert -o "$TEST_TMP/roots" "$TEST_TMP/roots/$v.trace.zip" >/dev/null 2>&1 || rc=$?
+	check_eq "$v roots: convert exits 0" 0 "$rc"
+	check_eq "$v roots: spin keeps its 7 samples" 7 "$(pprof_flat "$TEST_TMP/roots/$v.cpu.pb.gz" spin)"
+	check_eq "$v roots: idle keeps its 3" 3 "$(pprof_flat "$TEST_TMP/roots/$v.cpu.pb.gz" idle)"
+	"$PPROF" -top -nodecount=1000 "$TEST_TMP/roots/$v.cpu.pb.gz" >"$TEST_TMP/roots/$v.top" 2>&1
+	"$PPROF" -top -nodecount=1000 "$TEST_TMP/roots/$v.offcpu.pb.gz" >>"$TEST_TMP/roots/$v.top" 2>&1
+	check_no_grep "$v roots: no root frame is a function" 'app|worker' "$TEST_TMP/roots/$v.top"
+	check_grep "$v roots: the off-CPU leaf" ' schedule$' "$TEST_TMP/roots/$v.top"
+	"$PPROF" -tags "$TEST_TMP/roots/$v.cpu.pb.gz" >"$TEST_TMP/roots/$v.tags" 2>&1
+	check_grep "$v roots: the pid label" '100%\): 42$' "$TEST_TMP/roots/$v.tags"
+	check_grep "$v roots: the process name label" '%\): app$' "$TEST_TMP/roots/$v.tags"
+done
+got=$("$PPROF" -top -sample_index=samples -nodefraction=0 -tagfocus=tid=43 "$TEST_TMP/roots/new.cpu.pb.gz" 2>/dev/null |
+	sed -n 's/.*accounting for \([0-9]*\),.*/\1/p')
+check_eq "new roots: the tid label keeps the thread's 7 samples" 7 "$got"
+check_no_grep "old roots: no tid label (the root had none)" 'tid:' "$TEST_TMP/roots/old.tags"
+
 # ---- hostile and wrong input
 mkdir -p "$TEST_TMP/evil/x.trace"
 printf 'evil\nname 1/1 [000] 1.000001: 1000 cpu-clock:\n\t1000 a;b\033[31m (/x;y)\n\nname 1/1 [000] 1.000002: 1000 cpu-clock:\n\t2000 nodso\n\n' \

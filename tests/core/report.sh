@@ -160,6 +160,45 @@ for t in '^Top .* by self samples' '^Top .* by total samples' '^Processes'; do
 done
 check_no_grep "cpu.folded: perf.data.txt is not read" 'not_this|other' "$TEST_TMP/folded.out"
 
+# The same samples and off-CPU stacks rooted as tracerig writes them now,
+# process then thread ("comm-PID;tcomm-TID", docs/ARCHITECTURE.md): the
+# same tables, the root frames neither functions nor leaves.  The archives
+# above have the roots written before ("comm-PID", "comm") and must read
+# as they did.
+mkdir -p "$TEST_TMP/roots"
+cat >"$TEST_TMP/roots/cpu.folded" <<'EOF'
+tracerig-demo-4242;demo-worker-4243;start_thread;demo_worker;demo_run_slice;demo_hot 1
+tracerig-demo-4242;demo-worker-4243;demo_worker;demo_run_slice;demo_hot;demo_hot 1
+tracerig-demo-4242;demo-worker-4244;demo_worker;demo_run_slice;demo_hot 3
+tracerig-demo-4242;demo-worker-4244;demo_worker;demo_run_slice;demo_warm 1
+tracerig-demo-4242;tracerig-demo-4242;main;demo_warm 1
+my app-5151;my app-5151;[unknown];ns::run(int, char const*);demo_hot 1
+my app-5151;my app-5151;ns::run(int, char const*);demo_warm 1
+my app-5151;my app-5151;ns::run(int, char const*);demo_cool 1
+EOF
+cat >"$TEST_TMP/roots/offcpu.folded" <<'EOF'
+tracerig-demo-4242;demo-worker-4243;demo_worker;demo_sleep;do_nanosleep_[k];schedule_[k] 2000
+tracerig-demo-4242;demo-worker-4244;demo_worker;demo_lock;futex_wait_[k] 1000
+tracerig-demo-4242;tracerig-demo-4242;main;demo_sleep;schedule_[k] 1000
+EOF
+cp "$TEST_TMP/folded/perf.data.txt" "$fx/manifest.json" "$TEST_TMP/roots/"
+(cd "$TEST_TMP/roots" && zip -q "$TEST_TMP/roots.trace.zip" manifest.json cpu.folded offcpu.folded perf.data.txt)
+run_tracerig report "$TEST_TMP/roots.trace.zip"
+cp "$TEST_TMP/out" "$TEST_TMP/roots.out"
+check_eq "process;thread roots: exits 0" 0 "$rc"
+check_grep "process;thread roots: counts cpu.folded's samples" '^CPU samples: 10 in cpu\.folded$' "$TEST_TMP/roots.out"
+for t in '^Top .* by self samples' '^Top .* by total samples' '^Processes' \
+	'^Top .* leaf functions by blocked time'; do
+	r="$TEST_TMP/full.out"
+	expected=$(table "$t")
+	r="$TEST_TMP/roots.out"
+	check_eq "process;thread roots: the same table as before: $t" "$expected" "$(table "$t")"
+done
+check_grep "process;thread roots: the same blocked total" \
+	'^Off-CPU time: 0\.004 s blocked in 3 stacks \(offcpu\.folded\)$' "$TEST_TMP/roots.out"
+check_no_grep "process;thread roots: no root frame is taken for a function" \
+	'demo-worker-424|tracerig-demo-4242' "$TEST_TMP/roots.out"
+
 run_tracerig report "$TEST_TMP/full.trace.zip" --top 2
 check_eq "--top 2 after the archive: exits 0" 0 "$rc"
 r="$TEST_TMP/out"

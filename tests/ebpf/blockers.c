@@ -243,6 +243,7 @@ static void *sleeper(void *arg)
 {
 	struct scenario *s = arg;
 
+	s->times.sleep_tid = (pid_t)syscall(SYS_gettid);
 	pthread_barrier_wait(&s->start);
 	for (long i = 0; i < s->plan->sleeps; i++) {
 		uint64_t t0 = now_ns();
@@ -260,6 +261,7 @@ static void *reader(void *arg)
 	char c;
 
 	s->reader_tid = (pid_t)syscall(SYS_gettid);
+	s->times.pipe_tid = s->reader_tid;
 	pthread_barrier_wait(&s->start);
 	t0 = now_ns();
 	if (blocked_in_pipe_read(s->pipefd[0], &c, 1) != 1)

@@ -48,6 +48,7 @@ struct tw_plan {
  * waits for is asleep), so the traced total is in [plan, measured]. */
 struct tw_times {
 	uint64_t sleep_ns, short_ns, hold_ns, pipe_ns, mutex_ns;
+	pid_t sleep_tid, pipe_tid; /* the threads of blocked_in_sleep and _pipe_read */
 };
 /* Runs the scenario; `times` (may be NULL) gets what the threads measured. */
 int tw_run(const struct tw_plan *plan, struct tw_times *times);

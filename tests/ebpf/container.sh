@@ -30,5 +30,5 @@ run_tracerig -c "$offcpu_profile" -p "$pid" -d 2 -o "$TEST_TMP/c.trace.zip"
 check_eq "tracerig -p traces the process by its host PID" 0 "$rc"
 unzip_archive "$TEST_TMP/c.trace.zip" "$TEST_TMP/c"
 check_grep "its stacks resolve against its own binary" \
-	'^incontainer;.*;sleeper;blocked_in_sleep;.*do_nanosleep_\[k\]' "$TEST_TMP/c/offcpu.folded"
+	"^incontainer-$pid;incontainer-[0-9]+;.*;sleeper;blocked_in_sleep;.*do_nanosleep_\\[k\\]" "$TEST_TMP/c/offcpu.folded"
 done_testing

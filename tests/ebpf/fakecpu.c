@@ -1,7 +1,8 @@
 /* A stand-in for perf_events in the wall-clock test: a source plugin that
  * writes cpu.folded at flush, as perf_events does, with on-CPU "samples" of
- * the launched command ("comm-PID") and of another process that must be
- * left out of the wall view.  Test-only, never installed. */
+ * the launched command ("comm-PID;tcomm-TID") and of another process that
+ * must be left out of the wall view, and declares it as on-CPU time at
+ * 10 ms a sample (folded_view).  Test-only, never installed. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,12 +51,16 @@ static int fakecpu_flush(void *state, struct tracerig_archive *ar)
 
 	if (!out)
 		return -errno;
-	/* 10 samples at 100 Hz = 100 ms in main;spin_on_cpu; the other
+	/* 10 samples of 10 ms = 100 ms in main;spin_on_cpu; the other
 	 * process (PID 1) must not show up. */
-	fprintf(out, "workload-%d;main;spin_on_cpu 7\n", (int)t->command_pid);
-	fprintf(out, "workload-%d;main;spin_on_cpu 3\n", (int)t->command_pid);
-	fprintf(out, "init-1;other_process 50\n");
-	return fclose(out) == 0 ? 0 : -EIO;
+	fprintf(out, "workload-%d;workload-%d;main;spin_on_cpu 7\n", (int)t->command_pid,
+		(int)t->command_pid);
+	fprintf(out, "workload-%d;workload-%d;main;spin_on_cpu 3\n", (int)t->command_pid,
+		(int)t->command_pid);
+	fprintf(out, "init-1;init-1;other_process 50\n");
+	if (fclose(out) != 0)
+		return -EIO;
+	return f->svc->folded_view(f->ctx, "cpu.folded", TRACERIG_TIME_ONCPU, 10000000);
 }
 
 static void fakecpu_fini(void *state)

@@ -19,15 +19,32 @@ unzip_archive "$TEST_TMP/w.trace.zip" "$TEST_TMP/w"
 f="$TEST_TMP/w/offcpu.folded"
 check "offcpu.folded is in the archive" test -s "$f"
 check_grep "offcpu.svg is a flame graph" '<svg' "$TEST_TMP/w/offcpu.svg"
-check_grep "stacks start at the process" '^workload;' "$f"
+check_grep "stacks start at the process, then the thread" '^workload-[0-9]+;workload-[0-9]+;' "$f"
 # (Its exec, still named after tracerig's forked child, counts too.)
-check_eq "only the launched workload is traced" 0 "$(grep -cvE '^(workload|tracerig);' "$f")"
+check_eq "only the launched workload is traced" 0 \
+	"$(grep -cvE '^(workload|tracerig)-[0-9]+;[^;]+-[0-9]+;' "$f")"
 check_no_grep "tracerig's own threads are not" 'notify_thread|tr_session_run|tr_command_release' "$f"
 check_grep "user frames go down to the blocking function, then kernel frames" \
 	';blocked_in_pipe_read;.*_\[k\] [0-9]+$' "$f"
 check_no_grep "the tracing machinery's frames are left out" 'bpf_trace_run|bpf_prog_' "$f"
 
 check "the workload measured its functions" test -s "$times"
+# The roots name the real process and threads (the workload wrote its
+# PID and the TIDs of two blocking threads).
+pid=$(measured_us "$times" pid)
+sleep_tid=$(measured_us "$times" tid:blocked_in_sleep)
+pipe_tid=$(measured_us "$times" tid:blocked_in_pipe_read)
+# (Children of the workload count too: the sanitizers' leak checker is one.)
+check_eq "every blocking function's root carries the workload's PID" 0 \
+	"$(grep -E ';blocked_(in|on)_' "$f" | grep -cvE "^workload-$pid;")"
+check_grep "the sleeps are under the sleeping thread's TID" \
+	"^workload-$pid;workload-$sleep_tid;.*;blocked_in_sleep;" "$f"
+check_grep "the pipe read under the reading thread's TID" \
+	"^workload-$pid;workload-$pipe_tid;.*;blocked_in_pipe_read;" "$f"
+check_no_grep "each thread's stacks under its own TID only" \
+	"^workload-$pid;workload-$sleep_tid;.*;blocked_in_pipe_read;" "$f"
+check_eq "the threads are told apart: several TIDs" 1 \
+	"$(sed -n 's/^workload-[0-9]*;[^;]*-\([0-9]*\);.*/\1/p' "$f" | sort -u | awk 'END { print (NR >= 4) }')"
 check_within "blocked_in_sleep: 3 x 200 ms in do_nanosleep" 600 \
 	"$(fn_total "$f" blocked_in_sleep 'do_nanosleep')" "$(measured_us "$times" blocked_in_sleep)"
 check_within "blocked_in_pipe_read: 400 ms in pipe_read" 400 \

@@ -7,7 +7,11 @@
  * Bounds: a blocked interval is the sleep or wait plus the time until the
  * thread runs again, which a busy machine stretches; so each total must be
  * at least the plan (-2 %) and at most the time the thread measured inside
- * the function (struct tw_times), bounds that hold whatever the load. */
+ * the function (struct tw_times), bounds that hold whatever the load.
+ *
+ * callchain = dwarf: the copies taken at switch-out carry the blocked
+ * thread's registers, its stack (holding its caller's return address) and
+ * the interval's time, on both hooks. */
 #define _GNU_SOURCE
 #include "config.h"
 
@@ -530,6 +534,120 @@ DEF_TEST(a_full_stack_table_counts_what_it_loses)
 	EXPECT_TRUE(lost > 0);
 }
 
+/* ---- callchain = dwarf: what the copies carry ---- */
+
+#define DWARF_SLEEPS 10
+#define DWARF_SLEEP_MS 20
+
+struct copies {
+	size_t n, in_sleep, caller_found, bad_size;
+	uint64_t weighted_ns;
+};
+
+void dwarf_sleeper(void);
+
+/* Blocks in blocked_in_sleep (a direct system call: the copy's IP is in
+ * it), called from here, so the return address into this function is in
+ * the copied stack, one word above the saved frame pointer (this file is
+ * built with frame pointers). */
+__attribute__((noinline)) void dwarf_sleeper(void)
+{
+	for (int i = 0; i < DWARF_SLEEPS; i++)
+		blocked_in_sleep(DWARF_SLEEP_MS);
+	__asm__ volatile("" ::: "memory"); /* not a tail call */
+}
+
+static int named(uint64_t addr, const char *name)
+{
+	Dl_info info;
+
+	return dladdr((void *)(uintptr_t)addr, &info) && info.dli_sname &&
+	       strcmp(info.dli_sname, name) == 0;
+}
+
+static void on_copy(void *arg, const struct offcpu_ustack *u)
+{
+	struct copies *k = arg;
+	uint64_t sp = u->regs[7], bp = u->regs[6], ret;
+
+	if (u->tgid != (uint32_t)getpid() || !named(u->regs[16], "blocked_in_sleep"))
+		return;
+	k->n++;
+	k->in_sleep++;
+	k->weighted_ns += u->weighted_ns;
+	if (u->size == 0 || u->size > 4096 || u->size % 8)
+		k->bad_size++;
+	if (bp >= sp && bp - sp + 16 <= u->size) {
+		memcpy(&ret, u->data + (bp - sp) + 8, sizeof(ret));
+		k->caller_found += named(ret - 1, "dwarf_sleeper");
+	}
+}
+
+static void no_event(void *arg, const struct offcpu_event *ev)
+{
+	(void)arg;
+	(void)ev;
+}
+
+static void dwarf_copies(enum oc_hook hook)
+{
+	struct oc_config cfg = base_config();
+	struct oc_collector *c = NULL;
+	struct copies k = { 0 };
+	uint64_t cnt[OFFCPU_CNT__MAX];
+	struct oc_entry *v = NULL;
+	size_t n = 0, in_agg = 0;
+	char why[1024];
+
+	cfg.hook = hook;
+	cfg.dwarf_stack_bytes = 4096;
+	if (oc_open(&cfg, &c, why, sizeof(why)) < 0) {
+		TEST_FAIL("oc_open: %s", why);
+		return;
+	}
+	oc_on_ustack(c, on_copy, &k);
+	if (oc_add_tgid(c, (uint32_t)getpid()) < 0 || oc_attach(c, why, sizeof(why)) < 0) {
+		TEST_FAIL("cannot attach: %s", why);
+		oc_close(c);
+		return;
+	}
+	dwarf_sleeper();
+	oc_detach(c);
+	/* The ring holds 512 copies: nothing was lost, all of it is there. */
+	EXPECT_TRUE(oc_poll(c, 0, no_event, NULL) >= 0);
+	oc_counters(c, cnt);
+	printf("# %s: %zu copies in blocked_in_sleep, %zu with dwarf_sleeper's return address, "
+	       "%" PRIu64 " sent\n", oc_hook_name(c), k.in_sleep, k.caller_found,
+	       cnt[OFFCPU_CNT_UCOPY_SENT]);
+	EXPECT_TRUE(k.in_sleep >= DWARF_SLEEPS);
+	EXPECT_EQ_INT(0, (int)k.bad_size);
+	EXPECT_TRUE(k.caller_found == k.in_sleep);
+	EXPECT_EQ_INT(0, (int)cnt[OFFCPU_CNT_UCOPY_RING_FULL]);
+	EXPECT_EQ_INT(0, (int)cnt[OFFCPU_CNT_UCOPY_SLOT_FULL]);
+	/* Each sleep's time went with its copy, and not to the kernel's
+	 * aggregation as well: that holds none of this process's intervals. */
+	if ((double)k.weighted_ns < DWARF_SLEEPS * DWARF_SLEEP_MS * MS * 0.98)
+		TEST_FAIL("the copies carry %.1f ms of the %d ms slept", k.weighted_ns / 1e6,
+			  DWARF_SLEEPS * DWARF_SLEEP_MS);
+	if (oc_read(c, &v, &n) == 0) {
+		for (size_t i = 0; i < n; i++)
+			in_agg += v[i].key.tgid == (uint32_t)getpid();
+		free(v);
+	}
+	EXPECT_EQ_INT(0, (int)in_agg);
+	oc_close(c);
+}
+
+DEF_TEST(dwarf_copies_carry_registers_stack_and_time)
+{
+	dwarf_copies(OC_HOOK_AUTO);
+}
+
+DEF_TEST(dwarf_copies_on_the_raw_tracepoint_too)
+{
+	dwarf_copies(OC_HOOK_RAW);
+}
+
 int main(void)
 {
 	char advice[512];
@@ -563,6 +681,8 @@ int main(void)
 	RUN_TEST(sampling_mode_keeps_totals_honest);
 	RUN_TEST(every_distinct_stack_is_kept);
 	RUN_TEST(a_full_stack_table_counts_what_it_loses);
+	RUN_TEST(dwarf_copies_carry_registers_stack_and_time);
+	RUN_TEST(dwarf_copies_on_the_raw_tracepoint_too);
 	free(all.v);
 	for (size_t i = 0; i < n_ksyms; i++)
 		free(ksyms[i].name);

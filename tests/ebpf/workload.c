@@ -5,9 +5,12 @@
  * repeats the scenario until killed, -s first spins MS milliseconds on the
  * CPU in spin_on_cpu (for the on-CPU side of the wall-clock view), -t
  * writes what each function took, as its thread measured it, to FILE:
- * "function microseconds" lines (of the last run). */
+ * "function microseconds" lines (of the last run), then "pid PID" and
+ * "tid:function TID" of the threads blocking in the first two, and
+ * "cpu:spin_on_cpu US", the CPU time the spin got. */
 #include "config.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +41,15 @@ __attribute__((noinline)) void spin_on_cpu(long ms)
 	} while (now.tv_sec < end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec));
 }
 
-static int write_times(const char *path, const struct tw_times *t)
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int write_times(const char *path, const struct tw_times *t, uint64_t spin_cpu_ns)
 {
 	FILE *f = fopen(path, "we");
 
@@ -49,6 +60,12 @@ static int write_times(const char *path, const struct tw_times *t)
 		(unsigned long long)t->sleep_ns / 1000, (unsigned long long)t->short_ns / 1000,
 		(unsigned long long)t->hold_ns / 1000, (unsigned long long)t->pipe_ns / 1000,
 		(unsigned long long)t->mutex_ns / 1000);
+	/* Who blocked: the roots of the folded stacks must name these. */
+	fprintf(f, "pid %d\ntid:blocked_in_sleep %d\ntid:blocked_in_pipe_read %d\n", (int)getpid(),
+		(int)t->sleep_tid, (int)t->pipe_tid);
+	/* On a loaded machine the spin gets only part of its wall-clock time
+	 * on the CPU: what it got is what the on-CPU side must show. */
+	fprintf(f, "cpu:spin_on_cpu %llu\n", (unsigned long long)spin_cpu_ns / 1000);
 	return fclose(f);
 }
 
@@ -58,6 +75,7 @@ int main(int argc, char **argv)
 	const char *times_path = NULL;
 	struct tw_times times;
 	long spin_ms = 0;
+	uint64_t spin_cpu_ns = 0;
 	int loop = 0, opt;
 
 	while ((opt = getopt(argc, argv, "n:ls:t:")) != -1) {
@@ -83,14 +101,18 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (spin_ms > 0)
+	if (spin_ms > 0) {
+		uint64_t t0 = thread_cpu_ns();
+
 		spin_on_cpu(spin_ms);
+		spin_cpu_ns = thread_cpu_ns() - t0;
+	}
 	do {
 		if (tw_run(&plan, &times) < 0) {
 			fprintf(stderr, "workload: a blocking thread failed\n");
 			return 1;
 		}
-		if (times_path && write_times(times_path, &times) != 0) {
+		if (times_path && write_times(times_path, &times, spin_cpu_ns) != 0) {
 			perror("workload: cannot write the times");
 			return 1;
 		}

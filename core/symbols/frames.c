@@ -1,0 +1,205 @@
+/* Frame names and their (process, address) cache (see frames.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frames.h"
+#include "lib/sanitize.h"
+
+/* Entries live in blocks that never move: the service hands out pointers
+ * to their strings, and the table points into them. */
+#define FRAMES_PER_BLOCK 1024
+#define KERNEL_MARK "_[k]"
+
+struct tr_frame_slot {
+	uint64_t addr;
+	pid_t pid;
+	uint32_t gen;
+	int kernel;
+	struct tr_frame *frame; /* NULL: free */
+};
+
+struct tr_frame_block {
+	struct tr_frame_block *next;
+	size_t used;
+	struct tr_frame frames[FRAMES_PER_BLOCK];
+};
+
+size_t tr_frame_name_format(char *dst, size_t size, const struct tracerig_symbol *s,
+			    uint64_t addr, int kernel)
+{
+	const char *mark = kernel ? KERNEL_MARK : "";
+	int n;
+
+	/* Empty strings name nothing: a folded stack has no empty frames. */
+	if (s->name && *s->name) {
+		n = snprintf(dst, size, "%s%s", s->name, mark);
+	} else if (s->dso && *s->dso && strcmp(s->dso, "[unknown]") != 0) {
+		/* The object's file name in brackets; names that have them
+		 * already ("[vdso]", "[kernel.kallsyms]", a module's) as they are. */
+		const char *base = strrchr(s->dso, '/');
+
+		base = base && base[1] ? base + 1 : s->dso;
+		n = base[0] == '[' ? snprintf(dst, size, "%s%s", base, mark)
+				   : snprintf(dst, size, "[%s]%s", base, mark);
+	} else {
+		/* perf's word: one name for every such frame keeps flame graphs
+		 * merged where garbage addresses would split them. */
+		n = snprintf(dst, size, "[unknown]%s", mark);
+	}
+	if (n < 0)
+		n = 0;
+	/* The rule keeps the length: what was written stays what is needed. */
+	if (size)
+		tr_sanitize_name(dst, size, dst);
+	return (size_t)n;
+}
+
+static size_t slot_hash(pid_t pid, uint32_t gen, uint64_t addr)
+{
+	uint64_t h = addr * 0x9E3779B97F4A7C15ull ^
+		     ((uint64_t)(uint32_t)pid << 32 | gen) * 0xC2B2AE3D27D4EB4Full;
+
+	return (size_t)(h ^ (h >> 29));
+}
+
+static int slot_is(const struct tr_frame_slot *s, pid_t pid, uint32_t gen, uint64_t addr,
+		   int kernel)
+{
+	return s->addr == addr && s->kernel == kernel && s->pid == pid && s->gen == gen;
+}
+
+/* The slot of the key, or the free slot where it would go. */
+static struct tr_frame_slot *slot_of(const struct tr_frames *c, pid_t pid, uint32_t gen,
+				     uint64_t addr, int kernel)
+{
+	size_t i;
+
+	for (i = slot_hash(pid, gen, addr) & (c->cap - 1); c->slots[i].frame;
+	     i = (i + 1) & (c->cap - 1))
+		if (slot_is(&c->slots[i], pid, gen, addr, kernel))
+			break;
+	return &c->slots[i];
+}
+
+struct tr_frame *tr_frames_find(const struct tr_frames *c, pid_t pid, uint32_t gen,
+				uint64_t addr, int kernel)
+{
+	if (!c->cap)
+		return NULL;
+	if (kernel)
+		pid = 0, gen = 0;
+	return slot_of(c, pid, gen, addr, kernel)->frame;
+}
+
+static int grow(struct tr_frames *c)
+{
+	size_t ncap = c->cap ? c->cap * 2 : 1 << 14;
+	struct tr_frame_slot *old = c->slots;
+	size_t old_cap = c->cap;
+
+	c->slots = calloc(ncap, sizeof(*c->slots));
+	if (!c->slots) {
+		c->slots = old;
+		return -ENOMEM;
+	}
+	c->cap = ncap;
+	for (size_t i = 0; i < old_cap; i++)
+		if (old[i].frame)
+			*slot_of(c, old[i].pid, old[i].gen, old[i].addr, old[i].kernel) = old[i];
+	free(old);
+	return 0;
+}
+
+static struct tr_frame *new_frame(struct tr_frames *c)
+{
+	struct tr_frame_block *b = c->blocks;
+
+	if (!b || b->used == FRAMES_PER_BLOCK) {
+		b = malloc(sizeof(*b));
+		if (!b)
+			return NULL;
+		b->used = 0;
+		b->next = c->blocks;
+		c->blocks = b;
+	}
+	return &b->frames[b->used++];
+}
+
+/* s itself when the rule leaves it as it is, else a copy under the rule. */
+static const char *sanitized(struct tr_arena *arena, const char *s)
+{
+	char *copy;
+
+	if (!s || !tr_name_needs_sanitizing(s))
+		return s;
+	copy = tr_arena_strdup(arena, s);
+	if (copy)
+		tr_sanitize_name(copy, strlen(copy) + 1, copy);
+	return copy;
+}
+
+static const char *make_name(struct tr_arena *arena, const struct tracerig_symbol *s,
+			     uint64_t addr, int kernel)
+{
+	char small[256], *buf = small;
+	size_t len = tr_frame_name_format(small, sizeof(small), s, addr, kernel);
+	const char *name;
+
+	if (len >= sizeof(small)) {
+		buf = malloc(len + 1);
+		if (!buf)
+			return NULL;
+		tr_frame_name_format(buf, len + 1, s, addr, kernel);
+	}
+	name = tr_arena_strndup(arena, buf, len);
+	if (buf != small)
+		free(buf);
+	return name;
+}
+
+struct tr_frame *tr_frames_add(struct tr_frames *c, struct tr_arena *arena, pid_t pid,
+			       uint32_t gen, uint64_t addr, int kernel,
+			       const struct tracerig_symbol *found, int ret)
+{
+	struct tr_frame_slot *slot;
+	struct tr_frame *f;
+
+	if (kernel)
+		pid = 0, gen = 0;
+	if ((c->n + 1) * 4 > c->cap * 3 && grow(c) < 0)
+		return NULL;
+	f = new_frame(c);
+	if (!f)
+		return NULL;
+	*f = (struct tr_frame){ .sym = *found, .ret = ret };
+	if (!f->sym.dso)
+		f->sym.dso = "[unknown]";
+	f->name = make_name(arena, &f->sym, addr, kernel);
+	f->sym.name = sanitized(arena, found->name);
+	f->sym.dso = sanitized(arena, f->sym.dso);
+	if (!f->name || (found->name && !f->sym.name) || !f->sym.dso)
+		return NULL; /* the entry stays unused in its block */
+	slot = slot_of(c, pid, gen, addr, kernel);
+	if (!slot->frame)
+		c->n++;
+	*slot = (struct tr_frame_slot){ .addr = addr, .pid = pid, .gen = gen, .kernel = kernel,
+					.frame = f };
+	return f;
+}
+
+void tr_frames_free(struct tr_frames *c)
+{
+	while (c->blocks) {
+		struct tr_frame_block *next = c->blocks->next;
+
+		free(c->blocks);
+		c->blocks = next;
+	}
+	free(c->slots);
+	*c = (struct tr_frames){ 0 };
+}

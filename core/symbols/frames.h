@@ -1,0 +1,55 @@
+/* Frame names: the one naming every output writes (the frame_name
+ * service), and the (process, address) cache in front of the symbolizer.
+ *
+ * The symbolizer owns one struct tr_frames and calls these functions under
+ * its lock; nothing here locks.  A process's entries are keyed by the
+ * generation of its address space (see struct proc in symbolizer.c), which
+ * the symbolizer bumps whenever the mappings it resolves against change:
+ * a recorded mmap, exec or fork, a reread of /proc/PID/maps.  Entries of an
+ * older generation are never served again.  Kernel addresses are keyed by
+ * address alone, once for all processes. */
+#ifndef TR_SYMBOLS_FRAMES_H
+#define TR_SYMBOLS_FRAMES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <tracerig/plugin.h>
+
+#include "symtab.h"
+
+struct tr_frame {
+	const char *name;           /* the folded name, under the sanitize rule */
+	struct tracerig_symbol sym; /* strings under the sanitize rule */
+	int ret;                    /* 0: a symbol names it; -ENOENT: not */
+	uint64_t retry_ns;          /* unnamed user frames: look again from then */
+};
+
+struct tr_frame_slot;
+struct tr_frame_block;
+
+struct tr_frames {
+	struct tr_frame_slot *slots;
+	size_t cap, n;
+	struct tr_frame_block *blocks; /* entries never move: callers keep them */
+};
+
+/* Writes the frame's name under the one rule (see frame_name in
+ * tracerig/plugin.h) into dst like snprintf: returns the length it needs. */
+size_t tr_frame_name_format(char *dst, size_t size, const struct tracerig_symbol *s,
+			    uint64_t addr, int kernel);
+
+/* The entry for (pid, gen, addr) or, for kernel, (addr); NULL if none. */
+struct tr_frame *tr_frames_find(const struct tr_frames *c, pid_t pid, uint32_t gen,
+				uint64_t addr, int kernel);
+
+/* Enters what a lookup found (`found`, its return `ret`) under that key,
+ * replacing an entry of the same key; strings go to `arena`.  NULL when out
+ * of memory. */
+struct tr_frame *tr_frames_add(struct tr_frames *c, struct tr_arena *arena, pid_t pid,
+			       uint32_t gen, uint64_t addr, int kernel,
+			       const struct tracerig_symbol *found, int ret);
+
+void tr_frames_free(struct tr_frames *c);
+
+#endif

@@ -1,0 +1,40 @@
+/* The wall-clock view: a core step after every source has flushed.  It
+ * joins the folded views sources declared (folded_view, on-CPU samples and
+ * off-CPU time) into wall.folded and wall.svg, so that where the traced
+ * threads spent their time, running or waiting, is one flame graph. */
+#ifndef TR_WALL_H
+#define TR_WALL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <tracerig/plugin.h>
+
+/* Marks on the leaf of each wall.folded line. */
+#define TR_WALL_ONCPU "[on-cpu]"
+#define TR_WALL_OFFCPU "[off-cpu]"
+
+/* Remembers a staged folded entry for the wall view (the folded_view
+ * service).  0, -EINVAL or -ENOMEM. */
+int tr_wall_declare(const char *who, const char *folded_name, enum tracerig_time what,
+		    uint64_t ns_per_unit);
+
+/* Which processes belong in the view; NULL accepts all. */
+typedef int (*tr_wall_filter_fn)(void *arg, long pid);
+
+struct tr_folded;
+/* Adds the lines of one view read from `in` to `wall` (weights in ns):
+ * each unit worth ns_per_unit, the leaf marked as `what`, lines of
+ * processes `filter` refuses left out (lines without a PID are kept).
+ * Returns the number of lines added or -errno. */
+long tr_wall_add_view(struct tr_folded *wall, FILE *in, enum tracerig_time what,
+		      uint64_t ns_per_unit, tr_wall_filter_fn filter, void *arg);
+
+/* When the session declared on-CPU and off-CPU views: writes wall.folded
+ * and wall.svg into the staging area, keeping the processes of `t` (every
+ * process observed during the session unless it traced the whole machine)
+ * and logs what it wrote.  0 (also when there is nothing to join) or a
+ * negative errno, logged.  Forgets the declared views. */
+int tr_wall_write(struct tracerig_archive *ar, const struct tracerig_targets *t);
+
+#endif

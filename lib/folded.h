@@ -1,0 +1,64 @@
+/* Folded stacks, the flame graph's input: one "root;outer;...;inner weight"
+ * line per distinct stack, written once here for every file tracerig
+ * folds (cpu.folded, offcpu.folded, wall.folded).
+ *
+ * Every line is rooted the same way, a process frame then a thread frame:
+ *
+ *     comm-PID;tcomm-TID;outermost;...;innermost WEIGHT
+ *
+ * comm is the process's name (its main thread's), tcomm the thread's, PID
+ * and TID host IDs; names are under the rule of lib/sanitize.h.  Archives
+ * written before this convention rooted cpu.folded at "comm-PID" alone and
+ * offcpu.folded / wall.folded at "comm"; tr_folded_root_parse reads all
+ * three. */
+#ifndef TR_LIB_FOLDED_H
+#define TR_LIB_FOLDED_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+/* A set of folded lines with their summed weights. */
+struct tr_folded;
+
+struct tr_folded *tr_folded_new(void);
+void tr_folded_free(struct tr_folded *f);
+/* Adds `weight` to line[0..len) (no NUL needed).  0 or -ENOMEM. */
+int tr_folded_add(struct tr_folded *f, const char *line, size_t len, uint64_t weight);
+/* Distinct lines so far. */
+size_t tr_folded_count(const struct tr_folded *f);
+/* Writes "line weight\n" sorted by line, each weight divided by `divisor`
+ * and rounded to the nearest (1: as summed); a line that rounds to 0 is
+ * left out.  0, -ENOMEM or -EIO. */
+int tr_folded_write(const struct tr_folded *f, FILE *out, uint64_t divisor);
+/* Calls each(arg, line, weight) for every line, unordered; stops at and
+ * returns the first nonzero return. */
+int tr_folded_each(const struct tr_folded *f,
+		   int (*each)(void *arg, const char *line, uint64_t weight), void *arg);
+
+/* Writes the root "comm-PID;tcomm-TID" into buf, the names under the
+ * sanitize rule ("[unknown]" for an empty or NULL one).  Returns its
+ * length, or -ENOSPC when buf is too small. */
+int tr_folded_root(char *buf, size_t len, const char *comm, pid_t pid, const char *tcomm,
+		   pid_t tid);
+
+/* The root of a folded stack (the weight already cut off). */
+struct tr_folded_rootinfo {
+	const char *comm;  /* the process frame's name, comm_len bytes */
+	size_t comm_len;
+	long pid;          /* -1 when the root carries none (old offcpu.folded) */
+	const char *tcomm; /* the thread frame's name, or NULL (old formats) */
+	size_t tcomm_len;
+	long tid;          /* -1 when there is no thread frame */
+	const char *frames; /* the outermost stack frame, NULL when there is none */
+};
+
+/* Splits `stack` into its root and its frames, in any of the three forms:
+ * "comm-PID;tcomm-TID;frames" (both root frames end in -digits),
+ * "comm-PID;frames" (cpu.folded before the thread frame) and "comm;frames"
+ * (offcpu.folded / wall.folded before it).  A name may hold '-': the ID is
+ * after the last one.  Points into `stack`, which it does not change. */
+void tr_folded_root_parse(const char *stack, struct tr_folded_rootinfo *r);
+
+#endif

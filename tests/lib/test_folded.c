@@ -1,0 +1,212 @@
+/* The one folded-stack builder (lib/folded.c): summing identical lines,
+ * sorted output, weight units, and the root every folded file shares. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/folded.h"
+#include "../testing.h"
+
+static char *written(const struct tr_folded *f, uint64_t divisor)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	if (!out)
+		return NULL;
+	if (tr_folded_write(f, out, divisor) < 0) {
+		fclose(out);
+		free(buf);
+		return NULL;
+	}
+	fclose(out);
+	return buf;
+}
+
+struct add {
+	const char *line;
+	size_t len;
+	uint64_t weight;
+};
+
+/* Adds every `adds` to a new set and returns what it writes with
+ * `divisor`; *count gets the distinct lines. */
+static char *fold(const struct add *adds, size_t n, uint64_t divisor, size_t *count)
+{
+	struct tr_folded *f = tr_folded_new();
+	char *out;
+
+	if (!f)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		EXPECT_EQ_INT(0, tr_folded_add(f, adds[i].line, adds[i].len, adds[i].weight));
+	*count = tr_folded_count(f);
+	out = written(f, divisor);
+	tr_folded_free(f);
+	return out;
+}
+
+DEF_TEST(identical_lines_are_summed_and_written_sorted_in_units)
+{
+	static const struct add summed[] = {
+		{ "b;x", 3, 2 },
+		{ "a;y and more", 3, 1 }, /* only the first 3 bytes */
+		{ "b;x", 3, 5 },
+	};
+	/* A divisor turns nanoseconds into microseconds, rounding. */
+	static const struct add in_ns[] = {
+		{ "b;x", 3, 1500000 },
+		{ "a;y", 3, 1500 },   /* 1.5 us rounds to 2 */
+		{ "b;x", 3, 500000 },
+		{ "c;tiny", 6, 400 }, /* rounds to 0 us: left out */
+	};
+	static const struct {
+		const struct add *adds;
+		size_t n, count;
+		uint64_t divisor;
+		const char *expect;
+	} cases[] = {
+		{ summed, 3, 2, 1, "a;y 1\nb;x 7\n" },
+		{ in_ns, 4, 3, 1000, "a;y 2\nb;x 2000\n" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t count = 0;
+		char *out = fold(cases[i].adds, cases[i].n, cases[i].divisor, &count);
+
+		EXPECT_EQ_INT(cases[i].count, count);
+		EXPECT_EQ_STR(cases[i].expect, out);
+		free(out);
+	}
+}
+
+DEF_TEST(an_empty_set_writes_nothing)
+{
+	struct tr_folded *f = tr_folded_new();
+	char *out;
+
+	CHECK_NOT_NULL(f);
+	out = written(f, 1);
+	EXPECT_EQ_STR("", out);
+	free(out);
+	tr_folded_free(f);
+}
+
+static int sum_each(void *arg, const char *line, uint64_t weight)
+{
+	(void)line;
+	*(uint64_t *)arg += weight;
+	return 0;
+}
+
+DEF_TEST(many_lines_survive_growth_and_each_visits_all)
+{
+	struct tr_folded *f = tr_folded_new();
+	uint64_t total = 0;
+	char line[32];
+
+	CHECK_NOT_NULL(f);
+	for (int round = 0; round < 2; round++)
+		for (int i = 0; i < 5000; i++) {
+			int n = snprintf(line, sizeof(line), "p;f%d", i);
+
+			EXPECT_EQ_INT(0, tr_folded_add(f, line, (size_t)n, 3));
+		}
+	EXPECT_EQ_INT(5000, tr_folded_count(f));
+	EXPECT_EQ_INT(0, tr_folded_each(f, sum_each, &total));
+	EXPECT_EQ_INT(30000, total);
+	tr_folded_free(f);
+}
+
+DEF_TEST(the_root_is_process_then_thread)
+{
+	char buf[128];
+
+	EXPECT_EQ_INT(18, tr_folded_root(buf, sizeof(buf), "app", 42, "worker-1", 43));
+	EXPECT_EQ_STR("app-42;worker-1-43", buf);
+	/* Names cannot forge frames or lines; unknown names say so. */
+	tr_folded_root(buf, sizeof(buf), "we;ird", 7, "a\nb", 8);
+	EXPECT_EQ_STR("we:ird-7;a?b-8", buf);
+	tr_folded_root(buf, sizeof(buf), "", 9, NULL, 10);
+	EXPECT_EQ_STR("[unknown]-9;[unknown]-10", buf);
+	EXPECT_EQ_INT(-ENOSPC, tr_folded_root(buf, 8, "app", 42, "app", 42));
+}
+
+static void parse(const char *stack, struct tr_folded_rootinfo *r, char *comm, char *tcomm)
+{
+	tr_folded_root_parse(stack, r);
+	snprintf(comm, 64, "%.*s", (int)r->comm_len, r->comm);
+	snprintf(tcomm, 64, "%.*s", (int)r->tcomm_len, r->tcomm ? r->tcomm : "");
+}
+
+DEF_TEST(the_root_parses_in_the_new_form_and_both_old_ones)
+{
+	struct tr_folded_rootinfo r;
+	char comm[64], tcomm[64];
+
+	parse("my-app-42;worker-1-43;main;run", &r, comm, tcomm);
+	EXPECT_EQ_STR("my-app", comm);
+	EXPECT_EQ_INT(42, r.pid);
+	EXPECT_EQ_STR("worker-1", tcomm);
+	EXPECT_EQ_INT(43, r.tid);
+	EXPECT_EQ_STR("main;run", r.frames);
+
+	/* cpu.folded before the thread frame. */
+	parse("my-app-42;main;run", &r, comm, tcomm);
+	EXPECT_EQ_STR("my-app", comm);
+	EXPECT_EQ_INT(42, r.pid);
+	EXPECT_TRUE(r.tcomm == NULL);
+	EXPECT_EQ_INT(-1, r.tid);
+	EXPECT_EQ_STR("main;run", r.frames);
+
+	/* offcpu.folded / wall.folded before it. */
+	parse("my-app;main;read_[k]", &r, comm, tcomm);
+	EXPECT_EQ_STR("my-app", comm);
+	EXPECT_EQ_INT(-1, r.pid);
+	EXPECT_EQ_INT(-1, r.tid);
+	EXPECT_EQ_STR("main;read_[k]", r.frames);
+
+	/* Roots alone. */
+	parse("app-42;app-42", &r, comm, tcomm);
+	EXPECT_EQ_INT(42, r.pid);
+	EXPECT_EQ_INT(42, r.tid);
+	EXPECT_TRUE(r.frames == NULL);
+	parse("swapper", &r, comm, tcomm);
+	EXPECT_EQ_STR("swapper", comm);
+	EXPECT_EQ_INT(-1, r.pid);
+	EXPECT_TRUE(r.frames == NULL);
+	/* A name of digits only is a name, not an ID. */
+	parse("-12;main", &r, comm, tcomm);
+	EXPECT_EQ_INT(-1, r.pid);
+}
+
+DEF_TEST(what_the_builder_writes_parses_back)
+{
+	struct tr_folded_rootinfo r;
+	char buf[128], comm[64], tcomm[64];
+	int n = tr_folded_root(buf, sizeof(buf), "kworker/0:1-events", 5, "kworker/0:1-events", 5);
+
+	EXPECT_TRUE(n > 0);
+	snprintf(buf + n, sizeof(buf) - (size_t)n, ";worker_thread_[k]");
+	parse(buf, &r, comm, tcomm);
+	EXPECT_EQ_STR("kworker/0:1-events", comm);
+	EXPECT_EQ_INT(5, r.pid);
+	EXPECT_EQ_STR("kworker/0:1-events", tcomm);
+	EXPECT_EQ_INT(5, r.tid);
+	EXPECT_EQ_STR("worker_thread_[k]", r.frames);
+}
+
+int main(void)
+{
+	RUN_TEST(identical_lines_are_summed_and_written_sorted_in_units);
+	RUN_TEST(an_empty_set_writes_nothing);
+	RUN_TEST(many_lines_survive_growth_and_each_visits_all);
+	RUN_TEST(the_root_is_process_then_thread);
+	RUN_TEST(the_root_parses_in_the_new_form_and_both_old_ones);
+	RUN_TEST(what_the_builder_writes_parses_back);
+	TEST_MAIN_END();
+}
