@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "exitcodes.h"
 #include "lib/list.h"
 #include "log.h"
 

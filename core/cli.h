@@ -2,7 +2,9 @@
 #ifndef TR_CLI_H
 #define TR_CLI_H
 
-#include "session.h"
+#include <stdio.h>
+
+#include "options.h"
 
 /* Returns 0, or an exit status (after printing --help/--version or an
  * error) that main should return. */

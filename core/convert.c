@@ -16,6 +16,7 @@
 #include "convert.h"
 #include "export.h"
 #include "lib/folded.h"
+#include "lib/path.h"
 #include "lib/perfscript.h"
 #include "lib/sanitize.h"
 #include "lib/strmap.h"
@@ -43,16 +44,9 @@ static void usage(FILE *out)
 /* "web.trace.zip" -> "web" */
 static void archive_base(const char *path, char *buf, size_t len)
 {
-	const char *base = strrchr(path, '/');
-	size_t n;
+	static const char *const suffixes[] = { ".trace.zip", ".zip", NULL };
 
-	base = base ? base + 1 : path;
-	n = strlen(base);
-	if (n > 10 && strcmp(base + n - 10, ".trace.zip") == 0)
-		n -= 10;
-	else if (n > 4 && strcmp(base + n - 4, ".zip") == 0)
-		n -= 4;
-	snprintf(buf, len, "%.*s", (int)n, base);
+	tr_path_stem(path, suffixes, buf, len);
 }
 
 /* Names from an archive made elsewhere, before they reach any output. */

@@ -14,6 +14,8 @@
 
 #include "control.h"
 #include "detach.h"
+#include "exitcodes.h"
+#include "lib/path.h"
 #include "log.h"
 
 static int refuse_non_root(const char *command)
@@ -29,14 +31,9 @@ static int refuse_non_root(const char *command)
  * runs as "cpu". */
 static void default_name(const char *profile, char *buf, size_t len)
 {
-	const char *base = strrchr(profile, '/');
-	size_t n;
+	static const char *const suffixes[] = { ".ini", NULL };
 
-	base = base ? base + 1 : profile;
-	n = strlen(base);
-	if (n > 4 && strcmp(base + n - 4, ".ini") == 0)
-		n -= 4;
-	snprintf(buf, len, "%.*s", (int)n, base);
+	tr_path_stem(profile, suffixes, buf, len);
 }
 
 int tr_detach_check(struct tr_options *opts, char *name_buf, size_t len)

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "session.h"
+#include "options.h"
 
 /* Before the profile is loaded: root, the session's name (the profile's
  * base name unless --name; kept in name_buf), nobody running under it.

@@ -365,13 +365,93 @@ static int check_candidate(const char *base, char *file, size_t len, char *why, 
 	return 0;
 }
 
+/* The first search directory holding `name`, as a base path for
+ * lt_dlopenext; -ENOENT (naming the directories searched) when none. */
+static int find_plugin(const char *name, char *base, size_t base_len, char *why, size_t why_len)
+{
+	for (size_t i = 0; i < n_search_dirs; i++)
+		if (find_candidate(search_dirs[i], name, base, base_len))
+			return 0;
+	snprintf(why, why_len, "plugin '%s' is not installed (searched", name);
+	for (size_t j = 0; j < n_search_dirs; j++) {
+		size_t used = strlen(why);
+
+		snprintf(why + used, why_len - used, "%s%s", j ? ":" : " ", search_dirs[j]);
+	}
+	if (strlen(why) + 2 < why_len)
+		strcat(why, ")");
+	return -ENOENT;
+}
+
+static int open_plugin(const char *base, const char *file, lt_dlhandle *h, char *why,
+		       size_t why_len)
+{
+	const char *reason;
+
+	*h = lt_dlopenext(base);
+	if (*h)
+		return 0;
+	reason = lt_dlerror();
+	/* libltdl tries NAME.la, then NAME.so, and reports the last miss
+	 * ("file not found"): ask the dynamic linker about the file that
+	 * is there, for what is really wrong with it. */
+	if (strcmp(file + strlen(file) - 3, ".so") == 0) {
+		void *dl = dlopen(file, RTLD_NOW | RTLD_LOCAL);
+
+		if (!dl)
+			reason = dlerror();
+		else
+			dlclose(dl);
+	}
+	snprintf(why, why_len, "cannot load %s: %s (a library it needs is missing, it "
+		 "is corrupt, or it was built for another system)", file,
+		 reason ? reason : "unknown error");
+	return -ELIBBAD;
+}
+
+/* Whether `desc`, found in `shown` for plugin `name`, is one this core
+ * can drive. */
+static int check_descriptor(const struct tracerig_plugin *desc, const char *name,
+			    const char *shown, char *why, size_t why_len)
+{
+	char reason_of_table[512];
+
+	/* abi_version is the first field in every ABI: read before anything
+	 * else of a layout this core may not know. */
+	if (desc->abi_version != TRACERIG_ABI_VERSION) {
+		snprintf(why, why_len, "%s: plugin '%s' was built for plugin ABI %u, this tracerig "
+			 "speaks ABI %u: rebuild it against tracerig-plugin.pc (pkg-config --cflags "
+			 "tracerig-plugin)", shown, name, desc->abi_version, TRACERIG_ABI_VERSION);
+		return -EPROTO;
+	}
+	if (desc->name && strcmp(desc->name, name) != 0) {
+		snprintf(why, why_len, "%s is plugin '%s', not '%s' (a plugin's file must be "
+			 "named after it)", shown, desc->name, name);
+		return -ENOEXEC;
+	}
+	if (!desc->name || !desc->init || !desc->flush ||
+	    (desc->kind != TRACERIG_PLUGIN_SOURCE && desc->kind != TRACERIG_PLUGIN_PACKAGER) ||
+	    (desc->kind == TRACERIG_PLUGIN_SOURCE && (!desc->start || !desc->stop))) {
+		snprintf(why, why_len, "%s has an incomplete descriptor (name '%s', kind %d, "
+			 "missing vtable entries)", shown, desc->name ? desc->name : "(none)",
+			 (int)desc->kind);
+		return -ENOEXEC;
+	}
+	if (tr_key_check_table(desc->keys, reason_of_table, sizeof(reason_of_table)) < 0) {
+		snprintf(why, why_len, "%s has an unusable key table: %s (fix the plugin's "
+			 "tracerig_key table)", shown, reason_of_table);
+		return -ENOEXEC;
+	}
+	return 0;
+}
+
 int tr_loader_load(const char *name, struct tr_loaded *out, char *why, size_t why_len)
 {
 	const struct tracerig_plugin *desc;
-	char base[PATH_MAX], file[PATH_MAX + 4], reason_of_table[512];
-	lt_dlhandle h = NULL;
+	char base[PATH_MAX], file[PATH_MAX + 4];
+	const char *shown;
+	lt_dlhandle h;
 	const lt_dlinfo *info;
-	size_t i;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
@@ -379,92 +459,32 @@ int tr_loader_load(const char *name, struct tr_loaded *out, char *why, size_t wh
 		snprintf(why, why_len, "'%s' is not a plugin name", name);
 		return -EINVAL;
 	}
-	for (i = 0; i < n_search_dirs; i++)
-		if (find_candidate(search_dirs[i], name, base, sizeof(base)))
-			break;
-	if (i == n_search_dirs) {
-		snprintf(why, why_len, "plugin '%s' is not installed (searched", name);
-		for (size_t j = 0; j < n_search_dirs; j++) {
-			size_t used = strlen(why);
-
-			snprintf(why + used, why_len - used, "%s%s", j ? ":" : " ", search_dirs[j]);
-		}
-		if (strlen(why) + 2 < why_len)
-			strcat(why, ")");
-		return -ENOENT;
-	}
-	if ((ret = check_candidate(base, file, sizeof(file), why, why_len)) < 0)
+	if ((ret = find_plugin(name, base, sizeof(base), why, why_len)) < 0 ||
+	    (ret = check_candidate(base, file, sizeof(file), why, why_len)) < 0 ||
+	    (ret = open_plugin(base, file, &h, why, why_len)) < 0)
 		return ret;
-	h = lt_dlopenext(base);
-	if (!h) {
-		const char *reason = lt_dlerror();
-		void *dl = NULL;
-
-		/* libltdl tries NAME.la, then NAME.so, and reports the last miss
-		 * ("file not found"): ask the dynamic linker about the file that
-		 * is there, for what is really wrong with it. */
-		if (strcmp(file + strlen(file) - 3, ".so") == 0) {
-			dl = dlopen(file, RTLD_NOW | RTLD_LOCAL);
-			if (!dl)
-				reason = dlerror();
-			else
-				dlclose(dl);
-		}
-		snprintf(why, why_len, "cannot load %s: %s (a library it needs is missing, it "
-			 "is corrupt, or it was built for another system)", file,
-			 reason ? reason : "unknown error");
-		return -ELIBBAD;
-	}
 	info = lt_dlgetinfo(h);
+	shown = info && info->filename ? info->filename : base;
 	desc = lt_dlsym(h, TRACERIG_PLUGIN_SYMBOL);
 	if (!desc) {
-		snprintf(why, why_len, "%s does not export '%s': not a tracerig plugin",
-			 info && info->filename ? info->filename : base, TRACERIG_PLUGIN_SYMBOL);
-		lt_dlclose(h);
-		return -ENOEXEC;
+		snprintf(why, why_len, "%s does not export '%s': not a tracerig plugin", shown,
+			 TRACERIG_PLUGIN_SYMBOL);
+		ret = -ENOEXEC;
+	} else {
+		ret = check_descriptor(desc, name, shown, why, why_len);
 	}
-	/* abi_version is the first field in every ABI: read before anything
-	 * else of a layout this core may not know. */
-	if (desc->abi_version != TRACERIG_ABI_VERSION) {
-		snprintf(why, why_len, "%s: plugin '%s' was built for plugin ABI %u, this tracerig "
-			 "speaks ABI %u: rebuild it against tracerig-plugin.pc (pkg-config --cflags "
-			 "tracerig-plugin)", info && info->filename ? info->filename : base, name,
-			 desc->abi_version, TRACERIG_ABI_VERSION);
-		lt_dlclose(h);
-		return -EPROTO;
+	if (ret == 0) {
+		out->plugin = desc;
+		out->handle = h;
+		out->file = strdup(shown);
+		if (!out->file) {
+			memset(out, 0, sizeof(*out));
+			ret = -ENOMEM;
+		}
 	}
-	if (desc->name && strcmp(desc->name, name) != 0) {
-		snprintf(why, why_len, "%s is plugin '%s', not '%s' (a plugin's file must be "
-			 "named after it)", info && info->filename ? info->filename : base,
-			 desc->name, name);
+	if (ret < 0)
 		lt_dlclose(h);
-		return -ENOEXEC;
-	}
-	if (!desc->name || !desc->init || !desc->flush ||
-	    (desc->kind != TRACERIG_PLUGIN_SOURCE && desc->kind != TRACERIG_PLUGIN_PACKAGER) ||
-	    (desc->kind == TRACERIG_PLUGIN_SOURCE && (!desc->start || !desc->stop))) {
-		snprintf(why, why_len, "%s has an incomplete descriptor (name '%s', kind %d, "
-			 "missing vtable entries)", info && info->filename ? info->filename : base,
-			 desc->name ? desc->name : "(none)", (int)desc->kind);
-		lt_dlclose(h);
-		return -ENOEXEC;
-	}
-	if (tr_key_check_table(desc->keys, reason_of_table, sizeof(reason_of_table)) < 0) {
-		snprintf(why, why_len, "%s has an unusable key table: %s (fix the plugin's "
-			 "tracerig_key table)", info && info->filename ? info->filename : base,
-			 reason_of_table);
-		lt_dlclose(h);
-		return -ENOEXEC;
-	}
-	out->plugin = desc;
-	out->handle = h;
-	out->file = strdup(info && info->filename ? info->filename : base);
-	if (!out->file) {
-		lt_dlclose(h);
-		memset(out, 0, sizeof(*out));
-		return -ENOMEM;
-	}
-	return 0;
+	return ret;
 }
 
 void tr_loader_unload(struct tr_loaded *l)

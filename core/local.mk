@@ -8,6 +8,9 @@ tracerig_SOURCES = \
 	core/loader.c core/loader.h \
 	core/backends.c core/backends.h \
 	core/session.c core/session.h \
+	core/ctx.c core/ctx.h \
+	core/phase.c core/phase.h \
+	core/options.h core/exitcodes.h \
 	core/supervise.c core/supervise.h \
 	core/watchdog.c core/watchdog.h \
 	core/services.c core/services.h \

@@ -13,6 +13,7 @@
 #include "output.h"
 #include "log.h"
 #include "convert.h"
+#include "exitcodes.h"
 #include "detach.h"
 #include "report.h"
 #include "services.h"

@@ -9,11 +9,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ctx.h"
 #include "json.h"
 #include "manifest.h"
 #include "sideband.h"
 #include "pids.h"
-#include "services.h"
+#include "options.h"
+#include "phase.h"
 #include "session.h"
 
 static void write_section(struct tr_json *j, const struct tr_section *s)
@@ -131,12 +133,121 @@ static void write_process_model(struct tr_json *j, const struct tr_session *s)
 	tr_json_end_object(j);
 }
 
+static void write_tool(struct tr_json *j, const struct tr_session *s)
+{
+	tr_json_object(j, "tool");
+	tr_json_string(j, "name", PACKAGE_NAME);
+	tr_json_string(j, "version", PACKAGE_VERSION);
+	tr_json_u64(j, "plugin_abi", TRACERIG_ABI_VERSION);
+	tr_json_array(j, "command_line");
+	for (int i = 0; i < s->opts->argc; i++)
+		tr_json_string(j, NULL, s->opts->argv[i]);
+	tr_json_end_array(j);
+	tr_json_end_object(j);
+}
+
+static void write_host(struct tr_json *j)
+{
+	struct utsname uts;
+	char host[256] = "";
+
+	uname(&uts);
+	gethostname(host, sizeof(host) - 1);
+	tr_json_object(j, "host");
+	tr_json_string(j, "hostname", host);
+	tr_json_string(j, "kernel", uts.release);
+	tr_json_string(j, "kernel_version", uts.version);
+	tr_json_string(j, "arch", uts.machine);
+	tr_json_i64(j, "cpus_online", sysconf(_SC_NPROCESSORS_ONLN));
+	tr_json_end_object(j);
+}
+
+static void write_profile(struct tr_json *j, const struct tr_session *s)
+{
+	tr_json_object(j, "profile");
+	tr_json_string(j, "path", s->profile_path);
+	tr_json_object(j, "sections");
+	for (size_t i = 0; i < s->profile.n_sections; i++)
+		write_section(j, &s->profile.sections[i]);
+	tr_json_end_object(j);
+	tr_json_end_object(j);
+}
+
+/* Every source timestamps with CLOCK_MONOTONIC; the realtime pair lets a
+ * reader put wall-clock dates on them. */
+static void write_clock(struct tr_json *j, const struct tr_session *s)
+{
+	tr_json_object(j, "clock");
+	tr_json_string(j, "source", "CLOCK_MONOTONIC");
+	tr_json_u64(j, "start_monotonic_ns", s->start_mono_ns);
+	tr_json_u64(j, "start_realtime_ns", s->start_real_ns);
+	tr_json_i64(j, "realtime_minus_monotonic_ns",
+		    (int64_t)(s->start_real_ns - s->start_mono_ns));
+	tr_json_u64(j, "end_monotonic_ns", s->end_mono_ns);
+	write_time(j, "start_utc", s->start_real_ns);
+	tr_json_end_object(j);
+}
+
+static void write_session(struct tr_json *j, const struct tr_session *s)
+{
+	tr_json_object(j, "session");
+	tr_json_i64(j, "duration_ms_requested", s->duration_ms);
+	/* The window: from the moment every source had started to the
+	 * moment all were asked to stop; -d measures this. */
+	tr_json_u64(j, "window_start_monotonic_ns", s->window_start_ns);
+	tr_json_u64(j, "window_end_monotonic_ns", s->end_mono_ns);
+	tr_json_u64(j, "duration_ms", s->end_mono_ns > s->window_start_ns
+					      ? (s->end_mono_ns - s->window_start_ns) / 1000000 : 0);
+	tr_json_string(j, "ended_by", tr_end_reason_name(s->end_reason));
+	if (s->died_why[0]) {
+		tr_json_object(j, "salvaged");
+		tr_json_i64(j, "collector_pid", s->died_pid);
+		tr_json_string(j, "why", s->died_why);
+		tr_json_string(j, "by", "the watchdog: the collecting process ended without "
+					"finishing, so plugins did not flush");
+		tr_json_end_object(j);
+	}
+	tr_json_end_object(j);
+}
+
+static void write_command(struct tr_json *j, const struct tr_session *s)
+{
+	tr_json_object(j, "command");
+	tr_json_array(j, "argv");
+	for (char **a = s->opts->command; *a; a++)
+		tr_json_string(j, NULL, *a);
+	tr_json_end_array(j);
+	tr_json_i64(j, "pid", s->targets.command_pid);
+	if (s->command_exec_errno)
+		tr_json_string(j, "exec_error", strerror(s->command_exec_errno));
+	else if (s->command.reaped && WIFEXITED(s->command.status))
+		tr_json_i64(j, "exit_status", WEXITSTATUS(s->command.status));
+	else if (s->command.reaped && WIFSIGNALED(s->command.status))
+		tr_json_i64(j, "killed_by_signal", WTERMSIG(s->command.status));
+	else
+		tr_json_string(j, "state", "still running at the end of the session");
+	tr_json_end_object(j);
+}
+
+static void write_targets(struct tr_json *j, const struct tr_session *s)
+{
+	tr_json_object(j, "targets");
+	tr_json_bool(j, "system_wide", s->targets.system_wide);
+	tr_json_array(j, "pids");
+	for (size_t i = 0; i < s->targets.n_pids; i++)
+		tr_json_i64(j, NULL, s->targets.pids[i]);
+	tr_json_end_array(j);
+	if (s->opts->command)
+		write_command(j, s);
+	tr_json_string(j, "cgroup", s->targets.cgroup);
+	tr_json_u64(j, "observed_processes", tr_pids_count());
+	tr_json_end_object(j);
+}
+
 int tr_manifest_write(struct tr_session *s)
 {
 	struct file_list fl;
-	struct utsname uts;
 	struct tr_json j;
-	char host[256] = "";
 	FILE *out;
 	int fd, ret;
 
@@ -149,97 +260,16 @@ int tr_manifest_write(struct tr_session *s)
 		close(fd);
 		return ret;
 	}
-	uname(&uts);
-	gethostname(host, sizeof(host) - 1);
-
 	tr_json_init(&j, out);
 	tr_json_object(&j, NULL);
 	tr_json_u64(&j, "manifest_version", 1);
-	tr_json_object(&j, "tool");
-	tr_json_string(&j, "name", PACKAGE_NAME);
-	tr_json_string(&j, "version", PACKAGE_VERSION);
-	tr_json_u64(&j, "plugin_abi", TRACERIG_ABI_VERSION);
-	tr_json_array(&j, "command_line");
-	for (int i = 0; i < s->opts->argc; i++)
-		tr_json_string(&j, NULL, s->opts->argv[i]);
-	tr_json_end_array(&j);
-	tr_json_end_object(&j);
-
-	tr_json_object(&j, "host");
-	tr_json_string(&j, "hostname", host);
-	tr_json_string(&j, "kernel", uts.release);
-	tr_json_string(&j, "kernel_version", uts.version);
-	tr_json_string(&j, "arch", uts.machine);
-	tr_json_i64(&j, "cpus_online", sysconf(_SC_NPROCESSORS_ONLN));
-	tr_json_end_object(&j);
-
-	tr_json_object(&j, "profile");
-	tr_json_string(&j, "path", s->profile_path);
-	tr_json_object(&j, "sections");
-	for (size_t i = 0; i < s->profile.n_sections; i++)
-		write_section(&j, &s->profile.sections[i]);
-	tr_json_end_object(&j);
-	tr_json_end_object(&j);
-
-	/* Every source timestamps with CLOCK_MONOTONIC; the realtime pair lets
-	 * a reader put wall-clock dates on them. */
-	tr_json_object(&j, "clock");
-	tr_json_string(&j, "source", "CLOCK_MONOTONIC");
-	tr_json_u64(&j, "start_monotonic_ns", s->start_mono_ns);
-	tr_json_u64(&j, "start_realtime_ns", s->start_real_ns);
-	tr_json_i64(&j, "realtime_minus_monotonic_ns",
-		    (int64_t)(s->start_real_ns - s->start_mono_ns));
-	tr_json_u64(&j, "end_monotonic_ns", s->end_mono_ns);
-	write_time(&j, "start_utc", s->start_real_ns);
-	tr_json_end_object(&j);
-
-	tr_json_object(&j, "session");
-	tr_json_i64(&j, "duration_ms_requested", s->duration_ms);
-	/* The window: from the moment every source had started to the
-	 * moment all were asked to stop; -d measures this. */
-	tr_json_u64(&j, "window_start_monotonic_ns", s->window_start_ns);
-	tr_json_u64(&j, "window_end_monotonic_ns", s->end_mono_ns);
-	tr_json_u64(&j, "duration_ms", s->end_mono_ns > s->window_start_ns
-					       ? (s->end_mono_ns - s->window_start_ns) / 1000000 : 0);
-	tr_json_string(&j, "ended_by", tr_end_reason_name(s->end_reason));
-	if (s->died_why[0]) {
-		tr_json_object(&j, "salvaged");
-		tr_json_i64(&j, "collector_pid", s->died_pid);
-		tr_json_string(&j, "why", s->died_why);
-		tr_json_string(&j, "by", "the watchdog: the collecting process ended without "
-					 "finishing, so plugins did not flush");
-		tr_json_end_object(&j);
-	}
-	tr_json_end_object(&j);
-
+	write_tool(&j, s);
+	write_host(&j);
+	write_profile(&j, s);
+	write_clock(&j, s);
+	write_session(&j, s);
 	write_process_model(&j, s);
-
-	tr_json_object(&j, "targets");
-	tr_json_bool(&j, "system_wide", s->targets.system_wide);
-	tr_json_array(&j, "pids");
-	for (size_t i = 0; i < s->targets.n_pids; i++)
-		tr_json_i64(&j, NULL, s->targets.pids[i]);
-	tr_json_end_array(&j);
-	if (s->opts->command) {
-		tr_json_object(&j, "command");
-		tr_json_array(&j, "argv");
-		for (char **a = s->opts->command; *a; a++)
-			tr_json_string(&j, NULL, *a);
-		tr_json_end_array(&j);
-		tr_json_i64(&j, "pid", s->targets.command_pid);
-		if (s->command_exec_errno)
-			tr_json_string(&j, "exec_error", strerror(s->command_exec_errno));
-		else if (s->command.reaped && WIFEXITED(s->command.status))
-			tr_json_i64(&j, "exit_status", WEXITSTATUS(s->command.status));
-		else if (s->command.reaped && WIFSIGNALED(s->command.status))
-			tr_json_i64(&j, "killed_by_signal", WTERMSIG(s->command.status));
-		else
-			tr_json_string(&j, "state", "still running at the end of the session");
-		tr_json_end_object(&j);
-	}
-	tr_json_string(&j, "cgroup", s->targets.cgroup);
-	tr_json_u64(&j, "observed_processes", tr_pids_count());
-	tr_json_end_object(&j);
+	write_targets(&j, s);
 
 	tr_json_array(&j, "plugins");
 	for (size_t i = 0; i < s->n_sources; i++)

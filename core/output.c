@@ -217,11 +217,78 @@ static int check_dir(const char *given)
 	return 0;
 }
 
+/* The archive named with -o: locked against other sessions. */
+static int lock_given(const char *given, const char *base, int check_only, char **lock_path,
+		      char **path)
+{
+	long owner;
+	int ret = lock_output(base, check_only, &owner, lock_path);
+
+	if (ret == -EBUSY) {
+		tr_err("output %s: another tracerig session (PID %ld) is writing it now (wait "
+		       "for it to finish, or choose another name with -o)", given, owner);
+		return ret;
+	}
+	if (ret < 0) {
+		tr_err("output %s: cannot lock it against other sessions (%s: %s): choose "
+		       "another place with -o", given, *lock_path, strerror(-ret));
+		return ret;
+	}
+	*path = strdup(given);
+	return *path ? 0 : -ENOMEM;
+}
+
+/* The default archive: NAME.trace.zip, else NAME-2.trace.zip and on, the
+ * first that nobody has and nobody is writing, so never another run's. */
+static int pick_numbered(const char *shown, int check_only, char **base, char **lock_path,
+			 char **path)
+{
+	long owner;
+	int ret;
+
+	for (out.number = 1;; out.number++) {
+		struct stat st;
+
+		if (out.number > 9999) {
+			tr_err("output %s: %s.trace.zip to %s-9999.trace.zip are all taken "
+			       "(move old archives away, or choose a name with -o)", shown,
+			       out.stem, out.stem);
+			return -EEXIST;
+		}
+		free(*base);
+		free(*lock_path);
+		*lock_path = NULL;
+		*base = numbered_name();
+		if (!*base)
+			return -ENOMEM;
+		free(*path);
+		*path = strcmp(out.dir, ".") == 0 ? strdup(*base) : join(out.dir, *base);
+		if (!*path)
+			return -ENOMEM;
+		if (lstat(*path, &st) == 0)
+			continue;
+		ret = lock_output(*base, check_only, &owner, lock_path);
+		if (ret == -EBUSY)
+			continue;
+		if (ret < 0) {
+			tr_err("output %s: cannot lock %s against other sessions (%s: %s): "
+			       "choose another place with -o", shown, *path, *lock_path,
+			       strerror(-ret));
+			return ret;
+		}
+		break;
+	}
+	if (out.number > 1)
+		tr_warn("%s%s%s.trace.zip exists or is being written: this run writes %s",
+			strcmp(out.dir, ".") == 0 ? "" : out.dir,
+			strcmp(out.dir, ".") == 0 ? "" : "/", out.stem, *path);
+	return 0;
+}
+
 int tr_output_prepare(const char *given, const char *name, int check_only, char **path)
 {
 	const char *shown = given ? given : "(default)";
 	char *base = NULL, *lock_path = NULL;
-	long owner;
 	int ret;
 
 	*path = NULL;
@@ -232,70 +299,12 @@ int tr_output_prepare(const char *given, const char *name, int check_only, char 
 		ret = (out.dir = strdup(".")) && (out.stem = strdup(name)) ? 0 : -ENOMEM;
 	if (ret == 0)
 		ret = check_dir(shown);
+	if (ret == 0 && base)
+		ret = lock_given(given, base, check_only, &lock_path, path);
+	else if (ret == 0)
+		ret = pick_numbered(shown, check_only, &base, &lock_path, path);
 	if (ret < 0)
 		goto fail;
-	if (base) {
-		ret = lock_output(base, check_only, &owner, &lock_path);
-		if (ret == -EBUSY) {
-			tr_err("output %s: another tracerig session (PID %ld) is writing it now (wait "
-			       "for it to finish, or choose another name with -o)", given, owner);
-			goto fail;
-		}
-		if (ret < 0) {
-			tr_err("output %s: cannot lock it against other sessions (%s: %s): choose "
-			       "another place with -o", given, lock_path, strerror(-ret));
-			goto fail;
-		}
-		*path = strdup(given);
-	} else {
-		/* A name nobody has and nobody is writing: never another run's. */
-		for (out.number = 1;; out.number++) {
-			struct stat st;
-
-			if (out.number > 9999) {
-				tr_err("output %s: %s.trace.zip to %s-9999.trace.zip are all taken "
-				       "(move old archives away, or choose a name with -o)", shown,
-				       out.stem, out.stem);
-				ret = -EEXIST;
-				goto fail;
-			}
-
-			free(base);
-			free(lock_path);
-			lock_path = NULL;
-			base = numbered_name();
-			if (!base) {
-				ret = -ENOMEM;
-				goto fail;
-			}
-			free(*path);
-			*path = strcmp(out.dir, ".") == 0 ? strdup(base) : join(out.dir, base);
-			if (!*path) {
-				ret = -ENOMEM;
-				goto fail;
-			}
-			if (lstat(*path, &st) == 0)
-				continue;
-			ret = lock_output(base, check_only, &owner, &lock_path);
-			if (ret == -EBUSY)
-				continue;
-			if (ret < 0) {
-				tr_err("output %s: cannot lock %s against other sessions (%s: %s): "
-				       "choose another place with -o", shown, *path, lock_path,
-				       strerror(-ret));
-				goto fail;
-			}
-			break;
-		}
-		if (out.number > 1)
-			tr_warn("%s%s%s.trace.zip exists or is being written: this run writes %s",
-				strcmp(out.dir, ".") == 0 ? "" : out.dir,
-				strcmp(out.dir, ".") == 0 ? "" : "/", out.stem, *path);
-	}
-	if (!*path) {
-		ret = -ENOMEM;
-		goto fail;
-	}
 	if (!check_only) {
 		out.lock_path = lock_path;
 		lock_path = NULL;

@@ -14,7 +14,9 @@
 #include <unistd.h>
 
 #include "control.h"
+#include "exitcodes.h"
 #include "log.h"
+#include "options.h"
 #include "remote.h"
 #include "session.h"
 

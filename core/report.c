@@ -11,12 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "exitcodes.h"
 #include "report.h"
 #include "report/archive.h"
 #include "report/cpu.h"
 #include "report/offcpu.h"
 #include "report/overview.h"
-#include "session.h"
 
 #define REPORT_DEFAULT_TOP 10
 

@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,14 +9,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ctx.h"
 #include "keys.h"
 #include "log.h"
 #include "pids.h"
 #include "services.h"
+#include "session.h"
 #include "staging.h"
 #include "symbols/symbolizer.h"
 #include "flamegraph.h"
 #include "wall.h"
+#include "watchdog.h"
 
 const struct tracerig_key tr_session_keys[] = {
 	{ .name = "name", .type = TRACERIG_KEY_STRING, .default_value = "tracerig",
@@ -403,6 +407,26 @@ static const char *svc_archive_output(struct tracerig_archive *ar)
 	return ar->output;
 }
 
+/* Whether `fn` is code of the object that holds `ctx`'s descriptor: the
+ * watchdog calls it with only that object's code to rely on. */
+static int in_plugin(struct tracerig_ctx *ctx, tracerig_cleanup_fn fn)
+{
+	Dl_info of_fn, of_plugin;
+	void *code;
+
+	memcpy(&code, &fn, sizeof(code));
+	return dladdr(code, &of_fn) && dladdr(ctx->plugin, &of_plugin) &&
+	       of_fn.dli_fbase == of_plugin.dli_fbase;
+}
+
+static int svc_watchdog_cleanup(struct tracerig_ctx *ctx, const char *key, tracerig_cleanup_fn fn,
+				const char *arg)
+{
+	if (arg && (!fn || !in_plugin(ctx, fn)))
+		return -EINVAL;
+	return tr_watchdog_cleanup(ctx->plugin->name, key, fn, arg);
+}
+
 const struct tracerig_services tr_services = {
 	.abi_version = TRACERIG_ABI_VERSION,
 	.log = svc_log,
@@ -436,36 +460,5 @@ const struct tracerig_services tr_services = {
 	.symbolizer_object = svc_symbolizer_object,
 	.frame_name = svc_frame_name,
 	.folded_view = svc_folded_view,
+	.watchdog_cleanup = svc_watchdog_cleanup,
 };
-
-int tr_ctx_new(struct tr_session *s, struct tr_loaded *loaded, struct tr_section *section,
-	       struct tracerig_ctx **out)
-{
-	struct tracerig_ctx *ctx = calloc(1, sizeof(*ctx));
-
-	if (!ctx)
-		return -ENOMEM;
-	ctx->session = s;
-	ctx->loaded = *loaded;
-	ctx->plugin = loaded->plugin;
-	ctx->section = section;
-	pthread_mutex_init(&ctx->lock, NULL);
-	*out = ctx;
-	return 0;
-}
-
-void tr_ctx_free(struct tracerig_ctx *ctx)
-{
-	if (!ctx)
-		return;
-	for (size_t i = 0; i < ctx->n_counters; i++)
-		free(ctx->counters[i].name);
-	free(ctx->counters);
-	for (size_t i = 0; i < ctx->n_lists; i++)
-		free((void *)ctx->lists[i].items);
-	free(ctx->lists);
-	free(ctx->lists_split);
-	pthread_mutex_destroy(&ctx->lock);
-	tr_loader_unload(&ctx->loaded);
-	free(ctx);
-}

@@ -1,12 +1,14 @@
-/* Helpers shared by the services table and the session. */
+/* The services table (include/tracerig/plugin.h) and the core's own
+ * [tracerig] keys, which the session reads the same way. */
 #ifndef TR_SERVICES_H
 #define TR_SERVICES_H
 
-#include "session.h"
+#include <tracerig/plugin.h>
 
-int tr_ctx_new(struct tr_session *s, struct tr_loaded *loaded, struct tr_section *section,
-	       struct tracerig_ctx **out);
-void tr_ctx_free(struct tracerig_ctx *ctx);
+struct tr_section;
+
+extern const struct tracerig_services tr_services;
+
 /* The core's own [tracerig] keys. */
 extern const struct tracerig_key tr_session_keys[];
 /* Reads a validated value of `key` in `section`, or its default. */

@@ -15,10 +15,13 @@
 #include <unistd.h>
 
 #include "backends.h"
+#include "ctx.h"
+#include "exitcodes.h"
 #include "keys.h"
 #include "lib/list.h"
 #include "log.h"
 #include "manifest.h"
+#include "options.h"
 #include "output.h"
 #include "pids.h"
 #include "remote.h"
@@ -30,24 +33,6 @@
 #include "wall.h"
 #include "symbols/symbolizer.h"
 #include "watchdog.h"
-
-const char *tr_phase_name(enum tr_phase phase)
-{
-	static const char *const names[] = { "loaded", "initialized", "started",
-					     "stopped", "ok", "failed" };
-
-	return phase <= TR_PHASE_FAILED ? names[phase] : "?";
-}
-
-const char *tr_end_reason_name(enum tr_end_reason reason)
-{
-	static const char *const names[] = { "not started", "duration", "signal",
-					     "command exited", "target processes exited",
-					     "a backend crashed", "the collecting process died",
-					     "tracerig stop" };
-
-	return reason <= TR_END_STOP_REQUEST ? names[reason] : "?";
-}
 
 static uint64_t now_ns(clockid_t clock)
 {
@@ -446,12 +431,46 @@ int tr_session_prepare(struct tr_session *s, const struct tr_options *opts)
 	return ret ? ret : prepare_output(s, main_section);
 }
 
+/* ---------------- the watchdog ---------------- */
+
+static void watchdog_note_phase(void *arg, const char *plugin, const char *phase);
+static int watchdog_salvage(void *arg, pid_t collector, const char *why,
+			    uint64_t start_mono_ns, uint64_t start_real_ns);
+
+/* The collector died before collection began (tr_watchdog_ops.discard). */
+static void watchdog_discard(void *arg)
+{
+	struct tr_session *s = arg;
+
+	tr_staging_remove(&s->archive);
+}
+
+/* Forks the watchdog; `staged`: a session with a staging directory to
+ * salvage, not a --check. */
+static int start_watchdog(struct tr_session *s, int staged)
+{
+	const struct tr_watchdog_ops ops = {
+		.arg = s,
+		.close_fd = s->opts->ready_fd,
+		.note_phase = watchdog_note_phase,
+		.salvage = staged ? watchdog_salvage : NULL,
+		.discard = staged ? watchdog_discard : NULL,
+	};
+
+	return tr_watchdog_start(&ops);
+}
+
 /* ---------------- --check ---------------- */
 
 int tr_session_check(struct tr_session *s)
 {
-	int unusable_required = 0;
+	int unusable_required = 0, started;
 
+	/* A check may start what would outlive a killed tracerig (lttng's
+	 * dry run starts a session daemon): the watchdog cleans up after it. */
+	if ((started = start_watchdog(s, 0)) < 0)
+		tr_warn("cannot start the watchdog: %s (if tracerig is killed during the check, "
+			"what a backend started for it stays)", strerror(-started));
 	printf("profile %s: valid\n", s->profile_path);
 	for (size_t i = 0; i <= s->n_sources; i++) {
 		struct tracerig_ctx *ctx = i < s->n_sources ? s->sources[i] : s->packager;
@@ -495,6 +514,7 @@ int tr_session_check(struct tr_session *s)
 		if (ctx)
 			printf("    %s: %s\n", ctx->plugin->name, ctx->loaded.file);
 	}
+	tr_watchdog_done();
 	return unusable_required ? TR_EXIT_FAILURE : TR_EXIT_OK;
 }
 
@@ -1182,7 +1202,7 @@ static int set_up_collector(struct tr_session *s)
 	int ret;
 
 	/* Before any plugin runs or any thread exists: a plain fork. */
-	if ((ret = tr_watchdog_start(s)) < 0)
+	if ((ret = start_watchdog(s, 1)) < 0)
 		tr_warn("cannot start the watchdog: %s (if tracerig is killed, what it collected "
 			"stays unpackaged in %s)", strerror(-ret), s->archive.dir);
 	/* After the watchdog's fork: a session that died must not seem to
@@ -1271,8 +1291,11 @@ int tr_session_run(struct tr_session *s)
 	 * after, a failed packaging leaves it for the user. */
 	if (status != TR_EXIT_OK && s->archive.dir && !s->collecting)
 		tr_staging_remove(&s->archive);
-	tr_watchdog_done();
+	tr_watchdog_packaged();
 	fini_all(s);
+	/* After fini: what a plugin did not clean up itself (it crashed or
+	 * hung), the watchdog does. */
+	tr_watchdog_done();
 	/* Last: whoever waits in `tracerig stop` learns of the archive once
 	 * the backends are done too. */
 	tr_remote_finish(s, status);
@@ -1285,8 +1308,10 @@ int tr_session_run(struct tr_session *s)
 
 /* ---------------- the watchdog's side ---------------- */
 
-void tr_session_note_phase(struct tr_session *s, const char *plugin, const char *phase)
+/* What the collector said of a plugin (tr_watchdog_ops.note_phase). */
+static void watchdog_note_phase(void *arg, const char *plugin, const char *phase)
 {
+	struct tr_session *s = arg;
 	static const struct {
 		const char *word;
 		enum tr_phase phase;
@@ -1306,9 +1331,12 @@ void tr_session_note_phase(struct tr_session *s, const char *plugin, const char 
 	}
 }
 
-int tr_session_salvage(struct tr_session *s, pid_t collector, const char *why,
-		       uint64_t start_mono_ns, uint64_t start_real_ns)
+/* Packages the staging directory of a collector that died
+ * (tr_watchdog_ops.salvage). */
+static int watchdog_salvage(void *arg, pid_t collector, const char *why,
+			    uint64_t start_mono_ns, uint64_t start_real_ns)
 {
+	struct tr_session *s = arg;
 	int ret;
 
 	snprintf(s->died_why, sizeof(s->died_why), "%s", why);

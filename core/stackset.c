@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "lib/strmap.h"
+#include "lib/vec.h"
 #include "stackset.h"
 
 struct index {
@@ -28,15 +29,11 @@ static const char *intern(struct index *ix, const char *str)
 /* Room for `need` bytes in the key scratch. */
 static int key_room(struct index *ix, size_t need)
 {
-	char *grown;
+	char *grown = tr_vec_grow(ix->key, &ix->key_cap, need, 1, 256);
 
-	if (need <= ix->key_cap)
-		return 0;
-	grown = realloc(ix->key, need * 2);
 	if (!grown)
 		return -ENOMEM;
 	ix->key = grown;
-	ix->key_cap = need * 2;
 	return 0;
 }
 
@@ -86,16 +83,12 @@ static uint32_t frame_index(struct tr_stackset *s, const struct ss_frame *f)
 		return 0;
 	if (!e->value) {
 		struct ss_frame copy = *f;
+		struct ss_frame *grown = tr_vec_grow(s->frames, &s->cap_frames, s->n_frames + 1,
+						     sizeof(*grown), 256);
 
-		if (s->n_frames == s->cap_frames) {
-			size_t cap = s->cap_frames ? s->cap_frames * 2 : 256;
-			struct ss_frame *grown = realloc(s->frames, cap * sizeof(*grown));
-
-			if (!grown)
-				return 0;
-			s->frames = grown;
-			s->cap_frames = cap;
-		}
+		if (!grown)
+			return 0;
+		s->frames = grown;
 		copy.name = intern(ix, f->name);
 		copy.dso = intern(ix, f->dso);
 		if (!copy.name || !copy.dso)
@@ -135,7 +128,7 @@ int tr_stackset_add_ids(struct tr_stackset *s, const uint32_t *frame_ids, size_t
 {
 	struct index *ix = s->index;
 	struct tr_strmap_entry *e;
-	struct ss_stack *st;
+	struct ss_stack *st, *grown;
 	size_t len;
 
 	if (key_room(ix, n_frames * 6 + strlen(comm) + 64) < 0)
@@ -152,15 +145,10 @@ int tr_stackset_add_ids(struct tr_stackset *s, const uint32_t *frame_ids, size_t
 		st->count += count;
 		return 0;
 	}
-	if (s->n_stacks == s->cap_stacks) {
-		size_t cap = s->cap_stacks ? s->cap_stacks * 2 : 256;
-		struct ss_stack *grown = realloc(s->stacks, cap * sizeof(*grown));
-
-		if (!grown)
-			return -ENOMEM;
-		s->stacks = grown;
-		s->cap_stacks = cap;
-	}
+	grown = tr_vec_grow(s->stacks, &s->cap_stacks, s->n_stacks + 1, sizeof(*grown), 256);
+	if (!grown)
+		return -ENOMEM;
+	s->stacks = grown;
 	st = &s->stacks[s->n_stacks];
 	st->frames = malloc((n_frames ? n_frames : 1) * sizeof(*st->frames));
 	st->comm = intern(ix, comm);

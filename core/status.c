@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ctx.h"
 #include "log.h"
 #include "session.h"
 #include "status.h"

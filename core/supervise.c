@@ -15,8 +15,8 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "ctx.h"
 #include "services.h"
-#include "session.h"
 #include "supervise.h"
 #include "watchdog.h"
 

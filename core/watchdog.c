@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,19 +14,31 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "session.h"
+#include "exitcodes.h"
+#include "lib/vec.h"
 #include "watchdog.h"
+
+#define CLEANUP_ARG_MAX 200
 
 static int record_fd = -1; /* the collecting process's end of the pipe */
 static pid_t watchdog_pid;
+static struct tr_watchdog_ops ops; /* the watchdog's copy */
+
+/* What a plugin asked the watchdog to clean up (see watchdog_cleanup). */
+struct cleanup {
+	char plugin[64], key[64], arg[CLEANUP_ARG_MAX + 1];
+	tracerig_cleanup_fn fn;
+};
 
 struct heard {
 	pid_t command_pid;
 	int command_pidfd;
 	int collecting;
+	int packaged;
 	uint64_t start_mono_ns, start_real_ns;
 	char fault[128];
+	struct cleanup *cleanups; /* in the order registered */
+	size_t n_cleanups, cap_cleanups;
 };
 
 static void send_record(const char *line, size_t len)
@@ -38,7 +51,7 @@ static void send_record(const char *line, size_t len)
 static void sendf(const char *fmt, ...) TRACERIG_PRINTF(1, 2);
 static void sendf(const char *fmt, ...)
 {
-	char line[256];
+	char line[512]; /* under PIPE_BUF: one write, never interleaved */
 	va_list ap;
 	int len;
 
@@ -89,9 +102,38 @@ static void finish(const char *word)
 	send_record(word, strlen(word));
 	close(record_fd);
 	record_fd = -1;
-	/* It leaves as soon as it reads the word. */
+	/* It leaves once it read the word and ran the cleanups still
+	 * registered: when tracerig is gone, so is what it started. */
 	while (waitpid(watchdog_pid, NULL, 0) < 0 && errno == EINTR)
 		;
+}
+
+/* A key or arg is one word or one line of a record. */
+static int fits(const char *s, size_t max, const char *refused)
+{
+	return s && s[0] && strlen(s) <= max && !strpbrk(s, refused);
+}
+
+int tr_watchdog_cleanup(const char *plugin, const char *key, tracerig_cleanup_fn fn,
+			const char *arg)
+{
+	if (!fits(plugin, 63, " \t\n") || !fits(key, 63, " \t\n") ||
+	    (arg && (!fn || strlen(arg) > CLEANUP_ARG_MAX || strchr(arg, '\n'))))
+		return -EINVAL;
+	if (record_fd < 0)
+		return -ENOTCONN;
+	/* The watchdog is a fork made after the plugins were loaded: the
+	 * function is at the same address there. */
+	if (arg)
+		sendf("cleanup %s %s %p %s\n", plugin, key, (void *)fn, arg);
+	else
+		sendf("uncleanup %s %s\n", plugin, key);
+	return 0;
+}
+
+void tr_watchdog_packaged(void)
+{
+	send_record("packaged\n", 9);
 }
 
 void tr_watchdog_done(void)
@@ -106,9 +148,80 @@ void tr_watchdog_abort(void)
 
 /* ---- the watchdog's side ---- */
 
-static void hear(struct tr_session *s, struct heard *h, char *line)
+static void forget_cleanup(struct heard *h, const char *plugin, const char *key)
 {
-	char name[64], phase[32];
+	for (size_t i = 0; i < h->n_cleanups; i++) {
+		if (strcmp(h->cleanups[i].plugin, plugin) == 0 &&
+		    strcmp(h->cleanups[i].key, key) == 0) {
+			memmove(&h->cleanups[i], &h->cleanups[i + 1],
+				(h->n_cleanups - i - 1) * sizeof(h->cleanups[0]));
+			h->n_cleanups--;
+			return;
+		}
+	}
+}
+
+/* "cleanup PLUGIN KEY FN ARG": registered anew, last in order. */
+static void hear_cleanup(struct heard *h, const char *line)
+{
+	struct cleanup c = { .fn = NULL };
+	struct cleanup *grown;
+	void *fn;
+	int arg_at = 0;
+
+	if (sscanf(line, "cleanup %63s %63s %p %n", c.plugin, c.key, &fn, &arg_at) != 3 ||
+	    !arg_at)
+		return;
+	snprintf(c.arg, sizeof(c.arg), "%s", line + arg_at);
+	/* Between the two kinds of pointer, as dlsym's users do. */
+	memcpy(&c.fn, &fn, sizeof(c.fn));
+	forget_cleanup(h, c.plugin, c.key);
+	grown = tr_vec_grow(h->cleanups, &h->cap_cleanups, h->n_cleanups + 1, sizeof(*grown), 8);
+	if (!grown) {
+		fprintf(stderr, "tracerig: watchdog: out of memory: cannot keep %s's cleanup %s\n",
+			c.plugin, c.key);
+		return;
+	}
+	h->cleanups = grown;
+	h->cleanups[h->n_cleanups++] = c;
+}
+
+/* Runs every cleanup still registered, the last registered first, and
+ * says per plugin what was done. */
+static void run_cleanups(struct heard *h, pid_t collector)
+{
+	while (h->n_cleanups) {
+		char plugin[sizeof(h->cleanups[0].plugin)], what[1024] = "", said[512];
+		size_t used = 0;
+
+		memcpy(plugin, h->cleanups[h->n_cleanups - 1].plugin, sizeof(plugin));
+		/* This plugin's, then the next one's. */
+		for (size_t i = h->n_cleanups; i-- > 0;) {
+			struct cleanup *c = &h->cleanups[i];
+
+			if (strcmp(c->plugin, plugin) != 0)
+				continue;
+			said[0] = '\0';
+			c->fn(c->key, c->arg, said, sizeof(said));
+			if (said[0] && used < sizeof(what))
+				used += (size_t)snprintf(what + used, sizeof(what) - used, "%s%s",
+							 used ? "; " : "", said);
+			c->plugin[0] = '\0'; /* done */
+		}
+		if (what[0])
+			fprintf(stderr, "tracerig: %s: tracerig (pid %d) ended without cleaning up: "
+				"%s\n", plugin, (int)collector, what);
+		used = 0;
+		for (size_t i = 0; i < h->n_cleanups; i++)
+			if (h->cleanups[i].plugin[0])
+				h->cleanups[used++] = h->cleanups[i];
+		h->n_cleanups = used;
+	}
+}
+
+static void hear(struct heard *h, char *line)
+{
+	char name[64], phase[32], key[64];
 	int pid;
 
 	if (sscanf(line, "command %d", &pid) == 1) {
@@ -120,9 +233,16 @@ static void hear(struct tr_session *s, struct heard *h, char *line)
 			  &h->start_real_ns) == 2) {
 		h->collecting = 1;
 	} else if (sscanf(line, "plugin %63s %31s", name, phase) == 2) {
-		tr_session_note_phase(s, name, phase);
+		if (ops.note_phase)
+			ops.note_phase(ops.arg, name, phase);
 	} else if (strncmp(line, "fault ", 6) == 0) {
 		snprintf(h->fault, sizeof(h->fault), "%.120s", line + 6);
+	} else if (strncmp(line, "cleanup ", 8) == 0) {
+		hear_cleanup(h, line);
+	} else if (sscanf(line, "uncleanup %63s %63s", name, key) == 2) {
+		forget_cleanup(h, name, key);
+	} else if (strcmp(line, "packaged") == 0) {
+		h->packaged = 1;
 	}
 }
 
@@ -138,7 +258,7 @@ static void stop_command(struct heard *h)
 		syscall(SYS_pidfd_send_signal, h->command_pidfd, SIGKILL, NULL, 0);
 }
 
-static void watch(struct tr_session *s, int fd, pid_t collector)
+static void watch(int fd, pid_t collector)
 {
 	struct heard h = { .command_pidfd = -1 };
 	char buf[4096], why[256];
@@ -156,9 +276,11 @@ static void watch(struct tr_session *s, int fd, pid_t collector)
 		buf[used] = '\0';
 		while ((nl = strchr(buf, '\n'))) {
 			*nl = '\0';
-			if (strcmp(buf, "done") == 0 || strcmp(buf, "abort") == 0)
+			if (strcmp(buf, "done") == 0 || strcmp(buf, "abort") == 0) {
+				run_cleanups(&h, collector);
 				_exit(0);
-			hear(s, &h, buf);
+			}
+			hear(&h, buf);
 			used -= (size_t)(nl + 1 - buf);
 			memmove(buf, nl + 1, used + 1);
 		}
@@ -173,21 +295,29 @@ static void watch(struct tr_session *s, int fd, pid_t collector)
 		snprintf(why, sizeof(why), "it was killed (SIGKILL, or the kernel's OOM killer)");
 	}
 	stop_command(&h);
+	/* Before salvaging: a tracer's session flushes its trace into the
+	 * staging directory as it is destroyed. */
+	run_cleanups(&h, collector);
+	if (h.packaged)
+		_exit(TR_EXIT_OK);
+	if (!ops.salvage || !ops.discard)
+		_exit(TR_EXIT_FAILURE); /* --check: no session, only the cleanups */
 	if (!h.collecting) {
 		fprintf(stderr, "tracerig: the collecting process (PID %d) ended before collection "
 			"began: %s; nothing was collected\n", (int)collector, why);
-		tr_staging_remove(&s->archive);
+		ops.discard(ops.arg);
 		_exit(TR_EXIT_FAILURE);
 	}
-	_exit(tr_session_salvage(s, collector, why, h.start_mono_ns, h.start_real_ns) < 0
+	_exit(ops.salvage(ops.arg, collector, why, h.start_mono_ns, h.start_real_ns) < 0
 		      ? TR_EXIT_FAILURE : TR_EXIT_OK);
 }
 
-int tr_watchdog_start(struct tr_session *s)
+int tr_watchdog_start(const struct tr_watchdog_ops *given)
 {
 	pid_t collector = getpid();
 	int fds[2];
 
+	ops = *given;
 	if (pipe2(fds, O_CLOEXEC) < 0)
 		return -errno;
 	fflush(NULL);
@@ -205,8 +335,8 @@ int tr_watchdog_start(struct tr_session *s)
 		close(fds[1]);
 		/* `tracerig start` takes the end of this pipe for "the session
 		 * failed": the watchdog must not hold it open. */
-		if (s->opts->ready_fd >= 0)
-			close(s->opts->ready_fd);
+		if (ops.close_fd >= 0)
+			close(ops.close_fd);
 		/* The terminal's Ctrl-C and a supervisor's SIGTERM are for the
 		 * collector; the watchdog acts only when that one is gone. */
 		signal(SIGINT, SIG_IGN);
@@ -215,7 +345,7 @@ int tr_watchdog_start(struct tr_session *s)
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		prctl(PR_SET_NAME, "tracerig-watch", 0, 0, 0);
-		watch(s, fds[0], collector);
+		watch(fds[0], collector);
 		_exit(0);
 	}
 	close(fds[0]);

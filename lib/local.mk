@@ -15,6 +15,8 @@ lib_libtrutil_la_SOURCES = \
 	lib/pidset.c lib/pidset.h \
 	lib/procpid.c lib/procpid.h \
 	lib/list.c lib/list.h \
+	lib/path.c lib/path.h \
+	lib/vec.c lib/vec.h \
 	lib/kallsyms.c lib/kallsyms.h \
 	lib/perfscript.c lib/perfscript.h \
 	lib/folded.c lib/folded.h
@@ -55,7 +57,8 @@ lib/profile.pb-c.h: lib/profile.pb-c.c
 # ../testing.h, so they need no -I)
 lib_unit_tests = tests/lib/test_untrusted tests/lib/test_sanitize tests/lib/test_hash \
 	tests/lib/test_pidset tests/lib/test_procpid tests/lib/test_list \
-	tests/lib/test_kallsyms tests/lib/test_buildid tests/lib/test_perfscript tests/lib/test_folded
+	tests/lib/test_kallsyms tests/lib/test_buildid tests/lib/test_perfscript tests/lib/test_folded \
+	tests/lib/test_path tests/lib/test_vec
 check_PROGRAMS += $(lib_unit_tests)
 TESTS += $(lib_unit_tests)
 tests_lib_test_untrusted_LDADD = lib/libtrutil.la
@@ -68,6 +71,8 @@ tests_lib_test_kallsyms_LDADD = lib/libtrutil.la
 tests_lib_test_buildid_LDADD = lib/libtrelf.la
 tests_lib_test_perfscript_LDADD = lib/libtrutil.la
 tests_lib_test_folded_LDADD = lib/libtrutil.la
+tests_lib_test_path_LDADD = lib/libtrutil.la
+tests_lib_test_vec_LDADD = lib/libtrutil.la
 
 # The real tracerig (perf_events + mapharvest) against processes, run as
 # nobody, that plant links to secrets, FIFOs, sparse maps and names with

@@ -49,6 +49,59 @@ int tr_status_field_innermost(const char *status, const char *field, pid_t *id)
 	return -ENOENT;
 }
 
+ssize_t tr_read_text(const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd, err;
+
+	if (size < 2)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	do
+		n = read(fd, buf, size - 1);
+	while (n < 0 && errno == EINTR);
+	err = errno;
+	close(fd);
+	if (n < 0)
+		return -err;
+	buf[n] = '\0';
+	return n ? n : -ENOENT;
+}
+
+int tr_stat_field(const char *stat, int n, unsigned long long *out)
+{
+	const char *p = strrchr(stat, ')');
+	char *end;
+
+	if (!p || n < 4)
+		return -EINVAL;
+	/* p is at the end of field 2; each space starts the next field. */
+	for (int field = 2; field < n && p; field++)
+		p = strchr(p + 1, ' ');
+	if (!p || p[1] < '0' || p[1] > '9')
+		return -EINVAL;
+	errno = 0;
+	*out = strtoull(p + 1, &end, 10);
+	if (errno || (*end && *end != ' ' && *end != '\n'))
+		return -EINVAL;
+	return 0;
+}
+
+int tr_proc_stat_field(pid_t pid, int n, unsigned long long *out)
+{
+	/* A comm is at most 16 bytes: 1024 holds the line up to field 52. */
+	char path[64], buf[1024];
+	ssize_t len;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	len = tr_read_text(path, buf, sizeof(buf));
+	if (len < 0)
+		return (int)len;
+	return tr_stat_field(buf, n, out);
+}
+
 int tr_proc_nspid(pid_t pid, pid_t *nspid)
 {
 	char fname[64], *line = NULL;

@@ -17,6 +17,20 @@ int tr_status_innermost(const char *after_colon, pid_t *id);
  * 4.1 have no PID namespace lines), -EINVAL as above. */
 int tr_status_field_innermost(const char *status, const char *field, pid_t *id);
 
+/* A small text file (a /proc or /sys file, a pid file) in one read, into
+ * `buf` of `size` bytes, NUL-terminated (cut to size - 1 bytes): its length,
+ * -errno when it cannot be opened or read, -ENOENT when it is empty. */
+ssize_t tr_read_text(const char *path, char *buf, size_t size);
+
+/* Field `n` of /proc/PID/stat text, numbered as proc(5) does (4 is the
+ * parent's PID, 22 the start time in clock ticks), for a numeric field
+ * after the command name (n >= 4).  The name may hold spaces and ')', so
+ * fields are counted from the last ')'.  0, or -EINVAL. */
+int tr_stat_field(const char *stat, int n, unsigned long long *out);
+/* The same read from /proc/PID/stat: 0, -errno when it cannot be read
+ * (-ENOENT: no such process), -EINVAL. */
+int tr_proc_stat_field(pid_t pid, int n, unsigned long long *out);
+
 /* The PID of process `pid` inside its own namespace, from /proc/PID/status:
  * 0, -errno when it cannot be read, -ENOENT when it has no NSpid line. */
 int tr_proc_nspid(pid_t pid, pid_t *nspid);

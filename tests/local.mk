@@ -77,6 +77,7 @@ CORE_SH_TESTS = \
 	tests/core/detached.sh \
 	tests/core/convert.sh \
 	tests/core/supervise.sh \
+	tests/core/cleanup.sh \
 	tests/core/archive.sh \
 	tests/core/output.sh \
 	tests/core/docs.sh \

@@ -5,25 +5,21 @@
 #include <string.h>
 
 #include "counts.h"
+#include "lib/vec.h"
 
 struct rp_count *rp_counts_get(struct rp_counts *c, const char *name, size_t len)
 {
 	struct tr_strmap_entry *at = tr_strmap_get(&c->index, name, len);
-	struct rp_count *e;
+	struct rp_count *e, *items;
 
 	if (!at)
 		return NULL;
 	if (at->value)
 		return &c->items[at->value - 1];
-	if (c->n == c->cap) {
-		size_t ncap = c->cap ? c->cap * 2 : 64;
-		struct rp_count *items = realloc(c->items, ncap * sizeof(*items));
-
-		if (!items)
-			return NULL;
-		c->items = items;
-		c->cap = ncap;
-	}
+	items = tr_vec_grow(c->items, &c->cap, c->n + 1, sizeof(*items), 64);
+	if (!items)
+		return NULL;
+	c->items = items;
 	e = &c->items[c->n];
 	memset(e, 0, sizeof(*e));
 	e->name = at->key;

@@ -179,6 +179,9 @@ struct tracerig_ctx;     /* one per loaded plugin: who is calling */
 struct tracerig_archive; /* the staging area and, for packagers, the output */
 
 typedef void (*tracerig_pid_cb)(void *arg, pid_t pid);
+/* See watchdog_cleanup(). */
+typedef void (*tracerig_cleanup_fn)(const char *key, const char *arg, char *said,
+				    size_t said_len);
 typedef int (*tracerig_entry_cb)(void *arg, const char *name, const char *path, uint64_t size);
 
 /* Services the core offers.  Every function is safe to call from any thread
@@ -347,6 +350,24 @@ struct tracerig_services {
 	 * unit) or -ENOMEM. */
 	int (*folded_view)(struct tracerig_ctx *ctx, const char *folded_name,
 			   enum tracerig_time what, uint64_t ns_per_unit);
+
+	/* A cleanup for what would outlive tracerig (a tracer's session, a
+	 * daemon the plugin started), run by the core's watchdog, a process
+	 * forked from tracerig after the plugins were loaded and before any
+	 * init, if the plugin does not get to remove it: tracerig killed
+	 * (SIGKILL, the OOM killer), crashed, aborted by a second Ctrl-C, or
+	 * this plugin crashed or hung and was never called again.  There
+	 * `fn(key, arg, said, said_len)` runs, one cleanup after another in
+	 * the reverse order of registration, with this plugin's code but none
+	 * of its state: `fn` must be a function of this plugin, and `arg` (a
+	 * copy, one line of at most 200 bytes) says all it needs.  `fn` writes
+	 * what it did into `said` ("" when nothing), which the core logs.
+	 * Registering `key` again replaces it; `arg` NULL removes it, which
+	 * the plugin does once it cleaned up itself (in stop or fini).  Call
+	 * from init on (and in check).  0, -EINVAL (fn outside the plugin, a
+	 * bad key or arg), -ENOTCONN (no watchdog runs). */
+	int (*watchdog_cleanup)(struct tracerig_ctx *ctx, const char *key, tracerig_cleanup_fn fn,
+				const char *arg);
 };
 
 struct tracerig_plugin {

@@ -8,7 +8,7 @@ plugins_lttng_lttng_la_SOURCES = \
 	plugins/lttng/targets.c plugins/lttng/targets.h \
 	plugins/lttng/ctf.c plugins/lttng/ctf.h \
 	plugins/lttng/dotnet.c plugins/lttng/dotnet.h \
-	plugins/lttng/watchdog.c plugins/lttng/watchdog.h
+	plugins/lttng/cleanup.c plugins/lttng/cleanup.h
 plugins_lttng_lttng_la_CFLAGS = $(AM_CFLAGS) $(LTTNG_CTL_CFLAGS)
 plugins_lttng_lttng_la_LIBADD = lib/libtrutil.la $(LTTNG_CTL_LIBS)
 plugins_lttng_lttng_la_LDFLAGS = $(plugin_ldflags)

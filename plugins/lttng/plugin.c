@@ -21,14 +21,14 @@
 #include <lttng/lttng.h>
 #include <tracerig/plugin.h>
 
+#include "cleanup.h"
 #include "ctf.h"
 #include "dotnet.h"
 #include "lib/pidset.h"
 #include "presets.h"
-#include "sessiond.h"
 #include "session.h"
+#include "sessiond.h"
 #include "targets.h"
-#include "watchdog.h"
 
 #define TRACE_ENTRY "lttngTrace"
 
@@ -55,7 +55,6 @@ struct lttng_state {
 	struct lt_config cfg;
 	char trace_dir[PATH_MAX];
 	int stopped;
-	struct lt_watchdog wd;
 	int daemon_died;         /* found at stop: the trace is incomplete */
 	int stop_error;          /* stop's failure, repeated by flush */
 };
@@ -260,36 +259,29 @@ out:
 }
 
 /* No daemon runs and the real run would start one: so does --check, for
- * the dry run, under the same watchdog, and stops it again. */
+ * the dry run, with the same cleanup by the watchdog, and stops it again. */
 static int dry_run_own_daemon(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
 			      const struct lttng_settings *k, const char *dir, char *advice,
 			      size_t advice_len)
 {
 	struct sessiond daemon = { .pidfd = -1 };
-	struct lt_watchdog wd = { .pid = 0, .fd = -1 };
 	char err[1024] = "";
 	int ret;
 
-	ret = lt_watchdog_start(&wd);
-	if (ret < 0) {
-		advise(advice, advice_len, "starting the cleanup process failed: %s",
-		       strerror(-ret));
-		return ret;
-	}
 	ret = sessiond_ensure(&daemon, k->sessiond_path, 1, k->kernel_events.n > 0, err,
 			      sizeof(err));
 	if (ret < 0) {
 		snprintf(advice, advice_len, "%s", err);
-		goto out;
+		return ret;
 	}
-	if (daemon.started)
-		lt_watchdog_daemon(&wd, daemon.pid);
+	if (daemon.started && (ret = lt_cleanup_daemon(svc, ctx, daemon.pid)) < 0)
+		advise(advice, advice_len, "handing the watchdog the daemon to stop if tracerig is "
+		       "killed failed: %s", strerror(-ret));
 	ret = dry_run(svc, ctx, dir, advice, advice_len);
 	if (sessiond_stop(&daemon, 10000) < 0)
 		advise(advice, advice_len, "the session daemon started for the check (pid %d) did "
 		       "not exit on SIGTERM", (int)daemon.pid);
-out:
-	lt_watchdog_disarm(&wd);
+	lt_cleanup_daemon(svc, ctx, 0);
 	return ret;
 }
 
@@ -514,20 +506,12 @@ static int init_unguarded(const struct tracerig_services *svc, struct tracerig_c
 	st->svc = svc;
 	st->ctx = ctx;
 	st->daemon.pidfd = -1;
-	st->wd.fd = -1;
 	ret = read_config(st, svc->staging_dir(ctx));
 	if (ret == 0)
 		ret = set_command_env(st);
 	if (ret < 0)
 		goto fail;
 
-	/* Before anything that would outlive a killed tracerig exists. */
-	ret = lt_watchdog_start(&st->wd);
-	if (ret < 0) {
-		LOG(st, TRACERIG_LOG_ERROR, "starting the cleanup process (it ends the session "
-		    "and the daemon if tracerig is killed) failed: %s", strerror(-ret));
-		goto fail;
-	}
 	ret = sessiond_ensure(&st->daemon, st->keys.sessiond_path, autostart_wanted(&st->keys),
 			      st->kernel_events.n > 0, err, sizeof(err));
 	if (ret < 0) {
@@ -537,10 +521,10 @@ static int init_unguarded(const struct tracerig_services *svc, struct tracerig_c
 	if (st->daemon.started) {
 		LOG(st, TRACERIG_LOG_INFO, "started lttng-sessiond (pid %d); it is stopped at the end",
 		    (int)st->daemon.pid);
-		ret = lt_watchdog_daemon(&st->wd, st->daemon.pid);
+		ret = lt_cleanup_daemon(svc, ctx, st->daemon.pid);
 		if (ret < 0) {
-			LOG(st, TRACERIG_LOG_ERROR, "telling the cleanup process about the daemon "
-			    "failed: %s", strerror(-ret));
+			LOG(st, TRACERIG_LOG_ERROR, "handing the watchdog the daemon to stop if "
+			    "tracerig is killed failed: %s", strerror(-ret));
 			goto fail;
 		}
 	}
@@ -556,10 +540,10 @@ static int init_unguarded(const struct tracerig_services *svc, struct tracerig_c
 		    "/proc/self/stat failed: %s (is /proc mounted?)", strerror(-ret));
 		goto fail;
 	}
-	ret = lt_watchdog_session(&st->wd, st->session.name);
+	ret = lt_cleanup_session(svc, ctx, st->session.name);
 	if (ret < 0) {
-		LOG(st, TRACERIG_LOG_ERROR, "telling the cleanup process about session %s failed: "
-		    "%s", st->session.name, strerror(-ret));
+		LOG(st, TRACERIG_LOG_ERROR, "handing the watchdog session %s to destroy if "
+		    "tracerig is killed failed: %s", st->session.name, strerror(-ret));
 		goto fail;
 	}
 	ret = lt_session_create(&st->session, svc, ctx, &st->cfg);
@@ -692,13 +676,13 @@ static int lttng_stop(void *state)
 		 * errors; the session is gone with it. */
 		st->session.created = 0;
 		lt_session_destroy(&st->session);
-		lt_watchdog_session(&st->wd, NULL);
+		lt_cleanup_session(st->svc, st->ctx, NULL);
 		return daemon_died(st, "stopping");
 	}
 	lt_sigpipe_block(&g);
 	ret = lt_session_stop(&st->session);
 	lt_sigpipe_restore(&g);
-	lt_watchdog_session(&st->wd, NULL);
+	lt_cleanup_session(st->svc, st->ctx, NULL);
 	if (ret < 0 && (sessiond_gone(&st->daemon) ||
 			st->session.last_error == LTTNG_ERR_NO_SESSIOND))
 		return daemon_died(st, "stopping");
@@ -878,7 +862,8 @@ static void lttng_fini(void *state)
 		LOG(st, TRACERIG_LOG_WARN, "the session daemon we started (pid %d) did not exit on "
 		    "SIGTERM: %s", (int)st->daemon.pid, strerror(-ret));
 	/* Everything is cleaned up: the watchdog has nothing left to do. */
-	lt_watchdog_disarm(&st->wd);
+	lt_cleanup_session(st->svc, st->ctx, NULL);
+	lt_cleanup_daemon(st->svc, st->ctx, 0);
 	lttng_event_list_free(&st->ust_events);
 	lttng_event_list_free(&st->kernel_events);
 	free(st);

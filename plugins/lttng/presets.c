@@ -1,6 +1,8 @@
-/* The named event sets (`preset = ...`), after perfcollect's, each written
- * out as the complete list of tracepoints it enables so that a reader can see
- * exactly what a preset turns on and the unit test can pin it down.
+/* The named event sets (`preset = ...`), after perfcollect's.  Each event
+ * is written here once, in runs that the presets share; presets.md writes
+ * every preset out as the complete list of tracepoints it enables, so that a
+ * reader sees exactly what it turns on, and the unit test holds the two
+ * identical.
  *
  * Written out from perfcollect's keyword lists (microsoft/perfview,
  * src/perfcollect/perfcollect), with these differences:
@@ -20,7 +22,11 @@
 
 #include "presets.h"
 
-static const char *const preset_default[] = {
+/* The runs of events the presets are made of, each written once, in the
+ * order perfcollect's keyword lists give them; a preset is the list of its
+ * runs, in its own order. */
+/* thread creation and retirement, the thread pool */
+static const char *const ev_threading[] = {
 	"DotNETRuntime:WorkerThreadCreate",
 	"DotNETRuntime:WorkerThreadTerminate",
 	"DotNETRuntime:WorkerThreadRetire",
@@ -47,6 +53,11 @@ static const char *const preset_default[] = {
 	"DotNETRuntime:ThreadPoolIOPack",
 	"DotNETRuntime:GCCreateConcurrentThread_V1",
 	"DotNETRuntime:GCTerminateConcurrentThread_V1",
+	NULL,
+};
+
+/* thread-pool queueing and thread start (thread transfer), then the V0 exception and contention events, runtime information and EventSource */
+static const char *const ev_thread_transfer[] = {
 	"DotNETRuntime:ThreadPoolEnqueue",
 	"DotNETRuntime:ThreadPoolDequeue",
 	"DotNETRuntime:ThreadPoolIOEnqueue",
@@ -57,6 +68,11 @@ static const char *const preset_default[] = {
 	"DotNETRuntime:Contention",
 	"DotNETRuntime:RuntimeInformationStart",
 	"DotNETRuntime:EventSource",
+	NULL,
+};
+
+/* throw, catch, finally and filter */
+static const char *const ev_exceptions[] = {
 	"DotNETRuntime:ExceptionThrown_V1",
 	"DotNETRuntime:ExceptionCatchStart",
 	"DotNETRuntime:ExceptionCatchStop",
@@ -65,9 +81,19 @@ static const char *const preset_default[] = {
 	"DotNETRuntime:ExceptionFilterStart",
 	"DotNETRuntime:ExceptionFilterStop",
 	"DotNETRuntime:ExceptionThrownStop",
+	NULL,
+};
+
+/* lock contention start and stop */
+static const char *const ev_contention[] = {
 	"DotNETRuntime:ContentionStart_V1",
 	"DotNETRuntime:ContentionStop",
 	"DotNETRuntime:ContentionStop_V1",
+	NULL,
+};
+
+/* method load/unload and their rundown */
+static const char *const ev_jit_methods[] = {
 	"DotNETRuntime:DCStartCompleteV2",
 	"DotNETRuntime:DCEndCompleteV2",
 	"DotNETRuntime:MethodDCStartV2",
@@ -86,8 +112,18 @@ static const char *const preset_default[] = {
 	"DotNETRuntime:MethodUnloadVerbose",
 	"DotNETRuntime:MethodUnloadVerbose_V1",
 	"DotNETRuntime:MethodUnloadVerbose_V2",
+	NULL,
+};
+
+/* MethodJittingStarted */
+static const char *const ev_jitting_started[] = {
 	"DotNETRuntime:MethodJittingStarted",
 	"DotNETRuntime:MethodJittingStarted_V1",
+	NULL,
+};
+
+/* assembly, domain-module, module and app-domain load/unload */
+static const char *const ev_loader[] = {
 	"DotNETRuntime:ModuleDCStartV2",
 	"DotNETRuntime:ModuleDCEndV2",
 	"DotNETRuntime:DomainModuleLoad",
@@ -106,6 +142,11 @@ static const char *const preset_default[] = {
 	"DotNETRuntime:AppDomainLoad_V1",
 	"DotNETRuntime:AppDomainUnload",
 	"DotNETRuntime:AppDomainUnload_V1",
+	NULL,
+};
+
+/* collections, heap stats, segments, suspension */
+static const char *const ev_gc_collections[] = {
 	"DotNETRuntime:GCStart",
 	"DotNETRuntime:GCStart_V1",
 	"DotNETRuntime:GCStart_V2",
@@ -125,6 +166,11 @@ static const char *const preset_default[] = {
 	"DotNETRuntime:GCSuspendEEEnd_V1",
 	"DotNETRuntime:GCSuspendEEBegin",
 	"DotNETRuntime:GCSuspendEEBegin_V1",
+	NULL,
+};
+
+/* background GC threads, finalizers, root marking */
+static const char *const ev_gc_threads[] = {
 	"DotNETRuntime:GCCreateConcurrentThread",
 	"DotNETRuntime:GCTerminateConcurrentThread",
 	"DotNETRuntime:GCFinalizersEnd",
@@ -136,20 +182,45 @@ static const char *const preset_default[] = {
 	"DotNETRuntime:GCMarkHandles",
 	"DotNETRuntime:GCMarkOlderGenerationRoots",
 	"DotNETRuntime:FinalizeObject",
+	NULL,
+};
+
+/* why a GC ran, memory pressure */
+static const char *const ev_gc_triggered[] = {
 	"DotNETRuntime:GCTriggered",
 	"DotNETRuntime:IncreaseMemoryPressure",
 	"DotNETRuntime:DecreaseMemoryPressure",
 	"DotNETRuntime:GCMarkWithType",
+	NULL,
+};
+
+/* per-heap and global history (public) */
+static const char *const ev_gc_history[] = {
 	"DotNETRuntime:GCPerHeapHistory_V3",
 	"DotNETRuntime:GCGlobalHeapHistory_V2",
+	NULL,
+};
+
+/* GC decision and settings */
+static const char *const ev_gc_private_settings[] = {
 	"DotNETRuntimePrivate:GCDecision",
 	"DotNETRuntimePrivate:GCDecision_V1",
 	"DotNETRuntimePrivate:GCSettings",
 	"DotNETRuntimePrivate:GCSettings_V1",
+	NULL,
+};
+
+/* per-heap and global history (private) */
+static const char *const ev_gc_private_history[] = {
 	"DotNETRuntimePrivate:GCPerHeapHistory",
 	"DotNETRuntimePrivate:GCPerHeapHistory_V1",
 	"DotNETRuntimePrivate:GCGlobalHeapHistory",
 	"DotNETRuntimePrivate:GCGlobalHeapHistory_V1",
+	NULL,
+};
+
+/* private mark phases, background GC, full-GC notification */
+static const char *const ev_gc_private_marks[] = {
 	"DotNETRuntimePrivate:PrvGCMarkStackRoots",
 	"DotNETRuntimePrivate:PrvGCMarkStackRoots_V1",
 	"DotNETRuntimePrivate:PrvGCMarkFinalizeQueueRoots",
@@ -176,6 +247,11 @@ static const char *const preset_default[] = {
 	"DotNETRuntimePrivate:GCFullNotify_V1",
 	"DotNETRuntimePrivate:PrvFinalizeObject",
 	"DotNETRuntimePrivate:PinPlugAtGCTime",
+	NULL,
+};
+
+/* binding and loader phases, fusion, multicore JIT */
+static const char *const ev_binding[] = {
 	"DotNETRuntimePrivate:BindingPolicyPhaseStart",
 	"DotNETRuntimePrivate:BindingPolicyPhaseEnd",
 	"DotNETRuntimePrivate:BindingNgenPhaseStart",
@@ -198,6 +274,11 @@ static const char *const preset_default[] = {
 	"DotNETRuntimePrivate:FusionErrorCodeEvent",
 	"DotNETRuntimePrivate:MulticoreJit",
 	"DotNETRuntimePrivate:MulticoreJitMethodCodeReturned",
+	NULL,
+};
+
+/* tiered compilation */
+static const char *const ev_tiered_compilation[] = {
 	"DotNETRuntime:TieredCompilationSettings",
 	"DotNETRuntime:TieredCompilationPause",
 	"DotNETRuntime:TieredCompilationResume",
@@ -207,347 +288,140 @@ static const char *const preset_default[] = {
 	NULL,
 };
 
-static const char *const preset_gccollectonly[] = {
-	"DotNETRuntime:GCStart",
-	"DotNETRuntime:GCStart_V1",
-	"DotNETRuntime:GCStart_V2",
-	"DotNETRuntime:GCEnd",
-	"DotNETRuntime:GCEnd_V1",
-	"DotNETRuntime:GCRestartEEEnd",
-	"DotNETRuntime:GCRestartEEEnd_V1",
-	"DotNETRuntime:GCHeapStats",
-	"DotNETRuntime:GCHeapStats_V1",
-	"DotNETRuntime:GCCreateSegment",
-	"DotNETRuntime:GCCreateSegment_V1",
-	"DotNETRuntime:GCFreeSegment",
-	"DotNETRuntime:GCFreeSegment_V1",
-	"DotNETRuntime:GCRestartEEBegin",
-	"DotNETRuntime:GCRestartEEBegin_V1",
-	"DotNETRuntime:GCSuspendEEEnd",
-	"DotNETRuntime:GCSuspendEEEnd_V1",
-	"DotNETRuntime:GCSuspendEEBegin",
-	"DotNETRuntime:GCSuspendEEBegin_V1",
-	"DotNETRuntime:GCCreateConcurrentThread",
-	"DotNETRuntime:GCTerminateConcurrentThread",
-	"DotNETRuntime:GCFinalizersEnd",
-	"DotNETRuntime:GCFinalizersEnd_V1",
-	"DotNETRuntime:GCFinalizersBegin",
-	"DotNETRuntime:GCFinalizersBegin_V1",
-	"DotNETRuntime:GCMarkStackRoots",
-	"DotNETRuntime:GCMarkFinalizeQueueRoots",
-	"DotNETRuntime:GCMarkHandles",
-	"DotNETRuntime:GCMarkOlderGenerationRoots",
-	"DotNETRuntime:FinalizeObject",
-	"DotNETRuntime:GCTriggered",
-	"DotNETRuntime:IncreaseMemoryPressure",
-	"DotNETRuntime:DecreaseMemoryPressure",
-	"DotNETRuntime:GCMarkWithType",
-	"DotNETRuntime:GCPerHeapHistory_V3",
-	"DotNETRuntime:GCGlobalHeapHistory_V2",
+/* background GC threads, V1 */
+static const char *const ev_gc_threads_v1[] = {
 	"DotNETRuntime:GCCreateConcurrentThread_V1",
 	"DotNETRuntime:GCTerminateConcurrentThread_V1",
-	"DotNETRuntimePrivate:GCDecision",
-	"DotNETRuntimePrivate:GCDecision_V1",
-	"DotNETRuntimePrivate:GCSettings",
-	"DotNETRuntimePrivate:GCSettings_V1",
-	"DotNETRuntimePrivate:GCPerHeapHistory",
-	"DotNETRuntimePrivate:GCPerHeapHistory_V1",
-	"DotNETRuntimePrivate:GCGlobalHeapHistory",
-	"DotNETRuntimePrivate:GCGlobalHeapHistory_V1",
-	"DotNETRuntimePrivate:PrvGCMarkStackRoots",
-	"DotNETRuntimePrivate:PrvGCMarkStackRoots_V1",
-	"DotNETRuntimePrivate:PrvGCMarkFinalizeQueueRoots",
-	"DotNETRuntimePrivate:PrvGCMarkFinalizeQueueRoots_V1",
-	"DotNETRuntimePrivate:PrvGCMarkHandles",
-	"DotNETRuntimePrivate:PrvGCMarkHandles_V1",
-	"DotNETRuntimePrivate:PrvGCMarkCards",
-	"DotNETRuntimePrivate:PrvGCMarkCards_V1",
-	"DotNETRuntimePrivate:BGCBegin",
-	"DotNETRuntimePrivate:BGC1stNonConEnd",
-	"DotNETRuntimePrivate:BGC1stConEnd",
-	"DotNETRuntimePrivate:BGC2ndNonConBegin",
-	"DotNETRuntimePrivate:BGC2ndNonConEnd",
-	"DotNETRuntimePrivate:BGC2ndConBegin",
-	"DotNETRuntimePrivate:BGC2ndConEnd",
-	"DotNETRuntimePrivate:BGCPlanEnd",
-	"DotNETRuntimePrivate:BGCSweepEnd",
-	"DotNETRuntimePrivate:BGCDrainMark",
-	"DotNETRuntimePrivate:BGCRevisit",
-	"DotNETRuntimePrivate:BGCOverflow",
-	"DotNETRuntimePrivate:BGCAllocWaitBegin",
-	"DotNETRuntimePrivate:BGCAllocWaitEnd",
-	"DotNETRuntimePrivate:GCFullNotify",
-	"DotNETRuntimePrivate:GCFullNotify_V1",
-	"DotNETRuntimePrivate:PrvFinalizeObject",
-	"DotNETRuntimePrivate:PinPlugAtGCTime",
-	"DotNETRuntime:ExceptionThrown_V1",
-	"DotNETRuntime:ExceptionCatchStart",
-	"DotNETRuntime:ExceptionCatchStop",
-	"DotNETRuntime:ExceptionFinallyStart",
-	"DotNETRuntime:ExceptionFinallyStop",
-	"DotNETRuntime:ExceptionFilterStart",
-	"DotNETRuntime:ExceptionFilterStop",
-	"DotNETRuntime:ExceptionThrownStop",
 	NULL,
 };
 
-static const char *const preset_gconly[] = {
-	"DotNETRuntime:GCStart",
-	"DotNETRuntime:GCStart_V1",
-	"DotNETRuntime:GCStart_V2",
-	"DotNETRuntime:GCEnd",
-	"DotNETRuntime:GCEnd_V1",
-	"DotNETRuntime:GCRestartEEEnd",
-	"DotNETRuntime:GCRestartEEEnd_V1",
-	"DotNETRuntime:GCHeapStats",
-	"DotNETRuntime:GCHeapStats_V1",
-	"DotNETRuntime:GCCreateSegment",
-	"DotNETRuntime:GCCreateSegment_V1",
-	"DotNETRuntime:GCFreeSegment",
-	"DotNETRuntime:GCFreeSegment_V1",
-	"DotNETRuntime:GCRestartEEBegin",
-	"DotNETRuntime:GCRestartEEBegin_V1",
-	"DotNETRuntime:GCSuspendEEEnd",
-	"DotNETRuntime:GCSuspendEEEnd_V1",
-	"DotNETRuntime:GCSuspendEEBegin",
-	"DotNETRuntime:GCSuspendEEBegin_V1",
+/* allocation ticks (verbose GC) */
+static const char *const ev_gc_allocation_tick[] = {
 	"DotNETRuntime:GCAllocationTick",
 	"DotNETRuntime:GCAllocationTick_V1",
 	"DotNETRuntime:GCAllocationTick_V2",
 	"DotNETRuntime:GCAllocationTick_V3",
-	"DotNETRuntime:GCCreateConcurrentThread",
-	"DotNETRuntime:GCTerminateConcurrentThread",
-	"DotNETRuntime:GCFinalizersEnd",
-	"DotNETRuntime:GCFinalizersEnd_V1",
-	"DotNETRuntime:GCFinalizersBegin",
-	"DotNETRuntime:GCFinalizersBegin_V1",
-	"DotNETRuntime:GCMarkStackRoots",
-	"DotNETRuntime:GCMarkFinalizeQueueRoots",
-	"DotNETRuntime:GCMarkHandles",
-	"DotNETRuntime:GCMarkOlderGenerationRoots",
-	"DotNETRuntime:FinalizeObject",
+	NULL,
+};
+
+/* pinned objects (verbose GC) */
+static const char *const ev_gc_pin_object[] = {
 	"DotNETRuntime:PinObjectAtGCTime",
-	"DotNETRuntime:GCTriggered",
-	"DotNETRuntime:IncreaseMemoryPressure",
-	"DotNETRuntime:DecreaseMemoryPressure",
-	"DotNETRuntime:GCMarkWithType",
+	NULL,
+};
+
+/* GC joins, public (verbose GC) */
+static const char *const ev_gc_join[] = {
 	"DotNETRuntime:GCJoin_V2",
-	"DotNETRuntime:GCPerHeapHistory_V3",
-	"DotNETRuntime:GCGlobalHeapHistory_V2",
-	"DotNETRuntime:GCCreateConcurrentThread_V1",
-	"DotNETRuntime:GCTerminateConcurrentThread_V1",
-	"DotNETRuntimePrivate:GCDecision",
-	"DotNETRuntimePrivate:GCDecision_V1",
-	"DotNETRuntimePrivate:GCSettings",
-	"DotNETRuntimePrivate:GCSettings_V1",
+	NULL,
+};
+
+/* GCOptimized (verbose GC) */
+static const char *const ev_gc_private_optimized[] = {
 	"DotNETRuntimePrivate:GCOptimized",
 	"DotNETRuntimePrivate:GCOptimized_V1",
-	"DotNETRuntimePrivate:GCPerHeapHistory",
-	"DotNETRuntimePrivate:GCPerHeapHistory_V1",
-	"DotNETRuntimePrivate:GCGlobalHeapHistory",
-	"DotNETRuntimePrivate:GCGlobalHeapHistory_V1",
-	"DotNETRuntimePrivate:GCJoin",
-	"DotNETRuntimePrivate:GCJoin_V1",
-	"DotNETRuntimePrivate:PrvGCMarkStackRoots",
-	"DotNETRuntimePrivate:PrvGCMarkStackRoots_V1",
-	"DotNETRuntimePrivate:PrvGCMarkFinalizeQueueRoots",
-	"DotNETRuntimePrivate:PrvGCMarkFinalizeQueueRoots_V1",
-	"DotNETRuntimePrivate:PrvGCMarkHandles",
-	"DotNETRuntimePrivate:PrvGCMarkHandles_V1",
-	"DotNETRuntimePrivate:PrvGCMarkCards",
-	"DotNETRuntimePrivate:PrvGCMarkCards_V1",
-	"DotNETRuntimePrivate:BGCBegin",
-	"DotNETRuntimePrivate:BGC1stNonConEnd",
-	"DotNETRuntimePrivate:BGC1stConEnd",
-	"DotNETRuntimePrivate:BGC2ndNonConBegin",
-	"DotNETRuntimePrivate:BGC2ndNonConEnd",
-	"DotNETRuntimePrivate:BGC2ndConBegin",
-	"DotNETRuntimePrivate:BGC2ndConEnd",
-	"DotNETRuntimePrivate:BGCPlanEnd",
-	"DotNETRuntimePrivate:BGCSweepEnd",
-	"DotNETRuntimePrivate:BGCDrainMark",
-	"DotNETRuntimePrivate:BGCRevisit",
-	"DotNETRuntimePrivate:BGCOverflow",
-	"DotNETRuntimePrivate:BGCAllocWaitBegin",
-	"DotNETRuntimePrivate:BGCAllocWaitEnd",
-	"DotNETRuntimePrivate:GCFullNotify",
-	"DotNETRuntimePrivate:GCFullNotify_V1",
-	"DotNETRuntimePrivate:PrvFinalizeObject",
-	"DotNETRuntimePrivate:PinPlugAtGCTime",
-	"DotNETRuntime:MethodJittingStarted",
-	"DotNETRuntime:MethodJittingStarted_V1",
-	"DotNETRuntime:ModuleDCStartV2",
-	"DotNETRuntime:ModuleDCEndV2",
-	"DotNETRuntime:DomainModuleLoad",
-	"DotNETRuntime:DomainModuleLoad_V1",
-	"DotNETRuntime:ModuleLoad",
-	"DotNETRuntime:ModuleLoad_V1",
-	"DotNETRuntime:ModuleLoad_V2",
-	"DotNETRuntime:ModuleUnload",
-	"DotNETRuntime:ModuleUnload_V1",
-	"DotNETRuntime:ModuleUnload_V2",
-	"DotNETRuntime:AssemblyLoad",
-	"DotNETRuntime:AssemblyLoad_V1",
-	"DotNETRuntime:AssemblyUnload",
-	"DotNETRuntime:AssemblyUnload_V1",
-	"DotNETRuntime:AppDomainLoad",
-	"DotNETRuntime:AppDomainLoad_V1",
-	"DotNETRuntime:AppDomainUnload",
-	"DotNETRuntime:AppDomainUnload_V1",
-	"DotNETRuntime:ExceptionThrown_V1",
-	"DotNETRuntime:ExceptionCatchStart",
-	"DotNETRuntime:ExceptionCatchStop",
-	"DotNETRuntime:ExceptionFinallyStart",
-	"DotNETRuntime:ExceptionFinallyStop",
-	"DotNETRuntime:ExceptionFilterStart",
-	"DotNETRuntime:ExceptionFilterStop",
-	"DotNETRuntime:ExceptionThrownStop",
 	NULL,
 };
 
-static const char *const preset_gcwithheap[] = {
-	"DotNETRuntime:GCStart",
-	"DotNETRuntime:GCStart_V1",
-	"DotNETRuntime:GCStart_V2",
-	"DotNETRuntime:GCEnd",
-	"DotNETRuntime:GCEnd_V1",
-	"DotNETRuntime:GCRestartEEEnd",
-	"DotNETRuntime:GCRestartEEEnd_V1",
-	"DotNETRuntime:GCHeapStats",
-	"DotNETRuntime:GCHeapStats_V1",
-	"DotNETRuntime:GCCreateSegment",
-	"DotNETRuntime:GCCreateSegment_V1",
-	"DotNETRuntime:GCFreeSegment",
-	"DotNETRuntime:GCFreeSegment_V1",
-	"DotNETRuntime:GCRestartEEBegin",
-	"DotNETRuntime:GCRestartEEBegin_V1",
-	"DotNETRuntime:GCSuspendEEEnd",
-	"DotNETRuntime:GCSuspendEEEnd_V1",
-	"DotNETRuntime:GCSuspendEEBegin",
-	"DotNETRuntime:GCSuspendEEBegin_V1",
-	"DotNETRuntime:GCAllocationTick",
-	"DotNETRuntime:GCAllocationTick_V1",
-	"DotNETRuntime:GCAllocationTick_V2",
-	"DotNETRuntime:GCAllocationTick_V3",
-	"DotNETRuntime:GCCreateConcurrentThread",
-	"DotNETRuntime:GCTerminateConcurrentThread",
-	"DotNETRuntime:GCFinalizersEnd",
-	"DotNETRuntime:GCFinalizersEnd_V1",
-	"DotNETRuntime:GCFinalizersBegin",
-	"DotNETRuntime:GCFinalizersBegin_V1",
-	"DotNETRuntime:GCMarkStackRoots",
-	"DotNETRuntime:GCMarkFinalizeQueueRoots",
-	"DotNETRuntime:GCMarkHandles",
-	"DotNETRuntime:GCMarkOlderGenerationRoots",
-	"DotNETRuntime:FinalizeObject",
-	"DotNETRuntime:PinObjectAtGCTime",
-	"DotNETRuntime:GCTriggered",
-	"DotNETRuntime:IncreaseMemoryPressure",
-	"DotNETRuntime:DecreaseMemoryPressure",
-	"DotNETRuntime:GCMarkWithType",
-	"DotNETRuntime:GCJoin_V2",
-	"DotNETRuntime:GCPerHeapHistory_V3",
-	"DotNETRuntime:GCGlobalHeapHistory_V2",
-	"DotNETRuntime:GCCreateConcurrentThread_V1",
-	"DotNETRuntime:GCTerminateConcurrentThread_V1",
+/* GC joins, private (verbose GC) */
+static const char *const ev_gc_private_join[] = {
+	"DotNETRuntimePrivate:GCJoin",
+	"DotNETRuntimePrivate:GCJoin_V1",
+	NULL,
+};
+
+/* heap survival and movement */
+static const char *const ev_gc_heap_survival[] = {
 	"DotNETRuntime:GCBulkSurvivingObjectRanges",
 	"DotNETRuntime:GCBulkMovedObjectRanges",
 	"DotNETRuntime:GCGenerationRange",
 	NULL,
 };
 
-static const char *const preset_threading[] = {
-	"DotNETRuntime:WorkerThreadCreate",
-	"DotNETRuntime:WorkerThreadTerminate",
-	"DotNETRuntime:WorkerThreadRetire",
-	"DotNETRuntime:WorkerThreadUnretire",
-	"DotNETRuntime:IOThreadCreate",
-	"DotNETRuntime:IOThreadCreate_V1",
-	"DotNETRuntime:IOThreadTerminate",
-	"DotNETRuntime:IOThreadTerminate_V1",
-	"DotNETRuntime:IOThreadRetire",
-	"DotNETRuntime:IOThreadRetire_V1",
-	"DotNETRuntime:IOThreadUnretire",
-	"DotNETRuntime:IOThreadUnretire_V1",
-	"DotNETRuntime:ThreadpoolSuspensionSuspendThread",
-	"DotNETRuntime:ThreadpoolSuspensionResumeThread",
-	"DotNETRuntime:ThreadPoolWorkerThreadStart",
-	"DotNETRuntime:ThreadPoolWorkerThreadStop",
-	"DotNETRuntime:ThreadPoolWorkerThreadRetirementStart",
-	"DotNETRuntime:ThreadPoolWorkerThreadRetirementStop",
-	"DotNETRuntime:ThreadPoolWorkerThreadAdjustmentSample",
-	"DotNETRuntime:ThreadPoolWorkerThreadAdjustmentAdjustment",
-	"DotNETRuntime:ThreadPoolWorkerThreadAdjustmentStats",
-	"DotNETRuntime:ThreadPoolWorkerThreadWait",
-	"DotNETRuntime:ThreadPoolWorkingThreadCount",
-	"DotNETRuntime:ThreadPoolIOPack",
-	"DotNETRuntime:GCCreateConcurrentThread_V1",
-	"DotNETRuntime:GCTerminateConcurrentThread_V1",
-	NULL,
-};
-
-static const char *const preset_exceptions[] = {
+/* ExceptionThrown, V0 */
+static const char *const ev_exception_thrown_v0[] = {
 	"DotNETRuntime:ExceptionThrown",
-	"DotNETRuntime:ExceptionThrown_V1",
-	"DotNETRuntime:ExceptionCatchStart",
-	"DotNETRuntime:ExceptionCatchStop",
-	"DotNETRuntime:ExceptionFinallyStart",
-	"DotNETRuntime:ExceptionFinallyStop",
-	"DotNETRuntime:ExceptionFilterStart",
-	"DotNETRuntime:ExceptionFilterStop",
-	"DotNETRuntime:ExceptionThrownStop",
 	NULL,
 };
 
-static const char *const preset_jit[] = {
-	"DotNETRuntime:DCStartCompleteV2",
-	"DotNETRuntime:DCEndCompleteV2",
-	"DotNETRuntime:MethodDCStartV2",
-	"DotNETRuntime:MethodDCEndV2",
-	"DotNETRuntime:MethodDCStartVerboseV2",
-	"DotNETRuntime:MethodDCEndVerboseV2",
-	"DotNETRuntime:MethodLoad",
-	"DotNETRuntime:MethodLoad_V1",
-	"DotNETRuntime:MethodLoad_V2",
-	"DotNETRuntime:MethodUnload",
-	"DotNETRuntime:MethodUnload_V1",
-	"DotNETRuntime:MethodUnload_V2",
-	"DotNETRuntime:MethodLoadVerbose",
-	"DotNETRuntime:MethodLoadVerbose_V1",
-	"DotNETRuntime:MethodLoadVerbose_V2",
-	"DotNETRuntime:MethodUnloadVerbose",
-	"DotNETRuntime:MethodUnloadVerbose_V1",
-	"DotNETRuntime:MethodUnloadVerbose_V2",
-	"DotNETRuntime:MethodJittingStarted",
-	"DotNETRuntime:MethodJittingStarted_V1",
-	"DotNETRuntime:TieredCompilationSettings",
-	"DotNETRuntime:TieredCompilationPause",
-	"DotNETRuntime:TieredCompilationResume",
-	"DotNETRuntime:TieredCompilationBackgroundJitStart",
-	"DotNETRuntime:TieredCompilationBackgroundJitStop",
-	"DotNETRuntimeRundown:TieredCompilationSettingsDCStart",
+static const char *const *const preset_default[] = {
+	ev_threading,
+	ev_thread_transfer,
+	ev_exceptions,
+	ev_contention,
+	ev_jit_methods,
+	ev_jitting_started,
+	ev_loader,
+	ev_gc_collections,
+	ev_gc_threads,
+	ev_gc_triggered,
+	ev_gc_history,
+	ev_gc_private_settings,
+	ev_gc_private_history,
+	ev_gc_private_marks,
+	ev_binding,
+	ev_tiered_compilation,
 	NULL,
 };
 
-static const char *const preset_loader[] = {
-	"DotNETRuntime:ModuleDCStartV2",
-	"DotNETRuntime:ModuleDCEndV2",
-	"DotNETRuntime:DomainModuleLoad",
-	"DotNETRuntime:DomainModuleLoad_V1",
-	"DotNETRuntime:ModuleLoad",
-	"DotNETRuntime:ModuleLoad_V1",
-	"DotNETRuntime:ModuleLoad_V2",
-	"DotNETRuntime:ModuleUnload",
-	"DotNETRuntime:ModuleUnload_V1",
-	"DotNETRuntime:ModuleUnload_V2",
-	"DotNETRuntime:AssemblyLoad",
-	"DotNETRuntime:AssemblyLoad_V1",
-	"DotNETRuntime:AssemblyUnload",
-	"DotNETRuntime:AssemblyUnload_V1",
-	"DotNETRuntime:AppDomainLoad",
-	"DotNETRuntime:AppDomainLoad_V1",
-	"DotNETRuntime:AppDomainUnload",
-	"DotNETRuntime:AppDomainUnload_V1",
+static const char *const *const preset_gccollectonly[] = {
+	ev_gc_collections,
+	ev_gc_threads,
+	ev_gc_triggered,
+	ev_gc_history,
+	ev_gc_threads_v1,
+	ev_gc_private_settings,
+	ev_gc_private_history,
+	ev_gc_private_marks,
+	ev_exceptions,
+	NULL,
+};
+
+/* The verbose GC events of the public provider, which gconly and
+ * gcwithheap both start with. */
+#define GC_VERBOSE_PUBLIC                                                     \
+	ev_gc_collections, ev_gc_allocation_tick, ev_gc_threads, ev_gc_pin_object, \
+	ev_gc_triggered, ev_gc_join, ev_gc_history, ev_gc_threads_v1
+
+static const char *const *const preset_gconly[] = {
+	GC_VERBOSE_PUBLIC,
+	ev_gc_private_settings,
+	ev_gc_private_optimized,
+	ev_gc_private_history,
+	ev_gc_private_join,
+	ev_gc_private_marks,
+	ev_jitting_started,
+	ev_loader,
+	ev_exceptions,
+	NULL,
+};
+
+static const char *const *const preset_gcwithheap[] = {
+	GC_VERBOSE_PUBLIC,
+	ev_gc_heap_survival,
+	NULL,
+};
+
+static const char *const *const preset_threading[] = {
+	ev_threading,
+	NULL,
+};
+
+static const char *const *const preset_exceptions[] = {
+	ev_exception_thrown_v0,
+	ev_exceptions,
+	NULL,
+};
+
+static const char *const *const preset_jit[] = {
+	ev_jit_methods,
+	ev_jitting_started,
+	ev_tiered_compilation,
+	NULL,
+};
+
+static const char *const *const preset_loader[] = {
+	ev_loader,
 	NULL,
 };
 
@@ -591,9 +465,19 @@ size_t lttng_preset_size(const struct lttng_preset *preset)
 {
 	size_t n = 0;
 
-	while (preset->events[n])
-		n++;
+	for (const char *const *const *part = preset->parts; *part; part++)
+		for (const char *const *ev = *part; *ev; ev++)
+			n++;
 	return n;
+}
+
+const char *lttng_preset_event(const struct lttng_preset *preset, size_t i)
+{
+	for (const char *const *const *part = preset->parts; *part; part++)
+		for (const char *const *ev = *part; *ev; ev++)
+			if (i-- == 0)
+				return *ev;
+	return NULL;
 }
 
 /* LTTNG_SYMBOL_NAME_LEN is 256 including the terminating NUL. */
@@ -652,9 +536,10 @@ static int add_preset(void *arg, const char *item, size_t len, char *err, size_t
 			 names);
 		return -EINVAL;
 	}
-	for (size_t i = 0; preset->events[i]; i++)
-		if ((ret = list_add(list, preset->events[i], strlen(preset->events[i]))) < 0)
-			return ret;
+	for (const char *const *const *part = preset->parts; *part; part++)
+		for (const char *const *ev = *part; *ev; ev++)
+			if ((ret = list_add(list, *ev, strlen(*ev))) < 0)
+				return ret;
 	return 0;
 }
 

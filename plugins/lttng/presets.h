@@ -8,7 +8,9 @@
 struct lttng_preset {
 	const char *name;
 	const char *description;
-	const char *const *events; /* NULL-terminated, full tracepoint names */
+	/* NULL-terminated runs of NULL-terminated full tracepoint names: the
+	 * preset's events are the runs' in order. */
+	const char *const *const *parts;
 };
 
 /* Every preset, terminated by an entry whose name is NULL. */
@@ -16,6 +18,8 @@ extern const struct lttng_preset lttng_presets[];
 
 const struct lttng_preset *lttng_preset_find(const char *name);
 size_t lttng_preset_size(const struct lttng_preset *preset);
+/* The preset's i-th event, or NULL past the last. */
+const char *lttng_preset_event(const struct lttng_preset *preset, size_t i);
 
 /* A deduplicated list of event names (full names or wildcards). */
 struct lttng_event_list {

@@ -16,6 +16,7 @@
 
 #include <lttng/lttng.h>
 
+#include "lib/procpid.h"
 #include "session.h"
 
 #define LOG(s, lvl, ...) (s)->svc->log((s)->ctx, (lvl), __VA_ARGS__)
@@ -490,30 +491,7 @@ int lt_session_name_owner(const char *name, pid_t *pid, unsigned long long *star
 
 int lt_proc_starttime(pid_t pid, unsigned long long *out)
 {
-	char path[64], buf[1024], *p;
-	ssize_t n;
-	int fd, field;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return n < 0 ? -errno : -ENOENT;
-	buf[n] = '\0';
-	/* comm may hold spaces and ')': fields restart after the last ')'. */
-	p = strrchr(buf, ')');
-	if (!p)
-		return -EINVAL;
-	/* After ')' comes field 3 (state); starttime is field 22. */
-	for (field = 2; field < 22 && p; field++)
-		p = strchr(p + 1, ' ');
-	if (!p)
-		return -EINVAL;
-	*out = strtoull(p + 1, NULL, 10);
-	return 0;
+	return tr_proc_stat_field(pid, 22, out);
 }
 
 int lt_owner_alive(pid_t pid, unsigned long long starttime)

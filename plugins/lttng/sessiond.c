@@ -20,6 +20,7 @@
 
 #include <lttng/lttng.h>
 
+#include "lib/procpid.h"
 #include "sessiond.h"
 
 extern char **environ;
@@ -58,17 +59,11 @@ static pid_t read_pidfile(void)
 {
 	char dir[4096], path[4200], buf[32];
 	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "%s/lttng-sessiond.pid", sessiond_rundir(dir, sizeof(dir)));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -ENOENT;
-	buf[n] = '\0';
+	n = tr_read_text(path, buf, sizeof(buf));
+	if (n < 0)
+		return (pid_t)n;
 	return (pid_t)strtol(buf, NULL, 10);
 }
 
@@ -124,6 +119,17 @@ static int run_daemonize(const char *binary, int kernel, char *err, size_t err_l
 	return 0;
 }
 
+/* Someone else's daemon: pinned only to notice if it dies, never stopped. */
+static void use_running(struct sessiond *d)
+{
+	pid_t pid = read_pidfile();
+
+	if (pid > 0) {
+		d->pid = pid;
+		d->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	}
+}
+
 int sessiond_ensure(struct sessiond *d, const char *binary, int autostart, int kernel,
 		    char *err, size_t err_len)
 {
@@ -136,12 +142,7 @@ int sessiond_ensure(struct sessiond *d, const char *binary, int autostart, int k
 	d->pidfd = -1;
 	d->n_kids = 0;
 	if (sessiond_alive()) {
-		/* Someone else's daemon: pinned only to notice if it dies. */
-		pid = read_pidfile();
-		if (pid > 0) {
-			d->pid = pid;
-			d->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-		}
+		use_running(d);
 		return 0;
 	}
 	if (!autostart) {
@@ -153,11 +154,7 @@ int sessiond_ensure(struct sessiond *d, const char *binary, int autostart, int k
 	if (ret < 0) {
 		/* Another tracer may have started one meanwhile: use it. */
 		if (sessiond_alive()) {
-			pid = read_pidfile();
-			if (pid > 0) {
-				d->pid = pid;
-				d->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-			}
+			use_running(d);
 			return 0;
 		}
 		return ret;
@@ -210,24 +207,9 @@ void sessiond_forget(struct sessiond *d)
 
 static pid_t stat_ppid(const char *pid)
 {
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd, ppid = 0;
+	unsigned long long ppid;
 
-	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	/* comm may hold spaces and ')'. */
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1)
-		return 0;
-	return (pid_t)ppid;
+	return tr_proc_stat_field((pid_t)atoi(pid), 4, &ppid) == 0 ? (pid_t)ppid : 0;
 }
 
 void sessiond_note_children(struct sessiond *d)

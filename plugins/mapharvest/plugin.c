@@ -305,6 +305,19 @@ static int mapharvest_start(void *state)
 	return 0;
 }
 
+/* Ends the harvesting thread, if it runs, and waits for it. */
+static void stop_thread(struct mapharvest *m)
+{
+	if (!m->thread_started)
+		return;
+	pthread_mutex_lock(&m->lock);
+	m->stopping = 1;
+	pthread_cond_signal(&m->cond);
+	pthread_mutex_unlock(&m->lock);
+	pthread_join(m->thread, NULL);
+	m->thread_started = 0;
+}
+
 static int mapharvest_stop(void *state)
 {
 	struct mapharvest *m = state;
@@ -313,14 +326,7 @@ static int mapharvest_stop(void *state)
 	/* What is observed from here on is found by the pid_list round
 	 * below. */
 	unsubscribe(m);
-	if (m->thread_started) {
-		pthread_mutex_lock(&m->lock);
-		m->stopping = 1;
-		pthread_cond_signal(&m->cond);
-		pthread_mutex_unlock(&m->lock);
-		pthread_join(m->thread, NULL);
-		m->thread_started = 0;
-	}
+	stop_thread(m);
 	/* Stop runs in reverse profile order, before any flush: whatever the
 	 * profile order, the maps reach the symbolizer before perf_events
 	 * resolves its samples. */
@@ -352,13 +358,7 @@ static void mapharvest_fini(void *state)
 	struct mapharvest *m = state;
 
 	unsubscribe(m);
-	if (m->thread_started) {
-		pthread_mutex_lock(&m->lock);
-		m->stopping = 1;
-		pthread_cond_signal(&m->cond);
-		pthread_mutex_unlock(&m->lock);
-		pthread_join(m->thread, NULL);
-	}
+	stop_thread(m);
 	mh_harvester_free(&m->h);
 	free(m->queue);
 	pthread_cond_destroy(&m->cond);

@@ -734,15 +734,16 @@ static uint64_t monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-int pc_open(const struct pc_config *cfg, const struct pc_target *t, const char *data_path,
-	    pc_pid_fn pid_fn, pc_log_fn log_fn, void *arg, struct pc_collector **out,
-	    char *why, size_t why_len)
+/* The collector with its rings, event slots and cgroup, nothing opened
+ * yet.  Whatever fails, *out is set for pc_close. */
+static int collector_new(const struct pc_config *cfg, const struct pc_target *t,
+			 pc_pid_fn pid_fn, pc_log_fn log_fn, void *arg,
+			 struct pc_collector **out, char *why, size_t why_len)
 {
 	struct pc_collector *c = calloc(1, sizeof(*c));
-	struct synth_id sid;
-	size_t tracking = (size_t)-1;
 	int ret;
 
+	*out = c;
 	if (!c)
 		return -ENOMEM;
 	c->cfg = *cfg;
@@ -760,20 +761,19 @@ int pc_open(const struct pc_config *cfg, const struct pc_target *t, const char *
 	if (c->wake_fd < 0) {
 		ret = -errno;
 		snprintf(why, why_len, "cannot create an eventfd: %s", strerror(-ret));
-		goto fail;
+		return ret;
 	}
 	ret = tr_online_cpus(&c->cpus, &c->n_cpus);
 	if (ret < 0) {
 		snprintf(why, why_len, "cannot read the online CPUs: %s", strerror(-ret));
-		goto fail;
+		return ret;
 	}
 	c->rings = calloc(c->n_cpus, sizeof(*c->rings));
 	c->ev = calloc(cfg->n_events, sizeof(*c->ev));
 	c->fds = calloc(cfg->n_events, sizeof(*c->fds));
 	if (!c->rings || !c->ev || !c->fds) {
-		ret = -ENOMEM;
 		snprintf(why, why_len, "out of memory");
-		goto fail;
+		return -ENOMEM;
 	}
 	for (size_t r = 0; r < c->n_cpus; r++) {
 		c->rings[r].cpu = c->cpus[r];
@@ -786,70 +786,101 @@ int pc_open(const struct pc_config *cfg, const struct pc_target *t, const char *
 			ret = -errno;
 			snprintf(why, why_len, "cannot open the cgroup %s: %s (give a directory under "
 				 "/sys/fs/cgroup)", t->cgroup, strerror(-ret));
-			goto fail;
+			return ret;
 		}
 	}
+	return 0;
+}
 
-	for (size_t i = 0; i < cfg->n_events; i++) {
-		struct pc_opened *ev = &c->ev[c->n_ev];
+static int hw_not_counted(const struct pc_opened *ev, int ret)
+{
+	return ev->spec.kind == EV_HARDWARE &&
+	       (ret == -ENOENT || ret == -EOPNOTSUPP || ret == -ENODEV);
+}
 
-		ev->spec = cfg->events[i];
-		make_attr(c, &ev->spec, tracking == (size_t)-1, &ev->attr);
+/* Adds to `why` (open_event's message) what to do about `ret`. */
+static void explain_open_error(const struct pc_opened *ev, int ret, char *why, size_t why_len)
+{
+	if (hw_not_counted(ev, ret)) {
+		snprintf(why, why_len, "hardware event %s is not counted by this machine's PMU (a "
+			 "VM?): use cpu-clock, or set hardware_fallback = cpu-clock or skip",
+			 ev->spec.name);
+	} else if (ret == -EACCES || ret == -EPERM) {
+		char advice[256];
+
+		pc_permission_advice(advice, sizeof(advice));
+		snprintf(why + strlen(why), why_len - strlen(why), " (%s)", advice);
+	} else if (ret == -EINVAL && ev->attr.freq) {
+		snprintf(why + strlen(why), why_len - strlen(why), " (is frequency above "
+			 "kernel.perf_event_max_sample_rate = %llu?)",
+			 (unsigned long long)pc_max_sample_rate());
+	}
+}
+
+/* Opens configured event `i` into the next slot, as cpu-clock instead or
+ * not at all when the PMU lacks a hardware event and hardware_fallback
+ * says so.  1 when opened, 0 when left out, or a negative errno. */
+static int open_one(struct pc_collector *c, size_t i, char *why, size_t why_len)
+{
+	struct pc_opened *ev = &c->ev[c->n_ev];
+	/* The first event opened also tracks mmap, comm and task, as in perf record. */
+	int tracks = c->n_ev == 0;
+	int ret;
+
+	ev->spec = c->cfg.events[i];
+	make_attr(c, &ev->spec, tracks, &ev->attr);
+	ret = open_event(c, c->n_ev, why, why_len);
+	if (ret < 0 && hw_not_counted(ev, ret) && c->cfg.hw_fallback != PC_HW_FAIL) {
+		close_event_fds(c, c->n_ev);
+		c->log_fn(c->arg, 0, "hardware event %s is not counted by this machine's PMU (a "
+			  "VM?): %s", ev->spec.name, c->cfg.hw_fallback == PC_HW_SKIP
+			  ? "left out (hardware_fallback = skip)"
+			  : "sampling cpu-clock instead (hardware_fallback = cpu-clock)");
+		if (c->cfg.hw_fallback == PC_HW_SKIP)
+			return 0;
+		memset(&ev->spec, 0, sizeof(ev->spec));
+		snprintf(ev->spec.name, sizeof(ev->spec.name), "cpu-clock");
+		ev->spec.kind = EV_SOFTWARE;
+		ev->spec.type = PERF_TYPE_SOFTWARE;
+		ev->spec.config = PERF_COUNT_SW_CPU_CLOCK;
+		make_attr(c, &ev->spec, tracks, &ev->attr);
 		ret = open_event(c, c->n_ev, why, why_len);
-		if (ret < 0 && ev->spec.kind == EV_HARDWARE &&
-		    (ret == -ENOENT || ret == -EOPNOTSUPP || ret == -ENODEV) &&
-		    cfg->hw_fallback != PC_HW_FAIL) {
-			close_event_fds(c, c->n_ev);
-			log_fn(arg, 0, "hardware event %s is not counted by this machine's PMU (a "
-			       "VM?): %s", ev->spec.name, cfg->hw_fallback == PC_HW_SKIP
-			       ? "left out (hardware_fallback = skip)"
-			       : "sampling cpu-clock instead (hardware_fallback = cpu-clock)");
-			if (cfg->hw_fallback == PC_HW_SKIP)
-				continue;
-			memset(&ev->spec, 0, sizeof(ev->spec));
-			snprintf(ev->spec.name, sizeof(ev->spec.name), "cpu-clock");
-			ev->spec.kind = EV_SOFTWARE;
-			ev->spec.type = PERF_TYPE_SOFTWARE;
-			ev->spec.config = PERF_COUNT_SW_CPU_CLOCK;
-			make_attr(c, &ev->spec, tracking == (size_t)-1, &ev->attr);
-			ret = open_event(c, c->n_ev, why, why_len);
-		}
-		if (ret < 0) {
-			if (ev->spec.kind == EV_HARDWARE &&
-			    (ret == -ENOENT || ret == -EOPNOTSUPP || ret == -ENODEV))
-				snprintf(why, why_len, "hardware event %s is not counted by this "
-					 "machine's PMU (a VM?): use cpu-clock, or set "
-					 "hardware_fallback = cpu-clock or skip", ev->spec.name);
-			else if (ret == -EACCES || ret == -EPERM) {
-				char advice[256];
+	}
+	if (ret < 0) {
+		explain_open_error(ev, ret, why, why_len);
+		close_event_fds(c, c->n_ev);
+		return ret;
+	}
+	c->n_ev++;
+	return 1;
+}
 
-				pc_permission_advice(advice, sizeof(advice));
-				snprintf(why + strlen(why), why_len - strlen(why), " (%s)", advice);
-			} else if (ret == -EINVAL && ev->attr.freq) {
-				snprintf(why + strlen(why), why_len - strlen(why), " (is frequency "
-					 "above kernel.perf_event_max_sample_rate = %llu?)",
-					 (unsigned long long)pc_max_sample_rate());
-			}
-			close_event_fds(c, c->n_ev);
-			goto fail;
-		}
-		if (tracking == (size_t)-1)
-			tracking = c->n_ev;
-		c->n_ev++;
+static int open_events(struct pc_collector *c, char *why, size_t why_len)
+{
+	for (size_t i = 0; i < c->cfg.n_events; i++) {
+		int ret = open_one(c, i, why, why_len);
+
+		if (ret < 0)
+			return ret;
 	}
 	if (!c->n_ev) {
-		ret = -ENOENT;
 		snprintf(why, why_len, "no event could be opened (every hardware event was left "
 			 "out): add cpu-clock to events");
-		goto fail;
+		return -ENOENT;
 	}
+	return 0;
+}
 
-	if (!data_path)
-		goto records; /* only trying: no file */
-	ret = pd_create(data_path, &c->writer);
+/* perf.data with every event's attr and ids (and the tracepoints'
+ * formats) before the first record. */
+static int create_data_file(struct pc_collector *c, const char *data_path, char *why,
+			    size_t why_len)
+{
+	int ret = pd_create(data_path, &c->writer);
+
 	if (ret < 0) {
 		snprintf(why, why_len, "cannot create %s: %s", data_path, strerror(-ret));
-		goto fail;
+		return ret;
 	}
 	for (size_t i = 0; i < c->n_ev; i++) {
 		ret = pd_add_event(c->writer, &c->ev[i].attr, c->ev[i].spec.name, c->ev[i].ids,
@@ -857,21 +888,32 @@ int pc_open(const struct pc_config *cfg, const struct pc_target *t, const char *
 		if (ret < 0) {
 			snprintf(why, why_len, "cannot describe %s in perf.data: %s",
 				 c->ev[i].spec.name, strerror(-ret));
-			goto fail;
+			return ret;
 		}
 	}
 	add_tracing_data(c);
-records:
-	/* Records for what existed before the start: the kernel map, and the
-	 * processes that will be sampled (all of them when system-wide). */
-	sid.sample_type = c->ev[tracking].attr.sample_type;
-	sid.id = c->ev[tracking].ids[0];
-	sid.data_mmaps = c->ev[tracking].attr.mmap_data;
+	return 0;
+}
+
+/* Records for what existed before the start: the kernel map, and the
+ * processes that will be sampled (all of them when system-wide).  Without
+ * a file (only trying) the targets' processes are still read, so that a
+ * process we may not read fails here. */
+static int synth_existing(struct pc_collector *c, char *why, size_t why_len)
+{
+	const struct pc_opened *tracking = &c->ev[0];
+	struct synth_id sid = {
+		.sample_type = tracking->attr.sample_type,
+		.id = tracking->ids[0],
+		.data_mmaps = tracking->attr.mmap_data,
+	};
+	int ret = 0;
+
 	if (c->writer) {
 		ret = synth_kernel_mmap(&sid, emit, c);
 		if (ret < 0)
-			log_fn(arg, 0, "cannot describe the kernel map (%s): kernel frames will "
-			       "not resolve in perf report", strerror(-ret));
+			c->log_fn(c->arg, 0, "cannot describe the kernel map (%s): kernel frames "
+				  "will not resolve in perf report", strerror(-ret));
 	}
 	if (c->target.system_wide) {
 		/* Fails only when writing: nothing to try without a file. */
@@ -879,16 +921,39 @@ records:
 		if (ret < 0)
 			snprintf(why, why_len, "cannot write the process records to perf.data: %s",
 				 strerror(-ret));
-	} else {
-		ret = 0;
-		for (size_t i = 0; i < t->n_pids && ret >= 0; i++) {
-			ret = synth_process(t->pids[i], &sid, emit, c);
-			if (ret == -ESRCH)
-				ret = 0;
-			else if (ret < 0)
-				explain_synth_error(c, t->pids[i], ret, why, why_len);
-		}
+		return ret;
 	}
+	ret = 0;
+	for (size_t i = 0; i < c->target.n_pids && ret >= 0; i++) {
+		ret = synth_process(c->target.pids[i], &sid, emit, c);
+		if (ret == -ESRCH)
+			ret = 0;
+		else if (ret < 0)
+			explain_synth_error(c, c->target.pids[i], ret, why, why_len);
+	}
+	return ret;
+}
+
+int pc_open(const struct pc_config *cfg, const struct pc_target *t, const char *data_path,
+	    pc_pid_fn pid_fn, pc_log_fn log_fn, void *arg, struct pc_collector **out,
+	    char *why, size_t why_len)
+{
+	struct pc_collector *c;
+	int ret;
+
+	ret = collector_new(cfg, t, pid_fn, log_fn, arg, &c, why, why_len);
+	if (ret < 0)
+		goto fail;
+	ret = open_events(c, why, why_len);
+	if (ret < 0)
+		goto fail;
+	/* Without data_path only trying: no file. */
+	if (data_path) {
+		ret = create_data_file(c, data_path, why, why_len);
+		if (ret < 0)
+			goto fail;
+	}
+	ret = synth_existing(c, why, why_len);
 	if (ret < 0)
 		goto fail;
 	/* perf.data on disk is readable from here on (pd_sync). */

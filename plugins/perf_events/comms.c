@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "comms.h"
+#include "lib/vec.h"
 #include "lib/sanitize.h"
 
 #define NAME_LEN 16
@@ -47,15 +48,11 @@ void comms_free(struct comms *c)
 
 static struct change *push(struct comms *c)
 {
-	if (c->n == c->cap) {
-		size_t ncap = c->cap ? c->cap * 2 : 1024;
-		struct change *n = realloc(c->v, ncap * sizeof(*n));
+	struct change *grown = tr_vec_grow(c->v, &c->cap, c->n + 1, sizeof(*grown), 1024);
 
-		if (!n)
-			return NULL;
-		c->v = n;
-		c->cap = ncap;
-	}
+	if (!grown)
+		return NULL;
+	c->v = grown;
 	memset(&c->v[c->n], 0, sizeof(c->v[0]));
 	c->v[c->n].seq = c->n;
 	return &c->v[c->n++];

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "events.h"
+#include "lib/procpid.h"
 #include "tracefs.h"
 
 static const struct {
@@ -144,16 +145,10 @@ static void closest_tracepoint(const char *tracefs, const char *sys, const char 
 static int read_number(const char *path, uint64_t *out)
 {
 	char buf[64];
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = tr_read_text(path, buf, sizeof(buf));
 
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -EIO;
-	buf[n] = '\0';
+	if (n < 0)
+		return (int)n;
 	*out = strtoull(buf, NULL, 10);
 	return 0;
 }

@@ -37,6 +37,8 @@ tests_perf_events_test_perfdata_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests 
 	-I$(top_srcdir)/plugins/perf_events
 tests_perf_events_test_perfdata_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
 tests_perf_events_test_perfdata_LDADD = lib/libtrelf.la lib/libtrutil.la $(LIBELF_LIBS)
+dist_check_DATA += tests/perf_events/golden/features-000.data \
+	tests/perf_events/golden/features-101.data tests/perf_events/golden/features-110.data
 # ---- end perfdata
 
 # ---- unwind (copied user stacks, unwinding while collecting)

@@ -98,30 +98,13 @@ static void buf_string(struct bytebuf *b, const char *s)
 	bytebuf_put(b, NULL, padded - len);
 }
 
-static int write_full(int fd, const void *data, size_t len)
-{
-	const uint8_t *p = data;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
+/* All of `data` at offset `off`, or at the file position when off < 0. */
 static int pwrite_full(int fd, const void *data, size_t len, off_t off)
 {
 	const uint8_t *p = data;
 
 	while (len) {
-		ssize_t n = pwrite(fd, p, len, off);
+		ssize_t n = off < 0 ? write(fd, p, len) : pwrite(fd, p, len, off);
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -130,9 +113,15 @@ static int pwrite_full(int fd, const void *data, size_t len, off_t off)
 		}
 		p += n;
 		len -= (size_t)n;
-		off += n;
+		if (off >= 0)
+			off += n;
 	}
 	return 0;
+}
+
+static int write_full(int fd, const void *data, size_t len)
+{
+	return pwrite_full(fd, data, len, -1);
 }
 
 static int flush(struct pd_writer *w)
@@ -511,125 +500,199 @@ static void feat_event_desc(struct bytebuf *b, const struct pd_writer *w, size_t
 	}
 }
 
-/* Builds everything after the data into `b`, with file offsets counted
- * from `base`, and fills the header's attrs section and feature bits. */
-static int build_tail(struct pd_writer *w, const struct pd_features *f, uint64_t base,
-		      struct pd_file_header *hdr, struct bytebuf *b)
+/* What the feature writers read: the caller's features and what the
+ * writer knows of its events. */
+struct feat_src {
+	const struct pd_writer *w;
+	const struct pd_features *f;
+	const struct perf_event_attr *clk_attr; /* the first event with use_clockid */
+	size_t attr_size;                       /* file_attr_size() */
+};
+
+/* One feature section, as perf's feat_ops[] in util/header.c: when it is
+ * written and how.  A string feature (no `write`) names its field of
+ * pd_features by offset and is written when that is set; the others say
+ * with `present`. */
+struct feat_op {
+	int bit;
+	int (*present)(const struct feat_src *s);
+	void (*write)(struct bytebuf *b, const struct feat_src *s);
+	size_t str_off; /* string features: offsetof(struct pd_features, field) */
+};
+
+static const char *feat_string(const struct feat_op *op, const struct feat_src *s)
 {
-	const struct perf_event_attr *clk_attr = NULL;
-	size_t attr_size = file_attr_size(w);
-	int feats[16], n_feats = 0, i;
-	size_t table, k;
+	const char *const *field =
+		(const char *const *)((const char *)s->f + op->str_off);
 
-	for (k = 0; k < w->n_events; k++) {
-		if (w->events[k].attr.use_clockid) {
-			clk_attr = &w->events[k].attr;
-			break;
-		}
+	return *field;
+}
+
+static int has_tracing_data(const struct feat_src *s)
+{
+	return s->f->tracing_data && s->f->tracing_data_len;
+}
+
+static void write_tracing_data(struct bytebuf *b, const struct feat_src *s)
+{
+	/* The blob as is: perf's trace_report() reads it from the
+	 * section's offset as a stream. */
+	bytebuf_put(b, s->f->tracing_data, s->f->tracing_data_len);
+}
+
+static int has_build_ids(const struct feat_src *s)
+{
+	return s->f->n_build_ids != 0;
+}
+
+static void write_build_ids(struct bytebuf *b, const struct feat_src *s)
+{
+	feat_build_id(b, s->f);
+}
+
+static int has_nrcpus(const struct feat_src *s)
+{
+	return s->f->nr_cpus_avail != 0;
+}
+
+static void write_nrcpus(struct bytebuf *b, const struct feat_src *s)
+{
+	bytebuf_u32(b, s->f->nr_cpus_avail);
+	bytebuf_u32(b, s->f->nr_cpus_online ? s->f->nr_cpus_online : s->f->nr_cpus_avail);
+}
+
+static int has_total_mem(const struct feat_src *s)
+{
+	return s->f->total_mem_kb != 0;
+}
+
+static void write_total_mem(struct bytebuf *b, const struct feat_src *s)
+{
+	bytebuf_u64(b, s->f->total_mem_kb);
+}
+
+static int has_cmdline(const struct feat_src *s)
+{
+	return s->f->argc > 0 && s->f->argv;
+}
+
+static void write_cmdline(struct bytebuf *b, const struct feat_src *s)
+{
+	bytebuf_u32(b, (uint32_t)s->f->argc);
+	for (int j = 0; j < s->f->argc; j++)
+		buf_string(b, s->f->argv[j] ? s->f->argv[j] : "");
+}
+
+static int has_events(const struct feat_src *s)
+{
+	return s->w->n_events != 0;
+}
+
+static void write_event_desc(struct bytebuf *b, const struct feat_src *s)
+{
+	feat_event_desc(b, s->w, s->attr_size);
+}
+
+/* The clock features describe the events' clock; without use_clockid
+ * the kernel used perf_clock and they would lie. */
+static int has_clockid(const struct feat_src *s)
+{
+	return s->clk_attr != NULL;
+}
+
+static void write_clockid(struct bytebuf *b, const struct feat_src *s)
+{
+	struct timespec res;
+
+	/* Despite the name: the clock's resolution in ns. */
+	if (clock_getres((clockid_t)s->clk_attr->clockid, &res) != 0) {
+		res.tv_sec = 0;
+		res.tv_nsec = 1;
 	}
+	bytebuf_u64(b, (uint64_t)res.tv_sec * 1000000000ULL + (uint64_t)res.tv_nsec);
+}
 
-	/* In bit order: perf pairs table entries with set bits in order. */
-	if (f->tracing_data && f->tracing_data_len)
-		feats[n_feats++] = HEADER_TRACING_DATA;
-	if (f->n_build_ids)
-		feats[n_feats++] = HEADER_BUILD_ID;
-	if (f->hostname)
-		feats[n_feats++] = HEADER_HOSTNAME;
-	if (f->osrelease)
-		feats[n_feats++] = HEADER_OSRELEASE;
-	if (f->version)
-		feats[n_feats++] = HEADER_VERSION;
-	if (f->arch)
-		feats[n_feats++] = HEADER_ARCH;
-	if (f->nr_cpus_avail)
-		feats[n_feats++] = HEADER_NRCPUS;
-	if (f->cpudesc)
-		feats[n_feats++] = HEADER_CPUDESC;
-	if (f->cpuid)
-		feats[n_feats++] = HEADER_CPUID;
-	if (f->total_mem_kb)
-		feats[n_feats++] = HEADER_TOTAL_MEM;
-	if (f->argc > 0 && f->argv)
-		feats[n_feats++] = HEADER_CMDLINE;
-	if (w->n_events)
-		feats[n_feats++] = HEADER_EVENT_DESC;
-	/* The clock features describe the events' clock; without
-	 * use_clockid the kernel used perf_clock and they would lie. */
-	if (clk_attr)
-		feats[n_feats++] = HEADER_CLOCKID;
-	if (clk_attr && f->clock_ref_tod_ns && f->clock_ref_clk_ns)
-		feats[n_feats++] = HEADER_CLOCK_DATA;
+static int has_clock_data(const struct feat_src *s)
+{
+	return s->clk_attr && s->f->clock_ref_tod_ns && s->f->clock_ref_clk_ns;
+}
 
+static void write_clock_data(struct bytebuf *b, const struct feat_src *s)
+{
+	bytebuf_u32(b, 1); /* version */
+	bytebuf_u32(b, (uint32_t)s->clk_attr->clockid);
+	bytebuf_u64(b, s->f->clock_ref_tod_ns);
+	bytebuf_u64(b, s->f->clock_ref_clk_ns);
+}
+
+#define FEAT_STRING(bit_, field) \
+	{ .bit = (bit_), .str_off = offsetof(struct pd_features, field) }
+
+/* In bit order: perf pairs the table's entries with the set bits in order. */
+static const struct feat_op feat_ops[] = {
+	{ .bit = HEADER_TRACING_DATA, .present = has_tracing_data, .write = write_tracing_data },
+	{ .bit = HEADER_BUILD_ID, .present = has_build_ids, .write = write_build_ids },
+	FEAT_STRING(HEADER_HOSTNAME, hostname),
+	FEAT_STRING(HEADER_OSRELEASE, osrelease),
+	FEAT_STRING(HEADER_VERSION, version),
+	FEAT_STRING(HEADER_ARCH, arch),
+	{ .bit = HEADER_NRCPUS, .present = has_nrcpus, .write = write_nrcpus },
+	FEAT_STRING(HEADER_CPUDESC, cpudesc),
+	FEAT_STRING(HEADER_CPUID, cpuid),
+	{ .bit = HEADER_TOTAL_MEM, .present = has_total_mem, .write = write_total_mem },
+	{ .bit = HEADER_CMDLINE, .present = has_cmdline, .write = write_cmdline },
+	{ .bit = HEADER_EVENT_DESC, .present = has_events, .write = write_event_desc },
+	{ .bit = HEADER_CLOCKID, .present = has_clockid, .write = write_clockid },
+	{ .bit = HEADER_CLOCK_DATA, .present = has_clock_data, .write = write_clock_data },
+};
+
+#define N_FEAT_OPS (sizeof(feat_ops) / sizeof(feat_ops[0]))
+
+static int feat_present(const struct feat_op *op, const struct feat_src *s)
+{
+	return op->write ? op->present(s) : feat_string(op, s) != NULL;
+}
+
+static void feat_write(const struct feat_op *op, struct bytebuf *b, const struct feat_src *s)
+{
+	if (op->write)
+		op->write(b, s);
+	else
+		buf_string(b, feat_string(op, s));
+}
+
+/* The feature section table, then each present feature's payload, with
+ * its bit set in the header. */
+static int build_features(const struct feat_src *src, uint64_t base,
+			  struct pd_file_header *hdr, struct bytebuf *b)
+{
+	const struct feat_op *present[N_FEAT_OPS];
+	size_t n = 0, table, i;
+
+	for (i = 0; i < N_FEAT_OPS; i++)
+		if (feat_present(&feat_ops[i], src))
+			present[n++] = &feat_ops[i];
 	table = b->len;
-	bytebuf_put(b, NULL, (size_t)n_feats * sizeof(struct pd_file_section));
-	for (i = 0; i < n_feats; i++) {
+	bytebuf_put(b, NULL, n * sizeof(struct pd_file_section));
+	for (i = 0; i < n; i++) {
 		struct pd_file_section sec = { .offset = base + b->len };
-		struct timespec res;
-		int j;
 
-		switch (feats[i]) {
-		case HEADER_TRACING_DATA:
-			/* The blob as is: perf's trace_report() reads it from
-			 * the section's offset as a stream. */
-			bytebuf_put(b, f->tracing_data, f->tracing_data_len);
-			break;
-		case HEADER_BUILD_ID:
-			feat_build_id(b, f);
-			break;
-		case HEADER_HOSTNAME:
-			buf_string(b, f->hostname);
-			break;
-		case HEADER_OSRELEASE:
-			buf_string(b, f->osrelease);
-			break;
-		case HEADER_VERSION:
-			buf_string(b, f->version);
-			break;
-		case HEADER_ARCH:
-			buf_string(b, f->arch);
-			break;
-		case HEADER_NRCPUS:
-			bytebuf_u32(b, f->nr_cpus_avail);
-			bytebuf_u32(b, f->nr_cpus_online ? f->nr_cpus_online : f->nr_cpus_avail);
-			break;
-		case HEADER_CPUDESC:
-			buf_string(b, f->cpudesc);
-			break;
-		case HEADER_CPUID:
-			buf_string(b, f->cpuid);
-			break;
-		case HEADER_TOTAL_MEM:
-			bytebuf_u64(b, f->total_mem_kb);
-			break;
-		case HEADER_CMDLINE:
-			bytebuf_u32(b, (uint32_t)f->argc);
-			for (j = 0; j < f->argc; j++)
-				buf_string(b, f->argv[j] ? f->argv[j] : "");
-			break;
-		case HEADER_EVENT_DESC:
-			feat_event_desc(b, w, attr_size);
-			break;
-		case HEADER_CLOCKID:
-			/* Despite the name: the clock's resolution in ns. */
-			if (clock_getres((clockid_t)clk_attr->clockid, &res) != 0) {
-				res.tv_sec = 0;
-				res.tv_nsec = 1;
-			}
-			bytebuf_u64(b, (uint64_t)res.tv_sec * 1000000000ULL + (uint64_t)res.tv_nsec);
-			break;
-		case HEADER_CLOCK_DATA:
-			bytebuf_u32(b, 1);                  /* version */
-			bytebuf_u32(b, (uint32_t)clk_attr->clockid);
-			bytebuf_u64(b, f->clock_ref_tod_ns);
-			bytebuf_u64(b, f->clock_ref_clk_ns);
-			break;
-		}
+		feat_write(present[i], b, src);
 		if (b->err)
 			return b->err;
 		sec.size = base + b->len - sec.offset;
-		memcpy(b->p + table + (size_t)i * sizeof(sec), &sec, sizeof(sec));
-		hdr->adds_features[feats[i] / 64] |= 1ULL << (feats[i] % 64);
+		memcpy(b->p + table + i * sizeof(sec), &sec, sizeof(sec));
+		hdr->adds_features[present[i]->bit / 64] |= 1ULL << (present[i]->bit % 64);
 	}
+	return 0;
+}
+
+/* The ids and attrs after the features, when they are not before the
+ * data already; fills the header's attrs section either way. */
+static int build_attrs(struct pd_writer *w, size_t attr_size, uint64_t base,
+		       struct pd_file_header *hdr, struct bytebuf *b)
+{
+	size_t k;
 
 	if (w->head_n_events && w->head_n_events == w->n_events) {
 		/* Already before the data, where perf found them all along. */
@@ -654,6 +717,23 @@ static int build_tail(struct pd_writer *w, const struct pd_features *f, uint64_t
 		bytebuf_put(b, &ids, sizeof(ids));
 	}
 	return b->err;
+}
+
+/* Builds everything after the data into `b`, with file offsets counted
+ * from `base`, and fills the header's attrs section and feature bits. */
+static int build_tail(struct pd_writer *w, const struct pd_features *f, uint64_t base,
+		      struct pd_file_header *hdr, struct bytebuf *b)
+{
+	struct feat_src src = { .w = w, .f = f, .attr_size = file_attr_size(w) };
+	int err;
+
+	for (size_t k = 0; k < w->n_events && !src.clk_attr; k++)
+		if (w->events[k].attr.use_clockid)
+			src.clk_attr = &w->events[k].attr;
+	err = build_features(&src, base, hdr, b);
+	if (err)
+		return err;
+	return build_attrs(w, src.attr_size, base, hdr, b);
 }
 
 static void writer_free(struct pd_writer *w)

@@ -262,25 +262,39 @@ static void check_log_cb(void *arg, int error, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The plugin's state, configured from its keys (what init and --check
+ * share).  *out is NULL only when out of memory; otherwise the caller frees
+ * it, also when configuring failed (a negative errno, `why` filled in). */
+static int perf_new(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
+		    struct perf **out, char *why, size_t why_len)
+{
+	struct perf *p = calloc(1, sizeof(*p));
+
+	*out = p;
+	if (!p)
+		return -ENOMEM;
+	p->svc = svc;
+	p->ctx = ctx;
+	return configure(p, why, why_len);
+}
+
 /* --check: the preparation of init, then the very perf_event_open calls of
  * start (every event on every CPU or target thread, the rings, the
  * hardware fallbacks, the targets' /proc), closed again. */
 static int perf_check(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
 		      char *advice, size_t advice_len)
 {
-	struct perf *p = calloc(1, sizeof(*p));
 	struct pc_collector *pc = NULL;
 	struct check_notes notes = { advice, advice_len };
 	struct pc_target target;
 	char why[1024] = "";
+	struct perf *p;
 	int ret;
 
-	if (!p)
-		return -ENOMEM;
-	p->svc = svc;
-	p->ctx = ctx;
 	advice[0] = '\0';
-	ret = configure(p, why, sizeof(why));
+	ret = perf_new(svc, ctx, &p, why, sizeof(why));
+	if (!p)
+		return ret;
 	if (ret == 0) {
 		target = make_target(svc->targets(ctx), getpid());
 		ret = pc_open(&p->cfg, &target, NULL, NULL, check_log_cb, &notes, &pc, why,
@@ -302,16 +316,14 @@ static int perf_check(const struct tracerig_services *svc, struct tracerig_ctx *
 
 static int perf_init(const struct tracerig_services *svc, struct tracerig_ctx *ctx, void **state)
 {
-	struct perf *p = calloc(1, sizeof(*p));
 	const char *dir;
 	char why[1024] = "";
+	struct perf *p;
 	int ret;
 
+	ret = perf_new(svc, ctx, &p, why, sizeof(why));
 	if (!p)
-		return -ENOMEM;
-	p->svc = svc;
-	p->ctx = ctx;
-	ret = configure(p, why, sizeof(why));
+		return ret;
 	if (ret < 0) {
 		svc->log(ctx, TRACERIG_LOG_ERROR, "%s", why);
 		goto fail;

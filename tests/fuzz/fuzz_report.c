@@ -21,7 +21,7 @@
 #include "core/json.h"
 #include "core/jsonread.h"
 #include "core/report.h"
-#include "core/session.h"
+#include "core/exitcodes.h"
 
 #define SEP 0x1e
 

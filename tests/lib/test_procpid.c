@@ -43,6 +43,51 @@ DEF_TEST(field_is_found_by_its_whole_name)
 	EXPECT_EQ_INT(-ENOENT, tr_status_field_innermost(status, "NS", &id));
 }
 
+DEF_TEST(stat_fields_count_from_the_last_parenthesis)
+{
+	/* A comm with spaces and ')' must not shift the fields. */
+	static const char stat[] = "4242 (a) b) c) S 17 4242 4242 0 -1 4194560 100 0 0 0 "
+				   "1 2 0 0 20 0 1 0 987654 10000 200\n";
+	unsigned long long v;
+
+	EXPECT_EQ_INT(0, tr_stat_field(stat, 4, &v));
+	EXPECT_EQ_INT(17, v);
+	EXPECT_EQ_INT(0, tr_stat_field(stat, 22, &v));
+	EXPECT_EQ_INT(987654, v);
+	EXPECT_EQ_INT(0, tr_stat_field(stat, 24, &v));
+	EXPECT_EQ_INT(200, v);
+	EXPECT_EQ_INT(-EINVAL, tr_stat_field(stat, 25, &v));
+	EXPECT_EQ_INT(-EINVAL, tr_stat_field(stat, 3, &v)); /* the state is a letter */
+	EXPECT_EQ_INT(-EINVAL, tr_stat_field("4242 no parenthesis 1 2 3", 4, &v));
+}
+
+DEF_TEST(own_stat_says_who_our_parent_is)
+{
+	unsigned long long ppid, start;
+
+	EXPECT_EQ_INT(0, tr_proc_stat_field(getpid(), 4, &ppid));
+	EXPECT_EQ_INT(getppid(), ppid);
+	EXPECT_EQ_INT(0, tr_proc_stat_field(getpid(), 22, &start));
+	EXPECT_TRUE(start > 0);
+	EXPECT_EQ_INT(-ENOENT, tr_proc_stat_field(-1, 4, &ppid));
+}
+
+DEF_TEST(text_files_are_read_whole_and_terminated)
+{
+	char path[] = "/tmp/tracerig-readtext.XXXXXX", buf[8];
+	int fd = mkstemp(path);
+
+	CHECK_NOT_NULL(fd >= 0 ? path : NULL);
+	EXPECT_EQ_INT(-ENOENT, tr_read_text(path, buf, sizeof(buf)));
+	EXPECT_EQ_INT(11, write(fd, "12345\nmore\n", 11));
+	close(fd);
+	EXPECT_EQ_INT(7, tr_read_text(path, buf, sizeof(buf)));
+	EXPECT_EQ_STR("12345\nm", buf);
+	unlink(path);
+	EXPECT_EQ_INT(-ENOENT, tr_read_text(path, buf, sizeof(buf)));
+	EXPECT_EQ_INT(-EINVAL, tr_read_text("/proc/self/stat", buf, 1));
+}
+
 DEF_TEST(own_namespace_pid_is_getpid)
 {
 	pid_t id = 0;
@@ -121,6 +166,9 @@ int main(void)
 {
 	RUN_TEST(innermost_id_is_the_last_of_the_line);
 	RUN_TEST(field_is_found_by_its_whole_name);
+	RUN_TEST(stat_fields_count_from_the_last_parenthesis);
+	RUN_TEST(own_stat_says_who_our_parent_is);
+	RUN_TEST(text_files_are_read_whole_and_terminated);
 	RUN_TEST(own_namespace_pid_is_getpid);
 	RUN_TEST(descendants_of_a_process);
 	RUN_TEST(descendants_stop_at_the_limit_and_skip_known_pids);

@@ -1,8 +1,9 @@
 #!/bin/sh
 # A second Ctrl-C during packaging aborts tracerig (exit 130), and still no
 # session daemon it started, no consumer daemon and no session of it is
-# left running: its cleanup process ends them.  A test backend that takes
-# 30 s to stop holds tracerig in packaging while the second SIGINT lands.
+# left running: the core's watchdog runs the backend's cleanups.  A test
+# backend that takes 30 s to stop holds tracerig in packaging while the
+# second SIGINT lands.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/lttng/lib-lttng.sh"
 lttng_prereqs

@@ -1,6 +1,7 @@
 #!/bin/sh
-# kill -9 of tracerig leaks nothing: its cleanup process destroys the
-# session and stops the session daemon tracerig started; and a session left
+# kill -9 of tracerig leaks nothing: the core's watchdog runs the lttng
+# backend's cleanups, which destroy the session and stop the session daemon
+# tracerig started; and a session left
 # by a tracerig that no longer runs (named tracerig-<pid>-<start time>) is
 # destroyed by the next run, which says so.  A session whose owner still
 # runs is left alone.

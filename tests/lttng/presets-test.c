@@ -15,10 +15,10 @@
 
 #define DOC TR_ABS_SRCDIR "/plugins/lttng/presets.md"
 
-static int list_has(const char *const *events, const char *name)
+static int list_has(const struct lttng_preset *preset, const char *name)
 {
-	for (size_t i = 0; events[i]; i++)
-		if (strcmp(events[i], name) == 0)
+	for (size_t i = 0; lttng_preset_event(preset, i); i++)
+		if (strcmp(lttng_preset_event(preset, i), name) == 0)
 			return 1;
 	return 0;
 }
@@ -35,7 +35,7 @@ DEF_TEST(every_preset_expands_to_its_documented_list)
 	while (fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = '\0';
 		if (strncmp(line, "## ", 3) == 0) {
-			if (cur && cur->events[idx])
+			if (cur && lttng_preset_event(cur, idx))
 				TEST_FAIL("preset %s: documentation stops at %zu of %zu events",
 					  cur->name, idx, lttng_preset_size(cur));
 			cur = lttng_preset_find(line + 3);
@@ -44,16 +44,16 @@ DEF_TEST(every_preset_expands_to_its_documented_list)
 			idx = 0;
 			documented++;
 		} else if (cur && strncmp(line, "    ", 4) == 0) {
-			if (!cur->events[idx])
+			if (!lttng_preset_event(cur, idx))
 				TEST_FAIL("preset %s: documented event %s is not in the table",
 					  cur->name, line + 4);
-			else if (strcmp(cur->events[idx++], line + 4) != 0)
+			else if (strcmp(lttng_preset_event(cur, idx++), line + 4) != 0)
 				TEST_FAIL("preset %s, event %zu: table has %s, documentation %s",
-					  cur->name, idx - 1, cur->events[idx - 1], line + 4);
+					  cur->name, idx - 1, lttng_preset_event(cur, idx - 1), line + 4);
 		}
 	}
 	fclose(f);
-	if (cur && cur->events[idx])
+	if (cur && lttng_preset_event(cur, idx))
 		TEST_FAIL("preset %s: documentation stops early", cur->name);
 	{
 		size_t in_table = 0;
@@ -87,15 +87,15 @@ DEF_TEST(presets_mirror_perfcollect_names_and_sizes)
 DEF_TEST(presets_have_no_duplicates_and_full_names)
 {
 	for (const struct lttng_preset *p = lttng_presets; p->name; p++) {
-		for (size_t i = 0; p->events[i]; i++) {
-			const char *colon = strchr(p->events[i], ':');
+		for (size_t i = 0; lttng_preset_event(p, i); i++) {
+			const char *colon = strchr(lttng_preset_event(p, i), ':');
 
-			if (!colon || colon == p->events[i] || !colon[1] || strchr(p->events[i], '*'))
+			if (!colon || colon == lttng_preset_event(p, i) || !colon[1] || strchr(lttng_preset_event(p, i), '*'))
 				TEST_FAIL("%s: '%s' is not a full Provider:Event name", p->name,
-					  p->events[i]);
+					  lttng_preset_event(p, i));
 			for (size_t j = 0; j < i; j++)
-				if (strcmp(p->events[i], p->events[j]) == 0)
-					TEST_FAIL("%s: %s listed twice", p->name, p->events[i]);
+				if (strcmp(lttng_preset_event(p, i), lttng_preset_event(p, j)) == 0)
+					TEST_FAIL("%s: %s listed twice", p->name, lttng_preset_event(p, i));
 		}
 	}
 }
@@ -117,7 +117,7 @@ DEF_TEST(loader_includes_assembly_domain_module_and_module_loads)
 
 		CHECK_NOT_NULL(p);
 		for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
-			if (!list_has(p->events, want[i]))
+			if (!list_has(p, want[i]))
 				TEST_FAIL("preset %s lacks %s", p->name, want[i]);
 	}
 }
@@ -129,18 +129,18 @@ DEF_TEST(default_contains_gc_collections_jit_and_exceptions)
 
 	CHECK_NOT_NULL(def);
 	CHECK_NOT_NULL(jit);
-	EXPECT_TRUE(list_has(def->events, "DotNETRuntime:GCStart_V2"));
-	EXPECT_TRUE(list_has(def->events, "DotNETRuntime:ExceptionThrown_V1"));
-	EXPECT_TRUE(list_has(def->events, "DotNETRuntime:ContentionStart_V1"));
-	EXPECT_TRUE(list_has(def->events, "DotNETRuntimePrivate:BGCBegin"));
+	EXPECT_TRUE(list_has(def, "DotNETRuntime:GCStart_V2"));
+	EXPECT_TRUE(list_has(def, "DotNETRuntime:ExceptionThrown_V1"));
+	EXPECT_TRUE(list_has(def, "DotNETRuntime:ContentionStart_V1"));
+	EXPECT_TRUE(list_has(def, "DotNETRuntimePrivate:BGCBegin"));
 	/* gccollectonly leaves out allocation ticks; gconly has them. */
-	EXPECT_TRUE(!list_has(def->events, "DotNETRuntime:GCAllocationTick_V3"));
-	EXPECT_TRUE(list_has(lttng_preset_find("gconly")->events, "DotNETRuntime:GCAllocationTick_V3"));
-	EXPECT_TRUE(list_has(lttng_preset_find("gcwithheap")->events,
+	EXPECT_TRUE(!list_has(def, "DotNETRuntime:GCAllocationTick_V3"));
+	EXPECT_TRUE(list_has(lttng_preset_find("gconly"), "DotNETRuntime:GCAllocationTick_V3"));
+	EXPECT_TRUE(list_has(lttng_preset_find("gcwithheap"),
 			     "DotNETRuntime:GCBulkMovedObjectRanges"));
-	for (size_t i = 0; jit->events[i]; i++)
-		if (!list_has(def->events, jit->events[i]))
-			TEST_FAIL("default lacks jit event %s", jit->events[i]);
+	for (size_t i = 0; lttng_preset_event(jit, i); i++)
+		if (!list_has(def, lttng_preset_event(jit, i)))
+			TEST_FAIL("default lacks jit event %s", lttng_preset_event(jit, i));
 }
 
 DEF_TEST(list_merges_presets_and_events_without_duplicates)

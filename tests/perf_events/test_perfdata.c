@@ -5,6 +5,7 @@
 
 #include "testing.h"
 #include "lib/buildid.h"
+#include "lib/untrusted.h"
 #include "perfdata.h"
 #include "synth.h"
 #include "tracefs.h"
@@ -1167,6 +1168,131 @@ out:
 	fflush(stdout);
 }
 
+/* ---- the file's layout does not move */
+
+/* A perf.data from fixed input, every feature set: events described before
+ * the data (events_first) or after it, their clock (use_clockid), the
+ * tracing data while collecting (td_early, with events_first) or among the
+ * final features. */
+static int write_fixed(const char *path, int events_first, int use_clockid, int td_early)
+{
+	static const char blob[] = "\027\010\104tracing0.5 fake blob";
+	static const char *const argv[] = { "tracerig", "-c", "x.ini", NULL };
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_SOFTWARE, .size = sizeof(a), .config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period = 1000, .sample_id_all = 1, .use_clockid = use_clockid,
+		.clockid = CLOCK_MONOTONIC,
+		.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			       PERF_SAMPLE_TIME,
+	};
+	struct perf_event_attr b = a;
+	static const uint64_t ids[] = { 11, 12, 13 }, ids2[] = { 21 };
+	struct pd_build_id bids[2] = {
+		{ .pid = -1, .filename = "[kernel.kallsyms]", .size = 20,
+		  .id = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20 } },
+		{ .pid = 42, .size = 8, .id = { 9, 9, 9, 9, 8, 8, 8, 8 },
+		  .filename = "/usr/bin/some-longer-name-than-sixty-four-characters-to-pad-over-"
+			      "the-alignment" },
+	};
+	struct pd_features f = {
+		.hostname = "host", .osrelease = "6.1.0", .arch = "x86_64",
+		.version = "tracerig 0.1.0", .cpudesc = "cpu desc", .cpuid = "GenuineIntel,6,1,1",
+		.nr_cpus_avail = 4, .nr_cpus_online = 2, .total_mem_kb = 123456,
+		.argc = 3, .argv = argv, .clockid = CLOCK_MONOTONIC,
+		.clock_ref_tod_ns = 1700000000000000000ull, .clock_ref_clk_ns = 12345,
+		.build_ids = bids, .n_build_ids = 2,
+	};
+	unsigned char rec[40] = { 0 };
+	struct perf_event_header *h = (struct perf_event_header *)rec;
+	struct pd_writer *w;
+	int err;
+
+	b.config = PERF_COUNT_SW_TASK_CLOCK;
+	if ((err = pd_create(path, &w)) < 0)
+		return err;
+	if (events_first &&
+	    ((err = pd_add_event(w, &a, "cpu-clock", ids, 3)) < 0 ||
+	     (err = pd_add_event(w, &b, "task-clock", ids2, 1)) < 0 ||
+	     (td_early && (err = pd_set_tracing_data(w, blob, sizeof(blob))) < 0)))
+		goto fail;
+	h->type = PERF_RECORD_SAMPLE;
+	h->size = sizeof(rec);
+	for (int i = 0; i < 100; i++) {
+		rec[8] = (unsigned char)i;
+		if ((err = pd_write(w, rec, sizeof(rec))) < 0 ||
+		    (i % 10 == 0 && (err = pd_write_finished_round(w)) < 0))
+			goto fail;
+	}
+	if (!events_first &&
+	    ((err = pd_add_event(w, &a, "cpu-clock", ids, 3)) < 0 ||
+	     (err = pd_add_event(w, &b, "task-clock", ids2, 1)) < 0))
+		goto fail;
+	if (!td_early) {
+		f.tracing_data = blob;
+		f.tracing_data_len = sizeof(blob);
+	}
+	return pd_finish(w, &f);
+fail:
+	pd_abort(w);
+	return err;
+}
+
+static int read_whole(const char *path, unsigned char **buf, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = tr_read_at_most(fd, 0, 1 << 20, buf, len);
+	close(fd);
+	return ret;
+}
+
+/* tests/perf_events/golden/ holds what the writer wrote from the same input
+ * before its feature sections came from one table: the refactoring, and
+ * any later one, must leave every byte where perf found it. */
+DEF_TEST(files_from_fixed_input_are_byte_identical_to_the_golden_ones)
+{
+	static const struct { const char *name; int events_first, use_clockid, td_early; } v[] = {
+		{ "features-000.data", 0, 0, 0 },
+		{ "features-101.data", 1, 0, 1 },
+		{ "features-110.data", 1, 1, 0 },
+	};
+	struct timespec res;
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		char path[128], golden[512];
+		unsigned char *want = NULL, *got = NULL;
+		size_t want_len = 0, got_len = 0;
+
+		/* HEADER_CLOCKID holds the clock's resolution: the golden file's is 1 ns. */
+		if (v[i].use_clockid && (clock_getres(CLOCK_MONOTONIC, &res) != 0 ||
+					 res.tv_sec || res.tv_nsec != 1)) {
+			printf("# %s not compared: CLOCK_MONOTONIC's resolution is not 1 ns here\n",
+			       v[i].name);
+			continue;
+		}
+		snprintf(path, sizeof(path), "%s/%s", tmpdir, v[i].name);
+		snprintf(golden, sizeof(golden), "%s/tests/perf_events/golden/%s", TR_ABS_SRCDIR,
+			 v[i].name);
+		EXPECT_EQ_INT(0, write_fixed(path, v[i].events_first, v[i].use_clockid,
+					     v[i].td_early));
+		EXPECT_EQ_INT(0, read_whole(golden, &want, &want_len));
+		EXPECT_EQ_INT(0, read_whole(path, &got, &got_len));
+		EXPECT_EQ_INT(want_len, got_len);
+		if (want && got && want_len == got_len && memcmp(want, got, want_len) != 0) {
+			size_t at = 0;
+
+			while (want[at] == got[at])
+				at++;
+			TEST_FAIL("%s differs from the golden file first at byte %zu", v[i].name, at);
+		}
+		free(want);
+		free(got);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	char cmd[128];
@@ -1185,6 +1311,7 @@ int main(int argc, char **argv)
 	RUN_TEST(synth_process_gone_is_esrch);
 	RUN_TEST(synth_all_processes_covers_init_and_self);
 	RUN_TEST(pd_write_rejects_partial_records);
+	RUN_TEST(files_from_fixed_input_are_byte_identical_to_the_golden_ones);
 	RUN_TEST(td_build_blob);
 	perf_roundtrip();
 	perf_tracepoint_roundtrip();

@@ -37,7 +37,7 @@ enum fault { SEGV, ABORT, HANG };
 /* What the profile says, bound by the core (config_bind). */
 struct testsrc_config {
 	int fail_in, fault_in, fault; /* enum phase, enum phase, enum fault */
-	const char *journal, *setenv, *payload;
+	const char *journal, *setenv, *payload, *cleanup;
 	int level, enabled;
 	long long interval_ms, buffer, bulk, start_delay_ms, stop_delay_ms, flush_delay_ms;
 	struct tracerig_list tags;
@@ -120,6 +120,36 @@ static int testsrc_check(const struct tracerig_services *svc, struct tracerig_ct
 	return 0;
 }
 
+/* Runs in the core's watchdog: appends "cleanup KEY" to the file `arg`. */
+static void clean_up(const char *key, const char *arg, char *said, size_t said_len)
+{
+	FILE *f = fopen(arg, "a");
+
+	if (!f)
+		return;
+	fprintf(f, "cleanup %s\n", key);
+	if (fclose(f) == 0)
+		snprintf(said, said_len, "wrote %s", arg);
+}
+
+/* cleanup = FILE: the watchdog writes to FILE unless fini removed it.  The
+ * core refuses code that is not the plugin's (here: libc's). */
+static int register_cleanup(struct testsrc *t)
+{
+	tracerig_cleanup_fn foreign;
+	void (*libc_fn)(void) = abort;
+	int ret;
+
+	if (!t->cfg.cleanup)
+		return 0;
+	memcpy(&foreign, &libc_fn, sizeof(foreign));
+	ret = t->svc->watchdog_cleanup(t->ctx, "libc", foreign, t->cfg.cleanup);
+	journal(t, ret == -EINVAL ? "cleanup foreign refused" : "cleanup foreign accepted");
+	ret = t->svc->watchdog_cleanup(t->ctx, "file", clean_up, t->cfg.cleanup);
+	journal(t, ret == 0 ? "cleanup registered" : "cleanup not registered");
+	return ret;
+}
+
 static int testsrc_init(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
 			void **state)
 {
@@ -145,6 +175,8 @@ static int testsrc_init(const struct tracerig_services *svc, struct tracerig_ctx
 		if ((ret = svc->target_setenv(ctx, name, eq + 1)) < 0)
 			return ret;
 	}
+	if ((ret = register_cleanup(t)) < 0)
+		return ret;
 	return maybe_fail(t, INIT, "init");
 }
 
@@ -242,6 +274,8 @@ static void testsrc_fini(void *state)
 	journal(t, "fini");
 	if (t->cfg.fault_in == FINI)
 		misbehave((enum fault)t->cfg.fault);
+	if (t->cfg.cleanup)
+		t->svc->watchdog_cleanup(t->ctx, "file", NULL, NULL);
 	free(t);
 }
 
@@ -264,6 +298,8 @@ static const struct tracerig_key testsrc_keys[] = {
 	  .description = "How to misbehave in fault_in." },
 	{ .name = "journal", .type = TRACERIG_KEY_STRING, BIND(journal),
 	  .description = "File to append one line per lifecycle call to." },
+	{ .name = "cleanup", .type = TRACERIG_KEY_STRING, BIND(cleanup),
+	  .description = "A file the watchdog's cleanup writes to if fini does not remove it." },
 	{ .name = "setenv", .type = TRACERIG_KEY_STRING, BIND(setenv),
 	  .description = "NAME=value to add to the launched command's environment." },
 	{ .name = "payload", .type = TRACERIG_KEY_STRING, .default_value = "hello", BIND(payload),

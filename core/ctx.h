@@ -1,0 +1,62 @@
+/* The plugin context: what the core keeps per loaded plugin and hands the
+ * plugin as its opaque `struct tracerig_ctx *` (include/tracerig/plugin.h).
+ * The services, the supervisor and the session all work on it; it knows
+ * its session only by pointer. */
+#ifndef TR_CTX_H
+#define TR_CTX_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <tracerig/plugin.h>
+
+#include "loader.h"
+#include "phase.h"
+
+struct tr_session;
+struct tr_section;
+struct tr_driver;
+
+struct tr_counter {
+	char *name;
+	uint64_t value;
+};
+
+struct tracerig_ctx {
+	struct tr_session *session;
+	struct tr_loaded loaded;
+	const struct tracerig_plugin *plugin;
+	struct tr_section *section;
+	int required;
+	void *state;
+	enum tr_phase phase;
+	const char *failed_in; /* "init", "start", "collect", "stop", "flush" */
+	int error;             /* negative errno from the failing call */
+	int in_init;
+	enum tracerig_model model; /* 0 when the source said nothing */
+
+	/* Supervision (core/supervise.c). */
+	struct tr_driver *driver;
+	volatile sig_atomic_t fault_signal; /* the plugin faulted: never called again */
+	long long hung_ms;                  /* abandoned after this long in failed_in */
+	uint64_t window_start_ns, window_end_ns; /* when it really collected */
+
+	pthread_mutex_t lock; /* counters and progress, set from plugin threads */
+	struct tr_counter *counters;
+	size_t n_counters;
+	char progress[96];
+
+	/* LIST keys split for config_bind, by key index (core/services.c). */
+	struct tracerig_list *lists;
+	unsigned char *lists_split;
+	size_t n_lists;
+};
+
+/* A context for the plugin `loaded` (which it takes over: freeing the
+ * context unloads the plugin), bound to its profile section.  0 or -ENOMEM. */
+int tr_ctx_new(struct tr_session *s, struct tr_loaded *loaded, struct tr_section *section,
+	       struct tracerig_ctx **out);
+void tr_ctx_free(struct tracerig_ctx *ctx);
+
+#endif

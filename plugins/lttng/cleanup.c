@@ -1,0 +1,79 @@
+/* lttng's cleanups (see cleanup.h).  They run in the core's watchdog, a
+ * process forked from tracerig before init: this file's code is there, none
+ * of the plugin's state, so each cleanup's arg says all it needs. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <lttng/lttng.h>
+
+#include "cleanup.h"
+#include "session.h"
+#include "sessiond.h"
+
+static void destroy_session(const char *name, char *said, size_t said_len)
+{
+	int ret = lt_destroy_session_wait(name, 10000);
+
+	/* Not found: it was never created, or died with its daemon. */
+	if (ret == -LTTNG_ERR_SESS_NOT_FOUND || ret == -LTTNG_ERR_NO_SESSIOND)
+		return;
+	snprintf(said, said_len, ret == 0 ? "destroyed LTTng session %s"
+			 : "destroying LTTng session %s failed (remove it with 'lttng destroy %s')",
+		 name, name);
+}
+
+/* arg: "PID STARTTIME", so that a PID reused since is never signalled. */
+static void stop_daemon(const char *arg, char *said, size_t said_len)
+{
+	struct sessiond d = { .pidfd = -1 };
+	unsigned long long starttime;
+	int pid;
+
+	if (sscanf(arg, "%d %llu", &pid, &starttime) != 2 || pid <= 0)
+		return;
+	d.pid = (pid_t)pid;
+	/* Pinned first, then checked to be the daemon still: from here on
+	 * the pidfd names it and no later process. */
+	d.pidfd = (int)syscall(SYS_pidfd_open, d.pid, 0);
+	if (d.pidfd < 0 || !lt_owner_alive(d.pid, starttime)) {
+		sessiond_forget(&d);
+		return; /* gone already */
+	}
+	d.started = 1;
+	sessiond_stop(&d, 10000);
+	snprintf(said, said_len, "stopped the lttng-sessiond it started (pid %d)", pid);
+}
+
+static void lttng_cleanup(const char *key, const char *arg, char *said, size_t said_len)
+{
+	if (strcmp(key, "session") == 0)
+		destroy_session(arg, said, said_len);
+	else if (strcmp(key, "daemon") == 0)
+		stop_daemon(arg, said, said_len);
+}
+
+int lt_cleanup_session(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
+		       const char *name)
+{
+	return svc->watchdog_cleanup(ctx, "session", lttng_cleanup, name);
+}
+
+int lt_cleanup_daemon(const struct tracerig_services *svc, struct tracerig_ctx *ctx, pid_t pid)
+{
+	unsigned long long starttime;
+	char arg[64];
+	int ret;
+
+	if (pid <= 0)
+		return svc->watchdog_cleanup(ctx, "daemon", lttng_cleanup, NULL);
+	ret = lt_proc_starttime(pid, &starttime);
+	if (ret < 0)
+		return ret;
+	snprintf(arg, sizeof(arg), "%d %llu", (int)pid, starttime);
+	return svc->watchdog_cleanup(ctx, "daemon", lttng_cleanup, arg);
+}

@@ -1,0 +1,24 @@
+/* What the core's watchdog (watchdog_cleanup in include/tracerig/plugin.h)
+ * ends for lttng when tracerig cannot: killed with SIGKILL, aborted by a
+ * second Ctrl-C, crashed, or this backend hung.  The session, destroyed
+ * through liblttng-ctl, and the session daemon tracerig started (with its
+ * consumer daemons), stopped.
+ *
+ * Why the watchdog, a process, and not PR_SET_PDEATHSIG on the daemon: the
+ * death signal fires when the *thread* that forked exits, and the core
+ * calls plugin functions from driver threads. */
+#ifndef TR_LTTNG_CLEANUP_H
+#define TR_LTTNG_CLEANUP_H
+
+#include <sys/types.h>
+#include <tracerig/plugin.h>
+
+/* Registers the session `name` to destroy if tracerig dies (NULL: none any
+ * more).  0 or a negative errno. */
+int lt_cleanup_session(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
+		       const char *name);
+/* Registers the daemon `pid`, which tracerig started, to stop if tracerig
+ * dies (0: none any more).  0 or a negative errno. */
+int lt_cleanup_daemon(const struct tracerig_services *svc, struct tracerig_ctx *ctx, pid_t pid);
+
+#endif
