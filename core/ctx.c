@@ -28,6 +28,9 @@ void tr_ctx_free(struct tracerig_ctx *ctx)
 	for (size_t i = 0; i < ctx->n_counters; i++)
 		free(ctx->counters[i].name);
 	free(ctx->counters);
+	for (size_t i = 0; i < ctx->n_pprof; i++)
+		free(ctx->pprof[i].name);
+	free(ctx->pprof);
 	for (size_t i = 0; i < ctx->n_lists; i++)
 		free((void *)ctx->lists[i].items);
 	free(ctx->lists);

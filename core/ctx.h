@@ -23,6 +23,12 @@ struct tr_counter {
 	uint64_t value;
 };
 
+/* A pprof entry a source staged (the pprof_entry service), for the manifest. */
+struct tr_pprof_entry {
+	char *name;
+	uint64_t samples, total;
+};
+
 struct tracerig_ctx {
 	struct tr_session *session;
 	struct tr_loaded loaded;
@@ -46,6 +52,8 @@ struct tracerig_ctx {
 	struct tr_counter *counters;
 	size_t n_counters;
 	char progress[96];
+	struct tr_pprof_entry *pprof; /* under lock too */
+	size_t n_pprof;
 
 	/* LIST keys split for config_bind, by key index (core/services.c). */
 	struct tracerig_list *lists;

@@ -82,7 +82,33 @@ static void write_plugin(struct tr_json *j, struct tracerig_ctx *ctx)
 
 struct file_list {
 	struct tr_json *j;
+	struct tr_session *s;
 };
+
+/* What a source said of its pprof entry `name` (the pprof_entry service):
+ * written as the entry's "pprof" object.  0 when it said nothing. */
+static int add_pprof(struct tr_json *j, struct tr_session *s, const char *name)
+{
+	for (size_t i = 0; i < s->n_sources; i++) {
+		struct tracerig_ctx *ctx = s->sources[i];
+		int found = 0;
+
+		pthread_mutex_lock(&ctx->lock);
+		for (size_t k = 0; k < ctx->n_pprof && !found; k++) {
+			if (strcmp(ctx->pprof[k].name, name) != 0)
+				continue;
+			tr_json_object(j, "pprof");
+			tr_json_u64(j, "samples", ctx->pprof[k].samples);
+			tr_json_u64(j, "total", ctx->pprof[k].total);
+			tr_json_end_object(j);
+			found = 1;
+		}
+		pthread_mutex_unlock(&ctx->lock);
+		if (found)
+			return 1;
+	}
+	return 0;
+}
 
 static int add_file(void *arg, const char *name, const char *path, uint64_t size)
 {
@@ -94,6 +120,7 @@ static int add_file(void *arg, const char *name, const char *path, uint64_t size
 	tr_json_object(fl->j, NULL);
 	tr_json_string(fl->j, "name", name);
 	tr_json_u64(fl->j, "size", size);
+	add_pprof(fl->j, fl->s, name);
 	tr_json_end_object(fl->j);
 	return 0;
 }
@@ -280,6 +307,7 @@ int tr_manifest_write(struct tr_session *s)
 
 	tr_json_array(&j, "files");
 	fl.j = &j;
+	fl.s = s;
 	tr_staging_foreach(&s->archive, add_file, &fl);
 	tr_json_end_array(&j);
 	tr_json_end_object(&j);

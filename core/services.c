@@ -37,6 +37,8 @@ const struct tracerig_key tr_session_keys[] = {
 	  .description = "Packaging plugin that writes the archive." },
 	{ .name = "cgroup", .type = TRACERIG_KEY_STRING,
 	  .description = "Trace only this cgroup (a directory under /sys/fs/cgroup): how a whole container is traced from the host." },
+	{ .name = "pprof", .type = TRACERIG_KEY_BOOL, .default_value = "yes",
+	  .description = "Write each stack view as a pprof profile too (cpu.pb.gz, offcpu.pb.gz, wall.pb.gz), with mappings and build ids, for continuous-profiling stores and `go tool pprof`." },
 	{ .name = "keep_staging", .type = TRACERIG_KEY_BOOL, .default_value = "no",
 	  .description = "Keep the staging directory after a successful packaging (for debugging)." },
 	{ .name = "start_timeout", .type = TRACERIG_KEY_DURATION, .default_value = "60s",
@@ -313,6 +315,14 @@ static int svc_symbolizer_object(struct tracerig_ctx *ctx, pid_t pid, uint64_t a
 	return tr_symbolizer_object(ctx->session->symbolizer, pid, addr, out);
 }
 
+static int svc_symbolizer_mapping(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, int kernel,
+				  struct tracerig_frame_mapping *out)
+{
+	if (!ctx->session->symbolizer)
+		return -ENOSYS;
+	return tr_symbolizer_mapping(ctx->session->symbolizer, pid, addr, kernel, out);
+}
+
 static int svc_frame_name(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, int kernel,
 			  const char **name, struct tracerig_symbol *sym)
 {
@@ -397,6 +407,36 @@ static int svc_folded_view(struct tracerig_ctx *ctx, const char *folded_name,
 	return tr_wall_declare(ctx->plugin->name, folded_name, what, ns_per_unit);
 }
 
+static int svc_pprof_wanted(struct tracerig_ctx *ctx)
+{
+	return ctx->session->pprof;
+}
+
+static int svc_pprof_entry(struct tracerig_ctx *ctx, const char *name, uint64_t samples,
+			   uint64_t total)
+{
+	struct tr_pprof_entry *grown;
+	char *copy;
+
+	if (!name || !*name)
+		return -EINVAL;
+	copy = strdup(name);
+	if (!copy)
+		return -ENOMEM;
+	pthread_mutex_lock(&ctx->lock);
+	grown = realloc(ctx->pprof, (ctx->n_pprof + 1) * sizeof(*grown));
+	if (grown) {
+		ctx->pprof = grown;
+		ctx->pprof[ctx->n_pprof++] = (struct tr_pprof_entry){ copy, samples, total };
+	}
+	pthread_mutex_unlock(&ctx->lock);
+	if (!grown) {
+		free(copy);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 static int svc_archive_foreach(struct tracerig_archive *ar, tracerig_entry_cb cb, void *arg)
 {
 	return tr_staging_foreach(ar, cb, arg);
@@ -461,4 +501,7 @@ const struct tracerig_services tr_services = {
 	.frame_name = svc_frame_name,
 	.folded_view = svc_folded_view,
 	.watchdog_cleanup = svc_watchdog_cleanup,
+	.symbolizer_mapping = svc_symbolizer_mapping,
+	.pprof_wanted = svc_pprof_wanted,
+	.pprof_entry = svc_pprof_entry,
 };

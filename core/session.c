@@ -392,6 +392,7 @@ static int prepare_output(struct tr_session *s, struct tr_section *main_section)
 	    !(duration && strcmp(duration->origin, "--set") == 0))
 		s->duration_ms = 0;
 	s->keep_staging = tr_config_number(main_section, tr_session_keys, "keep_staging") != 0;
+	s->pprof = tr_config_number(main_section, tr_session_keys, "pprof") != 0;
 	return 0;
 }
 

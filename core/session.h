@@ -37,6 +37,7 @@ struct tr_session {
 	char *output;
 	long long duration_ms;
 	int keep_staging;
+	int pprof; /* [tracerig] pprof: sources write .pb.gz entries */
 
 	uint64_t start_mono_ns, start_real_ns, end_mono_ns;
 	uint64_t window_start_ns; /* every source started: -d counts from here */

@@ -36,14 +36,17 @@ lib_libtrunwind_la_SOURCES = lib/unwind.c lib/unwind.h
 lib_libtrunwind_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
 lib_libtrunwind_la_LIBADD = $(LIBDW_LIBS) $(LIBELF_LIBS)
 
-# pprof profiles, for the core (convert, the archive's .pb.gz entries): the
-# code protoc-c generates from the vendored profile.proto, libprotobuf-c, zlib.
+# pprof profiles, for the core (convert, wall.pb.gz) and the sources that
+# stage .pb.gz entries: the code protoc-c generates from the vendored
+# profile.proto, libprotobuf-c, zlib.  It uses libtrutil (string maps) but
+# does not carry it: a plugin links both convenience libraries, and one
+# carried inside the other would put libtrutil into the .so twice.
 noinst_LTLIBRARIES += lib/libtrpprof.la
 lib_libtrpprof_la_SOURCES = lib/pprof.c lib/pprof.h
 nodist_lib_libtrpprof_la_SOURCES = lib/profile.pb-c.c lib/profile.pb-c.h
 lib_libtrpprof_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/lib
 lib_libtrpprof_la_CFLAGS = $(AM_CFLAGS) $(PROTOBUF_C_CFLAGS) $(ZLIB_CFLAGS)
-lib_libtrpprof_la_LIBADD = lib/libtrutil.la $(PROTOBUF_C_LIBS) $(ZLIB_LIBS)
+lib_libtrpprof_la_LIBADD = $(PROTOBUF_C_LIBS) $(ZLIB_LIBS)
 BUILT_SOURCES += lib/profile.pb-c.h
 CLEANFILES += lib/profile.pb-c.c lib/profile.pb-c.h
 EXTRA_DIST += third_party/pprof/profile.proto third_party/pprof/LICENSE third_party/pprof/README.md

@@ -213,7 +213,7 @@ int main(int argc, char **argv)
 	(void)tr_symbolizer_remember(ctx.sym, getpid());
 	clock_gettime(CLOCK_MONOTONIC, &wall0);
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu0);
-	if (sc_convert(argv[1], ev, n_ev, txt, folded, &svc, &ctx, uw, NULL, &st, why,
+	if (sc_convert(argv[1], ev, n_ev, txt, folded, NULL, &svc, &ctx, uw, NULL, &st, why,
 		       sizeof(why)) < 0) {
 		fprintf(stderr, "convert: %s\n", why);
 		goto out;

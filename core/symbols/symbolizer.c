@@ -28,6 +28,7 @@
 #include "frames.h"
 #include "jit.h"
 #include "kallsyms.h"
+#include "lib/buildid.h"
 #include "lib/hash.h"
 #include "lib/untrusted.h"
 #include "procfs.h"
@@ -96,6 +97,10 @@ struct tr_symbolizer {
 	struct tr_kallsyms kallsyms;
 	int kallsyms_state; /* 0 not read, 1 read, < 0 failed */
 	struct tr_frames frames; /* frame names by (process, generation, address) */
+	/* The running kernel's build id, for its mapping (tr_symbolizer_mapping). */
+	unsigned char kernel_bid[TR_BUILDID_PERF_MAX];
+	size_t kernel_bid_len;
+	int kernel_bid_read;
 };
 
 /* ---- interned strings ------------------------------------------------- */
@@ -700,6 +705,80 @@ int tr_symbolizer_object(struct tr_symbolizer *sym, pid_t pid, uint64_t addr,
 	if (ret == 0)
 		*out = (struct tracerig_object){ .fd = fd, .start = m->start, .end = m->end,
 						 .pgoff = m->pgoff, .path = m->path };
+	pthread_mutex_unlock(&sym->lock);
+	return ret;
+}
+
+/* Under the lock.  One mapping for every kernel address, modules
+ * included, from the lowest symbol on: what perf's "[kernel.kallsyms]" is. */
+static void kernel_mapping(struct tr_symbolizer *sym, struct tracerig_frame_mapping *out)
+{
+	if (!sym->kernel_bid_read) {
+		size_t len = 0;
+
+		if (tr_buildid_read_kernel(sym->kernel_bid, sizeof(sym->kernel_bid), &len) == 0)
+			sym->kernel_bid_len = len;
+		sym->kernel_bid_read = 1;
+	}
+	if (sym->kallsyms_state == 0) {
+		int ret = tr_kallsyms_load(&sym->kallsyms, "/proc/kallsyms", &sym->arena);
+
+		sym->kallsyms_state = ret < 0 ? ret : 1;
+	}
+	*out = (struct tracerig_frame_mapping){ .limit = UINT64_MAX, .path = "[kernel.kallsyms]" };
+	if (sym->kallsyms_state == 1 && sym->kallsyms.syms.n && sym->kallsyms.syms.sorted)
+		out->start = sym->kallsyms.syms.syms[0].start;
+	memcpy(out->build_id, sym->kernel_bid, sym->kernel_bid_len);
+	out->build_id_len = sym->kernel_bid_len;
+}
+
+int tr_symbolizer_mapping(struct tr_symbolizer *sym, pid_t pid, uint64_t addr, int kernel,
+			  struct tracerig_frame_mapping *out)
+{
+	struct proc *p;
+	struct mapping *m;
+	int ret = -ENOENT;
+
+	pthread_mutex_lock(&sym->lock);
+	if (kernel) {
+		kernel_mapping(sym, out);
+		ret = 0;
+		goto out;
+	}
+	p = proc_get(sym, pid);
+	m = p ? map_of(sym, p, addr) : NULL;
+	if (!m)
+		goto out;
+	*out = (struct tracerig_frame_mapping){ .start = m->start, .limit = m->end,
+						.pgoff = m->pgoff, .path = m->path };
+	if (m->kind == MAP_ANON) {
+		out->path = p->jit_dso;
+	} else if (m->kind == MAP_VDSO) {
+		const struct dso *v;
+
+		vdso_load(sym, p, m);
+		v = p->vdso ? p->vdso : sym->vdsos; /* as lookup_user shares it */
+		if (v && v->state == 1 && v->elf.build_id_len) {
+			out->build_id_len = v->elf.build_id_len < sizeof(out->build_id)
+						    ? v->elf.build_id_len : sizeof(out->build_id);
+			memcpy(out->build_id, v->elf.build_id, out->build_id_len);
+		}
+	} else if (m->kind == MAP_FILE) {
+		const struct dso *d = m->dso;
+
+		dso_load(sym, p, m);
+		/* The recording's id, else the one read from the object. */
+		if (d->bid_len) {
+			memcpy(out->build_id, d->bid, d->bid_len);
+			out->build_id_len = d->bid_len;
+		} else if (d->state == 1 && d->elf.build_id_len) {
+			out->build_id_len = d->elf.build_id_len < sizeof(out->build_id)
+						    ? d->elf.build_id_len : sizeof(out->build_id);
+			memcpy(out->build_id, d->elf.build_id, out->build_id_len);
+		}
+	}
+	ret = 0;
+out:
 	pthread_mutex_unlock(&sym->lock);
 	return ret;
 }

@@ -41,6 +41,11 @@ int tr_symbolizer_add_jit_file(struct tr_symbolizer *sym, pid_t pid, const char 
 int tr_symbolizer_object(struct tr_symbolizer *sym, pid_t pid, uint64_t addr,
 			 struct tracerig_object *out);
 
+/* The mapping holding addr (see the service symbolizer_mapping in
+ * tracerig/plugin.h).  Thread-safe. */
+int tr_symbolizer_mapping(struct tr_symbolizer *sym, pid_t pid, uint64_t addr, int kernel,
+			  struct tracerig_frame_mapping *out);
+
 /* The process model fed by a recording (see the services of the same
  * names in tracerig/plugin.h). */
 int tr_symbolizer_record_mmap(struct tr_symbolizer *sym, const struct tracerig_mapping *m);

@@ -169,6 +169,19 @@ struct tracerig_object {
 	const char *path;       /* as the process sees it; lives as long as the session */
 };
 
+/* The mapping a frame is in, for outputs that carry it (pprof's Mapping:
+ * a store re-symbolizes by build id and file offset); see
+ * symbolizer_mapping(). */
+struct tracerig_frame_mapping {
+	uint64_t start, limit;  /* the mapping's address range [start, limit) */
+	uint64_t pgoff;         /* file offset of start */
+	const char *path;       /* as the process sees it, "[kernel.kallsyms]",
+	                         * "[vdso]", "/tmp/perf-PID.map" for JIT code;
+	                         * lives as long as the session */
+	unsigned char build_id[20]; /* the object's (at most 20 bytes, as perf keeps) */
+	size_t build_id_len;    /* 0 when unknown */
+};
+
 /* What the weights of a folded view measure (see folded_view()). */
 enum tracerig_time {
 	TRACERIG_TIME_ONCPU = 1,  /* threads running on a CPU (sampled) */
@@ -368,6 +381,26 @@ struct tracerig_services {
 	 * bad key or arg), -ENOTCONN (no watchdog runs). */
 	int (*watchdog_cleanup)(struct tracerig_ctx *ctx, const char *key, tracerig_cleanup_fn fn,
 				const char *arg);
+
+	/* The mapping holding the frame at `addr` of `pid` (a host PID;
+	 * ignored when `kernel`), as frame_name() finds it at this point (of
+	 * the replay): its range, file offset, path and the object's build
+	 * id (from the recording, else read from the object).  Kernel
+	 * addresses are one mapping, "[kernel.kallsyms]" (modules' too), with
+	 * the running kernel's build id.  0, or -ENOENT when no mapping holds
+	 * the address (JIT code of a process gone, nothing known). */
+	int (*symbolizer_mapping)(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, int kernel,
+				  struct tracerig_frame_mapping *out);
+	/* 1 when the profile wants pprof profiles in the archive (`[tracerig]
+	 * pprof`, on by default): a source that has stacks writes its view as
+	 * NAME.pb.gz beside its folded file. */
+	int (*pprof_wanted)(struct tracerig_ctx *ctx);
+	/* Declares a pprof entry this source staged (in flush, once written),
+	 * for the manifest: how many samples it holds (pprof Sample messages:
+	 * distinct stacks and labels) and the sum of its first value column
+	 * (samples taken, or nanoseconds).  0, -EINVAL or -ENOMEM. */
+	int (*pprof_entry)(struct tracerig_ctx *ctx, const char *name, uint64_t samples,
+			   uint64_t total);
 };
 
 struct tracerig_plugin {

@@ -25,7 +25,7 @@ plugins_perf_events_perf_events_la_SOURCES = plugins/perf_events/plugin.c \
 	$(perf_events_sources)
 plugins_perf_events_perf_events_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(TRACEEVENT_CFLAGS) \
 	$(LIBDW_CFLAGS)
-plugins_perf_events_perf_events_la_LIBADD = lib/libtrelf.la lib/libtrunwind.la lib/libtrutil.la $(LIBELF_LIBS) \
+plugins_perf_events_perf_events_la_LIBADD = lib/libtrpprof.la lib/libtrelf.la lib/libtrunwind.la lib/libtrutil.la $(LIBELF_LIBS) \
 	$(TRACEEVENT_LIBS) $(LIBDW_LIBS)
 plugins_perf_events_perf_events_la_LDFLAGS = $(plugin_ldflags)
 
@@ -85,6 +85,6 @@ bench_perf_events_convert_SOURCES = bench/perf_events/convert.c \
 	$(tr_symbols_sources) core/log.c
 bench_perf_events_convert_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)
 bench_perf_events_convert_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(TRACEEVENT_CFLAGS) $(LIBDW_CFLAGS)
-bench_perf_events_convert_LDADD = lib/libtrelf.la lib/libtrunwind.la lib/libtrutil.la $(LIBELF_LIBS) $(TRACEEVENT_LIBS) \
+bench_perf_events_convert_LDADD = lib/libtrpprof.la lib/libtrelf.la lib/libtrunwind.la lib/libtrutil.la $(LIBELF_LIBS) $(TRACEEVENT_LIBS) \
 	$(DEMANGLE_LIBS) $(LIBDW_LIBS)
 endif

@@ -21,6 +21,7 @@
 
 #include "lib/folded.h"
 #include "lib/pidqueue.h"
+#include "lib/pprof.h"
 
 #include "collector.h"
 #include "events.h"
@@ -622,6 +623,13 @@ static void report_unwinding(struct perf *p, const struct unwinder *uw)
 			    (unsigned)p->cfg.dwarf_stack_bytes);
 }
 
+static int is_clock(const struct pc_opened *ev)
+{
+	return ev->attr.type == PERF_TYPE_SOFTWARE &&
+	       (ev->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
+		ev->attr.config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
 /* cpu.folded as on-CPU time, for the core's wall-clock view: a sample of
  * a clock event stands for its period, nanoseconds the thread ran (in
  * frequency mode the kernel moves the period to keep the rate, so the mean
@@ -630,9 +638,7 @@ static void report_unwinding(struct perf *p, const struct unwinder *uw)
  * and events sampled every N occurrences say nothing about time. */
 static int declare_oncpu(struct perf *p, const struct pc_opened *ev, const struct sc_stats *st)
 {
-	int clock = ev->attr.type == PERF_TYPE_SOFTWARE &&
-		    (ev->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
-		     ev->attr.config == PERF_COUNT_SW_TASK_CLOCK);
+	int clock = is_clock(ev);
 	uint64_t ns;
 	int ret;
 
@@ -657,6 +663,51 @@ static int declare_oncpu(struct perf *p, const struct pc_opened *ev, const struc
 	return ret;
 }
 
+/* cpu.pb.gz's builder: one sample and its period per sample.  A clock
+ * event's period is nanoseconds on the CPU, and one sample stands for
+ * 1e9 / frequency of them (or the fixed period); another event's period
+ * counts its occurrences. */
+static struct pp_builder *new_cpu_pprof(struct perf *p, const struct pc_opened *ev)
+{
+	int clock = is_clock(ev);
+	struct pp_value_type types[2] = {
+		{ "samples", "count" },
+		{ clock ? "cpu" : ev->spec.name, clock ? "nanoseconds" : "count" },
+	};
+	int64_t period = p->cfg.period ? (int64_t)p->cfg.period
+		       : clock && p->cfg.frequency ? (int64_t)(1000000000ull / p->cfg.frequency) : 0;
+
+	return pp_new(types, 2, types[1], period);
+}
+
+/* Stages cpu.pb.gz and declares it for the manifest; 0 or -errno, logged. */
+static int write_cpu_pprof(struct perf *p, struct tracerig_archive *ar, struct pp_builder *pp)
+{
+	FILE *f = p->svc->archive_fopen(ar, "cpu.pb.gz");
+	int ret;
+
+	if (!f) {
+		ret = -errno;
+		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "cannot create cpu.pb.gz: %s",
+			    strerror(-ret));
+		return ret;
+	}
+	ret = pp_write_gz(pp, f);
+	if (fclose(f) != 0 && !ret)
+		ret = -errno;
+	if (ret < 0) {
+		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "cannot write cpu.pb.gz: %s",
+			    strerror(-ret));
+		return ret;
+	}
+	ret = p->svc->pprof_entry(p->ctx, "cpu.pb.gz", pp_sample_count(pp),
+				  (uint64_t)pp_total(pp, 0));
+	if (ret < 0)
+		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "cannot list cpu.pb.gz in the manifest: %s",
+			    strerror(-ret));
+	return ret;
+}
+
 static int perf_flush(void *state, struct tracerig_archive *ar)
 {
 	struct perf *p = state;
@@ -664,6 +715,7 @@ static int perf_flush(void *state, struct tracerig_archive *ar)
 	struct sc_stats st;
 	struct unwinder *uw = NULL;
 	struct tr_folded *folded = NULL;
+	struct pp_builder *pp = NULL;
 	FILE *txt = NULL, *ff;
 	size_t n_ev;
 	char why[1024];
@@ -677,14 +729,16 @@ static int perf_flush(void *state, struct tracerig_archive *ar)
 			    strerror(-ret));
 		return ret;
 	}
-	if (!p->script && !p->flamegraph)
+	if (!p->script && !p->flamegraph && !p->svc->pprof_wanted(p->ctx))
 		return 0;
 	ev = pc_events(p->pc, &n_ev);
 	folded = p->flamegraph ? tr_folded_new() : NULL;
+	pp = p->svc->pprof_wanted(p->ctx) ? new_cpu_pprof(p, &ev[0]) : NULL;
 	if (p->bg)
 		uw_bg_join(p->bg);
 	uw = p->cfg.dwarf_stack_bytes ? uw_new(p->svc, p->ctx, p->objects) : NULL;
-	if ((p->flamegraph && !folded) || (p->cfg.dwarf_stack_bytes && !uw)) {
+	if ((p->flamegraph && !folded) || (p->cfg.dwarf_stack_bytes && !uw) ||
+	    (p->svc->pprof_wanted(p->ctx) && !pp)) {
 		ret = -ENOMEM;
 		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "out of memory");
 		goto out;
@@ -696,7 +750,7 @@ static int perf_flush(void *state, struct tracerig_archive *ar)
 			goto out;
 		}
 	}
-	ret = sc_convert(p->data_path, ev, n_ev, txt, folded, p->svc, p->ctx, uw, p->bg, &st,
+	ret = sc_convert(p->data_path, ev, n_ev, txt, folded, pp, p->svc, p->ctx, uw, p->bg, &st,
 			 why, sizeof(why));
 	if (ret < 0)
 		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "%s", why);
@@ -732,10 +786,15 @@ static int perf_flush(void *state, struct tracerig_archive *ar)
 				    strerror(-ret));
 		else
 			ret = declare_oncpu(p, &ev[0], &st);
+		if (ret < 0)
+			goto out;
 	}
+	if (pp)
+		ret = write_cpu_pprof(p, ar, pp);
 out:
 	if (txt)
 		fclose(txt);
+	pp_free(pp);
 	tr_folded_free(folded);
 	uw_free(uw);
 	return ret;

@@ -24,6 +24,8 @@
 
 #include "bytebuf.h"
 #include "comms.h"
+#include "lib/buildid.h"
+#include "lib/pprof.h"
 #include "lib/sideband.h"
 #include "perffile.h"
 #include "sample.h"
@@ -45,6 +47,29 @@ struct pending {
 	char *line;
 	size_t len, cap;
 	uint64_t weight; /* 0: empty */
+};
+
+/* pprof locations of recent frames by (process, address): a location
+ * needs the frame's mapping, one symbolizer_mapping call, and two interned
+ * keys in the builder; samples repeat their frames.  Entries of an older
+ * generation are stale: any change to a process model (mmap, exec, fork)
+ * starts a new one, as the core's frame cache does per process. */
+#define LOC_CACHE 4096
+
+struct loc_cached {
+	uint64_t addr;
+	uint64_t location; /* 0: empty */
+	pid_t pid;         /* -1 for kernel frames */
+	uint32_t gen;
+};
+
+struct cpu_pprof {
+	struct pp_builder *b;
+	uint32_t gen;
+	struct loc_cached cache[LOC_CACHE];
+	uint64_t *locs;
+	char name[FOLD_LINE_MAX];
+	int err;
 };
 
 struct conv {
@@ -72,6 +97,7 @@ struct conv {
 	const struct uw_bg *bg; /* NULL: none unwound while collecting */
 	const char *data; /* perf.data's data section, mapped */
 	struct sc_stats *st;
+	struct cpu_pprof *pp; /* NULL: no cpu.pb.gz */
 };
 
 static const struct pc_opened *event_of(const struct conv *cv, uint64_t id)
@@ -430,6 +456,66 @@ static void fold_sample(struct conv *cv, const struct sample *s, const char *com
 	cv->st->folded_period += s->period;
 }
 
+/* The pprof location of frame f of a sample of `pid`: the frame's mapping
+ * (object, range, file offset, build id) and the name the folded stacks
+ * give it.  0 when out of memory. */
+static uint64_t pprof_location(struct conv *cv, pid_t pid, const struct frame *f)
+{
+	struct cpu_pprof *pp = cv->pp;
+	pid_t key_pid = f->kernel ? -1 : pid;
+	uint64_t h = (f->addr ^ ((uint64_t)(uint32_t)key_pid << 40)) * 0x9e3779b97f4a7c15ull;
+	struct loc_cached *c = &pp->cache[(h >> 32) % LOC_CACHE];
+	struct tracerig_frame_mapping m;
+	const struct frame_text *t = f->text;
+	uint64_t mapping = 0;
+
+	if (c->location && c->addr == f->addr && c->pid == key_pid &&
+	    (f->kernel || c->gen == pp->gen))
+		return c->location;
+	if (cv->svc->symbolizer_mapping(cv->ctx, pid, f->addr, f->kernel, &m) == 0) {
+		char bid[2 * sizeof(m.build_id) + 1];
+
+		tr_buildid_hex(m.build_id, m.build_id_len, bid);
+		mapping = pp_mapping(pp->b, m.start, m.limit, m.pgoff, m.path,
+				     m.build_id_len ? bid : NULL);
+		if (!mapping)
+			return 0;
+	}
+	/* The name cpu.folded has (without the kernel's "_[k]": the mapping
+	 * says kernel). */
+	memcpy(pp->name, t->s + t->line_len, t->fold_len);
+	pp->name[t->fold_len] = '\0';
+	*c = (struct loc_cached){ .addr = f->addr, .pid = key_pid, .gen = pp->gen,
+				  .location = pp_location(pp->b, mapping, f->addr, pp->name) };
+	return c->location;
+}
+
+/* Adds the sample to cpu.pb.gz: its frames leaf first, one sample and its
+ * period, labelled by process, thread and the thread's name. */
+static void pprof_sample(struct conv *cv, const struct sample *s, const char *comm,
+			 const struct frame *frames, size_t n)
+{
+	struct cpu_pprof *pp = cv->pp;
+	int64_t values[2] = { 1, (int64_t)s->period };
+	struct pp_label labels[] = {
+		{ .key = "pid", .num = s->pid },
+		{ .key = "tid", .num = s->tid },
+		{ .key = "comm", .str = comm },
+	};
+
+	if (pp->err)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		pp->locs[i] = pprof_location(cv, s->pid, &frames[i]);
+		if (!pp->locs[i]) {
+			pp->err = -ENOMEM;
+			return;
+		}
+	}
+	if (pp_add(pp->b, pp->locs, n, values, labels, sizeof(labels) / sizeof(labels[0])) < 0)
+		pp->err = -ENOMEM;
+}
+
 /* One PERF_RECORD_SAMPLE: its frames, its text block, its folded line.
  * 0, or -ENOMEM. */
 static int convert_sample(struct conv *cv, const struct perf_event_header *h,
@@ -455,6 +541,8 @@ static int convert_sample(struct conv *cv, const struct perf_event_header *h,
 		return ret;
 	if (cv->folded && ev == &cv->ev[0])
 		fold_sample(cv, &s, comm, frames, n);
+	if (cv->pp && ev == &cv->ev[0])
+		pprof_sample(cv, &s, comm, frames, n);
 	return 0;
 }
 
@@ -575,6 +663,8 @@ static int replay(struct conv *cv, const struct perf_event_header *h, struct fra
 
 	if (h->type == PERF_RECORD_SAMPLE)
 		return convert_sample(cv, h, frames, PERF_MAX_STACK_DEPTH * 2);
+	if (cv->pp)
+		cv->pp->gen++; /* user frames may be in other mappings from here on */
 	switch (tr_sideband_decode(h, cv->trailer_time_from_end, &ev)) {
 	case TR_SIDEBAND_MMAP:
 		if (cv->uw)
@@ -597,9 +687,9 @@ static int replay(struct conv *cv, const struct perf_event_header *h, struct fra
 }
 
 int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, FILE *txt,
-	       struct tr_folded *folded, const struct tracerig_services *svc, struct tracerig_ctx *ctx,
-	       struct unwinder *uw, const struct uw_bg *bg, struct sc_stats *st, char *why,
-	       size_t why_len)
+	       struct tr_folded *folded, struct pp_builder *pp, const struct tracerig_services *svc,
+	       struct tracerig_ctx *ctx, struct unwinder *uw, const struct uw_bg *bg,
+	       struct sc_stats *st, char *why, size_t why_len)
 {
 	struct conv cv = { .ev = ev, .n_ev = n_ev, .with_txt = txt != NULL, .folded = folded,
 			   .svc = svc, .ctx = ctx, .uw = uw, .bg = bg, .st = st };
@@ -649,6 +739,14 @@ int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, F
 		ret = -ENOMEM;
 		goto nomem;
 	}
+	if (pp) {
+		cv.pp = calloc(1, sizeof(*cv.pp));
+		if (!cv.pp || !(cv.pp->locs = malloc(PERF_MAX_STACK_DEPTH * 2 * sizeof(uint64_t)))) {
+			ret = -ENOMEM;
+			goto nomem;
+		}
+		cv.pp->b = pp;
+	}
 	ret = setup_tep(&cv, why, why_len);
 	if (ret < 0)
 		goto out;
@@ -672,6 +770,10 @@ int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, F
 	for (size_t i = 0; i < PENDING; i++)
 		flush_pending(&cv, &cv.pending[i]);
 	ret = 0;
+	if (cv.pp && cv.pp->err) {
+		ret = cv.pp->err;
+		snprintf(why, why_len, "out of memory building cpu.pb.gz");
+	}
 	if (txt && (textbuf_flush(&cv.txt) < 0 || fflush(txt) != 0 || ferror(txt))) {
 		ret = -EIO;
 		snprintf(why, why_len, "cannot write perf.data.txt: %s", strerror(errno));
@@ -696,6 +798,9 @@ out:
 	free(cv.texts_off);
 	free(frames);
 	free(order);
+	if (cv.pp)
+		free(cv.pp->locs);
+	free(cv.pp);
 	comms_free(cv.comms);
 	sample_ids_free(&cv.ids);
 	return ret;

@@ -28,15 +28,18 @@ struct sc_stats {
 
 /* Writes one text block per sample to `txt` (NULL: none) and one folded
  * line per sample to `folded` (NULL: none; events other than the first
- * are left out of it: the flame graph is of one event).  Samples with
+ * are left out of it: the flame graph is of one event), and adds the
+ * first event's samples to `pp` (NULL: none) with two values each, one
+ * sample and its period, every frame's location in its mapping.  Samples with
  * user registers and stack get their user frames from `uw` (NULL: only
  * the kernel's callchain), adopting those `bg` found while collecting
  * (NULL: none) where they hold.  The recording's side-band records are
  * replayed into the core's process model (svc's symbolizer_mmap/exec/fork)
  * and frames named by svc's frame_name.  0 or -errno with `why` filled. */
+struct pp_builder;
 int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, FILE *txt,
-	       struct tr_folded *folded, const struct tracerig_services *svc, struct tracerig_ctx *ctx,
-	       struct unwinder *uw, const struct uw_bg *bg, struct sc_stats *st, char *why,
-	       size_t why_len);
+	       struct tr_folded *folded, struct pp_builder *pp, const struct tracerig_services *svc,
+	       struct tracerig_ctx *ctx, struct unwinder *uw, const struct uw_bg *bg,
+	       struct sc_stats *st, char *why, size_t why_len);
 
 #endif
