@@ -42,7 +42,7 @@ lib_libtrunwind_la_LIBADD = $(LIBDW_LIBS) $(LIBELF_LIBS)
 # does not carry it: a plugin links both convenience libraries, and one
 # carried inside the other would put libtrutil into the .so twice.
 noinst_LTLIBRARIES += lib/libtrpprof.la
-lib_libtrpprof_la_SOURCES = lib/pprof.c lib/pprof.h
+lib_libtrpprof_la_SOURCES = lib/pprof.c lib/pprof.h lib/ppframes.c lib/ppframes.h
 nodist_lib_libtrpprof_la_SOURCES = lib/profile.pb-c.c lib/profile.pb-c.h
 lib_libtrpprof_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/lib
 lib_libtrpprof_la_CFLAGS = $(AM_CFLAGS) $(PROTOBUF_C_CFLAGS) $(ZLIB_CFLAGS)

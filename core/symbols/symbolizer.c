@@ -709,6 +709,14 @@ int tr_symbolizer_object(struct tr_symbolizer *sym, pid_t pid, uint64_t addr,
 	return ret;
 }
 
+/* At most TR_BUILDID_PERF_MAX bytes of it, as perf keeps. */
+static void set_build_id(struct tracerig_frame_mapping *out, const unsigned char *id, size_t len)
+{
+	if (len > TR_BUILDID_PERF_MAX)
+		len = TR_BUILDID_PERF_MAX;
+	tr_buildid_hex(id, len, out->build_id);
+}
+
 /* Under the lock.  One mapping for every kernel address, modules
  * included, from the lowest symbol on: what perf's "[kernel.kallsyms]" is. */
 static void kernel_mapping(struct tr_symbolizer *sym, struct tracerig_frame_mapping *out)
@@ -728,8 +736,7 @@ static void kernel_mapping(struct tr_symbolizer *sym, struct tracerig_frame_mapp
 	*out = (struct tracerig_frame_mapping){ .limit = UINT64_MAX, .path = "[kernel.kallsyms]" };
 	if (sym->kallsyms_state == 1 && sym->kallsyms.syms.n && sym->kallsyms.syms.sorted)
 		out->start = sym->kallsyms.syms.syms[0].start;
-	memcpy(out->build_id, sym->kernel_bid, sym->kernel_bid_len);
-	out->build_id_len = sym->kernel_bid_len;
+	set_build_id(out, sym->kernel_bid, sym->kernel_bid_len);
 }
 
 int tr_symbolizer_mapping(struct tr_symbolizer *sym, pid_t pid, uint64_t addr, int kernel,
@@ -758,24 +765,17 @@ int tr_symbolizer_mapping(struct tr_symbolizer *sym, pid_t pid, uint64_t addr, i
 
 		vdso_load(sym, p, m);
 		v = p->vdso ? p->vdso : sym->vdsos; /* as lookup_user shares it */
-		if (v && v->state == 1 && v->elf.build_id_len) {
-			out->build_id_len = v->elf.build_id_len < sizeof(out->build_id)
-						    ? v->elf.build_id_len : sizeof(out->build_id);
-			memcpy(out->build_id, v->elf.build_id, out->build_id_len);
-		}
+		if (v && v->state == 1)
+			set_build_id(out, v->elf.build_id, v->elf.build_id_len);
 	} else if (m->kind == MAP_FILE) {
 		const struct dso *d = m->dso;
 
 		dso_load(sym, p, m);
 		/* The recording's id, else the one read from the object. */
-		if (d->bid_len) {
-			memcpy(out->build_id, d->bid, d->bid_len);
-			out->build_id_len = d->bid_len;
-		} else if (d->state == 1 && d->elf.build_id_len) {
-			out->build_id_len = d->elf.build_id_len < sizeof(out->build_id)
-						    ? d->elf.build_id_len : sizeof(out->build_id);
-			memcpy(out->build_id, d->elf.build_id, out->build_id_len);
-		}
+		if (d->bid_len)
+			set_build_id(out, d->bid, d->bid_len);
+		else if (d->state == 1)
+			set_build_id(out, d->elf.build_id, d->elf.build_id_len);
 	}
 	ret = 0;
 out:

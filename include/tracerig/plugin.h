@@ -178,8 +178,8 @@ struct tracerig_frame_mapping {
 	const char *path;       /* as the process sees it, "[kernel.kallsyms]",
 	                         * "[vdso]", "/tmp/perf-PID.map" for JIT code;
 	                         * lives as long as the session */
-	unsigned char build_id[20]; /* the object's (at most 20 bytes, as perf keeps) */
-	size_t build_id_len;    /* 0 when unknown */
+	char build_id[2 * 20 + 1]; /* the object's in lower-case hex (at most 20
+	                         * bytes of it, as perf keeps), "" when unknown */
 };
 
 /* What the weights of a folded view measure (see folded_view()). */

@@ -72,13 +72,28 @@ static int append_frames(char *buf, size_t len, size_t *pos, pid_t pid, const ui
 	return 0;
 }
 
+size_t fd_tracing_frames(pid_t pid, const uint64_t *kips, size_t nk, fd_frame_fn frame,
+			 void *arg)
+{
+	char name[512];
+	size_t kstart = 0;
+
+	/* Up to the last such frame among the first few, as the BPF
+	 * program's own frame may have no name. */
+	for (size_t i = 0; i < nk && i < TRACING_FRAMES_MAX; i++) {
+		frame(arg, pid, kips[i], 1, name, sizeof(name));
+		if (is_tracing_frame(name))
+			kstart = i + 1;
+	}
+	return kstart;
+}
+
 int fd_build_line(char *buf, size_t len, const char *comm, pid_t pid, const char *tcomm,
 		  pid_t tid, const uint64_t *uips, size_t nu, const uint64_t *kips, size_t nk,
 		  int ustack_lost, int kstack_lost, fd_frame_fn frame, void *arg,
 		  uint64_t *folded_away)
 {
-	char name[512];
-	size_t pos = 0, kstart = 0;
+	size_t pos = 0, kstart;
 	int root;
 
 	if (!len)
@@ -95,13 +110,8 @@ int fd_build_line(char *buf, size_t len, const char *comm, pid_t pid, const char
 		return -ENOSPC;
 
 	/* Leave out the innermost frames of the tracing machinery (the same in
-	 * every stack): up to the last such frame among the first few, as the
-	 * BPF program's own frame may have no name. */
-	for (size_t i = 0; i < nk && i < TRACING_FRAMES_MAX; i++) {
-		frame(arg, pid, kips[i], 1, name, sizeof(name));
-		if (is_tracing_frame(name))
-			kstart = i + 1;
-	}
+	 * every stack). */
+	kstart = fd_tracing_frames(pid, kips, nk, frame, arg);
 	if (kstack_lost && append(buf, len, &pos, "[kernel stack lost]") < 0)
 		return -ENOSPC;
 	if (append_frames(buf, len, &pos, pid, kips, kstart, nk, 1, frame, arg, folded_away) < 0)

@@ -14,6 +14,12 @@
 typedef void (*fd_frame_fn)(void *arg, pid_t pid, uint64_t addr, int kernel, char *buf,
 			    size_t len);
 
+/* How many of the innermost kernel frames `kips` are the tracing
+ * machinery's (the BPF program, bpf_trace_run): the same in every stack,
+ * left out of every output. */
+size_t fd_tracing_frames(pid_t pid, const uint64_t *kips, size_t nk, fd_frame_fn frame,
+			 void *arg);
+
 /* Builds "comm-PID;tcomm-TID;user outer..inner;kernel outer..inner" from
  * innermost-first frame addresses.  Kernel frames of the tracing machinery
  * (the BPF program, bpf_trace_run) are left out; `kstack_err`, when

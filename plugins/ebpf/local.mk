@@ -9,13 +9,14 @@ ebpf_sources = \
 	plugins/ebpf/collector.c plugins/ebpf/collector.h plugins/ebpf/offcpu.h \
 	plugins/ebpf/folded.c plugins/ebpf/folded.h \
 	plugins/ebpf/frames.c plugins/ebpf/frames.h \
+	plugins/ebpf/profile.c plugins/ebpf/profile.h \
 	plugins/ebpf/ustacks.c plugins/ebpf/ustacks.h
 plugins_ebpf_ebpf_la_SOURCES = plugins/ebpf/plugin.c $(ebpf_sources)
 nodist_plugins_ebpf_ebpf_la_SOURCES = plugins/ebpf/offcpu.skel.h
 plugins_ebpf_ebpf_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/plugins/ebpf \
 	-I$(top_srcdir)/plugins/ebpf
 plugins_ebpf_ebpf_la_CFLAGS = $(AM_CFLAGS) $(LIBBPF_CFLAGS)
-plugins_ebpf_ebpf_la_LIBADD = lib/libtrunwind.la lib/libtrutil.la $(LIBBPF_LIBS)
+plugins_ebpf_ebpf_la_LIBADD = lib/libtrpprof.la lib/libtrunwind.la lib/libtrutil.la $(LIBBPF_LIBS)
 plugins_ebpf_ebpf_la_LDFLAGS = $(plugin_ldflags)
 
 BUILT_SOURCES += plugins/ebpf/offcpu.skel.h

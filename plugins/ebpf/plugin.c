@@ -21,6 +21,7 @@
 #include "collector.h"
 #include "folded.h"
 #include "frames.h"
+#include "profile.h"
 #include "ustacks.h"
 
 #define LINE_MAX_LEN (64 * 1024)
@@ -313,12 +314,40 @@ static int write_entry(struct ebpf *e, struct tracerig_archive *ar, const char *
 	return ret;
 }
 
+/* offcpu.pb.gz, declared for the manifest; 0 or -errno, logged. */
+static int write_pprof(struct ebpf *e, struct tracerig_archive *ar, struct op_profile *pp)
+{
+	FILE *f = e->svc->archive_fopen(ar, "offcpu.pb.gz");
+	uint64_t samples = 0, total = 0;
+	int ret;
+
+	if (!f) {
+		ret = -errno;
+		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot create offcpu.pb.gz: %s",
+			    strerror(-ret));
+		return ret;
+	}
+	ret = op_write(pp, f, &samples, &total);
+	if (fclose(f) != 0 && !ret)
+		ret = -errno;
+	if (ret < 0) {
+		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot write offcpu.pb.gz: %s",
+			    strerror(-ret));
+		return ret;
+	}
+	ret = e->svc->pprof_entry(e->ctx, "offcpu.pb.gz", samples, total);
+	if (ret < 0)
+		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot list offcpu.pb.gz in the manifest: %s",
+			    strerror(-ret));
+	return ret;
+}
+
 /* One aggregated entry as a folded line: the user frames `uips` (from
  * the kernel's stack map or unwound in user space), the kernel's from
  * its stack map. */
-static int add_entry(struct ebpf *e, struct tr_folded *off, const struct oc_entry *en,
-		     const uint64_t *uips, size_t nu, int ulost, uint64_t *kips, char *line,
-		     struct fr_namer *frames, uint64_t *folded_away)
+static int add_entry(struct ebpf *e, struct tr_folded *off, struct op_profile *pp,
+		     const struct oc_entry *en, const uint64_t *uips, size_t nu, int ulost,
+		     uint64_t *kips, char *line, struct fr_namer *frames, uint64_t *folded_away)
 {
 	size_t nk = oc_stack(e->oc, en->key.kstack, kips, oc_stack_depth(e->oc));
 	pid_t pid = (pid_t)en->key.tgid;
@@ -335,6 +364,9 @@ static int add_entry(struct ebpf *e, struct tr_folded *off, const struct oc_entr
 	if (len < 0)
 		return 0; /* cannot happen with 2 x 127 frames of 512 bytes */
 	ret = tr_folded_add(off, line, (size_t)len, en->val.weighted_ns);
+	if (ret == 0 && pp)
+		ret = op_add(pp, pid, (pid_t)en->key.pid, tcomm, uips, nu, ulost, kips, nk,
+			     en->key.kstack == OFFCPU_STACK_LOST, en->val.weighted_ns);
 	if (ret < 0)
 		return ret;
 	e->weighted += en->val.weighted_ns;
@@ -368,6 +400,7 @@ static int ebpf_flush(void *state, struct tracerig_archive *ar)
 	struct oc_entry *v = NULL;
 	struct tr_folded *off = NULL;
 	struct fr_namer frames = { .svc = e->svc, .ctx = e->ctx };
+	struct op_profile *pp = NULL;
 	char *line = NULL;
 	size_t n = 0, depth = oc_stack_depth(e->oc);
 	uint64_t folded_away = 0;
@@ -389,14 +422,16 @@ static int ebpf_flush(void *state, struct tracerig_archive *ar)
 	line = malloc(LINE_MAX_LEN);
 	uips = calloc(depth, sizeof(*uips));
 	kips = calloc(depth, sizeof(*kips));
-	if (!off || !line || !uips || !kips) {
+	if (e->svc->pprof_wanted(e->ctx))
+		pp = op_new(e->svc, e->ctx, depth, &frames);
+	if (!off || !line || !uips || !kips || (e->svc->pprof_wanted(e->ctx) && !pp)) {
 		ret = -ENOMEM;
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
 		size_t nu = oc_stack(e->oc, v[i].key.ustack, uips, depth);
 
-		ret = add_entry(e, off, &v[i], uips, nu, v[i].key.ustack == OFFCPU_STACK_LOST,
+		ret = add_entry(e, off, pp, &v[i], uips, nu, v[i].key.ustack == OFFCPU_STACK_LOST,
 				kips, line, &frames, &folded_away);
 		if (ret < 0)
 			goto out;
@@ -406,7 +441,7 @@ static int ebpf_flush(void *state, struct tracerig_archive *ar)
 		size_t nu;
 		const struct oc_entry *en = us_entry(e->us, i, &ips, &nu);
 
-		ret = add_entry(e, off, en, ips, nu, 0, kips, line, &frames, &folded_away);
+		ret = add_entry(e, off, pp, en, ips, nu, 0, kips, line, &frames, &folded_away);
 		if (ret < 0)
 			goto out;
 	}
@@ -425,6 +460,11 @@ static int ebpf_flush(void *state, struct tracerig_archive *ar)
 	if (ret < 0) {
 		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot render offcpu.svg: %s", strerror(-ret));
 		goto out;
+	}
+	if (pp) {
+		ret = write_pprof(e, ar, pp);
+		if (ret < 0)
+			goto out;
 	}
 	e->svc->log(e->ctx, TRACERIG_LOG_INFO, "offcpu.folded: %zu stacks, %.3f s off-CPU in %llu "
 		    "of %llu intervals (%llu below min_block_us)", tr_folded_count(off), e->weighted / 1e9,
@@ -459,6 +499,7 @@ out:
 	free(kips);
 	free(uips);
 	free(line);
+	op_free(pp);
 	tr_folded_free(off);
 	free(v);
 	return ret;

@@ -24,7 +24,7 @@
 
 #include "bytebuf.h"
 #include "comms.h"
-#include "lib/buildid.h"
+#include "lib/ppframes.h"
 #include "lib/pprof.h"
 #include "lib/sideband.h"
 #include "perffile.h"
@@ -49,26 +49,11 @@ struct pending {
 	uint64_t weight; /* 0: empty */
 };
 
-/* pprof locations of recent frames by (process, address): a location
- * needs the frame's mapping, one symbolizer_mapping call, and two interned
- * keys in the builder; samples repeat their frames.  Entries of an older
- * generation are stale: any change to a process model (mmap, exec, fork)
- * starts a new one, as the core's frame cache does per process. */
-#define LOC_CACHE 4096
-
-struct loc_cached {
-	uint64_t addr;
-	uint64_t location; /* 0: empty */
-	pid_t pid;         /* -1 for kernel frames */
-	uint32_t gen;
-};
-
+/* cpu.pb.gz as the samples are converted. */
 struct cpu_pprof {
 	struct pp_builder *b;
-	uint32_t gen;
-	struct loc_cached cache[LOC_CACHE];
-	uint64_t *locs;
-	char name[FOLD_LINE_MAX];
+	struct pp_frames *frames; /* locations with their mappings, cached */
+	uint64_t *locs;           /* the sample's, leaf first */
 	int err;
 };
 
@@ -456,40 +441,6 @@ static void fold_sample(struct conv *cv, const struct sample *s, const char *com
 	cv->st->folded_period += s->period;
 }
 
-/* The pprof location of frame f of a sample of `pid`: the frame's mapping
- * (object, range, file offset, build id) and the name the folded stacks
- * give it.  0 when out of memory. */
-static uint64_t pprof_location(struct conv *cv, pid_t pid, const struct frame *f)
-{
-	struct cpu_pprof *pp = cv->pp;
-	pid_t key_pid = f->kernel ? -1 : pid;
-	uint64_t h = (f->addr ^ ((uint64_t)(uint32_t)key_pid << 40)) * 0x9e3779b97f4a7c15ull;
-	struct loc_cached *c = &pp->cache[(h >> 32) % LOC_CACHE];
-	struct tracerig_frame_mapping m;
-	const struct frame_text *t = f->text;
-	uint64_t mapping = 0;
-
-	if (c->location && c->addr == f->addr && c->pid == key_pid &&
-	    (f->kernel || c->gen == pp->gen))
-		return c->location;
-	if (cv->svc->symbolizer_mapping(cv->ctx, pid, f->addr, f->kernel, &m) == 0) {
-		char bid[2 * sizeof(m.build_id) + 1];
-
-		tr_buildid_hex(m.build_id, m.build_id_len, bid);
-		mapping = pp_mapping(pp->b, m.start, m.limit, m.pgoff, m.path,
-				     m.build_id_len ? bid : NULL);
-		if (!mapping)
-			return 0;
-	}
-	/* The name cpu.folded has (without the kernel's "_[k]": the mapping
-	 * says kernel). */
-	memcpy(pp->name, t->s + t->line_len, t->fold_len);
-	pp->name[t->fold_len] = '\0';
-	*c = (struct loc_cached){ .addr = f->addr, .pid = key_pid, .gen = pp->gen,
-				  .location = pp_location(pp->b, mapping, f->addr, pp->name) };
-	return c->location;
-}
-
 /* Adds the sample to cpu.pb.gz: its frames leaf first, one sample and its
  * period, labelled by process, thread and the thread's name. */
 static void pprof_sample(struct conv *cv, const struct sample *s, const char *comm,
@@ -506,7 +457,11 @@ static void pprof_sample(struct conv *cv, const struct sample *s, const char *co
 	if (pp->err)
 		return;
 	for (size_t i = 0; i < n; i++) {
-		pp->locs[i] = pprof_location(cv, s->pid, &frames[i]);
+		const struct frame_text *t = frames[i].text;
+
+		/* Named as cpu.folded names it. */
+		pp->locs[i] = pp_frames_location(pp->frames, s->pid, frames[i].addr,
+						 frames[i].kernel, t->s + t->line_len, t->fold_len);
 		if (!pp->locs[i]) {
 			pp->err = -ENOMEM;
 			return;
@@ -664,7 +619,7 @@ static int replay(struct conv *cv, const struct perf_event_header *h, struct fra
 	if (h->type == PERF_RECORD_SAMPLE)
 		return convert_sample(cv, h, frames, PERF_MAX_STACK_DEPTH * 2);
 	if (cv->pp)
-		cv->pp->gen++; /* user frames may be in other mappings from here on */
+		pp_frames_forget(cv->pp->frames); /* user frames may move from here on */
 	switch (tr_sideband_decode(h, cv->trailer_time_from_end, &ev)) {
 	case TR_SIDEBAND_MMAP:
 		if (cv->uw)
@@ -741,7 +696,8 @@ int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, F
 	}
 	if (pp) {
 		cv.pp = calloc(1, sizeof(*cv.pp));
-		if (!cv.pp || !(cv.pp->locs = malloc(PERF_MAX_STACK_DEPTH * 2 * sizeof(uint64_t)))) {
+		if (!cv.pp || !(cv.pp->locs = malloc(PERF_MAX_STACK_DEPTH * 2 * sizeof(uint64_t))) ||
+		    !(cv.pp->frames = pp_frames_new(pp, svc, ctx))) {
 			ret = -ENOMEM;
 			goto nomem;
 		}
@@ -798,8 +754,10 @@ out:
 	free(cv.texts_off);
 	free(frames);
 	free(order);
-	if (cv.pp)
+	if (cv.pp) {
 		free(cv.pp->locs);
+		pp_frames_free(cv.pp->frames);
+	}
 	free(cv.pp);
 	comms_free(cv.comms);
 	sample_ids_free(&cv.ids);

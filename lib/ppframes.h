@@ -1,0 +1,40 @@
+/* pprof locations of a source's frames: each frame's mapping (object,
+ * range, file offset, build id) from the core's process model through the
+ * symbolizer_mapping service, its name as every output writes it, interned
+ * in a pprof builder.  What perf_events' cpu.pb.gz and ebpf's
+ * offcpu.pb.gz share, so both name and map a frame alike. */
+#ifndef TR_LIB_PPFRAMES_H
+#define TR_LIB_PPFRAMES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <tracerig/plugin.h>
+
+struct pp_builder;
+struct pp_frames;
+
+/* A location cache over `b` (which the caller keeps and frees after this);
+ * NULL when out of memory. */
+struct pp_frames *pp_frames_new(struct pp_builder *b, const struct tracerig_services *svc,
+				struct tracerig_ctx *ctx);
+void pp_frames_free(struct pp_frames *f);
+
+/* The process model changed (a replayed mmap, exec or fork): user frames
+ * cached so far may now be in other mappings. */
+void pp_frames_forget(struct pp_frames *f);
+
+/* The location of the frame at `addr` of `pid` (ignored when `kernel`),
+ * named `name` (`name_len` bytes; NULL: as frame_name names it).  Kernel
+ * frames are named without frame_name's "_[k]": their mapping,
+ * "[kernel.kallsyms]", says so.  Cached per (process, address) until
+ * pp_frames_forget.  0 when out of memory. */
+uint64_t pp_frames_location(struct pp_frames *f, pid_t pid, uint64_t addr, int kernel,
+			    const char *name, size_t name_len);
+
+/* A location standing for no code ("[kernel stack lost]"): no mapping, no
+ * address.  0 when out of memory. */
+uint64_t pp_frames_marker(struct pp_frames *f, const char *name);
+
+#endif

@@ -1,0 +1,101 @@
+/* offcpu.pb.gz from the same intervals and frames as offcpu.folded. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "folded.h"
+#include "lib/ppframes.h"
+#include "lib/pprof.h"
+#include "profile.h"
+
+struct op_profile {
+	struct pp_builder *b;
+	struct pp_frames *frames;
+	struct fr_namer *namer;
+	uint64_t *locs; /* leaf first: kernel frames, markers, user frames */
+	size_t cap;
+};
+
+struct op_profile *op_new(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
+			  size_t depth, struct fr_namer *namer)
+{
+	static const struct pp_value_type ns = { "offcpu", "nanoseconds" };
+	struct op_profile *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->namer = namer;
+	p->cap = 2 * depth + 2; /* and the two lost-stack markers */
+	p->locs = calloc(p->cap, sizeof(*p->locs));
+	/* An interval stands for its own length: no sampling period. */
+	p->b = pp_new(&ns, 1, ns, 0);
+	p->frames = p->b ? pp_frames_new(p->b, svc, ctx) : NULL;
+	if (!p->locs || !p->frames) {
+		op_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void op_free(struct op_profile *p)
+{
+	if (!p)
+		return;
+	pp_frames_free(p->frames);
+	pp_free(p->b);
+	free(p->locs);
+	free(p);
+}
+
+/* Appends the frames ips[from, to) (innermost first) to p->locs at *n. */
+static int add_frames(struct op_profile *p, size_t *n, pid_t pid, const uint64_t *ips, size_t from,
+		      size_t to, int kernel)
+{
+	for (size_t i = from; i < to && *n < p->cap; i++) {
+		uint64_t loc = pp_frames_location(p->frames, pid, ips[i], kernel, NULL, 0);
+
+		if (!loc)
+			return -ENOMEM;
+		p->locs[(*n)++] = loc;
+	}
+	return 0;
+}
+
+static int add_marker(struct op_profile *p, size_t *n, const char *name)
+{
+	uint64_t loc = pp_frames_marker(p->frames, name);
+
+	if (!loc)
+		return -ENOMEM;
+	if (*n < p->cap)
+		p->locs[(*n)++] = loc;
+	return 0;
+}
+
+int op_add(struct op_profile *p, pid_t pid, pid_t tid, const char *tcomm, const uint64_t *uips,
+	   size_t nu, int ulost, const uint64_t *kips, size_t nk, int klost, uint64_t ns)
+{
+	/* The tracing machinery's frames stay out, as in offcpu.folded. */
+	size_t kstart = fd_tracing_frames(pid, kips, nk, fr_name, p->namer), n = 0;
+	int64_t value = (int64_t)ns;
+	struct pp_label labels[] = {
+		{ .key = "pid", .num = pid },
+		{ .key = "tid", .num = tid },
+		{ .key = "comm", .str = tcomm },
+	};
+
+	if (add_frames(p, &n, pid, kips, kstart, nk, 1) < 0 ||
+	    (klost && add_marker(p, &n, "[kernel stack lost]") < 0) ||
+	    add_frames(p, &n, pid, uips, 0, nu, 0) < 0 ||
+	    (ulost && add_marker(p, &n, "[user stack lost]") < 0))
+		return -ENOMEM;
+	return pp_add(p->b, p->locs, n, &value, labels, sizeof(labels) / sizeof(labels[0]));
+}
+
+int op_write(struct op_profile *p, FILE *f, uint64_t *samples, uint64_t *total)
+{
+	*samples = pp_sample_count(p->b);
+	*total = (uint64_t)pp_total(p->b, 0);
+	return pp_write_gz(p->b, f);
+}
