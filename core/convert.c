@@ -15,7 +15,6 @@
 
 #include "convert.h"
 #include "export.h"
-#include "lib/folded.h"
 #include "lib/path.h"
 #include "lib/perfscript.h"
 #include "lib/sanitize.h"
@@ -189,8 +188,7 @@ static int read_perf_script(struct rp_archive *ar, struct tr_stackset *set)
  * (offcpu.folded, wall.folded); "_[k]" marks kernel frames. */
 struct folded_reader {
 	struct tr_stackset *set;
-	struct ss_frame frames[MAX_FRAMES];
-	char *parts[MAX_FRAMES];
+	struct ss_folded_scratch scratch;
 	int64_t scale;
 	int counts;
 };
@@ -198,9 +196,7 @@ struct folded_reader {
 static int folded_line(void *arg, char *line)
 {
 	struct folded_reader *fr = arg;
-	char *space = strrchr(line, ' '), *end, *p;
-	struct tr_folded_rootinfo root;
-	size_t n = 0;
+	char *space = strrchr(line, ' '), *end;
 	long long value;
 
 	if (!space)
@@ -209,36 +205,10 @@ static int folded_line(void *arg, char *line)
 	if (*end || value < 0)
 		return 0;
 	*space = '\0';
-	tr_folded_root_parse(line, &root);
 	/* Before the thread frame, only cpu.folded's root held a PID: an
 	 * off-CPU root is a name, whatever digits end it. */
-	if (root.tid < 0 && !fr->counts) {
-		root.comm_len = root.frames ? (size_t)(root.frames - 1 - line) : strlen(line);
-		root.pid = -1;
-	}
-	for (p = (char *)root.frames; p && n < MAX_FRAMES; n++) {
-		fr->parts[n] = p;
-		p = strchr(p, ';');
-		if (p)
-			*p++ = '\0';
-		sanitize_in_place(fr->parts[n]);
-	}
-	line[root.comm_len] = '\0';
-	sanitize_in_place(line);
-	/* Leaf first, as the stack set wants. */
-	for (size_t i = 0; i < n; i++) {
-		struct ss_frame *f = &fr->frames[n - 1 - i];
-		size_t len = strlen(fr->parts[i]);
-
-		f->name = fr->parts[i];
-		f->dso = "";
-		f->address = 0;
-		f->kernel = len > 4 && strcmp(fr->parts[i] + len - 4, "_[k]") == 0;
-		if (f->kernel)
-			fr->parts[i][len - 4] = '\0';
-	}
-	return tr_stackset_add(fr->set, fr->frames, n, root.pid, root.tid, line,
-			       fr->counts ? 0 : value * fr->scale, fr->counts ? value : 0);
+	return tr_stackset_add_folded(fr->set, line, fr->counts, fr->counts ? 0 : value * fr->scale,
+				      fr->counts ? value : 0, &fr->scratch);
 }
 
 static int read_folded(struct rp_archive *ar, const char *entry, struct tr_stackset *set,

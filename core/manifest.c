@@ -85,10 +85,23 @@ struct file_list {
 	struct tr_session *s;
 };
 
-/* What a source said of its pprof entry `name` (the pprof_entry service):
- * written as the entry's "pprof" object.  0 when it said nothing. */
+/* What a source said of its pprof entry `name` (the pprof_entry service),
+ * or the core of its wall.pb.gz: written as the entry's "pprof" object.
+ * 0 when nobody said anything. */
+static void write_pprof(struct tr_json *j, uint64_t samples, uint64_t total)
+{
+	tr_json_object(j, "pprof");
+	tr_json_u64(j, "samples", samples);
+	tr_json_u64(j, "total", total);
+	tr_json_end_object(j);
+}
+
 static int add_pprof(struct tr_json *j, struct tr_session *s, const char *name)
 {
+	if (s->wall_pprof.written && strcmp(name, "wall.pb.gz") == 0) {
+		write_pprof(j, s->wall_pprof.samples, s->wall_pprof.total);
+		return 1;
+	}
 	for (size_t i = 0; i < s->n_sources; i++) {
 		struct tracerig_ctx *ctx = s->sources[i];
 		int found = 0;
@@ -97,10 +110,7 @@ static int add_pprof(struct tr_json *j, struct tr_session *s, const char *name)
 		for (size_t k = 0; k < ctx->n_pprof && !found; k++) {
 			if (strcmp(ctx->pprof[k].name, name) != 0)
 				continue;
-			tr_json_object(j, "pprof");
-			tr_json_u64(j, "samples", ctx->pprof[k].samples);
-			tr_json_u64(j, "total", ctx->pprof[k].total);
-			tr_json_end_object(j);
+			write_pprof(j, ctx->pprof[k].samples, ctx->pprof[k].total);
 			found = 1;
 		}
 		pthread_mutex_unlock(&ctx->lock);

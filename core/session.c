@@ -1247,7 +1247,7 @@ static int stop_and_package(struct tr_session *s)
 	sideband_replay(s);
 	flush_all(s);
 	/* After the last source: it joins what they all staged. */
-	(void)tr_wall_write(&s->archive, &s->targets);
+	(void)tr_wall_write(&s->archive, &s->targets, s->pprof ? &s->wall_pprof : NULL);
 	if (sources_failed(s, 1))
 		status = TR_EXIT_FAILURE;
 	summarize(s, 1);

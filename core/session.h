@@ -11,6 +11,7 @@
 #include "profile.h"
 #include "staging.h"
 #include "target.h"
+#include "wall.h"
 
 struct tracerig_ctx;
 struct tr_options;
@@ -38,6 +39,7 @@ struct tr_session {
 	long long duration_ms;
 	int keep_staging;
 	int pprof; /* [tracerig] pprof: sources write .pb.gz entries */
+	struct tr_wall_pprof wall_pprof; /* the core's wall.pb.gz, for the manifest */
 
 	uint64_t start_mono_ns, start_real_ns, end_mono_ns;
 	uint64_t window_start_ns; /* every source started: -d counts from here */

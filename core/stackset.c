@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/folded.h"
+#include "lib/sanitize.h"
 #include "lib/strmap.h"
 #include "lib/vec.h"
 #include "stackset.h"
@@ -204,4 +206,46 @@ int64_t tr_stackset_count(const struct tr_stackset *s)
 	for (size_t i = 0; i < s->n_stacks; i++)
 		sum += s->stacks[i].count;
 	return sum;
+}
+
+static void sanitize_in_place(char *s)
+{
+	if (*s)
+		tr_sanitize_name(s, strlen(s) + 1, s);
+}
+
+int tr_stackset_add_folded(struct tr_stackset *s, char *stack, int pid_without_thread,
+			   int64_t value, int64_t count, struct ss_folded_scratch *scratch)
+{
+	struct tr_folded_rootinfo root;
+	size_t n = 0;
+	char *p;
+
+	tr_folded_root_parse(stack, &root);
+	if (root.tid < 0 && !pid_without_thread) {
+		root.comm_len = root.frames ? (size_t)(root.frames - 1 - stack) : strlen(stack);
+		root.pid = -1;
+	}
+	for (p = (char *)root.frames; p && n < SS_FOLDED_MAX; n++) {
+		scratch->parts[n] = p;
+		p = strchr(p, ';');
+		if (p)
+			*p++ = '\0';
+		sanitize_in_place(scratch->parts[n]);
+	}
+	stack[root.comm_len] = '\0';
+	sanitize_in_place(stack);
+	/* Leaf first, as the stack set wants. */
+	for (size_t i = 0; i < n; i++) {
+		struct ss_frame *f = &scratch->frames[n - 1 - i];
+		size_t len = strlen(scratch->parts[i]);
+
+		f->name = scratch->parts[i];
+		f->dso = "";
+		f->address = 0;
+		f->kernel = len > 4 && strcmp(scratch->parts[i] + len - 4, "_[k]") == 0;
+		if (f->kernel)
+			scratch->parts[i][len - 4] = '\0';
+	}
+	return tr_stackset_add(s, scratch->frames, n, root.pid, root.tid, stack, value, count);
 }

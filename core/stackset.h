@@ -52,6 +52,23 @@ int64_t tr_stackset_frame(struct tr_stackset *s, const struct ss_frame *f);
 int tr_stackset_add_ids(struct tr_stackset *s, const uint32_t *frame_ids, size_t n_frames,
 			long pid, long tid, const char *comm, int64_t value, int64_t count);
 
+/* Room to split one folded stack in (tr_stackset_add_folded): deeper
+ * stacks are cut at their outermost SS_FOLDED_MAX frames. */
+#define SS_FOLDED_MAX 1024
+struct ss_folded_scratch {
+	struct ss_frame frames[SS_FOLDED_MAX];
+	char *parts[SS_FOLDED_MAX];
+};
+
+/* Adds a folded stack, "root;outermost;...;leaf" without its weight (any
+ * root lib/folded.h parses), which it splits in place: frames ending in
+ * "_[k]" are kernel frames of that name, names go under the sanitize rule
+ * (lines come from archives).  An old root "name-DIGITS" without a thread
+ * frame holds a PID only when `pid_without_thread` (cpu.folded's did;
+ * offcpu.folded's was a name).  0 or -ENOMEM. */
+int tr_stackset_add_folded(struct tr_stackset *s, char *stack, int pid_without_thread,
+			   int64_t value, int64_t count, struct ss_folded_scratch *scratch);
+
 /* Sum of every stack's value, or of its count. */
 int64_t tr_stackset_total(const struct tr_stackset *s);
 int64_t tr_stackset_count(const struct tr_stackset *s);

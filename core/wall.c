@@ -10,15 +10,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export.h"
 #include "flamegraph.h"
 #include "lib/folded.h"
 #include "log.h"
 #include "pids.h"
+#include "stackset.h"
 #include "staging.h"
 #include "wall.h"
 
 #define WALL_ENTRY "wall.folded"
 #define WALL_SVG "wall.svg"
+#define WALL_PPROF "wall.pb.gz"
 
 struct view {
 	char *who, *name;
@@ -233,7 +236,68 @@ static int write_folded(struct tracerig_archive *ar, const struct tr_folded *wal
 	return ret;
 }
 
-int tr_wall_write(struct tracerig_archive *ar, const struct tracerig_targets *t)
+struct pprof_adder {
+	struct tr_stackset set;
+	struct ss_folded_scratch scratch;
+	char *line;
+	size_t cap;
+};
+
+static int add_pprof_line(void *arg, const char *line, uint64_t weight)
+{
+	struct pprof_adder *pa = arg;
+	size_t len = strlen(line);
+
+	if (len + 1 > pa->cap) {
+		char *grown = realloc(pa->line, len + 1);
+
+		if (!grown)
+			return -ENOMEM;
+		pa->line = grown;
+		pa->cap = len + 1;
+	}
+	memcpy(pa->line, line, len + 1);
+	return tr_stackset_add_folded(&pa->set, pa->line, 1, (int64_t)weight, 0, &pa->scratch);
+}
+
+/* wall.pb.gz from the joined lines (nanoseconds), as `tracerig convert`
+ * makes it from wall.folded: the views reach the core as folded stacks,
+ * so its frames are names without mappings (cpu.pb.gz and offcpu.pb.gz
+ * carry those).  0 or a negative errno. */
+static int write_pprof(struct tracerig_archive *ar, const struct tr_folded *wall,
+		       struct tr_wall_pprof *pb)
+{
+	struct pprof_adder *pa = calloc(1, sizeof(*pa));
+	FILE *f = NULL;
+	int ret;
+
+	if (!pa)
+		return -ENOMEM;
+	ret = tr_stackset_init(&pa->set, "wall", "wall", "nanoseconds");
+	if (ret < 0) {
+		free(pa);
+		return ret;
+	}
+	ret = tr_folded_each(wall, add_pprof_line, pa);
+	if (ret == 0) {
+		f = tr_staging_fopen_entry(ar, WALL_PPROF);
+		ret = f ? tr_export_pprof(&pa->set, f) : -errno;
+	}
+	if (f && fclose(f) != 0 && !ret)
+		ret = -errno;
+	if (ret == 0)
+		*pb = (struct tr_wall_pprof){ 1, pa->set.n_stacks,
+					      (uint64_t)tr_stackset_total(&pa->set) };
+	else if (f)
+		tr_staging_remove_entry(ar, WALL_PPROF);
+	tr_stackset_free(&pa->set);
+	free(pa->line);
+	free(pa);
+	return ret;
+}
+
+int tr_wall_write(struct tracerig_archive *ar, const struct tracerig_targets *t,
+		  struct tr_wall_pprof *pb)
 {
 	struct tr_folded *wall = NULL;
 	struct traced tr = { NULL, 0 };
@@ -271,6 +335,11 @@ int tr_wall_write(struct tracerig_archive *ar, const struct tracerig_targets *t)
 		else
 			tr_log(TRACERIG_LOG_INFO, NULL, WALL_ENTRY ": %ld on-CPU and %ld off-CPU "
 			       "stacks", added[0], added[1]);
+	}
+	if (ret == 0 && pb) {
+		ret = write_pprof(ar, wall, pb);
+		if (ret < 0)
+			tr_err("cannot write " WALL_PPROF ": %s", strerror(-ret));
 	}
 	free(tr.pids);
 	tr_folded_free(wall);

@@ -30,11 +30,19 @@ struct tr_folded;
 long tr_wall_add_view(struct tr_folded *wall, FILE *in, enum tracerig_time what,
 		      uint64_t ns_per_unit, tr_wall_filter_fn filter, void *arg);
 
+/* What tr_wall_write wrote as wall.pb.gz, for the manifest. */
+struct tr_wall_pprof {
+	int written;
+	uint64_t samples, total; /* pprof samples (stacks), their nanoseconds */
+};
+
 /* When the session declared on-CPU and off-CPU views: writes wall.folded
- * and wall.svg into the staging area, keeping the processes of `t` (every
- * process observed during the session unless it traced the whole machine)
- * and logs what it wrote.  0 (also when there is nothing to join) or a
+ * and wall.svg into the staging area, and wall.pb.gz when `pb` is not
+ * NULL (filling it in), keeping the processes of `t` (every process
+ * observed during the session unless it traced the whole machine) and
+ * logs what it wrote.  0 (also when there is nothing to join) or a
  * negative errno, logged.  Forgets the declared views. */
-int tr_wall_write(struct tracerig_archive *ar, const struct tracerig_targets *t);
+int tr_wall_write(struct tracerig_archive *ar, const struct tracerig_targets *t,
+		  struct tr_wall_pprof *pb);
 
 #endif

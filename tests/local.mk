@@ -56,8 +56,8 @@ tests_core_test_frames_SOURCES = tests/core/test_frames.c plugins/ebpf/frames.c 
 tests_core_test_frames_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
 tests_core_test_frames_LDADD = lib/libtrelf.la lib/libtrutil.la $(LIBELF_LIBS) $(DEMANGLE_LIBS)
 tests_core_test_wall_SOURCES = tests/core/test_wall.c core/wall.c core/flamegraph.c \
-	core/staging.c core/pids.c core/log.c
-tests_core_test_wall_LDADD = lib/libtrutil.la
+	core/staging.c core/pids.c core/log.c core/stackset.c core/export.c core/json.c
+tests_core_test_wall_LDADD = lib/libtrpprof.la lib/libtrutil.la
 # The core's side-band recording against the real kernel (root).
 check_PROGRAMS += tests/core/test_sideband
 TESTS += tests/core/test_sideband

@@ -66,7 +66,7 @@ static char *join(const char *cpu, uint64_t oncpu_ns, const char *off,
 	EXPECT_EQ_INT(0, tr_wall_declare("perf_events", "cpu.folded", TRACERIG_TIME_ONCPU,
 					 oncpu_ns));
 	EXPECT_EQ_INT(0, tr_wall_declare("ebpf", "offcpu.folded", TRACERIG_TIME_OFFCPU, 1000));
-	EXPECT_EQ_INT(0, tr_wall_write(&ar, t));
+	EXPECT_EQ_INT(0, tr_wall_write(&ar, t, NULL));
 	return get("wall.folded");
 }
 
@@ -120,13 +120,13 @@ DEF_TEST(one_side_alone_writes_nothing_and_is_forgotten)
 	char *out;
 
 	EXPECT_EQ_INT(0, tr_wall_declare("ebpf", "offcpu.folded", TRACERIG_TIME_OFFCPU, 1000));
-	EXPECT_EQ_INT(0, tr_wall_write(&ar, &t));
+	EXPECT_EQ_INT(0, tr_wall_write(&ar, &t, NULL));
 	out = get("wall.folded");
 	EXPECT_TRUE(out == NULL);
 	free(out);
 	/* The next session starts with no views. */
 	EXPECT_EQ_INT(0, tr_wall_declare("perf_events", "cpu.folded", TRACERIG_TIME_ONCPU, 1));
-	EXPECT_EQ_INT(0, tr_wall_write(&ar, &t));
+	EXPECT_EQ_INT(0, tr_wall_write(&ar, &t, NULL));
 	out = get("wall.folded");
 	EXPECT_TRUE(out == NULL);
 	free(out);
@@ -149,7 +149,7 @@ DEF_TEST(a_declared_file_that_is_missing_is_an_error)
 	rm("offcpu.folded");
 	EXPECT_EQ_INT(0, tr_wall_declare("a", "cpu.folded", TRACERIG_TIME_ONCPU, 1000));
 	EXPECT_EQ_INT(0, tr_wall_declare("b", "offcpu.folded", TRACERIG_TIME_OFFCPU, 1000));
-	EXPECT_EQ_INT(-ENOENT, tr_wall_write(&ar, &t));
+	EXPECT_EQ_INT(-ENOENT, tr_wall_write(&ar, &t, NULL));
 	EXPECT_TRUE(get("wall.folded") == NULL);
 }
 
