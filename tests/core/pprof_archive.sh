@@ -1,0 +1,197 @@
+#!/usr/bin/env bash
+# The archive's own pprof entries, checked with Google's pprof: cpu.pb.gz
+# (perf_events), offcpu.pb.gz (ebpf) and wall.pb.gz (the core's wall view)
+# hold the samples their folded files and perf.data.txt hold, labelled by
+# process and thread, every location in its mapping with the object's build
+# id; the manifest lists each with its counts; [tracerig] pprof = no leaves
+# them out.
+. "$top_srcdir/tests/lib.sh"
+need_root
+. "$top_srcdir/tests/lib-pprof.sh"
+need_pprof
+export TMPDIR="$TEST_TMP"
+DEMO="$top_builddir/demo/tracerig-demo"
+[ -x "$DEMO" ] && [ -e "$top_builddir/plugins/perf_events/perf_events.la" ] ||
+	skip_all "the demo or the perf_events backend is not built"
+
+# leaf_samples FILE FUNCTION: samples of perf.data.txt whose leaf is FUNCTION
+leaf_samples() {
+	awk -v fn="$2" '/^[^ \t]/ { leaf = 1; next }
+		leaf && NF { leaf = 0; if ($2 == fn) n++ } END { print n + 0 }' "$1"
+}
+# pprof_flat FILE FUNCTION [pprof options]: FUNCTION's flat samples
+pprof_flat() {
+	local file=$1 fn=$2
+	shift 2
+	"$PPROF" -top -sample_index=samples -nodecount=1000 "$@" "$file" 2>/dev/null |
+		awk -v fn="$fn" '$NF == fn { print $1; found = 1 } END { if (!found) print 0 }'
+}
+# manifest_pprof MANIFEST ENTRY FIELD: the entry's pprof.FIELD in the file list
+manifest_pprof() {
+	jq -r --arg n "$2" --arg f "$3" '.files[] | select(.name == $n) | .pprof[$f] // "none"' "$1"
+}
+# mapping_build_id RAW PATH: the build id pprof -raw lists on PATH's mapping
+# ("N: 0xstart/0xlimit/0xoffset PATH BUILDID [FN]")
+mapping_build_id() {
+	awk -v path="$2" '/^Mappings/ { on = 1; next } on && $3 == path { print $4; exit }' "$1"
+}
+# folded_us FILE: the weights of a folded file, summed
+folded_sum() { awk '{ s += $NF } END { printf "%.0f", s }' "$1"; }
+# pprof_ns FILE: a profile's total in nanoseconds
+pprof_ns() {
+	"$PPROF" -top -unit=ns "$1" 2>/dev/null | sed -n 's/.*of \([0-9]*\)ns total.*/\1/p'
+}
+
+# ---- cpu.pb.gz: two processes of the demo, traced by PID
+"$DEMO" --seconds 30 --threads 1 >/dev/null 2>&1 &
+one=$!
+"$DEMO" --seconds 30 --threads 1 >/dev/null 2>&1 &
+two=$!
+on_exit "kill $one $two 2>/dev/null"
+sleep 0.3
+run_tracerig -c "$top_srcdir/conf/profiles/cpu.ini" -p "$one,$two" -d 2 -o "$TEST_TMP/two.trace.zip"
+check_eq "tracerig records two demos" 0 "$rc"
+[ "$rc" = 0 ] || sed 's/^/# /' "$TEST_TMP/out"
+unzip_archive "$TEST_TMP/two.trace.zip" "$TEST_TMP/two"
+txt="$TEST_TMP/two/perf.data.txt"
+pb="$TEST_TMP/two/cpu.pb.gz"
+check "the archive holds cpu.pb.gz, gzipped" gzip -t "$pb"
+for fn in demo_hot demo_warm demo_cool; do
+	want=$(leaf_samples "$txt" "$fn")
+	got=$(pprof_flat "$pb" "$fn")
+	if [ "$want" -gt 0 ] && [ "$got" = "$want" ]; then
+		ok "pprof -top gives $fn the $want leaf samples perf.data.txt has"
+	else
+		not_ok "pprof -top gives $fn the leaf samples perf.data.txt has" "perf.data.txt: $want" "pprof: $got"
+	fi
+done
+total=$(grep -c '^[^ 	]' "$txt")
+got=$("$PPROF" -top -sample_index=samples "$pb" 2>/dev/null | sed -n 's/.*of \([0-9]*\) total.*/\1/p')
+check_eq "cpu.pb.gz holds every sample of perf.data.txt" "$total" "$got"
+ns=$("$PPROF" -top -sample_index=cpu -unit=ns "$pb" 2>/dev/null | sed -n 's/.*of \([0-9]*\)ns total.*/\1/p')
+periods=$(awk '/^[^ \t]/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/ && $(i + 1) == "cpu-clock:") s += $i } END { printf "%.0f", s }' "$txt")
+check_eq "cpu/nanoseconds totals the samples' periods" "$periods" "$ns"
+# cpu.ini samples at 999 Hz: one sample stands for 1e9 / 999 ns.
+"$PPROF" -raw "$pb" >"$TEST_TMP/raw" 2>&1
+check_grep "the period is one sample at the profile's frequency" '^PeriodType: cpu nanoseconds$' "$TEST_TMP/raw"
+check_grep "... 1e9 / 999 ns" '^Period: 1001001$' "$TEST_TMP/raw"
+
+one_samples=$(awk -v p="$one" '/^[^ \t]/ { split($2, a, "/"); if (a[1] == p) n++ } END { print n + 0 }' "$txt")
+got=$("$PPROF" -top -sample_index=samples -nodefraction=0 -nodecount=100000 -tagfocus="pid=$one" "$pb" 2>/dev/null |
+	sed -n 's/.*accounting for \([0-9]*\),.*/\1/p')
+if [ "$one_samples" -gt 0 ] && [ "$one_samples" -lt "$total" ] && [ "$got" = "$one_samples" ]; then
+	ok "-tagfocus=pid=$one keeps that process's $one_samples of $total samples"
+else
+	not_ok "-tagfocus=pid keeps one process" "perf.data.txt: $one_samples of $total" "pprof: $got"
+fi
+"$PPROF" -tags "$pb" >"$TEST_TMP/tags" 2>&1
+check_grep "samples carry the comm label (the thread's name, as perf gives it)" '%\): demo-worker' "$TEST_TMP/tags"
+check_grep "samples carry the tid label" 'tid:' "$TEST_TMP/tags"
+
+# Mappings: the object's path and build id, as the ELF notes and perf say.
+demo_path=$(readlink -f "$DEMO")
+want=$(readelf -n "$demo_path" | awk '/Build ID:/ { print $3; exit }')
+got=$(mapping_build_id "$TEST_TMP/raw" "$demo_path")
+if [ -n "$want" ] && [ "$got" = "$want" ]; then
+	ok "the demo's mapping carries its build id ($want)"
+else
+	not_ok "the demo's mapping carries its build id" "readelf -n: $want" "pprof -raw: $got" \
+		"$(sed -n '/^Mappings/,$p' "$TEST_TMP/raw")"
+fi
+libc=$(awk '/^Mappings/ { on = 1; next } on && $3 ~ /\/libc\.so/ { print $3; exit }' "$TEST_TMP/raw")
+if [ -n "$libc" ]; then
+	want=$(readelf -n "$libc" | awk '/Build ID:/ { print $3; exit }')
+	check_eq "libc's mapping carries its build id" "$want" "$(mapping_build_id "$TEST_TMP/raw" "$libc")"
+else
+	skip "libc's mapping carries its build id" "no sample in libc"
+fi
+if command -v perf >/dev/null && grep -q '^[0-9]*: .* \[kernel.kallsyms\]' "$TEST_TMP/raw"; then
+	want=$(perf buildid-list -k 2>/dev/null)
+	check_eq "the kernel's mapping carries the build id perf buildid-list -k gives" "$want" \
+		"$(mapping_build_id "$TEST_TMP/raw" "[kernel.kallsyms]")"
+else
+	skip "the kernel's mapping carries its build id" "no perf, or no kernel frame sampled"
+fi
+check_grep "the locations hold the names tracerig resolved ([FN])" '^[0-9]+: 0x[0-9a-f]+/0x[0-9a-f]+/0x[0-9a-f]+ .*tracerig-demo [0-9a-f]+ \[FN\]' "$TEST_TMP/raw"
+m="$TEST_TMP/two/manifest.json"
+check_eq "the manifest lists cpu.pb.gz with the samples it totals" "$total" "$(manifest_pprof "$m" cpu.pb.gz total)"
+stacks=$(awk '/^Samples:/ { on = 1; next } /^Locations/ { on = 0 } on && /^ *[0-9]+ +[0-9]+: / { n++ } END { print n + 0 }' "$TEST_TMP/raw")
+check_eq "... and how many pprof samples (stacks and labels) it has" "$stacks" "$(manifest_pprof "$m" cpu.pb.gz samples)"
+
+# ---- [tracerig] pprof = no
+run_tracerig -c "$top_srcdir/conf/profiles/cpu.ini" --set tracerig.pprof=no -p "$one" -d 1 -o "$TEST_TMP/off.trace.zip"
+check_eq "tracerig records with pprof = no" 0 "$rc"
+unzip_archive "$TEST_TMP/off.trace.zip" "$TEST_TMP/off"
+check_eq "pprof = no: no .pb.gz entry" "" "$(cd "$TEST_TMP/off" && ls -- *.pb.gz 2>/dev/null)"
+check "... perf.data.txt and cpu.folded are still there" test -s "$TEST_TMP/off/perf.data.txt" -a -s "$TEST_TMP/off/cpu.folded"
+check_eq "... and the manifest lists no pprof entry" 0 "$(jq '[.files[] | select(.pprof)] | length' "$TEST_TMP/off/manifest.json")"
+kill "$one" "$two" 2>/dev/null
+
+# ---- offcpu.pb.gz and wall.pb.gz
+if [ -e "$top_builddir/plugins/ebpf/ebpf.la" ] && [ -r /sys/kernel/btf/vmlinux ] &&
+	[ -x "$top_builddir/tests/ebpf/workload" ]; then
+	workload="$top_builddir/tests/ebpf/workload"
+	run_tracerig -c "$top_srcdir/conf/profiles/offcpu.ini" -o "$TEST_TMP/o.trace.zip" -- \
+		"$workload" -t "$TEST_TMP/o.times"
+	check_eq "tracerig traces the ebpf workload off the CPU" 0 "$rc"
+	unzip_archive "$TEST_TMP/o.trace.zip" "$TEST_TMP/o"
+	opb="$TEST_TMP/o/offcpu.pb.gz"
+	check "the archive holds offcpu.pb.gz, gzipped" gzip -t "$opb"
+	# offcpu.folded is in microseconds, each line its intervals' nanoseconds
+	# rounded (and left out when that is 0): the profile holds what was
+	# measured, so the two agree within half a microsecond per stack.
+	us=$(folded_sum "$TEST_TMP/o/offcpu.folded")
+	ns=$(pprof_ns "$opb")
+	n=$(manifest_pprof "$TEST_TMP/o/manifest.json" offcpu.pb.gz samples)
+	diff=$(( ns - us * 1000 ))
+	if [ -n "$ns" ] && [ "$us" -gt 0 ] && [ "${diff#-}" -le $(( n * 500 )) ]; then
+		ok "offcpu.pb.gz totals offcpu.folded ($ns ns for $us us over $n stacks)"
+	else
+		not_ok "offcpu.pb.gz totals offcpu.folded" "offcpu.folded: $us us" "offcpu.pb.gz: $ns ns, $n stacks"
+	fi
+	check_eq "the manifest lists offcpu.pb.gz with its nanoseconds" "$ns" \
+		"$(manifest_pprof "$TEST_TMP/o/manifest.json" offcpu.pb.gz total)"
+	for fn in blocked_in_sleep blocked_in_pipe_read; do
+		want=$(awk -v fn="$fn" '{ n = split($0, f, ";"); for (i = 1; i <= n; i++) if (f[i] == fn) { s += $NF; break } } END { printf "%.0f", s }' "$TEST_TMP/o/offcpu.folded")
+		got=$("$PPROF" -top -unit=ns -nodefraction=0 -focus="^$fn\$" "$opb" 2>/dev/null | sed -n 's/.*accounting for \([0-9]*\)ns,.*/\1/p')
+		diff=$(( ${got:-0} - want * 1000 ))
+		if [ "$want" -gt 0 ] && [ "${diff#-}" -le $(( n * 500 )) ]; then
+			ok "$fn has offcpu.folded's time in offcpu.pb.gz"
+		else
+			not_ok "$fn has offcpu.folded's time in offcpu.pb.gz" "offcpu.folded: $want us" "pprof: $got ns"
+		fi
+	done
+	"$PPROF" -raw "$opb" >"$TEST_TMP/oraw" 2>&1
+	wl=$(readlink -f "$workload")
+	want=$(readelf -n "$wl" | awk '/Build ID:/ { print $3; exit }')
+	check_eq "the workload's mapping carries its build id" "$want" "$(mapping_build_id "$TEST_TMP/oraw" "$wl")"
+	pid=$(awk '$1 == "pid" { print $2 }' "$TEST_TMP/o.times")
+	check_grep "off-CPU samples carry the pid label" "pid:\\[$pid\\]" "$TEST_TMP/oraw"
+
+	run_tracerig -c "$top_srcdir/conf/profiles/wall.ini" -d 2 -o "$TEST_TMP/w.trace.zip" -- \
+		"$DEMO" --seconds 2 --threads 2
+	check_eq "tracerig records the demo on and off the CPU" 0 "$rc"
+	unzip_archive "$TEST_TMP/w.trace.zip" "$TEST_TMP/w"
+	check "the archive holds wall.pb.gz, gzipped" gzip -t "$TEST_TMP/w/wall.pb.gz"
+	us=$(folded_sum "$TEST_TMP/w/wall.folded")
+	ns=$(pprof_ns "$TEST_TMP/w/wall.pb.gz")
+	n=$(manifest_pprof "$TEST_TMP/w/manifest.json" wall.pb.gz samples)
+	diff=$(( ${ns:-0} - us * 1000 ))
+	if [ -n "$ns" ] && [ "$us" -gt 0 ] && [ "${diff#-}" -le $(( n * 500 )) ]; then
+		ok "wall.pb.gz totals wall.folded ($ns ns for $us us over $n stacks)"
+	else
+		not_ok "wall.pb.gz totals wall.folded" "wall.folded: $us us" "wall.pb.gz: $ns ns, $n stacks"
+	fi
+	"$PPROF" -top -nodecount=1000 "$TEST_TMP/w/wall.pb.gz" >"$TEST_TMP/wtop" 2>&1
+	check_grep "wall.pb.gz marks on-CPU leaves" '\[on-cpu\]$' "$TEST_TMP/wtop"
+	check_grep "... and off-CPU ones" '\[off-cpu\]$' "$TEST_TMP/wtop"
+	check_eq "the manifest lists wall.pb.gz with its nanoseconds" "$ns" \
+		"$(manifest_pprof "$TEST_TMP/w/manifest.json" wall.pb.gz total)"
+	for e in cpu.pb.gz offcpu.pb.gz; do
+		check "the wall profile's archive holds $e too" gzip -t "$TEST_TMP/w/$e"
+	done
+else
+	skip "offcpu.pb.gz and wall.pb.gz" "the ebpf backend or its workload is not built, or the kernel has no BTF"
+fi
+
+done_testing
