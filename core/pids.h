@@ -12,6 +12,9 @@ void tr_pids_reset(void);
 int tr_pids_observe(pid_t pid);
 size_t tr_pids_list(pid_t *out, size_t max);
 size_t tr_pids_count(void);
+/* The cgroup path of `pid` (see the service process_cgroup), NULL when
+ * unknown; it lives until tr_pids_reset. */
+const char *tr_pids_cgroup(pid_t pid);
 int tr_pids_subscribe(tracerig_pid_cb cb, void *arg);
 /* Returns once cb is neither subscribed nor running: 0, or -ENOENT. */
 int tr_pids_unsubscribe(tracerig_pid_cb cb, void *arg);

@@ -407,6 +407,12 @@ static int svc_folded_view(struct tracerig_ctx *ctx, const char *folded_name,
 	return tr_wall_declare(ctx->plugin->name, folded_name, what, ns_per_unit);
 }
 
+static const char *svc_process_cgroup(struct tracerig_ctx *ctx, pid_t pid)
+{
+	(void)ctx;
+	return tr_pids_cgroup(pid);
+}
+
 static int svc_pprof_wanted(struct tracerig_ctx *ctx)
 {
 	return ctx->session->pprof;
@@ -504,4 +510,5 @@ const struct tracerig_services tr_services = {
 	.symbolizer_mapping = svc_symbolizer_mapping,
 	.pprof_wanted = svc_pprof_wanted,
 	.pprof_entry = svc_pprof_entry,
+	.process_cgroup = svc_process_cgroup,
 };

@@ -196,3 +196,69 @@ int tr_proc_descendants(pid_t pid, pid_t **out, size_t *n, size_t max)
 		ret = add_children((*out)[i], out, n, &cap, max);
 	return ret;
 }
+
+/* The path of a "hierarchy-ID:controllers:path" line starting at `line`,
+ * its length in *n; NULL when the line is not of that form. */
+static const char *cgroup_line_path(const char *line, size_t *n)
+{
+	const char *end = strchr(line, '\n'), *c1 = strchr(line, ':'), *c2;
+
+	if (!end)
+		end = line + strlen(line);
+	if (!c1 || c1 > end || !(c2 = strchr(c1 + 1, ':')) || c2 > end || c2[1] != '/')
+		return NULL;
+	*n = (size_t)(end - (c2 + 1));
+	return c2 + 1;
+}
+
+static int is_root(const char *path, size_t n)
+{
+	return n == 1 && path[0] == '/';
+}
+
+int tr_cgroup_path(const char *text, char *out, size_t len)
+{
+	const char *found = NULL, *unified = NULL;
+	size_t found_len = 0, unified_len = 0;
+
+	for (const char *line = text; line && *line;) {
+		size_t n;
+		const char *path = cgroup_line_path(line, &n);
+
+		if (path && strncmp(line, "0::", 3) == 0) {
+			unified = path;
+			unified_len = n;
+		} else if (path && (!found || (is_root(found, found_len) && !is_root(path, n)))) {
+			found = path;
+			found_len = n;
+		}
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	/* The unified hierarchy's, unless a hybrid host left it at the root
+	 * and put the process somewhere in a v1 hierarchy. */
+	if (unified && (!found || !is_root(unified, unified_len) || is_root(found, found_len))) {
+		found = unified;
+		found_len = unified_len;
+	}
+	if (!found || !len)
+		return -ENOENT;
+	if (found_len >= len)
+		found_len = len - 1;
+	memcpy(out, found, found_len);
+	out[found_len] = '\0';
+	return 0;
+}
+
+int tr_proc_cgroup(pid_t pid, char *out, size_t len)
+{
+	char path[64], buf[4096];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	n = tr_read_text(path, buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
+	return tr_cgroup_path(buf, out, len);
+}

@@ -35,6 +35,16 @@ int tr_proc_stat_field(pid_t pid, int n, unsigned long long *out);
  * 0, -errno when it cannot be read, -ENOENT when it has no NSpid line. */
 int tr_proc_nspid(pid_t pid, pid_t *nspid);
 
+/* The cgroup a process is in, from /proc/PID/cgroup text (what container
+ * runtimes name after the container): the path of the unified
+ * hierarchy's line ("0::/system.slice/docker-ab12.scope"); on a v1 host,
+ * or a hybrid one that leaves the unified path at "/", the first v1 line's
+ * path that is not "/" (else "/").  Copied into `out` of `len` bytes (cut
+ * to fit).  0, or -ENOENT when no line has a path. */
+int tr_cgroup_path(const char *text, char *out, size_t len);
+/* The same read from /proc/PID/cgroup: 0, -errno when it cannot be read. */
+int tr_proc_cgroup(pid_t pid, char *out, size_t len);
+
 /* Appends the live descendants of `pid` (children of each of its threads,
  * from /proc/PID/task/TID/children, then theirs: parents before children)
  * to the array *out of *n, skipping PIDs already in it, until it holds `max`.

@@ -401,6 +401,12 @@ struct tracerig_services {
 	 * (samples taken, or nanoseconds).  0, -EINVAL or -ENOMEM. */
 	int (*pprof_entry)(struct tracerig_ctx *ctx, const char *name, uint64_t samples,
 			   uint64_t total);
+	/* The cgroup `pid` (a host PID) is in, as /proc/PID/cgroup says
+	 * ("/system.slice/docker-ab12.scope": what tells containers apart),
+	 * read when the process was first observed (pid_observe) or, for one
+	 * never observed, now; NULL when unknown (it was gone before).  The
+	 * string lives until the session ends. */
+	const char *(*process_cgroup)(struct tracerig_ctx *ctx, pid_t pid);
 };
 
 struct tracerig_plugin {

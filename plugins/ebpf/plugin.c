@@ -365,7 +365,8 @@ static int add_entry(struct ebpf *e, struct tr_folded *off, struct op_profile *p
 		return 0; /* cannot happen with 2 x 127 frames of 512 bytes */
 	ret = tr_folded_add(off, line, (size_t)len, en->val.weighted_ns);
 	if (ret == 0 && pp)
-		ret = op_add(pp, pid, (pid_t)en->key.pid, tcomm, uips, nu, ulost, kips, nk,
+		ret = op_add(pp, pid, (pid_t)en->key.pid, tcomm, e->svc->process_cgroup(e->ctx, pid),
+			     uips, nu, ulost, kips, nk,
 			     en->key.kstack == OFFCPU_STACK_LOST, en->val.weighted_ns);
 	if (ret < 0)
 		return ret;

@@ -73,8 +73,9 @@ static int add_marker(struct op_profile *p, size_t *n, const char *name)
 	return 0;
 }
 
-int op_add(struct op_profile *p, pid_t pid, pid_t tid, const char *tcomm, const uint64_t *uips,
-	   size_t nu, int ulost, const uint64_t *kips, size_t nk, int klost, uint64_t ns)
+int op_add(struct op_profile *p, pid_t pid, pid_t tid, const char *tcomm, const char *cgroup,
+	   const uint64_t *uips, size_t nu, int ulost, const uint64_t *kips, size_t nk, int klost,
+	   uint64_t ns)
 {
 	/* The tracing machinery's frames stay out, as in offcpu.folded. */
 	size_t kstart = fd_tracing_frames(pid, kips, nk, fr_name, p->namer), n = 0;
@@ -83,6 +84,7 @@ int op_add(struct op_profile *p, pid_t pid, pid_t tid, const char *tcomm, const 
 		{ .key = "pid", .num = pid },
 		{ .key = "tid", .num = tid },
 		{ .key = "comm", .str = tcomm },
+		{ .key = "cgroup", .str = cgroup },
 	};
 
 	if (add_frames(p, &n, pid, kips, kstart, nk, 1) < 0 ||
@@ -90,7 +92,8 @@ int op_add(struct op_profile *p, pid_t pid, pid_t tid, const char *tcomm, const 
 	    add_frames(p, &n, pid, uips, 0, nu, 0) < 0 ||
 	    (ulost && add_marker(p, &n, "[user stack lost]") < 0))
 		return -ENOMEM;
-	return pp_add(p->b, p->locs, n, &value, labels, sizeof(labels) / sizeof(labels[0]));
+	/* The cgroup label only where it is known. */
+	return pp_add(p->b, p->locs, n, &value, labels, cgroup ? 4 : 3);
 }
 
 int op_write(struct op_profile *p, FILE *f, uint64_t *samples, uint64_t *total)

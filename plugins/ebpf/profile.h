@@ -22,11 +22,12 @@ struct op_profile *op_new(const struct tracerig_services *svc, struct tracerig_c
 void op_free(struct op_profile *p);
 
 /* Adds `ns` off-CPU nanoseconds of thread `tid` (named `tcomm`) of process
- * `pid` with these frames, innermost first (the stacks of fd_build_line;
- * lost stacks marked as offcpu.folded marks them), labelled pid, tid and
- * comm.  0 or -ENOMEM. */
-int op_add(struct op_profile *p, pid_t pid, pid_t tid, const char *tcomm, const uint64_t *uips,
-	   size_t nu, int ulost, const uint64_t *kips, size_t nk, int klost, uint64_t ns);
+ * `pid` in `cgroup` (NULL: unknown) with these frames, innermost first
+ * (the stacks of fd_build_line; lost stacks marked as offcpu.folded marks
+ * them), labelled pid, tid, comm and cgroup.  0 or -ENOMEM. */
+int op_add(struct op_profile *p, pid_t pid, pid_t tid, const char *tcomm, const char *cgroup,
+	   const uint64_t *uips, size_t nu, int ulost, const uint64_t *kips, size_t nk, int klost,
+	   uint64_t ns);
 
 /* Writes the profile, gzipped, to f; the number of its samples (distinct
  * stacks and labels) and their nanoseconds in *samples and *total.  0 or a

@@ -50,10 +50,16 @@ struct pending {
 };
 
 /* cpu.pb.gz as the samples are converted. */
+#define CGROUP_CACHE 64
+
 struct cpu_pprof {
 	struct pp_builder *b;
 	struct pp_frames *frames; /* locations with their mappings, cached */
 	uint64_t *locs;           /* the sample's, leaf first */
+	struct {
+		pid_t pid; /* 0: empty */
+		const char *path; /* NULL: unknown */
+	} cgroups[CGROUP_CACHE]; /* the core's answers for recent processes */
 	int err;
 };
 
@@ -442,7 +448,7 @@ static void fold_sample(struct conv *cv, const struct sample *s, const char *com
 }
 
 /* Adds the sample to cpu.pb.gz: its frames leaf first, one sample and its
- * period, labelled by process, thread and the thread's name. */
+ * period, labelled by process, thread, the thread's name and the cgroup. */
 static void pprof_sample(struct conv *cv, const struct sample *s, const char *comm,
 			 const struct frame *frames, size_t n)
 {
@@ -452,10 +458,19 @@ static void pprof_sample(struct conv *cv, const struct sample *s, const char *co
 		{ .key = "pid", .num = s->pid },
 		{ .key = "tid", .num = s->tid },
 		{ .key = "comm", .str = comm },
+		{ .key = "cgroup", .str = NULL },
 	};
+	size_t n_labels = 3, slot = (uint32_t)s->pid % CGROUP_CACHE;
 
 	if (pp->err)
 		return;
+	if (pp->cgroups[slot].pid != s->pid || !s->pid) {
+		pp->cgroups[slot].pid = s->pid;
+		pp->cgroups[slot].path = s->pid > 0 ? cv->svc->process_cgroup(cv->ctx, s->pid) : NULL;
+	}
+	/* The container, where known. */
+	if (pp->cgroups[slot].path)
+		labels[n_labels++].str = pp->cgroups[slot].path;
 	for (size_t i = 0; i < n; i++) {
 		const struct frame_text *t = frames[i].text;
 
@@ -467,7 +482,7 @@ static void pprof_sample(struct conv *cv, const struct sample *s, const char *co
 			return;
 		}
 	}
-	if (pp_add(pp->b, pp->locs, n, values, labels, sizeof(labels) / sizeof(labels[0])) < 0)
+	if (pp_add(pp->b, pp->locs, n, values, labels, n_labels) < 0)
 		pp->err = -ENOMEM;
 }
 

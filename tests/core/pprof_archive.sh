@@ -87,6 +87,17 @@ fi
 "$PPROF" -tags "$pb" >"$TEST_TMP/tags" 2>&1
 check_grep "samples carry the comm label (the thread's name, as perf gives it)" '%\): demo-worker' "$TEST_TMP/tags"
 check_grep "samples carry the tid label" 'tid:' "$TEST_TMP/tags"
+# The container label: the cgroup the process is in, the unified
+# hierarchy's path unless that is "/" and a v1 hierarchy's is not.
+cg=$(awk -F: '$1 == "0" && $2 == "" { u = $3; next }
+	$3 != "" && (v == "" || (v == "/" && $3 != "/")) { v = $3 }
+	END { print (u != "" && (u != "/" || v == "" || v == "/")) ? u : v }' "/proc/$one/cgroup")
+got=$("$PPROF" -tags -tagfocus="pid=$one" "$pb" 2>/dev/null | awk '/^ *cgroup:/ { on = 1; next } on && /%\)/ { sub(/^.*%\): /, ""); print; exit }')
+if [ -n "$cg" ] && [ "$got" = "$cg" ]; then
+	ok "samples carry the cgroup label of their process ($cg)"
+else
+	not_ok "samples carry the cgroup label of their process" "/proc/$one/cgroup: $cg" "pprof -tags: $got"
+fi
 
 # Mappings: the object's path and build id, as the ELF notes and perf say.
 demo_path=$(readlink -f "$DEMO")

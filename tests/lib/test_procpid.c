@@ -162,6 +162,42 @@ DEF_TEST(descendants_stop_at_the_limit_and_skip_known_pids)
 	waitpid(child, NULL, 0);
 }
 
+DEF_TEST(cgroup_is_the_unified_hierarchy_path)
+{
+	char out[64];
+
+	EXPECT_EQ_INT(0, tr_cgroup_path("0::/system.slice/docker-ab12.scope\n", out, sizeof(out)));
+	EXPECT_EQ_STR("/system.slice/docker-ab12.scope", out);
+	/* A hybrid host: the unified line wins over the v1 lines before it. */
+	EXPECT_EQ_INT(0, tr_cgroup_path("12:cpu,cpuacct:/docker/ab12\n1:name=systemd:/x\n0::/y\n",
+					 out, sizeof(out)));
+	EXPECT_EQ_STR("/y", out);
+	/* A hybrid host leaving the unified path at the root: the first v1
+	 * path below it. */
+	EXPECT_EQ_INT(0, tr_cgroup_path("5:devices:/\n4:memory:/api/c7\n1:cpu:/other\n0::/\n", out,
+					 sizeof(out)));
+	EXPECT_EQ_STR("/api/c7", out);
+	EXPECT_EQ_INT(0, tr_cgroup_path("5:devices:/\n0::/\n", out, sizeof(out)));
+	EXPECT_EQ_STR("/", out);
+	/* cgroup v1 only: the first hierarchy's path. */
+	EXPECT_EQ_INT(0, tr_cgroup_path("12:cpu,cpuacct:/docker/ab12\n1:name=systemd:/x\n", out,
+					 sizeof(out)));
+	EXPECT_EQ_STR("/docker/ab12", out);
+	/* Cut to the buffer, still terminated. */
+	EXPECT_EQ_INT(0, tr_cgroup_path("0::/abcdef", out, 4));
+	EXPECT_EQ_STR("/ab", out);
+	EXPECT_EQ_INT(-ENOENT, tr_cgroup_path("", out, sizeof(out)));
+	EXPECT_EQ_INT(-ENOENT, tr_cgroup_path("garbage\n", out, sizeof(out)));
+}
+
+DEF_TEST(own_cgroup_is_readable)
+{
+	char out[4096];
+
+	EXPECT_EQ_INT(0, tr_proc_cgroup(getpid(), out, sizeof(out)));
+	EXPECT_EQ_INT('/', out[0]);
+}
+
 int main(void)
 {
 	RUN_TEST(innermost_id_is_the_last_of_the_line);
@@ -172,5 +208,7 @@ int main(void)
 	RUN_TEST(own_namespace_pid_is_getpid);
 	RUN_TEST(descendants_of_a_process);
 	RUN_TEST(descendants_stop_at_the_limit_and_skip_known_pids);
+	RUN_TEST(cgroup_is_the_unified_hierarchy_path);
+	RUN_TEST(own_cgroup_is_readable);
 	TEST_MAIN_END();
 }
