@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,4 +104,29 @@ uint64_t pp_frames_location(struct pp_frames *f, pid_t pid, uint64_t addr, int k
 uint64_t pp_frames_marker(struct pp_frames *f, const char *name)
 {
 	return pp_location(f->b, 0, 0, name);
+}
+
+int pp_stage_entry(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
+		   struct tracerig_archive *ar, const char *name, struct pp_builder *b)
+{
+	FILE *f = svc->archive_fopen(ar, name);
+	int ret;
+
+	if (!f) {
+		ret = -errno;
+		svc->log(ctx, TRACERIG_LOG_ERROR, "cannot create %s: %s", name, strerror(-ret));
+		return ret;
+	}
+	ret = pp_write_gz(b, f);
+	if (fclose(f) != 0 && !ret)
+		ret = -errno;
+	if (ret < 0) {
+		svc->log(ctx, TRACERIG_LOG_ERROR, "cannot write %s: %s", name, strerror(-ret));
+		return ret;
+	}
+	ret = svc->pprof_entry(ctx, name, pp_sample_count(b), (uint64_t)pp_total(b, 0));
+	if (ret < 0)
+		svc->log(ctx, TRACERIG_LOG_ERROR, "cannot list %s in the manifest: %s", name,
+			 strerror(-ret));
+	return ret;
 }

@@ -33,6 +33,12 @@ void pp_frames_forget(struct pp_frames *f);
 uint64_t pp_frames_location(struct pp_frames *f, pid_t pid, uint64_t addr, int kernel,
 			    const char *name, size_t name_len);
 
+/* Stages `b` as archive entry `name` (gzipped) and declares it for the
+ * manifest (pprof_entry: its sample count and first column's total).
+ * Logs what fails through svc; 0 or a negative errno. */
+int pp_stage_entry(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
+		   struct tracerig_archive *ar, const char *name, struct pp_builder *b);
+
 /* A location standing for no code ("[kernel stack lost]"): no mapping, no
  * address.  0 when out of memory. */
 uint64_t pp_frames_marker(struct pp_frames *f, const char *name);

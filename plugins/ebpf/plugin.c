@@ -17,6 +17,7 @@
 #include <tracerig/plugin.h>
 
 #include "lib/folded.h"
+#include "lib/ppframes.h"
 
 #include "collector.h"
 #include "folded.h"
@@ -314,34 +315,6 @@ static int write_entry(struct ebpf *e, struct tracerig_archive *ar, const char *
 	return ret;
 }
 
-/* offcpu.pb.gz, declared for the manifest; 0 or -errno, logged. */
-static int write_pprof(struct ebpf *e, struct tracerig_archive *ar, struct op_profile *pp)
-{
-	FILE *f = e->svc->archive_fopen(ar, "offcpu.pb.gz");
-	uint64_t samples = 0, total = 0;
-	int ret;
-
-	if (!f) {
-		ret = -errno;
-		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot create offcpu.pb.gz: %s",
-			    strerror(-ret));
-		return ret;
-	}
-	ret = op_write(pp, f, &samples, &total);
-	if (fclose(f) != 0 && !ret)
-		ret = -errno;
-	if (ret < 0) {
-		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot write offcpu.pb.gz: %s",
-			    strerror(-ret));
-		return ret;
-	}
-	ret = e->svc->pprof_entry(e->ctx, "offcpu.pb.gz", samples, total);
-	if (ret < 0)
-		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot list offcpu.pb.gz in the manifest: %s",
-			    strerror(-ret));
-	return ret;
-}
-
 /* One aggregated entry as a folded line: the user frames `uips` (from
  * the kernel's stack map or unwound in user space), the kernel's from
  * its stack map. */
@@ -463,7 +436,7 @@ static int ebpf_flush(void *state, struct tracerig_archive *ar)
 		goto out;
 	}
 	if (pp) {
-		ret = write_pprof(e, ar, pp);
+		ret = pp_stage_entry(e->svc, e->ctx, ar, "offcpu.pb.gz", op_builder(pp));
 		if (ret < 0)
 			goto out;
 	}

@@ -96,9 +96,7 @@ int op_add(struct op_profile *p, pid_t pid, pid_t tid, const char *tcomm, const 
 	return pp_add(p->b, p->locs, n, &value, labels, cgroup ? 4 : 3);
 }
 
-int op_write(struct op_profile *p, FILE *f, uint64_t *samples, uint64_t *total)
+struct pp_builder *op_builder(struct op_profile *p)
 {
-	*samples = pp_sample_count(p->b);
-	*total = (uint64_t)pp_total(p->b, 0);
-	return pp_write_gz(p->b, f);
+	return p->b;
 }

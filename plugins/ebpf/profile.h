@@ -6,7 +6,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <sys/types.h>
 
 #include <tracerig/plugin.h>
@@ -14,6 +13,7 @@
 #include "frames.h"
 
 struct op_profile;
+struct pp_builder;
 
 /* For stacks of at most `depth` user and `depth` kernel frames, named as
  * `namer` names them for offcpu.folded.  NULL when out of memory. */
@@ -29,9 +29,7 @@ int op_add(struct op_profile *p, pid_t pid, pid_t tid, const char *tcomm, const 
 	   const uint64_t *uips, size_t nu, int ulost, const uint64_t *kips, size_t nk, int klost,
 	   uint64_t ns);
 
-/* Writes the profile, gzipped, to f; the number of its samples (distinct
- * stacks and labels) and their nanoseconds in *samples and *total.  0 or a
- * negative errno. */
-int op_write(struct op_profile *p, FILE *f, uint64_t *samples, uint64_t *total);
+/* The profile built so far, to stage (pp_stage_entry). */
+struct pp_builder *op_builder(struct op_profile *p);
 
 #endif

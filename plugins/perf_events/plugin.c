@@ -21,6 +21,7 @@
 
 #include "lib/folded.h"
 #include "lib/pidqueue.h"
+#include "lib/ppframes.h"
 #include "lib/pprof.h"
 
 #include "collector.h"
@@ -680,34 +681,6 @@ static struct pp_builder *new_cpu_pprof(struct perf *p, const struct pc_opened *
 	return pp_new(types, 2, types[1], period);
 }
 
-/* Stages cpu.pb.gz and declares it for the manifest; 0 or -errno, logged. */
-static int write_cpu_pprof(struct perf *p, struct tracerig_archive *ar, struct pp_builder *pp)
-{
-	FILE *f = p->svc->archive_fopen(ar, "cpu.pb.gz");
-	int ret;
-
-	if (!f) {
-		ret = -errno;
-		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "cannot create cpu.pb.gz: %s",
-			    strerror(-ret));
-		return ret;
-	}
-	ret = pp_write_gz(pp, f);
-	if (fclose(f) != 0 && !ret)
-		ret = -errno;
-	if (ret < 0) {
-		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "cannot write cpu.pb.gz: %s",
-			    strerror(-ret));
-		return ret;
-	}
-	ret = p->svc->pprof_entry(p->ctx, "cpu.pb.gz", pp_sample_count(pp),
-				  (uint64_t)pp_total(pp, 0));
-	if (ret < 0)
-		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "cannot list cpu.pb.gz in the manifest: %s",
-			    strerror(-ret));
-	return ret;
-}
-
 static int perf_flush(void *state, struct tracerig_archive *ar)
 {
 	struct perf *p = state;
@@ -790,7 +763,7 @@ static int perf_flush(void *state, struct tracerig_archive *ar)
 			goto out;
 	}
 	if (pp)
-		ret = write_cpu_pprof(p, ar, pp);
+		ret = pp_stage_entry(p->svc, p->ctx, ar, "cpu.pb.gz", pp);
 out:
 	if (txt)
 		fclose(txt);

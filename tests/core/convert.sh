@@ -3,34 +3,11 @@
 # pprof), folded stacks and speedscope JSON, from tracerig's archives and
 # from a perfcollect-layout archive made with perf record + perf script + zip.
 . "$top_srcdir/tests/lib.sh"
-need_root
 . "$top_srcdir/tests/lib-pprof.sh"
-need_pprof
-export TMPDIR="$TEST_TMP"
-DEMO="$top_builddir/demo/tracerig-demo"
-[ -x "$DEMO" ] && [ -e "$top_builddir/plugins/perf_events/perf_events.la" ] ||
-	skip_all "the demo or the perf_events backend is not built"
-
-# leaf_samples FILE FUNCTION: samples of perf.data.txt whose leaf is FUNCTION
-leaf_samples() {
-	awk -v fn="$2" '/^[^ \t]/ { leaf = 1; next }
-		leaf && NF { leaf = 0; if ($2 == fn) n++ } END { print n + 0 }' "$1"
-}
-# pprof_flat FILE FUNCTION [pprof options]: FUNCTION's flat samples
-pprof_flat() {
-	local file=$1 fn=$2
-	shift 2
-	"$PPROF" -top -sample_index=samples -nodecount=1000 "$@" "$file" 2>/dev/null |
-		awk -v fn="$fn" '$NF == fn { print $1; found = 1 } END { if (!found) print 0 }'
-}
+need_demo_pprof
 
 # ---- two processes of the demo, traced by PID
-"$DEMO" --seconds 30 --threads 1 >/dev/null 2>&1 &
-one=$!
-"$DEMO" --seconds 30 --threads 1 >/dev/null 2>&1 &
-two=$!
-on_exit "kill $one $two 2>/dev/null"
-sleep 0.3
+start_two_demos
 mkdir -p "$TEST_TMP/run" && cd "$TEST_TMP/run"
 run_tracerig -c "$top_srcdir/conf/profiles/cpu.ini" -p "$one,$two" -d 2 -o "$TEST_TMP/two.trace.zip"
 kill "$one" "$two" 2>/dev/null
@@ -45,36 +22,9 @@ check_eq "convert exits 0" 0 "$rc"
 check_eq "convert names what it wrote" "./two.cpu.pb.gz" "$(cat "$TEST_TMP/conv.out")"
 pb="$TEST_TMP/run/two.cpu.pb.gz"
 check "cpu.pb.gz is gzip" sh -c "gzip -t '$pb'"
-for fn in demo_hot demo_warm demo_cool; do
-	want=$(leaf_samples "$txt" "$fn")
-	got=$(pprof_flat "$pb" "$fn")
-	if [ "$want" -gt 0 ] && [ "$got" = "$want" ]; then
-		ok "pprof -top gives $fn the $want samples perf.data.txt has"
-	else
-		not_ok "pprof -top gives $fn the samples perf.data.txt has" "perf.data.txt: $want" "pprof: $got"
-	fi
-done
-total=$(grep -c '^[^ 	]' "$txt")
-got=$("$PPROF" -top -sample_index=samples "$pb" 2>/dev/null | sed -n 's/.*of \([0-9]*\) total.*/\1/p')
-check_eq "pprof's sample total is perf.data.txt's" "$total" "$got"
-ns=$("$PPROF" -top -sample_index=cpu -unit=ns "$pb" 2>/dev/null | sed -n 's/.*of \([0-9]*\)ns total.*/\1/p')
-periods=$(awk '/^[^ \t]/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/ && $(i + 1) == "cpu-clock:") s += $i } END { printf "%.0f", s }' "$txt")
-check_eq "cpu/nanoseconds totals the samples' periods" "$periods" "$ns"
-
-# Labels: one process kept by -tagfocus.
-one_samples=$(awk -v p="$one" '/^[^ \t]/ { split($2, a, "/"); if (a[1] == p) n++ } END { print n + 0 }' "$txt")
-got=$("$PPROF" -top -sample_index=samples -nodefraction=0 -nodecount=100000 -tagfocus="pid=$one" "$pb" 2>/dev/null |
-	sed -n 's/.*accounting for \([0-9]*\),.*/\1/p')
-if [ "$one_samples" -gt 0 ] && [ "$one_samples" -lt "$total" ] && [ "$got" = "$one_samples" ]; then
-	ok "-tagfocus=pid=$one keeps that process's $one_samples of $total samples"
-else
-	not_ok "-tagfocus=pid keeps one process" "perf.data.txt: $one_samples of $total" "pprof: $got"
-fi
+check_cpu_pprof "$txt" "$pb" "$one"
 "$PPROF" -top "$pb" >"$TEST_TMP/top" 2>&1
 check_grep "pprof takes the demo for the profile's binary" '^File: tracerig-demo$' "$TEST_TMP/top"
-"$PPROF" -tags "$pb" >"$TEST_TMP/tags" 2>&1
-check_grep "samples carry the comm label (the thread's name, as perf gives it)" '%\): demo-worker' "$TEST_TMP/tags"
-check_grep "samples carry the tid label" 'tid:' "$TEST_TMP/tags"
 "$PPROF" -raw "$pb" >"$TEST_TMP/raw" 2>&1
 check_grep "locations carry the demo's object as their mapping" "tracerig-demo" "$TEST_TMP/raw"
 
@@ -119,15 +69,9 @@ if command -v perf >/dev/null && command -v zip >/dev/null; then
 	"$TRACERIG" convert -o "$TEST_TMP/pc" "$TEST_TMP/pc/sample.trace.zip" >"$TEST_TMP/pc.out" 2>&1 || rc=$?
 	check_eq "convert takes the perfcollect archive" 0 "$rc"
 	check_grep "it says the CPU time is unknown without periods" "no cpu-clock period" "$TEST_TMP/pc.out"
-	for fn in demo_hot demo_cool; do
-		want=$(leaf_samples "$TEST_TMP/pc/sample.trace/perf.data.txt" "$fn")
-		got=$(pprof_flat "$TEST_TMP/pc/sample.cpu.pb.gz" "$fn")
-		if [ "$want" -gt 0 ] && [ "$got" = "$want" ]; then
-			ok "the perfcollect archive's pprof gives $fn its $want samples"
-		else
-			not_ok "the perfcollect archive's pprof gives $fn its samples" "perf.data.txt: $want" "pprof: $got"
-		fi
-	done
+	# The perfcollect archive's pprof:
+	check_leaf_samples "$TEST_TMP/pc/sample.trace/perf.data.txt" "$TEST_TMP/pc/sample.cpu.pb.gz" \
+		demo_hot demo_cool
 else
 	skip "a perfcollect archive converts" "perf or zip is not installed"
 fi

@@ -6,26 +6,9 @@
 # id; the manifest lists each with its counts; [tracerig] pprof = no leaves
 # them out.
 . "$top_srcdir/tests/lib.sh"
-need_root
 . "$top_srcdir/tests/lib-pprof.sh"
-need_pprof
-export TMPDIR="$TEST_TMP"
-DEMO="$top_builddir/demo/tracerig-demo"
-[ -x "$DEMO" ] && [ -e "$top_builddir/plugins/perf_events/perf_events.la" ] ||
-	skip_all "the demo or the perf_events backend is not built"
+need_demo_pprof
 
-# leaf_samples FILE FUNCTION: samples of perf.data.txt whose leaf is FUNCTION
-leaf_samples() {
-	awk -v fn="$2" '/^[^ \t]/ { leaf = 1; next }
-		leaf && NF { leaf = 0; if ($2 == fn) n++ } END { print n + 0 }' "$1"
-}
-# pprof_flat FILE FUNCTION [pprof options]: FUNCTION's flat samples
-pprof_flat() {
-	local file=$1 fn=$2
-	shift 2
-	"$PPROF" -top -sample_index=samples -nodecount=1000 "$@" "$file" 2>/dev/null |
-		awk -v fn="$fn" '$NF == fn { print $1; found = 1 } END { if (!found) print 0 }'
-}
 # manifest_pprof MANIFEST ENTRY FIELD: the entry's pprof.FIELD in the file list
 manifest_pprof() {
 	jq -r --arg n "$2" --arg f "$3" '.files[] | select(.name == $n) | .pprof[$f] // "none"' "$1"
@@ -35,7 +18,7 @@ manifest_pprof() {
 mapping_build_id() {
 	awk -v path="$2" '/^Mappings/ { on = 1; next } on && $3 == path { print $4; exit }' "$1"
 }
-# folded_us FILE: the weights of a folded file, summed
+# folded_sum FILE: the weights of a folded file, summed
 folded_sum() { awk '{ s += $NF } END { printf "%.0f", s }' "$1"; }
 # pprof_ns FILE: a profile's total in nanoseconds
 pprof_ns() {
@@ -43,12 +26,7 @@ pprof_ns() {
 }
 
 # ---- cpu.pb.gz: two processes of the demo, traced by PID
-"$DEMO" --seconds 30 --threads 1 >/dev/null 2>&1 &
-one=$!
-"$DEMO" --seconds 30 --threads 1 >/dev/null 2>&1 &
-two=$!
-on_exit "kill $one $two 2>/dev/null"
-sleep 0.3
+start_two_demos
 run_tracerig -c "$top_srcdir/conf/profiles/cpu.ini" -p "$one,$two" -d 2 -o "$TEST_TMP/two.trace.zip"
 check_eq "tracerig records two demos" 0 "$rc"
 [ "$rc" = 0 ] || sed 's/^/# /' "$TEST_TMP/out"
@@ -56,37 +34,12 @@ unzip_archive "$TEST_TMP/two.trace.zip" "$TEST_TMP/two"
 txt="$TEST_TMP/two/perf.data.txt"
 pb="$TEST_TMP/two/cpu.pb.gz"
 check "the archive holds cpu.pb.gz, gzipped" gzip -t "$pb"
-for fn in demo_hot demo_warm demo_cool; do
-	want=$(leaf_samples "$txt" "$fn")
-	got=$(pprof_flat "$pb" "$fn")
-	if [ "$want" -gt 0 ] && [ "$got" = "$want" ]; then
-		ok "pprof -top gives $fn the $want leaf samples perf.data.txt has"
-	else
-		not_ok "pprof -top gives $fn the leaf samples perf.data.txt has" "perf.data.txt: $want" "pprof: $got"
-	fi
-done
-total=$(grep -c '^[^ 	]' "$txt")
-got=$("$PPROF" -top -sample_index=samples "$pb" 2>/dev/null | sed -n 's/.*of \([0-9]*\) total.*/\1/p')
-check_eq "cpu.pb.gz holds every sample of perf.data.txt" "$total" "$got"
-ns=$("$PPROF" -top -sample_index=cpu -unit=ns "$pb" 2>/dev/null | sed -n 's/.*of \([0-9]*\)ns total.*/\1/p')
-periods=$(awk '/^[^ \t]/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/ && $(i + 1) == "cpu-clock:") s += $i } END { printf "%.0f", s }' "$txt")
-check_eq "cpu/nanoseconds totals the samples' periods" "$periods" "$ns"
+check_cpu_pprof "$txt" "$pb" "$one"
 # cpu.ini samples at 999 Hz: one sample stands for 1e9 / 999 ns.
 "$PPROF" -raw "$pb" >"$TEST_TMP/raw" 2>&1
 check_grep "the period is one sample at the profile's frequency" '^PeriodType: cpu nanoseconds$' "$TEST_TMP/raw"
 check_grep "... 1e9 / 999 ns" '^Period: 1001001$' "$TEST_TMP/raw"
 
-one_samples=$(awk -v p="$one" '/^[^ \t]/ { split($2, a, "/"); if (a[1] == p) n++ } END { print n + 0 }' "$txt")
-got=$("$PPROF" -top -sample_index=samples -nodefraction=0 -nodecount=100000 -tagfocus="pid=$one" "$pb" 2>/dev/null |
-	sed -n 's/.*accounting for \([0-9]*\),.*/\1/p')
-if [ "$one_samples" -gt 0 ] && [ "$one_samples" -lt "$total" ] && [ "$got" = "$one_samples" ]; then
-	ok "-tagfocus=pid=$one keeps that process's $one_samples of $total samples"
-else
-	not_ok "-tagfocus=pid keeps one process" "perf.data.txt: $one_samples of $total" "pprof: $got"
-fi
-"$PPROF" -tags "$pb" >"$TEST_TMP/tags" 2>&1
-check_grep "samples carry the comm label (the thread's name, as perf gives it)" '%\): demo-worker' "$TEST_TMP/tags"
-check_grep "samples carry the tid label" 'tid:' "$TEST_TMP/tags"
 # The container label: the cgroup the process is in, the unified
 # hierarchy's path unless that is "/" and a v1 hierarchy's is not.
 cg=$(awk -F: '$1 == "0" && $2 == "" { u = $3; next }
