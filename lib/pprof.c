@@ -135,6 +135,45 @@ static int key_add(struct pp_builder *b, const char *fmt, ...)
 	}
 }
 
+/* Bytes as they are, no NUL among them (the string maps keep C strings). */
+static int key_put(struct pp_builder *b, const void *data, size_t len)
+{
+	if (b->key_len + len > b->key_cap) {
+		size_t want = (b->key_len + len) * 2;
+		char *grown = realloc(b->key, want);
+
+		if (!grown)
+			return -ENOMEM;
+		b->key = grown;
+		b->key_cap = want;
+	}
+	memcpy(b->key + b->key_len, data, len);
+	b->key_len += len;
+	return 0;
+}
+
+/* A number in hex and a separator, written by hand: a sample's key is
+ * made once per sample, where printf would cost more than the rest. */
+static int key_put_u64(struct pp_builder *b, uint64_t v, char sep)
+{
+	char buf[17], *p = buf + sizeof(buf);
+
+	*--p = sep;
+	do {
+		*--p = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	return key_put(b, p, (size_t)(buf + sizeof(buf) - p));
+}
+
+/* The length first, so no name can make two different keys equal. */
+static int key_put_string(struct pp_builder *b, const char *s)
+{
+	size_t len = s ? strlen(s) : 0;
+
+	return key_put_u64(b, len, ':') < 0 || key_put(b, s ? s : "", len) < 0 ? -ENOMEM : 0;
+}
+
 static int key_add_string(struct pp_builder *b, const char *s)
 {
 	s = s ? s : "";
@@ -339,14 +378,19 @@ int pp_add(struct pp_builder *b, const uint64_t *locations, size_t n_locations,
 	struct pp_sample *s;
 	int fresh;
 
+	/* The ids, then each label's key and its value (a string after its
+	 * length, a number after '#'), so no two samples share a key. */
 	key_reset(b);
 	for (size_t i = 0; i < n_locations; i++)
-		if (key_add(b, "%" PRIu64 ",", locations[i]) < 0)
+		if (key_put_u64(b, locations[i], ',') < 0)
 			return -ENOMEM;
+	if (key_put(b, "|", 1) < 0)
+		return -ENOMEM;
 	for (size_t i = 0; i < n_labels; i++) {
-		if (key_add_string(b, labels[i].key) < 0 ||
-		    (labels[i].str ? key_add_string(b, labels[i].str)
-				   : key_add(b, "#%" PRId64 "|", labels[i].num)) < 0)
+		if (key_put_string(b, labels[i].key) < 0 ||
+		    (labels[i].str ? key_put_string(b, labels[i].str)
+				   : key_put(b, "#", 1) < 0 ||
+					     key_put_u64(b, (uint64_t)labels[i].num, '|')) < 0)
 			return -ENOMEM;
 	}
 	e = key_entry(b, &b->sample_keys, &fresh);
