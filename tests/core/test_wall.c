@@ -1,6 +1,7 @@
 /* The core's wall-clock step (core/wall.c): the declared views joined into
- * wall.folded, samples turned into time at their declared worth, leaves
- * marked, other processes left out, nothing written without both sides. */
+ * wall.folded (and wall.pb.gz), samples turned into time at their declared
+ * worth, leaves marked, other processes left out, nothing written without
+ * both sides. */
 #include "config.h"
 
 #include <errno.h>
@@ -113,6 +114,40 @@ DEF_TEST(the_whole_machine_keeps_every_process)
 	rm("wall.svg");
 }
 
+DEF_TEST(the_view_as_pprof_totals_its_nanoseconds)
+{
+	struct tracerig_archive ar = { .dir = dir, .output = NULL };
+	struct tracerig_targets t = { .system_wide = 1 };
+	struct tr_wall_pprof pb = { 0 };
+	char *gz;
+
+	put("cpu.folded", "other-77;other-77;main;spin 1\n");
+	put("offcpu.folded", "app-42;app-42;read 1500\napp-42;worker-43;read 2\n");
+	EXPECT_EQ_INT(0, tr_wall_declare("perf_events", "cpu.folded", TRACERIG_TIME_ONCPU, 1000000));
+	EXPECT_EQ_INT(0, tr_wall_declare("ebpf", "offcpu.folded", TRACERIG_TIME_OFFCPU, 1000));
+	EXPECT_EQ_INT(0, tr_wall_write(&ar, &t, &pb));
+	EXPECT_EQ_INT(1, pb.written);
+	/* One pprof sample per stack and thread; 1 ms on the CPU and 1502 us off. */
+	EXPECT_EQ_INT(3, pb.samples);
+	EXPECT_EQ_INT(2502000, pb.total);
+	gz = get("wall.pb.gz");
+	CHECK_NOT_NULL(gz);
+	EXPECT_EQ_INT(0x1f, (unsigned char)gz[0]); /* gzip's magic */
+	EXPECT_EQ_INT(0x8b, (unsigned char)gz[1]);
+	free(gz);
+	rm("wall.pb.gz");
+
+	/* Without pprof, no wall.pb.gz. */
+	EXPECT_EQ_INT(0, tr_wall_declare("perf_events", "cpu.folded", TRACERIG_TIME_ONCPU, 1000000));
+	EXPECT_EQ_INT(0, tr_wall_declare("ebpf", "offcpu.folded", TRACERIG_TIME_OFFCPU, 1000));
+	EXPECT_EQ_INT(0, tr_wall_write(&ar, &t, NULL));
+	gz = get("wall.pb.gz");
+	EXPECT_TRUE(gz == NULL);
+	free(gz);
+	rm("wall.folded");
+	rm("wall.svg");
+}
+
 DEF_TEST(one_side_alone_writes_nothing_and_is_forgotten)
 {
 	struct tracerig_archive ar = { .dir = dir, .output = NULL };
@@ -161,6 +196,7 @@ int main(void)
 	}
 	RUN_TEST(views_join_into_time_marked_and_filtered);
 	RUN_TEST(the_whole_machine_keeps_every_process);
+	RUN_TEST(the_view_as_pprof_totals_its_nanoseconds);
 	RUN_TEST(one_side_alone_writes_nothing_and_is_forgotten);
 	RUN_TEST(bad_declarations_are_refused);
 	RUN_TEST(a_declared_file_that_is_missing_is_an_error);
