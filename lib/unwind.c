@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib/unwind.h"
@@ -47,16 +48,36 @@ struct uw_objects {
 };
 
 /* Addresses where the process model had no object file (JIT code, the
- * end of a stack): asked again only after a new mapping.  Empty slots
- * hold UINT64_MAX. */
+ * end of a stack): asked again after a new mapping, or once ABSENT_NS
+ * have passed.  The model of a live process rereads /proc/PID/maps on a
+ * miss at most that often, so a library mapped just after the last read
+ * (ld.so loading libc right after an exec) is found by the next try
+ * instead of being absent for the rest of the session.  Empty slots hold
+ * UINT64_MAX. */
 #define ABSENT_SLOTS 64
+#define ABSENT_NS (50 * 1000000ull)
+
+struct uw_absent {
+	uint64_t pc;
+	uint64_t at_ns; /* when the model said it had no object there */
+};
+
+/* The session's clock (CLOCK_MONOTONIC), read here so that the unwinder
+ * needs no service for it. */
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 struct uw_proc {
 	pid_t pid;
 	Dwfl *dwfl; /* NULL: slot free */
 	int attached;
 	uint64_t last_use;
-	uint64_t absent[ABSENT_SLOTS]; /* direct-mapped by address */
+	struct uw_absent absent[ABSENT_SLOTS]; /* direct-mapped by address */
 };
 
 struct unwinder {
@@ -243,12 +264,14 @@ static void report_module(struct unwinder *u, Dwarf_Addr pc)
 	Dwfl *dwfl = u->cur->dwfl;
 	Dwfl_Module *mod;
 
-	uint64_t *absent = &u->cur->absent[(pc ^ pc >> 6) % ABSENT_SLOTS];
+	struct uw_absent *absent = &u->cur->absent[(pc ^ pc >> 6) % ABSENT_SLOTS];
 
-	if (dwfl_addrmodule(dwfl, pc) || *absent == pc)
+	if (dwfl_addrmodule(dwfl, pc) ||
+	    (absent->pc == pc && monotonic_ns() - absent->at_ns < ABSENT_NS))
 		return;
 	if (u->svc->symbolizer_object(u->ctx, u->cur->pid, pc, &obj) < 0) {
-		*absent = pc;
+		absent->pc = pc;
+		absent->at_ns = monotonic_ns();
 		return;
 	}
 	if (obj.fd < 0) { /* the vDSO */

@@ -250,7 +250,7 @@ struct tracerig_services {
 	 * /proc/PID/root so processes in containers resolve against their own
 	 * files.  Returns 0 and fills `out` (name NULL when only the object is
 	 * known), or -ENOENT.  Uncached, raw strings: a frame written to an
-	 * output takes its name from frame_name() below. */
+	 * output takes its name from frame_name() (at the end of this table). */
 	int (*symbolize)(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, int kernel,
 			 struct tracerig_symbol *out);
 	/* Snapshots the process's mappings now, so it still resolves after it exits. */
@@ -293,34 +293,6 @@ struct tracerig_services {
 	 * unreadable file). */
 	int (*symbolizer_object)(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr,
 				 struct tracerig_object *out);
-
-	/* The frame at `addr` of `pid` (a host PID; ignored when `kernel`)
-	 * named as every output writes it, so that one frame has one name in
-	 * perf.data.txt, every folded stack and every flame graph:
-	 *   "name"          the demangled symbol;
-	 *   "[object]"      only the object is known: its file name
-	 *                   ("[libfoo.so]", "[perf-42.map]"), or the object as
-	 *                   it is when it has brackets ("[vdso]",
-	 *                   "[kernel.kallsyms]");
-	 *   "[unknown]"     nothing is known (perf's word);
-	 * with "_[k]" appended to each for a kernel frame ("schedule_[k]").
-	 * The name is under the one sanitize rule of lib/sanitize.h (a ';'
-	 * becomes ':', control characters '?'; spaces stay), so it is safe as
-	 * a frame of a folded stack and on a line of text.  When `sym` is not NULL
-	 * it gets what symbolize() finds there (dso never NULL, "[unknown]"
-	 * when unknown), its strings under the same rule: what perf.data.txt
-	 * writes.  The strings live until the session ends.
-	 * Cached per (process, address), kernel addresses once for all
-	 * processes.  The cache follows the process model: an answer is for
-	 * the mappings the process has at this point (of the replay), never
-	 * served again once a symbolizer_mmap/exec/fork (or a reread of
-	 * /proc/PID/maps) changed them; a frame nothing named is looked up
-	 * again after a while (a runtime's perf map grows).
-	 * Returns 0 when a symbol names the frame, -ENOENT when none does
-	 * ("[object]" or "[unknown]"), another negative errno when it cannot
-	 * tell (out of memory): then *name is "[unknown]". */
-	int (*frame_name)(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, int kernel,
-			  const char **name, struct tracerig_symbol *sym);
 
 	/* Counters shown in the summary and recorded in manifest.json under the
 	 * plugin, e.g. "samples", "lost_samples".  The last value set wins. */
@@ -381,6 +353,34 @@ struct tracerig_services {
 	 * bad key or arg), -ENOTCONN (no watchdog runs). */
 	int (*watchdog_cleanup)(struct tracerig_ctx *ctx, const char *key, tracerig_cleanup_fn fn,
 				const char *arg);
+
+	/* The frame at `addr` of `pid` (a host PID; ignored when `kernel`)
+	 * named as every output writes it, so that one frame has one name in
+	 * perf.data.txt, every folded stack and every flame graph:
+	 *   "name"          the demangled symbol;
+	 *   "[object]"      only the object is known: its file name
+	 *                   ("[libfoo.so]", "[perf-42.map]"), or the object as
+	 *                   it is when it has brackets ("[vdso]",
+	 *                   "[kernel.kallsyms]");
+	 *   "[unknown]"     nothing is known (perf's word);
+	 * with "_[k]" appended to each for a kernel frame ("schedule_[k]").
+	 * The name is under the one sanitize rule of lib/sanitize.h (a ';'
+	 * becomes ':', control characters '?'; spaces stay), so it is safe as
+	 * a frame of a folded stack and on a line of text.  When `sym` is not NULL
+	 * it gets what symbolize() finds there (dso never NULL, "[unknown]"
+	 * when unknown), its strings under the same rule: what perf.data.txt
+	 * writes.  The strings live until the session ends.
+	 * Cached per (process, address), kernel addresses once for all
+	 * processes.  The cache follows the process model: an answer is for
+	 * the mappings the process has at this point (of the replay), never
+	 * served again once a symbolizer_mmap/exec/fork (or a reread of
+	 * /proc/PID/maps) changed them; a frame nothing named is looked up
+	 * again after a while (a runtime's perf map grows).
+	 * Returns 0 when a symbol names the frame, -ENOENT when none does
+	 * ("[object]" or "[unknown]"), another negative errno when it cannot
+	 * tell (out of memory): then *name is "[unknown]". */
+	int (*frame_name)(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, int kernel,
+			  const char **name, struct tracerig_symbol *sym);
 
 	/* The mapping holding the frame at `addr` of `pid` (a host PID;
 	 * ignored when `kernel`), as frame_name() finds it at this point (of

@@ -49,6 +49,23 @@ static int svc_object(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr,
 
 static const struct tracerig_services svc = { .symbolize = svc_symbolize,
 					      .symbolizer_object = svc_object };
+
+/* A process model that does not know the objects yet, as one read just
+ * after an exec, before ld.so mapped the libraries. */
+static int model_blind;
+static unsigned int model_asked; /* lookups once it knows them */
+
+static int svc_object_late(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr,
+			   struct tracerig_object *out)
+{
+	if (model_blind)
+		return -ENOENT;
+	model_asked++;
+	return svc_object(ctx, pid, addr, out);
+}
+
+static const struct tracerig_services svc_late = { .symbolize = svc_symbolize,
+						   .symbolizer_object = svc_object_late };
 static struct tracerig_ctx ctx;
 static struct pc_opened event;
 static uint64_t event_ids[1] = { SAMPLE_ID };
@@ -201,6 +218,31 @@ DEF_TEST(unwinds_own_sample)
 	uw_free(u);
 }
 
+/* An address the model had no object for is asked again once the
+ * model can have reread the process's mappings: it is not absent for
+ * the rest of the session (every later stack through it cut short). */
+DEF_TEST(objects_mapped_after_a_miss_are_found)
+{
+	struct unwinder *u = uw_new(&svc_late, &ctx, NULL);
+	const uint64_t *ips;
+	size_t n;
+
+	CHECK_NOT_NULL(u);
+	model_blind = 1;
+	(void)uw_sample(u, &event.attr, getpid(), getpid(), regs_of(sample()), end_of(sample()),
+			&ips);
+	model_blind = 0;
+	usleep(60 * 1000); /* longer than the model's reread interval */
+	n = uw_sample(u, &event.attr, getpid(), getpid(), regs_of(sample()), end_of(sample()), &ips);
+	/* The same addresses again: each was asked of the model anew (the
+	 * chain alone would not tell: this test is built with frame
+	 * pointers, which libdwfl follows where it has no CFI). */
+	EXPECT_TRUE(model_asked > 0);
+	if (!has_chain(ips, n, chain, 3))
+		TEST_FAIL("no test_level_two -> test_level_one -> main in %zu frames", n);
+	uw_free(u);
+}
+
 /* Pushes RECORDS copies of the sample at offsets 0, 100000, ... into a
  * queue of `queue_bytes`, then lets the thread finish. */
 static struct uw_bg *run_background(struct uw_objects *objects, size_t queue_bytes)
@@ -300,6 +342,7 @@ int main(void)
 	event.n_ids = 1;
 	test_level_one();
 	RUN_TEST(unwinds_own_sample);
+	RUN_TEST(objects_mapped_after_a_miss_are_found);
 	RUN_TEST(background_frames_are_adopted);
 	RUN_TEST(full_queue_leaves_samples);
 	tr_symbolizer_free(ctx.sym);
