@@ -250,7 +250,7 @@ struct tracerig_services {
 	 * /proc/PID/root so processes in containers resolve against their own
 	 * files.  Returns 0 and fills `out` (name NULL when only the object is
 	 * known), or -ENOENT.  Uncached, raw strings: a frame written to an
-	 * output takes its name from frame_name() (at the end of this table). */
+	 * output takes its name from frame_name() (further down this table). */
 	int (*symbolize)(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, int kernel,
 			 struct tracerig_symbol *out);
 	/* Snapshots the process's mappings now, so it still resolves after it exits. */
