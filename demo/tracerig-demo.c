@@ -1,21 +1,31 @@
 /* tracerig-demo: a CPU workload with known functions and a known CPU split.
  *
  * Every worker thread ("demo-worker") runs slices of 10 ms of CPU time,
- * split by time, not by iterations, between three exported functions:
+ * split by the thread's CPU time, not by wall-clock time or iterations,
+ * between three exported functions:
  *
  *	demo_hot   6 ms  (60%)
  *	demo_warm  3 ms  (30%)
  *	demo_cool  1 ms  (10%)
  *
+ * CPU time, because that is what a CPU profile measures: split by wall-clock
+ * time, a function preempted in the middle of its share loses the rest of it
+ * while the next one starts afresh, so on a loaded machine the longest
+ * function lost the most and the split drifted towards equal thirds.
+ *
  * Each spins in its own body (the frame samples land in), reached through
  * demo_worker -> demo_run_slice -> demo_hot/demo_warm/demo_cool.  With --fork,
  * halfway through the run, a short-lived child process ("demo-child") spins
- * ~200 ms in demo_child_spin and exits, to test catching short-lived children
- * of a process that is already being traced.  Built with frame pointers, without
- * inlining and with -rdynamic so the names are in .symtab and .dynsym.
+ * ~200 ms of CPU in demo_child_spin and exits, to test catching short-lived
+ * children of a process that is already being traced.  Built with frame
+ * pointers, without inlining and with -rdynamic so the names are in .symtab
+ * and .dynsym.
  *
  * It is the built-in workload of the quick start and of the perf_events
- * backend's tests: a profile of it should show about 60/30/10.
+ * backend's tests: a profile of it should show about 60/30/10, however
+ * loaded the machine.  At exit it prints the CPU time it got, which is what
+ * the number of samples follows (on a loaded machine, much less than
+ * threads x seconds).
  */
 #include "config.h"
 
@@ -27,14 +37,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #define DEMO_EXIT_USAGE 3
-#define DEMO_SLICE_NS 10000000ull /* one slice: 10 ms of work */
-#define DEMO_CHECK_EVERY 4000	  /* arithmetic iterations (~5 us) between clock reads */
-#define DEMO_CHILD_NS 200000000ull
+#define DEMO_SLICE_NS 10000000ull /* one slice: 10 ms of CPU time */
+#define DEMO_CHILD_NS 200000000ull /* the --fork child: 200 ms of CPU time */
+/* A spin stops when less than this is left: a clock read costs about as
+ * much (see demo_spin_next). */
+#define DEMO_SPIN_SLACK_NS 5000ull
 
 /* Exported (not static) so they are visible to every symbolizer. */
 void demo_hot(uint64_t ns);
@@ -68,16 +81,68 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* The spin is written out in each function (no shared helper) so the
- * samples land in the named function itself, not in a common leaf. */
+/* The calling thread's CPU time: what it ran, not how long it waited for a
+ * CPU.  Unlike CLOCK_MONOTONIC it is a system call (no vDSO), a few
+ * microseconds on some machines, and a sample taken in it lands in the
+ * kernel, not in the spinning function: hence the few reads per spin. */
+static uint64_t cpu_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Spin iterations per nanosecond of CPU, learnt by each thread as it runs;
+ * the first guess is low (about 20 ns an iteration), so the first chunk
+ * never overshoots. */
+static __thread double demo_iters_per_ns = 0.05;
+
+struct demo_spin {
+	uint64_t end, last, chunk; /* thread CPU ns; iterations of the last chunk */
+};
+
+static void demo_spin_start(struct demo_spin *s, uint64_t ns)
+{
+	s->last = cpu_now_ns();
+	s->end = s->last + ns;
+	s->chunk = 0;
+}
+
+/* How many iterations to spin next, 0 when the CPU time is spent.  Each
+ * chunk is 7/8 of what is left at the learnt rate, so a spin reads the
+ * clock about log8(ns / DEMO_SPIN_SLACK_NS) + 2 times (6 for 6 ms) and
+ * ends within DEMO_SPIN_SLACK_NS of its CPU time whatever the preemption. */
+static uint64_t demo_spin_next(struct demo_spin *s)
+{
+	uint64_t now = cpu_now_ns(), left;
+
+	/* Chunks of 50 us or more teach the rate (shorter ones are mostly
+	 * the clock read itself). */
+	if (s->chunk && now - s->last >= 50000)
+		demo_iters_per_ns = (3 * demo_iters_per_ns + (double)s->chunk / (double)(now - s->last)) / 4;
+	s->last = now;
+	if (now + DEMO_SPIN_SLACK_NS >= s->end)
+		return 0;
+	left = s->end - now;
+	s->chunk = (uint64_t)((double)left * 7 / 8 * demo_iters_per_ns) + 1;
+	return s->chunk;
+}
+
+/* The spin is written out in each function (only the clock reads are
+ * shared) so the samples land in the named function itself, not in a
+ * common leaf. */
 #define DEMO_SPIN(ns, seed)                                                     \
 	do {                                                                    \
-		uint64_t end_ = now_ns() + (ns), x_ = (seed);                   \
-		do {                                                            \
-			for (int i_ = 0; i_ < DEMO_CHECK_EVERY; i_++)           \
+		struct demo_spin s_;                                            \
+		uint64_t x_ = (seed), n_;                                       \
+		demo_spin_start(&s_, (ns));                                     \
+		while ((n_ = demo_spin_next(&s_)))                              \
+			for (uint64_t i_ = 0; i_ < n_; i_++) {                  \
 				x_ = x_ * 6364136223846793005ull + 1442695040888963407ull; \
-			demo_sink = x_;                                         \
-		} while (now_ns() < end_);                                      \
+				__asm__ volatile("" : "+r"(x_));                \
+			}                                                       \
+		demo_sink = x_;                                                 \
 	} while (0)
 
 __attribute__((noinline)) void demo_hot(uint64_t ns)
@@ -125,13 +190,15 @@ static void usage(FILE *out)
 		"Usage: tracerig-demo [--seconds N] [--threads N] [--fork] [--split A,B,C]\n"
 		"\n"
 		"A CPU workload with a known profile: each worker thread (demo-worker)\n"
-		"spends 60%% of its time in demo_hot, 30%% in demo_warm, 10%% in demo_cool.\n"
+		"spends 60%% of its CPU time in demo_hot, 30%% in demo_warm, 10%% in\n"
+		"demo_cool, however loaded the machine.  At exit it prints the CPU time\n"
+		"it got (\"tracerig-demo: done: X s of CPU\" on stderr).\n"
 		"\n"
 		"  --seconds N    run for N seconds (default 3, may be fractional)\n"
 		"  --threads N    worker threads (default 2, 1-1024)\n"
-		"  --fork         also run a child process that spins ~200 ms in\n"
-		"                 demo_child_spin and exits\n"
-		"  --split A,B,C  percent of time in demo_hot,demo_warm,demo_cool\n"
+		"  --fork         also run a child process that spins ~200 ms of CPU\n"
+		"                 time in demo_child_spin and exits\n"
+		"  --split A,B,C  percent of CPU time in demo_hot,demo_warm,demo_cool\n"
 		"                 (default 60,30,10; must add up to 100)\n"
 		"  -h, --help     this help\n"
 		"\n"
@@ -320,5 +387,16 @@ int main(int argc, char **argv)
 			;
 	}
 	free(threads);
+	if (status == 0) {
+		struct rusage ru;
+
+		/* What the samples follow: a loaded machine gives the workers
+		 * less CPU than threads x seconds.  (The --fork child's is not
+		 * in it: RUSAGE_SELF counts no children.) */
+		if (getrusage(RUSAGE_SELF, &ru) == 0)
+			fprintf(stderr, "tracerig-demo: done: %.3f s of CPU\n",
+				(double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+					(double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6);
+	}
 	return status;
 }

@@ -310,9 +310,25 @@ static void *shorts(void *arg)
 		uint64_t t0 = now_ns();
 
 		blocked_in_short_sleep(s->plan->short_ms);
-		s->times.short_ns += now_ns() - t0;
+		s->times.short_call_ns[i] = now_ns() - t0;
+		s->times.short_ns += s->times.short_call_ns[i];
 	}
 	return NULL;
+}
+
+long tw_short_calls_over(const struct tw_times *times, long n_calls, uint64_t ns,
+			 uint64_t *sum_ns)
+{
+	long n = 0;
+
+	*sum_ns = 0;
+	for (long i = 0; i < n_calls && i < TW_SHORT_CALLS_MAX; i++) {
+		if (times->short_call_ns[i] >= ns) {
+			n++;
+			*sum_ns += times->short_call_ns[i];
+		}
+	}
+	return n;
 }
 
 int tw_run(const struct tw_plan *plan, struct tw_times *times)
@@ -324,6 +340,8 @@ int tw_run(const struct tw_plan *plan, struct tw_times *times)
 	size_t started = 0;
 	struct timespec ts = { plan->pipe_ms / 1000, (plan->pipe_ms % 1000) * 1000000L };
 
+	if (plan->short_sleeps < 0 || plan->short_sleeps > TW_SHORT_CALLS_MAX)
+		return -EINVAL;
 	memset(&s, 0, sizeof(s));
 	s.plan = plan;
 	if (pipe(s.pipefd) < 0)

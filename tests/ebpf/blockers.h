@@ -39,6 +39,8 @@ struct tw_plan {
 	long short_sleeps, short_ms;    /* blocked_in_short_sleep: short_sleeps x short_ms */
 };
 #define TW_PLAN_DEFAULT { 3, 200, 400, 300, 100, 2 }
+/* The most short sleeps a plan may have: each one's time is kept. */
+#define TW_SHORT_CALLS_MAX 1024
 
 /* What each blocking thread measured itself (CLOCK_MONOTONIC, the clock of
  * bpf_ktime_get_ns): the time spent inside the function, summed over its
@@ -48,9 +50,22 @@ struct tw_plan {
  * waits for is asleep), so the traced total is in [plan, measured]. */
 struct tw_times {
 	uint64_t sleep_ns, short_ns, hold_ns, pipe_ns, mutex_ns;
+	/* Each blocked_in_short_sleep call, in order: on a loaded machine some
+	 * 2 ms sleeps last far longer (the thread waits for a CPU after its
+	 * wake-up), and a min_block_ns / max_block_ns cut keeps or drops the
+	 * interval by its real length, so a check of a cut needs each call's. */
+	uint64_t short_call_ns[TW_SHORT_CALLS_MAX];
 	pid_t sleep_tid, pipe_tid; /* the threads of blocked_in_sleep and _pipe_read */
 };
-/* Runs the scenario; `times` (may be NULL) gets what the threads measured. */
+/* Runs the scenario; `times` (may be NULL) gets what the threads measured.
+ * -EINVAL when the plan has more than TW_SHORT_CALLS_MAX short sleeps. */
 int tw_run(const struct tw_plan *plan, struct tw_times *times);
+
+/* The short sleeps (of `times`) that the thread measured at `ns` or longer:
+ * their number, and their total in *sum_ns.  An interval cut at `ns`
+ * (min_block) can only come from these calls, since an interval lies
+ * inside the call; an interval cut above `ns` (max_block) only from these. */
+long tw_short_calls_over(const struct tw_times *times, long n_calls, uint64_t ns,
+			 uint64_t *sum_ns);
 
 #endif

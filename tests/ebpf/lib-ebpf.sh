@@ -41,3 +41,30 @@ check_within() {
 		not_ok "$1" "expected at least $2 ms (-2%) and at most the measured $(( ${4:-0} / 1000 )) ms, got $(( ${3:-0} / 1000 )) ms"
 	fi
 }
+
+# calls_over_us TIMES FUNCTION MIN_US: the total of FUNCTION's calls (each
+# one's time, "calls:FUNCTION" of workload -t) that the thread measured at
+# MIN_US or longer, in microseconds.  A loaded machine stretches a 2 ms
+# sleep (the thread waits for a CPU after its wake-up, and the interval
+# lasts until it runs); only such calls can hold an interval of MIN_US.
+calls_over_us() {
+	awk -v fn="calls:$2" -v min="$3" '
+	$1 == fn { for (i = 2; i <= NF; i++) if ($i >= min) s += $i }
+	END { printf "%d\n", s }' "$1"
+}
+
+# check_cut_below NAME MIN_US ACTUAL_US TIMES FUNCTION: a min_block cut at
+# MIN_US kept of FUNCTION (ACTUAL_US) at most the calls the thread measured
+# at MIN_US or longer (+1 ms of rounding): 0 on an idle machine, and far
+# less than every call's time (what a cut that drops nothing would keep) on
+# a loaded one.
+check_cut_below() {
+	local over
+	over=$(calls_over_us "$4" "$5" "$2")
+	if awk -v a="$3" -v o="$over" 'BEGIN { exit !(a <= o + 1000) }'; then
+		ok "$1"
+	else
+		not_ok "$1" "kept $(( ${3:-0} / 1000 )) ms, but the calls measured at $(( $2 / 1000 )) ms or longer took $(( over / 1000 )) ms in all" \
+			"$(grep "^calls:$5 " "$4")"
+	fi
+}

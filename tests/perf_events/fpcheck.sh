@@ -11,11 +11,18 @@ chain_workload no-omit no-omit
 without_libdw && skip_all "a build without libdw reads no CFI"
 
 # check_pid NAME PROFILE PROGRAM: --check -p on PROGRAM running; its output
-# in $TEST_TMP/NAME.
+# in $TEST_TMP/NAME.  --check judges the process's /proc/PID/exe, which is
+# this shell until the forked child has exec'd PROGRAM: on a loaded machine
+# that can come after --check has looked (and bash, built without frame
+# pointers, got the note), so it waits for the exec, however long it takes.
 check_pid() {
 	local name=$1 profile=$2 prog=$3 pid
 	"$prog" 60 &
 	pid=$!
+	until [ "$(readlink "/proc/$pid/exe" 2>/dev/null)" = "$(readlink -f "$prog")" ]; do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.01
+	done
 	run_tracerig --check -c "$profile" -p "$pid"
 	kill "$pid"
 	wait "$pid" 2>/dev/null

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # CPU sampling of a workload with a known split (demo_hot 60%, demo_warm
-# 30%, demo_cool 10% of each worker's time): perf.data.txt must show that
-# split, in the exact shape TraceEvent parses; stock perf must read the
-# archive's perf.data and agree; the flame graph and the summary follow.
+# 30%, demo_cool 10% of each worker's CPU time): perf.data.txt must show
+# that split, in the exact shape TraceEvent parses, with as many samples as
+# the demo's CPU time at 999 Hz; stock perf must read the archive's
+# perf.data and agree; the flame graph and the summary follow.
 . "$top_srcdir/tests/perf_events/lib-perf.sh"
 
 out="$TEST_TMP/a.trace.zip"
@@ -10,6 +11,10 @@ mono_before=$(mono_now)
 run_tracerig -c "$CPU_INI" -o "$out" -- "$DEMO" --seconds 2 --threads 2
 mono_after=$(mono_now)
 check_eq "a launched demo is traced: exit 0" 0 "$rc"
+# The CPU time the demo got, which is what a 999 Hz cpu-clock samples: on a
+# loaded machine far less than its 2 threads x 2 s (seen: 0.33 s at load 8).
+demo_cpu=$(sed -n 's/^tracerig-demo: done: \([0-9.]*\) s of CPU$/\1/p' "$TEST_TMP/out")
+check "the demo says how much CPU time it got" test -n "$demo_cpu"
 unzip_archive "$out" "$TEST_TMP/a"
 txt="$TEST_TMP/a/perf.data.txt"
 check "the archive holds perf.data, perf.data.txt, cpu.folded and cpu.svg" \
@@ -18,6 +23,19 @@ check "the archive holds perf.data, perf.data.txt, cpu.folded and cpu.svg" \
 demo_pid=$(sample_pids "$txt" | head -1)
 check_eq "samples come from one process, the demo" 1 "$(sample_pids "$txt" | wc -l)"
 leaf_counts "$txt" "$demo_pid" >"$TEST_TMP/leaves"
+# One sample per 1/999 s of the demo's CPU time, whatever the load (a
+# thread's cpu-clock runs only while the thread does).
+check "as many samples as the demo's CPU time at 999 Hz" python3 - "$TEST_TMP/leaves" "${demo_cpu:-0}" <<'PY'
+import sys
+total = sum(int(line.rsplit(' ', 1)[1]) for line in open(sys.argv[1]))
+want = float(sys.argv[2]) * 999
+print(f"{total} samples, {want:.0f} for {sys.argv[2]} s of CPU")
+assert total > 0 and 0.9 * want <= total <= 1.05 * want + 5, \
+    f"{total} samples for the demo's {sys.argv[2]} s of CPU at 999 Hz (want {want:.0f})"
+PY
+# The split is of CPU time too, so it does not move with the load either
+# (measured 59/30/9 idle and at load 8, 1-2 % in the kernel; the former
+# wall-clock split drifted to 48/38/12 at load 8): bands of 8 points.
 check "the split is demo_hot ~60%, demo_warm ~30%, demo_cool ~10%" python3 - "$TEST_TMP/leaves" <<'PY'
 import sys
 c = {}
@@ -25,13 +43,12 @@ for line in open(sys.argv[1]):
     name, n = line.rsplit(' ', 1)
     c[name] = int(n)
 total = sum(c.values())
-assert total > 1000, f"too few samples: {total} (2 threads x 2 s at 999 Hz)"
 share = {f: c.get(f, 0) / total for f in ("demo_hot", "demo_warm", "demo_cool")}
 print(share)
-assert 0.45 <= share["demo_hot"] <= 0.75, share
-assert 0.18 <= share["demo_warm"] <= 0.42, share
-assert 0.04 <= share["demo_cool"] <= 0.18, share
-assert sum(share.values()) >= 0.85, share
+assert 0.52 <= share["demo_hot"] <= 0.68, share
+assert 0.22 <= share["demo_warm"] <= 0.38, share
+assert 0.05 <= share["demo_cool"] <= 0.15, share
+assert sum(share.values()) >= 0.9, share
 PY
 
 check "every line has the shape TraceEvent's perf script parser expects" python3 - "$txt" <<'PY'
@@ -94,12 +111,13 @@ check_grep "perf's header has the event" 'event : name = cpu-clock' "$TEST_TMP/h
 check_grep "cpu.folded has the demo's stacks under its comm-PID" \
 	"^tracerig-demo-$demo_pid;.*demo_worker;.*demo_hot [0-9]+$" "$TEST_TMP/a/cpu.folded"
 check_grep "cpu.svg is a flame graph with the functions in it" 'demo_hot' "$TEST_TMP/a/cpu.svg"
-check "the manifest counts samples and no lost ones" python3 - "$TEST_TMP/a/manifest.json" <<'PY'
+check "the manifest counts the samples of perf.data.txt and no lost ones" \
+	python3 - "$TEST_TMP/a/manifest.json" "$(grep -c ': *[0-9]* cpu-clock' "$txt")" <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1]))
 p = [x for x in m["plugins"] if x["name"] == "perf_events"][0]
 c = p["counters"]
-assert c["samples"] > 1000 and c["lost_samples"] == 0, c
+assert c["samples"] == int(sys.argv[2]) and c["samples"] > 0 and c["lost_samples"] == 0, c
 PY
 check "the manifest has the sampling window, in CLOCK_MONOTONIC ns, around the samples" \
 	python3 - "$TEST_TMP/a/manifest.json" "$mono_before" "$mono_after" <<'PY'
