@@ -336,6 +336,16 @@ static int svc_frame_name(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, in
 	return tr_symbolizer_frame_name(ctx->session->symbolizer, pid, addr, kernel, name, sym);
 }
 
+static int svc_frame_generation(struct tracerig_ctx *ctx, pid_t pid, uint32_t *gen)
+{
+	/* Without a symbolizer every frame is "[unknown]" for good. */
+	if (!ctx->session->symbolizer) {
+		*gen = 0;
+		return 0;
+	}
+	return tr_symbolizer_frame_generation(ctx->session->symbolizer, pid, gen);
+}
+
 static int svc_symbolizer_model(struct tracerig_ctx *ctx, enum tracerig_model how)
 {
 	if (!ctx->in_init)
@@ -511,4 +521,5 @@ const struct tracerig_services tr_services = {
 	.pprof_wanted = svc_pprof_wanted,
 	.pprof_entry = svc_pprof_entry,
 	.process_cgroup = svc_process_cgroup,
+	.frame_generation = svc_frame_generation,
 };

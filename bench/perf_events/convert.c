@@ -68,6 +68,11 @@ static int svc_frame_name(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, in
 	return tr_symbolizer_frame_name(ctx->sym, pid, addr, kernel, name, sym);
 }
 
+static int svc_frame_generation(struct tracerig_ctx *ctx, pid_t pid, uint32_t *gen)
+{
+	return tr_symbolizer_frame_generation(ctx->sym, pid, gen);
+}
+
 static int svc_object(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr,
 		      struct tracerig_object *out)
 {
@@ -166,7 +171,8 @@ int main(int argc, char **argv)
 	struct tracerig_services svc = { .symbolize = svc_symbolize, .symbolizer_mmap = svc_mmap,
 					 .symbolizer_exec = svc_exec, .symbolizer_fork = svc_fork,
 					 .symbolizer_object = svc_object,
-					 .frame_name = svc_frame_name };
+					 .frame_name = svc_frame_name,
+					 .frame_generation = svc_frame_generation };
 	struct tracerig_ctx ctx = { 0 };
 	struct pc_opened ev[MAX_EVENTS];
 	struct unwinder *uw = NULL;

@@ -683,6 +683,18 @@ int tr_symbolizer_frame_name(struct tr_symbolizer *sym, pid_t pid, uint64_t addr
 	return f->ret;
 }
 
+int tr_symbolizer_frame_generation(struct tr_symbolizer *sym, pid_t pid, uint32_t *gen)
+{
+	struct proc *p;
+
+	pthread_mutex_lock(&sym->lock);
+	p = proc_get(sym, pid);
+	if (p)
+		*gen = p->gen;
+	pthread_mutex_unlock(&sym->lock);
+	return p ? 0 : -ENOMEM;
+}
+
 int tr_symbolizer_object(struct tr_symbolizer *sym, pid_t pid, uint64_t addr,
 			 struct tracerig_object *out)
 {

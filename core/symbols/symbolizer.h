@@ -25,6 +25,10 @@ int tr_symbolizer_lookup(struct tr_symbolizer *sym, pid_t pid, uint64_t addr, in
  * *name and out's strings live until tr_symbolizer_free. */
 int tr_symbolizer_frame_name(struct tr_symbolizer *sym, pid_t pid, uint64_t addr, int kernel,
 			     const char **name, struct tracerig_symbol *out);
+/* The generation of the process's address space that frame names are
+ * cached under (see the service frame_generation).  Thread-safe.  0, or
+ * -ENOMEM. */
+int tr_symbolizer_frame_generation(struct tr_symbolizer *sym, pid_t pid, uint32_t *gen);
 /* Rereads the process's mappings now and reads every object, its vDSO and
  * its JIT maps while the process (and its mount namespace) still exists,
  * so it resolves after it exits.  Call again after an exec.  -ESRCH when

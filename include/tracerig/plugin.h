@@ -407,6 +407,20 @@ struct tracerig_services {
 	 * never observed, now; NULL when unknown (it was gone before).  The
 	 * string lives until the session ends. */
 	const char *(*process_cgroup)(struct tracerig_ctx *ctx, pid_t pid);
+
+	/* The generation of `pid`'s address space at this point (of the
+	 * replay), for a caller that keeps what frame_name() answered rather
+	 * than asking it for every frame of every sample: frame_name()'s
+	 * answer for (pid, addr) holds as long as the generation stays the
+	 * same.  The core bumps it whenever what the process's addresses
+	 * resolve to may have changed (symbolizer_mmap/exec/fork, a reread of
+	 * /proc/PID/maps that found other mappings, new JIT symbols), which
+	 * frame_name() itself may do while it looks a frame up: read it again
+	 * after asking.  Kernel frames have no generation: their answer holds
+	 * for the session.  A frame nothing named (-ENOENT) is not final even
+	 * within a generation (frame_name() looks it up again after a while):
+	 * ask again for those.  0 and *gen filled, or -ENOMEM. */
+	int (*frame_generation)(struct tracerig_ctx *ctx, pid_t pid, uint32_t *gen);
 };
 
 struct tracerig_plugin {

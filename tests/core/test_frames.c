@@ -285,6 +285,54 @@ DEF_TEST(mmap_exec_and_fork_are_never_answered_from_before)
 	tr_symbolizer_free(sym);
 }
 
+static uint32_t gen_of(struct tr_symbolizer *sym, pid_t pid)
+{
+	uint32_t gen = UINT32_MAX;
+
+	EXPECT_EQ_INT(0, tr_symbolizer_frame_generation(sym, pid, &gen));
+	return gen;
+}
+
+/* What lets a caller keep frame_name's answers (perf_events' frame
+ * texts): the generation stays while they hold and moves with every
+ * change of the mappings, the process's own only. */
+DEF_TEST(the_generation_moves_with_the_mappings_and_only_then)
+{
+	struct tr_symbolizer *sym = tr_symbolizer_new();
+	uint64_t addr = (uint64_t)(uintptr_t)&frames_probe_fn;
+	struct tracerig_mapping m;
+	struct exe_map exe;
+	uint32_t g, child;
+
+	CHECK_NOT_NULL(sym);
+	EXPECT_EQ_INT(0, find_exe_map(&exe));
+	m = exe_mapping(&exe, P);
+	EXPECT_EQ_INT(0, tr_symbolizer_record_mmap(sym, &m));
+	g = gen_of(sym, P);
+	EXPECT_EQ_STR("frames_probe_fn", name_of(sym, P, addr, 0));
+	EXPECT_EQ_STR("frames_probe_fn", name_of(sym, P, addr, 0));
+	EXPECT_EQ_INT(g, gen_of(sym, P)); /* naming changes nothing */
+
+	m = anon_mapping(&exe, P);
+	EXPECT_EQ_INT(0, tr_symbolizer_record_mmap(sym, &m));
+	EXPECT_TRUE(gen_of(sym, P) != g);
+	g = gen_of(sym, P);
+	EXPECT_EQ_INT(0, tr_symbolizer_record_exec(sym, P));
+	EXPECT_TRUE(gen_of(sym, P) != g);
+	g = gen_of(sym, P);
+
+	/* A fork and the child's own mmap move the child's, not the parent's. */
+	child = gen_of(sym, CHILD);
+	EXPECT_EQ_INT(0, tr_symbolizer_record_fork(sym, P, CHILD));
+	EXPECT_TRUE(gen_of(sym, CHILD) != child);
+	child = gen_of(sym, CHILD);
+	m = exe_mapping(&exe, CHILD);
+	EXPECT_EQ_INT(0, tr_symbolizer_record_mmap(sym, &m));
+	EXPECT_TRUE(gen_of(sym, CHILD) != child);
+	EXPECT_EQ_INT(g, gen_of(sym, P));
+	tr_symbolizer_free(sym);
+}
+
 DEF_TEST(an_unnamed_frame_is_looked_up_again_later)
 {
 	struct tr_symbolizer *sym = tr_symbolizer_new();
@@ -354,6 +402,7 @@ int main(void)
 	RUN_TEST(hostile_jit_names_come_out_sanitized_in_name_and_symbol);
 	RUN_TEST(one_frame_has_one_name_for_every_caller);
 	RUN_TEST(mmap_exec_and_fork_are_never_answered_from_before);
+	RUN_TEST(the_generation_moves_with_the_mappings_and_only_then);
 	RUN_TEST(an_unnamed_frame_is_looked_up_again_later);
 	RUN_TEST(a_live_process_that_maps_code_later_has_it_named);
 	TEST_MAIN_END();
