@@ -16,6 +16,7 @@ plugins_perf_events_perf_events_la_SOURCES = plugins/perf_events/plugin.c \
 	plugins/perf_events/collector.c plugins/perf_events/collector.h \
 	plugins/perf_events/comms.c plugins/perf_events/comms.h \
 	plugins/perf_events/script.c plugins/perf_events/script.h \
+	plugins/perf_events/frametexts.c plugins/perf_events/frametexts.h \
 	plugins/perf_events/textbuf.c plugins/perf_events/textbuf.h \
 	plugins/perf_events/timesort.c plugins/perf_events/timesort.h \
 	plugins/perf_events/unwind.c plugins/perf_events/unwind.h \
@@ -54,6 +55,15 @@ tests_perf_events_test_unwind_LDADD = lib/libtrelf.la lib/libtrunwind.la lib/lib
 	$(DEMANGLE_LIBS) $(LIBDW_LIBS) $(AX_PTHREAD_LIBS)
 # ---- end unwind
 
+# ---- frametexts (frame texts kept per process, generation and address)
+check_PROGRAMS += tests/perf_events/test_frametexts
+TESTS += tests/perf_events/test_frametexts
+tests_perf_events_test_frametexts_SOURCES = tests/perf_events/test_frametexts.c \
+	plugins/perf_events/frametexts.c
+tests_perf_events_test_frametexts_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests \
+	-I$(top_srcdir)/plugins/perf_events
+# ---- end frametexts
+
 # Integration tests (root): the real tracerig sampling real workloads.
 perf_events_sh_tests = \
 	tests/perf_events/sampling.sh \
@@ -78,7 +88,7 @@ endif
 if BUILD_PLUGIN_PERF_EVENTS
 check_PROGRAMS += bench/perf_events/convert
 bench_perf_events_convert_SOURCES = bench/perf_events/convert.c \
-	plugins/perf_events/script.c plugins/perf_events/bytebuf.c \
+	plugins/perf_events/script.c plugins/perf_events/frametexts.c plugins/perf_events/bytebuf.c \
 	plugins/perf_events/comms.c plugins/perf_events/events.c plugins/perf_events/tracefs.c \
 	plugins/perf_events/textbuf.c plugins/perf_events/timesort.c plugins/perf_events/unwind.c \
 	plugins/perf_events/unwindbg.c plugins/perf_events/sample.c \

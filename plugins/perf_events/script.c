@@ -22,8 +22,8 @@
 #include <event-parse.h>
 #include <trace-seq.h>
 
-#include "bytebuf.h"
 #include "comms.h"
+#include "frametexts.h"
 #include "lib/ppframes.h"
 #include "lib/pprof.h"
 #include "lib/sideband.h"
@@ -79,11 +79,9 @@ struct conv {
 	struct pending pending[PENDING]; /* by tid % PENDING */
 	const struct tracerig_services *svc;
 	struct tracerig_ctx *ctx;
-	/* The frame texts of the sample being converted (struct frame_text
-	 * each, at texts_off[i] for frame i): made anew per sample from what
-	 * the core's frame_name cached. */
-	struct bytebuf texts;
-	size_t *texts_off;
+	/* Every frame's text, made once per (process, generation, address)
+	 * from what the core's frame_name answered (frametexts.h). */
+	struct frametexts *texts;
 	struct unwinder *uw; /* NULL: no user stacks to unwind */
 	const struct uw_bg *bg; /* NULL: none unwound while collecting */
 	const char *data; /* perf.data's data section, mapped */
@@ -151,70 +149,19 @@ static void print_payload(struct conv *cv, const void *raw, uint32_t size, uint6
 
 /* ---- frames ---- */
 
-/* A frame's text: its perf.data.txt line and its name in folded stacks.
- * Both come from the core's frame_name, which names a frame once for every
- * output (perf.data.txt, cpu.folded, offcpu.folded, the flame graphs),
- * caches it per (process, address) against the process model as this
- * replay feeds it, and hands out its strings under the sanitize rule
- * already (names and paths are the traced program's: one with a newline
- * would add frame lines of its choosing, a ';' would split a folded
- * frame). */
-struct frame_text {
-	uint32_t line_len, fold_len;
-	int no_object; /* in no known object: see fold_frames */
-	char s[];      /* the line, then the folded name */
-};
-
-/* "\t%16llx name (object)\n" and the folded name, appended to cv->texts;
- * 0 or -ENOMEM. */
-static int add_text(struct conv *cv, size_t i, pid_t pid, uint64_t addr, int kernel)
+/* A frame's text (struct frame_text, frametexts.h): its perf.data.txt
+ * line and its name in folded stacks, both from the core's frame_name,
+ * which names a frame once for every output (perf.data.txt, cpu.folded,
+ * offcpu.folded, the flame graphs) against the process model as this
+ * replay feeds it. */
+static const struct frame_text *add_text(struct conv *cv, pid_t pid, uint64_t addr, int kernel)
 {
-	const size_t align = _Alignof(struct frame_text);
-	struct tracerig_symbol sym;
-	const char *fold, *name;
-	size_t name_len, dso_len, fold_len, line_len, at;
-	struct frame_text *t;
-	char *p;
-	int ret = cv->svc->frame_name(cv->ctx, pid, addr, kernel, &fold, &sym);
+	int ret;
+	const struct frame_text *t = ft_text(cv->texts, pid, addr, kernel, &ret);
 
-	if (ret == -ENOMEM)
-		return ret;
-	if (ret < 0) /* -ENOENT, or -ENOSYS without a symbolizer: "[unknown]" */
+	if (t && ret < 0) /* -ENOENT, or -ENOSYS without a symbolizer: "[unknown]" */
 		cv->st->unresolved++;
-	name = sym.name ? sym.name : "[unknown]";
-	name_len = strlen(name);
-	dso_len = strlen(sym.dso);
-	fold_len = strlen(fold);
-	/* fold_frames marks kernel frames itself: the name goes without
-	 * the "_[k]" that frame_name ends every kernel frame's name with. */
-	if (kernel && fold_len >= 4 && memcmp(fold + fold_len - 4, "_[k]", 4) == 0)
-		fold_len -= 4;
-	line_len = 1 + 16 + 1 + name_len + 2 + dso_len + 2;
-	if (line_len + fold_len > UINT32_MAX)
-		return -ENOMEM;
-	at = (cv->texts.len + align - 1) & ~(align - 1);
-	bytebuf_put(&cv->texts, NULL, at - cv->texts.len + sizeof(*t) + line_len + fold_len);
-	if (cv->texts.err)
-		return cv->texts.err;
-	t = (struct frame_text *)(cv->texts.p + at);
-	p = t->s;
-	*p++ = '\t';
-	p = fmt_hex16(p, addr);
-	*p++ = ' ';
-	memcpy(p, name, name_len);
-	p += name_len;
-	*p++ = ' ';
-	*p++ = '(';
-	memcpy(p, sym.dso, dso_len);
-	p += dso_len;
-	*p++ = ')';
-	*p++ = '\n';
-	memcpy(p, fold, fold_len);
-	t->line_len = (uint32_t)line_len;
-	t->fold_len = (uint32_t)fold_len;
-	t->no_object = !sym.name && strcmp(sym.dso, "[unknown]") == 0;
-	cv->texts_off[i] = at;
-	return 0;
+	return t;
 }
 
 /* ---- folded lines ---- */
@@ -414,20 +361,17 @@ static int symbolize_and_print(struct conv *cv, const struct pc_opened *ev,
 	if (cv->with_txt)
 		print_header(cv, ev, comm, s->pid, s->tid, s->cpu, s->time, s->period, s->raw,
 			     s->raw_size);
-	cv->texts.len = 0;
+	ft_sample(cv->texts);
 	for (size_t i = 0; i < n; i++) {
-		const struct frame_text *t;
+		const struct frame_text *t = add_text(cv, s->pid, frames[i].addr, frames[i].kernel);
 
-		if (add_text(cv, i, s->pid, frames[i].addr, frames[i].kernel) < 0)
+		if (!t)
 			return -ENOMEM;
-		t = (const void *)(cv->texts.p + cv->texts_off[i]);
+		frames[i].text = t;
 		cv->st->frames++;
 		if (cv->with_txt)
 			textbuf_put(&cv->txt, t->s, t->line_len);
 	}
-	/* Now that cv->texts moves no more for this sample. */
-	for (size_t i = 0; i < n; i++)
-		frames[i].text = (const void *)(cv->texts.p + cv->texts_off[i]);
 	if (cv->with_txt)
 		textbuf_putc(&cv->txt, '\n');
 	return 0;
@@ -703,9 +647,9 @@ int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, F
 	if (ret < 0)
 		goto nomem;
 	frames = malloc(PERF_MAX_STACK_DEPTH * 2 * sizeof(*frames));
-	cv.texts_off = malloc(PERF_MAX_STACK_DEPTH * 2 * sizeof(*cv.texts_off));
+	cv.texts = ft_new(svc, ctx);
 	cv.line = malloc(FOLD_LINE_MAX);
-	if (!frames || !cv.texts_off || !cv.line || (txt && textbuf_init(&cv.txt, txt, TEXT_BLOCK) < 0)) {
+	if (!frames || !cv.texts || !cv.line || (txt && textbuf_init(&cv.txt, txt, TEXT_BLOCK) < 0)) {
 		ret = -ENOMEM;
 		goto nomem;
 	}
@@ -765,8 +709,7 @@ out:
 	for (size_t i = 0; i < PENDING; i++)
 		free(cv.pending[i].line);
 	free(cv.line);
-	free(cv.texts.p);
-	free(cv.texts_off);
+	ft_free(cv.texts);
 	free(frames);
 	free(order);
 	if (cv.pp) {
