@@ -80,21 +80,33 @@ int tr_folded_each(const struct tr_folded *f,
 	return ret;
 }
 
-/* "name-ID" at buf[*pos...], the name sanitized in place. */
+/* "name-ID" at buf[*pos...], the name under the sanitize rule.  Every
+ * sample of a conversion is rooted here: written by hand rather than by
+ * snprintf, which cost more than naming all of a sample's frames. */
 static int put_frame(char *buf, size_t len, size_t *pos, const char *name, long id)
 {
-	size_t start = *pos;
-	int n;
+	char digits[24], *d = digits + sizeof(digits);
+	unsigned long v = id < 0 ? 0ul - (unsigned long)id : (unsigned long)id;
+	size_t start = *pos, name_len, id_len;
 
 	if (!name || !*name)
 		name = "[unknown]";
-	n = snprintf(buf + start, len - start, "%s-%ld", name, id);
-	if (n < 0 || (size_t)n >= len - start)
+	do
+		*--d = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	if (id < 0)
+		*--d = '-';
+	id_len = (size_t)(digits + sizeof(digits) - d);
+	name_len = strlen(name);
+	if (name_len + 1 + id_len >= len - start)
 		return -ENOSPC;
 	/* The rule keeps the length, and ';' never survives it: the ID
-	 * stays where it is and the frame stays one frame. */
-	tr_sanitize_name(buf + start, (size_t)n + 1, buf + start);
-	*pos += (size_t)n;
+	 * goes right after the name and the frame stays one frame. */
+	tr_sanitize_name(buf + start, name_len + 1, name);
+	buf[start + name_len] = '-';
+	memcpy(buf + start + name_len + 1, d, id_len);
+	buf[start + name_len + 1 + id_len] = '\0';
+	*pos += name_len + 1 + id_len;
 	return 0;
 }
 

@@ -62,6 +62,10 @@ static size_t sanitize(char *dst, size_t size, const char *src, int keep_semicol
 		}
 		if (pos + n >= size)
 			break;
+		if (n == 1) { /* most of any name: no call for a byte */
+			dst[pos++] = (char)*s++;
+			continue;
+		}
 		/* memmove: in place, dst never runs ahead of src. */
 		memmove(dst + pos, s, n);
 		pos += n;

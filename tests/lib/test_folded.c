@@ -134,6 +134,14 @@ DEF_TEST(the_root_is_process_then_thread)
 	tr_folded_root(buf, sizeof(buf), "", 9, NULL, 10);
 	EXPECT_EQ_STR("[unknown]-9;[unknown]-10", buf);
 	EXPECT_EQ_INT(-ENOSPC, tr_folded_root(buf, 8, "app", 42, "app", 42));
+	/* UTF-8 stays, a broken sequence at the name's end is one '?' and
+	 * the ID follows it. */
+	EXPECT_EQ_INT(21, tr_folded_root(buf, sizeof(buf), "caf\xc3\xa9", 1, "x\xc3", 2147483647));
+	EXPECT_EQ_STR("caf\xc3\xa9-1;x?-2147483647", buf);
+	/* Exactly room for "app-42;app-42" and its NUL, and one byte short. */
+	EXPECT_EQ_INT(13, tr_folded_root(buf, 14, "app", 42, "app", 42));
+	EXPECT_EQ_STR("app-42;app-42", buf);
+	EXPECT_EQ_INT(-ENOSPC, tr_folded_root(buf, 13, "app", 42, "app", 42));
 }
 
 static void parse(const char *stack, struct tr_folded_rootinfo *r, char *comm, char *tcomm)
