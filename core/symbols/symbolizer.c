@@ -648,6 +648,7 @@ static const struct tr_frame *frame_of(struct tr_symbolizer *sym, pid_t pid, uin
 	struct tracerig_symbol found;
 	struct tr_frame *f;
 	uint64_t now = 0;
+	uint32_t gen;
 	int ret;
 
 	if (!kernel && !p)
@@ -655,9 +656,18 @@ static const struct tr_frame *frame_of(struct tr_symbolizer *sym, pid_t pid, uin
 	f = tr_frames_find(&sym->frames, pid, kernel ? 0 : p->gen, addr, kernel);
 	if (f && (f->ret == 0 || kernel || (now = tr_now_ns()) < f->retry_ns))
 		return f;
+	gen = kernel ? 0 : p->gen;
 	ret = lookup(sym, pid, addr, kernel, &found);
 	if (ret == -ENOMEM)
 		return &no_memory;
+	/* Looked up again and still nothing, with the mappings as they were:
+	 * the same entry, its strings and all (callers that keep texts made
+	 * of them know it by its name), looked up again later. */
+	if (f && ret < 0 && p->gen == gen && !found.name && found.dso == f->sym.dso &&
+	    found.dso_offset == f->sym.dso_offset) {
+		f->retry_ns = now + REREAD_NS;
+		return f;
+	}
 	/* The lookup may have reread the mappings: what it found holds for
 	 * the generation they now have. */
 	f = tr_frames_add(&sym->frames, &sym->arena, pid, kernel ? 0 : p->gen, addr, kernel,

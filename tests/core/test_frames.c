@@ -337,6 +337,7 @@ DEF_TEST(an_unnamed_frame_is_looked_up_again_later)
 {
 	struct tr_symbolizer *sym = tr_symbolizer_new();
 	char dir[] = "/tmp/test_frames.XXXXXX", path[PATH_MAX];
+	const char *first, *again;
 	FILE *f;
 
 	CHECK_NOT_NULL(sym);
@@ -348,6 +349,12 @@ DEF_TEST(an_unnamed_frame_is_looked_up_again_later)
 	fflush(f);
 	EXPECT_EQ_INT(0, tr_symbolizer_add_jit_file(sym, P, path));
 	EXPECT_EQ_STR("[unknown]", name_of(sym, P, 0x5000, 0));
+	/* Looked up again, still nothing: the same entry, strings and all
+	 * (perf_events keeps its text by the name's address). */
+	EXPECT_EQ_INT(-ENOENT, tr_symbolizer_frame_name(sym, P, 0x5000, 0, &first, NULL));
+	usleep(120 * 1000);
+	EXPECT_EQ_INT(-ENOENT, tr_symbolizer_frame_name(sym, P, 0x5000, 0, &again, NULL));
+	EXPECT_TRUE(first == again);
 	/* The runtime writes its perf map as it compiles. */
 	fputs("5000 100 compiled_late\n", f);
 	EXPECT_EQ_INT(0, fclose(f));
