@@ -38,6 +38,17 @@ for b in "${builds[@]}"; do
 	(cd "$dir" && make -s check -j1 >/dev/null 2>&1) || status=1
 	unset ASAN_OPTIONS UBSAN_OPTIONS TRACERIG_KEEP_PLUGINS_LOADED
 	grep -h '^FAIL:\|^ERROR:\|^XPASS:' "$dir"/test-suite.log 2>/dev/null | sed "s|^|  $dir: |" | head -50
+	# CI keeps only what is printed: each failed check with the
+	# diagnostics its test wrote under it.
+	grep -l '^:test-result: \(FAIL\|ERROR\|XPASS\)' $(find "$dir" -name '*.trs') 2>/dev/null |
+		head -10 | while IFS= read -r trs; do
+			log=${trs%.trs}.log
+			echo "  --- $log"
+			awk '/^not ok/ { keep = 25 } keep > 0 && (/^not ok/ || /^#/) { print "  " $0; keep--; next } { keep = 0 }' \
+				"$log" 2>/dev/null | head -60
+			grep -q '^not ok' "$log" 2>/dev/null || tail -n 15 "$log" 2>/dev/null | sed 's/^/  /'
+			grep -h -m5 'ERROR: AddressSanitizer\|runtime error:\|LeakSanitizer' "$log" 2>/dev/null | sed 's/^/  /'
+		done
 done
 
 passed=0 failed=0 skipped=0
