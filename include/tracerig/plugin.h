@@ -377,8 +377,11 @@ struct tracerig_services {
 	 * /proc/PID/maps) changed them; a frame nothing named is looked up
 	 * again after a while (a runtime's perf map grows).
 	 * Returns 0 when a symbol names the frame, -ENOENT when none does
-	 * ("[object]" or "[unknown]"), another negative errno when it cannot
-	 * tell (out of memory): then *name is "[unknown]". */
+	 * ("[object]" or "[unknown]") yet, -ENODATA when none does and none
+	 * can within the generation (a process known only from the recording
+	 * or gone, with no perf map: nothing the lookup reads may change),
+	 * another negative errno when it cannot tell (out of memory): then
+	 * *name is "[unknown]". */
 	int (*frame_name)(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, int kernel,
 			  const char **name, struct tracerig_symbol *sym);
 
@@ -419,7 +422,8 @@ struct tracerig_services {
 	 * after asking.  Kernel frames have no generation: their answer holds
 	 * for the session.  A frame nothing named (-ENOENT) is not final even
 	 * within a generation (frame_name() looks it up again after a while):
-	 * ask again for those.  0 and *gen filled, or -ENOMEM. */
+	 * ask again for those; -ENODATA is final as a name is.  0 and *gen
+	 * filled, or -ENOMEM. */
 	int (*frame_generation)(struct tracerig_ctx *ctx, pid_t pid, uint32_t *gen);
 };
 
