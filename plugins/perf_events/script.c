@@ -32,6 +32,7 @@
 #include "script.h"
 #include "textbuf.h"
 #include "timesort.h"
+#include "lib/vec.h"
 
 #define FOLD_LINE_MAX (64 * 1024)
 /* perf.data.txt goes to its FILE in blocks of this size. */
@@ -584,15 +585,11 @@ static int scan_records(struct conv *cv, const void *map, uint64_t start, uint64
 		if (ret < 0)
 			goto fail;
 		if (record_time(cv, h, &time)) {
-			if (n == cap) {
-				size_t grown_cap = cap ? cap * 2 : 4096;
-				struct time_ref *grown = realloc(refs, grown_cap * sizeof(*grown));
+			struct time_ref *grown = tr_vec_grow(refs, &cap, n + 1, sizeof(*grown), 4096);
 
-				if (!grown)
-					goto fail;
-				refs = grown;
-				cap = grown_cap;
-			}
+			if (!grown)
+				goto fail;
+			refs = grown;
 			refs[n].time = time;
 			refs[n].off = off;
 			n++;
