@@ -132,7 +132,9 @@ static void answer_status(const struct tr_session *s, int fd)
 	reply(fd, "collecting for: %.1f s",
 	      ((uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec - s->window_start_ns) /
 		      1e9);
-	absolute(s->output ? s->output : ".", output, sizeof(output));
+	/* A flight recorder writes its snapshots into a directory. */
+	absolute(tr_flight_enabled() ? tr_flight_dir() : s->output ? s->output : ".", output,
+		 sizeof(output));
 	reply(fd, "output: %s", output);
 	reply(fd, "log: %s", s->remote->log_path);
 }

@@ -866,17 +866,18 @@ static void collect_faults(struct tr_session *s)
 
 /* Runs the sources' snapshot callbacks on the flight thread while this
  * thread watches signals (a SIGTERM now is honoured once the snapshot is
- * written: nothing is lost), faults and the flush deadline.  Returns 0, or
- * -1 when a source faulted or hung in its callback (the session then
- * ends). */
+ * written: nothing is lost), faults and the flush deadline.  Returns 0; 1
+ * when a source faulted elsewhere meanwhile (the snapshot is whole, the
+ * session then ends); -1 when one faulted or hung in its callback (no
+ * snapshot, the session ends). */
 static int run_snapshot_callbacks(struct tr_session *s, struct tr_snapshot *snap)
 {
 	struct tracerig_ctx **ctxs = calloc(s->n_sources + 1, sizeof(*ctxs));
 	int *rets = calloc(s->n_sources + 1, sizeof(*rets));
 	uint64_t deadline = now_ns(CLOCK_MONOTONIC) + (uint64_t)s->flush_timeout_ms * 1000000ull;
 	struct tr_flight_job *job = NULL;
+	int ret, faulted = 0, abandoned = 0;
 	size_t n = 0;
-	int ret = 0;
 
 	if (!ctxs || !rets) {
 		free(ctxs);
@@ -887,10 +888,11 @@ static int run_snapshot_callbacks(struct tr_session *s, struct tr_snapshot *snap
 		if ((s->sources[i]->phase == TR_PHASE_STARTED ||
 		     s->sources[i]->phase == TR_PHASE_STOPPED) && tr_flight_supported(s->sources[i]))
 			ctxs[n++] = s->sources[i];
-	if (n && tr_flight_job_start(ctxs, n, snap, &job) < 0) {
-		tr_err("snapshot: cannot start its thread: %s", strerror(errno));
+	if (n && (ret = tr_flight_job_start(ctxs, n, snap, &job)) < 0) {
+		tr_err("snapshot: cannot start its thread: %s", strerror(-ret));
 		n = 0;
 	}
+	ret = 0;
 	while (job && !tr_flight_job_done(job, rets)) {
 		struct pollfd pfd[3] = { { .fd = s->sfd, .events = POLLIN },
 					 { .fd = tr_supervise_wake_fd(), .events = POLLIN },
@@ -898,9 +900,14 @@ static int run_snapshot_callbacks(struct tr_session *s, struct tr_snapshot *snap
 		struct tracerig_ctx *busy = tr_flight_job_current(job);
 		uint64_t left = now_ms_left(deadline);
 
+		/* A fault elsewhere ends the session once the snapshot is
+		 * written; one in the callback running leaves it unfinished. */
 		if (tr_supervise_fault_pending()) {
 			collect_faults(s);
-			ret = -1;
+			faulted = 1;
+		}
+		if (busy && busy->fault_signal) {
+			abandoned = 1;
 			break;
 		}
 		if (left == 0) {
@@ -908,7 +915,7 @@ static int run_snapshot_callbacks(struct tr_session *s, struct tr_snapshot *snap
 				busy->hung_ms = s->flush_timeout_ms;
 				fail_plugin(busy, "snapshot", -ETIMEDOUT);
 			}
-			ret = -1;
+			abandoned = 1;
 			break;
 		}
 		if (poll(pfd, 3, left > 500 ? 500 : (int)left) > 0) {
@@ -918,22 +925,23 @@ static int run_snapshot_callbacks(struct tr_session *s, struct tr_snapshot *snap
 				drain_signals(s, "writing a snapshot");
 		}
 	}
-	for (size_t i = 0; ret == 0 && i < n; i++)
+	for (size_t i = 0; !abandoned && i < n; i++)
 		if (rets[i] < 0)
 			tr_log(TRACERIG_LOG_WARN, ctxs[i]->plugin->name, "snapshot failed: %s (the "
 			       "snapshot goes on without its data)", strerror(-rets[i]));
-	if (ret == 0)
+	/* An abandoned job's thread is in a plugin that faulted or hung: it
+	 * is left to itself. */
+	if (!abandoned)
 		tr_flight_job_end(job);
-	/* else its thread is in a plugin that faulted or hung: left to itself */
 	free(ctxs);
 	free(rets);
-	return ret;
+	return abandoned ? -1 : faulted ? 1 : 0;
 }
 
 /* One snapshot of the last window: the sources' entries, the run log so
  * far, the manifest, then the packager, on a staging area of its own; the
- * session's stays as it is.  *path gets the archive (or NULL).  0, or -1
- * when a source faulted or hung (the session then ends). */
+ * session's stays as it is.  *path gets the archive (or NULL).  0, or not
+ * 0 when a source faulted or hung meanwhile (the session then ends). */
 static int take_snapshot(struct tr_session *s, enum tr_trigger trigger, char **path)
 {
 	uint64_t to = now_ns(CLOCK_MONOTONIC), window = tr_flight_window_ns();
@@ -990,7 +998,7 @@ static int serve_triggers(struct tr_session *s)
 		int ret = take_snapshot(s, t, &path);
 
 		free(path);
-		if (ret < 0) {
+		if (ret != 0) {
 			s->end_reason = TR_END_PLUGIN_FAULT;
 			return 1;
 		}
@@ -1104,6 +1112,8 @@ static void describe_failure(const struct tracerig_ctx *ctx, char *buf, size_t l
 	else if (ctx->hung_ms)
 		snprintf(buf, len, "hung in %s, abandoned after %lld ms", ctx->failed_in,
 			 ctx->hung_ms);
+	else if (tr_flight_enabled() && ctx->error == -ENOTSUP && !strcmp(ctx->failed_in, "init"))
+		snprintf(buf, len, "no flight support yet, left out of mode = flight");
 	else
 		snprintf(buf, len, "%s: %s", ctx->failed_in, strerror(-ctx->error));
 }

@@ -128,6 +128,7 @@ check_eq "a flight session starts detached" 0 "$rc"
 pid=$(sed -n 's/.*(PID \([0-9]*\).*/\1/p' "$TEST_TMP/start.out")
 "$TRACERIG" status >"$TEST_TMP/status.out" 2>&1
 check_grep "status says it is a flight recorder" '^mode: flight \(window 4.0 s' "$TEST_TMP/status.out"
+check_grep "status names the archives' directory" "^output: $adir\$" "$TEST_TMP/status.out"
 
 # 1. SIGUSR1, once phase_b has run for more than the window.
 check "the workload reaches phase_b and runs it past the window" wait_phase_b 5
