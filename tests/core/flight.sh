@@ -109,6 +109,13 @@ for line in open(sys.argv[1], errors="replace"):
 print(n, "samples in", lo, hi)
 assert n > 0
 PY
+	check "$name: cpu.pb.gz totals the window's samples, as perf.data.txt counts them" python3 - "$dir/perf.data.txt" "$dir/manifest.json" <<'PY'
+import json, re, sys
+n = sum(1 for line in open(sys.argv[1], errors="replace") if re.match(r'^.+?\s+\d+/\d+\s+\[\d+\]\s+\d+\.\d{6}:', line))
+pp = [f["pprof"] for f in json.load(open(sys.argv[2]))["files"] if f["name"] == "cpu.pb.gz"][0]
+print(n, pp)
+assert pp["total"] == n, (n, pp)
+PY
 	if command -v perf >/dev/null; then
 		perf script -i "$dir/perf.data" -F comm,pid,tid,time,sym >"$dir.perf" 2>"$dir.perf-err"
 		check_eq "$name: stock perf script reads its perf.data" 0 "$?"
