@@ -38,6 +38,7 @@ static struct {
 	struct registration *regs;
 	size_t n_regs;
 	enum tr_trigger pending;
+	char pending_why[256];
 	int waiters[MAX_WAITERS];
 	size_t n_waiters;
 	unsigned seq;
@@ -50,6 +51,8 @@ const char *tr_trigger_name(enum tr_trigger t)
 	case TR_TRIGGER_SIGUSR1: return "SIGUSR1";
 	case TR_TRIGGER_CONTROL: return "tracerig snapshot";
 	case TR_TRIGGER_STOP: return "stop";
+	case TR_TRIGGER_CPU: return "cpu";
+	case TR_TRIGGER_CRASH: return "crash";
 	}
 	return "?";
 }
@@ -164,6 +167,13 @@ void tr_flight_request(enum tr_trigger t, int reply_fd)
 	flight.waiters[flight.n_waiters++] = reply_fd;
 }
 
+void tr_flight_request_why(enum tr_trigger t, const char *why)
+{
+	if (flight.pending == TR_TRIGGER_NONE)
+		snprintf(flight.pending_why, sizeof(flight.pending_why), "%s", why ? why : "");
+	tr_flight_request(t, -1);
+}
+
 enum tr_trigger tr_flight_pending(void)
 {
 	return flight.pending;
@@ -181,6 +191,8 @@ int tr_snapshot_begin(struct tr_snapshot *snap, enum tr_trigger t, uint64_t from
 
 	memset(snap, 0, sizeof(*snap));
 	snap->trigger = t;
+	if (t == flight.pending)
+		snprintf(snap->why, sizeof(snap->why), "%s", flight.pending_why);
 	snap->seq = ++flight.seq;
 	snap->from_ns = from_ns;
 	snap->to_ns = to_ns;
@@ -193,6 +205,7 @@ int tr_snapshot_begin(struct tr_snapshot *snap, enum tr_trigger t, uint64_t from
 	/* Whoever waits now is answered by this snapshot; later requests make
 	 * the next one. */
 	flight.pending = TR_TRIGGER_NONE;
+	flight.pending_why[0] = '\0';
 	snap->waiters = malloc(sizeof(int) * (flight.n_waiters ? flight.n_waiters : 1));
 	if (snap->waiters) {
 		memcpy(snap->waiters, flight.waiters, sizeof(int) * flight.n_waiters);

@@ -23,9 +23,12 @@ enum tr_trigger {
 	TR_TRIGGER_SIGUSR1,
 	TR_TRIGGER_CONTROL, /* `tracerig snapshot` through the control socket */
 	TR_TRIGGER_STOP,    /* the final snapshot of a session that stops */
+	TR_TRIGGER_CPU,     /* trigger_cpu held for trigger_for (cputrigger.h) */
+	TR_TRIGGER_CRASH,   /* a traced process died on a signal (exitwatch.h) */
 };
 
-/* What the manifest says ("SIGUSR1", "tracerig snapshot", "stop"). */
+/* What the manifest says ("SIGUSR1", "tracerig snapshot", "stop", "cpu",
+ * "crash"). */
 const char *tr_trigger_name(enum tr_trigger t);
 
 /* Flight mode on, with its window, retention and the directory archives go
@@ -46,12 +49,17 @@ int tr_flight_supported(const struct tracerig_ctx *ctx);
  * control connection told the archive's path once it is written (it is
  * closed then).  Safe from the main thread only. */
 void tr_flight_request(enum tr_trigger t, int reply_fd);
+/* The same with what set it off, for the log and the manifest's
+ * "trigger_detail" ("PID 4242 (app) killed by SIGSEGV"). */
+void tr_flight_request_why(enum tr_trigger t, const char *why);
 /* The trigger waiting, or TR_TRIGGER_NONE. */
 enum tr_trigger tr_flight_pending(void);
 
 /* One snapshot being written. */
 struct tr_snapshot {
 	enum tr_trigger trigger;
+	char why[256];           /* what set the trigger off, or "" */
+	int final;               /* the session's last: it ends with this one */
 	const char *cause;       /* for a stop: why the session ended */
 	unsigned seq;            /* 1, 2, ... in this session */
 	uint64_t from_ns, to_ns; /* CLOCK_MONOTONIC */

@@ -29,6 +29,9 @@ tracerig_SOURCES = \
 	$(tr_report_sources) \
 	core/control.c core/control.h \
 	core/flight.c core/flight.h \
+	core/triggers.c core/triggers.h \
+	core/cputrigger.c core/cputrigger.h \
+	core/exitwatch.c core/exitwatch.h \
 	core/remote.c core/remote.h \
 	core/detach.c core/detach.h \
 	core/stackset.c core/stackset.h \

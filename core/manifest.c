@@ -235,7 +235,9 @@ static void write_flight(struct tr_json *j, const struct tr_session *s,
 	tr_json_string(j, "mode", "flight");
 	tr_json_u64(j, "snapshot", snap->seq);
 	tr_json_string(j, "trigger", tr_trigger_name(snap->trigger));
-	if (snap->trigger == TR_TRIGGER_STOP)
+	if (snap->why[0])
+		tr_json_string(j, "trigger_detail", snap->why);
+	if (snap->final)
 		tr_json_string(j, "session_ended_by", tr_end_reason_name(s->end_reason));
 	tr_json_u64(j, "window_ms", tr_flight_window_ns() / 1000000);
 	tr_json_u64(j, "from_monotonic_ns", snap->from_ns);

@@ -136,6 +136,16 @@ size_t tr_pids_count(void)
 	return tr_pids_list(NULL, 0);
 }
 
+int tr_pids_known(pid_t pid)
+{
+	int known;
+
+	pthread_mutex_lock(&lock);
+	known = tr_pid_set_has(&seen, pid);
+	pthread_mutex_unlock(&lock);
+	return known;
+}
+
 int tr_pids_subscribe(tracerig_pid_cb cb, void *arg)
 {
 	struct subscriber *grown;

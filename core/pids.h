@@ -12,6 +12,8 @@ void tr_pids_reset(void);
 int tr_pids_observe(pid_t pid);
 size_t tr_pids_list(pid_t *out, size_t max);
 size_t tr_pids_count(void);
+/* 1 when some source observed `pid`. */
+int tr_pids_known(pid_t pid);
 /* The cgroup path of `pid` (see the service process_cgroup), NULL when
  * unknown; it lives until tr_pids_reset. */
 const char *tr_pids_cgroup(pid_t pid);

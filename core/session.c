@@ -17,6 +17,7 @@
 #include "backends.h"
 #include "ctx.h"
 #include "exitcodes.h"
+#include "exitwatch.h"
 #include "flight.h"
 #include "keys.h"
 #include "lib/list.h"
@@ -375,6 +376,27 @@ static int prepare_targets(struct tr_session *s, struct tr_section *main_section
 	return 0;
 }
 
+/* The flight recorder's automatic triggers; only flight mode has them. */
+static int prepare_triggers(struct tr_session *s, struct tr_section *main_section)
+{
+	const char *cpu = tr_config_value(main_section, tr_session_keys, "trigger_cpu");
+	char why[256];
+
+	if (tr_triggers_configure(&s->triggers, cpu,
+				  tr_config_number(main_section, tr_session_keys, "trigger_for"),
+				  tr_config_number(main_section, tr_session_keys, "trigger_crash") != 0,
+				  why, sizeof(why)) < 0) {
+		tr_err("[tracerig] %s", why);
+		return -EINVAL;
+	}
+	if (cpu && *cpu && !tr_flight_enabled()) {
+		tr_err("[tracerig] trigger_cpu = %s: triggers make snapshots of a flight recorder: "
+		       "set mode = flight too (docs/flight.md)", cpu);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* The archive's path, the duration, whether staging is kept.  Returns 0
  * or an exit status. */
 static int prepare_output(struct tr_session *s, struct tr_section *main_section)
@@ -388,6 +410,8 @@ static int prepare_output(struct tr_session *s, struct tr_section *main_section)
 				tr_config_number(main_section, tr_session_keys, "keep"),
 				tr_config_value(main_section, tr_session_keys, "output"),
 				tr_config_value(main_section, tr_session_keys, "name")) < 0)
+		return TR_EXIT_USAGE;
+	if (prepare_triggers(s, main_section) < 0)
 		return TR_EXIT_USAGE;
 	if (tr_output_prepare(tr_config_value(main_section, tr_session_keys, "output"),
 			      tr_config_value(main_section, tr_session_keys, "name"), opts->check,
@@ -415,6 +439,7 @@ int tr_session_prepare(struct tr_session *s, const struct tr_options *opts)
 	memset(s, 0, sizeof(*s));
 	s->opts = opts;
 	s->command.release_fd = s->command.exec_err_fd = -1;
+	s->triggers.exit_fd = -1;
 
 	ret = read_profile(s, &errors);
 	if (ret)
@@ -942,7 +967,7 @@ static int run_snapshot_callbacks(struct tr_session *s, struct tr_snapshot *snap
  * far, the manifest, then the packager, on a staging area of its own; the
  * session's stays as it is.  *path gets the archive (or NULL).  0, or not
  * 0 when a source faulted or hung meanwhile (the session then ends). */
-static int take_snapshot(struct tr_session *s, enum tr_trigger trigger, char **path)
+static int take_snapshot(struct tr_session *s, enum tr_trigger trigger, int final, char **path)
 {
 	uint64_t to = now_ns(CLOCK_MONOTONIC), window = tr_flight_window_ns();
 	uint64_t from = to > s->window_start_ns + window ? to - window : s->window_start_ns;
@@ -953,6 +978,7 @@ static int take_snapshot(struct tr_session *s, enum tr_trigger trigger, char **p
 	*path = NULL;
 	if (tr_snapshot_begin(&snap, trigger, from, to) < 0)
 		goto out;
+	snap.final = final;
 	tr_info("snapshot %u (%s): the last %.1f s", snap.seq, tr_trigger_name(trigger),
 		(to - from) / 1e9);
 	if (s->packager->phase == TR_PHASE_FAILED) {
@@ -995,7 +1021,7 @@ static int serve_triggers(struct tr_session *s)
 
 	while ((t = tr_flight_pending()) != TR_TRIGGER_NONE) {
 		char *path = NULL;
-		int ret = take_snapshot(s, t, &path);
+		int ret = take_snapshot(s, t, 0, &path);
 
 		free(path);
 		if (ret != 0) {
@@ -1016,9 +1042,10 @@ static void wait_for_end(struct tr_session *s)
 				    ? s->window_start_ns + (uint64_t)s->duration_ms * 1000000ull : 0;
 
 	for (;;) {
-		struct pollfd pfd[3] = { { .fd = s->sfd, .events = POLLIN },
+		struct pollfd pfd[4] = { { .fd = s->sfd, .events = POLLIN },
 					 { .fd = tr_supervise_wake_fd(), .events = POLLIN },
-					 { .fd = tr_remote_fd(s), .events = POLLIN } };
+					 { .fd = tr_remote_fd(s), .events = POLLIN },
+					 { .fd = tr_triggers_fd(&s->triggers), .events = POLLIN } };
 		uint64_t now = now_ns(CLOCK_MONOTONIC);
 		int timeout = 500;
 
@@ -1031,7 +1058,7 @@ static void wait_for_end(struct tr_session *s)
 				timeout = (int)((deadline - now) / 1000000) + 1;
 		}
 		tr_status_update();
-		if (poll(pfd, 3, timeout) > 0) {
+		if (poll(pfd, 4, timeout) > 0) {
 			if (pfd[1].revents)
 				tr_supervise_drain();
 			if (pfd[2].revents && tr_remote_serve(s)) {
@@ -1052,6 +1079,8 @@ static void wait_for_end(struct tr_session *s)
 			s->end_reason = TR_END_PLUGIN_FAULT;
 			return;
 		}
+		if (tr_flight_enabled())
+			tr_triggers_poll(&s->triggers, now_ns(CLOCK_MONOTONIC));
 		if (serve_triggers(s))
 			return;
 		if (s->targets.command_pid && tr_command_poll(&s->command)) {
@@ -1436,7 +1465,10 @@ static void collect(struct tr_session *s)
 	if (s->end_reason == TR_END_NONE) {
 		tr_info("collecting%s", s->duration_ms ? "" : " until Ctrl-C or the command exits");
 		tr_status_begin(s, tr_log_verbosity() >= TRACERIG_LOG_WARN);
+		if (tr_flight_enabled())
+			tr_triggers_start(&s->triggers, &s->targets);
 		wait_for_end(s);
+		tr_triggers_stop(&s->triggers);
 		tr_status_end();
 	}
 	s->end_mono_ns = now_ns(CLOCK_MONOTONIC);
@@ -1444,8 +1476,23 @@ static void collect(struct tr_session *s)
 		(s->end_mono_ns - s->window_start_ns) / 1e9);
 }
 
-/* Stops the sources, has them flush, writes the archive.  Returns the
- * session's exit status. */
+/* The final snapshot's trigger: a launched command that died on a crash
+ * signal, or the stop. */
+static enum tr_trigger final_trigger(struct tr_session *s)
+{
+	char how[96], why[256];
+
+	if (s->end_reason != TR_END_COMMAND || !s->command.reaped ||
+	    !s->triggers.crash_on || !tr_exit_is_crash(s->command.status))
+		return TR_TRIGGER_STOP;
+	tr_exit_describe(s->command.status, how, sizeof(how));
+	snprintf(why, sizeof(why), "PID %d (%s) %s", (int)s->command.pid,
+		 s->targets.command ? s->targets.command : "the command", how);
+	tr_info("trigger: %s: the final snapshot holds its last window", why);
+	tr_flight_request_why(TR_TRIGGER_CRASH, why);
+	return TR_TRIGGER_CRASH;
+}
+
 /* A flight session's end: the sources stop and a final snapshot holds the
  * last window; the session's own staging (the sources' rotating files)
  * goes.  Returns the session's exit status. */
@@ -1456,8 +1503,9 @@ static int stop_and_snapshot(struct tr_session *s)
 
 	stop_started(s);
 	summarize(s, -1);
-	/* Snapshots asked for meanwhile get this one. */
-	if (take_snapshot(s, TR_TRIGGER_STOP, &path) < 0 || !path) {
+	/* Snapshots asked for meanwhile get this one; a launched command that
+	 * crashed is what it holds. */
+	if (take_snapshot(s, final_trigger(s), 1, &path) < 0 || !path) {
 		tr_err("the final snapshot could not be written: what the sources kept is in %s",
 		       s->archive.dir);
 		return TR_EXIT_FAILURE;
@@ -1478,6 +1526,8 @@ static int stop_and_snapshot(struct tr_session *s)
 	return status == TR_EXIT_OK ? command_exit_status(s) : status;
 }
 
+/* Stops the sources, has them flush, writes the archive.  Returns the
+ * session's exit status. */
 static int stop_and_package(struct tr_session *s)
 {
 	int status = TR_EXIT_OK;
@@ -1613,6 +1663,7 @@ static int watchdog_salvage(void *arg, pid_t collector, const char *why,
 
 void tr_session_free(struct tr_session *s)
 {
+	tr_triggers_stop(&s->triggers);
 	tr_flight_reset();
 	for (size_t i = 0; i < s->n_sources; i++)
 		tr_ctx_free(s->sources[i]);

@@ -11,6 +11,7 @@
 #include "profile.h"
 #include "staging.h"
 #include "target.h"
+#include "triggers.h"
 #include "wall.h"
 
 struct tracerig_ctx;
@@ -57,6 +58,7 @@ struct tr_session {
 	struct tr_symbolizer *symbolizer;
 	struct tr_sideband *sideband; /* when no source records one */
 	struct tr_remote *remote;     /* detached: the control socket */
+	struct tr_triggers triggers;  /* flight mode's automatic triggers */
 };
 
 /* Loads the profile and plugins, validates everything.  Returns 0 or an
