@@ -909,7 +909,10 @@ static int run_snapshot_callbacks(struct tr_session *s, struct tr_snapshot *snap
 		free(rets);
 		return 0;
 	}
-	for (size_t i = 0; i < s->n_sources; i++)
+	/* In reverse profile order, as stop runs: a source that feeds the
+	 * symbolizer (mapharvest's JIT maps) comes before those that name
+	 * frames with it, wherever the profile lists it. */
+	for (size_t i = s->n_sources; i-- > 0;)
 		if ((s->sources[i]->phase == TR_PHASE_STARTED ||
 		     s->sources[i]->phase == TR_PHASE_STOPPED) && tr_flight_supported(s->sources[i]))
 			ctxs[n++] = s->sources[i];

@@ -424,6 +424,71 @@ static int runtime_runs(const struct mh_proc *p)
 
 static const char *const kind_label[MH_N_KINDS] = { "perf map", "perfinfo map", "jitdump" };
 
+/* Whether the process is still there (a record only learns it is gone
+ * when it looks). */
+static void note_gone(struct mh_proc *p)
+{
+	char path[64];
+
+	if (p->gone)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d", (int)p->pid);
+	p->gone = access(path, F_OK) != 0;
+}
+
+int mh_harvester_snapshot(struct mh_harvester *h, const char *dir)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), ret = 0;
+
+	if (dfd < 0)
+		return -errno;
+	for (size_t i = 0; i < h->n_procs; i++) {
+		struct mh_proc *p = h->procs[i];
+
+		if (!p->gone && !p->kthread && has_files(p))
+			mh_harvest(h, p->pid); /* its last lines */
+		note_gone(p);
+		for (int k = 0; k < MH_N_KINDS; k++) {
+			struct mh_file *f = &p->files[k];
+			char entry[64], full[PATH_MAX];
+			uint64_t done = 0;
+			int64_t n;
+			int out;
+
+			if (!f->found || f->dst < 0)
+				continue;
+			copy_file(h, p, k);
+			mh_entry_name(k, p->pid, entry, sizeof(entry));
+			out = openat(dfd, entry, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+			if (out < 0) {
+				ret = -errno;
+				h->svc->log(h->ctx, TRACERIG_LOG_ERROR, "snapshot: cannot create %s: %s",
+					    entry, strerror(errno));
+				continue;
+			}
+			/* The copy so far, as the archive of a whole run has it. */
+			n = mh_copy_tail(f->dst, out, &done, f->copied);
+			if (n >= 0 && k == MH_JITDUMP && p->nspid != p->pid)
+				(void)mh_jitdump_set_pid(out, done, p->nspid, p->pid);
+			close(out);
+			if (n < 0) {
+				ret = (int)n;
+				h->svc->log(h->ctx, TRACERIG_LOG_ERROR, "snapshot: cannot copy %s: %s",
+					    entry, strerror((int)-n));
+				continue;
+			}
+			/* An exited process's /tmp is out of the symbolizer's reach:
+			 * the copy names its JIT frames in the snapshot. */
+			if (k != MH_PERFINFO && p->gone) {
+				snprintf(full, sizeof(full), "%s/%s", h->staging, entry);
+				(void)h->svc->symbolizer_add_jit_file(h->ctx, p->pid, full);
+			}
+		}
+	}
+	close(dfd);
+	return ret;
+}
+
 void mh_harvester_finish(struct mh_harvester *h)
 {
 	for (size_t i = 0; i < h->n_procs; i++) {
@@ -433,12 +498,7 @@ void mh_harvester_finish(struct mh_harvester *h)
 		 * the caller has just looked at the targets for new files. */
 		if (!p->gone && !p->kthread && has_files(p))
 			mh_harvest(h, p->pid);
-		if (!p->gone) {
-			char path[64];
-
-			snprintf(path, sizeof(path), "/proc/%d", (int)p->pid);
-			p->gone = access(path, F_OK) != 0;
-		}
+		note_gone(p);
 		for (int k = 0; k < MH_N_KINDS; k++) {
 			struct mh_file *f = &p->files[k];
 			char entry[64], full[PATH_MAX];

@@ -44,6 +44,12 @@ void mh_harvest_tick(struct mh_harvester *h);
  * files of processes that have exited), hands perf maps and jitdumps to the
  * symbolizer, removes left-behind files when cleanup is on, closes all. */
 void mh_harvester_finish(struct mh_harvester *h);
+/* A flight snapshot (collection goes on): every file found so far, copied
+ * to its end, is written into `dir` under its entry name (jitdumps with
+ * host PIDs, as at finish); the files of processes that exited are handed
+ * to the symbolizer.  The caller keeps other harvesting out meanwhile.
+ * 0, or the last negative errno (logged). */
+int mh_harvester_snapshot(struct mh_harvester *h, const char *dir);
 void mh_harvester_free(struct mh_harvester *h);
 
 /* The entry name a kind is stored under ("perf-1234.map"). */

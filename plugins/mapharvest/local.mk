@@ -24,7 +24,8 @@ mapharvest_sh_tests = \
 	tests/mapharvest/node.sh \
 	tests/mapharvest/exited.sh \
 	tests/mapharvest/hostile.sh \
-	tests/mapharvest/perf-inject.sh
+	tests/mapharvest/perf-inject.sh \
+	tests/mapharvest/flight.sh
 TESTS += $(mapharvest_sh_tests)
 dist_check_SCRIPTS += $(mapharvest_sh_tests)
 dist_check_DATA += tests/mapharvest/lib-mapharvest.sh tests/mapharvest/hot.js

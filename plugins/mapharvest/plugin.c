@@ -45,9 +45,13 @@ struct mapharvest {
 
 	pthread_t thread;
 	int thread_started;
+	/* Held through each pass over the processes, which a flight
+	 * snapshot makes from another thread. */
+	pthread_mutex_t harvesting;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	int stopping;
+	int stopped_in_flight; /* the final snapshot finishes the harvester */
 	pid_t *queue; /* observed PIDs waiting for their first look */
 	size_t n_queue, cap_queue;
 };
@@ -160,6 +164,7 @@ static void *harvester_thread(void *arg)
 		struct timespec now;
 		int stopping;
 
+		pthread_mutex_lock(&m->harvesting);
 		harvest_queue(m);
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if ((m->cfg.poll_ms > 0 || !m->h.tick) && (now.tv_sec > next.tv_sec ||
@@ -168,6 +173,7 @@ static void *harvester_thread(void *arg)
 			mh_harvest_tick(&m->h);
 			deadline_after(&next, m->cfg.poll_ms > 0 ? m->cfg.poll_ms : 1000);
 		}
+		pthread_mutex_unlock(&m->harvesting);
 		pthread_mutex_lock(&m->lock);
 		if (!m->stopping && m->n_queue == 0) {
 			if (m->cfg.poll_ms > 0)
@@ -184,15 +190,20 @@ static void *harvester_thread(void *arg)
 
 /* ---- vtable ---- */
 
+static int mapharvest_snapshot(void *state, struct tracerig_archive *ar, uint64_t from_ns,
+			       uint64_t to_ns);
+
 static int mapharvest_check(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
 			    char *advice, size_t advice_len)
 {
 	unsigned long long caps = 0;
+	uint64_t window_ns;
 	char line[256];
 	FILE *f;
 
-	(void)svc;
-	(void)ctx;
+	if (svc->flight_window(ctx, &window_ns) == 1 &&
+	    svc->snapshot_register(ctx, mapharvest_snapshot, NULL) < 0)
+		return -ENOMEM;
 	if (!tr_untrusted_usable()) {
 		snprintf(advice, advice_len, "openat2(2) with RESOLVE_IN_ROOT is unavailable (%s): "
 			 "needs Linux 5.6 or later", strerror(errno));
@@ -224,6 +235,7 @@ static int mapharvest_init(const struct tracerig_services *svc, struct tracerig_
 	struct mapharvest *m = calloc(1, sizeof(*m));
 	const char *staging = svc->staging_dir(ctx);
 	pthread_condattr_t attr;
+	uint64_t window_ns;
 	int ret;
 
 	if (!m)
@@ -248,6 +260,7 @@ static int mapharvest_init(const struct tracerig_services *svc, struct tracerig_
 		return ret;
 	}
 	pthread_mutex_init(&m->lock, NULL);
+	pthread_mutex_init(&m->harvesting, NULL);
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&m->cond, &attr);
@@ -260,6 +273,15 @@ static int mapharvest_init(const struct tracerig_services *svc, struct tracerig_
 		if (ret < 0)
 			svc->log(ctx, TRACERIG_LOG_DEBUG, "cannot set DOTNET_PerfMapEnabled: %s",
 				 strerror(-ret));
+	}
+	if (svc->flight_window(ctx, &window_ns) == 1 &&
+	    (ret = svc->snapshot_register(ctx, mapharvest_snapshot, m)) < 0) {
+		mh_harvester_free(&m->h);
+		pthread_cond_destroy(&m->cond);
+		pthread_mutex_destroy(&m->harvesting);
+		pthread_mutex_destroy(&m->lock);
+		free(m);
+		return ret;
 	}
 	*state = m;
 	return 0;
@@ -319,6 +341,7 @@ static int mapharvest_stop(void *state)
 {
 	struct mapharvest *m = state;
 	const struct tracerig_targets *t = m->svc->targets(m->ctx);
+	uint64_t window_ns;
 
 	/* What is observed from here on is found by the pid_list round
 	 * below. */
@@ -331,7 +354,11 @@ static int mapharvest_stop(void *state)
 	harvest_targets(m);
 	if (m->cfg.observed)
 		harvest_observed(m);
-	mh_harvester_finish(&m->h);
+	/* A flight recorder's final snapshot still copies the files. */
+	if (m->svc->flight_window(m->ctx, &window_ns) == 1)
+		m->stopped_in_flight = 1;
+	else
+		mh_harvester_finish(&m->h);
 	if (t->system_wide && m->cfg.observed && m->svc->pid_list(m->ctx, NULL, 0) == 0)
 		m->svc->log(m->ctx, TRACERIG_LOG_INFO, "system-wide run, but no backend reported "
 			    "the processes it saw: no map was looked for (add [perf_events])");
@@ -339,6 +366,36 @@ static int mapharvest_stop(void *state)
 		    (unsigned long long)m->h.n_files, m->h.n_files == 1 ? "" : "s",
 		    (unsigned long long)m->h.bytes, (unsigned long long)m->h.n_refused);
 	return 0;
+}
+
+/* Flight mode: the maps as they are now go into each snapshot (JIT code
+ * in the window may have been compiled at any time before it), and
+ * harvesting goes on. */
+static int mapharvest_snapshot(void *state, struct tracerig_archive *ar, uint64_t from_ns,
+			       uint64_t to_ns)
+{
+	struct mapharvest *m = state;
+	const char *dir = m->svc->archive_dir(ar);
+	int ret;
+
+	(void)from_ns;
+	(void)to_ns;
+	if (!dir)
+		return -EINVAL;
+	pthread_mutex_lock(&m->harvesting);
+	harvest_queue(m);
+	harvest_targets(m);
+	if (m->cfg.observed)
+		harvest_observed(m);
+	ret = mh_harvester_snapshot(&m->h, dir);
+	/* After stop: the session's last snapshot.  What finish does at the
+	 * end of a recording (cleanup, counters, closing) happens now. */
+	if (m->stopped_in_flight) {
+		mh_harvester_finish(&m->h);
+		m->stopped_in_flight = 0;
+	}
+	pthread_mutex_unlock(&m->harvesting);
+	return ret;
 }
 
 static int mapharvest_flush(void *state, struct tracerig_archive *ar)
@@ -360,6 +417,7 @@ static void mapharvest_fini(void *state)
 	free(m->queue);
 	pthread_cond_destroy(&m->cond);
 	pthread_mutex_destroy(&m->lock);
+	pthread_mutex_destroy(&m->harvesting);
 	free(m);
 }
 
