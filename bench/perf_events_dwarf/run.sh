@@ -184,6 +184,6 @@ echo "adopting those frames after checking each object they depended on) and"
 echo "written as perf.data.txt, cpu.folded and cpu.svg, the .trace.zip compressed; for perf,"
 echo "\`perf script -F comm,pid,tid,cpu,time,period,event,ip,sym,dso\` (which unwinds"
 echo "every sample) followed by \`zip\` of perf.data and its text.  At 4999 Hz most of"
-echo "tracerig's is compressing the 120 MiB or so of perf.data into the archive"
+echo "tracerig's is compressing the 100 MiB or so of perf.data into the archive"
 echo "(after perf_events' flush), whichever way the samples were unwound."
 say_load
