@@ -4,7 +4,11 @@
 # (bench/perf_events_dwarf/work.c: qsort of libc calling back into a program
 # built -O2 -fomit-frame-pointer), 999 Hz, 8192 bytes of stack per sample,
 # the command launched by the tracer:
-#   1. the workload's slowdown under each tracer (its own timing);
+#   1. the workload's slowdown under each tracer (its own timing), its own
+#      CPU time (the kernel's sampling, stack copies included, is charged
+#      to it) and the tracer's CPU time while it ran (the workload reads
+#      its parent's threads' schedstat before and after: what competes
+#      with it for the CPUs; tracerig's at SCHED_IDLE apart);
 #   2. bytes of perf.data written;
 #   3. end of collection to a finished archive: tracerig's flush (every
 #      sample's frames, unwound while collecting or else there, into
@@ -17,7 +21,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 bench=bench/perf_events_dwarf
-REPS=${REPS:-3}
+REPS=${REPS:-5}
 BATCHES=${BATCHES:-3000}
 . "$top/bench/perf_events/lib.sh"
 ${CC:-cc} -O2 -fomit-frame-pointer -o "$tmp/work" "$top/bench/perf_events_dwarf/work.c"
@@ -66,30 +70,33 @@ print(f"{hit * 100 / n:.1f}" if n else "0")
 PY
 }
 
-# One run of each; appends "workload_ms post_ms bytes samples reach_main%".
-run_base() { "$tmp/work" "$BATCHES" | cut -d' ' -f1 >>"$tmp/base"; }
+# One run of each; appends "workload_ms post_ms bytes samples reach_main%
+# workload_cpu_ms tracer_cpu_ms" (tracerig: then its CPU at SCHED_IDLE;
+# perf: then perf script's ms).
+run_base() { "$tmp/work" "$BATCHES" | cut -d' ' -f1,3 >>"$tmp/base"; }
 run_tracerig() {
-	local w end after bytes n
+	local w end after bytes n cpu tcpu tidle
 	"$tracerig" -q -c "$top/conf/profiles/cpu-dwarf.ini" -o "$tmp/t.trace.zip" \
 		-- "$tmp/work" "$BATCHES" >"$tmp/w" 2>"$tmp/t.err"
 	after=$("$tmp/work" now)
-	read -r w end _ <"$tmp/w"
+	read -r w end cpu tcpu tidle <"$tmp/w"
 	rm -rf "$tmp/t" && mkdir "$tmp/t" && unzip -q "$tmp/t.trace.zip" -d "$tmp/t"
 	bytes=$(stat -c %s "$tmp/t/perf.data")
 	n=$(grep -c ' cpu-clock: ' "$tmp/t/perf.data.txt" || true)
 	echo "$w $(awk -v a="$after" -v e="$end" 'BEGIN { printf "%d", a - e }') $bytes $n" \
-		"$(reach_main "$tmp/t/perf.data.txt")" >>"$tmp/tracerig"
+		"$(reach_main "$tmp/t/perf.data.txt") $cpu $tcpu $tidle" >>"$tmp/tracerig"
 }
 run_perf() {
-	local w t0 t1 t2 bytes n
+	local w t0 t1 t2 bytes n cpu pcpu
 	record_and_script_perf 999 "$BATCHES"
-	read -r w _ <"$tmp/w"
+	read -r w _ cpu pcpu _ <"$tmp/w"
 	bytes=$(stat -c %s "$tmp/p.data")
 	(cd "$tmp" && zip -q -j "$tmp/p.zip" "$tmp/perf.data.txt" "$tmp/p.data")
 	t2=$(now_ms)
 	rm -f "$tmp/p.zip"
 	n=$(grep -c ' cpu-clock:' "$tmp/perf.data.txt" || true)
-	echo "$w $((t2 - t0)) $bytes $n $(reach_main "$tmp/perf.data.txt") $((t1 - t0))" >>"$tmp/perf"
+	echo "$w $((t2 - t0)) $bytes $n $(reach_main "$tmp/perf.data.txt") $cpu $pcpu" \
+		"$((t1 - t0))" >>"$tmp/perf"
 }
 for _ in $(seq "$REPS"); do
 	run_base; run_tracerig; run_perf; run_perf; run_tracerig; run_base
@@ -118,9 +125,11 @@ for _ in 1 2 3; do
 	big_perf
 	big_tracerig big-flush --set perf_events.unwind_queue_bytes=0
 done
-base=$(med base 1)
+base=$(med base 1) base_cpu=$(med base 2)
 tr_w=$(med tracerig 1) tr_post=$(med tracerig 2) tr_bytes=$(med tracerig 3) tr_n=$(med tracerig 4) tr_main=$(med tracerig 5)
-pf_w=$(med perf 1) pf_post=$(med perf 2) pf_bytes=$(med perf 3) pf_n=$(med perf 4) pf_main=$(med perf 5) pf_script=$(med perf 6)
+tr_cpu=$(med tracerig 6) tr_tcpu=$(med tracerig 7) tr_tidle=$(med tracerig 8)
+pf_w=$(med perf 1) pf_post=$(med perf 2) pf_bytes=$(med perf 3) pf_n=$(med perf 4) pf_main=$(med perf 5)
+pf_cpu=$(med perf 6) pf_pcpu=$(med perf 7) pf_script=$(med perf 8)
 
 bt_post=$(med big-tracerig 1) bt_conv=$(med big-tracerig 2) bt_n=$(med big-tracerig 3)
 bt_bg=$(med big-tracerig 4) bt_bg_cpu=$(med big-tracerig 5)
@@ -143,10 +152,18 @@ echo
 echo "| | no tracing | tracerig \`-c cpu-dwarf\` | \`perf record --call-graph dwarf\` + \`perf script\` |"
 echo "|---|---|---|---|"
 echo "| workload time (ms) | $base | $tr_w ($(pct "$tr_w")) | $pf_w ($(pct "$pf_w")) |"
+echo "| workload CPU time (ms) | $base_cpu | $tr_cpu | $pf_cpu |"
+echo "| the tracer's CPU time while the workload ran (ms) | | $tr_tcpu ($tr_tidle of it at SCHED_IDLE) | $pf_pcpu |"
 echo "| samples | | $tr_n | $pf_n |"
 echo "| perf.data written | | $(mib "$tr_bytes") | $(mib "$pf_bytes") |"
 echo "| end of collection to archive (ms) | | $tr_post | $pf_post (\`perf script\` alone: $pf_script) |"
 echo "| samples whose stack reaches main | | $tr_main% | $pf_main% |"
+echo
+echo "The workload's CPU time includes what the kernel spends sampling it (the"
+echo "stack copies); the tracer's CPU time while it ran is what competes with it"
+echo "for the CPUs once the machine is busy.  tracerig's unwinding thread runs at"
+echo "SCHED_IDLE while collecting (only CPU time nobody else wants; what it did not"
+echo "get to, it unwinds at normal priority once the workload is done)."
 echo
 echo "At 4999 Hz on twice the work (median of 3 runs each; the conversion is timed from"
 echo "perf_events' \"flushing\" log line to its summary, cpu.folded and cpu.svg are"
@@ -167,6 +184,6 @@ echo "adopting those frames after checking each object they depended on) and"
 echo "written as perf.data.txt, cpu.folded and cpu.svg, the .trace.zip compressed; for perf,"
 echo "\`perf script -F comm,pid,tid,cpu,time,period,event,ip,sym,dso\` (which unwinds"
 echo "every sample) followed by \`zip\` of perf.data and its text.  At 4999 Hz most of"
-echo "tracerig's is compressing the 120 MiB or so of perf.data into the archive"
+echo "tracerig's is compressing the 100 MiB or so of perf.data into the archive"
 echo "(after perf_events' flush), whichever way the samples were unwound."
 say_load

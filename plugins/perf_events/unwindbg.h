@@ -28,6 +28,7 @@ struct uw_bg_stats {
 	uint64_t uncheckable;  /* unwound, but not adoptable (uw_frames.checkable) */
 	uint64_t results_full; /* unwound, not kept: UW_BG_RESULT_BYTES reached */
 	uint64_t cpu_ns;       /* the thread's CPU time, once it ended */
+	int idle;              /* it ran at SCHED_IDLE until stopped */
 };
 
 /* The queue of at most `queue_bytes` (rounded down to 8, at least 4096) of records,
@@ -35,12 +36,15 @@ struct uw_bg_stats {
 int uw_bg_new(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
 	      struct uw_objects *objects, size_t queue_bytes, struct uw_bg **out);
 /* Starts the thread, once the collector's events (which must outlive it)
- * are open and before records come. */
+ * are open and before records come: at SCHED_IDLE when it is allowed to
+ * come back to SCHED_OTHER at uw_bg_stop, so that unwinding while
+ * collecting only takes CPU time nobody else wants. */
 int uw_bg_start(struct uw_bg *bg, const struct pc_opened *ev, size_t n_ev);
 /* The pc_observer callbacks (arg: the uw_bg), from one thread at a time. */
 void uw_bg_record(void *arg, uint64_t offset, const struct perf_event_header *h);
 void uw_bg_pass(void *arg);
-/* No record comes any more: the thread unwinds what is queued and ends. */
+/* No record comes any more: the thread, back at SCHED_OTHER, unwinds what
+ * is queued and ends. */
 void uw_bg_stop(struct uw_bg *bg);
 /* Waits for the thread to end (after uw_bg_stop). */
 void uw_bg_join(struct uw_bg *bg);

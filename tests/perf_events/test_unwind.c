@@ -4,7 +4,9 @@
  * unwound through test_level_two -> test_level_one -> main; the unwinding
  * thread finds the same frames, takes what its queue has room for and
  * leaves the rest; another unwinder adopts those frames where its model
- * has the same objects, and refuses them where it has none. */
+ * has the same objects, and refuses them where it has none.  The thread
+ * runs at SCHED_IDLE (when it may come back) until stopped, then unwinds
+ * its whole backlog. */
 #include "config.h"
 
 #include "collector.h"
@@ -12,11 +14,15 @@
 #include "unwind.h"
 #include "unwindbg.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <linux/capability.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -329,6 +335,88 @@ DEF_TEST(full_queue_leaves_samples)
 	uw_objects_free(objects);
 }
 
+/* Threads of this process whose scheduling policy is SCHED_IDLE (field 41
+ * of /proc/self/task/TID/stat, the 39th after the command's ')'). */
+static int idle_threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		char path[300], buf[1024], *p;
+		FILE *f;
+		size_t len;
+		int field = 2;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/stat", de->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		len = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[len] = '\0';
+		p = strrchr(buf, ')');
+		while (p && field < 41) {
+			p = strchr(p + 1, ' ');
+			field++;
+		}
+		if (p && atoi(p + 1) == SCHED_IDLE)
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+static int has_cap_sys_nice(void)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct caps[_LINUX_CAPABILITY_U32S_3];
+
+	return syscall(SYS_capget, &hdr, caps) == 0 &&
+	       (caps[CAP_SYS_NICE / 32].effective & (1u << (CAP_SYS_NICE % 32)));
+}
+
+DEF_TEST(thread_idle_until_stopped)
+{
+	struct uw_objects *objects = uw_objects_new();
+	struct uw_bg *bg = NULL;
+	struct uw_bg_stats st;
+	struct uw_frames f;
+	int during, after;
+
+	CHECK_NOT_NULL(objects);
+	EXPECT_EQ_INT(0, idle_threads());
+	if (uw_bg_new(&svc, &ctx, objects, 4u << 20, &bg) < 0 || uw_bg_start(bg, &event, 1) < 0) {
+		TEST_FAIL("cannot start the unwinding thread");
+		uw_bg_free(bg);
+		uw_objects_free(objects);
+		return;
+	}
+	for (uint64_t i = 0; i < RECORDS; i++)
+		uw_bg_record(bg, i * 100000, sample());
+	uw_bg_pass(bg);
+	during = idle_threads();
+	uw_bg_stop(bg);
+	after = idle_threads();
+	uw_bg_join(bg);
+	uw_bg_get_stats(bg, &st);
+	/* With CAP_SYS_NICE it may come back from SCHED_IDLE, so goes there. */
+	if (has_cap_sys_nice())
+		EXPECT_EQ_INT(1, st.idle);
+	EXPECT_EQ_INT(st.idle, during);
+	EXPECT_EQ_INT(0, after);
+	/* Whatever it had not got to when stopped, it unwound after. */
+	EXPECT_EQ_INT(RECORDS, st.kept);
+	EXPECT_TRUE(uw_bg_frames(bg, (RECORDS - 1) * 100000, &f) && has_chain(f.ips, f.n_ips, chain, 3));
+	uw_bg_free(bg);
+	uw_objects_free(objects);
+}
+
 int main(void)
 {
 	ctx.sym = tr_symbolizer_new();
@@ -345,6 +433,7 @@ int main(void)
 	RUN_TEST(objects_mapped_after_a_miss_are_found);
 	RUN_TEST(background_frames_are_adopted);
 	RUN_TEST(full_queue_leaves_samples);
+	RUN_TEST(thread_idle_until_stopped);
 	tr_symbolizer_free(ctx.sym);
 	TEST_MAIN_END();
 }
