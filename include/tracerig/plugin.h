@@ -182,6 +182,13 @@ struct tracerig_frame_mapping {
 	                         * bytes of it, as perf keeps), "" when unknown */
 };
 
+/* When a session collected (see session_window()). */
+struct tracerig_window {
+	uint64_t start_ns;     /* every source had started (session clock, clock_ns) */
+	uint64_t end_ns;       /* the sources were asked to stop (session clock) */
+	int64_t start_real_ns; /* start_ns as CLOCK_REALTIME: ns since the epoch */
+};
+
 /* What the weights of a folded view measure (see folded_view()). */
 enum tracerig_time {
 	TRACERIG_TIME_ONCPU = 1,  /* threads running on a CPU (sampled) */
@@ -393,7 +400,10 @@ struct tracerig_services {
 				  struct tracerig_frame_mapping *out);
 	/* 1 when the profile wants pprof profiles in the archive (`[tracerig]
 	 * pprof`, on by default): a source that has stacks writes its view as
-	 * NAME.pb.gz beside its folded file. */
+	 * NAME.pb.gz beside its folded file.  The core's wall.pb.gz takes a
+	 * folded_view()'s samples from that profile (its first column whose
+	 * unit is nanoseconds, else its first at the view's ns_per_unit),
+	 * so it must hold the same samples as NAME.folded. */
 	int (*pprof_wanted)(struct tracerig_ctx *ctx);
 	/* Declares a pprof entry this source staged (in flush, once written),
 	 * for the manifest: how many samples it holds (pprof Sample messages:
@@ -421,6 +431,12 @@ struct tracerig_services {
 	 * within a generation (frame_name() looks it up again after a while):
 	 * ask again for those.  0 and *gen filled, or -ENOMEM. */
 	int (*frame_generation)(struct tracerig_ctx *ctx, pid_t pid, uint32_t *gen);
+
+	/* The session's collection window, for outputs that say when they
+	 * were taken (pprof's time_nanos and duration_nanos): what
+	 * manifest.json's session window is.  0 and *out filled; -EAGAIN
+	 * while the session still collects (no end yet). */
+	int (*session_window)(struct tracerig_ctx *ctx, struct tracerig_window *out);
 };
 
 struct tracerig_plugin {
