@@ -28,6 +28,18 @@ struct pp_sample {
 	int64_t values[PP_MAX_VALUES];
 	pp_label_msg *labels;
 	size_t n_labels;
+	uint32_t str_labels; /* bit i: label i is a string (when i < 32) */
+};
+
+/* The samples pp_add saw last, by a hash of what the caller passed
+ * (location ids, label numbers, the addresses of label strings), checked
+ * against the sample's content before it is taken: a source passes the
+ * same few stacks and strings over and over, and building and hashing the
+ * text key costs ten times more than this.  Direct-mapped. */
+#define SAMPLE_CACHE 1024
+struct sample_cached {
+	uint64_t hash;
+	size_t index; /* in samples, + 1; 0: empty */
 };
 
 struct pp_builder {
@@ -61,6 +73,8 @@ struct pp_builder {
 
 	char *key; /* scratch for building keys */
 	size_t key_len, key_cap;
+
+	struct sample_cached *recent; /* SAMPLE_CACHE of them, NULL until used */
 };
 
 /* Room for one more element in *arr (n used of *cap). */
@@ -237,6 +251,7 @@ void pp_free(struct pp_builder *b)
 	free(b->string_table);
 	free(b->comments);
 	free(b->key);
+	free(b->recent);
 	tr_strmap_free(&b->strings);
 	tr_strmap_free(&b->mapping_keys);
 	tr_strmap_free(&b->function_keys);
@@ -371,12 +386,69 @@ uint64_t pp_location(struct pp_builder *b, uint64_t mapping_id, uint64_t address
 	return l.id;
 }
 
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	return (h ^ v) * 0x9e3779b97f4a7c15ull;
+}
+
+static uint64_t sample_hash(const uint64_t *locations, size_t n_locations,
+			    const struct pp_label *labels, size_t n_labels)
+{
+	uint64_t h = mix(0, n_locations);
+
+	for (size_t i = 0; i < n_locations; i++)
+		h = mix(h, locations[i]);
+	for (size_t i = 0; i < n_labels; i++) {
+		h = mix(h, (uintptr_t)labels[i].key);
+		h = mix(h, labels[i].str ? (uintptr_t)labels[i].str : (uint64_t)labels[i].num);
+	}
+	return h ^ (h >> 31);
+}
+
+/* Whether sample s is the one of these locations and labels, by content. */
+static int sample_is(const struct pp_builder *b, const struct pp_sample *s,
+		     const uint64_t *locations, size_t n_locations, const struct pp_label *labels,
+		     size_t n_labels)
+{
+	if (s->n_locations != n_locations || s->n_labels != n_labels || n_labels > 32 ||
+	    memcmp(s->locations, locations, n_locations * sizeof(*locations)) != 0)
+		return 0;
+	for (size_t i = 0; i < n_labels; i++) {
+		const pp_label_msg *l = &s->labels[i];
+		int is_str = (s->str_labels >> i) & 1;
+
+		if (is_str != (labels[i].str != NULL) ||
+		    strcmp(b->string_table[l->key], labels[i].key ? labels[i].key : "") != 0 ||
+		    (is_str ? strcmp(b->string_table[l->str], labels[i].str) != 0
+			    : l->num != labels[i].num))
+			return 0;
+	}
+	return 1;
+}
+
 int pp_add(struct pp_builder *b, const uint64_t *locations, size_t n_locations,
 	   const int64_t *values, const struct pp_label *labels, size_t n_labels)
 {
+	struct sample_cached *c = NULL;
 	struct tr_strmap_entry *e;
 	struct pp_sample *s;
+	uint64_t h = 0;
 	int fresh;
+
+	if (!b->recent)
+		b->recent = calloc(SAMPLE_CACHE, sizeof(*b->recent));
+	if (b->recent) {
+		h = sample_hash(locations, n_locations, labels, n_labels);
+		c = &b->recent[h % SAMPLE_CACHE];
+		if (c->index && c->hash == h &&
+		    sample_is(b, &b->samples[c->index - 1], locations, n_locations, labels,
+			      n_labels)) {
+			s = &b->samples[c->index - 1];
+			for (size_t i = 0; i < b->n_types; i++)
+				s->values[i] += values[i];
+			return 0;
+		}
+	}
 
 	/* The ids, then each label's key and its value (a string after its
 	 * length, a number after '#'), so no two samples share a key. */
@@ -400,6 +472,8 @@ int pp_add(struct pp_builder *b, const uint64_t *locations, size_t n_locations,
 		s = &b->samples[e->value];
 		for (size_t i = 0; i < b->n_types; i++)
 			s->values[i] += values[i];
+		if (c)
+			*c = (struct sample_cached){ h, e->value + 1 };
 		return 0;
 	}
 	if (grow(&b->samples, &b->cap_samples, b->n_samples, sizeof(*b->samples)) < 0)
@@ -419,10 +493,13 @@ int pp_add(struct pp_builder *b, const uint64_t *locations, size_t n_locations,
 		pp_label_msg l = PERFTOOLS__PROFILES__LABEL__INIT;
 
 		l.key = intern(b, labels[i].key);
-		if (labels[i].str)
+		if (labels[i].str) {
 			l.str = intern(b, labels[i].str);
-		else
+			if (i < 32)
+				s->str_labels |= 1u << i;
+		} else {
 			l.num = labels[i].num;
+		}
 		if (l.key < 0 || l.str < 0) {
 			free(s->locations);
 			free(s->labels);
@@ -434,6 +511,8 @@ int pp_add(struct pp_builder *b, const uint64_t *locations, size_t n_locations,
 	for (size_t i = 0; i < b->n_types; i++)
 		s->values[i] = values[i];
 	e->value = b->n_samples++;
+	if (c)
+		*c = (struct sample_cached){ h, b->n_samples };
 	return 0;
 }
 
