@@ -42,14 +42,13 @@ int tr_wall_declare(const char *who, const char *folded_name, enum tracerig_time
 {
 	struct view *grown, v = { .what = what, .ns_per_unit = ns_per_unit };
 
+	if (!folded_name || !tr_entry_name_ok(folded_name) || !ns_per_unit ||
+	    (what != TRACERIG_TIME_ONCPU && what != TRACERIG_TIME_OFFCPU))
+		return -EINVAL;
 	if (window) {
 		v.window = *window;
 		v.has_window = 1;
 	}
-
-	if (!folded_name || !tr_entry_name_ok(folded_name) || !ns_per_unit ||
-	    (what != TRACERIG_TIME_ONCPU && what != TRACERIG_TIME_OFFCPU))
-		return -EINVAL;
 	v.who = strdup(who ? who : "?");
 	v.name = strdup(folded_name);
 	pthread_mutex_lock(&lock);

@@ -115,7 +115,7 @@ int pp_stage_entry(const struct tracerig_services *svc, struct tracerig_ctx *ctx
 	FILE *f;
 	int ret;
 
-	/* A plugin built against a table without the service: no date. */
+	/* A services table without it (a test or bench harness's own): no date. */
 	if (svc->session_window && svc->session_window(ctx, &w) == 0)
 		pp_set_time(b, w.start_real_ns, (int64_t)(w.end_ns - w.start_ns));
 	f = svc->archive_fopen(ar, name);
