@@ -357,8 +357,13 @@ int tr_session_window(const struct tr_session *s, struct tracerig_window *out)
 	return 0;
 }
 
-static int svc_session_window(struct tracerig_ctx *ctx, struct tracerig_window *out)
+/* Only the session's own archive, for now: a flight snapshot's staging
+ * area covers its own [from, to], which core/flight.c knows. */
+static int svc_archive_window(struct tracerig_ctx *ctx, struct tracerig_archive *ar,
+			      struct tracerig_window *out)
 {
+	if (ar != &ctx->session->archive)
+		return -ENOENT;
 	return tr_session_window(ctx->session, out);
 }
 
@@ -541,5 +546,5 @@ const struct tracerig_services tr_services = {
 	.pprof_entry = svc_pprof_entry,
 	.process_cgroup = svc_process_cgroup,
 	.frame_generation = svc_frame_generation,
-	.session_window = svc_session_window,
+	.archive_window = svc_archive_window,
 };

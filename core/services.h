@@ -18,8 +18,8 @@ const char *tr_config_value(const struct tr_section *section, const struct trace
 long long tr_config_number(const struct tr_section *section, const struct tracerig_key *keys,
 			   const char *key);
 
-/* The session's window (the session_window service); -EAGAIN until it
- * has ended. */
+/* The session's window (the archive_window service for its archive);
+ * -EAGAIN until it has ended. */
 int tr_session_window(const struct tr_session *s, struct tracerig_window *out);
 
 #endif

@@ -116,7 +116,7 @@ int pp_stage_entry(const struct tracerig_services *svc, struct tracerig_ctx *ctx
 	int ret;
 
 	/* A services table without it (a test or bench harness's own): no date. */
-	if (svc->session_window && svc->session_window(ctx, &w) == 0)
+	if (svc->archive_window && svc->archive_window(ctx, ar, &w) == 0)
 		pp_set_time(b, w.start_real_ns, (int64_t)(w.end_ns - w.start_ns));
 	f = svc->archive_fopen(ar, name);
 	if (!f) {

@@ -34,7 +34,7 @@ uint64_t pp_frames_location(struct pp_frames *f, pid_t pid, uint64_t addr, int k
 			    const char *name, size_t name_len);
 
 /* Stages `b` as archive entry `name` (gzipped), dated by the session's
- * window (session_window: time_nanos, duration_nanos), and declares it
+ * window (archive_window: time_nanos, duration_nanos), and declares it
  * for the manifest (pprof_entry: its sample count and first column's
  * total).  Logs what fails through svc; 0 or a negative errno. */
 int pp_stage_entry(const struct tracerig_services *svc, struct tracerig_ctx *ctx,

@@ -182,10 +182,10 @@ struct tracerig_frame_mapping {
 	                         * bytes of it, as perf keeps), "" when unknown */
 };
 
-/* When a session collected (see session_window()). */
+/* When what an archive holds was collected (see archive_window()). */
 struct tracerig_window {
-	uint64_t start_ns;     /* every source had started (session clock, clock_ns) */
-	uint64_t end_ns;       /* the sources were asked to stop (session clock) */
+	uint64_t start_ns;     /* from (the session clock, clock_ns) */
+	uint64_t end_ns;       /* to (the session clock) */
 	int64_t start_real_ns; /* start_ns as CLOCK_REALTIME: ns since the epoch */
 };
 
@@ -432,11 +432,14 @@ struct tracerig_services {
 	 * ask again for those.  0 and *gen filled, or -ENOMEM. */
 	int (*frame_generation)(struct tracerig_ctx *ctx, pid_t pid, uint32_t *gen);
 
-	/* The session's collection window, for outputs that say when they
-	 * were taken (pprof's time_nanos and duration_nanos): what
-	 * manifest.json's session window is.  0 and *out filled; -EAGAIN
-	 * while the session still collects (no end yet). */
-	int (*session_window)(struct tracerig_ctx *ctx, struct tracerig_window *out);
+	/* The time the entries staged in `ar` cover, for outputs that say
+	 * when they were taken (pprof's time_nanos and duration_nanos): for
+	 * the session's archive, its window as manifest.json records it
+	 * (every source started, to the stop).  0 and *out filled; -EAGAIN
+	 * while the session still collects (no end yet), -ENOENT for an
+	 * archive whose window the core does not know. */
+	int (*archive_window)(struct tracerig_ctx *ctx, struct tracerig_archive *ar,
+			      struct tracerig_window *out);
 };
 
 struct tracerig_plugin {
