@@ -49,6 +49,7 @@ void tr_cli_usage(FILE *out)
 		"       tracerig convert ARCHIVE [--to pprof|folded|speedscope] [-o DIR]\n"
 		"       tracerig start -c PROFILE [--name NAME] [options]   (in the background)\n"
 		"       tracerig stop [NAME]   |   tracerig status\n"
+		"       tracerig snapshot [NAME]   (a flight recorder: the last window)\n"
 		"\n"
 		"Collects performance data with the backends a profile names and writes one\n"
 		"archive (<name>.trace.zip) for PerfView, perf report, babeltrace2 or a browser.\n"

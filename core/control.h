@@ -1,6 +1,7 @@
 /* The control socket of a detached session (`tracerig start`):
  * /run/tracerig/NAME.sock, a Unix stream socket in a root-owned 0700
- * directory, mode 0600.  One line in ("status", "stop"), lines back. */
+ * directory, mode 0600.  One line in ("status", "snapshot", "stop"), lines
+ * back. */
 #ifndef TR_CONTROL_H
 #define TR_CONTROL_H
 

@@ -180,38 +180,56 @@ static int pick_session(const char *command, char *buf, size_t len)
 	return ret;
 }
 
-int tr_detach_stop(int argc, char **argv)
+/* `tracerig COMMAND [NAME]`: connects to the session named, or to the
+ * only one running, and sends COMMAND.  The connected socket, or -1 with
+ * the exit status in *status after saying why. */
+static int ask_session(const char *command, int argc, char **argv, char *name, size_t len,
+		       int *status)
 {
-	char name[128], line[4352], why[256];
-	int fd, ret, answered = 0, status = TR_EXIT_FAILURE;
+	char why[256];
+	int fd, ret;
 
-	if (refuse_non_root("stop") < 0)
-		return TR_EXIT_FAILURE;
+	*status = TR_EXIT_FAILURE;
+	if (refuse_non_root(command) < 0)
+		return -1;
 	if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
-		fprintf(stderr, "Usage: tracerig stop [NAME]\n");
-		return TR_EXIT_USAGE;
+		fprintf(stderr, "Usage: tracerig %s [NAME]\n", command);
+		*status = TR_EXIT_USAGE;
+		return -1;
 	}
 	if (argc == 2) {
 		if (tr_control_check_name(argv[1], why, sizeof(why)) < 0) {
-			tr_err("tracerig stop %s: %s", argv[1], why);
-			return TR_EXIT_USAGE;
+			tr_err("tracerig %s %s: %s", command, argv[1], why);
+			*status = TR_EXIT_USAGE;
+			return -1;
 		}
-		snprintf(name, sizeof(name), "%s", argv[1]);
-	} else if (pick_session("stop", name, sizeof(name)) < 0) {
-		return TR_EXIT_FAILURE;
+		snprintf(name, len, "%s", argv[1]);
+	} else if (pick_session(command, name, len) < 0) {
+		return -1;
 	}
 	fd = tr_control_connect(name);
 	if (fd < 0) {
-		tr_err("tracerig stop: no session named '%s' is running%s", name,
+		tr_err("tracerig %s: no session named '%s' is running%s", command, name,
 		       fd == -ECONNREFUSED ? " (its socket was left by a session that died; "
 					     "removed)" : " (`tracerig status` lists them)");
-		return TR_EXIT_FAILURE;
+		return -1;
 	}
-	if ((ret = tr_control_send(fd, "stop")) < 0) {
-		tr_err("tracerig stop %s: %s", name, strerror(-ret));
+	if ((ret = tr_control_send(fd, command)) < 0) {
+		tr_err("tracerig %s %s: %s", command, name, strerror(-ret));
 		close(fd);
-		return TR_EXIT_FAILURE;
+		return -1;
 	}
+	return fd;
+}
+
+int tr_detach_stop(int argc, char **argv)
+{
+	char name[128], line[4352];
+	int fd, ret, answered = 0, status = TR_EXIT_FAILURE;
+
+	fd = ask_session("stop", argc, argv, name, sizeof(name), &status);
+	if (fd < 0)
+		return status;
 	/* Packaging may take a while; the session answers when it is done. */
 	while ((ret = tr_control_read_line(fd, line, sizeof(line), -1)) > 0) {
 		answered = 1;
@@ -230,6 +248,36 @@ int tr_detach_stop(int argc, char **argv)
 		tr_err("session '%s' ended without saying where its archive is: it may have died "
 		       "while packaging (its watchdog then packages what it collected; see "
 		       "%s/%s.log)", name, tr_control_dir(), name);
+	return status;
+}
+
+int tr_detach_snapshot(int argc, char **argv)
+{
+	char name[128], line[4352];
+	int fd, ret, status = TR_EXIT_FAILURE;
+
+	fd = ask_session("snapshot", argc, argv, name, sizeof(name), &status);
+	if (fd < 0)
+		return status;
+	/* The session answers once the archive is written. */
+	while ((ret = tr_control_read_line(fd, line, sizeof(line), -1)) > 0) {
+		if (strncmp(line, "snapshot: ", 10) == 0) {
+			fprintf(stderr, "tracerig: session '%s' (PID %s) is writing a snapshot\n",
+				name, line + 10);
+		} else if (strncmp(line, "archive: ", 9) == 0) {
+			printf("%s\n", line + 9);
+			status = TR_EXIT_OK;
+		} else if (strncmp(line, "error: ", 7) == 0) {
+			tr_err("tracerig snapshot %s: %s", name, line + 7);
+		} else {
+			tr_err("session '%s': %s", name, line);
+		}
+	}
+	close(fd);
+	if (status != TR_EXIT_OK && ret == 0 && strncmp(line, "error: ", 7) != 0 &&
+	    strncmp(line, "failed", 6) != 0)
+		tr_err("session '%s' ended without saying where the snapshot is (see %s/%s.log)",
+		       name, tr_control_dir(), name);
 	return status;
 }
 

@@ -1,5 +1,5 @@
 /* Detached sessions: `tracerig start`, `tracerig stop [NAME]`,
- * `tracerig status`. */
+ * `tracerig snapshot [NAME]`, `tracerig status`. */
 #ifndef TR_DETACH_H
 #define TR_DETACH_H
 
@@ -16,6 +16,9 @@ int tr_detach_check(struct tr_options *opts, char *name_buf, size_t len);
  * failed to start, after showing the session's log) with the exit status. */
 int tr_detach_start(struct tr_options *opts, int *in_session);
 int tr_detach_stop(int argc, char **argv);
+/* `tracerig snapshot [NAME]`: a flight session writes an archive of its
+ * last window; prints its path. */
+int tr_detach_snapshot(int argc, char **argv);
 int tr_detach_status(int argc, char **argv);
 
 #endif

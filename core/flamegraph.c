@@ -16,6 +16,7 @@
 #include "staging.h"
 #include "lib/hash.h"
 #include "lib/sanitize.h"
+#include "lib/vec.h"
 
 #define IMAGE_WIDTH 1200.0
 #define FRAME_HEIGHT 16
@@ -89,18 +90,14 @@ static struct node *child_of(struct index *ix, struct node *parent, const char *
 		return NULL;
 	}
 	nd->parent = parent;
-	if (parent->n_children == parent->cap_children) {
-		size_t cap = parent->cap_children ? parent->cap_children * 2 : 4;
-
-		grown = realloc(parent->children, cap * sizeof(*grown));
-		if (!grown) {
-			free(nd->name);
-			free(nd);
-			return NULL;
-		}
-		parent->children = grown;
-		parent->cap_children = cap;
+	grown = tr_vec_grow(parent->children, &parent->cap_children, parent->n_children + 1,
+			    sizeof(*grown), 4);
+	if (!grown) {
+		free(nd->name);
+		free(nd);
+		return NULL;
 	}
+	parent->children = grown;
 	parent->children[parent->n_children++] = nd;
 	ix->slots[s] = nd;
 	ix->n_used++;

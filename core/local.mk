@@ -28,6 +28,7 @@ tracerig_SOURCES = \
 	core/report.c core/report.h \
 	$(tr_report_sources) \
 	core/control.c core/control.h \
+	core/flight.c core/flight.h \
 	core/remote.c core/remote.h \
 	core/detach.c core/detach.h \
 	core/stackset.c core/stackset.h \

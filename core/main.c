@@ -155,6 +155,8 @@ int main(int argc, char **argv)
 		return tr_convert_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "stop") == 0)
 		return tr_detach_stop(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "snapshot") == 0)
+		return tr_detach_snapshot(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "status") == 0)
 		return tr_detach_status(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "start") == 0) {

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "ctx.h"
+#include "flight.h"
 #include "json.h"
 #include "manifest.h"
 #include "sideband.h"
@@ -107,7 +108,8 @@ static int add_pprof(struct tr_json *j, struct tr_session *s, const char *name)
 		int found = 0;
 
 		pthread_mutex_lock(&ctx->lock);
-		for (size_t k = 0; k < ctx->n_pprof && !found; k++) {
+		/* The latest: a flight session declares one per snapshot. */
+		for (size_t k = ctx->n_pprof; k-- > 0 && !found;) {
 			if (strcmp(ctx->pprof[k].name, name) != 0)
 				continue;
 			write_pprof(j, ctx->pprof[k].samples, ctx->pprof[k].total);
@@ -225,6 +227,25 @@ static void write_clock(struct tr_json *j, const struct tr_session *s)
 	tr_json_end_object(j);
 }
 
+/* A snapshot: the trigger and the range it covers, in both clocks. */
+static void write_flight(struct tr_json *j, const struct tr_session *s,
+			 const struct tr_snapshot *snap)
+{
+	tr_json_object(j, "flight");
+	tr_json_string(j, "mode", "flight");
+	tr_json_u64(j, "snapshot", snap->seq);
+	tr_json_string(j, "trigger", tr_trigger_name(snap->trigger));
+	if (snap->trigger == TR_TRIGGER_STOP)
+		tr_json_string(j, "session_ended_by", tr_end_reason_name(s->end_reason));
+	tr_json_u64(j, "window_ms", tr_flight_window_ns() / 1000000);
+	tr_json_u64(j, "from_monotonic_ns", snap->from_ns);
+	tr_json_u64(j, "to_monotonic_ns", snap->to_ns);
+	write_time(j, "from_utc", snap->from_real_ns);
+	write_time(j, "to_utc", snap->to_real_ns);
+	tr_json_u64(j, "duration_ms", (snap->to_ns - snap->from_ns) / 1000000);
+	tr_json_end_object(j);
+}
+
 static void write_session(struct tr_json *j, const struct tr_session *s)
 {
 	tr_json_object(j, "session");
@@ -281,14 +302,15 @@ static void write_targets(struct tr_json *j, const struct tr_session *s)
 	tr_json_end_object(j);
 }
 
-int tr_manifest_write(struct tr_session *s)
+static int write_manifest(struct tr_session *s, struct tracerig_archive *ar,
+			  const struct tr_snapshot *snap)
 {
 	struct file_list fl;
 	struct tr_json j;
 	FILE *out;
 	int fd, ret;
 
-	fd = tr_staging_create_entry(&s->archive, "manifest.json");
+	fd = tr_staging_create_entry(ar, "manifest.json");
 	if (fd < 0)
 		return fd;
 	out = fdopen(fd, "w");
@@ -305,6 +327,8 @@ int tr_manifest_write(struct tr_session *s)
 	write_profile(&j, s);
 	write_clock(&j, s);
 	write_session(&j, s);
+	if (snap)
+		write_flight(&j, s, snap);
 	write_process_model(&j, s);
 	write_targets(&j, s);
 
@@ -318,7 +342,7 @@ int tr_manifest_write(struct tr_session *s)
 	tr_json_array(&j, "files");
 	fl.j = &j;
 	fl.s = s;
-	tr_staging_foreach(&s->archive, add_file, &fl);
+	tr_staging_foreach(ar, add_file, &fl);
 	tr_json_end_array(&j);
 	tr_json_end_object(&j);
 	tr_json_finish(&j);
@@ -326,4 +350,19 @@ int tr_manifest_write(struct tr_session *s)
 	if (fclose(out) != 0)
 		return -errno;
 	return 0;
+}
+
+int tr_manifest_write(struct tr_session *s)
+{
+	return write_manifest(s, &s->archive, NULL);
+}
+
+int tr_manifest_write_snapshot(struct tr_session *s, struct tracerig_archive *ar,
+			       const struct tr_snapshot *snap)
+{
+	int ret = write_manifest(s, ar, snap);
+
+	if (ret < 0)
+		errno = -ret;
+	return ret;
 }

@@ -15,6 +15,7 @@
 
 #include "control.h"
 #include "exitcodes.h"
+#include "flight.h"
 #include "log.h"
 #include "options.h"
 #include "remote.h"
@@ -122,15 +123,36 @@ static void answer_status(const struct tr_session *s, int fd)
 	reply(fd, "name: %s", s->opts->session_name);
 	reply(fd, "pid: %d", (int)getpid());
 	reply(fd, "state: collecting");
+	if (tr_flight_enabled())
+		reply(fd, "mode: flight (window %.1f s; `tracerig snapshot %s` writes one)",
+		      tr_flight_window_ns() / 1e9, s->opts->session_name);
 	reply(fd, "profile: %s", s->profile_path);
 	reply(fd, "targets: %s", targets);
 	reply(fd, "started: %s", started);
 	reply(fd, "collecting for: %.1f s",
 	      ((uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec - s->window_start_ns) /
 		      1e9);
-	absolute(s->output ? s->output : ".", output, sizeof(output));
+	/* A flight recorder writes its snapshots into a directory. */
+	absolute(tr_flight_enabled() ? tr_flight_dir() : s->output ? s->output : ".", output,
+		 sizeof(output));
 	reply(fd, "output: %s", output);
 	reply(fd, "log: %s", s->remote->log_path);
+}
+
+/* `tracerig snapshot`: the connection waits for the archive's path,
+ * which the session sends once the snapshot is written (flight.c). */
+static void answer_snapshot(const struct tr_session *s, int fd)
+{
+	if (!tr_flight_enabled()) {
+		reply(fd, "error: session '%s' records (mode = record): only a flight recorder "
+		      "([tracerig] mode = flight) takes snapshots; `tracerig stop %s` packages "
+		      "this one", s->opts->session_name, s->opts->session_name);
+		close(fd);
+		return;
+	}
+	reply(fd, "snapshot: %d", (int)getpid());
+	tr_info("snapshot requested through the control socket");
+	tr_flight_request(TR_TRIGGER_CONTROL, fd);
 }
 
 /* Only root may steer a session; the socket's mode says so already, and
@@ -169,12 +191,14 @@ int tr_remote_serve(struct tr_session *s)
 		if (strcmp(line, "status") == 0) {
 			answer_status(s, fd);
 			close(fd);
+		} else if (strcmp(line, "snapshot") == 0) {
+			answer_snapshot(s, fd);
 		} else if (strcmp(line, "stop") == 0 && r->n_stoppers < MAX_STOPPERS) {
 			reply(fd, "stopping: %d", (int)getpid());
 			r->stoppers[r->n_stoppers++] = fd;
 			stop = 1;
 		} else {
-			reply(fd, "error: unknown request '%s' (status, stop)", line);
+			reply(fd, "error: unknown request '%s' (status, snapshot, stop)", line);
 			close(fd);
 		}
 	}

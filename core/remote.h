@@ -11,7 +11,9 @@ struct tr_session;
 int tr_remote_open(struct tr_session *s);
 /* The socket to poll, or -1. */
 int tr_remote_fd(const struct tr_session *s);
-/* Serves the connections waiting; 1 when one asked to stop. */
+/* Serves the connections waiting; 1 when one asked to stop.  A
+ * `snapshot` request is handed to flight.c (tr_flight_request), which
+ * answers it once the archive is written. */
 int tr_remote_serve(struct tr_session *s);
 /* Tells `tracerig start` that collection runs. */
 void tr_remote_ready(struct tr_session *s);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "ctx.h"
+#include "flight.h"
 #include "keys.h"
 #include "log.h"
 #include "pids.h"
@@ -39,6 +40,14 @@ const struct tracerig_key tr_session_keys[] = {
 	  .description = "Trace only this cgroup (a directory under /sys/fs/cgroup): how a whole container is traced from the host." },
 	{ .name = "pprof", .type = TRACERIG_KEY_BOOL, .default_value = "yes",
 	  .description = "Write each stack view as a pprof profile too (cpu.pb.gz, offcpu.pb.gz, wall.pb.gz), with mappings and build ids, for continuous-profiling stores and `go tool pprof`." },
+	{ .name = "mode", .type = TRACERIG_KEY_ENUM, .default_value = "record",
+	  .choices = "record,flight",
+	  .description = "record: collect for duration (or until stopped) and write one archive. flight: a flight recorder: collect until stopped keeping only the last window, and write <name>-<UTC time>.trace.zip of that window into the output directory on each trigger (SIGUSR1, `tracerig snapshot`) and when stopped; duration applies only when given with -d. Only backends with flight support (perf_events) take part: others fail the session when required, else are left out with a warning. See docs/flight.md." },
+	{ .name = "window", .type = TRACERIG_KEY_DURATION, .default_value = "30s",
+	  .min = 1000, .max = 24LL * 3600 * 1000,
+	  .description = "mode = flight: how much of the recent past each snapshot holds; sources keep about this much on disk (perf_events: at most window + window/4 of recording)." },
+	{ .name = "keep", .type = TRACERIG_KEY_INT, .default_value = "0", .min = 0, .max = 1000000,
+	  .description = "mode = flight: how many snapshot archives of this name to keep in the output directory; the oldest go first. 0 keeps all." },
 	{ .name = "keep_staging", .type = TRACERIG_KEY_BOOL, .default_value = "no",
 	  .description = "Keep the staging directory after a successful packaging (for debugging)." },
 	{ .name = "start_timeout", .type = TRACERIG_KEY_DURATION, .default_value = "60s",
@@ -507,6 +516,20 @@ static int svc_watchdog_cleanup(struct tracerig_ctx *ctx, const char *key, trace
 	return tr_watchdog_cleanup(ctx->plugin->name, key, fn, arg);
 }
 
+static int svc_flight_window(struct tracerig_ctx *ctx, uint64_t *window_ns)
+{
+	(void)ctx;
+	if (!tr_flight_enabled())
+		return 0;
+	*window_ns = tr_flight_window_ns();
+	return 1;
+}
+
+static int svc_snapshot_register(struct tracerig_ctx *ctx, tracerig_snapshot_fn fn, void *state)
+{
+	return tr_flight_register(ctx, fn, state);
+}
+
 const struct tracerig_services tr_services = {
 	.abi_version = TRACERIG_ABI_VERSION,
 	.log = svc_log,
@@ -546,5 +569,7 @@ const struct tracerig_services tr_services = {
 	.pprof_entry = svc_pprof_entry,
 	.process_cgroup = svc_process_cgroup,
 	.frame_generation = svc_frame_generation,
+	.flight_window = svc_flight_window,
+	.snapshot_register = svc_snapshot_register,
 	.archive_window = svc_archive_window,
 };

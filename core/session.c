@@ -17,6 +17,7 @@
 #include "backends.h"
 #include "ctx.h"
 #include "exitcodes.h"
+#include "flight.h"
 #include "keys.h"
 #include "lib/list.h"
 #include "log.h"
@@ -380,7 +381,14 @@ static int prepare_output(struct tr_session *s, struct tr_section *main_section)
 {
 	const struct tr_options *opts = s->opts;
 	const struct tr_entry *duration = tr_section_entry(main_section, "duration");
+	const char *mode = tr_config_value(main_section, tr_session_keys, "mode");
 
+	if (mode && strcmp(mode, "flight") == 0 &&
+	    tr_flight_configure(tr_config_number(main_section, tr_session_keys, "window"),
+				tr_config_number(main_section, tr_session_keys, "keep"),
+				tr_config_value(main_section, tr_session_keys, "output"),
+				tr_config_value(main_section, tr_session_keys, "name")) < 0)
+		return TR_EXIT_USAGE;
 	if (tr_output_prepare(tr_config_value(main_section, tr_session_keys, "output"),
 			      tr_config_value(main_section, tr_session_keys, "name"), opts->check,
 			      &s->output) < 0)
@@ -390,6 +398,9 @@ static int prepare_output(struct tr_session *s, struct tr_section *main_section)
 	 * asked for on this command line. */
 	if (opts->command && !opts->duration &&
 	    !(duration && strcmp(duration->origin, "--set") == 0))
+		s->duration_ms = 0;
+	/* A flight recorder runs until it is stopped; -d still bounds it. */
+	if (tr_flight_enabled() && !opts->duration)
 		s->duration_ms = 0;
 	s->keep_staging = tr_config_number(main_section, tr_session_keys, "keep_staging") != 0;
 	s->pprof = tr_config_number(main_section, tr_session_keys, "pprof") != 0;
@@ -482,6 +493,14 @@ int tr_session_check(struct tr_session *s)
 			continue;
 		if (ctx->plugin->check)
 			ret = ctx->plugin->check(&tr_services, ctx, advice, sizeof(advice));
+		if (ret == 0 && tr_flight_enabled() && ctx != s->packager &&
+		    !tr_flight_supported(ctx)) {
+			snprintf(advice, sizeof(advice), "mode = flight is not supported yet by %s%s",
+				 ctx->plugin->name, ctx->required
+				 ? ": remove it from the profile, or use mode = record"
+				 : " (optional here: a flight session leaves it out)");
+			ret = -ENOTSUP;
+		}
 		printf("  %-12s %-8s %-9s %s%s%s\n", ctx->plugin->name,
 		       ctx->plugin->version ? ctx->plugin->version : "?",
 		       ctx->plugin->kind == TRACERIG_PLUGIN_PACKAGER ? "packager"
@@ -546,6 +565,12 @@ static void drain_signals(struct tr_session *s, const char *doing)
 	struct signalfd_siginfo si;
 
 	while (read(s->sfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGUSR1) {
+			tr_info("SIGUSR1 from PID %u: a snapshot of the last window",
+				(unsigned)si.ssi_pid);
+			tr_flight_request(TR_TRIGGER_SIGUSR1, -1);
+			continue;
+		}
 		if (si.ssi_signo != SIGINT && si.ssi_signo != SIGTERM)
 			continue;
 		if (++s->signals > 1)
@@ -715,6 +740,30 @@ static void fini_all(struct tr_session *s)
 	}
 }
 
+/* After `ctx`'s init in flight mode: a source with no snapshot callback
+ * cannot keep a window.  -1 when the session cannot go on. */
+static int flight_support(struct tr_session *s, struct tracerig_ctx *ctx)
+{
+	if (!tr_flight_enabled() || ctx == s->packager || tr_flight_supported(ctx))
+		return 0;
+	if (ctx->state && !ctx->fault_signal && !ctx->hung_ms)
+		run_call(s, ctx, TR_CALL_FINI, NULL, s->stop_timeout_ms, "starting");
+	ctx->state = NULL;
+	ctx->phase = TR_PHASE_FAILED;
+	ctx->failed_in = "init";
+	ctx->error = -ENOTSUP;
+	tr_watchdog_plugin(ctx->plugin->name, "failed");
+	if (ctx->required) {
+		tr_err("%s: mode = flight is not supported yet; the profile requires it: remove "
+		       "it from [tracerig] required (and its section), or use mode = record; "
+		       "nothing was collected", ctx->plugin->name);
+		return -1;
+	}
+	tr_warn("%s: mode = flight is not supported yet; left out of this flight session "
+		"(optional here)", ctx->plugin->name);
+	return 0;
+}
+
 static int init_all(struct tr_session *s)
 {
 	for (size_t i = 0; i <= s->n_sources; i++) {
@@ -740,6 +789,8 @@ static int init_all(struct tr_session *s)
 			continue;
 		}
 		ctx->phase = TR_PHASE_INITIALIZED;
+		if (flight_support(s, ctx) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -811,6 +862,154 @@ static void collect_faults(struct tr_session *s)
 	}
 }
 
+/* ---------------- flight mode: snapshots ---------------- */
+
+/* Runs the sources' snapshot callbacks on the flight thread while this
+ * thread watches signals (a SIGTERM now is honoured once the snapshot is
+ * written: nothing is lost), faults and the flush deadline.  Returns 0; 1
+ * when a source faulted elsewhere meanwhile (the snapshot is whole, the
+ * session then ends); -1 when one faulted or hung in its callback (no
+ * snapshot, the session ends). */
+static int run_snapshot_callbacks(struct tr_session *s, struct tr_snapshot *snap)
+{
+	struct tracerig_ctx **ctxs = calloc(s->n_sources + 1, sizeof(*ctxs));
+	int *rets = calloc(s->n_sources + 1, sizeof(*rets));
+	uint64_t deadline = now_ns(CLOCK_MONOTONIC) + (uint64_t)s->flush_timeout_ms * 1000000ull;
+	struct tr_flight_job *job = NULL;
+	int ret, faulted = 0, abandoned = 0;
+	size_t n = 0;
+
+	if (!ctxs || !rets) {
+		free(ctxs);
+		free(rets);
+		return 0;
+	}
+	for (size_t i = 0; i < s->n_sources; i++)
+		if ((s->sources[i]->phase == TR_PHASE_STARTED ||
+		     s->sources[i]->phase == TR_PHASE_STOPPED) && tr_flight_supported(s->sources[i]))
+			ctxs[n++] = s->sources[i];
+	if (n && (ret = tr_flight_job_start(ctxs, n, snap, &job)) < 0) {
+		tr_err("snapshot: cannot start its thread: %s", strerror(-ret));
+		n = 0;
+	}
+	ret = 0;
+	while (job && !tr_flight_job_done(job, rets)) {
+		struct pollfd pfd[3] = { { .fd = s->sfd, .events = POLLIN },
+					 { .fd = tr_supervise_wake_fd(), .events = POLLIN },
+					 { .fd = tr_flight_job_fd(job), .events = POLLIN } };
+		struct tracerig_ctx *busy = tr_flight_job_current(job);
+		uint64_t left = now_ms_left(deadline);
+
+		/* A fault elsewhere ends the session once the snapshot is
+		 * written; one in the callback running leaves it unfinished. */
+		if (tr_supervise_fault_pending()) {
+			collect_faults(s);
+			faulted = 1;
+		}
+		if (busy && busy->fault_signal) {
+			abandoned = 1;
+			break;
+		}
+		if (left == 0) {
+			if (busy && busy->phase != TR_PHASE_FAILED) {
+				busy->hung_ms = s->flush_timeout_ms;
+				fail_plugin(busy, "snapshot", -ETIMEDOUT);
+			}
+			abandoned = 1;
+			break;
+		}
+		if (poll(pfd, 3, left > 500 ? 500 : (int)left) > 0) {
+			if (pfd[1].revents)
+				tr_supervise_drain();
+			if (pfd[0].revents)
+				drain_signals(s, "writing a snapshot");
+		}
+	}
+	for (size_t i = 0; !abandoned && i < n; i++)
+		if (rets[i] < 0)
+			tr_log(TRACERIG_LOG_WARN, ctxs[i]->plugin->name, "snapshot failed: %s (the "
+			       "snapshot goes on without its data)", strerror(-rets[i]));
+	/* An abandoned job's thread is in a plugin that faulted or hung: it
+	 * is left to itself. */
+	if (!abandoned)
+		tr_flight_job_end(job);
+	free(ctxs);
+	free(rets);
+	return abandoned ? -1 : faulted ? 1 : 0;
+}
+
+/* One snapshot of the last window: the sources' entries, the run log so
+ * far, the manifest, then the packager, on a staging area of its own; the
+ * session's stays as it is.  *path gets the archive (or NULL).  0, or not
+ * 0 when a source faulted or hung meanwhile (the session then ends). */
+static int take_snapshot(struct tr_session *s, enum tr_trigger trigger, char **path)
+{
+	uint64_t to = now_ns(CLOCK_MONOTONIC), window = tr_flight_window_ns();
+	uint64_t from = to > s->window_start_ns + window ? to - window : s->window_start_ns;
+	char log_path[PATH_MAX], why[128];
+	struct tr_snapshot snap;
+	int ok = 0, ret = 0;
+
+	*path = NULL;
+	if (tr_snapshot_begin(&snap, trigger, from, to) < 0)
+		goto out;
+	tr_info("snapshot %u (%s): the last %.1f s", snap.seq, tr_trigger_name(trigger),
+		(to - from) / 1e9);
+	if (s->packager->phase == TR_PHASE_FAILED) {
+		tr_err("snapshot: the packager failed earlier: no archive can be written");
+		goto out;
+	}
+	ret = run_snapshot_callbacks(s, &snap);
+	if (ret < 0) {
+		tr_err("snapshot %u: a backend crashed or hung while writing it: no archive",
+		       snap.seq);
+		goto out;
+	}
+	snprintf(log_path, sizeof(log_path), "%s/tracerig.log", s->archive.dir);
+	tr_snapshot_copy_log(&snap, log_path);
+	if (tr_manifest_write_snapshot(s, &snap.ar, &snap) < 0) {
+		tr_err("snapshot %u: cannot write its manifest.json: %s", snap.seq,
+		       tr_output_strerror(-errno, why, sizeof(why)));
+		goto out;
+	}
+	if (tr_snapshot_temp(&snap) < 0)
+		goto out;
+	if (run_call(s, s->packager, TR_CALL_FLUSH, &snap.ar, s->flush_timeout_ms,
+		     "packaging a snapshot") < 0) {
+		tr_err("snapshot %u: packaging failed", snap.seq);
+		goto out;
+	}
+	ok = tr_snapshot_commit(&snap) == 0;
+out:
+	tr_snapshot_end(&snap, ok, s->keep_staging, path);
+	if (ok && tr_log_verbosity() >= TRACERIG_LOG_WARN)
+		fprintf(stderr, "tracerig: snapshot %s\n", *path);
+	return ret;
+}
+
+/* Snapshots asked for while collecting.  1 when the session must end: a
+ * SIGINT/SIGTERM came while one was written, or a source failed in it. */
+static int serve_triggers(struct tr_session *s)
+{
+	enum tr_trigger t;
+
+	while ((t = tr_flight_pending()) != TR_TRIGGER_NONE) {
+		char *path = NULL;
+		int ret = take_snapshot(s, t, &path);
+
+		free(path);
+		if (ret != 0) {
+			s->end_reason = TR_END_PLUGIN_FAULT;
+			return 1;
+		}
+		if (s->signals) {
+			s->end_reason = TR_END_SIGNAL;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 static void wait_for_end(struct tr_session *s)
 {
 	uint64_t deadline = s->duration_ms > 0
@@ -853,6 +1052,8 @@ static void wait_for_end(struct tr_session *s)
 			s->end_reason = TR_END_PLUGIN_FAULT;
 			return;
 		}
+		if (serve_triggers(s))
+			return;
 		if (s->targets.command_pid && tr_command_poll(&s->command)) {
 			s->end_reason = TR_END_COMMAND;
 			return;
@@ -911,6 +1112,8 @@ static void describe_failure(const struct tracerig_ctx *ctx, char *buf, size_t l
 	else if (ctx->hung_ms)
 		snprintf(buf, len, "hung in %s, abandoned after %lld ms", ctx->failed_in,
 			 ctx->hung_ms);
+	else if (tr_flight_enabled() && ctx->error == -ENOTSUP && !strcmp(ctx->failed_in, "init"))
+		snprintf(buf, len, "no flight support yet, left out of mode = flight");
 	else
 		snprintf(buf, len, "%s: %s", ctx->failed_in, strerror(-ctx->error));
 }
@@ -1007,6 +1210,10 @@ static int block_signals(sigset_t *set)
 	sigaddset(set, SIGINT);
 	sigaddset(set, SIGTERM);
 	sigaddset(set, SIGCHLD);
+	/* A flight recorder's trigger; in record mode it keeps its default
+	 * action, as before. */
+	if (tr_flight_enabled())
+		sigaddset(set, SIGUSR1);
 	/* Threads that plugins start inherit this mask, so signals reach the
 	 * signalfd of the main thread only. */
 	if (pthread_sigmask(SIG_BLOCK, set, NULL) != 0)
@@ -1239,10 +1446,44 @@ static void collect(struct tr_session *s)
 
 /* Stops the sources, has them flush, writes the archive.  Returns the
  * session's exit status. */
+/* A flight session's end: the sources stop and a final snapshot holds the
+ * last window; the session's own staging (the sources' rotating files)
+ * goes.  Returns the session's exit status. */
+static int stop_and_snapshot(struct tr_session *s)
+{
+	int status = TR_EXIT_OK;
+	char *path = NULL;
+
+	stop_started(s);
+	summarize(s, -1);
+	/* Snapshots asked for meanwhile get this one. */
+	if (take_snapshot(s, TR_TRIGGER_STOP, &path) < 0 || !path) {
+		tr_err("the final snapshot could not be written: what the sources kept is in %s",
+		       s->archive.dir);
+		return TR_EXIT_FAILURE;
+	}
+	if (sources_failed(s, 1))
+		status = TR_EXIT_FAILURE;
+	warn_failed_optional(s);
+	/* `tracerig stop` answers with the final snapshot. */
+	free(s->output);
+	s->output = path;
+	tr_log_close_file();
+	if (s->keep_staging)
+		fprintf(stderr, "tracerig: staging kept in %s\n", s->archive.dir);
+	else
+		tr_staging_remove(&s->archive);
+	if (s->command_exec_errno)
+		return TR_EXIT_COMMAND_NOT_RUN;
+	return status == TR_EXIT_OK ? command_exit_status(s) : status;
+}
+
 static int stop_and_package(struct tr_session *s)
 {
 	int status = TR_EXIT_OK;
 
+	if (tr_flight_enabled())
+		return stop_and_snapshot(s);
 	stop_started(s);
 	sideband_replay(s);
 	flush_all(s);
@@ -1372,6 +1613,7 @@ static int watchdog_salvage(void *arg, pid_t collector, const char *why,
 
 void tr_session_free(struct tr_session *s)
 {
+	tr_flight_reset();
 	for (size_t i = 0; i < s->n_sources; i++)
 		tr_ctx_free(s->sources[i]);
 	free(s->sources);

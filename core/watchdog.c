@@ -342,6 +342,9 @@ int tr_watchdog_start(const struct tr_watchdog_ops *given)
 		signal(SIGINT, SIG_IGN);
 		signal(SIGTERM, SIG_IGN);
 		signal(SIGHUP, SIG_IGN);
+		/* A flight recorder's trigger sent to every tracerig process
+		 * (`pkill -USR1 tracerig`) must not end its watchdog. */
+		signal(SIGUSR1, SIG_IGN);
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		prctl(PR_SET_NAME, "tracerig-watch", 0, 0, 0);

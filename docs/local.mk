@@ -11,7 +11,7 @@ profile-reference: tracerig $(plugin_LTLIBRARIES)
 # The plugin-writing guide and its example, installed with the docs so a
 # site can start its own plugin from them.  tests/core/example_plugin.sh
 # builds the example against the installed header and .pc, then runs it.
-dist_doc_DATA += docs/writing-a-plugin.md docs/ARCHITECTURE.md docs/pprof.md
+dist_doc_DATA += docs/writing-a-plugin.md docs/ARCHITECTURE.md docs/pprof.md docs/flight.md
 exampledir = $(docdir)/example
 dist_example_DATA = docs/example/loadavg.c docs/example/Makefile
 TESTS += tests/core/example_plugin.sh

@@ -39,6 +39,13 @@ static size_t ok_len(const unsigned char *s, int keep_semicolon)
 	return 0;
 }
 
+/* Printable ASCII that stays as it is: nearly every byte of every name,
+ * decided without a call. */
+static int plain_byte(unsigned c, int keep_semicolon)
+{
+	return c >= 0x20 && c < 0x7f && (c != ';' || keep_semicolon);
+}
+
 static char replacement(unsigned char c)
 {
 	return c == ';' ? ':' : '?';
@@ -52,8 +59,15 @@ static size_t sanitize(char *dst, size_t size, const char *src, int keep_semicol
 	if (!size)
 		return 0;
 	while (*s) {
-		size_t n = ok_len(s, keep_semicolon);
+		size_t n;
 
+		if (plain_byte(*s, keep_semicolon)) {
+			if (pos + 1 >= size)
+				break;
+			dst[pos++] = (char)*s++;
+			continue;
+		}
+		n = ok_len(s, keep_semicolon);
 		if (n == 0) {
 			if (pos + 1 >= size)
 				break;
@@ -62,10 +76,6 @@ static size_t sanitize(char *dst, size_t size, const char *src, int keep_semicol
 		}
 		if (pos + n >= size)
 			break;
-		if (n == 1) { /* most of any name: no call for a byte */
-			dst[pos++] = (char)*s++;
-			continue;
-		}
 		/* memmove: in place, dst never runs ahead of src. */
 		memmove(dst + pos, s, n);
 		pos += n;
@@ -90,7 +100,7 @@ int tr_name_needs_sanitizing(const char *s)
 	const unsigned char *p = (const unsigned char *)s;
 
 	while (*p) {
-		size_t n = ok_len(p, 0);
+		size_t n = plain_byte(*p, 0) ? 1 : ok_len(p, 0);
 
 		if (n == 0)
 			return 1;

@@ -90,3 +90,10 @@ CORE_SH_TESTS = \
 TESTS += $(CORE_SH_TESTS)
 dist_check_SCRIPTS += $(CORE_SH_TESTS)
 EXTRA_DIST += tests/lib.sh tests/lib-pprof.sh tests/core/profiles
+
+# The flight recorder's CPU trigger: the decision from numbers, CPU time
+# from /proc (no root).
+check_PROGRAMS += tests/core/test_cputrigger
+TESTS += tests/core/test_cputrigger
+tests_core_test_cputrigger_SOURCES = tests/core/test_cputrigger.c core/cputrigger.c core/cputrigger.h
+tests_core_test_cputrigger_LDADD = lib/libtrutil.la

@@ -143,12 +143,18 @@ static const char *sanitized(struct tr_arena *arena, const char *s)
 	return copy;
 }
 
+/* s->name is already under the rule (sanitized()). */
 static const char *make_name(struct tr_arena *arena, const struct tracerig_symbol *s,
 			     uint64_t addr, int kernel)
 {
 	char small[256], *buf = small;
-	size_t len = tr_frame_name_format(small, sizeof(small), s, addr, kernel);
+	size_t len;
 	const char *name;
+
+	/* Most frames: a user symbol, named as it is, no copy. */
+	if (!kernel && s->name && *s->name)
+		return s->name;
+	len = tr_frame_name_format(small, sizeof(small), s, addr, kernel);
 
 	if (len >= sizeof(small)) {
 		buf = malloc(len + 1);
@@ -179,11 +185,13 @@ struct tr_frame *tr_frames_add(struct tr_frames *c, struct tr_arena *arena, pid_
 	*f = (struct tr_frame){ .sym = *found, .ret = ret };
 	if (!f->sym.dso)
 		f->sym.dso = "[unknown]";
-	f->name = make_name(arena, &f->sym, addr, kernel);
 	f->sym.name = sanitized(arena, found->name);
 	f->sym.dso = sanitized(arena, f->sym.dso);
-	if (!f->name || (found->name && !f->sym.name) || !f->sym.dso)
+	if ((found->name && !f->sym.name) || !f->sym.dso)
 		return NULL; /* the entry stays unused in its block */
+	f->name = make_name(arena, &f->sym, addr, kernel);
+	if (!f->name)
+		return NULL;
 	slot = slot_of(c, pid, gen, addr, kernel);
 	if (!slot->frame)
 		c->n++;

@@ -17,7 +17,7 @@ check_PROGRAMS += tests/symbols/test_symtab
 TESTS += tests/symbols/test_symtab
 tests_symbols_test_symtab_SOURCES = tests/symbols/test_symtab.c core/symbols/symtab.c \
 	core/symbols/symtab.h core/symbols/demangle.c core/symbols/demangle.h
-tests_symbols_test_symtab_LDADD = $(DEMANGLE_LIBS)
+tests_symbols_test_symtab_LDADD = lib/libtrutil.la $(DEMANGLE_LIBS)
 tests_symbols_test_symbols_SOURCES = tests/symbols/test_symbols.c $(tr_symbols_sources) core/log.c
 tests_symbols_test_symbols_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
 tests_symbols_test_symbols_LDADD = lib/libtrelf.la lib/libtrutil.la $(LIBELF_LIBS) $(DEMANGLE_LIBS)

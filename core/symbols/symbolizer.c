@@ -638,9 +638,30 @@ static const struct tr_frame no_memory = {
 	.name = "[unknown]", .sym = { NULL, "[unknown]", 0, 0 }, .ret = -ENOMEM,
 };
 
+/* Whether looking `addr` up again, with the mappings as they are, could
+ * name it: only when something the lookup reads may still change.  A
+ * process described by a recording (or gone) is never reread; with no JIT
+ * source there is no perf map to grow; an object that failed to open for
+ * good stays unread.  New mappings or JIT symbols move the generation, so
+ * a frame kept as final is never served under them. */
+static int may_gain_a_name(struct proc *p, uint64_t addr)
+{
+	const struct mapping *m;
+
+	if (!p->gone || p->jit.n_src)
+		return 1;
+	m = find_map(p, addr);
+	if (!m)
+		return 0;
+	if (m->kind == MAP_FILE)
+		return m->dso->state == 0; /* attempts left */
+	return m->kind == MAP_VDSO; /* another process may yet read the image */
+}
+
 /* Under the lock.  A frame nothing named is looked up again after
  * REREAD_NS: a runtime may have written its perf map since, or the process
- * mapped the object (the lookup rereads what it needs, at most that often). */
+ * mapped the object (the lookup rereads what it needs, at most that often);
+ * one nothing can name any more is kept as it is (retry_ns UINT64_MAX). */
 static const struct tr_frame *frame_of(struct tr_symbolizer *sym, pid_t pid, uint64_t addr,
 				       int kernel)
 {
@@ -654,7 +675,8 @@ static const struct tr_frame *frame_of(struct tr_symbolizer *sym, pid_t pid, uin
 	if (!kernel && !p)
 		return &no_memory;
 	f = tr_frames_find(&sym->frames, pid, kernel ? 0 : p->gen, addr, kernel);
-	if (f && (f->ret == 0 || kernel || (now = tr_now_ns()) < f->retry_ns))
+	if (f && (f->ret == 0 || kernel || f->retry_ns == UINT64_MAX ||
+		  (now = tr_now_ns()) < f->retry_ns))
 		return f;
 	gen = kernel ? 0 : p->gen;
 	ret = lookup(sym, pid, addr, kernel, &found);
@@ -665,7 +687,7 @@ static const struct tr_frame *frame_of(struct tr_symbolizer *sym, pid_t pid, uin
 	 * of them know it by its name), looked up again later. */
 	if (f && ret < 0 && p->gen == gen && !found.name && found.dso == f->sym.dso &&
 	    found.dso_offset == f->sym.dso_offset) {
-		f->retry_ns = now + REREAD_NS;
+		f->retry_ns = may_gain_a_name(p, addr) ? now + REREAD_NS : UINT64_MAX;
 		return f;
 	}
 	/* The lookup may have reread the mappings: what it found holds for
@@ -675,7 +697,8 @@ static const struct tr_frame *frame_of(struct tr_symbolizer *sym, pid_t pid, uin
 	if (!f)
 		return &no_memory;
 	if (ret < 0 && !kernel)
-		f->retry_ns = (now ? now : tr_now_ns()) + REREAD_NS;
+		f->retry_ns = !may_gain_a_name(p, addr) ? UINT64_MAX :
+			      (now ? now : tr_now_ns()) + REREAD_NS;
 	return f;
 }
 
@@ -690,7 +713,7 @@ int tr_symbolizer_frame_name(struct tr_symbolizer *sym, pid_t pid, uint64_t addr
 	*name = f->name;
 	if (out)
 		*out = f->sym;
-	return f->ret;
+	return f->ret < 0 && f->retry_ns == UINT64_MAX ? -ENODATA : f->ret;
 }
 
 int tr_symbolizer_frame_generation(struct tr_symbolizer *sym, pid_t pid, uint32_t *gen)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "symtab.h"
+#include "lib/vec.h"
 
 #define CHUNK_SIZE (64 * 1024)
 
@@ -63,6 +64,31 @@ void tr_arena_free(struct tr_arena *a)
 
 static int by_start_then_prio(const void *a, const void *b);
 
+/* The same order as one qsort by_start_then_prio (glibc's is a stable
+ * merge sort, and the order is total), cheaper for the common case:
+ * /proc/kallsyms and most symbol tables come in address order already,
+ * and only each run of aliases at one address needs ordering. */
+static void sort_by_start_then_prio(struct tr_sym *v, size_t n)
+{
+	size_t i = 1;
+
+	while (i < n && v[i - 1].start <= v[i].start)
+		i++;
+	if (i < n) {
+		qsort(v, n, sizeof(*v), by_start_then_prio);
+		return;
+	}
+	for (i = 0; i < n;) {
+		size_t end = i + 1;
+
+		while (end < n && v[end].start == v[i].start)
+			end++;
+		if (end - i > 1)
+			qsort(v + i, end - i, sizeof(*v), by_start_then_prio);
+		i = end;
+	}
+}
+
 /* The part of the priority that comes from the name: fewer leading
  * underscores, then the longer name. */
 static uint32_t name_prio(const char *name)
@@ -87,7 +113,7 @@ void tr_symtab_rank_aliases(struct tr_symtab *t, char *(*shown)(const char *name
 {
 	if (t->n < 2)
 		return;
-	qsort(t->syms, t->n, sizeof(*t->syms), by_start_then_prio);
+	sort_by_start_then_prio(t->syms, t->n);
 	for (size_t i = 0; i < t->n;) {
 		size_t end = i + 1;
 
@@ -108,15 +134,11 @@ void tr_symtab_rank_aliases(struct tr_symtab *t, char *(*shown)(const char *name
 int tr_symtab_add(struct tr_symtab *t, uint64_t start, uint64_t size, const char *name,
 		  uint32_t prio)
 {
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 256;
-		struct tr_sym *syms = realloc(t->syms, cap * sizeof(*syms));
+	struct tr_sym *syms = tr_vec_grow(t->syms, &t->cap, t->n + 1, sizeof(*syms), 256);
 
-		if (!syms)
-			return -ENOMEM;
-		t->syms = syms;
-		t->cap = cap;
-	}
+	if (!syms)
+		return -ENOMEM;
+	t->syms = syms;
 	t->syms[t->n++] = (struct tr_sym){ .start = start, .size = size, .name = name, .prio = prio };
 	t->sorted = 0;
 	return 0;
@@ -153,7 +175,7 @@ void tr_symtab_finish(struct tr_symtab *t, int fix_sizes)
 		t->sorted = 1;
 		return;
 	}
-	qsort(t->syms, t->n, sizeof(*t->syms), by_start_then_prio);
+	sort_by_start_then_prio(t->syms, t->n);
 	for (size_t i = 0; i < t->n; i++) {
 		if (out && t->syms[out - 1].start == t->syms[i].start) {
 			/* ELF aliases: keep the preferred name but the known

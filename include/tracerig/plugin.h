@@ -203,6 +203,9 @@ typedef void (*tracerig_pid_cb)(void *arg, pid_t pid);
 typedef void (*tracerig_cleanup_fn)(const char *key, const char *arg, char *said,
 				    size_t said_len);
 typedef int (*tracerig_entry_cb)(void *arg, const char *name, const char *path, uint64_t size);
+/* See snapshot_register(). */
+typedef int (*tracerig_snapshot_fn)(void *state, struct tracerig_archive *ar, uint64_t from_ns,
+				    uint64_t to_ns);
 
 /* Services the core offers.  Every function is safe to call from any thread
  * of the plugin unless it says otherwise.  Functions returning int return 0
@@ -384,8 +387,11 @@ struct tracerig_services {
 	 * /proc/PID/maps) changed them; a frame nothing named is looked up
 	 * again after a while (a runtime's perf map grows).
 	 * Returns 0 when a symbol names the frame, -ENOENT when none does
-	 * ("[object]" or "[unknown]"), another negative errno when it cannot
-	 * tell (out of memory): then *name is "[unknown]". */
+	 * ("[object]" or "[unknown]") yet, -ENODATA when none does and none
+	 * can within the generation (a process known only from the recording
+	 * or gone, with no perf map: nothing the lookup reads may change),
+	 * another negative errno when it cannot tell (out of memory): then
+	 * *name is "[unknown]". */
 	int (*frame_name)(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, int kernel,
 			  const char **name, struct tracerig_symbol *sym);
 
@@ -429,8 +435,31 @@ struct tracerig_services {
 	 * after asking.  Kernel frames have no generation: their answer holds
 	 * for the session.  A frame nothing named (-ENOENT) is not final even
 	 * within a generation (frame_name() looks it up again after a while):
-	 * ask again for those.  0 and *gen filled, or -ENOMEM. */
+	 * ask again for those; -ENODATA is final as a name is.  0 and *gen
+	 * filled, or -ENOMEM. */
 	int (*frame_generation)(struct tracerig_ctx *ctx, pid_t pid, uint32_t *gen);
+
+	/* Flight mode (`[tracerig] mode = flight`, docs/flight.md): collection
+	 * runs until stopped, keeping only the last `window`, and each
+	 * trigger (SIGUSR1, `tracerig snapshot`, the stop) writes an archive
+	 * of that window while collection goes on.  1 with *window_ns set in
+	 * flight mode, 0 in record mode.  From check and init on. */
+	int (*flight_window)(struct tracerig_ctx *ctx, uint64_t *window_ns);
+	/* How a source takes part in flight mode.  On each trigger the core
+	 * calls fn(state, ar, from_ns, to_ns) on a thread of its own, one
+	 * source after the other, while the source collects (its reader
+	 * threads go on: fn shares their state under the source's own
+	 * locks), and once more after stop for the final snapshot.  fn
+	 * writes the entries of [from_ns, to_ns] (CLOCK_MONOTONIC, at most
+	 * the window) into `ar`, a fresh staging area, as flush does, and
+	 * returns 0 or a negative errno; the core then has the packager turn
+	 * `ar` into <name>-<UTC time>.trace.zip.  flush is not called in
+	 * flight mode.  Register in check (state is not used there: it says
+	 * the source has flight support, for --check) and in init.  A source
+	 * that registers nothing has no flight support: in flight mode the
+	 * session refuses it when required and leaves it out otherwise.
+	 * 0, -EINVAL (fn NULL) or -ENOMEM. */
+	int (*snapshot_register)(struct tracerig_ctx *ctx, tracerig_snapshot_fn fn, void *state);
 
 	/* The time the entries staged in `ar` cover, for outputs that say
 	 * when they were taken (pprof's time_nanos and duration_nanos): for

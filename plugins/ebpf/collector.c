@@ -18,6 +18,7 @@
 
 #include "collector.h"
 #include "offcpu.skel.h"
+#include "lib/vec.h"
 
 #define VMLINUX_BTF_PATH "/sys/kernel/btf/vmlinux"
 #define CAP_SYS_ADMIN_BIT 21
@@ -518,17 +519,13 @@ int oc_read(struct oc_collector *c, struct oc_entry **out, size_t *n)
 	void *prev = NULL;
 
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		if (len == cap) {
-			size_t ncap = cap ? cap * 2 : 256;
-			struct oc_entry *grown = realloc(v, ncap * sizeof(*v));
+		struct oc_entry *grown = tr_vec_grow(v, &cap, len + 1, sizeof(*v), 256);
 
-			if (!grown) {
-				free(v);
-				return -ENOMEM;
-			}
-			v = grown;
-			cap = ncap;
+		if (!grown) {
+			free(v);
+			return -ENOMEM;
 		}
+		v = grown;
 		v[len].key = next;
 		if (bpf_map_lookup_elem(fd, &next, &v[len].val) == 0)
 			len++;

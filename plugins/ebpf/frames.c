@@ -10,9 +10,10 @@ void fr_name(void *namer, pid_t pid, uint64_t addr, int kernel, char *buf, size_
 {
 	struct fr_namer *n = namer;
 	const char *name;
-
 	/* On any failure the service still names the frame ("[unknown]"). */
-	if (n->svc->frame_name(n->ctx, pid, addr, kernel, &name, NULL) == -ENOENT)
+	int ret = n->svc->frame_name(n->ctx, pid, addr, kernel, &name, NULL);
+
+	if (ret == -ENOENT || ret == -ENODATA)
 		n->unnamed++;
 	snprintf(buf, len, "%s", name);
 }

@@ -53,7 +53,7 @@ nodist_tests_ebpf_test_collector_SOURCES = plugins/ebpf/offcpu.skel.h
 tests_ebpf_test_collector_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests \
 	-I$(top_srcdir)/plugins/ebpf -I$(top_builddir)/plugins/ebpf
 tests_ebpf_test_collector_CFLAGS = $(AM_CFLAGS) $(LIBBPF_CFLAGS)
-tests_ebpf_test_collector_LDADD = $(LIBBPF_LIBS)
+tests_ebpf_test_collector_LDADD = lib/libtrutil.la $(LIBBPF_LIBS)
 tests_ebpf_test_collector_LDFLAGS = $(AM_LDFLAGS) -rdynamic
 TESTS += tests/ebpf/test_collector
 tests_ebpf_workload_SOURCES = tests/ebpf/workload.c tests/ebpf/blockers.c tests/ebpf/blockers.h

@@ -14,6 +14,7 @@
 #include "lib/hash.h"
 #include "lib/unwind.h"
 #include "ustacks.h"
+#include "lib/vec.h"
 
 struct us_entry {
 	struct oc_entry e;
@@ -96,17 +97,11 @@ static int grow_slots(struct us_table *t)
 static struct us_entry *insert(struct us_table *t, size_t s, uint64_t hash,
 			       const struct offcpu_ustack *u, const uint64_t *ips, size_t n)
 {
-	struct us_entry *x;
+	struct us_entry *x, *grown = tr_vec_grow(t->v, &t->cap, t->n + 1, sizeof(*grown), 256);
 
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 256;
-		struct us_entry *grown = realloc(t->v, cap * sizeof(*grown));
-
-		if (!grown)
-			return NULL;
-		t->v = grown;
-		t->cap = cap;
-	}
+	if (!grown)
+		return NULL;
+	t->v = grown;
 	x = &t->v[t->n];
 	memset(x, 0, sizeof(*x));
 	x->ips = malloc(n * sizeof(*ips));

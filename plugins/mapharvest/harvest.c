@@ -21,6 +21,7 @@
 #include "harvest.h"
 #include "jitdump.h"
 #include "lib/untrusted.h"
+#include "lib/vec.h"
 
 #define MAX_BACKOFF 16 /* ticks between looks at a process without files */
 
@@ -109,15 +110,10 @@ static struct mh_proc *add_proc(struct mh_harvester *h, pid_t pid)
 {
 	struct mh_proc *p, **grown;
 
-	if (h->n_procs == h->cap_procs) {
-		size_t cap = h->cap_procs ? h->cap_procs * 2 : 64;
-
-		grown = realloc(h->procs, cap * sizeof(*grown));
-		if (!grown)
-			return NULL;
-		h->procs = grown;
-		h->cap_procs = cap;
-	}
+	grown = tr_vec_grow(h->procs, &h->cap_procs, h->n_procs + 1, sizeof(*grown), 64);
+	if (!grown)
+		return NULL;
+	h->procs = grown;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;

@@ -25,6 +25,7 @@
 #include "harvest.h"
 #include "lib/procpid.h"
 #include "lib/untrusted.h"
+#include "lib/vec.h"
 
 #define MAX_DESCENDANTS 4096
 
@@ -55,16 +56,12 @@ static void on_observed(void *arg, pid_t pid)
 {
 	struct mapharvest *m = arg;
 
-	pthread_mutex_lock(&m->lock);
-	if (m->n_queue == m->cap_queue) {
-		size_t cap = m->cap_queue ? m->cap_queue * 2 : 64;
-		pid_t *grown = realloc(m->queue, cap * sizeof(*grown));
+	pid_t *grown;
 
-		if (grown) {
-			m->queue = grown;
-			m->cap_queue = cap;
-		}
-	}
+	pthread_mutex_lock(&m->lock);
+	grown = tr_vec_grow(m->queue, &m->cap_queue, m->n_queue + 1, sizeof(*grown), 64);
+	if (grown)
+		m->queue = grown;
 	/* Dropped only when out of memory; the next tick's pid_list round
 	 * at stop still finds it. */
 	if (m->n_queue < m->cap_queue) {

@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -29,6 +30,7 @@
 #include "lib/cpus.h"
 #include "lib/perfring.h"
 #include "lib/pidset.h"
+#include "perffile.h"
 #include "synth.h"
 #include "tracingdata.h"
 
@@ -36,6 +38,13 @@ struct cpu_ring {
 	int cpu;
 	struct tr_ring ring; /* mapped on the first fd of this CPU */
 	int hup;
+};
+
+/* One file of a flight-mode recording (pc_config.chunk_ns). */
+struct pc_chunk {
+	char *path;
+	uint64_t start_ns, end_ns; /* end 0: being written */
+	uint64_t synth_end;        /* data bytes before the first ring record */
 };
 
 /* An object seen with a build id, for HEADER_BUILD_ID. */
@@ -76,6 +85,14 @@ struct pc_collector {
 	pc_pid_fn pid_fn;
 	pc_log_fn log_fn;
 	void *arg;
+
+	/* Flight mode: the chunks, oldest first; the last is c->writer's. */
+	char *chunk_prefix;
+	struct pc_chunk *chunks;
+	size_t n_chunks;
+	unsigned chunk_seq;
+	int rotate_failed; /* said once */
+
 	unsigned char rewrite[65536] __attribute__((aligned(8))); /* a renamed record */
 };
 
@@ -611,6 +628,107 @@ static int on_record(void *arg, const struct perf_event_header *h)
 	return 0;
 }
 
+static uint64_t monotonic_ns(void);
+static int create_data_file(struct pc_collector *c, const char *data_path, char *why,
+			    size_t why_len);
+
+/* The side-band a chunk after the first starts with: what is alive now,
+ * described as the recording's start describes it, so that a window cut
+ * from this chunk on names every process and mapping without the chunks
+ * removed before it. */
+static int synth_chunk(struct pc_collector *c)
+{
+	const struct pc_opened *tracking = &c->ev[0];
+	struct synth_id sid = {
+		.sample_type = tracking->attr.sample_type,
+		.id = tracking->ids[0],
+		.data_mmaps = tracking->attr.mmap_data,
+	};
+	int ret = synth_kernel_mmap(&sid, emit, c);
+
+	if (ret < 0)
+		return ret;
+	if (c->target.system_wide)
+		return synth_all_processes(&sid, emit, c);
+	/* The targets, and every process they started that the recording saw. */
+	for (size_t i = 0; i < c->seen.n; i++) {
+		ret = synth_process(c->seen.pids[i], &sid, emit, c);
+		if (ret < 0 && ret != -ESRCH && c->emit_error)
+			return c->emit_error;
+	}
+	return 0;
+}
+
+static int chunk_path(const struct pc_collector *c, unsigned seq, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%s.%06u", c->chunk_prefix, seq);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+static int add_chunk(struct pc_collector *c, const char *path, uint64_t start_ns)
+{
+	struct pc_chunk *grown = realloc(c->chunks, (c->n_chunks + 1) * sizeof(*grown));
+	char *copy = strdup(path);
+
+	if (grown)
+		c->chunks = grown;
+	if (!grown || !copy) {
+		free(copy);
+		return -ENOMEM;
+	}
+	c->chunks[c->n_chunks++] = (struct pc_chunk){ copy, start_ns, 0, pd_data_size(c->writer) };
+	return 0;
+}
+
+/* Flight mode, after a pass (c->lock held): a chunk chunk_ns old is closed
+ * and a new one begun; chunks that ended more than keep_ns ago go.  A new
+ * chunk that cannot be made leaves the old one growing (said once). */
+static void rotate(struct pc_collector *c)
+{
+	struct pd_writer *old = c->writer;
+	uint64_t now = monotonic_ns();
+	char path[PATH_MAX], why[512];
+	int ret;
+
+	if (!c->n_chunks || now - c->chunks[c->n_chunks - 1].start_ns < c->cfg.chunk_ns)
+		return;
+	c->writer = NULL;
+	c->emit_error = 0;
+	ret = chunk_path(c, c->chunk_seq + 1, path, sizeof(path));
+	if (ret == 0)
+		ret = create_data_file(c, path, why, sizeof(why));
+	if (ret == 0)
+		ret = synth_chunk(c);
+	if (ret == 0)
+		ret = pd_sync(c->writer);
+	if (ret == 0)
+		ret = add_chunk(c, path, now);
+	if (ret < 0) {
+		if (c->writer) {
+			pd_abort(c->writer);
+			unlink(path);
+		}
+		c->writer = old;
+		if (!c->rotate_failed++)
+			c->log_fn(c->arg, 1, "flight mode: cannot begin a new perf.data chunk: %s "
+				  "(the current one grows until one can be)", strerror(-ret));
+		return;
+	}
+	c->chunk_seq++;
+	/* The last round synced it: the file is whole up to here. */
+	pd_abort(old);
+	c->chunks[c->n_chunks - 2].end_ns = now;
+	while (c->n_chunks > 2 && c->chunks[0].end_ns + c->cfg.keep_ns < now) {
+		if (unlink(c->chunks[0].path) < 0)
+			c->log_fn(c->arg, 0, "flight mode: cannot remove %s: %s", c->chunks[0].path,
+				  strerror(errno));
+		free(c->chunks[0].path);
+		memmove(c->chunks, c->chunks + 1, (c->n_chunks - 1) * sizeof(*c->chunks));
+		c->n_chunks--;
+	}
+}
+
 /* Drains every ring once; a FINISHED_ROUND after a pass tells perf that
  * everything before it may be sorted and processed. */
 static long drain_all(struct pc_collector *c)
@@ -637,6 +755,8 @@ static long drain_all(struct pc_collector *c)
 	}
 	if (total > 0 && c->cfg.observer.pass)
 		c->cfg.observer.pass(c->cfg.observer.arg);
+	if (c->cfg.chunk_ns && !c->write_error)
+		rotate(c);
 	pthread_mutex_unlock(&c->lock);
 	return total;
 }
@@ -948,7 +1068,19 @@ int pc_open(const struct pc_config *cfg, const struct pc_target *t, const char *
 	if (ret < 0)
 		goto fail;
 	/* Without data_path only trying: no file. */
-	if (data_path) {
+	if (data_path && cfg->chunk_ns) {
+		char path[PATH_MAX];
+
+		c->chunk_prefix = strdup(data_path);
+		c->chunk_seq = 1;
+		ret = c->chunk_prefix ? chunk_path(c, c->chunk_seq, path, sizeof(path)) : -ENOMEM;
+		if (ret == 0)
+			ret = create_data_file(c, path, why, why_len);
+		else
+			snprintf(why, why_len, "cannot name the perf.data chunks: %s", strerror(-ret));
+		if (ret < 0)
+			goto fail;
+	} else if (data_path) {
 		ret = create_data_file(c, data_path, why, why_len);
 		if (ret < 0)
 			goto fail;
@@ -961,6 +1093,17 @@ int pc_open(const struct pc_config *cfg, const struct pc_target *t, const char *
 	if (ret < 0) {
 		snprintf(why, why_len, "cannot write perf.data: %s", strerror(-ret));
 		goto fail;
+	}
+	if (c->chunk_prefix) {
+		char path[PATH_MAX];
+
+		ret = chunk_path(c, c->chunk_seq, path, sizeof(path));
+		if (ret == 0)
+			ret = add_chunk(c, path, monotonic_ns());
+		if (ret < 0) {
+			snprintf(why, why_len, "out of memory");
+			goto fail;
+		}
 	}
 	*out = c;
 	return 0;
@@ -1043,32 +1186,117 @@ const struct pc_opened *pc_events(const struct pc_collector *c, size_t *n)
 	return c->ev;
 }
 
-int pc_finish(struct pc_collector *c, struct pd_features *f)
+/* Finishes `w` with HEADER_BUILD_ID: the kernel, then every object (the
+ * vDSO among them) whose MMAP2 record carried a build id. */
+static int finish_with_ids(struct pd_writer *w, const struct pd_build_id *objects, size_t n_objects,
+			   struct pd_features *f)
 {
-	struct pd_writer *w = c->writer;
-
-	c->writer = NULL;
-	if (!w)
-		return -EBADF;
-	struct pd_build_id *ids = calloc(c->n_objects + 1, sizeof(*ids));
+	struct pd_build_id *ids = calloc(n_objects + 1, sizeof(*ids));
 	size_t kernel_len = 0, n = 0;
 	unsigned char kernel_bid[20];
 	int ret;
 
-	/* HEADER_BUILD_ID: the kernel, then every object (the vDSO among
-	 * them) whose MMAP2 record carried a build id. */
 	if (ids && synth_kernel_build_id(kernel_bid, &kernel_len) == 0) {
 		ids[n] = (struct pd_build_id){ .pid = -1, .filename = "[kernel.kallsyms]",
 					       .size = (uint8_t)kernel_len };
 		memcpy(ids[n++].id, kernel_bid, kernel_len);
 	}
-	for (size_t i = 0; ids && i < c->n_objects; i++)
-		ids[n++] = c->objects[i].id;
+	for (size_t i = 0; ids && i < n_objects; i++)
+		ids[n++] = objects[i];
 	f->build_ids = ids;
 	f->n_build_ids = n;
 	ret = pd_finish(w, f);
 	free(ids);
 	return ret;
+}
+
+int pc_finish(struct pc_collector *c, struct pd_features *f)
+{
+	struct pd_writer *w = c->writer;
+	struct pd_build_id *objects;
+	int ret;
+
+	c->writer = NULL;
+	if (!w)
+		return -EBADF;
+	objects = calloc(c->n_objects + 1, sizeof(*objects));
+	for (size_t i = 0; objects && i < c->n_objects; i++)
+		objects[i] = c->objects[i].id;
+	ret = finish_with_ids(w, objects, objects ? c->n_objects : 0, f);
+	free(objects);
+	return ret;
+}
+
+/* ---- flight mode: a window of the chunks ---- */
+
+static int open_window_chunk(const struct pc_chunk *ch, int first, struct pc_window_chunk *out)
+{
+	struct pd_file_header hdr;
+	int fd = open(ch->path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (pread(fd, &hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr) || hdr.magic != PD_MAGIC) {
+		close(fd);
+		return -EIO;
+	}
+	/* Only the first chunk's side-band opens the window: the others'
+	 * would repeat it, out of time order. */
+	out->fd = fd;
+	out->begin = hdr.data.offset + (first ? 0 : ch->synth_end);
+	out->end = hdr.data.offset + hdr.data.size;
+	if (out->begin > out->end)
+		out->begin = out->end;
+	return 0;
+}
+
+int pc_window_open(struct pc_collector *c, uint64_t from_ns, struct pc_window *w)
+{
+	int ret = 0;
+
+	memset(w, 0, sizeof(*w));
+	/* What the rings hold now belongs in the window. */
+	drain_all(c);
+	pthread_mutex_lock(&c->lock);
+	w->chunks = calloc(c->n_chunks + 1, sizeof(*w->chunks));
+	w->ids = calloc(c->n_objects + 1, sizeof(*w->ids));
+	if (!w->chunks || !w->ids)
+		ret = -ENOMEM;
+	for (size_t i = 0; ret == 0 && i < c->n_chunks; i++) {
+		if (c->chunks[i].end_ns && c->chunks[i].end_ns < from_ns)
+			continue;
+		ret = open_window_chunk(&c->chunks[i], w->n == 0, &w->chunks[w->n]);
+		if (ret == 0)
+			w->n++;
+	}
+	for (size_t i = 0; ret == 0 && i < c->n_objects; i++) {
+		w->ids[i] = c->objects[i].id;
+		w->ids[i].filename = strdup(c->objects[i].filename);
+		if (!w->ids[i].filename)
+			ret = -ENOMEM;
+		else
+			w->n_ids++;
+	}
+	pthread_mutex_unlock(&c->lock);
+	if (ret < 0)
+		pc_window_close(w);
+	return ret;
+}
+
+int pc_window_finish(const struct pc_window *w, struct pd_writer *writer, struct pd_features *f)
+{
+	return finish_with_ids(writer, w->ids, w->n_ids, f);
+}
+
+void pc_window_close(struct pc_window *w)
+{
+	for (size_t i = 0; i < w->n; i++)
+		close(w->chunks[i].fd);
+	for (size_t i = 0; i < w->n_ids; i++)
+		free((char *)w->ids[i].filename);
+	free(w->chunks);
+	free(w->ids);
+	memset(w, 0, sizeof(*w));
 }
 
 void pc_close(struct pc_collector *c)
@@ -1096,5 +1324,9 @@ void pc_close(struct pc_collector *c)
 	for (size_t i = 0; i < c->n_objects; i++)
 		free(c->objects[i].filename);
 	free(c->objects);
+	for (size_t i = 0; i < c->n_chunks; i++)
+		free(c->chunks[i].path);
+	free(c->chunks);
+	free(c->chunk_prefix);
 	free(c);
 }

@@ -59,6 +59,12 @@ struct pc_config {
 	size_t ring_pages;    /* data pages per CPU, a power of two */
 	enum pc_hw_fallback hw_fallback;
 	struct pc_observer observer; /* optional */
+	/* Flight mode: perf.data is written in chunks of chunk_ns
+	 * (data_path.000001, ...), each starting with the side-band of what
+	 * is alive then (as the recording's start), and chunks that ended
+	 * more than keep_ns ago are removed, so the disk holds at most
+	 * keep_ns + 2 * chunk_ns of recording.  0: one perf.data. */
+	uint64_t chunk_ns, keep_ns;
 };
 
 struct pc_target {
@@ -112,6 +118,26 @@ const struct pc_opened *pc_events(const struct pc_collector *c, size_t *n);
 /* Finishes perf.data with the header features. */
 int pc_finish(struct pc_collector *c, struct pd_features *f);
 void pc_close(struct pc_collector *c);
+
+/* Flight mode: the part of the chunks a window starting at from_ns needs,
+ * opened (a chunk removed meanwhile stays readable), with the objects'
+ * build ids seen so far.  The rings are drained first, so it reaches up
+ * to now. */
+struct pc_window_chunk {
+	int fd;
+	uint64_t begin, end; /* file offsets of the records to read */
+};
+struct pc_window {
+	struct pc_window_chunk *chunks;
+	size_t n;
+	struct pd_build_id *ids;
+	size_t n_ids;
+};
+int pc_window_open(struct pc_collector *c, uint64_t from_ns, struct pc_window *w);
+/* Finishes `writer` (a perf.data cut from the window) with the header
+ * features, the kernel's and the window's build ids; frees the writer. */
+int pc_window_finish(const struct pc_window *w, struct pd_writer *writer, struct pd_features *f);
+void pc_window_close(struct pc_window *w);
 
 /* kernel.perf_event_max_sample_rate, or 0 when unreadable. */
 uint64_t pc_max_sample_rate(void);

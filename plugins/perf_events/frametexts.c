@@ -200,9 +200,9 @@ const struct frame_text *ft_text(struct frametexts *ft, pid_t pid, uint64_t addr
 	}
 	slot = slot_of(ft, pid, gen, addr, kernel);
 	/* The core's answer holds for the generation, but a user frame it
-	 * did not name it looks up again after a while: those are asked
-	 * every time, as without this cache. */
-	if (slot->text && (slot->ret == 0 || kernel)) {
+	 * did not name it may look up again after a while (-ENOENT): those
+	 * are asked every time, as without this cache. */
+	if (slot->text && (slot->ret == 0 || slot->ret == -ENODATA || kernel)) {
 		*ret = slot->ret;
 		return slot->text;
 	}

@@ -14,6 +14,7 @@ plugin_LTLIBRARIES += plugins/perf_events/perf_events.la
 plugins_perf_events_perf_events_la_SOURCES = plugins/perf_events/plugin.c \
 	plugins/perf_events/events.c plugins/perf_events/events.h \
 	plugins/perf_events/collector.c plugins/perf_events/collector.h \
+	plugins/perf_events/window.c plugins/perf_events/window.h \
 	plugins/perf_events/comms.c plugins/perf_events/comms.h \
 	plugins/perf_events/script.c plugins/perf_events/script.h \
 	plugins/perf_events/frametexts.c plugins/perf_events/frametexts.h \
@@ -75,12 +76,13 @@ perf_events_sh_tests = \
 	tests/perf_events/late.sh \
 	tests/perf_events/identity.sh \
 	tests/perf_events/dwarf.sh \
-	tests/perf_events/fpcheck.sh
+	tests/perf_events/fpcheck.sh \
+	tests/core/flight.sh
 TESTS += $(perf_events_sh_tests)
 dist_check_SCRIPTS += $(perf_events_sh_tests)
 dist_check_DATA += tests/perf_events/lib-perf.sh tests/perf_events/late/late.c tests/perf_events/late/liblate.c tests/perf_events/late/after.c \
 	tests/perf_events/dwarf/chain.c tests/perf_events/dwarf/chain.h tests/perf_events/dwarf/libchain.c \
-	tests/perf_events/dwarf/jit.c
+	tests/perf_events/dwarf/jit.c tests/core/flight/phases.c
 endif
 
 # The conversion alone, on a perf.data already recorded (bench/perf_events/convert.c):

@@ -31,6 +31,7 @@
 #include "tracingdata.h"
 #include "unwind.h"
 #include "unwindbg.h"
+#include "window.h"
 
 #define MAX_EVENTS 32
 
@@ -51,6 +52,7 @@ struct perf {
 	struct ev_spec events[MAX_EVENTS];
 	struct pc_config cfg;
 	int script, flamegraph;
+	uint64_t flight_ns; /* mode = flight: the window; 0 when recording */
 	char data_path[PATH_MAX];
 	struct pc_collector *pc;
 
@@ -62,6 +64,9 @@ struct perf {
 	struct uw_bg *bg;
 	int kernel_symbols_read; /* by the remember thread */
 };
+
+static int perf_snapshot(void *state, struct tracerig_archive *ar, uint64_t from_ns,
+			 uint64_t to_ns);
 
 static void log_cb(void *arg, int error, const char *fmt, ...)
 {
@@ -221,6 +226,15 @@ static int configure(struct perf *p, char *why, size_t why_len)
 	/* Converting replays perf.data's own side-band into the model. */
 	if (p->script || p->flamegraph)
 		svc->symbolizer_model(ctx, TRACERIG_MODEL_RECORDED);
+	/* Flight mode: perf.data in chunks of a quarter window (at least
+	 * 500 ms: each begins by describing every process), as perf record
+	 * --switch-output; a snapshot is cut from the chunks it overlaps. */
+	if (svc->flight_window(ctx, &p->flight_ns) == 1) {
+		p->cfg.chunk_ns = p->flight_ns / 4 > 500000000ull ? p->flight_ns / 4 : 500000000ull;
+		p->cfg.keep_ns = p->flight_ns;
+	} else {
+		p->flight_ns = 0;
+	}
 	return 0;
 }
 
@@ -304,6 +318,8 @@ static int perf_check(const struct tracerig_services *svc, struct tracerig_ctx *
 	}
 	if (ret == 0 && p->cfg.callchain)
 		fp_check_targets(svc->targets(ctx), advice, advice_len);
+	if (ret == 0 && p->flight_ns)
+		ret = svc->snapshot_register(ctx, perf_snapshot, NULL);
 	if (ret < 0) {
 		if (why[0])
 			snprintf(advice, advice_len, "%s", why);
@@ -331,11 +347,15 @@ static int perf_init(const struct tracerig_services *svc, struct tracerig_ctx *c
 		goto fail;
 	}
 	dir = svc->staging_dir(ctx);
-	if (!dir || snprintf(p->data_path, sizeof(p->data_path), "%s/perf.data", dir) >=
+	/* Flight mode: the chunks' prefix (flight-perf.data.000001, ...). */
+	if (!dir || snprintf(p->data_path, sizeof(p->data_path), "%s/%s", dir,
+			     p->flight_ns ? "flight-perf.data" : "perf.data") >=
 			    (int)sizeof(p->data_path)) {
 		ret = -ENAMETOOLONG;
 		goto fail;
 	}
+	if (p->flight_ns && (ret = svc->snapshot_register(ctx, perf_snapshot, p)) < 0)
+		goto fail;
 	*state = p;
 	return 0;
 fail:
@@ -350,7 +370,9 @@ static void start_unwinding(struct perf *p)
 	long long queue_bytes = p->keys.unwind_queue_bytes;
 	int ret;
 
-	if (!p->cfg.dwarf_stack_bytes || !queue_bytes)
+	/* Flight mode: what it finds is keyed by offsets in one perf.data,
+	 * which the chunks are not; each snapshot unwinds its samples. */
+	if (!p->cfg.dwarf_stack_bytes || !queue_bytes || p->flight_ns)
 		return;
 	p->objects = uw_objects_new();
 	ret = p->objects ? uw_bg_new(p->svc, p->ctx, p->objects, (size_t)queue_bytes, &p->bg)
@@ -523,52 +545,63 @@ static char *tracing_data(struct perf *p, size_t *len)
 	return blob;
 }
 
-static int finish_perf_data(struct perf *p)
-{
-	struct pd_features f;
-	char *td;
-	int ret;
+/* What the header features point into. */
+struct feature_text {
 	struct utsname u;
-	struct timespec mono, real;
 	char cpudesc[256], cpuid[128], version[64], cmdline[4096];
 	const char *argv[64];
+};
+
+/* The header features of a perf.data of this machine (and the
+ * tracepoints' formats: free f->tracing_data). */
+static void fill_features(struct perf *p, struct feature_text *t, struct pd_features *f)
+{
+	struct timespec mono, real;
 	int argc = 0;
 	FILE *cf;
 	size_t n;
 
-	memset(&f, 0, sizeof(f));
-	if (uname(&u) == 0) {
-		f.hostname = u.nodename;
-		f.osrelease = u.release;
-		f.arch = u.machine;
+	memset(f, 0, sizeof(*f));
+	if (uname(&t->u) == 0) {
+		f->hostname = t->u.nodename;
+		f->osrelease = t->u.release;
+		f->arch = t->u.machine;
 	}
-	snprintf(version, sizeof(version), "tracerig %s", PACKAGE_VERSION);
-	f.version = version;
-	cpu_model(cpudesc, sizeof(cpudesc), cpuid, sizeof(cpuid));
-	f.cpudesc = cpudesc;
-	f.cpuid = cpuid[0] ? cpuid : NULL;
-	f.nr_cpus_avail = (uint32_t)sysconf(_SC_NPROCESSORS_CONF);
-	f.nr_cpus_online = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);
-	f.total_mem_kb = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE) / 1024;
+	snprintf(t->version, sizeof(t->version), "tracerig %s", PACKAGE_VERSION);
+	f->version = t->version;
+	cpu_model(t->cpudesc, sizeof(t->cpudesc), t->cpuid, sizeof(t->cpuid));
+	f->cpudesc = t->cpudesc;
+	f->cpuid = t->cpuid[0] ? t->cpuid : NULL;
+	f->nr_cpus_avail = (uint32_t)sysconf(_SC_NPROCESSORS_CONF);
+	f->nr_cpus_online = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);
+	f->total_mem_kb = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE) / 1024;
 	/* tracerig's own command line, as perf records its own. */
 	cf = fopen("/proc/self/cmdline", "re");
-	n = cf ? fread(cmdline, 1, sizeof(cmdline) - 1, cf) : 0;
+	n = cf ? fread(t->cmdline, 1, sizeof(t->cmdline) - 1, cf) : 0;
 	if (cf)
 		fclose(cf);
-	cmdline[n] = '\0';
-	for (size_t i = 0; i < n && argc < 64; i += strlen(cmdline + i) + 1)
-		argv[argc++] = cmdline + i;
-	f.argc = argc;
-	f.argv = argv;
-	f.clockid = CLOCK_MONOTONIC;
+	t->cmdline[n] = '\0';
+	for (size_t i = 0; i < n && argc < 64; i += strlen(t->cmdline + i) + 1)
+		t->argv[argc++] = t->cmdline + i;
+	f->argc = argc;
+	f->argv = t->argv;
+	f->clockid = CLOCK_MONOTONIC;
 	clock_gettime(CLOCK_REALTIME, &real);
 	clock_gettime(CLOCK_MONOTONIC, &mono);
-	f.clock_ref_tod_ns = (uint64_t)real.tv_sec * 1000000000ull + (uint64_t)real.tv_nsec;
-	f.clock_ref_clk_ns = (uint64_t)mono.tv_sec * 1000000000ull + (uint64_t)mono.tv_nsec;
-	td = tracing_data(p, &f.tracing_data_len);
-	f.tracing_data = td;
+	f->clock_ref_tod_ns = (uint64_t)real.tv_sec * 1000000000ull + (uint64_t)real.tv_nsec;
+	f->clock_ref_clk_ns = (uint64_t)mono.tv_sec * 1000000000ull + (uint64_t)mono.tv_nsec;
+	f->tracing_data = tracing_data(p, &f->tracing_data_len);
+}
+
+static int finish_perf_data(struct perf *p)
+{
+	struct feature_text t;
+	struct pd_features f;
+	int ret;
+
+	fill_features(p, &t, &f);
 	ret = pc_finish(p->pc, &f);
-	free(td);
+	free((void *)f.tracing_data);
 	return ret;
 }
 
@@ -681,9 +714,12 @@ static struct pp_builder *new_cpu_pprof(struct perf *p, const struct pc_opened *
 	return pp_new(types, 2, types[1], period);
 }
 
-static int perf_flush(void *state, struct tracerig_archive *ar)
+/* perf.data.txt, cpu.folded and cpu.svg, cpu.pb.gz of the recording at
+ * `data_path`, into `ar`.  A snapshot's cpu.folded is not `declared` to
+ * the session's wall-clock view: that view joins a whole session's. */
+static int convert(struct perf *p, struct tracerig_archive *ar, const char *data_path,
+		   int declare)
 {
-	struct perf *p = state;
 	const struct pc_opened *ev;
 	struct sc_stats st;
 	struct unwinder *uw = NULL;
@@ -694,14 +730,6 @@ static int perf_flush(void *state, struct tracerig_archive *ar)
 	char why[1024];
 	int ret;
 
-	if (!p->pc)
-		return 0;
-	ret = finish_perf_data(p);
-	if (ret < 0) {
-		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "cannot finish perf.data: %s",
-			    strerror(-ret));
-		return ret;
-	}
 	if (!p->script && !p->flamegraph && !p->svc->pprof_wanted(p->ctx))
 		return 0;
 	ev = pc_events(p->pc, &n_ev);
@@ -723,7 +751,7 @@ static int perf_flush(void *state, struct tracerig_archive *ar)
 			goto out;
 		}
 	}
-	ret = sc_convert(p->data_path, ev, n_ev, txt, folded, pp, p->svc, p->ctx, uw, p->bg, &st,
+	ret = sc_convert(data_path, ev, n_ev, txt, folded, pp, p->svc, p->ctx, uw, p->bg, &st,
 			 why, sizeof(why));
 	if (ret < 0)
 		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "%s", why);
@@ -757,7 +785,7 @@ static int perf_flush(void *state, struct tracerig_archive *ar)
 		if (ret < 0)
 			p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "cannot render cpu.svg: %s",
 				    strerror(-ret));
-		else
+		else if (declare)
 			ret = declare_oncpu(p, &ev[0], &st);
 		if (ret < 0)
 			goto out;
@@ -771,6 +799,68 @@ out:
 	tr_folded_free(folded);
 	uw_free(uw);
 	return ret;
+}
+
+static int perf_flush(void *state, struct tracerig_archive *ar)
+{
+	struct perf *p = state;
+	int ret;
+
+	if (!p->pc)
+		return 0;
+	ret = finish_perf_data(p);
+	if (ret < 0) {
+		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "cannot finish perf.data: %s",
+			    strerror(-ret));
+		return ret;
+	}
+	return convert(p, ar, p->data_path, 1);
+}
+
+/* Flight mode: perf.data of the last window, cut from the chunks with
+ * their side-band (window.c), then converted as a whole recording is. */
+static int perf_snapshot(void *state, struct tracerig_archive *ar, uint64_t from_ns,
+			 uint64_t to_ns)
+{
+	struct perf *p = state;
+	const struct pc_opened *ev;
+	struct feature_text t;
+	struct pd_features f;
+	struct pc_window win;
+	struct pd_writer *w = NULL;
+	char path[PATH_MAX], why[1024];
+	uint64_t kept = 0;
+	size_t n_ev;
+	int ret;
+
+	if (!p || !p->pc)
+		return 0;
+	if (snprintf(path, sizeof(path), "%s/perf.data", p->svc->archive_dir(ar)) >=
+	    (int)sizeof(path))
+		return -ENAMETOOLONG;
+	ret = pc_window_open(p->pc, from_ns, &win);
+	if (ret < 0) {
+		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "snapshot: cannot read the recording's "
+			    "chunks: %s", strerror(-ret));
+		return ret;
+	}
+	ev = pc_events(p->pc, &n_ev);
+	fill_features(p, &t, &f);
+	ret = pw_cut(&win, ev, n_ev, f.tracing_data, f.tracing_data_len, from_ns, to_ns, path, &w,
+		     &kept, why, sizeof(why));
+	if (ret < 0)
+		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "snapshot: %s", why);
+	else if ((ret = pc_window_finish(&win, w, &f)) < 0)
+		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "snapshot: cannot finish perf.data: %s",
+			    strerror(-ret));
+	free((void *)f.tracing_data);
+	pc_window_close(&win);
+	if (ret < 0)
+		return ret;
+	p->svc->counter_set(p->ctx, "snapshot_samples", kept);
+	p->svc->log(p->ctx, TRACERIG_LOG_INFO, "snapshot: %llu samples in the window",
+		    (unsigned long long)kept);
+	return convert(p, ar, path, 0);
 }
 
 static void perf_fini(void *state)

@@ -32,6 +32,7 @@
 #include "script.h"
 #include "textbuf.h"
 #include "timesort.h"
+#include "lib/vec.h"
 
 #define FOLD_LINE_MAX (64 * 1024)
 /* perf.data.txt goes to its FILE in blocks of this size. */
@@ -41,6 +42,17 @@
  * are counted here and handed to the fold table once per run, rather than
  * hashed and looked up again one by one. */
 #define PENDING 64
+
+/* A thread's folded root as last made: made again only when its process
+ * or thread name changed (names of ROOT_NAME bytes or more are not kept). */
+#define ROOT_NAME 128
+
+struct root_memo {
+	pid_t pid, tid;
+	int len; /* 0: nothing kept */
+	char comm[ROOT_NAME], tcomm[ROOT_NAME];
+	char root[512];
+};
 
 struct pending {
 	pid_t tid;
@@ -77,6 +89,7 @@ struct conv {
 	int with_txt;
 	struct tr_folded *folded;
 	struct pending pending[PENDING]; /* by tid % PENDING */
+	struct root_memo roots[PENDING]; /* by tid % PENDING */
 	const struct tracerig_services *svc;
 	struct tracerig_ctx *ctx;
 	/* Every frame's text, made once per (process, generation, address)
@@ -280,13 +293,40 @@ static void count_line(struct conv *cv, pid_t tid, size_t len)
  * without frame pointers reads off the stack (clone3 followed by 115 of
  * them): one [unknown] stands for the run, so the flame graph keeps its
  * height; perf.data.txt keeps every frame. */
+/* "comm-PID;tcomm-TID", the root of every folded file (lib/folded.h); a
+ * name is perf's ":TID" when nothing named the thread.  Made for every
+ * sample, it is kept per thread rather than made again. */
+static int folded_root(struct conv *cv, const char *comm, pid_t pid, const char *tcomm,
+		       pid_t tid, const char **root)
+{
+	struct root_memo *m = &cv->roots[(uint32_t)tid % PENDING];
+	const char *c = comm ? comm : "", *t = tcomm ? tcomm : "";
+	size_t c_len = strlen(c), t_len = strlen(t);
+	int len;
+
+	if (m->len > 0 && m->pid == pid && m->tid == tid && strcmp(m->comm, c) == 0 &&
+	    strcmp(m->tcomm, t) == 0) {
+		*root = m->root;
+		return m->len;
+	}
+	m->len = 0;
+	len = tr_folded_root(m->root, sizeof(m->root), comm, pid, tcomm, tid);
+	*root = m->root;
+	if (len < 0 || c_len >= ROOT_NAME || t_len >= ROOT_NAME)
+		return len; /* made, not kept */
+	m->len = len;
+	memcpy(m->comm, c, c_len + 1);
+	memcpy(m->tcomm, t, t_len + 1);
+	m->pid = pid;
+	m->tid = tid;
+	return len;
+}
+
 static void fold_frames(struct conv *cv, const char *comm, pid_t pid, const char *tcomm,
 			pid_t tid, const struct frame *frames, size_t n)
 {
-	/* "comm-PID;tcomm-TID", the root of every folded file (lib/folded.h);
-	 * a name is perf's ":TID" when nothing named the thread. */
-	char root[512];
-	int len = tr_folded_root(root, sizeof(root), comm, pid, tcomm, tid);
+	const char *root;
+	int len = folded_root(cv, comm, pid, tcomm, tid, &root);
 	size_t pos = 0;
 
 	if (len < 0 || fold_append(cv, &pos, root, (size_t)len, "", 0) < 0)
@@ -545,15 +585,11 @@ static int scan_records(struct conv *cv, const void *map, uint64_t start, uint64
 		if (ret < 0)
 			goto fail;
 		if (record_time(cv, h, &time)) {
-			if (n == cap) {
-				size_t grown_cap = cap ? cap * 2 : 4096;
-				struct time_ref *grown = realloc(refs, grown_cap * sizeof(*grown));
+			struct time_ref *grown = tr_vec_grow(refs, &cap, n + 1, sizeof(*grown), 4096);
 
-				if (!grown)
-					goto fail;
-				refs = grown;
-				cap = grown_cap;
-			}
+			if (!grown)
+				goto fail;
+			refs = grown;
 			refs[n].time = time;
 			refs[n].off = off;
 			n++;

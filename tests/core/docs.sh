@@ -25,7 +25,8 @@ else
 	fi
 fi
 # Every key the core accepts is documented in tracerig.ini(5).
-for key in $("$TRACERIG" --list-plugins -v | sed -n '/\[tracerig\] (the core)/,$p' | awk 'NR>1{print $1}'); do
+# (A choice key's second line, "one of: ...", names no key.)
+for key in $("$TRACERIG" --list-plugins -v | sed -n '/\[tracerig\] (the core)/,$p' | awk 'NR>1 && !($1 == "one" && $2 == "of:") {print $1}'); do
 	check_grep "tracerig.ini(5) documents [tracerig] $key" "^\\.BR $key " "$top_srcdir/docs/tracerig.ini.5"
 done
 

@@ -365,6 +365,40 @@ DEF_TEST(an_unnamed_frame_is_looked_up_again_later)
 	tr_symbolizer_free(sym);
 }
 
+/* A process known only from the recording, with no perf map: nothing a
+ * lookup reads can change, so an unnamed frame is final (-ENODATA) and a
+ * caller may keep it as it keeps a name; a perf map handed over later
+ * moves the generation, so the kept answer is never served under it. */
+DEF_TEST(an_unnamed_frame_of_a_recorded_process_without_jit_is_final)
+{
+	struct tr_symbolizer *sym = tr_symbolizer_new();
+	uint64_t addr = (uint64_t)(uintptr_t)&frames_probe_fn;
+	char dir[] = "/tmp/test_frames.XXXXXX", map[64], jit[64];
+	struct tracerig_mapping m;
+	struct exe_map exe;
+	const char *name;
+	uint32_t gen;
+
+	CHECK_NOT_NULL(sym);
+	CHECK_NOT_NULL(mkdtemp(dir));
+	EXPECT_EQ_INT(0, find_exe_map(&exe));
+	m = anon_mapping(&exe, P);
+	EXPECT_EQ_INT(0, tr_symbolizer_record_mmap(sym, &m));
+	EXPECT_EQ_INT(-ENODATA, tr_symbolizer_frame_name(sym, P, addr, 0, &name, NULL));
+	snprintf(jit, sizeof(jit), "[perf-%d.map]", (int)P);
+	EXPECT_EQ_STR(jit, name);
+	EXPECT_EQ_INT(-ENODATA, tr_symbolizer_frame_name(sym, P, addr, 0, &name, NULL));
+	gen = gen_of(sym, P);
+	snprintf(map, sizeof(map), "%" PRIx64 " 40 compiled_later\n", addr);
+	EXPECT_EQ_INT(0, add_perf_map(sym, dir, map));
+	EXPECT_TRUE(gen_of(sym, P) != gen);
+	EXPECT_EQ_STR("compiled_later", name_of(sym, P, addr, 0));
+	/* With a perf map, what it does not name may yet be written there. */
+	EXPECT_EQ_INT(-ENOENT, tr_symbolizer_frame_name(sym, P, addr + 0x1000, 0, &name, NULL));
+	EXPECT_EQ_INT(0, rmdir(dir));
+	tr_symbolizer_free(sym);
+}
+
 DEF_TEST(a_live_process_that_maps_code_later_has_it_named)
 {
 	struct tr_symbolizer *sym = tr_symbolizer_new();
@@ -411,6 +445,7 @@ int main(void)
 	RUN_TEST(mmap_exec_and_fork_are_never_answered_from_before);
 	RUN_TEST(the_generation_moves_with_the_mappings_and_only_then);
 	RUN_TEST(an_unnamed_frame_is_looked_up_again_later);
+	RUN_TEST(an_unnamed_frame_of_a_recorded_process_without_jit_is_final);
 	RUN_TEST(a_live_process_that_maps_code_later_has_it_named);
 	TEST_MAIN_END();
 }

@@ -27,7 +27,7 @@ n=0
 for _ in $(seq 600); do
 	data=$(ls -d "$TEST_TMP"/tracerig-k.trace.zip.staging-*/perf.data 2>/dev/null | head -1)
 	if [ -n "$data" ]; then
-		n=$(perf script -i "$data" -F pid,ip,sym 2>/dev/null | grep -c ' demo_hot$' || true)
+		n=$(timeout 20 perf script -i "$data" -F pid,ip,sym 2>/dev/null | grep -c ' demo_hot$' || true)
 		[ "$n" -ge 100 ] && break
 	fi
 	kill -0 "$tr" 2>/dev/null || break
@@ -41,14 +41,14 @@ data="$TEST_TMP/k/perf.data"
 check "the watchdog's archive holds perf.data" test -s "$data"
 check_grep "its manifest says the collector was killed" '"why": "it was killed' "$TEST_TMP/k/manifest.json"
 
-perf script -i "$data" -F comm,pid,tid,time,event,ip,sym >"$TEST_TMP/script" 2>"$TEST_TMP/script.err"
+timeout 60 perf script -i "$data" -F comm,pid,tid,time,event,ip,sym >"$TEST_TMP/script" 2>"$TEST_TMP/script.err"
 check_eq "perf script reads the killed run's perf.data: exit 0" 0 "$?"
 check_no_grep "perf script does not call the file unfinished or corrupt" \
 	'unexpected|incompatible|properly terminated|[Cc]orrupt|[Ii]nvalid' "$TEST_TMP/script.err"
 check "perf script prints at least the 100 demo samples seen before the kill" \
 	test "$(grep -Ec "^ *demo-worker +$demo/[0-9]+ .*cpu-clock" "$TEST_TMP/script")" -ge 100
 check_grep "the demo's samples have its frames" '^[[:space:]]+[0-9a-f]+ demo_hot$' "$TEST_TMP/script"
-perf report -i "$data" --stdio --no-children --sort sym >"$TEST_TMP/report" 2>/dev/null
+timeout 60 perf report -i "$data" --stdio --no-children --sort sym >"$TEST_TMP/report" 2>/dev/null
 check_grep "perf report reads it too and names demo_hot" '[0-9.]+%.*demo_hot' "$TEST_TMP/report"
 
 # The header's data size is what is on disk: whole records, nothing past
@@ -78,7 +78,7 @@ data=""
 for _ in $(seq 600); do
 	data=$(ls -d "$TEST_TMP"/tracerig-t.trace.zip.staging-*/perf.data 2>/dev/null | head -1)
 	if [ -n "$data" ]; then
-		n=$(perf script -i "$data" -F event,trace 2>/dev/null | grep -c 'sched_switch: prev_comm=' || true)
+		n=$(timeout 20 perf script -i "$data" -F event,trace 2>/dev/null | grep -c 'sched_switch: prev_comm=' || true)
 		[ "$n" -ge 10 ] && break
 	fi
 	kill -0 "$tr" 2>/dev/null || break
@@ -89,7 +89,7 @@ kill -9 "$tr"
 wait "$tr" 2>/dev/null
 salvaged "$TEST_TMP/t.trace.zip" "$TEST_TMP/t"
 data="$TEST_TMP/t/perf.data"
-perf script -i "$data" -F comm,pid,time,event,trace >"$TEST_TMP/t-script" 2>"$TEST_TMP/t-script.err"
+timeout 60 perf script -i "$data" -F comm,pid,time,event,trace >"$TEST_TMP/t-script" 2>"$TEST_TMP/t-script.err"
 check_eq "perf script reads the killed run's tracepoints: exit 0" 0 "$?"
 check_no_grep "perf script finds the tracepoints' formats" \
 	'unexpected|incompatible|properly terminated|missing trace data|[Cc]orrupt|[Ii]nvalid' \

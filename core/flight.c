@@ -1,0 +1,533 @@
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "control.h"
+#include "ctx.h"
+#include "flight.h"
+#include "log.h"
+
+struct registration {
+	const struct tracerig_ctx *ctx;
+	tracerig_snapshot_fn fn;
+	void *state;
+};
+
+/* Waiting control connections beyond this many are answered at once. */
+#define MAX_WAITERS 16
+
+static struct {
+	int enabled;
+	uint64_t window_ns;
+	long long keep;
+	char dir[PATH_MAX];
+	char name[256];
+	pthread_mutex_t lock; /* registrations: check and init run on drivers */
+	struct registration *regs;
+	size_t n_regs;
+	enum tr_trigger pending;
+	int waiters[MAX_WAITERS];
+	size_t n_waiters;
+	unsigned seq;
+} flight = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+const char *tr_trigger_name(enum tr_trigger t)
+{
+	switch (t) {
+	case TR_TRIGGER_NONE: return "none";
+	case TR_TRIGGER_SIGUSR1: return "SIGUSR1";
+	case TR_TRIGGER_CONTROL: return "tracerig snapshot";
+	case TR_TRIGGER_STOP: return "stop";
+	}
+	return "?";
+}
+
+int tr_flight_configure(long long window_ms, long long keep, const char *dir, const char *name)
+{
+	struct stat st;
+
+	if (dir && (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))) {
+		tr_err("[tracerig] mode = flight writes one archive per snapshot: output (-o) must "
+		       "name an existing directory, and %s is not one", dir);
+		return -ENOTDIR;
+	}
+	/* Answers go to `tracerig snapshot` callers in other directories. */
+	if (!realpath(dir ? dir : ".", flight.dir)) {
+		int err = -errno;
+
+		tr_err("[tracerig] mode = flight: cannot resolve %s: %s", dir ? dir : ".",
+		       strerror(-err));
+		return err;
+	}
+	if (access(flight.dir, W_OK) < 0) {
+		tr_err("[tracerig] mode = flight: cannot write archives in %s: %s", flight.dir,
+		       strerror(errno));
+		return -EACCES;
+	}
+	snprintf(flight.name, sizeof(flight.name), "%s", name ? name : "tracerig");
+	flight.window_ns = (uint64_t)window_ms * 1000000ull;
+	flight.keep = keep;
+	flight.enabled = 1;
+	return 0;
+}
+
+int tr_flight_enabled(void)
+{
+	return flight.enabled;
+}
+
+uint64_t tr_flight_window_ns(void)
+{
+	return flight.window_ns;
+}
+
+const char *tr_flight_dir(void)
+{
+	return flight.dir;
+}
+
+int tr_flight_register(struct tracerig_ctx *ctx, tracerig_snapshot_fn fn, void *state)
+{
+	struct registration *grown;
+	int ret = 0;
+
+	if (!fn)
+		return -EINVAL;
+	pthread_mutex_lock(&flight.lock);
+	for (size_t i = 0; i < flight.n_regs; i++) {
+		if (flight.regs[i].ctx == ctx) {
+			/* check, then init: the state of init is the one called. */
+			flight.regs[i].fn = fn;
+			flight.regs[i].state = state;
+			goto out;
+		}
+	}
+	grown = realloc(flight.regs, (flight.n_regs + 1) * sizeof(*grown));
+	if (!grown) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	flight.regs = grown;
+	flight.regs[flight.n_regs++] = (struct registration){ ctx, fn, state };
+out:
+	pthread_mutex_unlock(&flight.lock);
+	return ret;
+}
+
+static int lookup(const struct tracerig_ctx *ctx, struct registration *out)
+{
+	int found = 0;
+
+	pthread_mutex_lock(&flight.lock);
+	for (size_t i = 0; i < flight.n_regs && !found; i++) {
+		if (flight.regs[i].ctx == ctx) {
+			*out = flight.regs[i];
+			found = 1;
+		}
+	}
+	pthread_mutex_unlock(&flight.lock);
+	return found;
+}
+
+int tr_flight_supported(const struct tracerig_ctx *ctx)
+{
+	struct registration r;
+
+	return lookup(ctx, &r);
+}
+
+void tr_flight_request(enum tr_trigger t, int reply_fd)
+{
+	/* Triggers that come while one waits make one snapshot: the window
+	 * is the same moment's. */
+	if (flight.pending == TR_TRIGGER_NONE)
+		flight.pending = t;
+	if (reply_fd < 0)
+		return;
+	if (flight.n_waiters == MAX_WAITERS) {
+		(void)tr_control_send(reply_fd, "failed: too many snapshots asked at once; ask again");
+		close(reply_fd);
+		return;
+	}
+	flight.waiters[flight.n_waiters++] = reply_fd;
+}
+
+enum tr_trigger tr_flight_pending(void)
+{
+	return flight.pending;
+}
+
+/* ---- one snapshot ---- */
+
+int tr_snapshot_begin(struct tr_snapshot *snap, enum tr_trigger t, uint64_t from_ns,
+		      uint64_t to_ns)
+{
+	struct timespec real, mono;
+	uint64_t real_ns, mono_ns;
+	char where[PATH_MAX];
+	int ret;
+
+	memset(snap, 0, sizeof(*snap));
+	snap->trigger = t;
+	snap->seq = ++flight.seq;
+	snap->from_ns = from_ns;
+	snap->to_ns = to_ns;
+	clock_gettime(CLOCK_REALTIME, &real);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	real_ns = (uint64_t)real.tv_sec * 1000000000ull + (uint64_t)real.tv_nsec;
+	mono_ns = (uint64_t)mono.tv_sec * 1000000000ull + (uint64_t)mono.tv_nsec;
+	snap->to_real_ns = real_ns - (mono_ns - to_ns);
+	snap->from_real_ns = snap->to_real_ns - (to_ns - from_ns);
+	/* Whoever waits now is answered by this snapshot; later requests make
+	 * the next one. */
+	flight.pending = TR_TRIGGER_NONE;
+	snap->waiters = malloc(sizeof(int) * (flight.n_waiters ? flight.n_waiters : 1));
+	if (snap->waiters) {
+		memcpy(snap->waiters, flight.waiters, sizeof(int) * flight.n_waiters);
+		snap->n_waiters = flight.n_waiters;
+		flight.n_waiters = 0;
+	}
+	if (snprintf(where, sizeof(where), "%s/%s.trace.zip", flight.dir, flight.name) >=
+	    (int)sizeof(where))
+		ret = -ENAMETOOLONG;
+	else
+		ret = tr_staging_create(&snap->ar, where);
+	if (ret < 0)
+		tr_err("snapshot: cannot create a staging directory in %s: %s", tr_staging_parent(),
+		       strerror(-ret));
+	return ret;
+}
+
+void tr_snapshot_copy_log(struct tr_snapshot *snap, const char *log_path)
+{
+	char buf[65536];
+	int in = open(log_path, O_RDONLY | O_CLOEXEC), out;
+	ssize_t n;
+
+	if (in < 0)
+		return;
+	out = tr_staging_create_entry(&snap->ar, "tracerig.log");
+	if (out < 0) {
+		close(in);
+		return;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			break;
+	close(in);
+	if (close(out) < 0)
+		tr_warn("snapshot: cannot copy the run log: %s", strerror(errno));
+}
+
+int tr_snapshot_temp(struct tr_snapshot *snap)
+{
+	int fd = open(snap->ar.output, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+	if (fd < 0) {
+		int err = -errno;
+
+		tr_err("snapshot: cannot create %s: %s", snap->ar.output, strerror(-err));
+		return err;
+	}
+	close(fd);
+	return 0;
+}
+
+/* <name>-YYYYmmddTHHMMSSZ.trace.zip, or ...Z-N.trace.zip after a clash. */
+static int archive_name_matches(const char *file)
+{
+	size_t nl = strlen(flight.name), len = strlen(file);
+	const char *p = file + nl + 1;
+
+	if (len < nl + 1 + 16 + 10 || strncmp(file, flight.name, nl) != 0 || file[nl] != '-' ||
+	    strcmp(file + len - 10, ".trace.zip") != 0)
+		return 0;
+	for (int i = 0; i < 16; i++) {
+		char c = p[i];
+
+		if (i == 8 ? c != 'T' : i == 15 ? c != 'Z' : (c < '0' || c > '9'))
+			return 0;
+	}
+	p += 16;
+	if (*p == '-')
+		for (p++; *p >= '0' && *p <= '9'; p++)
+			;
+	return strcmp(p, ".trace.zip") == 0;
+}
+
+struct archive_file {
+	char *name;
+	struct timespec mtime;
+};
+
+static int older_first(const void *a, const void *b)
+{
+	const struct archive_file *x = a, *y = b;
+
+	if (x->mtime.tv_sec != y->mtime.tv_sec)
+		return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
+	if (x->mtime.tv_nsec != y->mtime.tv_nsec)
+		return x->mtime.tv_nsec < y->mtime.tv_nsec ? -1 : 1;
+	/* Same instant: "...Z" before "...Z-2". */
+	if (strlen(x->name) != strlen(y->name))
+		return strlen(x->name) < strlen(y->name) ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* keep = N: the oldest archives of this name beyond N go, whichever run
+ * wrote them (a service restarted keeps its bound). */
+static void apply_keep(void)
+{
+	struct archive_file *files = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	DIR *d;
+	int dfd;
+
+	if (flight.keep <= 0 || !(d = opendir(flight.dir)))
+		return;
+	dfd = dirfd(d);
+	while ((de = readdir(d))) {
+		struct stat st;
+
+		if (!archive_name_matches(de->d_name) ||
+		    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (n == cap) {
+			struct archive_file *grown;
+
+			cap = cap ? cap * 2 : 16;
+			grown = realloc(files, cap * sizeof(*files));
+			if (!grown)
+				break;
+			files = grown;
+		}
+		files[n].name = strdup(de->d_name);
+		files[n].mtime = st.st_mtim;
+		if (files[n].name)
+			n++;
+	}
+	qsort(files, n, sizeof(*files), older_first);
+	for (size_t i = 0; n > (size_t)flight.keep && i < n - (size_t)flight.keep; i++) {
+		if (unlinkat(dfd, files[i].name, 0) < 0)
+			tr_warn("keep = %lld: cannot remove %s/%s: %s", flight.keep, flight.dir,
+				files[i].name, strerror(errno));
+		else
+			tr_info("keep = %lld: removed the older archive %s/%s", flight.keep,
+				flight.dir, files[i].name);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(files[i].name);
+	free(files);
+	closedir(d);
+}
+
+/* Never replaces a file: renameat2's RENAME_NOREPLACE, else link. */
+static int move_no_replace(const char *from, const char *to)
+{
+	if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -errno;
+	if (link(from, to) < 0)
+		return -errno;
+	unlink(from);
+	return 0;
+}
+
+int tr_snapshot_commit(struct tr_snapshot *snap)
+{
+	time_t t = (time_t)(snap->to_real_ns / 1000000000ull);
+	char stamp[32], path[PATH_MAX];
+	struct tm tm;
+	int ret = -EEXIST;
+
+	if (!gmtime_r(&t, &tm) || !strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm))
+		snprintf(stamp, sizeof(stamp), "%lld", (long long)t);
+	for (unsigned n = 1; n < 1000 && ret == -EEXIST; n++) {
+		int len;
+
+		if (n == 1)
+			len = snprintf(path, sizeof(path), "%s/%s-%s.trace.zip", flight.dir,
+				       flight.name, stamp);
+		else
+			len = snprintf(path, sizeof(path), "%s/%s-%s-%u.trace.zip", flight.dir,
+				       flight.name, stamp, n);
+		ret = len < 0 || len >= (int)sizeof(path) ? -ENAMETOOLONG
+							   : move_no_replace(snap->ar.output, path);
+	}
+	if (ret < 0) {
+		tr_err("snapshot: cannot move the archive to %s: %s", path, strerror(-ret));
+		unlink(snap->ar.output);
+		return ret;
+	}
+	snap->path = strdup(path);
+	if (!snap->path)
+		return -ENOMEM;
+	apply_keep();
+	return 0;
+}
+
+void tr_snapshot_end(struct tr_snapshot *snap, int ok, int keep_staging, char **path_out)
+{
+	char line[PATH_MAX + 32];
+
+	for (size_t i = 0; i < snap->n_waiters; i++) {
+		if (ok && snap->path)
+			snprintf(line, sizeof(line), "archive: %s", snap->path);
+		else
+			snprintf(line, sizeof(line), "failed: the snapshot could not be written "
+				 "(see the session's log)");
+		if (tr_control_send(snap->waiters[i], line) < 0)
+			tr_log(TRACERIG_LOG_DEBUG, NULL, "a snapshot's caller left before its answer");
+		close(snap->waiters[i]);
+	}
+	free(snap->waiters);
+	snap->waiters = NULL;
+	snap->n_waiters = 0;
+	if (snap->ar.dir) {
+		if (keep_staging)
+			tr_info("snapshot staging kept in %s", snap->ar.dir);
+		else
+			tr_staging_remove(&snap->ar);
+	}
+	if (snap->ar.output && !ok)
+		unlink(snap->ar.output);
+	tr_staging_free(&snap->ar);
+	if (path_out)
+		*path_out = snap->path;
+	else
+		free(snap->path);
+	snap->path = NULL;
+}
+
+/* ---- the thread that runs the callbacks ---- */
+
+struct tr_flight_job {
+	struct tracerig_ctx **ctxs;
+	size_t n;
+	int *rets;
+	struct tr_snapshot *snap;
+	int done_fd;
+	pthread_t thread;
+	atomic_int current; /* index of the callback running, -1 when none */
+	atomic_int done;
+};
+
+static void *job_main(void *arg)
+{
+	struct tr_flight_job *job = arg;
+	uint64_t one = 1;
+
+	for (size_t i = 0; i < job->n; i++) {
+		struct registration r;
+
+		if (!lookup(job->ctxs[i], &r)) {
+			job->rets[i] = -ENOTSUP;
+			continue;
+		}
+		atomic_store(&job->current, (int)i);
+		job->rets[i] = r.fn(r.state, &job->snap->ar, job->snap->from_ns, job->snap->to_ns);
+	}
+	atomic_store(&job->current, -1);
+	atomic_store(&job->done, 1);
+	if (write(job->done_fd, &one, sizeof(one)) < 0) {
+		/* the session polls `done` on its timeout too */
+	}
+	return NULL;
+}
+
+int tr_flight_job_start(struct tracerig_ctx *const *ctxs, size_t n, struct tr_snapshot *snap,
+			struct tr_flight_job **out)
+{
+	struct tr_flight_job *job = calloc(1, sizeof(*job));
+	int ret;
+
+	*out = NULL;
+	if (!job)
+		return -ENOMEM;
+	job->ctxs = calloc(n ? n : 1, sizeof(*job->ctxs));
+	job->rets = calloc(n ? n : 1, sizeof(*job->rets));
+	job->done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (!job->ctxs || !job->rets || job->done_fd < 0) {
+		ret = job->done_fd < 0 && job->ctxs && job->rets ? -errno : -ENOMEM;
+		goto fail;
+	}
+	memcpy(job->ctxs, ctxs, n * sizeof(*ctxs));
+	job->n = n;
+	job->snap = snap;
+	atomic_init(&job->current, -1);
+	atomic_init(&job->done, 0);
+	ret = -pthread_create(&job->thread, NULL, job_main, job);
+	if (ret < 0)
+		goto fail;
+	*out = job;
+	return 0;
+fail:
+	if (job->done_fd >= 0)
+		close(job->done_fd);
+	free(job->ctxs);
+	free(job->rets);
+	free(job);
+	return ret;
+}
+
+int tr_flight_job_fd(const struct tr_flight_job *job)
+{
+	return job->done_fd;
+}
+
+int tr_flight_job_done(struct tr_flight_job *job, int *rets)
+{
+	if (!atomic_load(&job->done))
+		return 0;
+	memcpy(rets, job->rets, job->n * sizeof(*rets));
+	return 1;
+}
+
+struct tracerig_ctx *tr_flight_job_current(struct tr_flight_job *job)
+{
+	int i = atomic_load(&job->current);
+
+	return i >= 0 ? job->ctxs[i] : NULL;
+}
+
+void tr_flight_job_end(struct tr_flight_job *job)
+{
+	if (!job || !atomic_load(&job->done))
+		return; /* its thread may be frozen in a plugin: leave it be */
+	pthread_join(job->thread, NULL);
+	close(job->done_fd);
+	free(job->ctxs);
+	free(job->rets);
+	free(job);
+}
+
+void tr_flight_reset(void)
+{
+	pthread_mutex_lock(&flight.lock);
+	free(flight.regs);
+	flight.regs = NULL;
+	flight.n_regs = 0;
+	pthread_mutex_unlock(&flight.lock);
+	for (size_t i = 0; i < flight.n_waiters; i++) {
+		(void)tr_control_send(flight.waiters[i], "failed: the session ended before the "
+				      "snapshot was taken");
+		close(flight.waiters[i]);
+	}
+	flight.n_waiters = 0;
+	flight.pending = TR_TRIGGER_NONE;
+	flight.enabled = 0;
+}
