@@ -15,6 +15,7 @@
 
 #include "convert.h"
 #include "export.h"
+#include "jsonread.h"
 #include "lib/path.h"
 #include "lib/perfscript.h"
 #include "lib/sanitize.h"
@@ -24,6 +25,8 @@
 #include "stackset.h"
 
 #define MAX_FRAMES 1024
+/* manifest.json is a few KiB: anything near this is no tracerig's. */
+#define MAX_MANIFEST (16u << 20)
 
 enum target { TO_PPROF, TO_FOLDED, TO_SPEEDSCOPE };
 
@@ -80,6 +83,7 @@ struct script_reader {
 	struct ps_header h;
 	char comm[256], event[128];
 	uint64_t samples, no_period;
+	uint64_t first_ns, last_ns; /* the samples' span, 0 when untimed */
 };
 
 static int end_sample(struct script_reader *r)
@@ -91,6 +95,10 @@ static int end_sample(struct script_reader *r)
 
 		ret = tr_stackset_add_ids(r->set, r->ids, r->n, r->h.pid, r->h.tid, r->comm,
 					  ns ? (int64_t)r->h.period : 0, 1);
+		if (r->h.time_ns && (!r->first_ns || r->h.time_ns < r->first_ns))
+			r->first_ns = r->h.time_ns;
+		if (r->h.time_ns > r->last_ns)
+			r->last_ns = r->h.time_ns;
 		r->samples++;
 		r->no_period += !ns;
 	}
@@ -161,7 +169,56 @@ static int script_line(void *arg, char *line)
 	return 0;
 }
 
-static int read_perf_script(struct rp_archive *ar, struct tr_stackset *set)
+/* When the stacks were taken: what pprof's time_nanos and duration_nanos
+ * say.  From a tracerig manifest, the session's window (as the archive's
+ * own .pb.gz entries are dated); else the span of perf.data.txt's samples,
+ * dated where the manifest ties the recording's clock to the epoch. */
+struct when {
+	int64_t time_nanos, duration_nanos;
+	int have_window, have_offset;
+	int64_t realtime_minus_monotonic_ns;
+};
+
+static int64_t manifest_i64(const struct tr_jv *m, const char *section, const char *key,
+			    int *found)
+{
+	double v;
+
+	*found = tr_jv_num(tr_jv_get(m, section, key, NULL), &v) && v >= -9.2e18 && v <= 9.2e18;
+	return *found ? (int64_t)v : 0;
+}
+
+/* The manifest's window and clock, where there is one: a perfcollect
+ * archive has none, its clock (perf's) unknown. */
+static void read_when(struct rp_archive *ar, struct when *w)
+{
+	char *text = NULL;
+	size_t len;
+	struct tr_jv m;
+	int64_t start, end;
+	int s_found, e_found;
+
+	memset(w, 0, sizeof(*w));
+	if (rp_archive_read(ar, "manifest.json", MAX_MANIFEST, &text, &len) < 0 ||
+	    tr_jv_parse(text, len, &m) < 0) {
+		free(text);
+		return;
+	}
+	free(text);
+	/* The manifest's numbers are doubles: the date to a few hundred ns. */
+	w->realtime_minus_monotonic_ns = manifest_i64(&m, "clock", "realtime_minus_monotonic_ns",
+						      &w->have_offset);
+	start = manifest_i64(&m, "session", "window_start_monotonic_ns", &s_found);
+	end = manifest_i64(&m, "session", "window_end_monotonic_ns", &e_found);
+	if (w->have_offset && s_found && e_found && start > 0 && end >= start) {
+		w->have_window = 1;
+		w->time_nanos = start + w->realtime_minus_monotonic_ns;
+		w->duration_nanos = end - start;
+	}
+	tr_jv_free(&m);
+}
+
+static int read_perf_script(struct rp_archive *ar, struct tr_stackset *set, struct when *w)
 {
 	struct script_reader *r = calloc(1, sizeof(*r));
 	int ret;
@@ -179,6 +236,11 @@ static int read_perf_script(struct rp_archive *ar, struct tr_stackset *set)
 		fprintf(stderr, "tracerig: convert: perf.data.txt: %llu of %llu samples have no "
 			"cpu-clock period: their CPU time is unknown (sample counts are right)\n",
 			(unsigned long long)r->no_period, (unsigned long long)r->samples);
+	if (ret == 0 && !w->have_window && r->last_ns > r->first_ns) {
+		w->duration_nanos = (int64_t)(r->last_ns - r->first_ns);
+		w->time_nanos = w->have_offset ? (int64_t)r->first_ns + w->realtime_minus_monotonic_ns
+					       : 0;
+	}
 	free(r);
 	return ret;
 }
@@ -240,7 +302,7 @@ static FILE *open_output(const char *dir, const char *base, const char *suffix, 
 }
 
 static int write_set(const struct tr_stackset *set, enum target to, const char *dir,
-		     const char *base)
+		     const char *base, const struct when *w)
 {
 	char path[4096], suffix[64];
 	FILE *f;
@@ -250,7 +312,8 @@ static int write_set(const struct tr_stackset *set, enum target to, const char *
 	f = open_output(dir, base, suffix, path, sizeof(path));
 	if (!f)
 		return -errno;
-	ret = to == TO_PPROF ? tr_export_pprof(set, f) : tr_export_folded(set, f);
+	ret = to == TO_PPROF ? tr_export_pprof(set, w->time_nanos, w->duration_nanos, f)
+			     : tr_export_folded(set, f);
 	if (fclose(f) != 0 && ret == 0)
 		ret = -errno;
 	if (ret < 0) {
@@ -288,6 +351,7 @@ int tr_convert_main(int argc, char **argv)
 	size_t n_sets = 0, n_filled = 0;
 	const char *dir = ".", *archive;
 	enum target to = TO_PPROF;
+	struct when when;
 	char base[256];
 	struct rp_archive ar;
 	int c, ret = 0;
@@ -328,9 +392,10 @@ int tr_convert_main(int argc, char **argv)
 	if (rp_archive_open(archive, "convert", &ar) < 0)
 		return 1;
 	archive_base(archive, base, sizeof(base));
+	read_when(&ar, &when);
 	ret = tr_stackset_init(&sets[n_sets++], "cpu", "cpu", "nanoseconds");
 	if (ret == 0 && rp_archive_has(&ar, "perf.data.txt"))
-		ret = read_perf_script(&ar, &sets[0]);
+		ret = read_perf_script(&ar, &sets[0], &when);
 	else if (ret == 0 && rp_archive_has(&ar, "cpu.folded"))
 		ret = read_folded(&ar, "cpu.folded", &sets[0], 1, 1);
 	if (ret == 0 && rp_archive_has(&ar, "offcpu.folded")) {
@@ -367,8 +432,12 @@ int tr_convert_main(int argc, char **argv)
 		if (ret == 0)
 			printf("%s\n", path);
 	} else {
+		/* Without the window, only perf.data.txt's stacks have times. */
+		struct when untimed = { 0 };
+
 		for (size_t i = 0; i < n_filled && ret == 0; i++)
-			ret = write_set(filled[i], to, dir, base);
+			ret = write_set(filled[i], to, dir, base,
+					when.have_window || filled[i] == &sets[0] ? &when : &untimed);
 	}
 out:
 	for (size_t i = 0; i < n_sets; i++)

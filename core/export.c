@@ -144,7 +144,8 @@ out:
 	return ret;
 }
 
-int tr_export_pprof(const struct tr_stackset *s, FILE *f)
+int tr_export_pprof(const struct tr_stackset *s, int64_t time_nanos, int64_t duration_nanos,
+		    FILE *f)
 {
 	struct pp_value_type types[2];
 	uint64_t *mapping_of = NULL, *location_of = NULL, *ids = NULL;
@@ -211,6 +212,7 @@ int tr_export_pprof(const struct tr_stackset *s, FILE *f)
 		if (pp_add(b, ids, st->n_frames, v, labels, n_labels) < 0)
 			goto out;
 	}
+	pp_set_time(b, time_nanos, duration_nanos);
 	ret = pp_write_gz(b, f);
 out:
 	free(ids);

@@ -4,6 +4,7 @@
 #ifndef TR_EXPORT_H
 #define TR_EXPORT_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "stackset.h"
@@ -13,8 +14,10 @@
 void tr_export_root(const struct ss_stack *st, char *buf, size_t len);
 
 /* 0 or a negative errno.  pprof: samples/count (when the set has counts)
- * and the set's value type; labels pid, tid, comm. */
-int tr_export_pprof(const struct tr_stackset *s, FILE *f);
+ * and the set's value type; labels pid, tid, comm; dated time_nanos (ns
+ * since the epoch) for duration_nanos (0: unknown). */
+int tr_export_pprof(const struct tr_stackset *s, int64_t time_nanos, int64_t duration_nanos,
+		    FILE *f);
 /* One line per stack: root;outermost;...;leaf value (the value, or the
  * count for sets whose values are unknown). */
 int tr_export_folded(const struct tr_stackset *s, FILE *f);

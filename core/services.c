@@ -362,6 +362,27 @@ static int svc_frame_generation(struct tracerig_ctx *ctx, pid_t pid, uint32_t *g
 	return tr_symbolizer_frame_generation(ctx->session->symbolizer, pid, gen);
 }
 
+int tr_session_window(const struct tr_session *s, struct tracerig_window *out)
+{
+	if (!s->window_start_ns || s->end_mono_ns < s->window_start_ns)
+		return -EAGAIN;
+	out->start_ns = s->window_start_ns;
+	out->end_ns = s->end_mono_ns;
+	/* Both clocks were read together when the session started. */
+	out->start_real_ns = (int64_t)(s->window_start_ns + (s->start_real_ns - s->start_mono_ns));
+	return 0;
+}
+
+/* Only the session's own archive, for now: a flight snapshot's staging
+ * area covers its own [from, to], which core/flight.c knows. */
+static int svc_archive_window(struct tracerig_ctx *ctx, struct tracerig_archive *ar,
+			      struct tracerig_window *out)
+{
+	if (ar != &ctx->session->archive)
+		return -ENOENT;
+	return tr_session_window(ctx->session, out);
+}
+
 static int svc_symbolizer_model(struct tracerig_ctx *ctx, enum tracerig_model how)
 {
 	if (!ctx->in_init)
@@ -430,7 +451,10 @@ static int svc_archive_flamegraph(struct tracerig_archive *ar, const char *folde
 static int svc_folded_view(struct tracerig_ctx *ctx, const char *folded_name,
 			   enum tracerig_time what, uint64_t ns_per_unit)
 {
-	return tr_wall_declare(ctx->plugin->name, folded_name, what, ns_per_unit);
+	struct tracerig_window w;
+
+	return tr_wall_declare(ctx->plugin->name, folded_name, what, ns_per_unit,
+			       tr_session_window(ctx->session, &w) == 0 ? &w : NULL);
 }
 
 static const char *svc_process_cgroup(struct tracerig_ctx *ctx, pid_t pid)
@@ -554,4 +578,5 @@ const struct tracerig_services tr_services = {
 	.frame_generation = svc_frame_generation,
 	.flight_window = svc_flight_window,
 	.snapshot_register = svc_snapshot_register,
+	.archive_window = svc_archive_window,
 };

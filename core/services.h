@@ -6,6 +6,7 @@
 #include <tracerig/plugin.h>
 
 struct tr_section;
+struct tr_session;
 
 extern const struct tracerig_services tr_services;
 
@@ -16,5 +17,9 @@ const char *tr_config_value(const struct tr_section *section, const struct trace
 			    const char *key);
 long long tr_config_number(const struct tr_section *section, const struct tracerig_key *keys,
 			   const char *key);
+
+/* The session's window (the archive_window service for its archive);
+ * -EAGAIN until it has ended. */
+int tr_session_window(const struct tr_session *s, struct tracerig_window *out);
 
 #endif

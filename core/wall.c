@@ -10,23 +10,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export.h"
 #include "flamegraph.h"
 #include "lib/folded.h"
+#include "lib/pprof.h"
 #include "log.h"
 #include "pids.h"
-#include "stackset.h"
 #include "staging.h"
 #include "wall.h"
 
 #define WALL_ENTRY "wall.folded"
 #define WALL_SVG "wall.svg"
 #define WALL_PPROF "wall.pb.gz"
+/* Frames of a folded line wall.pb.gz keeps (the outermost): as convert. */
+#define MAX_DEPTH 1024
 
 struct view {
 	char *who, *name;
 	enum tracerig_time what;
 	uint64_t ns_per_unit;
+	struct tracerig_window window; /* when has_window */
+	int has_window;
 };
 
 /* Declared from the sources' driver threads, read after the last flush. */
@@ -35,13 +38,17 @@ static struct view *views;
 static size_t n_views;
 
 int tr_wall_declare(const char *who, const char *folded_name, enum tracerig_time what,
-		    uint64_t ns_per_unit)
+		    uint64_t ns_per_unit, const struct tracerig_window *window)
 {
 	struct view *grown, v = { .what = what, .ns_per_unit = ns_per_unit };
 
 	if (!folded_name || !tr_entry_name_ok(folded_name) || !ns_per_unit ||
 	    (what != TRACERIG_TIME_ONCPU && what != TRACERIG_TIME_OFFCPU))
 		return -EINVAL;
+	if (window) {
+		v.window = *window;
+		v.has_window = 1;
+	}
 	v.who = strdup(who ? who : "?");
 	v.name = strdup(folded_name);
 	pthread_mutex_lock(&lock);
@@ -88,6 +95,28 @@ static void free_views(struct views *vs)
 	free(vs->v);
 }
 
+/* One line of a folded view: its weight cut off, its root parsed; 0 when
+ * it is none (a comment, no weight). */
+static int parse_view_line(char *line, ssize_t n, unsigned long long *units,
+			   struct tr_folded_rootinfo *root)
+{
+	char *sp, *end;
+
+	while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+		line[--n] = '\0';
+	/* The weight follows the last space: names may hold spaces. */
+	sp = strrchr(line, ' ');
+	if (!sp || sp == line || line[0] == '#')
+		return 0;
+	errno = 0;
+	*units = strtoull(sp + 1, &end, 10);
+	if (errno || *end || end == sp + 1 || !*units)
+		return 0;
+	*sp = '\0';
+	tr_folded_root_parse(line, root);
+	return 1;
+}
+
 long tr_wall_add_view(struct tr_folded *wall, FILE *in, enum tracerig_time what,
 		      uint64_t ns_per_unit, tr_wall_filter_fn filter, void *arg)
 {
@@ -101,24 +130,13 @@ long tr_wall_add_view(struct tr_folded *wall, FILE *in, enum tracerig_time what,
 	while ((n = getline(&line, &cap, in)) > 0) {
 		struct tr_folded_rootinfo root;
 		unsigned long long units;
-		char *sp, *end;
 		size_t need;
 
-		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
-			line[--n] = '\0';
-		/* The weight follows the last space: names may hold spaces. */
-		sp = strrchr(line, ' ');
-		if (!sp || sp == line || line[0] == '#')
+		if (!parse_view_line(line, n, &units, &root))
 			continue;
-		errno = 0;
-		units = strtoull(sp + 1, &end, 10);
-		if (errno || *end || end == sp + 1 || !units)
-			continue;
-		*sp = '\0';
-		tr_folded_root_parse(line, &root);
 		if (root.pid >= 0 && filter && !filter(arg, root.pid))
 			continue;
-		need = (size_t)(sp - line) + strlen(mark) + 2;
+		need = strlen(line) + strlen(mark) + 2;
 		if (need > out_cap) {
 			char *grown = realloc(out, need);
 
@@ -236,63 +254,186 @@ static int write_folded(struct tracerig_archive *ar, const struct tr_folded *wal
 	return ret;
 }
 
-struct pprof_adder {
-	struct tr_stackset set;
-	struct ss_folded_scratch scratch;
-	char *line;
-	size_t cap;
-};
-
-static int add_pprof_line(void *arg, const char *line, uint64_t weight)
+/* Which samples of a view's profile wall.pb.gz keeps: as its lines. */
+static int traced_keeps(void *arg, int64_t pid)
 {
-	struct pprof_adder *pa = arg;
-	size_t len = strlen(line);
-
-	if (len + 1 > pa->cap) {
-		char *grown = realloc(pa->line, len + 1);
-
-		if (!grown)
-			return -ENOMEM;
-		pa->line = grown;
-		pa->cap = len + 1;
-	}
-	memcpy(pa->line, line, len + 1);
-	return tr_stackset_add_folded(&pa->set, pa->line, 1, (int64_t)weight, 0, &pa->scratch);
+	return traced_accepts(arg, (long)pid);
 }
 
-/* wall.pb.gz from the joined lines (nanoseconds), as `tracerig convert`
- * makes it from wall.folded: the views reach the core as folded stacks,
- * so its frames are names without mappings (cpu.pb.gz and offcpu.pb.gz
- * carry those).  0 or a negative errno. */
-static int write_pprof(struct tracerig_archive *ar, const struct tr_folded *wall,
+/* "cpu.folded" -> "cpu.pb.gz": where a source that writes pprof puts the
+ * profile of a folded view (plugin.h, pprof_wanted).  0, or -1 when the
+ * view's name is not NAME.folded. */
+static int pprof_beside(const char *folded, char *buf, size_t len)
+{
+	size_t n = strlen(folded);
+
+	if (n <= 7 || strcmp(folded + n - 7, ".folded") != 0 ||
+	    (size_t)snprintf(buf, len, "%.*s.pb.gz", (int)(n - 7), folded) >= len)
+		return -1;
+	return 0;
+}
+
+/* The view's samples from the profile its source staged beside it, with
+ * the mappings (object, build id, file offset) and addresses of its
+ * locations: time as measured where the profile has nanoseconds (cpu.pb.gz's
+ * periods, offcpu.pb.gz's intervals), else its first column at the view's
+ * worth.  1 when merged, 0 when there is no such profile to read (the view
+ * is then taken from its folded lines), or -ENOMEM. */
+static int add_view_pprof(struct pp_builder *b, struct tracerig_archive *ar,
+			  const struct view *v, struct traced *tr, uint64_t leaf)
+{
+	struct pp_profile *p = NULL;
+	char name[4096], path[8192];
+	int column, ret;
+
+	if (pprof_beside(v->name, name, sizeof(name)) < 0)
+		return 0;
+	snprintf(path, sizeof(path), "%s/%s", ar->dir, name);
+	ret = pp_read_gz(path, &p);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret < 0) {
+		if (ret != -ENOMEM)
+			tr_log(TRACERIG_LOG_WARN, NULL, WALL_PPROF ": cannot read %s of %s (%s): "
+			       "its frames from %s, without mappings", name, v->who, strerror(-ret),
+			       v->name);
+		return ret == -ENOMEM ? ret : 0;
+	}
+	column = pp_profile_column(p, "nanoseconds");
+	ret = pp_merge(b, p, column >= 0 ? (size_t)column : 0,
+		       column >= 0 ? 1 : (int64_t)v->ns_per_unit, leaf,
+		       tr->pids ? traced_keeps : NULL, tr);
+	pp_profile_free(p);
+	return ret < 0 ? ret : 1;
+}
+
+/* The view's samples from its folded lines, for a source that staged no
+ * profile beside it: frames are names only (kernel frames in the kernel's
+ * mapping), labelled from the root.  0 or a negative errno. */
+static int add_view_folded(struct pp_builder *b, FILE *in, const struct view *v,
+			   struct traced *tr, uint64_t leaf)
+{
+	uint64_t ids[1 + MAX_DEPTH], kernel = 0;
+	char *line = NULL, comm[256];
+	size_t cap = 0;
+	ssize_t n;
+	int ret = 0;
+
+	while (ret == 0 && (n = getline(&line, &cap, in)) > 0) {
+		struct tr_folded_rootinfo root;
+		struct pp_label labels[3];
+		unsigned long long units;
+		size_t n_ids = 0, n_labels = 0, depth = 0;
+		char *frames[MAX_DEPTH], *p;
+		int64_t value;
+
+		if (!parse_view_line(line, n, &units, &root))
+			continue;
+		if (root.pid >= 0 && tr->pids && !traced_accepts(tr, root.pid))
+			continue;
+		for (p = (char *)root.frames; p && depth < MAX_DEPTH;) {
+			frames[depth++] = p;
+			p = strchr(p, ';');
+			if (p)
+				*p++ = '\0';
+		}
+		/* The thread's name, as cpu.pb.gz and offcpu.pb.gz label it. */
+		snprintf(comm, sizeof(comm), "%.*s", (int)(root.tcomm ? root.tcomm_len : root.comm_len),
+			 root.tcomm ? root.tcomm : root.comm);
+		if (root.pid >= 0)
+			labels[n_labels++] = (struct pp_label){ "pid", NULL, root.pid };
+		if (root.tid >= 0)
+			labels[n_labels++] = (struct pp_label){ "tid", NULL, root.tid };
+		if (*comm)
+			labels[n_labels++] = (struct pp_label){ "comm", comm, 0 };
+		ids[n_ids++] = leaf;
+		while (depth-- > 0 && ret == 0) {
+			char *name = frames[depth];
+			size_t len = strlen(name);
+			int k = len > 4 && strcmp(name + len - 4, "_[k]") == 0;
+
+			if (k) {
+				name[len - 4] = '\0';
+				if (!kernel)
+					kernel = pp_mapping(b, 0, 0, 0, "[kernel.kallsyms]", NULL);
+				if (!kernel)
+					ret = -ENOMEM;
+			}
+			if (ret == 0 && !(ids[n_ids++] = pp_location(b, k ? kernel : 0, 0, name)))
+				ret = -ENOMEM;
+		}
+		value = (int64_t)(units * v->ns_per_unit);
+		if (ret == 0)
+			ret = pp_add(b, ids, n_ids, &value, labels, n_labels);
+	}
+	if (ret == 0 && ferror(in))
+		ret = -EIO;
+	free(line);
+	return ret;
+}
+
+/* wall.pb.gz: each view's samples, from the profile its source staged
+ * beside it where there is one (so its locations keep their mappings and
+ * build ids), else from its folded lines; dated by the session's window.
+ * 0 or a negative errno. */
+static int write_pprof(struct tracerig_archive *ar, const struct views *vs, struct traced *tr,
 		       struct tr_wall_pprof *pb)
 {
-	struct pprof_adder *pa = calloc(1, sizeof(*pa));
+	static const struct pp_value_type wall = { "wall", "nanoseconds" };
+	struct pp_builder *b = pp_new(&wall, 1, wall, 0);
+	size_t mapped = 0;
 	FILE *f = NULL;
-	int ret;
+	int ret = b ? 0 : -ENOMEM;
 
-	if (!pa)
-		return -ENOMEM;
-	ret = tr_stackset_init(&pa->set, "wall", "wall", "nanoseconds");
-	if (ret < 0) {
-		free(pa);
-		return ret;
+	for (size_t i = 0; i < vs->n && ret == 0; i++) {
+		const struct view *v = &vs->v[i];
+		uint64_t leaf = pp_location(b, 0, 0, v->what == TRACERIG_TIME_ONCPU ? TR_WALL_ONCPU
+										: TR_WALL_OFFCPU);
+		char path[4096];
+		FILE *in;
+
+		if (!leaf) {
+			ret = -ENOMEM;
+			break;
+		}
+		ret = add_view_pprof(b, ar, v, tr, leaf);
+		if (ret > 0) {
+			mapped++;
+			ret = 0;
+			continue;
+		}
+		if (ret < 0)
+			break;
+		snprintf(path, sizeof(path), "%s/%s", ar->dir, v->name);
+		in = fopen(path, "re");
+		if (!in) {
+			ret = -errno;
+			break;
+		}
+		ret = add_view_folded(b, in, v, tr, leaf);
+		fclose(in);
 	}
-	ret = tr_folded_each(wall, add_pprof_line, pa);
+	for (size_t i = 0; i < vs->n && ret == 0; i++)
+		if (vs->v[i].has_window) {
+			const struct tracerig_window *w = &vs->v[i].window;
+
+			pp_set_time(b, w->start_real_ns, (int64_t)(w->end_ns - w->start_ns));
+			break;
+		}
 	if (ret == 0) {
 		f = tr_staging_fopen_entry(ar, WALL_PPROF);
-		ret = f ? tr_export_pprof(&pa->set, f) : -errno;
+		ret = f ? pp_write_gz(b, f) : -errno;
 	}
 	if (f && fclose(f) != 0 && !ret)
 		ret = -errno;
-	if (ret == 0)
-		*pb = (struct tr_wall_pprof){ 1, pa->set.n_stacks,
-					      (uint64_t)tr_stackset_total(&pa->set) };
-	else if (f)
+	if (ret == 0) {
+		*pb = (struct tr_wall_pprof){ 1, pp_sample_count(b), (uint64_t)pp_total(b, 0) };
+		tr_log(TRACERIG_LOG_DEBUG, NULL, WALL_PPROF ": %zu samples; %zu of %zu views "
+		       "with their mappings", pp_sample_count(b), mapped, vs->n);
+	} else if (f) {
 		tr_staging_remove_entry(ar, WALL_PPROF);
-	tr_stackset_free(&pa->set);
-	free(pa->line);
-	free(pa);
+	}
+	pp_free(b);
 	return ret;
 }
 
@@ -337,7 +478,7 @@ int tr_wall_write(struct tracerig_archive *ar, const struct tracerig_targets *t,
 			       "stacks", added[0], added[1]);
 	}
 	if (ret == 0 && pb) {
-		ret = write_pprof(ar, wall, pb);
+		ret = write_pprof(ar, &vs, &tr, pb);
 		if (ret < 0)
 			tr_err("cannot write " WALL_PPROF ": %s", strerror(-ret));
 	}

@@ -15,9 +15,10 @@
 #define TR_WALL_OFFCPU "[off-cpu]"
 
 /* Remembers a staged folded entry for the wall view (the folded_view
- * service).  0, -EINVAL or -ENOMEM. */
+ * service), and the session window it covers (NULL: unknown), which dates
+ * wall.pb.gz.  0, -EINVAL or -ENOMEM. */
 int tr_wall_declare(const char *who, const char *folded_name, enum tracerig_time what,
-		    uint64_t ns_per_unit);
+		    uint64_t ns_per_unit, const struct tracerig_window *window);
 
 /* Which processes belong in the view; NULL accepts all. */
 typedef int (*tr_wall_filter_fn)(void *arg, long pid);
@@ -38,7 +39,8 @@ struct tr_wall_pprof {
 
 /* When the session declared on-CPU and off-CPU views: writes wall.folded
  * and wall.svg into the staging area, and wall.pb.gz when `pb` is not
- * NULL (filling it in), keeping the processes of `t` (every process
+ * NULL (filling it in; each view's samples from the NAME.pb.gz its source
+ * staged beside NAME.folded, with their mappings, else from its lines), keeping the processes of `t` (every process
  * observed during the session unless it traced the whole machine) and
  * logs what it wrote.  0 (also when there is nothing to join) or a
  * negative errno, logged.  Forgets the declared views. */

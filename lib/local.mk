@@ -61,7 +61,7 @@ lib/profile.pb-c.h: lib/profile.pb-c.c
 lib_unit_tests = tests/lib/test_untrusted tests/lib/test_sanitize tests/lib/test_hash \
 	tests/lib/test_pidset tests/lib/test_procpid tests/lib/test_list \
 	tests/lib/test_kallsyms tests/lib/test_buildid tests/lib/test_perfscript tests/lib/test_folded \
-	tests/lib/test_path tests/lib/test_vec
+	tests/lib/test_path tests/lib/test_vec tests/lib/test_pprof
 check_PROGRAMS += $(lib_unit_tests)
 TESTS += $(lib_unit_tests)
 tests_lib_test_untrusted_LDADD = lib/libtrutil.la
@@ -76,6 +76,7 @@ tests_lib_test_perfscript_LDADD = lib/libtrutil.la
 tests_lib_test_folded_LDADD = lib/libtrutil.la
 tests_lib_test_path_LDADD = lib/libtrutil.la
 tests_lib_test_vec_LDADD = lib/libtrutil.la
+tests_lib_test_pprof_LDADD = lib/libtrpprof.la lib/libtrutil.la
 
 # The real tracerig (perf_events + mapharvest) against processes, run as
 # nobody, that plant links to secrets, FIFOs, sparse maps and names with

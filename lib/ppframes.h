@@ -33,9 +33,10 @@ void pp_frames_forget(struct pp_frames *f);
 uint64_t pp_frames_location(struct pp_frames *f, pid_t pid, uint64_t addr, int kernel,
 			    const char *name, size_t name_len);
 
-/* Stages `b` as archive entry `name` (gzipped) and declares it for the
- * manifest (pprof_entry: its sample count and first column's total).
- * Logs what fails through svc; 0 or a negative errno. */
+/* Stages `b` as archive entry `name` (gzipped), dated by the session's
+ * window (archive_window: time_nanos, duration_nanos), and declares it
+ * for the manifest (pprof_entry: its sample count and first column's
+ * total).  Logs what fails through svc; 0 or a negative errno. */
 int pp_stage_entry(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
 		   struct tracerig_archive *ar, const char *name, struct pp_builder *b);
 

@@ -28,6 +28,18 @@ struct pp_sample {
 	int64_t values[PP_MAX_VALUES];
 	pp_label_msg *labels;
 	size_t n_labels;
+	uint32_t str_labels; /* bit i: label i is a string (when i < 32) */
+};
+
+/* The samples pp_add saw last, by a hash of what the caller passed
+ * (location ids, label numbers, the addresses of label strings), checked
+ * against the sample's content before it is taken: a source passes the
+ * same few stacks and strings over and over, and building and hashing the
+ * text key costs ten times more than this.  Direct-mapped. */
+#define SAMPLE_CACHE 1024
+struct sample_cached {
+	uint64_t hash;
+	size_t index; /* in samples, + 1; 0: empty */
 };
 
 struct pp_builder {
@@ -61,6 +73,8 @@ struct pp_builder {
 
 	char *key; /* scratch for building keys */
 	size_t key_len, key_cap;
+
+	struct sample_cached *recent; /* SAMPLE_CACHE of them, NULL until used */
 };
 
 /* Room for one more element in *arr (n used of *cap). */
@@ -237,6 +251,7 @@ void pp_free(struct pp_builder *b)
 	free(b->string_table);
 	free(b->comments);
 	free(b->key);
+	free(b->recent);
 	tr_strmap_free(&b->strings);
 	tr_strmap_free(&b->mapping_keys);
 	tr_strmap_free(&b->function_keys);
@@ -371,12 +386,69 @@ uint64_t pp_location(struct pp_builder *b, uint64_t mapping_id, uint64_t address
 	return l.id;
 }
 
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	return (h ^ v) * 0x9e3779b97f4a7c15ull;
+}
+
+static uint64_t sample_hash(const uint64_t *locations, size_t n_locations,
+			    const struct pp_label *labels, size_t n_labels)
+{
+	uint64_t h = mix(0, n_locations);
+
+	for (size_t i = 0; i < n_locations; i++)
+		h = mix(h, locations[i]);
+	for (size_t i = 0; i < n_labels; i++) {
+		h = mix(h, (uintptr_t)labels[i].key);
+		h = mix(h, labels[i].str ? (uintptr_t)labels[i].str : (uint64_t)labels[i].num);
+	}
+	return h ^ (h >> 31);
+}
+
+/* Whether sample s is the one of these locations and labels, by content. */
+static int sample_is(const struct pp_builder *b, const struct pp_sample *s,
+		     const uint64_t *locations, size_t n_locations, const struct pp_label *labels,
+		     size_t n_labels)
+{
+	if (s->n_locations != n_locations || s->n_labels != n_labels || n_labels > 32 ||
+	    memcmp(s->locations, locations, n_locations * sizeof(*locations)) != 0)
+		return 0;
+	for (size_t i = 0; i < n_labels; i++) {
+		const pp_label_msg *l = &s->labels[i];
+		int is_str = (s->str_labels >> i) & 1;
+
+		if (is_str != (labels[i].str != NULL) ||
+		    strcmp(b->string_table[l->key], labels[i].key ? labels[i].key : "") != 0 ||
+		    (is_str ? strcmp(b->string_table[l->str], labels[i].str) != 0
+			    : l->num != labels[i].num))
+			return 0;
+	}
+	return 1;
+}
+
 int pp_add(struct pp_builder *b, const uint64_t *locations, size_t n_locations,
 	   const int64_t *values, const struct pp_label *labels, size_t n_labels)
 {
+	struct sample_cached *c = NULL;
 	struct tr_strmap_entry *e;
 	struct pp_sample *s;
+	uint64_t h = 0;
 	int fresh;
+
+	if (!b->recent)
+		b->recent = calloc(SAMPLE_CACHE, sizeof(*b->recent));
+	if (b->recent) {
+		h = sample_hash(locations, n_locations, labels, n_labels);
+		c = &b->recent[h % SAMPLE_CACHE];
+		if (c->index && c->hash == h &&
+		    sample_is(b, &b->samples[c->index - 1], locations, n_locations, labels,
+			      n_labels)) {
+			s = &b->samples[c->index - 1];
+			for (size_t i = 0; i < b->n_types; i++)
+				s->values[i] += values[i];
+			return 0;
+		}
+	}
 
 	/* The ids, then each label's key and its value (a string after its
 	 * length, a number after '#'), so no two samples share a key. */
@@ -400,6 +472,8 @@ int pp_add(struct pp_builder *b, const uint64_t *locations, size_t n_locations,
 		s = &b->samples[e->value];
 		for (size_t i = 0; i < b->n_types; i++)
 			s->values[i] += values[i];
+		if (c)
+			*c = (struct sample_cached){ h, e->value + 1 };
 		return 0;
 	}
 	if (grow(&b->samples, &b->cap_samples, b->n_samples, sizeof(*b->samples)) < 0)
@@ -419,10 +493,13 @@ int pp_add(struct pp_builder *b, const uint64_t *locations, size_t n_locations,
 		pp_label_msg l = PERFTOOLS__PROFILES__LABEL__INIT;
 
 		l.key = intern(b, labels[i].key);
-		if (labels[i].str)
+		if (labels[i].str) {
 			l.str = intern(b, labels[i].str);
-		else
+			if (i < 32)
+				s->str_labels |= 1u << i;
+		} else {
 			l.num = labels[i].num;
+		}
 		if (l.key < 0 || l.str < 0) {
 			free(s->locations);
 			free(s->labels);
@@ -434,6 +511,8 @@ int pp_add(struct pp_builder *b, const uint64_t *locations, size_t n_locations,
 	for (size_t i = 0; i < b->n_types; i++)
 		s->values[i] = values[i];
 	e->value = b->n_samples++;
+	if (c)
+		*c = (struct sample_cached){ h, b->n_samples };
 	return 0;
 }
 
@@ -566,5 +645,238 @@ out:
 	free(lines);
 	free(locations);
 	free(mappings);
+	return ret;
+}
+
+struct pp_profile {
+	Perftools__Profiles__Profile *msg;
+};
+
+/* Staged profiles are as big as their distinct stacks: a file past this
+ * is none of ours. */
+#define READ_MAX (1u << 30)
+
+static int read_gz(const char *path, uint8_t **data, size_t *len)
+{
+	gzFile z = gzopen(path, "rbe");
+	size_t cap = 65536, n = 0;
+	uint8_t *buf;
+	int got;
+
+	if (!z)
+		return errno == ENOENT ? -ENOENT : errno == ENOMEM ? -ENOMEM : -EIO;
+	buf = malloc(cap);
+	if (!buf) {
+		gzclose(z);
+		return -ENOMEM;
+	}
+	while ((got = gzread(z, buf + n, (unsigned)(cap - n))) > 0) {
+		n += (size_t)got;
+		if (n == cap) {
+			uint8_t *grown = cap < READ_MAX ? realloc(buf, cap * 2) : NULL;
+
+			if (!grown) {
+				free(buf);
+				gzclose(z);
+				return cap < READ_MAX ? -ENOMEM : -EINVAL;
+			}
+			buf = grown;
+			cap *= 2;
+		}
+	}
+	if (got < 0) {
+		gzclose(z);
+		free(buf);
+		return -EIO;
+	}
+	if (gzclose(z) != Z_OK) {
+		free(buf);
+		return -EIO;
+	}
+	*data = buf;
+	*len = n;
+	return 0;
+}
+
+/* Every reference inside the profile points at something it holds, so
+ * pp_merge may index by id without checking again. */
+static int profile_ok(const Perftools__Profiles__Profile *m)
+{
+	size_t ns = m->n_string_table;
+
+	if (ns == 0)
+		return 0;
+	for (size_t i = 0; i < m->n_mapping; i++) {
+		const pp_mapping_msg *x = m->mapping[i];
+
+		if (x->id != i + 1 || x->filename < 0 || (uint64_t)x->filename >= ns ||
+		    x->build_id < 0 || (uint64_t)x->build_id >= ns)
+			return 0;
+	}
+	for (size_t i = 0; i < m->n_function; i++) {
+		const pp_function_msg *x = m->function[i];
+
+		if (x->id != i + 1 || x->name < 0 || (uint64_t)x->name >= ns)
+			return 0;
+	}
+	for (size_t i = 0; i < m->n_location; i++) {
+		const pp_location_msg *x = m->location[i];
+
+		if (x->id != i + 1 || x->mapping_id > m->n_mapping)
+			return 0;
+		for (size_t k = 0; k < x->n_line; k++)
+			if (x->line[k]->function_id > m->n_function)
+				return 0;
+	}
+	for (size_t i = 0; i < m->n_sample; i++) {
+		const pp_sample_msg *x = m->sample[i];
+
+		if (x->n_value != m->n_sample_type)
+			return 0;
+		for (size_t k = 0; k < x->n_location_id; k++)
+			if (x->location_id[k] == 0 || x->location_id[k] > m->n_location)
+				return 0;
+		for (size_t k = 0; k < x->n_label; k++) {
+			const pp_label_msg *l = x->label[k];
+
+			if (l->key < 0 || (uint64_t)l->key >= ns || l->str < 0 ||
+			    (uint64_t)l->str >= ns)
+				return 0;
+		}
+	}
+	for (size_t i = 0; i < m->n_sample_type; i++)
+		if (m->sample_type[i]->unit < 0 || (uint64_t)m->sample_type[i]->unit >= ns)
+			return 0;
+	return 1;
+}
+
+int pp_read_gz(const char *path, struct pp_profile **out)
+{
+	struct pp_profile *p;
+	uint8_t *data;
+	size_t len;
+	int ret = read_gz(path, &data, &len);
+
+	if (ret < 0)
+		return ret;
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		free(data);
+		return -ENOMEM;
+	}
+	p->msg = perftools__profiles__profile__unpack(NULL, len, data);
+	free(data);
+	if (!p->msg || !profile_ok(p->msg)) {
+		pp_profile_free(p);
+		return -EINVAL;
+	}
+	*out = p;
+	return 0;
+}
+
+void pp_profile_free(struct pp_profile *p)
+{
+	if (!p)
+		return;
+	if (p->msg)
+		perftools__profiles__profile__free_unpacked(p->msg, NULL);
+	free(p);
+}
+
+int pp_profile_column(const struct pp_profile *p, const char *unit)
+{
+	const Perftools__Profiles__Profile *m = p->msg;
+
+	for (size_t i = 0; i < m->n_sample_type; i++)
+		if (strcmp(m->string_table[m->sample_type[i]->unit], unit) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* The ids in b of p's mappings and locations, by their id - 1. */
+static int merge_locations(struct pp_builder *b, const Perftools__Profiles__Profile *m,
+			   uint64_t *mapping_of, uint64_t *location_of)
+{
+	char *const *str = m->string_table;
+
+	for (size_t i = 0; i < m->n_mapping; i++) {
+		const pp_mapping_msg *x = m->mapping[i];
+		const char *build_id = str[x->build_id];
+
+		mapping_of[i] = pp_mapping(b, x->memory_start, x->memory_limit, x->file_offset,
+					   str[x->filename], *build_id ? build_id : NULL);
+		if (!mapping_of[i])
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < m->n_location; i++) {
+		const pp_location_msg *x = m->location[i];
+		const char *name = NULL;
+
+		/* One line per location is what pp_location writes; of inlined
+		 * lines, the innermost (the first) names the frame. */
+		if (x->n_line && x->line[0]->function_id)
+			name = str[m->function[x->line[0]->function_id - 1]->name];
+		location_of[i] = pp_location(b, x->mapping_id ? mapping_of[x->mapping_id - 1] : 0,
+					     x->address, name);
+		if (!location_of[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int pp_merge(struct pp_builder *b, const struct pp_profile *p, size_t column, int64_t scale,
+	     uint64_t leaf, pp_keep_fn keep, void *arg)
+{
+	const Perftools__Profiles__Profile *m = p->msg;
+	char *const *str = m->string_table;
+	uint64_t *mapping_of, *location_of, *ids = NULL;
+	struct pp_label *labels = NULL;
+	size_t max_depth = 0, max_labels = 0;
+	int ret = -ENOMEM;
+
+	if (column >= m->n_sample_type || b->n_types != 1)
+		return -EINVAL;
+	for (size_t i = 0; i < m->n_sample; i++) {
+		if (m->sample[i]->n_location_id > max_depth)
+			max_depth = m->sample[i]->n_location_id;
+		if (m->sample[i]->n_label > max_labels)
+			max_labels = m->sample[i]->n_label;
+	}
+	mapping_of = calloc(m->n_mapping + 1, sizeof(*mapping_of));
+	location_of = calloc(m->n_location + 1, sizeof(*location_of));
+	ids = calloc(max_depth + 1, sizeof(*ids));
+	labels = calloc(max_labels + 1, sizeof(*labels));
+	if (!mapping_of || !location_of || !ids || !labels)
+		goto out;
+	ret = merge_locations(b, m, mapping_of, location_of);
+	for (size_t i = 0; i < m->n_sample && ret == 0; i++) {
+		const pp_sample_msg *s = m->sample[i];
+		int64_t value = s->value[column] * scale;
+		size_t n = 0;
+		int kept = 1;
+
+		if (value == 0)
+			continue;
+		for (size_t k = 0; k < s->n_label; k++) {
+			const pp_label_msg *l = s->label[k];
+
+			labels[k] = (struct pp_label){ str[l->key], l->str ? str[l->str] : NULL,
+						       l->num };
+			if (keep && !l->str && strcmp(str[l->key], "pid") == 0)
+				kept = keep(arg, l->num);
+		}
+		if (!kept)
+			continue;
+		if (leaf)
+			ids[n++] = leaf;
+		for (size_t k = 0; k < s->n_location_id; k++)
+			ids[n++] = location_of[s->location_id[k] - 1];
+		ret = pp_add(b, ids, n, &value, labels, s->n_label);
+	}
+out:
+	free(labels);
+	free(ids);
+	free(location_of);
+	free(mapping_of);
 	return ret;
 }

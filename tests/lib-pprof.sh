@@ -99,3 +99,44 @@ check_cpu_pprof() {
 	check_grep "samples carry the comm label (the thread's name, as perf gives it)" '%\): demo-worker' "$TEST_TMP/tags"
 	check_grep "samples carry the tid label" 'tid:' "$TEST_TMP/tags"
 }
+
+# pprof_time_ns PB: the profile's time_nanos as `pprof -raw` prints it
+# ("Time: 2026-11-25 06:35:05.544883938 +0000 UTC"), "" when it has none.
+pprof_time_ns() {
+	local t
+	t=$("$PPROF" -raw "$1" 2>/dev/null | sed -n 's/^Time: \(.*\) [A-Z][A-Z]*$/\1/p')
+	[ -n "$t" ] && date -d "$t" +%s%N
+}
+# pprof_duration_s PB: "SECONDS TOLERANCE", its duration_nanos as the
+# header of `pprof -top` prints it ("Duration: 607.16ms, Total ..."; two
+# decimals in the unit it picks, so within TOLERANCE seconds), "" when none.
+# (`pprof -raw` cuts it to 4 characters, the unit with them.)
+pprof_duration_s() {
+	"$PPROF" -top "$1" 2>/dev/null | awk '/^Duration: / { d = $2; sub(/,$/, "", d)
+		n = d + 0; u = d; sub(/^[0-9.]+/, "", u)
+		s = u == "ns" ? 1e-9 : u == "us" || u == "\302\265s" || u == "µs" ? 1e-6 : u == "ms" ? 1e-3 : u == "s" ? 1 : u == "mins" ? 60 : u == "hrs" ? 3600 : 0
+		if (s) printf "%.9f %.9f\n", n * s, 0.0051 * s; exit }'
+}
+# manifest_window_ns MANIFEST: "START_REALTIME_NS DURATION_NS" of the
+# session's window (the manifest's numbers, to a few hundred ns).
+manifest_window_ns() {
+	jq -r '"\(.session.window_start_monotonic_ns) \(.clock.realtime_minus_monotonic_ns) \(.session.window_end_monotonic_ns)"' "$1" |
+		awk '{ printf "%.0f %.0f\n", $1 + $2, $3 - $1 }'
+}
+# check_dated NAME PB MANIFEST: PB is dated by the session's window: its
+# time within a microsecond of the window's start (the manifest's numbers
+# are doubles), its duration the window's to pprof's two decimals.
+check_dated() {
+	local name=$1 pb=$2 start dur got gotd
+	read -r start dur < <(manifest_window_ns "$3")
+	got=$(pprof_time_ns "$pb")
+	read -r gotd tol < <(pprof_duration_s "$pb"; echo)
+	if [ -n "$got" ] && [ -n "$gotd" ] &&
+		[ $(( got - start )) -gt -1000 ] && [ $(( got - start )) -lt 1000 ] &&
+		awk -v a="$gotd" -v b="$dur" -v t="$tol" 'BEGIN { d = a - b / 1e9; exit !(d <= t && d >= -t) }'; then
+		ok "$name is dated by the session's window (pprof: $gotd s from $got ns)"
+	else
+		not_ok "$name is dated by the session's window" "manifest: from $start ns for $dur ns" \
+			"pprof: from ${got:-nothing} for ${gotd:-nothing} s"
+	fi
+}

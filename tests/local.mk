@@ -57,7 +57,10 @@ tests_core_test_frames_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
 tests_core_test_frames_LDADD = lib/libtrelf.la lib/libtrutil.la $(LIBELF_LIBS) $(DEMANGLE_LIBS)
 tests_core_test_wall_SOURCES = tests/core/test_wall.c core/wall.c core/flamegraph.c \
 	core/staging.c core/pids.c core/log.c core/stackset.c core/export.c core/json.c
-tests_core_test_wall_LDADD = lib/libtrpprof.la lib/libtrutil.la
+# It reads wall.pb.gz back with the code generated from profile.proto.
+tests_core_test_wall_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/lib
+tests_core_test_wall_CFLAGS = $(AM_CFLAGS) $(PROTOBUF_C_CFLAGS) $(ZLIB_CFLAGS)
+tests_core_test_wall_LDADD = lib/libtrpprof.la lib/libtrutil.la $(PROTOBUF_C_LIBS) $(ZLIB_LIBS)
 # The core's side-band recording against the real kernel (root).
 check_PROGRAMS += tests/core/test_sideband
 TESTS += tests/core/test_sideband

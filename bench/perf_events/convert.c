@@ -5,10 +5,12 @@
  * same files (their output must not change) and for profiling it under
  * valgrind or perf without recording again.
  *
- *   convert PERF_DATA TXT_OUT FOLDED_OUT
+ *   convert PERF_DATA TXT_OUT FOLDED_OUT [PPROF_OUT]
  *
  * Prints "samples N frames N unresolved N convert_ms X convert_cpu_ms Y
- * fold_ms Z".  Objects are found where the recording says they were (the
+ * fold_ms Z", and with PPROF_OUT (cpu.pb.gz, built in the same pass as in
+ * a flush, every sample labelled with one cgroup) "pprof_ms W" for its
+ * writing.  Objects are found where the recording says they were (the
  * processes are usually gone): run it on the machine that recorded, with
  * the traced programs still in place. */
 #include "config.h"
@@ -29,6 +31,7 @@
 #include "core/symbols/symbolizer.h"
 #include "plugins/perf_events/collector.h"
 #include "lib/folded.h"
+#include "lib/pprof.h"
 #include "plugins/perf_events/perffile.h"
 #include "plugins/perf_events/script.h"
 
@@ -77,6 +80,20 @@ static int svc_object(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr,
 		      struct tracerig_object *out)
 {
 	return tr_symbolizer_object(ctx->sym, pid, addr, out);
+}
+
+static int svc_mapping(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, int kernel,
+		       struct tracerig_frame_mapping *out)
+{
+	return tr_symbolizer_mapping(ctx->sym, pid, addr, kernel, out);
+}
+
+/* A container's path as long as a systemd scope's: what the label costs. */
+static const char *svc_cgroup(struct tracerig_ctx *ctx, pid_t pid)
+{
+	(void)ctx;
+	(void)pid;
+	return "/user.slice/user-0.slice/session-1.scope";
 }
 
 /* Reads n bytes at *pos of the section [0, len), moving on. */
@@ -172,14 +189,20 @@ int main(int argc, char **argv)
 					 .symbolizer_exec = svc_exec, .symbolizer_fork = svc_fork,
 					 .symbolizer_object = svc_object,
 					 .frame_name = svc_frame_name,
-					 .frame_generation = svc_frame_generation };
+					 .frame_generation = svc_frame_generation,
+					 .symbolizer_mapping = svc_mapping,
+					 .process_cgroup = svc_cgroup };
+	static const struct pp_value_type types[2] = { { "samples", "count" },
+						       { "cpu", "nanoseconds" } };
+	struct pp_builder *pp = NULL;
+	FILE *pf = NULL;
 	struct tracerig_ctx ctx = { 0 };
 	struct pc_opened ev[MAX_EVENTS];
 	struct unwinder *uw = NULL;
 	struct tr_folded *folded = NULL;
 	struct sc_stats st;
 	struct timespec wall0, cpu0;
-	double convert_ms, convert_cpu_ms, fold_ms = 0;
+	double convert_ms, convert_cpu_ms, fold_ms = 0, pprof_ms = 0;
 	FILE *txt = NULL, *ff = NULL;
 	size_t n_ev = 0;
 	struct stat sb;
@@ -187,8 +210,8 @@ int main(int argc, char **argv)
 	char why[1024];
 	int fd, ret = 1;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: %s PERF_DATA TXT_OUT FOLDED_OUT\n", argv[0]);
+	if (argc != 4 && argc != 5) {
+		fprintf(stderr, "usage: %s PERF_DATA TXT_OUT FOLDED_OUT [PPROF_OUT]\n", argv[0]);
 		return 2;
 	}
 	fd = open(argv[1], O_RDONLY | O_CLOEXEC);
@@ -208,7 +231,13 @@ int main(int argc, char **argv)
 	/* callchain = dwarf recordings: the user stacks are unwound, as in a flush. */
 	if (ev[0].attr.sample_type & PERF_SAMPLE_REGS_USER)
 		uw = uw_new(&svc, &ctx, NULL);
-	if (!ctx.sym || !folded || !txt || !ff ||
+	if (argc == 5) {
+		pp = pp_new(types, 2, types[1], ev[0].attr.freq && ev[0].attr.sample_freq
+						    ? (int64_t)(1000000000 / ev[0].attr.sample_freq)
+						    : (int64_t)ev[0].attr.sample_period);
+		pf = create(argv[4]);
+	}
+	if (!ctx.sym || !folded || !txt || !ff || (argc == 5 && (!pp || !pf)) ||
 	    ((ev[0].attr.sample_type & PERF_SAMPLE_REGS_USER) && !uw)) {
 		fprintf(stderr, "convert: cannot start\n");
 		goto out;
@@ -219,7 +248,7 @@ int main(int argc, char **argv)
 	(void)tr_symbolizer_remember(ctx.sym, getpid());
 	clock_gettime(CLOCK_MONOTONIC, &wall0);
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu0);
-	if (sc_convert(argv[1], ev, n_ev, txt, folded, NULL, &svc, &ctx, uw, NULL, &st, why,
+	if (sc_convert(argv[1], ev, n_ev, txt, folded, pp, &svc, &ctx, uw, NULL, &st, why,
 		       sizeof(why)) < 0) {
 		fprintf(stderr, "convert: %s\n", why);
 		goto out;
@@ -232,15 +261,29 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	fold_ms = ms_since(CLOCK_MONOTONIC, &wall0);
+	if (pp) {
+		clock_gettime(CLOCK_MONOTONIC, &wall0);
+		if (pp_write_gz(pp, pf) < 0 || fflush(pf) != 0) {
+			fprintf(stderr, "convert: cannot write %s\n", argv[4]);
+			goto out;
+		}
+		pprof_ms = ms_since(CLOCK_MONOTONIC, &wall0);
+	}
 	printf("samples %llu frames %llu unresolved %llu convert_ms %.1f convert_cpu_ms %.1f "
-	       "fold_ms %.1f\n", (unsigned long long)st.samples, (unsigned long long)st.frames,
+	       "fold_ms %.1f", (unsigned long long)st.samples, (unsigned long long)st.frames,
 	       (unsigned long long)st.unresolved, convert_ms, convert_cpu_ms, fold_ms);
+	if (pp)
+		printf(" pprof_ms %.1f", pprof_ms);
+	printf("\n");
 	ret = 0;
 out:
 	if (txt && fclose(txt) != 0)
 		ret = 1;
 	if (ff && fclose(ff) != 0)
 		ret = 1;
+	if (pf && fclose(pf) != 0)
+		ret = 1;
+	pp_free(pp);
 	tr_folded_free(folded);
 	uw_free(uw);
 	tr_symbolizer_free(ctx.sym);

@@ -182,6 +182,13 @@ struct tracerig_frame_mapping {
 	                         * bytes of it, as perf keeps), "" when unknown */
 };
 
+/* When what an archive holds was collected (see archive_window()). */
+struct tracerig_window {
+	uint64_t start_ns;     /* from (the session clock, clock_ns) */
+	uint64_t end_ns;       /* to (the session clock) */
+	int64_t start_real_ns; /* start_ns as CLOCK_REALTIME: ns since the epoch */
+};
+
 /* What the weights of a folded view measure (see folded_view()). */
 enum tracerig_time {
 	TRACERIG_TIME_ONCPU = 1,  /* threads running on a CPU (sampled) */
@@ -399,7 +406,10 @@ struct tracerig_services {
 				  struct tracerig_frame_mapping *out);
 	/* 1 when the profile wants pprof profiles in the archive (`[tracerig]
 	 * pprof`, on by default): a source that has stacks writes its view as
-	 * NAME.pb.gz beside its folded file. */
+	 * NAME.pb.gz beside its folded file.  The core's wall.pb.gz takes a
+	 * folded_view()'s samples from that profile (its first column whose
+	 * unit is nanoseconds, else its first at the view's ns_per_unit),
+	 * so it must hold the same samples as NAME.folded. */
 	int (*pprof_wanted)(struct tracerig_ctx *ctx);
 	/* Declares a pprof entry this source staged (in flush, once written),
 	 * for the manifest: how many samples it holds (pprof Sample messages:
@@ -450,6 +460,15 @@ struct tracerig_services {
 	 * session refuses it when required and leaves it out otherwise.
 	 * 0, -EINVAL (fn NULL) or -ENOMEM. */
 	int (*snapshot_register)(struct tracerig_ctx *ctx, tracerig_snapshot_fn fn, void *state);
+
+	/* The time the entries staged in `ar` cover, for outputs that say
+	 * when they were taken (pprof's time_nanos and duration_nanos): for
+	 * the session's archive, its window as manifest.json records it
+	 * (every source started, to the stop).  0 and *out filled; -EAGAIN
+	 * while the session still collects (no end yet), -ENOENT for an
+	 * archive whose window the core does not know. */
+	int (*archive_window)(struct tracerig_ctx *ctx, struct tracerig_archive *ar,
+			      struct tracerig_window *out);
 };
 
 struct tracerig_plugin {

@@ -27,6 +27,14 @@ check_cpu_pprof "$txt" "$pb" "$one"
 check_grep "pprof takes the demo for the profile's binary" '^File: tracerig-demo$' "$TEST_TMP/top"
 "$PPROF" -raw "$pb" >"$TEST_TMP/raw" 2>&1
 check_grep "locations carry the demo's object as their mapping" "tracerig-demo" "$TEST_TMP/raw"
+# Dated as the archive's own cpu.pb.gz: the session's window.
+check_dated "the converted cpu.pb.gz" "$pb" "$TEST_TMP/two/manifest.json"
+own=$(pprof_time_ns "$TEST_TMP/two/cpu.pb.gz") got=$(pprof_time_ns "$pb")
+if [ -n "$own" ] && [ -n "$got" ] && [ $(( got - own )) -gt -1000 ] && [ $(( got - own )) -lt 1000 ]; then
+	ok "... to the microsecond of the archive's own ($got, $own)"
+else
+	not_ok "the converted cpu.pb.gz has the archive's own time" "archive: $own" "convert: $got"
+fi
 
 # Folded stacks: as many samples as perf.data.txt.
 mkdir -p "$TEST_TMP/folded"
@@ -51,6 +59,9 @@ if [ -e "$top_builddir/plugins/ebpf/ebpf.la" ] && [ -r /sys/kernel/btf/vmlinux ]
 	check_eq "offcpu.pb.gz totals offcpu.folded (in ns)" "${us}000" "$ns"
 	"$PPROF" -top -nodecount=1000 "$TEST_TMP/folded/w.offcpu.pb.gz" >"$TEST_TMP/offtop" 2>&1
 	check_grep "off-CPU stacks name the demo's functions" 'demo_(hot|warm|cool|run_slice|worker)' "$TEST_TMP/offtop"
+	for e in offcpu wall; do
+		check_dated "the converted $e.pb.gz" "$TEST_TMP/folded/w.$e.pb.gz" "$TEST_TMP/w/manifest.json"
+	done
 else
 	skip "off-CPU pprof" "the ebpf backend is not built or the kernel has no BTF"
 fi
@@ -72,6 +83,18 @@ if command -v perf >/dev/null && command -v zip >/dev/null; then
 	# The perfcollect archive's pprof:
 	check_leaf_samples "$TEST_TMP/pc/sample.trace/perf.data.txt" "$TEST_TMP/pc/sample.cpu.pb.gz" \
 		demo_hot demo_cool
+	# No manifest: the samples' timestamps give the span, nothing the date.
+	span=$(awk '/^[^ \t]/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { t = $i + 0
+		if (!n++ || t < lo) lo = t; if (t > hi) hi = t } } END { printf "%.6f", hi - lo }' \
+		"$TEST_TMP/pc/sample.trace/perf.data.txt")
+	read -r got tol < <(pprof_duration_s "$TEST_TMP/pc/sample.cpu.pb.gz"; echo)
+	if [ -n "$got" ] && awk -v a="$got" -v b="$span" -v t="$tol" 'BEGIN { exit !(b > 0.5 && a - b <= t && a - b >= -t) }'; then
+		ok "its duration is the span of perf.data.txt's timestamps ($got s for $span s)"
+	else
+		not_ok "its duration is the span of perf.data.txt's timestamps" "perf.data.txt: $span s" "pprof -raw: ${got:-none}"
+	fi
+	check_eq "... and it has no date (perf's clock is not tied to the epoch there)" "" \
+		"$(pprof_time_ns "$TEST_TMP/pc/sample.cpu.pb.gz")"
 else
 	skip "a perfcollect archive converts" "perf or zip is not installed"
 fi
@@ -105,6 +128,8 @@ got=$("$PPROF" -top -sample_index=samples -nodefraction=0 -tagfocus=tid=43 "$TES
 	sed -n 's/.*accounting for \([0-9]*\),.*/\1/p')
 check_eq "new roots: the tid label keeps the thread's 7 samples" 7 "$got"
 check_no_grep "old roots: no tid label (the root had none)" 'tid:' "$TEST_TMP/roots/old.tags"
+"$PPROF" -raw "$TEST_TMP/roots/new.cpu.pb.gz" >"$TEST_TMP/roots/new.raw" 2>&1
+check_no_grep "without a manifest or timestamps, no date or duration" '^(Time|Duration):' "$TEST_TMP/roots/new.raw"
 
 # ---- hostile and wrong input
 mkdir -p "$TEST_TMP/evil/x.trace"

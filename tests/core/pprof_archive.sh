@@ -39,6 +39,7 @@ check_cpu_pprof "$txt" "$pb" "$one"
 "$PPROF" -raw "$pb" >"$TEST_TMP/raw" 2>&1
 check_grep "the period is one sample at the profile's frequency" '^PeriodType: cpu nanoseconds$' "$TEST_TMP/raw"
 check_grep "... 1e9 / 999 ns" '^Period: 1001001$' "$TEST_TMP/raw"
+check_dated "cpu.pb.gz" "$pb" "$TEST_TMP/two/manifest.json"
 
 # The container label: the cgroup the process is in, the unified
 # hierarchy's path unless that is "/" and a v1 hierarchy's is not.
@@ -131,6 +132,7 @@ if [ -e "$top_builddir/plugins/ebpf/ebpf.la" ] && [ -r /sys/kernel/btf/vmlinux ]
 	check_eq "the workload's mapping carries its build id" "$want" "$(mapping_build_id "$TEST_TMP/oraw" "$wl")"
 	pid=$(awk '$1 == "pid" { print $2 }' "$TEST_TMP/o.times")
 	check_grep "off-CPU samples carry the pid label" "pid:\\[$pid\\]" "$TEST_TMP/oraw"
+	check_dated "offcpu.pb.gz" "$opb" "$TEST_TMP/o/manifest.json"
 
 	run_tracerig -c "$top_srcdir/conf/profiles/wall.ini" -d 2 -o "$TEST_TMP/w.trace.zip" -- \
 		"$DEMO" --seconds 2 --threads 2
@@ -154,6 +156,33 @@ if [ -e "$top_builddir/plugins/ebpf/ebpf.la" ] && [ -r /sys/kernel/btf/vmlinux ]
 	for e in cpu.pb.gz offcpu.pb.gz; do
 		check "the wall profile's archive holds $e too" gzip -t "$TEST_TMP/w/$e"
 	done
+	# Its samples are those of cpu.pb.gz and offcpu.pb.gz, so its locations
+	# keep their mappings: the demo's with its build id, the kernel's.
+	wpb="$TEST_TMP/w/wall.pb.gz"
+	"$PPROF" -raw "$wpb" >"$TEST_TMP/wraw" 2>&1
+	want=$(readelf -n "$demo_path" | awk '/Build ID:/ { print $3; exit }')
+	check_eq "wall.pb.gz maps the demo's frames to its object and build id" "$want" \
+		"$(mapping_build_id "$TEST_TMP/wraw" "$demo_path")"
+	want=$(mapping_build_id "$TEST_TMP/oraw" "[kernel.kallsyms]")
+	if [ -n "$want" ]; then
+		check_eq "... the kernel's to [kernel.kallsyms] with the kernel's, as offcpu.pb.gz does" \
+			"$want" "$(mapping_build_id "$TEST_TMP/wraw" "[kernel.kallsyms]")"
+	else
+		not_ok "offcpu.pb.gz maps kernel frames to [kernel.kallsyms] with a build id" \
+			"$(sed -n '/^Mappings/,$p' "$TEST_TMP/oraw")"
+	fi
+	check_grep "... and its locations the names tracerig resolved ([FN])" \
+		'^[0-9]+: 0x[0-9a-f]+/0x[0-9a-f]+/0x[0-9a-f]+ .*tracerig-demo [0-9a-f]+ \[FN\]' "$TEST_TMP/wraw"
+	# Every demo function has the time pprof gives it in cpu.pb.gz and
+	# offcpu.pb.gz together: the same samples, weighed as measured.
+	for fn in demo_hot demo_run_slice; do
+		cpu_ns=$("$PPROF" -top -unit=ns -sample_index=cpu -nodefraction=0 -focus="^$fn\$" "$TEST_TMP/w/cpu.pb.gz" 2>/dev/null | sed -n 's/.*accounting for \([0-9]*\)ns,.*/\1/p')
+		off_ns=$("$PPROF" -top -unit=ns -nodefraction=0 -focus="^$fn\$" "$TEST_TMP/w/offcpu.pb.gz" 2>/dev/null | sed -n 's/.*accounting for \([0-9]*\)ns,.*/\1/p')
+		got=$("$PPROF" -top -unit=ns -nodefraction=0 -focus="^$fn\$" "$wpb" 2>/dev/null | sed -n 's/.*accounting for \([0-9]*\)ns,.*/\1/p')
+		check_eq "$fn: wall.pb.gz's time is cpu.pb.gz's and offcpu.pb.gz's" \
+			"$(( ${cpu_ns:-0} + ${off_ns:-0} ))" "${got:-none}"
+	done
+	check_dated "wall.pb.gz" "$wpb" "$TEST_TMP/w/manifest.json"
 else
 	skip "offcpu.pb.gz and wall.pb.gz" "the ebpf backend or its workload is not built, or the kernel has no BTF"
 fi
