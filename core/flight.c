@@ -39,6 +39,7 @@ static struct {
 	size_t n_regs;
 	enum tr_trigger pending;
 	char pending_why[256];
+	const struct tr_snapshot *current; /* being written */
 	int waiters[MAX_WAITERS];
 	size_t n_waiters;
 	unsigned seq;
@@ -190,6 +191,7 @@ int tr_snapshot_begin(struct tr_snapshot *snap, enum tr_trigger t, uint64_t from
 	int ret;
 
 	memset(snap, 0, sizeof(*snap));
+	flight.current = snap;
 	snap->trigger = t;
 	if (t == flight.pending)
 		snprintf(snap->why, sizeof(snap->why), "%s", flight.pending_why);
@@ -393,8 +395,22 @@ int tr_snapshot_commit(struct tr_snapshot *snap)
 	return 0;
 }
 
+int tr_flight_archive_window(const struct tracerig_archive *ar, struct tracerig_window *out)
+{
+	const struct tr_snapshot *snap = flight.current;
+
+	if (!snap || ar != &snap->ar)
+		return -ENOENT;
+	out->start_ns = snap->from_ns;
+	out->end_ns = snap->to_ns;
+	out->start_real_ns = (int64_t)snap->from_real_ns;
+	return 0;
+}
+
 void tr_snapshot_end(struct tr_snapshot *snap, int ok, int keep_staging, char **path_out)
 {
+	if (flight.current == snap)
+		flight.current = NULL;
 	char line[PATH_MAX + 32];
 
 	for (size_t i = 0; i < snap->n_waiters; i++) {

@@ -87,6 +87,10 @@ int tr_snapshot_commit(struct tr_snapshot *snap);
  * handed to *path_out when not NULL (the caller frees it). */
 void tr_snapshot_end(struct tr_snapshot *snap, int ok, int keep_staging, char **path_out);
 
+/* The window of the snapshot being written when `ar` is its archive (the
+ * service archive_window): 0, or -ENOENT. */
+int tr_flight_archive_window(const struct tracerig_archive *ar, struct tracerig_window *out);
+
 /* Runs the registered callbacks of `ctxs` for `snap` on a thread of its
  * own, so the main thread keeps watching signals, deadlines and faults. */
 struct tr_flight_job;

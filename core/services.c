@@ -373,13 +373,13 @@ int tr_session_window(const struct tr_session *s, struct tracerig_window *out)
 	return 0;
 }
 
-/* Only the session's own archive, for now: a flight snapshot's staging
- * area covers its own [from, to], which core/flight.c knows. */
+/* The session's own archive, or a flight snapshot's staging area, which
+ * covers its own [from, to] (core/flight.c knows it). */
 static int svc_archive_window(struct tracerig_ctx *ctx, struct tracerig_archive *ar,
 			      struct tracerig_window *out)
 {
 	if (ar != &ctx->session->archive)
-		return -ENOENT;
+		return tr_flight_archive_window(ar, out);
 	return tr_session_window(ctx->session, out);
 }
 

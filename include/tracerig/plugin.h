@@ -464,7 +464,8 @@ struct tracerig_services {
 	/* The time the entries staged in `ar` cover, for outputs that say
 	 * when they were taken (pprof's time_nanos and duration_nanos): for
 	 * the session's archive, its window as manifest.json records it
-	 * (every source started, to the stop).  0 and *out filled; -EAGAIN
+	 * (every source started, to the stop); for a flight snapshot's, the
+	 * range the snapshot covers.  0 and *out filled; -EAGAIN
 	 * while the session still collects (no end yet), -ENOENT for an
 	 * archive whose window the core does not know. */
 	int (*archive_window)(struct tracerig_ctx *ctx, struct tracerig_archive *ar,

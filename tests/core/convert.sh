@@ -57,7 +57,7 @@ if [ -e "$top_builddir/plugins/ebpf/ebpf.la" ] && [ -r /sys/kernel/btf/vmlinux ]
 	us=$(awk '{ s += $NF } END { printf "%.0f", s }' "$TEST_TMP/w/offcpu.folded")
 	ns=$("$PPROF" -top -unit=ns "$TEST_TMP/folded/w.offcpu.pb.gz" 2>/dev/null | sed -n 's/.*of \([0-9]*\)ns total.*/\1/p')
 	check_eq "offcpu.pb.gz totals offcpu.folded (in ns)" "${us}000" "$ns"
-	"$PPROF" -top -nodecount=1000 "$TEST_TMP/folded/w.offcpu.pb.gz" >"$TEST_TMP/offtop" 2>&1
+	"$PPROF" -top -nodecount=1000 -nodefraction=0 "$TEST_TMP/folded/w.offcpu.pb.gz" >"$TEST_TMP/offtop" 2>&1
 	check_grep "off-CPU stacks name the demo's functions" 'demo_(hot|warm|cool|run_slice|worker)' "$TEST_TMP/offtop"
 	for e in offcpu wall; do
 		check_dated "the converted $e.pb.gz" "$TEST_TMP/folded/w.$e.pb.gz" "$TEST_TMP/w/manifest.json"
@@ -116,8 +116,8 @@ for v in new old; do
 	check_eq "$v roots: convert exits 0" 0 "$rc"
 	check_eq "$v roots: spin keeps its 7 samples" 7 "$(pprof_flat "$TEST_TMP/roots/$v.cpu.pb.gz" spin)"
 	check_eq "$v roots: idle keeps its 3" 3 "$(pprof_flat "$TEST_TMP/roots/$v.cpu.pb.gz" idle)"
-	"$PPROF" -top -nodecount=1000 "$TEST_TMP/roots/$v.cpu.pb.gz" >"$TEST_TMP/roots/$v.top" 2>&1
-	"$PPROF" -top -nodecount=1000 "$TEST_TMP/roots/$v.offcpu.pb.gz" >>"$TEST_TMP/roots/$v.top" 2>&1
+	"$PPROF" -top -nodecount=1000 -nodefraction=0 "$TEST_TMP/roots/$v.cpu.pb.gz" >"$TEST_TMP/roots/$v.top" 2>&1
+	"$PPROF" -top -nodecount=1000 -nodefraction=0 "$TEST_TMP/roots/$v.offcpu.pb.gz" >>"$TEST_TMP/roots/$v.top" 2>&1
 	check_no_grep "$v roots: no root frame is a function" 'app|worker' "$TEST_TMP/roots/$v.top"
 	check_grep "$v roots: the off-CPU leaf" ' schedule$' "$TEST_TMP/roots/$v.top"
 	"$PPROF" -tags "$TEST_TMP/roots/$v.cpu.pb.gz" >"$TEST_TMP/roots/$v.tags" 2>&1

@@ -148,7 +148,7 @@ if [ -e "$top_builddir/plugins/ebpf/ebpf.la" ] && [ -r /sys/kernel/btf/vmlinux ]
 	else
 		not_ok "wall.pb.gz totals wall.folded" "wall.folded: $us us" "wall.pb.gz: $ns ns, $n stacks"
 	fi
-	"$PPROF" -top -nodecount=1000 "$TEST_TMP/w/wall.pb.gz" >"$TEST_TMP/wtop" 2>&1
+	"$PPROF" -top -nodecount=1000 -nodefraction=0 "$TEST_TMP/w/wall.pb.gz" >"$TEST_TMP/wtop" 2>&1
 	check_grep "wall.pb.gz marks on-CPU leaves" '\[on-cpu\]$' "$TEST_TMP/wtop"
 	check_grep "... and off-CPU ones" '\[off-cpu\]$' "$TEST_TMP/wtop"
 	check_eq "the manifest lists wall.pb.gz with its nanoseconds" "$ns" \
