@@ -1479,6 +1479,19 @@ static void collect(struct tr_session *s)
 		(s->end_mono_ns - s->window_start_ns) / 1e9);
 }
 
+/* The staging goes once its archive is written (unless kept); the exit
+ * status then says how the launched command fared. */
+static int finish_staging(struct tr_session *s, int status)
+{
+	if (s->keep_staging)
+		fprintf(stderr, "tracerig: staging kept in %s\n", s->archive.dir);
+	else
+		tr_staging_remove(&s->archive);
+	if (s->command_exec_errno)
+		return TR_EXIT_COMMAND_NOT_RUN;
+	return status == TR_EXIT_OK ? command_exit_status(s) : status;
+}
+
 /* The final snapshot's trigger: a launched command that died on a crash
  * signal, or the stop. */
 static enum tr_trigger final_trigger(struct tr_session *s)
@@ -1520,13 +1533,7 @@ static int stop_and_snapshot(struct tr_session *s)
 	free(s->output);
 	s->output = path;
 	tr_log_close_file();
-	if (s->keep_staging)
-		fprintf(stderr, "tracerig: staging kept in %s\n", s->archive.dir);
-	else
-		tr_staging_remove(&s->archive);
-	if (s->command_exec_errno)
-		return TR_EXIT_COMMAND_NOT_RUN;
-	return status == TR_EXIT_OK ? command_exit_status(s) : status;
+	return finish_staging(s, status);
 }
 
 /* Stops the sources, has them flush, writes the archive.  Returns the
@@ -1555,13 +1562,7 @@ static int stop_and_package(struct tr_session *s)
 		return TR_EXIT_FAILURE;
 	}
 	warn_failed_optional(s);
-	if (s->keep_staging)
-		fprintf(stderr, "tracerig: staging kept in %s\n", s->archive.dir);
-	else
-		tr_staging_remove(&s->archive);
-	if (s->command_exec_errno)
-		return TR_EXIT_COMMAND_NOT_RUN;
-	return status == TR_EXIT_OK ? command_exit_status(s) : status;
+	return finish_staging(s, status);
 }
 
 int tr_session_run(struct tr_session *s)

@@ -62,7 +62,6 @@ struct perf {
 	/* callchain = dwarf: samples unwound while collecting. */
 	struct uw_objects *objects;
 	struct uw_bg *bg;
-	int kernel_symbols_read; /* by the remember thread */
 };
 
 static int perf_snapshot(void *state, struct tracerig_archive *ar, uint64_t from_ns,
@@ -99,14 +98,6 @@ static void remember(void *arg, pid_t pid)
 	if (ret < 0 && ret != -ESRCH && ret != -ENOENT)
 		p->svc->log(p->ctx, TRACERIG_LOG_DEBUG, "cannot remember the mappings of %d: %s",
 			    (int)pid, strerror(-ret));
-	/* The kernel's symbols are read on the first kernel frame looked
-	 * up: here, while collecting, not in the flush. */
-	if (!p->kernel_symbols_read && p->cfg.kernel && (p->script || p->flamegraph)) {
-		struct tracerig_symbol sym;
-
-		p->kernel_symbols_read = 1;
-		(void)p->svc->symbolize(p->ctx, 0, 0, 1, &sym);
-	}
 }
 
 /* Twice a second, for the live status line. */
@@ -407,6 +398,15 @@ static int perf_start(void *state)
 	if (t->cgroup && (t->n_pids || t->command_pid > 0))
 		p->svc->log(p->ctx, TRACERIG_LOG_WARN, "cgroup %s is not used: -p or a launched "
 			    "command narrows the targets already", t->cgroup);
+	/* The kernel's symbols (read on the first kernel frame looked up)
+	 * before the targets run, as perf record reads /proc/kallsyms at its
+	 * start: not in the flush, and not while collecting either, where
+	 * they cost ~75 ms of CPU the traced workload competes with. */
+	if (p->cfg.kernel && (p->script || p->flamegraph)) {
+		struct tracerig_symbol sym;
+
+		(void)p->svc->symbolize(p->ctx, 0, 0, 1, &sym);
+	}
 	ret = tr_pid_queue_start(&p->remember, remember, show_progress, 500, p);
 	if (ret < 0) {
 		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "cannot start a thread: %s", strerror(-ret));
