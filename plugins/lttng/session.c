@@ -252,7 +252,11 @@ int lt_session_create(struct lt_session *s, const struct tracerig_services *svc,
 		    "not an absolute path (LTTng needs one)", s->name, cfg->output_dir);
 		return -EINVAL;
 	}
-	desc = lttng_session_descriptor_local_create(s->name, cfg->output_dir);
+	/* A snapshot session has no output of its own: each snapshot names
+	 * its directory (lt_session_snapshot), and the rings are read only
+	 * then. */
+	desc = cfg->snapshot ? lttng_session_descriptor_snapshot_create(s->name)
+			     : lttng_session_descriptor_local_create(s->name, cfg->output_dir);
 	if (!desc) {
 		LOG(s, TRACERIG_LOG_ERROR, "creating session %s failed: liblttng-ctl refused the "
 		    "output directory %s (an absolute path shorter than PATH_MAX)", s->name,
@@ -267,6 +271,7 @@ int lt_session_create(struct lt_session *s, const struct tracerig_services *svc,
 		return lt_errno(-(int)code);
 	}
 	s->created = 1;
+	s->snapshot = cfg->snapshot;
 
 	memset(&dom, 0, sizeof(dom));
 	dom.type = LTTNG_DOMAIN_UST;
@@ -399,6 +404,10 @@ int lt_session_stop(struct lt_session *s)
 		s->started = 0;
 	}
 	read_counters(s);
+	/* A snapshot session's rings are still read by the final snapshot,
+	 * after stop: it is destroyed by lt_session_destroy (fini). */
+	if (s->snapshot)
+		return ret;
 	code = lttng_destroy_session_ext(s->name, &dh);
 	if (code != LTTNG_OK) {
 		LOG(s, TRACERIG_LOG_ERROR, "destroying session %s failed: %s", s->name,
@@ -428,6 +437,46 @@ int lt_session_stop(struct lt_session *s)
 	s->created = 0;
 	lt_session_destroy(s);
 	return ret;
+}
+
+int lt_session_snapshot(struct lt_session *s, const char *dir, char *written, size_t len)
+{
+	struct lttng_snapshot_output *out;
+	char name[64];
+	int ret;
+
+	s->last_error = 0;
+	if (!s->created || !s->snapshot)
+		return -EINVAL;
+	out = lttng_snapshot_output_create();
+	if (!out)
+		return -ENOMEM;
+	/* LTTng writes the snapshot into DIR/NAME-YYYYMMDD-HHMMSS-N/: a name
+	 * of our own tells the caller which directory is the one. */
+	snprintf(name, sizeof(name), "tracerig-snapshot-%u", ++s->n_snapshots);
+	ret = lttng_snapshot_output_set_name(name, out);
+	if (ret == 0)
+		ret = lttng_snapshot_output_set_local_path(dir, out);
+	if (ret < 0) {
+		LOG(s, TRACERIG_LOG_ERROR, "snapshot of session %s: the output %s is refused: %s",
+		    s->name, dir, lttng_strerror(ret));
+		lttng_snapshot_output_destroy(out);
+		s->last_error = -ret;
+		return lt_errno(ret);
+	}
+	/* Waits until the consumer has written every ring buffer's content
+	 * (the current, partly filled sub-buffers flushed first). */
+	ret = lttng_snapshot_record(s->name, out, 1);
+	lttng_snapshot_output_destroy(out);
+	if (ret < 0) {
+		LOG(s, TRACERIG_LOG_ERROR, "snapshot of session %s into %s failed: %s", s->name, dir,
+		    lttng_strerror(ret));
+		s->last_error = -ret;
+		return lt_errno(ret);
+	}
+	if (written)
+		snprintf(written, len, "%s", name);
+	return 0;
 }
 
 void lt_session_destroy(struct lt_session *s)
