@@ -95,7 +95,8 @@ static const struct tracerig_key lttng_keys[] = {
 	{ .name = "mode", .type = TRACERIG_KEY_ENUM, .default_value = "discard",
 	  .choices = "discard,overwrite", BIND(mode),
 	  .description = "When the buffers are full: discard new events (counted as discarded_events) or "
-	  "overwrite the oldest (flight recorder). mode = flight always overwrites." },
+	  "overwrite the oldest (flight recorder). [tracerig] mode = flight always overwrites (discard "
+	  "is refused there)." },
 	{ .name = "buffers", .type = TRACERIG_KEY_ENUM, .default_value = "per-uid",
 	  .choices = "per-uid,per-pid", BIND(buffers),
 	  .description = "Buffer ownership: per-uid (ust/uid/N/64-bit, what TraceEvent reads) or per-pid." },
