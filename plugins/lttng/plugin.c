@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -972,6 +973,15 @@ static int hoist_snapshot(const char *dir, const char *prefix)
 	return ret;
 }
 
+static int rmdir_one(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+	(void)sb;
+	(void)ftw;
+	if (type == FTW_DP)
+		rmdir(path); /* only ever removes an empty directory */
+	return 0;
+}
+
 /* Flight mode: LTTng records what the session's ring buffers hold now
  * into the snapshot's staging area, as lttngTrace/.  The rings are
  * bounded by size, not time: events older than from_ns may be in it
@@ -1024,14 +1034,7 @@ static int lttng_snapshot(void *state, struct tracerig_archive *ar, uint64_t fro
 		return ret;
 	}
 	ret = hoist_snapshot(trace, prefix);
-	if (ret == -ENOENT) {
-		/* Per-UID rings exist once a traced process registered. */
-		LOG(st, TRACERIG_LOG_INFO, "snapshot: no ring buffer holds events yet (no traced "
-		    "process registered a provider): no %s in this snapshot", TRACE_ENTRY);
-		rmdir(trace);
-		return 0;
-	}
-	if (ret < 0) {
+	if (ret < 0 && ret != -ENOENT) {
 		LOG(st, TRACERIG_LOG_ERROR, "moving LTTng's snapshot %s-* up into %s failed: %s",
 		    prefix, trace, strerror(-ret));
 		return ret;
@@ -1041,6 +1044,14 @@ static int lttng_snapshot(void *state, struct tracerig_archive *ar, uint64_t fro
 		LOG(st, TRACERIG_LOG_ERROR, "reading the snapshot's trace in %s failed: %s", trace,
 		    strerror(-ret));
 		return ret;
+	}
+	if (!sum.n_metadata) {
+		/* Rings exist once a traced process registered with the session;
+		 * before, LTTng writes at most empty directories. */
+		LOG(st, TRACERIG_LOG_INFO, "snapshot: no ring buffer exists yet (no traced process "
+		    "registered an enabled provider): no %s in this snapshot", TRACE_ENTRY);
+		nftw(trace, rmdir_one, 16, FTW_DEPTH | FTW_PHYS);
+		return 0;
 	}
 	st->svc->counter_set(st->ctx, "trace_bytes", sum.bytes);
 	st->svc->counter_set(st->ctx, "streams", sum.n_streams);

@@ -129,11 +129,22 @@ check "no session of tracerig $tr is left" no_session_of "$tr"
 check "no staging is left behind" sh -c "! ls -d '$TEST_TMP'/tracerig-*.staging-* 2>/dev/null"
 check_no_grep "no error or warning" "lttng: .*(error|failed|warning)" "$TEST_TMP/out"
 
-# --- 2: kill -9 of a flight session: the watchdog destroys the session ---
-"$TRACERIG" -c "$TEST_TMP/f.ini" -p "$app" -o "$TEST_TMP/a" >"$TEST_TMP/out" 2>&1 </dev/null &
+# --- 2: before any traced process registered: a snapshot without a trace;
+# then kill -9 of the flight session: the watchdog destroys the session ---
+kill "$app"
+wait "$app" 2>/dev/null
+sleep 600 &
+idle=$!
+on_exit "kill $idle 2>/dev/null"
+rm -f "$TEST_TMP"/a/lf-*.trace.zip
+"$TRACERIG" -c "$TEST_TMP/f.ini" -p "$idle" -o "$TEST_TMP/a" >"$TEST_TMP/out" 2>&1 </dev/null &
 tr=$!
 on_exit "kill -9 $tr 2>/dev/null"
 wait_active "$tr" || not_ok "the second snapshot session records" "$(cat "$TEST_TMP/out")"
+snapshot 4
+check "a snapshot with no registered process is written" test -s "$TEST_TMP/s4/manifest.json"
+check "it has no lttngTrace/" test ! -e "$TEST_TMP/s4/lttngTrace"
+check_grep "its log says why" "lttng: snapshot: no ring buffer exists yet" "$TEST_TMP/s4/tracerig.log"
 kill -9 "$tr"
 wait "$tr" 2>/dev/null
 wait_for "kill -9: no session of tracerig $tr is left" no_session_of "$tr"
