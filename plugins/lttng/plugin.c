@@ -9,10 +9,8 @@
  * trace back (ctf.c). */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -605,7 +603,9 @@ static int init_unguarded(const struct tracerig_services *svc, struct tracerig_c
 		    "/proc/self/stat failed: %s (is /proc mounted?)", strerror(-ret));
 		goto fail;
 	}
-	ret = lt_cleanup_session(svc, ctx, st->session.name);
+	/* In flight mode the watchdog also records a last snapshot into the
+	 * staging directory (what the rings hold is on no disk). */
+	ret = lt_cleanup_session(svc, ctx, st->session.name, st->flight_ns ? st->trace_dir : NULL);
 	if (ret < 0) {
 		LOG(st, TRACERIG_LOG_ERROR, "handing the watchdog session %s to destroy if "
 		    "tracerig is killed failed: %s", st->session.name, strerror(-ret));
@@ -747,7 +747,7 @@ static int lttng_stop(void *state)
 		 * errors; the session is gone with it. */
 		st->session.created = 0;
 		lt_session_destroy(&st->session);
-		lt_cleanup_session(st->svc, st->ctx, NULL);
+		lt_cleanup_session(st->svc, st->ctx, NULL, NULL);
 		return daemon_died(st, "stopping");
 	}
 	lt_sigpipe_block(&g);
@@ -756,7 +756,7 @@ static int lttng_stop(void *state)
 	/* A snapshot session lives on until fini, for the final snapshot:
 	 * the watchdog still destroys it if tracerig dies before. */
 	if (!st->flight_ns)
-		lt_cleanup_session(st->svc, st->ctx, NULL);
+		lt_cleanup_session(st->svc, st->ctx, NULL, NULL);
 	if (ret < 0 && (sessiond_gone(&st->daemon) ||
 			st->session.last_error == LTTNG_ERR_NO_SESSIOND))
 		return daemon_died(st, "stopping");
@@ -923,65 +923,6 @@ static int report_trace(struct lttng_state *st, const struct ctf_summary *s)
 	return 0;
 }
 
-static int not_dot(const struct dirent *e)
-{
-	return strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-}
-
-/* LTTng writes a snapshot into DIR/PREFIX-YYYYMMDD-HHMMSS-N/.  Its
- * content (ust/, kernel/) moves up into DIR, so that a snapshot's
- * lttngTrace/ has a recording's layout (ust/uid/N/64-bit/, what TraceEvent
- * reads).  -ENOENT when LTTng wrote nothing (no ring buffer exists yet). */
-static int hoist_snapshot(const char *dir, const char *prefix)
-{
-	size_t plen = strlen(prefix);
-	struct dirent **subs = NULL, **items = NULL;
-	char sub[PATH_MAX], from[PATH_MAX], to[PATH_MAX];
-	int n_subs, n_items, found = -1, ret = 0;
-
-	n_subs = scandir(dir, &subs, not_dot, alphasort);
-	if (n_subs < 0)
-		return -errno;
-	for (int i = 0; i < n_subs && found < 0; i++)
-		if (strncmp(subs[i]->d_name, prefix, plen) == 0 && subs[i]->d_name[plen] == '-')
-			found = i;
-	if (found < 0)
-		ret = -ENOENT;
-	else if (snprintf(sub, sizeof(sub), "%s/%s", dir, subs[found]->d_name) >= (int)sizeof(sub))
-		ret = -ENAMETOOLONG;
-	for (int i = 0; i < n_subs; i++)
-		free(subs[i]);
-	free(subs);
-	if (ret < 0)
-		return ret;
-	/* Read whole before anything is renamed out of it. */
-	n_items = scandir(sub, &items, not_dot, alphasort);
-	if (n_items < 0)
-		return -errno;
-	for (int i = 0; i < n_items; i++) {
-		if (ret == 0 &&
-		    (snprintf(from, sizeof(from), "%s/%s", sub, items[i]->d_name) >= (int)sizeof(from) ||
-		     snprintf(to, sizeof(to), "%s/%s", dir, items[i]->d_name) >= (int)sizeof(to)))
-			ret = -ENAMETOOLONG;
-		if (ret == 0 && rename(from, to) < 0)
-			ret = -errno;
-		free(items[i]);
-	}
-	free(items);
-	if (ret == 0 && rmdir(sub) < 0)
-		ret = -errno;
-	return ret;
-}
-
-static int rmdir_one(const char *path, const struct stat *sb, int type, struct FTW *ftw)
-{
-	(void)sb;
-	(void)ftw;
-	if (type == FTW_DP)
-		rmdir(path); /* only ever removes an empty directory */
-	return 0;
-}
-
 /* Flight mode: LTTng records what the session's ring buffers hold now
  * into the snapshot's staging area, as lttngTrace/.  The rings are
  * bounded by size, not time: events older than from_ns may be in it
@@ -1033,7 +974,7 @@ static int lttng_snapshot(void *state, struct tracerig_archive *ar, uint64_t fro
 		}
 		return ret;
 	}
-	ret = hoist_snapshot(trace, prefix);
+	ret = lt_snapshot_hoist(trace, prefix);
 	if (ret < 0 && ret != -ENOENT) {
 		LOG(st, TRACERIG_LOG_ERROR, "moving LTTng's snapshot %s-* up into %s failed: %s",
 		    prefix, trace, strerror(-ret));
@@ -1050,7 +991,7 @@ static int lttng_snapshot(void *state, struct tracerig_archive *ar, uint64_t fro
 		 * before, LTTng writes at most empty directories. */
 		LOG(st, TRACERIG_LOG_INFO, "snapshot: no ring buffer exists yet (no traced process "
 		    "registered an enabled provider): no %s in this snapshot", TRACE_ENTRY);
-		nftw(trace, rmdir_one, 16, FTW_DEPTH | FTW_PHYS);
+		lt_remove_empty_dirs(trace);
 		return 0;
 	}
 	st->svc->counter_set(st->ctx, "trace_bytes", sum.bytes);
@@ -1087,7 +1028,7 @@ static void lttng_fini(void *state)
 		LOG(st, TRACERIG_LOG_WARN, "the session daemon we started (pid %d) did not exit on "
 		    "SIGTERM: %s", (int)st->daemon.pid, strerror(-ret));
 	/* Everything is cleaned up: the watchdog has nothing left to do. */
-	lt_cleanup_session(st->svc, st->ctx, NULL);
+	lt_cleanup_session(st->svc, st->ctx, NULL, NULL);
 	lt_cleanup_daemon(st->svc, st->ctx, 0);
 	lttng_event_list_free(&st->ust_events);
 	lttng_event_list_free(&st->kernel_events);

@@ -100,6 +100,17 @@ int lt_session_stop(struct lt_session *s);
  * into `written` (may be NULL).  Works before and after stop.  0 or a
  * negative errno, the lttng_error_code in s->last_error. */
 int lt_session_snapshot(struct lt_session *s, const char *dir, char *written, size_t len);
+/* Records a snapshot of `session` into DIR/NAME-YYYYMMDD-HHMMSS-N/, with
+ * no state (the watchdog's cleanup uses it too).  0 or a negative
+ * lttng_error_code. */
+int lt_snapshot_record_local(const char *session, const char *dir, const char *name);
+/* Moves the content (ust/, kernel/) of LTTng's DIR/PREFIX-* snapshot
+ * directory up into DIR, so that a snapshot has a recording's layout
+ * (ust/uid/N/64-bit/, what TraceEvent reads).  0, -ENOENT when LTTng
+ * wrote no such directory, or another negative errno. */
+int lt_snapshot_hoist(const char *dir, const char *prefix);
+/* Removes DIR and the directories under it that are empty, bottom up. */
+void lt_remove_empty_dirs(const char *dir);
 /* Destroys whatever lt_session_create/start left (error paths, fini). */
 void lt_session_destroy(struct lt_session *s);
 

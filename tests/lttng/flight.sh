@@ -6,7 +6,8 @@
 # SIGUSR2 and says its seq once emitted: a snapshot taken after that must
 # hold it.  Collection goes on between snapshots, the stop writes a final
 # one (the session still exists after stop), and no session of ours is
-# left, after a normal end or a kill -9.
+# left, after a normal end or a kill -9 (whose salvaged archive has the
+# rings' last snapshot).
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/lttng/lib-lttng.sh"
 lttng_prereqs
@@ -129,8 +130,30 @@ check "no session of tracerig $tr is left" no_session_of "$tr"
 check "no staging is left behind" sh -c "! ls -d '$TEST_TMP'/tracerig-*.staging-* 2>/dev/null"
 check_no_grep "no error or warning" "lttng: .*(error|failed|warning)" "$TEST_TMP/out"
 
-# --- 2: before any traced process registered: a snapshot without a trace;
-# then kill -9 of the flight session: the watchdog destroys the session ---
+# --- 2: kill -9 of a flight session: the watchdog records a last snapshot
+# of the rings into what it salvages (lf.trace.zip), then destroys the
+# session ---
+"$TRACERIG" -c "$TEST_TMP/f.ini" -p "$app" -o "$TEST_TMP/a" >"$TEST_TMP/out" 2>&1 </dev/null &
+tr=$!
+on_exit "kill -9 $tr 2>/dev/null"
+wait_active "$tr" || not_ok "the second snapshot session records" "$(cat "$TEST_TMP/out")"
+m4=$(mark)
+kill -9 "$tr"
+wait "$tr" 2>/dev/null
+wait_for "kill -9: no session of tracerig $tr is left" no_session_of "$tr"
+wait_for "kill -9: the watchdog says it recorded a last snapshot and destroyed the session" \
+	said "lttng: tracerig (pid $tr) ended without cleaning up: destroyed LTTng session tracerig-$tr-[0-9]*; its last snapshot is in lttngTrace/"
+wait_for "kill -9: the watchdog packages the staging directory" test -s "$TEST_TMP/a/lf.trace.zip"
+unzip_archive "$TEST_TMP/a/lf.trace.zip" "$TEST_TMP/s4"
+bt_text "$TEST_TMP/s4" >"$TEST_TMP/s4.txt"
+check_eq "kill -9: babeltrace2 reads the salvaged lttngTrace/" "" "$(grep -v '^$' "$TEST_TMP/bt.err" | head -3)"
+case " $(marked_seqs "$TEST_TMP/s4.txt")" in
+*" $m4 "*) ok "kill -9: the salvaged trace holds the marker (seq $m4) emitted before the kill" ;;
+*) not_ok "kill -9: the salvaged trace holds the marker (seq $m4) emitted before the kill" \
+	"markers: $(marked_seqs "$TEST_TMP/s4.txt")" "$(cat "$TEST_TMP/out")" ;;
+esac
+
+# --- 3: before any traced process registered: a snapshot without a trace --
 kill "$app"
 wait "$app" 2>/dev/null
 sleep 600 &
@@ -140,15 +163,15 @@ rm -f "$TEST_TMP"/a/lf-*.trace.zip
 "$TRACERIG" -c "$TEST_TMP/f.ini" -p "$idle" -o "$TEST_TMP/a" >"$TEST_TMP/out" 2>&1 </dev/null &
 tr=$!
 on_exit "kill -9 $tr 2>/dev/null"
-wait_active "$tr" || not_ok "the second snapshot session records" "$(cat "$TEST_TMP/out")"
-snapshot 4
-check "a snapshot with no registered process is written" test -s "$TEST_TMP/s4/manifest.json"
-check "it has no lttngTrace/" test ! -e "$TEST_TMP/s4/lttngTrace"
-check_grep "its log says why" "lttng: snapshot: no ring buffer exists yet" "$TEST_TMP/s4/tracerig.log"
-kill -9 "$tr"
-wait "$tr" 2>/dev/null
-wait_for "kill -9: no session of tracerig $tr is left" no_session_of "$tr"
-wait_for "kill -9: the watchdog says it destroyed the session" \
-	said "lttng: tracerig (pid $tr) ended without cleaning up: destroyed LTTng session tracerig-$tr-"
+wait_active "$tr" || not_ok "the third snapshot session records" "$(cat "$TEST_TMP/out")"
+snapshot 5
+check "a snapshot with no registered process is written" test -s "$TEST_TMP/s5/manifest.json"
+check "it has no lttngTrace/" test ! -e "$TEST_TMP/s5/lttngTrace"
+check_grep "its log says why" "lttng: snapshot: no ring buffer exists yet" "$TEST_TMP/s5/tracerig.log"
+kill -INT "$tr"
+rc=0
+wait "$tr" || rc=$?
+check_eq "that session ends with exit 0" 0 "$rc"
+check "no session of tracerig $tr is left" no_session_of "$tr"
 
 done_testing
