@@ -761,6 +761,7 @@ static int lttng_stop(void *state)
 			st->session.last_error == LTTNG_ERR_NO_SESSIOND))
 		return daemon_died(st, "stopping");
 	if (ret < 0 && session_lost(st->session.last_error)) {
+		st->session.created = 0; /* nothing left to destroy */
 		LOG(st, TRACERIG_LOG_ERROR, "stopping session %s failed: the session daemon no "
 		    "longer knows it (someone ran 'lttng destroy' on it, or the daemon was "
 		    "restarted), so the trace in %s is incomplete (record again)",
@@ -945,6 +946,8 @@ static int lttng_snapshot(void *state, struct tracerig_archive *ar, uint64_t fro
 		return -EINVAL;
 	if (st->daemon_died)
 		return -ESRCH; /* said when it was found */
+	if (!st->session.created)
+		return -ENOENT; /* lost, and said so, at an earlier snapshot or stop */
 	if (sessiond_gone(&st->daemon))
 		return daemon_died(st, "recording a snapshot of");
 	ret = absolute_dir(staged, base, sizeof(base));
@@ -966,6 +969,7 @@ static int lttng_snapshot(void *state, struct tracerig_archive *ar, uint64_t fro
 		if (sessiond_gone(&st->daemon) || st->session.last_error == LTTNG_ERR_NO_SESSIOND)
 			return daemon_died(st, "recording a snapshot of");
 		if (session_lost(st->session.last_error)) {
+			st->session.created = 0; /* nothing left to destroy */
 			LOG(st, TRACERIG_LOG_ERROR, "recording a snapshot of session %s failed: the "
 			    "session daemon no longer knows it (someone ran 'lttng destroy' on it, or "
 			    "the daemon was restarted): no LTTng events in this or later snapshots",

@@ -174,4 +174,23 @@ wait "$tr" || rc=$?
 check_eq "that session ends with exit 0" 0 "$rc"
 check "no session of tracerig $tr is left" no_session_of "$tr"
 
+# --- 4: the session destroyed behind tracerig's back: snapshots go on
+# without lttng's data, saying why once -----------------------------------
+"$TRACERIG" -c "$TEST_TMP/f.ini" -p "$idle" -o "$TEST_TMP/a" >"$TEST_TMP/out" 2>&1 </dev/null &
+tr=$!
+on_exit "kill -9 $tr 2>/dev/null"
+wait_active "$tr" || not_ok "the fourth snapshot session records" "$(cat "$TEST_TMP/out")"
+name=$(lttng list 2>/dev/null | grep -o "tracerig-$tr-[0-9]*")
+lttng destroy "$name" >/dev/null
+snapshot 6
+check "the snapshot is still written" test -s "$TEST_TMP/s6/manifest.json"
+check_grep "its log says the daemon no longer knows the session" \
+	"lttng: recording a snapshot of session $name failed: the session daemon no longer knows it" \
+	"$TEST_TMP/s6/tracerig.log"
+kill -INT "$tr"
+wait "$tr"
+check_eq "the loss is said once, not again at stop or in the final snapshot" 1 \
+	"$(grep -c "lttng: .*session $name failed: the session daemon no longer knows it" "$TEST_TMP/out")"
+check_no_grep "fini does not ask to destroy a session that is gone" "remove it with 'lttng destroy" "$TEST_TMP/out"
+
 done_testing
