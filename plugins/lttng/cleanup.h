@@ -14,9 +14,11 @@
 #include <tracerig/plugin.h>
 
 /* Registers the session `name` to destroy if tracerig dies (NULL: none any
- * more).  0 or a negative errno. */
+ * more).  A flight session's `salvage_dir` (absolute, or NULL) gets a last
+ * snapshot of its rings first, in a recording's layout, for the watchdog
+ * to package.  0 or a negative errno. */
 int lt_cleanup_session(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
-		       const char *name);
+		       const char *name, const char *salvage_dir);
 /* Registers the daemon `pid`, which tracerig started, to stop if tracerig
  * dies (0: none any more).  0 or a negative errno. */
 int lt_cleanup_daemon(const struct tracerig_services *svc, struct tracerig_ctx *ctx, pid_t pid);

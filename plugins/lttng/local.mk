@@ -48,6 +48,7 @@ lttng_shell_tests = \
 	tests/lttng/daemon-death.sh \
 	tests/lttng/kill9.sh \
 	tests/lttng/abort.sh \
+	tests/lttng/flight.sh \
 	tests/lttng/dotnet-check.sh
 TESTS += $(lttng_shell_tests)
 dist_check_SCRIPTS += $(lttng_shell_tests)

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <lttng/lttng.h>
@@ -38,7 +39,7 @@ struct lttng_settings {
 	int loglevel; /* 0 = any, then enum lttng_loglevel + 1 (the choices' order) */
 	int loglevel_only, dotnet_env;
 	const char *filter, *sessiond_path;
-	long long subbuf_size, subbuf_count, switch_timer_ms;
+	long long subbuf_size, subbuf_count, switch_timer_ms, flight_rate;
 	int mode, buffers, start_sessiond; /* indexes of the choices below */
 };
 enum { MODE_DISCARD, MODE_OVERWRITE };
@@ -57,6 +58,7 @@ struct lttng_state {
 	int stopped;
 	int daemon_died;         /* found at stop: the trace is incomplete */
 	int stop_error;          /* stop's failure, repeated by flush */
+	uint64_t flight_ns;      /* mode = flight: the window; 0 when recording */
 };
 
 #define LOG(st, lvl, ...) (st)->svc->log((st)->ctx, (lvl), __VA_ARGS__)
@@ -92,13 +94,20 @@ static const struct tracerig_key lttng_keys[] = {
 	{ .name = "mode", .type = TRACERIG_KEY_ENUM, .default_value = "discard",
 	  .choices = "discard,overwrite", BIND(mode),
 	  .description = "When the buffers are full: discard new events (counted as discarded_events) or "
-	  "overwrite the oldest (flight recorder)." },
+	  "overwrite the oldest (flight recorder). [tracerig] mode = flight always overwrites (discard "
+	  "is refused there)." },
 	{ .name = "buffers", .type = TRACERIG_KEY_ENUM, .default_value = "per-uid",
 	  .choices = "per-uid,per-pid", BIND(buffers),
 	  .description = "Buffer ownership: per-uid (ust/uid/N/64-bit, what TraceEvent reads) or per-pid." },
 	{ .name = "switch_timer", .type = TRACERIG_KEY_DURATION, .default_value = "0",
 	  .max = 3600000, BIND(switch_timer_ms),
 	  .description = "Flush sub-buffers at least this often (0 = only when full or at stop)." },
+	{ .name = "flight_rate", .type = TRACERIG_KEY_SIZE, .default_value = "64K", .min = 1024,
+	  .max = 1LL << 30, BIND(flight_rate),
+	  .description = "mode = flight: the event data per second one ring buffer (one CPU) is sized "
+	  "for; each ring holds flight_rate x window, rounded up to a power of two (64K to 64M), in "
+	  "8 sub-buffers, unless subbuf_size or subbuf_count is set. LTTng's rings are bounded by "
+	  "size, not time: at a higher rate a snapshot covers less than the window." },
 	{ .name = "start_sessiond", .type = TRACERIG_KEY_ENUM, .default_value = "auto",
 	  .choices = "auto,yes,no", BIND(start_sessiond),
 	  .description = "Start lttng-sessiond when none runs, and stop it afterwards (auto = yes for root)." },
@@ -384,12 +393,20 @@ static int check_unguarded(const struct tracerig_services *svc, struct tracerig_
 	return failed;
 }
 
+static int lttng_snapshot(void *state, struct tracerig_archive *ar, uint64_t from_ns,
+			  uint64_t to_ns);
+
 static int lttng_check(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
 		       char *advice, size_t advice_len)
 {
 	struct lt_sigpipe g;
+	uint64_t window_ns;
 	int ret;
 
+	/* Flight mode records LTTng snapshots (lttng_snapshot). */
+	if (svc->flight_window(ctx, &window_ns) == 1 &&
+	    (ret = svc->snapshot_register(ctx, lttng_snapshot, NULL)) < 0)
+		return ret;
 	lt_sigpipe_block(&g);
 	ret = check_unguarded(svc, ctx, advice, advice_len);
 	lt_sigpipe_restore(&g);
@@ -430,6 +447,39 @@ static int set_command_env(struct lttng_state *st)
 	return 0;
 }
 
+/* Bounds of a flight ring buffer sized from the window (flight_sizes). */
+#define FLIGHT_RING_MIN (64ull << 10)
+#define FLIGHT_RING_MAX (64ull << 20)
+#define FLIGHT_SUBBUFS 8ull
+
+/* mode = flight: LTTng's rings are bounded by bytes, the window by time,
+ * so the window is turned into bytes at flight_rate: each ring (one per
+ * CPU and per user, or per process) holds flight_rate x window, rounded
+ * up to a power of two and kept within [64 KiB, 64 MiB] (the rings are
+ * memory, times the CPUs).  8 sub-buffers: overwriting drops the oldest
+ * sub-buffer whole, so at least 7/8 of the ring is history at any time.
+ * A profile that sets subbuf_size or subbuf_count sizes the rings itself. */
+static void flight_sizes(struct lttng_state *st, long long *size, long long *count)
+{
+	const struct lttng_settings *k = &st->keys;
+	unsigned long long want, ring = FLIGHT_RING_MIN;
+
+	if (st->svc->config_is_set(st->ctx, "subbuf_size") ||
+	    st->svc->config_is_set(st->ctx, "subbuf_count"))
+		return;
+	want = (unsigned long long)k->flight_rate * (st->flight_ns / 1000000ull) / 1000ull;
+	while (ring < want && ring < FLIGHT_RING_MAX)
+		ring <<= 1;
+	*count = (long long)FLIGHT_SUBBUFS;
+	*size = (long long)(ring / FLIGHT_SUBBUFS);
+	if (want > FLIGHT_RING_MAX)
+		LOG(st, TRACERIG_LOG_WARN, "mode = flight: window x flight_rate is %llu MiB per ring "
+		    "buffer, more than the %llu MiB tracerig sizes one for: a snapshot holds about "
+		    "the last %.1f s at that rate (set subbuf_size and subbuf_count for larger rings)",
+		    want >> 20, FLIGHT_RING_MAX >> 20,
+		    (double)FLIGHT_RING_MAX / (double)k->flight_rate);
+}
+
 static int read_config(struct lttng_state *st, const char *base_dir)
 {
 	const struct tracerig_services *svc = st->svc;
@@ -445,6 +495,18 @@ static int read_config(struct lttng_state *st, const char *base_dir)
 		return ret;
 	size = k->subbuf_size;
 	count = k->subbuf_count;
+	if (svc->flight_window(ctx, &st->flight_ns) != 1)
+		st->flight_ns = 0;
+	if (st->flight_ns) {
+		/* Discarding keeps the oldest events: the opposite of a window. */
+		if (svc->config_is_set(ctx, "mode") && k->mode == MODE_DISCARD) {
+			LOG(st, TRACERIG_LOG_ERROR, "mode = discard keeps the oldest events, but a "
+			    "flight recorder ([tracerig] mode = flight) keeps the newest: remove "
+			    "[lttng] mode (flight always overwrites)");
+			return -EINVAL;
+		}
+		flight_sizes(st, &size, &count);
+	}
 	ret = lttng_event_list_build(&st->ust_events, presets_of(k), &k->events, err, sizeof(err));
 	if (ret < 0) {
 		LOG(st, TRACERIG_LOG_ERROR, "invalid preset/events: %s", err);
@@ -480,7 +542,8 @@ static int read_config(struct lttng_state *st, const char *base_dir)
 	cfg->output_dir = st->trace_dir;
 	cfg->channel.subbuf_size = (uint64_t)size;
 	cfg->channel.subbuf_count = (uint64_t)count;
-	cfg->channel.overwrite = k->mode == MODE_OVERWRITE;
+	cfg->channel.overwrite = k->mode == MODE_OVERWRITE || st->flight_ns;
+	cfg->snapshot = st->flight_ns != 0;
 	cfg->channel.per_pid = k->buffers == BUFFERS_PER_PID;
 	cfg->channel.switch_timer_us = (unsigned)k->switch_timer_ms * 1000u;
 	cfg->ust_events = &st->ust_events;
@@ -540,7 +603,9 @@ static int init_unguarded(const struct tracerig_services *svc, struct tracerig_c
 		    "/proc/self/stat failed: %s (is /proc mounted?)", strerror(-ret));
 		goto fail;
 	}
-	ret = lt_cleanup_session(svc, ctx, st->session.name);
+	/* In flight mode the watchdog also records a last snapshot into the
+	 * staging directory (what the rings hold is on no disk). */
+	ret = lt_cleanup_session(svc, ctx, st->session.name, st->flight_ns ? st->trace_dir : NULL);
 	if (ret < 0) {
 		LOG(st, TRACERIG_LOG_ERROR, "handing the watchdog session %s to destroy if "
 		    "tracerig is killed failed: %s", st->session.name, strerror(-ret));
@@ -549,15 +614,21 @@ static int init_unguarded(const struct tracerig_services *svc, struct tracerig_c
 	ret = lt_session_create(&st->session, svc, ctx, &st->cfg);
 	if (ret < 0)
 		goto fail;
+	if (st->flight_ns && (ret = svc->snapshot_register(ctx, lttng_snapshot, st)) < 0) {
+		LOG(st, TRACERIG_LOG_ERROR, "registering for flight snapshots failed: %s",
+		    strerror(-ret));
+		goto fail;
+	}
 	/* The consumer daemon exists once the first channel does. */
 	sessiond_note_children(&st->daemon);
-	LOG(st, TRACERIG_LOG_INFO, "session %s: %zu userspace event rule(s)%s, channel %llu x %llu "
-	    "bytes %s, %s buffers, trace in %s", st->session.name, st->ust_events.n,
-	    st->session.kernel ? " + kernel events" : "",
+	LOG(st, TRACERIG_LOG_INFO, "%ssession %s: %zu userspace event rule(s)%s, channel %llu x %llu "
+	    "bytes %s, %s buffers, trace in %s%s", st->flight_ns ? "snapshot " : "",
+	    st->session.name, st->ust_events.n, st->session.kernel ? " + kernel events" : "",
 	    (unsigned long long)st->cfg.channel.subbuf_count,
 	    (unsigned long long)st->cfg.channel.subbuf_size,
 	    st->cfg.channel.overwrite ? "overwrite" : "discard",
-	    st->cfg.channel.per_pid ? "per-PID" : "per-UID", TRACE_ENTRY);
+	    st->cfg.channel.per_pid ? "per-PID" : "per-UID", TRACE_ENTRY,
+	    st->flight_ns ? " of each snapshot" : "");
 	*state = st;
 	return 0;
 
@@ -676,17 +747,21 @@ static int lttng_stop(void *state)
 		 * errors; the session is gone with it. */
 		st->session.created = 0;
 		lt_session_destroy(&st->session);
-		lt_cleanup_session(st->svc, st->ctx, NULL);
+		lt_cleanup_session(st->svc, st->ctx, NULL, NULL);
 		return daemon_died(st, "stopping");
 	}
 	lt_sigpipe_block(&g);
 	ret = lt_session_stop(&st->session);
 	lt_sigpipe_restore(&g);
-	lt_cleanup_session(st->svc, st->ctx, NULL);
+	/* A snapshot session lives on until fini, for the final snapshot:
+	 * the watchdog still destroys it if tracerig dies before. */
+	if (!st->flight_ns)
+		lt_cleanup_session(st->svc, st->ctx, NULL, NULL);
 	if (ret < 0 && (sessiond_gone(&st->daemon) ||
 			st->session.last_error == LTTNG_ERR_NO_SESSIOND))
 		return daemon_died(st, "stopping");
 	if (ret < 0 && session_lost(st->session.last_error)) {
+		st->session.created = 0; /* nothing left to destroy */
 		LOG(st, TRACERIG_LOG_ERROR, "stopping session %s failed: the session daemon no "
 		    "longer knows it (someone ran 'lttng destroy' on it, or the daemon was "
 		    "restarted), so the trace in %s is incomplete (record again)",
@@ -696,7 +771,8 @@ static int lttng_stop(void *state)
 	st->stop_error = ret;
 	st->svc->counter_set(st->ctx, "discarded_events", st->session.discarded_events);
 	st->svc->counter_set(st->ctx, "lost_packets", st->session.lost_packets);
-	if (st->session.discarded_events || st->session.lost_packets)
+	/* Overwriting the oldest events is what a flight recorder's rings do. */
+	if (!st->flight_ns && (st->session.discarded_events || st->session.lost_packets))
 		LOG(st, TRACERIG_LOG_WARN, "%llu event(s) discarded and %llu packet(s) lost: the "
 		    "buffers filled faster than they were written out (raise subbuf_size or "
 		    "subbuf_count, or record fewer events)",
@@ -728,7 +804,7 @@ static size_t provider_len(const char *rule)
 	return colon ? (size_t)(colon - rule) : strlen(rule);
 }
 
-static void report_providers(struct lttng_state *st)
+static void report_providers(struct lttng_state *st, const char *trace_dir)
 {
 	const struct lttng_event_list *rules = &st->ust_events;
 	struct provider_seen ps = { rules, calloc(rules->n ? rules->n : 1, 1) };
@@ -741,7 +817,7 @@ static void report_providers(struct lttng_state *st)
 		    strerror(ENOMEM));
 		return;
 	}
-	ctf_event_names(st->trace_dir, rule_match, &ps);
+	ctf_event_names(trace_dir, rule_match, &ps);
 	for (size_t i = 0; i < rules->n; i++) {
 		size_t len = provider_len(rules->names[i]), n_rules = 0;
 		int dup = 0, seen = 0;
@@ -791,6 +867,8 @@ static void report_providers(struct lttng_state *st)
 		    "tracepoints" : "");
 }
 
+static int report_trace(struct lttng_state *st, const struct ctf_summary *s);
+
 static int lttng_flush(void *state, struct tracerig_archive *ar)
 {
 	struct lttng_state *st = state;
@@ -814,7 +892,16 @@ static int lttng_flush(void *state, struct tracerig_archive *ar)
 	}
 	st->svc->counter_set(st->ctx, "trace_bytes", sum.bytes);
 	st->svc->counter_set(st->ctx, "streams", sum.n_streams);
-	report_providers(st);
+	report_providers(st, st->trace_dir);
+	return report_trace(st, &sum);
+}
+
+/* The trace's clock and size, logged; -EBADMSG when no reader could place
+ * its events. */
+static int report_trace(struct lttng_state *st, const struct ctf_summary *s)
+{
+	const struct ctf_summary sum = *s;
+
 	if (!sum.n_metadata)
 		return 0;
 	if (!sum.have_clock) {
@@ -835,6 +922,89 @@ static int lttng_flush(void *state, struct tracerig_archive *ar)
 	LOG(st, TRACERIG_LOG_INFO, "%s: %llu files, %llu bytes, %zu stream(s)", TRACE_ENTRY,
 	    (unsigned long long)sum.files, (unsigned long long)sum.bytes, sum.n_streams);
 	return 0;
+}
+
+/* Flight mode: LTTng records what the session's ring buffers hold now
+ * into the snapshot's staging area, as lttngTrace/.  The rings are
+ * bounded by size, not time: events older than from_ns may be in it
+ * (and the oldest of the window gone when the rings filled faster than
+ * flight_rate); the manifest records the range asked for.  Called on the
+ * core's flight thread, never while start or stop runs. */
+static int lttng_snapshot(void *state, struct tracerig_archive *ar, uint64_t from_ns,
+			  uint64_t to_ns)
+{
+	struct lttng_state *st = state;
+	const char *staged = st->svc->archive_dir(ar);
+	char base[PATH_MAX], trace[PATH_MAX], prefix[64] = "";
+	struct ctf_summary sum;
+	struct lt_sigpipe g;
+	int ret;
+
+	(void)from_ns;
+	(void)to_ns;
+	if (!staged)
+		return -EINVAL;
+	if (st->daemon_died)
+		return -ESRCH; /* said when it was found */
+	if (!st->session.created)
+		return -ENOENT; /* lost, and said so, at an earlier snapshot or stop */
+	if (sessiond_gone(&st->daemon))
+		return daemon_died(st, "recording a snapshot of");
+	ret = absolute_dir(staged, base, sizeof(base));
+	if (ret == 0 && snprintf(trace, sizeof(trace), "%s/%s", base, TRACE_ENTRY) >=
+			(int)sizeof(trace))
+		ret = -ENAMETOOLONG;
+	if (ret == 0 && mkdir(trace, 0755) < 0 && errno != EEXIST)
+		ret = -errno;
+	if (ret < 0) {
+		LOG(st, TRACERIG_LOG_ERROR, "creating %s in the snapshot's staging directory %s "
+		    "failed: %s", TRACE_ENTRY, staged, strerror(-ret));
+		return ret;
+	}
+	lt_sigpipe_block(&g);
+	ret = lt_session_snapshot(&st->session, trace, prefix, sizeof(prefix));
+	lt_sigpipe_restore(&g);
+	if (ret < 0) {
+		rmdir(trace);
+		if (sessiond_gone(&st->daemon) || st->session.last_error == LTTNG_ERR_NO_SESSIOND)
+			return daemon_died(st, "recording a snapshot of");
+		if (session_lost(st->session.last_error)) {
+			st->session.created = 0; /* nothing left to destroy */
+			LOG(st, TRACERIG_LOG_ERROR, "recording a snapshot of session %s failed: the "
+			    "session daemon no longer knows it (someone ran 'lttng destroy' on it, or "
+			    "the daemon was restarted): no LTTng events in this or later snapshots",
+			    st->session.name);
+			return -ENOENT;
+		}
+		return ret;
+	}
+	ret = lt_snapshot_hoist(trace, prefix);
+	if (ret < 0 && ret != -ENOENT) {
+		LOG(st, TRACERIG_LOG_ERROR, "moving LTTng's snapshot %s-* up into %s failed: %s",
+		    prefix, trace, strerror(-ret));
+		return ret;
+	}
+	ret = ctf_summarize(trace, &sum);
+	if (ret < 0) {
+		LOG(st, TRACERIG_LOG_ERROR, "reading the snapshot's trace in %s failed: %s", trace,
+		    strerror(-ret));
+		return ret;
+	}
+	if (!sum.n_metadata) {
+		/* Rings exist once a traced process registered with the session;
+		 * before, LTTng writes at most empty directories. */
+		LOG(st, TRACERIG_LOG_INFO, "snapshot: no ring buffer exists yet (no traced process "
+		    "registered an enabled provider): no %s in this snapshot", TRACE_ENTRY);
+		lt_remove_empty_dirs(trace);
+		return 0;
+	}
+	st->svc->counter_set(st->ctx, "trace_bytes", sum.bytes);
+	st->svc->counter_set(st->ctx, "streams", sum.n_streams);
+	/* Which providers never registered is the session's story: told once,
+	 * with the final snapshot. */
+	if (st->stopped)
+		report_providers(st, trace);
+	return report_trace(st, &sum);
 }
 
 static void lttng_fini(void *state)
@@ -862,7 +1032,7 @@ static void lttng_fini(void *state)
 		LOG(st, TRACERIG_LOG_WARN, "the session daemon we started (pid %d) did not exit on "
 		    "SIGTERM: %s", (int)st->daemon.pid, strerror(-ret));
 	/* Everything is cleaned up: the watchdog has nothing left to do. */
-	lt_cleanup_session(st->svc, st->ctx, NULL);
+	lt_cleanup_session(st->svc, st->ctx, NULL, NULL);
 	lt_cleanup_daemon(st->svc, st->ctx, 0);
 	lttng_event_list_free(&st->ust_events);
 	lttng_event_list_free(&st->kernel_events);

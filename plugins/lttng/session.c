@@ -3,8 +3,10 @@
  * lttng start` would, but with every error checked and reported. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -252,7 +254,11 @@ int lt_session_create(struct lt_session *s, const struct tracerig_services *svc,
 		    "not an absolute path (LTTng needs one)", s->name, cfg->output_dir);
 		return -EINVAL;
 	}
-	desc = lttng_session_descriptor_local_create(s->name, cfg->output_dir);
+	/* A snapshot session has no output of its own: each snapshot names
+	 * its directory (lt_session_snapshot), and the rings are read only
+	 * then. */
+	desc = cfg->snapshot ? lttng_session_descriptor_snapshot_create(s->name)
+			     : lttng_session_descriptor_local_create(s->name, cfg->output_dir);
 	if (!desc) {
 		LOG(s, TRACERIG_LOG_ERROR, "creating session %s failed: liblttng-ctl refused the "
 		    "output directory %s (an absolute path shorter than PATH_MAX)", s->name,
@@ -267,6 +273,7 @@ int lt_session_create(struct lt_session *s, const struct tracerig_services *svc,
 		return lt_errno(-(int)code);
 	}
 	s->created = 1;
+	s->snapshot = cfg->snapshot;
 
 	memset(&dom, 0, sizeof(dom));
 	dom.type = LTTNG_DOMAIN_UST;
@@ -399,6 +406,10 @@ int lt_session_stop(struct lt_session *s)
 		s->started = 0;
 	}
 	read_counters(s);
+	/* A snapshot session's rings are still read by the final snapshot,
+	 * after stop: it is destroyed by lt_session_destroy (fini). */
+	if (s->snapshot)
+		return ret;
 	code = lttng_destroy_session_ext(s->name, &dh);
 	if (code != LTTNG_OK) {
 		LOG(s, TRACERIG_LOG_ERROR, "destroying session %s failed: %s", s->name,
@@ -429,6 +440,109 @@ int lt_session_stop(struct lt_session *s)
 	lt_session_destroy(s);
 	return ret;
 }
+
+int lt_snapshot_record_local(const char *session, const char *dir, const char *name)
+{
+	struct lttng_snapshot_output *out = lttng_snapshot_output_create();
+	int ret;
+
+	if (!out)
+		return -LTTNG_ERR_NOMEM;
+	ret = lttng_snapshot_output_set_name(name, out);
+	if (ret == 0)
+		ret = lttng_snapshot_output_set_local_path(dir, out);
+	/* Waits until the consumer has written every ring buffer's content
+	 * (the current, partly filled sub-buffers flushed first). */
+	if (ret == 0)
+		ret = lttng_snapshot_record(session, out, 1);
+	lttng_snapshot_output_destroy(out);
+	return ret < 0 ? ret : 0;
+}
+
+int lt_session_snapshot(struct lt_session *s, const char *dir, char *written, size_t len)
+{
+	char name[64];
+	int ret;
+
+	s->last_error = 0;
+	if (!s->created || !s->snapshot)
+		return -EINVAL;
+	/* LTTng writes the snapshot into DIR/NAME-YYYYMMDD-HHMMSS-N/: a name
+	 * of our own tells the caller which directory is the one. */
+	snprintf(name, sizeof(name), "tracerig-snapshot-%u", ++s->n_snapshots);
+	ret = lt_snapshot_record_local(s->name, dir, name);
+	if (ret < 0) {
+		LOG(s, TRACERIG_LOG_ERROR, "snapshot of session %s into %s failed: %s", s->name, dir,
+		    lttng_strerror(ret));
+		s->last_error = -ret;
+		return lt_errno(ret);
+	}
+	if (written)
+		snprintf(written, len, "%s", name);
+	return 0;
+}
+
+static int not_dot(const struct dirent *e)
+{
+	return strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+}
+
+int lt_snapshot_hoist(const char *dir, const char *prefix)
+{
+	size_t plen = strlen(prefix);
+	struct dirent **subs = NULL, **items = NULL;
+	char sub[PATH_MAX], from[PATH_MAX], to[PATH_MAX];
+	int n_subs, n_items, found = -1, ret = 0;
+
+	n_subs = scandir(dir, &subs, not_dot, alphasort);
+	if (n_subs < 0)
+		return -errno;
+	for (int i = 0; i < n_subs && found < 0; i++)
+		if (strncmp(subs[i]->d_name, prefix, plen) == 0 && subs[i]->d_name[plen] == '-')
+			found = i;
+	if (found < 0)
+		ret = -ENOENT;
+	else if (snprintf(sub, sizeof(sub), "%s/%s", dir, subs[found]->d_name) >= (int)sizeof(sub))
+		ret = -ENAMETOOLONG;
+	for (int i = 0; i < n_subs; i++)
+		free(subs[i]);
+	free(subs);
+	if (ret < 0)
+		return ret;
+	/* Read whole before anything is renamed out of it. */
+	n_items = scandir(sub, &items, not_dot, alphasort);
+	if (n_items < 0)
+		return -errno;
+	for (int i = 0; i < n_items; i++) {
+		if (ret == 0 &&
+		    (snprintf(from, sizeof(from), "%s/%s", sub, items[i]->d_name) >= (int)sizeof(from) ||
+		     snprintf(to, sizeof(to), "%s/%s", dir, items[i]->d_name) >= (int)sizeof(to)))
+			ret = -ENAMETOOLONG;
+		if (ret == 0 && rename(from, to) < 0)
+			ret = -errno;
+		free(items[i]);
+	}
+	free(items);
+	if (ret == 0 && rmdir(sub) < 0)
+		ret = -errno;
+	return ret;
+}
+
+static int rmdir_one(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+	(void)sb;
+	(void)ftw;
+	if (type == FTW_DP)
+		rmdir(path); /* only ever removes an empty directory */
+	return 0;
+}
+
+void lt_remove_empty_dirs(const char *dir)
+{
+	/* Best effort: what is not empty stays, and says why by being there. */
+	(void)nftw(dir, rmdir_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 
 void lt_session_destroy(struct lt_session *s)
 {

@@ -31,6 +31,8 @@ struct lt_config {
 	int loglevel_only;               /* exactly that level instead of "at least" */
 	int kernel_required;             /* fail instead of continuing without kernel events */
 	const char *name_suffix;         /* appended to the session name, or NULL */
+	int snapshot;                    /* flight mode: a snapshot session, no output of
+					  * its own (output_dir unused) */
 };
 
 struct lttng_handle;
@@ -42,6 +44,8 @@ struct lt_session {
 	char name[64];
 	int created, started;
 	int kernel;                       /* kernel channel set up */
+	int snapshot;                     /* a snapshot session (flight mode) */
+	unsigned n_snapshots;             /* snapshots recorded so far */
 	struct lttng_handle *ust, *kern;
 	struct lttng_process_attr_tracker_handle *vpid_tracker;
 	uint64_t discarded_events, lost_packets;
@@ -87,8 +91,26 @@ int lt_session_start(struct lt_session *s);
 /* Stops recording, waits until every buffer is on disk, reads the
  * discarded/lost counters and destroys the session, leaving a complete
  * CTF trace in the output directory.  On failure returns a negative errno
- * and leaves the lttng_error_code in s->last_error. */
+ * and leaves the lttng_error_code in s->last_error.  A snapshot session
+ * is only stopped: the final snapshot still reads its rings. */
 int lt_session_stop(struct lt_session *s);
+/* A snapshot session: writes what the ring buffers hold now (flushed
+ * first) as a CTF trace under `dir` (absolute, existing), in a
+ * subdirectory LTTng names PREFIX-YYYYMMDD-HHMMSS-N, whose PREFIX goes
+ * into `written` (may be NULL).  Works before and after stop.  0 or a
+ * negative errno, the lttng_error_code in s->last_error. */
+int lt_session_snapshot(struct lt_session *s, const char *dir, char *written, size_t len);
+/* Records a snapshot of `session` into DIR/NAME-YYYYMMDD-HHMMSS-N/, with
+ * no state (the watchdog's cleanup uses it too).  0 or a negative
+ * lttng_error_code. */
+int lt_snapshot_record_local(const char *session, const char *dir, const char *name);
+/* Moves the content (ust/, kernel/) of LTTng's DIR/PREFIX-* snapshot
+ * directory up into DIR, so that a snapshot has a recording's layout
+ * (ust/uid/N/64-bit/, what TraceEvent reads).  0, -ENOENT when LTTng
+ * wrote no such directory, or another negative errno. */
+int lt_snapshot_hoist(const char *dir, const char *prefix);
+/* Removes DIR and the directories under it that are empty, bottom up. */
+void lt_remove_empty_dirs(const char *dir);
 /* Destroys whatever lt_session_create/start left (error paths, fini). */
 void lt_session_destroy(struct lt_session *s);
 

@@ -55,10 +55,11 @@ bt_text() { babeltrace2 "$1/lttngTrace" 2>"$TEST_TMP/bt.err"; }
 gone() { ! [ -d "/proc/$1" ] || grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; }
 # children_of PID: its child processes, one per line.
 children_of() { for s in /proc/[0-9]*/stat; do awk -v p="$1" '$4 == p { print $1 }' "$s" 2>/dev/null; done; }
-# wait_active TRACERIG_PID: until its session records (at most 30 s).
+# wait_active TRACERIG_PID: until its session records (at most 30 s); a
+# flight session's is "[active snapshot]".
 wait_active() {
 	for _ in $(seq 300); do
-		lttng list 2>/dev/null | grep -q "tracerig-$1-[0-9]* \[active\]" && return 0
+		lttng list 2>/dev/null | grep -Eq "tracerig-$1-[0-9]* \[active( snapshot)?\]" && return 0
 		kill -0 "$1" 2>/dev/null || return 1
 		sleep 0.1
 	done
