@@ -42,7 +42,7 @@ const struct tracerig_key tr_session_keys[] = {
 	  .description = "Write each stack view as a pprof profile too (cpu.pb.gz, offcpu.pb.gz, wall.pb.gz), with mappings and build ids, for continuous-profiling stores and `go tool pprof`." },
 	{ .name = "mode", .type = TRACERIG_KEY_ENUM, .default_value = "record",
 	  .choices = "record,flight",
-	  .description = "record: collect for duration (or until stopped) and write one archive. flight: a flight recorder: collect until stopped keeping only the last window, and write <name>-<UTC time>.trace.zip of that window into the output directory on each trigger (SIGUSR1, `tracerig snapshot`, trigger_cpu, trigger_crash) and when stopped; duration applies only when given with -d. Only backends with flight support (perf_events, mapharvest) take part: others fail the session when required, else are left out with a warning. See docs/flight.md." },
+	  .description = "record: collect for duration (or until stopped) and write one archive. flight: a flight recorder: collect until stopped keeping only the last window, and write <name>-<UTC time>.trace.zip of that window into the output directory on each trigger (SIGUSR1, `tracerig snapshot`, trigger_cpu, trigger_crash) and when stopped; duration applies only when given with -d. Only backends with flight support (perf_events, mapharvest, lttng) take part: others fail the session when required, else are left out with a warning. See docs/flight.md." },
 	{ .name = "window", .type = TRACERIG_KEY_DURATION, .default_value = "30s",
 	  .min = 1000, .max = 24LL * 3600 * 1000,
 	  .description = "mode = flight: how much of the recent past each snapshot holds; sources keep about this much on disk (perf_events: at most window + window/4 of recording)." },
