@@ -100,6 +100,8 @@ struct conv {
 	const char *data; /* perf.data's data section, mapped */
 	struct sc_stats *st;
 	struct cpu_pprof *pp; /* NULL: no cpu.pb.gz */
+	struct frame *frames; /* one sample's, innermost first */
+	int txt_open;         /* txt is set up */
 };
 
 static const struct pc_opened *event_of(const struct conv *cv, uint64_t id)
@@ -636,6 +638,91 @@ static int replay(struct conv *cv, const struct perf_event_header *h, struct fra
 	return 0;
 }
 
+/* perf.data mapped whole (every page is read: in one go, not a page fault
+ * at a time), its header checked.  0 or -errno with `why` filled. */
+static int map_perf_data(const char *perf_data, int *fd, void **map, size_t *size, char *why,
+			 size_t why_len)
+{
+	const struct pd_file_header *fh;
+	struct stat sb;
+
+	*map = MAP_FAILED;
+	*fd = open(perf_data, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0) {
+		int err = errno;
+
+		snprintf(why, why_len, "cannot open %s: %s", perf_data, strerror(err));
+		return -err;
+	}
+	if (fstat(*fd, &sb) < 0 || (size_t)sb.st_size < sizeof(*fh)) {
+		snprintf(why, why_len, "%s is too short to be perf.data", perf_data);
+		return -EINVAL;
+	}
+	*size = (size_t)sb.st_size;
+	*map = mmap(NULL, *size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, *fd, 0);
+	if (*map == MAP_FAILED) {
+		int err = errno;
+
+		snprintf(why, why_len, "cannot map %s: %s", perf_data, strerror(err));
+		return -err;
+	}
+	fh = *map;
+	if (fh->magic != PD_MAGIC || fh->data.offset + fh->data.size > (uint64_t)*size) {
+		snprintf(why, why_len, "%s is not a finished perf.data file", perf_data);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* What the conversion works with: sample ids, frame texts, the folded
+ * line, perf.data.txt's buffer, cpu.pb.gz's builder state, the comms.
+ * 0 or -ENOMEM (conv_free frees what was made). */
+static int conv_alloc(struct conv *cv, FILE *txt, struct pp_builder *pp)
+{
+	if (sample_ids_build(&cv->ids, cv->ev, cv->n_ev) < 0)
+		return -ENOMEM;
+	cv->frames = malloc(PERF_MAX_STACK_DEPTH * 2 * sizeof(*cv->frames));
+	cv->texts = ft_new(cv->svc, cv->ctx);
+	cv->line = malloc(FOLD_LINE_MAX);
+	cv->comms = comms_new();
+	if (!cv->frames || !cv->texts || !cv->line || !cv->comms)
+		return -ENOMEM;
+	if (txt) {
+		if (textbuf_init(&cv->txt, txt, TEXT_BLOCK) < 0)
+			return -ENOMEM;
+		cv->txt_open = 1;
+	}
+	if (pp) {
+		cv->pp = calloc(1, sizeof(*cv->pp));
+		if (!cv->pp || !(cv->pp->locs = malloc(PERF_MAX_STACK_DEPTH * 2 * sizeof(uint64_t))) ||
+		    !(cv->pp->frames = pp_frames_new(pp, cv->svc, cv->ctx)))
+			return -ENOMEM;
+		cv->pp->b = pp;
+	}
+	return 0;
+}
+
+static void conv_free(struct conv *cv)
+{
+	trace_seq_destroy(&cv->seq);
+	if (cv->tep)
+		tep_free(cv->tep);
+	if (cv->txt_open)
+		(void)textbuf_fini(&cv->txt);
+	for (size_t i = 0; i < PENDING; i++)
+		free(cv->pending[i].line);
+	free(cv->line);
+	ft_free(cv->texts);
+	free(cv->frames);
+	if (cv->pp) {
+		free(cv->pp->locs);
+		pp_frames_free(cv->pp->frames);
+	}
+	free(cv->pp);
+	comms_free(cv->comms);
+	sample_ids_free(&cv->ids);
+}
+
 int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, FILE *txt,
 	       struct tr_folded *folded, struct pp_builder *pp, const struct tracerig_services *svc,
 	       struct tracerig_ctx *ctx, struct unwinder *uw, const struct uw_bg *bg,
@@ -644,77 +731,31 @@ int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, F
 	struct conv cv = { .ev = ev, .n_ev = n_ev, .with_txt = txt != NULL, .folded = folded,
 			   .svc = svc, .ctx = ctx, .uw = uw, .bg = bg, .st = st };
 	const struct pd_file_header *fh;
-	struct frame *frames = NULL;
 	struct time_ref *order = NULL;
-	size_t n_order = 0;
-	struct stat sb;
-	void *map = MAP_FAILED;
-	uint64_t end;
+	size_t n_order = 0, size = 0;
+	void *map;
 	int fd, ret;
 
 	memset(st, 0, sizeof(*st));
 	trace_seq_init(&cv.seq);
-	fd = open(perf_data, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		snprintf(why, why_len, "cannot open %s: %s", perf_data, strerror(-ret));
+	ret = map_perf_data(perf_data, &fd, &map, &size, why, why_len);
+	if (ret < 0)
 		goto out;
-	}
-	if (fstat(fd, &sb) < 0 || (size_t)sb.st_size < sizeof(*fh)) {
-		ret = -EINVAL;
-		snprintf(why, why_len, "%s is too short to be perf.data", perf_data);
-		goto out;
-	}
-	/* Every page is read: mapped in one go, not a page fault at a time. */
-	map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-	if (map == MAP_FAILED) {
-		ret = -errno;
-		snprintf(why, why_len, "cannot map %s: %s", perf_data, strerror(-ret));
-		goto out;
-	}
 	fh = map;
-	if (fh->magic != PD_MAGIC || fh->data.offset + fh->data.size >
-	    (uint64_t)sb.st_size) {
-		ret = -EINVAL;
-		snprintf(why, why_len, "%s is not a finished perf.data file", perf_data);
-		goto out;
-	}
-	ret = sample_ids_build(&cv.ids, ev, n_ev);
+	ret = conv_alloc(&cv, txt, pp);
 	if (ret < 0)
 		goto nomem;
-	frames = malloc(PERF_MAX_STACK_DEPTH * 2 * sizeof(*frames));
-	cv.texts = ft_new(svc, ctx);
-	cv.line = malloc(FOLD_LINE_MAX);
-	if (!frames || !cv.texts || !cv.line || (txt && textbuf_init(&cv.txt, txt, TEXT_BLOCK) < 0)) {
-		ret = -ENOMEM;
-		goto nomem;
-	}
-	if (pp) {
-		cv.pp = calloc(1, sizeof(*cv.pp));
-		if (!cv.pp || !(cv.pp->locs = malloc(PERF_MAX_STACK_DEPTH * 2 * sizeof(uint64_t))) ||
-		    !(cv.pp->frames = pp_frames_new(pp, svc, ctx))) {
-			ret = -ENOMEM;
-			goto nomem;
-		}
-		cv.pp->b = pp;
-	}
 	ret = setup_tep(&cv, why, why_len);
 	if (ret < 0)
 		goto out;
-
-	cv.comms = comms_new();
-	if (!cv.comms) {
-		ret = -ENOMEM;
-		goto nomem;
-	}
 	cv.trailer_time_from_end = sample_time_from_end(ev[0].attr.sample_type);
-	end = fh->data.offset + fh->data.size;
 	cv.data = (const char *)map + fh->data.offset;
-	ret = scan_records(&cv, map, fh->data.offset, end, &order, &n_order);
+	ret = scan_records(&cv, map, fh->data.offset, fh->data.offset + fh->data.size, &order,
+			   &n_order);
 	if (ret < 0)
 		goto nomem;
 	for (size_t i = 0; i < n_order; i++) {
-		ret = replay(&cv, (const void *)((const char *)map + order[i].off), frames);
+		ret = replay(&cv, (const void *)((const char *)map + order[i].off), cv.frames);
 		if (ret < 0)
 			goto nomem;
 	}
@@ -733,27 +774,11 @@ int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, F
 nomem:
 	snprintf(why, why_len, "out of memory reading %s", perf_data);
 out:
-	trace_seq_destroy(&cv.seq);
-	if (cv.tep)
-		tep_free(cv.tep);
+	conv_free(&cv);
 	if (map != MAP_FAILED)
-		munmap(map, (size_t)sb.st_size);
+		munmap(map, size);
 	if (fd >= 0)
 		close(fd);
-	if (txt)
-		(void)textbuf_fini(&cv.txt);
-	for (size_t i = 0; i < PENDING; i++)
-		free(cv.pending[i].line);
-	free(cv.line);
-	ft_free(cv.texts);
-	free(frames);
 	free(order);
-	if (cv.pp) {
-		free(cv.pp->locs);
-		pp_frames_free(cv.pp->frames);
-	}
-	free(cv.pp);
-	comms_free(cv.comms);
-	sample_ids_free(&cv.ids);
 	return ret;
 }
