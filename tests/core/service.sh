@@ -104,6 +104,23 @@ check_grep "and it says a signal ended the session" '"session_ended_by": "signal
 check "its socket is gone" test ! -e "$TRACERIG_RUNTIME_DIR/svc.sock"
 check_eq "two archives: the snapshot and the final one" 2 "$(ls "$adir"/svc-*.trace.zip | wc -l)"
 
+# `tracerig stop` from another directory ends it too, printing the final
+# snapshot's path (under systemd the unit is then inactive, not failed).
+notify_listen "$TEST_TMP/notify4.sock" "$TEST_TMP/notified4"
+NOTIFY_SOCKET="$TEST_TMP/notify4.sock" "$TRACERIG" start --foreground -c "$ini" --name stopme \
+	-o "$adir" >"$TEST_TMP/fg2.out" 2>"$TEST_TMP/fg2.err" </dev/null &
+fg2=$!
+on_exit "kill $fg2 2>/dev/null"
+wait_file "$TEST_TMP/notified4"
+rc=0
+(cd "$elsewhere" && "$TRACERIG" stop stopme >"$TEST_TMP/stop.out" 2>"$TEST_TMP/stop.err") || rc=$?
+check_eq "tracerig stop NAME of a foreground session exits 0" 0 "$rc"
+check_grep "and prints the final snapshot's path" "^$adir/svc-[0-9]{8}T[0-9]{6}Z(-[0-9]+)?\\.trace\\.zip\$" "$TEST_TMP/stop.out"
+check "that snapshot is written" test -s "$(cat "$TEST_TMP/stop.out")"
+rc=0
+wait "$fg2" || rc=$?
+check_eq "the foreground session then exits 0" 0 "$rc"
+
 # A launched command does not inherit NOTIFY_SOCKET: only tracerig speaks
 # for the service.
 notify_listen "$TEST_TMP/notify2.sock" "$TEST_TMP/notified2"

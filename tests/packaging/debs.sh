@@ -170,11 +170,13 @@ assert p["perf_events"]["file"] == sys.argv[2] + "/perf_events.so", p["perf_even
 	"$TEST_TMP/cpu/manifest.json" "$plugindir"
 
 # ---- the unit's command line, as installed, for tracerig@cpu: checked
+# (/var/lib/tracerig made first, as the unit's StateDirectory= makes it)
 rc=0
-in_root tracerig start --foreground --name cpu -c /etc/tracerig/profiles/cpu.ini \
-	--set tracerig.mode=flight -o /var/lib/tracerig --check >"$TEST_TMP/unitcheck.out" 2>&1 || rc=$?
+in_root sh -c 'install -d -m 0700 /var/lib/tracerig && exec tracerig start --foreground \
+	--name cpu -c /etc/tracerig/profiles/cpu.ini --set tracerig.mode=flight \
+	-o /var/lib/tracerig --check' >"$TEST_TMP/unitcheck.out" 2>&1 || rc=$?
 check_eq "tracerig@cpu.service's command line, with --check, exits 0 in the root" 0 \
-	"$rc$(grep -m3 'error' "$TEST_TMP/unitcheck.out" | sed 's/^/ /')"
+	"$rc$([ "$rc" = 0 ] || head -5 "$TEST_TMP/unitcheck.out" | sed 's/^/ /')"
 
 # ---- --check names the package of each backend the profile lacks
 rc=0
