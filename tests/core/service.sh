@@ -198,6 +198,7 @@ rc=0
 (cd / && NOTIFY_SOCKET="$TEST_TMP/notify3.sock" "${cmd[@]}" -d 2) \
 	>"$TEST_TMP/unitrun.out" 2>"$TEST_TMP/unitrun.err" </dev/null || rc=$?
 check_eq "ExecStart's command line runs for 2 s and exits 0" 0 "$rc"
+check_grep "the unit's -v: the journal says what triggered the final snapshot" 'snapshot [0-9]+ \(stop\)' "$TEST_TMP/unitrun.err"
 check_eq "and told the notify socket it was ready" READY=1 "$(head -1 "$TEST_TMP/notified3" 2>/dev/null)"
 final=$(ls "$state"/hostcpu-*.trace.zip 2>/dev/null | tail -1)
 check "it wrote a snapshot into the state directory" test -n "$final" -a -s "$final"
