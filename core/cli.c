@@ -19,6 +19,7 @@ enum {
 	OPT_LIST_PLUGINS,
 	OPT_PROFILE_REFERENCE,
 	OPT_NAME,
+	OPT_FOREGROUND,
 };
 
 static const struct option long_options[] = {
@@ -32,6 +33,7 @@ static const struct option long_options[] = {
 	{ "list-plugins", no_argument, NULL, OPT_LIST_PLUGINS },
 	{ "profile-reference", no_argument, NULL, OPT_PROFILE_REFERENCE },
 	{ "name", required_argument, NULL, OPT_NAME },
+	{ "foreground", no_argument, NULL, OPT_FOREGROUND },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -48,6 +50,8 @@ void tr_cli_usage(FILE *out)
 		"       tracerig report ARCHIVE [--top N]\n"
 		"       tracerig convert ARCHIVE [--to pprof|folded|speedscope] [-o DIR]\n"
 		"       tracerig start -c PROFILE [--name NAME] [options]   (in the background)\n"
+		"       tracerig start --foreground -c PROFILE ...   (for systemd: the same\n"
+		"                           control socket, the log on stderr)\n"
 		"       tracerig stop [NAME]   |   tracerig status\n"
 		"       tracerig snapshot [NAME]   (a flight recorder: the last window)\n"
 		"\n"
@@ -65,6 +69,9 @@ void tr_cli_usage(FILE *out)
 		"      --plugin-dir DIR     look for plugins in DIR first (repeatable)\n"
 		"      --name NAME          with start: the session's name (default: the\n"
 		"                           profile's file name without .ini)\n"
+		"      --foreground         with start: do not fork; the session keeps its\n"
+		"                           control socket (stop, snapshot, status) and logs\n"
+		"                           to stderr, as a service manager wants\n"
 		"      --check              validate the profile and tell whether each backend\n"
 		"                           can work on this machine\n"
 		"      --list-plugins       list installed plugins (-v: with their keys)\n"
@@ -173,6 +180,9 @@ int tr_cli_parse(int argc, char **argv, struct tr_options *opts, int *done)
 			break;
 		case OPT_NAME:
 			opts->session_name = optarg;
+			break;
+		case OPT_FOREGROUND:
+			opts->foreground = 1;
 			break;
 		case OPT_LIST_PLUGINS:
 			opts->list_plugins = 1;

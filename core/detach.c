@@ -43,8 +43,15 @@ int tr_detach_check(struct tr_options *opts, char *name_buf, size_t len)
 
 	if (refuse_non_root("start") < 0)
 		return TR_EXIT_FAILURE;
-	if (opts->check || opts->list_plugins) {
-		tr_err("tracerig start runs a session; --check and --list-plugins do not go with it");
+	if (opts->list_plugins) {
+		tr_err("tracerig start runs a session; --list-plugins does not go with it");
+		return TR_EXIT_USAGE;
+	}
+	/* `start --foreground --check`: a unit's ExecStart line checked as it
+	 * stands (profile, keys, backends), with nothing run or listened on. */
+	if (opts->check && !opts->foreground) {
+		tr_err("tracerig start runs a session; --check goes with it only with "
+		       "--foreground (to check a service's command line)");
 		return TR_EXIT_USAGE;
 	}
 	if (!opts->session_name) {
@@ -55,8 +62,12 @@ int tr_detach_check(struct tr_options *opts, char *name_buf, size_t len)
 		tr_err("--name %s: %s", opts->session_name, why);
 		return TR_EXIT_USAGE;
 	}
+	/* A check runs nothing: the service it checks may well be running. */
+	if (opts->check)
+		return TR_EXIT_OK;
 	if (tr_control_prepare_dir(why, sizeof(why)) < 0) {
-		tr_err("cannot run detached: %s", why);
+		tr_err("cannot run %s: %s", opts->foreground ? "with a control socket" : "detached",
+		       why);
 		return TR_EXIT_FAILURE;
 	}
 	fd = tr_control_connect(opts->session_name);
@@ -247,7 +258,8 @@ int tr_detach_stop(int argc, char **argv)
 	if (status != TR_EXIT_OK && answered && ret == 0 && !strstr(line, "failed"))
 		tr_err("session '%s' ended without saying where its archive is: it may have died "
 		       "while packaging (its watchdog then packages what it collected; see "
-		       "%s/%s.log)", name, tr_control_dir(), name);
+		       "%s/%s.log, or the journal for a --foreground one)", name,
+		       tr_control_dir(), name);
 	return status;
 }
 
@@ -276,8 +288,8 @@ int tr_detach_snapshot(int argc, char **argv)
 	close(fd);
 	if (status != TR_EXIT_OK && ret == 0 && strncmp(line, "error: ", 7) != 0 &&
 	    strncmp(line, "failed", 6) != 0)
-		tr_err("session '%s' ended without saying where the snapshot is (see %s/%s.log)",
-		       name, tr_control_dir(), name);
+		tr_err("session '%s' ended without saying where the snapshot is (see %s/%s.log, "
+		       "or the journal for a --foreground one)", name, tr_control_dir(), name);
 	return status;
 }
 

@@ -169,6 +169,12 @@ int main(int argc, char **argv)
 		tr_err("--name names a detached session: use it with `tracerig start`");
 		status = TR_EXIT_USAGE;
 	}
+	if (status == TR_EXIT_OK && !done && opts.foreground && !detach) {
+		tr_err("--foreground goes with `tracerig start` (a named session with a control "
+		       "socket that stays in the foreground); a plain `tracerig -c PROFILE` is "
+		       "in the foreground already");
+		status = TR_EXIT_USAGE;
+	}
 	if (status == TR_EXIT_OK && !done && detach)
 		status = tr_detach_check(&opts, session_name, sizeof(session_name));
 	if (status != TR_EXIT_OK || done) {
@@ -181,7 +187,10 @@ int main(int argc, char **argv)
 		return status;
 	}
 	status = tr_session_prepare(&session, &opts);
-	if (status == TR_EXIT_OK && detach) {
+	/* --foreground: no fork.  The session opens its control socket itself
+	 * (opts.session_name, set by tr_detach_check), as a detached one does,
+	 * and its SIGTERM ends it as any foreground session's does. */
+	if (status == TR_EXIT_OK && detach && !opts.foreground) {
 		int in_session;
 
 		status = tr_detach_start(&opts, &in_session);

@@ -25,6 +25,9 @@ struct tr_options {
 	char **argv;
 	const char *session_name; /* detached (`tracerig start`): the control socket's name */
 	int ready_fd;             /* detached: told once collection runs, else -1 */
+	int foreground;           /* `tracerig start --foreground`: a named session with its
+				   * control socket that stays in the foreground (a service
+				   * manager's child), its log on stderr */
 };
 
 #endif

@@ -6,10 +6,12 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,7 +32,14 @@ struct tr_remote {
 	char log_path[4096];
 	int stoppers[MAX_STOPPERS]; /* connections that asked to stop */
 	size_t n_stoppers;
+	/* --foreground under systemd (Type=notify): $NOTIFY_SOCKET, told
+	 * READY=1 once collection runs, so `systemctl start` returns when
+	 * `tracerig snapshot` can be answered and fails if the session does. */
+	char notify_socket[sizeof(((struct sockaddr_un *)0)->sun_path)];
 };
+
+/* A foreground session's log is its stderr: the journal under systemd. */
+#define FOREGROUND_LOG "standard error (the journal when systemd runs it)"
 
 int tr_remote_open(struct tr_session *s)
 {
@@ -47,13 +56,23 @@ int tr_remote_open(struct tr_session *s)
 	}
 	r->listen_fd = tr_control_listen(name, why, sizeof(why));
 	if (r->listen_fd < 0) {
-		tr_err("cannot run detached: %s", why);
+		tr_err("cannot open the session's control socket: %s", why);
 		free(r);
 		return -1;
 	}
 	r->ready_fd = s->opts->ready_fd;
 	tr_control_file(name, ".sock", r->socket_path, sizeof(r->socket_path));
-	tr_control_file(name, ".log", r->log_path, sizeof(r->log_path));
+	if (s->opts->foreground) {
+		const char *notify = getenv("NOTIFY_SOCKET");
+
+		snprintf(r->log_path, sizeof(r->log_path), "%s", FOREGROUND_LOG);
+		if (notify && strlen(notify) < sizeof(r->notify_socket))
+			snprintf(r->notify_socket, sizeof(r->notify_socket), "%s", notify);
+		/* Ours alone: a launched command must not speak for the service. */
+		unsetenv("NOTIFY_SOCKET");
+	} else {
+		tr_control_file(name, ".log", r->log_path, sizeof(r->log_path));
+	}
 	s->remote = r;
 	return 0;
 }
@@ -207,10 +226,43 @@ int tr_remote_serve(struct tr_session *s)
 	return stop;
 }
 
+/* sd_notify(3)'s protocol without libsystemd: one datagram to the
+ * service manager's socket, a path or, after '@', an abstract name. */
+static void notify_service_manager(const char *socket_path, const char *message)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	size_t len = strlen(socket_path);
+	int fd;
+
+	if ((socket_path[0] != '/' && socket_path[0] != '@') || len >= sizeof(addr.sun_path)) {
+		tr_warn("NOTIFY_SOCKET=%s: not a socket path; the service manager is not told "
+			"that collection runs", socket_path);
+		return;
+	}
+	memcpy(addr.sun_path, socket_path, len);
+	if (addr.sun_path[0] == '@')
+		addr.sun_path[0] = '\0';
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || sendto(fd, message, strlen(message), MSG_NOSIGNAL,
+			     (struct sockaddr *)&addr,
+			     (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len)) < 0)
+		tr_warn("cannot tell the service manager (NOTIFY_SOCKET=%s) that collection "
+			"runs: %s", socket_path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+}
+
 void tr_remote_ready(struct tr_session *s)
 {
 	struct tr_remote *r = s->remote;
 
+	if (r && r->notify_socket[0]) {
+		char message[64];
+
+		snprintf(message, sizeof(message), "READY=1\nMAINPID=%d", (int)getpid());
+		notify_service_manager(r->notify_socket, message);
+		r->notify_socket[0] = '\0';
+	}
 	if (!r || r->ready_fd < 0)
 		return;
 	if (write(r->ready_fd, "ready\n", 6) != 6)

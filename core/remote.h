@@ -1,4 +1,4 @@
-/* A detached session's side of its control socket: answering `tracerig
+/* A detached (or `start --foreground`) session's side of its control socket: answering `tracerig
  * status`, taking `tracerig stop`, and telling the stopper where the
  * archive went once it is written. */
 #ifndef TR_REMOTE_H
@@ -15,7 +15,8 @@ int tr_remote_fd(const struct tr_session *s);
  * `snapshot` request is handed to flight.c (tr_flight_request), which
  * answers it once the archive is written. */
 int tr_remote_serve(struct tr_session *s);
-/* Tells `tracerig start` that collection runs. */
+/* Tells `tracerig start` that collection runs; with --foreground, the
+ * service manager ($NOTIFY_SOCKET: READY=1). */
 void tr_remote_ready(struct tr_session *s);
 /* Answers whoever asked to stop (the archive's path, or why there is
  * none), then closes and removes the socket. */

@@ -89,6 +89,12 @@ CORE_SH_TESTS = \
 	tests/core/report_perfcollect.sh
 TESTS += $(CORE_SH_TESTS)
 dist_check_SCRIPTS += $(CORE_SH_TESTS)
+# `tracerig start --foreground` and tracerig@.service: flight mode, so
+# perf_events.
+if BUILD_PLUGIN_PERF_EVENTS
+TESTS += tests/core/service.sh
+endif
+dist_check_SCRIPTS += tests/core/service.sh
 EXTRA_DIST += tests/lib.sh tests/lib-pprof.sh tests/core/profiles
 
 # The flight recorder's CPU trigger: the decision from numbers, CPU time

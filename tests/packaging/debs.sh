@@ -82,6 +82,12 @@ check "tracerig-dev ships plugin.h, tracerig-plugin.pc, the guide and the exampl
 check "tracerig.conf is a conffile" bash -c "dpkg-deb -I '$(deb tracerig)' conffiles | grep -qx /etc/tracerig/tracerig.conf"
 check_eq "tracerig-lttng recommends lttng-tools" "lttng-tools" \
 	"$(dpkg-deb -f "$(deb tracerig-lttng)" Recommends)"
+# The service (conf/systemd/tracerig@.service.in) with the package's paths.
+dpkg-deb --fsys-tarfile "$(deb tracerig)" | tar -xO ./lib/systemd/system/tracerig@.service \
+	>"$TEST_TMP/unit" 2>/dev/null
+check_grep "tracerig ships /lib/systemd/system/tracerig@.service, running /usr/bin/tracerig start --foreground" \
+	'^ExecStart=/usr/bin/tracerig start --foreground ' "$TEST_TMP/unit"
+check_grep "the unit runs /etc/tracerig/profiles/INSTANCE.ini" '-c /etc/tracerig/profiles/%i\.ini' "$TEST_TMP/unit"
 
 # lintian at its default level: no error and no warning (overrides, each
 # with its reason, are in packaging/debian/*.lintian-overrides).
@@ -162,6 +168,15 @@ assert sorted(p) == ["perf_events", "zip"], sorted(p)
 assert p["perf_events"]["status"] == "ok", p["perf_events"]
 assert p["perf_events"]["file"] == sys.argv[2] + "/perf_events.so", p["perf_events"]["file"]' \
 	"$TEST_TMP/cpu/manifest.json" "$plugindir"
+
+# ---- the unit's command line, as installed, for tracerig@cpu: checked
+# (/var/lib/tracerig made first, as the unit's StateDirectory= makes it)
+rc=0
+in_root sh -c 'install -d -m 0700 /var/lib/tracerig && exec tracerig start --foreground \
+	--name cpu -c /etc/tracerig/profiles/cpu.ini --set tracerig.mode=flight \
+	-o /var/lib/tracerig --check' >"$TEST_TMP/unitcheck.out" 2>&1 || rc=$?
+check_eq "tracerig@cpu.service's command line, with --check, exits 0 in the root" 0 \
+	"$rc$([ "$rc" = 0 ] || head -5 "$TEST_TMP/unitcheck.out" | sed 's/^/ /')"
 
 # ---- --check names the package of each backend the profile lacks
 rc=0

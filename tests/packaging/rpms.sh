@@ -41,6 +41,19 @@ check "tracerig ships the binary, tracerig.conf (a config file) and every profil
 	for p in "$2"/conf/profiles/*.ini; do
 		grep -qx "/etc/tracerig/profiles/${p##*/}" <<<"$c" || { echo "no ${p##*/}"; exit 1; }
 	done' _ "$(rpm_of tracerig)" "$top_srcdir"
+check "tracerig ships tracerig@.service in the unit directory" bash -c \
+	'rpm -qpl "$1" 2>/dev/null | grep -qx /usr/lib/systemd/system/tracerig@.service' _ "$(rpm_of tracerig)"
+# rpm2archive (rpm >= 4.15) turns the payload into a tar: no cpio needed.
+if command -v rpm2archive >/dev/null; then
+	rpm2archive - <"$(rpm_of tracerig)" 2>/dev/null |
+		tar -xzO ./usr/lib/systemd/system/tracerig@.service >"$TEST_TMP/unit" 2>/dev/null
+	check_grep "the unit runs /usr/bin/tracerig start --foreground" \
+		'^ExecStart=/usr/bin/tracerig start --foreground ' "$TEST_TMP/unit"
+	check_grep "the unit runs /etc/tracerig/profiles/INSTANCE.ini" \
+		'-c /etc/tracerig/profiles/%i\.ini' "$TEST_TMP/unit"
+else
+	skip "the unit runs /usr/bin/tracerig start --foreground" "needs rpm2archive"
+fi
 check "tracerig-devel ships plugin.h, tracerig-plugin.pc and the example" bash -c '
 	c=$(rpm -qpl "$1" 2>/dev/null)
 	for f in /usr/include/tracerig/plugin.h /tracerig-plugin.pc /example/loadavg.c /writing-a-plugin.md; do
