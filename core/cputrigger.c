@@ -74,10 +74,13 @@ int tr_cpu_time_of(const pid_t *pids, size_t n, uint64_t *cpu_ns)
 	*cpu_ns = 0;
 	for (size_t i = 0; i < n; i++) {
 		unsigned long long utime, stime;
+		char path[64], stat[1024];
 
-		/* proc(5): 14 utime, 15 stime, the process's threads summed. */
-		if (tr_proc_stat_field(pids[i], 14, &utime) < 0 ||
-		    tr_proc_stat_field(pids[i], 15, &stime) < 0)
+		/* proc(5): 14 utime, 15 stime, the process's threads summed;
+		 * both from one read. */
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pids[i]);
+		if (tr_read_text(path, stat, sizeof(stat)) < 0 ||
+		    tr_stat_field(stat, 14, &utime) < 0 || tr_stat_field(stat, 15, &stime) < 0)
 			continue;
 		*cpu_ns += ticks_to_ns(utime + stime);
 		alive++;

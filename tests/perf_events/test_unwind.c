@@ -13,6 +13,7 @@
 #include "core/symbols/symbolizer.h"
 #include "unwind.h"
 #include "unwindbg.h"
+#include "lib/procpid.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -336,7 +337,7 @@ DEF_TEST(full_queue_leaves_samples)
 }
 
 /* Threads of this process whose scheduling policy is SCHED_IDLE (field 41
- * of /proc/self/task/TID/stat, the 39th after the command's ')'). */
+ * of /proc/self/task/TID/stat). */
 static int idle_threads(void)
 {
 	DIR *d = opendir("/proc/self/task");
@@ -346,26 +347,14 @@ static int idle_threads(void)
 	if (!d)
 		return -1;
 	while ((de = readdir(d))) {
-		char path[300], buf[1024], *p;
-		FILE *f;
-		size_t len;
-		int field = 2;
+		char path[300], buf[1024];
+		unsigned long long policy;
 
 		if (de->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "/proc/self/task/%s/stat", de->d_name);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		len = fread(buf, 1, sizeof(buf) - 1, f);
-		fclose(f);
-		buf[len] = '\0';
-		p = strrchr(buf, ')');
-		while (p && field < 41) {
-			p = strchr(p + 1, ' ');
-			field++;
-		}
-		if (p && atoi(p + 1) == SCHED_IDLE)
+		if (tr_read_text(path, buf, sizeof(buf)) > 0 && tr_stat_field(buf, 41, &policy) == 0 &&
+		    policy == SCHED_IDLE)
 			n++;
 	}
 	closedir(d);
