@@ -44,8 +44,11 @@ for b in "${builds[@]}"; do
 		head -10 | while IFS= read -r trs; do
 			log=${trs%.trs}.log
 			echo "  --- $log"
-			awk '/^not ok/ { keep = 25 } keep > 0 && (/^not ok/ || /^#/) { print "  " $0; keep--; next } { keep = 0 }' \
-				"$log" 2>/dev/null | head -60
+			# C unit tests print a check's messages before its result
+			# line, shell tests after it: keep both sides.
+			awk '/^(ok|not ok) / { if ($1 == "not") { for (i = 0; i < nb; i++) print "  " before[i]; keep = 25; print "  " $0 } else keep = 0; nb = 0; next }
+			     /^#/ { if (keep > 0) { print "  " $0; keep--; } else if (nb < 25) before[nb++] = $0; next }
+			     { keep = 0 }' "$log" 2>/dev/null | head -80
 			grep -q '^not ok' "$log" 2>/dev/null || tail -n 15 "$log" 2>/dev/null | sed 's/^/  /'
 			grep -h -m5 'ERROR: AddressSanitizer\|runtime error:\|LeakSanitizer' "$log" 2>/dev/null | sed 's/^/  /'
 		done

@@ -40,6 +40,7 @@ const char *const oc_counter_names[OFFCPU_CNT__MAX] = {
 	[OFFCPU_CNT_UCOPY_SLOT_FULL] = "dwarf_copies_lost_no_slot",
 	[OFFCPU_CNT_UCOPY_RING_FULL] = "dwarf_copies_lost_ring_full",
 	[OFFCPU_CNT_UCOPY_SENT] = "dwarf_copies_sent",
+	[OFFCPU_CNT_RETURN_UNSEEN] = "intervals_lost_return_unseen",
 };
 
 struct oc_collector {

@@ -344,6 +344,17 @@ static __always_inline void switch_out(void *ctx, __u64 pid_tgid, struct offcpu_
 {
 	__u32 q = OFFCPU_Q_ONE;
 
+	/* Rare, on a loaded machine: a thread is back on a CPU without a
+	 * sched_switch into it that this program saw, and leaves again.  The
+	 * interval that started at start_ns has no end: counted, not guessed. */
+	if (st->start_ns) {
+		count(OFFCPU_CNT_RETURN_UNSEEN);
+		if (st->ucopy) {
+			__u32 tid = (__u32)pid_tgid;
+
+			bpf_map_delete_elem(&ucopies, &tid);
+		}
+	}
 	st->start_ns = now;
 	st->tgid = pid_tgid >> 32;
 	st->pid = (__u32)pid_tgid;

@@ -48,6 +48,8 @@ enum offcpu_counter {
 	OFFCPU_CNT_UCOPY_SLOT_FULL, /* callchain = dwarf: no slot for the stack copy (user stack lost) */
 	OFFCPU_CNT_UCOPY_RING_FULL, /* callchain = dwarf: copy not sent, ring buffer full (lost) */
 	OFFCPU_CNT_UCOPY_SENT,      /* callchain = dwarf: copies sent to user space to unwind */
+	OFFCPU_CNT_RETURN_UNSEEN,   /* interval lost: the thread left a CPU again before its
+	                               * return to one was seen */
 	OFFCPU_CNT__MAX,
 };
 

