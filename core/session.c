@@ -953,10 +953,19 @@ static int run_snapshot_callbacks(struct tr_session *s, struct tr_snapshot *snap
 				drain_signals(s, "writing a snapshot");
 		}
 	}
-	for (size_t i = 0; !abandoned && i < n; i++)
-		if (rets[i] < 0)
+	/* The final snapshot is the session's result, as flush is a
+	 * recording's: a source that fails it has failed (a required one
+	 * fails the session).  Earlier ones leave that source's data out of
+	 * one archive while collection goes on. */
+	for (size_t i = 0; !abandoned && i < n; i++) {
+		if (rets[i] >= 0)
+			continue;
+		if (snap->final)
+			fail_plugin(ctxs[i], "final snapshot", rets[i]);
+		else
 			tr_log(TRACERIG_LOG_WARN, ctxs[i]->plugin->name, "snapshot failed: %s (the "
 			       "snapshot goes on without its data)", strerror(-rets[i]));
+	}
 	/* An abandoned job's thread is in a plugin that faulted or hung: it
 	 * is left to itself. */
 	if (!abandoned)

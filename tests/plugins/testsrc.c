@@ -29,8 +29,8 @@ int *tracerig_test_unresolved_ref = &tracerig_test_symbol_that_does_not_exist;
 #endif
 
 /* The phases fail_in and fault_in name, in the order of their choices. */
-#define PHASES "none,check,init,start,collect,stop,flush,fini"
-enum phase { NONE, CHECK, INIT, START, COLLECT, STOP, FLUSH, FINI };
+#define PHASES "none,check,init,start,collect,stop,flush,fini,snapshot"
+enum phase { NONE, CHECK, INIT, START, COLLECT, STOP, FLUSH, FINI, SNAPSHOT };
 #define FAULTS "segv,abort,hang"
 enum fault { SEGV, ABORT, HANG };
 
@@ -38,7 +38,7 @@ enum fault { SEGV, ABORT, HANG };
 struct testsrc_config {
 	int fail_in, fault_in, fault; /* enum phase, enum phase, enum fault */
 	const char *journal, *setenv, *payload, *cleanup;
-	int level, enabled;
+	int level, enabled, flight;
 	long long interval_ms, buffer, bulk, start_delay_ms, stop_delay_ms, flush_delay_ms;
 	struct tracerig_list tags;
 };
@@ -105,6 +105,26 @@ static int maybe_fail(struct testsrc *t, enum phase phase, const char *name)
 	return 0;
 }
 
+/* flight = yes: each snapshot gets <name>.txt with the range it covers. */
+static int testsrc_snapshot(void *state, struct tracerig_archive *ar, uint64_t from_ns,
+			    uint64_t to_ns)
+{
+	struct testsrc *t = state;
+	char name[128];
+	FILE *out;
+	int ret;
+
+	if ((ret = maybe_fail(t, SNAPSHOT, "snapshot")) < 0)
+		return ret;
+	snprintf(name, sizeof(name), "%s.txt", TEST_PLUGIN_NAME);
+	out = t->svc->archive_fopen(ar, name);
+	if (!out)
+		return -errno;
+	fprintf(out, "plugin %s\nsnapshot %llu %llu\npayload %s\n", TEST_PLUGIN_NAME,
+		(unsigned long long)from_ns, (unsigned long long)to_ns, t->cfg.payload);
+	return fclose(out) == 0 ? 0 : -errno;
+}
+
 static int testsrc_check(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
 			 char *advice, size_t len)
 {
@@ -117,6 +137,8 @@ static int testsrc_check(const struct tracerig_services *svc, struct tracerig_ct
 		snprintf(advice, len, "told to be unusable (set fail_in to something else)");
 		return -ENODEV;
 	}
+	if (cfg.flight && (ret = svc->snapshot_register(ctx, testsrc_snapshot, NULL)) < 0)
+		return ret;
 	return 0;
 }
 
@@ -176,6 +198,8 @@ static int testsrc_init(const struct tracerig_services *svc, struct tracerig_ctx
 			return ret;
 	}
 	if ((ret = register_cleanup(t)) < 0)
+		return ret;
+	if (t->cfg.flight && (ret = svc->snapshot_register(ctx, testsrc_snapshot, t)) < 0)
 		return ret;
 	return maybe_fail(t, INIT, "init");
 }
@@ -320,6 +344,8 @@ static const struct tracerig_key testsrc_keys[] = {
 	  BIND(flush_delay_ms), .description = "Time to take in flush." },
 	{ .name = "enabled", .type = TRACERIG_KEY_BOOL, .default_value = "yes", BIND(enabled),
 	  .description = "A boolean key." },
+	{ .name = "flight", .type = TRACERIG_KEY_BOOL, .default_value = "no", BIND(flight),
+	  .description = "Take part in flight mode: each snapshot gets the entry." },
 	{ .name = "tags", .type = TRACERIG_KEY_LIST, .default_value = "red, green", BIND(tags),
 	  .description = "A list key." },
 	{ .name = NULL },
