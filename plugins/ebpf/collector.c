@@ -54,7 +54,8 @@ struct oc_collector {
 	void *cb_arg;
 	oc_ustack_fn ustack_cb;
 	void *ustack_arg;
-	int no_batch; /* the kernel has no BPF_MAP_LOOKUP_BATCH for the map */
+	int no_batch; /* the kernel has no BPF_MAP_LOOKUP_BATCH for the map (set at
+	               * open, before any thread reads the map) */
 };
 
 /* libbpf's print hook is process-wide and takes no argument. */
@@ -334,6 +335,8 @@ static int filter_cgroup(struct oc_collector *c, const char *cgroup, char *why, 
 	return 0;
 }
 
+static int batch_supported(struct oc_collector *c);
+
 int oc_open(const struct oc_config *cfg, struct oc_collector **out, char *why, size_t why_len)
 {
 	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
@@ -391,6 +394,7 @@ int oc_open(const struct oc_config *cfg, struct oc_collector **out, char *why, s
 		goto fail;
 	}
 	c->skel->bss->filter_tgids = cfg->filter_tgids != 0;
+	c->no_batch = !batch_supported(c);
 	if (cfg->cgroup && (ret = filter_cgroup(c, cfg->cgroup, why, why_len)) < 0)
 		goto fail;
 	*out = c;
@@ -604,17 +608,22 @@ static int read_batch(int fd, struct oc_entry **out, size_t *n)
 int oc_read(struct oc_collector *c, struct oc_entry **out, size_t *n)
 {
 	int fd = bpf_map__fd(c->skel->maps.agg);
-	int ret;
 
 	*out = NULL;
 	*n = 0;
-	if (!c->no_batch) {
-		ret = read_batch(fd, out, n);
-		if (ret != -EOPNOTSUPP)
-			return ret;
-		c->no_batch = 1;
-	}
-	return read_walk(fd, out, n);
+	return c->no_batch ? read_walk(fd, out, n) : read_batch(fd, out, n);
+}
+
+/* Whether the kernel reads the aggregation in batches: asked of the map
+ * while it is still empty. */
+static int batch_supported(struct oc_collector *c)
+{
+	struct oc_entry *v = NULL;
+	size_t n = 0;
+	int ret = read_batch(bpf_map__fd(c->skel->maps.agg), &v, &n);
+
+	free(v);
+	return ret != -EOPNOTSUPP;
 }
 
 size_t oc_stack(struct oc_collector *c, uint64_t id, uint64_t *ips, size_t max)

@@ -576,7 +576,12 @@ DEF_TEST(flight_mode_maps_evict_the_least_recently_used)
 	EXPECT_TRUE(kept > 0);
 	EXPECT_TRUE(kept <= 64);
 	EXPECT_TRUE(entries <= 256);
-	EXPECT_TRUE(c[OFFCPU_CNT_KEPT] >= 1024);
+	/* Far more entries and stacks than the maps hold went through them
+	 * (not exactly 1024: a sanitized, loaded run can miss a path's
+	 * switch, as every_distinct_stack_is_kept sometimes sees), and every
+	 * interval was kept. */
+	EXPECT_TRUE(c[OFFCPU_CNT_INTERVALS] >= 512);
+	EXPECT_TRUE(c[OFFCPU_CNT_KEPT] == c[OFFCPU_CNT_INTERVALS]);
 	EXPECT_EQ_INT(0, c[OFFCPU_CNT_USTACK_DROPPED]);
 	EXPECT_EQ_INT(0, c[OFFCPU_CNT_KSTACK_DROPPED]);
 	EXPECT_EQ_INT(0, c[OFFCPU_CNT_AGG_FULL]);
