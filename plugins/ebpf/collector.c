@@ -55,6 +55,8 @@ struct oc_collector {
 	void *cb_arg;
 	oc_ustack_fn ustack_cb;
 	void *ustack_arg;
+	int no_batch; /* the kernel has no BPF_MAP_LOOKUP_BATCH for the map (set at
+	               * open, before any thread reads the map) */
 };
 
 /* libbpf's print hook is process-wide and takes no argument. */
@@ -271,8 +273,15 @@ static int size_maps(struct oc_collector *c, const struct oc_config *cfg)
 		(c->stack_bytes ? c->stack_bytes : 8);
 	int ret;
 
-	ret = bpf_map__set_value_size(skel->maps.stacks,
-				      offsetof(struct offcpu_stack, ips) + c->depth * sizeof(uint64_t));
+	/* Flight mode runs for days: what was not used for longest makes room
+	 * (a snapshot's window needs only the recent entries). */
+	ret = cfg->lru ? bpf_map__set_type(skel->maps.stacks, BPF_MAP_TYPE_LRU_HASH) : 0;
+	if (!ret && cfg->lru)
+		ret = bpf_map__set_type(skel->maps.agg, BPF_MAP_TYPE_LRU_HASH);
+	if (!ret)
+		ret = bpf_map__set_value_size(skel->maps.stacks,
+					      offsetof(struct offcpu_stack, ips) +
+					      c->depth * sizeof(uint64_t));
 	if (!ret)
 		ret = bpf_map__set_max_entries(skel->maps.stacks, cfg->stack_storage);
 	if (!ret)
@@ -326,6 +335,8 @@ static int filter_cgroup(struct oc_collector *c, const char *cgroup, char *why, 
 	}
 	return 0;
 }
+
+static int batch_supported(struct oc_collector *c);
 
 int oc_open(const struct oc_config *cfg, struct oc_collector **out, char *why, size_t why_len)
 {
@@ -384,6 +395,7 @@ int oc_open(const struct oc_config *cfg, struct oc_collector **out, char *why, s
 		goto fail;
 	}
 	c->skel->bss->filter_tgids = cfg->filter_tgids != 0;
+	c->no_batch = !batch_supported(c);
 	if (cfg->cgroup && (ret = filter_cgroup(c, cfg->cgroup, why, why_len)) < 0)
 		goto fail;
 	*out = c;
@@ -511,9 +523,9 @@ void oc_counters(struct oc_collector *c, uint64_t out[OFFCPU_CNT__MAX])
 	free(percpu);
 }
 
-int oc_read(struct oc_collector *c, struct oc_entry **out, size_t *n)
+/* The map key by key: two system calls an entry. */
+static int read_walk(int fd, struct oc_entry **out, size_t *n)
 {
-	int fd = bpf_map__fd(c->skel->maps.agg);
 	struct offcpu_key key, next;
 	struct oc_entry *v = NULL;
 	size_t len = 0, cap = 0;
@@ -536,6 +548,83 @@ int oc_read(struct oc_collector *c, struct oc_entry **out, size_t *n)
 	*out = v;
 	*n = len;
 	return 0;
+}
+
+#define BATCH 4096
+
+/* The map BATCH entries a system call (BPF_MAP_LOOKUP_BATCH, Linux 5.6):
+ * about five times faster than the walk, which matters to flight mode's
+ * reading at every bucket.  -EOPNOTSUPP when the kernel cannot. */
+static int read_batch(int fd, struct oc_entry **out, size_t *n)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	struct offcpu_key *keys = malloc(BATCH * sizeof(*keys));
+	struct offcpu_val *vals = malloc(BATCH * sizeof(*vals));
+	struct oc_entry *v = NULL;
+	size_t len = 0, cap = 0;
+	__u64 batch = 0;
+	int ret = 0, first = 1;
+
+	while (keys && vals) {
+		__u32 count = BATCH;
+		struct oc_entry *grown;
+
+		ret = bpf_map_lookup_batch(fd, first ? NULL : &batch, &batch, keys, vals, &count,
+					   &opts);
+		if (ret < 0 && (ret = -errno) != -ENOENT && !(count && ret == -ENOSPC)) {
+			if (first && ret != -ENOMEM)
+				ret = -EOPNOTSUPP;
+			break;
+		}
+		first = 0;
+		grown = count ? tr_vec_grow(v, &cap, len + count, sizeof(*v), BATCH) : v;
+		if (count && !grown) {
+			ret = -ENOMEM;
+			break;
+		}
+		v = grown;
+		for (__u32 i = 0; i < count; i++) {
+			v[len + i].key = keys[i];
+			v[len + i].val = vals[i];
+		}
+		len += count;
+		if (ret == -ENOENT) { /* the end */
+			ret = 0;
+			break;
+		}
+	}
+	if (!keys || !vals)
+		ret = -ENOMEM;
+	free(keys);
+	free(vals);
+	if (ret < 0) {
+		free(v);
+		return ret;
+	}
+	*out = v;
+	*n = len;
+	return 0;
+}
+
+int oc_read(struct oc_collector *c, struct oc_entry **out, size_t *n)
+{
+	int fd = bpf_map__fd(c->skel->maps.agg);
+
+	*out = NULL;
+	*n = 0;
+	return c->no_batch ? read_walk(fd, out, n) : read_batch(fd, out, n);
+}
+
+/* Whether the kernel reads the aggregation in batches: asked of the map
+ * while it is still empty. */
+static int batch_supported(struct oc_collector *c)
+{
+	struct oc_entry *v = NULL;
+	size_t n = 0;
+	int ret = read_batch(bpf_map__fd(c->skel->maps.agg), &v, &n);
+
+	free(v);
+	return ret != -EOPNOTSUPP;
 }
 
 size_t oc_stack(struct oc_collector *c, uint64_t id, uint64_t *ips, size_t max)

@@ -28,6 +28,9 @@ struct oc_config {
 	uint32_t agg_entries;      /* distinct (thread, stacks) entries */
 	uint32_t thread_entries;   /* raw_tp: threads tracked at once; dwarf: copies at once */
 	uint32_t dwarf_stack_bytes; /* callchain = dwarf: user stack bytes copied; 0: fp */
+	int lru;                   /* flight mode: the stack and aggregation maps make
+	                            * room by evicting their least recently used
+	                            * entries instead of refusing new ones */
 	int filter_tgids;          /* trace only oc_add_tgid's processes (and children);
 	                            * also settable after load with oc_filter_tgids */
 	const char *cgroup;        /* cgroup v2 directory, or NULL */

@@ -6,6 +6,7 @@ EXTRA_DIST += plugins/ebpf/offcpu.bpf.c plugins/ebpf/offcpu.h
 if BUILD_PLUGIN_EBPF
 plugin_LTLIBRARIES += plugins/ebpf/ebpf.la
 ebpf_sources = \
+	plugins/ebpf/buckets.c plugins/ebpf/buckets.h \
 	plugins/ebpf/collector.c plugins/ebpf/collector.h plugins/ebpf/offcpu.h \
 	plugins/ebpf/folded.c plugins/ebpf/folded.h \
 	plugins/ebpf/frames.c plugins/ebpf/frames.h \
@@ -44,6 +45,13 @@ tests_ebpf_test_folded_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests -I$(top_s
 tests_ebpf_test_folded_LDADD = lib/libtrutil.la
 TESTS += tests/ebpf/test_folded
 
+# Unit tests: flight mode's ring of totals at bucket boundaries.
+check_PROGRAMS += tests/ebpf/test_buckets
+tests_ebpf_test_buckets_SOURCES = tests/ebpf/test_buckets.c plugins/ebpf/buckets.c \
+	plugins/ebpf/buckets.h
+tests_ebpf_test_buckets_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests -I$(top_srcdir)/plugins/ebpf
+TESTS += tests/ebpf/test_buckets
+
 # The BPF side on its own (root): loads the skeleton, blocks threads in
 # known functions, checks stacks, times and filters.
 check_PROGRAMS += tests/ebpf/test_collector tests/ebpf/workload
@@ -72,12 +80,17 @@ tests_ebpf_dwarf_nofp_SOURCES = tests/ebpf/dwarf/nofp.c
 tests_ebpf_dwarf_nofp_CFLAGS = $(WARN_CFLAGS) -O2 -g -fomit-frame-pointer -pthread
 tests_ebpf_dwarf_nofp_LDFLAGS =
 
+# flight.sh's workload: blocks in one known function, then another.
+check_PROGRAMS += tests/ebpf/flight/phases
+tests_ebpf_flight_phases_SOURCES = tests/ebpf/flight/phases.c
+
 # Integration tests (root): the real tracerig with the ebpf backend.
 ebpf_sh_tests = tests/ebpf/offcpu.sh tests/ebpf/filters.sh tests/ebpf/wall.sh tests/ebpf/late.sh \
-	tests/ebpf/dwarf.sh
+	tests/ebpf/dwarf.sh tests/ebpf/flight.sh
 dist_check_DATA += tests/ebpf/lib-ebpf.sh
 TESTS += $(ebpf_sh_tests)
 dist_check_SCRIPTS += $(ebpf_sh_tests)
 endif
 EXTRA_DIST += bench/ebpf/run.sh bench/ebpf/lib.sh bench/ebpf/pingpong.c bench/ebpf_late/run.sh \
-	tests/ebpf/late/lateblock.c tests/ebpf/late/liblateblock.c tests/ebpf/late/afterblock.c
+	tests/ebpf/late/lateblock.c tests/ebpf/late/liblateblock.c tests/ebpf/late/afterblock.c \
+	bench/ebpf_flight/run.sh bench/ebpf_flight/readmap.c

@@ -493,6 +493,7 @@ static __always_inline void switch_in(struct task_struct *next, struct offcpu_st
 
 		BPF_CORE_READ_STR_INTO(&zero.comm, next, group_leader, comm);
 		BPF_CORE_READ_STR_INTO(&zero.tcomm, next, comm);
+		zero.first_ns = now;
 		if (bpf_map_update_elem(&agg, &key, &zero, BPF_NOEXIST) == 0 &&
 		    bpf_map_update_elem(&seen, &key.tgid, &one, BPF_NOEXIST) == 0)
 			announce(key.tgid, OFFCPU_EV_NEW_PROCESS);

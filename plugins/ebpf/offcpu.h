@@ -72,6 +72,8 @@ struct offcpu_val {
 	__u64 weighted_ns; /* blocked time, each interval divided by its sampling probability */
 	__u64 real_ns;     /* blocked time of the recorded intervals as measured */
 	__u64 count;       /* recorded intervals */
+	__u64 first_ns;    /* when the entry was made: in flight mode an entry the
+	                    * map evicted and made again is another entry */
 	char comm[OFFCPU_COMM_LEN]; /* the process's (group leader's) name */
 	char tcomm[OFFCPU_COMM_LEN]; /* the thread's name, for the folded root */
 };

@@ -2,8 +2,10 @@
  * measured at each context switch by a BPF program and aggregated in the
  * kernel (collector.c, offcpu.bpf.c), written as offcpu.folded/.svg and
  * offered to the core's wall-clock view (folded_view), which joins it with
- * an on-CPU source's samples.  This file is the glue: keys, the
- * notification thread, the vtable. */
+ * an on-CPU source's samples.  In flight mode the cumulative totals are
+ * read at every bucket boundary (buckets.c) and a snapshot writes the
+ * totals now minus those before its window.  This file is the glue: keys,
+ * the notification and bucket threads, the vtable. */
 #include "config.h"
 
 #include <errno.h>
@@ -12,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <tracerig/plugin.h>
@@ -19,6 +22,7 @@
 #include "lib/folded.h"
 #include "lib/ppframes.h"
 
+#include "buckets.h"
 #include "collector.h"
 #include "folded.h"
 #include "frames.h"
@@ -26,6 +30,10 @@
 #include "ustacks.h"
 
 #define LINE_MAX_LEN (64 * 1024)
+/* Flight mode: totals are read every window / BUCKETS_PER_WINDOW, at
+ * least every BUCKET_MIN_NS. */
+#define BUCKETS_PER_WINDOW 8
+#define BUCKET_MIN_NS 250000000ull
 
 /* The profile's [ebpf] keys, bound by the core. */
 struct ebpf_settings {
@@ -52,6 +60,34 @@ struct ebpf {
 	atomic_int stopping;
 	uint64_t notified;
 	uint64_t weighted, real; /* flush: the folded weights' sum, the time measured */
+	/* callchain = dwarf's table: filled on the notification thread, read
+	 * by flight mode's bucket thread and snapshots. */
+	pthread_mutex_t us_lock;
+
+	/* Flight mode (flight_ns > 0): the bucket thread reads the totals
+	 * every bucket_ns into `ring`; snapshots read the ring.  ring_lock
+	 * guards the ring and, with tick, the thread's wait. */
+	uint64_t flight_ns, bucket_ns, start_ns;
+	struct bk_ring *ring;
+	pthread_mutex_t ring_lock;
+	pthread_cond_t tick;
+	pthread_t bucket_thread;
+	int bucket_started;
+	int bucket_failed; /* the reading failed once: said in the log */
+};
+
+/* The totals (or a window's part of them) that offcpu.folded is written
+ * from: the kernel's entries, callchain = dwarf's with their frames, and
+ * the counters. */
+struct totals {
+	struct oc_entry *agg;
+	size_t n_agg;
+	struct oc_entry *us;
+	const uint64_t **us_ips;
+	size_t *us_n_ips;
+	size_t n_us;
+	uint64_t c[OFFCPU_CNT__MAX];
+	struct us_stats st;
 };
 
 static void log_libbpf(void *arg, int level, const char *msg)
@@ -101,8 +137,11 @@ static void on_event(void *arg, const struct offcpu_event *ev)
 	int ret;
 
 	e->notified++;
-	if (e->us && ev->kind == OFFCPU_EV_EXEC)
+	if (e->us && ev->kind == OFFCPU_EV_EXEC) {
+		pthread_mutex_lock(&e->us_lock);
 		us_exec(e->us, ev->tgid);
+		pthread_mutex_unlock(&e->us_lock);
+	}
 	e->svc->pid_observe(e->ctx, (pid_t)ev->tgid);
 	/* A process that exits before flush must still resolve: snapshot its
 	 * mappings now (again after an exec replaced them). */
@@ -110,6 +149,17 @@ static void on_event(void *arg, const struct offcpu_event *ev)
 	if (ret < 0 && ret != -ESRCH && ret != -ENOENT && ret != -ENOSYS)
 		e->svc->log(e->ctx, TRACERIG_LOG_DEBUG, "cannot remember the mappings of %u: %s",
 			    ev->tgid, strerror(-ret));
+}
+
+/* callchain = dwarf: an interval unwound into the table, which flight
+ * mode's threads read meanwhile. */
+static void on_ustack(void *arg, const struct offcpu_ustack *u)
+{
+	struct ebpf *e = arg;
+
+	pthread_mutex_lock(&e->us_lock);
+	us_add(e->us, u);
+	pthread_mutex_unlock(&e->us_lock);
 }
 
 static void *notify_thread(void *arg)
@@ -136,14 +186,158 @@ static void *notify_thread(void *arg)
 	return NULL;
 }
 
+/* ---- the totals: now, and at bucket boundaries (flight mode) ---- */
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void totals_free(struct totals *t)
+{
+	free(t->agg);
+	free(t->us);
+	free(t->us_ips);
+	free(t->us_n_ips);
+	memset(t, 0, sizeof(*t));
+}
+
+/* Everything aggregated so far.  The user frames of callchain = dwarf's
+ * entries stay the table's (its entries are never freed before fini). */
+static int totals_read(struct ebpf *e, struct totals *t)
+{
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	oc_counters(e->oc, t->c);
+	ret = oc_read(e->oc, &t->agg, &t->n_agg);
+	if (ret < 0)
+		return ret;
+	if (!e->us)
+		return 0;
+	pthread_mutex_lock(&e->us_lock);
+	t->n_us = us_count(e->us);
+	us_get_stats(e->us, &t->st);
+	if (t->n_us) {
+		t->us = malloc(t->n_us * sizeof(*t->us));
+		t->us_ips = malloc(t->n_us * sizeof(*t->us_ips));
+		t->us_n_ips = malloc(t->n_us * sizeof(*t->us_n_ips));
+	}
+	if (t->n_us && (!t->us || !t->us_ips || !t->us_n_ips)) {
+		pthread_mutex_unlock(&e->us_lock);
+		totals_free(t);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < t->n_us; i++)
+		t->us[i] = *us_entry(e->us, i, &t->us_ips[i], &t->us_n_ips[i]);
+	pthread_mutex_unlock(&e->us_lock);
+	return 0;
+}
+
+/* One boundary into the ring: the totals as they are now. */
+static int bucket_take(struct ebpf *e)
+{
+	struct bk_totals b = { 0 };
+	struct totals t;
+	int ret = totals_read(e, &t);
+
+	if (ret < 0)
+		return ret;
+	ret = bk_totals_from(&b, t.agg, t.n_agg);
+	if (ret == 0)
+		ret = bk_totals_set_us(&b, t.us, t.n_us);
+	if (ret == 0) {
+		/* After the read: every interval in these totals ended by then. */
+		b.t_ns = now_ns();
+		memcpy(b.counters, t.c, sizeof(b.counters));
+		b.us_unwound = t.st.unwound;
+		b.us_cut_short = t.st.cut_short;
+		b.us_lost = t.st.lost;
+		pthread_mutex_lock(&e->ring_lock);
+		bk_ring_push(e->ring, &b);
+		pthread_mutex_unlock(&e->ring_lock);
+	}
+	bk_totals_free(&b);
+	totals_free(&t);
+	return ret;
+}
+
+static void *bucket_thread(void *arg)
+{
+	struct ebpf *e = arg;
+	uint64_t next = e->start_ns + e->bucket_ns;
+
+	pthread_mutex_lock(&e->ring_lock);
+	while (!atomic_load(&e->stopping)) {
+		struct timespec at = { .tv_sec = (time_t)(next / 1000000000ull),
+				       .tv_nsec = (long)(next % 1000000000ull) };
+		uint64_t now;
+		int ret;
+
+		if (pthread_cond_timedwait(&e->tick, &e->ring_lock, &at) != ETIMEDOUT)
+			continue; /* woken to stop, or spuriously */
+		pthread_mutex_unlock(&e->ring_lock);
+		ret = bucket_take(e);
+		if (ret < 0 && !e->bucket_failed) {
+			e->bucket_failed = 1;
+			e->svc->log(e->ctx, TRACERIG_LOG_WARN, "cannot read the aggregated intervals "
+				    "at a bucket boundary: %s (snapshots may cover more than the "
+				    "window)", strerror(-ret));
+		}
+		now = now_ns();
+		next += e->bucket_ns;
+		if (next <= now) /* late: boundaries stay at least a bucket apart */
+			next = now + e->bucket_ns;
+		pthread_mutex_lock(&e->ring_lock);
+	}
+	pthread_mutex_unlock(&e->ring_lock);
+	return NULL;
+}
+
+static int flight_setup(struct ebpf *e)
+{
+	pthread_condattr_t attr;
+	int ret;
+
+	e->bucket_ns = e->flight_ns / BUCKETS_PER_WINDOW;
+	if (e->bucket_ns < BUCKET_MIN_NS)
+		e->bucket_ns = BUCKET_MIN_NS;
+	e->ring = bk_ring_new(bk_ring_cap_for(e->flight_ns, e->bucket_ns));
+	if (!e->ring)
+		return -ENOMEM;
+	ret = pthread_condattr_init(&attr);
+	if (ret == 0) {
+		ret = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+		if (ret == 0)
+			ret = pthread_cond_init(&e->tick, &attr);
+		pthread_condattr_destroy(&attr);
+	}
+	if (ret) {
+		bk_ring_free(e->ring);
+		e->ring = NULL;
+		return -ret;
+	}
+	return 0;
+}
+
 /* ---- vtable ---- */
+
+static int ebpf_snapshot(void *state, struct tracerig_archive *ar, uint64_t from_ns,
+			 uint64_t to_ns);
 
 static int ebpf_check(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
 		      char *advice, size_t advice_len)
 {
-	(void)svc;
-	(void)ctx;
-	return oc_check(advice, advice_len);
+	uint64_t window;
+	int ret = oc_check(advice, advice_len);
+
+	/* Flight mode: declared here so that --check says it is supported. */
+	if (ret == 0 && svc->flight_window(ctx, &window) == 1)
+		ret = svc->snapshot_register(ctx, ebpf_snapshot, NULL);
+	return ret;
 }
 
 static int ebpf_init(const struct tracerig_services *svc, struct tracerig_ctx *ctx, void **state)
@@ -164,7 +358,17 @@ static int ebpf_init(const struct tracerig_services *svc, struct tracerig_ctx *c
 	e->ctx = ctx;
 	k = &e->keys;
 	atomic_init(&e->stopping, 0);
+	pthread_mutex_init(&e->us_lock, NULL);
+	pthread_mutex_init(&e->ring_lock, NULL);
 	if ((ret = svc->config_bind(ctx, &e->keys)) < 0) {
+		free(e);
+		return ret;
+	}
+	if (svc->flight_window(ctx, &e->flight_ns) != 1)
+		e->flight_ns = 0;
+	if (e->flight_ns && (ret = flight_setup(e)) < 0) {
+		svc->log(ctx, TRACERIG_LOG_ERROR, "flight mode: cannot set up the buckets: %s",
+			 strerror(-ret));
 		free(e);
 		return ret;
 	}
@@ -174,16 +378,16 @@ static int ebpf_init(const struct tracerig_services *svc, struct tracerig_ctx *c
 		svc->log(ctx, TRACERIG_LOG_ERROR, "states: not a list of thread states (use "
 			 "interruptible, uninterruptible, idle, preempted, other or all, "
 			 "separated by commas)");
-		free(e);
-		return -EINVAL;
+		ret = -EINVAL;
+		goto fail;
 	}
 	e->cfg.min_block_ns = (uint64_t)k->min_block_us * 1000;
 	e->cfg.max_block_ns = (uint64_t)k->max_block_us * 1000;
 	if (e->cfg.max_block_ns && e->cfg.max_block_ns < e->cfg.min_block_ns) {
 		svc->log(ctx, TRACERIG_LOG_ERROR, "max_block_us is below min_block_us: nothing "
 			 "would be recorded");
-		free(e);
-		return -EINVAL;
+		ret = -EINVAL;
+		goto fail;
 	}
 	e->cfg.sample_period_ns = (uint64_t)k->sample_period_us * 1000;
 	e->cfg.stack_storage = (uint32_t)k->stack_storage_size;
@@ -197,14 +401,14 @@ static int ebpf_init(const struct tracerig_services *svc, struct tracerig_ctx *c
 				 "callchain = dwarf is not available in this build (built without "
 				 "libdw from elfutils, or not for x86_64): use callchain = fp, or "
 				 "rebuild with libdw-dev installed" : "out of memory");
-			free(e);
-			return ret;
+			goto fail;
 		}
 		e->cfg.dwarf_stack_bytes = (uint32_t)k->dwarf_stack_bytes;
 	}
 	/* Decided at start, when the launched command exists. */
 	e->cfg.filter_tgids = 0;
 	e->cfg.cgroup = t->cgroup;
+	e->cfg.lru = e->flight_ns != 0;
 	e->wall = k->wall;
 	/* The core weighs the on-CPU samples by what their source declares. */
 	if (svc->config_is_set(ctx, "oncpu_frequency"))
@@ -219,20 +423,38 @@ static int ebpf_init(const struct tracerig_services *svc, struct tracerig_ctx *c
 	if (ret < 0) {
 		svc->log(ctx, TRACERIG_LOG_ERROR, "%s", why);
 		oc_set_log(NULL, NULL);
-		us_free(e->us);
-		free(e);
-		return ret;
+		goto fail;
 	}
 	if (e->us)
-		oc_on_ustack(e->oc, us_add, e->us);
+		oc_on_ustack(e->oc, on_ustack, e);
 	/* Stacks are named at flush, when processes may be gone and may have
-	 * loaded libraries after they were first seen. */
-	svc->symbolizer_model(ctx, TRACERIG_MODEL_WANTED);
+	 * loaded libraries after they were first seen.  Not in flight mode:
+	 * the core replays its side-band only before a flush, and would keep
+	 * recording it for the whole session (docs/flight.md). */
+	if (!e->flight_ns)
+		svc->symbolizer_model(ctx, TRACERIG_MODEL_WANTED);
+	if (e->flight_ns && (ret = svc->snapshot_register(ctx, ebpf_snapshot, e)) < 0) {
+		svc->log(ctx, TRACERIG_LOG_ERROR, "flight mode: cannot register the snapshot: %s",
+			 strerror(-ret));
+		oc_close(e->oc);
+		oc_set_log(NULL, NULL);
+		goto fail;
+	}
 	svc->log(ctx, TRACERIG_LOG_INFO, "context switches hooked with %s%s%s", oc_hook_name(e->oc),
 		 e->cfg.sample_period_ns ? ", sampling intervals in proportion to blocked time" : "",
 		 e->us ? ", user stacks copied and unwound by CFI (callchain = dwarf)" : "");
+	if (e->flight_ns)
+		svc->log(ctx, TRACERIG_LOG_INFO, "flight mode: totals read every %.3f s, %zu "
+			 "boundaries kept", e->bucket_ns / 1e9, bk_ring_cap(e->ring));
 	*state = e;
 	return 0;
+fail:
+	us_free(e->us);
+	bk_ring_free(e->ring);
+	if (e->ring)
+		pthread_cond_destroy(&e->tick);
+	free(e);
+	return ret;
 }
 
 static int ebpf_start(void *state)
@@ -272,11 +494,30 @@ static int ebpf_start(void *state)
 		return -ret;
 	}
 	e->thread_started = 1;
+	if (e->flight_ns) {
+		e->start_ns = now_ns();
+		ret = pthread_create(&e->bucket_thread, NULL, bucket_thread, e);
+		if (ret) {
+			e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot start the bucket thread: %s",
+				    strerror(ret));
+			oc_detach(e->oc);
+			return -ret;
+		}
+		e->bucket_started = 1;
+	}
 	return 0;
 }
 
 static void join_thread(struct ebpf *e)
 {
+	if (e->bucket_started) {
+		pthread_mutex_lock(&e->ring_lock);
+		atomic_store(&e->stopping, 1);
+		pthread_cond_signal(&e->tick);
+		pthread_mutex_unlock(&e->ring_lock);
+		pthread_join(e->bucket_thread, NULL);
+		e->bucket_started = 0;
+	}
 	if (!e->thread_started)
 		return;
 	atomic_store(&e->stopping, 1);
@@ -323,6 +564,9 @@ static int add_entry(struct ebpf *e, struct tr_folded *off, struct op_profile *p
 		     uint64_t *kips, char *line, struct fr_namer *frames, uint64_t *folded_away)
 {
 	size_t nk = oc_stack(e->oc, en->key.kstack, kips, oc_stack_depth(e->oc));
+	/* Flight mode's stack map evicts: a stack gone since is lost too. */
+	int klost = en->key.kstack == OFFCPU_STACK_LOST ||
+		    (en->key.kstack >= OFFCPU_STACK_FIRST_ID && nk == 0);
 	pid_t pid = (pid_t)en->key.tgid;
 	char comm[OFFCPU_COMM_LEN + 1], tcomm[OFFCPU_COMM_LEN + 1];
 	int len, ret;
@@ -332,15 +576,13 @@ static int add_entry(struct ebpf *e, struct tr_folded *off, struct op_profile *p
 	memcpy(tcomm, en->val.tcomm, OFFCPU_COMM_LEN);
 	tcomm[OFFCPU_COMM_LEN] = '\0';
 	len = fd_build_line(line, LINE_MAX_LEN, comm, pid, tcomm, (pid_t)en->key.pid, uips, nu,
-			    kips, nk, ulost, en->key.kstack == OFFCPU_STACK_LOST, fr_name, frames,
-			    folded_away);
+			    kips, nk, ulost, klost, fr_name, frames, folded_away);
 	if (len < 0)
 		return 0; /* cannot happen with 2 x 127 frames of 512 bytes */
 	ret = tr_folded_add(off, line, (size_t)len, en->val.weighted_ns);
 	if (ret == 0 && pp)
 		ret = op_add(pp, pid, (pid_t)en->key.pid, tcomm, e->svc->process_cgroup(e->ctx, pid),
-			     uips, nu, ulost, kips, nk,
-			     en->key.kstack == OFFCPU_STACK_LOST, en->val.weighted_ns);
+			     uips, nu, ulost, kips, nk, klost, en->val.weighted_ns);
 	if (ret < 0)
 		return ret;
 	e->weighted += en->val.weighted_ns;
@@ -351,47 +593,42 @@ static int add_entry(struct ebpf *e, struct tr_folded *off, struct op_profile *p
 /* callchain = dwarf's manifest counters: how many stacks were unwound,
  * how many the copy's size cut short (raise dwarf_stack_bytes), how many
  * were lost on the way (the kernel's counters say where). */
-static void count_dwarf(struct ebpf *e)
+static void count_dwarf(struct ebpf *e, const struct us_stats *st)
 {
-	struct us_stats st;
-
-	us_get_stats(e->us, &st);
 	e->svc->counter_set(e->ctx, "dwarf_stack_bytes", oc_stack_bytes(e->oc));
-	e->svc->counter_set(e->ctx, "dwarf_stacks_unwound", st.unwound);
-	e->svc->counter_set(e->ctx, "dwarf_stacks_cut_short", st.cut_short);
-	e->svc->counter_set(e->ctx, "dwarf_stacks_lost_no_memory", st.lost);
-	if (st.cut_short)
+	e->svc->counter_set(e->ctx, "dwarf_stacks_unwound", st->unwound);
+	e->svc->counter_set(e->ctx, "dwarf_stacks_cut_short", st->cut_short);
+	e->svc->counter_set(e->ctx, "dwarf_stacks_lost_no_memory", st->lost);
+	if (st->cut_short)
 		e->svc->log(e->ctx, TRACERIG_LOG_INFO, "%llu of %llu user stacks were cut short "
 			    "by the copy's size (dwarf_stack_bytes = %u)",
-			    (unsigned long long)st.cut_short, (unsigned long long)st.unwound,
+			    (unsigned long long)st->cut_short, (unsigned long long)st->unwound,
 			    oc_stack_bytes(e->oc));
 }
 
-static int ebpf_flush(void *state, struct tracerig_archive *ar)
+/* offcpu.folded, .svg and .pb.gz of `t` (the whole session's totals at
+ * flush, a window's at a snapshot) into `ar`, with the counters and the
+ * log lines; `flight`: a snapshot, whose entries the session's wall-clock
+ * view does not join (the core joins a whole session's). */
+static int write_offcpu(struct ebpf *e, struct tracerig_archive *ar, const struct totals *t,
+			int flight)
 {
-	struct ebpf *e = state;
-	uint64_t c[OFFCPU_CNT__MAX], *uips = NULL, *kips = NULL;
-	struct oc_entry *v = NULL;
+	const uint64_t *c = t->c;
+	uint64_t *uips = NULL, *kips = NULL;
 	struct tr_folded *off = NULL;
 	struct fr_namer frames = { .svc = e->svc, .ctx = e->ctx };
 	struct op_profile *pp = NULL;
 	char *line = NULL;
-	size_t n = 0, depth = oc_stack_depth(e->oc);
+	size_t depth = oc_stack_depth(e->oc);
 	uint64_t folded_away = 0;
 	int ret;
 
-	oc_counters(e->oc, c);
+	e->weighted = e->real = 0;
 	for (int i = 0; i < OFFCPU_CNT__MAX; i++)
 		e->svc->counter_set(e->ctx, oc_counter_names[i], c[i]);
 	if (e->cfg.sample_period_ns)
 		e->svc->counter_set(e->ctx, "sample_period_us", e->cfg.sample_period_ns / 1000);
 
-	ret = oc_read(e->oc, &v, &n);
-	if (ret < 0) {
-		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot read the aggregated intervals: %s",
-			    strerror(-ret));
-		return ret;
-	}
 	off = tr_folded_new();
 	line = malloc(LINE_MAX_LEN);
 	uips = calloc(depth, sizeof(*uips));
@@ -402,20 +639,19 @@ static int ebpf_flush(void *state, struct tracerig_archive *ar)
 		ret = -ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < n; i++) {
-		size_t nu = oc_stack(e->oc, v[i].key.ustack, uips, depth);
+	for (size_t i = 0; i < t->n_agg; i++) {
+		const struct oc_entry *en = &t->agg[i];
+		size_t nu = oc_stack(e->oc, en->key.ustack, uips, depth);
 
-		ret = add_entry(e, off, pp, &v[i], uips, nu, v[i].key.ustack == OFFCPU_STACK_LOST,
+		ret = add_entry(e, off, pp, en, uips, nu, en->key.ustack == OFFCPU_STACK_LOST ||
+				(en->key.ustack >= OFFCPU_STACK_FIRST_ID && nu == 0),
 				kips, line, &frames, &folded_away);
 		if (ret < 0)
 			goto out;
 	}
-	for (size_t i = 0; i < us_count(e->us); i++) {
-		const uint64_t *ips;
-		size_t nu;
-		const struct oc_entry *en = us_entry(e->us, i, &ips, &nu);
-
-		ret = add_entry(e, off, pp, en, ips, nu, 0, kips, line, &frames, &folded_away);
+	for (size_t i = 0; i < t->n_us; i++) {
+		ret = add_entry(e, off, pp, &t->us[i], t->us_ips[i], t->us_n_ips[i], 0, kips, line,
+				&frames, &folded_away);
 		if (ret < 0)
 			goto out;
 	}
@@ -425,7 +661,7 @@ static int ebpf_flush(void *state, struct tracerig_archive *ar)
 	e->svc->counter_set(e->ctx, "blocked_us_measured", e->real / 1000);
 	e->svc->counter_set(e->ctx, "unknown_frames_folded", folded_away);
 	if (e->us)
-		count_dwarf(e);
+		count_dwarf(e, &t->st);
 
 	ret = write_entry(e, ar, "offcpu.folded", off);
 	if (ret < 0)
@@ -441,9 +677,10 @@ static int ebpf_flush(void *state, struct tracerig_archive *ar)
 			goto out;
 	}
 	e->svc->log(e->ctx, TRACERIG_LOG_INFO, "offcpu.folded: %zu stacks, %.3f s off-CPU in %llu "
-		    "of %llu intervals (%llu below min_block_us)", tr_folded_count(off), e->weighted / 1e9,
-		    (unsigned long long)c[OFFCPU_CNT_KEPT], (unsigned long long)c[OFFCPU_CNT_INTERVALS],
-		    (unsigned long long)c[OFFCPU_CNT_SHORT]);
+		    "of %llu intervals (%llu below min_block_us)%s", tr_folded_count(off),
+		    e->weighted / 1e9, (unsigned long long)c[OFFCPU_CNT_KEPT],
+		    (unsigned long long)c[OFFCPU_CNT_INTERVALS], (unsigned long long)c[OFFCPU_CNT_SHORT],
+		    flight ? " in the snapshot" : "");
 	if (e->cfg.sample_period_ns)
 		e->svc->log(e->ctx, TRACERIG_LOG_INFO, "sampled: %llu intervals recorded, %llu skipped; "
 			    "weights are blocked time / capture probability (%.3f s as measured, "
@@ -466,7 +703,7 @@ static int ebpf_flush(void *state, struct tracerig_archive *ar)
 	if (frames.unnamed)
 		e->svc->log(e->ctx, TRACERIG_LOG_DEBUG, "%llu frame lookups found no symbol",
 			    (unsigned long long)frames.unnamed);
-	if (e->wall) {
+	if (e->wall && !flight) {
 		ret = e->svc->folded_view(e->ctx, "offcpu.folded", TRACERIG_TIME_OFFCPU, 1000);
 		if (ret < 0)
 			e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot offer offcpu.folded to the "
@@ -480,7 +717,90 @@ out:
 	free(line);
 	op_free(pp);
 	tr_folded_free(off);
-	free(v);
+	return ret;
+}
+
+static int ebpf_flush(void *state, struct tracerig_archive *ar)
+{
+	struct ebpf *e = state;
+	struct totals t;
+	int ret = totals_read(e, &t);
+
+	if (ret < 0) {
+		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot read the aggregated intervals: %s",
+			    strerror(-ret));
+		return ret;
+	}
+	ret = write_offcpu(e, ar, &t, 0);
+	totals_free(&t);
+	return ret;
+}
+
+/* `t` (the totals now) minus the boundary `b` (NULL: zero), entries that
+ * did not grow left out. */
+static void totals_minus(struct totals *t, const struct bk_totals *b)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->n_agg; i++)
+		if (bk_delta_agg(b, &t->agg[i], &t->agg[n]))
+			n++;
+	t->n_agg = n;
+	n = 0;
+	for (size_t i = 0; i < t->n_us; i++) {
+		if (bk_delta_us(b, i, &t->us[i], &t->us[n])) {
+			t->us_ips[n] = t->us_ips[i];
+			t->us_n_ips[n] = t->us_n_ips[i];
+			n++;
+		}
+	}
+	t->n_us = n;
+	if (!b)
+		return;
+	for (int i = 0; i < OFFCPU_CNT__MAX; i++)
+		t->c[i] = t->c[i] >= b->counters[i] ? t->c[i] - b->counters[i] : 0;
+	t->st.unwound -= b->us_unwound <= t->st.unwound ? b->us_unwound : t->st.unwound;
+	t->st.cut_short -= b->us_cut_short <= t->st.cut_short ? b->us_cut_short : t->st.cut_short;
+	t->st.lost -= b->us_lost <= t->st.lost ? b->us_lost : t->st.lost;
+}
+
+/* Flight mode: what ended in [from_ns, to_ns] — the totals now minus the
+ * newest boundary at or before from_ns, so at least the window and at
+ * most a bucket (and one reading of the map) more; the counters too. */
+static int ebpf_snapshot(void *state, struct tracerig_archive *ar, uint64_t from_ns,
+			 uint64_t to_ns)
+{
+	struct ebpf *e = state;
+	const struct bk_totals *b;
+	struct totals t;
+	uint64_t since, short_by;
+	int ret;
+
+	if (!e)
+		return 0;
+	ret = totals_read(e, &t);
+	if (ret < 0) {
+		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "snapshot: cannot read the aggregated "
+			    "intervals: %s", strerror(-ret));
+		return ret;
+	}
+	pthread_mutex_lock(&e->ring_lock);
+	b = bk_ring_base(e->ring, from_ns, &short_by);
+	since = b ? b->t_ns : e->start_ns;
+	totals_minus(&t, b);
+	pthread_mutex_unlock(&e->ring_lock);
+	if (short_by)
+		e->svc->log(e->ctx, TRACERIG_LOG_WARN, "snapshot: its callback came late, the "
+			    "oldest bucket kept starts %.3f s into the window: offcpu.folded "
+			    "covers that much less", short_by / 1e9);
+	e->svc->counter_set(e->ctx, "snapshot_covers_ms",
+			    to_ns > since ? (to_ns - since) / 1000000 : 0);
+	e->svc->log(e->ctx, TRACERIG_LOG_INFO, "snapshot: the intervals that ended in the last "
+		    "%.3f s (window %.3f s, buckets of %.3f s)",
+		    to_ns > since ? (to_ns - since) / 1e9 : 0.0, (to_ns - from_ns) / 1e9,
+		    e->bucket_ns / 1e9);
+	ret = write_offcpu(e, ar, &t, 1);
+	totals_free(&t);
 	return ret;
 }
 
@@ -492,6 +812,12 @@ static void ebpf_fini(void *state)
 	oc_close(e->oc);
 	us_free(e->us);
 	oc_set_log(NULL, NULL);
+	if (e->ring) {
+		bk_ring_free(e->ring);
+		pthread_cond_destroy(&e->tick);
+	}
+	pthread_mutex_destroy(&e->ring_lock);
+	pthread_mutex_destroy(&e->us_lock);
 	free(e);
 }
 
@@ -537,13 +863,16 @@ static const struct tracerig_key ebpf_keys[] = {
 	{ .name = "stack_storage_size", .type = TRACERIG_KEY_INT, .default_value = "16384",
 	  .min = 64, .max = 4194304, BIND(stack_storage_size),
 	  .description = "Distinct stacks the kernel keeps; stacks that do not fit are counted "
-	  "(kernel_stacks_dropped, user_stacks_dropped) and shown as lost." },
+	  "(kernel_stacks_dropped, user_stacks_dropped) and shown as lost.  In flight mode the "
+	  "stacks used least recently make room instead (docs/flight.md)." },
 	{ .name = "stack_depth", .type = TRACERIG_KEY_INT, .default_value = "127", .min = 1,
 	  .max = 127, BIND(stack_depth),
 	  .description = "Frames kept per kernel or user stack." },
 	{ .name = "aggregation_size", .type = TRACERIG_KEY_INT, .default_value = "65536",
 	  .min = 256, .max = 16777216, BIND(aggregation_size),
-	  .description = "Distinct (thread, kernel stack, user stack) entries kept in the kernel." },
+	  .description = "Distinct (thread, kernel stack, user stack) entries kept in the kernel; "
+	  "intervals of new ones that do not fit are counted (intervals_lost_map_full).  In flight "
+	  "mode the entries used least recently make room instead (docs/flight.md)." },
 	{ .name = "max_threads", .type = TRACERIG_KEY_INT, .default_value = "32768", .min = 256,
 	  .max = 4194304, BIND(max_threads),
 	  .description = "Threads tracked at once (raw_tp hook only; tp_btf uses per-task storage); with "

@@ -473,9 +473,11 @@ static int path_pattern(const uint64_t *ips, size_t n, int bits)
 }
 
 /* Blocks once on each of 2^bits call paths with a stack table of
- * `storage` entries; returns how many distinct paths came out whole. */
-static int distinct_paths_kept(uint32_t storage, int bits, uint64_t counters[OFFCPU_CNT__MAX],
-			       size_t *lost_entries)
+ * `storage` entries (and, with `lru`, flight mode's maps that evict, the
+ * aggregation `agg_entries` large); returns how many distinct paths came
+ * out whole, and how many entries the aggregation held in *entries. */
+static int paths_kept(uint32_t storage, int lru, uint32_t agg_entries, int bits,
+		      uint64_t counters[OFFCPU_CNT__MAX], size_t *lost_entries, size_t *entries)
 {
 	struct oc_config cfg = base_config();
 	struct oc_collector *c = NULL;
@@ -486,6 +488,9 @@ static int distinct_paths_kept(uint32_t storage, int bits, uint64_t counters[OFF
 	char why[1024];
 
 	cfg.stack_storage = storage;
+	cfg.lru = lru;
+	if (agg_entries)
+		cfg.agg_entries = agg_entries;
 	/* A sleep whose timer fires as the thread goes to sleep can last less
 	 * than the usual 1 us floor: every interval counts here. */
 	cfg.min_block_ns = 1;
@@ -498,6 +503,7 @@ static int distinct_paths_kept(uint32_t storage, int bits, uint64_t counters[OFF
 	oc_counters(c, counters);
 	if (oc_read(c, &v, &n) < 0)
 		goto out;
+	*entries = n;
 	distinct = 0;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t ips[OFFCPU_MAX_DEPTH];
@@ -540,6 +546,14 @@ out:
 	return distinct;
 }
 
+static int distinct_paths_kept(uint32_t storage, int bits, uint64_t counters[OFFCPU_CNT__MAX],
+			       size_t *lost_entries)
+{
+	size_t entries;
+
+	return paths_kept(storage, 0, 0, bits, counters, lost_entries, &entries);
+}
+
 /* 1024 distinct user stacks in a table of 16384: a one-stack-per-bucket
  * stack map loses ~30 of them to collisions; stored by content, none. */
 DEF_TEST(every_distinct_stack_is_kept)
@@ -573,6 +587,30 @@ DEF_TEST(a_full_stack_table_counts_what_it_loses)
 	EXPECT_TRUE(kept < 64);
 	EXPECT_TRUE(c[OFFCPU_CNT_USTACK_DROPPED] >= (uint64_t)(1024 - 64));
 	EXPECT_TRUE(lost > 0);
+}
+
+/* Flight mode's maps, too small for the stacks and entries: nothing is
+ * refused (no counter of loss moves), the least recently used make room,
+ * and what stays is whole. */
+DEF_TEST(flight_mode_maps_evict_the_least_recently_used)
+{
+	uint64_t c[OFFCPU_CNT__MAX] = { 0 };
+	size_t lost = 0, entries = 0;
+	int kept = paths_kept(64, 1, 256, 10, c, &lost, &entries);
+
+	EXPECT_TRUE(kept > 0);
+	EXPECT_TRUE(kept <= 64);
+	EXPECT_TRUE(entries <= 256);
+	/* Far more entries and stacks than the maps hold went through them
+	 * (not exactly 1024: a sanitized, loaded run can miss a path's
+	 * switch, as every_distinct_stack_is_kept sometimes sees), and every
+	 * interval was kept. */
+	EXPECT_TRUE(c[OFFCPU_CNT_INTERVALS] >= 512);
+	EXPECT_TRUE(c[OFFCPU_CNT_KEPT] == c[OFFCPU_CNT_INTERVALS]);
+	EXPECT_EQ_INT(0, c[OFFCPU_CNT_USTACK_DROPPED]);
+	EXPECT_EQ_INT(0, c[OFFCPU_CNT_KSTACK_DROPPED]);
+	EXPECT_EQ_INT(0, c[OFFCPU_CNT_AGG_FULL]);
+	EXPECT_EQ_INT(0, lost);
 }
 
 /* ---- callchain = dwarf: what the copies carry ---- */
@@ -729,6 +767,7 @@ int main(void)
 	RUN_TEST(sampling_mode_keeps_totals_honest);
 	RUN_TEST(every_distinct_stack_is_kept);
 	RUN_TEST(a_full_stack_table_counts_what_it_loses);
+	RUN_TEST(flight_mode_maps_evict_the_least_recently_used);
 	RUN_TEST(dwarf_copies_carry_registers_stack_and_time);
 	RUN_TEST(dwarf_copies_on_the_raw_tracepoint_too);
 	free(all.v);
