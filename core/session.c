@@ -981,7 +981,10 @@ static int run_snapshot_callbacks(struct tr_session *s, struct tr_snapshot *snap
  * 0 when a source faulted or hung meanwhile (the session then ends). */
 static int take_snapshot(struct tr_session *s, enum tr_trigger trigger, int final, char **path)
 {
-	uint64_t to = now_ns(CLOCK_MONOTONIC), window = tr_flight_window_ns();
+	/* The final snapshot's window ends when the session did, not once
+	 * the sources have stopped: the stop's own time holds nothing. */
+	uint64_t to = final && s->end_mono_ns ? s->end_mono_ns : now_ns(CLOCK_MONOTONIC);
+	uint64_t window = tr_flight_window_ns();
 	uint64_t from = to > s->window_start_ns + window ? to - window : s->window_start_ns;
 	char log_path[PATH_MAX], why[128];
 	struct tr_snapshot snap;

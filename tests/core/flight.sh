@@ -215,6 +215,14 @@ final=$(cat "$TEST_TMP/stop.out")
 check "stop prints the final snapshot's path" test -s "$final"
 unzip_archive "$final" "$TEST_TMP/s4"
 check_window "final snapshot" "$TEST_TMP/s4" stop
+check "final snapshot: its window ends when the session did, not after the sources stopped" \
+	python3 - "$TEST_TMP/s4/manifest.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+f, s = m["flight"], m["session"]
+print(f["to_monotonic_ns"], s["window_end_monotonic_ns"])
+assert s["window_end_monotonic_ns"] > 0 and f["to_monotonic_ns"] == s["window_end_monotonic_ns"], (f, s)
+PY
 check_eq "keep = 2 still holds after the stop" 2 "$(ls "$adir"/flight-*.trace.zip | wc -l)"
 for _ in $(seq 100); do kill -0 "${pid:-0}" 2>/dev/null || break; sleep 0.1; done
 check "no staging is left behind" sh -c "! ls -d '$TEST_TMP'/tracerig-*.staging-* 2>/dev/null"
