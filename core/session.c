@@ -987,6 +987,7 @@ static int take_snapshot(struct tr_session *s, enum tr_trigger trigger, int fina
 	uint64_t window = tr_flight_window_ns();
 	uint64_t from = to > s->window_start_ns + window ? to - window : s->window_start_ns;
 	char log_path[PATH_MAX], why[128];
+	struct tracerig_window range;
 	struct tr_snapshot snap;
 	int ok = 0, ret = 0;
 
@@ -1006,6 +1007,12 @@ static int take_snapshot(struct tr_session *s, enum tr_trigger trigger, int fina
 		       snap.seq);
 		goto out;
 	}
+	/* The wall-clock view of the window, from the views the sources
+	 * declared in their callbacks, as after a recording's flush. */
+	memset(&s->wall_pprof, 0, sizeof(s->wall_pprof));
+	if (tr_flight_archive_window(&snap.ar, &range) == 0)
+		(void)tr_wall_write_dated(&snap.ar, &s->targets, s->pprof ? &s->wall_pprof : NULL,
+					  &range);
 	snprintf(log_path, sizeof(log_path), "%s/tracerig.log", s->archive.dir);
 	tr_snapshot_copy_log(&snap, log_path);
 	if (tr_manifest_write_snapshot(s, &snap.ar, &snap) < 0) {

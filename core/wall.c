@@ -374,10 +374,11 @@ static int add_view_folded(struct pp_builder *b, FILE *in, const struct view *v,
 
 /* wall.pb.gz: each view's samples, from the profile its source staged
  * beside it where there is one (so its locations keep their mappings and
- * build ids), else from its folded lines; dated by the session's window.
+ * build ids), else from its folded lines; dated by the session's window
+ * or the flight snapshot's range.
  * 0 or a negative errno. */
 static int write_pprof(struct tracerig_archive *ar, const struct views *vs, struct traced *tr,
-		       struct tr_wall_pprof *pb)
+		       struct tr_wall_pprof *pb, const struct tracerig_window *range)
 {
 	static const struct pp_value_type wall = { "wall", "nanoseconds" };
 	struct pp_builder *b = pp_new(&wall, 1, wall, 0);
@@ -413,13 +414,18 @@ static int write_pprof(struct tracerig_archive *ar, const struct views *vs, stru
 		ret = add_view_folded(b, in, v, tr, leaf);
 		fclose(in);
 	}
-	for (size_t i = 0; i < vs->n && ret == 0; i++)
-		if (vs->v[i].has_window) {
-			const struct tracerig_window *w = &vs->v[i].window;
+	/* A flight snapshot is dated by its own range; a recording by its
+	 * sources' window. */
+	if (ret == 0 && range)
+		pp_set_time(b, range->start_real_ns, (int64_t)(range->end_ns - range->start_ns));
+	else
+		for (size_t i = 0; i < vs->n && ret == 0; i++)
+			if (vs->v[i].has_window) {
+				const struct tracerig_window *w = &vs->v[i].window;
 
-			pp_set_time(b, w->start_real_ns, (int64_t)(w->end_ns - w->start_ns));
-			break;
-		}
+				pp_set_time(b, w->start_real_ns, (int64_t)(w->end_ns - w->start_ns));
+				break;
+			}
 	if (ret == 0) {
 		f = tr_staging_fopen_entry(ar, WALL_PPROF);
 		ret = f ? pp_write_gz(b, f) : -errno;
@@ -439,6 +445,12 @@ static int write_pprof(struct tracerig_archive *ar, const struct views *vs, stru
 
 int tr_wall_write(struct tracerig_archive *ar, const struct tracerig_targets *t,
 		  struct tr_wall_pprof *pb)
+{
+	return tr_wall_write_dated(ar, t, pb, NULL);
+}
+
+int tr_wall_write_dated(struct tracerig_archive *ar, const struct tracerig_targets *t,
+			struct tr_wall_pprof *pb, const struct tracerig_window *range)
 {
 	struct tr_folded *wall = NULL;
 	struct traced tr = { NULL, 0 };
@@ -478,7 +490,7 @@ int tr_wall_write(struct tracerig_archive *ar, const struct tracerig_targets *t,
 			       "stacks", added[0], added[1]);
 	}
 	if (ret == 0 && pb) {
-		ret = write_pprof(ar, &vs, &tr, pb);
+		ret = write_pprof(ar, &vs, &tr, pb, range);
 		if (ret < 0)
 			tr_err("cannot write " WALL_PPROF ": %s", strerror(-ret));
 	}

@@ -46,5 +46,9 @@ struct tr_wall_pprof {
  * negative errno, logged.  Forgets the declared views. */
 int tr_wall_write(struct tracerig_archive *ar, const struct tracerig_targets *t,
 		  struct tr_wall_pprof *pb);
+/* The same for a flight snapshot: wall.pb.gz is dated by `range` (the
+ * snapshot's) rather than by the session's window. */
+int tr_wall_write_dated(struct tracerig_archive *ar, const struct tracerig_targets *t,
+			struct tr_wall_pprof *pb, const struct tracerig_window *range);
 
 #endif

@@ -95,7 +95,7 @@ if BUILD_PLUGIN_PERF_EVENTS
 TESTS += tests/core/service.sh
 endif
 dist_check_SCRIPTS += tests/core/service.sh
-EXTRA_DIST += tests/lib.sh tests/lib-pprof.sh tests/core/profiles
+EXTRA_DIST += tests/lib.sh tests/lib-pprof.sh tests/pprof-dated.py tests/core/profiles
 
 # The flight recorder's CPU trigger: the decision from numbers, CPU time
 # from /proc (no root).

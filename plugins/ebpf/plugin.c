@@ -608,8 +608,8 @@ static void count_dwarf(struct ebpf *e, const struct us_stats *st)
 
 /* offcpu.folded, .svg and .pb.gz of `t` (the whole session's totals at
  * flush, a window's at a snapshot) into `ar`, with the counters and the
- * log lines; `flight`: a snapshot, whose entries the session's wall-clock
- * view does not join (the core joins a whole session's). */
+ * log lines, offered to the core's wall-clock view of that archive;
+ * `flight`: a snapshot's. */
 static int write_offcpu(struct ebpf *e, struct tracerig_archive *ar, const struct totals *t,
 			int flight)
 {
@@ -703,7 +703,7 @@ static int write_offcpu(struct ebpf *e, struct tracerig_archive *ar, const struc
 	if (frames.unnamed)
 		e->svc->log(e->ctx, TRACERIG_LOG_DEBUG, "%llu frame lookups found no symbol",
 			    (unsigned long long)frames.unnamed);
-	if (e->wall && !flight) {
+	if (e->wall) {
 		ret = e->svc->folded_view(e->ctx, "offcpu.folded", TRACERIG_TIME_OFFCPU, 1000);
 		if (ret < 0)
 			e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot offer offcpu.folded to the "

@@ -715,10 +715,9 @@ static struct pp_builder *new_cpu_pprof(struct perf *p, const struct pc_opened *
 }
 
 /* perf.data.txt, cpu.folded and cpu.svg, cpu.pb.gz of the recording at
- * `data_path`, into `ar`.  A snapshot's cpu.folded is not `declared` to
- * the session's wall-clock view: that view joins a whole session's. */
-static int convert(struct perf *p, struct tracerig_archive *ar, const char *data_path,
-		   int declare)
+ * `data_path` (the session's, or a flight snapshot's window), into `ar`;
+ * cpu.folded is offered to the core's wall-clock view of that archive. */
+static int convert(struct perf *p, struct tracerig_archive *ar, const char *data_path)
 {
 	const struct pc_opened *ev;
 	struct sc_stats st;
@@ -785,7 +784,7 @@ static int convert(struct perf *p, struct tracerig_archive *ar, const char *data
 		if (ret < 0)
 			p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "cannot render cpu.svg: %s",
 				    strerror(-ret));
-		else if (declare)
+		else
 			ret = declare_oncpu(p, &ev[0], &st);
 		if (ret < 0)
 			goto out;
@@ -814,7 +813,7 @@ static int perf_flush(void *state, struct tracerig_archive *ar)
 			    strerror(-ret));
 		return ret;
 	}
-	return convert(p, ar, p->data_path, 1);
+	return convert(p, ar, p->data_path);
 }
 
 /* Flight mode: perf.data of the last window, cut from the chunks with
@@ -860,7 +859,7 @@ static int perf_snapshot(void *state, struct tracerig_archive *ar, uint64_t from
 	p->svc->counter_set(p->ctx, "snapshot_samples", kept);
 	p->svc->log(p->ctx, TRACERIG_LOG_INFO, "snapshot: %llu samples in the window",
 		    (unsigned long long)kept);
-	return convert(p, ar, path, 0);
+	return convert(p, ar, path);
 }
 
 static void perf_fini(void *state)

@@ -96,6 +96,26 @@ if [ -e "$top_builddir/plugins/perf_events/perf_events.la" ]; then
 	check_eq "cpu.folded's pid/tid pairs are perf.data.txt's" "$(cat "$TEST_TMP/txt.ids")" "$(cat "$TEST_TMP/folded.ids")"
 	check_grep "cpu.folded roots the workload's samples at its PID and main thread" \
 		"^workload-$pid;workload-$pid;.*spin_on_cpu [0-9]+\$" "$r/cpu.folded"
+
+	# A flight recorder's snapshot has its own wall-clock view: the
+	# final one, at the command's end, covers the whole short run.
+	mkdir -p "$TEST_TMP/fl"
+	run_tracerig -c "$top_srcdir/conf/profiles/wall.ini" --set tracerig.mode=flight \
+		--set tracerig.window=60s -o "$TEST_TMP/fl" -- "$workload" -s 300 -t "$TEST_TMP/fl.times"
+	check_eq "wall.ini runs as a flight recorder" 0 "$rc"
+	[ "$rc" = 0 ] || sed 's/^/# /' "$TEST_TMP/out"
+	fl_zip=$(ls "$TEST_TMP/fl"/wall-*.trace.zip 2>/dev/null | head -1)
+	unzip_archive "$fl_zip" "$TEST_TMP/fls"
+	fl="$TEST_TMP/fls"
+	pid=$(measured_us "$TEST_TMP/fl.times" pid)
+	pipe_tid=$(measured_us "$TEST_TMP/fl.times" tid:blocked_in_pipe_read)
+	check_grep "the snapshot's wall.folded has the off-CPU side" \
+		"^workload-$pid;workload-$pipe_tid;.*;blocked_in_pipe_read;.*\\[off-cpu\\] [0-9]+\$" "$fl/wall.folded"
+	check_grep "and the on-CPU side" \
+		"^workload-$pid;workload-$pid;.*spin_on_cpu;.*\\[on-cpu\\] [0-9]+\$" "$fl/wall.folded"
+	check_grep "with its flame graph" '<svg' "$fl/wall.svg"
+	check "its wall.pb.gz is dated by the snapshot's range" \
+		python3 "$top_srcdir/tests/pprof-dated.py" "$fl/wall.pb.gz" "$fl/manifest.json"
 else
 	skip "wall.ini with perf_events" "the perf_events backend is not built"
 fi
