@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -486,22 +487,22 @@ void oc_detach(struct oc_collector *c)
 		offcpu_bpf__detach(c->skel);
 }
 
-int oc_poll(struct oc_collector *c, int timeout_ms, oc_event_fn cb, void *arg)
+int oc_poll(struct oc_collector *c, int timeout_ms, int wake_fd, oc_event_fn cb, void *arg)
 {
+	struct pollfd pfd[2] = { { .fd = c->rb ? ring_buffer__epoll_fd(c->rb) : -1, .events = POLLIN },
+				 { .fd = wake_fd, .events = POLLIN } };
 	int ret;
 
 	if (!c->rb)
 		return -EINVAL;
+	ret = poll(pfd, wake_fd >= 0 ? 2 : 1, timeout_ms);
+	if (ret < 0 && errno != EINTR)
+		return -errno;
+	/* Whatever is there, woken or not: records sent without a wakeup
+	 * (callchain = dwarf's copies) do not end the poll. */
 	c->cb = cb;
 	c->cb_arg = arg;
-	ret = ring_buffer__poll(c->rb, timeout_ms);
-	/* Records sent without a wakeup (callchain = dwarf's copies) are
-	 * not seen by the poll: take whatever is there. */
-	if (ret >= 0 || ret == -EINTR) {
-		int more = ring_buffer__consume(c->rb);
-
-		ret = more < 0 ? more : (ret > 0 ? ret : 0) + more;
-	}
+	ret = ring_buffer__consume(c->rb);
 	c->cb = NULL;
 	return ret == -EINTR ? 0 : ret;
 }

@@ -72,9 +72,10 @@ void oc_detach(struct oc_collector *c);
  * its new-process notification. */
 void oc_on_ustack(struct oc_collector *c, oc_ustack_fn fn, void *arg);
 uint32_t oc_stack_bytes(const struct oc_collector *c);
-/* Delivers new-process / exec notifications; returns the number handled
- * or a negative errno. */
-int oc_poll(struct oc_collector *c, int timeout_ms, oc_event_fn cb, void *arg);
+/* Delivers new-process / exec notifications, waiting up to timeout_ms
+ * for some unless `wake_fd` (-1: none) becomes readable first; returns the
+ * number handled or a negative errno. */
+int oc_poll(struct oc_collector *c, int timeout_ms, int wake_fd, oc_event_fn cb, void *arg);
 void oc_counters(struct oc_collector *c, uint64_t out[OFFCPU_CNT__MAX]);
 /* All aggregated entries (malloc'd array, caller frees). */
 int oc_read(struct oc_collector *c, struct oc_entry **out, size_t *n);

@@ -344,9 +344,11 @@ static __always_inline void switch_out(void *ctx, __u64 pid_tgid, struct offcpu_
 {
 	__u32 q = OFFCPU_Q_ONE;
 
-	/* Rare, on a loaded machine: a thread is back on a CPU without a
-	 * sched_switch into it that this program saw, and leaves again.  The
-	 * interval that started at start_ns has no end: counted, not guessed. */
+	/* The thread came back on a CPU without a sched_switch into it: the
+	 * task it took the CPU from is one the kernel does not trace (some
+	 * kernels hide their own agents: no tracer sees those tasks'
+	 * sched_switch, ftrace's event included).  The interval that started
+	 * at start_ns has no known end: counted, not guessed. */
 	if (st->start_ns) {
 		count(OFFCPU_CNT_RETURN_UNSEEN);
 		if (st->ucopy) {

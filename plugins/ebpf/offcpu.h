@@ -49,7 +49,8 @@ enum offcpu_counter {
 	OFFCPU_CNT_UCOPY_RING_FULL, /* callchain = dwarf: copy not sent, ring buffer full (lost) */
 	OFFCPU_CNT_UCOPY_SENT,      /* callchain = dwarf: copies sent to user space to unwind */
 	OFFCPU_CNT_RETURN_UNSEEN,   /* interval lost: the thread left a CPU again before its
-	                               * return to one was seen */
+	                               * return to one was seen (it took the CPU from an
+	                               * untraced task) */
 	OFFCPU_CNT__MAX,
 };
 

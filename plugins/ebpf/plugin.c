@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -58,6 +59,7 @@ struct ebpf {
 	pthread_t thread;
 	int thread_started;
 	atomic_int stopping;
+	int wake_fd; /* an eventfd: the notification thread's poll ends at once */
 	uint64_t notified;
 	uint64_t weighted, real; /* flush: the folded weights' sum, the time measured */
 	/* callchain = dwarf's table: filled on the notification thread, read
@@ -172,7 +174,7 @@ static void *notify_thread(void *arg)
 	int timeout_ms = e->us ? 20 : 250;
 
 	while (!atomic_load(&e->stopping)) {
-		int ret = oc_poll(e->oc, timeout_ms, on_event, e);
+		int ret = oc_poll(e->oc, timeout_ms, e->wake_fd, on_event, e);
 
 		if (ret < 0) {
 			e->svc->log(e->ctx, TRACERIG_LOG_WARN, "reading process notifications failed: "
@@ -358,6 +360,7 @@ static int ebpf_init(const struct tracerig_services *svc, struct tracerig_ctx *c
 	e->ctx = ctx;
 	k = &e->keys;
 	atomic_init(&e->stopping, 0);
+	e->wake_fd = -1;
 	pthread_mutex_init(&e->us_lock, NULL);
 	pthread_mutex_init(&e->ring_lock, NULL);
 	if ((ret = svc->config_bind(ctx, &e->keys)) < 0) {
@@ -486,6 +489,14 @@ static int ebpf_start(void *state)
 		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "%s", why);
 		return ret;
 	}
+	/* Without it the stop would wait for the poll's timeout, up to 250 ms. */
+	e->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (e->wake_fd < 0) {
+		ret = -errno;
+		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot make an eventfd: %s", strerror(-ret));
+		oc_detach(e->oc);
+		return ret;
+	}
 	ret = pthread_create(&e->thread, NULL, notify_thread, e);
 	if (ret) {
 		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot start the notification thread: %s",
@@ -521,6 +532,9 @@ static void join_thread(struct ebpf *e)
 	if (!e->thread_started)
 		return;
 	atomic_store(&e->stopping, 1);
+	if (eventfd_write(e->wake_fd, 1) < 0)
+		e->svc->log(e->ctx, TRACERIG_LOG_DEBUG, "cannot wake the notification thread: %s "
+			    "(it ends at its poll's timeout)", strerror(errno));
 	pthread_join(e->thread, NULL);
 	e->thread_started = 0;
 }
@@ -533,7 +547,7 @@ static int ebpf_stop(void *state)
 	oc_detach(e->oc);
 	join_thread(e);
 	/* Notifications still queued: remember those processes too. */
-	(void)oc_poll(e->oc, 0, on_event, e);
+	(void)oc_poll(e->oc, 0, -1, on_event, e);
 	return 0;
 }
 
@@ -696,9 +710,10 @@ static int write_offcpu(struct ebpf *e, struct tracerig_archive *ar, const struc
 			    "aggregation_size / max_threads",
 			    (unsigned long long)(c[OFFCPU_CNT_AGG_FULL] + c[OFFCPU_CNT_THREAD_FULL]));
 	if (c[OFFCPU_CNT_RETURN_UNSEEN])
-		e->svc->log(e->ctx, TRACERIG_LOG_WARN, "%llu intervals lost: a thread was back on a CPU "
-			    "without a sched_switch into it that the program saw (a loaded machine); "
-			    "the manifest counts them as intervals_lost_return_unseen",
+		e->svc->log(e->ctx, TRACERIG_LOG_WARN, "%llu intervals lost: a thread got its CPU back "
+			    "from a task this kernel does not trace (no sched_switch event for it "
+			    "reaches any tracer), so when its wait ended is unknown; the manifest "
+			    "counts them as intervals_lost_return_unseen",
 			    (unsigned long long)c[OFFCPU_CNT_RETURN_UNSEEN]);
 	if (frames.unnamed)
 		e->svc->log(e->ctx, TRACERIG_LOG_DEBUG, "%llu frame lookups found no symbol",
@@ -809,6 +824,8 @@ static void ebpf_fini(void *state)
 	struct ebpf *e = state;
 
 	join_thread(e);
+	if (e->wake_fd >= 0)
+		close(e->wake_fd);
 	oc_close(e->oc);
 	us_free(e->us);
 	oc_set_log(NULL, NULL);

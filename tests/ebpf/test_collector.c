@@ -222,10 +222,10 @@ out:
 }
 
 /* The scenario traced; run again once when the collector counted an
- * interval lost (a thread back on a CPU without a sched_switch the program
- * saw, which a loaded machine shows now and then): the checks compare
- * totals with what the threads measured, which a counted loss makes
- * meaningless, not wrong. */
+ * interval lost (a thread that got its CPU back from a task the kernel
+ * does not trace, as this sandbox's agent is, has no switch-in): the
+ * checks compare totals with what the threads measured, which a counted
+ * loss makes meaningless, not wrong. */
 static void trace_run(struct run *r, const struct oc_config *cfg, const struct tw_plan *plan,
 		      int bystander)
 {
@@ -562,9 +562,10 @@ DEF_TEST(every_distinct_stack_is_kept)
 	size_t lost = 0;
 	int kept = distinct_paths_kept(16384, 10, c, &lost);
 
-	/* On a loaded machine the kernel may, rarely, put a thread back on a
-	 * CPU without a sched_switch the program sees: that interval is
-	 * counted as lost, and its stack cannot be among those kept. */
+	/* A thread that takes its CPU back from a task the kernel does not
+	 * trace (this sandbox's kernel hides its agent's threads from every
+	 * tracer) has no switch-in: that interval is counted as lost, and
+	 * its stack cannot be among those kept. */
 	if (c[OFFCPU_CNT_RETURN_UNSEEN])
 		printf("# %llu intervals lost, their return unseen\n",
 		       (unsigned long long)c[OFFCPU_CNT_RETURN_UNSEEN]);
@@ -697,7 +698,7 @@ static void dwarf_copies(enum oc_hook hook)
 	dwarf_sleeper();
 	oc_detach(c);
 	/* The ring holds 512 copies: nothing was lost, all of it is there. */
-	EXPECT_TRUE(oc_poll(c, 0, no_event, NULL) >= 0);
+	EXPECT_TRUE(oc_poll(c, 0, -1, no_event, NULL) >= 0);
 	oc_counters(c, cnt);
 	printf("# %s: %zu copies in blocked_in_sleep, %zu with dwarf_sleeper's return address, "
 	       "%" PRIu64 " sent, %" PRIu64 " intervals lost with their return unseen\n",
