@@ -79,13 +79,19 @@ same_frames_as_perf() {
 	python3 - "$1" "$TEST_TMP/perf-frames" "${3:-}" <<'PY'
 import re, sys
 ours_path, perf_path, want = sys.argv[1], sys.argv[2], sys.argv[3]
-ours_head = re.compile(r'^.+?\s+(\d+)/(\d+)\s+\[\d+\]\s+(\d+\.\d+):')
-perf_head = re.compile(r'^\s*(\d+)\s+(\d+\.\d+):')
+# A task being reaped can be sampled with no thread id left: -1.
+ours_head = re.compile(r'^.+?\s+(-?\d+)/(-?\d+)\s+\[\d+\]\s+(\d+\.\d+):')
+perf_head = re.compile(r'^\s*(-?\d+)\s+(\d+\.\d+):')
 frame = re.compile(r'^\s+([0-9a-f]+) (.*?) \((.*)\)$')
 def parse(path, head, pid_group):
     samples, cur = {}, None
     for line in open(path, errors='replace'):
         m = head.match(line)
+        if not m and line.strip() and not frame.match(line.rstrip('\n')):
+            # A sample header this parser does not read: its frames
+            # belong to no sample here, not to the one before it.
+            cur = None
+            continue
         if m:
             key = (m.group(pid_group + 1), m.group(pid_group + 2))
             cur = samples.setdefault(key, [])
