@@ -1492,6 +1492,7 @@ static void collect(struct tr_session *s)
 	s->end_mono_ns = now_ns(CLOCK_MONOTONIC);
 	tr_info("session ended (%s) after %.1fs", tr_end_reason_name(s->end_reason),
 		(s->end_mono_ns - s->window_start_ns) / 1e9);
+	tr_stream_collection_ended();
 }
 
 /* The staging goes once its archive is written (unless kept); the exit

@@ -13,9 +13,13 @@
  * read's deflate (a few milliseconds); what it did not get to is the
  * tail the packager deflates.
  *
- * It runs at nice 19: deflate is the work that may wait.  It never waits
- * for the source, and the source never waits for it; if it falls behind,
- * the tail is longer, never wrong.  A read or write error breaks that
+ * It runs at nice 19 while collecting: deflate is the work that may wait.
+ * Once collection ends it goes back to nice 0, as what it has not done is
+ * then on the way to the archive, and follows the files more closely
+ * (sources also write entries in their flush, e.g. perf.data.txt, which it
+ * deflates on the other CPU while they are written).  It never waits for
+ * a source, and a source never waits for it; if it falls behind, the tail
+ * is longer, never wrong.  A read or write error breaks that
  * entry's stream (the packager deflates the whole entry, as without
  * streaming) and nothing else. */
 #include "config.h"
@@ -60,6 +64,7 @@ static struct {
 	pthread_cond_t wake;
 	int level;
 	int stopping, running, stopped;
+	int ended; /* collection ended: the thread is on the way to the archive */
 	pthread_t thread;
 	struct entry *e[TR_STREAM_MAX];
 	size_t n;
@@ -132,9 +137,9 @@ static void *stream_thread(void *arg)
 {
 	int drain = 0;
 
+	int niced = 0, ended;
+
 	(void)arg;
-	/* Low priority: collecting comes first (this thread's own nice). */
-	(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
 	for (;;) {
 		uint64_t busy = 0;
 		int stop = 0;
@@ -143,10 +148,22 @@ static void *stream_thread(void *arg)
 		pthread_mutex_lock(&st.lock);
 		n = st.n;
 		stop = st.stopping;
+		ended = st.ended;
 		/* The test hook: one last round over everything there. */
 		if (stop && st.test_drain && !drain)
 			drain = 1, stop = 0;
 		pthread_mutex_unlock(&st.lock);
+		/* Low priority while collecting: the traced work and the
+		 * collector come first.  Once collection ended, what it has
+		 * not deflated is on the way to the archive: back to nice 0
+		 * (allowed with CAP_SYS_NICE or RLIMIT_NICE; else it stays). */
+		if (!niced && !ended) {
+			(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+			niced = 1;
+		} else if (niced == 1 && ended) {
+			(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 0);
+			niced = 2;
+		}
 		for (size_t i = 0; i < n && !stop; i++) {
 			struct entry *e = st.e[i];
 			int64_t got;
@@ -172,8 +189,10 @@ static void *stream_thread(void *arg)
 		if (!st.stopping && busy < 4 * TR_ZPIECE_IN_SIZE) {
 			struct timespec ts;
 
+			/* Sources write fast after collection (their flush):
+			 * follow them closely then. */
 			clock_gettime(CLOCK_REALTIME, &ts);
-			ts.tv_nsec += TR_STREAM_POLL_MS * 1000000L;
+			ts.tv_nsec += (st.ended ? TR_STREAM_POLL_MS / 5 : TR_STREAM_POLL_MS) * 1000000L;
 			ts.tv_sec += ts.tv_nsec / 1000000000L;
 			ts.tv_nsec %= 1000000000L;
 			pthread_cond_timedwait(&st.wake, &st.lock, &ts);
@@ -302,6 +321,14 @@ static void human(uint64_t n, char *buf, size_t len)
 		snprintf(buf, len, "%.1f KiB", (double)n / 1024);
 }
 
+void tr_stream_collection_ended(void)
+{
+	pthread_mutex_lock(&st.lock);
+	st.ended = 1;
+	pthread_cond_broadcast(&st.wake);
+	pthread_mutex_unlock(&st.lock);
+}
+
 void tr_stream_stop(void)
 {
 	int running;
@@ -329,7 +356,7 @@ void tr_stream_stop(void)
 			sb.st_size = 0;
 		human(e->to - e->from, done, sizeof(done));
 		human((uint64_t)sb.st_size, total, sizeof(total));
-		tr_info("%s: %s of %s deflated while collecting (%llu bytes in %llu pieces, "
+		tr_info("%s: %s of %s deflated before packaging (%llu bytes in %llu pieces, "
 			"%llu compressed)", e->name, done, total,
 			(unsigned long long)(e->to - e->from), (unsigned long long)e->pieces,
 			(unsigned long long)e->comp_size);
@@ -381,7 +408,7 @@ void tr_stream_free(void)
 	}
 	st.n = 0;
 	/* A new session (a test's) may follow entries again. */
-	st.stopping = st.stopped = 0;
+	st.stopping = st.stopped = st.ended = 0;
 	st.level = 0;
 	pthread_mutex_unlock(&st.lock);
 }

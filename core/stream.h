@@ -9,9 +9,9 @@
  * part before the offset, which the source may have rewritten) and the
  * tail (what the thread had not got to), and copies the middle.
  *
- * Memory: one tr_zpiece per followed entry (about 700 KiB, see
- * lib/zpiece.h), at most TR_STREAM_MAX entries; nothing grows with the
- * session. */
+ * Memory: one tr_zpiece per followed entry (under 600 KiB, see
+ * lib/zpiece.h), at most TR_STREAM_MAX entries (under 4.7 MiB); nothing
+ * grows with the session. */
 #ifndef TR_STREAM_H
 #define TR_STREAM_H
 
@@ -28,6 +28,9 @@ int tr_stream_set_level(int level);
  * -ENOTSUP (no packager asked for streaming), -EINVAL, -ENOSPC (too many),
  * -EEXIST, or the errno of opening the files or starting the thread. */
 int tr_stream_follow(const char *staging_dir, const char *name, uint64_t from);
+/* Collection ended: the thread goes back to normal priority (what it has
+ * not done is now on the way to the archive). */
+void tr_stream_collection_ended(void);
 /* Stops the thread (what it has not deflated yet stays for the packager);
  * idempotent.  Logs, per entry, how much was deflated while collecting. */
 void tr_stream_stop(void);

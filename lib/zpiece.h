@@ -10,9 +10,10 @@
  * refers back to earlier input): what it wrote up to any sync point is a
  * piece of its own.
  *
- * Memory: the z_stream (deflateInit2 with windowBits 15, memLevel 8: 256
- * KiB + 128 KiB + a few KiB at any level) and the two buffers below,
- * about 700 KiB per piece being written. */
+ * Memory: the z_stream (deflateInit2 with windowBits 15, memLevel 8:
+ * 2^17 + 2^17 bytes plus about 6 KiB, at any level, as zlib's zconf.h
+ * reckons it) and the two buffers below: under 600 KiB per piece being
+ * written. */
 #ifndef TR_ZPIECE_H
 #define TR_ZPIECE_H
 

@@ -495,10 +495,13 @@ struct tracerig_services {
 	 * once written, and the file is never truncated; bytes before
 	 * `from` (a header) may still change.  The core then deflates what
 	 * is appended, on a thread of its own at low priority, into a file
-	 * under the staging directory that is never an archive entry.
-	 * A source that breaks the promise gets a wrong archive entry: only
-	 * declare what is appended with write(2) at the end.  Record mode
-	 * only (not a flight snapshot's area), from start on.  0, -ENOTSUP
+	 * under the staging directory that is never an archive entry
+	 * (at nice 19 while collecting; once collection ended at nice 0,
+	 * beside a flush that writes such an entry).  A source that breaks
+	 * the promise gets a wrong archive entry: only declare what is
+	 * appended with write(2) at the end.  Record mode only (not a
+	 * flight snapshot's area), from start to the end of flush (perf.data
+	 * at start, perf.data.txt as flush creates it).  0, -ENOTSUP
 	 * (the packager does not take precompressed entries, flight mode, or
 	 * `[tracerig] stream = no`: nothing to do), -EINVAL, -EEXIST, or the
 	 * errno of opening the file. */

@@ -633,6 +633,9 @@ static FILE *create_entry(struct perf *p, struct tracerig_archive *ar, const cha
 	}
 	/* perf.data.txt is written in one pass; a big buffer saves syscalls. */
 	setvbuf(f, NULL, _IOFBF, 1 << 20);
+	/* Only appended to: the core deflates it on another CPU while the
+	 * conversion writes it (-ENOTSUP: streaming is off). */
+	(void)p->svc->archive_append_only(p->ctx, name, 0);
 	return f;
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# perf.data deflated while collecting (issue 13): the archive's perf.data
-# is the staged one byte for byte, the archive passes unzip -t and
+# perf.data deflated while collecting, perf.data.txt while the flush
+# writes it (issue 13): the archive's entries are the staged ones byte for byte, the archive passes unzip -t and
 # python3's zipfile, stock perf reads it, the log says how much was done
 # while collecting; when the stream breaks, or streaming is off, the
 # entry is deflated whole and still right; a killed tracerig's salvaged
@@ -42,6 +42,8 @@ archive_whole() {
 		'import sys, zipfile; sys.exit(zipfile.ZipFile(sys.argv[1]).testzip() is not None)' "$zip"
 	check "$1: the archive's perf.data is the staged one, byte for byte" \
 		cmp "$TEST_TMP/$1/perf.data" "$staged/perf.data"
+	check "$1: so is perf.data.txt (written in the flush, deflated as it is written)" \
+		cmp "$TEST_TMP/$1/perf.data.txt" "$staged/perf.data.txt"
 	check_eq "$1: no side file is an archive entry" "" \
 		"$(unzip -Z1 "$zip" | grep -F .tracerig-stream)"
 	unzip -Z -v "$zip" perf.data >"$TEST_TMP/$1.listing"
@@ -51,10 +53,10 @@ archive_whole() {
 session drained TRACERIG_TEST_STREAM=drain --
 archive_whole drained
 log="$TEST_TMP/drained/tracerig.log"
-check_grep "the log says how much of perf.data was deflated while collecting" \
-	'perf\.data: .* deflated while collecting \([0-9]+ bytes in [0-9]+ pieces' "$log"
-streamed=$(sed -n 's/.*perf\.data: .* deflated while collecting (\([0-9]*\) bytes in \([0-9]*\) pieces.*/\1/p' "$log")
-pieces=$(sed -n 's/.*deflated while collecting ([0-9]* bytes in \([0-9]*\) pieces.*/\1/p' "$log")
+check_grep "the log says how much of perf.data was deflated before packaging" \
+	'perf\.data: .* deflated before packaging \([0-9]+ bytes in [0-9]+ pieces' "$log"
+streamed=$(sed -n 's/.*perf\.data: .* deflated before packaging (\([0-9]*\) bytes in \([0-9]*\) pieces.*/\1/p' "$log")
+pieces=$(sed -n 's/.*perf\.data: .* deflated before packaging ([0-9]* bytes in \([0-9]*\) pieces.*/\1/p' "$log")
 size=$(stat -c %s "$staged/perf.data")
 check "all of perf.data but its header region was deflated while collecting ($streamed of $size bytes, $pieces pieces)" \
 	test "${streamed:-0}" -gt $((size - 65536)) -a "${pieces:-0}" -ge 1
@@ -75,7 +77,7 @@ fi
 session plain --
 archive_whole plain
 check_grep "plain: the log says how much was deflated while collecting" \
-	'perf\.data: .* deflated while collecting' "$TEST_TMP/plain/tracerig.log"
+	'perf\.data: .* deflated before packaging' "$TEST_TMP/plain/tracerig.log"
 
 session broken TRACERIG_TEST_STREAM=fault --
 archive_whole broken
@@ -83,12 +85,12 @@ check_grep "broken: the log says deflating while collecting stopped" \
 	'perf\.data: deflating while collecting stopped: .*deflated whole when packaged' \
 	"$TEST_TMP/broken/tracerig.log"
 check_no_grep "broken: nothing claims to have been deflated while collecting" \
-	'deflated while collecting \(' "$TEST_TMP/broken/tracerig.log"
+	'deflated before packaging \(' "$TEST_TMP/broken/tracerig.log"
 
 session off TRACERIG_TEST_STREAM=drain -- --set tracerig.stream=no
 archive_whole off
 check_no_grep "stream = no: nothing is deflated while collecting" \
-	'deflated while collecting' "$TEST_TMP/off/tracerig.log"
+	'deflated before packaging' "$TEST_TMP/off/tracerig.log"
 check "stream = no: no side file" test ! -e "$staged/.tracerig-stream"
 
 # Killed while the thread deflates: the watchdog's archive is whole and

@@ -20,7 +20,7 @@
 #include "plugins/zip/pieces.h"
 #include "../testing.h"
 
-static char dir[PATH_MAX];
+static char dir[1024]; /* short enough for every name made in it */
 static unsigned rng = 12345;
 
 /* Half random, half repeated text: compressible, but not trivially. */
@@ -210,7 +210,7 @@ DEF_TEST(a_file_shorter_or_replaced_is_refused)
  * stopped, so the test does not depend on how much it got to before. */
 DEF_TEST(the_core_thread_follows_a_growing_file)
 {
-	char staging[PATH_MAX], path[PATH_MAX], zip[PATH_MAX];
+	char staging[1100], path[PATH_MAX], zip[PATH_MAX];
 	size_t len = 6 << 20, from = 512;
 	unsigned char *data = malloc(len);
 	struct tracerig_streamed sd;
@@ -258,7 +258,7 @@ DEF_TEST(the_core_thread_follows_a_growing_file)
 
 DEF_TEST(a_write_error_breaks_the_stream)
 {
-	char staging[PATH_MAX], path[PATH_MAX];
+	char staging[1100], path[PATH_MAX];
 	unsigned char data[100000];
 	struct tracerig_streamed sd;
 	int fd;
