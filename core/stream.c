@@ -176,7 +176,7 @@ static void *stream_thread(void *arg)
 				e->broken = 1;
 				e->err = (int)-got;
 				pthread_mutex_unlock(&st.lock);
-				tr_log(TRACERIG_LOG_WARN, NULL, "%s: deflating while collecting stopped: "
+				tr_log(TRACERIG_LOG_WARN, NULL, "%s: deflating it as it grows stopped: "
 				       "%s (it is deflated whole when packaged)", e->name,
 				       strerror((int)-got));
 				continue;

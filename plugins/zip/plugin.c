@@ -3,7 +3,8 @@
  * from disk by libzip at zip_close() rather than read into memory, and the
  * archive is created 0600 because traces reveal code, paths and data.
  *
- * Entries the core deflated while they grew (archive_streamed: perf.data)
+ * Entries the core deflated while they grew (archive_streamed: perf.data,
+ * perf.data.txt)
  * are put together from pieces (lib/zpiece.h): the head the source may
  * have rewritten and the tail the core had not got to are deflated here,
  * the middle is the core's, and the CRC-32 is combined.  A source that
@@ -34,7 +35,6 @@ struct zip_packager {
 	uint64_t entries, bytes_in;
 	uint64_t streamed_entries, streamed_bytes;
 };
-
 
 /* Already-compressed files gain nothing from deflate. */
 static int stored_as_is(const struct tracerig_list *stored, const char *name)
@@ -93,11 +93,11 @@ static int add_entry(void *arg, const char *name, const char *path, uint64_t siz
 		if (src)
 			streamed = 1;
 		else
-			z->svc->log(z->ctx, TRACERIG_LOG_WARN, "%s: what was deflated while "
-				    "collecting is not used (%s): deflating it whole", name, why);
+			z->svc->log(z->ctx, TRACERIG_LOG_WARN, "%s: what was deflated before "
+				    "packaging is not used (%s): deflating it whole", name, why);
 	} else if (ret == -EIO) {
-		z->svc->log(z->ctx, TRACERIG_LOG_INFO, "%s: deflating it whole (deflating while "
-			    "collecting had stopped)", name);
+		z->svc->log(z->ctx, TRACERIG_LOG_INFO, "%s: deflating it whole (deflating it "
+			    "as it grew had stopped)", name);
 	}
 	/* Length -1: libzip reads to EOF when writing, so a file still growing
 	 * cannot make the archive inconsistent. */

@@ -82,7 +82,7 @@ check_grep "plain: the log says how much was deflated while collecting" \
 session broken TRACERIG_TEST_STREAM=fault --
 archive_whole broken
 check_grep "broken: the log says deflating while collecting stopped" \
-	'perf\.data: deflating while collecting stopped: .*deflated whole when packaged' \
+	'perf\.data: deflating it as it grows stopped: .*deflated whole when packaged' \
 	"$TEST_TMP/broken/tracerig.log"
 check_no_grep "broken: nothing claims to have been deflated while collecting" \
 	'deflated before packaging \(' "$TEST_TMP/broken/tracerig.log"
