@@ -46,12 +46,15 @@ static void check_zip(const char *zip, zip_source_t *src, zip_t *za, const unsig
 		      size_t len)
 {
 	char cmd[2 * PATH_MAX];
-	zip_stat_t zs;
+	zip_stat_t zs, pieces;
 	zip_file_t *zf;
 	unsigned char *got = malloc(len + 1);
 	zip_int64_t n;
 	int err;
 
+	/* What the pieces say they are: deflated already, this long. */
+	EXPECT_EQ_INT(0, zip_source_stat(src, &pieces));
+	EXPECT_EQ_INT(ZIP_CM_DEFLATE, pieces.comp_method);
 	EXPECT_TRUE(zip_file_add(za, "perf.data", src, ZIP_FL_ENC_UTF_8) == 0);
 	EXPECT_EQ_INT(0, zip_close(za));
 	za = zip_open(zip, ZIP_RDONLY, &err);
@@ -63,6 +66,8 @@ static void check_zip(const char *zip, zip_source_t *src, zip_t *za, const unsig
 	EXPECT_EQ_INT(0, zip_stat(za, "perf.data", 0, &zs));
 	EXPECT_EQ_INT(ZIP_CM_DEFLATE, zs.comp_method);
 	EXPECT_EQ_INT(len, zs.size);
+	/* Copied as they are, not decompressed and deflated again. */
+	EXPECT_EQ_INT(pieces.comp_size, zs.comp_size);
 	EXPECT_EQ_INT(crc32(crc32(0, Z_NULL, 0), want, (uInt)len), zs.crc);
 	zf = zip_fopen(za, "perf.data", 0);
 	EXPECT_TRUE(zf != NULL);
