@@ -60,6 +60,11 @@ pieces=$(sed -n 's/.*perf\.data: .* deflated before packaging ([0-9]* bytes in \
 size=$(stat -c %s "$staged/perf.data")
 check "all of perf.data but its header region was deflated while collecting ($streamed of $size bytes, $pieces pieces)" \
 	test "${streamed:-0}" -gt $((size - 65536)) -a "${pieces:-0}" -ge 1
+check_eq "manifest.json says so too (perf.data's deflated_before_packaging)" "$streamed" \
+	"$(python3 -c 'import json, sys
+m = json.load(open(sys.argv[1]))
+print([f for f in m["files"] if f["name"] == "perf.data"][0].get("deflated_before_packaging"))' \
+		"$TEST_TMP/drained/manifest.json")"
 check "the side file was there, outside the entries" test -s "$staged/.tracerig-stream/perf.data.deflate"
 if command -v perf >/dev/null; then
 	timeout 120 perf script -i "$TEST_TMP/drained/perf.data" -F comm,pid,tid,time,event,ip,sym \
@@ -86,6 +91,11 @@ check_grep "broken: the log says deflating while collecting stopped" \
 	"$TEST_TMP/broken/tracerig.log"
 check_no_grep "broken: nothing claims to have been deflated while collecting" \
 	'deflated before packaging \(' "$TEST_TMP/broken/tracerig.log"
+check_eq "broken: manifest.json says none of perf.data was deflated before packaging" 0 \
+	"$(python3 -c 'import json, sys
+m = json.load(open(sys.argv[1]))
+print([f for f in m["files"] if f["name"] == "perf.data"][0].get("deflated_before_packaging"))' \
+		"$TEST_TMP/broken/manifest.json")"
 
 session off TRACERIG_TEST_STREAM=drain -- --set tracerig.stream=no
 archive_whole off
