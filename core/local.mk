@@ -17,6 +17,7 @@ tracerig_SOURCES = \
 	core/sideband.c core/sideband.h \
 	core/pids.c core/pids.h \
 	core/staging.c core/staging.h \
+	core/stream.c core/stream.h \
 	core/output.c core/output.h \
 	core/manifest.c core/manifest.h \
 	core/json.c core/json.h \
@@ -38,8 +39,8 @@ tracerig_SOURCES = \
 	core/export.c core/export.h \
 	core/convert.c core/convert.h \
 	$(tr_symbols_sources)
-tracerig_CFLAGS = $(AM_CFLAGS) $(INIH_CFLAGS) $(LIBELF_CFLAGS) $(LIBZIP_CFLAGS)
-tracerig_LDADD = lib/libtrpprof.la lib/libtrelf.la lib/libtrutil.la $(LTDL_LIBS) $(INIH_LIBS) $(LIBELF_LIBS) $(DEMANGLE_LIBS) $(LIBZIP_LIBS)
+tracerig_CFLAGS = $(AM_CFLAGS) $(INIH_CFLAGS) $(LIBELF_CFLAGS) $(LIBZIP_CFLAGS) $(ZLIB_CFLAGS)
+tracerig_LDADD = lib/libtrzpiece.la lib/libtrpprof.la lib/libtrelf.la lib/libtrutil.la $(LTDL_LIBS) $(INIH_LIBS) $(LIBELF_LIBS) $(DEMANGLE_LIBS) $(LIBZIP_LIBS)
 
 # The index of the in-tree backends (core/backends.h), from their descriptors.
 backend_descriptors = $(sort $(wildcard $(top_srcdir)/plugins/*/plugin.c))

@@ -18,6 +18,7 @@
 #include "options.h"
 #include "phase.h"
 #include "session.h"
+#include "stream.h"
 
 static void write_section(struct tr_json *j, const struct tr_section *s)
 {
@@ -84,6 +85,7 @@ static void write_plugin(struct tr_json *j, struct tracerig_ctx *ctx)
 struct file_list {
 	struct tr_json *j;
 	struct tr_session *s;
+	const char *dir; /* the staging area's */
 };
 
 /* What a source said of its pprof entry `name` (the pprof_entry service),
@@ -122,6 +124,20 @@ static int add_pprof(struct tr_json *j, struct tr_session *s, const char *name)
 	return 0;
 }
 
+/* How much of an entry was deflated before packaging (stream.h): the
+ * bytes the packager did not have to compress, or 0 when the stream broke
+ * (it deflated them all).  Nothing for an entry not streamed. */
+static void add_streamed(struct tr_json *j, const char *dir, const char *name)
+{
+	struct tracerig_streamed sd;
+	int ret = tr_stream_result(dir, name, &sd);
+
+	if (ret == 0)
+		tr_json_u64(j, "deflated_before_packaging", sd.to - sd.from);
+	else if (ret == -EIO)
+		tr_json_u64(j, "deflated_before_packaging", 0);
+}
+
 static int add_file(void *arg, const char *name, const char *path, uint64_t size)
 {
 	struct file_list *fl = arg;
@@ -133,6 +149,7 @@ static int add_file(void *arg, const char *name, const char *path, uint64_t size
 	tr_json_string(fl->j, "name", name);
 	tr_json_u64(fl->j, "size", size);
 	add_pprof(fl->j, fl->s, name);
+	add_streamed(fl->j, fl->dir, name);
 	tr_json_end_object(fl->j);
 	return 0;
 }
@@ -344,6 +361,7 @@ static int write_manifest(struct tr_session *s, struct tracerig_archive *ar,
 	tr_json_array(&j, "files");
 	fl.j = &j;
 	fl.s = s;
+	fl.dir = ar->dir;
 	tr_staging_foreach(ar, add_file, &fl);
 	tr_json_end_array(&j);
 	tr_json_end_object(&j);

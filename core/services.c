@@ -17,6 +17,7 @@
 #include "services.h"
 #include "session.h"
 #include "staging.h"
+#include "stream.h"
 #include "symbols/symbolizer.h"
 #include "flamegraph.h"
 #include "wall.h"
@@ -40,6 +41,8 @@ const struct tracerig_key tr_session_keys[] = {
 	  .description = "Trace only this cgroup (a directory under /sys/fs/cgroup): how a whole container is traced from the host." },
 	{ .name = "pprof", .type = TRACERIG_KEY_BOOL, .default_value = "yes",
 	  .description = "Write each stack view as a pprof profile too (cpu.pb.gz, offcpu.pb.gz, wall.pb.gz), with mappings and build ids, for continuous-profiling stores and `go tool pprof`." },
+	{ .name = "stream", .type = TRACERIG_KEY_BOOL, .default_value = "yes",
+	  .description = "Compress the entries that sources say only grow (perf.data) while collecting, on a low-priority thread, so that packaging at the end compresses only what was written last; no: compress everything when packaging." },
 	{ .name = "mode", .type = TRACERIG_KEY_ENUM, .default_value = "record",
 	  .choices = "record,flight",
 	  .description = "record: collect for duration (or until stopped) and write one archive. flight: a flight recorder: collect until stopped keeping only the last window, and write <name>-<UTC time>.trace.zip of that window into the output directory on each trigger (SIGUSR1, `tracerig snapshot`, trigger_cpu, trigger_crash) and when stopped; duration applies only when given with -d. Only backends with flight support (perf_events, mapharvest, lttng) take part: others fail the session when required, else are left out with a warning. See docs/flight.md." },
@@ -383,6 +386,32 @@ static int svc_archive_window(struct tracerig_ctx *ctx, struct tracerig_archive 
 	return tr_session_window(ctx->session, out);
 }
 
+static int svc_archive_append_only(struct tracerig_ctx *ctx, const char *name, uint64_t from)
+{
+	if (!ctx->session->stream || tr_flight_enabled())
+		return -ENOTSUP;
+	if (!name || !tr_entry_name_ok(name))
+		return -EINVAL;
+	return tr_stream_follow(ctx->session->archive.dir, name, from);
+}
+
+static int svc_archive_stream_level(struct tracerig_ctx *ctx, int level)
+{
+	if (ctx->plugin->kind != TRACERIG_PLUGIN_PACKAGER)
+		return -EPERM;
+	return tr_stream_set_level(level);
+}
+
+/* Only the session's own archive was followed (not a flight snapshot's,
+ * nor anything in the watchdog, which forked before the thread began). */
+static int svc_archive_streamed(struct tracerig_ctx *ctx, struct tracerig_archive *ar,
+				const char *name, struct tracerig_streamed *out)
+{
+	if (ctx->plugin->kind != TRACERIG_PLUGIN_PACKAGER || !name || !out)
+		return -EINVAL;
+	return tr_stream_result(ar->dir, name, out);
+}
+
 static int svc_symbolizer_model(struct tracerig_ctx *ctx, enum tracerig_model how)
 {
 	if (!ctx->in_init)
@@ -579,4 +608,7 @@ const struct tracerig_services tr_services = {
 	.flight_window = svc_flight_window,
 	.snapshot_register = svc_snapshot_register,
 	.archive_window = svc_archive_window,
+	.archive_append_only = svc_archive_append_only,
+	.archive_stream_level = svc_archive_stream_level,
+	.archive_streamed = svc_archive_streamed,
 };

@@ -30,6 +30,7 @@
 #include "services.h"
 #include "sideband.h"
 #include "session.h"
+#include "stream.h"
 #include "status.h"
 #include "supervise.h"
 #include "wall.h"
@@ -428,6 +429,7 @@ static int prepare_output(struct tr_session *s, struct tr_section *main_section)
 		s->duration_ms = 0;
 	s->keep_staging = tr_config_number(main_section, tr_session_keys, "keep_staging") != 0;
 	s->pprof = tr_config_number(main_section, tr_session_keys, "pprof") != 0;
+	s->stream = tr_config_number(main_section, tr_session_keys, "stream") != 0;
 	return 0;
 }
 
@@ -1220,6 +1222,10 @@ static int package(struct tr_session *s)
 	char size[32], why[128];
 	int ret;
 
+	/* What was not deflated while collecting is the packager's now; the
+	 * thread says how much it did while the log still goes to the
+	 * archive. */
+	tr_stream_stop();
 	tr_log_close_file();
 	ret = tr_manifest_write(s);
 	if (ret < 0) {
@@ -1496,6 +1502,7 @@ static void collect(struct tr_session *s)
 	s->end_mono_ns = now_ns(CLOCK_MONOTONIC);
 	tr_info("session ended (%s) after %.1fs", tr_end_reason_name(s->end_reason),
 		(s->end_mono_ns - s->window_start_ns) / 1e9);
+	tr_stream_collection_ended();
 }
 
 /* The staging goes once its archive is written (unless kept); the exit
@@ -1686,6 +1693,7 @@ static int watchdog_salvage(void *arg, pid_t collector, const char *why,
 
 void tr_session_free(struct tr_session *s)
 {
+	tr_stream_free();
 	tr_triggers_stop(&s->triggers);
 	tr_flight_reset();
 	for (size_t i = 0; i < s->n_sources; i++)

@@ -40,6 +40,7 @@ struct tr_session {
 	long long duration_ms;
 	int keep_staging;
 	int pprof; /* [tracerig] pprof: sources write .pb.gz entries */
+	int stream; /* [tracerig] stream: entries deflated while they grow */
 	struct tr_wall_pprof wall_pprof; /* the core's wall.pb.gz, for the manifest */
 
 	uint64_t start_mono_ns, start_real_ns, end_mono_ns;

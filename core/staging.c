@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "staging.h"
+#include "stream.h"
 
 /* Where staging directories live: $TMPDIR, else /var/tmp.  Not next to the
  * output: a full output disk must not also truncate what was collected, and
@@ -155,6 +156,10 @@ static int walk_dir(const char *root, const char *rel, struct walk *w)
 		    lstat(full, &st) < 0)
 			continue;
 		if (S_ISDIR(st.st_mode)) {
+			/* The core's deflated side files (stream.h) are
+			 * never entries. */
+			if (!*rel && strcmp(de->d_name, TR_STREAM_DIR) == 0)
+				continue;
 			ret = walk_dir(root, child, w);
 		} else if (S_ISREG(st.st_mode)) {
 			if (w->n == w->cap) {

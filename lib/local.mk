@@ -56,6 +56,14 @@ lib/profile.pb-c.c: $(top_srcdir)/third_party/pprof/profile.proto
 lib/profile.pb-c.h: lib/profile.pb-c.c
 	@test -f $@ || { rm -f lib/profile.pb-c.c; $(MAKE) $(AM_MAKEFLAGS) lib/profile.pb-c.c; }
 
+# Raw deflate in pieces that concatenate (lib/zpiece.h): the core's thread
+# that deflates entries while they grow, and the zip packager that puts the
+# pieces together.  Its own library, so that only these two link zlib for it.
+noinst_LTLIBRARIES += lib/libtrzpiece.la
+lib_libtrzpiece_la_SOURCES = lib/zpiece.c lib/zpiece.h
+lib_libtrzpiece_la_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS)
+lib_libtrzpiece_la_LIBADD = $(ZLIB_LIBS)
+
 # ---- unit tests (no root needed): tests/lib/test_X.c each (including
 # ../testing.h, so they need no -I)
 lib_unit_tests = tests/lib/test_untrusted tests/lib/test_sanitize tests/lib/test_hash \

@@ -195,6 +195,22 @@ enum tracerig_time {
 	TRACERIG_TIME_OFFCPU = 2, /* threads switched out: blocked, waiting, preempted */
 };
 
+/* What the core deflated of a staged entry while it grew (see
+ * archive_streamed()). */
+struct tracerig_streamed {
+	const char *path;   /* the deflated bytes: a file under the staging
+	                     * directory that is never an archive entry */
+	uint64_t comp_size; /* its first comp_size bytes are raw deflate
+	                     * (RFC 1951) of the entry's bytes [from, to),
+	                     * ending byte aligned (a sync flush) with no
+	                     * final block: a piece to put between the
+	                     * deflated [0, from) and [to, end) */
+	uint64_t from, to;
+	uint32_t crc;       /* CRC-32 of the entry's bytes [from, to) */
+	int level;          /* the deflate level, archive_stream_level()'s */
+	uint64_t dev, ino;  /* the file the core followed: the entry's still? */
+};
+
 struct tracerig_ctx;     /* one per loaded plugin: who is calling */
 struct tracerig_archive; /* the staging area and, for packagers, the output */
 
@@ -470,6 +486,41 @@ struct tracerig_services {
 	 * archive whose window the core does not know. */
 	int (*archive_window)(struct tracerig_ctx *ctx, struct tracerig_archive *ar,
 			      struct tracerig_window *out);
+
+	/* Entries compressed while they grow, so that packaging at the end
+	 * has only what was written last to compress (docs/ARCHITECTURE.md,
+	 * "Streaming").  A source declares, once the bytes before `from`
+	 * are written, that staged entry `name` (of staging_dir()) only
+	 * grows from now on: bytes at and after `from` are never rewritten
+	 * once written, and the file is never truncated; bytes before
+	 * `from` (a header) may still change.  The core then deflates what
+	 * is appended, on a thread of its own at low priority, into a file
+	 * under the staging directory that is never an archive entry
+	 * (at nice 19 while collecting; once collection ended at nice 0,
+	 * beside a flush that writes such an entry).  A source that breaks
+	 * the promise gets a wrong archive entry: only declare what is
+	 * appended with write(2) at the end.  Record mode only (not a
+	 * flight snapshot's area), from start to the end of flush (perf.data
+	 * at start, perf.data.txt as flush creates it).  0, -ENOTSUP
+	 * (the packager does not take precompressed entries, flight mode, or
+	 * `[tracerig] stream = no`: nothing to do), -EINVAL, -EEXIST, or the
+	 * errno of opening the file. */
+	int (*archive_append_only)(struct tracerig_ctx *ctx, const char *name, uint64_t from);
+	/* Packagers, in init: the deflate level (1..9) they compress with,
+	 * and that they ask archive_streamed() for each entry; 0 (the
+	 * default) leaves streaming off.  0 or -EINVAL. */
+	int (*archive_stream_level)(struct tracerig_ctx *ctx, int level);
+	/* Packagers, in flush: what the core deflated of staged entry `name`
+	 * of `ar` while it grew (its thread has stopped).  The packager
+	 * deflates [0, from) ending with a sync flush, appends the first
+	 * comp_size bytes of `path`, then deflates [to, end) to the final
+	 * block; the entry's CRC-32 is crc32_combine() of the three.  It
+	 * checks first that the staged file is still dev/ino and at least
+	 * `to` long.  0 and *out filled (valid during flush); -ENOENT
+	 * (nothing streamed for it: compress it whole), -EIO (the stream
+	 * broke: a write error; compress it whole). */
+	int (*archive_streamed)(struct tracerig_ctx *ctx, struct tracerig_archive *ar,
+				const char *name, struct tracerig_streamed *out);
 };
 
 struct tracerig_plugin {

@@ -794,6 +794,31 @@ out:
 	return err;
 }
 
+int pd_append_only_from(const char *path, uint64_t *offset)
+{
+	struct pd_file_header hdr;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	n = pread(fd, &hdr, sizeof(hdr), 0);
+	if (n < 0)
+		err = -errno;
+	else if ((size_t)n != sizeof(hdr) || hdr.magic != PD_MAGIC)
+		err = -EINVAL;
+	/* write_head: the attrs right after the header, the data after them;
+	 * until then data.offset is the placeholder right after the header,
+	 * where the attrs will go. */
+	else if (!hdr.attrs.size || hdr.attrs.offset < sizeof(hdr) ||
+		 hdr.data.offset < hdr.attrs.offset + hdr.attrs.size)
+		err = -EAGAIN;
+	else
+		*offset = hdr.data.offset;
+	close(fd);
+	return err;
+}
+
 void pd_abort(struct pd_writer *w)
 {
 	if (!w)

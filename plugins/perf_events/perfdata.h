@@ -81,6 +81,15 @@ struct pd_features {
 	size_t tracing_data_len;
 };
 
+/* Where the data of the perf.data at `path` begins, once its first record
+ * was written, as its header on disk says: the writer rewrites nothing
+ * from there on (records, then the feature sections, are only appended;
+ * only the header before it changes), so the file may be compressed as
+ * it grows from that offset (the archive_append_only service).  0 and
+ * *offset set; -EAGAIN when the events' attrs are not written before the
+ * data yet (or will follow it), or the errno of reading. */
+int pd_append_only_from(const char *path, uint64_t *offset);
+
 /* Writes the attrs, ids and features after the data, rewrites the header
  * and closes the file.  Frees `w` whatever the outcome. */
 int pd_finish(struct pd_writer *w, const struct pd_features *features);

@@ -27,6 +27,7 @@
 #include "collector.h"
 #include "events.h"
 #include "fpcheck.h"
+#include "perfdata.h"
 #include "script.h"
 #include "tracingdata.h"
 #include "unwind.h"
@@ -387,6 +388,20 @@ static void unwind_events(struct perf *p)
 			    "conversion unwinds every sample", strerror(-ret));
 }
 
+/* perf.data only grows past its attrs (perfdata.h): the core deflates it
+ * while collecting, so packaging has only the end of it left to do. */
+static void stream_perf_data(struct perf *p)
+{
+	uint64_t from;
+	int ret = pd_append_only_from(p->data_path, &from);
+
+	if (ret == 0)
+		ret = p->svc->archive_append_only(p->ctx, "perf.data", from);
+	if (ret < 0 && ret != -ENOTSUP)
+		p->svc->log(p->ctx, TRACERIG_LOG_DEBUG, "perf.data is deflated when packaged, "
+			    "not while collecting: %s", strerror(-ret));
+}
+
 static int perf_start(void *state)
 {
 	struct perf *p = state;
@@ -428,6 +443,8 @@ static int perf_start(void *state)
 	}
 	for (size_t i = 0; i < p->cfg.n_events; i++)
 		p->svc->log(p->ctx, TRACERIG_LOG_DEBUG, "sampling %s", p->events[i].name);
+	if (!p->flight_ns)
+		stream_perf_data(p);
 	return 0;
 }
 
@@ -616,6 +633,9 @@ static FILE *create_entry(struct perf *p, struct tracerig_archive *ar, const cha
 	}
 	/* perf.data.txt is written in one pass; a big buffer saves syscalls. */
 	setvbuf(f, NULL, _IOFBF, 1 << 20);
+	/* Only appended to: the core deflates it on another CPU while the
+	 * conversion writes it (-ENOTSUP: streaming is off). */
+	(void)p->svc->archive_append_only(p->ctx, name, 0);
 	return f;
 }
 

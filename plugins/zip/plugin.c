@@ -1,7 +1,17 @@
 /* The packager: turns the staging directory into NAME.trace.zip with libzip.
  * Entries keep their staged names at the archive root, files are streamed
  * from disk by libzip at zip_close() rather than read into memory, and the
- * archive is created 0600 because traces reveal code, paths and data. */
+ * archive is created 0600 because traces reveal code, paths and data.
+ *
+ * Entries the core deflated while they grew (archive_streamed: perf.data,
+ * perf.data.txt)
+ * are put together from pieces (lib/zpiece.h): the head the source may
+ * have rewritten and the tail the core had not got to are deflated here,
+ * the middle is the core's, and the CRC-32 is combined.  A source that
+ * says in ZIP_SOURCE_STAT that its data is deflated already, with its
+ * size and CRC, is copied by libzip as it is (zip_close.c add_data: no
+ * decompression, no CRC pass, no recompression).  Whatever does not add
+ * up (the file changed, the stream broke) makes it the plain path. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -13,13 +23,17 @@
 
 #include <tracerig/plugin.h>
 
+#include "pieces.h"
+
 struct zip_packager {
 	const struct tracerig_services *svc;
 	struct tracerig_ctx *ctx;
 	zip_t *za;
+	struct tracerig_archive *ar; /* the one being written */
 	int level;                   /* compression */
 	struct tracerig_list stored; /* store */
 	uint64_t entries, bytes_in;
+	uint64_t streamed_entries, streamed_bytes;
 };
 
 /* Already-compressed files gain nothing from deflate. */
@@ -65,12 +79,30 @@ static const char *write_hint(int err)
 static int add_entry(void *arg, const char *name, const char *path, uint64_t size)
 {
 	struct zip_packager *z = arg;
-	zip_source_t *src;
+	struct tracerig_streamed sd;
+	zip_source_t *src = NULL;
 	zip_int64_t idx;
+	int streamed = 0, ret = -ENOENT;
 
+	if (z->level > 0 && !stored_as_is(&z->stored, name))
+		ret = z->svc->archive_streamed(z->ctx, z->ar, name, &sd);
+	if (ret == 0 && sd.level == z->level) {
+		const char *why = NULL;
+
+		src = zp_pieces_source(z->za, z->level, path, &sd, &why);
+		if (src)
+			streamed = 1;
+		else
+			z->svc->log(z->ctx, TRACERIG_LOG_WARN, "%s: what was deflated before "
+				    "packaging is not used (%s): deflating it whole", name, why);
+	} else if (ret == -EIO) {
+		z->svc->log(z->ctx, TRACERIG_LOG_INFO, "%s: deflating it whole (deflating it "
+			    "as it grew had stopped)", name);
+	}
 	/* Length -1: libzip reads to EOF when writing, so a file still growing
 	 * cannot make the archive inconsistent. */
-	src = zip_source_file(z->za, path, 0, -1);
+	if (!src)
+		src = zip_source_file(z->za, path, 0, -1);
 	if (!src) {
 		z->svc->log(z->ctx, TRACERIG_LOG_ERROR, "cannot read %s: %s", path,
 			    zip_strerror(z->za));
@@ -78,14 +110,18 @@ static int add_entry(void *arg, const char *name, const char *path, uint64_t siz
 	}
 	idx = zip_file_add(z->za, name, src, ZIP_FL_ENC_UTF_8 | ZIP_FL_OVERWRITE);
 	if (idx < 0) {
-		int ret = zip_errno(zip_get_error(z->za));
-
+		ret = zip_errno(zip_get_error(z->za));
 		z->svc->log(z->ctx, TRACERIG_LOG_ERROR, "cannot add %s: %s", name,
 			    zip_strerror(z->za));
 		zip_source_free(src);
 		return ret;
 	}
-	if (stored_as_is(&z->stored, name) || z->level == 0)
+	/* A streamed entry keeps the default method: libzip takes the
+	 * source's deflate as it is. */
+	if (streamed) {
+		z->streamed_entries++;
+		z->streamed_bytes += sd.to - sd.from;
+	} else if (stored_as_is(&z->stored, name) || z->level == 0)
 		zip_set_file_compression(z->za, (zip_uint64_t)idx, ZIP_CM_STORE, 0);
 	else
 		zip_set_file_compression(z->za, (zip_uint64_t)idx, ZIP_CM_DEFLATE,
@@ -132,6 +168,7 @@ static int zip_flush(void *state, struct tracerig_archive *ar)
 		unlink(out);
 		return ret;
 	}
+	z->ar = ar;
 	ret = z->svc->archive_foreach(ar, add_entry, z);
 	if (ret < 0) {
 		zip_discard(z->za);
@@ -160,6 +197,8 @@ static int zip_flush(void *state, struct tracerig_archive *ar)
 	}
 	z->svc->counter_set(z->ctx, "entries", z->entries);
 	z->svc->counter_set(z->ctx, "bytes_in", z->bytes_in);
+	z->svc->counter_set(z->ctx, "streamed_entries", z->streamed_entries);
+	z->svc->counter_set(z->ctx, "streamed_bytes", z->streamed_bytes);
 	return 0;
 }
 
@@ -175,13 +214,19 @@ static int zip_check(const struct tracerig_services *svc, struct tracerig_ctx *c
 static int zip_init(const struct tracerig_services *svc, struct tracerig_ctx *ctx, void **state)
 {
 	struct zip_packager *z = calloc(1, sizeof(*z));
+	int ret;
 
 	if (!z)
 		return -ENOMEM;
 	z->svc = svc;
 	z->ctx = ctx;
 	*state = z;
-	return svc->config_bind(ctx, z);
+	ret = svc->config_bind(ctx, z);
+	/* Entries the sources say only grow are deflated while collecting,
+	 * at this level (add_entry puts them together). */
+	if (!ret)
+		ret = svc->archive_stream_level(ctx, z->level);
+	return ret;
 }
 
 static void zip_fini(void *state)

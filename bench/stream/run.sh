@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Deflating perf.data while collecting (issue 13, `[tracerig] stream`):
+# end of collection to a finished archive, with and without it, beside
+# `perf record` + `perf script` + zip on the same workload.  System-wide
+# recordings of D seconds at 4999 Hz with frame-pointer callchains while
+# bench/perf_events/spin.c keeps both CPUs busy (during the packaging too);
+# configurations interleaved, medians.
+#   bash bench/stream/run.sh [BUILDDIR]      (as root)
+# Environment: DURATIONS="10 30" (s), REPS=3.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+bench=bench/stream
+. "$top/bench/perf_events/lib.sh"
+DURATIONS=${DURATIONS:-"10 30"}
+REPS=${REPS:-3}
+FREQ=4999
+${CC:-cc} -O2 -g -fno-omit-frame-pointer -pthread -o "$tmp/spin" "$top/bench/perf_events/spin.c"
+profile=$top/conf/profiles/cpu.ini
+fields=comm,pid,tid,cpu,time,period,event,ip,sym,dso
+hz=$(getconf CLK_TCK)
+
+busy_start() { "$tmp/spin" 2 1000000000000 >/dev/null & busy=$!; sleep 0.5; }
+busy_stop() { kill "$busy"; wait "$busy" 2>/dev/null || true; }
+
+# tracerig D STREAM: appends "end_to_archive_ms packaging_ms cpu_collect_ms
+# cpu_total_ms samples perf_data_kib streamed_kib archive_kib" to
+# $tmp/t-STREAM-D.  Packaging: from the last line tracerig.log has (the
+# sources' summary, or the stream's) to the exit: the manifest and the zip.
+run_tracerig() {
+	local d=$tmp/rt after end tpid pid="" cpu0=""
+	rm -rf "$d" && mkdir -p "$d/stage"
+	busy_start
+	/usr/bin/time -f '%U %S' -o "$d/time" env TMPDIR="$d/stage" "$tracerig" -q -c "$profile" \
+		--set perf_events.frequency=$FREQ -d "$1" --set tracerig.stream="$2" \
+		-o "$d/r.trace.zip" 2>"$d/err" &
+	tpid=$!
+	for _ in $(seq 200); do pid=$(pgrep -P "$tpid" | head -1); [ -n "$pid" ] && break; sleep 0.01; done
+	# Its CPU when collection ends ("session ended" in the staged log).
+	while [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; do
+		if grep -qs ' session ended ' "$d"/stage/tracerig-*/tracerig.log; then
+			cpu0=$(awk -v hz="$hz" '{ sub(/.*\) /, ""); printf "%d", ($12 + $13) * 1000 / hz }' \
+				"/proc/$pid/stat" 2>/dev/null || true)
+			break
+		fi
+		sleep 0.05
+	done
+	wait "$tpid" || { busy_stop; return 1; }
+	after=$("$tmp/spin" now)
+	busy_stop
+	unzip -p "$d/r.trace.zip" tracerig.log >"$d/log"
+	unzip -p "$d/r.trace.zip" manifest.json >"$d/m.json"
+	end=$(awk '/ session ended / { printf "%d", $1 * 1000; exit }' "$d/log")
+	python3 - "$d" "$after" "$end" "${cpu0:-0}" >>"$tmp/t-$2-$1" <<'PY'
+import json, os, re, sys, zipfile
+d, after, end, cpu0 = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
+u, s = open(f'{d}/time').read().split()[-2:]
+cpu = (float(u) + float(s)) * 1000
+last = float(open(f'{d}/log').read().strip().splitlines()[-1].split()[0]) * 1000
+m = json.load(open(f'{d}/m.json'))
+c = [p for p in m["plugins"] if p["name"] == "perf_events"][0]["counters"]
+size = zipfile.ZipFile(f'{d}/r.trace.zip').getinfo('perf.data').file_size
+streamed = 0
+for line in open(f'{d}/log'):
+    g = re.search(r'deflated before packaging \((\d+) bytes', line)
+    if g:
+        streamed += int(g.group(1))
+print(round(after - end), round(after - last), cpu0, round(cpu), c["samples"], size // 1024,
+      streamed // 1024, os.path.getsize(f'{d}/r.trace.zip') // 1024)
+PY
+}
+
+# perf D: appends "end_to_archive_ms record_exit_ms script_ms zip_ms samples".
+perf_aborts=0
+run_perf() {
+	local d=$tmp/rp end t1 t2 t3 n i
+	for i in 1 2 3 4 5 6; do
+		[ "$i" -lt 6 ] || return 1
+		rm -rf "$d" && mkdir -p "$d"
+		busy_start
+		if (cd "$d" && perf record -q -F $FREQ -g -a -o "$d/p.data" \
+			-- sh -c "sleep $1; '$tmp/spin' now >'$d/end'" 2>"$d/err") &&
+			t1=$("$tmp/spin" now) &&
+			perf script -i "$d/p.data" -F "$fields" >"$d/perf.data.txt" 2>"$d/ps.err"; then
+			break
+		fi
+		busy_stop
+		perf_aborts=$((perf_aborts + 1))
+		echo "$bench: perf failed: $(tail -n 2 "$d/err" "$d/ps.err" 2>/dev/null | tr '\n' ' ')" >&2
+	done
+	t2=$("$tmp/spin" now)
+	zip -q -j "$d/p.zip" "$d/perf.data.txt" "$d/p.data"
+	t3=$("$tmp/spin" now)
+	busy_stop
+	end=$(cat "$d/end")
+	n=$(grep -c ' cpu-clock' "$d/perf.data.txt" || true)
+	awk -v e="$end" -v a="$t1" -v b="$t2" -v c="$t3" -v n="$n" \
+		'BEGIN { printf "%d %d %d %d %d\n", c - e, a - e, b - a, c - b, n }' >>"$tmp/p-$1"
+}
+
+failed() { echo "$bench: a $1 run failed (left out)" >&2; }
+for dur in $DURATIONS; do
+	for i in $(seq "$REPS"); do
+		echo "$bench: ${dur} s, run $i of $REPS" >&2
+		if [ $((i % 2)) = 1 ]; then
+			run_tracerig "$dur" yes || failed tracerig; run_tracerig "$dur" no || failed tracerig
+			run_perf "$dur" || failed perf
+		else
+			run_perf "$dur" || failed perf
+			run_tracerig "$dur" no || failed tracerig; run_tracerig "$dur" yes || failed tracerig
+		fi
+	done
+done
+
+echo "## Streaming: perf.data deflated while collecting"
+echo
+echo "Reproduce: \`bash bench/run.sh stream\` (or \`bash bench/stream/run.sh BUILDDIR\`), as"
+echo "root; this run: \`DURATIONS=\"$DURATIONS\" REPS=$REPS bash bench/stream/run.sh\`."
+echo "System-wide recordings of D seconds, cpu-clock at $FREQ Hz with frame-pointer"
+echo "callchains (kernel + user), while bench/perf_events/spin.c keeps both CPUs busy"
+echo "(during the packaging too); tracerig \`-c cpu --set perf_events.frequency=$FREQ -d D\`"
+echo "with \`[tracerig] stream = yes\` (the default) and \`no\`; perf \`perf record -F $FREQ -g -a"
+echo "-- sh -c 'sleep D; ...'\`, \`perf script -F $fields\`, \`zip\` of both;"
+echo "configurations interleaved, median of $REPS runs each."
+echo
+echo "| session | | end of collection to archive (ms) | of which manifest + zip (ms) | tracerig CPU while collecting (ms) | tracerig CPU in all (ms) | samples | perf.data (KiB) | deflated before packaging (KiB: perf.data while collecting; perf.data.txt, cpu.folded while written) | archive (KiB) |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+for dur in $DURATIONS; do
+	for s in yes no; do
+		f=t-$s-$dur
+		echo "| $dur s | tracerig, stream = $s | $(med $f 1) | $(med $f 2) | $(med $f 3) | $(med $f 4) | $(med $f 5) | $(med $f 6) | $(med $f 7) | $(med $f 8) |"
+	done
+	echo "| $dur s | perf record + perf script + zip | $(med p-$dur 1) (record's exit $(med p-$dur 2), script $(med p-$dur 3), zip $(med p-$dur 4)) | | | | $(med p-$dur 5) | | | |"
+done
+echo
+[ "$perf_aborts" = 0 ] || echo "Stock perf failed $perf_aborts time(s) during this run (run again each time)."
+echo "The 1-minute load average on the $(nproc) CPUs was $load_start when the run started"
+echo "and $(cut -d' ' -f1 /proc/loadavg) when it ended."

@@ -1,0 +1,414 @@
+/* Staged entries deflated while they grow (see stream.h).
+ *
+ * One thread follows every declared entry: each round (TR_STREAM_POLL_MS
+ * apart, or at once when a round found much to do) it deflates what was
+ * appended to each file since the last round, up to the file's current
+ * size, into that entry's side file, then ends the round's input with a
+ * sync flush.  Only then does the entry's `to` (and the CRC and the side
+ * file's length that go with it) advance, under the lock: what the
+ * packager reads is always whole sync-flushed pieces, byte aligned and
+ * not final.  Bytes on disk below the file's size are final, since the
+ * source only appends past `from`.  The thread checks for the stop
+ * between reads of TR_ZPIECE_IN_SIZE, so stopping it takes at most one
+ * read's deflate (a few milliseconds); what it did not get to is the
+ * tail the packager deflates.
+ *
+ * It runs at nice 19 while collecting: deflate is the work that may wait.
+ * Once collection ends it goes back to nice 0, as what it has not done is
+ * then on the way to the archive, and follows the files more closely
+ * (sources also write entries in their flush, e.g. perf.data.txt, which it
+ * deflates on the other CPU while they are written).  It never waits for
+ * a source, and a source never waits for it; if it falls behind, the tail
+ * is longer, never wrong.  A read or write error breaks that
+ * entry's stream (the packager deflates the whole entry, as without
+ * streaming) and nothing else. */
+#include "config.h"
+
+#include "stream.h"
+#include "log.h"
+#include "lib/zpiece.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define TR_STREAM_POLL_MS 250
+
+struct entry {
+	char *name;            /* staged name */
+	char path[PATH_MAX];   /* the staged file */
+	char side[PATH_MAX];   /* its deflated middle */
+	int in_fd, out_fd;
+	dev_t dev;
+	ino_t ino;
+	struct tr_zpiece z;    /* the thread's; `taken` is z.in past `from` */
+	uint64_t from;
+	/* Under the lock: the last sync point. */
+	uint64_t to, comp_size;
+	uint32_t crc;
+	uint64_t pieces;
+	int broken;            /* an error: the packager does it all */
+	int err;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	int level;
+	int stopping, running, stopped;
+	int ended; /* collection ended: the thread is on the way to the archive */
+	pthread_t thread;
+	struct entry *e[TR_STREAM_MAX];
+	size_t n;
+	/* The test hook, TRACERIG_TEST_STREAM: "drain" deflates whatever is
+	 * there when stopped (so that a test does not depend on how much the
+	 * thread got to under load); "fault" also makes every stream's
+	 * first piece fail as a write error would. */
+	int test_drain, test_fault;
+} st = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.wake = PTHREAD_COND_INITIALIZER,
+};
+
+int tr_stream_set_level(int level)
+{
+	if (level < 0 || level > 9)
+		return -EINVAL;
+	pthread_mutex_lock(&st.lock);
+	st.level = level;
+	pthread_mutex_unlock(&st.lock);
+	return 0;
+}
+
+/* One round for one entry: deflates [to, size) and sync-flushes.  The
+ * thread alone writes z and the files; the lock guards what the packager
+ * reads.  Returns the bytes taken, or a negative errno (the stream broke). */
+static int64_t round_of(struct entry *e, int *stop, int drain)
+{
+	struct stat sb;
+	uint64_t at = e->from + e->z.in, taken = 0;
+	int64_t n;
+	int err;
+
+	if (fstat(e->in_fd, &sb) < 0)
+		return -errno;
+	if ((uint64_t)sb.st_size < at)
+		return -ESPIPE; /* it shrank: not append-only after all */
+	while (at + taken < (uint64_t)sb.st_size) {
+		pthread_mutex_lock(&st.lock);
+		*stop = st.stopping && !drain;
+		pthread_mutex_unlock(&st.lock);
+		if (*stop)
+			break;
+		n = tr_zpiece_feed_fd(&e->z, e->in_fd, at + taken,
+				      (uint64_t)sb.st_size - at - taken < TR_ZPIECE_IN_SIZE
+				      ? (uint64_t)sb.st_size - at - taken : TR_ZPIECE_IN_SIZE);
+		if (n < 0)
+			return n;
+		if (n == 0)
+			break;
+		taken += (uint64_t)n;
+	}
+	if (!taken)
+		return 0;
+	if (st.test_fault)
+		return -EIO;
+	err = tr_zpiece_flush(&e->z, 0);
+	if (err)
+		return err;
+	pthread_mutex_lock(&st.lock);
+	e->to = e->from + e->z.in;
+	e->comp_size = e->z.out;
+	e->crc = e->z.crc;
+	e->pieces++;
+	pthread_mutex_unlock(&st.lock);
+	return (int64_t)taken;
+}
+
+static void *stream_thread(void *arg)
+{
+	int drain = 0;
+
+	int niced = 0, ended;
+
+	(void)arg;
+	for (;;) {
+		uint64_t busy = 0;
+		int stop = 0;
+		size_t n;
+
+		pthread_mutex_lock(&st.lock);
+		n = st.n;
+		stop = st.stopping;
+		ended = st.ended;
+		/* The test hook: one last round over everything there. */
+		if (stop && st.test_drain && !drain)
+			drain = 1, stop = 0;
+		pthread_mutex_unlock(&st.lock);
+		/* Low priority while collecting: the traced work and the
+		 * collector come first.  Once collection ended, what it has
+		 * not deflated is on the way to the archive: back to nice 0
+		 * (allowed with CAP_SYS_NICE or RLIMIT_NICE; else it stays). */
+		if (!niced && !ended) {
+			(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+			niced = 1;
+		} else if (niced == 1 && ended) {
+			(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 0);
+			niced = 2;
+		}
+		for (size_t i = 0; i < n && !stop; i++) {
+			struct entry *e = st.e[i];
+			int64_t got;
+
+			if (e->broken)
+				continue;
+			got = round_of(e, &stop, drain);
+			if (got < 0) {
+				pthread_mutex_lock(&st.lock);
+				e->broken = 1;
+				e->err = (int)-got;
+				pthread_mutex_unlock(&st.lock);
+				tr_log(TRACERIG_LOG_WARN, NULL, "%s: deflating it as it grows stopped: "
+				       "%s (it is deflated whole when packaged)", e->name,
+				       strerror((int)-got));
+				continue;
+			}
+			busy += (uint64_t)got;
+		}
+		if (drain)
+			break;
+		pthread_mutex_lock(&st.lock);
+		if (!st.stopping && busy < 4 * TR_ZPIECE_IN_SIZE) {
+			struct timespec ts;
+
+			/* Sources write fast after collection (their flush):
+			 * follow them closely then. */
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_nsec += (st.ended ? TR_STREAM_POLL_MS / 5 : TR_STREAM_POLL_MS) * 1000000L;
+			ts.tv_sec += ts.tv_nsec / 1000000000L;
+			ts.tv_nsec %= 1000000000L;
+			pthread_cond_timedwait(&st.wake, &st.lock, &ts);
+		}
+		stop = st.stopping && !(st.test_drain && !drain);
+		pthread_mutex_unlock(&st.lock);
+		if (stop)
+			break;
+	}
+	return NULL;
+}
+
+static void entry_free(struct entry *e)
+{
+	if (!e)
+		return;
+	tr_zpiece_end(&e->z);
+	if (e->in_fd >= 0)
+		close(e->in_fd);
+	if (e->out_fd >= 0)
+		close(e->out_fd);
+	free(e->name);
+	free(e);
+}
+
+/* The side file's name: the entry's with '/' made '%' (names are
+ * relative paths without "..", tr_entry_name_ok). */
+static int side_path(char *out, size_t len, const char *staging_dir, const char *name)
+{
+	int n = snprintf(out, len, "%s/" TR_STREAM_DIR "/", staging_dir);
+	size_t at = (size_t)n;
+
+	if (n < 0 || at >= len)
+		return -ENAMETOOLONG;
+	for (const char *p = name; *p; p++) {
+		if (at + 8 >= len)
+			return -ENAMETOOLONG;
+		out[at++] = *p == '/' ? '%' : *p;
+	}
+	memcpy(out + at, ".deflate", 9);
+	return 0;
+}
+
+int tr_stream_follow(const char *staging_dir, const char *name, uint64_t from)
+{
+	char dir[PATH_MAX];
+	struct entry *e;
+	struct stat sb;
+	int ret, level;
+
+	if (!staging_dir || !name || !*name || name[0] == '/' || strstr(name, ".."))
+		return -EINVAL;
+	pthread_mutex_lock(&st.lock);
+	level = st.level;
+	ret = st.stopped ? -EPERM : st.n == TR_STREAM_MAX ? -ENOSPC : 0;
+	for (size_t i = 0; !ret && i < st.n; i++)
+		if (strcmp(st.e[i]->name, name) == 0)
+			ret = -EEXIST;
+	pthread_mutex_unlock(&st.lock);
+	if (ret)
+		return ret;
+	if (!level)
+		return -ENOTSUP;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	e->in_fd = e->out_fd = -1;
+	e->from = e->to = from;
+	e->crc = (uint32_t)crc32(0, Z_NULL, 0);
+	if (!(e->name = strdup(name))) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	if (snprintf(e->path, sizeof(e->path), "%s/%s", staging_dir, name) >=
+		    (int)sizeof(e->path) ||
+	    snprintf(dir, sizeof(dir), "%s/" TR_STREAM_DIR, staging_dir) >= (int)sizeof(dir) ||
+	    (ret = side_path(e->side, sizeof(e->side), staging_dir, name)) < 0) {
+		ret = -ENAMETOOLONG;
+		goto fail;
+	}
+	e->in_fd = open(e->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (e->in_fd < 0 || fstat(e->in_fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		ret = e->in_fd < 0 ? -errno : -EINVAL;
+		goto fail;
+	}
+	e->dev = sb.st_dev;
+	e->ino = sb.st_ino;
+	if ((mkdir(dir, 0700) < 0 && errno != EEXIST) ||
+	    (e->out_fd = open(e->side, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+			      0600)) < 0) {
+		ret = -errno;
+		goto fail;
+	}
+	ret = tr_zpiece_begin(&e->z, level, e->out_fd);
+	if (ret < 0)
+		goto fail;
+	pthread_mutex_lock(&st.lock);
+	st.e[st.n++] = e;
+	if (!st.running) {
+		const char *test = getenv("TRACERIG_TEST_STREAM");
+
+		st.test_fault = test && strcmp(test, "fault") == 0;
+		st.test_drain = test && (st.test_fault || strcmp(test, "drain") == 0);
+		ret = -pthread_create(&st.thread, NULL, stream_thread, NULL);
+		if (ret)
+			st.e[--st.n] = NULL;
+		else
+			st.running = 1;
+	}
+	pthread_mutex_unlock(&st.lock);
+	if (ret)
+		goto fail;
+	return 0;
+fail:
+	if (e->out_fd >= 0)
+		unlink(e->side);
+	entry_free(e);
+	return ret;
+}
+
+static void human(uint64_t n, char *buf, size_t len)
+{
+	if (n >= 10ULL << 20)
+		snprintf(buf, len, "%.1f MiB", (double)n / (1 << 20));
+	else
+		snprintf(buf, len, "%.1f KiB", (double)n / 1024);
+}
+
+void tr_stream_collection_ended(void)
+{
+	pthread_mutex_lock(&st.lock);
+	st.ended = 1;
+	pthread_cond_broadcast(&st.wake);
+	pthread_mutex_unlock(&st.lock);
+}
+
+void tr_stream_stop(void)
+{
+	int running;
+
+	pthread_mutex_lock(&st.lock);
+	running = st.running;
+	st.stopping = 1;
+	st.stopped = 1;
+	pthread_cond_broadcast(&st.wake);
+	pthread_mutex_unlock(&st.lock);
+	if (!running)
+		return;
+	pthread_join(st.thread, NULL);
+	pthread_mutex_lock(&st.lock);
+	st.running = 0;
+	pthread_mutex_unlock(&st.lock);
+	for (size_t i = 0; i < st.n; i++) {
+		struct entry *e = st.e[i];
+		struct stat sb;
+		char done[32], total[32];
+
+		if (e->broken)
+			continue;
+		if (fstat(e->in_fd, &sb) < 0)
+			sb.st_size = 0;
+		human(e->to - e->from, done, sizeof(done));
+		human((uint64_t)sb.st_size, total, sizeof(total));
+		tr_info("%s: %s of %s deflated before packaging (%llu bytes in %llu pieces, "
+			"%llu compressed)", e->name, done, total,
+			(unsigned long long)(e->to - e->from), (unsigned long long)e->pieces,
+			(unsigned long long)e->comp_size);
+	}
+}
+
+int tr_stream_result(const char *staging_dir, const char *name, struct tracerig_streamed *out)
+{
+	char path[PATH_MAX];
+	int ret = -ENOENT;
+
+	if (snprintf(path, sizeof(path), "%s/%s", staging_dir, name) >= (int)sizeof(path))
+		return -ENOENT;
+	pthread_mutex_lock(&st.lock);
+	for (size_t i = 0; i < st.n; i++) {
+		struct entry *e = st.e[i];
+
+		if (strcmp(e->path, path) != 0)
+			continue;
+		if (st.running)
+			ret = -EAGAIN;
+		else if (e->broken)
+			ret = -EIO;
+		else {
+			memset(out, 0, sizeof(*out));
+			out->path = e->side;
+			out->comp_size = e->comp_size;
+			out->from = e->from;
+			out->to = e->to;
+			out->crc = e->crc;
+			out->level = st.level;
+			out->dev = (uint64_t)e->dev;
+			out->ino = (uint64_t)e->ino;
+			ret = 0;
+		}
+		break;
+	}
+	pthread_mutex_unlock(&st.lock);
+	return ret;
+}
+
+void tr_stream_free(void)
+{
+	tr_stream_stop();
+	pthread_mutex_lock(&st.lock);
+	for (size_t i = 0; i < st.n; i++) {
+		entry_free(st.e[i]);
+		st.e[i] = NULL;
+	}
+	st.n = 0;
+	/* A new session (a test's) may follow entries again. */
+	st.stopping = st.stopped = st.ended = 0;
+	st.level = 0;
+	pthread_mutex_unlock(&st.lock);
+}

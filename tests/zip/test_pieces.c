@@ -1,0 +1,308 @@
+/* Deflated pieces put together into one zip entry (lib/zpiece.h,
+ * plugins/zip/pieces.c) and the core's thread that deflates a staged file
+ * while it grows (core/stream.c): the entry reads back byte for byte with
+ * libzip, unzip -t and python3's zipfile, however the file was cut into
+ * head, streamed middle and tail; and what does not add up is refused. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zip.h>
+#include <zlib.h>
+
+#include "core/stream.h"
+#include "lib/zpiece.h"
+#include "plugins/zip/pieces.h"
+#include "../testing.h"
+
+static char dir[1024]; /* short enough for every name made in it */
+static unsigned rng = 12345;
+
+/* Half random, half repeated text: compressible, but not trivially. */
+static void fill(unsigned char *p, size_t n)
+{
+	static const char text[] = "cpu-clock: ffffffff81234567 do_syscall_64+0x5c ([kernel.kallsyms])\n";
+
+	for (size_t i = 0; i < n; i++) {
+		rng = rng * 1103515245u + 12345u;
+		p[i] = (i / 4096) % 2 ? (unsigned char)(rng >> 16) : (unsigned char)text[i % (sizeof(text) - 1)];
+	}
+}
+
+static int append(int fd, const unsigned char *p, size_t n)
+{
+	return write(fd, p, n) == (ssize_t)n ? 0 : -1;
+}
+
+/* Writes `zip` with one entry `name` from `src` (compression left at the
+ * default, as the packager does), then checks it with libzip, unzip -t and
+ * python3's zipfile against `want`. */
+static void check_zip(const char *zip, zip_source_t *src, zip_t *za, const unsigned char *want,
+		      size_t len)
+{
+	char cmd[2 * PATH_MAX];
+	zip_stat_t zs, pieces;
+	zip_file_t *zf;
+	unsigned char *got = malloc(len + 1);
+	zip_int64_t n;
+	int err;
+
+	/* What the pieces say they are: deflated already, this long. */
+	EXPECT_EQ_INT(0, zip_source_stat(src, &pieces));
+	EXPECT_EQ_INT(ZIP_CM_DEFLATE, pieces.comp_method);
+	EXPECT_TRUE(zip_file_add(za, "perf.data", src, ZIP_FL_ENC_UTF_8) == 0);
+	EXPECT_EQ_INT(0, zip_close(za));
+	za = zip_open(zip, ZIP_RDONLY, &err);
+	EXPECT_TRUE(za != NULL);
+	if (!za || !got) {
+		free(got);
+		return;
+	}
+	EXPECT_EQ_INT(0, zip_stat(za, "perf.data", 0, &zs));
+	EXPECT_EQ_INT(ZIP_CM_DEFLATE, zs.comp_method);
+	EXPECT_EQ_INT(len, zs.size);
+	/* Copied as they are, not decompressed and deflated again. */
+	EXPECT_EQ_INT(pieces.comp_size, zs.comp_size);
+	EXPECT_EQ_INT(crc32(crc32(0, Z_NULL, 0), want, (uInt)len), zs.crc);
+	zf = zip_fopen(za, "perf.data", 0);
+	EXPECT_TRUE(zf != NULL);
+	n = zf ? zip_fread(zf, got, len + 1) : -1;
+	EXPECT_EQ_INT(len, n);
+	EXPECT_TRUE(n == (zip_int64_t)len && memcmp(got, want, len) == 0);
+	if (zf)
+		zip_fclose(zf);
+	zip_close(za);
+	free(got);
+	snprintf(cmd, sizeof(cmd), "unzip -tq '%s' >/dev/null", zip);
+	EXPECT_EQ_INT(0, system(cmd));
+	snprintf(cmd, sizeof(cmd), "python3 -c 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); "
+		 "sys.exit(z.testzip() is not None)' '%s'", zip);
+	EXPECT_EQ_INT(0, system(cmd));
+}
+
+/* A file of `len` bytes: head [0, from), then the middle appended in
+ * `n_pieces` pieces deflated as the core's thread does (one z_stream,
+ * a sync flush per piece), then the head rewritten and a tail of
+ * `tail` bytes appended; the entry put together from them. */
+static void pieces_case(size_t from, size_t middle, size_t n_pieces, size_t tail, int level)
+{
+	char path[PATH_MAX], side[PATH_MAX], zip[PATH_MAX];
+	size_t len = from + middle + tail;
+	unsigned char *data = malloc(len ? len : 1);
+	struct tracerig_streamed sd = { 0 };
+	struct tr_zpiece zp;
+	struct stat sb;
+	const char *why = NULL;
+	zip_source_t *src;
+	zip_t *za;
+	int fd, out, err;
+
+	snprintf(path, sizeof(path), "%s/perf.data", dir);
+	snprintf(side, sizeof(side), "%s/side", dir);
+	snprintf(zip, sizeof(zip), "%s/t.zip", dir);
+	unlink(zip);
+	fill(data, len);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	out = open(side, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	EXPECT_TRUE(fd >= 0 && out >= 0);
+	/* A placeholder head, rewritten once the rest is there. */
+	memset(data, 0, from);
+	EXPECT_EQ_INT(0, append(fd, data, from));
+	EXPECT_EQ_INT(0, tr_zpiece_begin(&zp, level, out));
+	for (size_t i = 0, at = from; i < n_pieces; i++) {
+		size_t n = i + 1 == n_pieces ? from + middle - at : middle / n_pieces;
+
+		EXPECT_EQ_INT(0, append(fd, data + at, n));
+		EXPECT_EQ_INT(n, tr_zpiece_feed_fd(&zp, fd, at, n));
+		EXPECT_EQ_INT(0, tr_zpiece_flush(&zp, 0));
+		at += n;
+	}
+	fill(data, from);
+	EXPECT_TRUE(pwrite(fd, data, from, 0) == (ssize_t)from);
+	EXPECT_EQ_INT(0, append(fd, data + from + middle, tail));
+	EXPECT_EQ_INT(0, fstat(fd, &sb));
+	sd.path = side;
+	sd.comp_size = zp.out;
+	sd.from = from;
+	sd.to = from + middle;
+	sd.crc = zp.crc;
+	sd.level = level;
+	sd.dev = (uint64_t)sb.st_dev;
+	sd.ino = (uint64_t)sb.st_ino;
+	tr_zpiece_end(&zp);
+	close(out);
+	close(fd);
+	za = zip_open(zip, ZIP_CREATE | ZIP_TRUNCATE, &err);
+	EXPECT_TRUE(za != NULL);
+	src = za ? zp_pieces_source(za, level, path, &sd, &why) : NULL;
+	if (!src)
+		TEST_FAIL("no source: %s", why ? why : "?");
+	else
+		check_zip(zip, src, za, data, len);
+	free(data);
+}
+
+DEF_TEST(pieces_head_middle_tail_read_back_whole)
+{
+	pieces_case(4096, 3 << 20, 7, 100000, 6);
+}
+
+DEF_TEST(one_piece_and_no_tail)
+{
+	pieces_case(104, 1 << 20, 1, 0, 6);
+}
+
+DEF_TEST(no_middle_at_all)
+{
+	pieces_case(104, 0, 0, 500000, 1);
+}
+
+DEF_TEST(no_head_and_level_9)
+{
+	pieces_case(0, 600000, 3, 1, 9);
+}
+
+DEF_TEST(pieces_larger_than_the_read_buffer)
+{
+	pieces_case(65536, 5 * TR_ZPIECE_IN_SIZE + 3, 2, TR_ZPIECE_IN_SIZE + 1, 6);
+}
+
+/* The staged file changed in ways streaming cannot cover: refused. */
+DEF_TEST(a_file_shorter_or_replaced_is_refused)
+{
+	char path[PATH_MAX], side[PATH_MAX], zip[PATH_MAX];
+	unsigned char data[8192];
+	struct tracerig_streamed sd = { 0 };
+	struct stat sb;
+	const char *why = NULL;
+	zip_t *za;
+	int fd, err;
+
+	snprintf(path, sizeof(path), "%s/perf.data", dir);
+	snprintf(side, sizeof(side), "%s/side", dir);
+	snprintf(zip, sizeof(zip), "%s/r.zip", dir);
+	fill(data, sizeof(data));
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	EXPECT_EQ_INT(0, append(fd, data, sizeof(data)));
+	fstat(fd, &sb);
+	close(fd);
+	close(open(side, O_WRONLY | O_CREAT | O_TRUNC, 0600));
+	sd = (struct tracerig_streamed){ .path = side, .from = 0, .to = sizeof(data) + 1,
+					 .level = 6, .dev = (uint64_t)sb.st_dev,
+					 .ino = (uint64_t)sb.st_ino };
+	za = zip_open(zip, ZIP_CREATE | ZIP_TRUNCATE, &err);
+	EXPECT_TRUE(zp_pieces_source(za, 6, path, &sd, &why) == NULL);
+	EXPECT_EQ_STR("the staged file shrank", why);
+	sd.to = 0;
+	sd.ino++;
+	EXPECT_TRUE(zp_pieces_source(za, 6, path, &sd, &why) == NULL);
+	EXPECT_EQ_STR("the staged file was replaced", why);
+	sd.ino--;
+	sd.comp_size = 10;
+	EXPECT_TRUE(zp_pieces_source(za, 6, path, &sd, &why) == NULL);
+	EXPECT_EQ_STR("the deflated part is short", why);
+	zip_discard(za);
+}
+
+/* The core's thread follows a file a writer appends to (and whose head
+ * it rewrites at the end), and what it hands the packager makes the
+ * whole file.  TRACERIG_TEST_STREAM=drain: it deflates all there is when
+ * stopped, so the test does not depend on how much it got to before. */
+DEF_TEST(the_core_thread_follows_a_growing_file)
+{
+	char staging[1100], path[PATH_MAX], zip[PATH_MAX];
+	size_t len = 6 << 20, from = 512;
+	unsigned char *data = malloc(len);
+	struct tracerig_streamed sd;
+	const char *why = NULL;
+	zip_source_t *src;
+	zip_t *za;
+	int fd, err;
+
+	snprintf(staging, sizeof(staging), "%s/staging", dir);
+	mkdir(staging, 0700);
+	snprintf(path, sizeof(path), "%s/perf.data", staging);
+	snprintf(zip, sizeof(zip), "%s/c.zip", dir);
+	fill(data, len);
+	setenv("TRACERIG_TEST_STREAM", "drain", 1);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	EXPECT_EQ_INT(0, append(fd, data, from + 1000));
+	EXPECT_EQ_INT(-ENOTSUP, tr_stream_follow(staging, "perf.data", from));
+	EXPECT_EQ_INT(0, tr_stream_set_level(6));
+	EXPECT_EQ_INT(0, tr_stream_follow(staging, "perf.data", from));
+	EXPECT_EQ_INT(-EEXIST, tr_stream_follow(staging, "perf.data", from));
+	EXPECT_EQ_INT(-EAGAIN, tr_stream_result(staging, "perf.data", &sd));
+	for (size_t at = from + 1000; at < len - 4096; at += 300000)
+		EXPECT_EQ_INT(0, append(fd, data + at, at + 300000 < len - 4096 ? 300000
+									: len - 4096 - at));
+	tr_stream_stop();
+	/* After the stop: the rewritten head and the last bytes. */
+	EXPECT_TRUE(pwrite(fd, data, from, 0) == (ssize_t)from);
+	EXPECT_EQ_INT(0, append(fd, data + len - 4096, 4096));
+	close(fd);
+	EXPECT_EQ_INT(-ENOENT, tr_stream_result(staging, "other", &sd));
+	EXPECT_EQ_INT(0, tr_stream_result(staging, "perf.data", &sd));
+	EXPECT_EQ_INT(from, sd.from);
+	EXPECT_EQ_INT(len - 4096, sd.to);
+	/* The side file is under the hidden directory, never an entry. */
+	EXPECT_TRUE(strstr(sd.path, "/" TR_STREAM_DIR "/") != NULL);
+	za = zip_open(zip, ZIP_CREATE | ZIP_TRUNCATE, &err);
+	src = zp_pieces_source(za, 6, path, &sd, &why);
+	if (!src)
+		TEST_FAIL("no source: %s", why ? why : "?");
+	else
+		check_zip(zip, src, za, data, len);
+	tr_stream_free();
+	free(data);
+}
+
+DEF_TEST(a_write_error_breaks_the_stream)
+{
+	char staging[1100], path[PATH_MAX];
+	unsigned char data[100000];
+	struct tracerig_streamed sd;
+	int fd;
+
+	snprintf(staging, sizeof(staging), "%s/staging2", dir);
+	mkdir(staging, 0700);
+	snprintf(path, sizeof(path), "%s/perf.data", staging);
+	fill(data, sizeof(data));
+	setenv("TRACERIG_TEST_STREAM", "fault", 1);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	EXPECT_EQ_INT(0, append(fd, data, sizeof(data)));
+	EXPECT_EQ_INT(0, tr_stream_set_level(6));
+	EXPECT_EQ_INT(0, tr_stream_follow(staging, "perf.data", 104));
+	tr_stream_stop();
+	close(fd);
+	EXPECT_EQ_INT(-EIO, tr_stream_result(staging, "perf.data", &sd));
+	tr_stream_free();
+}
+
+int main(void)
+{
+	char cmd[PATH_MAX + 16];
+
+	snprintf(dir, sizeof(dir), "%s/test_pieces.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	RUN_TEST(pieces_head_middle_tail_read_back_whole);
+	RUN_TEST(one_piece_and_no_tail);
+	RUN_TEST(no_middle_at_all);
+	RUN_TEST(no_head_and_level_9);
+	RUN_TEST(pieces_larger_than_the_read_buffer);
+	RUN_TEST(a_file_shorter_or_replaced_is_refused);
+	RUN_TEST(the_core_thread_follows_a_growing_file);
+	RUN_TEST(a_write_error_breaks_the_stream);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (!tr_test_failures && system(cmd) != 0)
+		return 1;
+	printf("1..%d\n", tr_test_count);
+	return tr_test_failures ? 1 : 0;
+}
