@@ -315,6 +315,26 @@ DEF_TEST(a_fork_copies_the_parent_and_names_the_child_after_it)
 	lsb_free(s);
 }
 
+DEF_TEST(a_fork_drained_after_the_childs_exec_leaves_the_new_image)
+{
+	struct livesb *s = lsb_new(SAMPLE_TYPE);
+	struct replayed out;
+	struct rec r;
+	pid_t pids[] = { 801 };
+
+	CHECK_NOT_NULL(s);
+	FEED(s, comm(&r, 800, 800, "bash", 0, 0));
+	FEED(s, mmap2(&r, 800, 0x1000, 0x1000, "/bin/bash", 0));
+	/* The child ran on another CPU: its exec reached the state first. */
+	FEED(s, comm(&r, 801, 801, "ls", 1, 120));
+	FEED(s, mmap2(&r, 801, 0x7000, 0x1000, "/bin/ls", 121));
+	FEED(s, task(&r, PERF_RECORD_FORK, 801, 800, 801, 800, 100));
+	EXPECT_EQ_STR("comm 801/801 ls\n"
+		      "mmap 801 7000-8000 /bin/ls\n",
+		      replay_text(s, &out, pids, 1));
+	lsb_free(s);
+}
+
 DEF_TEST(an_exit_drops_the_thread_and_the_main_thread_the_process)
 {
 	struct livesb *s = lsb_new(SAMPLE_TYPE);
@@ -450,6 +470,7 @@ int main(void)
 	RUN_TEST(an_exec_drops_the_mappings_and_threads_before_it);
 	RUN_TEST(a_mapping_that_covers_an_older_one_supersedes_it);
 	RUN_TEST(a_fork_copies_the_parent_and_names_the_child_after_it);
+	RUN_TEST(a_fork_drained_after_the_childs_exec_leaves_the_new_image);
 	RUN_TEST(an_exit_drops_the_thread_and_the_main_thread_the_process);
 	RUN_TEST(a_pid_used_again_starts_afresh);
 	RUN_TEST(the_kernel_map_is_kept_once_and_replayed_first);
