@@ -1137,10 +1137,13 @@ int pc_open(const struct pc_config *cfg, const struct pc_target *t, const char *
 
 		c->chunk_prefix = strdup(data_path);
 		c->chunk_seq = 1;
-		/* Fed from the first record on: the synthesized ones below. */
+		/* The live side-band, fed from the records below on.  The
+		 * second chunk still reads /proc once, and the state is
+		 * rebuilt from that: a process started between this
+		 * description and the events' enabling (pc_start) is in no
+		 * record.  Without a state every chunk reads /proc. */
 		c->live = lsb_new(c->ev[0].attr.sample_type);
-		if (!c->live)
-			c->rescan = 1; /* every chunk reads /proc, as before */
+		c->rescan = 1;
 		ret = c->chunk_prefix ? chunk_path(c, c->chunk_seq, path, sizeof(path)) : -ENOMEM;
 		if (ret == 0)
 			ret = create_data_file(c, path, why, why_len);
