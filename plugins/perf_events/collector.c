@@ -30,6 +30,7 @@
 #include "lib/cpus.h"
 #include "lib/perfring.h"
 #include "lib/pidset.h"
+#include "livesb.h"
 #include "perffile.h"
 #include "synth.h"
 #include "tracingdata.h"
@@ -92,6 +93,12 @@ struct pc_collector {
 	size_t n_chunks;
 	unsigned chunk_seq;
 	int rotate_failed; /* said once */
+	/* The side-band of what is alive, replayed at the head of each new
+	 * chunk (livesb.h); rescan: the next chunk reads /proc instead (the
+	 * state lost records, or memory), and the state is rebuilt from it. */
+	struct livesb *live;
+	int rescan;
+	int live_failed; /* said once */
 
 	unsigned char rewrite[65536] __attribute__((aligned(8))); /* a renamed record */
 };
@@ -486,6 +493,17 @@ static void note_object(struct pc_collector *c, const struct perf_event_header *
 	c->n_objects++;
 }
 
+/* The live side-band takes in a side-band record (never a sample). */
+static void keep_live(struct pc_collector *c, const struct perf_event_header *h)
+{
+	if (lsb_record(c->live, h) < 0) {
+		c->rescan = 1;
+		if (!c->live_failed++)
+			c->log_fn(c->arg, 0, "flight mode: out of memory for the processes' "
+				  "side-band: new chunks describe them from /proc again");
+	}
+}
+
 static int emit(void *arg, const void *record, size_t len)
 {
 	struct pc_collector *c = arg;
@@ -496,6 +514,8 @@ static int emit(void *arg, const void *record, size_t len)
 		return 0;
 	h = identify_vdso(c, rename_jitdump(c, record));
 	note_object(c, h);
+	if (c->live)
+		keep_live(c, h);
 	ret = pd_write(c->writer, h, h == record ? len : h->size);
 	if (ret < 0 && !c->emit_error)
 		c->emit_error = ret;
@@ -583,6 +603,9 @@ static int on_record(void *arg, const struct perf_event_header *h)
 		/* struct { header; u64 id, lost; } */
 		c->counts.lost += ((const uint64_t *)(h + 1))[1];
 		c->counts.lost_records++;
+		/* Side-band records may be among the lost: the next chunk
+		 * describes the processes from /proc. */
+		c->rescan = 1;
 		break;
 	case PERF_RECORD_THROTTLE:
 		c->counts.throttles++;
@@ -617,6 +640,8 @@ static int on_record(void *arg, const struct perf_event_header *h)
 	c->counts.bytes += h->size;
 	h = identify_vdso(c, rename_jitdump(c, h));
 	note_object(c, h);
+	if (c->live && h->type != PERF_RECORD_SAMPLE)
+		keep_live(c, h);
 	ret = pd_write(c->writer, h, h->size);
 	if (ret < 0 && !c->write_error) {
 		c->write_error = ret;
@@ -629,8 +654,28 @@ static int on_record(void *arg, const struct perf_event_header *h)
 }
 
 static uint64_t monotonic_ns(void);
+
+/* A record of the live side-band, as it was written before. */
+static int write_live(void *arg, const void *record, size_t len)
+{
+	struct pc_collector *c = arg;
+	int ret = pd_write(c->writer, record, len);
+
+	if (ret < 0 && !c->emit_error)
+		c->emit_error = ret;
+	return ret;
+}
+
 static int create_data_file(struct pc_collector *c, const char *data_path, char *why,
 			    size_t why_len);
+
+/* The kernel's map, into the live side-band only (its replay writes it). */
+static int keep_kernel_map(void *arg, const void *record, size_t len)
+{
+	(void)len;
+	keep_live(arg, record);
+	return 0;
+}
 
 /* The side-band a chunk after the first starts with: what is alive now,
  * described as the recording's start describes it, so that a window cut
@@ -644,19 +689,38 @@ static int synth_chunk(struct pc_collector *c)
 		.id = tracking->ids[0],
 		.data_mmaps = tracking->attr.mmap_data,
 	};
-	int ret = synth_kernel_mmap(&sid, emit, c);
+	int ret;
 
+	/* What the recording said of the kernel and the processes so far,
+	 * without /proc.  The kernel's map is read once: it does not move. */
+	if (c->live && !c->rescan) {
+		if (!lsb_has_kernel(c->live)) {
+			ret = synth_kernel_mmap(&sid, keep_kernel_map, c);
+			if (ret < 0)
+				return ret;
+		}
+		return lsb_replay(c->live, write_live, c);
+	}
+	/* /proc, and the state rebuilt from what it says (emit). */
+	if (c->live)
+		lsb_reset(c->live);
+	ret = synth_kernel_mmap(&sid, emit, c);
 	if (ret < 0)
 		return ret;
-	if (c->target.system_wide)
-		return synth_all_processes(&sid, emit, c);
-	/* The targets, and every process they started that the recording saw. */
-	for (size_t i = 0; i < c->seen.n; i++) {
-		ret = synth_process(c->seen.pids[i], &sid, emit, c);
-		if (ret < 0 && ret != -ESRCH && c->emit_error)
-			return c->emit_error;
+	if (c->target.system_wide) {
+		ret = synth_all_processes(&sid, emit, c);
+	} else {
+		/* The targets, and every process they started that the recording saw. */
+		for (size_t i = 0; i < c->seen.n; i++) {
+			ret = synth_process(c->seen.pids[i], &sid, emit, c);
+			if (ret < 0 && ret != -ESRCH && c->emit_error)
+				return c->emit_error;
+		}
+		ret = 0;
 	}
-	return 0;
+	if (ret == 0 && c->live)
+		c->rescan = !lsb_ok(c->live);
+	return ret;
 }
 
 static int chunk_path(const struct pc_collector *c, unsigned seq, char *buf, size_t len)
@@ -1073,6 +1137,13 @@ int pc_open(const struct pc_config *cfg, const struct pc_target *t, const char *
 
 		c->chunk_prefix = strdup(data_path);
 		c->chunk_seq = 1;
+		/* The live side-band, fed from the records below on.  The
+		 * second chunk still reads /proc once, and the state is
+		 * rebuilt from that: a process started between this
+		 * description and the events' enabling (pc_start) is in no
+		 * record.  Without a state every chunk reads /proc. */
+		c->live = lsb_new(c->ev[0].attr.sample_type);
+		c->rescan = 1;
 		ret = c->chunk_prefix ? chunk_path(c, c->chunk_seq, path, sizeof(path)) : -ENOMEM;
 		if (ret == 0)
 			ret = create_data_file(c, path, why, why_len);
@@ -1316,6 +1387,7 @@ void pc_close(struct pc_collector *c)
 	if (c->wake_fd >= 0)
 		close(c->wake_fd);
 	tr_pid_set_free(&c->seen);
+	lsb_free(c->live);
 	free(c->fds);
 	free(c->ev);
 	free(c->rings);

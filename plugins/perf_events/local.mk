@@ -15,6 +15,7 @@ plugins_perf_events_perf_events_la_SOURCES = plugins/perf_events/plugin.c \
 	plugins/perf_events/events.c plugins/perf_events/events.h \
 	plugins/perf_events/collector.c plugins/perf_events/collector.h \
 	plugins/perf_events/window.c plugins/perf_events/window.h \
+	plugins/perf_events/livesb.c plugins/perf_events/livesb.h \
 	plugins/perf_events/comms.c plugins/perf_events/comms.h \
 	plugins/perf_events/script.c plugins/perf_events/script.h \
 	plugins/perf_events/frametexts.c plugins/perf_events/frametexts.h \
@@ -65,6 +66,16 @@ tests_perf_events_test_frametexts_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
 	-I$(top_srcdir)/plugins/perf_events
 # ---- end frametexts
 
+# ---- livesb (flight mode: the side-band of what is alive, kept in memory)
+check_PROGRAMS += tests/perf_events/test_livesb
+TESTS += tests/perf_events/test_livesb
+tests_perf_events_test_livesb_SOURCES = tests/perf_events/test_livesb.c \
+	plugins/perf_events/livesb.c
+tests_perf_events_test_livesb_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests \
+	-I$(top_srcdir)/plugins/perf_events
+tests_perf_events_test_livesb_LDADD = lib/libtrutil.la
+# ---- end livesb
+
 # Integration tests (root): the real tracerig sampling real workloads.
 perf_events_sh_tests = \
 	tests/perf_events/sampling.sh \
@@ -78,12 +89,14 @@ perf_events_sh_tests = \
 	tests/perf_events/dwarf.sh \
 	tests/perf_events/fpcheck.sh \
 	tests/core/flight.sh \
-	tests/core/flight_triggers.sh
+	tests/core/flight_triggers.sh \
+	tests/core/flight_sideband.sh
 TESTS += $(perf_events_sh_tests)
 dist_check_SCRIPTS += $(perf_events_sh_tests)
 dist_check_DATA += tests/perf_events/lib-perf.sh tests/perf_events/late/late.c tests/perf_events/late/liblate.c tests/perf_events/late/after.c \
 	tests/perf_events/dwarf/chain.c tests/perf_events/dwarf/chain.h tests/perf_events/dwarf/libchain.c \
-	tests/perf_events/dwarf/jit.c tests/core/flight/phases.c tests/core/flight/spike.c
+	tests/perf_events/dwarf/jit.c tests/core/flight/phases.c tests/core/flight/spike.c \
+	tests/core/flight/sblaunch.c tests/core/flight/sbexeced.c tests/core/flight/sbhot.c
 endif
 
 # The conversion alone, on a perf.data already recorded (bench/perf_events/convert.c):
