@@ -291,10 +291,10 @@ for dur in $DURATIONS; do
 	echo "| $dur s | $(col "r-tracerig-$dur" 5) | $a | $(col "r-perf-$dur" 5) | $(col "r-perf-$dur" 2) | $(col "r-perf-$dur" 3) | $(col "r-perf-$dur" 4) | $b | $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.1fx", a ? b / a : 0 }') |"
 done
 echo
-echo "Both grow with the session: tracerig converts and deflates the whole recording"
-echo "after collection ends.  The streaming pipeline of issue 13 (conversion and"
-echo "deflate while collecting, so that only the tail is left at the stop) is not"
-echo "built in this version."
+echo "Both grow with the session: tracerig converts the whole recording after"
+echo "collection ends (perf.data.txt, the folded stacks); entries are deflated"
+echo "while they grow (\`[tracerig] stream\`, the bench:stream section), so what"
+echo "still grows is the conversion."
 case " $DURATIONS " in
 *" 300 "*) ;;
 *) echo "Sessions of 300 s were not run this time, to keep the run short"
