@@ -59,6 +59,11 @@ static inline __attribute__((always_inline)) void sleep_here(void)
 #endif
 }
 
+/* Not static: the test looks for these names in offcpu.folded. */
+void blocked_in_phase_a(void);
+void blocked_in_phase_b(void);
+void blocked_in_phase_c(void);
+
 NOINLINE void blocked_in_phase_a(void)
 {
 	sleep_here();
