@@ -1012,9 +1012,8 @@ static int take_snapshot(struct tr_session *s, enum tr_trigger trigger, int fina
 	/* The wall-clock view of the window, from the views the sources
 	 * declared in their callbacks, as after a recording's flush. */
 	memset(&s->wall_pprof, 0, sizeof(s->wall_pprof));
-	if (tr_flight_archive_window(&snap.ar, &range) == 0)
-		(void)tr_wall_write_dated(&snap.ar, &s->targets, s->pprof ? &s->wall_pprof : NULL,
-					  &range);
+	(void)tr_wall_write_dated(&snap.ar, &s->targets, s->pprof ? &s->wall_pprof : NULL,
+				  tr_flight_archive_window(&snap.ar, &range) == 0 ? &range : NULL);
 	snprintf(log_path, sizeof(log_path), "%s/tracerig.log", s->archive.dir);
 	tr_snapshot_copy_log(&snap, log_path);
 	if (tr_manifest_write_snapshot(s, &snap.ar, &snap) < 0) {

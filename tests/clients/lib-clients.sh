@@ -39,15 +39,16 @@ need_clients() {
 # the browser could not be driven; above 128: node killed by a signal)
 # says nothing about the file: the run is tried once more, and the report
 # says so and how the first attempt ended.
+speedscope_once() {
+	node "$clients_src/speedscope.js" "$clients_dir/node_modules/speedscope/dist/release" "$@" 2>&1
+}
 speedscope() {
 	local out rc=0 first=""
-	out=$(node "$clients_src/speedscope.js" "$clients_dir/node_modules/speedscope/dist/release" "$@" 2>&1) ||
-		rc=$?
+	out=$(speedscope_once "$@") || rc=$?
 	if [ "$rc" -ge 2 ]; then
 		first="first attempt: exit $rc, ${out:-no output}; second: "
 		rc=0
-		out=$(node "$clients_src/speedscope.js" "$clients_dir/node_modules/speedscope/dist/release" "$@" 2>&1) ||
-			rc=$?
+		out=$(speedscope_once "$@") || rc=$?
 	fi
 	[ "$rc" = 0 ] || out="exit $rc: ${out:-no output}"
 	printf '%s%s\n' "$first" "$out" | tr '\n' ' ' | sed 's/ *$//'
