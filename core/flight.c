@@ -502,6 +502,7 @@ int tr_flight_job_start(struct tracerig_ctx *const *ctxs, size_t n, struct tr_sn
 	ret = -pthread_create(&job->thread, NULL, job_main, job);
 	if (ret < 0)
 		goto fail;
+	(void)pthread_setname_np(job->thread, "tr-snapshot");
 	*out = job;
 	return 0;
 fail:

@@ -324,6 +324,7 @@ int tr_sideband_start(struct tr_sideband *sb)
 		sb->remember = NULL;
 		return -ret;
 	}
+	(void)pthread_setname_np(sb->reader, "tr-sideband");
 	sb->reader_started = 1;
 	for (size_t i = 0; i < sb->n_cpus; i++)
 		if (ioctl(sb->fds[i], PERF_EVENT_IOC_ENABLE, 0) < 0)

@@ -299,8 +299,10 @@ int tr_stream_follow(const char *staging_dir, const char *name, uint64_t from)
 		ret = -pthread_create(&st.thread, NULL, stream_thread, NULL);
 		if (ret)
 			st.e[--st.n] = NULL;
-		else
+		else {
+			(void)pthread_setname_np(st.thread, "tr-deflate");
 			st.running = 1;
+		}
 	}
 	pthread_mutex_unlock(&st.lock);
 	if (ret)

@@ -342,6 +342,13 @@ int tr_driver_start(struct tracerig_ctx *ctx)
 		free(d);
 		return -ret;
 	}
+	{
+		/* "tr:perf_events" in top -H and perf's comm: whose thread is busy. */
+		char name[16];
+
+		snprintf(name, sizeof(name), "tr:%s", ctx->plugin->name);
+		(void)pthread_setname_np(d->thread, name);
+	}
 	return 0;
 }
 

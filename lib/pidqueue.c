@@ -91,6 +91,7 @@ int tr_pid_queue_start(struct tr_pid_queue **out, tr_pid_work_fn work, tr_pid_ti
 		free(q);
 		return -ret;
 	}
+	(void)pthread_setname_np(q->thread, "tr-remember");
 	*out = q;
 	return 0;
 }

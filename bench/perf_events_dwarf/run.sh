@@ -76,10 +76,14 @@ PY
 run_base() { "$tmp/work" "$BATCHES" | cut -d' ' -f1,3 >>"$tmp/base"; }
 run_tracerig() {
 	local w end after bytes n cpu tcpu tidle
-	"$tracerig" -q -c "$top/conf/profiles/cpu-dwarf.ini" -o "$tmp/t.trace.zip" \
+	WORK_THREADS=1 "$tracerig" -q -c "$top/conf/profiles/cpu-dwarf.ini" -o "$tmp/t.trace.zip" \
 		-- "$tmp/work" "$BATCHES" >"$tmp/w" 2>"$tmp/t.err"
 	after=$("$tmp/work" now)
 	read -r w end cpu tcpu tidle <"$tmp/w"
+	# Each of tracerig's threads (by name) while the workload ran: one
+	# line per run, "name ms" pairs, summed over threads of one name.
+	awk '/^thread [0-9]+ / { sub(/:$/, "", $3); ms[$3] += $(NF - 1) }
+	     END { for (n in ms) printf "%s %.1f ", n, ms[n]; print "" }' "$tmp/t.err" >>"$tmp/threads"
 	rm -rf "$tmp/t" && mkdir "$tmp/t" && unzip -q "$tmp/t.trace.zip" -d "$tmp/t"
 	bytes=$(stat -c %s "$tmp/t/perf.data")
 	n=$(grep -c ' cpu-clock: ' "$tmp/t/perf.data.txt" || true)
@@ -159,6 +163,26 @@ echo "| perf.data written | | $(mib "$tr_bytes") | $(mib "$pf_bytes") |"
 echo "| end of collection to archive (ms) | | $tr_post | $pf_post (\`perf script\` alone: $pf_script) |"
 echo "| samples whose stack reaches main | | $tr_main% | $pf_main% |"
 echo
+echo "tracerig's CPU time while the workload ran, by thread (median over its runs):"
+echo
+echo "| thread | ms | what it does |"
+echo "|---|---|---|"
+python3 - "$tmp/threads" <<'PY'
+import statistics, sys
+runs = [dict(zip(l.split()[::2], map(float, l.split()[1::2]))) for l in open(sys.argv[1]) if l.strip()]
+what = {
+    'tr-perf-rings': 'drains the perf rings into perf.data and the unwinding queue',
+    'tr-perf-unwind': 'unwinds the queued samples (SCHED_IDLE while collecting)',
+    'tr-deflate': 'deflates perf.data as it grows (nice 19 while collecting)',
+    'tr-remember': 'reads new processes\' mappings and objects while they live',
+    'tr-mapharvest': 'looks for JIT maps of the traced processes',
+}
+for name in sorted({n for r in runs for n in r}, key=lambda n: -statistics.median(r.get(n, 0) for r in runs)):
+    med = statistics.median(r.get(name, 0) for r in runs)
+    if med >= 0.05:
+        print(f"| {name} | {med:.1f} | {what.get(name, '')} |")
+PY
+echo
 echo "The workload's CPU time includes what the kernel spends sampling it (the"
 echo "stack copies); the tracer's CPU time while it ran is what competes with it"
 echo "for the CPUs once the machine is busy.  tracerig's unwinding thread runs at"
@@ -183,7 +207,6 @@ echo "collecting, in a thread of its own fed by a bounded queue, the conversion"
 echo "adopting those frames after checking each object they depended on) and"
 echo "written as perf.data.txt, cpu.folded and cpu.svg, the .trace.zip compressed; for perf,"
 echo "\`perf script -F comm,pid,tid,cpu,time,period,event,ip,sym,dso\` (which unwinds"
-echo "every sample) followed by \`zip\` of perf.data and its text.  At 4999 Hz most of"
-echo "tracerig's is compressing the 100 MiB or so of perf.data into the archive"
-echo "(after perf_events' flush), whichever way the samples were unwound."
+echo "every sample) followed by \`zip\` of perf.data and its text.  tracerig deflates"
+echo "perf.data while it grows (\`[tracerig] stream\`): packaging has only its tail left."
 say_load

@@ -57,6 +57,7 @@ struct threads {
 	int n;
 	long tid[MAX_THREADS];
 	uint64_t ns[MAX_THREADS];
+	char comm[MAX_THREADS][17];
 	int idle[MAX_THREADS];
 };
 
@@ -92,6 +93,9 @@ static void read_threads(struct threads *t)
 		if (f)
 			fclose(f);
 		buf[len] = '\0';
+		p = strchr(buf, '(');
+		snprintf(t->comm[t->n], sizeof(t->comm[t->n]), "%.*s",
+			 p && strrchr(buf, ')') > p ? (int)(strrchr(buf, ')') - p - 1) : 0, p ? p + 1 : "");
 		p = strrchr(buf, ')');
 		while (p && field < 41) {
 			p = strchr(p + 1, ' ');
@@ -105,10 +109,13 @@ static void read_threads(struct threads *t)
 }
 
 /* The parent's CPU time (ms) from `a` to `b`, all of it or only its
- * threads at SCHED_IDLE by the end; a thread new in `b` counts whole. */
+ * threads at SCHED_IDLE by the end; a thread new in `b` counts whole.
+ * With WORK_THREADS set, each thread's share goes to stderr (which of
+ * the tracer's threads competes with the workload). */
 static double parent_ms(const struct threads *a, const struct threads *b, int only_idle)
 {
 	uint64_t sum = 0;
+	int show = !only_idle && getenv("WORK_THREADS");
 
 	for (int i = 0; i < b->n; i++) {
 		uint64_t before = 0;
@@ -119,6 +126,9 @@ static double parent_ms(const struct threads *a, const struct threads *b, int on
 			if (a->tid[j] == b->tid[i])
 				before = a->ns[j];
 		sum += b->ns[i] > before ? b->ns[i] - before : 0;
+		if (show && b->ns[i] > before)
+			fprintf(stderr, "thread %ld %s%s: %.1f ms\n", b->tid[i], b->comm[i],
+				b->idle[i] ? " (SCHED_IDLE)" : "", (b->ns[i] - before) / 1e6);
 	}
 	return sum / 1e6;
 }

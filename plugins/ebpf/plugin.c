@@ -504,6 +504,7 @@ static int ebpf_start(void *state)
 		oc_detach(e->oc);
 		return -ret;
 	}
+	(void)pthread_setname_np(e->thread, "tr-ebpf-notify");
 	e->thread_started = 1;
 	if (e->flight_ns) {
 		e->start_ns = now_ns();
@@ -514,6 +515,7 @@ static int ebpf_start(void *state)
 			oc_detach(e->oc);
 			return -ret;
 		}
+		(void)pthread_setname_np(e->bucket_thread, "tr-ebpf-bucket");
 		e->bucket_started = 1;
 	}
 	return 0;

@@ -305,6 +305,7 @@ static int mapharvest_start(void *state)
 			    strerror(ret));
 		return -ret;
 	}
+	(void)pthread_setname_np(m->thread, "tr-mapharvest");
 	m->thread_started = 1;
 	/* PIDs observed before the subscription (the launched command). */
 	if (m->cfg.observed) {

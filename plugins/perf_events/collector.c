@@ -1210,6 +1210,7 @@ thread:
 		snprintf(why, why_len, "cannot start the reader thread: %s", strerror(ret));
 		return -ret;
 	}
+	(void)pthread_setname_np(c->thread, "tr-perf-rings");
 	c->thread_started = 1;
 	return 0;
 }

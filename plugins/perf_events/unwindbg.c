@@ -333,6 +333,7 @@ int uw_bg_start(struct uw_bg *bg, const struct pc_opened *ev, size_t n_ev)
 	ret = pthread_create(&bg->thread, NULL, unwind_thread, bg);
 	if (ret)
 		return -ret;
+	(void)pthread_setname_np(bg->thread, "tr-perf-unwind");
 	bg->idle = make_idle(bg->thread);
 	bg->stats.idle = bg->idle;
 	atomic_store(&bg->started, 1);
