@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -1501,6 +1502,18 @@ static void collect(struct tr_session *s)
 	s->end_mono_ns = now_ns(CLOCK_MONOTONIC);
 	tr_info("session ended (%s) after %.1fs", tr_end_reason_name(s->end_reason),
 		(s->end_mono_ns - s->window_start_ns) / 1e9);
+	{
+		/* What collecting cost, apart from what the end will (a
+		 * launched command is a child: not counted). */
+		struct rusage ru;
+
+		if (getrusage(RUSAGE_SELF, &ru) == 0)
+			tr_debug("%.0f ms of CPU time used while collecting (user %.0f, system %.0f)",
+				 (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+					 (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3,
+				 ru.ru_utime.tv_sec * 1e3 + ru.ru_utime.tv_usec / 1e3,
+				 ru.ru_stime.tv_sec * 1e3 + ru.ru_stime.tv_usec / 1e3);
+	}
 	tr_stream_collection_ended();
 }
 

@@ -1,19 +1,24 @@
 #!/usr/bin/env bash
-# Deflating perf.data while collecting (issue 13, `[tracerig] stream`):
-# end of collection to a finished archive, with and without it, beside
-# `perf record` + `perf script` + zip on the same workload.  System-wide
-# recordings of D seconds at 4999 Hz with frame-pointer callchains while
-# bench/perf_events/spin.c keeps both CPUs busy (during the packaging too);
-# configurations interleaved, medians.
+# Streaming (issue 13): end of collection to a finished archive when
+# perf.data is converted (convert_while_collecting) and deflated
+# (`[tracerig] stream`) while collecting, and without, beside `perf record`
+# + `perf script` + zip on the same workload.  System-wide recordings of D
+# seconds with frame-pointer callchains while bench/perf_events/spin.c
+# keeps both CPUs busy (during the packaging too); configurations
+# interleaved, medians.  Also each tracer's CPU time while collecting.
 #   bash bench/stream/run.sh [BUILDDIR]      (as root)
-# Environment: DURATIONS="10 30" (s), REPS=3.
+# Environment: DURATIONS="10 60 300" (s), REPS=1, FREQ=999 (Hz), VARIANTS:
+# tracerig's configurations, each "stream/convert_while_collecting"
+# ("yes/yes yes/no": both streamed, only the deflate; "no/no" adds
+# nothing streamed).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 bench=bench/stream
 . "$top/bench/perf_events/lib.sh"
-DURATIONS=${DURATIONS:-"10 30"}
-REPS=${REPS:-3}
-FREQ=4999
+DURATIONS=${DURATIONS:-"10 60 300"}
+REPS=${REPS:-1}
+FREQ=${FREQ:-999}
+VARIANTS=${VARIANTS:-"yes/yes yes/no"}
 ${CC:-cc} -O2 -g -fno-omit-frame-pointer -pthread -o "$tmp/spin" "$top/bench/perf_events/spin.c"
 profile=$top/conf/profiles/cpu.ini
 fields=comm,pid,tid,cpu,time,period,event,ip,sym,dso
@@ -22,35 +27,28 @@ hz=$(getconf CLK_TCK)
 busy_start() { "$tmp/spin" 2 1000000000000 >/dev/null & busy=$!; sleep 0.5; }
 busy_stop() { kill "$busy"; wait "$busy" 2>/dev/null || true; }
 
-# tracerig D STREAM: appends "end_to_archive_ms packaging_ms cpu_collect_ms
+# tracerig D STREAM CONVERT: appends "end_to_archive_ms packaging_ms cpu_collect_ms
 # cpu_total_ms samples perf_data_kib streamed_kib archive_kib" to
-# $tmp/t-STREAM-D.  Packaging: from the last line tracerig.log has (the
+# $tmp/t-STREAM-CONVERT-D.  Packaging: from the last line tracerig.log has (the
 # sources' summary, or the stream's) to the exit: the manifest and the zip.
 run_tracerig() {
-	local d=$tmp/rt after end tpid pid="" cpu0=""
+	local d=$tmp/rt after end cpu0
 	rm -rf "$d" && mkdir -p "$d/stage"
 	busy_start
 	/usr/bin/time -f '%U %S' -o "$d/time" env TMPDIR="$d/stage" "$tracerig" -q -c "$profile" \
 		--set perf_events.frequency=$FREQ -d "$1" --set tracerig.stream="$2" \
+		--set perf_events.convert_while_collecting="$3" \
 		-o "$d/r.trace.zip" 2>"$d/err" &
 	tpid=$!
-	for _ in $(seq 200); do pid=$(pgrep -P "$tpid" | head -1); [ -n "$pid" ] && break; sleep 0.01; done
-	# Its CPU when collection ends ("session ended" in the staged log).
-	while [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; do
-		if grep -qs ' session ended ' "$d"/stage/tracerig-*/tracerig.log; then
-			cpu0=$(awk -v hz="$hz" '{ sub(/.*\) /, ""); printf "%d", ($12 + $13) * 1000 / hz }' \
-				"/proc/$pid/stat" 2>/dev/null || true)
-			break
-		fi
-		sleep 0.05
-	done
 	wait "$tpid" || { busy_stop; return 1; }
 	after=$("$tmp/spin" now)
 	busy_stop
 	unzip -p "$d/r.trace.zip" tracerig.log >"$d/log"
 	unzip -p "$d/r.trace.zip" manifest.json >"$d/m.json"
 	end=$(awk '/ session ended / { printf "%d", $1 * 1000; exit }' "$d/log")
-	python3 - "$d" "$after" "$end" "${cpu0:-0}" >>"$tmp/t-$2-$1" <<'PY'
+	# Its CPU when collection ended, as it logs it.
+	cpu0=$(awk '/ ms of CPU time used while collecting/ { print $4; exit }' "$d/log")
+	python3 - "$d" "$after" "$end" "${cpu0:-0}" >>"$tmp/t-$2-$3-$1" <<'PY'
 import json, os, re, sys, zipfile
 d, after, end, cpu0 = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
 u, s = open(f'{d}/time').read().split()[-2:]
@@ -69,16 +67,18 @@ print(round(after - end), round(after - last), cpu0, round(cpu), c["samples"], s
 PY
 }
 
-# perf D: appends "end_to_archive_ms record_exit_ms script_ms zip_ms samples".
+# perf D: appends "end_to_archive_ms record_exit_ms script_ms zip_ms samples
+# cpu_collect_ms" (perf record's CPU when the command ends, read by it).
 perf_aborts=0
 run_perf() {
-	local d=$tmp/rp end t1 t2 t3 n i
+	local d=$tmp/rp end t1 t2 t3 n i cpu
 	for i in 1 2 3 4 5 6; do
 		[ "$i" -lt 6 ] || return 1
 		rm -rf "$d" && mkdir -p "$d"
 		busy_start
 		if (cd "$d" && perf record -q -F $FREQ -g -a -o "$d/p.data" \
-			-- sh -c "sleep $1; '$tmp/spin' now >'$d/end'" 2>"$d/err") &&
+			-- sh -c "sleep $1; '$tmp/spin' now >'$d/end'; cat /proc/\$PPID/stat >'$d/stat'" \
+			2>"$d/err") &&
 			t1=$("$tmp/spin" now) &&
 			perf script -i "$d/p.data" -F "$fields" >"$d/perf.data.txt" 2>"$d/ps.err"; then
 			break
@@ -93,43 +93,48 @@ run_perf() {
 	busy_stop
 	end=$(cat "$d/end")
 	n=$(grep -c ' cpu-clock' "$d/perf.data.txt" || true)
-	awk -v e="$end" -v a="$t1" -v b="$t2" -v c="$t3" -v n="$n" \
-		'BEGIN { printf "%d %d %d %d %d\n", c - e, a - e, b - a, c - b, n }' >>"$tmp/p-$1"
+	cpu=$(awk -v hz="$hz" '{ sub(/.*\) /, ""); printf "%d", ($12 + $13) * 1000 / hz }' "$d/stat")
+	awk -v e="$end" -v a="$t1" -v b="$t2" -v c="$t3" -v n="$n" -v cpu="$cpu" \
+		'BEGIN { printf "%d %d %d %d %d %d\n", c - e, a - e, b - a, c - b, n, cpu }' >>"$tmp/p-$1"
 }
 
 failed() { echo "$bench: a $1 run failed (left out)" >&2; }
 for dur in $DURATIONS; do
 	for i in $(seq "$REPS"); do
 		echo "$bench: ${dur} s, run $i of $REPS" >&2
-		if [ $((i % 2)) = 1 ]; then
-			run_tracerig "$dur" yes || failed tracerig; run_tracerig "$dur" no || failed tracerig
-			run_perf "$dur" || failed perf
-		else
-			run_perf "$dur" || failed perf
-			run_tracerig "$dur" no || failed tracerig; run_tracerig "$dur" yes || failed tracerig
-		fi
+		order=$VARIANTS
+		[ $((i % 2)) = 1 ] || order=$(echo "$VARIANTS" | tr ' ' '\n' | tac | tr '\n' ' ')
+		[ $((i % 2)) = 1 ] || run_perf "$dur" || failed perf
+		for v in $order; do
+			run_tracerig "$dur" "${v%/*}" "${v#*/}" || failed tracerig
+		done
+		[ $((i % 2)) = 0 ] || run_perf "$dur" || failed perf
 	done
 done
 
-echo "## Streaming: perf.data deflated while collecting"
+echo "## Streaming: perf.data converted and deflated while collecting"
 echo
 echo "Reproduce: \`bash bench/run.sh stream\` (or \`bash bench/stream/run.sh BUILDDIR\`), as"
-echo "root; this run: \`DURATIONS=\"$DURATIONS\" REPS=$REPS bash bench/stream/run.sh\`."
+echo "root; this run: \`DURATIONS=\"$DURATIONS\" REPS=$REPS FREQ=$FREQ VARIANTS=\"$VARIANTS\" bash bench/stream/run.sh\`."
 echo "System-wide recordings of D seconds, cpu-clock at $FREQ Hz with frame-pointer"
 echo "callchains (kernel + user), while bench/perf_events/spin.c keeps both CPUs busy"
 echo "(during the packaging too); tracerig \`-c cpu --set perf_events.frequency=$FREQ -d D\`"
-echo "with \`[tracerig] stream = yes\` (the default) and \`no\`; perf \`perf record -F $FREQ -g -a"
+echo "with \`[tracerig] stream\` (perf.data deflated while collecting) and"
+echo "\`[perf_events] convert_while_collecting\` (perf.data.txt, cpu.folded, cpu.pb.gz made"
+echo "while collecting), both \`yes\` by default; perf \`perf record -F $FREQ -g -a"
 echo "-- sh -c 'sleep D; ...'\`, \`perf script -F $fields\`, \`zip\` of both;"
-echo "configurations interleaved, median of $REPS runs each."
+echo "configurations interleaved, median of $REPS run(s) each."
 echo
-echo "| session | | end of collection to archive (ms) | of which manifest + zip (ms) | tracerig CPU while collecting (ms) | tracerig CPU in all (ms) | samples | perf.data (KiB) | deflated before packaging (KiB: perf.data while collecting; perf.data.txt, cpu.folded while written) | archive (KiB) |"
+echo "| session | | end of collection to archive (ms) | of which manifest + zip (ms) | CPU while collecting (ms) | tracerig CPU in all (ms) | samples | perf.data (KiB) | deflated before packaging (KiB) | archive (KiB) |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
 for dur in $DURATIONS; do
-	for s in yes no; do
-		f=t-$s-$dur
-		echo "| $dur s | tracerig, stream = $s | $(med $f 1) | $(med $f 2) | $(med $f 3) | $(med $f 4) | $(med $f 5) | $(med $f 6) | $(med $f 7) | $(med $f 8) |"
+	for v in $VARIANTS; do
+		f=t-${v%/*}-${v#*/}-$dur
+		[ -s "$tmp/$f" ] || continue
+		echo "| $dur s | tracerig, stream = ${v%/*}, convert_while_collecting = ${v#*/} | $(med $f 1) | $(med $f 2) | $(med $f 3) | $(med $f 4) | $(med $f 5) | $(med $f 6) | $(med $f 7) | $(med $f 8) |"
 	done
-	echo "| $dur s | perf record + perf script + zip | $(med p-$dur 1) (record's exit $(med p-$dur 2), script $(med p-$dur 3), zip $(med p-$dur 4)) | | | | $(med p-$dur 5) | | | |"
+	[ -s "$tmp/p-$dur" ] &&
+		echo "| $dur s | perf record + perf script + zip | $(med p-$dur 1) (record's exit $(med p-$dur 2), script $(med p-$dur 3), zip $(med p-$dur 4)) | | $(med p-$dur 6) (perf record) | | $(med p-$dur 5) | | | |"
 done
 echo
 [ "$perf_aborts" = 0 ] || echo "Stock perf failed $perf_aborts time(s) during this run (run again each time)."

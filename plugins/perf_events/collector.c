@@ -795,9 +795,15 @@ static void rotate(struct pc_collector *c)
 
 /* Drains every ring once; a FINISHED_ROUND after a pass tells perf that
  * everything before it may be sorted and processed. */
+/* A record's time is read a moment before the kernel writes it to the
+ * ring: one timed this much before a pass began may still come after
+ * the pass read its ring. */
+#define WRITE_LATENCY_NS 20000000ull
+
 static long drain_all(struct pc_collector *c)
 {
 	long total = 0;
+	uint64_t began = monotonic_ns();
 
 	pthread_mutex_lock(&c->lock);
 	for (size_t r = 0; r < c->n_cpus; r++) {
@@ -816,6 +822,13 @@ static long drain_all(struct pc_collector *c)
 			c->log_fn(c->arg, 1, "cannot write perf.data: %s (samples from now on "
 				  "are lost)", strerror(-ret));
 		}
+	}
+	/* Only while nothing drained waits in the writer's buffer. */
+	if (!c->write_error && !c->cfg.chunk_ns &&
+	    pd_data_on_disk(c->writer) == pd_data_size(c->writer)) {
+		c->counts.data_bytes = pd_data_size(c->writer);
+		if (began > WRITE_LATENCY_NS)
+			c->counts.data_complete_ns = began - WRITE_LATENCY_NS;
 	}
 	if (total > 0 && c->cfg.observer.pass)
 		c->cfg.observer.pass(c->cfg.observer.arg);

@@ -82,6 +82,12 @@ struct pc_target {
 struct pc_counts {
 	uint64_t samples, lost, lost_records, throttles, records, bytes, wakeups;
 	uint64_t enabled_ns, disabled_ns, first_sample_ns, last_sample_ns;
+	/* Record mode: perf.data's data section holds `data_bytes` of whole
+	 * records on disk, and every record taken before `data_complete_ns`
+	 * is among them (the rings were all drained since: the start of the
+	 * last pass over them, less the moment between a record's time and
+	 * its write). */
+	uint64_t data_bytes, data_complete_ns;
 };
 
 /* One event as opened, for the reader of perf.data. */

@@ -28,8 +28,12 @@ struct range {
 };
 
 struct comms {
-	struct change *v; /* after finish: names only, by (tid, time, seq) */
+	/* After finish: names by (tid, time, seq), then the forks whose
+	 * parent had no name yet (a later finish may name them). */
+	struct change *v;
 	size_t n, cap;
+	size_t n_named; /* what comms_at looks in */
+	size_t next_seq;
 	struct range ranges[RANGES]; /* by tid % RANGES */
 };
 
@@ -54,7 +58,7 @@ static struct change *push(struct comms *c)
 		return NULL;
 	c->v = grown;
 	memset(&c->v[c->n], 0, sizeof(c->v[0]));
-	c->v[c->n].seq = c->n;
+	c->v[c->n].seq = c->next_seq++;
 	return &c->v[c->n++];
 }
 
@@ -137,7 +141,7 @@ const char *comms_at(struct comms *c, pid_t tid, uint64_t time)
 	size_t lo, hi, a, b;
 
 	if (!r->known || r->tid != tid) {
-		range_of(v, c->n, tid, &r->lo, &r->hi);
+		range_of(v, c->n_named, tid, &r->lo, &r->hi);
 		r->tid = tid;
 		r->known = 1;
 	}
@@ -180,7 +184,8 @@ static struct current *current_slot(struct current *t, size_t cap, pid_t tid)
 int comms_finish(struct comms *c)
 {
 	struct current *cur;
-	size_t cap = 64, n_named = 0;
+	struct change *unnamed = NULL;
+	size_t cap = 64, n_named = 0, n_unnamed = 0;
 
 	if (!c->n)
 		return 0;
@@ -197,8 +202,16 @@ int comms_finish(struct comms *c)
 		if (ch.parent) {
 			struct current *p = current_slot(cur, cap, ch.parent);
 
-			if (!p->name[0])
+			if (!p->name[0]) {
+				/* Kept aside: the parent's name may be in
+				 * records not read yet (sc_feed). */
+				if (!unnamed && !(unnamed = malloc(c->n * sizeof(*unnamed)))) {
+					free(cur);
+					return -ENOMEM;
+				}
+				unnamed[n_unnamed++] = ch;
 				continue;
+			}
 			memcpy(ch.name, p->name, NAME_LEN);
 			ch.parent = 0;
 		}
@@ -206,8 +219,12 @@ int comms_finish(struct comms *c)
 		c->v[n_named++] = ch;
 	}
 	free(cur);
-	c->n = n_named;
-	qsort(c->v, c->n, sizeof(*c->v), by_tid_time);
+	qsort(c->v, n_named, sizeof(*c->v), by_tid_time);
+	if (n_unnamed)
+		memcpy(c->v + n_named, unnamed, n_unnamed * sizeof(*unnamed));
+	free(unnamed);
+	c->n_named = n_named;
+	c->n = n_named + n_unnamed;
 	memset(c->ranges, 0, sizeof(c->ranges));
 	return 0;
 }

@@ -18,6 +18,7 @@ plugins_perf_events_perf_events_la_SOURCES = plugins/perf_events/plugin.c \
 	plugins/perf_events/livesb.c plugins/perf_events/livesb.h \
 	plugins/perf_events/comms.c plugins/perf_events/comms.h \
 	plugins/perf_events/script.c plugins/perf_events/script.h \
+	plugins/perf_events/livescript.c plugins/perf_events/livescript.h \
 	plugins/perf_events/frametexts.c plugins/perf_events/frametexts.h \
 	plugins/perf_events/textbuf.c plugins/perf_events/textbuf.h \
 	plugins/perf_events/timesort.c plugins/perf_events/timesort.h \
@@ -83,6 +84,7 @@ perf_events_sh_tests = \
 	tests/perf_events/container.sh \
 	tests/perf_events/errors.sh \
 	tests/perf_events/killed.sh \
+	tests/perf_events/live.sh \
 	tests/perf_events/order.sh \
 	tests/perf_events/late.sh \
 	tests/perf_events/identity.sh \

@@ -341,6 +341,13 @@ uint64_t pd_data_size(const struct pd_writer *w)
 	return w->data_size;
 }
 
+uint64_t pd_data_on_disk(const struct pd_writer *w)
+{
+	/* With tracing data the last sync's table is on disk too, after
+	 * the size the header says. */
+	return w->td ? w->synced_end : w->synced_size;
+}
+
 int pd_sync(struct pd_writer *w)
 {
 	uint64_t size;

@@ -27,6 +27,9 @@ int pd_create(const char *path, struct pd_writer **out);
 int pd_write(struct pd_writer *w, const void *record, size_t len);
 /* Bytes of data written so far. */
 uint64_t pd_data_size(const struct pd_writer *w);
+/* Bytes of data on disk as whole records after the last pd_sync (or
+ * pd_write_finished_round): what a reader of the growing file may read. */
+uint64_t pd_data_on_disk(const struct pd_writer *w);
 /* Writes what is buffered and the header's data size: the file on disk is
  * now a readable perf.data holding every record written so far. */
 int pd_sync(struct pd_writer *w);

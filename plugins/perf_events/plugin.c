@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@
 #include "collector.h"
 #include "events.h"
 #include "fpcheck.h"
+#include "livescript.h"
 #include "perfdata.h"
 #include "script.h"
 #include "tracingdata.h"
@@ -41,7 +43,7 @@ struct perf_settings {
 	struct tracerig_list events, optional_events;
 	long long frequency, period, dwarf_stack_bytes, unwind_queue_bytes, ring_pages;
 	int callchain, hardware_fallback; /* indexes of the choices */
-	int kernel, context_switches, script, flamegraph;
+	int kernel, context_switches, script, flamegraph, convert_while_collecting;
 };
 enum { CALLCHAIN_FP, CALLCHAIN_DWARF, CALLCHAIN_NONE };
 enum { HW_FAIL, HW_CPU_CLOCK, HW_SKIP };
@@ -63,6 +65,16 @@ struct perf {
 	/* callchain = dwarf: samples unwound while collecting. */
 	struct uw_objects *objects;
 	struct uw_bg *bg;
+	/* Record mode: perf.data converted while collecting (livescript.h);
+	 * what it writes to and builds, until the flush finishes it. */
+	struct ls_conv *live;
+	struct conv_out {
+		FILE *txt;
+		struct tr_folded *folded;
+		struct pp_builder *pp;
+		struct sc_stats st;
+		struct sc_conv *cv;
+	} out;
 };
 
 static int perf_snapshot(void *state, struct tracerig_archive *ar, uint64_t from_ns,
@@ -402,6 +414,102 @@ static void stream_perf_data(struct perf *p)
 			    "not while collecting: %s", strerror(-ret));
 }
 
+static struct pp_builder *new_cpu_pprof(struct perf *p, const struct pc_opened *ev);
+
+static void free_outputs(struct conv_out *o)
+{
+	if (o->cv)
+		(void)sc_close(o->cv, NULL, NULL, 0);
+	if (o->txt)
+		fclose(o->txt);
+	pp_free(o->pp);
+	tr_folded_free(o->folded);
+	memset(o, 0, sizeof(*o));
+}
+
+/* perf.data.txt, the folded counts and cpu.pb.gz's builder, and the
+ * conversion that fills them, for the flush or to convert while
+ * collecting.  `txt` is opened by the caller (NULL: script = no).
+ * 0 or -errno with `why`; on failure o is freed. */
+static int open_outputs(struct perf *p, FILE *txt, struct unwinder *uw, struct conv_out *o,
+			char *why, size_t why_len)
+{
+	size_t n_ev;
+	const struct pc_opened *ev = pc_events(p->pc, &n_ev);
+	int ret;
+
+	*o = (struct conv_out){ .txt = txt };
+	o->folded = p->flamegraph ? tr_folded_new() : NULL;
+	o->pp = p->svc->pprof_wanted(p->ctx) ? new_cpu_pprof(p, &ev[0]) : NULL;
+	if ((p->flamegraph && !o->folded) || (p->svc->pprof_wanted(p->ctx) && !o->pp)) {
+		snprintf(why, why_len, "out of memory");
+		free_outputs(o);
+		return -ENOMEM;
+	}
+	ret = sc_open(ev, n_ev, txt, o->folded, o->pp, p->svc, p->ctx, uw, p->bg, &o->st, &o->cv,
+		      why, why_len);
+	if (ret < 0)
+		free_outputs(o);
+	return ret;
+}
+
+/* Record mode, callchain fp or none: a thread converts perf.data as it
+ * grows (dwarf samples are unwound while collecting by a thread of their
+ * own, then converted in the flush).  Not fatal: the flush converts
+ * everything when this cannot start. */
+static void convert_while_collecting(struct perf *p)
+{
+	char path[PATH_MAX], why[512];
+	FILE *txt = NULL;
+	int ret;
+
+	if (!p->keys.convert_while_collecting || p->cfg.dwarf_stack_bytes ||
+	    (!p->script && !p->flamegraph && !p->svc->pprof_wanted(p->ctx)))
+		return;
+	if (p->script) {
+		int fd;
+
+		if (snprintf(path, sizeof(path), "%s/perf.data.txt", p->svc->staging_dir(p->ctx)) >=
+		    (int)sizeof(path)) {
+			snprintf(why, sizeof(why), "the staging directory's path is too long");
+			ret = -ENAMETOOLONG;
+			goto fail;
+		}
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+		txt = fd >= 0 ? fdopen(fd, "w") : NULL;
+		if (!txt) {
+			ret = -errno;
+			snprintf(why, sizeof(why), "cannot create perf.data.txt in the staging "
+				 "directory: %s", strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			goto fail;
+		}
+		setvbuf(txt, NULL, _IOFBF, 1 << 20);
+	}
+	ret = open_outputs(p, txt, NULL, &p->out, why, sizeof(why));
+	txt = NULL; /* p->out's, freed with it */
+	if (ret < 0)
+		goto fail;
+	ret = ls_start(p->pc, p->data_path, p->out.cv, &p->live);
+	if (ret < 0) {
+		snprintf(why, sizeof(why), "cannot start a thread: %s", strerror(-ret));
+		goto fail;
+	}
+	/* Deflated as it grows, by the core (-ENOTSUP: streaming is off). */
+	if (p->script)
+		(void)p->svc->archive_append_only(p->ctx, "perf.data.txt", 0);
+	return;
+fail:
+	if (txt)
+		fclose(txt);
+	free_outputs(&p->out);
+	if (p->script)
+		(void)unlink(path);
+	p->svc->log(p->ctx, TRACERIG_LOG_WARN, "perf.data is converted once collection ends, not "
+		    "while collecting: %s", why);
+}
+
 static int perf_start(void *state)
 {
 	struct perf *p = state;
@@ -443,8 +551,10 @@ static int perf_start(void *state)
 	}
 	for (size_t i = 0; i < p->cfg.n_events; i++)
 		p->svc->log(p->ctx, TRACERIG_LOG_DEBUG, "sampling %s", p->events[i].name);
-	if (!p->flight_ns)
+	if (!p->flight_ns) {
 		stream_perf_data(p);
+		convert_while_collecting(p);
+	}
 	return 0;
 }
 
@@ -734,67 +844,37 @@ static struct pp_builder *new_cpu_pprof(struct perf *p, const struct pc_opened *
 	return pp_new(types, 2, types[1], period);
 }
 
-/* perf.data.txt, cpu.folded and cpu.svg, cpu.pb.gz of the recording at
- * `data_path` (the session's, or a flight snapshot's window), into `ar`;
- * cpu.folded is offered to the core's wall-clock view of that archive. */
-static int convert(struct perf *p, struct tracerig_archive *ar, const char *data_path)
+/* What a conversion made, into `ar`: its counters, perf.data.txt closed,
+ * cpu.folded and cpu.svg (offered to the core's wall-clock view of that
+ * archive), cpu.pb.gz.  Frees o. */
+static int write_outputs(struct perf *p, struct tracerig_archive *ar, struct conv_out *o,
+			 const struct unwinder *uw)
 {
-	const struct pc_opened *ev;
-	struct sc_stats st;
-	struct unwinder *uw = NULL;
-	struct tr_folded *folded = NULL;
-	struct pp_builder *pp = NULL;
-	FILE *txt = NULL, *ff;
 	size_t n_ev;
-	char why[1024];
-	int ret;
+	const struct pc_opened *ev = pc_events(p->pc, &n_ev);
+	const struct sc_stats *st = &o->st;
+	FILE *ff;
+	int ret = close_entry(p, o->txt, "perf.data.txt");
 
-	if (!p->script && !p->flamegraph && !p->svc->pprof_wanted(p->ctx))
-		return 0;
-	ev = pc_events(p->pc, &n_ev);
-	folded = p->flamegraph ? tr_folded_new() : NULL;
-	pp = p->svc->pprof_wanted(p->ctx) ? new_cpu_pprof(p, &ev[0]) : NULL;
-	if (p->bg)
-		uw_bg_join(p->bg);
-	uw = p->cfg.dwarf_stack_bytes ? uw_new(p->svc, p->ctx, p->objects) : NULL;
-	if ((p->flamegraph && !folded) || (p->cfg.dwarf_stack_bytes && !uw) ||
-	    (p->svc->pprof_wanted(p->ctx) && !pp)) {
-		ret = -ENOMEM;
-		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "out of memory");
-		goto out;
-	}
-	if (p->script) {
-		txt = create_entry(p, ar, "perf.data.txt");
-		if (!txt) {
-			ret = -EIO;
-			goto out;
-		}
-	}
-	ret = sc_convert(data_path, ev, n_ev, txt, folded, pp, p->svc, p->ctx, uw, p->bg, &st,
-			 why, sizeof(why));
-	if (ret < 0)
-		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "%s", why);
-	if (close_entry(p, txt, "perf.data.txt") < 0 && !ret)
-		ret = -EIO;
-	txt = NULL;
+	o->txt = NULL;
 	if (ret < 0)
 		goto out;
-	p->svc->counter_set(p->ctx, "frames", st.frames);
-	p->svc->counter_set(p->ctx, "unresolved_frames", st.unresolved);
-	p->svc->counter_set(p->ctx, "mappings_replayed", st.mappings);
-	p->svc->counter_set(p->ctx, "unknown_frames_folded", st.frames_folded_away);
+	p->svc->counter_set(p->ctx, "frames", st->frames);
+	p->svc->counter_set(p->ctx, "unresolved_frames", st->unresolved);
+	p->svc->counter_set(p->ctx, "mappings_replayed", st->mappings);
+	p->svc->counter_set(p->ctx, "unknown_frames_folded", st->frames_folded_away);
 	if (uw)
 		report_unwinding(p, uw);
 	p->svc->log(p->ctx, TRACERIG_LOG_INFO, "%llu samples, %llu frames (%llu without a "
-		    "symbol)", (unsigned long long)st.samples, (unsigned long long)st.frames,
-		    (unsigned long long)st.unresolved);
-	if (folded) {
+		    "symbol)", (unsigned long long)st->samples, (unsigned long long)st->frames,
+		    (unsigned long long)st->unresolved);
+	if (o->folded) {
 		ff = create_entry(p, ar, "cpu.folded");
 		if (!ff) {
 			ret = -EIO;
 			goto out;
 		}
-		ret = tr_folded_write(folded, ff, 1);
+		ret = tr_folded_write(o->folded, ff, 1);
 		if (close_entry(p, ff, "cpu.folded") < 0 && !ret)
 			ret = -EIO;
 		if (ret < 0)
@@ -805,17 +885,90 @@ static int convert(struct perf *p, struct tracerig_archive *ar, const char *data
 			p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "cannot render cpu.svg: %s",
 				    strerror(-ret));
 		else
-			ret = declare_oncpu(p, &ev[0], &st);
+			ret = declare_oncpu(p, &ev[0], st);
 		if (ret < 0)
 			goto out;
 	}
-	if (pp)
-		ret = pp_stage_entry(p->svc, p->ctx, ar, "cpu.pb.gz", pp);
+	if (o->pp)
+		ret = pp_stage_entry(p->svc, p->ctx, ar, "cpu.pb.gz", o->pp);
 out:
-	if (txt)
-		fclose(txt);
-	pp_free(pp);
-	tr_folded_free(folded);
+	free_outputs(o);
+	return ret;
+}
+
+/* The conversion made while collecting, finished: what the thread had
+ * not reached, then the outputs. */
+static int finish_live(struct perf *p, struct tracerig_archive *ar)
+{
+	struct ls_stats ls;
+	char why[1024];
+	int ret = ls_finish(p->live, why, sizeof(why));
+
+	ls_get_stats(p->live, &ls);
+	ls_free(p->live);
+	p->live = NULL;
+	if (ret == 0)
+		ret = sc_close(p->out.cv, p->out.txt, why, sizeof(why));
+	else
+		(void)sc_close(p->out.cv, NULL, NULL, 0);
+	p->out.cv = NULL;
+	if (ret < 0) {
+		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "%s", why);
+		free_outputs(&p->out);
+		return ret;
+	}
+	p->svc->counter_set(p->ctx, "converted_while_collecting_bytes", ls.bytes);
+	p->svc->log(p->ctx, TRACERIG_LOG_INFO, "converted %llu KiB of perf.data while collecting "
+		    "(%llu steps, %llu ms of CPU at nice 19)", (unsigned long long)(ls.bytes >> 10),
+		    (unsigned long long)ls.steps, (unsigned long long)(ls.cpu_ns / 1000000));
+	return write_outputs(p, ar, &p->out, NULL);
+}
+
+/* perf.data.txt, cpu.folded and cpu.svg, cpu.pb.gz of the recording at
+ * `data_path` (the session's, or a flight snapshot's window), into `ar`;
+ * cpu.folded is offered to the core's wall-clock view of that archive. */
+static int convert(struct perf *p, struct tracerig_archive *ar, const char *data_path)
+{
+	struct conv_out o = { 0 };
+	struct unwinder *uw = NULL;
+	FILE *txt = NULL;
+	char why[1024];
+	int ret;
+
+	if (!p->script && !p->flamegraph && !p->svc->pprof_wanted(p->ctx))
+		return 0;
+	if (p->bg)
+		uw_bg_join(p->bg);
+	uw = p->cfg.dwarf_stack_bytes ? uw_new(p->svc, p->ctx, p->objects) : NULL;
+	if (p->cfg.dwarf_stack_bytes && !uw) {
+		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "out of memory");
+		return -ENOMEM;
+	}
+	if (p->script) {
+		txt = create_entry(p, ar, "perf.data.txt");
+		if (!txt) {
+			uw_free(uw);
+			return -EIO;
+		}
+	}
+	/* txt is o's from here on, closed with it. */
+	ret = open_outputs(p, txt, uw, &o, why, sizeof(why));
+	if (ret == 0) {
+		struct sc_conv *cv = o.cv;
+
+		o.cv = NULL;
+		ret = sc_feed_file(cv, data_path, why, sizeof(why));
+		if (ret == 0)
+			ret = sc_close(cv, o.txt, why, sizeof(why));
+		else
+			(void)sc_close(cv, NULL, NULL, 0);
+	}
+	if (ret < 0) {
+		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "%s", why);
+		free_outputs(&o);
+	} else {
+		ret = write_outputs(p, ar, &o, uw);
+	}
 	uw_free(uw);
 	return ret;
 }
@@ -833,6 +986,8 @@ static int perf_flush(void *state, struct tracerig_archive *ar)
 			    strerror(-ret));
 		return ret;
 	}
+	if (p->live)
+		return finish_live(p, ar);
 	return convert(p, ar, p->data_path);
 }
 
@@ -887,6 +1042,8 @@ static void perf_fini(void *state)
 	struct perf *p = state;
 
 	stop_remember_thread(p);
+	ls_free(p->live); /* before the collector it reads goes */
+	free_outputs(&p->out);
 	if (p->bg)
 		uw_bg_join(p->bg); /* before the events it reads go */
 	pc_close(p->pc);
@@ -947,6 +1104,12 @@ static const struct tracerig_key perf_keys[] = {
 	  .description = "Ring buffer pages per CPU (a power of two); raise it when lost_samples is not 0." },
 	{ .name = "script", .type = TRACERIG_KEY_BOOL, .default_value = "yes", BIND(script),
 	  .description = "Write perf.data.txt (perf script text, read by PerfView and TraceEvent)." },
+	{ .name = "convert_while_collecting", .type = TRACERIG_KEY_BOOL, .default_value = "yes",
+	  BIND(convert_while_collecting),
+	  .description = "Record mode with callchain fp or none: perf.data.txt, cpu.folded and cpu.pb.gz are "
+	  "made while collecting, by a thread at nice 19 that follows perf.data, so that the "
+	  "archive is ready moments after collection ends however long it ran; no converts "
+	  "everything once collection ends." },
 	{ .name = "flamegraph", .type = TRACERIG_KEY_BOOL, .default_value = "yes",
 	  BIND(flamegraph),
 	  .description = "Write cpu.folded (stacks rooted comm-PID;tcomm-TID, weights in samples) and the "

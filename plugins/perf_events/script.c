@@ -75,7 +75,7 @@ struct cpu_pprof {
 	int err;
 };
 
-struct conv {
+struct sc_conv {
 	const struct pc_opened *ev;
 	size_t n_ev;
 	struct sample_ids ids;
@@ -102,16 +102,22 @@ struct conv {
 	struct cpu_pprof *pp; /* NULL: no cpu.pb.gz */
 	struct frame *frames; /* one sample's, innermost first */
 	int txt_open;         /* txt is set up */
+	/* Fed in steps (sc_feed): the records read but not replayed yet,
+	 * sorted by time at each step; how far the data has been read. */
+	struct time_ref *held;
+	size_t n_held, cap_held;
+	uint64_t scanned;
+	int names_changed; /* COMM or FORK records read since the last step */
 };
 
-static const struct pc_opened *event_of(const struct conv *cv, uint64_t id)
+static const struct pc_opened *event_of(const struct sc_conv *cv, uint64_t id)
 {
 	return sample_event(&cv->ids, cv->ev, id);
 }
 
 /* ---- tracepoint payloads, formatted by libtraceevent ---- */
 
-static int setup_tep(struct conv *cv, char *why, size_t why_len)
+static int setup_tep(struct sc_conv *cv, char *why, size_t why_len)
 {
 	for (size_t i = 0; i < cv->n_ev; i++) {
 		char *fmt = NULL;
@@ -143,7 +149,7 @@ static int setup_tep(struct conv *cv, char *why, size_t why_len)
 	return 0;
 }
 
-static void print_payload(struct conv *cv, const void *raw, uint32_t size, uint64_t time, int cpu)
+static void print_payload(struct sc_conv *cv, const void *raw, uint32_t size, uint64_t time, int cpu)
 {
 	struct tep_record rec;
 
@@ -169,7 +175,7 @@ static void print_payload(struct conv *cv, const void *raw, uint32_t size, uint6
  * which names a frame once for every output (perf.data.txt, cpu.folded,
  * offcpu.folded, the flame graphs) against the process model as this
  * replay feeds it. */
-static const struct frame_text *add_text(struct conv *cv, pid_t pid, uint64_t addr, int kernel)
+static const struct frame_text *add_text(struct sc_conv *cv, pid_t pid, uint64_t addr, int kernel)
 {
 	int ret;
 	const struct frame_text *t = ft_text(cv->texts, pid, addr, kernel, &ret);
@@ -183,7 +189,7 @@ static const struct frame_text *add_text(struct conv *cv, pid_t pid, uint64_t ad
 
 /* Appends a frame (with a ';' before it) to the line; -ENOSPC when the
  * line would be too long. */
-static int fold_append(struct conv *cv, size_t *pos, const char *s, size_t len,
+static int fold_append(struct sc_conv *cv, size_t *pos, const char *s, size_t len,
 		       const char *suffix, size_t suffix_len)
 {
 	if (*pos + len + suffix_len + 1 + 1 >= FOLD_LINE_MAX)
@@ -209,7 +215,7 @@ static int in_no_object(const struct frame *f)
 	return f->text->no_object;
 }
 
-static const char *comm_of(struct conv *cv, pid_t tid, uint64_t time, char *buf, size_t len)
+static const char *comm_of(struct sc_conv *cv, pid_t tid, uint64_t time, char *buf, size_t len)
 {
 	const char *name = comms_at(cv->comms, tid, time);
 
@@ -223,7 +229,7 @@ static const char *comm_of(struct conv *cv, pid_t tid, uint64_t time, char *buf,
 
 /* "comm  pid/tid  [cpu] sec.usec:  period event: payload", as
  * "%s %5d/%-5d [%03d] %5llu.%06llu: %10llu %s: " */
-static void print_header(struct conv *cv, const struct pc_opened *ev, const char *comm, pid_t pid,
+static void print_header(struct sc_conv *cv, const struct pc_opened *ev, const char *comm, pid_t pid,
 			 pid_t tid, int cpu, uint64_t time, uint64_t period, const void *raw,
 			 uint32_t raw_size)
 {
@@ -257,7 +263,7 @@ static void print_header(struct conv *cv, const struct pc_opened *ev, const char
 	textbuf_putc(&cv->txt, '\n');
 }
 
-static void flush_pending(struct conv *cv, struct pending *pd)
+static void flush_pending(struct sc_conv *cv, struct pending *pd)
 {
 	if (pd->weight)
 		(void)tr_folded_add(cv->folded, pd->line, pd->len, pd->weight);
@@ -265,7 +271,7 @@ static void flush_pending(struct conv *cv, struct pending *pd)
 }
 
 /* Counts the line built in cv->line for a sample of `tid`. */
-static void count_line(struct conv *cv, pid_t tid, size_t len)
+static void count_line(struct sc_conv *cv, pid_t tid, size_t len)
 {
 	struct pending *pd = &cv->pending[(uint32_t)tid % PENDING];
 
@@ -298,7 +304,7 @@ static void count_line(struct conv *cv, pid_t tid, size_t len)
 /* "comm-PID;tcomm-TID", the root of every folded file (lib/folded.h); a
  * name is perf's ":TID" when nothing named the thread.  Made for every
  * sample, it is kept per thread rather than made again. */
-static int folded_root(struct conv *cv, const char *comm, pid_t pid, const char *tcomm,
+static int folded_root(struct sc_conv *cv, const char *comm, pid_t pid, const char *tcomm,
 		       pid_t tid, const char **root)
 {
 	struct root_memo *m = &cv->roots[(uint32_t)tid % PENDING];
@@ -324,7 +330,7 @@ static int folded_root(struct conv *cv, const char *comm, pid_t pid, const char 
 	return len;
 }
 
-static void fold_frames(struct conv *cv, const char *comm, pid_t pid, const char *tcomm,
+static void fold_frames(struct sc_conv *cv, const char *comm, pid_t pid, const char *tcomm,
 			pid_t tid, const struct frame *frames, size_t n)
 {
 	const char *root;
@@ -351,7 +357,7 @@ static void fold_frames(struct conv *cv, const char *comm, pid_t pid, const char
 /* The user frames of a sample with user registers: those the unwinding
  * while collecting found, when they hold for the model at this point of
  * the replay, else unwound now. */
-static size_t user_frames(struct conv *cv, const struct perf_event_header *h,
+static size_t user_frames(struct sc_conv *cv, const struct perf_event_header *h,
 			  const struct pc_opened *ev, const struct sample *s, const uint64_t **ips)
 {
 	struct uw_frames f;
@@ -367,7 +373,7 @@ static size_t user_frames(struct conv *cv, const struct perf_event_header *h,
 /* The sample's frames, innermost first: the kernel's callchain (user part
  * included), then the user frames unwound from the copied stack, else the
  * sampled address alone.  Returns how many. */
-static size_t sample_frames(struct conv *cv, const struct perf_event_header *h,
+static size_t sample_frames(struct sc_conv *cv, const struct perf_event_header *h,
 			    const struct pc_opened *ev, const struct sample *s, struct frame *frames,
 			    size_t max_frames)
 {
@@ -396,7 +402,7 @@ static size_t sample_frames(struct conv *cv, const struct perf_event_header *h,
 
 /* Names every frame (through the cache) and writes the sample's text
  * block: the header, one line per frame, a blank line.  0 or -ENOMEM. */
-static int symbolize_and_print(struct conv *cv, const struct pc_opened *ev,
+static int symbolize_and_print(struct sc_conv *cv, const struct pc_opened *ev,
 			       const struct sample *s, const char *comm, struct frame *frames,
 			       size_t n)
 {
@@ -421,7 +427,7 @@ static int symbolize_and_print(struct conv *cv, const struct pc_opened *ev,
 
 /* Counts the sample in cpu.folded (the first event's samples only: the
  * flame graph is of one event), with the period it stands for. */
-static void fold_sample(struct conv *cv, const struct sample *s, const char *comm,
+static void fold_sample(struct sc_conv *cv, const struct sample *s, const char *comm,
 			const struct frame *frames, size_t n)
 {
 	char pbuf[32];
@@ -435,7 +441,7 @@ static void fold_sample(struct conv *cv, const struct sample *s, const char *com
 
 /* Adds the sample to cpu.pb.gz: its frames leaf first, one sample and its
  * period, labelled by process, thread, the thread's name and the cgroup. */
-static void pprof_sample(struct conv *cv, const struct sample *s, const char *comm,
+static void pprof_sample(struct sc_conv *cv, const struct sample *s, const char *comm,
 			 const struct frame *frames, size_t n)
 {
 	struct cpu_pprof *pp = cv->pp;
@@ -474,7 +480,7 @@ static void pprof_sample(struct conv *cv, const struct sample *s, const char *co
 
 /* One PERF_RECORD_SAMPLE: its frames, its text block, its folded line.
  * 0, or -ENOMEM. */
-static int convert_sample(struct conv *cv, const struct perf_event_header *h,
+static int convert_sample(struct sc_conv *cv, const struct perf_event_header *h,
 			  struct frame *frames, size_t max_frames)
 {
 	const struct pc_opened *ev;
@@ -502,7 +508,7 @@ static int convert_sample(struct conv *cv, const struct perf_event_header *h,
 	return 0;
 }
 
-static int note_comm(struct conv *cv, const struct perf_event_header *h)
+static int note_comm(struct sc_conv *cv, const struct perf_event_header *h)
 {
 	/* struct { header; u32 pid, tid; char comm[]; sample_id } */
 	const uint32_t *u = (const uint32_t *)(h + 1);
@@ -518,7 +524,7 @@ static int note_comm(struct conv *cv, const struct perf_event_header *h)
 	return comms_add_comm(cv->comms, (pid_t)u[1], time, name, strnlen(name, max));
 }
 
-static int note_fork(struct conv *cv, const struct perf_event_header *h)
+static int note_fork(struct sc_conv *cv, const struct perf_event_header *h)
 {
 	/* struct { header; u32 pid, ppid, tid, ptid; u64 time; } */
 	const uint32_t *u = (const uint32_t *)(h + 1);
@@ -537,7 +543,7 @@ static int note_fork(struct conv *cv, const struct perf_event_header *h)
  * records that change an address space (MMAP2, COMM of an exec, FORK), so
  * each sample is named against the mappings live when it was taken.
  * Records without a time (the synthesized ones) come first. */
-static int record_time(const struct conv *cv, const struct perf_event_header *h, uint64_t *time)
+static int record_time(const struct sc_conv *cv, const struct perf_event_header *h, uint64_t *time)
 {
 	const uint64_t *p = (const uint64_t *)(h + 1);
 	const struct pc_opened *ev;
@@ -565,18 +571,17 @@ static int record_time(const struct conv *cv, const struct perf_event_header *h,
 	return 1;
 }
 
-/* One pass over the data: the thread names (every COMM and FORK), and the
- * records the replay needs, sorted by time. */
-static int scan_records(struct conv *cv, const void *map, uint64_t start, uint64_t end,
-			struct time_ref **out, size_t *n_out)
+/* Reads the records from cv->scanned to `end` of the data section: the
+ * thread names (every COMM and FORK), and the records the replay needs,
+ * held until their time comes (sc_feed).  0 or -ENOMEM. */
+static int scan_records(struct sc_conv *cv, uint64_t end)
 {
-	struct time_ref *refs = NULL;
-	size_t n = 0, cap = 0;
-	int ret = 0;
+	uint64_t off = cv->scanned;
 
-	for (uint64_t off = start; off + sizeof(struct perf_event_header) <= end;) {
-		const struct perf_event_header *h = (const void *)((const char *)map + off);
+	while (off + sizeof(struct perf_event_header) <= end) {
+		const struct perf_event_header *h = (const void *)(cv->data + off);
 		uint64_t time;
+		int ret = 0;
 
 		if (h->size < sizeof(*h) || off + h->size > end)
 			break;
@@ -585,31 +590,28 @@ static int scan_records(struct conv *cv, const void *map, uint64_t start, uint64
 		else if (h->type == PERF_RECORD_FORK)
 			ret = note_fork(cv, h);
 		if (ret < 0)
-			goto fail;
+			return ret;
+		if (h->type == PERF_RECORD_COMM || h->type == PERF_RECORD_FORK)
+			cv->names_changed = 1;
 		if (record_time(cv, h, &time)) {
-			struct time_ref *grown = tr_vec_grow(refs, &cap, n + 1, sizeof(*grown), 4096);
+			struct time_ref *grown = tr_vec_grow(cv->held, &cv->cap_held, cv->n_held + 1,
+							     sizeof(*grown), 4096);
 
 			if (!grown)
-				goto fail;
-			refs = grown;
-			refs[n].time = time;
-			refs[n].off = off;
-			n++;
+				return -ENOMEM;
+			cv->held = grown;
+			cv->held[cv->n_held].time = time;
+			cv->held[cv->n_held].off = off;
+			cv->n_held++;
 		}
 		off += h->size;
 	}
-	if (comms_finish(cv->comms) < 0 || timesort(refs, n) < 0)
-		goto fail;
-	*out = refs;
-	*n_out = n;
+	cv->scanned = off;
 	return 0;
-fail:
-	free(refs);
-	return -ENOMEM;
 }
 
 /* 0, or -ENOMEM. */
-static int replay(struct conv *cv, const struct perf_event_header *h, struct frame *frames)
+static int replay(struct sc_conv *cv, const struct perf_event_header *h, struct frame *frames)
 {
 	struct tr_sideband_event ev;
 
@@ -677,7 +679,7 @@ static int map_perf_data(const char *perf_data, int *fd, void **map, size_t *siz
 /* What the conversion works with: sample ids, frame texts, the folded
  * line, perf.data.txt's buffer, cpu.pb.gz's builder state, the comms.
  * 0 or -ENOMEM (conv_free frees what was made). */
-static int conv_alloc(struct conv *cv, FILE *txt, struct pp_builder *pp)
+static int conv_alloc(struct sc_conv *cv, FILE *txt, struct pp_builder *pp)
 {
 	if (sample_ids_build(&cv->ids, cv->ev, cv->n_ev) < 0)
 		return -ENOMEM;
@@ -702,7 +704,7 @@ static int conv_alloc(struct conv *cv, FILE *txt, struct pp_builder *pp)
 	return 0;
 }
 
-static void conv_free(struct conv *cv)
+static void conv_free(struct sc_conv *cv)
 {
 	trace_seq_destroy(&cv->seq);
 	if (cv->tep)
@@ -723,62 +725,136 @@ static void conv_free(struct conv *cv)
 	sample_ids_free(&cv->ids);
 }
 
+int sc_open(const struct pc_opened *ev, size_t n_ev, FILE *txt, struct tr_folded *folded,
+	    struct pp_builder *pp, const struct tracerig_services *svc, struct tracerig_ctx *ctx,
+	    struct unwinder *uw, const struct uw_bg *bg, struct sc_stats *st, struct sc_conv **out,
+	    char *why, size_t why_len)
+{
+	struct sc_conv *cv = calloc(1, sizeof(*cv));
+	int ret;
+
+	*out = NULL;
+	memset(st, 0, sizeof(*st));
+	if (!cv) {
+		snprintf(why, why_len, "out of memory");
+		return -ENOMEM;
+	}
+	*cv = (struct sc_conv){ .ev = ev, .n_ev = n_ev, .with_txt = txt != NULL, .folded = folded,
+			     .svc = svc, .ctx = ctx, .uw = uw, .bg = bg, .st = st };
+	trace_seq_init(&cv->seq);
+	ret = conv_alloc(cv, txt, pp);
+	if (ret < 0) {
+		snprintf(why, why_len, "out of memory");
+		goto fail;
+	}
+	ret = setup_tep(cv, why, why_len);
+	if (ret < 0)
+		goto fail;
+	cv->trailer_time_from_end = sample_time_from_end(ev[0].attr.sample_type);
+	*out = cv;
+	return 0;
+fail:
+	conv_free(cv);
+	free(cv);
+	return ret;
+}
+
+int sc_feed(struct sc_conv *cv, const void *data, uint64_t len, uint64_t until_ns, char *why,
+	    size_t why_len)
+{
+	size_t n = 0;
+	int ret;
+
+	cv->data = data;
+	ret = scan_records(cv, len);
+	/* Names are resolved over every COMM and FORK read so far, in time
+	 * order, as perf report resolves them over the whole file. */
+	if (!ret && cv->names_changed)
+		ret = comms_finish(cv->comms);
+	cv->names_changed = 0;
+	if (!ret)
+		ret = timesort(cv->held, cv->n_held);
+	while (!ret && n < cv->n_held && cv->held[n].time < until_ns) {
+		ret = replay(cv, (const void *)(cv->data + cv->held[n].off), cv->frames);
+		n++;
+	}
+	if (ret < 0) {
+		snprintf(why, why_len, "out of memory converting perf.data");
+		return ret;
+	}
+	memmove(cv->held, cv->held + n, (cv->n_held - n) * sizeof(*cv->held));
+	cv->n_held -= n;
+	if (cv->pp && cv->pp->err) {
+		snprintf(why, why_len, "out of memory building cpu.pb.gz");
+		return cv->pp->err;
+	}
+	return 0;
+}
+
+int sc_sync(struct sc_conv *cv, char *why, size_t why_len)
+{
+	if (!cv->txt_open)
+		return 0;
+	if (textbuf_flush(&cv->txt) < 0 || fflush(cv->txt.out) != 0 || ferror(cv->txt.out)) {
+		snprintf(why, why_len, "cannot write perf.data.txt: %s", strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
+
+int sc_close(struct sc_conv *cv, FILE *txt, char *why, size_t why_len)
+{
+	int ret = 0;
+
+	if (!cv)
+		return 0;
+	for (size_t i = 0; i < PENDING; i++)
+		flush_pending(cv, &cv->pending[i]);
+	if (txt && cv->txt_open &&
+	    (textbuf_flush(&cv->txt) < 0 || fflush(txt) != 0 || ferror(txt))) {
+		ret = -EIO;
+		snprintf(why, why_len, "cannot write perf.data.txt: %s", strerror(errno));
+	}
+	conv_free(cv);
+	free(cv->held);
+	free(cv);
+	return ret;
+}
+
+int sc_feed_file(struct sc_conv *cv, const char *perf_data, char *why, size_t why_len)
+{
+	const struct pd_file_header *fh;
+	size_t size = 0;
+	void *map;
+	int fd, ret;
+
+	ret = map_perf_data(perf_data, &fd, &map, &size, why, why_len);
+	if (ret == 0) {
+		fh = map;
+		ret = sc_feed(cv, (const char *)map + fh->data.offset, fh->data.size, UINT64_MAX,
+			      why, why_len);
+		cv->data = NULL;
+	}
+	if (map != MAP_FAILED)
+		munmap(map, size);
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
 int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, FILE *txt,
 	       struct tr_folded *folded, struct pp_builder *pp, const struct tracerig_services *svc,
 	       struct tracerig_ctx *ctx, struct unwinder *uw, const struct uw_bg *bg,
 	       struct sc_stats *st, char *why, size_t why_len)
 {
-	struct conv cv = { .ev = ev, .n_ev = n_ev, .with_txt = txt != NULL, .folded = folded,
-			   .svc = svc, .ctx = ctx, .uw = uw, .bg = bg, .st = st };
-	const struct pd_file_header *fh;
-	struct time_ref *order = NULL;
-	size_t n_order = 0, size = 0;
-	void *map;
-	int fd, ret;
+	struct sc_conv *cv;
+	int ret = sc_open(ev, n_ev, txt, folded, pp, svc, ctx, uw, bg, st, &cv, why, why_len);
 
-	memset(st, 0, sizeof(*st));
-	trace_seq_init(&cv.seq);
-	ret = map_perf_data(perf_data, &fd, &map, &size, why, why_len);
 	if (ret < 0)
-		goto out;
-	fh = map;
-	ret = conv_alloc(&cv, txt, pp);
-	if (ret < 0)
-		goto nomem;
-	ret = setup_tep(&cv, why, why_len);
-	if (ret < 0)
-		goto out;
-	cv.trailer_time_from_end = sample_time_from_end(ev[0].attr.sample_type);
-	cv.data = (const char *)map + fh->data.offset;
-	ret = scan_records(&cv, map, fh->data.offset, fh->data.offset + fh->data.size, &order,
-			   &n_order);
-	if (ret < 0)
-		goto nomem;
-	for (size_t i = 0; i < n_order; i++) {
-		ret = replay(&cv, (const void *)((const char *)map + order[i].off), cv.frames);
-		if (ret < 0)
-			goto nomem;
-	}
-	for (size_t i = 0; i < PENDING; i++)
-		flush_pending(&cv, &cv.pending[i]);
-	ret = 0;
-	if (cv.pp && cv.pp->err) {
-		ret = cv.pp->err;
-		snprintf(why, why_len, "out of memory building cpu.pb.gz");
-	}
-	if (txt && (textbuf_flush(&cv.txt) < 0 || fflush(txt) != 0 || ferror(txt))) {
-		ret = -EIO;
-		snprintf(why, why_len, "cannot write perf.data.txt: %s", strerror(errno));
-	}
-	goto out;
-nomem:
-	snprintf(why, why_len, "out of memory reading %s", perf_data);
-out:
-	conv_free(&cv);
-	if (map != MAP_FAILED)
-		munmap(map, size);
-	if (fd >= 0)
-		close(fd);
-	free(order);
+		return ret;
+	ret = sc_feed_file(cv, perf_data, why, why_len);
+	if (ret == 0)
+		return sc_close(cv, txt, why, why_len);
+	(void)sc_close(cv, NULL, NULL, 0);
 	return ret;
 }

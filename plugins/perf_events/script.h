@@ -1,7 +1,7 @@
 /* perf.data as `perf script` text (perf.data.txt, the file PerfView and
  * TraceEvent read from a .trace.zip) and as folded stacks, symbolized on
- * the collecting machine.  Reads the finished perf.data back: what the
- * text says is exactly what the file holds. */
+ * the collecting machine.  Reads perf.data back, whole once finished or
+ * while it grows: what the text says is exactly what the file holds. */
 #ifndef TR_PERF_SCRIPT_H
 #define TR_PERF_SCRIPT_H
 
@@ -41,5 +41,32 @@ int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, F
 	       struct tr_folded *folded, struct pp_builder *pp, const struct tracerig_services *svc,
 	       struct tracerig_ctx *ctx, struct unwinder *uw, const struct uw_bg *bg,
 	       struct sc_stats *st, char *why, size_t why_len);
+
+/* The same in steps, while perf.data grows (livescript.h): sc_open, then
+ * sc_feed as records are written, then sc_close.  Same arguments and
+ * ownership as sc_convert; `st` is filled as it goes. */
+struct sc_conv;
+int sc_open(const struct pc_opened *ev, size_t n_ev, FILE *txt, struct tr_folded *folded,
+	    struct pp_builder *pp, const struct tracerig_services *svc, struct tracerig_ctx *ctx,
+	    struct unwinder *uw, const struct uw_bg *bg, struct sc_stats *st, struct sc_conv **out,
+	    char *why, size_t why_len);
+/* `data` is perf.data's data section, `len` bytes of whole records so far
+ * (the same bytes as before, and more; it may be mapped elsewhere each
+ * time).  Reads the records not read yet and converts, in time order,
+ * every record read that was taken before `until_ns`; the others wait for
+ * a later call (UINT64_MAX: convert everything).  Every record taken
+ * before `until_ns` must be within `len`: one that comes later is
+ * converted at the next call, out of order.  0 or -errno with `why`. */
+int sc_feed(struct sc_conv *cv, const void *data, uint64_t len, uint64_t until_ns, char *why,
+	    size_t why_len);
+/* Writes perf.data.txt's text so far to its file, which then ends with
+ * a whole sample (its blank line).  0 or -EIO with `why`. */
+int sc_sync(struct sc_conv *cv, char *why, size_t why_len);
+/* sc_feed of a finished perf.data file, whole. */
+int sc_feed_file(struct sc_conv *cv, const char *perf_data, char *why, size_t why_len);
+/* Writes out what is buffered (to `txt`, the FILE given to sc_open, or
+ * NULL after a failure: nothing more is written) and frees `cv`.  Call
+ * after a last sc_feed with UINT64_MAX.  0 or -EIO with `why`. */
+int sc_close(struct sc_conv *cv, FILE *txt, char *why, size_t why_len);
 
 #endif

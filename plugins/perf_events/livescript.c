@@ -1,0 +1,236 @@
+/* Converting while collecting: the thread, and the view of the growing
+ * perf.data it reads through.
+ *
+ * The file is mapped shared and read only up to what the collector says
+ * is on disk as whole records; as it grows the mapping is made again,
+ * larger (sc_feed reads records by their offset, never by a pointer kept
+ * from an earlier step).  The records of the last moments (taken after
+ * the start of the last pass over the rings, which may still be in a
+ * ring) wait in the conversion for the next step, so that records of
+ * different CPUs still come out in time order. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "livescript.h"
+#include "perffile.h"
+
+/* How often the thread looks for new records while collecting. */
+#define STEP_MS 250
+
+struct ls_conv {
+	struct pc_collector *pc;
+	struct sc_conv *cv;
+	int fd;
+	const char *map; /* MAP_FAILED: none */
+	size_t map_len;
+	uint64_t data_offset; /* 0 until read from the header */
+	uint64_t fed_bytes, fed_until;
+
+	pthread_t thread;
+	int started;
+	int wake_fd;
+	atomic_int stopping;
+	int err; /* the thread's, with why */
+	char why[512];
+	struct ls_stats stats;
+};
+
+static int read_header(struct ls_conv *lc, struct pd_file_header *fh)
+{
+	ssize_t n = pread(lc->fd, fh, sizeof(*fh), 0);
+
+	if (n < 0)
+		return -errno;
+	if (n != (ssize_t)sizeof(*fh) || fh->magic != PD_MAGIC || !fh->data.offset)
+		return -EINVAL;
+	return 0;
+}
+
+/* The file mapped at least up to `end`. */
+static int map_to(struct ls_conv *lc, uint64_t end)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), len;
+	void *m;
+
+	if (lc->map != MAP_FAILED && end <= lc->map_len)
+		return 0;
+	/* Twice what is needed: a long session maps again only now and then. */
+	len = (size_t)(end * 2 + page - 1) & ~(page - 1);
+	m = mmap(NULL, len, PROT_READ, MAP_SHARED, lc->fd, 0);
+	if (m == MAP_FAILED)
+		return -errno;
+	if (lc->map != MAP_FAILED)
+		munmap((void *)lc->map, lc->map_len);
+	lc->map = m;
+	lc->map_len = len;
+	return 0;
+}
+
+/* Converts the data section's first `bytes` up to records taken before
+ * `until_ns`. */
+static int step(struct ls_conv *lc, uint64_t bytes, uint64_t until_ns, char *why, size_t why_len)
+{
+	int ret;
+
+	if (!lc->data_offset) {
+		struct pd_file_header fh;
+
+		ret = read_header(lc, &fh);
+		if (ret < 0) {
+			snprintf(why, why_len, "cannot read perf.data's header: %s",
+				 ret == -EINVAL ? "not perf.data" : strerror(-ret));
+			return ret;
+		}
+		lc->data_offset = fh.data.offset;
+	}
+	if (bytes == lc->fed_bytes && until_ns == lc->fed_until)
+		return 0;
+	ret = map_to(lc, lc->data_offset + bytes);
+	if (ret < 0) {
+		snprintf(why, why_len, "cannot map perf.data: %s", strerror(-ret));
+		return ret;
+	}
+	ret = sc_feed(lc->cv, lc->map + lc->data_offset, bytes, until_ns, why, why_len);
+	/* While collecting, perf.data.txt on disk ends with a whole sample:
+	 * the core deflates it as it grows, and an archive the watchdog
+	 * salvages (tracerig killed) holds the text made so far. */
+	if (ret == 0 && until_ns != UINT64_MAX)
+		ret = sc_sync(lc->cv, why, why_len);
+	if (ret == 0) {
+		lc->fed_bytes = bytes;
+		lc->fed_until = until_ns;
+	}
+	return ret;
+}
+
+static void *convert_thread(void *arg)
+{
+	struct ls_conv *lc = arg;
+	struct timespec cpu;
+
+	/* Nice 19 for this thread alone (Linux: a TID is a PRIO_PROCESS
+	 * target): what the workload wants first. */
+	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19) < 0) {
+		/* at the session's priority, then */
+	}
+	while (!atomic_load(&lc->stopping)) {
+		struct pollfd pfd = { .fd = lc->wake_fd, .events = POLLIN };
+		struct pc_counts c;
+		uint64_t n;
+
+		if (poll(&pfd, 1, STEP_MS) > 0 && read(lc->wake_fd, &n, sizeof(n)) < 0) {
+			/* woken twice: fine */
+		}
+		if (atomic_load(&lc->stopping))
+			break;
+		pc_counts(lc->pc, &c);
+		if (!c.data_bytes)
+			continue;
+		lc->err = step(lc, c.data_bytes, c.data_complete_ns, lc->why, sizeof(lc->why));
+		if (lc->err < 0)
+			break;
+		lc->stats.steps++;
+		lc->stats.bytes = c.data_bytes;
+	}
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0)
+		lc->stats.cpu_ns = (uint64_t)cpu.tv_sec * 1000000000ull + (uint64_t)cpu.tv_nsec;
+	return NULL;
+}
+
+int ls_start(struct pc_collector *pc, const char *data_path, struct sc_conv *cv,
+	     struct ls_conv **out)
+{
+	struct ls_conv *lc = calloc(1, sizeof(*lc));
+	int ret;
+
+	*out = NULL;
+	if (!lc)
+		return -ENOMEM;
+	lc->pc = pc;
+	lc->cv = cv;
+	lc->map = MAP_FAILED;
+	atomic_init(&lc->stopping, 0);
+	lc->fd = open(data_path, O_RDONLY | O_CLOEXEC);
+	lc->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (lc->fd < 0 || lc->wake_fd < 0) {
+		ret = -errno;
+		goto fail;
+	}
+	ret = -pthread_create(&lc->thread, NULL, convert_thread, lc);
+	if (ret < 0)
+		goto fail;
+	(void)pthread_setname_np(lc->thread, "tr-perf-convert");
+	lc->started = 1;
+	*out = lc;
+	return 0;
+fail:
+	ls_free(lc);
+	return ret;
+}
+
+static void stop_thread(struct ls_conv *lc)
+{
+	uint64_t one = 1;
+
+	if (!lc->started)
+		return;
+	atomic_store(&lc->stopping, 1);
+	if (write(lc->wake_fd, &one, sizeof(one)) < 0) {
+		/* it looks again within STEP_MS */
+	}
+	pthread_join(lc->thread, NULL);
+	lc->started = 0;
+}
+
+int ls_finish(struct ls_conv *lc, char *why, size_t why_len)
+{
+	struct pd_file_header fh;
+	int ret;
+
+	stop_thread(lc);
+	if (lc->err < 0) {
+		snprintf(why, why_len, "%s", lc->why);
+		return lc->err;
+	}
+	ret = read_header(lc, &fh);
+	if (ret < 0) {
+		snprintf(why, why_len, "cannot read perf.data's header: %s",
+			 ret == -EINVAL ? "not perf.data" : strerror(-ret));
+		return ret;
+	}
+	lc->data_offset = fh.data.offset;
+	return step(lc, fh.data.size, UINT64_MAX, why, why_len);
+}
+
+void ls_get_stats(const struct ls_conv *lc, struct ls_stats *out)
+{
+	*out = lc->stats;
+}
+
+void ls_free(struct ls_conv *lc)
+{
+	if (!lc)
+		return;
+	stop_thread(lc);
+	if (lc->map != MAP_FAILED)
+		munmap((void *)lc->map, lc->map_len);
+	if (lc->fd >= 0)
+		close(lc->fd);
+	if (lc->wake_fd >= 0)
+		close(lc->wake_fd);
+	free(lc);
+}

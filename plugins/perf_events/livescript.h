@@ -1,0 +1,38 @@
+/* Converting while collecting (record mode): a thread follows perf.data
+ * as the collector writes it and hands sc_feed the records every pass
+ * over the rings has made complete (pc_counts: data_bytes,
+ * data_complete_ns), so that perf.data.txt, the folded counts and
+ * cpu.pb.gz's samples are made as the session goes and the flush has
+ * only its last moments left, however long the session. */
+#ifndef TR_PERF_LIVESCRIPT_H
+#define TR_PERF_LIVESCRIPT_H
+
+#include <stdint.h>
+
+#include "collector.h"
+#include "script.h"
+
+struct ls_conv;
+
+struct ls_stats {
+	uint64_t steps;      /* sc_feed calls while collecting */
+	uint64_t bytes;      /* of perf.data's data read while collecting */
+	uint64_t cpu_ns;     /* the thread's CPU time, once it ended */
+};
+
+/* Starts the thread on `cv` (it owns the conversion until ls_finish) for
+ * the perf.data at `data_path` that `pc` writes; both must outlive it.
+ * The thread runs at nice 19: converting takes CPU time the traced
+ * workload does not want first.  0 or -errno. */
+int ls_start(struct pc_collector *pc, const char *data_path, struct sc_conv *cv,
+	     struct ls_conv **out);
+/* After pc_stop (and pc_finish): stops the thread and converts what it
+ * had not, up to the end of the data perf.data's header now holds.  0 or
+ * -errno with `why`; an error the thread met is returned here, and the
+ * conversion is then left unfinished (sc_close it with a NULL txt). */
+int ls_finish(struct ls_conv *lc, char *why, size_t why_len);
+void ls_get_stats(const struct ls_conv *lc, struct ls_stats *out);
+/* Stops the thread if it runs and frees lc (not the conversion). */
+void ls_free(struct ls_conv *lc);
+
+#endif
