@@ -49,15 +49,20 @@ struct ls_conv {
 	struct ls_stats stats;
 };
 
-static int read_header(struct ls_conv *lc, struct pd_file_header *fh)
+/* perf.data's header as it is on disk now: where the data starts and,
+ * once finished, how long it is.  0 or -errno with `why`. */
+static int read_header(struct ls_conv *lc, struct pd_file_header *fh, char *why, size_t why_len)
 {
 	ssize_t n = pread(lc->fd, fh, sizeof(*fh), 0);
+	int err = n < 0 ? errno : 0;
 
-	if (n < 0)
-		return -errno;
-	if (n != (ssize_t)sizeof(*fh) || fh->magic != PD_MAGIC || !fh->data.offset)
-		return -EINVAL;
-	return 0;
+	if (!err && n == (ssize_t)sizeof(*fh) && fh->magic == PD_MAGIC && fh->data.offset) {
+		lc->data_offset = fh->data.offset;
+		return 0;
+	}
+	snprintf(why, why_len, "cannot read perf.data's header: %s",
+		 err ? strerror(err) : "not perf.data");
+	return err ? -err : -EINVAL;
 }
 
 /* The file mapped at least up to `end`. */
@@ -89,13 +94,9 @@ static int step(struct ls_conv *lc, uint64_t bytes, uint64_t until_ns, char *why
 	if (!lc->data_offset) {
 		struct pd_file_header fh;
 
-		ret = read_header(lc, &fh);
-		if (ret < 0) {
-			snprintf(why, why_len, "cannot read perf.data's header: %s",
-				 ret == -EINVAL ? "not perf.data" : strerror(-ret));
+		ret = read_header(lc, &fh, why, why_len);
+		if (ret < 0)
 			return ret;
-		}
-		lc->data_offset = fh.data.offset;
 	}
 	if (bytes == lc->fed_bytes && until_ns == lc->fed_until)
 		return 0;
@@ -206,13 +207,9 @@ int ls_finish(struct ls_conv *lc, char *why, size_t why_len)
 		snprintf(why, why_len, "%s", lc->why);
 		return lc->err;
 	}
-	ret = read_header(lc, &fh);
-	if (ret < 0) {
-		snprintf(why, why_len, "cannot read perf.data's header: %s",
-			 ret == -EINVAL ? "not perf.data" : strerror(-ret));
+	ret = read_header(lc, &fh, why, why_len);
+	if (ret < 0)
 		return ret;
-	}
-	lc->data_offset = fh.data.offset;
 	return step(lc, fh.data.size, UINT64_MAX, why, why_len);
 }
 
