@@ -41,15 +41,18 @@ for name in "${names[@]}"; do
 	fi
 	echo >>"$out"
 done
-# Keep sections of benchmarks not rerun this time.
+# Keep sections of benchmarks not rerun this time, and the file's order
+# and header: a rerun section takes its old place (a new one goes last).
 if [ $# -gt 0 ] && [ -f docs/PERFORMANCE.md ]; then
-	python3 - "$out" docs/PERFORMANCE.md "$@" <<'PY'
+	python3 - "$out" docs/PERFORMANCE.md <<'PY'
 import re, sys
-new, old, names = sys.argv[1], sys.argv[2], sys.argv[3:]
-text = open(new).read()
-sections = re.split(r'(?m)^(?=<!-- bench:)', open(old).read())
-kept = [s for s in sections[1:] if not any(s.startswith(f'<!-- bench:{n} -->') for n in names)]
-open(new, 'w').write(text + ''.join(kept))
+new, old = sys.argv[1], sys.argv[2]
+split = lambda path: re.split(r'(?m)^(?=<!-- bench:)', open(path).read())
+name = lambda sec: re.match(r'<!-- bench:(\S+) -->', sec).group(1)
+fresh = {name(sec): sec for sec in split(new)[1:]}
+head, *sections = split(old)
+out = [fresh.pop(name(sec), sec) for sec in sections]
+open(new, 'w').write(head + ''.join(out) + ''.join(fresh.values()))
 PY
 fi
 mv "$out" docs/PERFORMANCE.md
