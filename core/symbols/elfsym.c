@@ -79,11 +79,15 @@ static long add_symbols(Elf *elf, Elf64_Word type, struct tr_symtab *tab, struct
 	struct section *sec = NULL;
 	Elf_Scn *scn = NULL;
 	long added = 0;
+	uint64_t code_end = 0;
 
 	if (elf_getshdrnum(elf, &shnum) != 0 || shnum == 0)
 		return 0;
 	/* Which sections hold code (untyped symbols count only there), and
-	 * where they end (a symbol without a size ends there at the latest). */
+	 * where they end (a symbol without a size ends there at the latest;
+	 * in code, at the end of the last code section: perf extends such a
+	 * symbol to the next one, so .init's _init names the PLT's header
+	 * after it, "_init+0x26" in perf script). */
 	sec = calloc(shnum, sizeof(*sec));
 	if (!sec)
 		return -ENOMEM;
@@ -94,6 +98,8 @@ static long add_symbols(Elf *elf, Elf64_Word type, struct tr_symtab *tab, struct
 		if (idx < shnum && gelf_getshdr(scn, &shdr)) {
 			sec[idx].exec = !!(shdr.sh_flags & SHF_EXECINSTR);
 			sec[idx].end = shdr.sh_addr + shdr.sh_size;
+			if (sec[idx].exec && sec[idx].end > code_end)
+				code_end = sec[idx].end;
 		}
 	}
 	scn = NULL;
@@ -136,7 +142,9 @@ static long add_symbols(Elf *elf, Elf64_Word type, struct tr_symtab *tab, struct
 			prio = tr_symtab_alias_prio(st_type != STT_NOTYPE, bind == STB_WEAK,
 						    bind == STB_GLOBAL, copy);
 			if ((s.st_size ? tr_symtab_add(tab, s.st_value, s.st_size, copy, prio)
-				       : tr_symtab_add_unsized(tab, s.st_value, sec[s.st_shndx].end,
+				       : tr_symtab_add_unsized(tab, s.st_value,
+							       sec[s.st_shndx].exec ? code_end
+										   : sec[s.st_shndx].end,
 							       copy, prio)) < 0) {
 				free(sec);
 				return -ENOMEM;

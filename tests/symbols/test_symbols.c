@@ -170,6 +170,57 @@ DEF_TEST(functions_of_a_running_pie_resolve_with_perf_offsets)
 	tr_symbolizer_free(sym);
 }
 
+/* The address of section `name` in `file`, as readelf shows it; -1 when
+ * it has none. */
+static long long section_addr(const char *file, const char *name)
+{
+	char cmd[512], line[512];
+	long long addr = -1;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "readelf -SW %s 2>/dev/null", file);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	while (fgets(line, sizeof(line), p)) {
+		char *at = strstr(line, "] ");
+		char sec[64], type[64];
+		unsigned long long a;
+
+		if (at && sscanf(at + 2, "%63s %63s %llx", sec, type, &a) == 3 &&
+		    strcmp(sec, name) == 0)
+			addr = (long long)a;
+	}
+	pclose(p);
+	return addr;
+}
+
+/* The PLT's header (the lazy-binding trampoline) has no symbol of its own:
+ * perf names it after _init, the size-less symbol of .init before it,
+ * extended to the next symbol ("_init+0x26"), and so does tracerig. */
+DEF_TEST(plt_header_is_named_after_init_as_perf_names_it)
+{
+	struct tr_symbolizer *sym = tr_symbolizer_new();
+	long long alpha = nm_value(FIXTURE, "tr_fixture_alpha"), init = nm_value(FIXTURE, "_init");
+	long long plt = section_addr(FIXTURE, ".plt");
+	struct tracerig_symbol s;
+	struct child c;
+
+	CHECK_NOT_NULL(sym);
+	if (alpha < 0 || init < 0 || plt <= init) {
+		printf("# no _init before .plt in the fixture: nothing to check\n");
+		tr_symbolizer_free(sym);
+		return;
+	}
+	EXPECT_EQ_INT(0, start_fixture(&c));
+	EXPECT_EQ_INT(0, tr_symbolizer_lookup(sym, c.hostpid,
+					      c.alpha - (uint64_t)alpha + (uint64_t)plt + 6, 0, &s));
+	EXPECT_EQ_STR("_init", s.name);
+	EXPECT_EQ_INT(plt + 6 - init, s.sym_offset);
+	EXPECT_EQ_INT(0, child_stop(&c));
+	tr_symbolizer_free(sym);
+}
+
 DEF_TEST(functions_of_a_shared_library_resolve)
 {
 	struct tr_symbolizer *sym = tr_symbolizer_new();
@@ -706,6 +757,7 @@ int main(void)
 	signal(SIGPIPE, SIG_IGN);
 	RUN_TEST(functions_of_a_running_pie_resolve_with_perf_offsets);
 	RUN_TEST(functions_of_a_shared_library_resolve);
+	RUN_TEST(plt_header_is_named_after_init_as_perf_names_it);
 	RUN_TEST(unknown_anonymous_code_names_its_object_only);
 	RUN_TEST(perf_map_file_names_jit_code);
 	RUN_TEST(jitdump_file_names_jit_code);
