@@ -10,31 +10,38 @@
 
 #define NAME_LEN 16
 
+/* A COMM or FORK record as added, waiting for comms_finish. */
 struct change {
 	pid_t tid, parent; /* parent != 0: a fork, named after the parent then */
 	uint64_t time;
-	size_t seq;        /* file order, for changes at the same time */
+	uint64_t seq;      /* file order, for changes at the same time */
 	char name[NAME_LEN];
 };
 
-/* Where a thread's entries are, remembered: a sample asks for its thread
- * and its process, and the threads of a busy program come back often. */
-#define RANGES 64
+/* One name of a thread, from when it had it. */
+struct name_at {
+	uint64_t time, seq;
+	char name[NAME_LEN];
+};
 
-struct range {
+/* A thread's names in time order.  Per thread, so that what each
+ * comms_finish adds costs what was added (the conversion while
+ * collecting calls it at every step), not what the session had. */
+struct thread {
 	pid_t tid;
-	int known;
-	size_t lo, hi;
+	int used;
+	struct name_at *v;
+	size_t n, cap;
 };
 
 struct comms {
-	/* After finish: names by (tid, time, seq), then the forks whose
-	 * parent had no name yet (a later finish may name them). */
-	struct change *v;
-	size_t n, cap;
-	size_t n_named; /* what comms_at looks in */
-	size_t next_seq;
-	struct range ranges[RANGES]; /* by tid % RANGES */
+	struct thread *tab; /* open addressing by tid, a power of two */
+	size_t tab_cap, tab_used;
+	/* Added since the last finish, and forks whose parent had no name
+	 * yet (a later finish, with more records read, may name them). */
+	struct change *pend;
+	size_t n_pend, cap_pend;
+	uint64_t next_seq;
 };
 
 struct comms *comms_new(void)
@@ -46,20 +53,24 @@ void comms_free(struct comms *c)
 {
 	if (!c)
 		return;
-	free(c->v);
+	for (size_t i = 0; i < c->tab_cap; i++)
+		free(c->tab[i].v);
+	free(c->tab);
+	free(c->pend);
 	free(c);
 }
 
 static struct change *push(struct comms *c)
 {
-	struct change *grown = tr_vec_grow(c->v, &c->cap, c->n + 1, sizeof(*grown), 1024);
+	struct change *grown = tr_vec_grow(c->pend, &c->cap_pend, c->n_pend + 1, sizeof(*grown),
+					   1024);
 
 	if (!grown)
 		return NULL;
-	c->v = grown;
-	memset(&c->v[c->n], 0, sizeof(c->v[0]));
-	c->v[c->n].seq = c->next_seq++;
-	return &c->v[c->n++];
+	c->pend = grown;
+	memset(&c->pend[c->n_pend], 0, sizeof(c->pend[0]));
+	c->pend[c->n_pend].seq = c->next_seq++;
+	return &c->pend[c->n_pend++];
 }
 
 int comms_add_comm(struct comms *c, pid_t tid, uint64_t time, const char *name, size_t len)
@@ -90,6 +101,92 @@ int comms_add_fork(struct comms *c, pid_t tid, pid_t parent_tid, uint64_t time)
 	return 0;
 }
 
+static size_t slot_of(size_t cap, pid_t tid)
+{
+	return (size_t)(uint32_t)tid * 2654435761u & (cap - 1);
+}
+
+/* The thread's entry; NULL when it has none (create = 0) or out of memory. */
+static struct thread *thread_of(struct comms *c, pid_t tid, int create)
+{
+	size_t i;
+
+	if (c->tab_cap) {
+		for (i = slot_of(c->tab_cap, tid); c->tab[i].used; i = (i + 1) & (c->tab_cap - 1))
+			if (c->tab[i].tid == tid)
+				return &c->tab[i];
+	}
+	if (!create)
+		return NULL;
+	if ((c->tab_used + 1) * 2 > c->tab_cap) {
+		size_t cap = c->tab_cap ? c->tab_cap * 2 : 256;
+		struct thread *tab = calloc(cap, sizeof(*tab));
+
+		if (!tab)
+			return NULL;
+		for (size_t k = 0; k < c->tab_cap; k++) {
+			if (!c->tab[k].used)
+				continue;
+			for (i = slot_of(cap, c->tab[k].tid); tab[i].used; i = (i + 1) & (cap - 1))
+				;
+			tab[i] = c->tab[k];
+		}
+		free(c->tab);
+		c->tab = tab;
+		c->tab_cap = cap;
+	}
+	for (i = slot_of(c->tab_cap, tid); c->tab[i].used; i = (i + 1) & (c->tab_cap - 1))
+		;
+	c->tab[i].used = 1;
+	c->tab[i].tid = tid;
+	c->tab_used++;
+	return &c->tab[i];
+}
+
+static int before(uint64_t time, uint64_t seq, const struct name_at *n)
+{
+	return time < n->time || (time == n->time && seq < n->seq);
+}
+
+/* How many of t's names came before (time, seq). */
+static size_t names_before(const struct thread *t, uint64_t time, uint64_t seq)
+{
+	size_t a = 0, b = t->n;
+
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (before(time, seq, &t->v[m]))
+			b = m;
+		else
+			a = m + 1;
+	}
+	return a;
+}
+
+static int add_name(struct comms *c, pid_t tid, uint64_t time, uint64_t seq, const char *name)
+{
+	struct thread *t = thread_of(c, tid, 1);
+	struct name_at *grown;
+	size_t at;
+
+	if (!t)
+		return -ENOMEM;
+	grown = tr_vec_grow(t->v, &t->cap, t->n + 1, sizeof(*grown), 2);
+	if (!grown)
+		return -ENOMEM;
+	t->v = grown;
+	/* Nearly always at the end: records come in time order, but for
+	 * those of different CPUs. */
+	at = names_before(t, time, seq);
+	memmove(t->v + at + 1, t->v + at, (t->n - at) * sizeof(*t->v));
+	t->v[at].time = time;
+	t->v[at].seq = seq;
+	memcpy(t->v[at].name, name, NAME_LEN);
+	t->n++;
+	return 0;
+}
+
 static int by_time(const void *a, const void *b)
 {
 	const struct change *x = a, *y = b;
@@ -99,132 +196,56 @@ static int by_time(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-static int by_tid_time(const void *a, const void *b)
+int comms_finish(struct comms *c)
 {
-	const struct change *x = a, *y = b;
+	size_t kept = 0;
 
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	return by_time(a, b);
-}
+	if (!c->n_pend)
+		return 0;
+	qsort(c->pend, c->n_pend, sizeof(*c->pend), by_time);
+	for (size_t i = 0; i < c->n_pend; i++) {
+		struct change ch = c->pend[i];
+		int ret;
 
-/* The entries of `tid` in v[0..n), sorted by (tid, time): [*lo, *hi). */
-static void range_of(const struct change *v, size_t n, pid_t tid, size_t *lo, size_t *hi)
-{
-	size_t a = 0, b = n;
+		/* A fork takes the parent's name at that moment. */
+		if (ch.parent) {
+			/* (-1 stands for a parent tid of 0: the swapper) */
+			const struct thread *p = thread_of(c, ch.parent == -1 ? 0 : ch.parent, 0);
+			size_t k = p ? names_before(p, ch.time, ch.seq) : 0;
 
-	while (a < b) {
-		size_t m = a + (b - a) / 2;
-
-		if (v[m].tid < tid)
-			a = m + 1;
-		else
-			b = m;
+			if (!k) {
+				c->pend[kept++] = ch; /* its parent may be named later */
+				continue;
+			}
+			memcpy(ch.name, p->v[k - 1].name, NAME_LEN);
+		}
+		ret = add_name(c, ch.tid, ch.time, ch.seq, ch.name);
+		if (ret < 0) {
+			/* What was not handled stays for the next call. */
+			memmove(c->pend + kept, c->pend + i, (c->n_pend - i) * sizeof(*c->pend));
+			c->n_pend = kept + c->n_pend - i;
+			return ret;
+		}
 	}
-	*lo = a;
-	b = n;
-	while (a < b) {
-		size_t m = a + (b - a) / 2;
-
-		if (v[m].tid <= tid)
-			a = m + 1;
-		else
-			b = m;
-	}
-	*hi = a;
+	c->n_pend = kept;
+	return 0;
 }
 
 const char *comms_at(struct comms *c, pid_t tid, uint64_t time)
 {
-	const struct change *v = c->v;
-	struct range *r = &c->ranges[(uint32_t)tid % RANGES];
-	size_t lo, hi, a, b;
+	const struct thread *t = thread_of(c, tid, 0);
+	size_t a = 0, b;
 
-	if (!r->known || r->tid != tid) {
-		range_of(v, c->n_named, tid, &r->lo, &r->hi);
-		r->tid = tid;
-		r->known = 1;
-	}
-	lo = r->lo;
-	hi = r->hi;
-	if (lo == hi)
+	if (!t || !t->n)
 		return NULL;
-	a = lo;
-	b = hi;
-	while (a < b) { /* first entry later than `time` */
+	b = t->n;
+	while (a < b) { /* first name later than `time` */
 		size_t m = a + (b - a) / 2;
 
-		if (v[m].time <= time)
+		if (t->v[m].time <= time)
 			a = m + 1;
 		else
 			b = m;
 	}
-	return v[a > lo ? a - 1 : lo].name;
-}
-
-struct current {
-	pid_t tid; /* 0 = empty; tid 0 (swapper) is kept as -1 */
-	char name[NAME_LEN];
-};
-
-/* The latest name of each thread while changes are replayed in time order. */
-static struct current *current_slot(struct current *t, size_t cap, pid_t tid)
-{
-	size_t i;
-
-	if (tid == 0)
-		tid = -1;
-	i = (size_t)(uint32_t)tid * 2654435761u & (cap - 1);
-	while (t[i].tid && t[i].tid != tid)
-		i = (i + 1) & (cap - 1);
-	t[i].tid = tid;
-	return &t[i];
-}
-
-int comms_finish(struct comms *c)
-{
-	struct current *cur;
-	struct change *unnamed = NULL;
-	size_t cap = 64, n_named = 0, n_unnamed = 0;
-
-	if (!c->n)
-		return 0;
-	while (cap < c->n * 2)
-		cap *= 2;
-	cur = calloc(cap, sizeof(*cur));
-	if (!cur)
-		return -ENOMEM;
-	qsort(c->v, c->n, sizeof(*c->v), by_time);
-	/* A fork takes the parent's name at that moment. */
-	for (size_t i = 0; i < c->n; i++) {
-		struct change ch = c->v[i];
-
-		if (ch.parent) {
-			struct current *p = current_slot(cur, cap, ch.parent);
-
-			if (!p->name[0]) {
-				/* Kept aside: the parent's name may be in
-				 * records not read yet (sc_feed). */
-				if (!unnamed && !(unnamed = malloc(c->n * sizeof(*unnamed)))) {
-					free(cur);
-					return -ENOMEM;
-				}
-				unnamed[n_unnamed++] = ch;
-				continue;
-			}
-			memcpy(ch.name, p->name, NAME_LEN);
-			ch.parent = 0;
-		}
-		memcpy(current_slot(cur, cap, ch.tid)->name, ch.name, NAME_LEN);
-		c->v[n_named++] = ch;
-	}
-	free(cur);
-	qsort(c->v, n_named, sizeof(*c->v), by_tid_time);
-	if (n_unnamed)
-		memcpy(c->v + n_named, unnamed, n_unnamed * sizeof(*unnamed));
-	free(unnamed);
-	c->n_named = n_named;
-	c->n = n_named + n_unnamed;
-	memset(c->ranges, 0, sizeof(c->ranges));
-	return 0;
+	return t->v[a ? a - 1 : 0].name;
 }

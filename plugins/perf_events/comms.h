@@ -14,8 +14,9 @@ struct comms *comms_new(void);
 void comms_free(struct comms *c);
 int comms_add_comm(struct comms *c, pid_t tid, uint64_t time, const char *name, size_t len);
 int comms_add_fork(struct comms *c, pid_t tid, pid_t parent_tid, uint64_t time);
-/* Call after adding, before comms_at: names are resolved over every
- * change added so far (again when more come). */
+/* Call after adding, before comms_at: resolves what was added since the
+ * last call (a fork takes its parent's name then), at a cost that does
+ * not grow with what was added before.  0 or -ENOMEM. */
 int comms_finish(struct comms *c);
 /* The name `tid` had at `time` (its first name when it only got one
  * later), or NULL when nothing named it.  Names are the traced program's

@@ -67,6 +67,16 @@ tests_perf_events_test_frametexts_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
 	-I$(top_srcdir)/plugins/perf_events
 # ---- end frametexts
 
+# ---- comms (thread names over time, at once or step by step)
+check_PROGRAMS += tests/perf_events/test_comms
+TESTS += tests/perf_events/test_comms
+tests_perf_events_test_comms_SOURCES = tests/perf_events/test_comms.c \
+	plugins/perf_events/comms.c
+tests_perf_events_test_comms_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests \
+	-I$(top_srcdir)/plugins/perf_events
+tests_perf_events_test_comms_LDADD = lib/libtrutil.la
+# ---- end comms
+
 # ---- livesb (flight mode: the side-band of what is alive, kept in memory)
 check_PROGRAMS += tests/perf_events/test_livesb
 TESTS += tests/perf_events/test_livesb
