@@ -793,13 +793,13 @@ static void rotate(struct pc_collector *c)
 	}
 }
 
-/* Drains every ring once; a FINISHED_ROUND after a pass tells perf that
- * everything before it may be sorted and processed. */
 /* A record's time is read a moment before the kernel writes it to the
  * ring: one timed this much before a pass began may still come after
  * the pass read its ring. */
 #define WRITE_LATENCY_NS 20000000ull
 
+/* Drains every ring once; a FINISHED_ROUND after a pass tells perf that
+ * everything before it may be sorted and processed. */
 static long drain_all(struct pc_collector *c)
 {
 	long total = 0;

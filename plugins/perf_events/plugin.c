@@ -416,10 +416,20 @@ static void stream_perf_data(struct perf *p)
 
 static struct pp_builder *new_cpu_pprof(struct perf *p, const struct pc_opened *ev);
 
+/* A staged entry the conversion only appends to, as `f`. */
+static FILE *appended_entry(struct perf *p, FILE *f, const char *name)
+{
+	/* Written in one pass; a big buffer saves syscalls. */
+	setvbuf(f, NULL, _IOFBF, 1 << 20);
+	/* The core deflates it on another CPU as it grows (-ENOTSUP:
+	 * streaming is off). */
+	(void)p->svc->archive_append_only(p->ctx, name, 0);
+	return f;
+}
+
 static void free_outputs(struct conv_out *o)
 {
-	if (o->cv)
-		(void)sc_close(o->cv, NULL, NULL, 0);
+	(void)sc_close(o->cv, 0, NULL, 0);
 	if (o->txt)
 		fclose(o->txt);
 	pp_free(o->pp);
@@ -461,50 +471,40 @@ static void convert_while_collecting(struct perf *p)
 {
 	char path[PATH_MAX], why[512];
 	FILE *txt = NULL;
-	int ret;
+	int created = 0, ret;
 
 	if (!p->keys.convert_while_collecting || p->cfg.dwarf_stack_bytes ||
 	    (!p->script && !p->flamegraph && !p->svc->pprof_wanted(p->ctx)))
 		return;
 	if (p->script) {
-		int fd;
+		int fd = -1;
 
-		if (snprintf(path, sizeof(path), "%s/perf.data.txt", p->svc->staging_dir(p->ctx)) >=
-		    (int)sizeof(path)) {
-			snprintf(why, sizeof(why), "the staging directory's path is too long");
-			ret = -ENAMETOOLONG;
-			goto fail;
-		}
-		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (snprintf(path, sizeof(path), "%s/perf.data.txt", p->svc->staging_dir(p->ctx)) <
+		    (int)sizeof(path))
+			fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+		else
+			errno = ENAMETOOLONG;
+		created = fd >= 0;
 		txt = fd >= 0 ? fdopen(fd, "w") : NULL;
 		if (!txt) {
-			ret = -errno;
 			snprintf(why, sizeof(why), "cannot create perf.data.txt in the staging "
 				 "directory: %s", strerror(errno));
 			if (fd >= 0)
 				close(fd);
 			goto fail;
 		}
-		setvbuf(txt, NULL, _IOFBF, 1 << 20);
+		appended_entry(p, txt, "perf.data.txt");
 	}
-	ret = open_outputs(p, txt, NULL, &p->out, why, sizeof(why));
-	txt = NULL; /* p->out's, freed with it */
-	if (ret < 0)
+	/* txt is p->out's from here on, closed with it. */
+	if (open_outputs(p, txt, NULL, &p->out, why, sizeof(why)) < 0)
 		goto fail;
 	ret = ls_start(p->pc, p->data_path, p->out.cv, &p->live);
-	if (ret < 0) {
-		snprintf(why, sizeof(why), "cannot start a thread: %s", strerror(-ret));
-		goto fail;
-	}
-	/* Deflated as it grows, by the core (-ENOTSUP: streaming is off). */
-	if (p->script)
-		(void)p->svc->archive_append_only(p->ctx, "perf.data.txt", 0);
-	return;
+	if (ret == 0)
+		return;
+	snprintf(why, sizeof(why), "cannot start a thread: %s", strerror(-ret));
 fail:
-	if (txt)
-		fclose(txt);
 	free_outputs(&p->out);
-	if (p->script)
+	if (created)
 		(void)unlink(path);
 	p->svc->log(p->ctx, TRACERIG_LOG_WARN, "perf.data is converted once collection ends, not "
 		    "while collecting: %s", why);
@@ -741,12 +741,7 @@ static FILE *create_entry(struct perf *p, struct tracerig_archive *ar, const cha
 			    strerror(errno));
 		return NULL;
 	}
-	/* perf.data.txt is written in one pass; a big buffer saves syscalls. */
-	setvbuf(f, NULL, _IOFBF, 1 << 20);
-	/* Only appended to: the core deflates it on another CPU while the
-	 * conversion writes it (-ENOTSUP: streaming is off). */
-	(void)p->svc->archive_append_only(p->ctx, name, 0);
-	return f;
+	return appended_entry(p, f, name);
 }
 
 static int close_entry(struct perf *p, FILE *f, const char *name)
@@ -907,10 +902,7 @@ static int finish_live(struct perf *p, struct tracerig_archive *ar)
 	ls_get_stats(p->live, &ls);
 	ls_free(p->live);
 	p->live = NULL;
-	if (ret == 0)
-		ret = sc_close(p->out.cv, p->out.txt, why, sizeof(why));
-	else
-		(void)sc_close(p->out.cv, NULL, NULL, 0);
+	ret = sc_close(p->out.cv, ret, why, sizeof(why));
 	p->out.cv = NULL;
 	if (ret < 0) {
 		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "%s", why);
@@ -954,14 +946,9 @@ static int convert(struct perf *p, struct tracerig_archive *ar, const char *data
 	/* txt is o's from here on, closed with it. */
 	ret = open_outputs(p, txt, uw, &o, why, sizeof(why));
 	if (ret == 0) {
-		struct sc_conv *cv = o.cv;
-
+		ret = sc_close(o.cv, sc_feed_file(o.cv, data_path, why, sizeof(why)), why,
+			       sizeof(why));
 		o.cv = NULL;
-		ret = sc_feed_file(cv, data_path, why, sizeof(why));
-		if (ret == 0)
-			ret = sc_close(cv, o.txt, why, sizeof(why));
-		else
-			(void)sc_close(cv, NULL, NULL, 0);
 	}
 	if (ret < 0) {
 		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "%s", why);

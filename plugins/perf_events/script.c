@@ -107,7 +107,6 @@ struct sc_conv {
 	struct time_ref *held;
 	size_t n_held, cap_held;
 	uint64_t scanned;
-	int names_changed; /* COMM or FORK records read since the last step */
 };
 
 static const struct pc_opened *event_of(const struct sc_conv *cv, uint64_t id)
@@ -591,8 +590,6 @@ static int scan_records(struct sc_conv *cv, uint64_t end)
 			ret = note_fork(cv, h);
 		if (ret < 0)
 			return ret;
-		if (h->type == PERF_RECORD_COMM || h->type == PERF_RECORD_FORK)
-			cv->names_changed = 1;
 		if (record_time(cv, h, &time)) {
 			struct time_ref *grown = tr_vec_grow(cv->held, &cv->cap_held, cv->n_held + 1,
 							     sizeof(*grown), 4096);
@@ -767,11 +764,9 @@ int sc_feed(struct sc_conv *cv, const void *data, uint64_t len, uint64_t until_n
 
 	cv->data = data;
 	ret = scan_records(cv, len);
-	/* Names are resolved over every COMM and FORK read so far, in time
-	 * order, as perf report resolves them over the whole file. */
-	if (!ret && cv->names_changed)
+	/* The thread names of the COMM and FORK records just read. */
+	if (!ret)
 		ret = comms_finish(cv->comms);
-	cv->names_changed = 0;
 	if (!ret)
 		ret = timesort(cv->held, cv->n_held);
 	while (!ret && n < cv->n_held && cv->held[n].time < until_ns) {
@@ -802,23 +797,21 @@ int sc_sync(struct sc_conv *cv, char *why, size_t why_len)
 	return 0;
 }
 
-int sc_close(struct sc_conv *cv, FILE *txt, char *why, size_t why_len)
+int sc_close(struct sc_conv *cv, int ret, char *why, size_t why_len)
 {
-	int ret = 0;
+	int written;
 
 	if (!cv)
-		return 0;
+		return ret;
 	for (size_t i = 0; i < PENDING; i++)
 		flush_pending(cv, &cv->pending[i]);
-	if (txt && cv->txt_open &&
-	    (textbuf_flush(&cv->txt) < 0 || fflush(txt) != 0 || ferror(txt))) {
-		ret = -EIO;
-		snprintf(why, why_len, "cannot write perf.data.txt: %s", strerror(errno));
-	}
+	/* After a failure `why` says that one: the text is still handed to
+	 * its FILE, but what writing it says is not. */
+	written = sc_sync(cv, ret < 0 ? NULL : why, ret < 0 ? 0 : why_len);
 	conv_free(cv);
 	free(cv->held);
 	free(cv);
-	return ret;
+	return ret < 0 ? ret : written;
 }
 
 int sc_feed_file(struct sc_conv *cv, const char *perf_data, char *why, size_t why_len)
@@ -852,9 +845,5 @@ int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, F
 
 	if (ret < 0)
 		return ret;
-	ret = sc_feed_file(cv, perf_data, why, why_len);
-	if (ret == 0)
-		return sc_close(cv, txt, why, why_len);
-	(void)sc_close(cv, NULL, NULL, 0);
-	return ret;
+	return sc_close(cv, sc_feed_file(cv, perf_data, why, why_len), why, why_len);
 }

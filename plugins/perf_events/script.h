@@ -64,9 +64,11 @@ int sc_feed(struct sc_conv *cv, const void *data, uint64_t len, uint64_t until_n
 int sc_sync(struct sc_conv *cv, char *why, size_t why_len);
 /* sc_feed of a finished perf.data file, whole. */
 int sc_feed_file(struct sc_conv *cv, const char *perf_data, char *why, size_t why_len);
-/* Writes out what is buffered (to `txt`, the FILE given to sc_open, or
- * NULL after a failure: nothing more is written) and frees `cv`.  Call
- * after a last sc_feed with UINT64_MAX.  0 or -EIO with `why`. */
-int sc_close(struct sc_conv *cv, FILE *txt, char *why, size_t why_len);
+/* Ends the conversion: hands what is buffered to the text's FILE (given
+ * to sc_open) and frees `cv`.  `ret` is how the conversion went: an error
+ * is returned as it is (`why` already says it); after 0, the error of
+ * writing the text, -EIO with `why`, or 0.  Call after a last sc_feed
+ * with UINT64_MAX, or on the way out of a failure. */
+int sc_close(struct sc_conv *cv, int ret, char *why, size_t why_len);
 
 #endif
