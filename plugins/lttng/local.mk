@@ -31,6 +31,10 @@ tests_lttng_lttng_app_SOURCES = tests/lttng/lttng-app.c tests/lttng/tp.c tests/l
 tests_lttng_lttng_app_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/lttng
 tests_lttng_lttng_app_LDADD = -llttng-ust -ldl
 
+# Which daemon answers, for the tests (lib-lttng.sh's sessiond_pid).
+check_PROGRAMS += tests/lttng/sessiond-pid
+tests_lttng_sessiond_pid_SOURCES = tests/lttng/sessiond-pid.c
+
 # Stands in for a .NET process in dotnet-check.sh.
 check_PROGRAMS += tests/lttng/dotnet-fixture
 tests_lttng_dotnet_fixture_SOURCES = tests/lttng/dotnet-fixture.c

@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -55,16 +57,33 @@ static void sleep_ms(long ms)
 		;
 }
 
-static pid_t read_pidfile(void)
+/* The process that answers on the client socket, from the socket's peer
+ * credentials: the daemon itself, whatever its pid file says.  A daemon
+ * killed with SIGKILL leaves a pid file naming a PID the kernel may have
+ * handed to anyone since, and a daemon that ends cleanly removes the pid
+ * file even when another one has started meanwhile. */
+static pid_t answering_pid(void)
 {
-	char dir[4096], path[4200], buf[32];
-	ssize_t n;
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	char dir[4096];
+	pid_t pid;
+	int fd;
 
-	snprintf(path, sizeof(path), "%s/lttng-sessiond.pid", sessiond_rundir(dir, sizeof(dir)));
-	n = tr_read_text(path, buf, sizeof(buf));
-	if (n < 0)
-		return (pid_t)n;
-	return (pid_t)strtol(buf, NULL, 10);
+	if (snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/client-lttng-sessiond",
+		     sessiond_rundir(dir, sizeof(dir))) >= (int)sizeof(addr.sun_path))
+		return -ENAMETOOLONG;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
+	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+		pid = -errno;
+	else
+		pid = cred.pid > 0 ? cred.pid : -ESRCH;
+	close(fd);
+	return pid;
 }
 
 static int run_daemonize(const char *binary, int kernel, char *err, size_t err_len)
@@ -122,7 +141,7 @@ static int run_daemonize(const char *binary, int kernel, char *err, size_t err_l
 /* Someone else's daemon: pinned only to notice if it dies, never stopped. */
 static void use_running(struct sessiond *d)
 {
-	pid_t pid = read_pidfile();
+	pid_t pid = answering_pid();
 
 	if (pid > 0) {
 		d->pid = pid;
@@ -159,10 +178,10 @@ int sessiond_ensure(struct sessiond *d, const char *binary, int autostart, int k
 		}
 		return ret;
 	}
-	/* The pid file is written before the daemon reports ready; give a
-	 * slow machine a moment anyway. */
+	/* The daemon listens before it reports ready; give a slow machine a
+	 * moment anyway. */
 	for (int i = 0; i < 50; i++) {
-		pid = read_pidfile();
+		pid = answering_pid();
 		if (pid > 0 && sessiond_alive())
 			break;
 		sleep_ms(20);

@@ -53,11 +53,17 @@ fi
 
 # --- 2: a daemon someone else started ------------------------------------
 own_sessiond
+# Its pid file names another process, as one left by a daemon killed with
+# SIGKILL does once the PID is reused: tracerig goes by who answers.
+sleep 300 & decoy=$!
+on_exit "kill $decoy 2>/dev/null"
+echo "$decoy" >/var/run/lttng/lttng-sessiond.pid
 write_profile "$TEST_TMP/o.ini" 'events=tracerig_test:*' 'start_sessiond=no'
 run_and_kill_daemon "$TEST_TMP/o.ini" other
 OWN_SESSIOND=
 check_eq "someone else's daemon died: tracerig exits 1" 1 "$rc"
-check_grep "the same message, naming that daemon" "$(msg_re "$tr" "$dead")" "$TEST_TMP/out"
+check_grep "the same message, naming that daemon (not the process its pid file names)" "$(msg_re "$tr" "$dead")" "$TEST_TMP/out"
+check "the process the pid file named was left alone" kill -0 "$decoy"
 check_grep "the summary says lttng FAILED" '^  lttng +FAILED \((stop|flush): No such process\)' "$TEST_TMP/out"
 
 # --- 3: the session destroyed behind tracerig's back ----------------------

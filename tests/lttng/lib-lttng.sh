@@ -1,5 +1,6 @@
 # Shared by the lttng integration tests.  Source after tests/lib.sh.
 LTTNG_APP="$top_builddir/tests/lttng/lttng-app"
+SESSIOND_PID="$top_builddir/tests/lttng/sessiond-pid"
 LTTNG_LOCK="${TMPDIR:-/tmp}/tracerig-lttng-tests.lock"
 
 lttng_prereqs() {
@@ -7,32 +8,47 @@ lttng_prereqs() {
 	command -v lttng-sessiond >/dev/null || skip_all "lttng-sessiond not installed (apt-get install lttng-tools)"
 	command -v babeltrace2 >/dev/null || skip_all "babeltrace2 not installed (apt-get install babeltrace2)"
 	[ -x "$LTTNG_APP" ] || skip_all "$LTTNG_APP not built (make check builds it)"
+	[ -x "$SESSIOND_PID" ] || skip_all "$SESSIOND_PID not built (make check builds it)"
 	[ -e "$top_builddir/plugins/lttng/lttng.la" ] || skip_all "lttng plugin not built (configure found no liblttng-ctl)"
 	# One session daemon serves every test of this user: take turns.
 	exec 9>"$LTTNG_LOCK"
 	flock -w 600 9 || skip_all "another lttng test holds $LTTNG_LOCK for 10 minutes"
 }
 
-sessiond_pid() {
-	local f=/var/run/lttng/lttng-sessiond.pid
-	[ -s "$f" ] && kill -0 "$(cat "$f")" 2>/dev/null && ! grep -q '^State:.*Z' "/proc/$(cat "$f")/status" 2>/dev/null && cat "$f"
+# The daemon that answers (not its pid file: see sessiond-pid.c).
+sessiond_pid() { "$SESSIOND_PID"; }
+
+# What a failed start leaves to look at: the daemons, and their run dir.
+sessiond_state() {
+	pgrep -a 'lttng-(sessiond|consumerd)' 2>&1
+	ls -la /var/run/lttng 2>&1
+	cat /var/run/lttng/lttng-sessiond.pid 2>&1
 }
 
 # Starts a session daemon for this test and stops exactly that one at exit.
 # Uses an already running daemon (someone else's) without touching it.
 own_sessiond() {
 	if sessiond_pid >/dev/null; then return 0; fi
-	lttng-sessiond --daemonize --no-kernel || skip_all "cannot start lttng-sessiond"
-	OWN_SESSIOND=$(sessiond_pid) || skip_all "lttng-sessiond started but wrote no pid file"
+	# lttng_prereqs found the daemon installed: one that does not start
+	# here is a failure to see, not a reason to skip.
+	if ! lttng-sessiond --daemonize --no-kernel 2>"$TEST_TMP/sessiond.err"; then
+		not_ok "starting a session daemon for this test" "$(cat "$TEST_TMP/sessiond.err")" "$(sessiond_state)"
+		done_testing; exit 1
+	fi
+	if ! OWN_SESSIOND=$(sessiond_pid); then
+		not_ok "the session daemon started for this test answers" "$(sessiond_state)"
+		done_testing; exit 1
+	fi
 	on_exit "stop_own_sessiond"
 }
+# A daemon still tearing down removes the files of the next one (its pid
+# file, its consumers' sockets): the next test starts only once it is gone.
 stop_own_sessiond() {
 	[ -n "${OWN_SESSIOND:-}" ] || return 0
 	kill "$OWN_SESSIOND" 2>/dev/null
-	for _ in $(seq 100); do
-		[ -d "/proc/$OWN_SESSIOND" ] && ! grep -q '^State:.*Z' "/proc/$OWN_SESSIOND/status" 2>/dev/null || break
-		sleep 0.1
-	done
+	for _ in $(seq 300); do gone "$OWN_SESSIOND" && break; sleep 0.1; done
+	gone "$OWN_SESSIOND" || kill -9 "$OWN_SESSIOND" 2>/dev/null
+	for _ in $(seq 50); do gone "$OWN_SESSIOND" && break; sleep 0.1; done
 	OWN_SESSIOND=
 }
 
