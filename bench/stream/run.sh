@@ -10,7 +10,8 @@
 # Environment: DURATIONS="10 60 300" (s), REPS=1, FREQ=999 (Hz), VARIANTS:
 # tracerig's configurations, each "stream/convert_while_collecting"
 # ("yes/yes yes/no": both streamed, only the deflate; "no/no" adds
-# nothing streamed).
+# nothing streamed); a third field sets [zip] compression, the deflate
+# level of the streamed pieces too ("yes/yes/1": zlib's fastest).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 bench=bench/stream
@@ -18,7 +19,7 @@ bench=bench/stream
 DURATIONS=${DURATIONS:-"10 60 300"}
 REPS=${REPS:-1}
 FREQ=${FREQ:-999}
-VARIANTS=${VARIANTS:-"yes/yes yes/no"}
+VARIANTS=${VARIANTS:-"yes/yes yes/yes/1 yes/no"}
 ${CC:-cc} -O2 -g -fno-omit-frame-pointer -pthread -o "$tmp/spin" "$top/bench/perf_events/spin.c"
 profile=$top/conf/profiles/cpu.ini
 fields=comm,pid,tid,cpu,time,period,event,ip,sym,dso
@@ -37,7 +38,7 @@ run_tracerig() {
 	busy_start
 	/usr/bin/time -f '%U %S' -o "$d/time" env TMPDIR="$d/stage" "$tracerig" -q -c "$profile" \
 		--set perf_events.frequency=$FREQ -d "$1" --set tracerig.stream="$2" \
-		--set perf_events.convert_while_collecting="$3" \
+		--set perf_events.convert_while_collecting="$3" --set zip.compression="$4" \
 		-o "$d/r.trace.zip" 2>"$d/err" &
 	tpid=$!
 	wait "$tpid" || { busy_stop; return 1; }
@@ -48,7 +49,7 @@ run_tracerig() {
 	end=$(awk '/ session ended / { printf "%d", $1 * 1000; exit }' "$d/log")
 	# Its CPU when collection ended, as it logs it.
 	cpu0=$(awk '/ ms of CPU time used while collecting/ { print $4; exit }' "$d/log")
-	python3 - "$d" "$after" "$end" "${cpu0:-0}" >>"$tmp/t-$2-$3-$1" <<'PY'
+	python3 - "$d" "$after" "$end" "${cpu0:-0}" >>"$tmp/t-$2-$3-$4-$1" <<'PY'
 import json, os, re, sys, zipfile
 d, after, end, cpu0 = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
 u, s = open(f'{d}/time').read().split()[-2:]
@@ -98,17 +99,44 @@ run_perf() {
 		'BEGIN { printf "%d %d %d %d %d %d\n", c - e, a - e, b - a, c - b, n, cpu }' >>"$tmp/p-$1"
 }
 
+# perf's own streaming, perf record piped into perf script as it records
+# (kept as perf.data too, by tee), then zip: perf_pipe D appends
+# "end_to_archive_ms pipeline_exit_ms zip_ms samples cpu_ms" where cpu_ms
+# is perf record's, perf script's and tee's CPU in all (all of it spent
+# while collecting but the tail perf script reads after the end).
+run_perf_pipe() {
+	local d=$tmp/rq end t1 t2 n
+	rm -rf "$d" && mkdir -p "$d"
+	busy_start
+	if ! (cd "$d" && /usr/bin/time -f '%U %S' -o "$d/time" sh -c "perf record -q -F $FREQ -g -a -o - \
+		-- sh -c \"sleep $1; '$tmp/spin' now >'$d/end'\" 2>'$d/err' | tee '$d/p.data' |
+		perf script -i - -F $fields >'$d/perf.data.txt' 2>'$d/ps.err'"); then
+		busy_stop
+		echo "$bench: perf pipe failed: $(tail -n 2 "$d/err" "$d/ps.err" 2>/dev/null | tr '\n' ' ')" >&2
+		return 1
+	fi
+	t1=$("$tmp/spin" now)
+	zip -q -j "$d/p.zip" "$d/perf.data.txt" "$d/p.data"
+	t2=$("$tmp/spin" now)
+	busy_stop
+	end=$(cat "$d/end")
+	n=$(grep -c ' cpu-clock' "$d/perf.data.txt" || true)
+	awk -v e="$end" -v a="$t1" -v b="$t2" -v n="$n" -v t="$(cat "$d/time" | tail -n 1)" \
+		'BEGIN { split(t, c, " "); printf "%d %d %d %d %d\n", b - e, a - e, b - a, n, (c[1] + c[2]) * 1000 }' >>"$tmp/q-$1"
+}
+
 failed() { echo "$bench: a $1 run failed (left out)" >&2; }
 for dur in $DURATIONS; do
 	for i in $(seq "$REPS"); do
 		echo "$bench: ${dur} s, run $i of $REPS" >&2
 		order=$VARIANTS
 		[ $((i % 2)) = 1 ] || order=$(echo "$VARIANTS" | tr ' ' '\n' | tac | tr '\n' ' ')
-		[ $((i % 2)) = 1 ] || run_perf "$dur" || failed perf
+		[ $((i % 2)) = 1 ] || { run_perf "$dur" || failed perf; run_perf_pipe "$dur" || failed "perf pipe"; }
 		for v in $order; do
-			run_tracerig "$dur" "${v%/*}" "${v#*/}" || failed tracerig
+			IFS=/ read -r vs vc vl <<<"$v"
+			run_tracerig "$dur" "$vs" "$vc" "${vl:-6}" || failed tracerig
 		done
-		[ $((i % 2)) = 0 ] || run_perf "$dur" || failed perf
+		[ $((i % 2)) = 0 ] || { run_perf_pipe "$dur" || failed "perf pipe"; run_perf "$dur" || failed perf; }
 	done
 done
 
@@ -122,19 +150,24 @@ echo "(during the packaging too); tracerig \`-c cpu --set perf_events.frequency=
 echo "with \`[tracerig] stream\` (perf.data deflated while collecting) and"
 echo "\`[perf_events] convert_while_collecting\` (perf.data.txt, cpu.folded, cpu.pb.gz made"
 echo "while collecting), both \`yes\` by default; perf \`perf record -F $FREQ -g -a"
-echo "-- sh -c 'sleep D; ...'\`, \`perf script -F $fields\`, \`zip\` of both;"
+echo "-- sh -c 'sleep D; ...'\`, \`perf script -F $fields\`, \`zip\` of both; and perf's"
+echo "own streaming: the same \`perf record -o -\` piped through \`tee\` (kept as perf.data) into"
+echo "\`perf script -i -\` while recording, then \`zip\`;"
 echo "configurations interleaved, median of $REPS run(s) each."
 echo
 echo "| session | | end of collection to archive (ms) | of which manifest + zip (ms) | CPU while collecting (ms) | tracerig CPU in all (ms) | samples | perf.data (KiB) | deflated before packaging (KiB) | archive (KiB) |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
 for dur in $DURATIONS; do
 	for v in $VARIANTS; do
-		f=t-${v%/*}-${v#*/}-$dur
+		IFS=/ read -r vs vc vl <<<"$v"
+		f=t-$vs-$vc-${vl:-6}-$dur
 		[ -s "$tmp/$f" ] || continue
-		echo "| $dur s | tracerig, stream = ${v%/*}, convert_while_collecting = ${v#*/} | $(med $f 1) | $(med $f 2) | $(med $f 3) | $(med $f 4) | $(med $f 5) | $(med $f 6) | $(med $f 7) | $(med $f 8) |"
+		echo "| $dur s | tracerig, stream = $vs, convert_while_collecting = $vc${vl:+, zip.compression = $vl} | $(med $f 1) | $(med $f 2) | $(med $f 3) | $(med $f 4) | $(med $f 5) | $(med $f 6) | $(med $f 7) | $(med $f 8) |"
 	done
 	[ -s "$tmp/p-$dur" ] &&
 		echo "| $dur s | perf record + perf script + zip | $(med p-$dur 1) (record's exit $(med p-$dur 2), script $(med p-$dur 3), zip $(med p-$dur 4)) | | $(med p-$dur 6) (perf record) | | $(med p-$dur 5) | | | |"
+	[ -s "$tmp/q-$dur" ] &&
+		echo "| $dur s | perf record -o - \\| perf script -i - (perf's streaming) + zip | $(med q-$dur 1) (pipeline's exit $(med q-$dur 2), zip $(med q-$dur 3)) | | $(med q-$dur 5) (record + script, nearly all while collecting) | | $(med q-$dur 4) | | | |"
 done
 echo
 [ "$perf_aborts" = 0 ] || echo "Stock perf failed $perf_aborts time(s) during this run (run again each time)."
