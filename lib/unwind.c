@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +43,10 @@ struct uw_object {
 	size_t bid_len;
 };
 
+/* Locked: perf_events' unwinder of the samples as they come and the one
+ * converting them while collecting number objects at the same time. */
 struct uw_objects {
+	pthread_mutex_t lock;
 	struct uw_object *v;
 	size_t n, cap;
 };
@@ -150,13 +154,18 @@ static const Dwfl_Callbacks dwfl_callbacks = {
 
 struct uw_objects *uw_objects_new(void)
 {
-	return calloc(1, sizeof(struct uw_objects));
+	struct uw_objects *o = calloc(1, sizeof(*o));
+
+	if (o)
+		pthread_mutex_init(&o->lock, NULL);
+	return o;
 }
 
 void uw_objects_free(struct uw_objects *o)
 {
 	if (!o)
 		return;
+	pthread_mutex_destroy(&o->lock);
 	free(o->v);
 	free(o);
 }
@@ -171,6 +180,7 @@ static uint32_t object_of(struct unwinder *u, Dwfl_Module *mod)
 	GElf_Addr bid_vaddr;
 	Dwarf_Addr low, high, bias;
 	void **userdata;
+	size_t n;
 	int len;
 
 	if (!mod)
@@ -186,11 +196,13 @@ static uint32_t object_of(struct unwinder *u, Dwfl_Module *mod)
 	obj.high = high;
 	obj.bid_len = (size_t)len;
 	memcpy(obj.bid, bid, (size_t)len);
+	pthread_mutex_lock(&o->lock);
 	for (size_t i = 0; i < o->n; i++) {
 		const struct uw_object *k = &o->v[i];
 
 		if (k->bias == obj.bias && k->low == obj.low && k->high == obj.high &&
 		    k->bid_len == obj.bid_len && memcmp(k->bid, obj.bid, obj.bid_len) == 0) {
+			pthread_mutex_unlock(&o->lock);
 			*userdata = (void *)(uintptr_t)(i + 1);
 			return (uint32_t)(i + 1);
 		}
@@ -199,14 +211,18 @@ static uint32_t object_of(struct unwinder *u, Dwfl_Module *mod)
 		size_t cap = o->cap ? o->cap * 2 : 64;
 		struct uw_object *grown = realloc(o->v, cap * sizeof(*grown));
 
-		if (!grown)
+		if (!grown) {
+			pthread_mutex_unlock(&o->lock);
 			return UW_OBJECT_UNCHECKABLE;
+		}
 		o->v = grown;
 		o->cap = cap;
 	}
 	o->v[o->n++] = obj;
-	*userdata = (void *)(uintptr_t)o->n;
-	return (uint32_t)o->n;
+	n = o->n;
+	pthread_mutex_unlock(&o->lock);
+	*userdata = (void *)(uintptr_t)n;
+	return (uint32_t)n;
 }
 
 /* Notes that the sample's unwinding looked up `addr` (after reporting the

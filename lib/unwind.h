@@ -27,7 +27,8 @@
 struct unwinder;
 /* Objects as unwinders met them (build id, load bias, address range),
  * numbered: one unwinder's frames are checked against another's model by
- * these numbers.  Used by one thread at a time. */
+ * these numbers.  Unwinders in different threads may share them (an
+ * unwinder itself is used by one thread at a time). */
 struct uw_objects;
 
 struct uw_stats {

@@ -30,6 +30,15 @@
 
 /* How often the thread looks for new records while collecting. */
 #define STEP_MS 250
+/* Points of perf.data (data bytes, the time records before which are all
+ * in them) the thread saw, waiting for the unwinding to get there; when
+ * full, every other one goes, so that they still reach back however far
+ * behind the unwinding is. */
+#define MARKS 64
+
+struct mark {
+	uint64_t bytes, until;
+};
 
 struct ls_conv {
 	struct pc_collector *pc;
@@ -39,6 +48,9 @@ struct ls_conv {
 	size_t map_len;
 	uint64_t data_offset; /* 0 until read from the header */
 	uint64_t fed_bytes, fed_until;
+	struct uw_bg *bg;
+	struct mark marks[MARKS];
+	size_t n_marks;
 
 	pthread_t thread;
 	int started;
@@ -118,6 +130,36 @@ static int step(struct ls_conv *lc, uint64_t bytes, uint64_t until_ns, char *why
 	return ret;
 }
 
+static void add_mark(struct ls_conv *lc, uint64_t bytes, uint64_t until)
+{
+	if (lc->n_marks && lc->marks[lc->n_marks - 1].bytes == bytes &&
+	    lc->marks[lc->n_marks - 1].until == until)
+		return;
+	if (lc->n_marks == MARKS) {
+		for (size_t i = 0; i < MARKS / 2; i++)
+			lc->marks[i] = lc->marks[2 * i + 1];
+		lc->n_marks = MARKS / 2;
+	}
+	lc->marks[lc->n_marks++] = (struct mark){ bytes, until };
+}
+
+/* The newest mark the unwinding has reached (taken out, with the older
+ * ones); 0 when none. */
+static int reached_mark(struct ls_conv *lc, struct mark *out)
+{
+	uint64_t done = uw_bg_done(lc->bg);
+	size_t n = lc->n_marks;
+
+	while (n && lc->marks[n - 1].bytes > done)
+		n--;
+	if (!n)
+		return 0;
+	*out = lc->marks[n - 1];
+	memmove(lc->marks, lc->marks + n, (lc->n_marks - n) * sizeof(*lc->marks));
+	lc->n_marks -= n;
+	return 1;
+}
+
 static void *convert_thread(void *arg)
 {
 	struct ls_conv *lc = arg;
@@ -141,6 +183,15 @@ static void *convert_thread(void *arg)
 		pc_counts(lc->pc, &c);
 		if (!c.data_bytes)
 			continue;
+		if (lc->bg) {
+			struct mark m;
+
+			add_mark(lc, c.data_bytes, c.data_complete_ns);
+			if (!reached_mark(lc, &m))
+				continue;
+			c.data_bytes = m.bytes;
+			c.data_complete_ns = m.until;
+		}
 		lc->err = step(lc, c.data_bytes, c.data_complete_ns, lc->why, sizeof(lc->why));
 		if (lc->err < 0)
 			break;
@@ -153,7 +204,7 @@ static void *convert_thread(void *arg)
 }
 
 int ls_start(struct pc_collector *pc, const char *data_path, struct sc_conv *cv,
-	     struct ls_conv **out)
+	     struct uw_bg *bg, struct ls_conv **out)
 {
 	struct ls_conv *lc = calloc(1, sizeof(*lc));
 	int ret;
@@ -163,6 +214,7 @@ int ls_start(struct pc_collector *pc, const char *data_path, struct sc_conv *cv,
 		return -ENOMEM;
 	lc->pc = pc;
 	lc->cv = cv;
+	lc->bg = bg;
 	lc->map = MAP_FAILED;
 	atomic_init(&lc->stopping, 0);
 	lc->fd = open(data_path, O_RDONLY | O_CLOEXEC);

@@ -11,6 +11,7 @@
 
 #include "collector.h"
 #include "script.h"
+#include "unwindbg.h"
 
 struct ls_conv;
 
@@ -22,11 +23,14 @@ struct ls_stats {
 
 /* Starts the thread on `cv` (it owns the conversion until ls_finish) for
  * the perf.data at `data_path` that `pc` writes; both must outlive it.
+ * With `bg` (callchain = dwarf, unwinding while collecting; NULL: none)
+ * it converts no further than bg has unwound (uw_bg_done), so that the
+ * conversion adopts its frames instead of unwinding the samples again.
  * The thread runs at nice 19: converting takes CPU time the traced
  * workload does not want first.  0 or -errno. */
 int ls_start(struct pc_collector *pc, const char *data_path, struct sc_conv *cv,
-	     struct ls_conv **out);
-/* After pc_stop (and pc_finish): stops the thread and converts what it
+	     struct uw_bg *bg, struct ls_conv **out);
+/* After pc_stop (and pc_finish, and uw_bg_join): stops the thread and converts what it
  * had not, up to the end of the data perf.data's header now holds.  0 or
  * -errno with `why`; an error the thread met is returned here, and the
  * conversion is then left unfinished (sc_close it with a NULL txt). */

@@ -68,6 +68,7 @@ struct perf {
 	/* Record mode: perf.data converted while collecting (livescript.h);
 	 * what it writes to and builds, until the flush finishes it. */
 	struct ls_conv *live;
+	struct unwinder *live_uw; /* its own unwinding (callchain = dwarf) */
 	struct conv_out {
 		FILE *txt;
 		struct tr_folded *folded;
@@ -463,19 +464,26 @@ static int open_outputs(struct perf *p, FILE *txt, struct unwinder *uw, struct c
 	return ret;
 }
 
-/* Record mode, callchain fp or none: a thread converts perf.data as it
- * grows (dwarf samples are unwound while collecting by a thread of their
- * own, then converted in the flush).  Not fatal: the flush converts
- * everything when this cannot start. */
+/* Record mode: a thread converts perf.data as it grows.  With callchain
+ * = dwarf it goes as far as the thread unwinding samples as they come has
+ * got (their frames are adopted, the ones it left unwound here).  Not
+ * fatal: the flush converts everything when this cannot start. */
 static void convert_while_collecting(struct perf *p)
 {
 	char path[PATH_MAX], why[512];
 	FILE *txt = NULL;
 	int created = 0, ret;
 
-	if (!p->keys.convert_while_collecting || p->cfg.dwarf_stack_bytes ||
+	if (!p->keys.convert_while_collecting ||
 	    (!p->script && !p->flamegraph && !p->svc->pprof_wanted(p->ctx)))
 		return;
+	if (p->cfg.dwarf_stack_bytes) {
+		p->live_uw = uw_new(p->svc, p->ctx, p->objects);
+		if (!p->live_uw) {
+			snprintf(why, sizeof(why), "out of memory");
+			goto fail;
+		}
+	}
 	if (p->script) {
 		int fd = -1;
 
@@ -496,14 +504,16 @@ static void convert_while_collecting(struct perf *p)
 		appended_entry(p, txt, "perf.data.txt");
 	}
 	/* txt is p->out's from here on, closed with it. */
-	if (open_outputs(p, txt, NULL, &p->out, why, sizeof(why)) < 0)
+	if (open_outputs(p, txt, p->live_uw, &p->out, why, sizeof(why)) < 0)
 		goto fail;
-	ret = ls_start(p->pc, p->data_path, p->out.cv, &p->live);
+	ret = ls_start(p->pc, p->data_path, p->out.cv, p->bg, &p->live);
 	if (ret == 0)
 		return;
 	snprintf(why, sizeof(why), "cannot start a thread: %s", strerror(-ret));
 fail:
 	free_outputs(&p->out);
+	uw_free(p->live_uw);
+	p->live_uw = NULL;
 	if (created)
 		(void)unlink(path);
 	p->svc->log(p->ctx, TRACERIG_LOG_WARN, "perf.data is converted once collection ends, not "
@@ -763,11 +773,11 @@ static void report_unwinding(struct perf *p, const struct unwinder *uw)
 		uw_bg_get_stats(p->bg, &bs);
 	p->svc->counter_set(p->ctx, "unwound_samples", us.samples);
 	/* Of them, those whose frames were found while collecting (the rest
-	 * were unwound in the flush). */
+	 * were unwound by the conversion). */
 	p->svc->counter_set(p->ctx, "unwound_while_collecting", us.adopted);
 	p->svc->counter_set(p->ctx, "unwind_queue_full", bs.queue_full);
 	p->svc->log(p->ctx, TRACERIG_LOG_INFO, "%llu of %llu samples unwound while collecting "
-		    "(%llu left to the flush by a full queue, %llu not adoptable, %llu whose "
+		    "(%llu left to the conversion by a full queue, %llu not adoptable, %llu whose "
 		    "objects had changed; %llu ms of CPU)", (unsigned long long)us.adopted,
 		    (unsigned long long)us.samples, (unsigned long long)bs.queue_full,
 		    (unsigned long long)(bs.uncheckable + bs.results_full),
@@ -897,7 +907,12 @@ static int finish_live(struct perf *p, struct tracerig_archive *ar)
 {
 	struct ls_stats ls;
 	char why[1024];
-	int ret = ls_finish(p->live, why, sizeof(why));
+	int ret;
+
+	/* The last samples' frames: the unwinding thread's tail first. */
+	if (p->bg)
+		uw_bg_join(p->bg);
+	ret = ls_finish(p->live, why, sizeof(why));
 
 	ls_get_stats(p->live, &ls);
 	ls_free(p->live);
@@ -907,13 +922,18 @@ static int finish_live(struct perf *p, struct tracerig_archive *ar)
 	if (ret < 0) {
 		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "%s", why);
 		free_outputs(&p->out);
+		uw_free(p->live_uw);
+		p->live_uw = NULL;
 		return ret;
 	}
 	p->svc->counter_set(p->ctx, "converted_while_collecting_bytes", ls.bytes);
 	p->svc->log(p->ctx, TRACERIG_LOG_INFO, "converted %llu KiB of perf.data while collecting "
 		    "(%llu steps, %llu ms of CPU at nice 19)", (unsigned long long)(ls.bytes >> 10),
 		    (unsigned long long)ls.steps, (unsigned long long)(ls.cpu_ns / 1000000));
-	return write_outputs(p, ar, &p->out, NULL);
+	ret = write_outputs(p, ar, &p->out, p->live_uw);
+	uw_free(p->live_uw);
+	p->live_uw = NULL;
+	return ret;
 }
 
 /* perf.data.txt, cpu.folded and cpu.svg, cpu.pb.gz of the recording at
@@ -1031,6 +1051,7 @@ static void perf_fini(void *state)
 	stop_remember_thread(p);
 	ls_free(p->live); /* before the collector it reads goes */
 	free_outputs(&p->out);
+	uw_free(p->live_uw);
 	if (p->bg)
 		uw_bg_join(p->bg); /* before the events it reads go */
 	pc_close(p->pc);
@@ -1093,10 +1114,11 @@ static const struct tracerig_key perf_keys[] = {
 	  .description = "Write perf.data.txt (perf script text, read by PerfView and TraceEvent)." },
 	{ .name = "convert_while_collecting", .type = TRACERIG_KEY_BOOL, .default_value = "yes",
 	  BIND(convert_while_collecting),
-	  .description = "Record mode with callchain fp or none: perf.data.txt, cpu.folded and cpu.pb.gz are "
-	  "made while collecting, by a thread at nice 19 that follows perf.data, so that the "
-	  "archive is ready moments after collection ends however long it ran; no converts "
-	  "everything once collection ends." },
+	  .description = "Record mode: perf.data.txt, cpu.folded and cpu.pb.gz are made while "
+	  "collecting, by a thread at nice 19 that follows perf.data (with callchain = dwarf, as "
+	  "far as the samples are unwound while collecting), so that the archive is ready "
+	  "moments after collection ends however long it ran; no converts everything once "
+	  "collection ends." },
 	{ .name = "flamegraph", .type = TRACERIG_KEY_BOOL, .default_value = "yes",
 	  BIND(flamegraph),
 	  .description = "Write cpu.folded (stacks rooted comm-PID;tcomm-TID, weights in samples) and the "

@@ -96,7 +96,7 @@ struct sc_conv {
 	 * from what the core's frame_name answered (frametexts.h). */
 	struct frametexts *texts;
 	struct unwinder *uw; /* NULL: no user stacks to unwind */
-	const struct uw_bg *bg; /* NULL: none unwound while collecting */
+	struct uw_bg *bg; /* NULL: none unwound while collecting */
 	const char *data; /* perf.data's data section, mapped */
 	struct sc_stats *st;
 	struct cpu_pprof *pp; /* NULL: no cpu.pb.gz */
@@ -724,7 +724,7 @@ static void conv_free(struct sc_conv *cv)
 
 int sc_open(const struct pc_opened *ev, size_t n_ev, FILE *txt, struct tr_folded *folded,
 	    struct pp_builder *pp, const struct tracerig_services *svc, struct tracerig_ctx *ctx,
-	    struct unwinder *uw, const struct uw_bg *bg, struct sc_stats *st, struct sc_conv **out,
+	    struct unwinder *uw, struct uw_bg *bg, struct sc_stats *st, struct sc_conv **out,
 	    char *why, size_t why_len)
 {
 	struct sc_conv *cv = calloc(1, sizeof(*cv));
@@ -837,7 +837,7 @@ int sc_feed_file(struct sc_conv *cv, const char *perf_data, char *why, size_t wh
 
 int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, FILE *txt,
 	       struct tr_folded *folded, struct pp_builder *pp, const struct tracerig_services *svc,
-	       struct tracerig_ctx *ctx, struct unwinder *uw, const struct uw_bg *bg,
+	       struct tracerig_ctx *ctx, struct unwinder *uw, struct uw_bg *bg,
 	       struct sc_stats *st, char *why, size_t why_len)
 {
 	struct sc_conv *cv;

@@ -39,7 +39,7 @@ struct sc_stats {
 struct pp_builder;
 int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, FILE *txt,
 	       struct tr_folded *folded, struct pp_builder *pp, const struct tracerig_services *svc,
-	       struct tracerig_ctx *ctx, struct unwinder *uw, const struct uw_bg *bg,
+	       struct tracerig_ctx *ctx, struct unwinder *uw, struct uw_bg *bg,
 	       struct sc_stats *st, char *why, size_t why_len);
 
 /* The same in steps, while perf.data grows (livescript.h): sc_open, then
@@ -48,7 +48,7 @@ int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, F
 struct sc_conv;
 int sc_open(const struct pc_opened *ev, size_t n_ev, FILE *txt, struct tr_folded *folded,
 	    struct pp_builder *pp, const struct tracerig_services *svc, struct tracerig_ctx *ctx,
-	    struct unwinder *uw, const struct uw_bg *bg, struct sc_stats *st, struct sc_conv **out,
+	    struct unwinder *uw, struct uw_bg *bg, struct sc_stats *st, struct sc_conv **out,
 	    char *why, size_t why_len);
 /* `data` is perf.data's data section, `len` bytes of whole records so far
  * (the same bytes as before, and more; it may be mapped elsewhere each

@@ -46,10 +46,20 @@ struct entry {
 	uint64_t offset;
 };
 
-/* Kept frames: n_ips frames, then n_lookups lookups, in `arena`. */
+/* Kept frames: a kept_head, n_ips frames, then n_lookups lookups, in an
+ * arena chunk that never moves: the conversion while collecting reads
+ * them while this thread keeps more. */
 struct kept {
-	uint64_t offset; /* of the sample, in perf.data's data section */
-	size_t at;       /* in the arena */
+	uint64_t offset;          /* of the sample, in perf.data's data section */
+	const unsigned char *at;  /* in an arena chunk */
+};
+
+#define CHUNK_BYTES (1u << 20)
+
+struct chunk {
+	struct chunk *next;
+	size_t len, cap;
+	unsigned char data[];
 };
 
 struct kept_head {
@@ -73,12 +83,18 @@ struct uw_bg {
 	atomic_int started; /* records are taken while set */
 	int idle;           /* the thread runs at SCHED_IDLE until stopped */
 
-	/* Written by the thread; read once it ended. */
+	/* Written by the thread; `kept` (which moves as it grows) under
+	 * `lock`, read by uw_bg_frames at any time. */
+	pthread_mutex_t lock;
 	struct kept *kept;
 	size_t n_kept, cap_kept;
-	unsigned char *arena;
-	size_t arena_len, arena_cap;
+	struct chunk *chunks; /* newest first */
+	size_t arena_len;     /* kept bytes in all chunks */
 	struct uw_bg_stats stats;
+	/* Where the records stand (data-section offsets, the end of the last
+	 * one): every record the writer considered, every one the thread
+	 * took.  See uw_bg_done. */
+	_Atomic uint64_t considered, taken;
 };
 
 static size_t round8(size_t n)
@@ -103,14 +119,16 @@ void uw_bg_record(void *arg, uint64_t offset, const struct perf_event_header *h)
 	size_t skip = pos + need > bg->cap ? bg->cap - pos : 0;
 	struct entry *e;
 
-	if (!atomic_load_explicit(&bg->started, memory_order_relaxed) || !wanted(h))
+	if (!atomic_load_explicit(&bg->started, memory_order_relaxed))
 		return;
+	if (!wanted(h))
+		goto considered;
 	if (head + skip + need - tail > bg->cap) {
 		/* Full: the conversion unwinds this one.  A lost exec or
 		 * mapping only makes later frames fail uw_adopt's check. */
 		if (h->type == PERF_RECORD_SAMPLE)
 			bg->stats.queue_full++;
-		return;
+		goto considered;
 	}
 	if (skip >= sizeof(struct entry))
 		((struct entry *)(bg->ring + pos))->kind = ENTRY_WRAP;
@@ -123,6 +141,9 @@ void uw_bg_record(void *arg, uint64_t offset, const struct perf_event_header *h)
 	atomic_store_explicit(&bg->head, head + need, memory_order_release);
 	if (h->type == PERF_RECORD_SAMPLE)
 		bg->stats.queued++;
+considered:
+	/* After head: whoever sees this end sees the record queued. */
+	atomic_store_explicit(&bg->considered, offset + h->size, memory_order_release);
 }
 
 void uw_bg_pass(void *arg)
@@ -142,36 +163,43 @@ static int keep(struct uw_bg *bg, uint64_t offset, const struct uw_frames *f)
 {
 	struct kept_head kh = { (uint32_t)f->n_ips, (uint32_t)f->n_lookups, (uint32_t)f->stack_end, 0 };
 	size_t ips = f->n_ips * sizeof(*f->ips), lookups = f->n_lookups * sizeof(*f->lookups);
-	size_t need = sizeof(kh) + ips + lookups;
+	size_t need = round8(sizeof(kh) + ips + lookups);
+	struct chunk *c = bg->chunks;
+	unsigned char *at;
 
 	if (bg->arena_len + need + bg->n_kept * sizeof(*bg->kept) > UW_BG_RESULT_BYTES)
 		return -ENOSPC;
+	if (!c || c->len + need > c->cap) {
+		size_t cap = need > CHUNK_BYTES ? need : CHUNK_BYTES;
+
+		c = malloc(sizeof(*c) + cap);
+		if (!c)
+			return -ENOMEM;
+		c->len = 0;
+		c->cap = cap;
+		c->next = bg->chunks;
+		bg->chunks = c; /* only this thread reads the list, and frees it at the end */
+	}
+	at = c->data + c->len;
+	memcpy(at, &kh, sizeof(kh));
+	memcpy(at + sizeof(kh), f->ips, ips);
+	memcpy(at + sizeof(kh) + ips, f->lookups, lookups);
+	c->len += need;
+	bg->arena_len += need;
+	pthread_mutex_lock(&bg->lock);
 	if (bg->n_kept == bg->cap_kept) {
 		size_t cap = bg->cap_kept ? bg->cap_kept * 2 : 4096;
 		struct kept *grown = realloc(bg->kept, cap * sizeof(*grown));
 
-		if (!grown)
+		if (!grown) {
+			pthread_mutex_unlock(&bg->lock);
 			return -ENOMEM;
+		}
 		bg->kept = grown;
 		bg->cap_kept = cap;
 	}
-	if (bg->arena_len + need > bg->arena_cap) {
-		size_t cap = bg->arena_cap ? bg->arena_cap * 2 : 1 << 20;
-		unsigned char *grown;
-
-		while (cap < bg->arena_len + need)
-			cap *= 2;
-		grown = realloc(bg->arena, cap);
-		if (!grown)
-			return -ENOMEM;
-		bg->arena = grown;
-		bg->arena_cap = cap;
-	}
-	memcpy(bg->arena + bg->arena_len, &kh, sizeof(kh));
-	memcpy(bg->arena + bg->arena_len + sizeof(kh), f->ips, ips);
-	memcpy(bg->arena + bg->arena_len + sizeof(kh) + ips, f->lookups, lookups);
-	bg->kept[bg->n_kept++] = (struct kept){ offset, bg->arena_len };
-	bg->arena_len += need;
+	bg->kept[bg->n_kept++] = (struct kept){ offset, at };
+	pthread_mutex_unlock(&bg->lock);
 	return 0;
 }
 
@@ -252,6 +280,8 @@ static void *unwind_thread(void *arg)
 			continue;
 		}
 		take(bg, e);
+		atomic_store_explicit(&bg->taken, e->offset + ((const struct perf_event_header *)(e + 1))->size,
+				      memory_order_release);
 		atomic_store_explicit(&bg->tail, tail + e->len, memory_order_release);
 	}
 	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0)
@@ -309,6 +339,9 @@ int uw_bg_new(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
 	atomic_init(&bg->tail, 0);
 	atomic_init(&bg->stopping, 0);
 	atomic_init(&bg->started, 0);
+	atomic_init(&bg->considered, 0);
+	atomic_init(&bg->taken, 0);
+	pthread_mutex_init(&bg->lock, NULL);
 	ret = bg->wake_fd < 0 ? -errno : 0;
 	if (!ret && (!bg->ring || !bg->uw))
 		ret = -ENOMEM;
@@ -362,10 +395,30 @@ void uw_bg_join(struct uw_bg *bg)
 	atomic_store(&bg->started, 0);
 }
 
-int uw_bg_frames(const struct uw_bg *bg, uint64_t offset, struct uw_frames *out)
+uint64_t uw_bg_done(struct uw_bg *bg)
 {
-	size_t lo = 0, hi = bg->n_kept;
+	uint64_t considered = atomic_load_explicit(&bg->considered, memory_order_acquire);
+	uint64_t head = atomic_load_explicit(&bg->head, memory_order_acquire);
+	uint64_t tail = atomic_load_explicit(&bg->tail, memory_order_acquire);
 
+	if (!atomic_load(&bg->started))
+		return UINT64_MAX;
+	/* Nothing left queued of what was considered: all of it is done.
+	 * Else everything up to the end of the last record taken is (those
+	 * never queued in between are the conversion's own). */
+	if (tail == head)
+		return considered;
+	return atomic_load_explicit(&bg->taken, memory_order_acquire);
+}
+
+int uw_bg_frames(struct uw_bg *bg, uint64_t offset, struct uw_frames *out)
+{
+	const unsigned char *p = NULL;
+	size_t lo = 0, hi;
+	struct kept_head kh;
+
+	pthread_mutex_lock(&bg->lock);
+	hi = bg->n_kept;
 	/* Kept in the order perf.data holds them. */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -375,23 +428,23 @@ int uw_bg_frames(const struct uw_bg *bg, uint64_t offset, struct uw_frames *out)
 		} else if (bg->kept[mid].offset > offset) {
 			hi = mid;
 		} else {
-			const unsigned char *p = bg->arena + bg->kept[mid].at;
-			struct kept_head kh;
-
-			memcpy(&kh, p, sizeof(kh));
-			*out = (struct uw_frames){
-				.ips = (const uint64_t *)(p + sizeof(kh)),
-				.n_ips = kh.n_ips,
-				.lookups = (const struct uw_lookup *)(p + sizeof(kh) +
-								      kh.n_ips * sizeof(uint64_t)),
-				.n_lookups = kh.n_lookups,
-				.stack_end = (int)kh.stack_end,
-				.checkable = 1,
-			};
-			return 1;
+			p = bg->kept[mid].at;
+			break;
 		}
 	}
-	return 0;
+	pthread_mutex_unlock(&bg->lock);
+	if (!p)
+		return 0;
+	memcpy(&kh, p, sizeof(kh));
+	*out = (struct uw_frames){
+		.ips = (const uint64_t *)(p + sizeof(kh)),
+		.n_ips = kh.n_ips,
+		.lookups = (const struct uw_lookup *)(p + sizeof(kh) + kh.n_ips * sizeof(uint64_t)),
+		.n_lookups = kh.n_lookups,
+		.stack_end = (int)kh.stack_end,
+		.checkable = 1,
+	};
+	return 1;
 }
 
 void uw_bg_get_stats(const struct uw_bg *bg, struct uw_bg_stats *out)
@@ -411,6 +464,12 @@ void uw_bg_free(struct uw_bg *bg)
 	if (bg->ring)
 		munmap(bg->ring, bg->cap);
 	free(bg->kept);
-	free(bg->arena);
+	while (bg->chunks) {
+		struct chunk *next = bg->chunks->next;
+
+		free(bg->chunks);
+		bg->chunks = next;
+	}
+	pthread_mutex_destroy(&bg->lock);
 	free(bg);
 }

@@ -48,9 +48,14 @@ void uw_bg_pass(void *arg);
 void uw_bg_stop(struct uw_bg *bg);
 /* Waits for the thread to end (after uw_bg_stop). */
 void uw_bg_join(struct uw_bg *bg);
-/* After uw_bg_join: the frames found for the sample at `offset` in
- * perf.data's data section.  1, or 0 when there are none. */
-int uw_bg_frames(const struct uw_bg *bg, uint64_t offset, struct uw_frames *out);
+/* The data-section offset below which every sample this thread keeps
+ * frames for has them already (UINT64_MAX when it never started): a
+ * conversion while collecting goes no further.  Any thread. */
+uint64_t uw_bg_done(struct uw_bg *bg);
+/* The frames found for the sample at `offset` in perf.data's data
+ * section, valid until uw_bg_free; any thread, at any time (complete
+ * below uw_bg_done, and once joined).  1, or 0 when there are none. */
+int uw_bg_frames(struct uw_bg *bg, uint64_t offset, struct uw_frames *out);
 void uw_bg_get_stats(const struct uw_bg *bg, struct uw_bg_stats *out);
 void uw_bg_free(struct uw_bg *bg);
 

@@ -3,7 +3,8 @@
 # text, folded stacks and pprof samples made as perf.data grows are what
 # converting the finished perf.data gives, byte for byte; the flush only
 # finishes them; a killed tracerig leaves the text made so far; `no`
-# converts everything in the flush.
+# converts everything in the flush; with callchain = dwarf it goes as far
+# as the samples are unwound while collecting, with the same result.
 . "$top_srcdir/tests/perf_events/lib-perf.sh"
 CONVERT="$top_builddir/bench/perf_events/convert"
 [ -x "$CONVERT" ] || skip_all "bench/perf_events/convert is not built (make check builds it)"
@@ -89,6 +90,34 @@ check_eq "convert_while_collecting = no: exit 0" 0 "$rc"
 unzip_archive "$TEST_TMP/n.trace.zip" "$TEST_TMP/n"
 check_no_grep "nothing is converted while collecting" 'converted [0-9]+ KiB of perf.data while collecting' "$TEST_TMP/n/tracerig.log"
 same_as_offline "$TEST_TMP/n" "converted in the flush"
+
+# ---- callchain = dwarf: converted while collecting as far as the samples
+# are unwound, adopting the frames the unwinding thread found
+if without_libdw; then
+	skip "dwarf: converted while collecting" "this build has no libdw (callchain = dwarf is refused)"
+else
+	"$TRACERIG" -c "$top_srcdir/conf/profiles/cpu-dwarf.ini" -p "$demo" -d 600 -o "$TEST_TMP/w.trace.zip" \
+		>"$TEST_TMP/w.out" 2>&1 </dev/null &
+	tr=$!
+	on_exit "kill -9 $tr 2>/dev/null"
+	wait_staged_text w.trace.zip 200
+	check "dwarf: the text is written while collecting (200 demo_hot frames in the staged perf.data.txt)" \
+		kill -0 "$tr"
+	kill -TERM "$tr"
+	wait "$tr"
+	check_eq "dwarf: SIGTERM: tracerig exits 0" 0 "$?"
+	unzip_archive "$TEST_TMP/w.trace.zip" "$TEST_TMP/w"
+	check_grep "dwarf: the log says how much was converted while collecting" \
+		'perf_events: converted [1-9][0-9]* KiB of perf.data while collecting \([1-9][0-9]* steps' \
+		"$TEST_TMP/w/tracerig.log"
+	check "dwarf: frames unwound while collecting were adopted" python3 -c '
+import json, sys
+p = [p for p in json.load(open(sys.argv[1]))["plugins"] if p["name"] == "perf_events"][0]
+c = p["counters"]
+assert c["unwound_while_collecting"] > 0 and c["unwound_samples"] >= c["unwound_while_collecting"], c' \
+		"$TEST_TMP/w/manifest.json"
+	same_as_offline "$TEST_TMP/w" "dwarf"
+fi
 
 # ---- tracerig killed: the salvaged archive has the text made so far
 "$TRACERIG" -c "$CPU_INI" -p "$demo" -d 600 -o "$TEST_TMP/k.trace.zip" >"$TEST_TMP/k.out" 2>&1 </dev/null &
