@@ -12,6 +12,8 @@
 # ("yes/yes yes/no": both streamed, only the deflate; "no/no" adds
 # nothing streamed); a third field sets [zip] compression, the deflate
 # level of the streamed pieces too ("yes/yes/1": zlib's fastest).
+# CALLCHAIN=dwarf records user stacks by copy (tracerig's callchain =
+# dwarf, perf's --call-graph dwarf) instead of frame pointers.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 bench=bench/stream
@@ -20,6 +22,12 @@ DURATIONS=${DURATIONS:-"10 60 300"}
 REPS=${REPS:-1}
 FREQ=${FREQ:-999}
 VARIANTS=${VARIANTS:-"yes/yes yes/yes/1 yes/no"}
+CALLCHAIN=${CALLCHAIN:-fp}
+case $CALLCHAIN in
+fp) perf_cg=-g ;;
+dwarf) perf_cg="--call-graph dwarf" ;;
+*) echo "$bench: CALLCHAIN is fp or dwarf" >&2; exit 2 ;;
+esac
 ${CC:-cc} -O2 -g -fno-omit-frame-pointer -pthread -o "$tmp/spin" "$top/bench/perf_events/spin.c"
 profile=$top/conf/profiles/cpu.ini
 fields=comm,pid,tid,cpu,time,period,event,ip,sym,dso
@@ -39,6 +47,7 @@ run_tracerig() {
 	/usr/bin/time -f '%U %S' -o "$d/time" env TMPDIR="$d/stage" "$tracerig" -q -c "$profile" \
 		--set perf_events.frequency=$FREQ -d "$1" --set tracerig.stream="$2" \
 		--set perf_events.convert_while_collecting="$3" --set zip.compression="$4" \
+		--set perf_events.callchain="$CALLCHAIN" \
 		-o "$d/r.trace.zip" 2>"$d/err" &
 	tpid=$!
 	wait "$tpid" || { busy_stop; return 1; }
@@ -77,7 +86,7 @@ run_perf() {
 		[ "$i" -lt 6 ] || return 1
 		rm -rf "$d" && mkdir -p "$d"
 		busy_start
-		if (cd "$d" && perf record -q -F $FREQ -g -a -o "$d/p.data" \
+		if (cd "$d" && perf record -q -F $FREQ $perf_cg -a -o "$d/p.data" \
 			-- sh -c "sleep $1; '$tmp/spin' now >'$d/end'; cat /proc/\$PPID/stat >'$d/stat'" \
 			2>"$d/err") &&
 			t1=$("$tmp/spin" now) &&
@@ -108,7 +117,7 @@ run_perf_pipe() {
 	local d=$tmp/rq end t1 t2 n
 	rm -rf "$d" && mkdir -p "$d"
 	busy_start
-	if ! (cd "$d" && /usr/bin/time -f '%U %S' -o "$d/time" sh -c "perf record -q -F $FREQ -g -a -o - \
+	if ! (cd "$d" && /usr/bin/time -f '%U %S' -o "$d/time" sh -c "perf record -q -F $FREQ $perf_cg -a -o - \
 		-- sh -c \"sleep $1; '$tmp/spin' now >'$d/end'\" 2>'$d/err' | tee '$d/p.data' |
 		perf script -i - -F $fields >'$d/perf.data.txt' 2>'$d/ps.err'"); then
 		busy_stop
@@ -140,16 +149,16 @@ for dur in $DURATIONS; do
 	done
 done
 
-echo "## Streaming: perf.data converted and deflated while collecting"
+echo "## Streaming: perf.data converted and deflated while collecting$([ "$CALLCHAIN" = fp ] || echo ", callchain = $CALLCHAIN")"
 echo
 echo "Reproduce: \`bash bench/run.sh stream\` (or \`bash bench/stream/run.sh BUILDDIR\`), as"
-echo "root; this run: \`DURATIONS=\"$DURATIONS\" REPS=$REPS FREQ=$FREQ VARIANTS=\"$VARIANTS\" bash bench/stream/run.sh\`."
-echo "System-wide recordings of D seconds, cpu-clock at $FREQ Hz with frame-pointer"
-echo "callchains (kernel + user), while bench/perf_events/spin.c keeps both CPUs busy"
+echo "root; this run: \`DURATIONS=\"$DURATIONS\" REPS=$REPS FREQ=$FREQ VARIANTS=\"$VARIANTS\" CALLCHAIN=$CALLCHAIN bash bench/stream/run.sh\`."
+echo "System-wide recordings of D seconds, cpu-clock at $FREQ Hz with callchains"
+echo "(kernel + user; user stacks $([ "$CALLCHAIN" = dwarf ] && echo "copied and unwound by DWARF CFI" || echo "by frame pointers")), while bench/perf_events/spin.c keeps both CPUs busy"
 echo "(during the packaging too); tracerig \`-c cpu --set perf_events.frequency=$FREQ -d D\`"
 echo "with \`[tracerig] stream\` (perf.data deflated while collecting) and"
 echo "\`[perf_events] convert_while_collecting\` (perf.data.txt, cpu.folded, cpu.pb.gz made"
-echo "while collecting), both \`yes\` by default; perf \`perf record -F $FREQ -g -a"
+echo "while collecting), both \`yes\` by default, \`callchain = $CALLCHAIN\`; perf \`perf record -F $FREQ $perf_cg -a"
 echo "-- sh -c 'sleep D; ...'\`, \`perf script -F $fields\`, \`zip\` of both; and perf's"
 echo "own streaming: the same \`perf record -o -\` piped through \`tee\` (kept as perf.data) into"
 echo "\`perf script -i -\` while recording, then \`zip\`;"

@@ -8,7 +8,8 @@ perf_events_sources = \
 	plugins/perf_events/tracefs.c plugins/perf_events/tracefs.h \
 	plugins/perf_events/tracingdata.c plugins/perf_events/tracingdata.h
 EXTRA_DIST += bench/perf_events/run.sh bench/perf_events/lib.sh bench/recording/run.sh \
-	bench/perf_events_dwarf/run.sh bench/perf_events_dwarf/work.c
+	bench/perf_events_dwarf/run.sh bench/perf_events_dwarf/work.c \
+	bench/stream/run.sh bench/stream_dwarf/run.sh
 if BUILD_PLUGIN_PERF_EVENTS
 plugin_LTLIBRARIES += plugins/perf_events/perf_events.la
 plugins_perf_events_perf_events_la_SOURCES = plugins/perf_events/plugin.c \
