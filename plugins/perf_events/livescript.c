@@ -123,6 +123,10 @@ static int step(struct ls_conv *lc, uint64_t bytes, uint64_t until_ns, char *why
 	 * salvages (tracerig killed) holds the text made so far. */
 	if (ret == 0 && until_ns != UINT64_MAX)
 		ret = sc_sync(lc->cv, why, why_len);
+	/* Frames of samples replayed are not looked at again: memory is
+	 * what the conversion has yet to reach, not the session. */
+	if (ret == 0 && lc->bg)
+		uw_bg_release(lc->bg, sc_replayed_below(lc->cv));
 	if (ret == 0) {
 		lc->fed_bytes = bytes;
 		lc->fed_until = until_ns;

@@ -786,6 +786,16 @@ int sc_feed(struct sc_conv *cv, const void *data, uint64_t len, uint64_t until_n
 	return 0;
 }
 
+uint64_t sc_replayed_below(const struct sc_conv *cv)
+{
+	uint64_t below = cv->scanned;
+
+	for (size_t i = 0; i < cv->n_held; i++)
+		if (cv->held[i].off < below)
+			below = cv->held[i].off;
+	return below;
+}
+
 int sc_sync(struct sc_conv *cv, char *why, size_t why_len)
 {
 	if (!cv->txt_open)

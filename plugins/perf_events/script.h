@@ -59,6 +59,9 @@ int sc_open(const struct pc_opened *ev, size_t n_ev, FILE *txt, struct tr_folded
  * converted at the next call, out of order.  0 or -errno with `why`. */
 int sc_feed(struct sc_conv *cv, const void *data, uint64_t len, uint64_t until_ns, char *why,
 	    size_t why_len);
+/* The data-section offset below which every record fed has been replayed
+ * (the held ones wait at or above it): nothing below is looked at again. */
+uint64_t sc_replayed_below(const struct sc_conv *cv);
 /* Writes perf.data.txt's text so far to its file, which then ends with
  * a whole sample (its blank line).  0 or -EIO with `why`. */
 int sc_sync(struct sc_conv *cv, char *why, size_t why_len);

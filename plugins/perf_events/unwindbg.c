@@ -57,7 +57,8 @@ struct kept {
 #define CHUNK_BYTES (1u << 20)
 
 struct chunk {
-	struct chunk *next;
+	struct chunk *next;      /* newer */
+	uint64_t last_offset;    /* of the newest sample kept in it */
 	size_t len, cap;
 	unsigned char data[];
 };
@@ -83,13 +84,15 @@ struct uw_bg {
 	atomic_int started; /* records are taken while set */
 	int idle;           /* the thread runs at SCHED_IDLE until stopped */
 
-	/* Written by the thread; `kept` (which moves as it grows) under
-	 * `lock`, read by uw_bg_frames at any time. */
+	/* Kept by the thread, read by uw_bg_frames and released by
+	 * uw_bg_release at any time: all under `lock` but the bytes the
+	 * thread writes into the newest chunk, which is never released. */
 	pthread_mutex_t lock;
 	struct kept *kept;
 	size_t n_kept, cap_kept;
-	struct chunk *chunks; /* newest first */
+	struct chunk *oldest, *newest;
 	size_t arena_len;     /* kept bytes in all chunks */
+	uint64_t released;    /* below this offset, nothing is kept any more */
 	struct uw_bg_stats stats;
 	/* Where the records stand (data-section offsets, the end of the last
 	 * one): every record the writer considered, every one the thread
@@ -159,48 +162,66 @@ void uw_bg_pass(void *arg)
 
 /* ---- the thread ---- */
 
+/* Keeps the frames of the sample at `offset`: 0, 1 when the conversion
+ * has passed it already (nothing kept), or -ENOSPC / -ENOMEM. */
 static int keep(struct uw_bg *bg, uint64_t offset, const struct uw_frames *f)
 {
 	struct kept_head kh = { (uint32_t)f->n_ips, (uint32_t)f->n_lookups, (uint32_t)f->stack_end, 0 };
 	size_t ips = f->n_ips * sizeof(*f->ips), lookups = f->n_lookups * sizeof(*f->lookups);
 	size_t need = round8(sizeof(kh) + ips + lookups);
-	struct chunk *c = bg->chunks;
+	struct chunk *c;
 	unsigned char *at;
+	int ret = 0;
 
-	if (bg->arena_len + need + bg->n_kept * sizeof(*bg->kept) > UW_BG_RESULT_BYTES)
-		return -ENOSPC;
+	pthread_mutex_lock(&bg->lock);
+	if (offset < bg->released) {
+		pthread_mutex_unlock(&bg->lock);
+		return 1; /* converted already, unwound there */
+	}
+	if (bg->arena_len + need + bg->n_kept * sizeof(*bg->kept) > UW_BG_RESULT_BYTES) {
+		ret = -ENOSPC;
+		goto out;
+	}
+	if (bg->n_kept == bg->cap_kept) {
+		size_t cap = bg->cap_kept ? bg->cap_kept * 2 : 4096;
+		struct kept *grown = realloc(bg->kept, cap * sizeof(*grown));
+
+		if (!grown) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		bg->kept = grown;
+		bg->cap_kept = cap;
+	}
+	c = bg->newest;
 	if (!c || c->len + need > c->cap) {
 		size_t cap = need > CHUNK_BYTES ? need : CHUNK_BYTES;
 
 		c = malloc(sizeof(*c) + cap);
-		if (!c)
-			return -ENOMEM;
+		if (!c) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		c->next = NULL;
 		c->len = 0;
 		c->cap = cap;
-		c->next = bg->chunks;
-		bg->chunks = c; /* only this thread reads the list, and frees it at the end */
+		if (bg->newest)
+			bg->newest->next = c;
+		else
+			bg->oldest = c;
+		bg->newest = c;
 	}
 	at = c->data + c->len;
 	memcpy(at, &kh, sizeof(kh));
 	memcpy(at + sizeof(kh), f->ips, ips);
 	memcpy(at + sizeof(kh) + ips, f->lookups, lookups);
 	c->len += need;
+	c->last_offset = offset;
 	bg->arena_len += need;
-	pthread_mutex_lock(&bg->lock);
-	if (bg->n_kept == bg->cap_kept) {
-		size_t cap = bg->cap_kept ? bg->cap_kept * 2 : 4096;
-		struct kept *grown = realloc(bg->kept, cap * sizeof(*grown));
-
-		if (!grown) {
-			pthread_mutex_unlock(&bg->lock);
-			return -ENOMEM;
-		}
-		bg->kept = grown;
-		bg->cap_kept = cap;
-	}
 	bg->kept[bg->n_kept++] = (struct kept){ offset, at };
+out:
 	pthread_mutex_unlock(&bg->lock);
-	return 0;
+	return ret;
 }
 
 static void unwind_sample(struct uw_bg *bg, uint64_t offset, const struct perf_event_header *h)
@@ -209,6 +230,7 @@ static void unwind_sample(struct uw_bg *bg, uint64_t offset, const struct perf_e
 	const uint64_t *ips;
 	struct uw_frames f;
 	struct sample s;
+	int ret;
 
 	if (h->size < sizeof(*h) + 8)
 		return;
@@ -221,9 +243,9 @@ static void unwind_sample(struct uw_bg *bg, uint64_t offset, const struct perf_e
 	uw_last(bg->uw, &f);
 	if (!f.checkable)
 		bg->stats.uncheckable++;
-	else if (keep(bg, offset, &f) < 0)
+	else if ((ret = keep(bg, offset, &f)) < 0)
 		bg->stats.results_full++;
-	else
+	else if (ret == 0)
 		bg->stats.kept++;
 }
 
@@ -447,6 +469,28 @@ int uw_bg_frames(struct uw_bg *bg, uint64_t offset, struct uw_frames *out)
 	return 1;
 }
 
+void uw_bg_release(struct uw_bg *bg, uint64_t below)
+{
+	size_t n = 0;
+
+	pthread_mutex_lock(&bg->lock);
+	if (below > bg->released)
+		bg->released = below;
+	while (n < bg->n_kept && bg->kept[n].offset < below)
+		n++;
+	memmove(bg->kept, bg->kept + n, (bg->n_kept - n) * sizeof(*bg->kept));
+	bg->n_kept -= n;
+	/* The newest chunk stays: the thread writes into it unlocked. */
+	while (bg->oldest && bg->oldest != bg->newest && bg->oldest->last_offset < below) {
+		struct chunk *c = bg->oldest;
+
+		bg->oldest = c->next;
+		bg->arena_len -= c->len;
+		free(c);
+	}
+	pthread_mutex_unlock(&bg->lock);
+}
+
 void uw_bg_get_stats(const struct uw_bg *bg, struct uw_bg_stats *out)
 {
 	*out = bg->stats;
@@ -464,11 +508,11 @@ void uw_bg_free(struct uw_bg *bg)
 	if (bg->ring)
 		munmap(bg->ring, bg->cap);
 	free(bg->kept);
-	while (bg->chunks) {
-		struct chunk *next = bg->chunks->next;
+	while (bg->oldest) {
+		struct chunk *next = bg->oldest->next;
 
-		free(bg->chunks);
-		bg->chunks = next;
+		free(bg->oldest);
+		bg->oldest = next;
 	}
 	pthread_mutex_destroy(&bg->lock);
 	free(bg);

@@ -15,8 +15,9 @@
 #include "collector.h"
 #include "unwind.h"
 
-/* Frames kept for at most this many bytes; samples beyond are unwound by
- * the conversion. */
+/* Frames kept for at most this many bytes (those the conversion while
+ * collecting has passed are released); samples beyond are unwound by the
+ * conversion. */
 #define UW_BG_RESULT_BYTES (256u << 20)
 
 struct uw_bg;
@@ -56,6 +57,11 @@ uint64_t uw_bg_done(struct uw_bg *bg);
  * section, valid until uw_bg_free; any thread, at any time (complete
  * below uw_bg_done, and once joined).  1, or 0 when there are none. */
 int uw_bg_frames(struct uw_bg *bg, uint64_t offset, struct uw_frames *out);
+/* The conversion while collecting has replayed every sample below
+ * `below`: their frames go, and frames for them are no longer kept, so
+ * that what is kept is what the conversion has yet to reach.  Any thread;
+ * frames uw_bg_frames gave for samples below `below` are invalid after. */
+void uw_bg_release(struct uw_bg *bg, uint64_t below);
 void uw_bg_get_stats(const struct uw_bg *bg, struct uw_bg_stats *out);
 void uw_bg_free(struct uw_bg *bg);
 

@@ -336,6 +336,51 @@ DEF_TEST(full_queue_leaves_samples)
 	uw_objects_free(objects);
 }
 
+/* What a conversion while collecting relies on: how far the thread has
+ * got (uw_bg_done), frames readable before the thread ends, and frames of
+ * samples converted already released. */
+DEF_TEST(done_and_released_while_running)
+{
+	struct uw_objects *objects = uw_objects_new();
+	const struct perf_event_header *h = sample();
+	uint64_t end = (RECORDS - 1) * 100000 + h->size, done = 0;
+	struct uw_bg *bg = NULL;
+	struct uw_frames f;
+
+	CHECK_NOT_NULL(objects);
+	if (uw_bg_new(&svc, &ctx, objects, 4u << 20, &bg) < 0) {
+		TEST_FAIL("uw_bg_new failed");
+		uw_objects_free(objects);
+		return;
+	}
+	EXPECT_EQ_INT(UINT64_MAX, uw_bg_done(bg)); /* not started: no limit */
+	if (uw_bg_start(bg, &event, 1) < 0) {
+		TEST_FAIL("uw_bg_start failed");
+		uw_bg_free(bg);
+		uw_objects_free(objects);
+		return;
+	}
+	EXPECT_EQ_INT(0, uw_bg_done(bg));
+	for (uint64_t i = 0; i < RECORDS; i++)
+		uw_bg_record(bg, i * 100000, h);
+	uw_bg_pass(bg);
+	/* At SCHED_IDLE it gets there once the machine lets it: a minute at most. */
+	for (int i = 0; i < 6000 && (done = uw_bg_done(bg)) < end; i++)
+		usleep(10 * 1000);
+	EXPECT_EQ_INT(end, done);
+	for (uint64_t i = 0; i < RECORDS; i++)
+		EXPECT_TRUE(uw_bg_frames(bg, i * 100000, &f) && has_chain(f.ips, f.n_ips, chain, 3));
+	uw_bg_release(bg, RECORDS / 2 * 100000);
+	EXPECT_EQ_INT(0, uw_bg_frames(bg, 0, &f));
+	EXPECT_EQ_INT(0, uw_bg_frames(bg, (RECORDS / 2 - 1) * 100000, &f));
+	EXPECT_TRUE(uw_bg_frames(bg, RECORDS / 2 * 100000, &f) && has_chain(f.ips, f.n_ips, chain, 3));
+	EXPECT_TRUE(uw_bg_frames(bg, (RECORDS - 1) * 100000, &f) && has_chain(f.ips, f.n_ips, chain, 3));
+	uw_bg_join(bg);
+	EXPECT_EQ_INT(UINT64_MAX, uw_bg_done(bg)); /* ended: nothing to wait for */
+	uw_bg_free(bg);
+	uw_objects_free(objects);
+}
+
 /* Threads of this process whose scheduling policy is SCHED_IDLE (field 41
  * of /proc/self/task/TID/stat). */
 static int idle_threads(void)
@@ -422,6 +467,7 @@ int main(void)
 	RUN_TEST(objects_mapped_after_a_miss_are_found);
 	RUN_TEST(background_frames_are_adopted);
 	RUN_TEST(full_queue_leaves_samples);
+	RUN_TEST(done_and_released_while_running);
 	RUN_TEST(thread_idle_until_stopped);
 	tr_symbolizer_free(ctx.sym);
 	TEST_MAIN_END();
