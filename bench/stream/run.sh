@@ -151,7 +151,9 @@ done
 
 echo "## Streaming: perf.data converted and deflated while collecting$([ "$CALLCHAIN" = fp ] || echo ", callchain = $CALLCHAIN")"
 echo
-echo "Reproduce: \`bash bench/run.sh stream\` (or \`bash bench/stream/run.sh BUILDDIR\`), as"
+name=stream
+[ "$CALLCHAIN" = fp ] || name=stream_$CALLCHAIN
+echo "Reproduce: \`bash bench/run.sh $name\` (or \`bash bench/$name/run.sh BUILDDIR\`), as"
 echo "root; this run: \`DURATIONS=\"$DURATIONS\" REPS=$REPS FREQ=$FREQ VARIANTS=\"$VARIANTS\" CALLCHAIN=$CALLCHAIN bash bench/stream/run.sh\`."
 echo "System-wide recordings of D seconds, cpu-clock at $FREQ Hz with callchains"
 echo "(kernel + user; user stacks $([ "$CALLCHAIN" = dwarf ] && echo "copied and unwound by DWARF CFI" || echo "by frame pointers")), while bench/perf_events/spin.c keeps both CPUs busy"
