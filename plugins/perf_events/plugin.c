@@ -68,9 +68,9 @@ struct perf {
 	/* Record mode: perf.data converted while collecting (livescript.h);
 	 * what it writes to and builds, until the flush finishes it. */
 	struct ls_conv *live;
-	struct unwinder *live_uw; /* its own unwinding (callchain = dwarf) */
 	struct conv_out {
 		FILE *txt;
+		struct unwinder *uw; /* callchain = dwarf: its own unwinding */
 		struct tr_folded *folded;
 		struct pp_builder *pp;
 		struct sc_stats st;
@@ -435,13 +435,15 @@ static void free_outputs(struct conv_out *o)
 		fclose(o->txt);
 	pp_free(o->pp);
 	tr_folded_free(o->folded);
+	uw_free(o->uw);
 	memset(o, 0, sizeof(*o));
 }
 
 /* perf.data.txt, the folded counts and cpu.pb.gz's builder, and the
  * conversion that fills them, for the flush or to convert while
- * collecting.  `txt` is opened by the caller (NULL: script = no).
- * 0 or -errno with `why`; on failure o is freed. */
+ * collecting.  `txt` is opened by the caller (NULL: script = no), and
+ * `uw` made by it (NULL: no user stacks to unwind): both are o's from here
+ * on.  0 or -errno with `why`; on failure o is freed. */
 static int open_outputs(struct perf *p, FILE *txt, struct unwinder *uw, struct conv_out *o,
 			char *why, size_t why_len)
 {
@@ -449,7 +451,7 @@ static int open_outputs(struct perf *p, FILE *txt, struct unwinder *uw, struct c
 	const struct pc_opened *ev = pc_events(p->pc, &n_ev);
 	int ret;
 
-	*o = (struct conv_out){ .txt = txt };
+	*o = (struct conv_out){ .txt = txt, .uw = uw };
 	o->folded = p->flamegraph ? tr_folded_new() : NULL;
 	o->pp = p->svc->pprof_wanted(p->ctx) ? new_cpu_pprof(p, &ev[0]) : NULL;
 	if ((p->flamegraph && !o->folded) || (p->svc->pprof_wanted(p->ctx) && !o->pp)) {
@@ -471,6 +473,7 @@ static int open_outputs(struct perf *p, FILE *txt, struct unwinder *uw, struct c
 static void convert_while_collecting(struct perf *p)
 {
 	char path[PATH_MAX], why[512];
+	struct unwinder *uw = NULL;
 	FILE *txt = NULL;
 	int created = 0, ret;
 
@@ -478,8 +481,8 @@ static void convert_while_collecting(struct perf *p)
 	    (!p->script && !p->flamegraph && !p->svc->pprof_wanted(p->ctx)))
 		return;
 	if (p->cfg.dwarf_stack_bytes) {
-		p->live_uw = uw_new(p->svc, p->ctx, p->objects);
-		if (!p->live_uw) {
+		uw = uw_new(p->svc, p->ctx, p->objects);
+		if (!uw) {
 			snprintf(why, sizeof(why), "out of memory");
 			goto fail;
 		}
@@ -503,8 +506,10 @@ static void convert_while_collecting(struct perf *p)
 		}
 		appended_entry(p, txt, "perf.data.txt");
 	}
-	/* txt is p->out's from here on, closed with it. */
-	if (open_outputs(p, txt, p->live_uw, &p->out, why, sizeof(why)) < 0)
+	/* txt and uw are p->out's from here on, freed with it. */
+	ret = open_outputs(p, txt, uw, &p->out, why, sizeof(why));
+	uw = NULL;
+	if (ret < 0)
 		goto fail;
 	ret = ls_start(p->pc, p->data_path, p->out.cv, p->bg, &p->live);
 	if (ret == 0)
@@ -512,8 +517,7 @@ static void convert_while_collecting(struct perf *p)
 	snprintf(why, sizeof(why), "cannot start a thread: %s", strerror(-ret));
 fail:
 	free_outputs(&p->out);
-	uw_free(p->live_uw);
-	p->live_uw = NULL;
+	uw_free(uw);
 	if (created)
 		(void)unlink(path);
 	p->svc->log(p->ctx, TRACERIG_LOG_WARN, "perf.data is converted once collection ends, not "
@@ -852,8 +856,7 @@ static struct pp_builder *new_cpu_pprof(struct perf *p, const struct pc_opened *
 /* What a conversion made, into `ar`: its counters, perf.data.txt closed,
  * cpu.folded and cpu.svg (offered to the core's wall-clock view of that
  * archive), cpu.pb.gz.  Frees o. */
-static int write_outputs(struct perf *p, struct tracerig_archive *ar, struct conv_out *o,
-			 const struct unwinder *uw)
+static int write_outputs(struct perf *p, struct tracerig_archive *ar, struct conv_out *o)
 {
 	size_t n_ev;
 	const struct pc_opened *ev = pc_events(p->pc, &n_ev);
@@ -868,8 +871,8 @@ static int write_outputs(struct perf *p, struct tracerig_archive *ar, struct con
 	p->svc->counter_set(p->ctx, "unresolved_frames", st->unresolved);
 	p->svc->counter_set(p->ctx, "mappings_replayed", st->mappings);
 	p->svc->counter_set(p->ctx, "unknown_frames_folded", st->frames_folded_away);
-	if (uw)
-		report_unwinding(p, uw);
+	if (o->uw)
+		report_unwinding(p, o->uw);
 	p->svc->log(p->ctx, TRACERIG_LOG_INFO, "%llu samples, %llu frames (%llu without a "
 		    "symbol)", (unsigned long long)st->samples, (unsigned long long)st->frames,
 		    (unsigned long long)st->unresolved);
@@ -922,18 +925,13 @@ static int finish_live(struct perf *p, struct tracerig_archive *ar)
 	if (ret < 0) {
 		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "%s", why);
 		free_outputs(&p->out);
-		uw_free(p->live_uw);
-		p->live_uw = NULL;
 		return ret;
 	}
 	p->svc->counter_set(p->ctx, "converted_while_collecting_bytes", ls.bytes);
 	p->svc->log(p->ctx, TRACERIG_LOG_INFO, "converted %llu KiB of perf.data while collecting "
 		    "(%llu steps, %llu ms of CPU at nice 19)", (unsigned long long)(ls.bytes >> 10),
 		    (unsigned long long)ls.steps, (unsigned long long)(ls.cpu_ns / 1000000));
-	ret = write_outputs(p, ar, &p->out, p->live_uw);
-	uw_free(p->live_uw);
-	p->live_uw = NULL;
-	return ret;
+	return write_outputs(p, ar, &p->out);
 }
 
 /* perf.data.txt, cpu.folded and cpu.svg, cpu.pb.gz of the recording at
@@ -963,7 +961,7 @@ static int convert(struct perf *p, struct tracerig_archive *ar, const char *data
 			return -EIO;
 		}
 	}
-	/* txt is o's from here on, closed with it. */
+	/* txt and uw are o's from here on, freed with it. */
 	ret = open_outputs(p, txt, uw, &o, why, sizeof(why));
 	if (ret == 0) {
 		ret = sc_close(o.cv, sc_feed_file(o.cv, data_path, why, sizeof(why)), why,
@@ -974,9 +972,8 @@ static int convert(struct perf *p, struct tracerig_archive *ar, const char *data
 		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "%s", why);
 		free_outputs(&o);
 	} else {
-		ret = write_outputs(p, ar, &o, uw);
+		ret = write_outputs(p, ar, &o);
 	}
-	uw_free(uw);
 	return ret;
 }
 
@@ -1051,7 +1048,6 @@ static void perf_fini(void *state)
 	stop_remember_thread(p);
 	ls_free(p->live); /* before the collector it reads goes */
 	free_outputs(&p->out);
-	uw_free(p->live_uw);
 	if (p->bg)
 		uw_bg_join(p->bg); /* before the events it reads go */
 	pc_close(p->pc);
