@@ -109,26 +109,43 @@ static int start_fixture(struct child *c)
 	return child_start(c, argv);
 }
 
+/* Runs `cmd` and returns the value `parse` finds for `want` on the last
+ * line of its output that has it; -1 when none has. */
+static long long tool_value(const char *cmd, int (*parse)(const char *line, const char *want,
+							  long long *value),
+			    const char *want)
+{
+	char line[512];
+	long long value = -1, v;
+	FILE *p = popen(cmd, "r");
+
+	if (!p)
+		return -1;
+	while (fgets(line, sizeof(line), p))
+		if (parse(line, want, &v))
+			value = v;
+	pclose(p);
+	return value;
+}
+
+static int nm_line(const char *line, const char *symbol, long long *value)
+{
+	unsigned long long v;
+	char type, name[256];
+
+	if (sscanf(line, "%llx %c %255s", &v, &type, name) != 3 || strcmp(name, symbol) != 0)
+		return 0;
+	*value = (long long)v;
+	return 1;
+}
+
 /* The symbol's value as `nm` prints it: what perf shows as the dso offset. */
 static long long nm_value(const char *file, const char *symbol)
 {
-	char cmd[512], line[512];
-	long long value = -1;
-	FILE *p;
+	char cmd[512];
 
 	snprintf(cmd, sizeof(cmd), "nm %s 2>/dev/null", file);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	while (fgets(line, sizeof(line), p)) {
-		unsigned long long v;
-		char type, name[256];
-
-		if (sscanf(line, "%llx %c %255s", &v, &type, name) == 3 && strcmp(name, symbol) == 0)
-			value = (long long)v;
-	}
-	pclose(p);
-	return value;
+	return tool_value(cmd, nm_line, symbol);
 }
 
 static int same_file(const char *a, const char *b)
@@ -170,29 +187,26 @@ DEF_TEST(functions_of_a_running_pie_resolve_with_perf_offsets)
 	tr_symbolizer_free(sym);
 }
 
+static int readelf_section_line(const char *line, const char *name, long long *addr)
+{
+	const char *at = strstr(line, "] ");
+	char sec[64], type[64];
+	unsigned long long a;
+
+	if (!at || sscanf(at + 2, "%63s %63s %llx", sec, type, &a) != 3 || strcmp(sec, name) != 0)
+		return 0;
+	*addr = (long long)a;
+	return 1;
+}
+
 /* The address of section `name` in `file`, as readelf shows it; -1 when
  * it has none. */
 static long long section_addr(const char *file, const char *name)
 {
-	char cmd[512], line[512];
-	long long addr = -1;
-	FILE *p;
+	char cmd[512];
 
 	snprintf(cmd, sizeof(cmd), "readelf -SW %s 2>/dev/null", file);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	while (fgets(line, sizeof(line), p)) {
-		char *at = strstr(line, "] ");
-		char sec[64], type[64];
-		unsigned long long a;
-
-		if (at && sscanf(at + 2, "%63s %63s %llx", sec, type, &a) == 3 &&
-		    strcmp(sec, name) == 0)
-			addr = (long long)a;
-	}
-	pclose(p);
-	return addr;
+	return tool_value(cmd, readelf_section_line, name);
 }
 
 /* The PLT's header (the lazy-binding trampoline) has no symbol of its own:
