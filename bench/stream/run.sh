@@ -77,11 +77,22 @@ print(round(after - end), round(after - last), cpu0, round(cpu), c["samples"], s
 PY
 }
 
+# zip_perf_side DIR: perf's text and perf.data zipped, as perfcollect
+# does, then the load stopped; sets zipped (ms, CLOCK_MONOTONIC), end (the
+# workload's end, from DIR/end) and n (the samples in the text).
+zip_perf_side() {
+	zip -q -j "$1/p.zip" "$1/perf.data.txt" "$1/p.data"
+	zipped=$("$tmp/spin" now)
+	busy_stop
+	end=$(cat "$1/end")
+	n=$(grep -c ' cpu-clock' "$1/perf.data.txt" || true)
+}
+
 # perf D: appends "end_to_archive_ms record_exit_ms script_ms zip_ms samples
 # cpu_collect_ms" (perf record's CPU when the command ends, read by it).
 perf_aborts=0
 run_perf() {
-	local d=$tmp/rp end t1 t2 t3 n i cpu
+	local d=$tmp/rp t1 t2 t3 i cpu
 	for i in 1 2 3 4 5 6; do
 		[ "$i" -lt 6 ] || return 1
 		rm -rf "$d" && mkdir -p "$d"
@@ -98,11 +109,8 @@ run_perf() {
 		echo "$bench: perf failed: $(tail -n 2 "$d/err" "$d/ps.err" 2>/dev/null | tr '\n' ' ')" >&2
 	done
 	t2=$("$tmp/spin" now)
-	zip -q -j "$d/p.zip" "$d/perf.data.txt" "$d/p.data"
-	t3=$("$tmp/spin" now)
-	busy_stop
-	end=$(cat "$d/end")
-	n=$(grep -c ' cpu-clock' "$d/perf.data.txt" || true)
+	zip_perf_side "$d"
+	t3=$zipped
 	cpu=$(awk -v hz="$hz" '{ sub(/.*\) /, ""); printf "%d", ($12 + $13) * 1000 / hz }' "$d/stat")
 	awk -v e="$end" -v a="$t1" -v b="$t2" -v c="$t3" -v n="$n" -v cpu="$cpu" \
 		'BEGIN { printf "%d %d %d %d %d %d\n", c - e, a - e, b - a, c - b, n, cpu }' >>"$tmp/p-$1"
@@ -114,7 +122,7 @@ run_perf() {
 # is perf record's, perf script's and tee's CPU in all (all of it spent
 # while collecting but the tail perf script reads after the end).
 run_perf_pipe() {
-	local d=$tmp/rq end t1 t2 n
+	local d=$tmp/rq t1 t2
 	rm -rf "$d" && mkdir -p "$d"
 	busy_start
 	if ! (cd "$d" && /usr/bin/time -f '%U %S' -o "$d/time" sh -c "perf record -q -F $FREQ $perf_cg -a -o - \
@@ -125,11 +133,8 @@ run_perf_pipe() {
 		return 1
 	fi
 	t1=$("$tmp/spin" now)
-	zip -q -j "$d/p.zip" "$d/perf.data.txt" "$d/p.data"
-	t2=$("$tmp/spin" now)
-	busy_stop
-	end=$(cat "$d/end")
-	n=$(grep -c ' cpu-clock' "$d/perf.data.txt" || true)
+	zip_perf_side "$d"
+	t2=$zipped
 	awk -v e="$end" -v a="$t1" -v b="$t2" -v n="$n" -v t="$(cat "$d/time" | tail -n 1)" \
 		'BEGIN { split(t, c, " "); printf "%d %d %d %d %d\n", b - e, a - e, b - a, n, (c[1] + c[2]) * 1000 }' >>"$tmp/q-$1"
 }
