@@ -40,6 +40,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <tracerig/plugin.h>
+
+_Static_assert(TRACERIG_DEFLATE_FAST == TR_ZPIECE_FAST,
+	       "the ABI's and lib/zpiece's flags for ISA-L are one");
+
 #define TR_STREAM_POLL_MS 250
 
 struct entry {
@@ -80,8 +85,10 @@ static struct {
 
 int tr_stream_set_level(int level)
 {
-	if (level < 0 || level > 9)
-		return -EINVAL;
+	int ret = level ? tr_zpiece_level_ok(level) : 0;
+
+	if (ret)
+		return ret;
 	pthread_mutex_lock(&st.lock);
 	st.level = level;
 	pthread_mutex_unlock(&st.lock);
@@ -359,9 +366,9 @@ void tr_stream_stop(void)
 		human(e->to - e->from, done, sizeof(done));
 		human((uint64_t)sb.st_size, total, sizeof(total));
 		tr_info("%s: %s of %s deflated before packaging (%llu bytes in %llu pieces, "
-			"%llu compressed)", e->name, done, total,
+			"%llu compressed, by %s)", e->name, done, total,
 			(unsigned long long)(e->to - e->from), (unsigned long long)e->pieces,
-			(unsigned long long)e->comp_size);
+			(unsigned long long)e->comp_size, e->z.isal ? "ISA-L" : "zlib");
 	}
 }
 

@@ -22,7 +22,8 @@
 #define TR_STREAM_DIR ".tracerig-stream"
 #define TR_STREAM_MAX 8
 
-/* The packager's deflate level (1..9); 0 turns streaming off. */
+/* The packager's deflate level (1..9, with TR_ZPIECE_FAST for ISA-L); 0
+ * turns streaming off.  0, -EINVAL or -ENOTSUP (see tr_zpiece_level_ok). */
 int tr_stream_set_level(int level);
 /* Follows `staging_dir`/`name`, append-only from byte `from`.  0,
  * -ENOTSUP (no packager asked for streaming), -EINVAL, -ENOSPC (too many),

@@ -58,11 +58,12 @@ lib/profile.pb-c.h: lib/profile.pb-c.c
 
 # Raw deflate in pieces that concatenate (lib/zpiece.h): the core's thread
 # that deflates entries while they grow, and the zip packager that puts the
-# pieces together.  Its own library, so that only these two link zlib for it.
+# pieces together.  Its own library, so that only these two link zlib (and
+# ISA-L, when built with it) for it.
 noinst_LTLIBRARIES += lib/libtrzpiece.la
 lib_libtrzpiece_la_SOURCES = lib/zpiece.c lib/zpiece.h
-lib_libtrzpiece_la_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS)
-lib_libtrzpiece_la_LIBADD = $(ZLIB_LIBS)
+lib_libtrzpiece_la_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS) $(ISAL_CFLAGS)
+lib_libtrzpiece_la_LIBADD = $(ZLIB_LIBS) $(ISAL_LIBS)
 
 # ---- unit tests (no root needed): tests/lib/test_X.c each (including
 # ../testing.h, so they need no -I)

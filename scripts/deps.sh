@@ -10,6 +10,8 @@ packages=(
 	libltdl-dev libinih-dev libelf-dev libiberty-dev
 	# core: pprof profiles (the vendored profile.proto through protoc-c; gzip)
 	libprotobuf-c-dev protobuf-c-compiler zlib1g-dev
+	# core and zip packager: ISA-L's fast deflate for the large entries
+	libisal-dev
 	# backends
 	libzip-dev linux-libc-dev libtraceevent-dev libdw-dev
 	liblttng-ctl-dev liblttng-ust-dev lttng-tools

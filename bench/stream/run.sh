@@ -11,7 +11,9 @@
 # tracerig's configurations, each "stream/convert_while_collecting"
 # ("yes/yes yes/no": both streamed, only the deflate; "no/no" adds
 # nothing streamed); a third field sets [zip] compression, the deflate
-# level of the streamed pieces too ("yes/yes/1": zlib's fastest).
+# level of the streamed pieces too, and a fourth [zip] deflate, their
+# encoder ("yes/yes/6/zlib": zlib instead of ISA-L, "yes/yes/1/zlib":
+# zlib's fastest).
 # CALLCHAIN=dwarf records user stacks by copy (tracerig's callchain =
 # dwarf, perf's --call-graph dwarf) instead of frame pointers.
 set -euo pipefail
@@ -21,7 +23,7 @@ bench=bench/stream
 DURATIONS=${DURATIONS:-"10 60 300"}
 REPS=${REPS:-1}
 FREQ=${FREQ:-999}
-VARIANTS=${VARIANTS:-"yes/yes yes/yes/1 yes/no"}
+VARIANTS=${VARIANTS:-"yes/yes yes/yes/6/zlib yes/no"}
 CALLCHAIN=${CALLCHAIN:-fp}
 case $CALLCHAIN in
 fp) perf_cg=-g ;;
@@ -36,9 +38,9 @@ hz=$(getconf CLK_TCK)
 busy_start() { "$tmp/spin" 2 1000000000000 >/dev/null & busy=$!; sleep 0.5; }
 busy_stop() { kill "$busy"; wait "$busy" 2>/dev/null || true; }
 
-# tracerig D STREAM CONVERT: appends "end_to_archive_ms packaging_ms cpu_collect_ms
+# tracerig D STREAM CONVERT LEVEL DEFLATE: appends "end_to_archive_ms packaging_ms cpu_collect_ms
 # cpu_total_ms samples perf_data_kib streamed_kib archive_kib" to
-# $tmp/t-STREAM-CONVERT-D.  Packaging: from the last line tracerig.log has (the
+# $tmp/t-STREAM-CONVERT-LEVEL-DEFLATE-D.  Packaging: from the last line tracerig.log has (the
 # sources' summary, or the stream's) to the exit: the manifest and the zip.
 run_tracerig() {
 	local d=$tmp/rt after end cpu0
@@ -47,6 +49,7 @@ run_tracerig() {
 	/usr/bin/time -f '%U %S' -o "$d/time" env TMPDIR="$d/stage" "$tracerig" -q -c "$profile" \
 		--set perf_events.frequency=$FREQ -d "$1" --set tracerig.stream="$2" \
 		--set perf_events.convert_while_collecting="$3" --set zip.compression="$4" \
+		--set zip.deflate="$5" \
 		--set perf_events.callchain="$CALLCHAIN" \
 		-o "$d/r.trace.zip" 2>"$d/err" &
 	tpid=$!
@@ -58,7 +61,7 @@ run_tracerig() {
 	end=$(awk '/ session ended / { printf "%d", $1 * 1000; exit }' "$d/log")
 	# Its CPU when collection ended, as it logs it.
 	cpu0=$(awk '/ ms of CPU time used while collecting/ { print $4; exit }' "$d/log")
-	python3 - "$d" "$after" "$end" "${cpu0:-0}" >>"$tmp/t-$2-$3-$4-$1" <<'PY'
+	python3 - "$d" "$after" "$end" "${cpu0:-0}" >>"$tmp/t-$2-$3-$4-$5-$1" <<'PY'
 import json, os, re, sys, zipfile
 d, after, end, cpu0 = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
 u, s = open(f'{d}/time').read().split()[-2:]
@@ -147,8 +150,8 @@ for dur in $DURATIONS; do
 		[ $((i % 2)) = 1 ] || order=$(echo "$VARIANTS" | tr ' ' '\n' | tac | tr '\n' ' ')
 		[ $((i % 2)) = 1 ] || { run_perf "$dur" || failed perf; run_perf_pipe "$dur" || failed "perf pipe"; }
 		for v in $order; do
-			IFS=/ read -r vs vc vl <<<"$v"
-			run_tracerig "$dur" "$vs" "$vc" "${vl:-6}" || failed tracerig
+			IFS=/ read -r vs vc vl vd <<<"$v"
+			run_tracerig "$dur" "$vs" "$vc" "${vl:-6}" "${vd:-auto}" || failed tracerig
 		done
 		[ $((i % 2)) = 0 ] || { run_perf_pipe "$dur" || failed "perf pipe"; run_perf "$dur" || failed perf; }
 	done
@@ -165,7 +168,8 @@ echo "(kernel + user; user stacks $([ "$CALLCHAIN" = dwarf ] && echo "copied and
 echo "(during the packaging too); tracerig \`-c cpu --set perf_events.frequency=$FREQ -d D\`"
 echo "with \`[tracerig] stream\` (perf.data deflated while collecting) and"
 echo "\`[perf_events] convert_while_collecting\` (perf.data.txt, cpu.folded, cpu.pb.gz made"
-echo "while collecting), both \`yes\` by default, \`callchain = $CALLCHAIN\`; perf \`perf record -F $FREQ $perf_cg -a"
+echo "while collecting), both \`yes\` by default, \`[zip] deflate = auto\` (ISA-L in this build:"
+echo "$(grep -q '^#define HAVE_ISAL 1' "$build/config.h" 2>/dev/null && echo yes || echo no)), \`callchain = $CALLCHAIN\`; perf \`perf record -F $FREQ $perf_cg -a"
 echo "-- sh -c 'sleep D; ...'\`, \`perf script -F $fields\`, \`zip\` of both; and perf's"
 echo "own streaming: the same \`perf record -o -\` piped through \`tee\` (kept as perf.data) into"
 echo "\`perf script -i -\` while recording, then \`zip\`;"
@@ -175,10 +179,10 @@ echo "| session | | end of collection to archive (ms) | of which manifest + zip 
 echo "|---|---|---|---|---|---|---|---|---|---|"
 for dur in $DURATIONS; do
 	for v in $VARIANTS; do
-		IFS=/ read -r vs vc vl <<<"$v"
-		f=t-$vs-$vc-${vl:-6}-$dur
+		IFS=/ read -r vs vc vl vd <<<"$v"
+		f=t-$vs-$vc-${vl:-6}-${vd:-auto}-$dur
 		[ -s "$tmp/$f" ] || continue
-		echo "| $dur s | tracerig, stream = $vs, convert_while_collecting = $vc${vl:+, zip.compression = $vl} | $(med $f 1) | $(med $f 2) | $(med $f 3) | $(med $f 4) | $(med $f 5) | $(med $f 6) | $(med $f 7) | $(med $f 8) |"
+		echo "| $dur s | tracerig, stream = $vs, convert_while_collecting = $vc${vl:+, zip.compression = $vl}${vd:+, zip.deflate = $vd} | $(med $f 1) | $(med $f 2) | $(med $f 3) | $(med $f 4) | $(med $f 5) | $(med $f 6) | $(med $f 7) | $(med $f 8) |"
 	done
 	[ -s "$tmp/p-$dur" ] &&
 		echo "| $dur s | perf record + perf script + zip | $(med p-$dur 1) (record's exit $(med p-$dur 2), script $(med p-$dur 3), zip $(med p-$dur 4)) | | $(med p-$dur 6) (perf record) | | $(med p-$dur 5) | | | |"

@@ -138,11 +138,12 @@ static int deflate_range(int level, int in_fd, uint64_t off, uint64_t len, int o
 zip_source_t *zp_pieces_source(zip_t *za, int level, const char *path,
 			       const struct tracerig_streamed *sd, const char **why)
 {
+	static const struct tracerig_streamed whole = { .path = NULL };
 	struct pieces *p = calloc(1, sizeof(*p));
-	struct stat st, ms;
+	struct stat st, ms = { .st_size = 0 };
 	uint32_t head_crc, tail_crc;
 	char dir[PATH_MAX];
-	const char *slash;
+	const char *slash, *beside;
 	zip_source_t *src;
 	int in_fd = -1, ret;
 
@@ -151,26 +152,35 @@ zip_source_t *zp_pieces_source(zip_t *za, int level, const char *path,
 		return NULL;
 	zip_error_init(&p->error);
 	p->ends_fd = p->mid_fd = -1;
-	slash = strrchr(sd->path, '/');
-	if (!slash || (size_t)(slash - sd->path) >= sizeof(dir)) {
-		*why = "bad side file name";
+	beside = sd ? sd->path : path;
+	slash = strrchr(beside, '/');
+	if (!slash || (size_t)(slash - beside) >= sizeof(dir)) {
+		*why = "bad file name";
 		goto fail;
 	}
-	memcpy(dir, sd->path, (size_t)(slash - sd->path));
-	dir[slash - sd->path] = '\0';
+	memcpy(dir, beside, (size_t)(slash - beside));
+	dir[slash - beside] = '\0';
 	in_fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	p->mid_fd = open(sd->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	/* The head and tail next to the middle; unnamed, gone when closed. */
+	if (sd)
+		p->mid_fd = open(sd->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	/* The head and tail next to the middle (or the file); unnamed, gone
+	 * when closed. */
 	p->ends_fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (in_fd < 0 || p->mid_fd < 0 || p->ends_fd < 0) {
+	if (in_fd < 0 || (sd && p->mid_fd < 0) || p->ends_fd < 0) {
 		*why = strerror(errno);
 		goto fail;
 	}
-	if (fstat(in_fd, &st) < 0 || fstat(p->mid_fd, &ms) < 0) {
+	if (fstat(in_fd, &st) < 0 || (sd && fstat(p->mid_fd, &ms) < 0)) {
 		*why = strerror(errno);
 		goto fail;
 	}
-	if ((uint64_t)st.st_dev != sd->dev || (uint64_t)st.st_ino != sd->ino) {
+	if (!S_ISREG(st.st_mode)) {
+		*why = "not a regular file";
+		goto fail;
+	}
+	if (!sd) {
+		sd = &whole;
+	} else if ((uint64_t)st.st_dev != sd->dev || (uint64_t)st.st_ino != sd->ino) {
 		*why = "the staged file was replaced";
 		goto fail;
 	}

@@ -15,8 +15,9 @@
  * with size, compressed size and CRC, so that zip_close() copies the
  * bytes as they are: add it with the entry's compression left at the
  * default.  Checks first that the file is sd's (dev, inode) and no
- * shorter than sd->to.  NULL with *why set (a static string) when it
- * cannot: then compress the file the plain way. */
+ * shorter than sd->to.  With `sd` NULL, the whole file is deflated now
+ * (a large entry the core did not follow).  NULL with *why set (a static
+ * string) when it cannot: then compress the file the plain way. */
 zip_source_t *zp_pieces_source(zip_t *za, int level, const char *path,
 			       const struct tracerig_streamed *sd, const char **why);
 

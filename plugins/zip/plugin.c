@@ -23,6 +23,7 @@
 
 #include <tracerig/plugin.h>
 
+#include "lib/zpiece.h"
 #include "pieces.h"
 
 struct zip_packager {
@@ -31,10 +32,21 @@ struct zip_packager {
 	zip_t *za;
 	struct tracerig_archive *ar; /* the one being written */
 	int level;                   /* compression */
+	int deflater;                /* enum deflater */
+	int big_level;               /* what large entries are deflated at,
+	                              * with TRACERIG_DEFLATE_FAST for ISA-L */
 	struct tracerig_list stored; /* store */
 	uint64_t entries, bytes_in;
 	uint64_t streamed_entries, streamed_bytes;
 };
+
+enum deflater { DEFLATER_AUTO, DEFLATER_ISAL, DEFLATER_ZLIB };
+
+/* Entries at least this large that were not deflated while they grew
+ * (streaming off, flight snapshots, LTTng's traces) are deflated here by
+ * the large entries' encoder, before zip_close() copies them, rather than
+ * by libzip's zlib: that is where the time goes. */
+#define BIG_ENTRY (1024 * 1024)
 
 /* Already-compressed files gain nothing from deflate. */
 static int stored_as_is(const struct tracerig_list *stored, const char *name)
@@ -76,29 +88,55 @@ static const char *write_hint(int err)
 	return "choose another place with -o";
 }
 
-static int add_entry(void *arg, const char *name, const char *path, uint64_t size)
+/* A source for `name` that is deflated already (zip_close() copies it as
+ * it is): put together from what the core deflated while it grew, or, for
+ * a large entry it did not, deflated here by ISA-L.  NULL when neither:
+ * libzip deflates it.  *from_core: put together from the core's, whose
+ * *streamed_bytes it had deflated. */
+static zip_source_t *deflated_source(struct zip_packager *z, const char *name, const char *path,
+				     uint64_t size, int *from_core, uint64_t *streamed_bytes)
 {
-	struct zip_packager *z = arg;
 	struct tracerig_streamed sd;
 	zip_source_t *src = NULL;
-	zip_int64_t idx;
-	int streamed = 0, ret = -ENOENT;
+	const char *why = NULL;
+	int ret;
 
-	if (z->level > 0 && !stored_as_is(&z->stored, name))
-		ret = z->svc->archive_streamed(z->ctx, z->ar, name, &sd);
-	if (ret == 0 && sd.level == z->level) {
-		const char *why = NULL;
-
-		src = zp_pieces_source(z->za, z->level, path, &sd, &why);
-		if (src)
-			streamed = 1;
-		else
-			z->svc->log(z->ctx, TRACERIG_LOG_WARN, "%s: what was deflated before "
-				    "packaging is not used (%s): deflating it whole", name, why);
+	*from_core = 0;
+	*streamed_bytes = 0;
+	if (z->level == 0 || stored_as_is(&z->stored, name))
+		return NULL;
+	ret = z->svc->archive_streamed(z->ctx, z->ar, name, &sd);
+	if (ret == 0 && sd.level == z->big_level) {
+		src = zp_pieces_source(z->za, z->big_level, path, &sd, &why);
+		if (src) {
+			*from_core = 1;
+			*streamed_bytes = sd.to - sd.from;
+			return src;
+		}
+		z->svc->log(z->ctx, TRACERIG_LOG_WARN, "%s: what was deflated before "
+			    "packaging is not used (%s): deflating it whole", name, why);
 	} else if (ret == -EIO) {
 		z->svc->log(z->ctx, TRACERIG_LOG_INFO, "%s: deflating it whole (deflating it "
 			    "as it grew had stopped)", name);
 	}
+	if (size < BIG_ENTRY || !(z->big_level & TRACERIG_DEFLATE_FAST))
+		return NULL;
+	src = zp_pieces_source(z->za, z->big_level, path, NULL, &why);
+	if (!src)
+		z->svc->log(z->ctx, TRACERIG_LOG_WARN, "%s: cannot deflate it with ISA-L (%s): "
+			    "libzip deflates it", name, why);
+	return src;
+}
+
+static int add_entry(void *arg, const char *name, const char *path, uint64_t size)
+{
+	struct zip_packager *z = arg;
+	uint64_t streamed_bytes;
+	int from_core, ret;
+	zip_source_t *src = deflated_source(z, name, path, size, &from_core, &streamed_bytes);
+	int deflated = src != NULL;
+	zip_int64_t idx;
+
 	/* Length -1: libzip reads to EOF when writing, so a file still growing
 	 * cannot make the archive inconsistent. */
 	if (!src)
@@ -116,11 +154,11 @@ static int add_entry(void *arg, const char *name, const char *path, uint64_t siz
 		zip_source_free(src);
 		return ret;
 	}
-	/* A streamed entry keeps the default method: libzip takes the
+	/* A deflated source keeps the default method: libzip takes the
 	 * source's deflate as it is. */
-	if (streamed) {
-		z->streamed_entries++;
-		z->streamed_bytes += sd.to - sd.from;
+	if (deflated) {
+		z->streamed_entries += (uint64_t)from_core;
+		z->streamed_bytes += streamed_bytes;
 	} else if (stored_as_is(&z->stored, name) || z->level == 0)
 		zip_set_file_compression(z->za, (zip_uint64_t)idx, ZIP_CM_STORE, 0);
 	else
@@ -207,7 +245,8 @@ static int zip_check(const struct tracerig_services *svc, struct tracerig_ctx *c
 {
 	(void)svc;
 	(void)ctx;
-	snprintf(advice, len, "libzip %s", zip_libzip_version());
+	snprintf(advice, len, "libzip %s, large entries deflated by %s", zip_libzip_version(),
+		 tr_zpiece_level_ok(6 | TR_ZPIECE_FAST) == 0 ? "ISA-L or zlib" : "zlib");
 	return 0;
 }
 
@@ -222,11 +261,25 @@ static int zip_init(const struct tracerig_services *svc, struct tracerig_ctx *ct
 	z->ctx = ctx;
 	*state = z;
 	ret = svc->config_bind(ctx, z);
+	if (ret)
+		return ret;
+	z->big_level = z->level;
+	if (z->level > 0 && z->deflater != DEFLATER_ZLIB) {
+		if (tr_zpiece_level_ok(z->level | TR_ZPIECE_FAST) == 0)
+			z->big_level |= TRACERIG_DEFLATE_FAST;
+		else if (z->deflater == DEFLATER_ISAL) {
+			svc->log(ctx, TRACERIG_LOG_ERROR, "[zip] deflate = isal: this tracerig "
+				 "was built without ISA-L (rebuild with libisal-dev installed), "
+				 "or set deflate = zlib or auto");
+			return -ENOTSUP;
+		}
+	}
+	if (z->level > 0)
+		svc->log(ctx, TRACERIG_LOG_DEBUG, "large entries are deflated by %s",
+			 z->big_level & TRACERIG_DEFLATE_FAST ? "ISA-L" : "zlib");
 	/* Entries the sources say only grow are deflated while collecting,
 	 * at this level (add_entry puts them together). */
-	if (!ret)
-		ret = svc->archive_stream_level(ctx, z->level);
-	return ret;
+	return svc->archive_stream_level(ctx, z->big_level);
 }
 
 static void zip_fini(void *state)
@@ -242,6 +295,11 @@ static const struct tracerig_key zip_keys[] = {
 	{ .name = "compression", .type = TRACERIG_KEY_INT, .default_value = "6", .max = 9,
 	  TRACERIG_BIND(struct zip_packager, level),
 	  .description = "Deflate level: 0 stores everything, 9 is smallest and slowest." },
+	{ .name = "deflate", .type = TRACERIG_KEY_ENUM, .default_value = "auto",
+	  .choices = "auto,isal,zlib", TRACERIG_BIND(struct zip_packager, deflater),
+	  .description = "Encoder of the large entries (perf.data, perf.data.txt, traces): "
+			 "isal (Intel ISA-L: several times faster, about a quarter larger), "
+			 "zlib (smallest), auto (isal when built with it)." },
 	{ .name = "store", .type = TRACERIG_KEY_LIST, .default_value = ".gz,.zip,.xz,.zst,.bz2",
 	  TRACERIG_BIND(struct zip_packager, stored),
 	  .description = "Entry name suffixes stored without compression (already compressed)." },

@@ -84,6 +84,30 @@ archive_whole plain
 check_grep "plain: the log says how much was deflated while collecting" \
 	'perf\.data: .* deflated before packaging' "$TEST_TMP/plain/tracerig.log"
 
+# The encoder of the large entries (zip.deflate): ISA-L by default where
+# built with it, zlib when asked; the archive is right either way.
+if grep -q '^#define HAVE_ISAL 1' "$top_builddir/config.h"; then
+	check_grep "by default ISA-L deflates perf.data while collecting" \
+		'perf\.data: .* deflated before packaging .*, by ISA-L\)' "$TEST_TMP/plain/tracerig.log"
+	session isal_asked TRACERIG_TEST_STREAM=drain -- --set zip.deflate=isal
+	archive_whole isal_asked
+	check_grep "zip.deflate = isal: ISA-L deflated perf.data while collecting" \
+		'perf\.data: .* deflated before packaging .*, by ISA-L\)' \
+		"$TEST_TMP/isal_asked/tracerig.log"
+else
+	check_grep "built without ISA-L, zlib deflates perf.data while collecting" \
+		'perf\.data: .* deflated before packaging .*, by zlib\)' "$TEST_TMP/plain/tracerig.log"
+	"$TRACERIG" -c "$CPU_INI" -p "$demo" -d 1 -o "$TEST_TMP/noisal.trace.zip" \
+		--set zip.deflate=isal >"$TEST_TMP/noisal.out" 2>&1 </dev/null
+	check "built without ISA-L, zip.deflate = isal is refused" test $? -ne 0
+	check_grep "and the error says how to get it" 'built without ISA-L.*libisal-dev' \
+		"$TEST_TMP/noisal.out"
+fi
+session zlib TRACERIG_TEST_STREAM=drain -- --set zip.deflate=zlib
+archive_whole zlib
+check_grep "zip.deflate = zlib: zlib deflated perf.data while collecting" \
+	'perf\.data: .* deflated before packaging .*, by zlib\)' "$TEST_TMP/zlib/tracerig.log"
+
 session broken TRACERIG_TEST_STREAM=fault --
 archive_whole broken
 check_grep "broken: the log says deflating while collecting stopped" \

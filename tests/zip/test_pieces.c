@@ -2,7 +2,8 @@
  * plugins/zip/pieces.c) and the core's thread that deflates a staged file
  * while it grows (core/stream.c): the entry reads back byte for byte with
  * libzip, unzip -t and python3's zipfile, however the file was cut into
- * head, streamed middle and tail; and what does not add up is refused. */
+ * head, streamed middle and tail, and whichever encoder (zlib, ISA-L)
+ * wrote which piece; and what does not add up is refused. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -86,10 +87,12 @@ static void check_zip(const char *zip, zip_source_t *src, zip_t *za, const unsig
 }
 
 /* A file of `len` bytes: head [0, from), then the middle appended in
- * `n_pieces` pieces deflated as the core's thread does (one z_stream,
- * a sync flush per piece), then the head rewritten and a tail of
- * `tail` bytes appended; the entry put together from them. */
-static void pieces_case(size_t from, size_t middle, size_t n_pieces, size_t tail, int level)
+ * `n_pieces` pieces deflated at `mid_level` as the core's thread does (one
+ * stream, a sync flush per piece), then the head rewritten and a tail of
+ * `tail` bytes appended; the entry put together from them, its head and
+ * tail deflated at `ends_level`. */
+static void pieces_case(size_t from, size_t middle, size_t n_pieces, size_t tail, int mid_level,
+			int ends_level)
 {
 	char path[PATH_MAX], side[PATH_MAX], zip[PATH_MAX];
 	size_t len = from + middle + tail;
@@ -113,7 +116,9 @@ static void pieces_case(size_t from, size_t middle, size_t n_pieces, size_t tail
 	/* A placeholder head, rewritten once the rest is there. */
 	memset(data, 0, from);
 	EXPECT_EQ_INT(0, append(fd, data, from));
-	EXPECT_EQ_INT(0, tr_zpiece_begin(&zp, level, out));
+	EXPECT_EQ_INT(0, tr_zpiece_begin(&zp, mid_level, out));
+	/* The encoder asked for is the one that runs. */
+	EXPECT_EQ_INT(!!(mid_level & TR_ZPIECE_FAST), zp.isal != NULL);
 	for (size_t i = 0, at = from; i < n_pieces; i++) {
 		size_t n = i + 1 == n_pieces ? from + middle - at : middle / n_pieces;
 
@@ -131,7 +136,7 @@ static void pieces_case(size_t from, size_t middle, size_t n_pieces, size_t tail
 	sd.from = from;
 	sd.to = from + middle;
 	sd.crc = zp.crc;
-	sd.level = level;
+	sd.level = mid_level;
 	sd.dev = (uint64_t)sb.st_dev;
 	sd.ino = (uint64_t)sb.st_ino;
 	tr_zpiece_end(&zp);
@@ -139,7 +144,7 @@ static void pieces_case(size_t from, size_t middle, size_t n_pieces, size_t tail
 	close(fd);
 	za = zip_open(zip, ZIP_CREATE | ZIP_TRUNCATE, &err);
 	EXPECT_TRUE(za != NULL);
-	src = za ? zp_pieces_source(za, level, path, &sd, &why) : NULL;
+	src = za ? zp_pieces_source(za, ends_level, path, &sd, &why) : NULL;
 	if (!src)
 		TEST_FAIL("no source: %s", why ? why : "?");
 	else
@@ -149,27 +154,91 @@ static void pieces_case(size_t from, size_t middle, size_t n_pieces, size_t tail
 
 DEF_TEST(pieces_head_middle_tail_read_back_whole)
 {
-	pieces_case(4096, 3 << 20, 7, 100000, 6);
+	pieces_case(4096, 3 << 20, 7, 100000, 6, 6);
 }
 
 DEF_TEST(one_piece_and_no_tail)
 {
-	pieces_case(104, 1 << 20, 1, 0, 6);
+	pieces_case(104, 1 << 20, 1, 0, 6, 6);
 }
 
 DEF_TEST(no_middle_at_all)
 {
-	pieces_case(104, 0, 0, 500000, 1);
+	pieces_case(104, 0, 0, 500000, 1, 1);
 }
 
 DEF_TEST(no_head_and_level_9)
 {
-	pieces_case(0, 600000, 3, 1, 9);
+	pieces_case(0, 600000, 3, 1, 9, 9);
 }
 
 DEF_TEST(pieces_larger_than_the_read_buffer)
 {
-	pieces_case(65536, 5 * TR_ZPIECE_IN_SIZE + 3, 2, TR_ZPIECE_IN_SIZE + 1, 6);
+	pieces_case(65536, 5 * TR_ZPIECE_IN_SIZE + 3, 2, TR_ZPIECE_IN_SIZE + 1, 6, 6);
+}
+
+#define FAST TR_ZPIECE_FAST
+
+/* ISA-L (zip.deflate = isal), at each of its levels, and pieces of both
+ * encoders one after the other in one entry. */
+DEF_TEST(isal_pieces_read_back_whole)
+{
+	pieces_case(4096, 3 << 20, 7, 100000, 6 | FAST, 6 | FAST);
+	pieces_case(104, 1 << 20, 1, 0, 1 | FAST, 1 | FAST);
+	pieces_case(0, 600000, 3, 1, 9 | FAST, 9 | FAST);
+	pieces_case(65536, 5 * TR_ZPIECE_IN_SIZE + 3, 2, TR_ZPIECE_IN_SIZE + 1, 6 | FAST,
+		    6 | FAST);
+}
+
+DEF_TEST(isal_and_zlib_pieces_in_one_entry)
+{
+	pieces_case(4096, 2 << 20, 5, 300000, 6 | FAST, 6);
+	pieces_case(4096, 2 << 20, 5, 300000, 6, 6 | FAST);
+}
+
+/* A level this build cannot write is refused, not written some other way. */
+DEF_TEST(levels_out_of_range_are_refused)
+{
+	struct tr_zpiece zp;
+
+	EXPECT_EQ_INT(-EINVAL, tr_zpiece_level_ok(0));
+	EXPECT_EQ_INT(-EINVAL, tr_zpiece_level_ok(10 | FAST));
+	EXPECT_EQ_INT(-EINVAL, tr_zpiece_begin(&zp, 10, 1));
+	EXPECT_EQ_INT(-EINVAL, tr_stream_set_level(0 | FAST));
+	EXPECT_EQ_INT(0, tr_stream_set_level(0));
+#ifndef HAVE_ISAL
+	EXPECT_EQ_INT(-ENOTSUP, tr_zpiece_begin(&zp, 6 | FAST, 1));
+	EXPECT_EQ_INT(-ENOTSUP, tr_stream_set_level(6 | FAST));
+#endif
+}
+
+/* A large entry nothing deflated while it grew, deflated whole by ISA-L
+ * for the packager (sd NULL). */
+DEF_TEST(a_whole_file_deflated_by_isal)
+{
+	char path[PATH_MAX], zip[PATH_MAX];
+	size_t len = 3 * TR_ZPIECE_IN_SIZE + 17;
+	unsigned char *data = malloc(len);
+	const char *why = NULL;
+	zip_source_t *src;
+	zip_t *za;
+	int fd, err;
+
+	snprintf(path, sizeof(path), "%s/lttng.data", dir);
+	snprintf(zip, sizeof(zip), "%s/w.zip", dir);
+	unlink(zip);
+	fill(data, len);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	EXPECT_EQ_INT(0, append(fd, data, len));
+	close(fd);
+	za = zip_open(zip, ZIP_CREATE | ZIP_TRUNCATE, &err);
+	EXPECT_TRUE(za != NULL);
+	src = za ? zp_pieces_source(za, 6 | FAST, path, NULL, &why) : NULL;
+	if (!src)
+		TEST_FAIL("no source: %s", why ? why : "?");
+	else
+		check_zip(zip, src, za, data, len);
+	free(data);
 }
 
 /* The staged file changed in ways streaming cannot cover: refused. */
@@ -213,7 +282,7 @@ DEF_TEST(a_file_shorter_or_replaced_is_refused)
  * it rewrites at the end), and what it hands the packager makes the
  * whole file.  TRACERIG_TEST_STREAM=drain: it deflates all there is when
  * stopped, so the test does not depend on how much it got to before. */
-DEF_TEST(the_core_thread_follows_a_growing_file)
+static void core_thread_case(int level)
 {
 	char staging[1100], path[PATH_MAX], zip[PATH_MAX];
 	size_t len = 6 << 20, from = 512;
@@ -224,16 +293,16 @@ DEF_TEST(the_core_thread_follows_a_growing_file)
 	zip_t *za;
 	int fd, err;
 
-	snprintf(staging, sizeof(staging), "%s/staging", dir);
+	snprintf(staging, sizeof(staging), "%s/staging.%x", dir, (unsigned)level);
 	mkdir(staging, 0700);
 	snprintf(path, sizeof(path), "%s/perf.data", staging);
-	snprintf(zip, sizeof(zip), "%s/c.zip", dir);
+	snprintf(zip, sizeof(zip), "%s/c.%x.zip", dir, (unsigned)level);
 	fill(data, len);
 	setenv("TRACERIG_TEST_STREAM", "drain", 1);
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	EXPECT_EQ_INT(0, append(fd, data, from + 1000));
 	EXPECT_EQ_INT(-ENOTSUP, tr_stream_follow(staging, "perf.data", from));
-	EXPECT_EQ_INT(0, tr_stream_set_level(6));
+	EXPECT_EQ_INT(0, tr_stream_set_level(level));
 	EXPECT_EQ_INT(0, tr_stream_follow(staging, "perf.data", from));
 	EXPECT_EQ_INT(-EEXIST, tr_stream_follow(staging, "perf.data", from));
 	EXPECT_EQ_INT(-EAGAIN, tr_stream_result(staging, "perf.data", &sd));
@@ -249,16 +318,27 @@ DEF_TEST(the_core_thread_follows_a_growing_file)
 	EXPECT_EQ_INT(0, tr_stream_result(staging, "perf.data", &sd));
 	EXPECT_EQ_INT(from, sd.from);
 	EXPECT_EQ_INT(len - 4096, sd.to);
+	EXPECT_EQ_INT(level, sd.level);
 	/* The side file is under the hidden directory, never an entry. */
 	EXPECT_TRUE(strstr(sd.path, "/" TR_STREAM_DIR "/") != NULL);
 	za = zip_open(zip, ZIP_CREATE | ZIP_TRUNCATE, &err);
-	src = zp_pieces_source(za, 6, path, &sd, &why);
+	src = zp_pieces_source(za, level, path, &sd, &why);
 	if (!src)
 		TEST_FAIL("no source: %s", why ? why : "?");
 	else
 		check_zip(zip, src, za, data, len);
 	tr_stream_free();
 	free(data);
+}
+
+DEF_TEST(the_core_thread_follows_a_growing_file)
+{
+	core_thread_case(6);
+}
+
+DEF_TEST(the_core_thread_follows_a_growing_file_with_isal)
+{
+	core_thread_case(6 | FAST);
 }
 
 DEF_TEST(a_write_error_breaks_the_stream)
@@ -297,8 +377,23 @@ int main(void)
 	RUN_TEST(no_middle_at_all);
 	RUN_TEST(no_head_and_level_9);
 	RUN_TEST(pieces_larger_than_the_read_buffer);
+	RUN_TEST(levels_out_of_range_are_refused);
+#ifdef HAVE_ISAL
+	RUN_TEST(isal_pieces_read_back_whole);
+	RUN_TEST(isal_and_zlib_pieces_in_one_entry);
+	RUN_TEST(a_whole_file_deflated_by_isal);
+#else
+	SKIP_TEST(isal_pieces_read_back_whole, "built without ISA-L");
+	SKIP_TEST(isal_and_zlib_pieces_in_one_entry, "built without ISA-L");
+	SKIP_TEST(a_whole_file_deflated_by_isal, "built without ISA-L");
+#endif
 	RUN_TEST(a_file_shorter_or_replaced_is_refused);
 	RUN_TEST(the_core_thread_follows_a_growing_file);
+#ifdef HAVE_ISAL
+	RUN_TEST(the_core_thread_follows_a_growing_file_with_isal);
+#else
+	SKIP_TEST(the_core_thread_follows_a_growing_file_with_isal, "built without ISA-L");
+#endif
 	RUN_TEST(a_write_error_breaks_the_stream);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (!tr_test_failures && system(cmd) != 0)
