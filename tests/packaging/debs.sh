@@ -138,8 +138,8 @@ for p in tracerig-ebpf tracerig-lttng tracerig-mapharvest tracerig-dev liblttng-
 	if installed "$p"; then not_ok "$p is not installed"; else ok "$p is not installed"; fi
 done
 depends=$(in_root dpkg-query -W -f '${Depends}' tracerig)
-check "dpkg -s tracerig: depends on libltdl, inih, libzip, libelf and libprotobuf-c" \
-	bash -c 'for l in libltdl7 libinih1 libzip4 libelf1 libprotobuf-c1; do grep -q "$l" <<<"$1" || { echo "no $l in: $1"; exit 1; }; done' _ "$depends"
+check "dpkg -s tracerig: depends on libltdl, inih, libzip, libelf, libprotobuf-c and ISA-L" \
+	bash -c 'for l in libltdl7 libinih1 libzip4 libelf1 libprotobuf-c1 libisal2; do grep -q "$l" <<<"$1" || { echo "no $l in: $1"; exit 1; }; done' _ "$depends"
 if grep -Eq 'lttng|libbpf|traceevent|tracerig-' <<<"$depends"; then
 	not_ok "dpkg -s tracerig: depends on none of the backends' libraries" "Depends: $depends"
 else
