@@ -35,13 +35,11 @@ record fp
 record dwarf
 files="fp/perf.data fp/perf.data.txt dwarf/perf.data"
 
-# cpu_us CMD...: the command's CPU time in microseconds (getrusage, finer
-# than time(1)'s 10 ms).
+# cpu_us CMD...: the command's CPU time in microseconds, as perf stat's
+# task-clock counts it from the exec (finer than time(1)'s 10 ms).
 cpu_us() {
-	python3 -c 'import resource, subprocess, sys
-subprocess.run(sys.argv[1:], check=True)
-r = resource.getrusage(resource.RUSAGE_CHILDREN)
-print(int((r.ru_utime + r.ru_stime) * 1e6))' "$@"
+	perf stat -x, -e task-clock -o "$tmp/stat" -- "$@" &&
+		awk -F, '$3 == "task-clock" { printf "%d", $1 * 1000 }' "$tmp/stat"
 }
 
 # One file, one encoder: "cpu_us bytes" per run into $tmp/r-ENC-LEVEL-FILE.

@@ -160,7 +160,8 @@ zip_source_t *zp_pieces_source(zip_t *za, int level, const char *path,
 	}
 	memcpy(dir, beside, (size_t)(slash - beside));
 	dir[slash - beside] = '\0';
-	in_fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO put in its place must not hang the packaging. */
+	in_fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (sd)
 		p->mid_fd = open(sd->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	/* The head and tail next to the middle (or the file); unnamed, gone

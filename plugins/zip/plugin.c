@@ -122,9 +122,17 @@ static zip_source_t *deflated_source(struct zip_packager *z, const char *name, c
 	if (size < BIG_ENTRY || !(z->big_level & TRACERIG_DEFLATE_FAST))
 		return NULL;
 	src = zp_pieces_source(z->za, z->big_level, path, NULL, &why);
-	if (!src)
+	if (src) {
+		zip_stat_t st;
+
+		if (zip_source_stat(src, &st) == 0)
+			z->svc->log(z->ctx, TRACERIG_LOG_INFO, "%s: deflated whole by ISA-L at "
+				    "packaging (%llu bytes to %llu)", name,
+				    (unsigned long long)st.size, (unsigned long long)st.comp_size);
+	} else {
 		z->svc->log(z->ctx, TRACERIG_LOG_WARN, "%s: cannot deflate it with ISA-L (%s): "
 			    "libzip deflates it", name, why);
+	}
 	return src;
 }
 

@@ -121,11 +121,21 @@ m = json.load(open(sys.argv[1]))
 print([f for f in m["files"] if f["name"] == "perf.data"][0].get("deflated_before_packaging"))' \
 		"$TEST_TMP/broken/manifest.json")"
 
-session off TRACERIG_TEST_STREAM=drain -- --set tracerig.stream=no
+session off TRACERIG_TEST_STREAM=drain -- --set tracerig.stream=no -v
 archive_whole off
 check_no_grep "stream = no: nothing is deflated while collecting" \
 	'deflated before packaging' "$TEST_TMP/off/tracerig.log"
 check "stream = no: no side file" test ! -e "$staged/.tracerig-stream"
+# A large entry nobody followed is deflated by ISA-L all the same (at
+# packaging), and stays right (archive_whole above).
+if grep -q '^#define HAVE_ISAL 1' "$top_builddir/config.h"; then
+	size=$(stat -c %s "$staged/perf.data")
+	check "stream = no: perf.data is large enough to be deflated by ISA-L ($size bytes)" \
+		test "$size" -ge 1048576
+	check_grep "stream = no: the log says ISA-L deflated perf.data whole at packaging" \
+		"perf\.data: deflated whole by ISA-L at packaging \($size bytes to [0-9]+\)" \
+		"$TEST_TMP/off.out"
+fi
 
 # Killed while the thread deflates: the watchdog's archive is whole and
 # has no side file.
