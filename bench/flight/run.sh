@@ -167,8 +167,6 @@ flight_perf_retry() {
 # 2. End of collection to a finished archive.  The workload keeps both CPUs
 # busy from before the session to after the tool is done.  Each appends
 # "end_to_archive_ms record_exit_ms script_ms zip_ms samples archive_kib".
-busy_start() { "$tmp/spin" 2 1000000000000 >/dev/null & busy=$!; sleep 0.5; }
-busy_stop() { kill "$busy"; wait "$busy" 2>/dev/null || true; }
 record_tracerig() { # D
 	local d=$tmp/rt after end
 	rm -rf "$d" && mkdir -p "$d/stage"
@@ -189,7 +187,7 @@ print(round(after - end), round(after - end), 0, 0, c["samples"], size)
 PY
 }
 record_perf() { # D
-	local d=$tmp/rp end t1 t2 t3 n i
+	local d=$tmp/rp t1 t2 t3 i
 	rm -rf "$d" && mkdir -p "$d"
 	for i in 1 2 3 4 5 6; do
 		[ "$i" -lt 6 ] || return 1
@@ -206,11 +204,8 @@ record_perf() { # D
 		busy_stop
 	done
 	t2=$("$tmp/spin" now)
-	zip -q -j "$d/p.zip" "$d/perf.data.txt" "$d/p.data"
-	t3=$("$tmp/spin" now)
-	busy_stop
-	end=$(cat "$d/end")
-	n=$(grep -c ' cpu-clock' "$d/perf.data.txt" || true)
+	zip_perf_side "$d"
+	t3=$zipped
 	awk -v e="$end" -v a="$t1" -v b="$t2" -v c="$t3" -v n="$n" -v s="$(($(stat -c %s "$d/p.zip") / 1024))" \
 		'BEGIN { printf "%d %d %d %d %d %d\n", c - e, a - e, b - a, c - b, n, s }' >>"$tmp/r-perf-$1"
 }

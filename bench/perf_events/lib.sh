@@ -59,3 +59,18 @@ say_load() {
 	echo "both tools' times are longer than on an idle machine)."
 }
 pct() { awk -v v="$1" -v b="$base" 'BEGIN { printf "%+.1f%%", (v - b) * 100 / b }'; }
+# busy_start, busy_stop: both CPUs kept busy by $tmp/spin (bench/
+# perf_events/spin.c, which the bench builds) from before a session to
+# after the tool is done.
+busy_start() { "$tmp/spin" 2 1000000000000 >/dev/null & busy=$!; sleep 0.5; }
+busy_stop() { kill "$busy"; wait "$busy" 2>/dev/null || true; }
+# zip_perf_side DIR: perf's text and perf.data zipped, as perfcollect
+# does, then the load stopped; sets zipped (ms, CLOCK_MONOTONIC), end (the
+# workload's end, from DIR/end) and n (the samples in the text).
+zip_perf_side() {
+	zip -q -j "$1/p.zip" "$1/perf.data.txt" "$1/p.data"
+	zipped=$("$tmp/spin" now)
+	busy_stop
+	end=$(cat "$1/end")
+	n=$(grep -c ' cpu-clock' "$1/perf.data.txt" || true)
+}

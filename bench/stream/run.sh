@@ -35,8 +35,6 @@ profile=$top/conf/profiles/cpu.ini
 fields=comm,pid,tid,cpu,time,period,event,ip,sym,dso
 hz=$(getconf CLK_TCK)
 
-busy_start() { "$tmp/spin" 2 1000000000000 >/dev/null & busy=$!; sleep 0.5; }
-busy_stop() { kill "$busy"; wait "$busy" 2>/dev/null || true; }
 
 # tracerig D STREAM CONVERT LEVEL DEFLATE: appends "end_to_archive_ms packaging_ms cpu_collect_ms
 # cpu_total_ms samples perf_data_kib streamed_kib archive_kib" to
@@ -78,17 +76,6 @@ for line in open(f'{d}/log'):
 print(round(after - end), round(after - last), cpu0, round(cpu), c["samples"], size // 1024,
       streamed // 1024, os.path.getsize(f'{d}/r.trace.zip') // 1024)
 PY
-}
-
-# zip_perf_side DIR: perf's text and perf.data zipped, as perfcollect
-# does, then the load stopped; sets zipped (ms, CLOCK_MONOTONIC), end (the
-# workload's end, from DIR/end) and n (the samples in the text).
-zip_perf_side() {
-	zip -q -j "$1/p.zip" "$1/perf.data.txt" "$1/p.data"
-	zipped=$("$tmp/spin" now)
-	busy_stop
-	end=$(cat "$1/end")
-	n=$(grep -c ' cpu-clock' "$1/perf.data.txt" || true)
 }
 
 # perf D: appends "end_to_archive_ms record_exit_ms script_ms zip_ms samples
