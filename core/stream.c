@@ -14,8 +14,9 @@
  * tail the packager deflates.
  *
  * It runs at nice 19 while collecting: deflate is the work that may wait.
- * Once collection ends it goes back to nice 0, as what it has not done is
- * then on the way to the archive, and follows the files more closely
+ * Once collection ends it goes back to the session's priority (within the
+ * round in hand), as what it has not done is then on the way to the
+ * archive, and follows the files more closely
  * (sources also write entries in their flush, e.g. perf.data.txt, which it
  * deflates on the other CPU while they are written).  It never waits for
  * a source, and a source never waits for it; if it falls behind, the tail
@@ -70,6 +71,8 @@ static struct {
 	int level;
 	int stopping, running, stopped;
 	int ended; /* collection ended: the thread is on the way to the archive */
+	int niced; /* the thread's alone: 1 at nice 19, 2 back at session_nice */
+	int session_nice;
 	pthread_t thread;
 	struct entry *e[TR_STREAM_MAX];
 	size_t n;
@@ -95,6 +98,26 @@ int tr_stream_set_level(int level)
 	return 0;
 }
 
+/* Low priority while collecting: the traced work and the collector come
+ * first.  Once collection ended, what the thread has not deflated is on
+ * the way to the archive: back to the session's priority at once, within
+ * the round in hand (allowed with CAP_SYS_NICE or RLIMIT_NICE; else it
+ * stays). */
+static void follow_priority(int ended)
+{
+	if (!st.niced && !ended) {
+		errno = 0;
+		st.session_nice = getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid));
+		if (st.session_nice == -1 && errno)
+			st.session_nice = 0;
+		(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+		st.niced = 1;
+	} else if (st.niced == 1 && ended) {
+		(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), st.session_nice);
+		st.niced = 2;
+	}
+}
+
 /* One round for one entry: deflates [to, size) and sync-flushes.  The
  * thread alone writes z and the files; the lock guards what the packager
  * reads.  Returns the bytes taken, or a negative errno (the stream broke). */
@@ -110,9 +133,13 @@ static int64_t round_of(struct entry *e, int *stop, int drain)
 	if ((uint64_t)sb.st_size < at)
 		return -ESPIPE; /* it shrank: not append-only after all */
 	while (at + taken < (uint64_t)sb.st_size) {
+		int ended;
+
 		pthread_mutex_lock(&st.lock);
 		*stop = st.stopping && !drain;
+		ended = st.ended;
 		pthread_mutex_unlock(&st.lock);
+		follow_priority(ended);
 		if (*stop)
 			break;
 		n = tr_zpiece_feed_fd(&e->z, e->in_fd, at + taken,
@@ -142,9 +169,7 @@ static int64_t round_of(struct entry *e, int *stop, int drain)
 
 static void *stream_thread(void *arg)
 {
-	int drain = 0;
-
-	int niced = 0, ended;
+	int drain = 0, ended;
 
 	(void)arg;
 	for (;;) {
@@ -160,17 +185,7 @@ static void *stream_thread(void *arg)
 		if (stop && st.test_drain && !drain)
 			drain = 1, stop = 0;
 		pthread_mutex_unlock(&st.lock);
-		/* Low priority while collecting: the traced work and the
-		 * collector come first.  Once collection ended, what it has
-		 * not deflated is on the way to the archive: back to nice 0
-		 * (allowed with CAP_SYS_NICE or RLIMIT_NICE; else it stays). */
-		if (!niced && !ended) {
-			(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
-			niced = 1;
-		} else if (niced == 1 && ended) {
-			(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 0);
-			niced = 2;
-		}
+		follow_priority(ended);
 		for (size_t i = 0; i < n && !stop; i++) {
 			struct entry *e = st.e[i];
 			int64_t got;
@@ -417,7 +432,7 @@ void tr_stream_free(void)
 	}
 	st.n = 0;
 	/* A new session (a test's) may follow entries again. */
-	st.stopping = st.stopped = st.ended = 0;
+	st.stopping = st.stopped = st.ended = st.niced = 0;
 	st.level = 0;
 	pthread_mutex_unlock(&st.lock);
 }

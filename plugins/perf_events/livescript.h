@@ -19,6 +19,8 @@ struct ls_stats {
 	uint64_t steps;      /* sc_feed calls while collecting */
 	uint64_t bytes;      /* of perf.data's data read while collecting */
 	uint64_t cpu_ns;     /* the thread's CPU time, once it ended */
+	int final_nice;      /* its nice value when it ended: the session's,
+	                      * once collection ended (19 while collecting) */
 };
 
 /* Starts the thread on `cv` (it owns the conversion until ls_finish) for

@@ -929,8 +929,9 @@ static int finish_live(struct perf *p, struct tracerig_archive *ar)
 	}
 	p->svc->counter_set(p->ctx, "converted_while_collecting_bytes", ls.bytes);
 	p->svc->log(p->ctx, TRACERIG_LOG_INFO, "converted %llu KiB of perf.data while collecting "
-		    "(%llu steps, %llu ms of CPU at nice 19)", (unsigned long long)(ls.bytes >> 10),
-		    (unsigned long long)ls.steps, (unsigned long long)(ls.cpu_ns / 1000000));
+		    "(%llu steps, %llu ms of CPU at nice 19, finished at nice %d)",
+		    (unsigned long long)(ls.bytes >> 10), (unsigned long long)ls.steps,
+		    (unsigned long long)(ls.cpu_ns / 1000000), ls.final_nice);
 	return write_outputs(p, ar, &p->out);
 }
 

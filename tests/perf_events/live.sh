@@ -57,6 +57,12 @@ check_grep "the log says how much was converted while collecting" \
 	'perf_events: converted [1-9][0-9]* KiB of perf.data while collecting \([1-9][0-9]* steps' \
 	"$TEST_TMP/a/tracerig.log"
 check_grep "and the manifest" '"converted_while_collecting_bytes": [1-9]' "$TEST_TMP/a/manifest.json"
+# At nice 19 while collecting; what is left once it ended is on the way to
+# the archive, at the session's priority (tracerig's own, this shell's),
+# not at 1.5% of a CPU beside a busy workload.
+check_grep "the converting thread finished at the session's priority ($(nice)), not 19" \
+	"perf_events: converted .* while collecting \\(.*, finished at nice $(nice)\\)" \
+	"$TEST_TMP/a/tracerig.log"
 same_as_offline "$TEST_TMP/a" "while collecting"
 n=$(samples "$TEST_TMP/a/perf.data.txt")
 check_grep "every sample is in the text (the manifest's count: $n)" "\"samples\": $n," \

@@ -4,6 +4,7 @@
  * libzip, unzip -t and python3's zipfile, however the file was cut into
  * head, streamed middle and tail, and whichever encoder (zlib, ISA-L)
  * wrote which piece; and what does not add up is refused. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zip.h>
@@ -363,6 +365,88 @@ DEF_TEST(a_write_error_breaks_the_stream)
 	tr_stream_free();
 }
 
+/* The nice value of this process's thread called `name` (/proc's stat,
+ * field 19), or -100 when there is none. */
+static int thread_nice(const char *name)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	int nice = -100;
+
+	while (d && nice == -100 && (de = readdir(d))) {
+		char path[300], buf[1024];
+		const char *p;
+		FILE *f;
+		size_t n;
+		int field = 2;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", de->d_name);
+		f = fopen(path, "r");
+		n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+		if (f)
+			fclose(f);
+		buf[n] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+		if (strcmp(buf, name) != 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/stat", de->d_name);
+		f = fopen(path, "r");
+		n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+		if (f)
+			fclose(f);
+		buf[n] = '\0';
+		/* After the comm's closing parenthesis, fields 3 on. */
+		for (p = strrchr(buf, ')'); p && *p && field < 19; p++)
+			if (*p == ' ')
+				field++;
+		if (p && field == 19)
+			nice = atoi(p);
+	}
+	if (d)
+		closedir(d);
+	return nice;
+}
+
+/* Waits (up to 20 s) for the thread `name` to be at nice `want`. */
+static int wait_thread_nice(const char *name, int want)
+{
+	for (int i = 0; i < 2000; i++) {
+		if (thread_nice(name) == want)
+			return 1;
+		usleep(10000);
+	}
+	TEST_FAIL("thread %s is at nice %d, not %d", name, thread_nice(name), want);
+	return 0;
+}
+
+/* While collecting the thread deflates at nice 19; once collection ended,
+ * at the session's priority (ours). */
+DEF_TEST(the_core_thread_is_at_nice_19_until_collection_ends)
+{
+	char staging[1100], path[PATH_MAX];
+	unsigned char data[100000];
+	int fd, ours = getpriority(PRIO_PROCESS, 0);
+
+	snprintf(staging, sizeof(staging), "%s/staging3", dir);
+	mkdir(staging, 0700);
+	snprintf(path, sizeof(path), "%s/perf.data", staging);
+	fill(data, sizeof(data));
+	unsetenv("TRACERIG_TEST_STREAM");
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	EXPECT_EQ_INT(0, append(fd, data, sizeof(data)));
+	EXPECT_EQ_INT(0, tr_stream_set_level(6));
+	EXPECT_EQ_INT(0, tr_stream_follow(staging, "perf.data", 104));
+	EXPECT_TRUE(wait_thread_nice("tr-deflate", 19));
+	tr_stream_collection_ended();
+	EXPECT_EQ_INT(0, append(fd, data, sizeof(data)));
+	EXPECT_TRUE(wait_thread_nice("tr-deflate", ours));
+	tr_stream_stop();
+	close(fd);
+	tr_stream_free();
+}
+
 int main(void)
 {
 	char cmd[PATH_MAX + 16];
@@ -395,6 +479,11 @@ int main(void)
 	SKIP_TEST(the_core_thread_follows_a_growing_file_with_isal, "built without ISA-L");
 #endif
 	RUN_TEST(a_write_error_breaks_the_stream);
+	/* Going back from nice 19 needs CAP_SYS_NICE (or RLIMIT_NICE). */
+	if (geteuid() == 0 && getpriority(PRIO_PROCESS, 0) < 19)
+		RUN_TEST(the_core_thread_is_at_nice_19_until_collection_ends);
+	else
+		SKIP_TEST(the_core_thread_is_at_nice_19_until_collection_ends, "going back from nice 19 needs root");
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (!tr_test_failures && system(cmd) != 0)
 		return 1;
