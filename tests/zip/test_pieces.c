@@ -365,6 +365,22 @@ DEF_TEST(a_write_error_breaks_the_stream)
 	tr_stream_free();
 }
 
+/* /proc/self/task/TID/FILE into buf (NUL-terminated; empty when
+ * unreadable). */
+static void read_task_file(const char *tid, const char *file, char *buf, size_t len)
+{
+	char path[300];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%s/%s", tid, file);
+	f = fopen(path, "r");
+	n = f ? fread(buf, 1, len - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+}
+
 /* The nice value of this process's thread called `name` (/proc's stat,
  * field 19), or -100 when there is none. */
 static int thread_nice(const char *name)
@@ -374,29 +390,17 @@ static int thread_nice(const char *name)
 	int nice = -100;
 
 	while (d && nice == -100 && (de = readdir(d))) {
-		char path[300], buf[1024];
+		char buf[1024];
 		const char *p;
-		FILE *f;
-		size_t n;
 		int field = 2;
 
 		if (de->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", de->d_name);
-		f = fopen(path, "r");
-		n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-		if (f)
-			fclose(f);
-		buf[n] = '\0';
+		read_task_file(de->d_name, "comm", buf, sizeof(buf));
 		buf[strcspn(buf, "\n")] = '\0';
 		if (strcmp(buf, name) != 0)
 			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/stat", de->d_name);
-		f = fopen(path, "r");
-		n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-		if (f)
-			fclose(f);
-		buf[n] = '\0';
+		read_task_file(de->d_name, "stat", buf, sizeof(buf));
 		/* After the comm's closing parenthesis, fields 3 on. */
 		for (p = strrchr(buf, ')'); p && *p && field < 19; p++)
 			if (*p == ' ')
