@@ -109,16 +109,18 @@ static int start_fixture(struct child *c)
 	return child_start(c, argv);
 }
 
-/* Runs `cmd` and returns the value `parse` finds for `want` on the last
- * line of its output that has it; -1 when none has. */
-static long long tool_value(const char *cmd, int (*parse)(const char *line, const char *want,
-							  long long *value),
+/* Runs `tool file` and returns the value `parse` finds for `want` on the
+ * last line of its output that has it; -1 when none has. */
+static long long tool_value(const char *tool, const char *file,
+			    int (*parse)(const char *line, const char *want, long long *value),
 			    const char *want)
 {
-	char line[512];
+	char cmd[512], line[512];
 	long long value = -1, v;
-	FILE *p = popen(cmd, "r");
+	FILE *p;
 
+	snprintf(cmd, sizeof(cmd), "%s %s 2>/dev/null", tool, file);
+	p = popen(cmd, "r");
 	if (!p)
 		return -1;
 	while (fgets(line, sizeof(line), p))
@@ -142,10 +144,7 @@ static int nm_line(const char *line, const char *symbol, long long *value)
 /* The symbol's value as `nm` prints it: what perf shows as the dso offset. */
 static long long nm_value(const char *file, const char *symbol)
 {
-	char cmd[512];
-
-	snprintf(cmd, sizeof(cmd), "nm %s 2>/dev/null", file);
-	return tool_value(cmd, nm_line, symbol);
+	return tool_value("nm", file, nm_line, symbol);
 }
 
 static int same_file(const char *a, const char *b)
@@ -203,10 +202,7 @@ static int readelf_section_line(const char *line, const char *name, long long *a
  * it has none. */
 static long long section_addr(const char *file, const char *name)
 {
-	char cmd[512];
-
-	snprintf(cmd, sizeof(cmd), "readelf -SW %s 2>/dev/null", file);
-	return tool_value(cmd, readelf_section_line, name);
+	return tool_value("readelf -SW", file, readelf_section_line, name);
 }
 
 /* The PLT's header (the lazy-binding trampoline) has no symbol of its own:
