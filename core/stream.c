@@ -27,6 +27,7 @@
 
 #include "stream.h"
 #include "log.h"
+#include "lib/priority.h"
 #include "lib/zpiece.h"
 
 #include <errno.h>
@@ -36,9 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <tracerig/plugin.h>
@@ -71,8 +70,9 @@ static struct {
 	int level;
 	int stopping, running, stopped;
 	int ended; /* collection ended: the thread is on the way to the archive */
-	int niced; /* the thread's alone: 1 at nice 19, 2 back at session_nice */
-	int session_nice;
+	/* The thread's alone: 1 at nice 19, 2 back at session_nice. */
+	int niced, session_nice;
+	pid_t tid;
 	pthread_t thread;
 	struct entry *e[TR_STREAM_MAX];
 	size_t n;
@@ -106,14 +106,10 @@ int tr_stream_set_level(int level)
 static void follow_priority(int ended)
 {
 	if (!st.niced && !ended) {
-		errno = 0;
-		st.session_nice = getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid));
-		if (st.session_nice == -1 && errno)
-			st.session_nice = 0;
-		(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+		st.tid = tr_priority_background(&st.session_nice);
 		st.niced = 1;
 	} else if (st.niced == 1 && ended) {
-		(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), st.session_nice);
+		(void)tr_priority_restore(st.tid, st.session_nice);
 		st.niced = 2;
 	}
 }

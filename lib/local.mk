@@ -18,6 +18,7 @@ lib_libtrutil_la_SOURCES = \
 	lib/path.c lib/path.h \
 	lib/vec.c lib/vec.h \
 	lib/kallsyms.c lib/kallsyms.h \
+	lib/priority.c lib/priority.h \
 	lib/perfscript.c lib/perfscript.h \
 	lib/folded.c lib/folded.h
 

@@ -21,12 +21,12 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "livescript.h"
 #include "perffile.h"
+#include "lib/priority.h"
 
 /* How often the thread looks for new records while collecting. */
 #define STEP_MS 250
@@ -171,18 +171,10 @@ static void *convert_thread(void *arg)
 	struct ls_conv *lc = arg;
 	struct timespec cpu;
 
-	/* Nice 19 for this thread alone (Linux: a TID is a PRIO_PROCESS
-	 * target): what the workload wants first.  stop_thread puts it back
-	 * when collection ends. */
-	pid_t tid = (pid_t)syscall(SYS_gettid);
+	/* Nice 19 for this thread alone: what the workload wants first.
+	 * stop_thread puts it back when collection ends. */
+	pid_t tid = tr_priority_background(&lc->session_nice);
 
-	errno = 0;
-	lc->session_nice = getpriority(PRIO_PROCESS, (id_t)tid);
-	if (lc->session_nice == -1 && errno)
-		lc->session_nice = 0;
-	if (setpriority(PRIO_PROCESS, (id_t)tid, 19) < 0) {
-		/* at the session's priority, then */
-	}
 	atomic_store(&lc->tid, tid);
 	while (!atomic_load(&lc->stopping)) {
 		struct pollfd pfd = { .fd = lc->wake_fd, .events = POLLIN };
@@ -261,15 +253,13 @@ static void stop_thread(struct ls_conv *lc)
 	/* Collection has ended and the step in hand is now on the way to
 	 * the archive: at nice 19 beside a busy machine it would get about
 	 * 1.5% of a CPU, and a step that unwinds samples the unwinding queue
-	 * had no room for took 13 s to finish (bench:stream_dwarf).  Back to
-	 * the session's priority (allowed with CAP_SYS_NICE or RLIMIT_NICE;
-	 * else it stays).  A thread that had not set nice 19 yet sees
-	 * `stopping` before it steps. */
+	 * had no room for may take seconds of it.  Back to the session's
+	 * priority (or it finishes at nice 19).  A thread that had not set
+	 * nice 19 yet sees `stopping` before it steps. */
 	pid_t tid = atomic_load(&lc->tid);
 
-	if (tid > 0 && setpriority(PRIO_PROCESS, (id_t)tid, lc->session_nice) < 0) {
-		/* it finishes at nice 19 */
-	}
+	if (tid > 0)
+		(void)tr_priority_restore(tid, lc->session_nice);
 	if (write(lc->wake_fd, &one, sizeof(one)) < 0) {
 		/* it looks again within STEP_MS */
 	}
