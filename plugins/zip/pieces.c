@@ -123,8 +123,16 @@ static int deflate_range(int level, int in_fd, uint64_t off, uint64_t len, int o
 {
 	struct tr_zpiece zp;
 	int64_t n;
-	int ret = tr_zpiece_begin(&zp, level, out_fd);
+	int ret;
 
+	/* No input and no final block: no piece at all (an entry deflated
+	 * whole, or streamed from its first byte, has no head). */
+	if (!len && !final) {
+		*comp = 0;
+		*crc = (uint32_t)crc32(0, Z_NULL, 0);
+		return 0;
+	}
+	ret = tr_zpiece_begin(&zp, level, out_fd);
 	if (ret < 0)
 		return ret;
 	n = tr_zpiece_feed_fd(&zp, in_fd, off, len);
