@@ -45,7 +45,8 @@
 _Static_assert(TRACERIG_DEFLATE_FAST == TR_ZPIECE_FAST,
 	       "the ABI's and lib/zpiece's flags for ISA-L are one");
 
-#define TR_STREAM_POLL_MS 250
+#define TR_STREAM_POLL_MS 1000
+#define TR_STREAM_ENDED_POLL_MS 50
 
 struct entry {
 	char *name;            /* staged name */
@@ -210,7 +211,7 @@ static void *stream_thread(void *arg)
 			/* Sources write fast after collection (their flush):
 			 * follow them closely then. */
 			clock_gettime(CLOCK_REALTIME, &ts);
-			ts.tv_nsec += (st.ended ? TR_STREAM_POLL_MS / 5 : TR_STREAM_POLL_MS) * 1000000L;
+			ts.tv_nsec += (st.ended ? TR_STREAM_ENDED_POLL_MS : TR_STREAM_POLL_MS) * 1000000L;
 			ts.tv_sec += ts.tv_nsec / 1000000000L;
 			ts.tv_nsec %= 1000000000L;
 			pthread_cond_timedwait(&st.wake, &st.lock, &ts);

@@ -76,6 +76,8 @@ struct pc_collector {
 	int thread_started;
 	atomic_int stopping;
 	int wake_fd; /* an eventfd: stop does not wait for the poll timeout */
+	int poll_ms; /* a pass at least this often, however little comes */
+	int pass_fd; /* an eventfd told of every pass that wrote records; -1 */
 	pthread_mutex_t lock; /* counts, the writer after the thread ended */
 	struct pc_counts counts;
 	int write_error;
@@ -189,7 +191,7 @@ static void make_attr(const struct pc_collector *c, const struct ev_spec *ev, in
 		a->sample_stack_user = c->cfg.dwarf_stack_bytes;
 	}
 	a->inherit = !c->target.system_wide && !c->target.cgroup;
-	/* Drain at a quarter full: the thread also wakes every 100 ms. */
+	/* Drain at a quarter full: the thread also wakes every poll_ms. */
 	a->watermark = 1;
 	a->wakeup_watermark = (uint32_t)(c->cfg.ring_pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
 	if (tracking) {
@@ -832,6 +834,13 @@ static long drain_all(struct pc_collector *c)
 	}
 	if (total > 0 && c->cfg.observer.pass)
 		c->cfg.observer.pass(c->cfg.observer.arg);
+	if (total > 0 && c->pass_fd >= 0) {
+		uint64_t one = 1;
+
+		if (write(c->pass_fd, &one, sizeof(one)) < 0) {
+			/* full counter: the reader is woken already */
+		}
+	}
 	if (c->cfg.chunk_ns && !c->write_error)
 		rotate(c);
 	pthread_mutex_unlock(&c->lock);
@@ -845,10 +854,11 @@ static void *reader_thread(void *arg)
 	size_t *which = calloc(c->n_cpus + 1, sizeof(*which));
 
 	if (!pfd || !which) {
-		c->log_fn(c->arg, 1, "out of memory in the reader thread: draining every 100 ms");
+		c->log_fn(c->arg, 1, "out of memory in the reader thread: draining every %d ms",
+			  c->poll_ms);
 		while (!atomic_load(&c->stopping)) {
 			drain_all(c);
-			usleep(100000);
+			usleep((useconds_t)c->poll_ms * 1000);
 		}
 		goto out;
 	}
@@ -866,7 +876,7 @@ static void *reader_thread(void *arg)
 			which[n++] = r;
 		}
 		{
-			int ret = poll(pfd, n, 100);
+			int ret = poll(pfd, n, 1000);
 
 			if (ret < 0 && errno != EINTR) {
 				c->log_fn(c->arg, 1, "poll on the ring buffers failed: %s",
@@ -949,6 +959,14 @@ static int collector_new(const struct pc_config *cfg, const struct pc_target *t,
 	if (synth_vdso_identity(c->vdso_bid, &c->vdso_bid_len, &c->vdso_len) < 0)
 		c->vdso_bid_len = 0; /* [vdso] stays without an identity, as in perf */
 	c->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	c->pass_fd = -1;
+	/* Every wakeup costs a busy machine tens of microseconds (a thread
+	 * cold in its caches preempting the workload): the watermark drains
+	 * a fast recording, this a slow one; a flight chunk is still cut
+	 * within a quarter of its length. */
+	c->poll_ms = 1000;
+	if (cfg->chunk_ns && cfg->chunk_ns / 4000000 < (uint64_t)c->poll_ms)
+		c->poll_ms = cfg->chunk_ns / 4000000 > 10 ? (int)(cfg->chunk_ns / 4000000) : 10;
 	c->pid_fn = pid_fn;
 	c->log_fn = log_fn;
 	c->arg = arg;
@@ -1252,6 +1270,13 @@ int pc_stop(struct pc_collector *c)
 	}
 	drain_all(c);
 	return c->write_error;
+}
+
+void pc_notify_passes(struct pc_collector *c, int fd)
+{
+	pthread_mutex_lock(&c->lock);
+	c->pass_fd = fd;
+	pthread_mutex_unlock(&c->lock);
 }
 
 void pc_counts(struct pc_collector *c, struct pc_counts *out)

@@ -119,6 +119,10 @@ int pc_start(struct pc_collector *c, char *why, size_t why_len);
 /* Disables the events, drains what is left, stops the thread. */
 int pc_stop(struct pc_collector *c);
 void pc_counts(struct pc_collector *c, struct pc_counts *out);
+/* From now on each pass over the rings that wrote records adds 1 to the
+ * eventfd `fd` (-1: none), so that a reader of perf.data wakes when there
+ * is more, not on a timer.  Once this returns the old fd is not written. */
+void pc_notify_passes(struct pc_collector *c, int fd);
 /* The events as opened (after hardware fallbacks). */
 const struct pc_opened *pc_events(const struct pc_collector *c, size_t *n);
 /* Finishes perf.data with the header features. */

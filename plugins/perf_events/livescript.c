@@ -28,8 +28,9 @@
 #include "perffile.h"
 #include "lib/priority.h"
 
-/* How often the thread looks for new records while collecting. */
-#define STEP_MS 250
+/* The thread steps when a pass over the rings wrote records
+ * (pc_notify_passes), and at least this often. */
+#define STEP_MS 2000
 /* Points of perf.data (data bytes, the time records before which are all
  * in them) the thread saw, waiting for the unwinding to get there; when
  * full, every other one goes, so that they still reach back however far
@@ -236,6 +237,7 @@ int ls_start(struct pc_collector *pc, const char *data_path, struct sc_conv *cv,
 		goto fail;
 	(void)pthread_setname_np(lc->thread, "tr-perf-convert");
 	lc->started = 1;
+	pc_notify_passes(pc, lc->wake_fd);
 	*out = lc;
 	return 0;
 fail:
@@ -249,6 +251,7 @@ static void stop_thread(struct ls_conv *lc)
 
 	if (!lc->started)
 		return;
+	pc_notify_passes(lc->pc, -1);
 	atomic_store(&lc->stopping, 1);
 	/* Collection has ended and the step in hand is now on the way to
 	 * the archive: at nice 19 beside a busy machine it would get about

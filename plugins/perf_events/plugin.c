@@ -114,7 +114,7 @@ static void remember(void *arg, pid_t pid)
 			    (int)pid, strerror(-ret));
 }
 
-/* Twice a second, for the live status line. */
+/* Once a second, for the live status line. */
 static void show_progress(void *arg)
 {
 	struct perf *p = arg;
@@ -544,7 +544,7 @@ static int perf_start(void *state)
 
 		(void)p->svc->symbolize(p->ctx, 0, 0, 1, &sym);
 	}
-	ret = tr_pid_queue_start(&p->remember, remember, show_progress, 500, p);
+	ret = tr_pid_queue_start(&p->remember, remember, show_progress, 1000, p);
 	if (ret < 0) {
 		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "cannot start a thread: %s", strerror(-ret));
 		return ret;
