@@ -46,7 +46,7 @@ int tr_zpiece_level_ok(int level)
 static int isal_begin(struct tr_zpiece *z, int level)
 {
 	int plain = level & ~TR_ZPIECE_FAST;
-	int isal_level = plain <= 3 ? 1 : plain <= 6 ? 2 : 3;
+	int isal_level = plain <= 6 ? 1 : plain <= 8 ? 2 : 3;
 	uint32_t buf_size = isal_level == 1   ? ISAL_DEF_LVL1_DEFAULT
 			    : isal_level == 2 ? ISAL_DEF_LVL2_DEFAULT
 					      : ISAL_DEF_LVL3_DEFAULT;

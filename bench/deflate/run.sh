@@ -7,7 +7,7 @@
 # user stack per sample).  Each file deflated whole, as the packaging does
 # a tail or an entry it did not follow and as the streaming thread does
 # while collecting (lib/zpiece.c through bench/deflate/zp.c), by zlib and
-# by ISA-L at tracerig's `compression` levels 1, 6 and 9, and by
+# by ISA-L at tracerig's `compression` levels 1, 6, 8 and 9, and by
 # `zip -1/-6/-9`: CPU time (median of REPS runs) and the compressed size.
 #   bash bench/deflate/run.sh [BUILDDIR]      (as root)
 set -euo pipefail
@@ -46,7 +46,7 @@ cpu_us() {
 for _ in $(seq "$REPS"); do
 	for f in $files; do
 		key=${f//\//-}
-		for level in 1 6 9; do
+		for level in 1 6 8 9; do
 			"$tmp/zp" "$tmp/$f" "$level" >>"$tmp/r-zlib-$level-$key"
 			"$tmp/zp" "$tmp/$f" "$level" fast >>"$tmp/r-isal-$level-$key"
 			rm -f "$tmp/z.zip"
@@ -63,7 +63,7 @@ echo "The files of two 10 s system-wide recordings at 999 Hz while both CPUs spi
 echo "(bench/perf_events/spin.c): \`callchain = fp\` (perf.data, perf.data.txt) and"
 echo "\`callchain = dwarf\` (perf.data with 8 KiB of user stack per sample).  Each deflated"
 echo "whole by lib/zpiece.c (bench/deflate/zp.c), as tracerig's streaming thread and packaging"
-echo "do, with \`[zip] deflate = zlib\` and \`= isal\` (ISA-L's level 1, 2, 3 for \`compression\` 1, 6, 9),"
+echo "do, with \`[zip] deflate = zlib\` and \`= isal\` (ISA-L's level 1 for \`compression\` 1 to 6, 2 for 7 and 8, 3 for 9),"
 echo "and by Info-ZIP's \`zip -1/-6/-9\` (what perfcollect packs with); CPU time, median of $REPS runs."
 echo
 echo "| file | size (KiB) | level | zip: ms, % of size | tracerig zlib: ms, % | tracerig ISA-L: ms, % | ISA-L faster than zlib |"
@@ -71,7 +71,7 @@ echo "|---|---|---|---|---|---|---|"
 for f in $files; do
 	key=${f//\//-}
 	size=$(stat -c %s "$tmp/$f")
-	for level in 1 6 9; do
+	for level in 1 6 8 9; do
 		cell() { awk -v us="$(med "r-$1-$level-$key" 1)" -v b="$(med "r-$1-$level-$key" 2)" -v s="$size" \
 			'BEGIN { printf "%.1f ms, %.1f%%", us / 1000, 100 * b / s }'; }
 		echo "| $f | $((size / 1024)) | $level | $(cell zip) | $(cell zlib) | $(cell isal) | $(awk \
