@@ -13,10 +13,11 @@
  *
  * Two encoders write the same format.  zlib, at its levels 1..9; and,
  * when built with it, Intel's ISA-L (igzip), asked for with
- * TR_ZPIECE_FAST or-ed into the level: its level 1 for 1..3, 2 for 4..6,
- * 3 for 7..9.  Measured on perf.data and perf.data.txt (docs/
- * PERFORMANCE.md, bench:deflate): ISA-L's level 2 deflates 5 to 10 times
- * faster than zlib's 6, into pieces about a quarter larger.
+ * TR_ZPIECE_FAST or-ed into the level: its level 1 for 1..6, 2 for 7..8,
+ * 3 for 9.  Measured on perf.data and perf.data.txt (docs/PERFORMANCE.md,
+ * bench:deflate): ISA-L's level 1 deflates 5 to 10 times faster than
+ * zlib's 6, into pieces about a quarter larger; its level 2 made them no
+ * smaller.
  *
  * Memory per piece being written: the two buffers below (320 KiB) and
  * zlib's z_stream (deflateInit2 with windowBits 15, memLevel 8: 2^17 +
