@@ -42,7 +42,7 @@ const struct tracerig_key tr_session_keys[] = {
 	{ .name = "pprof", .type = TRACERIG_KEY_BOOL, .default_value = "yes",
 	  .description = "Write each stack view as a pprof profile too (cpu.pb.gz, offcpu.pb.gz, wall.pb.gz), with mappings and build ids, for continuous-profiling stores and `go tool pprof`." },
 	{ .name = "stream", .type = TRACERIG_KEY_BOOL, .default_value = "yes",
-	  .description = "Compress the entries that sources say only grow (perf.data) while collecting, on a low-priority thread, so that packaging at the end compresses only what was written last; no: compress everything when packaging." },
+	  .description = "Compress the entries that sources say only grow (perf.data, perf.data.txt) while collecting, on a low-priority thread, so that packaging at the end compresses only what was written last, and free the staged bytes already compressed that the source will not read again (the staging then grows by the archive's rate, not the recording's); no: compress everything when packaging." },
 	{ .name = "mode", .type = TRACERIG_KEY_ENUM, .default_value = "record",
 	  .choices = "record,flight",
 	  .description = "record: collect for duration (or until stopped) and write one archive. flight: a flight recorder: collect until stopped keeping only the last window, and write <name>-<UTC time>.trace.zip of that window into the output directory on each trigger (SIGUSR1, `tracerig snapshot`, trigger_cpu, trigger_crash) and when stopped; duration applies only when given with -d. Only backends with flight support (perf_events, mapharvest, lttng) take part: others fail the session when required, else are left out with a warning. See docs/flight.md." },
@@ -59,7 +59,7 @@ const struct tracerig_key tr_session_keys[] = {
 	{ .name = "trigger_crash", .type = TRACERIG_KEY_BOOL, .default_value = "yes",
 	  .description = "mode = flight: a snapshot when a traced process (any process, system-wide) dies on a crash signal (SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGSYS, SIGTRAP, SIGQUIT, SIGXCPU, SIGXFSZ); collection goes on. A launched command that crashes ends the session: its final snapshot says so." },
 	{ .name = "keep_staging", .type = TRACERIG_KEY_BOOL, .default_value = "no",
-	  .description = "Keep the staging directory after a successful packaging (for debugging)." },
+	  .description = "Keep the staging directory after a successful packaging (for debugging); its files are then kept whole while collecting too (stream frees nothing)." },
 	{ .name = "start_timeout", .type = TRACERIG_KEY_DURATION, .default_value = "60s",
 	  .min = 1, .max = 24LL * 3600 * 1000,
 	  .description = "How long a backend may take to initialise and to start before it is abandoned as hung." },
@@ -395,6 +395,13 @@ static int svc_archive_append_only(struct tracerig_ctx *ctx, const char *name, u
 	return tr_stream_follow(ctx->session->archive.dir, name, from);
 }
 
+static int svc_archive_release(struct tracerig_ctx *ctx, const char *name, uint64_t below)
+{
+	if (!name || !tr_entry_name_ok(name))
+		return -EINVAL;
+	return tr_stream_release(ctx->session->archive.dir, name, below);
+}
+
 static int svc_archive_stream_level(struct tracerig_ctx *ctx, int level)
 {
 	if (ctx->plugin->kind != TRACERIG_PLUGIN_PACKAGER)
@@ -611,4 +618,5 @@ const struct tracerig_services tr_services = {
 	.archive_append_only = svc_archive_append_only,
 	.archive_stream_level = svc_archive_stream_level,
 	.archive_streamed = svc_archive_streamed,
+	.archive_release = svc_archive_release,
 };

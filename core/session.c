@@ -431,6 +431,8 @@ static int prepare_output(struct tr_session *s, struct tr_section *main_section)
 	s->keep_staging = tr_config_number(main_section, tr_session_keys, "keep_staging") != 0;
 	s->pprof = tr_config_number(main_section, tr_session_keys, "pprof") != 0;
 	s->stream = tr_config_number(main_section, tr_session_keys, "stream") != 0;
+	/* A kept staging is for looking at: its files stay whole. */
+	tr_stream_may_free(!s->keep_staging);
 	return 0;
 }
 
@@ -1690,8 +1692,19 @@ static int watchdog_salvage(void *arg, pid_t collector, const char *why,
 	if (s->archive.output)
 		unlink(s->archive.output);
 	ret = s->packager->plugin->init(&tr_services, s->packager, &s->packager->state);
-	if (ret == 0)
+	if (ret == 0) {
+		/* What the collector's thread deflated, as its packaging would
+		 * have used it (and must, where it freed the staged copy). */
+		int n = tr_stream_recover(s->archive.dir);
+
+		if (n > 0)
+			tr_info("%d entries were partly deflated before the collector died: "
+				"those pieces are used", n);
+		else if (n < 0)
+			tr_warn("cannot read what was deflated before the collector died (%s): "
+				"the entries are deflated whole", strerror(-n));
 		ret = package(s);
+	}
 	tr_output_release();
 	if (ret < 0) {
 		tr_err("the watchdog could not package: %s; the files are in %s", strerror(-ret),

@@ -30,10 +30,12 @@
 #include "lib/priority.h"
 #include "lib/zpiece.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,11 +50,27 @@ _Static_assert(TRACERIG_DEFLATE_FAST == TR_ZPIECE_FAST,
 #define TR_STREAM_POLL_MS 1000
 #define TR_STREAM_ENDED_POLL_MS 50
 
+/* What the rounds made of an entry, rewritten after each one beside the
+ * side file (NAME.state): the watchdog packaging a collector that died
+ * uses the pieces too, as it must once the staged file's deflated range
+ * was freed (tr_stream_release).  Never ahead of the side file. */
+#define STATE_MAGIC "trstrm1"
+
+struct state_rec {
+	char magic[8];
+	uint64_t from, to, comp_size, pieces, dev, ino;
+	uint32_t crc, level;
+	char name[256];
+	uint32_t check; /* CRC-32 of the bytes before it: not torn, not stale */
+};
+
 struct entry {
 	char *name;            /* staged name */
 	char path[PATH_MAX];   /* the staged file */
 	char side[PATH_MAX];   /* its deflated middle */
-	int in_fd, out_fd;
+	char state[PATH_MAX];  /* its state_rec */
+	int in_fd, out_fd, state_fd;
+	int punch_fd;          /* the staged file for writing, once freeing; -1 */
 	dev_t dev;
 	ino_t ino;
 	struct tr_zpiece z;    /* the thread's; `taken` is z.in past `from` */
@@ -63,6 +81,11 @@ struct entry {
 	uint64_t pieces;
 	int broken;            /* an error: the packager does it all */
 	int err;
+	/* Freeing the staged file's deflated bytes: the source reads none
+	 * below `released` again (under the lock); the thread's own: bytes
+	 * below `freed` are gone, `saved` is the `to` the state file has. */
+	uint64_t released, freed, saved;
+	int no_freeing;        /* said once: the file system cannot, or no state */
 };
 
 static struct {
@@ -82,6 +105,7 @@ static struct {
 	 * thread got to under load); "fault" also makes every stream's
 	 * first piece fail as a write error would. */
 	int test_drain, test_fault;
+	int may_free; /* tr_stream_may_free */
 } st = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.wake = PTHREAD_COND_INITIALIZER,
@@ -113,6 +137,70 @@ static void follow_priority(int ended)
 		(void)tr_priority_restore(st.tid, st.session_nice);
 		st.niced = 2;
 	}
+}
+
+static void fill_state(struct state_rec *r, const struct entry *e)
+{
+	memset(r, 0, sizeof(*r));
+	memcpy(r->magic, STATE_MAGIC, sizeof(STATE_MAGIC));
+	r->from = e->from;
+	r->to = e->to;
+	r->comp_size = e->comp_size;
+	r->pieces = e->pieces;
+	r->dev = (uint64_t)e->dev;
+	r->ino = (uint64_t)e->ino;
+	r->crc = e->crc;
+	r->level = (uint32_t)st.level;
+	snprintf(r->name, sizeof(r->name), "%s", e->name);
+	r->check = (uint32_t)crc32(0, (const Bytef *)r, offsetof(struct state_rec, check));
+}
+
+/* After a round: the state file says what the side file now holds (one
+ * write of one record, after the pieces were written), then the staged
+ * bytes the source released and the state covers are freed.  A failure
+ * stops the freeing, never the stream: what is not freed is still
+ * there for a whole deflate. */
+static void save_and_free(struct entry *e)
+{
+	struct state_rec r;
+	uint64_t released, start, end;
+
+	fill_state(&r, e);
+	if (e->state_fd < 0 || pwrite(e->state_fd, &r, sizeof(r), 0) != (ssize_t)sizeof(r)) {
+		e->no_freeing = 1;
+		return;
+	}
+	e->saved = e->to;
+	pthread_mutex_lock(&st.lock);
+	released = st.may_free ? e->released : 0;
+	pthread_mutex_unlock(&st.lock);
+	if (e->no_freeing)
+		return;
+	/* Whole blocks only: punching a part of one zeroes that part. */
+	start = (e->freed > e->from ? e->freed : e->from + 4095) & ~(uint64_t)4095;
+	end = (released < e->saved ? released : e->saved) & ~(uint64_t)4095;
+	if (end <= start)
+		return;
+	if (e->punch_fd < 0) {
+		struct stat sb;
+
+		/* The file followed, not one put in its place since. */
+		e->punch_fd = open(e->path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (e->punch_fd >= 0 && (fstat(e->punch_fd, &sb) < 0 || sb.st_dev != e->dev ||
+					 sb.st_ino != e->ino)) {
+			close(e->punch_fd);
+			e->punch_fd = -1;
+			errno = ESTALE;
+		}
+	}
+	if (e->punch_fd < 0 || fallocate(e->punch_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+					 (off_t)start, (off_t)(end - start)) < 0) {
+		tr_log(TRACERIG_LOG_DEBUG, NULL, "%s: its deflated part stays on disk until "
+		       "packaging: %s", e->name, strerror(errno));
+		e->no_freeing = 1;
+		return;
+	}
+	e->freed = end;
 }
 
 /* One round for one entry: deflates [to, size) and sync-flushes.  The
@@ -161,6 +249,7 @@ static int64_t round_of(struct entry *e, int *stop, int drain)
 	e->crc = e->z.crc;
 	e->pieces++;
 	pthread_mutex_unlock(&st.lock);
+	save_and_free(e);
 	return (int64_t)taken;
 }
 
@@ -233,13 +322,19 @@ static void entry_free(struct entry *e)
 		close(e->in_fd);
 	if (e->out_fd >= 0)
 		close(e->out_fd);
+	if (e->state_fd >= 0)
+		close(e->state_fd);
+	if (e->punch_fd >= 0)
+		close(e->punch_fd);
 	free(e->name);
 	free(e);
 }
 
-/* The side file's name: the entry's with '/' made '%' (names are
- * relative paths without "..", tr_entry_name_ok). */
-static int side_path(char *out, size_t len, const char *staging_dir, const char *name)
+/* The side file's name (`suffix` .deflate) or its state's (.state): the
+ * entry's with '/' made '%' (names are relative paths without "..",
+ * name_ok). */
+static int side_path(char *out, size_t len, const char *staging_dir, const char *name,
+		     const char *suffix)
 {
 	int n = snprintf(out, len, "%s/" TR_STREAM_DIR "/", staging_dir);
 	size_t at = (size_t)n;
@@ -247,12 +342,18 @@ static int side_path(char *out, size_t len, const char *staging_dir, const char 
 	if (n < 0 || at >= len)
 		return -ENAMETOOLONG;
 	for (const char *p = name; *p; p++) {
-		if (at + 8 >= len)
+		if (at + strlen(suffix) >= len)
 			return -ENAMETOOLONG;
 		out[at++] = *p == '/' ? '%' : *p;
 	}
-	memcpy(out + at, ".deflate", 9);
+	memcpy(out + at, suffix, strlen(suffix) + 1);
 	return 0;
+}
+
+/* A staged entry's name: relative, no way out of the staging directory. */
+static int name_ok(const char *name)
+{
+	return name && *name && name[0] != '/' && !strstr(name, "..");
 }
 
 int tr_stream_follow(const char *staging_dir, const char *name, uint64_t from)
@@ -262,7 +363,7 @@ int tr_stream_follow(const char *staging_dir, const char *name, uint64_t from)
 	struct stat sb;
 	int ret, level;
 
-	if (!staging_dir || !name || !*name || name[0] == '/' || strstr(name, ".."))
+	if (!staging_dir || !name_ok(name))
 		return -EINVAL;
 	pthread_mutex_lock(&st.lock);
 	level = st.level;
@@ -278,8 +379,8 @@ int tr_stream_follow(const char *staging_dir, const char *name, uint64_t from)
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
-	e->in_fd = e->out_fd = -1;
-	e->from = e->to = from;
+	e->in_fd = e->out_fd = e->state_fd = e->punch_fd = -1;
+	e->from = e->to = e->saved = from;
 	e->crc = (uint32_t)crc32(0, Z_NULL, 0);
 	if (!(e->name = strdup(name))) {
 		ret = -ENOMEM;
@@ -288,7 +389,8 @@ int tr_stream_follow(const char *staging_dir, const char *name, uint64_t from)
 	if (snprintf(e->path, sizeof(e->path), "%s/%s", staging_dir, name) >=
 		    (int)sizeof(e->path) ||
 	    snprintf(dir, sizeof(dir), "%s/" TR_STREAM_DIR, staging_dir) >= (int)sizeof(dir) ||
-	    (ret = side_path(e->side, sizeof(e->side), staging_dir, name)) < 0) {
+	    (ret = side_path(e->side, sizeof(e->side), staging_dir, name, ".deflate")) < 0 ||
+	    (ret = side_path(e->state, sizeof(e->state), staging_dir, name, ".state")) < 0) {
 		ret = -ENAMETOOLONG;
 		goto fail;
 	}
@@ -308,6 +410,10 @@ int tr_stream_follow(const char *staging_dir, const char *name, uint64_t from)
 	ret = tr_zpiece_begin(&e->z, level, e->out_fd);
 	if (ret < 0)
 		goto fail;
+	/* Without it nothing is freed (save_and_free): not fatal. */
+	e->state_fd = open(e->state, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (e->state_fd < 0)
+		e->no_freeing = 1;
 	pthread_mutex_lock(&st.lock);
 	st.e[st.n++] = e;
 	if (!st.running) {
@@ -330,8 +436,119 @@ int tr_stream_follow(const char *staging_dir, const char *name, uint64_t from)
 fail:
 	if (e->out_fd >= 0)
 		unlink(e->side);
+	if (e->state_fd >= 0)
+		unlink(e->state);
 	entry_free(e);
 	return ret;
+}
+
+void tr_stream_may_free(int yes)
+{
+	pthread_mutex_lock(&st.lock);
+	st.may_free = yes;
+	pthread_mutex_unlock(&st.lock);
+}
+
+int tr_stream_release(const char *staging_dir, const char *name, uint64_t below)
+{
+	char path[PATH_MAX];
+	int ret = -ENOENT;
+
+	if (snprintf(path, sizeof(path), "%s/%s", staging_dir, name) >= (int)sizeof(path))
+		return -ENOENT;
+	pthread_mutex_lock(&st.lock);
+	for (size_t i = 0; i < st.n; i++) {
+		if (strcmp(st.e[i]->path, path) != 0)
+			continue;
+		if (below > st.e[i]->released)
+			st.e[i]->released = below;
+		ret = 0;
+		break;
+	}
+	pthread_mutex_unlock(&st.lock);
+	return ret;
+}
+
+/* One state file read back, as an entry the thread never follows. */
+static struct entry *recovered_entry(const char *staging_dir, const char *file)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	struct state_rec r;
+	struct entry *e;
+	ssize_t n;
+	int fd;
+
+	if (snprintf(dir, sizeof(dir), "%s/" TR_STREAM_DIR, staging_dir) >= (int)sizeof(dir) ||
+	    snprintf(path, sizeof(path), "%s/%s", dir, file) >= (int)sizeof(path))
+		return NULL;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	n = pread(fd, &r, sizeof(r), 0);
+	close(fd);
+	if (n != (ssize_t)sizeof(r) || memcmp(r.magic, STATE_MAGIC, sizeof(STATE_MAGIC)) != 0 ||
+	    r.check != (uint32_t)crc32(0, (const Bytef *)&r, offsetof(struct state_rec, check)) ||
+	    !memchr(r.name, '\0', sizeof(r.name)) || !name_ok(r.name) ||
+	    r.to < r.from || (int)r.level != st.level)
+		return NULL;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	e->in_fd = e->out_fd = e->state_fd = e->punch_fd = -1;
+	e->name = strdup(r.name);
+	if (!e->name ||
+	    snprintf(e->path, sizeof(e->path), "%s/%s", staging_dir, r.name) >= (int)sizeof(e->path) ||
+	    side_path(e->side, sizeof(e->side), staging_dir, r.name, ".deflate") < 0 ||
+	    side_path(e->state, sizeof(e->state), staging_dir, r.name, ".state") < 0 ||
+	    strcmp(e->state, path) != 0) {
+		entry_free(e);
+		return NULL;
+	}
+	e->from = r.from;
+	e->to = e->saved = r.to;
+	e->comp_size = r.comp_size;
+	e->crc = r.crc;
+	e->pieces = r.pieces;
+	e->dev = (dev_t)r.dev;
+	e->ino = (ino_t)r.ino;
+	return e;
+}
+
+int tr_stream_recover(const char *staging_dir)
+{
+	char dir[PATH_MAX];
+	struct dirent *d;
+	DIR *dp;
+	int n = 0;
+
+	if (snprintf(dir, sizeof(dir), "%s/" TR_STREAM_DIR, staging_dir) >= (int)sizeof(dir))
+		return -ENAMETOOLONG;
+	pthread_mutex_lock(&st.lock);
+	if (st.running || st.n || !st.level) {
+		pthread_mutex_unlock(&st.lock);
+		return st.level ? -EBUSY : 0;
+	}
+	dp = opendir(dir);
+	if (!dp) {
+		pthread_mutex_unlock(&st.lock);
+		return errno == ENOENT ? 0 : -errno;
+	}
+	while ((d = readdir(dp)) && st.n < TR_STREAM_MAX) {
+		size_t len = strlen(d->d_name);
+		struct entry *e;
+
+		if (len < 7 || strcmp(d->d_name + len - 6, ".state") != 0)
+			continue;
+		e = recovered_entry(staging_dir, d->d_name);
+		if (!e)
+			continue;
+		st.e[st.n++] = e;
+		n++;
+	}
+	closedir(dp);
+	st.stopped = 1; /* read back: nothing more is followed */
+	pthread_mutex_unlock(&st.lock);
+	return n;
 }
 
 static void human(uint64_t n, char *buf, size_t len)
@@ -369,7 +586,7 @@ void tr_stream_stop(void)
 	for (size_t i = 0; i < st.n; i++) {
 		struct entry *e = st.e[i];
 		struct stat sb;
-		char done[32], total[32];
+		char done[32], total[32], freed[64] = "";
 
 		if (e->broken)
 			continue;
@@ -377,10 +594,16 @@ void tr_stream_stop(void)
 			sb.st_size = 0;
 		human(e->to - e->from, done, sizeof(done));
 		human((uint64_t)sb.st_size, total, sizeof(total));
+		if (e->freed > e->from) {
+			char n[32];
+
+			human(e->freed - e->from, n, sizeof(n));
+			snprintf(freed, sizeof(freed), "; %s of the staged copy freed", n);
+		}
 		tr_info("%s: %s of %s deflated before packaging (%llu bytes in %llu pieces, "
-			"%llu compressed, by %s)", e->name, done, total,
+			"%llu compressed, by %s%s)", e->name, done, total,
 			(unsigned long long)(e->to - e->from), (unsigned long long)e->pieces,
-			(unsigned long long)e->comp_size, e->z.isal ? "ISA-L" : "zlib");
+			(unsigned long long)e->comp_size, e->z.isal ? "ISA-L" : "zlib", freed);
 	}
 }
 
@@ -399,7 +622,7 @@ int tr_stream_result(const char *staging_dir, const char *name, struct tracerig_
 			continue;
 		if (st.running)
 			ret = -EAGAIN;
-		else if (e->broken)
+		else if (e->broken && e->freed <= e->from)
 			ret = -EIO;
 		else {
 			memset(out, 0, sizeof(*out));
@@ -429,7 +652,7 @@ void tr_stream_free(void)
 	}
 	st.n = 0;
 	/* A new session (a test's) may follow entries again. */
-	st.stopping = st.stopped = st.ended = st.niced = 0;
+	st.stopping = st.stopped = st.ended = st.niced = st.may_free = 0;
 	st.level = 0;
 	pthread_mutex_unlock(&st.lock);
 }

@@ -196,8 +196,8 @@ enum tracerig_time {
 };
 
 /* Or-ed into archive_stream_level()'s level: the core deflates with
- * Intel's ISA-L (igzip) instead of zlib, at its level 1 for 1..3, 2 for
- * 4..6 and 3 for 7..9: several times faster, a slightly larger output,
+ * Intel's ISA-L (igzip) instead of zlib, at its level 1 for 1..6, 2 for
+ * 7..8 and 3 for 9: several times faster, a slightly larger output,
  * the same format (raw deflate, RFC 1951). */
 #define TRACERIG_DEFLATE_FAST 0x100
 
@@ -528,9 +528,20 @@ struct tracerig_services {
 	 * checks first that the staged file is still dev/ino and at least
 	 * `to` long.  0 and *out filled (valid during flush); -ENOENT
 	 * (nothing streamed for it: compress it whole), -EIO (the stream
-	 * broke: a write error; compress it whole). */
+	 * broke, a write error, before any of the staged file was freed:
+	 * compress it whole; once some was, what was deflated up to the
+	 * break is answered instead). */
 	int (*archive_streamed)(struct tracerig_ctx *ctx, struct tracerig_archive *ar,
 				const char *name, struct tracerig_streamed *out);
+	/* Sources, for an entry declared with archive_append_only(): they
+	 * will not read its bytes below `below` again (UINT64_MAX: none of
+	 * it, e.g. a text only written).  The core may then free the disk
+	 * space of what it has deflated below that (the file keeps its size;
+	 * a freed range reads as zeros), so a long session's staging holds
+	 * what is not deflated yet rather than everything; the archive gets
+	 * the deflated pieces.  Nothing is freed with `keep_staging`.  0,
+	 * -ENOENT (not followed: streaming off, or not declared), -EINVAL. */
+	int (*archive_release)(struct tracerig_ctx *ctx, const char *name, uint64_t below);
 };
 
 struct tracerig_plugin {

@@ -417,14 +417,17 @@ static void stream_perf_data(struct perf *p)
 
 static struct pp_builder *new_cpu_pprof(struct perf *p, const struct pc_opened *ev);
 
-/* A staged entry the conversion only appends to, as `f`. */
-static FILE *appended_entry(struct perf *p, FILE *f, const char *name)
+/* A staged entry the conversion only appends to, as `f`; `never_read`:
+ * nothing here reads it back (perf.data.txt; the flame graph reads
+ * cpu.folded), so the core may free what it deflated of it. */
+static FILE *appended_entry(struct perf *p, FILE *f, const char *name, int never_read)
 {
 	/* Written in one pass; a big buffer saves syscalls. */
 	setvbuf(f, NULL, _IOFBF, 1 << 20);
 	/* The core deflates it on another CPU as it grows (-ENOTSUP:
 	 * streaming is off). */
-	(void)p->svc->archive_append_only(p->ctx, name, 0);
+	if (p->svc->archive_append_only(p->ctx, name, 0) == 0 && never_read)
+		(void)p->svc->archive_release(p->ctx, name, UINT64_MAX);
 	return f;
 }
 
@@ -466,6 +469,15 @@ static int open_outputs(struct perf *p, FILE *txt, struct unwinder *uw, struct c
 	return ret;
 }
 
+/* The conversion thread's: what it has replayed of perf.data is read
+ * again by nothing here (the flush converts what it has not). */
+static void release_perf_data(void *arg, uint64_t offset)
+{
+	struct perf *p = arg;
+
+	(void)p->svc->archive_release(p->ctx, "perf.data", offset);
+}
+
 /* Record mode: a thread converts perf.data as it grows.  With callchain
  * = dwarf it goes as far as the thread unwinding samples as they come has
  * got (their frames are adopted, the ones it left unwound here).  Not
@@ -504,14 +516,14 @@ static void convert_while_collecting(struct perf *p)
 				close(fd);
 			goto fail;
 		}
-		appended_entry(p, txt, "perf.data.txt");
+		appended_entry(p, txt, "perf.data.txt", 1);
 	}
 	/* txt and uw are p->out's from here on, freed with it. */
 	ret = open_outputs(p, txt, uw, &p->out, why, sizeof(why));
 	uw = NULL;
 	if (ret < 0)
 		goto fail;
-	ret = ls_start(p->pc, p->data_path, p->out.cv, p->bg, &p->live);
+	ret = ls_start(p->pc, p->data_path, p->out.cv, p->bg, release_perf_data, p, &p->live);
 	if (ret == 0)
 		return;
 	snprintf(why, sizeof(why), "cannot start a thread: %s", strerror(-ret));
@@ -746,7 +758,8 @@ static int finish_perf_data(struct perf *p)
 	return ret;
 }
 
-static FILE *create_entry(struct perf *p, struct tracerig_archive *ar, const char *name)
+static FILE *create_entry(struct perf *p, struct tracerig_archive *ar, const char *name,
+			  int never_read)
 {
 	FILE *f = p->svc->archive_fopen(ar, name);
 
@@ -755,7 +768,7 @@ static FILE *create_entry(struct perf *p, struct tracerig_archive *ar, const cha
 			    strerror(errno));
 		return NULL;
 	}
-	return appended_entry(p, f, name);
+	return appended_entry(p, f, name, never_read);
 }
 
 static int close_entry(struct perf *p, FILE *f, const char *name)
@@ -877,7 +890,7 @@ static int write_outputs(struct perf *p, struct tracerig_archive *ar, struct con
 		    "symbol)", (unsigned long long)st->samples, (unsigned long long)st->frames,
 		    (unsigned long long)st->unresolved);
 	if (o->folded) {
-		ff = create_entry(p, ar, "cpu.folded");
+		ff = create_entry(p, ar, "cpu.folded", 0);
 		if (!ff) {
 			ret = -EIO;
 			goto out;
@@ -956,7 +969,7 @@ static int convert(struct perf *p, struct tracerig_archive *ar, const char *data
 		return -ENOMEM;
 	}
 	if (p->script) {
-		txt = create_entry(p, ar, "perf.data.txt");
+		txt = create_entry(p, ar, "perf.data.txt", 1);
 		if (!txt) {
 			uw_free(uw);
 			return -EIO;

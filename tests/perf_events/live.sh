@@ -16,18 +16,62 @@ export TMPDIR="$TEST_TMP" # staging directories go there
 demo=$!
 on_exit "kill $demo 2>/dev/null; wait $demo 2>/dev/null"
 
-# staged_text ARCHIVE: the perf.data.txt tracerig is writing for ARCHIVE.
-staged_text() { ls -d "$TEST_TMP"/tracerig-"$1".staging-*/perf.data.txt 2>/dev/null | head -1; }
-# wait_staged_text ARCHIVE N: until the staged text holds N demo_hot frames
-# (2 minutes at most, however loaded the machine).
-wait_staged_text() {
-	local t
+# staged ARCHIVE NAME: the file NAME tracerig is staging for ARCHIVE.
+staged() { ls -d "$TEST_TMP"/tracerig-"$1".staging-*/"$2" 2>/dev/null | head -1; }
+# wait_staged ARCHIVE NAME BYTES: until the staged NAME is BYTES long (2
+# minutes at most, however loaded the machine).  Its size, not its lines:
+# what the core deflated of it is freed as the session goes.
+wait_staged() {
+	local f
 	for _ in $(seq 600); do
-		t=$(staged_text "$1")
-		[ -n "$t" ] && [ "$(grep -c ' demo_hot (' "$t" 2>/dev/null)" -ge "$2" ] && return 0
+		f=$(staged "$1" "$2")
+		[ -n "$f" ] && [ "$(stat -c %s "$f" 2>/dev/null || echo 0)" -ge "$3" ] && return 0
 		sleep 0.2
 	done
 	return 1
+}
+# freed FILE: FILE holds less than half its size on disk (holes punched).
+freed() {
+	local b
+	b=$(stat -c '%b %B %s' "$1" 2>/dev/null) || return 1
+	set -- $b
+	[ "$3" -gt 0 ] && [ $(($1 * $2 * 2)) -lt "$3" ]
+}
+not_freed() { ! freed "$1"; }
+# wait_freed ARCHIVE NAME: until the staged NAME gave back what was
+# deflated of it (2 minutes at most).
+wait_freed() {
+	local f
+	for _ in $(seq 600); do
+		f=$(staged "$1" "$2")
+		[ -n "$f" ] && freed "$f" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+# NULs FILE: how many zero bytes FILE has (a freed range archived as such).
+nuls() { tr -cd '\0' <"$1" | wc -c; }
+# Punching holes is what frees them: a file system without it keeps the
+# files whole (said in the log), and those checks are skipped.
+: >"$TEST_TMP/punch" && head -c 16384 /dev/zero >"$TEST_TMP/punch"
+can_punch=0
+fallocate -p -o 0 -l 8192 "$TEST_TMP/punch" 2>/dev/null && can_punch=1
+# records_whole PERF_DATA: every record of the data section has a header
+# (a freed range archived as zeros would not).
+records_whole() {
+	python3 - "$1" <<'PY'
+import struct, sys
+b = open(sys.argv[1], 'rb').read()
+off, size = struct.unpack_from('<QQ', b, 40)
+end = off + size if size else len(b)
+n = 0
+while off + 8 <= end:
+    typ, misc, sz = struct.unpack_from('<IHH', b, off)
+    assert 1 <= typ < 128 and sz >= 8, ('bad record', off, typ, sz)
+    off += sz
+    n += 1
+assert n > 100, n
+PY
 }
 # same_as_offline DIR NAME: DIR's perf.data.txt and cpu.folded are what
 # the conversion gives on DIR's perf.data once finished.
@@ -46,9 +90,18 @@ samples() { grep -Ec '^\S.* [0-9]+\.[0-9]{6}: +[0-9]+ cpu-clock:' "$1"; }
 "$TRACERIG" -c "$CPU_INI" -p "$demo" -d 600 -o "$TEST_TMP/a.trace.zip" >"$TEST_TMP/a.out" 2>&1 </dev/null &
 tr=$!
 on_exit "kill -9 $tr 2>/dev/null"
-wait_staged_text a.trace.zip 200
-check "the text is written while collecting (200 demo_hot frames in the staged perf.data.txt)" \
-	kill -0 "$tr"
+wait_staged a.trace.zip perf.data.txt 204800
+check "the text is written while collecting (200 KiB of staged perf.data.txt)" kill -0 "$tr"
+if [ "$can_punch" = 1 ]; then
+	wait_freed a.trace.zip perf.data.txt
+	check "what was deflated of the staged perf.data.txt is freed while collecting" \
+		kill -0 "$tr"
+	wait_freed a.trace.zip perf.data
+	check "and of perf.data, once converted" kill -0 "$tr"
+else
+	skip "the staged files are freed while collecting" "$TEST_TMP cannot punch holes"
+	skip "and perf.data" "$TEST_TMP cannot punch holes"
+fi
 kill -TERM "$tr"
 wait "$tr"
 check_eq "SIGTERM: tracerig exits 0" 0 "$?"
@@ -57,6 +110,15 @@ check_grep "the log says how much was converted while collecting" \
 	'perf_events: converted [1-9][0-9]* KiB of perf.data while collecting \([1-9][0-9]* steps' \
 	"$TEST_TMP/a/tracerig.log"
 check_grep "and the manifest" '"converted_while_collecting_bytes": [1-9]' "$TEST_TMP/a/manifest.json"
+if [ "$can_punch" = 1 ]; then
+	check_grep "the log says how much of the staged text was freed" \
+		'perf.data.txt: .* deflated before packaging \(.*; [0-9.]+ [KM]iB of the staged copy freed\)' \
+		"$TEST_TMP/a/tracerig.log"
+else
+	skip "the log says how much was freed" "$TEST_TMP cannot punch holes"
+fi
+check_eq "no freed range went into the archive's text" 0 "$(nuls "$TEST_TMP/a/perf.data.txt")"
+check "nor into its perf.data" records_whole "$TEST_TMP/a/perf.data"
 # At nice 19 while collecting; what is left once it ended is on the way to
 # the archive, at the session's priority (tracerig's own, this shell's),
 # not at 1.5% of a CPU beside a busy workload.
@@ -106,8 +168,8 @@ else
 		>"$TEST_TMP/w.out" 2>&1 </dev/null &
 	tr=$!
 	on_exit "kill -9 $tr 2>/dev/null"
-	wait_staged_text w.trace.zip 200
-	check "dwarf: the text is written while collecting (200 demo_hot frames in the staged perf.data.txt)" \
+	wait_staged w.trace.zip perf.data.txt 204800
+	check "dwarf: the text is written while collecting (200 KiB of staged perf.data.txt)" \
 		kill -0 "$tr"
 	kill -TERM "$tr"
 	wait "$tr"
@@ -129,8 +191,10 @@ fi
 "$TRACERIG" -c "$CPU_INI" -p "$demo" -d 600 -o "$TEST_TMP/k.trace.zip" >"$TEST_TMP/k.out" 2>&1 </dev/null &
 tr=$!
 on_exit "kill -9 $tr 2>/dev/null"
-wait_staged_text k.trace.zip 100
-check "killed: still collecting, 100 demo_hot frames converted" kill -0 "$tr"
+wait_staged k.trace.zip perf.data.txt 102400
+[ "$can_punch" = 1 ] && wait_freed k.trace.zip perf.data.txt && wait_freed k.trace.zip perf.data
+check "killed: still collecting, 100 KiB converted$([ "$can_punch" = 1 ] && echo ", the deflated part freed")" \
+	kill -0 "$tr"
 kill -9 "$tr"
 wait "$tr" 2>/dev/null
 for _ in $(seq 600); do [ -s "$TEST_TMP/k.trace.zip" ] && break; sleep 0.1; done
@@ -138,5 +202,27 @@ unzip_archive "$TEST_TMP/k.trace.zip" "$TEST_TMP/k"
 check "killed: the watchdog's archive holds perf.data.txt" test -s "$TEST_TMP/k/perf.data.txt"
 check "killed: with the demo's samples" \
 	test "$(grep -c ' demo_hot (' "$TEST_TMP/k/perf.data.txt")" -ge 100
+check_grep "killed: the watchdog used what was deflated before the collector died" \
+	'entries were partly deflated before the collector died: those pieces are used' \
+	"$TEST_TMP/k/tracerig.log"
+check_eq "killed: no freed range went into the salvaged text" 0 "$(nuls "$TEST_TMP/k/perf.data.txt")"
+check "killed: nor into the salvaged perf.data" records_whole "$TEST_TMP/k/perf.data"
+
+# ---- keep_staging: the staging is for looking at, nothing in it is freed
+"$TRACERIG" -c "$CPU_INI" -p "$demo" -d 600 -o "$TEST_TMP/ks.trace.zip" \
+	--set tracerig.keep_staging=yes >"$TEST_TMP/ks.out" 2>&1 </dev/null &
+tr=$!
+on_exit "kill -9 $tr 2>/dev/null"
+wait_staged ks.trace.zip perf.data.txt 409600
+check "keep_staging: still collecting, 400 KiB converted" kill -0 "$tr"
+sleep 3 # several deflating rounds: none may free anything
+kill -TERM "$tr"
+wait "$tr"
+check_eq "keep_staging: exit 0" 0 "$?"
+ks=$(sed -n 's/^tracerig: staging kept in //p' "$TEST_TMP/ks.out")
+check "keep_staging: the staging is kept" test -s "$ks/perf.data.txt"
+check_eq "keep_staging: its perf.data.txt is whole" 0 "$(nuls "$ks/perf.data.txt")"
+check "keep_staging: so is its perf.data" records_whole "$ks/perf.data"
+check "keep_staging: nothing was freed" not_freed "$ks/perf.data.txt"
 
 done_testing

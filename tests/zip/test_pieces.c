@@ -283,10 +283,16 @@ DEF_TEST(a_file_shorter_or_replaced_is_refused)
 /* The core's thread follows a file a writer appends to (and whose head
  * it rewrites at the end), and what it hands the packager makes the
  * whole file.  TRACERIG_TEST_STREAM=drain: it deflates all there is when
- * stopped, so the test does not depend on how much it got to before. */
-static void core_thread_case(int level)
+ * stopped, so the test does not depend on how much it got to before.
+ * `freeing`: the writer released the file and the session allows freeing:
+ * what was deflated is punched out of it, the pieces still make the whole
+ * file, and so do they when read back from the state file (the watchdog's
+ * way); `freeing` 2: released, but freeing not allowed (keep_staging). */
+static void core_thread_case(int level, int freeing)
 {
 	char staging[1100], path[PATH_MAX], zip[PATH_MAX];
+	struct tracerig_streamed again;
+	struct stat sb;
 	size_t len = 6 << 20, from = 512;
 	unsigned char *data = malloc(len);
 	struct tracerig_streamed sd;
@@ -295,10 +301,10 @@ static void core_thread_case(int level)
 	zip_t *za;
 	int fd, err;
 
-	snprintf(staging, sizeof(staging), "%s/staging.%x", dir, (unsigned)level);
+	snprintf(staging, sizeof(staging), "%s/staging.%x.%d", dir, (unsigned)level, freeing);
 	mkdir(staging, 0700);
 	snprintf(path, sizeof(path), "%s/perf.data", staging);
-	snprintf(zip, sizeof(zip), "%s/c.%x.zip", dir, (unsigned)level);
+	snprintf(zip, sizeof(zip), "%s/c.%x.%d.zip", dir, (unsigned)level, freeing);
 	fill(data, len);
 	setenv("TRACERIG_TEST_STREAM", "drain", 1);
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
@@ -308,6 +314,11 @@ static void core_thread_case(int level)
 	EXPECT_EQ_INT(0, tr_stream_follow(staging, "perf.data", from));
 	EXPECT_EQ_INT(-EEXIST, tr_stream_follow(staging, "perf.data", from));
 	EXPECT_EQ_INT(-EAGAIN, tr_stream_result(staging, "perf.data", &sd));
+	EXPECT_EQ_INT(-ENOENT, tr_stream_release(staging, "other", UINT64_MAX));
+	if (freeing) {
+		tr_stream_may_free(freeing == 1);
+		EXPECT_EQ_INT(0, tr_stream_release(staging, "perf.data", UINT64_MAX));
+	}
 	for (size_t at = from + 1000; at < len - 4096; at += 300000)
 		EXPECT_EQ_INT(0, append(fd, data + at, at + 300000 < len - 4096 ? 300000
 									: len - 4096 - at));
@@ -323,24 +334,100 @@ static void core_thread_case(int level)
 	EXPECT_EQ_INT(level, sd.level);
 	/* The side file is under the hidden directory, never an entry. */
 	EXPECT_TRUE(strstr(sd.path, "/" TR_STREAM_DIR "/") != NULL);
+	/* Freed: whole blocks of [from, to) only, the size kept. */
+	EXPECT_EQ_INT(0, stat(path, &sb));
+	EXPECT_EQ_INT(len, sb.st_size);
+	if (freeing == 1)
+		EXPECT_TRUE((uint64_t)sb.st_blocks * 512 < 64 * 1024);
+	else
+		EXPECT_TRUE((uint64_t)sb.st_blocks * 512 >= len);
 	za = zip_open(zip, ZIP_CREATE | ZIP_TRUNCATE, &err);
 	src = zp_pieces_source(za, level, path, &sd, &why);
 	if (!src)
 		TEST_FAIL("no source: %s", why ? why : "?");
 	else
 		check_zip(zip, src, za, data, len);
+	/* The watchdog's way: a process with nothing followed reads back the
+	 * state file, after its packager set the level. */
+	tr_stream_free();
+	EXPECT_EQ_INT(0, tr_stream_set_level(level));
+	EXPECT_EQ_INT(1, tr_stream_recover(staging));
+	EXPECT_EQ_INT(-EPERM, tr_stream_follow(staging, "perf.data", from));
+	EXPECT_EQ_INT(0, tr_stream_result(staging, "perf.data", &again));
+	EXPECT_EQ_INT(sd.from, again.from);
+	EXPECT_EQ_INT(sd.to, again.to);
+	EXPECT_EQ_INT(sd.comp_size, again.comp_size);
+	EXPECT_EQ_INT(sd.crc, again.crc);
+	EXPECT_EQ_INT(sd.ino, again.ino);
+	EXPECT_TRUE(strcmp(sd.path, again.path) == 0);
+	snprintf(zip, sizeof(zip), "%s/r.%x.%d.zip", dir, (unsigned)level, freeing);
+	za = zip_open(zip, ZIP_CREATE | ZIP_TRUNCATE, &err);
+	src = zp_pieces_source(za, level, path, &again, &why);
+	if (!src)
+		TEST_FAIL("no source from the state file: %s", why ? why : "?");
+	else
+		check_zip(zip, src, za, data, len);
 	tr_stream_free();
 	free(data);
 }
 
+/* A state file that does not check out is not used: the entry is then
+ * deflated whole, as without one. */
+DEF_TEST(a_torn_or_foreign_state_file_is_not_used)
+{
+	char staging[1100], state[PATH_MAX];
+	unsigned char data[300000], byte;
+	struct tracerig_streamed sd;
+	int fd;
+
+	snprintf(staging, sizeof(staging), "%s/staging3", dir);
+	mkdir(staging, 0700);
+	snprintf(state, sizeof(state), "%s/perf.data", staging);
+	fill(data, sizeof(data));
+	setenv("TRACERIG_TEST_STREAM", "drain", 1);
+	fd = open(state, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	EXPECT_EQ_INT(0, append(fd, data, sizeof(data)));
+	close(fd);
+	EXPECT_EQ_INT(0, tr_stream_set_level(6));
+	EXPECT_EQ_INT(0, tr_stream_follow(staging, "perf.data", 104));
+	tr_stream_stop();
+	tr_stream_free();
+	snprintf(state, sizeof(state), "%s/" TR_STREAM_DIR "/perf.data.state", staging);
+	/* Another level than this packager's: not this session's pieces. */
+	EXPECT_EQ_INT(0, tr_stream_set_level(9));
+	EXPECT_EQ_INT(0, tr_stream_recover(staging));
+	EXPECT_EQ_INT(-ENOENT, tr_stream_result(staging, "perf.data", &sd));
+	tr_stream_free();
+	/* One byte changed: the check fails. */
+	fd = open(state, O_RDWR);
+	EXPECT_TRUE(fd >= 0 && pread(fd, &byte, 1, 20) == 1);
+	byte ^= 1;
+	EXPECT_TRUE(pwrite(fd, &byte, 1, 20) == 1);
+	close(fd);
+	EXPECT_EQ_INT(0, tr_stream_set_level(6));
+	EXPECT_EQ_INT(0, tr_stream_recover(staging));
+	EXPECT_EQ_INT(-ENOENT, tr_stream_result(staging, "perf.data", &sd));
+	tr_stream_free();
+}
+
 DEF_TEST(the_core_thread_follows_a_growing_file)
 {
-	core_thread_case(6);
+	core_thread_case(6, 0);
 }
 
 DEF_TEST(the_core_thread_follows_a_growing_file_with_isal)
 {
-	core_thread_case(6 | FAST);
+	core_thread_case(6 | FAST, 0);
+}
+
+DEF_TEST(what_was_deflated_of_a_released_file_is_freed)
+{
+	core_thread_case(6, 1);
+}
+
+DEF_TEST(nothing_is_freed_unless_the_session_allows_it)
+{
+	core_thread_case(6, 2);
 }
 
 DEF_TEST(a_write_error_breaks_the_stream)
@@ -483,6 +570,9 @@ int main(void)
 	SKIP_TEST(the_core_thread_follows_a_growing_file_with_isal, "built without ISA-L");
 #endif
 	RUN_TEST(a_write_error_breaks_the_stream);
+	RUN_TEST(what_was_deflated_of_a_released_file_is_freed);
+	RUN_TEST(nothing_is_freed_unless_the_session_allows_it);
+	RUN_TEST(a_torn_or_foreign_state_file_is_not_used);
 	/* Going back from nice 19 needs CAP_SYS_NICE (or RLIMIT_NICE). */
 	if (geteuid() == 0 && getpriority(PRIO_PROCESS, 0) < 19)
 		RUN_TEST(the_core_thread_is_at_nice_19_until_collection_ends);
