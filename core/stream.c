@@ -49,6 +49,8 @@ _Static_assert(TRACERIG_DEFLATE_FAST == TR_ZPIECE_FAST,
 
 #define TR_STREAM_POLL_MS 1000
 #define TR_STREAM_ENDED_POLL_MS 50
+/* Freed at most this much at a time (save_and_free). */
+#define PUNCH_STEP (256u << 10)
 
 /* What the rounds made of an entry, rewritten after each one beside the
  * side file (NAME.state): the watchdog packaging a collector that died
@@ -155,6 +157,14 @@ static void fill_state(struct state_rec *r, const struct entry *e)
 	r->check = (uint32_t)crc32(0, (const Bytef *)r, offsetof(struct state_rec, check));
 }
 
+/* Freeing failed (errno says why): what is left stays until packaging. */
+static void stop_freeing(struct entry *e)
+{
+	tr_log(TRACERIG_LOG_DEBUG, NULL, "%s: its deflated part stays on disk until packaging: %s",
+	       e->name, strerror(errno));
+	e->no_freeing = 1;
+}
+
 /* After a round: the state file says what the side file now holds (one
  * write of one record, after the pieces were written), then the staged
  * bytes the source released and the state covers are freed.  A failure
@@ -193,14 +203,28 @@ static void save_and_free(struct entry *e)
 			errno = ESTALE;
 		}
 	}
-	if (e->punch_fd < 0 || fallocate(e->punch_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-					 (off_t)start, (off_t)(end - start)) < 0) {
-		tr_log(TRACERIG_LOG_DEBUG, NULL, "%s: its deflated part stays on disk until "
-		       "packaging: %s", e->name, strerror(errno));
-		e->no_freeing = 1;
+	if (e->punch_fd < 0) {
+		stop_freeing(e);
 		return;
 	}
-	e->freed = end;
+	/* ext4 writes a dirty range back before punching it, holding the
+	 * inode's lock, which the source's next write() waits for; and
+	 * punching drops the range's pages under it.  This thread waits for
+	 * the writeback itself, without the lock, and punches 256 KiB at a
+	 * time: a recording writing 16 MiB/s lost samples to full rings
+	 * otherwise. */
+	for (uint64_t at = start; at < end; at += PUNCH_STEP) {
+		uint64_t n = end - at < PUNCH_STEP ? end - at : PUNCH_STEP;
+
+		(void)sync_file_range(e->punch_fd, (off_t)at, (off_t)n, SYNC_FILE_RANGE_WAIT_BEFORE |
+				      SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
+		if (fallocate(e->punch_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)at,
+			      (off_t)n) < 0) {
+			stop_freeing(e);
+			return;
+		}
+		e->freed = at + n;
+	}
 }
 
 /* One round for one entry: deflates [to, size) and sync-flushes.  The
@@ -449,24 +473,29 @@ void tr_stream_may_free(int yes)
 	pthread_mutex_unlock(&st.lock);
 }
 
-int tr_stream_release(const char *staging_dir, const char *name, uint64_t below)
+/* The entry of `staging_dir`/`name`, or NULL; st.lock held. */
+static struct entry *find_entry(const char *staging_dir, const char *name)
 {
 	char path[PATH_MAX];
-	int ret = -ENOENT;
 
 	if (snprintf(path, sizeof(path), "%s/%s", staging_dir, name) >= (int)sizeof(path))
-		return -ENOENT;
+		return NULL;
+	for (size_t i = 0; i < st.n; i++)
+		if (strcmp(st.e[i]->path, path) == 0)
+			return st.e[i];
+	return NULL;
+}
+
+int tr_stream_release(const char *staging_dir, const char *name, uint64_t below)
+{
+	struct entry *e;
+
 	pthread_mutex_lock(&st.lock);
-	for (size_t i = 0; i < st.n; i++) {
-		if (strcmp(st.e[i]->path, path) != 0)
-			continue;
-		if (below > st.e[i]->released)
-			st.e[i]->released = below;
-		ret = 0;
-		break;
-	}
+	e = find_entry(staging_dir, name);
+	if (e && below > e->released)
+		e->released = below;
 	pthread_mutex_unlock(&st.lock);
-	return ret;
+	return e ? 0 : -ENOENT;
 }
 
 /* One state file read back, as an entry the thread never follows. */
@@ -609,34 +638,28 @@ void tr_stream_stop(void)
 
 int tr_stream_result(const char *staging_dir, const char *name, struct tracerig_streamed *out)
 {
-	char path[PATH_MAX];
-	int ret = -ENOENT;
+	struct entry *e;
+	int ret;
 
-	if (snprintf(path, sizeof(path), "%s/%s", staging_dir, name) >= (int)sizeof(path))
-		return -ENOENT;
 	pthread_mutex_lock(&st.lock);
-	for (size_t i = 0; i < st.n; i++) {
-		struct entry *e = st.e[i];
-
-		if (strcmp(e->path, path) != 0)
-			continue;
-		if (st.running)
-			ret = -EAGAIN;
-		else if (e->broken && e->freed <= e->from)
-			ret = -EIO;
-		else {
-			memset(out, 0, sizeof(*out));
-			out->path = e->side;
-			out->comp_size = e->comp_size;
-			out->from = e->from;
-			out->to = e->to;
-			out->crc = e->crc;
-			out->level = st.level;
-			out->dev = (uint64_t)e->dev;
-			out->ino = (uint64_t)e->ino;
-			ret = 0;
-		}
-		break;
+	e = find_entry(staging_dir, name);
+	if (!e)
+		ret = -ENOENT;
+	else if (st.running)
+		ret = -EAGAIN;
+	else if (e->broken && e->freed <= e->from)
+		ret = -EIO;
+	else {
+		memset(out, 0, sizeof(*out));
+		out->path = e->side;
+		out->comp_size = e->comp_size;
+		out->from = e->from;
+		out->to = e->to;
+		out->crc = e->crc;
+		out->level = st.level;
+		out->dev = (uint64_t)e->dev;
+		out->ino = (uint64_t)e->ino;
+		ret = 0;
 	}
 	pthread_mutex_unlock(&st.lock);
 	return ret;

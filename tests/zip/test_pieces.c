@@ -371,6 +371,25 @@ static void core_thread_case(int level, int freeing)
 	free(data);
 }
 
+/* A staging directory `sub` holding perf.data of `n` bytes of `data`, for
+ * the core's thread in TRACERIG_TEST_STREAM mode `mode`. */
+static void make_staged(char *staging, size_t len, const char *sub, unsigned char *data, size_t n,
+			const char *mode)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(staging, len, "%s/%s", dir, sub);
+	mkdir(staging, 0700);
+	snprintf(path, sizeof(path), "%s/perf.data", staging);
+	fill(data, n);
+	setenv("TRACERIG_TEST_STREAM", mode, 1);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	EXPECT_EQ_INT(0, append(fd, data, n));
+	if (fd >= 0)
+		close(fd);
+}
+
 /* A state file that does not check out is not used: the entry is then
  * deflated whole, as without one. */
 DEF_TEST(a_torn_or_foreign_state_file_is_not_used)
@@ -380,14 +399,7 @@ DEF_TEST(a_torn_or_foreign_state_file_is_not_used)
 	struct tracerig_streamed sd;
 	int fd;
 
-	snprintf(staging, sizeof(staging), "%s/staging3", dir);
-	mkdir(staging, 0700);
-	snprintf(state, sizeof(state), "%s/perf.data", staging);
-	fill(data, sizeof(data));
-	setenv("TRACERIG_TEST_STREAM", "drain", 1);
-	fd = open(state, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	EXPECT_EQ_INT(0, append(fd, data, sizeof(data)));
-	close(fd);
+	make_staged(staging, sizeof(staging), "staging3", data, sizeof(data), "drain");
 	EXPECT_EQ_INT(0, tr_stream_set_level(6));
 	EXPECT_EQ_INT(0, tr_stream_follow(staging, "perf.data", 104));
 	tr_stream_stop();
@@ -432,22 +444,14 @@ DEF_TEST(nothing_is_freed_unless_the_session_allows_it)
 
 DEF_TEST(a_write_error_breaks_the_stream)
 {
-	char staging[1100], path[PATH_MAX];
+	char staging[1100];
 	unsigned char data[100000];
 	struct tracerig_streamed sd;
-	int fd;
 
-	snprintf(staging, sizeof(staging), "%s/staging2", dir);
-	mkdir(staging, 0700);
-	snprintf(path, sizeof(path), "%s/perf.data", staging);
-	fill(data, sizeof(data));
-	setenv("TRACERIG_TEST_STREAM", "fault", 1);
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	EXPECT_EQ_INT(0, append(fd, data, sizeof(data)));
+	make_staged(staging, sizeof(staging), "staging2", data, sizeof(data), "fault");
 	EXPECT_EQ_INT(0, tr_stream_set_level(6));
 	EXPECT_EQ_INT(0, tr_stream_follow(staging, "perf.data", 104));
 	tr_stream_stop();
-	close(fd);
 	EXPECT_EQ_INT(-EIO, tr_stream_result(staging, "perf.data", &sd));
 	tr_stream_free();
 }
