@@ -181,8 +181,10 @@ static void save_and_free(struct entry *e)
 		return;
 	}
 	e->saved = e->to;
+	/* Once collection ended the staging goes soon: nothing to gain, and
+	 * the end would wait for the writeback below. */
 	pthread_mutex_lock(&st.lock);
-	released = st.may_free ? e->released : 0;
+	released = st.may_free && !st.ended ? e->released : 0;
 	pthread_mutex_unlock(&st.lock);
 	if (e->no_freeing)
 		return;
