@@ -876,7 +876,7 @@ static void *reader_thread(void *arg)
 			which[n++] = r;
 		}
 		{
-			int ret = poll(pfd, n, 1000);
+			int ret = poll(pfd, n, c->poll_ms);
 
 			if (ret < 0 && errno != EINTR) {
 				c->log_fn(c->arg, 1, "poll on the ring buffers failed: %s",
