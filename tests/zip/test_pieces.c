@@ -88,6 +88,27 @@ static void check_zip(const char *zip, zip_source_t *src, zip_t *za, const unsig
 	EXPECT_EQ_INT(0, system(cmd));
 }
 
+/* check_zip on a new `zip` whose entry is the pieces zp_pieces_source
+ * makes of `path` and `sd` (what the core's thread answered, or NULL). */
+static void check_pieces_zip(const char *zip, int level, const char *path,
+			     const struct tracerig_streamed *sd, const unsigned char *want, size_t len)
+{
+	const char *why = NULL;
+	zip_source_t *src;
+	int err;
+	zip_t *za = zip_open(zip, ZIP_CREATE | ZIP_TRUNCATE, &err);
+
+	EXPECT_TRUE(za != NULL);
+	src = za ? zp_pieces_source(za, level, path, sd, &why) : NULL;
+	if (!src) {
+		TEST_FAIL("no source for %s: %s", path, why ? why : "?");
+		if (za)
+			zip_discard(za);
+		return;
+	}
+	check_zip(zip, src, za, want, len);
+}
+
 /* A file of `len` bytes: head [0, from), then the middle appended in
  * `n_pieces` pieces deflated at `mid_level` as the core's thread does (one
  * stream, a sync flush per piece), then the head rewritten and a tail of
@@ -102,10 +123,7 @@ static void pieces_case(size_t from, size_t middle, size_t n_pieces, size_t tail
 	struct tracerig_streamed sd = { 0 };
 	struct tr_zpiece zp;
 	struct stat sb;
-	const char *why = NULL;
-	zip_source_t *src;
-	zip_t *za;
-	int fd, out, err;
+	int fd, out;
 
 	snprintf(path, sizeof(path), "%s/perf.data", dir);
 	snprintf(side, sizeof(side), "%s/side", dir);
@@ -144,13 +162,7 @@ static void pieces_case(size_t from, size_t middle, size_t n_pieces, size_t tail
 	tr_zpiece_end(&zp);
 	close(out);
 	close(fd);
-	za = zip_open(zip, ZIP_CREATE | ZIP_TRUNCATE, &err);
-	EXPECT_TRUE(za != NULL);
-	src = za ? zp_pieces_source(za, ends_level, path, &sd, &why) : NULL;
-	if (!src)
-		TEST_FAIL("no source: %s", why ? why : "?");
-	else
-		check_zip(zip, src, za, data, len);
+	check_pieces_zip(zip, ends_level, path, &sd, data, len);
 	free(data);
 }
 
@@ -221,10 +233,7 @@ DEF_TEST(a_whole_file_deflated_by_isal)
 	char path[PATH_MAX], zip[PATH_MAX];
 	size_t len = 3 * TR_ZPIECE_IN_SIZE + 17;
 	unsigned char *data = malloc(len);
-	const char *why = NULL;
-	zip_source_t *src;
-	zip_t *za;
-	int fd, err;
+	int fd;
 
 	snprintf(path, sizeof(path), "%s/lttng.data", dir);
 	snprintf(zip, sizeof(zip), "%s/w.zip", dir);
@@ -233,13 +242,7 @@ DEF_TEST(a_whole_file_deflated_by_isal)
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	EXPECT_EQ_INT(0, append(fd, data, len));
 	close(fd);
-	za = zip_open(zip, ZIP_CREATE | ZIP_TRUNCATE, &err);
-	EXPECT_TRUE(za != NULL);
-	src = za ? zp_pieces_source(za, 6 | FAST, path, NULL, &why) : NULL;
-	if (!src)
-		TEST_FAIL("no source: %s", why ? why : "?");
-	else
-		check_zip(zip, src, za, data, len);
+	check_pieces_zip(zip, 6 | FAST, path, NULL, data, len);
 	free(data);
 }
 
@@ -296,10 +299,7 @@ static void core_thread_case(int level, int freeing)
 	size_t len = 6 << 20, from = 512;
 	unsigned char *data = malloc(len);
 	struct tracerig_streamed sd;
-	const char *why = NULL;
-	zip_source_t *src;
-	zip_t *za;
-	int fd, err;
+	int fd;
 
 	snprintf(staging, sizeof(staging), "%s/staging.%x.%d", dir, (unsigned)level, freeing);
 	mkdir(staging, 0700);
@@ -341,12 +341,7 @@ static void core_thread_case(int level, int freeing)
 		EXPECT_TRUE((uint64_t)sb.st_blocks * 512 < 64 * 1024);
 	else
 		EXPECT_TRUE((uint64_t)sb.st_blocks * 512 >= len);
-	za = zip_open(zip, ZIP_CREATE | ZIP_TRUNCATE, &err);
-	src = zp_pieces_source(za, level, path, &sd, &why);
-	if (!src)
-		TEST_FAIL("no source: %s", why ? why : "?");
-	else
-		check_zip(zip, src, za, data, len);
+	check_pieces_zip(zip, level, path, &sd, data, len);
 	/* The watchdog's way: a process with nothing followed reads back the
 	 * state file, after its packager set the level.  (sd's path goes
 	 * with what it was answered from.) */
@@ -363,12 +358,7 @@ static void core_thread_case(int level, int freeing)
 	EXPECT_EQ_INT(sd.ino, again.ino);
 	EXPECT_TRUE(strcmp(side, again.path) == 0);
 	snprintf(zip, sizeof(zip), "%s/r.%x.%d.zip", dir, (unsigned)level, freeing);
-	za = zip_open(zip, ZIP_CREATE | ZIP_TRUNCATE, &err);
-	src = zp_pieces_source(za, level, path, &again, &why);
-	if (!src)
-		TEST_FAIL("no source from the state file: %s", why ? why : "?");
-	else
-		check_zip(zip, src, za, data, len);
+	check_pieces_zip(zip, level, path, &again, data, len);
 	tr_stream_free();
 	free(data);
 }
