@@ -174,6 +174,7 @@ static void save_and_free(struct entry *e)
 {
 	struct state_rec r;
 	uint64_t released, start, end;
+	int raised;
 
 	fill_state(&r, e);
 	if (e->state_fd < 0 || pwrite(e->state_fd, &r, sizeof(r), 0) != (ssize_t)sizeof(r)) {
@@ -213,8 +214,20 @@ static void save_and_free(struct entry *e)
 	 * inode's lock, which the source's next write() waits for; and
 	 * punching drops the range's pages under it.  This thread waits for
 	 * the writeback itself, without the lock, and punches 256 KiB at a
-	 * time: a recording writing 16 MiB/s lost samples to full rings
-	 * otherwise. */
+	 * time.  It does both at the session's priority: at nice 19 beside a
+	 * busy workload it was preempted for long while it held the file's
+	 * lock or a journal handle, and perf_events' rings' thread, writing
+	 * perf.data, waited behind it (a dwarf recording at 16 MiB/s beside
+	 * two spinning threads lost 806 and 1837 samples in 120 s; none so).
+	 * Where it may not come back from nice 19, nothing is freed. */
+	raised = st.niced == 1 ? tr_priority_restore(st.tid, st.session_nice) : 0;
+	if (raised < 0) {
+		tr_log(TRACERIG_LOG_INFO, NULL, "%s: its deflated part stays on disk until packaging: "
+		       "freeing it needs the thread back at the session's priority (CAP_SYS_NICE): %s",
+		       e->name, strerror(-raised));
+		e->no_freeing = 1;
+		return;
+	}
 	for (uint64_t at = start; at < end; at += PUNCH_STEP) {
 		uint64_t n = end - at < PUNCH_STEP ? end - at : PUNCH_STEP;
 
@@ -223,10 +236,12 @@ static void save_and_free(struct entry *e)
 		if (fallocate(e->punch_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)at,
 			      (off_t)n) < 0) {
 			stop_freeing(e);
-			return;
+			break;
 		}
 		e->freed = at + n;
 	}
+	if (st.niced == 1)
+		(void)tr_priority_restore(st.tid, TR_BACKGROUND_NICE);
 }
 
 /* One round for one entry: deflates [to, size) and sync-flushes.  The

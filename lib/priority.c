@@ -15,7 +15,7 @@ pid_t tr_priority_background(int *session_nice)
 	*session_nice = getpriority(PRIO_PROCESS, (id_t)tid);
 	if (*session_nice == -1 && errno)
 		*session_nice = 0;
-	(void)setpriority(PRIO_PROCESS, (id_t)tid, 19);
+	(void)setpriority(PRIO_PROCESS, (id_t)tid, TR_BACKGROUND_NICE);
 	return tid;
 }
 

@@ -6,6 +6,8 @@
 
 #include <sys/types.h>
 
+#define TR_BACKGROUND_NICE 19
+
 /* Puts the calling thread at nice 19 (Linux: a TID is a PRIO_PROCESS
  * target) and returns its TID; *session_nice gets the nice value it had
  * (0 when unreadable).  A thread that may not be lowered stays as it is. */

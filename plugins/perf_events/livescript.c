@@ -50,6 +50,8 @@ struct ls_conv {
 	uint64_t data_offset; /* 0 until read from the header */
 	uint64_t fed_bytes, fed_until;
 	struct uw_bg *bg;
+	ls_release_fn release;
+	void *release_arg;
 	struct mark marks[MARKS];
 	size_t n_marks;
 
@@ -130,6 +132,9 @@ static int step(struct ls_conv *lc, uint64_t bytes, uint64_t until_ns, char *why
 	 * what the conversion has yet to reach, not the session. */
 	if (ret == 0 && lc->bg)
 		uw_bg_release(lc->bg, sc_replayed_below(lc->cv));
+	/* Nor are the records: the core may free what it deflated of them. */
+	if (ret == 0 && lc->release && until_ns != UINT64_MAX)
+		lc->release(lc->release_arg, lc->data_offset + sc_replayed_below(lc->cv));
 	if (ret == 0) {
 		lc->fed_bytes = bytes;
 		lc->fed_until = until_ns;
@@ -212,7 +217,7 @@ static void *convert_thread(void *arg)
 }
 
 int ls_start(struct pc_collector *pc, const char *data_path, struct sc_conv *cv,
-	     struct uw_bg *bg, struct ls_conv **out)
+	     struct uw_bg *bg, ls_release_fn release, void *release_arg, struct ls_conv **out)
 {
 	struct ls_conv *lc = calloc(1, sizeof(*lc));
 	int ret;
@@ -223,6 +228,8 @@ int ls_start(struct pc_collector *pc, const char *data_path, struct sc_conv *cv,
 	lc->pc = pc;
 	lc->cv = cv;
 	lc->bg = bg;
+	lc->release = release;
+	lc->release_arg = release_arg;
 	lc->map = MAP_FAILED;
 	atomic_init(&lc->stopping, 0);
 	atomic_init(&lc->tid, 0);

@@ -15,6 +15,9 @@
 
 struct ls_conv;
 
+/* The conversion will not read perf.data below file offset `offset` again. */
+typedef void (*ls_release_fn)(void *arg, uint64_t offset);
+
 struct ls_stats {
 	uint64_t steps;      /* sc_feed calls while collecting */
 	uint64_t bytes;      /* of perf.data's data read while collecting */
@@ -29,9 +32,11 @@ struct ls_stats {
  * it converts no further than bg has unwound (uw_bg_done), so that the
  * conversion adopts its frames instead of unwinding the samples again.
  * The thread runs at nice 19: converting takes CPU time the traced
- * workload does not want first.  0 or -errno. */
+ * workload does not want first.  After each step it calls `release`
+ * (NULL: none) with the offset below which it reads nothing again.  0 or
+ * -errno. */
 int ls_start(struct pc_collector *pc, const char *data_path, struct sc_conv *cv,
-	     struct uw_bg *bg, struct ls_conv **out);
+	     struct uw_bg *bg, ls_release_fn release, void *release_arg, struct ls_conv **out);
 /* After pc_stop (and pc_finish, and uw_bg_join): stops the thread and converts what it
  * had not, up to the end of the data perf.data's header now holds.  0 or
  * -errno with `why`; an error the thread met is returned here, and the

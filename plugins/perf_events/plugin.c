@@ -419,10 +419,7 @@ static struct pp_builder *new_cpu_pprof(struct perf *p, const struct pc_opened *
 
 /* A staged entry the conversion only appends to, as `f`; `never_read`:
  * nothing here reads it back (perf.data.txt; the flame graph reads
- * cpu.folded), so the core may free what it deflated of it.  perf.data
- * is not released: on ext4 punching a file holds its lock while the
- * range is written back, and the rings' thread writing perf.data then
- * waits, so a dwarf recording (16 MiB/s) lost samples. */
+ * cpu.folded), so the core may free what it deflated of it. */
 static FILE *appended_entry(struct perf *p, FILE *f, const char *name, int never_read)
 {
 	/* Written in one pass; a big buffer saves syscalls. */
@@ -472,6 +469,15 @@ static int open_outputs(struct perf *p, FILE *txt, struct unwinder *uw, struct c
 	return ret;
 }
 
+/* The conversion thread's: what it has replayed of perf.data is read
+ * again by nothing here (the flush converts what it has not). */
+static void release_perf_data(void *arg, uint64_t offset)
+{
+	struct perf *p = arg;
+
+	(void)p->svc->archive_release(p->ctx, "perf.data", offset);
+}
+
 /* Record mode: a thread converts perf.data as it grows.  With callchain
  * = dwarf it goes as far as the thread unwinding samples as they come has
  * got (their frames are adopted, the ones it left unwound here).  Not
@@ -517,7 +523,7 @@ static void convert_while_collecting(struct perf *p)
 	uw = NULL;
 	if (ret < 0)
 		goto fail;
-	ret = ls_start(p->pc, p->data_path, p->out.cv, p->bg, &p->live);
+	ret = ls_start(p->pc, p->data_path, p->out.cv, p->bg, release_perf_data, p, &p->live);
 	if (ret == 0)
 		return;
 	snprintf(why, sizeof(why), "cannot start a thread: %s", strerror(-ret));

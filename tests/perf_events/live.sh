@@ -96,8 +96,11 @@ if [ "$can_punch" = 1 ]; then
 	wait_freed a.trace.zip perf.data.txt
 	check "what was deflated of the staged perf.data.txt is freed while collecting" \
 		kill -0 "$tr"
+	wait_freed a.trace.zip perf.data
+	check "and of perf.data, once converted" kill -0 "$tr"
 else
-	skip "the staged text is freed while collecting" "$TEST_TMP cannot punch holes"
+	skip "the staged files are freed while collecting" "$TEST_TMP cannot punch holes"
+	skip "and perf.data" "$TEST_TMP cannot punch holes"
 fi
 kill -TERM "$tr"
 wait "$tr"
@@ -189,7 +192,7 @@ fi
 tr=$!
 on_exit "kill -9 $tr 2>/dev/null"
 wait_staged k.trace.zip perf.data.txt 102400
-[ "$can_punch" = 1 ] && wait_freed k.trace.zip perf.data.txt
+[ "$can_punch" = 1 ] && wait_freed k.trace.zip perf.data.txt && wait_freed k.trace.zip perf.data
 check "killed: still collecting, 100 KiB converted$([ "$can_punch" = 1 ] && echo ", the deflated part freed")" \
 	kill -0 "$tr"
 kill -9 "$tr"
@@ -221,5 +224,35 @@ check "keep_staging: the staging is kept" test -s "$ks/perf.data.txt"
 check_eq "keep_staging: its perf.data.txt is whole" 0 "$(nuls "$ks/perf.data.txt")"
 check "keep_staging: so is its perf.data" records_whole "$ks/perf.data"
 check "keep_staging: nothing was freed" not_freed "$ks/perf.data.txt"
+
+# ---- without CAP_SYS_NICE: the deflating thread, at nice 19 while
+# collecting, may not come back to the session's priority to punch (at
+# nice 19 it would hold the file's lock while preempted, and the rings'
+# thread writing perf.data would wait): nothing is freed, the log says why
+if [ "$can_punch" = 1 ] && setpriv --bounding-set=-sys_nice true 2>/dev/null; then
+	setpriv --bounding-set=-sys_nice -- "$TRACERIG" -c "$CPU_INI" -p "$demo" -d 600 \
+		-o "$TEST_TMP/nn.trace.zip" >"$TEST_TMP/nn.out" 2>&1 </dev/null &
+	tr=$!
+	on_exit "kill -9 $tr 2>/dev/null"
+	wait_staged nn.trace.zip perf.data.txt 409600
+	check "no CAP_SYS_NICE: still collecting, 400 KiB converted" kill -0 "$tr"
+	sleep 3 # several deflating rounds: none may free anything
+	check "no CAP_SYS_NICE: the staged text was not freed" \
+		not_freed "$(staged nn.trace.zip perf.data.txt)"
+	check "no CAP_SYS_NICE: nor perf.data" not_freed "$(staged nn.trace.zip perf.data)"
+	kill -TERM "$tr"
+	wait "$tr"
+	check_eq "no CAP_SYS_NICE: exit 0" 0 "$?"
+	unzip_archive "$TEST_TMP/nn.trace.zip" "$TEST_TMP/nn"
+	check_grep "no CAP_SYS_NICE: the log says why nothing was freed" \
+		"perf.data.txt: its deflated part stays on disk until packaging: freeing it needs the thread back at the session's priority \\(CAP_SYS_NICE\\)" \
+		"$TEST_TMP/nn/tracerig.log"
+	check_eq "no CAP_SYS_NICE: the archive's text is whole" 0 "$(nuls "$TEST_TMP/nn/perf.data.txt")"
+	check "no CAP_SYS_NICE: so is its perf.data" records_whole "$TEST_TMP/nn/perf.data"
+	same_as_offline "$TEST_TMP/nn" "no CAP_SYS_NICE"
+else
+	skip "without CAP_SYS_NICE nothing is freed" \
+		"$([ "$can_punch" = 1 ] && echo "setpriv cannot drop CAP_SYS_NICE here (not root?)" || echo "$TEST_TMP cannot punch holes")"
+fi
 
 done_testing
