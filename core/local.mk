@@ -18,6 +18,7 @@ tracerig_SOURCES = \
 	core/pids.c core/pids.h \
 	core/staging.c core/staging.h \
 	core/stream.c core/stream.h \
+	core/writeback.c core/writeback.h \
 	core/output.c core/output.h \
 	core/manifest.c core/manifest.h \
 	core/json.c core/json.h \

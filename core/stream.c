@@ -27,6 +27,7 @@
 
 #include "stream.h"
 #include "log.h"
+#include "writeback.h"
 #include "lib/priority.h"
 #include "lib/zpiece.h"
 
@@ -51,6 +52,10 @@ _Static_assert(TRACERIG_DEFLATE_FAST == TR_ZPIECE_FAST,
 #define TR_STREAM_ENDED_POLL_MS 50
 /* Freed at most this much at a time (save_and_free). */
 #define PUNCH_STEP (256u << 10)
+/* Deflated bytes left to the kernel's flusher before the thread writes
+ * them back itself to free them: the staging's bound, beside what is not
+ * deflated yet. */
+#define FORCE_WRITEBACK_ABOVE (64ull << 20)
 
 /* What the rounds made of an entry, rewritten after each one beside the
  * side file (NAME.state): the watchdog packaging a collector that died
@@ -105,8 +110,10 @@ static struct {
 	/* The test hook, TRACERIG_TEST_STREAM: "drain" deflates whatever is
 	 * there when stopped (so that a test does not depend on how much the
 	 * thread got to under load); "fault" also makes every stream's
-	 * first piece fail as a write error would. */
-	int test_drain, test_fault;
+	 * first piece fail as a write error would; "force" (with either)
+	 * frees what was deflated without waiting for the kernel's flusher
+	 * to write it back, as on a kernel without cachestat. */
+	int test_drain, test_fault, test_force;
 	int may_free; /* tr_stream_may_free */
 } st = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -174,7 +181,7 @@ static void save_and_free(struct entry *e)
 {
 	struct state_rec r;
 	uint64_t released, start, end;
-	int raised;
+	int raised = 0;
 
 	fill_state(&r, e);
 	if (e->state_fd < 0 || pwrite(e->state_fd, &r, sizeof(r), 0) != (ssize_t)sizeof(r)) {
@@ -211,28 +218,42 @@ static void save_and_free(struct entry *e)
 		return;
 	}
 	/* ext4 writes a dirty range back before punching it, holding the
-	 * inode's lock, which the source's next write() waits for; and
-	 * punching drops the range's pages under it.  This thread waits for
-	 * the writeback itself, without the lock, and punches 256 KiB at a
-	 * time.  It does both at the session's priority: at nice 19 beside a
+	 * inode's lock, which the source's next write() waits for.  So a
+	 * range is punched once the kernel's flusher has written it back
+	 * (dirty_expire_centisecs after it was written, 30 s by default):
+	 * forcing the writeback here would only make this thread pay for
+	 * the disk writes the flusher makes for any recorder.  Past
+	 * FORCE_WRITEBACK_ABOVE of deflated bytes waiting (a dwarf recording
+	 * writes 16 MiB/s), or where the kernel cannot tell (no cachestat),
+	 * the thread forces the oldest, waiting for it without the lock.
+	 * 256 KiB at a time, at the session's priority: at nice 19 beside a
 	 * busy workload it was preempted for long while it held the file's
 	 * lock or a journal handle, and perf_events' rings' thread, writing
 	 * perf.data, waited behind it (a dwarf recording at 16 MiB/s beside
 	 * two spinning threads lost 806 and 1837 samples in 120 s; none so).
 	 * Where it may not come back from nice 19, nothing is freed. */
-	raised = st.niced == 1 ? tr_priority_restore(st.tid, st.session_nice) : 0;
-	if (raised < 0) {
-		tr_log(TRACERIG_LOG_INFO, NULL, "%s: its deflated part stays on disk until packaging: "
-		       "freeing it needs the thread back at the session's priority (CAP_SYS_NICE): %s",
-		       e->name, strerror(-raised));
-		e->no_freeing = 1;
-		return;
-	}
 	for (uint64_t at = start; at < end; at += PUNCH_STEP) {
 		uint64_t n = end - at < PUNCH_STEP ? end - at : PUNCH_STEP;
+		int64_t unwritten = st.test_force ? -ENOSYS : tr_unwritten_pages(e->punch_fd, at, n);
 
-		(void)sync_file_range(e->punch_fd, (off_t)at, (off_t)n, SYNC_FILE_RANGE_WAIT_BEFORE |
-				      SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
+		if (unwritten > 0 && end - at <= FORCE_WRITEBACK_ABOVE)
+			break;
+		if (!raised) {
+			int ret = st.niced == 1 ? tr_priority_restore(st.tid, st.session_nice) : 0;
+
+			if (ret < 0) {
+				tr_log(TRACERIG_LOG_INFO, NULL, "%s: its deflated part stays on disk "
+				       "until packaging: freeing it needs the thread back at the "
+				       "session's priority (CAP_SYS_NICE): %s", e->name, strerror(-ret));
+				e->no_freeing = 1;
+				return;
+			}
+			raised = 1;
+		}
+		if (unwritten != 0)
+			(void)sync_file_range(e->punch_fd, (off_t)at, (off_t)n,
+					      SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+						      SYNC_FILE_RANGE_WAIT_AFTER);
 		if (fallocate(e->punch_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)at,
 			      (off_t)n) < 0) {
 			stop_freeing(e);
@@ -240,7 +261,7 @@ static void save_and_free(struct entry *e)
 		}
 		e->freed = at + n;
 	}
-	if (st.niced == 1)
+	if (raised && st.niced == 1)
 		(void)tr_priority_restore(st.tid, TR_BACKGROUND_NICE);
 }
 
@@ -460,8 +481,9 @@ int tr_stream_follow(const char *staging_dir, const char *name, uint64_t from)
 	if (!st.running) {
 		const char *test = getenv("TRACERIG_TEST_STREAM");
 
-		st.test_fault = test && strcmp(test, "fault") == 0;
-		st.test_drain = test && (st.test_fault || strcmp(test, "drain") == 0);
+		st.test_fault = test && strstr(test, "fault");
+		st.test_drain = test && (st.test_fault || strstr(test, "drain"));
+		st.test_force = test && strstr(test, "force");
 		ret = -pthread_create(&st.thread, NULL, stream_thread, NULL);
 		if (ret)
 			st.e[--st.n] = NULL;

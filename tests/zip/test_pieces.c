@@ -19,6 +19,7 @@
 #include <zlib.h>
 
 #include "core/stream.h"
+#include "core/writeback.h"
 #include "lib/zpiece.h"
 #include "plugins/zip/pieces.h"
 #include "../testing.h"
@@ -287,10 +288,13 @@ DEF_TEST(a_file_shorter_or_replaced_is_refused)
  * it rewrites at the end), and what it hands the packager makes the
  * whole file.  TRACERIG_TEST_STREAM=drain: it deflates all there is when
  * stopped, so the test does not depend on how much it got to before.
- * `freeing`: the writer released the file and the session allows freeing:
- * what was deflated is punched out of it, the pieces still make the whole
- * file, and so do they when read back from the state file (the watchdog's
- * way); `freeing` 2: released, but freeing not allowed (keep_staging). */
+ * `freeing` 1: the writer released the file and the session allows
+ * freeing, and the thread frees without waiting for the kernel's flusher
+ * ("force", as without cachestat): what was deflated is punched out of it,
+ * the pieces still make the whole file, and so do they when read back
+ * from the state file (the watchdog's way); 2: released, but freeing not
+ * allowed (keep_staging); 3: as 1 but the thread waits for the flusher,
+ * whose work the writer's fdatasync does here. */
 static void core_thread_case(int level, int freeing)
 {
 	char staging[1100], path[PATH_MAX], zip[PATH_MAX], side[PATH_MAX];
@@ -306,7 +310,7 @@ static void core_thread_case(int level, int freeing)
 	snprintf(path, sizeof(path), "%s/perf.data", staging);
 	snprintf(zip, sizeof(zip), "%s/c.%x.%d.zip", dir, (unsigned)level, freeing);
 	fill(data, len);
-	setenv("TRACERIG_TEST_STREAM", "drain", 1);
+	setenv("TRACERIG_TEST_STREAM", freeing == 1 || freeing == 2 ? "drain,force" : "drain", 1);
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	EXPECT_EQ_INT(0, append(fd, data, from + 1000));
 	EXPECT_EQ_INT(-ENOTSUP, tr_stream_follow(staging, "perf.data", from));
@@ -316,12 +320,14 @@ static void core_thread_case(int level, int freeing)
 	EXPECT_EQ_INT(-EAGAIN, tr_stream_result(staging, "perf.data", &sd));
 	EXPECT_EQ_INT(-ENOENT, tr_stream_release(staging, "other", UINT64_MAX));
 	if (freeing) {
-		tr_stream_may_free(freeing == 1);
+		tr_stream_may_free(freeing != 2);
 		EXPECT_EQ_INT(0, tr_stream_release(staging, "perf.data", UINT64_MAX));
 	}
 	for (size_t at = from + 1000; at < len - 4096; at += 300000)
 		EXPECT_EQ_INT(0, append(fd, data + at, at + 300000 < len - 4096 ? 300000
 									: len - 4096 - at));
+	if (freeing == 3)
+		EXPECT_EQ_INT(0, fdatasync(fd));
 	tr_stream_stop();
 	/* After the stop: the rewritten head and the last bytes. */
 	EXPECT_TRUE(pwrite(fd, data, from, 0) == (ssize_t)from);
@@ -337,7 +343,7 @@ static void core_thread_case(int level, int freeing)
 	/* Freed: whole blocks of [from, to) only, the size kept. */
 	EXPECT_EQ_INT(0, stat(path, &sb));
 	EXPECT_EQ_INT(len, sb.st_size);
-	if (freeing == 1)
+	if (freeing == 1 || freeing == 3)
 		EXPECT_TRUE((uint64_t)sb.st_blocks * 512 < 64 * 1024);
 	else
 		EXPECT_TRUE((uint64_t)sb.st_blocks * 512 >= len);
@@ -432,6 +438,29 @@ DEF_TEST(what_was_deflated_of_a_released_file_is_freed)
 DEF_TEST(nothing_is_freed_unless_the_session_allows_it)
 {
 	core_thread_case(6, 2);
+}
+
+DEF_TEST(what_the_kernel_wrote_back_is_freed_without_forcing)
+{
+	core_thread_case(6, 3);
+}
+
+/* Once fdatasync returned nothing of the file is left to write back. */
+DEF_TEST(unwritten_pages_are_none_after_fdatasync)
+{
+	char path[PATH_MAX];
+	unsigned char data[256 << 10];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/unwritten", dir);
+	fill(data, sizeof(data));
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	EXPECT_TRUE(fd >= 0);
+	EXPECT_EQ_INT(0, append(fd, data, sizeof(data)));
+	EXPECT_EQ_INT(0, fdatasync(fd));
+	EXPECT_EQ_INT(0, tr_unwritten_pages(fd, 0, sizeof(data)));
+	close(fd);
+	EXPECT_EQ_INT(-EBADF, tr_unwritten_pages(fd, 0, sizeof(data)));
 }
 
 DEF_TEST(a_write_error_breaks_the_stream)
@@ -568,6 +597,11 @@ int main(void)
 	RUN_TEST(a_write_error_breaks_the_stream);
 	RUN_TEST(what_was_deflated_of_a_released_file_is_freed);
 	RUN_TEST(nothing_is_freed_unless_the_session_allows_it);
+	RUN_TEST(what_the_kernel_wrote_back_is_freed_without_forcing);
+	if (tr_unwritten_pages(-1, 0, 1) == -ENOSYS)
+		SKIP_TEST(unwritten_pages_are_none_after_fdatasync, "this kernel has no cachestat (6.5)");
+	else
+		RUN_TEST(unwritten_pages_are_none_after_fdatasync);
 	RUN_TEST(a_torn_or_foreign_state_file_is_not_used);
 	/* Going back from nice 19 needs CAP_SYS_NICE (or RLIMIT_NICE). */
 	if (geteuid() == 0 && getpriority(PRIO_PROCESS, 0) < 19)
