@@ -217,15 +217,26 @@ check_grep "killed: the watchdog used what was deflated before the collector die
 check_eq "killed: no freed range went into the salvaged text" 0 "$(nuls "$TEST_TMP/k/perf.data.txt")"
 check "killed: nor into the salvaged perf.data" records_whole "$TEST_TMP/k/perf.data"
 
+# collect_written_back NAME LABEL COMMAND...: a session of the demo by
+# COMMAND (tracerig, with options or a wrapper) into NAME.trace.zip, left
+# running ($tr) once 400 KiB of text were converted, all its staging was
+# written back and several deflating rounds went by: a session that may
+# not free anything has had every chance to.
+collect_written_back() {
+	local name=$1 label=$2
+	shift 2
+	"$@" -c "$CPU_INI" -p "$demo" -d 600 -o "$TEST_TMP/$name.trace.zip" \
+		>"$TEST_TMP/$name.out" 2>&1 </dev/null &
+	tr=$!
+	on_exit "kill -9 $tr 2>/dev/null"
+	wait_staged "$name.trace.zip" perf.data.txt 409600
+	check "$label: still collecting, 400 KiB converted" kill -0 "$tr"
+	sync "$(staged "$name.trace.zip" perf.data.txt)" "$(staged "$name.trace.zip" perf.data)"
+	sleep 3
+}
+
 # ---- keep_staging: the staging is for looking at, nothing in it is freed
-"$TRACERIG" -c "$CPU_INI" -p "$demo" -d 600 -o "$TEST_TMP/ks.trace.zip" \
-	--set tracerig.keep_staging=yes >"$TEST_TMP/ks.out" 2>&1 </dev/null &
-tr=$!
-on_exit "kill -9 $tr 2>/dev/null"
-wait_staged ks.trace.zip perf.data.txt 409600
-check "keep_staging: still collecting, 400 KiB converted" kill -0 "$tr"
-sync "$(staged ks.trace.zip perf.data.txt)" "$(staged ks.trace.zip perf.data)"
-sleep 3 # several deflating rounds, with all written back: none may free anything
+collect_written_back ks keep_staging "$TRACERIG" --set tracerig.keep_staging=yes
 kill -TERM "$tr"
 wait "$tr"
 check_eq "keep_staging: exit 0" 0 "$?"
@@ -240,14 +251,8 @@ check "keep_staging: nothing was freed" not_freed "$ks/perf.data.txt"
 # nice 19 it would hold the file's lock while preempted, and the rings'
 # thread writing perf.data would wait): nothing is freed, the log says why
 if [ "$can_punch" = 1 ] && setpriv --bounding-set=-sys_nice true 2>/dev/null; then
-	setpriv --bounding-set=-sys_nice -- "$TRACERIG" -c "$CPU_INI" -p "$demo" -d 600 \
-		-o "$TEST_TMP/nn.trace.zip" >"$TEST_TMP/nn.out" 2>&1 </dev/null &
-	tr=$!
-	on_exit "kill -9 $tr 2>/dev/null"
-	wait_staged nn.trace.zip perf.data.txt 409600
-	check "no CAP_SYS_NICE: still collecting, 400 KiB converted" kill -0 "$tr"
-	sync "$(staged nn.trace.zip perf.data.txt)" "$(staged nn.trace.zip perf.data)"
-	sleep 3 # several deflating rounds, with all written back: none may free anything
+	collect_written_back nn "no CAP_SYS_NICE" \
+		setpriv --bounding-set=-sys_nice -- "$TRACERIG"
 	check "no CAP_SYS_NICE: the staged text was not freed" \
 		not_freed "$(staged nn.trace.zip perf.data.txt)"
 	check "no CAP_SYS_NICE: nor perf.data" not_freed "$(staged nn.trace.zip perf.data)"
