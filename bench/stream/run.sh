@@ -37,7 +37,7 @@ hz=$(getconf CLK_TCK)
 
 
 # tracerig D STREAM CONVERT LEVEL DEFLATE: appends "end_to_archive_ms packaging_ms cpu_collect_ms
-# cpu_total_ms samples perf_data_kib streamed_kib archive_kib" to
+# cpu_total_ms samples perf_data_kib streamed_kib archive_kib lost_samples" to
 # $tmp/t-STREAM-CONVERT-LEVEL-DEFLATE-D.  Packaging: from the last line tracerig.log has (the
 # sources' summary, or the stream's) to the exit: the manifest and the zip.
 run_tracerig() {
@@ -74,15 +74,16 @@ for line in open(f'{d}/log'):
     if g:
         streamed += int(g.group(1))
 print(round(after - end), round(after - last), cpu0, round(cpu), c["samples"], size // 1024,
-      streamed // 1024, os.path.getsize(f'{d}/r.trace.zip') // 1024)
+      streamed // 1024, os.path.getsize(f'{d}/r.trace.zip') // 1024, c["lost_samples"])
 PY
 }
 
 # perf D: appends "end_to_archive_ms record_exit_ms script_ms zip_ms samples
-# cpu_collect_ms" (perf record's CPU when the command ends, read by it).
+# cpu_collect_ms lost_chunks" (perf record's CPU when the command ends, read
+# by it; the PERF_RECORD_LOST records perf script warns of).
 perf_aborts=0
 run_perf() {
-	local d=$tmp/rp t1 t2 t3 i cpu
+	local d=$tmp/rp t1 t2 t3 i cpu chunks
 	for i in 1 2 3 4 5 6; do
 		[ "$i" -lt 6 ] || return 1
 		rm -rf "$d" && mkdir -p "$d"
@@ -102,8 +103,9 @@ run_perf() {
 	zip_perf_side "$d"
 	t3=$zipped
 	cpu=$(awk -v hz="$hz" '{ sub(/.*\) /, ""); printf "%d", ($12 + $13) * 1000 / hz }' "$d/stat")
-	awk -v e="$end" -v a="$t1" -v b="$t2" -v c="$t3" -v n="$n" -v cpu="$cpu" \
-		'BEGIN { printf "%d %d %d %d %d %d\n", c - e, a - e, b - a, c - b, n, cpu }' >>"$tmp/p-$1"
+	chunks=$(sed -n 's/.*events and lost \([0-9]*\) chunks.*/\1/p' "$d/ps.err" | head -n 1)
+	awk -v e="$end" -v a="$t1" -v b="$t2" -v c="$t3" -v n="$n" -v cpu="$cpu" -v l="${chunks:-0}" \
+		'BEGIN { printf "%d %d %d %d %d %d %d\n", c - e, a - e, b - a, c - b, n, cpu, l }' >>"$tmp/p-$1"
 }
 
 # perf's own streaming, perf record piped into perf script as it records
@@ -162,17 +164,17 @@ echo "own streaming: the same \`perf record -o -\` piped through \`tee\` (kept a
 echo "\`perf script -i -\` while recording, then \`zip\`;"
 echo "configurations interleaved, median of $REPS run(s) each."
 echo
-echo "| session | | end of collection to archive (ms) | of which manifest + zip (ms) | CPU while collecting (ms) | tracerig CPU in all (ms) | samples | perf.data (KiB) | deflated before packaging (KiB) | archive (KiB) |"
+echo "| session | | end of collection to archive (ms) | of which manifest + zip (ms) | CPU while collecting (ms) | tracerig CPU in all (ms) | samples (lost: the rings were full) | perf.data (KiB) | deflated before packaging (KiB) | archive (KiB) |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
 for dur in $DURATIONS; do
 	for v in $VARIANTS; do
 		IFS=/ read -r vs vc vl vd <<<"$v"
 		f=t-$vs-$vc-${vl:-6}-${vd:-auto}-$dur
 		[ -s "$tmp/$f" ] || continue
-		echo "| $dur s | tracerig, stream = $vs, convert_while_collecting = $vc${vl:+, zip.compression = $vl}${vd:+, zip.deflate = $vd} | $(med $f 1) | $(med $f 2) | $(med $f 3) | $(med $f 4) | $(med $f 5) | $(med $f 6) | $(med $f 7) | $(med $f 8) |"
+		echo "| $dur s | tracerig, stream = $vs, convert_while_collecting = $vc${vl:+, zip.compression = $vl}${vd:+, zip.deflate = $vd} | $(med $f 1) | $(med $f 2) | $(med $f 3) | $(med $f 4) | $(med $f 5) ($(med $f 9)) | $(med $f 6) | $(med $f 7) | $(med $f 8) |"
 	done
 	[ -s "$tmp/p-$dur" ] &&
-		echo "| $dur s | perf record + perf script + zip | $(med p-$dur 1) (record's exit $(med p-$dur 2), script $(med p-$dur 3), zip $(med p-$dur 4)) | | $(med p-$dur 6) (perf record) | | $(med p-$dur 5) | | | |"
+		echo "| $dur s | perf record + perf script + zip | $(med p-$dur 1) (record's exit $(med p-$dur 2), script $(med p-$dur 3), zip $(med p-$dur 4)) | | $(med p-$dur 6) (perf record) | | $(med p-$dur 5) ($(med p-$dur 7) PERF_RECORD_LOST) | | | |"
 	[ -s "$tmp/q-$dur" ] &&
 		echo "| $dur s | perf record -o - \\| perf script -i - (perf's streaming) + zip | $(med q-$dur 1) (pipeline's exit $(med q-$dur 2), zip $(med q-$dur 3)) | | $(med q-$dur 5) (record + script, nearly all while collecting) | | $(med q-$dur 4) | | | |"
 done
