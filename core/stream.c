@@ -3,15 +3,16 @@
  * One thread follows every declared entry: each round (TR_STREAM_POLL_MS
  * apart, or at once when a round found much to do) it deflates what was
  * appended to each file since the last round, up to the file's current
- * size, into that entry's side file, then ends the round's input with a
- * sync flush.  Only then does the entry's `to` (and the CRC and the side
- * file's length that go with it) advance, under the lock: what the
- * packager reads is always whole sync-flushed pieces, byte aligned and
- * not final.  Bytes on disk below the file's size are final, since the
- * source only appends past `from`.  The thread checks for the stop
- * between reads of TR_ZPIECE_IN_SIZE, so stopping it takes at most one
- * read's deflate (a few milliseconds); what it did not get to is the
- * tail the packager deflates.
+ * size (at most ROUND_MAX of it while collecting), into that entry's
+ * side file, then ends the round's input with a sync flush.  Only then
+ * does the entry's `to` (and the CRC and the side file's length that go
+ * with it) advance, under the lock: what the packager reads is always
+ * whole sync-flushed pieces, byte aligned and not final.  Bytes on disk
+ * below the file's size are final, since the source only appends past
+ * `from`.  The thread checks for the stop between reads of
+ * TR_ZPIECE_IN_SIZE, so stopping it takes at most one read's deflate (a
+ * few milliseconds); what it did not get to is the tail the packager
+ * deflates.
  *
  * It runs at nice 19 while collecting: deflate is the work that may wait.
  * Once collection ends it goes back to the session's priority (within the
@@ -56,6 +57,13 @@ _Static_assert(TRACERIG_DEFLATE_FAST == TR_ZPIECE_FAST,
  * them back itself to free them: the staging's bound, beside what is not
  * deflated yet. */
 #define FORCE_WRITEBACK_ABOVE (64ull << 20)
+/* A round takes at most this much of one entry while collecting.  An
+ * encoder slower than the source (zlib at nice 19 beside a busy workload
+ * deflates a few MiB/s of a dwarf recording's 16) would otherwise make
+ * each round take all that piled up while the last one ran: pieces of
+ * hundreds of MiB, nothing freed until each ends, and the other entries
+ * not followed for minutes. */
+#define ROUND_MAX (64ull << 20)
 
 /* What the rounds made of an entry, rewritten after each one beside the
  * side file (NAME.state): the watchdog packaging a collector that died
@@ -265,13 +273,14 @@ static void save_and_free(struct entry *e)
 		(void)tr_priority_restore(st.tid, TR_BACKGROUND_NICE);
 }
 
-/* One round for one entry: deflates [to, size) and sync-flushes.  The
- * thread alone writes z and the files; the lock guards what the packager
- * reads.  Returns the bytes taken, or a negative errno (the stream broke). */
+/* One round for one entry: deflates [to, size), at most ROUND_MAX of it
+ * but when draining, and sync-flushes.  The thread alone writes z and the
+ * files; the lock guards what the packager reads.  Returns the bytes
+ * taken, or a negative errno (the stream broke). */
 static int64_t round_of(struct entry *e, int *stop, int drain)
 {
 	struct stat sb;
-	uint64_t at = e->from + e->z.in, taken = 0;
+	uint64_t at = e->from + e->z.in, taken = 0, until;
 	int64_t n;
 	int err;
 
@@ -279,7 +288,10 @@ static int64_t round_of(struct entry *e, int *stop, int drain)
 		return -errno;
 	if ((uint64_t)sb.st_size < at)
 		return -ESPIPE; /* it shrank: not append-only after all */
-	while (at + taken < (uint64_t)sb.st_size) {
+	until = (uint64_t)sb.st_size;
+	if (!drain && until - at > ROUND_MAX)
+		until = at + ROUND_MAX;
+	while (at + taken < until) {
 		int ended;
 
 		pthread_mutex_lock(&st.lock);
@@ -290,8 +302,8 @@ static int64_t round_of(struct entry *e, int *stop, int drain)
 		if (*stop)
 			break;
 		n = tr_zpiece_feed_fd(&e->z, e->in_fd, at + taken,
-				      (uint64_t)sb.st_size - at - taken < TR_ZPIECE_IN_SIZE
-				      ? (uint64_t)sb.st_size - at - taken : TR_ZPIECE_IN_SIZE);
+				      until - at - taken < TR_ZPIECE_IN_SIZE
+				      ? until - at - taken : TR_ZPIECE_IN_SIZE);
 		if (n < 0)
 			return n;
 		if (n == 0)

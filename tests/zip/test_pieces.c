@@ -463,6 +463,59 @@ DEF_TEST(unwritten_pages_are_none_after_fdatasync)
 	EXPECT_EQ_INT(-EBADF, tr_unwritten_pages(fd, 0, sizeof(data)));
 }
 
+/* A round takes at most 64 MiB of an entry while collecting: 130 MiB
+ * there before the thread's first round are three pieces (64, 64, 2),
+ * each saved (and so freeable) as it ends, not one that ends after all
+ * of it was deflated.  The count is the state record's (struct state_rec
+ * in core/stream.c: magic[8], from, to, comp_size, pieces). */
+DEF_TEST(a_round_takes_at_most_64_mib_of_an_entry)
+{
+	char staging[1100], path[PATH_MAX], state[PATH_MAX];
+	static unsigned char chunk[1 << 20];
+	const uint64_t len = 130ull << 20, from = 512;
+	uint64_t rec[5] = { 0 };
+	struct tracerig_streamed sd;
+	uLong want = crc32(0, Z_NULL, 0);
+	int fd, done = 0;
+
+	snprintf(staging, sizeof(staging), "%s/staging-rounds", dir);
+	mkdir(staging, 0700);
+	snprintf(path, sizeof(path), "%s/perf.data", staging);
+	snprintf(state, sizeof(state), "%s/" TR_STREAM_DIR "/perf.data.state", staging);
+	fill(chunk, sizeof(chunk));
+	setenv("TRACERIG_TEST_STREAM", "", 1);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	EXPECT_TRUE(fd >= 0);
+	for (uint64_t at = 0; at < len; at += sizeof(chunk)) {
+		EXPECT_EQ_INT(0, append(fd, chunk, sizeof(chunk)));
+		want = at ? crc32(want, chunk, sizeof(chunk))
+			  : crc32(want, chunk + from, (uInt)(sizeof(chunk) - from));
+	}
+	EXPECT_EQ_INT(0, tr_stream_set_level(1));
+	EXPECT_EQ_INT(0, tr_stream_follow(staging, "perf.data", from));
+	/* Until the state says all of it is deflated (2 minutes at most). */
+	for (int i = 0; i < 1200 && !done; i++) {
+		int sfd = open(state, O_RDONLY);
+
+		done = sfd >= 0 && pread(sfd, rec, sizeof(rec), 0) == (ssize_t)sizeof(rec) &&
+		       rec[2] == len;
+		if (sfd >= 0)
+			close(sfd);
+		if (!done)
+			usleep(100000);
+	}
+	EXPECT_TRUE(done);
+	EXPECT_EQ_INT(3, rec[4]);
+	tr_stream_stop();
+	EXPECT_EQ_INT(0, tr_stream_result(staging, "perf.data", &sd));
+	EXPECT_EQ_INT(from, sd.from);
+	EXPECT_EQ_INT(len, sd.to);
+	EXPECT_EQ_INT(want, sd.crc);
+	tr_stream_free();
+	close(fd);
+	unlink(path);
+}
+
 DEF_TEST(a_write_error_breaks_the_stream)
 {
 	char staging[1100];
@@ -594,6 +647,7 @@ int main(void)
 #else
 	SKIP_TEST(the_core_thread_follows_a_growing_file_with_isal, "built without ISA-L");
 #endif
+	RUN_TEST(a_round_takes_at_most_64_mib_of_an_entry);
 	RUN_TEST(a_write_error_breaks_the_stream);
 	RUN_TEST(what_was_deflated_of_a_released_file_is_freed);
 	RUN_TEST(nothing_is_freed_unless_the_session_allows_it);
