@@ -1016,11 +1016,16 @@ int tr_symbolizer_record_mmap(struct tr_symbolizer *sym, const struct tracerig_m
 	}
 	begin_recorded(p);
 	/* A runtime's jitdump (renamed ./jit-PID.dump in perf.data): its
-	 * symbols come through the JIT sources, not as an object. */
+	 * symbols come through the JIT sources, not as an object.  Read from
+	 * the process's root while it runs, so that a conversion made while
+	 * collecting names what only the jitdump names (.NET's ReadyToRun
+	 * code) before the harvested copy arrives at the end. */
 	if (path[0] != '/' && path[0] != '[') {
 		if (strcmp(path, "//anon") != 0)
 			goto out;
 	} else if (is_jitdump_name(path)) {
+		if (!l.deleted && !tr_jit_has_source(&p->jit, TR_JIT_JITDUMP))
+			ret = tr_jit_add_source(&p->jit, path, p->pid);
 		goto out;
 	}
 	m = (struct mapping){ .start = l.start, .end = l.end, .pgoff = l.pgoff,

@@ -489,6 +489,43 @@ int mh_harvester_snapshot(struct mh_harvester *h, const char *dir)
 	return ret;
 }
 
+/* A runtime whose jitdump writer gave up leaves a file that ends inside a
+ * record and never grows again: every method compiled or restored after
+ * that point (ReadyToRun code above all, which only the jitdump names)
+ * stays unnamed.  Said once per process, with what avoids it. */
+static void check_jitdump_whole(struct mh_harvester *h, const struct mh_proc *p,
+				const struct mh_file *f, const char *entry)
+{
+	uint64_t records;
+	int64_t whole = mh_jitdump_whole(f->dst, f->copied, &records);
+
+	if (whole < 0 || (uint64_t)whole == f->copied)
+		return;
+	h->svc->log(h->ctx, TRACERIG_LOG_WARN, "pid %d: %s stops inside a record after %llu "
+		    "whole record%s (%llu of %llu bytes): the runtime stopped writing it, so code "
+		    "it compiled or restored later (ReadyToRun methods above all) stays unnamed; "
+		    ".NET 10 does this when it cannot copy a stub block: start the process with "
+		    "DOTNET_PerfMapStubGranularity=2 (tracerig gives it to the commands it launches "
+		    "and to the runtimes it switches maps on for)", (int)p->pid, entry,
+		    (unsigned long long)records, records == 1 ? "" : "s", (unsigned long long)whole,
+		    (unsigned long long)f->copied);
+	h->svc->counter_set(h->ctx, "jitdumps_cut_short", ++h->n_jitdumps_cut);
+}
+
+/* .NET logs ReadyToRun (precompiled) methods to its jitdump only: a
+ * runtime told to write the perf map alone leaves every frame in the
+ * framework's precompiled code unnamed, and the user should hear why. */
+static void note_perfmap_only(struct mh_harvester *h, const struct mh_proc *p)
+{
+	if (!p->files[MH_PERF_MAP].found || p->files[MH_JITDUMP].found ||
+	    (p->rt.expect & MH_EXPECT(MH_JITDUMP)) || !strstr(p->rt.why, "PerfMapEnabled="))
+		return;
+	h->svc->log(h->ctx, TRACERIG_LOG_WARN, "pid %d: %s writes a perf map but no jitdump, and "
+		    "the .NET runtime names ReadyToRun (precompiled framework) methods only in its "
+		    "jitdump: those frames stay unnamed (DOTNET_PerfMapEnabled=1 or 2 names them)",
+		    (int)p->pid, p->rt.why);
+}
+
 void mh_harvester_finish(struct mh_harvester *h)
 {
 	for (size_t i = 0; i < h->n_procs; i++) {
@@ -499,6 +536,7 @@ void mh_harvester_finish(struct mh_harvester *h)
 		if (!p->gone && !p->kthread && has_files(p))
 			mh_harvest(h, p->pid);
 		note_gone(p);
+		note_perfmap_only(h, p);
 		for (int k = 0; k < MH_N_KINDS; k++) {
 			struct mh_file *f = &p->files[k];
 			char entry[64], full[PATH_MAX];
@@ -514,6 +552,8 @@ void mh_harvester_finish(struct mh_harvester *h)
 			if (!f->found)
 				continue;
 			mh_entry_name(k, p->pid, entry, sizeof(entry));
+			if (k == MH_JITDUMP && f->dst >= 0)
+				check_jitdump_whole(h, p, f, entry);
 			if (k == MH_JITDUMP && p->nspid != p->pid && f->dst >= 0) {
 				int64_t n = mh_jitdump_set_pid(f->dst, f->copied, p->nspid, p->pid);
 

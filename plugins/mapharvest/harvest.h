@@ -28,6 +28,7 @@ struct mh_harvester {
 	unsigned tick;
 	size_t held, max_held; /* source fds kept open across passes */
 	uint64_t n_files, n_refused, bytes;
+	uint64_t n_jitdumps_cut; /* jitdumps that end inside a record */
 };
 
 /* `staging` must outlive the harvester.  Returns 0 or a negative errno. */

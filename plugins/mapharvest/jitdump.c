@@ -94,3 +94,29 @@ int64_t mh_jitdump_set_pid(int fd, uint64_t size, pid_t nspid, pid_t hostpid)
 	}
 	return rewritten;
 }
+
+int64_t mh_jitdump_whole(int fd, uint64_t size, uint64_t *records)
+{
+	struct jit_header h;
+	uint64_t off;
+	int ret;
+
+	*records = 0;
+	if (size < sizeof(h) || read_at(fd, &h, sizeof(h), 0) < 0 || h.magic != JITDUMP_MAGIC)
+		return -EINVAL;
+	if (h.total_size < sizeof(h) || h.total_size > size)
+		return -EINVAL;
+	for (off = h.total_size; off < size;) {
+		struct jit_prefix p;
+
+		if (size - off < sizeof(p))
+			break;
+		if ((ret = read_at(fd, &p, sizeof(p), off)) < 0)
+			return ret;
+		if (p.total_size < sizeof(p) || p.total_size > size - off)
+			break;
+		off += p.total_size;
+		(*records)++;
+	}
+	return (int64_t)off;
+}

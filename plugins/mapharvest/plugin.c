@@ -188,6 +188,33 @@ static void *harvester_thread(void *arg)
 	}
 }
 
+/* What a launched .NET command is given, unless its environment (ours)
+ * says otherwise: perf map and jitdump, and stubs reported one by one
+ * within their blocks -- .NET 10's jitdump writer copies a whole 64 KiB
+ * stub block's code, fails on its uncommitted pages and then writes no
+ * more records, ReadyToRun methods included. */
+static void dotnet_env(const struct tracerig_services *svc, struct tracerig_ctx *ctx)
+{
+	static const char *const settings[][2] = {
+		{ "PerfMapEnabled", "1" },
+		{ "PerfMapStubGranularity", "2" },
+	};
+
+	for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++) {
+		char dotnet[64], complus[64];
+		int ret;
+
+		snprintf(dotnet, sizeof(dotnet), "DOTNET_%s", settings[i][0]);
+		snprintf(complus, sizeof(complus), "COMPlus_%s", settings[i][0]);
+		if (getenv(dotnet) || getenv(complus))
+			continue;
+		/* Only a launched command can be given it; -EPERM outside init. */
+		ret = svc->target_setenv(ctx, dotnet, settings[i][1]);
+		if (ret < 0)
+			svc->log(ctx, TRACERIG_LOG_DEBUG, "cannot set %s: %s", dotnet, strerror(-ret));
+	}
+}
+
 /* ---- vtable ---- */
 
 static int mapharvest_snapshot(void *state, struct tracerig_archive *ar, uint64_t from_ns,
@@ -266,14 +293,8 @@ static int mapharvest_init(const struct tracerig_services *svc, struct tracerig_
 	pthread_cond_init(&m->cond, &attr);
 	pthread_condattr_destroy(&attr);
 
-	if (m->cfg.dotnet_env && !getenv("DOTNET_PerfMapEnabled") &&
-	    !getenv("COMPlus_PerfMapEnabled")) {
-		/* Only a launched command can be given it; -EPERM outside init. */
-		ret = svc->target_setenv(ctx, "DOTNET_PerfMapEnabled", "1");
-		if (ret < 0)
-			svc->log(ctx, TRACERIG_LOG_DEBUG, "cannot set DOTNET_PerfMapEnabled: %s",
-				 strerror(-ret));
-	}
+	if (m->cfg.dotnet_env)
+		dotnet_env(svc, ctx);
 	if (svc->flight_window(ctx, &window_ns) == 1 &&
 	    (ret = svc->snapshot_register(ctx, mapharvest_snapshot, m)) < 0) {
 		mh_harvester_free(&m->h);
@@ -440,8 +461,9 @@ static const struct tracerig_key mapharvest_keys[] = {
 	  "in a system-wide run)." },
 	{ .name = "dotnet_env", .type = TRACERIG_KEY_BOOL, .default_value = "yes",
 	  BIND(dotnet_env),
-	  .description = "Give a launched command DOTNET_PerfMapEnabled=1 unless its environment already "
-	  "sets DOTNET_ or COMPlus_PerfMapEnabled." },
+	  .description = "Give a launched command DOTNET_PerfMapEnabled=1 and DOTNET_PerfMapStubGranularity=2 "
+	  "(without which .NET 10 stops writing its jitdump early), each unless the environment already "
+	  "sets it as DOTNET_ or COMPlus_." },
 	{ .name = NULL },
 };
 

@@ -1,0 +1,78 @@
+# Shared helpers of the .NET tests (sourced after lib.sh): the test apps
+# under tests/dotnet/apps/ are built here, from source, once per build tree
+# and rebuilt only when their source changed.  A machine without the .NET
+# SDK skips every .NET test, saying so.
+need_root
+command -v dotnet >/dev/null 2>&1 ||
+	skip_all "needs the .NET SDK (dotnet on the PATH): the real runtime is what these tests trace"
+export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
+export DOTNET_CLI_HOME="${DOTNET_CLI_HOME:-${HOME:-/root}}"
+DOTNET_APPS_SRC="$top_srcdir/tests/dotnet/apps"
+DOTNET_APPS_OUT="$top_builddir/tests/dotnet/apps"
+
+# dotnet_app NAME: builds tests/dotnet/apps/NAME (Release) unless its build
+# is newer than every source file, and sets DOTNET_APP to its .dll.  The
+# project is copied into the build tree first, so that the source tree
+# gets no obj/ or bin/.  A failed build fails the test script.
+dotnet_app() {
+	local name=$1 src="$DOTNET_APPS_SRC/$1" work="$DOTNET_APPS_OUT/$1"
+	local proj stamp="$work/out/.built"
+	proj=$(cd "$src" && ls ./*.csproj | head -1)
+	proj=${proj#./}
+	DOTNET_APP="$work/out/${proj%.csproj}.dll"
+	if [ -e "$stamp" ] && [ -z "$(find "$src" -newer "$stamp" -type f | head -1)" ]; then
+		return 0
+	fi
+	mkdir -p "$work/src" && cp -R "$src/." "$work/src/" || return 1
+	if ! (cd "$work/src" && dotnet build "$proj" -c Release -o "$work/out" --nologo -v q \
+	      >"$work/build.log" 2>&1); then
+		not_ok "dotnet build $name" "$(tail -30 "$work/build.log")"
+		done_testing
+		exit 1
+	fi
+	touch "$stamp"
+}
+
+# hot_start SECONDS [MODE...] (environment in HOT_ENV): starts the console
+# workload in the background with no DOTNET_ variable but those in HOT_ENV,
+# waits until it printed "ready", and sets HOT_PID.
+hot_start() {
+	local out="$TEST_TMP/hot.$$.$RANDOM.out"
+	# shellcheck disable=SC2086
+	env -u DOTNET_PerfMapEnabled ${HOT_ENV:-} dotnet "$HOT_DLL" "$@" >"$out" 2>&1 &
+	HOT_PID=$!
+	HOT_OUT=$out
+	on_exit "kill $HOT_PID 2>/dev/null; wait $HOT_PID 2>/dev/null"
+	for _ in $(seq 300); do
+		grep -q '^ready' "$out" 2>/dev/null && return 0
+		kill -0 "$HOT_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	not_ok "the console workload started" "$(cat "$out")"
+	done_testing
+	exit 1
+}
+
+# managed_stats PERF_DATA_TXT PID: "SAMPLES UNNAMED" for process PID's
+# samples in a perf script text: how many there are, and how many have a
+# managed frame left unnamed.  A managed frame is one in JIT code (the
+# text names its object after the perf map, as perf does: /tmp/perf-N.map,
+# or the W^X double mapping) or in a ReadyToRun image (a .dll mapping).
+managed_stats() {
+	awk -v pid="$2" '
+		/^[^\t]/ { split($2, ids, "/"); mine = ids[1] == pid; if (mine) n++; bad = 0; next }
+		/^\t/ && mine && !bad && / \[unknown\] \((\/tmp\/perf-[0-9]+\.map|\/memfd:doublemapper.*|.*\.dll)\)$/ {
+			bad = 1; unnamed++
+		}
+		END { printf "%d %d\n", n, unnamed }' "$1"
+}
+
+# check_share NAME UNNAMED SAMPLES PERCENT: UNNAMED is at most PERCENT % of
+# SAMPLES (and SAMPLES is not 0).
+check_share() {
+	if [ "$3" -gt 0 ] && [ $(($2 * 100)) -le $(($3 * $4)) ]; then
+		ok "$1 ($2 of $3 samples)"
+	else
+		not_ok "$1" "$2 of $3 samples have an unnamed managed frame (at most $4% allowed)"
+	fi
+}
