@@ -27,6 +27,8 @@ void tr_ctx_free(struct tracerig_ctx *ctx)
 		return;
 	for (size_t i = 0; i < ctx->n_counters; i++)
 		free(ctx->counters[i].name);
+	for (size_t i = 0; i < ctx->n_warnings; i++)
+		free(ctx->warnings[i]);
 	free(ctx->counters);
 	for (size_t i = 0; i < ctx->n_pprof; i++)
 		free(ctx->pprof[i].name);

@@ -29,6 +29,8 @@ struct tr_pprof_entry {
 	uint64_t samples, total;
 };
 
+#define TR_CTX_MAX_WARNINGS 16
+
 struct tracerig_ctx {
 	struct tr_session *session;
 	struct tr_loaded loaded;
@@ -52,6 +54,11 @@ struct tracerig_ctx {
 	struct tr_counter *counters;
 	size_t n_counters;
 	char progress[96];
+	/* Its first warnings and errors, for manifest.json: what a reader of
+	 * the archive alone must learn (a provider that cannot load, a map cut
+	 * short) without the log.  Under lock too. */
+	char *warnings[TR_CTX_MAX_WARNINGS];
+	size_t n_warnings;
 	struct tr_pprof_entry *pprof; /* under lock too */
 	size_t n_pprof;
 

@@ -77,8 +77,14 @@ static void write_plugin(struct tr_json *j, struct tracerig_ctx *ctx)
 	pthread_mutex_lock(&ctx->lock);
 	for (size_t i = 0; i < ctx->n_counters; i++)
 		tr_json_u64(j, ctx->counters[i].name, ctx->counters[i].value);
-	pthread_mutex_unlock(&ctx->lock);
 	tr_json_end_object(j);
+	if (ctx->n_warnings) {
+		tr_json_array(j, "warnings");
+		for (size_t i = 0; i < ctx->n_warnings; i++)
+			tr_json_string(j, NULL, ctx->warnings[i]);
+		tr_json_end_array(j);
+	}
+	pthread_mutex_unlock(&ctx->lock);
 	tr_json_end_object(j);
 }
 

@@ -20,6 +20,7 @@
 #include "stream.h"
 #include "symbols/symbolizer.h"
 #include "flamegraph.h"
+#include "lib/sanitize.h"
 #include "wall.h"
 #include "watchdog.h"
 
@@ -101,11 +102,35 @@ long long tr_config_number(const struct tr_section *section, const struct tracer
 
 /* ---- the services table ---- */
 
+/* A plugin's warning or error, kept for the manifest (the first few, each
+ * cut at WARNING_MAX bytes). */
+#define WARNING_MAX 1024
+static void keep_warning(struct tracerig_ctx *ctx, const char *fmt, va_list ap)
+{
+	char *text;
+
+	pthread_mutex_lock(&ctx->lock);
+	if (ctx->n_warnings < TR_CTX_MAX_WARNINGS && (text = malloc(WARNING_MAX))) {
+		vsnprintf(text, WARNING_MAX, fmt, ap);
+		/* A cut may split a character; quoted names may hold anything. */
+		tr_sanitize_text(text, WARNING_MAX, text);
+		ctx->warnings[ctx->n_warnings++] = text;
+	}
+	pthread_mutex_unlock(&ctx->lock);
+}
+
 static void svc_log(struct tracerig_ctx *ctx, enum tracerig_log_level level, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
+	if (ctx && level <= TRACERIG_LOG_WARN) {
+		va_list copy;
+
+		va_copy(copy, ap);
+		keep_warning(ctx, fmt, copy);
+		va_end(copy);
+	}
 	tr_logv(level, ctx && ctx->plugin ? ctx->plugin->name : NULL, fmt, ap);
 	va_end(ap);
 }

@@ -17,6 +17,10 @@
 #include <unistd.h>
 
 #include "dotnet.h"
+#include "lib/elfopen.h"
+#include "lib/untrusted.h"
+
+#include <gelf.h>
 
 #define ENVIRON_MAX (1 << 20)
 #define MAPS_MAX (16 << 20)
@@ -199,6 +203,45 @@ static void find_ust(int rootfd, struct dotnet_status *st)
 	}
 }
 
+/* The liblttng-ust soname the provider was linked against, read from its
+ * dynamic section inside the process's root: .NET's own builds link .so.0
+ * (.NET 8 to 10 on x64), which current distributions no longer ship. */
+static int provider_needs(int rootfd, const char *path)
+{
+	struct tr_untrusted u;
+	Elf_Scn *scn = NULL;
+	int fd, err, needs = -1;
+	Elf *elf;
+
+	fd = tr_untrusted_openat(rootfd, path, TR_IN_ROOT, TR_OBJECT_MAX, &u);
+	if (fd < 0)
+		return -1;
+	elf = tr_elf_open_fd(fd, &err);
+	while (elf && needs < 0 && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (size_t i = 0; data && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Dyn dyn;
+			const char *name;
+
+			if (!gelf_getdyn(data, (int)i, &dyn) || dyn.d_tag != DT_NEEDED)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
+			for (int so = 0; name && so < 2; so++)
+				if (strcmp(name, ust_sonames[so]) == 0)
+					needs = so;
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return needs;
+}
+
 int dotnet_inspect(pid_t pid, struct dotnet_status *st)
 {
 	char root[64], *text = NULL, path[1024];
@@ -224,6 +267,9 @@ int dotnet_inspect(pid_t pid, struct dotnet_status *st)
 	if (st->runtime_dir[0]) {
 		snprintf(path, sizeof(path), "%s/%s", st->runtime_dir, DOTNET_PROVIDER);
 		st->provider_present = exists_in_root(rootfd, path);
+		st->provider_needs = st->provider_present ? provider_needs(rootfd, path) : -1;
+	} else {
+		st->provider_needs = -1;
 	}
 	close(rootfd);
 	return 0;
@@ -268,6 +314,17 @@ int dotnet_describe(pid_t pid, const struct dotnet_status *st, char *buf, size_t
 					"not loaded: %s is not in %s (a runtime built without "
 					"LTTng support)", (int)pid, DOTNET_PROVIDER,
 					st->runtime_dir);
+	} else if (st->provider_needs >= 0 && !st->ust_so[st->provider_needs]) {
+		int needs = st->provider_needs;
+
+		used = (size_t)snprintf(buf, len, "pid %d: the .NET runtime's LTTng provider "
+					"(%s) cannot load: it links %s, which is not in the "
+					"process's root (it has %s only), so no runtime event can "
+					"reach LTTng from it; install %s in its image, or record "
+					"its runtime events over EventPipe (its diagnostics "
+					"socket, as dotnet-trace does) instead", (int)pid,
+					DOTNET_PROVIDER, ust_sonames[needs], ust_sonames[!needs],
+					ust_sonames[needs]);
 	} else {
 		int have = st->ust_so[1] ? 1 : 0;
 

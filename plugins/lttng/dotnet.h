@@ -20,6 +20,9 @@ struct dotnet_status {
 	int ust_so[2];
 	char ust_where[2][1024];
 	int provider_present;   /* the provider file next to libcoreclr.so */
+	/* Which liblttng-ust.so.N the provider links (its DT_NEEDED), -1 when
+	 * it could not be read. */
+	int provider_needs;
 };
 
 /* Pure parsers (unit-tested): a /proc/PID/maps text and a NUL-separated

@@ -9,8 +9,8 @@ plugins_lttng_lttng_la_SOURCES = \
 	plugins/lttng/ctf.c plugins/lttng/ctf.h \
 	plugins/lttng/dotnet.c plugins/lttng/dotnet.h \
 	plugins/lttng/cleanup.c plugins/lttng/cleanup.h
-plugins_lttng_lttng_la_CFLAGS = $(AM_CFLAGS) $(LTTNG_CTL_CFLAGS)
-plugins_lttng_lttng_la_LIBADD = lib/libtrutil.la $(LTTNG_CTL_LIBS)
+plugins_lttng_lttng_la_CFLAGS = $(AM_CFLAGS) $(LTTNG_CTL_CFLAGS) $(LIBELF_CFLAGS)
+plugins_lttng_lttng_la_LIBADD = lib/libtrelf.la lib/libtrutil.la $(LTTNG_CTL_LIBS) $(LIBELF_LIBS)
 plugins_lttng_lttng_la_LDFLAGS = $(plugin_ldflags)
 EXTRA_DIST += plugins/lttng/presets.md
 
@@ -22,7 +22,8 @@ tests_lttng_presets_test_SOURCES = tests/lttng/presets-test.c \
 	plugins/lttng/ctf.c plugins/lttng/ctf.h \
 	plugins/lttng/dotnet.c plugins/lttng/dotnet.h
 tests_lttng_presets_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests -I$(top_srcdir)/plugins/lttng
-tests_lttng_presets_test_LDADD = lib/libtrutil.la
+tests_lttng_presets_test_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
+tests_lttng_presets_test_LDADD = lib/libtrelf.la lib/libtrutil.la $(LIBELF_LIBS)
 TESTS += tests/lttng/presets-test
 
 # The test suite's own traced application (LTTng-UST tracepoint provider).

@@ -804,6 +804,24 @@ static size_t provider_len(const char *rule)
 	return colon ? (size_t)(colon - rule) : strlen(rule);
 }
 
+
+/* Why each target still running sent the runtime no events, in the log and
+ * the manifest: the archive must say it, not only a later --check. */
+static void explain_dotnet_targets(struct lttng_state *st)
+{
+	const struct tracerig_targets *t = st->svc->targets(st->ctx);
+	char line[1024];
+
+	for (size_t i = 0; t && i <= t->n_pids; i++) {
+		pid_t pid = i < t->n_pids ? t->pids[i] : t->command_pid;
+		struct dotnet_status ds;
+
+		if (pid <= 0 || dotnet_inspect(pid, &ds) < 0 || !ds.is_dotnet)
+			continue;
+		if (!dotnet_describe(pid, &ds, line, sizeof(line)))
+			LOG(st, TRACERIG_LOG_WARN, "%s", line);
+	}
+}
 static void report_providers(struct lttng_state *st, const char *trace_dir)
 {
 	const struct lttng_event_list *rules = &st->ust_events;
@@ -865,6 +883,8 @@ static void report_providers(struct lttng_state *st, const char *trace_dir)
 	    dotnet && other ? "; " : "",
 	    other ? "a traced process must link or preload the library that defines the "
 		    "tracepoints" : "");
+	if (dotnet)
+		explain_dotnet_targets(st);
 }
 
 static int report_trace(struct lttng_state *st, const struct ctf_summary *s);

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# LTTng with the real runtime, told as it is.  .NET's LTTng provider
+# (libcoreclrtraceptprovider.so) links the liblttng-ust soname of the
+# runtime's build machine; where the traced process's root lacks it, the
+# runtime runs on and no DotNETRuntime event can ever reach LTTng.  --check,
+# the run's log and manifest.json must say exactly that, and what to use
+# instead.  Where the provider can load, the events themselves are checked.
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/dotnet/lib-dotnet.sh"
+[ -e "$top_builddir/plugins/lttng/lttng.la" ] || skip_all "lttng not built"
+command -v lttng-sessiond >/dev/null 2>&1 || skip_all "needs lttng-sessiond (apt-get install lttng-tools)"
+dotnet_app hot
+HOT_DLL=$DOTNET_APP
+
+# What the runtime on this machine really needs, read by a tool of its own.
+runtime_dir=$(dirname "$(dotnet --list-runtimes | awk '/^Microsoft\.NETCore\.App /{v=$2; d=$3} END{gsub(/[][]/, "", d); print d "/" v "/libcoreclr.so"}')")
+provider=$runtime_dir/libcoreclrtraceptprovider.so
+[ -e "$provider" ] || skip_all "this .NET runtime ships no LTTng provider ($provider)"
+needs=$(readelf -d "$provider" | sed -n 's/.*Shared library: \[\(liblttng-ust\.so\.[0-9]*\)\].*/\1/p' | head -1)
+check "the provider links a liblttng-ust soname ($needs)" test -n "$needs"
+if ldconfig -p | grep -q "$needs "; then
+	loadable=yes
+else
+	loadable=no
+fi
+
+hot_start 60
+printf '[tracerig]\nname = dn\n[lttng]\npreset = default\n' >"$TEST_TMP/p.ini"
+rc=0
+TMPDIR="$TEST_TMP" "$TRACERIG" --check -c "$TEST_TMP/p.ini" -p "$HOT_PID" >"$TEST_TMP/check.out" 2>&1 || rc=$?
+if [ "$loadable" = no ]; then
+	check_grep "--check names the missing soname and the way out" \
+		"pid $HOT_PID: the \\.NET runtime's LTTng provider \\(libcoreclrtraceptprovider\\.so\\) cannot load: it links $needs, which is not in the process's root.*EventPipe" \
+		"$TEST_TMP/check.out"
+	run_tracerig -c "$TEST_TMP/p.ini" -p "$HOT_PID" -d 2 -o "$TEST_TMP/a.trace.zip"
+	check_eq "the run still ends normally" 0 "$rc"
+	unzip_archive "$TEST_TMP/a.trace.zip" "$TEST_TMP/a"
+	check_grep "the run's log says why no runtime event came" \
+		"warning +lttng: pid $HOT_PID: .*cannot load: it links $needs" "$TEST_TMP/a/tracerig.log"
+	check "manifest.json says it among lttng's warnings" python3 -c '
+import json, sys
+m = json.load(open(sys.argv[1]))
+lt = [p for p in m["plugins"] if p["name"] == "lttng"][0]
+assert lt["counters"]["ust_providers_seen"] == 0, lt["counters"]
+assert any("cannot load: it links " + sys.argv[2] in w for w in lt.get("warnings", [])), lt
+' "$TEST_TMP/a/manifest.json" "$needs"
+	check "and it holds no runtime event passed off as a trace" \
+		sh -c "! unzip -l '$TEST_TMP/a.trace.zip' | grep -q 'lttngTrace/.*channel'"
+	skip "DotNETRuntime events in the CTF" "$needs is not on this machine: no runtime event can reach LTTng here"
+else
+	check_no_grep "--check does not call the provider unloadable" 'cannot load' "$TEST_TMP/check.out"
+	skip "the unloadable provider's message" "$needs is installed here"
+fi
+done_testing
