@@ -22,7 +22,7 @@
 // count descending, then name (ordinal).
 //
 // stacks -- what PerfView's "CPU" / "Thread Time" views of a .trace.zip hold.
-//   PerfView (src/PerfView/PerfViewData.cs, LinuxPerfViewData.OpenStackSourceImpl)
+//   PerfView (LinuxPerfViewData.OpenStackSourceImpl, src/PerfView/PerfViewData/LinuxPerfViewData.cs)
 //   builds them with `new LinuxPerfScriptStackSource(FilePath, doThreadTime)`
 //   (the sequential one; ParallelLinuxPerfScriptStackSource is only behind the
 //   "PerfScript" command-line verb, here --parallel) and saves that to XML with
