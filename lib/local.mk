@@ -20,7 +20,8 @@ lib_libtrutil_la_SOURCES = \
 	lib/kallsyms.c lib/kallsyms.h \
 	lib/priority.c lib/priority.h \
 	lib/perfscript.c lib/perfscript.h \
-	lib/folded.c lib/folded.h
+	lib/folded.c lib/folded.h \
+	lib/dotnetipc.c lib/dotnetipc.h
 
 # The part that reads ELF, for those that link libelf anyway (the core and
 # perf_events): the other plugins stay free of it.
@@ -71,7 +72,7 @@ lib_libtrzpiece_la_LIBADD = $(ZLIB_LIBS) $(ISAL_LIBS)
 lib_unit_tests = tests/lib/test_untrusted tests/lib/test_sanitize tests/lib/test_hash \
 	tests/lib/test_pidset tests/lib/test_procpid tests/lib/test_list \
 	tests/lib/test_kallsyms tests/lib/test_buildid tests/lib/test_perfscript tests/lib/test_folded \
-	tests/lib/test_path tests/lib/test_vec tests/lib/test_pprof
+	tests/lib/test_path tests/lib/test_vec tests/lib/test_pprof tests/lib/test_dotnetipc
 check_PROGRAMS += $(lib_unit_tests)
 TESTS += $(lib_unit_tests)
 tests_lib_test_untrusted_LDADD = lib/libtrutil.la
@@ -87,6 +88,7 @@ tests_lib_test_folded_LDADD = lib/libtrutil.la
 tests_lib_test_path_LDADD = lib/libtrutil.la
 tests_lib_test_vec_LDADD = lib/libtrutil.la
 tests_lib_test_pprof_LDADD = lib/libtrpprof.la lib/libtrutil.la
+tests_lib_test_dotnetipc_LDADD = lib/libtrutil.la
 
 # The real tracerig (perf_events + mapharvest) against processes, run as
 # nobody, that plant links to secrets, FIFOs, sparse maps and names with
@@ -98,3 +100,10 @@ tests_lib_hostile_CFLAGS = $(WARN_CFLAGS) -O1 -g
 tests_lib_hostile_LDFLAGS =
 TESTS += tests/lib/hostile.sh
 dist_check_SCRIPTS += tests/lib/hostile.sh
+
+# The .NET diagnostics IPC client's driver for tests/dotnet/ipc.sh: info,
+# enable, disable (and raw commands) against a real runtime, one line of
+# key=value per fact.
+check_PROGRAMS += tests/lib/dnipc-tool
+tests_lib_dnipc_tool_SOURCES = tests/lib/dnipc-tool.c
+tests_lib_dnipc_tool_LDADD = lib/libtrutil.la

@@ -1,0 +1,7 @@
+# The .NET tests: the real runtime (the .NET SDK builds the apps under
+# tests/dotnet/apps from source, in the build tree, when a test needs one).
+dotnet_tests = tests/dotnet/ipc.sh
+TESTS += $(dotnet_tests)
+dist_check_SCRIPTS += $(dotnet_tests)
+dist_check_DATA += tests/dotnet/lib-dotnet.sh
+EXTRA_DIST += tests/dotnet/apps/hot/Hot.csproj tests/dotnet/apps/hot/Program.cs
