@@ -4,4 +4,5 @@ dotnet_tests = tests/dotnet/ipc.sh
 TESTS += $(dotnet_tests)
 dist_check_SCRIPTS += $(dotnet_tests)
 dist_check_DATA += tests/dotnet/lib-dotnet.sh
-EXTRA_DIST += tests/dotnet/apps/hot/Hot.csproj tests/dotnet/apps/hot/Program.cs
+EXTRA_DIST += tests/dotnet/apps/hot/Hot.csproj tests/dotnet/apps/hot/Program.cs \
+	tests/dotnet/apps/hot/native/hotnative.c
