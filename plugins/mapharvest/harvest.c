@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "copy.h"
+#include "dotnet.h"
 #include "harvest.h"
 #include "jitdump.h"
 #include "lib/untrusted.h"
@@ -30,6 +31,7 @@ struct mh_file {
 	dev_t dev;
 	ino_t ino;
 	uint64_t copied;
+	uint64_t fixed;        /* perf maps: lines up to here made bare hex */
 	size_t dir_index;      /* which of rt.dirs it was found in */
 	unsigned found : 1, refused : 1, failed : 1;
 	uint32_t refused_dirs; /* dirs whose refusal was logged already */
@@ -38,6 +40,7 @@ struct mh_file {
 struct mh_proc {
 	pid_t pid, nspid;
 	int gone, have_info, kthread;
+	int dotnet_on; /* we switched its runtime's maps on: off and removed at the end */
 	unsigned next_tick, backoff;
 	struct mh_runtime rt;
 	struct mh_file files[MH_N_KINDS];
@@ -189,6 +192,7 @@ static void copy_file(struct mh_harvester *h, struct mh_proc *p, enum mh_kind ki
 			return;
 		h->bytes -= f->copied;
 		f->copied = 0;
+		f->fixed = 0;
 	}
 	if ((uint64_t)st.st_size > h->max_size) {
 		snprintf(why, sizeof(why), "grew to %llu bytes, more than max_size = %llu (raise "
@@ -217,6 +221,16 @@ static void copy_file(struct mh_harvester *h, struct mh_proc *p, enum mh_kind ki
 	if (n > 0) {
 		h->bytes += (uint64_t)n;
 		update_counters(h);
+	}
+	if (kind == MH_PERF_MAP && f->fixed < f->copied &&
+	    (n = mh_perfmap_bare_hex(f->dst, &f->fixed, f->copied)) < 0) {
+		char name[64];
+
+		mh_entry_name(kind, p->pid, name, sizeof(name));
+		h->svc->log(h->ctx, TRACERIG_LOG_WARN, "%s: cannot rewrite its addresses as bare "
+			    "hex in the staging directory: %s (PerfView cannot read it as it is)",
+			    name, strerror((int)-n));
+		f->fixed = f->copied;
 	}
 }
 
@@ -256,6 +270,7 @@ static void find_file(struct mh_harvester *h, struct mh_proc *p, int rootfd, enu
 				if (ftruncate(f->dst, 0) == 0) {
 					h->bytes -= f->copied;
 					f->copied = 0;
+					f->fixed = 0;
 				}
 			}
 		} else {
@@ -276,13 +291,23 @@ static void find_file(struct mh_harvester *h, struct mh_proc *p, int rootfd, enu
 			f->found = 1;
 			f->dir_index = d;
 			h->n_files++;
-			if (h->cleanup) {
+			if (h->cleanup || p->dotnet_on) {
 				int dir = tr_untrusted_open_dir(rootfd, p->rt.dirs[d], TR_IN_ROOT);
 
 				f->dir = dir >= 0 ? dir : -1;
 			}
 			h->svc->log(h->ctx, TRACERIG_LOG_INFO, "pid %d: harvesting %s (stored as %s)",
 				    (int)p->pid, path, entry);
+			/* The staged copy grows as we copy: handed now, it names
+			 * frames for a conversion made while collecting, which
+			 * cannot know where a runtime's files are (perf.data
+			 * calls a jitdump ./jit-PID.dump). */
+			if (kind != MH_PERFINFO) {
+				char full[PATH_MAX];
+
+				snprintf(full, sizeof(full), "%s/%s", h->staging, entry);
+				(void)h->svc->symbolizer_add_jit_file(h->ctx, p->pid, full);
+			}
 		}
 		f->dev = u.st.st_dev;
 		f->ino = u.st.st_ino;
@@ -310,6 +335,38 @@ static int has_files(const struct mh_proc *p)
 		if (p->files[k].found)
 			return 1;
 	return 0;
+}
+
+/* A .NET runtime whose environment left its perf maps off gets them for
+ * the session, as the maps of every process this session names frames of
+ * must exist: switched on now, off at the end (mh_harvester_finish). */
+static void dotnet_switch_on(struct mh_harvester *h, struct mh_proc *p)
+{
+	char version[64], why[512];
+	int ret;
+
+	if (strstr(p->rt.why, "PerfMapEnabled=") || !mh_maps_contain(p->pid, "libcoreclr.so"))
+		return;
+	ret = mh_dotnet_enable(p->pid, !p->rt.stub_granularity_set, version, sizeof(version),
+			       why, sizeof(why));
+	if (ret < 0) {
+		h->n_dotnet_failed++;
+		h->svc->counter_set(h->ctx, "dotnet_maps_not_enabled", h->n_dotnet_failed);
+		h->svc->log(h->ctx, TRACERIG_LOG_WARN, "pid %d: a .NET process without "
+			    "DOTNET_PerfMapEnabled, and its perf maps could not be switched on: %s "
+			    "(its JIT frames stay unnamed; EnablePerfMap needs .NET 8 or later)",
+			    (int)p->pid, why);
+		return;
+	}
+	p->dotnet_on = 1;
+	/* Where the runtime writes them: PerfMapJitDumpPath, else /tmp. */
+	p->rt.expect |= MH_EXPECT(MH_PERF_MAP) | MH_EXPECT(MH_JITDUMP);
+	snprintf(p->rt.why, sizeof(p->rt.why), "EnablePerfMap");
+	h->n_dotnet_enabled++;
+	h->svc->counter_set(h->ctx, "dotnet_maps_enabled", h->n_dotnet_enabled);
+	h->svc->log(h->ctx, TRACERIG_LOG_INFO, "pid %d: .NET %s started without "
+		    "DOTNET_PerfMapEnabled: perf map and jitdump switched on through its diagnostics "
+		    "socket, until the end of the session", (int)p->pid, version[0] ? version : "runtime");
 }
 
 void mh_harvest(struct mh_harvester *h, pid_t pid)
@@ -350,6 +407,8 @@ void mh_harvest(struct mh_harvester *h, pid_t pid)
 		p->have_info = 1;
 		if (p->kthread)
 			goto close_proc;
+		if (h->dotnet_enable)
+			dotnet_switch_on(h, p);
 	}
 	rootfd = openat(procfd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)
@@ -537,6 +596,17 @@ void mh_harvester_finish(struct mh_harvester *h)
 			mh_harvest(h, p->pid);
 		note_gone(p);
 		note_perfmap_only(h, p);
+		if (p->dotnet_on && !p->gone) {
+			char why[512];
+
+			if (mh_dotnet_disable(p->pid, why, sizeof(why)) < 0)
+				h->svc->log(h->ctx, TRACERIG_LOG_WARN, "pid %d: its perf maps, switched "
+					    "on for the session, could not be switched off: %s", (int)p->pid,
+					    why);
+			else
+				h->svc->log(h->ctx, TRACERIG_LOG_INFO, "pid %d: perf map and jitdump "
+					    "switched off again", (int)p->pid);
+		}
 		for (int k = 0; k < MH_N_KINDS; k++) {
 			struct mh_file *f = &p->files[k];
 			char entry[64], full[PATH_MAX];
@@ -575,8 +645,9 @@ void mh_harvester_finish(struct mh_harvester *h)
 					    entry, ret < 0 ? ": " : "", ret < 0 ? strerror(-ret) : "");
 			}
 			/* A runtime still running keeps writing its file: only
-			 * exited processes' files are left behind. */
-			if (h->cleanup && p->gone)
+			 * exited processes' files are left behind, and those
+			 * that exist only because we switched maps on. */
+			if ((h->cleanup && p->gone) || p->dotnet_on)
 				cleanup_file(h, p, k);
 			release_source(h, f);
 			close_fd(&f->dst);

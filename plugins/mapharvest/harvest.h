@@ -19,6 +19,7 @@ struct mh_harvester {
 	int stagefd;
 	uint64_t max_size;
 	int cleanup;
+	int dotnet_enable; /* switch .NET runtimes' maps on through their socket */
 	pid_t self;
 
 	struct mh_proc **procs; /* in discovery order; never moves a record */
@@ -29,6 +30,7 @@ struct mh_harvester {
 	size_t held, max_held; /* source fds kept open across passes */
 	uint64_t n_files, n_refused, bytes;
 	uint64_t n_jitdumps_cut; /* jitdumps that end inside a record */
+	uint64_t n_dotnet_enabled, n_dotnet_failed; /* maps switched on, attempts refused */
 };
 
 /* `staging` must outlive the harvester.  Returns 0 or a negative errno. */

@@ -5,7 +5,8 @@ mapharvest_sources = \
 	plugins/mapharvest/procinfo.c plugins/mapharvest/procinfo.h \
 	plugins/mapharvest/copy.c plugins/mapharvest/copy.h \
 	plugins/mapharvest/jitdump.c plugins/mapharvest/jitdump.h \
-	plugins/mapharvest/harvest.c plugins/mapharvest/harvest.h
+	plugins/mapharvest/harvest.c plugins/mapharvest/harvest.h \
+	plugins/mapharvest/dotnet.c plugins/mapharvest/dotnet.h
 plugins_mapharvest_mapharvest_la_SOURCES = plugins/mapharvest/plugin.c $(mapharvest_sources)
 plugins_mapharvest_mapharvest_la_CFLAGS = $(AM_CFLAGS)
 plugins_mapharvest_mapharvest_la_LIBADD = lib/libtrutil.la

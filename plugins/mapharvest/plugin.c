@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 
 #include <tracerig/plugin.h>
 
+#include "dotnet.h"
 #include "harvest.h"
 #include "lib/procpid.h"
 #include "lib/untrusted.h"
@@ -33,7 +35,7 @@
 /* The profile's [mapharvest] keys, bound by the core. */
 struct mapharvest_config {
 	long long max_size, poll_ms;
-	int cleanup, observed, dotnet_env;
+	int cleanup, observed, dotnet_env, dotnet_enable;
 };
 
 struct mapharvest {
@@ -220,6 +222,40 @@ static void dotnet_env(const struct tracerig_services *svc, struct tracerig_ctx 
 static int mapharvest_snapshot(void *state, struct tracerig_archive *ar, uint64_t from_ns,
 			       uint64_t to_ns);
 
+/* --check -p PID: for each .NET target, its runtime, whether its maps are
+ * on, and what the session will do about it. */
+static void check_dotnet_targets(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
+				 char *advice, size_t advice_len)
+{
+	const struct tracerig_targets *t = svc->targets(ctx);
+	struct mapharvest_config cfg;
+	size_t used = strlen(advice);
+
+	if (!t || !t->n_pids || svc->config_bind(ctx, &cfg) < 0)
+		return;
+	for (size_t i = 0; i < t->n_pids && used + 1 < advice_len; i++) {
+		struct mh_procinfo pi;
+		char path[64], line[1024];
+		int procfd;
+
+		if (!mh_maps_contain(t->pids[i], "libcoreclr.so"))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d", (int)t->pids[i]);
+		procfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (procfd < 0 || mh_procinfo_read(procfd, &pi, 1) < 0) {
+			if (procfd >= 0)
+				close(procfd);
+			continue;
+		}
+		close(procfd);
+		mh_dotnet_describe(t->pids[i], strstr(pi.rt.why, "PerfMapEnabled=") ? pi.rt.why : "",
+				   cfg.dotnet_enable, line, sizeof(line));
+		mh_procinfo_free(&pi);
+		used += (size_t)snprintf(advice + used, advice_len - used, "%s%s", used ? "; " : "",
+					 line);
+	}
+}
+
 static int mapharvest_check(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
 			    char *advice, size_t advice_len)
 {
@@ -253,6 +289,7 @@ static int mapharvest_check(const struct tracerig_services *svc, struct tracerig
 			 "environ: run as root (needs CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH)");
 		return -EPERM;
 	}
+	check_dotnet_targets(svc, ctx, advice, advice_len);
 	return 0;
 }
 
@@ -286,6 +323,7 @@ static int mapharvest_init(const struct tracerig_services *svc, struct tracerig_
 		free(m);
 		return ret;
 	}
+	m->h.dotnet_enable = m->cfg.dotnet_enable;
 	pthread_mutex_init(&m->lock, NULL);
 	pthread_mutex_init(&m->harvesting, NULL);
 	pthread_condattr_init(&attr);
@@ -464,6 +502,11 @@ static const struct tracerig_key mapharvest_keys[] = {
 	  .description = "Give a launched command DOTNET_PerfMapEnabled=1 and DOTNET_PerfMapStubGranularity=2 "
 	  "(without which .NET 10 stops writing its jitdump early), each unless the environment already "
 	  "sets it as DOTNET_ or COMPlus_." },
+	{ .name = "dotnet_enable", .type = TRACERIG_KEY_BOOL, .default_value = "yes",
+	  BIND(dotnet_enable),
+	  .description = "Switch on the perf map and jitdump of a running .NET process (8 or later) "
+	  "that was started without DOTNET_PerfMapEnabled, through its diagnostics socket, for the "
+	  "session; they are switched off and their files removed at the end." },
 	{ .name = NULL },
 };
 

@@ -68,6 +68,14 @@ tests_perf_events_test_frametexts_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
 	-I$(top_srcdir)/plugins/perf_events
 # ---- end frametexts
 
+# ---- textbuf (perf.data.txt's numbers, as printf would write them)
+check_PROGRAMS += tests/perf_events/test_textbuf
+TESTS += tests/perf_events/test_textbuf
+tests_perf_events_test_textbuf_SOURCES = tests/perf_events/test_textbuf.c
+tests_perf_events_test_textbuf_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests \
+	-I$(top_srcdir)/plugins/perf_events
+# ---- end textbuf
+
 # ---- comms (thread names over time, at once or step by step)
 check_PROGRAMS += tests/perf_events/test_comms
 TESTS += tests/perf_events/test_comms

@@ -120,14 +120,29 @@ static inline char *fmt_dec(char *p, uint64_t v, int width, int left, char pad)
 	return p + w;
 }
 
-/* Signed, as printf's %5d and %-5d but for where a negative number's sign
- * goes: first, before the padding (as this text always had it). */
+/* Signed, as printf's %5d and %-5d: right-aligned, the padding goes before
+ * the sign ("   -1"), as perf writes it.  PerfView's parser reads a '-'
+ * only when a digit follows it: "-   1" (the sign first, which this text
+ * once wrote for the PID -1 of samples taken in do_exit) made it take the
+ * TID for the time and fail on the whole file. */
 static inline char *fmt_int(char *p, int v, int width, int left)
 {
+	uint64_t mag;
+	size_t n, w;
+
 	if (v >= 0)
 		return fmt_dec(p, (uint64_t)v, width, left, ' ');
+	mag = (uint64_t)-(int64_t)v;
+	if (left) {
+		*p++ = '-';
+		return fmt_dec(p, mag, width - 1, 1, ' ');
+	}
+	n = fmt_digits10(mag) + 1;
+	w = width > (int)n ? (size_t)width : n;
+	for (size_t i = 0; i < w - n; i++)
+		*p++ = ' ';
 	*p++ = '-';
-	return fmt_dec(p, (uint64_t)-(int64_t)v, width - 1, left, ' ');
+	return fmt_dec(p, mag, 0, 0, ' ');
 }
 
 /* As printf's "%16llx". */

@@ -12,7 +12,7 @@ dotnet_app hot
 HOT_DLL=$DOTNET_APP
 printf '[tracerig]\nname = frames\n[perf_events]\n[mapharvest]\n' >"$TEST_TMP/p.ini"
 
-# trace_hot LABEL [VAR=VALUE...]: the workload launched by tracerig, for 3 s
+# trace_hot LABEL [VAR=VALUE...]: the workload launched by tracerig, for 5 s
 # of work, with those variables in its environment; the archive unpacked
 # into $TEST_TMP/LABEL, the workload's PID in HOT_PID.
 trace_hot() {
@@ -20,7 +20,7 @@ trace_hot() {
 	rc=0
 	env -u DOTNET_PerfMapEnabled -u DOTNET_PerfMapStubGranularity "$@" TMPDIR="$TEST_TMP" \
 		timeout 120 "$TRACERIG" -c "$TEST_TMP/p.ini" -o "$TEST_TMP/$label.trace.zip" \
-		-- dotnet "$HOT_DLL" 3 >"$TEST_TMP/$label.out" 2>&1 </dev/null || rc=$?
+		-- dotnet "$HOT_DLL" 5 >"$TEST_TMP/$label.out" 2>&1 </dev/null || rc=$?
 	check_eq "$label: tracerig exits 0" 0 "$rc"
 	unzip_archive "$TEST_TMP/$label.trace.zip" "$TEST_TMP/$label"
 	HOT_PID=$(awk '/^ready /{print $2}' "$TEST_TMP/$label.out")
@@ -32,6 +32,11 @@ trace_hot() {
 named() {
 	check_grep "$1: $2" "$3" "$TEST_TMP/$1/perf.data.txt"
 }
+
+# The frames left unnamed are a fixed few early in the run (JIT code the
+# runtime never reports: measured 18-24 samples whatever the length), so the
+# share is taken over 5 s of work: about 1% on an idle machine, 1.8% over 3 s
+# with both CPUs busy, hence the 2% bound.
 
 # --- tracerig's own choice: maps, jitdump, stubs one by one
 trace_hot default
@@ -46,7 +51,7 @@ named default "a compiled Regex" 'Regex[0-9]*_Scan|RegexInterpreter|System\.Text
 check "default: native code reached through P/Invoke is called from the managed method" \
 	awk '/^[^\t]/ { c = 0 } / hot_native_checksum .*libhotnative\.so/ { c = 1 } c && /Hot\.Work::NativeChecksum/ { found = 1 } END { exit !found }' "$txt"
 set -- $(managed_stats "$txt" "$HOT_PID")
-check_share "default: at most 1% of the workload's samples have an unnamed managed frame" "$2" "$1" 1
+check_share "default: at most 2% of the workload's samples have an unnamed managed frame" "$2" "$1" 2
 check_grep "default: the launched command was given DOTNET_PerfMapStubGranularity=2" \
 	'jit-[0-9]+\.dump' <(unzip -l "$TEST_TMP/default.trace.zip")
 check_no_grep "default: no jitdump cut short" 'stops inside a record' "$TEST_TMP/default/tracerig.log"
@@ -56,7 +61,7 @@ check_no_grep "default: no jitdump cut short" 'stops inside a record' "$TEST_TMP
 trace_hot one DOTNET_PerfMapEnabled=1
 named one "ReadyToRun framework code" '\[System\.Text\.Json\] .*\[PreJIT\]'
 set -- $(managed_stats "$TEST_TMP/one/perf.data.txt" "$HOT_PID")
-check_share "PerfMapEnabled=1: at most 1% unnamed" "$2" "$1" 1
+check_share "PerfMapEnabled=1: at most 2% unnamed" "$2" "$1" 2
 
 # --- =2: jitdump only; no perf map is written, the jitdump names it all.
 trace_hot two DOTNET_PerfMapEnabled=2
@@ -65,7 +70,7 @@ check "PerfMapEnabled=2: no perf map in the archive" \
 named two "JIT code from the jitdump alone" '\[Hot\] Hot\.Work::SpinLeaf'
 named two "ReadyToRun code from the jitdump" '\[System\.Text\.Json\] .*\[PreJIT\]'
 set -- $(managed_stats "$TEST_TMP/two/perf.data.txt" "$HOT_PID")
-check_share "PerfMapEnabled=2: at most 1% unnamed" "$2" "$1" 1
+check_share "PerfMapEnabled=2: at most 2% unnamed" "$2" "$1" 2
 
 # --- =3: perf map only.  The runtime never writes ReadyToRun methods into
 # its perf map, so those frames cannot be named; JIT code is, and the log
@@ -76,9 +81,8 @@ check "PerfMapEnabled=3: no jitdump in the archive" \
 named three "JIT code from the perf map" '\[Hot\] Hot\.Work::SpinLeaf'
 check_grep "PerfMapEnabled=3: the log says ReadyToRun frames stay unnamed, and what names them" \
 	"pid $HOT_PID: DOTNET_PerfMapEnabled=3 .*ReadyToRun.*PerfMapEnabled=1" "$TEST_TMP/three/tracerig.log"
-jit_unnamed=$(awk -v pid="$HOT_PID" '/^[^\t]/ { split($2, ids, "/"); mine = ids[1] == pid; next }
-	mine && / \[unknown\] \(\/tmp\/perf-[0-9]+\.map\)$/ { n++ } END { print n + 0 }' "$TEST_TMP/three/perf.data.txt")
 set -- $(managed_stats "$TEST_TMP/three/perf.data.txt" "$HOT_PID")
+jit_unnamed=$(jit_unnamed "$TEST_TMP/three/perf.data.txt" "$HOT_PID")
 # Measured: 3% here (code the final map no longer covers), against under 1%
 # with the jitdump, whose records are dated.
 check_share "PerfMapEnabled=3: at most 5% of samples with an unnamed JIT frame" "$jit_unnamed" "$1" 5

@@ -76,3 +76,11 @@ check_share() {
 		not_ok "$1" "$2 of $3 samples have an unnamed managed frame (at most $4% allowed)"
 	fi
 }
+
+# jit_unnamed PERF_DATA_TXT PID: how many of PID's samples have an unnamed
+# frame in JIT code (named after the perf map), ReadyToRun images aside.
+jit_unnamed() {
+	awk -v pid="$2" '/^[^\t]/ { split($2, ids, "/"); mine = ids[1] == pid; bad = 0; next }
+		mine && !bad && / \[unknown\] \(\/tmp\/perf-[0-9]+\.map\)$/ { bad = 1; n++ }
+		END { print n + 0 }' "$1"
+}

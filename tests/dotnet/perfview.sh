@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# The archive opened by PerfView's own parser: TraceEvent 4.0.0, through the
+# classes PerfView uses for a .trace.zip (tests/dotnet/apps/perfview), on
+# what tracerig recorded of the real .NET workload with profiles/dotnet.ini:
+# every sample read, managed frames named in the stacks it builds, the
+# workload's hot methods on top; a system-wide archive read whole;
+# lttngTrace/ through CtfTraceEventSource.
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/dotnet/lib-dotnet.sh"
+[ -e "$top_builddir/plugins/perf_events/perf_events.la" ] || skip_all "perf_events not built"
+[ -e "$top_builddir/plugins/mapharvest/mapharvest.la" ] || skip_all "mapharvest not built"
+dotnet_app perfview
+PV=$DOTNET_APP
+dotnet_app hot
+HOT_DLL=$DOTNET_APP
+
+# field KEYWORD FILE: the first field after KEYWORD on its line.
+field() { awk -v k="$1" '$1 == k { print $2; exit }' "$2"; }
+
+# --- the .NET profile, as a user runs it
+cp "$top_srcdir/conf/profiles/dotnet.ini" "$TEST_TMP/dotnet.ini"
+rc=0
+env -u DOTNET_PerfMapEnabled TMPDIR="$TEST_TMP" timeout 120 "$TRACERIG" -c "$TEST_TMP/dotnet.ini" \
+	-o "$TEST_TMP/a.trace.zip" -- dotnet "$HOT_DLL" 4 >"$TEST_TMP/a.out" 2>&1 </dev/null || rc=$?
+check_eq "dotnet.ini: tracerig exits 0" 0 "$rc"
+pid=$(awk '/^ready /{print $2}' "$TEST_TMP/a.out")
+on_exit "rm -f /tmp/perf-$pid.map /tmp/jit-$pid.dump"
+prc=0
+dotnet "$PV" stacks "$TEST_TMP/a.trace.zip" --no-stacks --top 3000 --grep 'Hot\.Work::' \
+	--grep '\[PreJIT\]' >"$TEST_TMP/pv.out" 2>"$TEST_TMP/pv.err" || prc=$?
+check_eq "LinuxPerfScriptStackSource reads the archive (perf-PID.map included)" 0 "$prc"
+[ "$prc" = 0 ] || sed 's/^/# /' "$TEST_TMP/pv.err" | head -5
+archive=$(field archive_samples "$TEST_TMP/pv.out")
+cpus=$(field archive_cpus "$TEST_TMP/pv.out")
+samples=$(field samples "$TEST_TMP/pv.out")
+# TraceEvent 4.0.0 emits a sample when the next one on its CPU arrives
+# (its metric is the gap): the last of each CPU is never emitted.
+check_eq "every sample read (the archive's $archive, less TraceEvent's last one per CPU)" \
+	"$((archive - cpus))" "$samples"
+hot=$(awk '$1 == "grep" && $3 == "Hot\\.Work::" { print $2 }' "$TEST_TMP/pv.out")
+if [ "${hot:-0}" -gt 0 ] && [ $((hot * 4)) -ge "$samples" ]; then
+	ok "the workload's methods are named in its stacks ($hot of $samples samples)"
+else
+	not_ok "the workload's methods are named in its stacks" "${hot:-0} of $samples samples"
+fi
+check_grep "with their tier, as PerfView shows it" \
+	'^match [0-9]+ Hot!\[(QuickJitted|OptimizedTier1|Optimized)\]Hot\.Work::' "$TEST_TMP/pv.out"
+check_grep "ReadyToRun framework methods are named" \
+	'^frame [0-9]+ System\.Text\.Json!\[PreJIT\]System\.Text\.Json\.' "$TEST_TMP/pv.out"
+top_managed=$(awk '$1 == "top" && ($3 ~ /^Hot!/ || $3 ~ /^System\./) { print; exit }' "$TEST_TMP/pv.out")
+check "the hottest managed leaf is the workload's own ($top_managed)" \
+	sh -c "printf '%s\n' '$top_managed' | grep -Eq 'Hot!.*Hot\\.(Work|Accumulator|Program)'"
+unnamed_jit=$(awk '$1 == "top" && $3 ~ /^unknown!\/tmp\/perf-/ { n += $2 } END { print n + 0 }' "$TEST_TMP/pv.out")
+check_share "at most 2% of samples end in unnamed JIT code" "$unnamed_jit" "$samples" 2
+check_grep "the process is named, with its PID" "^process $pid [0-9]+ dotnet" "$TEST_TMP/pv.out"
+
+# The LTTng part: CtfTraceEventSource where there is a trace; where the
+# runtime's provider could not load (as here), an archive with no CTF,
+# which TraceEvent says rather than inventing events.
+crc=0
+dotnet "$PV" ctf "$TEST_TMP/a.trace.zip" --no-tracelog >"$TEST_TMP/ctf.out" 2>&1 || crc=$?
+if unzip -l "$TEST_TMP/a.trace.zip" | grep -q 'lttngTrace/.*/metadata$'; then
+	check_eq "CtfTraceEventSource reads lttngTrace/" 0 "$crc"
+else
+	check_eq "no CTF in the archive: TraceEvent finds none (exit 3)" 3 "$crc"
+fi
+
+# --- system-wide, while tasks come and go.  A sample taken in a task's last
+# moments carries PID -1, which TraceEvent reads only written printf's way
+# ("   -1"): tests/perf_events/test_textbuf holds that, since no workload
+# here makes such samples on demand.
+printf '[tracerig]\nname = sw\n[perf_events]\n' >"$TEST_TMP/sw.ini"
+(for _ in $(seq 3000); do /bin/true; done) &
+storm=$!
+run_tracerig -c "$TEST_TMP/sw.ini" -d 2 -o "$TEST_TMP/sw.trace.zip"
+wait "$storm"
+check_eq "system-wide: tracerig exits 0" 0 "$rc"
+prc=0
+dotnet "$PV" stacks "$TEST_TMP/sw.trace.zip" --no-stacks --top 1 >"$TEST_TMP/sw.out" 2>"$TEST_TMP/sw.err" || prc=$?
+check_eq "system-wide: TraceEvent reads it" 0 "$prc"
+check_eq "system-wide: every sample read" \
+	"$(( $(field archive_samples "$TEST_TMP/sw.out") - $(field archive_cpus "$TEST_TMP/sw.out") ))" \
+	"$(field samples "$TEST_TMP/sw.out")"
+done_testing
