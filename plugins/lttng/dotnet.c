@@ -277,65 +277,55 @@ int dotnet_inspect(pid_t pid, struct dotnet_status *st)
 
 int dotnet_describe(pid_t pid, const struct dotnet_status *st, char *buf, size_t len)
 {
-	char perfmap[160];
 	int ok = 0;
-	size_t used;
 
-	if (st->perfmap)
-		snprintf(perfmap, sizeof(perfmap), "DOTNET_PerfMapEnabled=%s is set (JIT frames get "
-			 "names)", st->perfmap_value);
-	else
-		snprintf(perfmap, sizeof(perfmap), "DOTNET_PerfMapEnabled is not set in its "
-			 "environment (JIT frames stay unnamed: start it with "
-			 "DOTNET_PerfMapEnabled=1)");
+	/* Perf maps are mapharvest's to describe (it may switch them on). */
 	if (!st->is_dotnet) {
 		snprintf(buf, len, "pid %d: not a .NET process (no libcoreclr.so mapped): no "
 			 "runtime events from it", (int)pid);
 		return 0;
 	}
 	if (st->provider_mapped) {
-		used = (size_t)snprintf(buf, len, "pid %d: the .NET runtime's LTTng provider is "
-					"loaded (%s)", (int)pid, st->provider);
+		snprintf(buf, len, "pid %d: the .NET runtime's LTTng provider is "
+			 "loaded (%s)", (int)pid, st->provider);
 		ok = 1;
 	} else if (st->lttng_disabled) {
-		used = (size_t)snprintf(buf, len, "pid %d: the .NET runtime's LTTng provider "
-					"(%s) is not loaded: DOTNET_LTTng=0 in its environment "
-					"disables it (start it without DOTNET_LTTng=0)", (int)pid,
-					DOTNET_PROVIDER);
+		snprintf(buf, len, "pid %d: the .NET runtime's LTTng provider "
+			 "(%s) is not loaded: DOTNET_LTTng=0 in its environment "
+			 "disables it (start it without DOTNET_LTTng=0)", (int)pid,
+			 DOTNET_PROVIDER);
 	} else if (!st->ust_so[0] && !st->ust_so[1]) {
-		used = (size_t)snprintf(buf, len, "pid %d: the .NET runtime's LTTng provider "
-					"(%s) is not loaded: neither liblttng-ust.so.0 nor "
-					"liblttng-ust.so.1 is in the process's root (install the "
-					"one its .NET build links -- liblttng-ust0 or liblttng-ust1 "
-					"-- in its image, and restart it)", (int)pid,
-					DOTNET_PROVIDER);
+		snprintf(buf, len, "pid %d: the .NET runtime's LTTng provider "
+			 "(%s) is not loaded: neither liblttng-ust.so.0 nor "
+			 "liblttng-ust.so.1 is in the process's root (install the "
+			 "one its .NET build links -- liblttng-ust0 or liblttng-ust1 "
+			 "-- in its image, and restart it)", (int)pid,
+			 DOTNET_PROVIDER);
 	} else if (st->runtime_dir[0] && !st->provider_present) {
-		used = (size_t)snprintf(buf, len, "pid %d: the .NET runtime's LTTng provider is "
-					"not loaded: %s is not in %s (a runtime built without "
-					"LTTng support)", (int)pid, DOTNET_PROVIDER,
-					st->runtime_dir);
+		snprintf(buf, len, "pid %d: the .NET runtime's LTTng provider is "
+			 "not loaded: %s is not in %s (a runtime built without "
+			 "LTTng support)", (int)pid, DOTNET_PROVIDER,
+			 st->runtime_dir);
 	} else if (st->provider_needs >= 0 && !st->ust_so[st->provider_needs]) {
 		int needs = st->provider_needs;
 
-		used = (size_t)snprintf(buf, len, "pid %d: the .NET runtime's LTTng provider "
-					"(%s) cannot load: it links %s, which is not in the "
-					"process's root (it has %s only), so no runtime event can "
-					"reach LTTng from it; install %s in its image, or record "
-					"its runtime events over EventPipe (its diagnostics "
-					"socket, as dotnet-trace does) instead", (int)pid,
-					DOTNET_PROVIDER, ust_sonames[needs], ust_sonames[!needs],
-					ust_sonames[needs]);
+		snprintf(buf, len, "pid %d: the .NET runtime's LTTng provider "
+			 "(%s) cannot load: it links %s, which is not in the "
+			 "process's root (it has %s only), so no runtime event can "
+			 "reach LTTng from it; install %s in its image, or record "
+			 "its runtime events over EventPipe (its diagnostics "
+			 "socket, as dotnet-trace does) instead", (int)pid,
+			 DOTNET_PROVIDER, ust_sonames[needs], ust_sonames[!needs],
+			 ust_sonames[needs]);
 	} else {
 		int have = st->ust_so[1] ? 1 : 0;
 
-		used = (size_t)snprintf(buf, len, "pid %d: the .NET runtime's LTTng provider "
-					"(%s) is not loaded although %s is in its root (%s): its "
-					".NET build may link liblttng-ust.so.%d instead (install "
-					"that one), or the process loaded it and failed (see "
-					"its stderr)", (int)pid, DOTNET_PROVIDER, ust_sonames[have],
-					st->ust_where[have], !have);
+		snprintf(buf, len, "pid %d: the .NET runtime's LTTng provider "
+			 "(%s) is not loaded although %s is in its root (%s): its "
+			 ".NET build may link liblttng-ust.so.%d instead (install "
+			 "that one), or the process loaded it and failed (see "
+			 "its stderr)", (int)pid, DOTNET_PROVIDER, ust_sonames[have],
+			 st->ust_where[have], !have);
 	}
-	if (used < len)
-		snprintf(buf + used, len - used, "; %s", perfmap);
 	return ok;
 }
