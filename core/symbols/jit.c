@@ -45,6 +45,23 @@ int tr_jit_add_source(struct tr_jit *j, const char *path, pid_t root_pid)
 	return 0;
 }
 
+static int source_is(const struct tr_jit_source *src, enum tr_jit_kind kind)
+{
+	const char *base = strrchr(src->path, '/');
+
+	base = base ? base + 1 : src->path;
+	return src->kind == kind || (kind == TR_JIT_JITDUMP && strncmp(base, "jit-", 4) == 0) ||
+	       (kind == TR_JIT_PERFMAP && strncmp(base, "perf-", 5) == 0);
+}
+
+int tr_jit_has_live_source(const struct tr_jit *j, enum tr_jit_kind kind)
+{
+	for (size_t i = 0; i < j->n_src; i++)
+		if (j->src[i].root_pid > 0 && source_is(&j->src[i], kind))
+			return 1;
+	return 0;
+}
+
 int tr_jit_has_source(const struct tr_jit *j, enum tr_jit_kind kind)
 {
 	for (size_t i = 0; i < j->n_src; i++) {

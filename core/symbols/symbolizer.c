@@ -445,7 +445,10 @@ static struct mapping *find_map(struct proc *p, uint64_t addr)
 	return NULL;
 }
 
-/* The runtime's own perf map, in the process's /tmp under its namespace PID. */
+/* The runtime's own perf map, in the process's /tmp under its namespace PID,
+ * read live even when a plugin handed over its staged copy: that copy lags
+ * behind the runtime by the plugin's polling, and a conversion made while
+ * collecting would name frames against an older map. */
 static void jit_auto_sources(struct proc *p)
 {
 	char path[64];
@@ -454,7 +457,7 @@ static void jit_auto_sources(struct proc *p)
 	if (p->jit_auto)
 		return;
 	p->jit_auto = 1;
-	if (tr_jit_has_source(&p->jit, TR_JIT_PERFMAP) || tr_proc_nspid(p->pid, &nspid) < 0)
+	if (tr_jit_has_live_source(&p->jit, TR_JIT_PERFMAP) || tr_proc_nspid(p->pid, &nspid) < 0)
 		return;
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)nspid);
 	tr_jit_add_source(&p->jit, path, p->pid);
@@ -986,6 +989,26 @@ static int insert_mapping(struct proc *p, const struct mapping *m)
 	return 0;
 }
 
+/* A runtime's jitdump read from its root while it runs, so that a
+ * conversion made while collecting names what only the jitdump names
+ * (.NET's ReadyToRun code): `path` as the process sees it, or (NULL) its
+ * /tmp/jit-NSPID.dump. */
+static void jitdump_live_source(struct proc *p, const char *path)
+{
+	char buf[64];
+	pid_t nspid;
+
+	if (tr_jit_has_live_source(&p->jit, TR_JIT_JITDUMP))
+		return;
+	if (!path) {
+		if (tr_proc_nspid(p->pid, &nspid) < 0)
+			return;
+		snprintf(buf, sizeof(buf), "/tmp/jit-%d.dump", (int)nspid);
+		path = buf;
+	}
+	(void)tr_jit_add_source(&p->jit, path, p->pid);
+}
+
 int tr_symbolizer_record_mmap(struct tr_symbolizer *sym, const struct tracerig_mapping *rm)
 {
 	struct tr_maps_line l = { .start = rm->start, .end = rm->start + rm->len,
@@ -1021,11 +1044,16 @@ int tr_symbolizer_record_mmap(struct tr_symbolizer *sym, const struct tracerig_m
 	 * collecting names what only the jitdump names (.NET's ReadyToRun
 	 * code) before the harvested copy arrives at the end. */
 	if (path[0] != '/' && path[0] != '[') {
+		/* perf_events' perf.data names a jitdump ./jit-HOSTPID.dump:
+		 * where the runtime writes it is its /tmp, unless told
+		 * otherwise (a staged copy then still comes from mapharvest). */
+		if (strncmp(path, "./", 2) == 0 && is_jitdump_name(path + 1))
+			jitdump_live_source(p, NULL);
 		if (strcmp(path, "//anon") != 0)
 			goto out;
 	} else if (is_jitdump_name(path)) {
-		if (!l.deleted && !tr_jit_has_source(&p->jit, TR_JIT_JITDUMP))
-			ret = tr_jit_add_source(&p->jit, path, p->pid);
+		if (!l.deleted)
+			jitdump_live_source(p, path);
 		goto out;
 	}
 	m = (struct mapping){ .start = l.start, .end = l.end, .pgoff = l.pgoff,

@@ -53,14 +53,19 @@ hot_start() {
 	exit 1
 }
 
+# An awk function: the PID of a sample header ("comm pid/tid [cpu] ..."),
+# found by its shape, since a thread's name may hold spaces (".NET TP
+# Worker 4242/4250").
+PID_OF='function pid_of(line,   f, i, n) { n = split(line, f, /[ \t]+/); for (i = 1; i <= n; i++) if (f[i] ~ /^-?[0-9]+\/-?[0-9]+$/) { split(f[i], ids, "/"); return ids[1] } return "" } '
+
 # managed_stats PERF_DATA_TXT PID: "SAMPLES UNNAMED" for process PID's
 # samples in a perf script text: how many there are, and how many have a
 # managed frame left unnamed.  A managed frame is one in JIT code (the
 # text names its object after the perf map, as perf does: /tmp/perf-N.map,
 # or the W^X double mapping) or in a ReadyToRun image (a .dll mapping).
 managed_stats() {
-	awk -v pid="$2" '
-		/^[^\t]/ { split($2, ids, "/"); mine = ids[1] == pid; if (mine) n++; bad = 0; next }
+	awk -v pid="$2" "$PID_OF"'
+		/^[^\t]/ { mine = pid_of($0) == pid; if (mine) n++; bad = 0; next }
 		/^\t/ && mine && !bad && / \[unknown\] \((\/tmp\/perf-[0-9]+\.map|\/memfd:doublemapper.*|.*\.dll)\)$/ {
 			bad = 1; unnamed++
 		}
@@ -80,7 +85,7 @@ check_share() {
 # jit_unnamed PERF_DATA_TXT PID: how many of PID's samples have an unnamed
 # frame in JIT code (named after the perf map), ReadyToRun images aside.
 jit_unnamed() {
-	awk -v pid="$2" '/^[^\t]/ { split($2, ids, "/"); mine = ids[1] == pid; bad = 0; next }
+	awk -v pid="$2" "$PID_OF"'/^[^\t]/ { mine = pid_of($0) == pid; bad = 0; next }
 		mine && !bad && / \[unknown\] \(\/tmp\/perf-[0-9]+\.map\)$/ { bad = 1; n++ }
 		END { print n + 0 }' "$1"
 }
