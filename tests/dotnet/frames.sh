@@ -13,14 +13,16 @@ HOT_DLL=$DOTNET_APP
 printf '[tracerig]\nname = frames\n[perf_events]\n[mapharvest]\n' >"$TEST_TMP/p.ini"
 
 # trace_hot LABEL [VAR=VALUE...]: the workload launched by tracerig, for 5 s
-# of work, with those variables in its environment; the archive unpacked
-# into $TEST_TMP/LABEL, the workload's PID in HOT_PID.
+# of work (in HOT_MODES, default cpu), with those variables in its
+# environment; the archive unpacked into $TEST_TMP/LABEL, the workload's
+# PID in HOT_PID.
 trace_hot() {
 	local label=$1; shift
 	rc=0
+	# shellcheck disable=SC2086
 	env -u DOTNET_PerfMapEnabled -u DOTNET_PerfMapStubGranularity "$@" TMPDIR="$TEST_TMP" \
 		timeout 120 "$TRACERIG" -c "$TEST_TMP/p.ini" -o "$TEST_TMP/$label.trace.zip" \
-		-- dotnet "$HOT_DLL" 5 >"$TEST_TMP/$label.out" 2>&1 </dev/null || rc=$?
+		-- dotnet "$HOT_DLL" 5 ${HOT_MODES:-cpu} >"$TEST_TMP/$label.out" 2>&1 </dev/null || rc=$?
 	check_eq "$label: tracerig exits 0" 0 "$rc"
 	unzip_archive "$TEST_TMP/$label.trace.zip" "$TEST_TMP/$label"
 	HOT_PID=$(awk '/^ready /{print $2}' "$TEST_TMP/$label.out")
@@ -83,6 +85,18 @@ check_grep "PerfMapEnabled=3: the log says ReadyToRun frames stay unnamed, and w
 set -- $(managed_stats "$TEST_TMP/three/perf.data.txt" "$HOT_PID")
 jit_unnamed=$(jit_unnamed "$TEST_TMP/three/perf.data.txt" "$HOT_PID")
 check_share "PerfMapEnabled=3: at most 1% of samples with an unnamed JIT frame" "$jit_unnamed" "$1" 1
+
+# --- exceptions thrown and caught, gen0 and gen2 collections, lock
+# contention, thread-pool growth: the runtime's own machinery at work
+# (fewer samples: much of it waits, so the bound is 2%).
+HOT_MODES="cpu exceptions gc contention threadpool" trace_hot modes
+named modes "the method that throws and catches" '\[Hot\] Hot\.Work::ThrowAndCatch'
+named modes "the allocating method" '\[Hot\] Hot\.Work::Allocate'
+named modes "the contended lock's holder" '\[Hot\] Hot\.Work::Contend'
+named modes "thread-pool work items" 'System\.Threading\.ThreadPoolWorkQueue::Dispatch|PortableThreadPool\+WorkerThread'
+check_grep "modes: the workload collected gen2" 'gen2=[1-9]' "$TEST_TMP/modes.out"
+set -- $(managed_stats "$TEST_TMP/modes/perf.data.txt" "$HOT_PID")
+check_share "modes: at most 2% unnamed" "$2" "$1" 2
 
 # --- the same runtime whose jitdump writer gives up (granularity 0, as a
 # user may have set): the log says so and what to do.
