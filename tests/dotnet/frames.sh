@@ -98,6 +98,37 @@ check_grep "modes: the workload collected gen2" 'gen2=[1-9]' "$TEST_TMP/modes.ou
 set -- $(managed_stats "$TEST_TMP/modes/perf.data.txt" "$HOT_PID")
 check_share "modes: at most 2% unnamed" "$2" "$1" 2
 
+# --- in a container made with unshare (own mount and PID namespaces, a
+# private /tmp): launched through it, the runtime writes /tmp/perf-1.map in
+# its own /tmp; the archive holds it under the host PID, and the workload's
+# methods are named as they were on the host.
+app=$(mktemp -d /dev/shm/tracerig-hot.XXXXXX)
+on_exit "rm -rf '$app'"
+cp -R "$(dirname "$HOT_DLL")/." "$app/"
+rc=0
+env -u DOTNET_PerfMapEnabled -u DOTNET_PerfMapStubGranularity -u TMPDIR \
+	timeout 120 "$TRACERIG" -c "$TEST_TMP/p.ini" -o "$TEST_TMP/ct.trace.zip" \
+	-- unshare --mount --pid --fork --kill-child \
+	sh -c 'mount -t tmpfs tmpfs /tmp && exec dotnet "$0/Hot.dll" 5' "$app" \
+	>"$TEST_TMP/ct.out" 2>&1 </dev/null || rc=$?
+check_eq "container: tracerig exits 0" 0 "$rc"
+unzip_archive "$TEST_TMP/ct.trace.zip" "$TEST_TMP/ct"
+check_grep "container: the runtime is PID 1 in its namespace" '^ready 1$' "$TEST_TMP/ct.out"
+ctpid=$(sed -n 's/^perf-\([0-9]*\)\.map$/\1/p' <(cd "$TEST_TMP/ct" && ls) | head -1)
+check "container: its perf map and jitdump are stored under its host PID" \
+	test -n "$ctpid" -a "$ctpid" != 1 -a -s "$TEST_TMP/ct/jit-$ctpid.dump"
+check "container: the harvested jitdump's records say the host PID" \
+	python3 -c 'import struct, sys; d = open(sys.argv[1], "rb").read(); sys.exit(struct.unpack_from("<I", d, 20)[0] != int(sys.argv[2]))' \
+	"$TEST_TMP/ct/jit-$ctpid.dump" "$ctpid"
+# Those in at least 20 frames on the host: sampling alone cannot miss them.
+grep -o 'Hot\.Work::[A-Za-z]*' "$TEST_TMP/default/perf.data.txt" | sort | uniq -c |
+	awk '$1 >= 20 { print $2 }' >"$TEST_TMP/host-methods"
+grep -o 'Hot\.Work::[A-Za-z]*' "$TEST_TMP/ct/perf.data.txt" | sort -u >"$TEST_TMP/ct-methods"
+check_eq "container: the workload's methods named as on the host ($(wc -l <"$TEST_TMP/host-methods"))" \
+	"" "$(comm -23 "$TEST_TMP/host-methods" "$TEST_TMP/ct-methods")"
+set -- $(managed_stats "$TEST_TMP/ct/perf.data.txt" "$ctpid")
+check_share "container: at most 1% unnamed" "$2" "$1" 1
+
 # --- the same runtime whose jitdump writer gives up (granularity 0, as a
 # user may have set): the log says so and what to do.
 trace_hot cut DOTNET_PerfMapEnabled=1 DOTNET_PerfMapStubGranularity=0
