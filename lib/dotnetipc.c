@@ -501,55 +501,10 @@ int tr_dnipc_socket_name_key(const char *name, pid_t nspid, unsigned long long *
 /* A /proc/PID file read whole (at most max bytes, NUL-terminated). */
 static int read_proc(int procfd, const char *name, size_t max, char **out, size_t *out_len)
 {
-	size_t len = 0, cap = 4096;
-	char *buf = malloc(cap), *grown;
-	int fd, ret = 0;
+	int ret = tr_read_proc_file(procfd, name, max, out, out_len);
 
-	*out = NULL;
-	if (!buf)
-		return -ENOMEM;
-	fd = openat(procfd, name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = errno == ENOENT ? -ESRCH : -errno;
-		goto fail;
-	}
-	for (;;) {
-		ssize_t n;
-
-		if (len + 1 == cap) {
-			if (cap >= max)
-				break; /* the rest is not read */
-			grown = realloc(buf, cap * 2);
-			if (!grown) {
-				ret = -ENOMEM;
-				goto fail_fd;
-			}
-			buf = grown;
-			cap *= 2;
-		}
-		n = read(fd, buf + len, cap - 1 - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			/* A process that exits meanwhile answers ESRCH. */
-			ret = -errno;
-			goto fail_fd;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	buf[len] = '\0';
-	*out = buf;
-	*out_len = len;
-	return 0;
-
-fail_fd:
-	close(fd);
-fail:
-	free(buf);
-	return ret;
+	/* A process that exits meanwhile: its /proc entries are gone. */
+	return ret == -ENOENT ? -ESRCH : ret;
 }
 
 /* The four IDs of the status line "Uid:" (real, effective, saved, fs). */

@@ -22,6 +22,14 @@ int tr_status_field_innermost(const char *status, const char *field, pid_t *id);
  * -errno when it cannot be opened or read, -ENOENT when it is empty. */
 ssize_t tr_read_text(const char *path, char *buf, size_t size);
 
+/* A whole /proc file (they report size 0, so it is read until EOF) of at
+ * most `max` bytes, `name` relative to `dirfd` (a /proc/PID directory fd,
+ * or AT_FDCWD): a new NUL-terminated buffer in *out (free() it) and its
+ * length.  A longer file is cut at `max`: what a process may put in its
+ * environment or maps does not get to size our memory.  0 or -errno (of
+ * the open: ENOENT, ESRCH for a process gone; of a read; ENOMEM). */
+int tr_read_proc_file(int dirfd, const char *name, size_t max, char **out, size_t *len);
+
 /* Field `n` of /proc/PID/stat text, numbered as proc(5) does (4 is the
  * parent's PID, 22 the start time in clock ticks), for a numeric field
  * after the command name (n >= 4).  The name may hold spaces and ')', so

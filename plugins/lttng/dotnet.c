@@ -18,6 +18,7 @@
 
 #include "dotnet.h"
 #include "lib/elfopen.h"
+#include "lib/procpid.h"
 #include "lib/untrusted.h"
 
 #include <gelf.h>
@@ -116,53 +117,6 @@ void dotnet_parse_environ(const char *env, size_t len, struct dotnet_status *st)
 	snprintf(st->perfmap_value, sizeof(st->perfmap_value), "%s", v ? v : "");
 }
 
-/* A whole /proc file (they report size 0), at most `max` bytes. */
-static int read_proc(pid_t pid, const char *what, size_t max, char **out, size_t *out_len)
-{
-	char path[64], *buf = NULL;
-	size_t len = 0, cap = 0;
-	int fd, ret = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, what);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		ssize_t n;
-
-		if (len + 4096 + 1 > cap) {
-			char *grown;
-
-			cap = cap ? cap * 2 : 16384;
-			grown = realloc(buf, cap);
-			if (!grown) {
-				ret = -ENOMEM;
-				break;
-			}
-			buf = grown;
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ret = -errno;
-			break;
-		}
-		if (n == 0 || len + (size_t)n >= max)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	if (ret < 0) {
-		free(buf);
-		return ret;
-	}
-	buf[len] = '\0';
-	*out = buf;
-	*out_len = len;
-	return 0;
-}
-
 /* Whether `path` exists inside the root `rootfd`, symlinks resolved
  * within that root and never out of it; nothing is opened for reading. */
 static int exists_in_root(int rootfd, const char *path)
@@ -249,12 +203,14 @@ int dotnet_inspect(pid_t pid, struct dotnet_status *st)
 	int ret, rootfd;
 
 	memset(st, 0, sizeof(*st));
-	ret = read_proc(pid, "maps", MAPS_MAX, &text, &len);
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	ret = tr_read_proc_file(AT_FDCWD, path, MAPS_MAX, &text, &len);
 	if (ret < 0)
 		return ret;
 	dotnet_parse_maps(text, st);
 	free(text);
-	ret = read_proc(pid, "environ", ENVIRON_MAX, &text, &len);
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	ret = tr_read_proc_file(AT_FDCWD, path, ENVIRON_MAX, &text, &len);
 	if (ret < 0)
 		return ret;
 	dotnet_parse_environ(text, len, st);

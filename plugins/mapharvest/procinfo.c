@@ -208,58 +208,6 @@ void mh_runtime_free(struct mh_runtime *rt)
 	rt->n_dirs = 0;
 }
 
-/* Reads a whole /proc file relative to procfd, NUL-terminated. */
-static int read_proc(int procfd, const char *name, char **out, size_t *len)
-{
-	size_t cap = 4096, used = 0;
-	char *buf = malloc(cap + 1), *grown;
-	int fd, ret = 0;
-
-	if (!buf)
-		return -ENOMEM;
-	fd = openat(procfd, name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		goto fail;
-	}
-	for (;;) {
-		ssize_t n;
-
-		if (used == cap) {
-			if (cap >= MAX_BLOCK)
-				break;
-			cap *= 2;
-			grown = realloc(buf, cap + 1);
-			if (!grown) {
-				ret = -ENOMEM;
-				goto fail_fd;
-			}
-			buf = grown;
-		}
-		n = read(fd, buf + used, cap - used);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			ret = -errno;
-			goto fail_fd;
-		}
-		if (n == 0)
-			break;
-		used += (size_t)n;
-	}
-	close(fd);
-	buf[used] = '\0';
-	*out = buf;
-	*len = used;
-	return 0;
-
-fail_fd:
-	close(fd);
-fail:
-	free(buf);
-	return ret;
-}
-
 static char *read_link(int procfd, const char *name)
 {
 	char buf[PATH_MAX];
@@ -294,7 +242,7 @@ int mh_procinfo_read(int procfd, struct mh_procinfo *pi, int with_runtime)
 	int ret;
 
 	memset(pi, 0, sizeof(*pi));
-	ret = read_proc(procfd, "status", &status, &len);
+	ret = tr_read_proc_file(procfd, "status", MAX_BLOCK, &status, &len);
 	if (ret < 0)
 		return ret;
 	ret = mh_parse_status(status, &pi->tgid, &pi->nspid, &pi->kthread);
@@ -302,9 +250,9 @@ int mh_procinfo_read(int procfd, struct mh_procinfo *pi, int with_runtime)
 	if (ret < 0 || !with_runtime || pi->kthread)
 		return ret;
 	/* Kernel threads and zombies have empty blocks: no runtime settings. */
-	if (read_proc(procfd, "environ", &env, &env_len) < 0)
+	if (tr_read_proc_file(procfd, "environ", MAX_BLOCK, &env, &env_len) < 0)
 		env = NULL;
-	if (read_proc(procfd, "cmdline", &cmdline, &cmd_len) < 0)
+	if (tr_read_proc_file(procfd, "cmdline", MAX_BLOCK, &cmdline, &cmd_len) < 0)
 		cmdline = NULL;
 	root = read_link(procfd, "root");
 	cwd_abs = read_link(procfd, "cwd");

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +87,26 @@ DEF_TEST(text_files_are_read_whole_and_terminated)
 	unlink(path);
 	EXPECT_EQ_INT(-ENOENT, tr_read_text(path, buf, sizeof(buf)));
 	EXPECT_EQ_INT(-EINVAL, tr_read_text("/proc/self/stat", buf, 1));
+}
+
+DEF_TEST(proc_files_are_read_to_their_end_and_cut_at_the_limit)
+{
+	char *text = NULL;
+	size_t len = 0;
+
+	/* /proc/self/maps reports size 0 and is longer than one page here. */
+	EXPECT_EQ_INT(0, tr_read_proc_file(AT_FDCWD, "/proc/self/maps", 1 << 20, &text, &len));
+	EXPECT_TRUE(text && len > 0 && strlen(text) == len && strstr(text, "[stack]"));
+	free(text);
+	EXPECT_EQ_INT(0, tr_read_proc_file(AT_FDCWD, "/proc/self/maps", 100, &text, &len));
+	EXPECT_EQ_INT(100, (int)len);
+	EXPECT_TRUE(text && strlen(text) == 100);
+	free(text);
+	EXPECT_EQ_INT(0, tr_read_proc_file(AT_FDCWD, "/proc/self/maps", 0, &text, &len));
+	EXPECT_TRUE(text && len == 0 && text[0] == '\0');
+	free(text);
+	EXPECT_EQ_INT(-ENOENT, tr_read_proc_file(AT_FDCWD, "/proc/self/no-such-file", 4096, &text, &len));
+	EXPECT_TRUE(text == NULL);
 }
 
 DEF_TEST(own_namespace_pid_is_getpid)
@@ -205,6 +226,7 @@ int main(void)
 	RUN_TEST(stat_fields_count_from_the_last_parenthesis);
 	RUN_TEST(own_stat_says_who_our_parent_is);
 	RUN_TEST(text_files_are_read_whole_and_terminated);
+	RUN_TEST(proc_files_are_read_to_their_end_and_cut_at_the_limit);
 	RUN_TEST(own_namespace_pid_is_getpid);
 	RUN_TEST(descendants_of_a_process);
 	RUN_TEST(descendants_stop_at_the_limit_and_skip_known_pids);
