@@ -5,40 +5,11 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "dotnet.h"
 #include "lib/dotnetipc.h"
 
-/* SetEnvironmentVariable (.NET 8): the runtime reads its perf map settings
- * when maps are switched on, from its own copy of the environment. */
-static int set_env(pid_t pid, const char *name, const char *value, struct tr_dnipc_status *st)
-{
-	struct tr_dnipc_reply r = { 0 };
-	struct tr_dnipc_buf b;
-	int fd, ret;
-
-	fd = tr_dnipc_connect(pid, MH_DOTNET_TIMEOUT_MS, st);
-	if (fd < 0)
-		return fd;
-	st->command = "SetEnvironmentVariable";
-	tr_dnipc_buf_init(&b);
-	tr_dnipc_put_string(&b, name);
-	tr_dnipc_put_string(&b, value);
-	ret = b.err ? b.err : tr_dnipc_command(fd, TR_DNIPC_SET_PROCESS, TR_DNIPC_SET_ENV_VAR, &b,
-					       MH_DOTNET_TIMEOUT_MS, &r);
-	if (ret == 0 && r.h.command_id == TR_DNIPC_REPLY_ERROR) {
-		st->hresult = r.hresult;
-		ret = -EREMOTEIO;
-	}
-	tr_dnipc_reply_free(&r);
-	tr_dnipc_buf_free(&b);
-	close(fd);
-	return ret;
-}
-
-int mh_dotnet_enable(pid_t pid, int set_granularity, char *version, size_t version_len,
-		     char *why, size_t why_len)
+int mh_dotnet_enable(pid_t pid, char *version, size_t version_len, char *why, size_t why_len)
 {
 	struct tr_dnipc_process_info pi = { 0 };
 	struct tr_dnipc_status st = { 0 };
@@ -49,14 +20,6 @@ int mh_dotnet_enable(pid_t pid, int set_granularity, char *version, size_t versi
 	if (tr_dnipc_process_info(pid, MH_DOTNET_TIMEOUT_MS, &pi, &st) == 0 && pi.clr_version)
 		snprintf(version, version_len, "%s", pi.clr_version);
 	tr_dnipc_process_info_free(&pi);
-	if (set_granularity) {
-		memset(&st, 0, sizeof(st));
-		ret = set_env(pid, "DOTNET_PerfMapStubGranularity", "2", &st);
-		if (ret < 0) {
-			tr_dnipc_explain(&st, ret, why, why_len);
-			return ret;
-		}
-	}
 	memset(&st, 0, sizeof(st));
 	ret = tr_dnipc_enable_perfmap(pid, TR_DNIPC_PERFMAP_ALL, MH_DOTNET_TIMEOUT_MS, &st);
 	if (ret < 0)

@@ -12,13 +12,14 @@
  * given up on, it never holds the session. */
 #define MH_DOTNET_TIMEOUT_MS 2000
 
-/* Switches process `pid`'s perf map and jitdump on (with stubs reported one
- * by one: DOTNET_PerfMapStubGranularity=2 through the socket unless its
- * environment sets it).  `version` receives the runtime's version ("10.0.12")
- * when it said it.  0, or a negative errno with `why` filled for a log
- * line. */
-int mh_dotnet_enable(pid_t pid, int set_granularity, char *version, size_t version_len,
-		     char *why, size_t why_len);
+/* Switches process `pid`'s perf map and jitdump on.  The stub granularity
+ * that keeps .NET 10's jitdump whole cannot be given this way: the runtime
+ * reads it at startup only (SetEnvironmentVariable through the socket
+ * changed nothing but the application's environment), so such a jitdump
+ * may stop early, which mapharvest reports.  `version` receives the
+ * runtime's version ("10.0.12") when it said it.  0, or a negative errno
+ * with `why` filled for a log line. */
+int mh_dotnet_enable(pid_t pid, char *version, size_t version_len, char *why, size_t why_len);
 /* Switches them off again.  0 or a negative errno with `why` filled. */
 int mh_dotnet_disable(pid_t pid, char *why, size_t why_len);
 /* One line for --check about process `pid` ("pid 4242: .NET 10.0.12 (Hot),

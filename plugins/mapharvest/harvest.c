@@ -347,8 +347,7 @@ static void dotnet_switch_on(struct mh_harvester *h, struct mh_proc *p)
 
 	if (strstr(p->rt.why, "PerfMapEnabled=") || !mh_maps_contain(p->pid, "libcoreclr.so"))
 		return;
-	ret = mh_dotnet_enable(p->pid, !p->rt.stub_granularity_set, version, sizeof(version),
-			       why, sizeof(why));
+	ret = mh_dotnet_enable(p->pid, version, sizeof(version), why, sizeof(why));
 	if (ret < 0) {
 		h->n_dotnet_failed++;
 		h->svc->counter_set(h->ctx, "dotnet_maps_not_enabled", h->n_dotnet_failed);

@@ -164,7 +164,6 @@ int mh_runtime_parse(struct mh_runtime *rt, const char *env, size_t env_len,
 		if (rt->expect)
 			snprintf(rt->why, sizeof(rt->why), "%sPerfMapEnabled=%.8s", prefix, enabled);
 	}
-	rt->stub_granularity_set = dotnet_get(env, env_len, "PerfMapStubGranularity", &prefix) != NULL;
 	dump_path = dotnet_get(env, env_len, "PerfMapJitDumpPath", &prefix);
 	ret = add_dir(rt, dump_path, cwd);
 	if (ret == 0)

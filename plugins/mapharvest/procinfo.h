@@ -20,7 +20,6 @@ struct mh_runtime {
 	size_t n_dirs;
 	unsigned expect;
 	char why[96]; /* the setting behind `expect`, for log lines */
-	int stub_granularity_set; /* DOTNET_ or COMPlus_PerfMapStubGranularity */
 };
 
 /* "Tgid:" and the innermost "NStgid:" of a /proc/PID/status text, and

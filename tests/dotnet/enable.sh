@@ -6,8 +6,7 @@
 # own mount and PID namespaces with a private /tmp.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/dotnet/lib-dotnet.sh"
-[ -e "$top_builddir/plugins/perf_events/perf_events.la" ] || skip_all "perf_events not built"
-[ -e "$top_builddir/plugins/mapharvest/mapharvest.la" ] || skip_all "mapharvest not built"
+need_plugins perf_events mapharvest
 dotnet_app hot
 HOT_DLL=$DOTNET_APP
 printf '[tracerig]\nname = en\n[perf_events]\n[mapharvest]\n' >"$TEST_TMP/p.ini"

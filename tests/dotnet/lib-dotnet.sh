@@ -8,6 +8,13 @@ command -v dotnet >/dev/null 2>&1 ||
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
 export DOTNET_CLI_HOME="${DOTNET_CLI_HOME:-${HOME:-/root}}"
 DOTNET_APPS_SRC="$top_srcdir/tests/dotnet/apps"
+
+# need_plugins NAME...: skips the whole script unless each backend was built.
+need_plugins() {
+	for p in "$@"; do
+		[ -e "$top_builddir/plugins/$p/$p.la" ] || skip_all "$p not built"
+	done
+}
 DOTNET_APPS_OUT="$top_builddir/tests/dotnet/apps"
 
 # dotnet_app NAME: builds tests/dotnet/apps/NAME (Release) unless its build

@@ -7,7 +7,7 @@
 # instead.  Where the provider can load, the events themselves are checked.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/dotnet/lib-dotnet.sh"
-[ -e "$top_builddir/plugins/lttng/lttng.la" ] || skip_all "lttng not built"
+need_plugins lttng
 command -v lttng-sessiond >/dev/null 2>&1 || skip_all "needs lttng-sessiond (apt-get install lttng-tools)"
 dotnet_app hot
 HOT_DLL=$DOTNET_APP

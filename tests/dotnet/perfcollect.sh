@@ -7,8 +7,7 @@
 # no more samples with an unnamed managed frame than perf does.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/dotnet/lib-dotnet.sh"
-[ -e "$top_builddir/plugins/perf_events/perf_events.la" ] || skip_all "perf_events not built"
-[ -e "$top_builddir/plugins/mapharvest/mapharvest.la" ] || skip_all "mapharvest not built"
+need_plugins perf_events mapharvest
 command -v perf >/dev/null 2>&1 || skip_all "needs perf (apt-get install linux-perf)"
 perf version >/dev/null 2>&1 || skip_all "perf does not run here"
 dotnet_app hot

@@ -7,8 +7,7 @@
 # lttngTrace/ through CtfTraceEventSource.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/dotnet/lib-dotnet.sh"
-[ -e "$top_builddir/plugins/perf_events/perf_events.la" ] || skip_all "perf_events not built"
-[ -e "$top_builddir/plugins/mapharvest/mapharvest.la" ] || skip_all "mapharvest not built"
+need_plugins perf_events mapharvest
 dotnet_app perfview
 PV=$DOTNET_APP
 dotnet_app hot
