@@ -18,6 +18,7 @@ packages=(
 	libbpf-dev bpftool clang llvm
 	# tests: archive inspection, the tools we compare with, workloads
 	zip unzip babeltrace2 linux-perf libbpf-tools nodejs time util-linux procps
+	wrk
 	# tests: Google's pprof, built offline from Debian's Go sources
 	golang-go golang-github-google-pprof-dev
 	# tests/clients: the archive's files opened in viewers in headless Chromium

@@ -8,3 +8,4 @@ dist_check_DATA += tests/dotnet/lib-dotnet.sh
 EXTRA_DIST += tests/dotnet/apps/hot/Hot.csproj tests/dotnet/apps/hot/Program.cs \
 	tests/dotnet/apps/hot/native/hotnative.c \
 	tests/dotnet/apps/perfview/PerfViewCheck.csproj tests/dotnet/apps/perfview/Program.cs
+EXTRA_DIST += tests/dotnet/apps/web/Web.csproj tests/dotnet/apps/web/Program.cs
