@@ -359,6 +359,9 @@ static int prepare_targets(struct tr_session *s, struct tr_section *main_section
 
 	s->targets.pids = opts->pids;
 	s->targets.n_pids = opts->n_pids;
+	/* Known from the start, so that a plugin's check and init can tell a
+	 * command will be launched (its PID comes at spawn). */
+	s->targets.command = opts->command ? opts->command[0] : NULL;
 	s->targets.cgroup = tr_config_value(main_section, tr_session_keys, "cgroup");
 	s->targets.system_wide = opts->n_pids == 0 && !opts->command;
 	if (s->targets.cgroup) {

@@ -130,7 +130,8 @@ struct tracerig_targets {
 	                         * exec(2) until every source has started, so a
 	                         * source that counts from exec can attach to it
 	                         * in start (perf's enable_on_exec). */
-	const char *command;    /* argv[0] of the launched command, or NULL */
+	const char *command;    /* argv[0] of the launched command, or NULL; set
+	                         * from check on (its PID only once spawned) */
 	const char *cgroup;     /* cgroup directory from the profile, or NULL */
 };
 

@@ -8,6 +8,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <stdio.h>
@@ -284,4 +286,88 @@ int dotnet_describe(pid_t pid, const struct dotnet_status *st, char *buf, size_t
 			 st->ust_where[have], !have);
 	}
 	return ok;
+}
+
+/* The .NET installation a command on this host would run: DOTNET_ROOT, the
+ * directory of the `dotnet` found on PATH (through its links), or the
+ * places distributions and Microsoft's packages use. */
+static int dotnet_root(char *out, size_t len)
+{
+	static const char *const usual[] = { "/usr/share/dotnet", "/usr/lib/dotnet",
+					     "/usr/lib64/dotnet", "/opt/dotnet", NULL };
+	const char *env = getenv("DOTNET_ROOT"), *path = getenv("PATH");
+	char buf[PATH_MAX], *real;
+
+	if (env && *env) {
+		snprintf(out, len, "%s", env);
+		return 0;
+	}
+	while (path && *path) {
+		size_t n = strcspn(path, ":");
+
+		if (n && n < sizeof(buf) - 8) {
+			snprintf(buf, sizeof(buf), "%.*s/dotnet", (int)n, path);
+			if (access(buf, X_OK) == 0 && (real = realpath(buf, NULL))) {
+				char *slash = strrchr(real, '/');
+
+				if (slash)
+					*slash = '\0';
+				snprintf(out, len, "%s", real);
+				free(real);
+				return 0;
+			}
+		}
+		path += n + (path[n] == ':');
+	}
+	for (size_t i = 0; usual[i]; i++)
+		if (access(usual[i], F_OK) == 0) {
+			snprintf(out, len, "%s", usual[i]);
+			return 0;
+		}
+	return -ENOENT;
+}
+
+int dotnet_host_provider_loadable(char *why, size_t len)
+{
+	char root[PATH_MAX], dir[PATH_MAX + 64];
+	int rootfd, found = 0, loadable = 0, missing = -1;
+	struct dirent *de;
+	DIR *d;
+
+	if (dotnet_root(root, sizeof(root)) < 0)
+		return -1;
+	snprintf(dir, sizeof(dir), "%s/shared/Microsoft.NETCore.App", root);
+	d = opendir(dir);
+	if (!d)
+		return -1;
+	rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	while (rootfd >= 0 && !loadable && (de = readdir(d))) {
+		struct dotnet_status st = { 0 };
+		char provider[PATH_MAX * 2];
+		int needs;
+
+		if (de->d_name[0] == '.' ||
+		    (size_t)snprintf(st.runtime_dir, sizeof(st.runtime_dir), "%s/%s", dir,
+				     de->d_name) >= sizeof(st.runtime_dir))
+			continue;
+		snprintf(provider, sizeof(provider), "%s/%s", st.runtime_dir, DOTNET_PROVIDER);
+		if (!exists_in_root(rootfd, provider))
+			continue;
+		found = 1;
+		needs = provider_needs(rootfd, provider);
+		find_ust(rootfd, &st);
+		if (needs < 0 ? (st.ust_so[0] || st.ust_so[1]) : st.ust_so[needs])
+			loadable = 1;
+		else if (needs >= 0)
+			missing = needs;
+	}
+	closedir(d);
+	if (rootfd >= 0)
+		close(rootfd);
+	if (!found)
+		return -1;
+	if (!loadable)
+		snprintf(why, len, "the runtimes in %s link %s for their LTTng provider, which this "
+			 "host lacks", dir, missing >= 0 ? ust_sonames[missing] : "a liblttng-ust");
+	return loadable;
 }

@@ -39,4 +39,14 @@ int dotnet_inspect(pid_t pid, struct dotnet_status *st);
  * will be recorded, 0 when not (or not a .NET process). */
 int dotnet_describe(pid_t pid, const struct dotnet_status *st, char *buf, size_t len);
 
+/* Whether a .NET runtime started on this host (our own root) could load
+ * its LTTng provider: the providers of the runtimes installed beside the
+ * `dotnet` on PATH (or DOTNET_ROOT, or the usual places) and the
+ * liblttng-ust each links.  1 yes, 0 no (`why` says which soname is
+ * missing), -1 no runtime found (nothing known).  A command launched with
+ * DOTNET_EnableEventLog=1 routes every EventSource event through the
+ * runtime's event logger whether or not the provider loaded: an ASP.NET
+ * service lost 94% of its throughput to it on a host without the soname. */
+int dotnet_host_provider_loadable(char *why, size_t len);
+
 #endif

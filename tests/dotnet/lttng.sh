@@ -47,6 +47,16 @@ assert any("cannot load: it links " + sys.argv[2] in w for w in lt.get("warnings
 	check "and it holds no runtime event passed off as a trace" \
 		sh -c "! unzip -l '$TEST_TMP/a.trace.zip' | grep -q 'lttngTrace/.*channel'"
 	skip "DotNETRuntime events in the CTF" "$needs is not on this machine: no runtime event can reach LTTng here"
+	# A launched command is not given DOTNET_EnableEventLog=1 then: it
+	# would cost the application (every EventSource event through the
+	# runtime's event logger) for no event at all.
+	run_tracerig -c "$TEST_TMP/p.ini" -d 1 -o "$TEST_TMP/l.trace.zip" -- \
+		sh -c 'echo "EnableEventLog=${DOTNET_EnableEventLog:-unset}" >"$0/env"' "$TEST_TMP"
+	check_eq "a launched command is not given DOTNET_EnableEventLog" "EnableEventLog=unset" \
+		"$(cat "$TEST_TMP/env" 2>/dev/null)"
+	check_grep "and the log says why, and what to use instead" \
+		"not given DOTNET_EnableEventLog=1: the runtimes in .* link $needs for their LTTng provider, which this host lacks.*EventPipe" \
+		"$TEST_TMP/out"
 else
 	check_no_grep "--check does not call the provider unloadable" 'cannot load' "$TEST_TMP/check.out"
 	skip "the unloadable provider's message" "$needs is installed here"

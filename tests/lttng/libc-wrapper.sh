@@ -1,7 +1,9 @@
 #!/bin/sh
 # lttng-ust's libc wrapper preloaded through command_env gives
 # lttng_ust_libc:malloc events of the launched command, under its own PID and
-# name; the command also gets DOTNET_EnableEventLog=1.
+# name; the command also gets DOTNET_EnableEventLog=1 (with no .NET
+# installation to judge: DOTNET_ROOT names none; tests/dotnet/lttng.sh has
+# the real runtime, whose provider cannot load on Debian 12).
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/lttng/lib-lttng.sh"
 lttng_prereqs
@@ -12,6 +14,7 @@ own_sessiond
 
 write_profile "$TEST_TMP/w.ini" 'events=lttng_ust_libc:malloc,lttng_ust_libc:free' \
 	"command_env=LD_PRELOAD=$wrapper, TRACERIG_TEST_MARK=yes"
+export DOTNET_ROOT=/nonexistent
 run_tracerig -c "$TEST_TMP/w.ini" -d 20 -o "$TEST_TMP/w.trace.zip" -- \
 	sh -c 'echo $$ >"$0/pid"; echo "$DOTNET_EnableEventLog $TRACERIG_TEST_MARK" >"$0/env"; exec ls / >/dev/null' "$TEST_TMP"
 check_eq "tracerig exits 0" 0 "$rc"
