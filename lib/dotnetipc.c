@@ -980,6 +980,11 @@ static int command_until(int fd, uint8_t command_set, uint8_t command_id,
 		return payload->err;
 	ret = send_until(fd, command_set, command_id, payload ? payload->data : NULL,
 			 payload ? payload->len : 0, deadline);
+	/* A peer that hangs up at once fails our write (EPIPE) or our read
+	 * (ECONNRESET), whichever comes first: one answer for both, "closed
+	 * before a byte of its reply". */
+	if (ret == -EPIPE || ret == -ECONNRESET)
+		return -ECONNRESET;
 	if (ret < 0)
 		return ret;
 	return recv_until(fd, deadline, r);

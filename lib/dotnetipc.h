@@ -271,7 +271,8 @@ int tr_dnipc_send(int fd, uint8_t command_set, uint8_t command_id, const void *p
 int tr_dnipc_recv_reply(int fd, int timeout_ms, struct tr_dnipc_reply *r);
 
 /* Both, with one deadline: the generic "send a command, get its reply".
- * payload may be NULL for none. */
+ * payload may be NULL for none.  A runtime that hangs up before replying
+ * gives -ECONNRESET, whether our write or our read noticed it first. */
 int tr_dnipc_command(int fd, uint8_t command_set, uint8_t command_id,
 		     const struct tr_dnipc_buf *payload, int timeout_ms, struct tr_dnipc_reply *r);
 
