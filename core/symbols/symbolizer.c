@@ -992,8 +992,11 @@ static int insert_mapping(struct proc *p, const struct mapping *m)
 /* A runtime's jitdump read from its root while it runs, so that a
  * conversion made while collecting names what only the jitdump names
  * (.NET's ReadyToRun code): `path` as the process sees it, or (NULL) its
- * /tmp/jit-NSPID.dump. */
-static void jitdump_live_source(struct proc *p, const char *path)
+ * /tmp/jit-NSPID.dump.  Read at once: the samples that follow this mapping
+ * in the recording are converted within moments, before a miss may reread
+ * the JIT sources again, and a staged copy handed over earlier lags behind
+ * the runtime (every frame of code newer than the copy came out unnamed). */
+static void jitdump_live_source(struct tr_symbolizer *sym, struct proc *p, const char *path)
 {
 	char buf[64];
 	pid_t nspid;
@@ -1006,7 +1009,8 @@ static void jitdump_live_source(struct proc *p, const char *path)
 		snprintf(buf, sizeof(buf), "/tmp/jit-%d.dump", (int)nspid);
 		path = buf;
 	}
-	(void)tr_jit_add_source(&p->jit, path, p->pid);
+	if (tr_jit_add_source(&p->jit, path, p->pid) == 0)
+		jit_read(sym, p);
 }
 
 int tr_symbolizer_record_mmap(struct tr_symbolizer *sym, const struct tracerig_mapping *rm)
@@ -1048,12 +1052,12 @@ int tr_symbolizer_record_mmap(struct tr_symbolizer *sym, const struct tracerig_m
 		 * where the runtime writes it is its /tmp, unless told
 		 * otherwise (a staged copy then still comes from mapharvest). */
 		if (strncmp(path, "./", 2) == 0 && is_jitdump_name(path + 1))
-			jitdump_live_source(p, NULL);
+			jitdump_live_source(sym, p, NULL);
 		if (strcmp(path, "//anon") != 0)
 			goto out;
 	} else if (is_jitdump_name(path)) {
 		if (!l.deleted)
-			jitdump_live_source(p, path);
+			jitdump_live_source(sym, p, path);
 		goto out;
 	}
 	m = (struct mapping){ .start = l.start, .end = l.end, .pgoff = l.pgoff,

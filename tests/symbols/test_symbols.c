@@ -476,6 +476,56 @@ DEF_TEST(jitdump_file_names_jit_code)
 	tr_symbolizer_free(sym);
 }
 
+/* A conversion made while collecting: mapharvest hands over its staged
+ * copy of the jitdump, which lags behind the runtime, and moments later
+ * the recording's mapping of the jitdump itself (./jit-PID.dump, as
+ * perf_events renames it) is replayed.  Code newer than the copy must be
+ * named by the samples that follow that mapping at once, not only once a
+ * miss may reread the JIT sources (.NET with DOTNET_PerfMapEnabled=2 had
+ * 2% of its samples unnamed that way). */
+DEF_TEST(a_recorded_jitdump_mapping_is_read_at_once_past_a_lagging_copy)
+{
+	struct tr_symbolizer *sym = tr_symbolizer_new();
+	char dir[] = "/tmp/trsym-XXXXXX", staged[128], live[64], recorded[64];
+	char *argv[] = { "env", "TR_FIXTURE_JITDUMP=1", FIXTURE, NULL };
+	struct tracerig_mapping m = { 0 };
+	struct tracerig_symbol s;
+	unsigned char buf[1024];
+	struct child c;
+	size_t len;
+
+	CHECK_NOT_NULL(sym);
+	CHECK_NOT_NULL(mkdtemp(dir));
+	EXPECT_EQ_INT(0, child_start(&c, argv));
+	snprintf(live, sizeof(live), "/tmp/jit-%d.dump", (int)c.hostpid);
+	snprintf(staged, sizeof(staged), "%s/jit-%d.dump", dir, (int)c.hostpid);
+	len = make_jitdump(buf, c.hostpid, c.anon + 0x400, 0x80, "staged_fn");
+	EXPECT_EQ_INT(0, write_file(staged, buf, len));
+	EXPECT_EQ_INT(0, tr_symbolizer_add_jit_file(sym, c.hostpid, staged));
+
+	m.pid = c.hostpid;
+	m.start = c.anon;
+	m.len = 65536;
+	m.path = "//anon";
+	EXPECT_EQ_INT(0, tr_symbolizer_record_mmap(sym, &m));
+	snprintf(recorded, sizeof(recorded), "./jit-%d.dump", (int)c.hostpid);
+	m.start = c.anon + 0x100000;
+	m.len = 4096;
+	m.ino = 1;
+	m.path = recorded;
+	EXPECT_EQ_INT(0, tr_symbolizer_record_mmap(sym, &m));
+
+	EXPECT_EQ_INT(0, tr_symbolizer_lookup(sym, c.hostpid, c.anon + 0x610, 0, &s));
+	EXPECT_EQ_STR("auto_dumped_fn", s.name);
+	EXPECT_EQ_INT(0, tr_symbolizer_lookup(sym, c.hostpid, c.anon + 0x410, 0, &s));
+	EXPECT_EQ_STR("staged_fn", s.name);
+	EXPECT_EQ_INT(0, child_stop(&c));
+	unlink(live);
+	unlink(staged);
+	rmdir(dir);
+	tr_symbolizer_free(sym);
+}
+
 /* The address of `name` (and the module, if any) from /proc/kallsyms. */
 static uint64_t kallsyms_addr(const char *name, char *module, size_t module_len)
 {
@@ -771,6 +821,7 @@ int main(void)
 	RUN_TEST(unknown_anonymous_code_names_its_object_only);
 	RUN_TEST(perf_map_file_names_jit_code);
 	RUN_TEST(jitdump_file_names_jit_code);
+	RUN_TEST(a_recorded_jitdump_mapping_is_read_at_once_past_a_lagging_copy);
 	RUN_TEST(refused_jit_files_are_said_once_and_never_reread);
 	if (geteuid() == 0)
 		RUN_TEST(kernel_addresses_resolve_from_kallsyms);
