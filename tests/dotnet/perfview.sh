@@ -46,9 +46,14 @@ check_grep "with their tier, as PerfView shows it" \
 	'^match [0-9]+ Hot!\[(QuickJitted|OptimizedTier1|Optimized)\]Hot\.Work::' "$TEST_TMP/pv.out"
 check_grep "ReadyToRun framework methods are named" \
 	'^frame [0-9]+ System\.Text\.Json!\[PreJIT\]System\.Text\.Json\.' "$TEST_TMP/pv.out"
-top_managed=$(awk '$1 == "top" && ($3 ~ /^Hot!/ || $3 ~ /^System\./) { print; exit }' "$TEST_TMP/pv.out")
-check "the hottest managed leaf is the workload's own ($top_managed)" \
-	sh -c "printf '%s\n' '$top_managed' | grep -Eq 'Hot!.*Hot\\.(Work|Accumulator|Program)'"
+# The hottest managed method, its tiers added up: tiering splits a method
+# into entries (AddAll at OptimizedTier1 and OptimizedTier1OSR), and one
+# tier alone came behind a System.Text.Json method once.
+top_managed=$(awk '$1 == "top" && ($3 ~ /^Hot!/ || $3 ~ /^System\./) {
+		m = $3; sub(/!\[[A-Za-z0-9]+\]/, "!", m); n[m] += $2
+	} END { for (m in n) if (n[m] > best) { best = n[m]; top = m } print best, top }' "$TEST_TMP/pv.out")
+check "the hottest managed method is the workload's own ($top_managed)" \
+	sh -c "printf '%s\n' '$top_managed' | grep -Eq '^[0-9]+ Hot!Hot\\.(Work|Accumulator|Program)'"
 unnamed_jit=$(awk '$1 == "top" && $3 ~ /^unknown!\/tmp\/perf-/ { n += $2 } END { print n + 0 }' "$TEST_TMP/pv.out")
 check_share "at most 2% of samples end in unnamed JIT code" "$unnamed_jit" "$samples" 2
 check_grep "the process is named, with its PID" "^process $pid [0-9]+ dotnet" "$TEST_TMP/pv.out"
