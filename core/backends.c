@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "backends.h"
-#include "keys.h"
+#include "lib/closest.h"
 
 static const struct {
 	const char *name, *package;

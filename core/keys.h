@@ -11,8 +11,6 @@ const struct tracerig_key *tr_key_find(const struct tracerig_key *keys, const ch
  * as 0/1), or -EINVAL with `err` saying what is wrong and what is allowed. */
 int tr_key_parse(const struct tracerig_key *key, const char *text, long long *num, char *err,
 		 size_t err_len);
-/* The closest of `n` candidate names to `name`, or NULL if none is close. */
-const char *tr_closest(const char *name, const char *const *candidates, size_t n);
 const char *tr_key_suggest(const struct tracerig_key *keys, const char *name);
 const char *tr_key_type_name(enum tracerig_key_type type);
 /* The index of `value` in the comma-separated `choices`, or -1. */

@@ -21,7 +21,8 @@ lib_libtrutil_la_SOURCES = \
 	lib/priority.c lib/priority.h \
 	lib/perfscript.c lib/perfscript.h \
 	lib/folded.c lib/folded.h \
-	lib/dotnetipc.c lib/dotnetipc.h
+	lib/dotnetipc.c lib/dotnetipc.h \
+	lib/closest.c lib/closest.h
 
 # The part that reads ELF, for those that link libelf anyway (the core and
 # perf_events): the other plugins stay free of it.

@@ -11,7 +11,7 @@ check_grep "tracerig(1) documents every exit status the program uses" '^\.B 127$
 
 # The reference covers every in-tree backend only when all are built.
 missing=""
-for p in perf_events lttng ebpf mapharvest zip; do
+for p in perf_events lttng ebpf mapharvest eventpipe zip; do
 	[ -e "$top_builddir/plugins/$p/$p.la" ] || missing="$missing $p"
 done
 if [ -n "$missing" ]; then

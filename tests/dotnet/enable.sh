@@ -84,19 +84,8 @@ check "and the runtime's own files stay" test -e "/tmp/perf-$pid.map"
 kill "$pid"
 
 # --- in a container: own mount and PID namespaces, private /tmp
-app=$(mktemp -d /dev/shm/tracerig-hot.XXXXXX)
-on_exit "rm -rf '$app'"
-cp -R "$(dirname "$HOT_DLL")/." "$app/"
-env -u TMPDIR -u DOTNET_PerfMapEnabled unshare --mount --pid --fork --kill-child \
-	sh -c 'mount -t tmpfs tmpfs /tmp && exec dotnet "$0/Hot.dll" 60' "$app" \
-	>"$TEST_TMP/c.out" 2>&1 &
-cpid=$!
-on_exit "kill $cpid 2>/dev/null; wait $cpid 2>/dev/null"
-for _ in $(seq 300); do grep -q '^ready' "$TEST_TMP/c.out" && break; sleep 0.1; done
-hostpid=""
-for p in $(pgrep -f "$app/Hot.dll"); do
-	grep -Eq '^NSpid:.*[[:space:]]1$' "/proc/$p/status" 2>/dev/null && [ "$(readlink /proc/$p/exe)" != "$(readlink /proc/$cpid/exe)" ] && hostpid=$p
-done
+container_hot "$TEST_TMP/c.out" 60
+hostpid=$CONTAINED_PID
 if [ -z "$hostpid" ]; then
 	not_ok "the containerised workload started" "$(cat "$TEST_TMP/c.out")"
 	done_testing; exit 1

@@ -227,42 +227,7 @@ kill "$NOTNET"; wait "$NOTNET" 2>/dev/null
 tool gone info "$NOTNET"
 check_eq "a process that is gone" "1 error=ESRCH" "$rc $(cat "$TEST_TMP/gone.out")"
 
-# fake_server NAME MODE [TMPDIR]: a Python process listening on the socket
-# name of its own PID and start time in TMPDIR ($TEST_TMP by default):
-# "mute" accepts and never answers; "liar" answers with a header whose size
-# (10) is below the header's own.  Sets FAKE_PID.
-fake_server() {
-	local name=$1 mode=$2 dir=${3:-$TEST_TMP}
-	TMPDIR=$dir python3 -c '
-import os, socket, sys, time
-d = os.environ["TMPDIR"]
-key = open("/proc/self/stat").read().rsplit(")", 1)[1].split()[19]
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-s.bind("%s/dotnet-diagnostic-%d-%s-socket" % (d, os.getpid(), key))
-s.listen(4)
-print("listening %d" % os.getpid(), flush=True)
-kept = []
-while True:
-    c, _ = s.accept()
-    if sys.argv[1] == "liar":
-        c.recv(20)
-        c.sendall(b"DOTNET_IPC_V1\0" + (10).to_bytes(2, "little") + b"\xff\x00\x00\x00")
-    kept.append(c)
-' "$mode" >"$TEST_TMP/$name.log" 2>&1 &
-	FAKE_PID=$!
-	on_exit "kill $FAKE_PID 2>/dev/null"
-	for _ in $(seq 100); do
-		grep -q '^listening' "$TEST_TMP/$name.log" && break
-		sleep 0.1
-	done
-	# pyenv's shims exec the interpreter: the PID is the same, but trust
-	# what it printed.
-	FAKE_PID=$(sed -n 's/^listening //p' "$TEST_TMP/$name.log")
-	[ -n "$FAKE_PID" ] || { not_ok "the fake server $name listens" "$(cat "$TEST_TMP/$name.log")"; return 1; }
-	on_exit "kill $FAKE_PID 2>/dev/null"
-}
-
-if fake_server mute mute; then
+if fake_runtime mute mute; then
 	t0=$(date +%s%N)
 	tool mute -t 500 info "$FAKE_PID"
 	took=$((($(date +%s%N) - t0) / 1000000))
@@ -274,7 +239,7 @@ if fake_server mute mute; then
 	kill "$FAKE_PID"
 fi
 
-if fake_server liar liar; then
+if fake_runtime liar liar; then
 	tool liar -t 2000 info "$FAKE_PID"
 	check_eq "a reply whose declared size is below the header's is refused" \
 		"1 error=EBADMSG" "$rc $(cat "$TEST_TMP/liar.out")"
@@ -283,7 +248,7 @@ if fake_server liar liar; then
 fi
 
 mkdir "$TEST_TMP/real" && ln -s "$TEST_TMP/real" "$TEST_TMP/tmplink"
-if fake_server linked mute "$TEST_TMP/tmplink"; then
+if fake_runtime linked mute "$TEST_TMP/tmplink"; then
 	tool linked -t 2000 info "$FAKE_PID"
 	check_eq "a TMPDIR through a symbolic link is refused" "1 error=EPERM" "$rc $(cat "$TEST_TMP/linked.out")"
 	check_grep "saying so" "a directory of TMPDIR $TEST_TMP/tmplink is a symbolic link" "$TEST_TMP/linked.err"

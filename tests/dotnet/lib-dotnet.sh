@@ -40,6 +40,104 @@ dotnet_app() {
 	touch "$stamp"
 }
 
+# dotnet_tool NAME VERSION: installs a .NET tool from the NuGet feed (once
+# per build tree) and sets DOTNET_TOOL to its path; returns 1, with the
+# reason in DOTNET_TOOL_WHY, when it cannot be installed.
+dotnet_tool() {
+	local dir="$top_builddir/tests/dotnet/tools"
+	DOTNET_TOOL="$dir/$1"
+	DOTNET_TOOL_WHY=""
+	[ -x "$DOTNET_TOOL" ] && return 0
+	mkdir -p "$dir"
+	if ! dotnet tool install --tool-path "$dir" "$1" --version "$2" >"$dir/$1.log" 2>&1; then
+		DOTNET_TOOL_WHY="$1 $2 could not be installed from the NuGet feed: $(tail -n 2 "$dir/$1.log" | tr '\n' ' ')"
+		return 1
+	fi
+}
+
+# fake_runtime NAME MODE [TMPDIR]: a process that is not .NET listening
+# where a runtime's diagnostic socket would be: a Python process on the
+# socket name of its own PID and start time in TMPDIR ($TEST_TMP by
+# default).  Sets FAKE_PID.  Modes: mute accepts and never answers; liar
+# answers with a header whose size (10) is below the header's own; garbage
+# answers with bytes that are no reply; huge with a header that declares
+# 65535 bytes, then nothing; flood answers CollectTracing with a session
+# id, then streams without end and never answers StopTracing.
+fake_runtime() {
+	local name=$1 mode=$2 dir=${3:-$TEST_TMP}
+	TMPDIR=$dir python3 -c '
+import os, socket, sys, threading
+d = os.environ["TMPDIR"]
+key = open("/proc/self/stat").read().rsplit(")", 1)[1].split()[19]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind("%s/dotnet-diagnostic-%d-%s-socket" % (d, os.getpid(), key))
+s.listen(4)
+print("listening %d" % os.getpid(), flush=True)
+mode = sys.argv[1]
+kept = []
+def flood(c):
+    try:
+        while True:
+            c.sendall(b"\x5a" * 65536)
+    except OSError:
+        pass
+header = lambda size, rid: b"DOTNET_IPC_V1\0" + size.to_bytes(2, "little") + b"\xff" + rid + b"\x00\x00"
+first = True
+while True:
+    c, _ = s.accept()
+    kept.append(c)
+    if mode == "liar":
+        c.recv(20)
+        c.sendall(header(10, b"\x00"))
+    elif mode == "garbage":
+        c.recv(4096)
+        c.sendall(os.urandom(64))
+    elif mode == "huge":
+        c.recv(4096)
+        c.sendall(header(65535, b"\x00"))
+    elif mode == "flood" and first:
+        first = False
+        c.recv(65536)
+        c.sendall(header(28, b"\x00") + (7).to_bytes(8, "little"))
+        threading.Thread(target=flood, args=(c,), daemon=True).start()
+' "$mode" >"$TEST_TMP/$name.log" 2>&1 &
+	FAKE_PID=$!
+	on_exit "kill $FAKE_PID 2>/dev/null"
+	for _ in $(seq 100); do
+		grep -q '^listening' "$TEST_TMP/$name.log" && break
+		sleep 0.1
+	done
+	# pyenv's shims exec the interpreter: the PID is the same, but trust
+	# what it printed.
+	FAKE_PID=$(sed -n 's/^listening //p' "$TEST_TMP/$name.log")
+	[ -n "$FAKE_PID" ] || { not_ok "the fake runtime $name listens" "$(cat "$TEST_TMP/$name.log")"; return 1; }
+	on_exit "kill $FAKE_PID 2>/dev/null"
+}
+
+# container_hot OUT ARGS...: the console workload in its own mount and PID
+# namespaces with a private /tmp (a tmpfs), started from a copy of its
+# build under /dev/shm, output in OUT; sets CONTAINER_PID (the unshare
+# process) and CONTAINED_PID (the workload's host PID; empty when it did not
+# start).
+container_hot() {
+	local out=$1 app
+	shift
+	app=$(mktemp -d /dev/shm/tracerig-hot.XXXXXX)
+	on_exit "rm -rf '$app'"
+	cp -R "$(dirname "$HOT_DLL")/." "$app/"
+	env -u TMPDIR -u DOTNET_PerfMapEnabled unshare --mount --pid --fork --kill-child \
+		sh -c 'mount -t tmpfs tmpfs /tmp && app=$0 && exec dotnet "$app/Hot.dll" "$@"' "$app" "$@" \
+		>"$out" 2>&1 &
+	CONTAINER_PID=$!
+	on_exit "kill $CONTAINER_PID 2>/dev/null; wait $CONTAINER_PID 2>/dev/null"
+	for _ in $(seq 300); do grep -q '^ready' "$out" && break; sleep 0.1; done
+	CONTAINED_PID=""
+	for p in $(pgrep -f "$app/Hot.dll"); do
+		grep -Eq '^NSpid:.*[[:space:]]1$' "/proc/$p/status" 2>/dev/null &&
+			[ "$(readlink "/proc/$p/exe")" != "$(readlink "/proc/$CONTAINER_PID/exe")" ] && CONTAINED_PID=$p
+	done
+}
+
 # hot_start SECONDS [MODE...] (environment in HOT_ENV): starts the console
 # workload in the background with no DOTNET_ variable but those in HOT_ENV,
 # waits until it printed "ready", and sets HOT_PID.

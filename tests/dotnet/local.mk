@@ -1,6 +1,6 @@
 # The .NET tests: the real runtime (the .NET SDK builds the apps under
 # tests/dotnet/apps from source, in the build tree, when a test needs one).
-dotnet_tests = tests/dotnet/ipc.sh tests/dotnet/frames.sh tests/dotnet/enable.sh \
+dotnet_tests = tests/dotnet/ipc.sh tests/dotnet/frames.sh tests/dotnet/enable.sh tests/dotnet/eventpipe.sh \
 	tests/dotnet/lttng.sh tests/dotnet/perfview.sh tests/dotnet/perfcollect.sh
 TESTS += $(dotnet_tests)
 dist_check_SCRIPTS += $(dotnet_tests)

@@ -58,6 +58,18 @@ unnamed_jit=$(awk '$1 == "top" && $3 ~ /^unknown!\/tmp\/perf-/ { n += $2 } END {
 check_share "at most 2% of samples end in unnamed JIT code" "$unnamed_jit" "$samples" 2
 check_grep "the process is named, with its PID" "^process $pid [0-9]+ dotnet" "$TEST_TMP/pv.out"
 
+# The runtime's events over EventPipe (dotnet.ini's eventpipe backend):
+# the process's .nettrace beside the samples, read by EventPipeEventSource.
+if [ -e "$top_builddir/plugins/eventpipe/eventpipe.la" ]; then
+	rm -rf "$TEST_TMP/a" && mkdir "$TEST_TMP/a" && unzip -q "$TEST_TMP/a.trace.zip" -d "$TEST_TMP/a"
+	nrc=0
+	dotnet "$PV" nettrace "$TEST_TMP/a/dotnet.$pid.nettrace" >"$TEST_TMP/nt.out" 2>&1 || nrc=$?
+	check_eq "EventPipeEventSource reads dotnet.$pid.nettrace" 0 "$nrc"
+	check "with the runtime's GC and JIT events" sh -c "grep -q '^event [1-9][0-9]* Microsoft-Windows-DotNETRuntime/GC/Start\$' '$TEST_TMP/nt.out' && grep -q '^event [1-9][0-9]* Microsoft-Windows-DotNETRuntime/Method/LoadVerbose\$' '$TEST_TMP/nt.out'"
+else
+	skip "EventPipeEventSource reads the .nettrace" "eventpipe not built"
+fi
+
 # The LTTng part: CtfTraceEventSource where there is a trace; where the
 # runtime's provider could not load (as here), an archive with no CTF,
 # which TraceEvent says rather than inventing events.

@@ -51,7 +51,7 @@ else
 fi
 debs=$pkgdir
 arch=$(dpkg --print-architecture)
-for p in tracerig tracerig-perf-events tracerig-ebpf tracerig-lttng tracerig-mapharvest tracerig-dev; do
+for p in tracerig tracerig-perf-events tracerig-ebpf tracerig-lttng tracerig-mapharvest tracerig-eventpipe tracerig-dev; do
 	check "$p ${version}-1 (configure.ac's version) is built" test -f "$debs/${p}_${version}-1_$arch.deb"
 done
 deb() { echo "$debs/${1}_${version}-1_$arch.deb"; }
@@ -61,7 +61,7 @@ contents() { dpkg-deb -c "$(deb "$1")" | awk '{print $6}' | sed 's,^\./,/,' | gr
 plugindir=/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/tracerig
 check_eq "tracerig ships the zip packager and no backend" "$plugindir/zip.so" \
 	"$(contents tracerig | grep "^$plugindir/")"
-for b in perf_events ebpf lttng mapharvest; do
+for b in perf_events ebpf lttng mapharvest eventpipe; do
 	check_eq "tracerig-${b/_/-} ships $b.so and nothing else of plugindir" "$plugindir/$b.so" \
 		"$(contents "tracerig-${b/_/-}" | grep -v '^/usr/share/doc/' | grep -v '^/usr/share/lintian/')"
 done
@@ -134,7 +134,7 @@ rm -f "$cache/apt/"tracerig*.deb
 installed() { in_root dpkg-query -W -f '${db:Status-Status}' "$1" 2>/dev/null | grep -qx installed; }
 check "tracerig is installed" installed tracerig
 check "tracerig-perf-events is installed" installed tracerig-perf-events
-for p in tracerig-ebpf tracerig-lttng tracerig-mapharvest tracerig-dev liblttng-ctl0 libbpf1; do
+for p in tracerig-ebpf tracerig-lttng tracerig-mapharvest tracerig-eventpipe tracerig-dev liblttng-ctl0 libbpf1; do
 	if installed "$p"; then not_ok "$p is not installed"; else ok "$p is not installed"; fi
 done
 depends=$(in_root dpkg-query -W -f '${Depends}' tracerig)

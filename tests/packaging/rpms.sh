@@ -22,7 +22,7 @@ else
 fi
 arch=$(uname -m)
 rpm_of() { echo "$pkgdir/$1-$version-1.$arch.rpm"; }
-for p in tracerig tracerig-perf-events tracerig-ebpf tracerig-lttng tracerig-mapharvest tracerig-devel; do
+for p in tracerig tracerig-perf-events tracerig-ebpf tracerig-lttng tracerig-mapharvest tracerig-eventpipe tracerig-devel; do
 	check "$p-$version (configure.ac's version) is built" test -f "$(rpm_of "$p")"
 done
 
@@ -30,7 +30,7 @@ files() { rpm -qpl "$(rpm_of "$1")" 2>/dev/null | grep -v '^/usr/lib/\.build-id'
 plugindir=$(files tracerig | grep '/tracerig/zip\.so$' | sed 's,/zip\.so$,,')
 check "tracerig ships the zip packager in a tracerig plugin directory" test -n "$plugindir"
 check_eq "tracerig ships no backend" "$plugindir/zip.so" "$(files tracerig | grep "^$plugindir/")"
-for b in perf_events ebpf lttng mapharvest; do
+for b in perf_events ebpf lttng mapharvest eventpipe; do
 	check_eq "tracerig-${b/_/-} ships $b.so and nothing else" "$plugindir/$b.so" \
 		"$(files "tracerig-${b/_/-}")"
 done

@@ -45,6 +45,10 @@ public sealed class Accumulator<T> where T : struct
 
 public static class Work
 {
+    // Exceptions thrown by ThrowAndCatch, for the tests that count them
+    // in the runtime's events.
+    public static long Thrown;
+
     private static readonly Regex OrderPattern = new(@"customer-(\d+)-(\w+)", RegexOptions.Compiled);
     private static readonly byte[] Block = new byte[64 * 1024];
 
@@ -118,6 +122,7 @@ public static class Work
                 throw new InvalidOperationException("hot " + i);
             } catch (InvalidOperationException) {
                 caught++;
+                Interlocked.Increment(ref Thrown);
             }
         }
         return caught;
@@ -214,7 +219,7 @@ public static class Program
             rounds++;
             Round(orders, text, modes, rounds, ref sink);
         }
-        Console.WriteLine($"done rounds={rounds} gen0={GC.CollectionCount(0)} gen2={GC.CollectionCount(2)} sink={sink & 0xffff}");
+        Console.WriteLine($"done rounds={rounds} gen0={GC.CollectionCount(0)} gen2={GC.CollectionCount(2)} thrown={Interlocked.Read(ref Work.Thrown)} sink={sink & 0xffff}");
         return 0;
     }
 }

@@ -7,7 +7,7 @@
 //   dotnet PerfViewCheck.dll stacks ARCHIVE.trace.zip [--thread-time] [--parallel]
 //                          [--grep REGEX]... [--top N] [--no-stacks]
 //   dotnet PerfViewCheck.dll ctf ARCHIVE.trace.zip [--no-tracelog]
-//   dotnet PerfViewCheck.dll nettrace FILE.nettrace
+//   dotnet PerfViewCheck.dll nettrace FILE.nettrace [--method REGEX]...
 //
 // Exit status: 0 read; 1 TraceEvent failed on the file (message on stderr,
 // "error: ..."); 2 bad command line; 3 the archive has nothing of that kind
@@ -124,6 +124,8 @@
 //     methods N                      MethodLoadVerbose, MethodDCStartVerbose and
 //                                    MethodDCStopVerbose (rundown) events
 //     method_names N                 distinct Namespace::Name among them
+//     method_match N REGEX           how many of those match --method REGEX (each)
+//     exception COUNT TYPE           ExceptionThrown events by exception type
 //     lost N                         EventsLost
 using System;
 using System.Collections.Generic;
@@ -152,7 +154,7 @@ public static class Program
     private const string Usage =
         "usage: PerfViewCheck stacks ARCHIVE.trace.zip [--thread-time] [--parallel] [--grep REGEX]... [--top N] [--no-stacks]\n" +
         "       PerfViewCheck ctf ARCHIVE.trace.zip [--no-tracelog]\n" +
-        "       PerfViewCheck nettrace FILE.nettrace";
+        "       PerfViewCheck nettrace FILE.nettrace [--method REGEX]...";
 
     private static readonly CultureInfo Inv = CultureInfo.InvariantCulture;
     private static TextWriter Out;
@@ -536,11 +538,18 @@ public static class Program
 
     private static int NetTrace(string path, List<string> args)
     {
-        if (args.Count > 0)
-            throw new UsageException($"unknown option '{args[0]}'");
+        var methodRegexes = new List<Regex>();
+        for (int i = 0; i < args.Count; i++)
+        {
+            if (args[i] == "--method" && i + 1 < args.Count)
+                methodRegexes.Add(new Regex(args[++i], RegexOptions.CultureInvariant));
+            else
+                throw new UsageException($"unknown option '{args[i]}'");
+        }
         using var source = new EventPipeEventSource(path);
         long methods = 0;
         var methodNames = new HashSet<string>(StringComparer.Ordinal);
+        var exceptions = new Dictionary<string, long>(StringComparer.Ordinal);
         var counts = CountEvents(source, s =>
         {
             s.Clr.All += _ => { };
@@ -555,10 +564,18 @@ public static class Program
                 methods++;
                 methodNames.Add(m.MethodNamespace + "::" + m.MethodName);
             }
+            else if (data is ExceptionTraceData x)
+            {
+                Bump(exceptions, x.ExceptionType);
+            }
         });
         counts.Print();
         Line("methods " + methods.ToString(Inv));
         Line("method_names " + methodNames.Count.ToString(Inv));
+        foreach (var re in methodRegexes)
+            Line($"method_match {methodNames.Count(n => re.IsMatch(n)).ToString(Inv)} {re}");
+        foreach (var kv in Sorted(exceptions))
+            Line($"exception {kv.Value.ToString(Inv)} {kv.Key}");
         Line("lost " + source.EventsLost.ToString(Inv));
         return 0;
     }

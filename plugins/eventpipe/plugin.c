@@ -1,0 +1,861 @@
+/* eventpipe: .NET runtime events (GC, JIT, loader, exceptions, contention,
+ * thread pool) from each traced .NET process over its diagnostics IPC,
+ * without LTTng: one COMM.PID.nettrace per process in the archive, the
+ * file dotnet-trace writes, which PerfView, TraceEvent and `dotnet-trace
+ * convert` open as it is.
+ *
+ * Which processes: -p PIDs; the launched command's runtimes, which connect
+ * to tracerig's own diagnostic port before they run managed code (port.h);
+ * in a system-wide run, every .NET process alive at start; and, with
+ * `observed`, every process another backend observed (a .NET process
+ * started later, once perf_events samples it).  Processes in containers
+ * are reached through their root, namespace PID and TMPDIR
+ * (lib/dotnetipc).
+ *
+ * One reader thread copies every stream into its file as it comes (poll);
+ * stop sends each runtime StopTracing and reads until the runtime closes
+ * the stream after its rundown.  This file is the glue: keys, targets,
+ * thread, vtable; the protocol is session.c and port.c. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tracerig/plugin.h>
+
+#include "lib/dotnetipc.h"
+#include "lib/procpid.h"
+#include "lib/vec.h"
+#include "port.h"
+#include "providers.h"
+#include "session.h"
+
+/* How long a runtime has to say who it is once connected to the port. */
+#define ADVERTISE_TIMEOUT_MS 2000
+/* How often an observed process without a diagnostic socket is looked at
+ * again (a runtime creates it moments after it starts), and how often. */
+#define RELOOK_MS 500
+#define RELOOKS 6
+
+struct eventpipe_config {
+	struct tracerig_list providers;
+	long long buffer_size, max_size, connect_ms, stop_ms;
+	int rundown, suspend, observed, sample_profiler;
+};
+
+/* One traced process. */
+struct runtime {
+	pid_t pid;            /* host PID */
+	int via_port;         /* a launched command's runtime, connected to our port */
+	int version;          /* the CollectTracing to send next: 2, else 1 */
+	int collecting;       /* a session runs (s is valid) */
+	int resumed;          /* via_port: ResumeRuntime answered (or sent after a failure) */
+	int given_up;         /* refused or failed: said once in the log */
+	int idle_fd;          /* via_port: a connection of the runtime's, kept for StopTracing */
+	int relooks;          /* observed, no socket yet: looks left */
+	int64_t relook_at_ms;
+	struct ep_session s;
+};
+
+struct eventpipe {
+	const struct tracerig_services *svc;
+	struct tracerig_ctx *ctx;
+	struct eventpipe_config cfg;
+	struct ep_providers providers;
+	struct ep_request req;
+	const char *staging;
+	struct ep_port port;   /* fd -1 unless a command is launched */
+	int port_cleanup;      /* the watchdog removes the port if we cannot */
+	int subscribed;
+
+	pthread_t thread;
+	int thread_started;
+	int wake[2];           /* the reader's poll wakes on a byte here */
+	pthread_mutex_t lock;  /* runtimes, queue, stopping */
+	pthread_cond_t changed; /* a session ended */
+	struct runtime *rt;
+	size_t n_rt, cap_rt;
+	pid_t *queue;          /* observed PIDs not looked at yet */
+	size_t n_queue, cap_queue;
+	int stopping, quit;
+	uint64_t not_dotnet;   /* observed processes without a diagnostic socket */
+};
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void wake(struct eventpipe *e)
+{
+	char c = 1;
+
+	if (e->wake[1] >= 0 && write(e->wake[1], &c, 1) < 0) {
+		/* A full pipe already wakes the reader. */
+	}
+}
+
+static void comm_of(pid_t pid, char *out, size_t len)
+{
+	char path[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	n = tr_read_text(path, out, len);
+	if (n <= 0)
+		snprintf(out, len, "process");
+	else if (out[n - 1] == '\n')
+		out[n - 1] = '\0';
+}
+
+/* Under the lock. */
+static struct runtime *runtime_of(struct eventpipe *e, pid_t pid, int create)
+{
+	struct runtime *grown;
+
+	for (size_t i = 0; i < e->n_rt; i++)
+		if (e->rt[i].pid == pid)
+			return &e->rt[i];
+	if (!create)
+		return NULL;
+	grown = tr_vec_grow(e->rt, &e->cap_rt, e->n_rt + 1, sizeof(*grown), 8);
+	if (!grown)
+		return NULL;
+	e->rt = grown;
+	e->rt[e->n_rt] = (struct runtime){ .pid = pid, .version = 2, .idle_fd = -1 };
+	e->rt[e->n_rt].s.fd = e->rt[e->n_rt].s.out = -1;
+	return &e->rt[e->n_rt++];
+}
+
+static void counters(struct eventpipe *e)
+{
+	uint64_t processes = 0, bytes = 0, refused = 0, broken = 0, streaming = 0;
+
+	for (size_t i = 0; i < e->n_rt; i++) {
+		const struct runtime *r = &e->rt[i];
+
+		if (r->collecting) {
+			processes++;
+			bytes += r->s.bytes;
+			broken += r->s.state == EP_BROKEN;
+			streaming += r->s.state == EP_STREAMING;
+		} else if (r->given_up) {
+			refused++;
+		}
+	}
+	e->svc->counter_set(e->ctx, "processes", processes);
+	e->svc->counter_set(e->ctx, "bytes", bytes);
+	e->svc->counter_set(e->ctx, "sessions_refused", refused);
+	e->svc->counter_set(e->ctx, "sessions_broken", broken);
+	e->svc->progress_set(e->ctx, "%llu runtimes, %llu KiB", (unsigned long long)processes,
+			     (unsigned long long)(bytes >> 10));
+	(void)streaming;
+}
+
+/* Starts the session on `fd` (a connection CollectTracing goes on), under
+ * the lock.  0; or the error, logged, with fd closed. */
+static int start_session(struct eventpipe *e, struct runtime *r, int fd)
+{
+	char comm[64], why[512];
+	uint64_t id = 0;
+	uint32_t hresult = 0;
+	int ret;
+
+	ret = ep_collect(fd, r->version, &e->req, (int)e->cfg.connect_ms, &id, &hresult);
+	if (ret == -EREMOTEIO && hresult == TR_DS_IPC_E_UNKNOWN_COMMAND && r->version > 1) {
+		/* .NET Core 3.x knows CollectTracing only: the next
+		 * connection asks with it. */
+		r->version = 1;
+		close(fd);
+		return -EAGAIN;
+	}
+	if (ret < 0) {
+		close(fd);
+		if (ret == -EREMOTEIO)
+			snprintf(why, sizeof(why), "the runtime refused CollectTracing%s: %s",
+				 r->version > 1 ? "2" : "",
+				 tr_dnipc_hresult_str(hresult, comm, sizeof(comm)));
+		else
+			snprintf(why, sizeof(why), "CollectTracing%s: %s", r->version > 1 ? "2" : "",
+				 ret == -ETIMEDOUT ? "no answer in time"
+				 : ret == -EBADMSG ? "the answer is not a diagnostics IPC reply (refused)"
+				 : ret == -ECONNRESET ? "the connection was closed before an answer"
+				 : strerror(-ret));
+		e->svc->log(e->ctx, TRACERIG_LOG_WARN, "pid %d: no runtime events: %s", (int)r->pid,
+			    why);
+		r->given_up = 1;
+		return ret;
+	}
+	comm_of(r->pid, comm, sizeof(comm));
+	ret = ep_session_open(&r->s, e->staging, r->pid, comm, fd, r->version, id);
+	if (ret < 0) {
+		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "pid %d: cannot create %s in the staging "
+			    "directory: %s", (int)r->pid, r->s.entry, strerror(-ret));
+		ep_session_close(&r->s);
+		r->given_up = 1;
+		return ret;
+	}
+	r->s.max_bytes = (uint64_t)e->cfg.max_size;
+	r->collecting = 1;
+	e->svc->log(e->ctx, TRACERIG_LOG_INFO, "pid %d: EventPipe session %llu (CollectTracing%s) "
+		    "into %s", (int)r->pid, (unsigned long long)id, r->version > 1 ? "2" : "",
+		    r->s.entry);
+	wake(e);
+	return 0;
+}
+
+/* How a process came to be traced. */
+enum reach {
+	REACH_TARGET,   /* -p: every failure is said */
+	REACH_SCAN,     /* alive at the start of a system-wide run: one without a
+			 * diagnostic socket is not .NET, only counted */
+	REACH_OBSERVED, /* seen by another backend, maybe moments after it
+			 * started: one without a socket is looked at again */
+};
+
+/* A process reached through its own diagnostic socket.  Under the lock. */
+static void attach(struct eventpipe *e, pid_t pid, enum reach how)
+{
+	struct tr_dnipc_status st;
+	struct runtime *r = runtime_of(e, pid, 1);
+	char why[512];
+	int fd, ret;
+
+	if (!r || r->collecting || r->via_port || (r->given_up && !r->relooks))
+		return;
+	for (int tries = 0; tries < 2; tries++) {
+		fd = tr_dnipc_connect(pid, (int)e->cfg.connect_ms, &st);
+		if (fd < 0) {
+			if (how != REACH_TARGET && (fd == -ENOENT || fd == -ESRCH)) {
+				if (how == REACH_OBSERVED && fd == -ENOENT && !r->given_up)
+					r->relooks = RELOOKS;
+				if (r->relooks > 0)
+					r->relooks--;
+				if (r->relooks == 0)
+					e->not_dotnet++;
+				r->given_up = 1;
+				r->relook_at_ms = now_ms() + RELOOK_MS;
+				return;
+			}
+			e->svc->log(e->ctx, TRACERIG_LOG_WARN, "pid %d: no runtime events: %s",
+				    (int)pid, tr_dnipc_explain(&st, fd, why, sizeof(why)));
+			r->given_up = 1;
+			r->relooks = 0;
+			return;
+		}
+		r->given_up = 0;
+		r->relooks = 0;
+		ret = start_session(e, r, fd);
+		if (ret != -EAGAIN)
+			return;
+	}
+}
+
+/* A connection to our port, under the lock: the first of a runtime starts
+ * its session, the next resumes it, a later one is kept for StopTracing. */
+static void on_port_connection(struct eventpipe *e, int fd, pid_t pid)
+{
+	struct runtime *r = runtime_of(e, pid, 1);
+	uint32_t hresult;
+	char words[160];
+	int ret;
+
+	if (!r) {
+		close(fd);
+		return;
+	}
+	r->via_port = 1;
+	if (!r->collecting && !r->given_up && !e->stopping) {
+		start_session(e, r, fd);
+		return;
+	}
+	if (!r->resumed) {
+		ret = ep_resume_runtime(fd, (int)e->cfg.connect_ms, &hresult);
+		close(fd);
+		if (ret < 0) {
+			e->svc->log(e->ctx, TRACERIG_LOG_WARN, "pid %d: ResumeRuntime: %s", (int)pid,
+				    ret == -EREMOTEIO ? tr_dnipc_hresult_str(hresult, words, sizeof(words))
+						      : strerror(-ret));
+			return;
+		}
+		r->resumed = 1;
+		return;
+	}
+	if (r->idle_fd >= 0)
+		close(r->idle_fd);
+	r->idle_fd = fd;
+}
+
+static void accept_port(struct eventpipe *e)
+{
+	for (;;) {
+		struct ep_advertise a;
+		pid_t pid = 0;
+		int fd = ep_port_accept(&e->port, ADVERTISE_TIMEOUT_MS, &pid, &a);
+
+		if (fd == -EAGAIN)
+			return;
+		if (fd < 0) {
+			e->svc->log(e->ctx, TRACERIG_LOG_WARN, "a connection to the diagnostic port "
+				    "%s: %s", e->port.path,
+				    fd == -EBADMSG ? "not a .NET runtime's advertise (refused)"
+						   : strerror(-fd));
+			if (fd != -EBADMSG && fd != -ETIMEDOUT)
+				return;
+			continue;
+		}
+		pthread_mutex_lock(&e->lock);
+		on_port_connection(e, fd, pid);
+		counters(e);
+		pthread_mutex_unlock(&e->lock);
+	}
+}
+
+static void attach_queued(struct eventpipe *e)
+{
+	int64_t now = now_ms();
+
+	pthread_mutex_lock(&e->lock);
+	while (e->n_queue && !e->stopping) {
+		pid_t pid = e->queue[--e->n_queue];
+
+		attach(e, pid, REACH_OBSERVED);
+	}
+	for (size_t i = 0; i < e->n_rt && !e->stopping; i++)
+		if (e->rt[i].relooks > 0 && e->rt[i].relook_at_ms <= now)
+			attach(e, e->rt[i].pid, REACH_OBSERVED);
+	counters(e);
+	pthread_mutex_unlock(&e->lock);
+}
+
+static void *reader_thread(void *arg)
+{
+	struct eventpipe *e = arg;
+	struct pollfd *pfd = NULL;
+	size_t cap = 0;
+
+	for (;;) {
+		size_t n = 0, *which = NULL;
+		int quit;
+
+		pthread_mutex_lock(&e->lock);
+		quit = e->quit;
+		{
+			struct pollfd *grown = tr_vec_grow(pfd, &cap, e->n_rt + 2, sizeof(*pfd), 16);
+
+			if (grown)
+				pfd = grown;
+		}
+		which = calloc(e->n_rt + 2, sizeof(*which));
+		if (pfd && which && cap >= e->n_rt + 2) {
+			pfd[n++] = (struct pollfd){ .fd = e->wake[0], .events = POLLIN };
+			if (e->port.fd >= 0)
+				pfd[n++] = (struct pollfd){ .fd = e->port.fd, .events = POLLIN };
+			for (size_t i = 0; i < e->n_rt; i++)
+				if (e->rt[i].collecting && e->rt[i].s.state == EP_STREAMING) {
+					which[n] = i;
+					pfd[n++] = (struct pollfd){ .fd = e->rt[i].s.fd, .events = POLLIN };
+				}
+		}
+		pthread_mutex_unlock(&e->lock);
+		if (quit) {
+			free(which);
+			break;
+		}
+		if (!n) {
+			/* Out of memory: look again soon. */
+			free(which);
+			usleep(100 * 1000);
+			continue;
+		}
+		if (poll(pfd, n, RELOOK_MS / 2) < 0 && errno != EINTR) {
+			free(which);
+			usleep(10 * 1000);
+			continue;
+		}
+		for (size_t k = 0; k < n; k++) {
+			if (!pfd[k].revents)
+				continue;
+			if (pfd[k].fd == e->wake[0]) {
+				char buf[64];
+
+				while (read(e->wake[0], buf, sizeof(buf)) > 0)
+					;
+			} else if (pfd[k].fd == e->port.fd) {
+				accept_port(e);
+			} else {
+				pthread_mutex_lock(&e->lock);
+				/* The index holds: runtimes are only appended,
+				 * by this thread or under the lock, never moved
+				 * out of order. */
+				if (which[k] < e->n_rt) {
+					struct runtime *r = &e->rt[which[k]];
+
+					ep_session_pump(&r->s);
+					if (r->s.state != EP_STREAMING)
+						pthread_cond_broadcast(&e->changed);
+					counters(e);
+				}
+				pthread_mutex_unlock(&e->lock);
+			}
+		}
+		free(which);
+		attach_queued(e);
+	}
+	free(pfd);
+	return NULL;
+}
+
+static void on_observed(void *arg, pid_t pid)
+{
+	struct eventpipe *e = arg;
+	pid_t *grown;
+
+	pthread_mutex_lock(&e->lock);
+	grown = tr_vec_grow(e->queue, &e->cap_queue, e->n_queue + 1, sizeof(*grown), 64);
+	if (grown) {
+		e->queue = grown;
+		e->queue[e->n_queue++] = pid;
+	}
+	pthread_mutex_unlock(&e->lock);
+	wake(e);
+}
+
+/* Every process of the machine that serves a diagnostic socket. */
+static void attach_all(struct eventpipe *e)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	pid_t self = getpid();
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (*end || pid <= 0 || pid == self)
+			continue;
+		pthread_mutex_lock(&e->lock);
+		attach(e, (pid_t)pid, REACH_SCAN);
+		pthread_mutex_unlock(&e->lock);
+	}
+	closedir(d);
+}
+
+static int build_request(struct eventpipe *e)
+{
+	char why[512];
+	int ret;
+
+	if (e->cfg.providers.n == 0) {
+		ret = ep_providers_add(&e->providers, "default", why, sizeof(why));
+		if (ret < 0)
+			return ret;
+	}
+	for (size_t i = 0; i < e->cfg.providers.n; i++) {
+		ret = ep_providers_add(&e->providers, e->cfg.providers.items[i], why, sizeof(why));
+		if (ret < 0) {
+			if (ret == -EINVAL)
+				e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "[eventpipe] providers: %s", why);
+			return ret;
+		}
+	}
+	if (!e->cfg.sample_profiler && ep_providers_remove(&e->providers, EP_SAMPLE_PROFILER))
+		e->svc->log(e->ctx, TRACERIG_LOG_INFO, "%s left out (sample_profiler = no): it samples "
+			    "managed stacks only, every thread every millisecond, inside the process; "
+			    "perf_events samples every frame from outside", EP_SAMPLE_PROFILER);
+	if (e->providers.n == 0) {
+		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "[eventpipe] providers: nothing left to enable");
+		return -EINVAL;
+	}
+	e->req = (struct ep_request){ .providers = &e->providers,
+				      .buffer_mb = (uint32_t)((e->cfg.buffer_size + (1 << 20) - 1) >> 20),
+				      .rundown = e->cfg.rundown };
+	return 0;
+}
+
+/* The watchdog's, when tracerig dies without stopping: the port's socket
+ * and directory are not left in /tmp.  A runtime still connected to it
+ * goes on (it only retries a port it cannot reach). */
+static void cleanup_port(const char *key, const char *dir, char *said, size_t said_len)
+{
+	char path[128];
+
+	(void)key;
+	if (!dir || strncmp(dir, "/tmp/tracerig-eventpipe.", 24) != 0 || strchr(dir + 24, '/'))
+		return;
+	snprintf(path, sizeof(path), "%s/port", dir);
+	unlink(path);
+	if (rmdir(dir) == 0)
+		snprintf(said, said_len, "removed the diagnostic port %s", path);
+}
+
+static void eventpipe_free(struct eventpipe *e)
+{
+	if (e->subscribed)
+		e->svc->pid_unsubscribe(e->ctx, on_observed, e);
+	for (size_t i = 0; i < e->n_rt; i++) {
+		ep_session_close(&e->rt[i].s);
+		if (e->rt[i].idle_fd >= 0)
+			close(e->rt[i].idle_fd);
+	}
+	free(e->rt);
+	free(e->queue);
+	ep_port_close(&e->port);
+	if (e->port_cleanup)
+		e->svc->watchdog_cleanup(e->ctx, "port", cleanup_port, NULL);
+	ep_providers_free(&e->providers);
+	if (e->wake[0] >= 0)
+		close(e->wake[0]);
+	if (e->wake[1] >= 0)
+		close(e->wake[1]);
+	pthread_mutex_destroy(&e->lock);
+	pthread_cond_destroy(&e->changed);
+	free(e);
+}
+
+#define BIND(field) TRACERIG_BIND(struct eventpipe_config, field)
+
+static int eventpipe_check(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
+			   char *advice, size_t advice_len)
+{
+	struct eventpipe_config cfg;
+	struct ep_providers p = { 0 };
+	const struct tracerig_targets *t = svc->targets(ctx);
+	char why[512], buf[1024];
+	int ret = 0;
+
+	if (svc->config_bind(ctx, &cfg) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < cfg.providers.n && ret == 0; i++)
+		ret = ep_providers_add(&p, cfg.providers.items[i], why, sizeof(why));
+	if (ret == 0 && cfg.providers.n == 0)
+		ret = ep_providers_add(&p, "default", why, sizeof(why));
+	if (ret < 0) {
+		snprintf(advice, advice_len, "[eventpipe] providers: %s",
+			 ret == -EINVAL ? why : strerror(-ret));
+		ep_providers_free(&p);
+		return ret;
+	}
+	svc->log(ctx, TRACERIG_LOG_INFO, "providers %s",
+		 ep_providers_str(&p, buf, sizeof(buf)));
+	ep_providers_free(&p);
+	for (size_t i = 0; i < t->n_pids; i++) {
+		struct tr_dnipc_process_info pi;
+		struct tr_dnipc_status st;
+
+		ret = tr_dnipc_process_info(t->pids[i], (int)cfg.connect_ms, &pi, &st);
+		if (ret == 0)
+			svc->log(ctx, TRACERIG_LOG_INFO, "pid %d: .NET %s: runtime events over "
+				 "EventPipe", (int)t->pids[i], pi.clr_version ? pi.clr_version : "(5 or "
+				 "earlier)");
+		else
+			svc->log(ctx, TRACERIG_LOG_WARN, "pid %d: no runtime events: %s",
+				 (int)t->pids[i], tr_dnipc_explain(&st, ret, why, sizeof(why)));
+		tr_dnipc_process_info_free(&pi);
+	}
+	if (t->command)
+		svc->log(ctx, TRACERIG_LOG_INFO, "%s: its .NET runtimes connect to tracerig's "
+			 "diagnostic port (DOTNET_DiagnosticPorts)%s", t->command,
+			 cfg.suspend ? ", suspended until their session runs" : "");
+	return 0;
+}
+
+static int eventpipe_init(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
+			  void **state)
+{
+	struct eventpipe *e = calloc(1, sizeof(*e));
+	const struct tracerig_targets *t = svc->targets(ctx);
+	pthread_condattr_t attr;
+	int ret;
+
+	if (!e)
+		return -ENOMEM;
+	e->svc = svc;
+	e->ctx = ctx;
+	e->port.fd = -1;
+	e->wake[0] = e->wake[1] = -1;
+	pthread_mutex_init(&e->lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&e->changed, &attr);
+	pthread_condattr_destroy(&attr);
+	ret = svc->config_bind(ctx, &e->cfg);
+	if (ret == 0)
+		ret = build_request(e);
+	e->staging = svc->staging_dir(ctx);
+	if (ret == 0 && !e->staging)
+		ret = -EINVAL;
+	if (ret == 0 && pipe2(e->wake, O_NONBLOCK | O_CLOEXEC) < 0)
+		ret = -errno;
+	if (ret == 0 && t->command) {
+		const char *existing = getenv("DOTNET_DiagnosticPorts");
+		const char *off = getenv("DOTNET_EnableDiagnostics");
+		char value[4096];
+
+		if (off && strcmp(off, "0") == 0)
+			svc->log(ctx, TRACERIG_LOG_WARN, "DOTNET_EnableDiagnostics=0 in the environment: "
+				 "the launched command's runtimes will not connect (no runtime events)");
+		ret = ep_port_open(&e->port);
+		if (ret < 0)
+			svc->log(ctx, TRACERIG_LOG_ERROR, "cannot create a diagnostic port under /tmp: %s",
+				 strerror(-ret));
+		else if (svc->watchdog_cleanup(ctx, "port", cleanup_port, e->port.dir) == 0)
+			e->port_cleanup = 1;
+		if (ret == 0)
+			ret = ep_port_env_value(&e->port, existing, e->cfg.suspend, value, sizeof(value));
+		if (ret == 0)
+			ret = svc->target_setenv(ctx, "DOTNET_DiagnosticPorts", value);
+		if (ret == 0)
+			svc->log(ctx, TRACERIG_LOG_DEBUG, "the launched command gets "
+				 "DOTNET_DiagnosticPorts=%s", value);
+	}
+	if (ret < 0) {
+		eventpipe_free(e);
+		return ret;
+	}
+	{
+		char buf[2048];
+
+		svc->log(ctx, TRACERIG_LOG_INFO, "providers %s",
+			 ep_providers_str(&e->providers, buf, sizeof(buf)));
+	}
+	*state = e;
+	return 0;
+}
+
+static int eventpipe_start(void *state)
+{
+	struct eventpipe *e = state;
+	const struct tracerig_targets *t = e->svc->targets(e->ctx);
+	size_t started = 0;
+	int ret;
+
+	for (size_t i = 0; i < t->n_pids; i++) {
+		pthread_mutex_lock(&e->lock);
+		attach(e, t->pids[i], REACH_TARGET);
+		pthread_mutex_unlock(&e->lock);
+	}
+	if (t->system_wide)
+		attach_all(e);
+	pthread_mutex_lock(&e->lock);
+	for (size_t i = 0; i < e->n_rt; i++)
+		started += e->rt[i].collecting;
+	counters(e);
+	pthread_mutex_unlock(&e->lock);
+	if (t->n_pids && !started && !t->command) {
+		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "none of the -p processes gave an EventPipe "
+			    "session (see above)");
+		return -ESRCH;
+	}
+	if (e->cfg.observed || t->system_wide) {
+		if (e->svc->pid_subscribe(e->ctx, on_observed, e) == 0)
+			e->subscribed = 1;
+	}
+	ret = pthread_create(&e->thread, NULL, reader_thread, e);
+	if (ret != 0)
+		return -ret;
+	e->thread_started = 1;
+	return 0;
+}
+
+static int eventpipe_stop(void *state)
+{
+	struct eventpipe *e = state;
+	struct timespec deadline;
+	int64_t until = now_ms() + e->cfg.stop_ms;
+
+	if (e->subscribed) {
+		e->svc->pid_unsubscribe(e->ctx, on_observed, e);
+		e->subscribed = 0;
+	}
+	pthread_mutex_lock(&e->lock);
+	e->stopping = 1;
+	/* StopTracing to each runtime; the reader goes on copying the rundown
+	 * meanwhile (the runtime answers once it wrote it).  A runtime's
+	 * answer is waited for without the lock. */
+	for (size_t i = 0; i < e->n_rt; i++) {
+		struct runtime *r = &e->rt[i];
+		struct tr_dnipc_status st;
+		uint64_t id = r->s.session_id;
+		pid_t pid = r->pid;
+		int fd = r->idle_fd, ret;
+		char why[512];
+
+		if (!r->collecting || r->s.state != EP_STREAMING)
+			continue;
+		r->idle_fd = -1;
+		pthread_mutex_unlock(&e->lock);
+		ret = ep_stop_tracing(pid, fd, id, (int)e->cfg.stop_ms, &st);
+		if (ret < 0 && fd >= 0)
+			/* The kept connection went stale: the runtime's own socket. */
+			ret = ep_stop_tracing(pid, -1, id, (int)e->cfg.stop_ms, &st);
+		pthread_mutex_lock(&e->lock);
+		r = &e->rt[i];
+		r->s.stop_sent = ret == 0;
+		if (ret < 0 && r->s.state == EP_STREAMING)
+			e->svc->log(e->ctx, TRACERIG_LOG_WARN, "pid %d: StopTracing: %s", (int)pid,
+				    tr_dnipc_explain(&st, ret, why, sizeof(why)));
+	}
+	deadline.tv_sec = until / 1000;
+	deadline.tv_nsec = (until % 1000) * 1000000;
+	for (;;) {
+		size_t streaming = 0;
+
+		for (size_t i = 0; i < e->n_rt; i++)
+			streaming += e->rt[i].collecting && e->rt[i].s.state == EP_STREAMING;
+		if (!streaming || now_ms() >= until)
+			break;
+		pthread_cond_timedwait(&e->changed, &e->lock, &deadline);
+	}
+	e->quit = 1;
+	pthread_mutex_unlock(&e->lock);
+	wake(e);
+	if (e->thread_started)
+		pthread_join(e->thread, NULL);
+	e->thread_started = 0;
+	/* What is still streaming, the reader copied to this moment. */
+	for (size_t i = 0; i < e->n_rt; i++) {
+		struct runtime *r = &e->rt[i];
+
+		if (r->collecting && r->s.state == EP_STREAMING) {
+			ep_session_pump(&r->s);
+			if (r->s.state == EP_STREAMING)
+				e->svc->log(e->ctx, TRACERIG_LOG_WARN, "pid %d: the runtime did not end "
+					    "its stream within stop_timeout (%lld ms): %s may lack the "
+					    "rundown that names methods", (int)r->pid, e->cfg.stop_ms,
+					    r->s.entry);
+		}
+		if (r->collecting && r->s.state == EP_BROKEN)
+			e->svc->log(e->ctx, TRACERIG_LOG_WARN, "pid %d: %s failed (%s): %s keeps what "
+				    "came before", (int)r->pid, r->s.failed, strerror(-r->s.err),
+				    r->s.entry);
+		if (ep_session_close(&r->s) < 0)
+			e->svc->log(e->ctx, TRACERIG_LOG_WARN, "pid %d: closing %s failed: the file "
+				    "may be incomplete", (int)r->pid, r->s.entry);
+		if (r->idle_fd >= 0)
+			close(r->idle_fd);
+		r->idle_fd = -1;
+	}
+	if (e->port.fd >= 0) {
+		int connected = 0;
+
+		for (size_t i = 0; i < e->n_rt; i++)
+			connected += e->rt[i].via_port;
+		if (!connected)
+			e->svc->log(e->ctx, TRACERIG_LOG_WARN, "no .NET runtime of the launched command "
+				    "connected to the diagnostic port: not a .NET program, or one "
+				    "started with DOTNET_EnableDiagnostics=0 (no runtime events)");
+		ep_port_close(&e->port);
+		if (e->port_cleanup)
+			e->svc->watchdog_cleanup(e->ctx, "port", cleanup_port, NULL);
+		e->port_cleanup = 0;
+	}
+	counters(e);
+	return 0;
+}
+
+static int eventpipe_flush(void *state, struct tracerig_archive *ar)
+{
+	struct eventpipe *e = state;
+	uint64_t files = 0;
+
+	(void)ar; /* the files are in the staging directory already */
+	for (size_t i = 0; i < e->n_rt; i++) {
+		const struct runtime *r = &e->rt[i];
+
+		if (!r->collecting)
+			continue;
+		files++;
+		e->svc->log(e->ctx, TRACERIG_LOG_INFO, "pid %d: %s, %llu bytes%s", (int)r->pid,
+			    r->s.entry, (unsigned long long)r->s.bytes,
+			    r->s.state == EP_ENDED ? "" : " (cut short)");
+	}
+	if (!files)
+		e->svc->log(e->ctx, TRACERIG_LOG_WARN, "no .NET process gave runtime events (%llu "
+			    "observed processes without a diagnostic socket)",
+			    (unsigned long long)e->not_dotnet);
+	e->svc->counter_set(e->ctx, "files", files);
+	return 0;
+}
+
+static void eventpipe_fini(void *state)
+{
+	struct eventpipe *e = state;
+
+	if (e->thread_started) {
+		pthread_mutex_lock(&e->lock);
+		e->quit = 1;
+		pthread_mutex_unlock(&e->lock);
+		wake(e);
+		pthread_join(e->thread, NULL);
+	}
+	eventpipe_free(e);
+}
+
+static const struct tracerig_key eventpipe_keys[] = {
+	{ .name = "providers", .type = TRACERIG_KEY_LIST, BIND(providers),
+	  .description = "What to enable, in dotnet-trace's --providers syntax "
+	  "(Name[:Keywords[:Level[:FilterData]]], keywords in hex) and/or preset names: gc, "
+	  "gc-verbose, gc-collect, jit, loader, exceptions, contention, threading, cpu-sampling, "
+	  "perfcollect, default.  Unset: default (what perfcollect enables)." },
+	{ .name = "buffer_size", .type = TRACERIG_KEY_SIZE, .default_value = "256M",
+	  .min = 1 << 20, .max = 4LL << 30, BIND(buffer_size),
+	  .description = "The runtime's buffer for the session (dotnet-trace's --buffersize); events "
+	  "that do not fit while tracerig reads are dropped by the runtime." },
+	{ .name = "max_size", .type = TRACERIG_KEY_SIZE, .default_value = "2G", .min = 4096,
+	  .max = 1LL << 40, BIND(max_size),
+	  .description = "Largest .nettrace kept of one process: a process decides what it sends, "
+	  "so past this its stream is no longer copied (logged); what came before is kept." },
+	{ .name = "rundown", .type = TRACERIG_KEY_BOOL, .default_value = "yes", BIND(rundown),
+	  .description = "Ask for the rundown at the stop: every loaded method and module named, "
+	  "so that methods compiled before the session are known." },
+	{ .name = "suspend", .type = TRACERIG_KEY_BOOL, .default_value = "yes", BIND(suspend),
+	  .description = "Hold a launched command's runtimes before Main until their session runs, "
+	  "so that startup events are in (as dotnet-trace does)." },
+	{ .name = "observed", .type = TRACERIG_KEY_BOOL, .default_value = "yes", BIND(observed),
+	  .description = "Also trace every .NET process the other backends observed (a process "
+	  "started during a system-wide run, once perf_events samples it)." },
+	{ .name = "sample_profiler", .type = TRACERIG_KEY_BOOL, .default_value = "no",
+	  BIND(sample_profiler),
+	  .description = "Keep Microsoft-DotNETCore-SampleProfiler when a preset (cpu-sampling) "
+	  "names it: managed stacks of every thread every millisecond, from inside the process.  "
+	  "perf_events samples all frames from outside at a lower cost." },
+	{ .name = "connect_timeout", .type = TRACERIG_KEY_DURATION, .default_value = "3s",
+	  .min = 10, .max = 600000, BIND(connect_ms),
+	  .description = "How long a runtime has to answer a command before it is given up on "
+	  "(named in the log and the manifest)." },
+	{ .name = "stop_timeout", .type = TRACERIG_KEY_DURATION, .default_value = "30s",
+	  .min = 10, .max = 3600000, BIND(stop_ms),
+	  .description = "How long the runtimes have to write their rundown and end their streams "
+	  "after StopTracing; a stream cut there keeps its events but may lack method names." },
+	{ .name = NULL },
+};
+
+TRACERIG_PLUGIN = {
+	.abi_version = TRACERIG_ABI_VERSION,
+	.name = "eventpipe",
+	.version = PACKAGE_VERSION,
+	.kind = TRACERIG_PLUGIN_SOURCE,
+	.description = ".NET runtime events over the diagnostics IPC (EventPipe), into .nettrace files",
+	.package = "tracerig-eventpipe",
+	.keys = eventpipe_keys,
+	.check = eventpipe_check,
+	.init = eventpipe_init,
+	.start = eventpipe_start,
+	.stop = eventpipe_stop,
+	.flush = eventpipe_flush,
+	.fini = eventpipe_fini,
+};

@@ -1,0 +1,226 @@
+#!/usr/bin/env bash
+# The eventpipe backend on the real .NET 10 runtime: runtime events over the
+# diagnostics IPC into COMM.PID.nettrace, read back by TraceEvent's
+# EventPipeEventSource (what PerfView reads them with) and matched to what
+# the workload did: so many collections, so many exceptions of its type,
+# its methods named by JIT and rundown events, contention.  A launched
+# command (through tracerig's diagnostic port, suspended until its session
+# runs), running processes (-p, two at once, one that exits mid-session),
+# and a process that is not .NET.
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/dotnet/lib-dotnet.sh"
+need_plugins perf_events eventpipe
+dotnet_app perfview
+PV=$DOTNET_APP
+dotnet_app hot
+HOT_DLL=$DOTNET_APP
+printf '[tracerig]\nname = ep\n[perf_events]\n[eventpipe]\n' >"$TEST_TMP/p.ini"
+printf '[tracerig]\nname = ep\n[eventpipe]\n' >"$TEST_TMP/ep-only.ini"
+
+# field KEYWORD FILE: the first field after KEYWORD on its line.
+field() { awk -v k="$1" '$1 == k { print $2; exit }' "$2"; }
+# count KEYWORD NAME FILE: the count on the "KEYWORD COUNT NAME" line (0 if none).
+count() { awk -v k="$1" -v n="$2" '$1 == k && $3 == n { c = $2 } END { print c + 0 }' "$3"; }
+# read_nettrace FILE OUT: TraceEvent's view of FILE into OUT; its exit status.
+read_nettrace() {
+	dotnet "$PV" nettrace "$1" --method '^Hot\.Work::' >"$2" 2>"$2.err"
+}
+
+# --- a launched command: every event from before Main to the rundown
+rc=0
+env -u DOTNET_DiagnosticPorts TMPDIR="$TEST_TMP" timeout 120 "$TRACERIG" -c "$TEST_TMP/p.ini" \
+	-o "$TEST_TMP/a.trace.zip" -- dotnet "$HOT_DLL" 3 cpu exceptions gc contention \
+	>"$TEST_TMP/a.out" 2>&1 </dev/null || rc=$?
+check_eq "launched: tracerig exits 0" 0 "$rc"
+unzip_archive "$TEST_TMP/a.trace.zip" "$TEST_TMP/a"
+pid=$(awk '/^ready /{print $2}' "$TEST_TMP/a.out")
+done_line=$(grep '^done ' "$TEST_TMP/a.out")
+gen0=$(sed -n 's/.* gen0=\([0-9]*\).*/\1/p' <<<"$done_line")
+thrown=$(sed -n 's/.* thrown=\([0-9]*\).*/\1/p' <<<"$done_line")
+nt="$TEST_TMP/a/dotnet.$pid.nettrace"
+check "launched: the archive holds dotnet.$pid.nettrace" test -s "$nt"
+check_grep "launched: the runtime connected to tracerig's port and its session ran" \
+	"pid $pid: EventPipe session [0-9]+ \\(CollectTracing2\\) into dotnet\\.$pid\\.nettrace" \
+	"$TEST_TMP/a/tracerig.log"
+prc=0
+read_nettrace "$nt" "$TEST_TMP/a.pv" || prc=$?
+check_eq "launched: EventPipeEventSource reads it" 0 "$prc"
+[ "$prc" = 0 ] || sed 's/^/# /' "$TEST_TMP/a.pv.err" | head -5
+gc_start=$(count event Microsoft-Windows-DotNETRuntime/GC/Start "$TEST_TMP/a.pv")
+gc_stop=$(count event Microsoft-Windows-DotNETRuntime/GC/Stop "$TEST_TMP/a.pv")
+check_eq "launched: a GC/Start for every collection the workload counted (gen0=$gen0)" "$gen0" "$gc_start"
+check_eq "launched: a GC/Stop for every GC/Start" "$gc_start" "$gc_stop"
+check_eq "launched: every InvalidOperationException thrown is an event (thrown=$thrown)" "$thrown" \
+	"$(count exception System.InvalidOperationException "$TEST_TMP/a.pv")"
+check "launched: the workload's methods are named (JIT and rundown events)" \
+	test "$(awk '$1 == "method_match" { print $2; exit }' "$TEST_TMP/a.pv")" -ge 5
+check "launched: lock contention is seen" \
+	test "$(count event Microsoft-Windows-DotNETRuntime/Contention/Start "$TEST_TMP/a.pv")" -ge 1
+check "launched: loader events from before Main (the runtime waited for its session)" \
+	test "$(count event Microsoft-Windows-DotNETRuntime/Loader/AssemblyLoad "$TEST_TMP/a.pv")" -ge 3
+check_eq "launched: no event lost" 0 "$(field lost "$TEST_TMP/a.pv")"
+check_grep "launched: the same process's CPU samples beside it" "^dotnet +$pid/" "$TEST_TMP/a/perf.data.txt"
+check_grep "launched: the manifest counts the process" '"processes": 1' "$TEST_TMP/a/manifest.json"
+check_grep "launched: and the bytes of its file" "\"bytes\": $(stat -c %s "$nt")" "$TEST_TMP/a/manifest.json"
+port=$(sed -n 's/.*DOTNET_DiagnosticPorts=\([^,]*\),suspend$/\1/p' "$TEST_TMP/a/tracerig.log")
+check "launched: the command was given a suspending port" test -n "$port"
+check "launched: and it is gone from /tmp" test ! -e "${port:-/}" -a ! -e "$(dirname "${port:-/}")/."
+
+
+# --- tracerig killed (SIGKILL) while a launched runtime is connected to
+# its port: the watchdog removes the port from /tmp, and the runtime, long
+# resumed, runs on.
+ls -d /tmp/tracerig-eventpipe.* 2>/dev/null | sort >"$TEST_TMP/ports.before"
+env -u DOTNET_DiagnosticPorts TMPDIR="$TEST_TMP" "$TRACERIG" -c "$TEST_TMP/p.ini" \
+	-o "$TEST_TMP/k.trace.zip" -- dotnet "$HOT_DLL" 20 >"$TEST_TMP/k.out" 2>&1 </dev/null &
+tr=$!
+on_exit "kill -9 $tr 2>/dev/null"
+for _ in $(seq 300); do grep -q '^ready' "$TEST_TMP/k.out" && break; sleep 0.1; done
+kpid=$(awk '/^ready /{print $2}' "$TEST_TMP/k.out")
+on_exit "kill ${kpid:-$tr} 2>/dev/null"
+kport=$(ls -d /tmp/tracerig-eventpipe.* 2>/dev/null | sort | comm -13 "$TEST_TMP/ports.before" - | head -1)
+check "killed: the launched runtime ran (resumed through the port)" test -n "$kpid"
+check "killed: its port was there" test -n "$kport"
+kill -9 "$tr"
+wait "$tr" 2>/dev/null
+for _ in $(seq 100); do [ -e "${kport:-/nonexistent}" ] || break; sleep 0.1; done
+check "killed: the watchdog removed the port from /tmp" test -n "$kport" -a ! -e "${kport:-/}"
+check "killed: the runtime runs on" kill -0 "${kpid:-0}"
+[ -z "$kpid" ] || kill "$kpid" 2>/dev/null
+
+# --- the same workload and providers recorded by dotnet-trace: the same
+# event kinds, and the counts the workload fixes equal to what it counted.
+# (Contention is left out: whether two threads meet on the lock depends on
+# the machine.)
+kinds="GC/Start GC/Stop Exception/Start Method/LoadVerbose Loader/AssemblyLoad Loader/ModuleLoad"
+if dotnet_tool dotnet-trace 10.0.750501; then
+	providers=$(sed -n 's/.*eventpipe: providers //p' "$TEST_TMP/a/tracerig.log" | head -1)
+	check "the archive's log says which providers were enabled, in dotnet-trace's syntax" test -n "$providers"
+	rc=0
+	(cd "$TEST_TMP" && env -u DOTNET_DiagnosticPorts timeout 120 "$DOTNET_TOOL" collect --show-child-io \
+		--providers "$providers" -o "$TEST_TMP/dt.nettrace" -- dotnet "$HOT_DLL" 3 cpu exceptions gc contention \
+		</dev/null >"$TEST_TMP/dt.out" 2>&1) || rc=$?
+	check_eq "dotnet-trace collect with those providers exits 0" 0 "$rc"
+	read_nettrace "$TEST_TMP/dt.nettrace" "$TEST_TMP/dt.pv"
+	dt_done=$(grep '^done ' "$TEST_TMP/dt.out")
+	check_eq "dotnet-trace: a GC/Start for every collection its run counted" \
+		"$(sed -n 's/.* gen0=\([0-9]*\).*/\1/p' <<<"$dt_done")" \
+		"$(count event Microsoft-Windows-DotNETRuntime/GC/Start "$TEST_TMP/dt.pv")"
+	check_eq "dotnet-trace: every exception its run threw" \
+		"$(sed -n 's/.* thrown=\([0-9]*\).*/\1/p' <<<"$dt_done")" \
+		"$(count exception System.InvalidOperationException "$TEST_TMP/dt.pv")"
+	for k in $kinds; do
+		ours=$(count event "Microsoft-Windows-DotNETRuntime/$k" "$TEST_TMP/a.pv")
+		theirs=$(count event "Microsoft-Windows-DotNETRuntime/$k" "$TEST_TMP/dt.pv")
+		check "$k: in both traces (tracerig $ours, dotnet-trace $theirs)" test "$ours" -gt 0 -a "$theirs" -gt 0
+	done
+	awk '$1 == "event" { print $3 }' "$TEST_TMP/dt.pv" | sort >"$TEST_TMP/dt.kinds"
+	awk '$1 == "event" { print $3 }' "$TEST_TMP/a.pv" | sort >"$TEST_TMP/a.kinds"
+	echo "# event kinds only dotnet-trace has: $(comm -23 "$TEST_TMP/dt.kinds" "$TEST_TMP/a.kinds" | tr '\n' ' ')"
+	echo "# event kinds only tracerig has: $(comm -13 "$TEST_TMP/dt.kinds" "$TEST_TMP/a.kinds" | tr '\n' ' ')"
+else
+	skip "compared with dotnet-trace" "$DOTNET_TOOL_WHY"
+fi
+
+# --- two running processes at once, attached with -p; one of them exits
+# during the session and keeps what it sent.
+hot_start 60 exceptions gc
+p1=$HOT_PID
+out1=$HOT_OUT
+hot_start 1.5 exceptions
+p2=$HOT_PID
+out2=$HOT_OUT
+run_tracerig -c "$TEST_TMP/ep-only.ini" -p "$p1" -p "$p2" -d 4 -o "$TEST_TMP/b.trace.zip"
+check_eq "-p: tracerig exits 0" 0 "$rc"
+unzip_archive "$TEST_TMP/b.trace.zip" "$TEST_TMP/b"
+for p in "$p1" "$p2"; do
+	check "-p: dotnet.$p.nettrace is in the archive" test -s "$TEST_TMP/b/dotnet.$p.nettrace"
+	prc=0
+	read_nettrace "$TEST_TMP/b/dotnet.$p.nettrace" "$TEST_TMP/b.$p.pv" || prc=$?
+	check_eq "-p: EventPipeEventSource reads pid $p's file" 0 "$prc"
+	check "-p: pid $p's exceptions are there" \
+		test "$(count exception System.InvalidOperationException "$TEST_TMP/b.$p.pv")" -ge 1
+done
+check "-p: the process that ran on has its methods named by the rundown" \
+	test "$(count event Microsoft-Windows-DotNETRuntimeRundown/Method/DCStopVerbose "$TEST_TMP/b.$p1.pv")" -ge 100
+check_grep "-p: the process that exited had ended by then" '^done ' "$out2"
+check_grep "-p: the manifest counts both" '"processes": 2' "$TEST_TMP/b/manifest.json"
+kill "$p1" 2>/dev/null
+wait "$p1" 2>/dev/null
+: "$out1"
+
+# --- a process in its own mount and PID namespaces with a private /tmp,
+# traced from the host: its socket is found in its root, its file is
+# named by its host PID.
+container_hot "$TEST_TMP/c.out" 60 exceptions gc
+hostpid=$CONTAINED_PID
+if [ -n "$hostpid" ]; then
+	run_tracerig -c "$TEST_TMP/ep-only.ini" -p "$hostpid" -d 2 -o "$TEST_TMP/c.trace.zip"
+	check_eq "container: tracerig exits 0" 0 "$rc"
+	unzip_archive "$TEST_TMP/c.trace.zip" "$TEST_TMP/c"
+	check "container: dotnet.$hostpid.nettrace, named by its host PID" test -s "$TEST_TMP/c/dotnet.$hostpid.nettrace"
+	prc=0
+	read_nettrace "$TEST_TMP/c/dotnet.$hostpid.nettrace" "$TEST_TMP/c.pv" || prc=$?
+	check_eq "container: EventPipeEventSource reads it" 0 "$prc"
+	check "container: its exceptions and collections are there" \
+		test "$(count exception System.InvalidOperationException "$TEST_TMP/c.pv")" -ge 1 -a \
+		"$(count event Microsoft-Windows-DotNETRuntime/GC/Start "$TEST_TMP/c.pv")" -ge 1
+	check_grep "container: the events carry its own PID (1)" '^pid [0-9]+ 1( |$)' "$TEST_TMP/c.pv"
+else
+	not_ok "the containerised workload started" "$(cat "$TEST_TMP/c.out")"
+fi
+kill "$CONTAINER_PID" 2>/dev/null
+
+# --- hostile sockets: a process that is not .NET listening where a
+# runtime's diagnostic socket would be.  Each is given up on within its
+# deadline and named; nothing crashes, nothing hangs.
+if command -v python3 >/dev/null 2>&1; then
+	printf '[tracerig]\nname = ep\n[eventpipe]\nconnect_timeout = 500ms\nstop_timeout = 1s\nmax_size = 1M\n' \
+		>"$TEST_TMP/hostile.ini"
+	for mode in mute garbage huge flood; do
+		fake_runtime "$mode" "$mode" || continue
+		rc=0
+		TMPDIR="$TEST_TMP" timeout 60 "$TRACERIG" -c "$TEST_TMP/hostile.ini" -p "$FAKE_PID" -d 1 \
+			-o "$TEST_TMP/$mode.trace.zip" >"$TEST_TMP/$mode.out" 2>&1 </dev/null || rc=$?
+		check "hostile ($mode): tracerig ends by itself, without a crash (exit $rc)" \
+			test "$rc" -ne 124 -a "$rc" -lt 128
+		kill "$FAKE_PID" 2>/dev/null
+	done
+	check_grep "hostile (mute): given up at the deadline, and said" \
+		"pid [0-9]+: no runtime events: CollectTracing2: no answer in time" "$TEST_TMP/mute.out"
+	check_grep "hostile (garbage): refused as no reply" \
+		"pid [0-9]+: no runtime events: CollectTracing2: the answer is not a diagnostics IPC reply" "$TEST_TMP/garbage.out"
+	check_grep "hostile (huge): a declared length with nothing behind it is given up on" \
+		"pid [0-9]+: no runtime events: CollectTracing2: " "$TEST_TMP/huge.out"
+	unzip_archive "$TEST_TMP/flood.trace.zip" "$TEST_TMP/flood"
+	f=$(ls "$TEST_TMP/flood/"*.nettrace 2>/dev/null | head -1)
+	check_eq "hostile (flood): its file is cut at max_size (1M)" 1048576 "$(stat -c %s "$f" 2>/dev/null)"
+	check_grep "hostile (flood): and the log says so" "the file reached max_size" "$TEST_TMP/flood.out"
+else
+	skip "hostile sockets" "needs python3 (the fake runtimes)"
+fi
+
+# --- not .NET: said plainly, nothing pretended
+sleep 30 &
+sp=$!
+on_exit "kill $sp 2>/dev/null"
+run_tracerig -c "$TEST_TMP/ep-only.ini" -p "$sp" -d 1 -o "$TEST_TMP/c.trace.zip"
+check_grep "-p of a process that is not .NET: the log says why there are no events" \
+	"pid $sp: no runtime events: no diagnostic socket" "$TEST_TMP/out"
+run_tracerig -c "$TEST_TMP/p.ini" -o "$TEST_TMP/d.trace.zip" -- sleep 0.5
+check_eq "a launched command that is not .NET: tracerig exits 0 (the CPU samples are kept)" 0 "$rc"
+check_grep "and says no runtime connected" \
+	"no \\.NET runtime of the launched command connected to the diagnostic port: not a \\.NET program" \
+	"$TEST_TMP/out"
+unzip_archive "$TEST_TMP/d.trace.zip" "$TEST_TMP/d"
+check "and the archive has no .nettrace" sh -c "! ls '$TEST_TMP/d/'*.nettrace 2>/dev/null | grep -q ."
+
+# --- a bad provider string: named with what to write instead; a run that
+# has nothing else to collect fails rather than record nothing.
+printf '[tracerig]\nname = ep\n[eventpipe]\nproviders = gcc\n' >"$TEST_TMP/bad.ini"
+run_tracerig --check -c "$TEST_TMP/bad.ini"
+check_grep "a misspelt preset: --check says eventpipe is not usable, and why" \
+	'eventpipe .*NOT USABLE: \[eventpipe\] providers: unknown preset "gcc" \(did you mean gc\?' "$TEST_TMP/out"
+run_tracerig -c "$TEST_TMP/bad.ini" -d 1 -o "$TEST_TMP/bad.trace.zip"
+check "and a run with nothing else to collect fails" test "$rc" -ne 0
+done_testing
