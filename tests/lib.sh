@@ -47,9 +47,13 @@ check_grep() {
 	if grep -Eq -- "$2" "$3" 2>/dev/null; then ok "$1"
 	else not_ok "$1" "no line of $3 matches /$2/" "$(head -c 2000 "$3" 2>/dev/null)"; fi
 }
+# (A file that is missing or unreadable fails: there is nothing to say no.)
 check_no_grep() {
-	if ! grep -Eq -- "$2" "$3" 2>/dev/null; then ok "$1"
-	else not_ok "$1" "a line of $3 matches /$2/" "$(grep -Em5 -- "$2" "$3")"; fi
+	local st=0
+	grep -Eq -- "$2" "$3" 2>/dev/null || st=$?
+	if [ "$st" = 1 ]; then ok "$1"
+	elif [ "$st" = 0 ]; then not_ok "$1" "a line of $3 matches /$2/" "$(grep -Em5 -- "$2" "$3")"
+	else not_ok "$1" "$3 cannot be read (grep exit $st)"; fi
 }
 # check_eq NAME EXPECTED ACTUAL
 check_eq() {

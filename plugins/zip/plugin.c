@@ -162,6 +162,13 @@ static int add_entry(void *arg, const char *name, const char *path, uint64_t siz
 		zip_source_free(src);
 		return ret;
 	}
+	/* One mode for every entry, whatever the staged file's or libzip's
+	 * default for a source that is no file (0666): unzip creates the
+	 * files readable by all, writable by their owner only. */
+	if (zip_file_set_external_attributes(z->za, (zip_uint64_t)idx, 0, ZIP_OPSYS_UNIX,
+					     (zip_uint32_t)(S_IFREG | 0644) << 16) < 0)
+		z->svc->log(z->ctx, TRACERIG_LOG_WARN, "%s: cannot set its mode: %s", name,
+			    zip_strerror(z->za));
 	/* A deflated source keeps the default method: libzip takes the
 	 * source's deflate as it is. */
 	if (deflated) {

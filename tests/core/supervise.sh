@@ -101,7 +101,8 @@ kill -9 "$pid"
 wait "$pid" 2>/dev/null
 for _ in $(seq 1 200); do [ -s "$out" ] && ! kill -0 "$cmd" 2>/dev/null && break; sleep 0.05; done
 check "kill -9: the watchdog wrote the archive" test -s "$out"
-check "kill -9: the launched command was stopped" sh -c "! kill -0 '$cmd' 2>/dev/null"
+check "kill -9: the launched command had written its PID" test -n "$cmd"
+check "kill -9: the launched command was stopped" sh -c "[ -n '$cmd' ] && ! kill -0 '$cmd' 2>/dev/null"
 unzip_archive "$out" "$TEST_TMP/x"
 check_grep "kill -9: the manifest says the collector died" '"ended_by": "the collecting process died"' "$TEST_TMP/x/manifest.json"
 check_grep "kill -9: the manifest says how it was salvaged" '"why": "it was killed \(SIGKILL' "$TEST_TMP/x/manifest.json"

@@ -43,6 +43,7 @@ DEF_TEST(entries_are_listed_sorted_with_sizes)
 {
 	struct tracerig_archive ar;
 	struct seen seen = { 0 };
+	char path[4096];
 	int fd;
 
 	EXPECT_EQ_INT(0, tr_staging_create(&ar, "/tmp/unit.trace.zip"));
@@ -65,8 +66,13 @@ DEF_TEST(entries_are_listed_sorted_with_sizes)
 	EXPECT_TRUE(strncmp(ar.dir, tr_staging_parent(), strlen(tr_staging_parent())) == 0);
 	EXPECT_CONTAINS("/tmp/.unit.trace.zip.tmp-", ar.output);
 	EXPECT_EQ_INT(-1, access(ar.output, F_OK));
+	snprintf(path, sizeof(path), "%s/z.txt", ar.dir);
+	EXPECT_EQ_INT(0, access(path, F_OK));
 	EXPECT_EQ_INT(0, tr_staging_remove_entry(&ar, "z.txt"));
-	EXPECT_EQ_INT(-1, access("z.txt", F_OK));
+	EXPECT_EQ_INT(-1, access(path, F_OK)); /* gone from the staging directory */
+	EXPECT_EQ_INT(0, tr_staging_foreach(&ar, collect, &seen));
+	EXPECT_EQ_INT(3, seen.n); /* the metadata entry again, not z.txt */
+	EXPECT_EQ_STR("lttngTrace/ust/metadata", seen.names[2]);
 	EXPECT_EQ_INT(0, tr_staging_remove(&ar));
 	EXPECT_EQ_INT(-1, access(ar.dir, F_OK));
 	tr_staging_free(&ar);

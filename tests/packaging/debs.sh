@@ -187,6 +187,8 @@ check_grep "--check names tracerig-lttng for the missing lttng" \
 	'^  lttng +- +optional +NOT INSTALLED: apt install tracerig-lttng$' "$TEST_TMP/check.out"
 check_grep "--check names tracerig-mapharvest for the missing mapharvest" \
 	'^  mapharvest +- +optional +NOT INSTALLED: apt install tracerig-mapharvest$' "$TEST_TMP/check.out"
+check_grep "--check names tracerig-eventpipe for the missing eventpipe" \
+	'^  eventpipe +- +optional +NOT INSTALLED: apt install tracerig-eventpipe$' "$TEST_TMP/check.out"
 
 # A required backend that is absent is an error, exit 2, with the package.
 rc=0

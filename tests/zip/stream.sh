@@ -48,6 +48,10 @@ archive_whole() {
 		"$(unzip -Z1 "$zip" | grep -F .tracerig-stream)"
 	unzip -Z -v "$zip" perf.data >"$TEST_TMP/$1.listing"
 	check_grep "$1: perf.data is deflated" 'compression method: +deflated' "$TEST_TMP/$1.listing"
+	# Streamed or not, an entry is extracted readable by all and
+	# writable by its owner only (libzip's default was 0666).
+	check_eq "$1: every entry has mode -rw-r--r--" "" \
+		"$(zipinfo "$zip" | awk '/^-/ && $1 != "-rw-r--r--" { print $1, $NF }')"
 }
 
 session drained TRACERIG_TEST_STREAM=drain --
