@@ -1283,11 +1283,43 @@ static int block_signals(sigset_t *set)
 	return signalfd(-1, set, SFD_NONBLOCK | SFD_CLOEXEC);
 }
 
+/* How long a launched command has to end after SIGTERM before SIGKILL. */
+#define COMMAND_GRACE_MS 5000
+
+/* A launched command does not outlive a session that ended without it (a
+ * signal, `tracerig stop`, the duration, a failed backend): once the
+ * sources have stopped it gets SIGTERM, as perf record's workload does, and
+ * SIGKILL if it is still there COMMAND_GRACE_MS later. */
+static void end_command(struct tr_session *s)
+{
+	int waited = 0;
+
+	if (!s->command_started || s->command.pid <= 0 || tr_command_poll(&s->command))
+		return;
+	tr_info("the session ended (%s): stopping the launched command (PID %d) with SIGTERM",
+		tr_end_reason_name(s->end_reason), (int)s->command.pid);
+	s->command_ended = 1;
+	if (kill(s->command.pid, SIGTERM) < 0)
+		return;
+	while (!tr_command_poll(&s->command) && waited < COMMAND_GRACE_MS) {
+		usleep(20 * 1000);
+		waited += 20;
+	}
+	if (!s->command.reaped) {
+		tr_warn("the launched command (PID %d) did not end within %d s of SIGTERM: SIGKILL",
+			(int)s->command.pid, COMMAND_GRACE_MS / 1000);
+		tr_command_abort(&s->command);
+	}
+}
+
 static int command_exit_status(struct tr_session *s)
 {
 	if (!s->opts->command)
 		return TR_EXIT_OK;
 	if (!s->command.reaped)
+		return TR_EXIT_OK;
+	/* Ended by us: how it ended is no failure of the command's. */
+	if (s->command_ended)
 		return TR_EXIT_OK;
 	if (WIFEXITED(s->command.status)) {
 		if (WEXITSTATUS(s->command.status) == 0)
@@ -1561,6 +1593,7 @@ static int stop_and_snapshot(struct tr_session *s)
 	char *path = NULL;
 
 	stop_started(s);
+	end_command(s);
 	summarize(s, -1);
 	/* Snapshots asked for meanwhile get this one; a launched command that
 	 * crashed is what it holds. */
@@ -1588,6 +1621,7 @@ static int stop_and_package(struct tr_session *s)
 	if (tr_flight_enabled())
 		return stop_and_snapshot(s);
 	stop_started(s);
+	end_command(s);
 	sideband_replay(s);
 	flush_all(s);
 	/* After the last source: it joins what they all staged. */

@@ -48,6 +48,7 @@ struct tr_session {
 	enum tr_end_reason end_reason;
 	int collecting; /* every required source started */
 	int command_started;
+	int command_ended;      /* tracerig ended it (end_command) */
 	int command_exec_errno;
 
 	int sfd;     /* signalfd of SIGINT, SIGTERM, SIGCHLD */

@@ -22,6 +22,37 @@ for sig in INT TERM; do
 done
 check_grep "stopping on a signal says a second one aborts" 'Ctrl-C again aborts without packaging' "$TEST_TMP/out"
 
+# SIGTERM or SIGINT to tracerig alone (not its process group, as
+# `timeout`, systemd and Kubernetes send it) ends a launched command too,
+# once collection has stopped, as perf record does; one that ignores
+# SIGTERM is killed after its grace; either way tracerig exits 0 and the
+# archive is written.  The duration's end does the same.
+for how in TERM INT ignored duration; do
+	rm -f "$out" "$TEST_TMP/cmd.pid"
+	if [ "$how" = ignored ]; then
+		cmd='trap "" TERM; echo $$ >"$1"; while :; do sleep 0.1; done'
+	else
+		cmd='echo $$ >"$1"; exec sleep 1000'
+	fi
+	d=0
+	[ "$how" = duration ] && d=1
+	"$TRACERIG" -c "$two" -o "$out" -d "$d" -- sh -c "$cmd" sh "$TEST_TMP/cmd.pid" >"$TEST_TMP/out" 2>&1 &
+	pid=$!
+	for _ in $(seq 100); do [ -s "$TEST_TMP/cmd.pid" ] && break; sleep 0.05; done
+	cmd_pid=$(cat "$TEST_TMP/cmd.pid" 2>/dev/null)
+	case $how in TERM|INT) kill -s "$how" "$pid" ;; ignored) kill -TERM "$pid" ;; esac
+	rc=0; wait "$pid" || rc=$?
+	check_eq "launched command, $how: tracerig exits 0" 0 "$rc"
+	check "launched command, $how: the archive is written" test -s "$out"
+	check "launched command, $how: the command is gone" sh -c "[ -n '$cmd_pid' ] && ! kill -0 '$cmd_pid' 2>/dev/null"
+	unzip_archive "$out" "$TEST_TMP/l$how"
+	check_grep "launched command, $how: the archive's log says it was stopped" \
+		"stopping the launched command \(PID $cmd_pid\) with SIGTERM" "$TEST_TMP/l$how/tracerig.log"
+	[ -z "$cmd_pid" ] || kill -9 "$cmd_pid" 2>/dev/null
+done
+check_grep "one that ignores SIGTERM is killed, and that is said" \
+	"did not end within 5 s of SIGTERM: SIGKILL" "$TEST_TMP/lignored/tracerig.log"
+
 # A second interrupt while a backend is still stopping aborts packaging.
 rm -f "$out"
 "$TRACERIG" -c "$two" -o "$out" -d 0 --set testa.stop_delay=5s >"$TEST_TMP/out" 2>&1 &
