@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -63,6 +64,32 @@ static char *find_config_file(const char *given)
 	snprintf(path, sizeof(path), "%s/conf/%s", TR_ABS_SRCDIR, given);
 	if (access(path, R_OK) == 0)
 		return strdup(path);
+	return NULL;
+}
+
+/* The directories shipped profiles are in: the installed one, then (before
+ * installation) the source tree's. */
+static const char *const profile_dirs[] = {
+	TR_SYSCONFDIR "/profiles",
+	TR_ABS_SRCDIR "/conf/profiles",
+};
+
+/* A profile as given (a path), else by its name among the shipped ones:
+ * "cpu", "cpu.ini" and "profiles/cpu.ini" all find cpu.ini. */
+static char *find_profile(const char *given)
+{
+	char path[PATH_MAX];
+	size_t len = strlen(given);
+	int has_ini = len > 4 && strcmp(given + len - 4, ".ini") == 0;
+	char *found = find_config_file(given);
+
+	if (found || given[0] == '/' || strchr(given, '/'))
+		return found;
+	for (size_t i = 0; i < sizeof(profile_dirs) / sizeof(profile_dirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s%s", profile_dirs[i], given, has_ini ? "" : ".ini");
+		if (access(path, R_OK) == 0)
+			return strdup(path);
+	}
 	return NULL;
 }
 
@@ -234,10 +261,34 @@ static int load_defaults(struct tr_session *s)
 	return errors;
 }
 
+/* Where the shipped profiles really are, and their names. */
 static void list_profiles_hint(void)
 {
-	fprintf(stderr, "tracerig: profiles shipped with tracerig are under %s/profiles/\n",
-		TR_SYSCONFDIR);
+	for (size_t i = 0; i < sizeof(profile_dirs) / sizeof(profile_dirs[0]); i++) {
+		struct dirent **list = NULL;
+		char names[1024] = "";
+		size_t used = 0;
+		int n = scandir(profile_dirs[i], &list, NULL, alphasort);
+
+		if (n < 0)
+			continue;
+		for (int k = 0; k < n; k++) {
+			size_t len = strlen(list[k]->d_name);
+
+			if (len > 4 && strcmp(list[k]->d_name + len - 4, ".ini") == 0 &&
+			    used < sizeof(names))
+				used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%.*s",
+							 used ? ", " : "", (int)(len - 4),
+							 list[k]->d_name);
+			free(list[k]);
+		}
+		free(list);
+		fprintf(stderr, "tracerig: the profiles shipped with tracerig are in %s/: %s "
+			"(-c NAME finds one)\n", profile_dirs[i], names[0] ? names : "none");
+		return;
+	}
+	fprintf(stderr, "tracerig: no shipped profiles found (neither %s/ nor %s/ exists)\n",
+		profile_dirs[0], profile_dirs[1]);
 }
 
 /* -d and -o: the [tracerig] key `key` set from the command line `flag`.
@@ -267,11 +318,11 @@ static int read_profile(struct tr_session *s, int *errors)
 	struct tr_section *main_section;
 	int ret;
 
-	s->profile_path = find_config_file(opts->profile);
+	s->profile_path = find_profile(opts->profile);
 	if (!s->profile_path) {
-		tr_err("cannot find profile '%s' (looked for it as given, under %s/ and in the "
-		       "source tree's conf/): give a path to an .ini file", opts->profile,
-		       TR_SYSCONFDIR);
+		tr_err("cannot find profile '%s' (looked for it as given, under %s/ and among "
+		       "the shipped profiles): give a path to an .ini file or a shipped profile's "
+		       "name", opts->profile, TR_SYSCONFDIR);
 		list_profiles_hint();
 		return TR_EXIT_USAGE;
 	}

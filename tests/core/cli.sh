@@ -86,5 +86,16 @@ check_eq "--check passes when only an optional backend is unusable" 0 "$rc"
 (cd / && "$TRACERIG" --check -c profiles/does-not-exist.ini >"$TEST_TMP/out" 2>&1); rc=$?
 check_eq "an unknown profile is a usage error" 2 "$rc"
 check_grep "an unknown profile says where it looked" "cannot find profile 'profiles/does-not-exist.ini'.*looked" "$TEST_TMP/out"
+check_grep "and names the shipped profiles" \
+	"the profiles shipped with tracerig are in [^ ]+/profiles/: cpu-dwarf, cpu, dotnet, " "$TEST_TMP/out"
+shown=$(sed -n 's/.*the profiles shipped with tracerig are in \([^ ]*\)\/: .*/\1/p' "$TEST_TMP/out")
+check "in a directory that exists ($shown)" test -n "$shown" -a -d "${shown:-/nonexistent}"
+
+# A shipped profile by its name, with or without .ini, from anywhere.
+for name in cpu cpu.ini profiles/cpu.ini; do
+	(cd / && "$TRACERIG" --check -c "$name" >"$TEST_TMP/out" 2>&1); rc=$?
+	check_eq "-c $name: found" 0 "$rc"
+	check_grep "-c $name: the shipped cpu.ini" "^profile .*/conf/profiles/cpu\.ini: valid" "$TEST_TMP/out"
+done
 
 done_testing
