@@ -59,7 +59,7 @@ void tr_cli_usage(FILE *out)
 		"archive (<name>.trace.zip) for PerfView, perf report, babeltrace2 or a browser.\n"
 		"\n"
 		"  -c, --config PROFILE     profile (.ini); a relative name is also looked up\n"
-		"                           under %s\n"
+		"                           under %s, and a shipped one by its name (-c cpu)\n"
 		"  -p, --pid PID[,PID...]   trace these processes (and their threads, children);\n"
 		"                           commas or blanks separate them\n"
 		"  -d, --duration TIME      collect for TIME (10, 500ms, 2m; 0 = until Ctrl-C)\n"
