@@ -467,6 +467,23 @@ static int prepare_output(struct tr_session *s, struct tr_section *main_section)
 				tr_config_value(main_section, tr_session_keys, "output"),
 				tr_config_value(main_section, tr_session_keys, "name")) < 0)
 		return TR_EXIT_USAGE;
+	if (!(mode && strcmp(mode, "flight") == 0)) {
+		/* Keys of a flight recorder set for this session (not as
+		 * tracerig.conf's defaults) do nothing in a recording: said. */
+		static const char *const flight_keys[] = { "window", "keep" };
+
+		for (size_t i = 0; i < sizeof(flight_keys) / sizeof(flight_keys[0]); i++) {
+			const struct tr_entry *e = tr_section_entry(main_section, flight_keys[i]);
+			char at[PATH_MAX + 16];
+
+			if (!e || (s->conf_path && strcmp(e->origin, s->conf_path) == 0))
+				continue;
+			where(e, at, sizeof(at));
+			tr_warn("%s: [tracerig] %s = %s does nothing in this session: it records "
+				"(mode = record); %s is a flight recorder's (mode = flight, "
+				"docs/flight.md)", at, e->key, e->value, e->key);
+		}
+	}
 	if (prepare_triggers(s, main_section) < 0)
 		return TR_EXIT_USAGE;
 	if (tr_output_prepare(tr_config_value(main_section, tr_session_keys, "output"),

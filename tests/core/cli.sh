@@ -98,4 +98,11 @@ for name in cpu cpu.ini profiles/cpu.ini; do
 	check_grep "-c $name: the shipped cpu.ini" "^profile .*/conf/profiles/cpu\.ini: valid" "$TEST_TMP/out"
 done
 
+# A flight recorder's key in a recording session is said to do nothing.
+"$TRACERIG" --check -c cpu --set tracerig.window=10s >"$TEST_TMP/out" 2>&1
+check_grep "--set tracerig.window without mode = flight: a warning says it does nothing" \
+	"warning: --set: \[tracerig\] window = 10s does nothing in this session: it records" "$TEST_TMP/out"
+"$TRACERIG" --check -c cpu --set tracerig.mode=flight --set tracerig.window=10s >"$TEST_TMP/out" 2>&1
+check_no_grep "with mode = flight: no such warning" "does nothing in this session" "$TEST_TMP/out"
+
 done_testing
