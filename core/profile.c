@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -33,6 +35,8 @@ struct parse_state {
 
 /* inih's line buffer grows up to this; it must hold "\r\n\0" besides. */
 #define PROFILE_MAX_LINE (TR_PROFILE_MAX_LINE + 3)
+/* The largest profile read: hand-written files are a few KiB. */
+#define PROFILE_MAX_SIZE (1 << 20)
 
 static struct tr_section *add_section(struct tr_profile *p, const char *name, const char *origin,
 				      int line)
@@ -303,6 +307,7 @@ static const char *file_kind(const char *path)
  * for a FIFO's writer.  *file is NULL (and 0 returned) for another type. */
 static int open_regular(const char *path, FILE **file)
 {
+	struct statfs fs;
 	struct stat st;
 	int fd;
 
@@ -319,6 +324,19 @@ static int open_regular(const char *path, FILE **file)
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
 		return 0;
+	}
+	/* procfs, sysfs, tracefs and debugfs call their files regular: one
+	 * blocks for ever (trace_pipe), another consumes what it gives
+	 * (/proc/kmsg).  None is a profile. */
+	if (fstatfs(fd, &fs) == 0 &&
+	    (fs.f_type == PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC ||
+	     fs.f_type == TRACEFS_MAGIC || fs.f_type == DEBUGFS_MAGIC)) {
+		close(fd);
+		return -EMEDIUMTYPE;
+	}
+	if (st.st_size > PROFILE_MAX_SIZE) {
+		close(fd);
+		return -EFBIG;
 	}
 	if (fcntl(fd, F_SETFL, 0) < 0 || !(*file = fdopen(fd, "r"))) {
 		int err = -errno;
@@ -338,6 +356,16 @@ int tr_profile_load(struct tr_profile *p, const char *path)
 	if (!st.origin)
 		return -ENOMEM;
 	ret = open_regular(path, &st.file);
+	if (ret == -EMEDIUMTYPE) {
+		tr_err("%s: a file of the kernel's procfs, sysfs, tracefs or debugfs, not a profile: "
+		       "give the path of a profile (.ini)", path);
+		return 1;
+	}
+	if (ret == -EFBIG) {
+		tr_err("%s: larger than %d KiB, too large for a profile: give the path of a "
+		       "profile (.ini)", path, PROFILE_MAX_SIZE >> 10);
+		return 1;
+	}
 	if (ret < 0)
 		return ret;
 	if (!st.file) {

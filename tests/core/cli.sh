@@ -98,6 +98,21 @@ for name in cpu cpu.ini profiles/cpu.ini; do
 	check_grep "-c $name: the shipped cpu.ini" "^profile .*/conf/profiles/cpu\.ini: valid" "$TEST_TMP/out"
 done
 
+# Files of procfs, tracefs, sysfs call themselves regular: never read as
+# a profile (trace_pipe would block for ever, /proc/kmsg be consumed).
+for f in /sys/kernel/tracing/trace_pipe /proc/kmsg /proc/self/status; do
+	[ -e "$f" ] || continue
+	rc=0
+	timeout 10 "$TRACERIG" --check -c "$f" >"$TEST_TMP/out" 2>&1 </dev/null || rc=$?
+	check_eq "-c $f: refused as a usage error, at once" 2 "$rc"
+	check_grep "-c $f: said why" "a file of the kernel's procfs, sysfs, tracefs or debugfs, not a profile" "$TEST_TMP/out"
+done
+head -c 2000000 /dev/zero | tr '\0' '#' >"$TEST_TMP/big.ini"
+rc=0
+"$TRACERIG" --check -c "$TEST_TMP/big.ini" >"$TEST_TMP/out" 2>&1 || rc=$?
+check_eq "a 2 MB profile is refused" 2 "$rc"
+check_grep "saying it is too large" "too large for a profile" "$TEST_TMP/out"
+
 # A flight recorder's key in a recording session is said to do nothing.
 "$TRACERIG" --check -c cpu --set tracerig.window=10s >"$TEST_TMP/out" 2>&1
 check_grep "--set tracerig.window without mode = flight: a warning says it does nothing" \
