@@ -309,6 +309,8 @@ static void write_command(struct tr_json *j, const struct tr_session *s)
 		tr_json_i64(j, "killed_by_signal", WTERMSIG(s->command.status));
 	else
 		tr_json_string(j, "state", "still running at the end of the session");
+	if (s->command_ended)
+		tr_json_string(j, "ended_by", "tracerig: SIGTERM once collection stopped");
 	tr_json_end_object(j);
 }
 

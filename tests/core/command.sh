@@ -43,6 +43,8 @@ check_grep "the manifest says why the command never ran" '"exec_error": "No such
 run_tracerig -c "$two" -o "$out" -d 300ms -- sleep 5
 check_eq "-d bounds a command's session" 0 "$rc"
 unzip_archive "$out" "$TEST_TMP/w"
-check_grep "a command outliving -d is noted" 'still running at the end of the session' "$TEST_TMP/w/manifest.json"
+check_grep "a command outliving -d is ended, and the manifest says by whom" \
+	'"ended_by": "tracerig: SIGTERM once collection stopped"' "$TEST_TMP/w/manifest.json"
+check_grep "and how it ended" '"killed_by_signal": 15' "$TEST_TMP/w/manifest.json"
 
 done_testing
