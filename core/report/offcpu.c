@@ -24,26 +24,22 @@ static int in_kernel(const char *frame, const char *end)
 }
 
 /* The innermost user-space frame says where the program waited; kernel
- * frames ("_[k]") only say how.  Kernel-only stacks keep their leaf. */
+ * frames ("_[k]") only say how.  NULL for a stack of kernel frames only
+ * (a kernel thread's). */
 static const char *leaf_of(const char *stack, size_t *len)
 {
 	const char *end = stack + strlen(stack), *leaf;
 
 	for (;;) {
-		/* Back from the end: strrchr from the start made a line of many
+		/* Backwards, one frame at a time: strrchr on a copy made
 		 * kernel frames quadratic (minutes for a few MB). */
 		for (leaf = end; leaf > stack && leaf[-1] != ';'; leaf--)
 			;
-		if (!in_kernel(leaf, end) || leaf == stack)
+		if (!in_kernel(leaf, end))
 			break;
+		if (leaf == stack)
+			return NULL;
 		end = leaf - 1;
-	}
-	if (in_kernel(leaf, end)) {
-		/* All kernel frames: the innermost one. */
-		const char *last = strrchr(stack, ';');
-
-		leaf = last ? last + 1 : stack;
-		end = stack + strlen(stack);
 	}
 	*len = (size_t)(end - leaf);
 	return leaf;
@@ -53,16 +49,24 @@ static int add_stack(void *arg, char *stack, uint64_t weight)
 {
 	struct blocked *b = arg;
 	struct tr_folded_rootinfo root;
-	size_t len;
+	char kernel_only[160];
+	size_t len = 0;
 	const char *leaf;
 	struct rp_count *c;
 
 	/* The root (process, thread) is no frame; a stack of nothing else
 	 * counts under the process name. */
 	tr_folded_root_parse(stack, &root);
-	if (root.frames) {
-		leaf = leaf_of(root.frames, &len);
-	} else {
+	leaf = root.frames ? leaf_of(root.frames, &len) : NULL;
+	if (!leaf && root.frames) {
+		/* Kernel frames only: no function of a program to list, the
+		 * thread's process is what waited. */
+		int n = snprintf(kernel_only, sizeof(kernel_only), "[kernel only] %.*s",
+				 (int)root.comm_len, root.comm);
+
+		leaf = kernel_only;
+		len = n < 0 ? 0 : (size_t)n < sizeof(kernel_only) ? (size_t)n : sizeof(kernel_only) - 1;
+	} else if (!leaf) {
 		leaf = root.comm;
 		len = root.comm_len;
 	}

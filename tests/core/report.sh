@@ -82,11 +82,13 @@ cat >"$fx/manifest.json" <<'EOF'
 EOF
 
 # Off-CPU: 3000 us in demo_sleep (kernel frames below it do not count as the
-# leaf), 1000 us in demo_lock.
+# leaf), 1000 us in demo_lock, 2000 us in a kernel thread (no function of a
+# program to list: its process is).
 cat >"$fx/offcpu.folded" <<'EOF'
 demo-worker;demo_worker;demo_sleep;do_nanosleep_[k];schedule_[k] 2000
 demo-worker;demo_worker;demo_lock;futex_wait_[k] 1000
 demo-worker;main;demo_sleep;schedule_[k] 1000
+kworker/0:1;worker_thread_[k];schedule_[k] 2000
 EOF
 
 (cd "$fx" && zip -q "$TEST_TMP/full.trace.zip" perf.data.txt manifest.json offcpu.folded)
@@ -122,10 +124,11 @@ check_eq "total: each function once per sample, recursion included" \
 check_eq "processes: split by pid, named by the busiest thread name" \
 	"7 70.0% demo-worker 4242 (and thread names: tracerig-demo)
 3 30.0% my app 5151" "$(table '^Processes')"
-check_grep "off-CPU: the total blocked time" '^Off-CPU time: 0\.004 s blocked in 3 stacks \(offcpu\.folded\)$' "$r"
-check_eq "off-CPU: leaf functions (innermost user frame) by blocked time" \
-	"3.000 75.0% demo_sleep
-1.000 25.0% demo_lock" "$(table '^Top .* leaf functions by blocked time')"
+check_grep "off-CPU: the total blocked time" '^Off-CPU time: 0\.006 s blocked in 4 stacks \(offcpu\.folded\)$' "$r"
+check_eq "off-CPU: leaf functions (innermost user frame) by blocked time; no kernel frame" \
+	"3.000 50.0% demo_sleep
+2.000 33.3% [kernel only] kworker/0:1
+1.000 16.7% demo_lock" "$(table '^Top .* leaf functions by blocked time')"
 check_no_grep "a report of a good archive has no warnings" '^tracerig' "$r"
 
 # tracerig's own folded stacks, when the archive has them, are what the
@@ -180,6 +183,7 @@ cat >"$TEST_TMP/roots/offcpu.folded" <<'EOF'
 tracerig-demo-4242;demo-worker-4243;demo_worker;demo_sleep;do_nanosleep_[k];schedule_[k] 2000
 tracerig-demo-4242;demo-worker-4244;demo_worker;demo_lock;futex_wait_[k] 1000
 tracerig-demo-4242;tracerig-demo-4242;main;demo_sleep;schedule_[k] 1000
+kworker/0:1-77;kworker/0:1-77;worker_thread_[k];schedule_[k] 2000
 EOF
 cp "$TEST_TMP/folded/perf.data.txt" "$fx/manifest.json" "$TEST_TMP/roots/"
 (cd "$TEST_TMP/roots" && zip -q "$TEST_TMP/roots.trace.zip" manifest.json cpu.folded offcpu.folded perf.data.txt)
@@ -195,7 +199,7 @@ for t in '^Top .* by self samples' '^Top .* by total samples' '^Processes' \
 	check_eq "process;thread roots: the same table as before: $t" "$expected" "$(table "$t")"
 done
 check_grep "process;thread roots: the same blocked total" \
-	'^Off-CPU time: 0\.004 s blocked in 3 stacks \(offcpu\.folded\)$' "$TEST_TMP/roots.out"
+	'^Off-CPU time: 0\.006 s blocked in 4 stacks \(offcpu\.folded\)$' "$TEST_TMP/roots.out"
 check_no_grep "process;thread roots: no root frame is taken for a function" \
 	'demo-worker-424|tracerig-demo-4242' "$TEST_TMP/roots.out"
 
