@@ -68,10 +68,14 @@ static int is_kernel_frame(const struct ps_frame *f)
 }
 
 /* The cpu-clock and task-clock periods are nanoseconds; other events'
- * periods are counts of something else. */
+ * periods are counts of something else.  perf names an event with its
+ * modifiers ("cpu-clock:ppp" where there is no PMU, "cpu-clock:u"). */
 static int period_is_ns(const char *event)
 {
-	return strcmp(event, "cpu-clock") == 0 || strcmp(event, "task-clock") == 0;
+	size_t n = strcspn(event, ":");
+
+	return (n == 9 && strncmp(event, "cpu-clock", n) == 0) ||
+	       (n == 10 && strncmp(event, "task-clock", n) == 0);
 }
 
 struct script_reader {

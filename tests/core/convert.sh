@@ -131,6 +131,21 @@ check_no_grep "old roots: no tid label (the root had none)" 'tid:' "$TEST_TMP/ro
 "$PPROF" -raw "$TEST_TMP/roots/new.cpu.pb.gz" >"$TEST_TMP/roots/new.raw" 2>&1
 check_no_grep "without a manifest or timestamps, no date or duration" '^(Time|Duration):' "$TEST_TMP/roots/new.raw"
 
+# ---- events named with modifiers, as perf writes them on a machine without a
+# PMU (cpu-clock:ppp:): their period is still nanoseconds of CPU time.
+mkdir -p "$TEST_TMP/mod/m.trace"
+printf 'app 7/7 [000] 1.000001:    1000000 cpu-clock:ppp:\n\t1000 hot (/x)\n\napp 7/7 [000] 1.001001:    1000000 cpu-clock:ppp:\n\t1000 hot (/x)\n\n' \
+	>"$TEST_TMP/mod/m.trace/perf.data.txt"
+(cd "$TEST_TMP/mod" && zip -qr m.zip m.trace)
+rc=0
+"$TRACERIG" convert -o "$TEST_TMP/mod" "$TEST_TMP/mod/m.zip" >"$TEST_TMP/mod.out" 2>&1 || rc=$?
+check_eq "cpu-clock:ppp: samples convert" 0 "$rc"
+check_no_grep "their period is read (no 'no cpu-clock period')" "no cpu-clock period" "$TEST_TMP/mod.out"
+if [ -n "${PPROF:-}" ]; then
+	"$PPROF" -raw "$TEST_TMP/mod/m.cpu.pb.gz" >"$TEST_TMP/mod.raw" 2>&1
+	check_grep "the pprof holds their 2 ms of CPU time" '^ +2 +2000000: ' "$TEST_TMP/mod.raw"
+fi
+
 # ---- hostile and wrong input
 mkdir -p "$TEST_TMP/evil/x.trace"
 printf 'evil\nname 1/1 [000] 1.000001: 1000 cpu-clock:\n\t1000 a;b\033[31m (/x;y)\n\nname 1/1 [000] 1.000002: 1000 cpu-clock:\n\t2000 nodso\n\n' \
