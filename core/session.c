@@ -1712,9 +1712,13 @@ static int stop_and_package(struct tr_session *s)
 
 int tr_session_run(struct tr_session *s)
 {
-	int status;
+	int status, ret;
 
 	s->sfd = -1;
+	ret = tr_raise_open_files();
+	if (ret < 0)
+		tr_warn("cannot raise the open-files limit to its hard limit: %s (a session with "
+			"many traced objects may run out)", strerror(-ret));
 	read_timeouts(s);
 	if (open_staging(s) < 0)
 		return TR_EXIT_FAILURE;

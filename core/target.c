@@ -6,11 +6,33 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "log.h"
 #include "target.h"
+
+/* The open-files limit tracerig was started with, for a launched command
+ * (valid once tr_raise_open_files raised ours). */
+static struct rlimit original_nofile;
+static int nofile_raised;
+
+int tr_raise_open_files(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return -errno;
+	if (rl.rlim_cur >= rl.rlim_max)
+		return 0;
+	original_nofile = rl;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return -errno;
+	nofile_raised = 1;
+	return 0;
+}
 
 static void child_run(int release_rd, int err_wr, char *const argv[], char *const env[])
 {
@@ -26,6 +48,10 @@ static void child_run(int release_rd, int err_wr, char *const argv[], char *cons
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGPIPE, SIG_DFL);
+	/* select(2) users break past 1024 descriptors: the command keeps the
+	 * limit it would have had without us. */
+	if (nofile_raised)
+		(void)setrlimit(RLIMIT_NOFILE, &original_nofile);
 	for (size_t i = 0; env && env[i]; i++)
 		putenv(env[i]);
 

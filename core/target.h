@@ -25,6 +25,12 @@ void tr_command_abort(struct tr_command *c);
 int tr_command_poll(struct tr_command *c);
 void tr_command_close(struct tr_command *c);
 
+/* Raises this process's soft limit of open files to its hard limit (a
+ * session may hold an object file open per mapped library of every traced
+ * process); a launched command gets the limit tracerig was started with.
+ * 0, or -errno when the limit could not be read or raised. */
+int tr_raise_open_files(void);
+
 /* Checks -p values: processes that exist.  Logs and returns -ESRCH otherwise. */
 int tr_pid_check(pid_t pid);
 int tr_pid_alive(pid_t pid);

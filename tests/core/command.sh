@@ -47,4 +47,24 @@ check_grep "a command outliving -d is ended, and the manifest says by whom" \
 	'"ended_by": "tracerig: SIGTERM once collection stopped"' "$TEST_TMP/w/manifest.json"
 check_grep "and how it ended" '"killed_by_signal": 15' "$TEST_TMP/w/manifest.json"
 
+# Open files: tracerig raises its own soft limit to the hard one (an
+# object file open per library of every traced process); the launched
+# command keeps the limit it was given.
+hard=$(ulimit -Hn)
+if [ "$hard" != unlimited ] && [ "$hard" -gt 256 ]; then
+	rm -f "$TEST_TMP/lim"
+	( ulimit -Sn 256
+	  exec "$TRACERIG" -c "$two" -o "$TEST_TMP/lim.trace.zip" -- \
+		sh -c 'ulimit -Sn >"$1"; sleep 30' sh "$TEST_TMP/lim" ) >"$TEST_TMP/lim.out" 2>&1 &
+	lim_tr=$!
+	for _ in $(seq 100); do [ -s "$TEST_TMP/lim" ] && break; sleep 0.05; done
+	check_eq "open files: tracerig's own soft limit is raised to the hard one" "$hard" \
+		"$(awk '/^Max open files/ { print $4 }' "/proc/$lim_tr/limits")"
+	check_eq "open files: the launched command keeps the limit it was given" 256 "$(cat "$TEST_TMP/lim")"
+	kill -TERM "$lim_tr"
+	wait "$lim_tr" 2>/dev/null
+else
+	skip "open files limits" "the hard limit is $hard"
+fi
+
 done_testing
