@@ -55,7 +55,7 @@ if [ "$hard" != unlimited ] && [ "$hard" -gt 256 ]; then
 	rm -f "$TEST_TMP/lim"
 	( ulimit -Sn 256
 	  exec "$TRACERIG" -c "$two" -o "$TEST_TMP/lim.trace.zip" -- \
-		sh -c 'ulimit -Sn >"$1"; sleep 30' sh "$TEST_TMP/lim" ) >"$TEST_TMP/lim.out" 2>&1 &
+		sh -c 'ulimit -Sn >"$1"; exec sleep 30' sh "$TEST_TMP/lim" ) >"$TEST_TMP/lim.out" 2>&1 &
 	lim_tr=$!
 	for _ in $(seq 100); do [ -s "$TEST_TMP/lim" ] && break; sleep 0.05; done
 	check_eq "open files: tracerig's own soft limit is raised to the hard one" "$hard" \
