@@ -40,113 +40,16 @@ FREQ=${FREQ:-999}
 C2=${C2:-yes}
 LAUNCHED=${LAUNCHED:-yes}
 DOTNET_TRACE_VERSION=${DOTNET_TRACE_VERSION:-10.0.750501}
-for tool in dotnet wrk zip unzip perl; do
-	command -v $tool >/dev/null || { echo "$bench: needs $tool (scripts/deps.sh; dotnet: the .NET SDK)" >&2; exit 1; }
-done
 profile=$top/conf/profiles/dotnet.ini
-# perfcollect's fields but the CPU, which perf record -p does not sample.
-fields=comm,pid,tid,time,period,event,ip,sym,dso
-hz=$(getconf CLK_TCK)
 # perfcollect's default LTTng keywords, as EventPipe keywords of
 # Microsoft-Windows-DotNETRuntime: GC 0x1, Binder 0x4, Loader 0x8, Jit 0x10,
 # NGen 0x20, Contention 0x4000, Exception 0x8000, Threading 0x10000,
 # ThreadTransfer 0x80000000, Compilation 0x1000000000; Informational.
 providers=Microsoft-Windows-DotNETRuntime:0x108001C03D:4
-# The server gets no DOTNET_ (nor COMPlus_) variable but those a
-# configuration gives it.
-clean_env=$(compgen -e | grep -E '^(DOTNET_|COMPlus_|CORECLR_)' | sed 's/^/-u /' | tr '\n' ' ' || true)
-sdk_env="DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1"
+# The workload, wrk, the server, the tools, the scratch directory.
+. "$top/bench/dotnet/lib.sh"
+[ -n "$dotnet_trace" ] || echo "$bench: d left out" >&2
 
-# Whatever this bench started is stopped at the end, whatever the end: the
-# server, wrk, the tool of the run (tracerig packages on its SIGTERM, and the
-# lttng-sessiond it started is stopped by its id if it outlived it), and the
-# files the servers and perf inject left in /tmp.
-server="" wrkpid="" tool="" sessiond=""
-servers=()
-stop_pid() { # PID SIGNAL SECONDS: the signal, then SIGKILL after SECONDS
-	local i
-	[ -n "$1" ] && kill -0 "$1" 2>/dev/null || return 0
-	kill -"$2" "$1" 2>/dev/null || true
-	for i in $(seq $(($3 * 10))); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
-	kill -KILL "$1" 2>/dev/null || true
-	wait "$1" 2>/dev/null || true
-}
-leftovers() { # PID: the server's files in /tmp, and perf inject's
-	rm -f "/tmp/perf-$1.map" "/tmp/jit-$1.dump" /tmp/dotnet-diagnostic-"$1"-*-socket
-	find /tmp -maxdepth 1 -name "jitted-$1-*.so" -delete 2>/dev/null || true
-}
-cleanup() {
-	local p
-	stop_pid "$wrkpid" TERM 2
-	stop_pid "$tool" TERM 30
-	stop_pid "$sessiond" TERM 5
-	stop_pid "$server" TERM 10
-	for p in "${servers[@]}"; do leftovers "$p"; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-now() { date +%s%3N; }
-cpu_ms() { awk -v hz="$hz" '{ sub(/.*\) /, ""); printf "%d", ($12 + $13) * 1000 / hz }' "/proc/$1/stat"; }
-# until_ready FILE-TEST PID SECONDS: waits until the test holds, while PID lives.
-until_ready() {
-	local i
-	for i in $(seq $(($3 * 10))); do
-		eval "$1" && return 0
-		kill -0 "$2" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
-
-# The workload, built from source as tests/dotnet builds its apps: the
-# project copied out of the source tree (which gets no obj/ or bin/), with
-# no build server left running afterwards.
-echo "$bench: building tests/dotnet/apps/web" >&2
-mkdir -p "$tmp/web/src"
-cp -R "$top/tests/dotnet/apps/web/." "$tmp/web/src/"
-if ! (cd "$tmp/web/src" && env $sdk_env dotnet build Web.csproj -c Release -o "$tmp/web/out" --nologo -v q \
-	-nodeReuse:false -p:UseSharedCompilation=false -p:UseRazorBuildServer=false \
-	>"$tmp/web/build.log" 2>&1); then
-	tail -30 "$tmp/web/build.log" >&2
-	exit 1
-fi
-app=$tmp/web/out/Web.dll
-dotnet_trace=${DOTNET_TRACE:-}
-if [ -z "$dotnet_trace" ]; then
-	if env $sdk_env dotnet tool install --tool-path "$tmp/tools" dotnet-trace --version "$DOTNET_TRACE_VERSION" \
-		>"$tmp/tools.log" 2>&1; then
-		dotnet_trace=$tmp/tools/dotnet-trace
-	else
-		echo "$bench: dotnet-trace could not be installed (d left out): $(tail -n 3 "$tmp/tools.log" | tr '\n' ' ')" >&2
-	fi
-fi
-
-# The load: wrk, one thread, requests cycling through the four endpoints;
-# done() prints "RESULT requests duration_us p50_us p99_us errors".
-cat >"$tmp/mix.lua" <<'LUA'
-local body = '{"customer":"c1","items":[{"sku":"k3","quantity":12,"price":3.5},{"sku":"k1","quantity":1,"price":10},{"sku":"k2","quantity":4,"price":7.25},{"sku":"k9","quantity":0,"price":1}],"coupon":"SAVE5"}'
-local reqs, i = {}, 0
-init = function(args)
-	reqs = {
-		wrk.format("GET", "/orders?n=200"),
-		wrk.format("GET", "/search?n=200"),
-		wrk.format("POST", "/echo", { ["Content-Type"] = "application/json" }, body),
-		wrk.format("GET", "/async?n=8"),
-	}
-end
-request = function()
-	i = i % #reqs + 1
-	return reqs[i]
-end
-done = function(summary, latency, requests)
-	local e = summary.errors
-	io.write(string.format("RESULT %d %d %d %d %d\n", summary.requests, summary.duration,
-		latency:percentile(50), latency:percentile(99),
-		e.connect + e.read + e.write + e.status + e.timeout))
-end
-LUA
 # The server's samples in a perf script text (PID), and how many of them
 # have an unnamed managed frame: one in JIT code (the object perf names
 # after the perf map, perf inject's jitted-PID-N.so, or the W^X double
@@ -171,86 +74,25 @@ cat >"$tmp/managed.awk" <<'AWK'
 END { printf "%d %d %.1f %d %d\n", n, unnamed, n ? unnamed * 100 / n : 0, r2r, dm }
 AWK
 
-load() { # SECONDS
-	wrk -t1 -c"$CONNS" -d"$1"s --timeout 5s -s "$tmp/mix.lua" "http://127.0.0.1:$port/" >"$tmp/wrk.out" 2>&1 &
-	wrkpid=$!
-	wait "$wrkpid" || { wrkpid=""; return 1; }
-	wrkpid=""
-	grep -q '^RESULT ' "$tmp/wrk.out"
-}
-# server_start [VAR=VALUE...]: a fresh server with these DOTNET_ variables
-# only, on a free loopback port, once it listens and has had WARMUP s of load.
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-server_start() {
-	port=$(free_port)
-	# shellcheck disable=SC2086
-	env $clean_env "$@" dotnet "$app" --urls "http://127.0.0.1:$port" >"$tmp/server.out" 2>&1 &
-	server=$!
-	servers+=("$server")
-	until_ready "grep -q '^ready' '$tmp/server.out'" "$server" 30 || {
-		echo "$bench: the server did not start: $(tail -n 5 "$tmp/server.out" | tr '\n' ' ')" >&2
-		return 1
-	}
-	load "$WARMUP"
-}
-server_stop() {
-	stop_pid "$server" TERM 10
-	leftovers "$server"
-	server=""
-}
-# measure: the measured load; sets meas to "requests/s p50_ms p99_ms errors
-# server_cpu_us_per_request tool_cpu_ms" (tool: $tool's CPU time when the
-# load ends, 0 without one).
-measure() {
-	local c0 c1 t=0 n dur p50 p99 errs
-	sleep "$SETTLE"
-	c0=$(cpu_ms "$server")
-	load "$D" || return 1
-	c1=$(cpu_ms "$server")
-	[ -z "$tool" ] || t=$(cpu_ms "$tool")
-	read -r n dur p50 p99 errs < <(sed -n 's/^RESULT //p' "$tmp/wrk.out")
-	meas=$(awk -v n="$n" -v d="$dur" -v a="$p50" -v b="$p99" -v e="$errs" -v c=$((c1 - c0)) -v t="$t" \
-		'BEGIN { printf "%.0f %.2f %.2f %d %.0f %d", n * 1e6 / d, a / 1000, b / 1000, e, c * 1000 / n, t }')
-}
-
-run_a() {
-	server_start || return 1
-	measure || { server_stop; return 1; }
-	server_stop
-	echo "$meas" >>"$tmp/r-a"
-}
-
 # b: appends "... end_to_archive_ms samples unnamed unnamed_pct unnamed_r2r
 # unnamed_doublemapper archive_kib"
 run_b() {
-	local d=$tmp/b t0 t1 rc=0 pid
-	rm -rf "$d" && mkdir -p "$d/stage"
+	local d=$tmp/b pid
+	rm -rf "$d" && mkdir -p "$d"
 	server_start || return 1
 	pid=$server
-	TMPDIR=$d/stage "$tracerig" -v -c "$profile" -p "$server" -d 0 -o "$d/b.trace.zip" 2>"$d/err" &
-	tool=$!
-	if ! until_ready "grep -q 'collecting until' '$d/err'" "$tool" 60; then
-		echo "$bench: tracerig did not start collecting: $(tail -n 3 "$d/err" | tr '\n' ' ')" >&2
-		stop_pid "$tool" TERM 30; tool=""; server_stop; return 1
-	fi
-	sessiond=$(sed -n 's/.*started lttng-sessiond (pid \([0-9]*\)).*/\1/p' "$d/err" | head -n 1)
-	measure || { stop_pid "$tool" TERM 30; tool=""; server_stop; return 1; }
-	t0=$(now)
-	kill -TERM "$tool"
-	wait "$tool" || rc=$?
-	t1=$(now)
-	tool=""
-	stop_pid "$sessiond" TERM 5
-	sessiond=""
+	tracerig_attach "$d" "$profile" "$d/b.trace.zip" || { server_stop; return 1; }
+	measure || { stop_all; return 1; }
+	tracerig_stop
 	server_stop
-	if [ "$rc" != 0 ] || [ ! -s "$d/b.trace.zip" ]; then
-		echo "$bench: tracerig failed ($rc): $(tail -n 3 "$d/err" | tr '\n' ' ')" >&2
+	if [ "$trc" != 0 ] || [ ! -s "$d/b.trace.zip" ]; then
+		echo "$bench: tracerig failed ($trc): $(tail -n 3 "$d/err" | tr '\n' ' ')" >&2
 		return 1
 	fi
 	grep -q 'dotnet_maps_enabled=1' "$d/err" || echo "$bench: tracerig did not switch the perf maps on" >&2
 	# What LTTng got from the runtime (nothing where its provider cannot load).
 	grep -o 'ust_providers_seen=[0-9]*, ust_providers_missing=[0-9]*' "$d/err" | head -n 1 >>"$tmp/b-lttng" || true
-	echo "$meas $((t1 - t0)) $(unzip -p "$d/b.trace.zip" perf.data.txt | awk -v pid="$pid" -f "$tmp/managed.awk") \
+	echo "$meas $stop_ms $(unzip -p "$d/b.trace.zip" perf.data.txt | awk -v pid="$pid" -f "$tmp/managed.awk") \
 $(($(stat -c %s "$d/b.trace.zip") / 1024))" >>"$tmp/r-b"
 	rm -rf "$d"
 }
@@ -258,72 +100,37 @@ $(($(stat -c %s "$d/b.trace.zip") / 1024))" >>"$tmp/r-b"
 # c, c2: appends "... end_to_archive_ms samples unnamed unnamed_pct
 # unnamed_r2r unnamed_doublemapper archive_kib record_exit_ms inject_ms
 # script_ms zip_ms jitted_files"
-perf_failures=0
 run_c() { # NAME [VAR=VALUE...]
-	local name=$1 d=$tmp/c t0 t1 t2 t3 t4 pid jitted
+	local name=$1 d=$tmp/c t0 t1 pid
 	shift
 	rm -rf "$d" && mkdir -p "$d"
 	server_start DOTNET_PerfMapEnabled=1 "$@" || return 1
 	pid=$server
-	# A buildid cache of its own (perf record and inject copy every object,
-	# and every jitted-PID-N.so, into it), gone with the scratch directory.
-	(cd "$d" && exec perf --buildid-dir "$d/debug" record -q -k 1 -g -F "$FREQ" -p "$pid" -o "$d/perf.data") \
-		>"$d/rec.out" 2>"$d/rec.err" &
-	tool=$!
-	if ! until_ready "[ -s '$d/perf.data' ]" "$tool" 30; then
-		echo "$bench: perf record did not start: $(tail -n 3 "$d/rec.err" | tr '\n' ' ')" >&2
-		perf_failures=$((perf_failures + 1))
-		stop_pid "$tool" INT 10; tool=""; server_stop; return 1
-	fi
-	measure || { stop_pid "$tool" INT 10; tool=""; server_stop; return 1; }
+	perf_record_start "$d" || { server_stop; return 1; }
+	measure || { stop_all; return 1; }
 	t0=$(now)
-	kill -INT "$tool"
-	wait "$tool" || true # perf record re-raises the SIGINT it stopped on
+	kill -INT "$perfrec"
+	perf_record_wait
 	t1=$(now)
-	tool=""
-	if ! perf --buildid-dir "$d/debug" inject --jit -i "$d/perf.data" -o "$d/perf.jit.data" 2>"$d/inject.err"; then
-		echo "$bench: perf inject failed: $(tail -n 3 "$d/rec.err" "$d/inject.err" | tr '\n' ' ')" >&2
-		perf_failures=$((perf_failures + 1))
-		server_stop; return 1
-	fi
-	t2=$(now)
-	perf --buildid-dir "$d/debug" script -i "$d/perf.jit.data" -F "$fields" >"$d/perf.data.txt" 2>"$d/script.err"
-	t3=$(now)
-	zip -q -j "$d/p.zip" "$d/perf.data.txt" "$d/perf.jit.data" "/tmp/perf-$pid.map"
-	t4=$(now)
-	jitted=$(find /tmp -maxdepth 1 -name "jitted-$pid-*.so" | wc -l)
+	perf_post "$d" "$pid" || { server_stop; return 1; }
 	server_stop
-	echo "$meas $((t4 - t0)) $(awk -v pid="$pid" -f "$tmp/managed.awk" "$d/perf.data.txt") \
-$(($(stat -c %s "$d/p.zip") / 1024)) $((t1 - t0)) $((t2 - t1)) $((t3 - t2)) $((t4 - t3)) $jitted" >>"$tmp/r-$name"
+	echo "$meas $((t_zip - t0)) $(awk -v pid="$pid" -f "$tmp/managed.awk" "$d/perf.data.txt") \
+$(($(stat -c %s "$d/p.zip") / 1024)) $((t1 - t0)) $((t_inject - t1)) $((t_script - t_inject)) $((t_zip - t_script)) $jitted" >>"$tmp/r-$name"
 	rm -rf "$d"
 }
 
 # d: appends "... end_to_file_ms nettrace_kib"
 run_d() {
-	local d=$tmp/d t0 t1 rc=0
+	local d=$tmp/d t0 t1
 	rm -rf "$d" && mkdir -p "$d"
 	server_start || return 1
-	# SIGINT stops dotnet-trace; a background job of a script starts with
-	# SIGINT ignored, which .NET keeps: perl sets it back to the default.
-	env $clean_env perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV or die "exec: $!"' \
-		"$dotnet_trace" collect -p "$server" --providers "$providers" -o "$d/d.nettrace" \
-		</dev/null >"$d/out" 2>&1 &
-	tool=$!
-	if ! until_ready "[ -s '$d/d.nettrace' ]" "$tool" 60; then
-		echo "$bench: dotnet-trace did not start: $(tail -n 3 "$d/out" | tr '\n' ' ')" >&2
-		stop_pid "$tool" INT 30; tool=""; server_stop; return 1
-	fi
-	measure || { stop_pid "$tool" INT 30; tool=""; server_stop; return 1; }
+	dotnet_trace_start "$d/d.nettrace" "$providers" || { server_stop; return 1; }
+	measure || { stop_all; return 1; }
 	t0=$(now)
 	kill -INT "$tool"
-	wait "$tool" || rc=$?
+	dotnet_trace_wait "$d/d.nettrace" || { server_stop; return 1; }
 	t1=$(now)
-	tool=""
 	server_stop
-	if [ "$rc" != 0 ] || ! grep -q 'Trace completed' "$d/out"; then
-		echo "$bench: dotnet-trace failed ($rc): $(tail -n 3 "$d/out" | tr '\n' ' ')" >&2
-		return 1
-	fi
 	echo "$meas $((t1 - t0)) $(($(stat -c %s "$d/d.nettrace") / 1024))" >>"$tmp/r-d"
 	rm -rf "$d"
 }
@@ -341,7 +148,7 @@ run_e() {
 	env $clean_env "$tracerig" -v -c "$profile" -d 0 -o "$d/e.trace.zip" \
 		-- dotnet "$app" --urls "http://127.0.0.1:$port" >"$tmp/server.out" 2>"$d/err" &
 	tool=$!
-	if ! until_ready "grep -q '^ready' '$tmp/server.out'" "$tool" 60; then
+	if ! until_ready "grep -qs '^ready' '$tmp/server.out'" "$tool" 60; then
 		echo "$bench: tracerig did not launch the server: $(tail -n 3 "$d/err" "$tmp/server.out" | tr '\n' ' ')" >&2
 		stop_pid "$tool" TERM 30; tool=""; return 1
 	fi
@@ -350,7 +157,7 @@ run_e() {
 	servers+=("$pid")
 	sessiond=$(sed -n 's/.*started lttng-sessiond (pid \([0-9]*\)).*/\1/p' "$d/err" | head -n 1)
 	tr '\0' '\n' <"/proc/$pid/environ" | grep -E '^(DOTNET_|COMPlus_)' | sort | tr '\n' ' ' >"$tmp/e-env" || true
-	load "$WARMUP" && measure || { stop_pid "$tool" TERM 30; tool=""; server_stop; return 1; }
+	load "$WARMUP" && measure || { stop_all; return 1; }
 	t0=$(now)
 	kill -TERM "$tool"
 	wait "$tool" || rc=$?
@@ -415,8 +222,7 @@ echo "## .NET: an ASP.NET Core service under tracerig, perfcollect's pipeline an
 echo
 echo "Reproduce: \`bash bench/run.sh dotnet\` (or \`bash bench/dotnet/run.sh BUILDDIR\`), as root,"
 echo "with the .NET SDK; this run: \`D=$D WARMUP=$WARMUP SETTLE=$SETTLE REPS=$REPS CONNS=$CONNS FREQ=$FREQ C2=$C2 LAUNCHED=$LAUNCHED bash bench/dotnet/run.sh\`"
-echo "($(dotnet --list-runtimes | awk '/NETCore.App/ { v = $2 } END { print ".NET " v }'), $(perf --version),"
-echo "$(wrk -v 2>&1 | awk 'NR == 1 { print $1, $2 }')$([ -z "$dotnet_trace" ] || echo ", dotnet-trace $DOTNET_TRACE_VERSION"))."
+echo "($(versions))."
 echo "The workload is tests/dotnet/apps/web, an ASP.NET Core minimal API (JSON, LINQ, a"
 echo "compiled Regex, async/await), loaded by \`wrk -t1 -c$CONNS -d${D}s\` cycling through its"
 echo "four endpoints over loopback (the server and wrk share the $(nproc) CPUs; nothing pinned)."
