@@ -208,6 +208,11 @@ static int start_session(struct eventpipe *e, struct runtime *r, int fd)
 	}
 	r->s.max_bytes = (uint64_t)e->cfg.max_size;
 	r->collecting = 1;
+	/* The file is only appended to: the core deflates it while it grows,
+	 * so that packaging has only its last bytes to compress, and may free
+	 * what it deflated (nothing here reads the file again). */
+	if (e->svc->archive_append_only(e->ctx, r->s.entry, 0) == 0)
+		e->svc->archive_release(e->ctx, r->s.entry, UINT64_MAX);
 	e->svc->log(e->ctx, TRACERIG_LOG_INFO, "pid %d: EventPipe session %llu (CollectTracing%s) "
 		    "into %s", (int)r->pid, (unsigned long long)id, r->version > 1 ? "2" : "",
 		    r->s.entry);

@@ -61,6 +61,8 @@ check "launched: loader events from before Main (the runtime waited for its sess
 check_eq "launched: no event lost" 0 "$(field lost "$TEST_TMP/a.pv")"
 check_grep "launched: the same process's CPU samples beside it" "^dotnet +$pid/" "$TEST_TMP/a/perf.data.txt"
 check_grep "launched: the manifest counts the process" '"processes": 1' "$TEST_TMP/a/manifest.json"
+check_grep "launched: the .nettrace was deflated as it grew, not all at packaging" \
+	"dotnet\\.$pid\\.nettrace: .* deflated before packaging" "$TEST_TMP/a/tracerig.log"
 check_grep "launched: and the bytes of its file" "\"bytes\": $(stat -c %s "$nt")" "$TEST_TMP/a/manifest.json"
 port=$(sed -n 's/.*DOTNET_DiagnosticPorts=\([^,]*\),suspend$/\1/p' "$TEST_TMP/a/tracerig.log")
 check "launched: the command was given a suspending port" test -n "$port"
