@@ -35,8 +35,9 @@ struct parse_state {
 
 /* inih's line buffer grows up to this; it must hold "\r\n\0" besides. */
 #define PROFILE_MAX_LINE (TR_PROFILE_MAX_LINE + 3)
-/* The largest profile read: hand-written files are a few KiB. */
-#define PROFILE_MAX_SIZE (1 << 20)
+/* The largest profile read: hand-written files are a few KiB, generated
+ * ones with long event lists or payloads a few MiB at most. */
+#define PROFILE_MAX_SIZE (16 << 20)
 
 static struct tr_section *add_section(struct tr_profile *p, const char *name, const char *origin,
 				      int line)
