@@ -42,6 +42,7 @@ int tr_jit_add_source(struct tr_jit *j, const char *path, pid_t root_pid)
 	if (!src->path)
 		return -ENOMEM;
 	j->n_src++;
+	j->unread = 1;
 	return 0;
 }
 
@@ -281,6 +282,7 @@ static void refresh_source(struct tr_jit *j, struct tr_jit_source *src, struct t
 
 void tr_jit_refresh(struct tr_jit *j, struct tr_arena *arena)
 {
+	j->unread = 0;
 	for (size_t i = 0; i < j->n_src; i++)
 		if (!j->src[i].refused)
 			refresh_source(j, &j->src[i], arena);

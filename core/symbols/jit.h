@@ -34,6 +34,7 @@ struct tr_jit {
 	struct tr_jit_source *src;
 	size_t n_src;
 	uint32_t seq;
+	int unread;      /* a source was added since the last tr_jit_refresh */
 };
 
 /* Registers a file; the format is recognised from its content.  Adding

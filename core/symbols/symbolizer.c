@@ -483,8 +483,11 @@ static struct tr_sym *jit_find(struct tr_symbolizer *sym, struct proc *p, uint64
 	if (!p->jit_read)
 		jit_read(sym, p);
 	s = tr_jit_find(&p->jit, addr);
-	/* Runtimes append as they compile: look again, but not on every miss. */
-	if (!s && p->jit.n_src && tr_now_ns() - p->jit_read_ns >= REREAD_NS) {
+	/* Runtimes append as they compile: look again, but not on every miss;
+	 * a source added since the last look (a jitdump whose mapping the
+	 * recording just replayed) is read at once, else the samples after it
+	 * are named against what an older source (a staged copy) knew. */
+	if (!s && p->jit.n_src && (p->jit.unread || tr_now_ns() - p->jit_read_ns >= REREAD_NS)) {
 		jit_read(sym, p);
 		s = tr_jit_find(&p->jit, addr);
 	}
@@ -992,11 +995,8 @@ static int insert_mapping(struct proc *p, const struct mapping *m)
 /* A runtime's jitdump read from its root while it runs, so that a
  * conversion made while collecting names what only the jitdump names
  * (.NET's ReadyToRun code): `path` as the process sees it, or (NULL) its
- * /tmp/jit-NSPID.dump.  Read at once: the samples that follow this mapping
- * in the recording are converted within moments, before a miss may reread
- * the JIT sources again, and a staged copy handed over earlier lags behind
- * the runtime (every frame of code newer than the copy came out unnamed). */
-static void jitdump_live_source(struct tr_symbolizer *sym, struct proc *p, const char *path)
+ * /tmp/jit-NSPID.dump. */
+static void jitdump_live_source(struct proc *p, const char *path)
 {
 	char buf[64];
 	pid_t nspid;
@@ -1009,8 +1009,7 @@ static void jitdump_live_source(struct tr_symbolizer *sym, struct proc *p, const
 		snprintf(buf, sizeof(buf), "/tmp/jit-%d.dump", (int)nspid);
 		path = buf;
 	}
-	if (tr_jit_add_source(&p->jit, path, p->pid) == 0)
-		jit_read(sym, p);
+	(void)tr_jit_add_source(&p->jit, path, p->pid);
 }
 
 int tr_symbolizer_record_mmap(struct tr_symbolizer *sym, const struct tracerig_mapping *rm)
@@ -1052,12 +1051,12 @@ int tr_symbolizer_record_mmap(struct tr_symbolizer *sym, const struct tracerig_m
 		 * where the runtime writes it is its /tmp, unless told
 		 * otherwise (a staged copy then still comes from mapharvest). */
 		if (strncmp(path, "./", 2) == 0 && is_jitdump_name(path + 1))
-			jitdump_live_source(sym, p, NULL);
+			jitdump_live_source(p, NULL);
 		if (strcmp(path, "//anon") != 0)
 			goto out;
 	} else if (is_jitdump_name(path)) {
 		if (!l.deleted)
-			jitdump_live_source(sym, p, path);
+			jitdump_live_source(p, path);
 		goto out;
 	}
 	m = (struct mapping){ .start = l.start, .end = l.end, .pgoff = l.pgoff,
