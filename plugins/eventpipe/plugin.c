@@ -89,12 +89,10 @@ struct eventpipe {
 	uint64_t not_dotnet;   /* observed processes without a diagnostic socket */
 };
 
-static int64_t now_ms(void)
+/* The session clock (CLOCK_MONOTONIC) in milliseconds. */
+static int64_t now_ms(const struct eventpipe *e)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (int64_t)(e->svc->clock_ns() / 1000000);
 }
 
 static void wake(struct eventpipe *e)
@@ -140,7 +138,7 @@ static struct runtime *runtime_of(struct eventpipe *e, pid_t pid, int create)
 
 static void counters(struct eventpipe *e)
 {
-	uint64_t processes = 0, bytes = 0, refused = 0, broken = 0, streaming = 0;
+	uint64_t processes = 0, bytes = 0, refused = 0, broken = 0;
 
 	for (size_t i = 0; i < e->n_rt; i++) {
 		const struct runtime *r = &e->rt[i];
@@ -149,7 +147,6 @@ static void counters(struct eventpipe *e)
 			processes++;
 			bytes += r->s.bytes;
 			broken += r->s.state == EP_BROKEN;
-			streaming += r->s.state == EP_STREAMING;
 		} else if (r->given_up) {
 			refused++;
 		}
@@ -160,7 +157,6 @@ static void counters(struct eventpipe *e)
 	e->svc->counter_set(e->ctx, "sessions_broken", broken);
 	e->svc->progress_set(e->ctx, "%llu runtimes, %llu KiB", (unsigned long long)processes,
 			     (unsigned long long)(bytes >> 10));
-	(void)streaming;
 }
 
 /* Starts the session on `fd` (a connection CollectTracing goes on), under
@@ -250,7 +246,7 @@ static void attach(struct eventpipe *e, pid_t pid, enum reach how)
 				if (r->relooks == 0)
 					e->not_dotnet++;
 				r->given_up = 1;
-				r->relook_at_ms = now_ms() + RELOOK_MS;
+				r->relook_at_ms = now_ms(e) + RELOOK_MS;
 				return;
 			}
 			e->svc->log(e->ctx, TRACERIG_LOG_WARN, "pid %d: no runtime events: %s",
@@ -322,14 +318,13 @@ static void accept_port(struct eventpipe *e)
 		}
 		pthread_mutex_lock(&e->lock);
 		on_port_connection(e, fd, pid);
-		counters(e);
 		pthread_mutex_unlock(&e->lock);
 	}
 }
 
 static void attach_queued(struct eventpipe *e)
 {
-	int64_t now = now_ms();
+	int64_t now = now_ms(e);
 
 	pthread_mutex_lock(&e->lock);
 	while (e->n_queue && !e->stopping) {
@@ -340,6 +335,7 @@ static void attach_queued(struct eventpipe *e)
 	for (size_t i = 0; i < e->n_rt && !e->stopping; i++)
 		if (e->rt[i].relooks > 0 && e->rt[i].relook_at_ms <= now)
 			attach(e, e->rt[i].pid, REACH_OBSERVED);
+	/* Once per round of the reader: what its pumps and the port did. */
 	counters(e);
 	pthread_mutex_unlock(&e->lock);
 }
@@ -348,22 +344,26 @@ static void *reader_thread(void *arg)
 {
 	struct eventpipe *e = arg;
 	struct pollfd *pfd = NULL;
-	size_t cap = 0;
+	size_t *which = NULL; /* the runtime each pfd entry reads */
+	size_t cap = 0, cap_which = 0;
 
 	for (;;) {
-		size_t n = 0, *which = NULL;
+		size_t n = 0;
 		int quit;
 
 		pthread_mutex_lock(&e->lock);
 		quit = e->quit;
 		{
 			struct pollfd *grown = tr_vec_grow(pfd, &cap, e->n_rt + 2, sizeof(*pfd), 16);
+			size_t *grown_which = tr_vec_grow(which, &cap_which, e->n_rt + 2,
+							  sizeof(*which), 16);
 
 			if (grown)
 				pfd = grown;
+			if (grown_which)
+				which = grown_which;
 		}
-		which = calloc(e->n_rt + 2, sizeof(*which));
-		if (pfd && which && cap >= e->n_rt + 2) {
+		if (pfd && which && cap >= e->n_rt + 2 && cap_which >= e->n_rt + 2) {
 			pfd[n++] = (struct pollfd){ .fd = e->wake[0], .events = POLLIN };
 			if (e->port.fd >= 0)
 				pfd[n++] = (struct pollfd){ .fd = e->port.fd, .events = POLLIN };
@@ -374,18 +374,14 @@ static void *reader_thread(void *arg)
 				}
 		}
 		pthread_mutex_unlock(&e->lock);
-		if (quit) {
-			free(which);
+		if (quit)
 			break;
-		}
 		if (!n) {
 			/* Out of memory: look again soon. */
-			free(which);
 			usleep(100 * 1000);
 			continue;
 		}
 		if (poll(pfd, n, RELOOK_MS / 2) < 0 && errno != EINTR) {
-			free(which);
 			usleep(10 * 1000);
 			continue;
 		}
@@ -410,15 +406,14 @@ static void *reader_thread(void *arg)
 					ep_session_pump(&r->s);
 					if (r->s.state != EP_STREAMING)
 						pthread_cond_broadcast(&e->changed);
-					counters(e);
 				}
 				pthread_mutex_unlock(&e->lock);
 			}
 		}
-		free(which);
 		attach_queued(e);
 	}
 	free(pfd);
+	free(which);
 	return NULL;
 }
 
@@ -680,7 +675,7 @@ static int eventpipe_stop(void *state)
 {
 	struct eventpipe *e = state;
 	struct timespec deadline;
-	int64_t until = now_ms() + e->cfg.stop_ms;
+	int64_t until = now_ms(e) + e->cfg.stop_ms;
 
 	if (e->subscribed) {
 		e->svc->pid_unsubscribe(e->ctx, on_observed, e);
@@ -709,7 +704,6 @@ static int eventpipe_stop(void *state)
 			ret = ep_stop_tracing(pid, -1, id, (int)e->cfg.stop_ms, &st);
 		pthread_mutex_lock(&e->lock);
 		r = &e->rt[i];
-		r->s.stop_sent = ret == 0;
 		if (ret < 0 && r->s.state == EP_STREAMING)
 			e->svc->log(e->ctx, TRACERIG_LOG_WARN, "pid %d: StopTracing: %s", (int)pid,
 				    tr_dnipc_explain(&st, ret, why, sizeof(why)));
@@ -721,7 +715,7 @@ static int eventpipe_stop(void *state)
 
 		for (size_t i = 0; i < e->n_rt; i++)
 			streaming += e->rt[i].collecting && e->rt[i].s.state == EP_STREAMING;
-		if (!streaming || now_ms() >= until)
+		if (!streaming || now_ms(e) >= until)
 			break;
 		pthread_cond_timedwait(&e->changed, &e->lock, &deadline);
 	}

@@ -67,7 +67,6 @@ struct ep_session {
 	uint64_t bytes;
 	uint64_t max_bytes;      /* the file's cap: a process controls what it sends */
 	enum ep_session_state state;
-	int stop_sent;           /* StopTracing answered */
 	int err;                 /* EP_BROKEN: -errno of what failed */
 	const char *failed;      /* EP_BROKEN: "reading the stream", "writing ..." */
 };
