@@ -62,6 +62,8 @@ static void write_plugin(struct tr_json *j, struct tracerig_ctx *ctx)
 		} else if (ctx->hung_ms) {
 			tr_json_string(j, "error", "hung");
 			tr_json_i64(j, "abandoned_after_ms", ctx->hung_ms);
+		} else if (ctx->error == -ENODATA && !strcmp(ctx->failed_in, "init")) {
+			tr_json_string(j, "error", "nothing to record from these targets");
 		} else {
 			tr_json_string(j, "error", strerror(-ctx->error));
 		}

@@ -705,6 +705,11 @@ static void fail_plugin(struct tracerig_ctx *ctx, const char *phase, int err)
 		       phase, ctx->hung_ms,
 		       strcmp(phase, "init") == 0 ? "start"
 		       : strcmp(phase, "fini") == 0 ? "stop" : phase);
+	else if (ctx->error == -ENODATA && !strcmp(phase, "init"))
+		/* The plugin's own warning said why. */
+		tr_log(ctx->required ? TRACERIG_LOG_ERROR : TRACERIG_LOG_INFO, ctx->plugin->name,
+		       "left out: nothing it records can come from these targets%s",
+		       ctx->required ? " (it is required: the run fails)" : "");
 	else
 		tr_log(TRACERIG_LOG_ERROR, ctx->plugin->name, "%s failed: %s%s", phase,
 		       strerror(-ctx->error),
@@ -1240,6 +1245,8 @@ static void describe_failure(const struct tracerig_ctx *ctx, char *buf, size_t l
 			 ctx->hung_ms);
 	else if (tr_flight_enabled() && ctx->error == -ENOTSUP && !strcmp(ctx->failed_in, "init"))
 		snprintf(buf, len, "no flight support yet, left out of mode = flight");
+	else if (ctx->error == -ENODATA && !strcmp(ctx->failed_in, "init"))
+		snprintf(buf, len, "left out: nothing it records can come from these targets");
 	else
 		snprintf(buf, len, "%s: %s", ctx->failed_in, strerror(-ctx->error));
 }
@@ -1424,8 +1431,12 @@ static void warn_failed_optional(struct tr_session *s)
 		if (ctx->phase != TR_PHASE_FAILED || ctx->required)
 			continue;
 		describe_failure(ctx, why, sizeof(why));
-		tr_warn("optional backend %s failed (%s): the archive holds the other backends' "
-			"data only", ctx->plugin->name, why);
+		if (ctx->error == -ENODATA && !strcmp(ctx->failed_in, "init"))
+			tr_warn("optional backend %s was %s (its warnings say why)",
+				ctx->plugin->name, why);
+		else
+			tr_warn("optional backend %s failed (%s): the archive holds the other "
+				"backends' data only", ctx->plugin->name, why);
 	}
 }
 

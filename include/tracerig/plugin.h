@@ -562,7 +562,11 @@ struct tracerig_plugin {
 	int (*check)(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
 		     char *advice, size_t advice_len);
 
-	/* Allocates the plugin's state; validates what the key table cannot. */
+	/* Allocates the plugin's state; validates what the key table cannot.
+	 * -ENODATA, after a warning saying why: nothing this source records
+	 * can come from the session's targets (e.g. no traced process can load
+	 * its provider); the core leaves it out as "skipped" and says so,
+	 * and fails the run only when it is required. */
 	int (*init)(const struct tracerig_services *svc, struct tracerig_ctx *ctx, void **state);
 	int (*start)(void *state);
 	int (*stop)(void *state);

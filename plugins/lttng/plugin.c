@@ -569,6 +569,47 @@ static int read_config(struct lttng_state *st, const char *base_dir)
 
 static void lttng_fini(void *state);
 
+/* Every userspace rule is one of the runtime's providers, and nothing else
+ * (no kernel event) is asked for. */
+static int runtime_events_only(const struct lttng_state *st)
+{
+	if (st->kernel_events.n || !st->ust_events.n)
+		return 0;
+	for (size_t i = 0; i < st->ust_events.n; i++)
+		if (strncmp(st->ust_events.names[i], "DotNETRuntime", 13) != 0)
+			return 0;
+	return 1;
+}
+
+/* -p PIDs of running .NET processes, none with the runtime's provider
+ * mapped: the runtime loads it while starting or never, so a session
+ * would record nothing, and starting a daemon and a session for that cost
+ * 0.4 s at the stop (bench/eventpipe).  Each PID's reason is logged.
+ * 1 when there is nothing to record. */
+static int nothing_to_record(struct lttng_state *st)
+{
+	const struct tracerig_targets *t = st->svc->targets(st->ctx);
+	char line[1024];
+
+	if (!t || t->system_wide || t->command || t->n_pids == 0 || !runtime_events_only(st))
+		return 0;
+	for (size_t i = 0; i < t->n_pids; i++) {
+		struct dotnet_status ds;
+
+		if (dotnet_inspect(t->pids[i], &ds) < 0 || !ds.is_dotnet || ds.provider_mapped)
+			return 0;
+	}
+	for (size_t i = 0; i < t->n_pids; i++) {
+		struct dotnet_status ds;
+
+		if (dotnet_inspect(t->pids[i], &ds) == 0) {
+			dotnet_describe(t->pids[i], &ds, line, sizeof(line));
+			LOG(st, TRACERIG_LOG_WARN, "%s", line);
+		}
+	}
+	return 1;
+}
+
 static int init_unguarded(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
 			  void **state)
 {
@@ -586,6 +627,13 @@ static int init_unguarded(const struct tracerig_services *svc, struct tracerig_c
 		ret = set_command_env(st);
 	if (ret < 0)
 		goto fail;
+	if (nothing_to_record(st)) {
+		LOG(st, TRACERIG_LOG_WARN, "no traced process can register the runtime's LTTng "
+		    "providers, so no session is started: the runtime's events come over "
+		    "EventPipe instead (an [eventpipe] section; dotnet.ini has one)");
+		ret = -ENODATA;
+		goto fail;
+	}
 
 	ret = sessiond_ensure(&st->daemon, st->keys.sessiond_path, autostart_wanted(&st->keys),
 			      st->kernel_events.n > 0, err, sizeof(err));

@@ -32,20 +32,48 @@ if [ "$loadable" = no ]; then
 	check_grep "--check names the missing soname and the way out" \
 		"pid $HOT_PID: the \\.NET runtime's LTTng provider \\(libcoreclrtraceptprovider\\.so\\) cannot load: it links $needs, which is not in the process's root.*EventPipe" \
 		"$TEST_TMP/check.out"
+	# LTTng alone can record nothing here: that is an error, not an empty
+	# trace reported as success.
+	run_tracerig -c "$TEST_TMP/p.ini" -p "$HOT_PID" -d 2 -o "$TEST_TMP/lt-only.trace.zip"
+	check_eq "a profile of LTTng alone ends with an error" 1 "$rc"
+	check_grep "saying why" "no session is started: the runtime's events come over EventPipe" \
+		"$TEST_TMP/out"
+	check_grep "and that no backend could start" "no backend could start: nothing to collect" \
+		"$TEST_TMP/out"
+	check "and writes no archive" test ! -e "$TEST_TMP/lt-only.trace.zip"
+	# Beside EventPipe, as in dotnet.ini, the run goes on without it.
+	printf '[tracerig]\nname = dn\n[eventpipe]\nproviders = gc\n[lttng]\npreset = default\n' \
+		>"$TEST_TMP/p.ini"
 	run_tracerig -c "$TEST_TMP/p.ini" -p "$HOT_PID" -d 2 -o "$TEST_TMP/a.trace.zip"
 	check_eq "the run still ends normally" 0 "$rc"
 	unzip_archive "$TEST_TMP/a.trace.zip" "$TEST_TMP/a"
 	check_grep "the run's log says why no runtime event came" \
 		"warning +lttng: pid $HOT_PID: .*cannot load: it links $needs" "$TEST_TMP/a/tracerig.log"
-	check "manifest.json says it among lttng's warnings" python3 -c '
+	check "manifest.json says it among lttng's warnings, and lttng as skipped" python3 -c '
 import json, sys
 m = json.load(open(sys.argv[1]))
 lt = [p for p in m["plugins"] if p["name"] == "lttng"][0]
-assert lt["counters"]["ust_providers_seen"] == 0, lt["counters"]
+assert lt["status"] == "skipped" and lt["failed_in"] == "init", lt
+assert lt["error"] == "nothing to record from these targets", lt
 assert any("cannot load: it links " + sys.argv[2] in w for w in lt.get("warnings", [])), lt
+assert any("no session is started" in w and "EventPipe" in w for w in lt["warnings"]), lt
 ' "$TEST_TMP/a/manifest.json" "$needs"
 	check "and it holds no runtime event passed off as a trace" \
-		sh -c "! unzip -l '$TEST_TMP/a.trace.zip' | grep -q 'lttngTrace/.*channel'"
+		sh -c "! unzip -l '$TEST_TMP/a.trace.zip' | grep -q 'lttngTrace/'"
+	# A running runtime loads its provider at startup or never: no daemon
+	# and no session are started for a recording that must stay empty.
+	check_no_grep "no session daemon is started for it" "started lttng-sessiond" \
+		"$TEST_TMP/a/tracerig.log"
+	check_grep "the end of the run says lttng was left out, not that it failed" \
+		"optional backend lttng was left out: nothing it records can come from these targets" \
+		"$TEST_TMP/out"
+	check_no_grep "and calls nothing a failure" "lttng.*(failed|FAILED)" "$TEST_TMP/out"
+	# A profile asking for other userspace events keeps its session: those
+	# may come from the target whatever the runtime does.
+	printf '[tracerig]\nname = dn\n[lttng]\npreset = default\nevents = myapp:*\n' >"$TEST_TMP/q.ini"
+	run_tracerig -c "$TEST_TMP/q.ini" -p "$HOT_PID" -d 1 -o "$TEST_TMP/q.trace.zip"
+	check_eq "a profile with other events: the run ends normally" 0 "$rc"
+	check_no_grep "and keeps its LTTng session" "left out" "$TEST_TMP/out"
 	skip "DotNETRuntime events in the CTF" "$needs is not on this machine: no runtime event can reach LTTng here"
 	# A launched command is not given DOTNET_EnableEventLog=1 then: it
 	# would cost the application (every EventSource event through the
