@@ -4,7 +4,8 @@ plugin_LTLIBRARIES += plugins/eventpipe/eventpipe.la
 eventpipe_sources = \
 	plugins/eventpipe/providers.c plugins/eventpipe/providers.h \
 	plugins/eventpipe/session.c plugins/eventpipe/session.h \
-	plugins/eventpipe/port.c plugins/eventpipe/port.h
+	plugins/eventpipe/port.c plugins/eventpipe/port.h \
+	plugins/eventpipe/segments.c plugins/eventpipe/segments.h
 plugins_eventpipe_eventpipe_la_SOURCES = plugins/eventpipe/plugin.c $(eventpipe_sources)
 plugins_eventpipe_eventpipe_la_CFLAGS = $(AM_CFLAGS)
 plugins_eventpipe_eventpipe_la_LIBADD = lib/libtrutil.la
@@ -27,5 +28,14 @@ tests_eventpipe_test_protocol_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests \
 	-I$(top_srcdir)/plugins/eventpipe
 tests_eventpipe_test_protocol_LDADD = lib/libtrutil.la -lpthread
 TESTS += tests/eventpipe/test_protocol
+
+# Flight mode's segments: what a snapshot takes, what pruning deletes.
+check_PROGRAMS += tests/eventpipe/test_segments
+tests_eventpipe_test_segments_SOURCES = tests/eventpipe/test_segments.c \
+	plugins/eventpipe/segments.c plugins/eventpipe/segments.h
+tests_eventpipe_test_segments_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests \
+	-I$(top_srcdir)/plugins/eventpipe
+tests_eventpipe_test_segments_LDADD = lib/libtrutil.la
+TESTS += tests/eventpipe/test_segments
 endif
 EXTRA_DIST += docs/eventpipe.md

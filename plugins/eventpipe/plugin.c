@@ -36,6 +36,7 @@
 #include "lib/vec.h"
 #include "port.h"
 #include "providers.h"
+#include "segments.h"
 #include "session.h"
 
 /* How long a runtime has to say who it is once connected to the port. */
@@ -63,6 +64,18 @@ struct runtime {
 	int relooks;          /* observed, no socket yet: looks left */
 	int64_t relook_at_ms;
 	struct ep_session s;
+	/* Flight mode (segments.h): s began at seg_start_ns, the SEQth
+	 * session of this process; `old`, rotated out, streams its rundown
+	 * after StopTracing went on stop_fd. */
+	uint64_t seg_start_ns;
+	unsigned seq;
+	struct ep_session old;
+	uint64_t old_start_ns, old_end_ns;
+	int stop_fd;
+	uint64_t rotated_gen;  /* the last snapshot's rotation it took part in */
+	int filed;             /* s ended and is a segment */
+	int rotate_failed;     /* said once in the log */
+	struct ep_segments segs;
 };
 
 struct eventpipe {
@@ -87,6 +100,11 @@ struct eventpipe {
 	size_t n_queue, cap_queue;
 	int stopping, quit;
 	uint64_t not_dotnet;   /* observed processes without a diagnostic socket */
+
+	/* Flight mode: sessions rotate every rotate_ns; a snapshot bumps
+	 * rotate_gen and waits (on `changed`) for every runtime to rotate. */
+	uint64_t flight_ns, rotate_ns, rotate_gen, rotations;
+	int stopped;           /* stop ended every session: segments are final */
 };
 
 /* The session clock (CLOCK_MONOTONIC) in milliseconds. */
@@ -131,8 +149,9 @@ static struct runtime *runtime_of(struct eventpipe *e, pid_t pid, int create)
 	if (!grown)
 		return NULL;
 	e->rt = grown;
-	e->rt[e->n_rt] = (struct runtime){ .pid = pid, .version = 2, .idle_fd = -1 };
+	e->rt[e->n_rt] = (struct runtime){ .pid = pid, .version = 2, .idle_fd = -1, .stop_fd = -1 };
 	e->rt[e->n_rt].s.fd = e->rt[e->n_rt].s.out = -1;
+	e->rt[e->n_rt].old.fd = e->rt[e->n_rt].old.out = -1;
 	return &e->rt[e->n_rt++];
 }
 
@@ -155,6 +174,8 @@ static void counters(struct eventpipe *e)
 	e->svc->counter_set(e->ctx, "bytes", bytes);
 	e->svc->counter_set(e->ctx, "sessions_refused", refused);
 	e->svc->counter_set(e->ctx, "sessions_broken", broken);
+	if (e->flight_ns)
+		e->svc->counter_set(e->ctx, "rotations", e->rotations);
 	e->svc->progress_set(e->ctx, "%llu runtimes, %llu KiB", (unsigned long long)processes,
 			     (unsigned long long)(bytes >> 10));
 }
@@ -194,7 +215,13 @@ static int start_session(struct eventpipe *e, struct runtime *r, int fd)
 		return ret;
 	}
 	comm_of(r->pid, comm, sizeof(comm));
-	ret = ep_session_open(&r->s, e->staging, r->pid, comm, fd, r->version, id);
+	if (e->flight_ns) {
+		r->seg_start_ns = e->svc->clock_ns();
+		/* It took part in every rotation asked before it began. */
+		r->rotated_gen = e->rotate_gen;
+	}
+	ret = ep_session_open_seq(&r->s, e->staging, r->pid, comm, e->flight_ns ? ++r->seq : 0, fd,
+				  r->version, id);
 	if (ret < 0) {
 		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "pid %d: cannot create %s in the staging "
 			    "directory: %s", (int)r->pid, r->s.entry, strerror(-ret));
@@ -322,6 +349,157 @@ static void accept_port(struct eventpipe *e)
 	}
 }
 
+/* A connection for one command: one the runtime opened to our port if it
+ * left one, else its own diagnostic socket.  Under the lock. */
+static int take_connection(struct eventpipe *e, struct runtime *r, struct tr_dnipc_status *st)
+{
+	int fd = r->idle_fd;
+
+	memset(st, 0, sizeof(*st));
+	if (fd >= 0) {
+		r->idle_fd = -1;
+		return fd;
+	}
+	return tr_dnipc_connect(r->pid, (int)e->cfg.connect_ms, st);
+}
+
+static void rotate_failed(struct eventpipe *e, struct runtime *r, const char *what,
+			  const char *why)
+{
+	if (!r->rotate_failed)
+		e->svc->log(e->ctx, TRACERIG_LOG_WARN, "pid %d: rotating its EventPipe session: "
+			    "%s: %s (its current file grows on; snapshots until a rotation "
+			    "succeeds lack its newest events)", (int)r->pid, what, why);
+	r->rotate_failed = 1;
+}
+
+/* Flight mode: a new session of r begins, then the current one is asked
+ * to stop; the reader copies its rundown and files it as a segment
+ * (old_ended).  StopTracing is only sent here: the runtime answers once
+ * the rundown is written, which the reader, this thread, must read
+ * meanwhile.  Under the lock. */
+static void rotate(struct eventpipe *e, struct runtime *r)
+{
+	struct ep_session next;
+	struct tr_dnipc_status st;
+	struct tr_dnipc_buf b;
+	uint64_t id = 0;
+	uint32_t hresult = 0;
+	char comm[64], why[512];
+	int fd, ret;
+
+	fd = take_connection(e, r, &st);
+	if (fd < 0) {
+		rotate_failed(e, r, "connecting", tr_dnipc_explain(&st, fd, why, sizeof(why)));
+		return;
+	}
+	ret = ep_collect(fd, r->version, &e->req, (int)e->cfg.connect_ms, &id, &hresult);
+	if (ret < 0) {
+		close(fd);
+		rotate_failed(e, r, "CollectTracing", ret == -EREMOTEIO
+			      ? tr_dnipc_hresult_str(hresult, why, sizeof(why)) : strerror(-ret));
+		return;
+	}
+	comm_of(r->pid, comm, sizeof(comm));
+	ret = ep_session_open_seq(&next, e->staging, r->pid, comm, r->seq + 1, fd, r->version, id);
+	if (ret < 0) {
+		ep_session_close(&next);
+		rotate_failed(e, r, "creating its next file", strerror(-ret));
+		/* The session just begun ends with its connection. */
+		return;
+	}
+	next.max_bytes = r->s.max_bytes;
+	r->seq++;
+	r->old = r->s;
+	r->old_start_ns = r->seg_start_ns;
+	r->old_end_ns = r->seg_start_ns = e->svc->clock_ns();
+	r->s = next;
+	e->rotations++;
+	tr_dnipc_buf_init(&b);
+	tr_dnipc_put_u64(&b, r->old.session_id);
+	fd = b.err ? b.err : take_connection(e, r, &st);
+	ret = fd < 0 ? fd : tr_dnipc_send(fd, TR_DNIPC_SET_EVENTPIPE, TR_DNIPC_STOP_TRACING, b.data,
+					   b.len, (int)e->cfg.connect_ms);
+	tr_dnipc_buf_free(&b);
+	if (ret < 0) {
+		if (fd >= 0)
+			close(fd);
+		/* stop sends it again, and the stream is read until then. */
+		rotate_failed(e, r, "StopTracing", fd < 0 ? tr_dnipc_explain(&st, fd, why, sizeof(why))
+							  : strerror(-ret));
+		return;
+	}
+	/* Kept open until the stream ends: the reply is not needed, but a
+	 * runtime must not see the command's connection go first. */
+	r->stop_fd = fd;
+	r->rotate_failed = 0;
+	wake(e);
+}
+
+/* The rotated-out session ended (or broke): it becomes a segment.  Under
+ * the lock. */
+static void old_ended(struct eventpipe *e, struct runtime *r)
+{
+	int complete = r->old.state == EP_ENDED;
+
+	if (ep_session_close(&r->old) < 0)
+		complete = 0;
+	if (r->stop_fd >= 0)
+		close(r->stop_fd);
+	r->stop_fd = -1;
+	if (!complete)
+		e->svc->log(e->ctx, TRACERIG_LOG_WARN, "pid %d: %s ended early (%s): snapshots "
+			    "hold what came of it", (int)r->pid, r->old.entry,
+			    r->old.failed ? r->old.failed : "cut short");
+	if (ep_segments_add(&r->segs, r->old.entry, r->old_start_ns, r->old_end_ns, complete) < 0)
+		e->svc->log(e->ctx, TRACERIG_LOG_WARN, "pid %d: out of memory: %s is in no snapshot",
+			    (int)r->pid, r->old.entry);
+	r->old.state = 0;
+	/* A segment older than any snapshot's window and the rotation
+	 * that may still be taking it. */
+	ep_segments_prune(&r->segs, e->staging, e->svc->clock_ns() - e->flight_ns - e->rotate_ns);
+	pthread_cond_broadcast(&e->changed);
+}
+
+/* The current session of a flight runtime that ended (the process exited,
+ * or stop ended them all) becomes its last segment.  Under the lock. */
+static void file_current(struct eventpipe *e, struct runtime *r)
+{
+	int complete = r->s.state == EP_ENDED;
+
+	if (!e->flight_ns || !r->collecting || r->filed || r->s.state == EP_STREAMING)
+		return;
+	if (ep_session_close(&r->s) < 0)
+		complete = 0;
+	if (ep_segments_add(&r->segs, r->s.entry, r->seg_start_ns, e->svc->clock_ns(),
+			    complete) < 0)
+		e->svc->log(e->ctx, TRACERIG_LOG_WARN, "pid %d: out of memory: %s is in no snapshot",
+			    (int)r->pid, r->s.entry);
+	r->filed = 1;
+}
+
+/* Once per reader round, flight mode: each runtime rotates after half a
+ * window, or when a snapshot asks. */
+static void rotate_due(struct eventpipe *e)
+{
+	uint64_t now = e->svc->clock_ns();
+
+	for (size_t i = 0; i < e->n_rt && !e->stopping; i++) {
+		struct runtime *r = &e->rt[i];
+
+		file_current(e, r);
+		if (!r->collecting || r->s.state != EP_STREAMING || r->old.state == EP_STREAMING)
+			continue;
+		if (r->rotated_gen >= e->rotate_gen && now - r->seg_start_ns < e->rotate_ns)
+			continue;
+		rotate(e, r);
+		/* Failed or not, it had its turn: a snapshot waits for no
+		 * runtime twice. */
+		r->rotated_gen = e->rotate_gen;
+		pthread_cond_broadcast(&e->changed);
+	}
+}
+
 static void attach_queued(struct eventpipe *e)
 {
 	int64_t now = now_ms(e);
@@ -335,6 +513,8 @@ static void attach_queued(struct eventpipe *e)
 	for (size_t i = 0; i < e->n_rt && !e->stopping; i++)
 		if (e->rt[i].relooks > 0 && e->rt[i].relook_at_ms <= now)
 			attach(e, e->rt[i].pid, REACH_OBSERVED);
+	if (e->flight_ns)
+		rotate_due(e);
 	/* Once per round of the reader: what its pumps and the port did. */
 	counters(e);
 	pthread_mutex_unlock(&e->lock);
@@ -354,8 +534,8 @@ static void *reader_thread(void *arg)
 		pthread_mutex_lock(&e->lock);
 		quit = e->quit;
 		{
-			struct pollfd *grown = tr_vec_grow(pfd, &cap, e->n_rt + 2, sizeof(*pfd), 16);
-			size_t *grown_which = tr_vec_grow(which, &cap_which, e->n_rt + 2,
+			struct pollfd *grown = tr_vec_grow(pfd, &cap, 2 * e->n_rt + 2, sizeof(*pfd), 16);
+			size_t *grown_which = tr_vec_grow(which, &cap_which, 2 * e->n_rt + 2,
 							  sizeof(*which), 16);
 
 			if (grown)
@@ -363,15 +543,23 @@ static void *reader_thread(void *arg)
 			if (grown_which)
 				which = grown_which;
 		}
-		if (pfd && which && cap >= e->n_rt + 2 && cap_which >= e->n_rt + 2) {
+		if (pfd && which && cap >= 2 * e->n_rt + 2 && cap_which >= 2 * e->n_rt + 2) {
 			pfd[n++] = (struct pollfd){ .fd = e->wake[0], .events = POLLIN };
 			if (e->port.fd >= 0)
 				pfd[n++] = (struct pollfd){ .fd = e->port.fd, .events = POLLIN };
-			for (size_t i = 0; i < e->n_rt; i++)
+			/* which: the runtime's index times 2, plus 1 for its
+			 * rotated-out session. */
+			for (size_t i = 0; i < e->n_rt; i++) {
 				if (e->rt[i].collecting && e->rt[i].s.state == EP_STREAMING) {
-					which[n] = i;
+					which[n] = 2 * i;
 					pfd[n++] = (struct pollfd){ .fd = e->rt[i].s.fd, .events = POLLIN };
 				}
+				if (e->rt[i].old.state == EP_STREAMING) {
+					which[n] = 2 * i + 1;
+					pfd[n++] = (struct pollfd){ .fd = e->rt[i].old.fd,
+								    .events = POLLIN };
+				}
+			}
 		}
 		pthread_mutex_unlock(&e->lock);
 		if (quit)
@@ -400,8 +588,14 @@ static void *reader_thread(void *arg)
 				/* The index holds: runtimes are only appended,
 				 * by this thread or under the lock, never moved
 				 * out of order. */
-				if (which[k] < e->n_rt) {
-					struct runtime *r = &e->rt[which[k]];
+				if (which[k] / 2 < e->n_rt && which[k] % 2) {
+					struct runtime *r = &e->rt[which[k] / 2];
+
+					ep_session_pump(&r->old);
+					if (r->old.state != EP_STREAMING)
+						old_ended(e, r);
+				} else if (which[k] / 2 < e->n_rt) {
+					struct runtime *r = &e->rt[which[k] / 2];
 
 					ep_session_pump(&r->s);
 					if (r->s.state != EP_STREAMING)
@@ -452,6 +646,58 @@ static void attach_all(struct eventpipe *e)
 		pthread_mutex_unlock(&e->lock);
 	}
 	closedir(d);
+}
+
+/* Flight mode: every runtime rotates, so that its newest events are in
+ * a segment with its rundown, then the segments that overlap the window
+ * are linked into the snapshot. */
+static int eventpipe_snapshot(void *state, struct tracerig_archive *ar, uint64_t from_ns,
+			      uint64_t to_ns)
+{
+	struct eventpipe *e = state;
+	const char *dir = e ? e->svc->archive_dir(ar) : NULL;
+	size_t files = 0;
+	int ret = 0;
+
+	if (!dir)
+		return -EINVAL;
+	pthread_mutex_lock(&e->lock);
+	if (!e->stopped && !e->stopping) {
+		int64_t until = now_ms(e) + e->cfg.stop_ms;
+		struct timespec deadline = { .tv_sec = until / 1000,
+					     .tv_nsec = (until % 1000) * 1000000 };
+		uint64_t gen = ++e->rotate_gen;
+
+		wake(e);
+		for (;;) {
+			size_t waiting = 0;
+
+			for (size_t i = 0; i < e->n_rt; i++) {
+				const struct runtime *r = &e->rt[i];
+
+				waiting += (r->collecting && r->s.state == EP_STREAMING &&
+					    r->rotated_gen < gen) ||
+					   (r->old.state == EP_STREAMING && r->stop_fd >= 0);
+			}
+			if (!waiting || e->stopping || now_ms(e) >= until)
+				break;
+			pthread_cond_timedwait(&e->changed, &e->lock, &deadline);
+		}
+	}
+	for (size_t i = 0; i < e->n_rt && ret == 0; i++) {
+		struct runtime *r = &e->rt[i];
+		size_t n = 0;
+
+		file_current(e, r);
+		ret = ep_segments_snapshot(&r->segs, e->staging, dir, from_ns, to_ns, &n);
+		if (ret < 0)
+			e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "pid %d: putting its .nettrace files "
+				    "into the snapshot failed: %s", (int)r->pid, strerror(-ret));
+		files += n;
+	}
+	pthread_mutex_unlock(&e->lock);
+	e->svc->log(e->ctx, TRACERIG_LOG_INFO, "snapshot: %zu .nettrace file(s)", files);
+	return ret;
 }
 
 static int build_request(struct eventpipe *e)
@@ -508,8 +754,12 @@ static void eventpipe_free(struct eventpipe *e)
 		e->svc->pid_unsubscribe(e->ctx, on_observed, e);
 	for (size_t i = 0; i < e->n_rt; i++) {
 		ep_session_close(&e->rt[i].s);
+		ep_session_close(&e->rt[i].old);
 		if (e->rt[i].idle_fd >= 0)
 			close(e->rt[i].idle_fd);
+		if (e->rt[i].stop_fd >= 0)
+			close(e->rt[i].stop_fd);
+		ep_segments_free(&e->rt[i].segs);
 	}
 	free(e->rt);
 	free(e->queue);
@@ -537,8 +787,13 @@ static int eventpipe_check(const struct tracerig_services *svc, struct tracerig_
 	char why[512], buf[1024];
 	int ret = 0;
 
+	uint64_t window_ns;
+
 	if (svc->config_bind(ctx, &cfg) < 0)
 		return -ENOMEM;
+	if (svc->flight_window(ctx, &window_ns) == 1 &&
+	    (ret = svc->snapshot_register(ctx, eventpipe_snapshot, NULL)) < 0)
+		return ret;
 	for (size_t i = 0; i < cfg.providers.n && ret == 0; i++)
 		ret = ep_providers_add(&p, cfg.providers.items[i], why, sizeof(why));
 	if (ret == 0 && cfg.providers.n == 0)
@@ -598,6 +853,14 @@ static int eventpipe_init(const struct tracerig_services *svc, struct tracerig_c
 	e->staging = svc->staging_dir(ctx);
 	if (ret == 0 && !e->staging)
 		ret = -EINVAL;
+	if (ret == 0 && svc->flight_window(ctx, &e->flight_ns) == 1) {
+		/* Half a window: a snapshot holds two or three segments of a
+		 * process, and each rotation costs the runtime a rundown. */
+		e->rotate_ns = e->flight_ns / 2;
+		ret = svc->snapshot_register(ctx, eventpipe_snapshot, e);
+	} else {
+		e->flight_ns = 0;
+	}
 	if (ret == 0 && pipe2(e->wake, O_NONBLOCK | O_CLOEXEC) < 0)
 		ret = -errno;
 	if (ret == 0 && t->command) {
@@ -694,6 +957,16 @@ static int eventpipe_stop(void *state)
 		int fd = r->idle_fd, ret;
 		char why[512];
 
+		if (r->old.state == EP_STREAMING && r->stop_fd < 0) {
+			/* A rotation whose StopTracing failed: its session
+			 * too. */
+			uint64_t old_id = r->old.session_id;
+
+			pthread_mutex_unlock(&e->lock);
+			ret = ep_stop_tracing(pid, -1, old_id, (int)e->cfg.stop_ms, &st);
+			pthread_mutex_lock(&e->lock);
+			r = &e->rt[i];
+		}
 		if (!r->collecting || r->s.state != EP_STREAMING)
 			continue;
 		r->idle_fd = -1;
@@ -714,7 +987,8 @@ static int eventpipe_stop(void *state)
 		size_t streaming = 0;
 
 		for (size_t i = 0; i < e->n_rt; i++)
-			streaming += e->rt[i].collecting && e->rt[i].s.state == EP_STREAMING;
+			streaming += (e->rt[i].collecting && e->rt[i].s.state == EP_STREAMING) +
+				     (e->rt[i].old.state == EP_STREAMING);
 		if (!streaming || now_ms(e) >= until)
 			break;
 		pthread_cond_timedwait(&e->changed, &e->lock, &deadline);
@@ -729,6 +1003,16 @@ static int eventpipe_stop(void *state)
 	for (size_t i = 0; i < e->n_rt; i++) {
 		struct runtime *r = &e->rt[i];
 
+		if (r->old.state == EP_STREAMING) {
+			ep_session_pump(&r->old);
+			if (r->old.state == EP_STREAMING)
+				e->svc->log(e->ctx, TRACERIG_LOG_WARN, "pid %d: the runtime did not end "
+					    "%s within stop_timeout (%lld ms): it may lack the rundown "
+					    "that names methods", (int)r->pid, r->old.entry,
+					    e->cfg.stop_ms);
+		}
+		if (r->old.state)
+			old_ended(e, r);
 		if (r->collecting && r->s.state == EP_STREAMING) {
 			ep_session_pump(&r->s);
 			if (r->s.state == EP_STREAMING)
@@ -741,9 +1025,15 @@ static int eventpipe_stop(void *state)
 			e->svc->log(e->ctx, TRACERIG_LOG_WARN, "pid %d: %s failed (%s): %s keeps what "
 				    "came before", (int)r->pid, r->s.failed, strerror(-r->s.err),
 				    r->s.entry);
-		if (ep_session_close(&r->s) < 0)
+		if (e->flight_ns) {
+			/* Even one still streaming: what came is kept. */
+			if (r->collecting && r->s.state == EP_STREAMING)
+				r->s.state = EP_BROKEN;
+			file_current(e, r);
+		} else if (ep_session_close(&r->s) < 0) {
 			e->svc->log(e->ctx, TRACERIG_LOG_WARN, "pid %d: closing %s failed: the file "
 				    "may be incomplete", (int)r->pid, r->s.entry);
+		}
 		if (r->idle_fd >= 0)
 			close(r->idle_fd);
 		r->idle_fd = -1;
@@ -763,6 +1053,9 @@ static int eventpipe_stop(void *state)
 		e->port_cleanup = 0;
 	}
 	counters(e);
+	pthread_mutex_lock(&e->lock);
+	e->stopped = 1;
+	pthread_mutex_unlock(&e->lock);
 	return 0;
 }
 

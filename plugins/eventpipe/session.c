@@ -131,6 +131,12 @@ static void file_safe(char *out, size_t len, const char *comm)
 int ep_session_open(struct ep_session *s, const char *dir, pid_t pid, const char *comm, int fd,
 		    int version, uint64_t session_id)
 {
+	return ep_session_open_seq(s, dir, pid, comm, 0, fd, version, session_id);
+}
+
+int ep_session_open_seq(struct ep_session *s, const char *dir, pid_t pid, const char *comm,
+			unsigned seq, int fd, int version, uint64_t session_id)
+{
 	char path[4096];
 	int n;
 
@@ -142,7 +148,10 @@ int ep_session_open(struct ep_session *s, const char *dir, pid_t pid, const char
 	s->session_id = session_id;
 	s->state = EP_STREAMING;
 	file_safe(s->comm, sizeof(s->comm), comm);
-	snprintf(s->entry, sizeof(s->entry), "%s.%d.nettrace", s->comm, (int)pid);
+	if (seq)
+		snprintf(s->entry, sizeof(s->entry), "%s.%d.%u.nettrace", s->comm, (int)pid, seq);
+	else
+		snprintf(s->entry, sizeof(s->entry), "%s.%d.nettrace", s->comm, (int)pid);
 	n = snprintf(path, sizeof(path), "%s/%s", dir, s->entry);
 	if (n < 0 || (size_t)n >= sizeof(path))
 		return -ENAMETOOLONG;

@@ -76,6 +76,11 @@ struct ep_session {
 int ep_session_open(struct ep_session *s, const char *dir, pid_t pid, const char *comm, int fd,
 		    int version, uint64_t session_id);
 
+/* The same with entry COMM.PID.SEQ.nettrace (SEQ > 0): flight mode's
+ * consecutive sessions of one process. */
+int ep_session_open_seq(struct ep_session *s, const char *dir, pid_t pid, const char *comm,
+			unsigned seq, int fd, int version, uint64_t session_id);
+
 /* Copies what the stream has now into the file, without blocking, up to
  * s->max_bytes (0: no cap); past it the session is EP_BROKEN with -EFBIG.
  * Returns the bytes copied (0: nothing yet), or -1 once the session left

@@ -202,6 +202,79 @@ else
 	skip "hostile sockets" "needs python3 (the fake runtimes)"
 fi
 
+# --- flight mode: EventPipe cannot drop a stream's oldest events, so the
+# session is a chain of sessions rotated every half window (and on each
+# snapshot), each a whole .nettrace with its rundown.  A snapshot while the
+# workload runs, and the final one: every file read by TraceEvent, the
+# methods named in each, and no exception lost at a rotation.
+printf '[tracerig]\nname = epf\nmode = flight\nwindow = 20s\n[eventpipe]\nproviders = gc, exceptions\n' \
+	>"$TEST_TMP/f.ini"
+mkdir -p "$TEST_TMP/f"
+env -u DOTNET_DiagnosticPorts TMPDIR="$TEST_TMP" "$TRACERIG" -c "$TEST_TMP/f.ini" -d 90 \
+	-o "$TEST_TMP/f" -- dotnet "$HOT_DLL" 12 exceptions gc >"$TEST_TMP/f.out" 2>&1 </dev/null &
+fpid=$!
+on_exit "kill $fpid 2>/dev/null"
+for _ in $(seq 600); do grep -q '^ready ' "$TEST_TMP/f.out" && break; sleep 0.1; done
+kill -USR1 "$fpid"
+for _ in $(seq 600); do grep -q 'snapshot .*\.trace\.zip' "$TEST_TMP/f.out" && break; sleep 0.1; done
+frc=0
+wait "$fpid" || frc=$?
+check_eq "flight: tracerig exits 0" 0 "$frc"
+pid=$(awk '/^ready /{print $2}' "$TEST_TMP/f.out")
+thrown=$(sed -n 's/^done .* thrown=\([0-9]*\).*/\1/p' "$TEST_TMP/f.out")
+mapfile -t snaps < <(ls "$TEST_TMP/f/"epf-*.trace.zip 2>/dev/null)
+check_eq "flight: two snapshots (SIGUSR1 and the stop)" 2 "${#snaps[@]}"
+# flight_files ARCHIVE DIR: unzips; prints the sequence numbers of its
+# dotnet.PID.K.nettrace files, in order.
+flight_files() {
+	unzip_archive "$1" "$2"
+	ls "$2" | sed -n "s/^dotnet\\.$pid\\.\\([0-9]*\\)\\.nettrace$/\\1/p" | sort -n
+}
+for i in 0 1; do
+	[ -n "${snaps[$i]:-}" ] || continue
+	name=$([ "$i" = 0 ] && echo "the SIGUSR1 snapshot" || echo "the final snapshot")
+	mapfile -t seqs < <(flight_files "${snaps[$i]}" "$TEST_TMP/f$i")
+	check "flight: $name holds dotnet.$pid.K.nettrace files (${seqs[*]:-none})" test "${#seqs[@]}" -ge 1
+	total=0 unread=0 unnamed=0 lostev=0
+	for k in "${seqs[@]}"; do
+		f="$TEST_TMP/f$i/dotnet.$pid.$k.nettrace"
+		if read_nettrace "$f" "$f.pv"; then
+			total=$((total + $(count exception System.InvalidOperationException "$f.pv")))
+			[ "$(awk '$1 == "method_match" { print $2; exit }' "$f.pv")" -ge 1 ] ||
+				unnamed=$((unnamed + 1))
+			[ "$(field lost "$f.pv")" = 0 ] || lostev=$((lostev + 1))
+		else
+			unread=$((unread + 1))
+			sed 's/^/# /' "$f.pv.err" | head -5
+		fi
+	done
+	check_eq "flight: $name: EventPipeEventSource reads every file" 0 "$unread"
+	check_eq "flight: $name: each names the workload's methods (its own rundown)" 0 "$unnamed"
+	check_eq "flight: $name: no file lost events" 0 "$lostev"
+	check "flight: $name: consecutive sessions (${seqs[*]:-none})" \
+		test "${#seqs[@]}" -ge 1 -a "${seqs[-1]:-0}" = "$(( ${seqs[0]:-0} + ${#seqs[@]} - 1 ))"
+	if [ "$i" = 0 ]; then
+		check "flight: the SIGUSR1 snapshot holds exceptions thrown so far ($total)" test "$total" -ge 1
+	else
+		# The whole run is inside the window: every session is here.
+		check_eq "flight: the final snapshot starts at the first session" 1 "${seqs[0]:-}"
+		check "flight: at least three sessions (the SIGUSR1 rotation, one after half a window, the last)" \
+			test "${#seqs[@]}" -ge 3
+		# A new session starts before the old one stops: what the
+		# runtime emits in between is in both, never in neither.
+		check "flight: no exception lost at a rotation ($total events for thrown=$thrown)" \
+			test -n "$thrown" -a "$total" -ge "${thrown:-1}" -a "$total" -le "$(( ${thrown:-0} * 3 / 2 ))"
+		check "flight: the manifest counts the rotations" python3 -c '
+import json, sys
+m = json.load(open(sys.argv[1]))
+ep = [p for p in m["plugins"] if p["name"] == "eventpipe"][0]
+assert ep["counters"]["rotations"] >= 2, ep
+' "$TEST_TMP/f$i/manifest.json"
+	fi
+done
+check "flight: no session file is left in the staging directory" \
+	sh -c "! ls -d '$TEST_TMP'/*staging* 2>/dev/null | grep -q ."
+
 # --- not .NET: said plainly, nothing pretended
 sleep 30 &
 sp=$!
