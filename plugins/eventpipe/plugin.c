@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -778,6 +779,66 @@ static void eventpipe_free(struct eventpipe *e)
 
 #define BIND(field) TRACERIG_BIND(struct eventpipe_config, field)
 
+/* --check's notes, one after the other. */
+static void note(char *advice, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void note(char *advice, size_t len, const char *fmt, ...)
+{
+	size_t used = strnlen(advice, len);
+	va_list ap;
+
+	if (used && used + 2 < len) {
+		strcpy(advice + used, "; ");
+		used += 2;
+	}
+	if (used + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(advice + used, len - used, fmt, ap);
+	va_end(ap);
+}
+
+/* What a system-wide run finds now: the processes serving a diagnostic
+ * socket (located only: nothing is sent to them). */
+static void check_system_wide(const struct eventpipe_config *cfg, char *advice, size_t len)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	char list[256] = "";
+	size_t found = 0, used = 0;
+
+	(void)cfg;
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		struct tr_dnipc_status st;
+		char *end, comm[64];
+		long pid = strtol(de->d_name, &end, 10);
+		int fd;
+
+		if (*end || pid <= 0 || pid == getpid())
+			continue;
+		fd = tr_dnipc_locate((pid_t)pid, &st);
+		if (fd < 0)
+			continue;
+		close(fd);
+		if (found++ < 6) {
+			comm_of((pid_t)pid, comm, sizeof(comm));
+			used += (size_t)snprintf(list + used, used < sizeof(list) ? sizeof(list) - used : 0,
+						 "%s%ld %s", found > 1 ? ", " : "", pid, comm);
+			if (used >= sizeof(list))
+				used = sizeof(list) - 1;
+		}
+	}
+	closedir(d);
+	if (found)
+		note(advice, len, "system-wide: %zu .NET process(es) serve a diagnostic socket now "
+		     "(%s%s): runtime events over EventPipe from each; one started later is traced "
+		     "once another backend observes it", found, list, found > 6 ? ", ..." : "");
+	else
+		note(advice, len, "system-wide: no .NET process serves a diagnostic socket now; one "
+		     "started later is traced once another backend observes it");
+}
+
 static int eventpipe_check(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
 			   char *advice, size_t advice_len)
 {
@@ -785,10 +846,11 @@ static int eventpipe_check(const struct tracerig_services *svc, struct tracerig_
 	struct ep_providers p = { 0 };
 	const struct tracerig_targets *t = svc->targets(ctx);
 	char why[512], buf[1024];
+	size_t usable = 0;
+	uint64_t window_ns;
 	int ret = 0;
 
-	uint64_t window_ns;
-
+	advice[0] = '\0';
 	if (svc->config_bind(ctx, &cfg) < 0)
 		return -ENOMEM;
 	if (svc->flight_window(ctx, &window_ns) == 1 &&
@@ -812,20 +874,24 @@ static int eventpipe_check(const struct tracerig_services *svc, struct tracerig_
 		struct tr_dnipc_status st;
 
 		ret = tr_dnipc_process_info(t->pids[i], (int)cfg.connect_ms, &pi, &st);
-		if (ret == 0)
-			svc->log(ctx, TRACERIG_LOG_INFO, "pid %d: .NET %s: runtime events over "
-				 "EventPipe", (int)t->pids[i], pi.clr_version ? pi.clr_version : "(5 or "
-				 "earlier)");
-		else
-			svc->log(ctx, TRACERIG_LOG_WARN, "pid %d: no runtime events: %s",
-				 (int)t->pids[i], tr_dnipc_explain(&st, ret, why, sizeof(why)));
+		if (ret == 0) {
+			usable++;
+			note(advice, advice_len, "pid %d: .NET %s: runtime events over EventPipe",
+			     (int)t->pids[i], pi.clr_version ? pi.clr_version : "5 or earlier");
+		} else {
+			note(advice, advice_len, "pid %d: no runtime events: %s", (int)t->pids[i],
+			     tr_dnipc_explain(&st, ret, why, sizeof(why)));
+		}
 		tr_dnipc_process_info_free(&pi);
 	}
 	if (t->command)
-		svc->log(ctx, TRACERIG_LOG_INFO, "%s: its .NET runtimes connect to tracerig's "
-			 "diagnostic port (DOTNET_DiagnosticPorts)%s", t->command,
-			 cfg.suspend ? ", suspended until their session runs" : "");
-	return 0;
+		note(advice, advice_len, "%s: its .NET runtimes connect to tracerig's diagnostic "
+		     "port (DOTNET_DiagnosticPorts)%s", t->command,
+		     cfg.suspend ? ", suspended until their session runs" : "");
+	else if (t->system_wide)
+		check_system_wide(&cfg, advice, advice_len);
+	/* As start: not one -p process would give a session. */
+	return t->n_pids && !usable && !t->command ? -ESRCH : 0;
 }
 
 static int eventpipe_init(const struct tracerig_services *svc, struct tracerig_ctx *ctx,

@@ -132,6 +132,14 @@ out1=$HOT_OUT
 hot_start 1.5 exceptions
 p2=$HOT_PID
 out2=$HOT_OUT
+# --check says, per process, which way its runtime events take.
+run_tracerig --check -c "$TEST_TMP/ep-only.ini" -p "$p1"
+check_grep "--check -p: the runtime's version and the way its events take" \
+	"note: pid $p1: \.NET [0-9]+\.[0-9]+\.[0-9]+: runtime events over EventPipe" "$TEST_TMP/out"
+run_tracerig --check -c "$TEST_TMP/ep-only.ini"
+check_grep "--check system-wide: the .NET processes found now, by PID and name" \
+	"note: system-wide: [0-9]+ \.NET process\(es\) serve a diagnostic socket now \((.*, )?$p1 dotnet" \
+	"$TEST_TMP/out"
 run_tracerig -c "$TEST_TMP/ep-only.ini" -p "$p1" -p "$p2" -d 4 -o "$TEST_TMP/b.trace.zip"
 check_eq "-p: tracerig exits 0" 0 "$rc"
 unzip_archive "$TEST_TMP/b.trace.zip" "$TEST_TMP/b"
@@ -279,6 +287,9 @@ check "flight: no session file is left in the staging directory" \
 sleep 30 &
 sp=$!
 on_exit "kill $sp 2>/dev/null"
+run_tracerig --check -c "$TEST_TMP/ep-only.ini" -p "$sp"
+check_grep "--check -p of a process that is not .NET: eventpipe is not usable, and why" \
+	"eventpipe .*NOT USABLE: pid $sp: no runtime events: no diagnostic socket" "$TEST_TMP/out"
 run_tracerig -c "$TEST_TMP/ep-only.ini" -p "$sp" -d 1 -o "$TEST_TMP/c.trace.zip"
 check_grep "-p of a process that is not .NET: the log says why there are no events" \
 	"pid $sp: no runtime events: no diagnostic socket" "$TEST_TMP/out"
@@ -298,4 +309,52 @@ check_grep "a misspelt preset: --check says eventpipe is not usable, and why" \
 	'eventpipe .*NOT USABLE: \[eventpipe\] providers: unknown preset "gcc" \(did you mean gc\?' "$TEST_TMP/out"
 run_tracerig -c "$TEST_TMP/bad.ini" -d 1 -o "$TEST_TMP/bad.trace.zip"
 check "and a run with nothing else to collect fails" test "$rc" -ne 0
+
+# --- `tracerig report` on the launched run's archive: its runtime section
+# reads the .nettrace itself (lib/nettrace.c) and must count what TraceEvent
+# and the workload count.  Then the same archive with a malformed .nettrace
+# and one cut short beside the real one.
+rrc=0
+"$TRACERIG" report --top 1000 "$TEST_TMP/a.trace.zip" >"$TEST_TMP/a.report" 2>&1 || rrc=$?
+check_eq "report: exits 0 on the launched run's archive" 0 "$rrc"
+check_grep "report: the runtime section names dotnet.$pid.nettrace and its pid" \
+	"^  dotnet\\.$pid\\.nettrace  pid $pid, [0-9]+ events of [0-9]+ kinds" "$TEST_TMP/a.report"
+r_gcs=$(awk '$1 == "GCs" { print $2; exit }' "$TEST_TMP/a.report")
+check_eq "report: as many GCs as the workload counted (gen0=$gen0)" "$gen0" "$r_gcs"
+check_eq "report: as many GCs as TraceEvent's GC/Start" "$gc_start" "$r_gcs"
+gen2=$(sed -n 's/.* gen2=\([0-9]*\).*/\1/p' <<<"$done_line")
+check_eq "report: the gen2 collections the workload counted (gen2=$gen2)" "$gen2" \
+	"$(sed -n 's/^ *GCs .*gen2 \([0-9]*\).*/\1/p' "$TEST_TMP/a.report")"
+check_grep "report: the GC pauses, suspension to restart" \
+	'^    GC pauses    [1-9][0-9]*, [0-9.]+ ms in all, [0-9.]+ ms the longest$' "$TEST_TMP/a.report"
+check_eq "report: every InvalidOperationException thrown (thrown=$thrown)" "$thrown" \
+	"$(awk '$2 == "System.InvalidOperationException" { print $1; exit }' "$TEST_TMP/a.report")"
+awk '$1 == "exception" { print $2, $3 }' "$TEST_TMP/a.pv" | sort >"$TEST_TMP/a.pv.exc"
+awk '/^    exceptions /{ f = 1; next } /^    JIT /{ f = 0 } f && NF == 2 { print $1, $2 }' \
+	"$TEST_TMP/a.report" | sort >"$TEST_TMP/a.report.exc"
+check "report: the same exceptions by type as TraceEvent" diff "$TEST_TMP/a.pv.exc" "$TEST_TMP/a.report.exc"
+check "report: the workload's methods compiled (MethodJittingStarted)" \
+	test "$(awk '$1 == "JIT" { print $2; exit }' "$TEST_TMP/a.report")" -ge 5
+check_eq "report: its contention events, as TraceEvent counts them" \
+	"$(count event Microsoft-Windows-DotNETRuntime/Contention/Start "$TEST_TMP/a.pv")" \
+	"$(awk '$1 == "contention" { print $2; exit }' "$TEST_TMP/a.report")"
+
+cp "$TEST_TMP/a.trace.zip" "$TEST_TMP/m.trace.zip"
+mkdir -p "$TEST_TMP/m"
+printf 'Nettrace\024\0\0\0!FastSerialization.1\005\005\001' >"$TEST_TMP/m/dotnet.1.nettrace"
+printf 'this is no type of object at all' >>"$TEST_TMP/m/dotnet.1.nettrace"
+head -c 100000 "$nt" >"$TEST_TMP/m/dotnet.2.nettrace"
+(cd "$TEST_TMP/m" && zip -q "$TEST_TMP/m.trace.zip" dotnet.1.nettrace dotnet.2.nettrace)
+rrc=0
+"$TRACERIG" report "$TEST_TMP/m.trace.zip" >"$TEST_TMP/m.report" 2>"$TEST_TMP/m.report.err" || rrc=$?
+check_eq "report, a malformed .nettrace: exits 1" 1 "$rrc"
+check_eq "report, a malformed .nettrace: one line, naming the file and what is wrong" \
+	"1 1" "$(wc -l <"$TEST_TMP/m.report.err") $(grep -cE \
+	'^tracerig: report: cannot read dotnet\.1\.nettrace in .*: byte [0-9]+: ' "$TEST_TMP/m.report.err")"
+check_eq "report, a malformed .nettrace: the real one is still summarized" "$gen0" \
+	"$(awk '$1 == "GCs" { print $2; exit }' "$TEST_TMP/m.report")"
+check_grep "report, a .nettrace cut short: what it holds, and where it ends" \
+	'^    \(byte [0-9]+: the stream is cut short' "$TEST_TMP/m.report"
+check_grep "report, a malformed .nettrace: the CPU section is still there" \
+	'^Top [0-9]+ functions by self samples' "$TEST_TMP/m.report"
 done_testing
