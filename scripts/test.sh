@@ -7,7 +7,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
-bash scripts/deps.sh || { echo "0 passed, 1 failed"; exit 1; }
+bash scripts/deps.sh --test || { echo "0 passed, 1 failed"; exit 1; }
 # Tracepoints and BPF need these mounted; a fresh container may lack them.
 mountpoint -q /sys/kernel/tracing 2>/dev/null || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true
 mountpoint -q /sys/kernel/debug 2>/dev/null || mount -t debugfs nodev /sys/kernel/debug 2>/dev/null || true
@@ -63,10 +63,32 @@ for dir in _build/plain _build/asan; do
 		passed=$((passed + p)) failed=$((failed + fl)) skipped=$((skipped + s))
 	done < <(find "$dir" -name '*.trs')
 done
+# A backend configure left out takes its tests out of `make check` without
+# a word: they count as skipped, with configure's reason, and leaving out a
+# backend this machine can build (its packages are installed) is a failure.
+backend_skips=""
+for dir in _build/plain _build/asan; do
+	out=$(bash scripts/backends-check.sh "$dir" 2>&1) ||
+		out="FAIL scripts/backends-check.sh $dir failed: $out"
+	while IFS= read -r l; do
+		case "$l" in
+		"SKIP "*)
+			skipped=$((skipped + 1))
+			backend_skips="$backend_skips$dir: ${l#SKIP * }"$'\n'
+			;;
+		"FAIL "*)
+			failed=$((failed + 1))
+			echo "  $dir: ${l#FAIL }"
+			;;
+		esac
+	done <<<"$out"
+done
 if [ "$skipped" -gt 0 ]; then
 	echo "Skipped, and why:"
 	find _build/plain _build/asan -name '*.log' ! -name test-suite.log -print0 |
 		xargs -0 grep -h '# SKIP' 2>/dev/null | sed 's/^/  /' | sort | uniq -c | sed 's/^ */  /' | head -40
+	# "N tests of DIR: backend NAME not built: WHY" (the tests it would run).
+	printf '%s' "$backend_skips" | sort | uniq -c | sed 's/^ *\([0-9]*\) /  \1 tests of /'
 fi
 if [ "$failed" -gt 0 ]; then
 	echo "Failed tests' logs: $top/_build/*/test-suite.log"

@@ -26,7 +26,16 @@ else
 fi
 # Every key the core accepts is documented in tracerig.ini(5).
 # (A choice key's second line, "one of: ...", names no key.)
-for key in $("$TRACERIG" --list-plugins -v | sed -n '/\[tracerig\] (the core)/,$p' | awk 'NR>1 && !($1 == "one" && $2 == "of:") {print $1}'); do
+# No key at all (the listing empty, failing, or its core section renamed)
+# is a failure, not zero checks.
+lp_rc=0
+"$TRACERIG" --list-plugins -v >"$TEST_TMP/list-plugins" 2>&1 || lp_rc=$?
+keys=$(sed -n '/\[tracerig\] (the core)/,$p' "$TEST_TMP/list-plugins" | awk 'NR>1 && !($1 == "one" && $2 == "of:") {print $1}')
+if [ "$lp_rc" != 0 ] || [ -z "$keys" ]; then
+	not_ok "tracerig --list-plugins -v lists the core's keys" "exit status $lp_rc;" \
+		"no key under a '[tracerig] (the core)' line in its output:" "$(head -c 2000 "$TEST_TMP/list-plugins")"
+fi
+for key in $keys; do
 	check_grep "tracerig.ini(5) documents [tracerig] $key" "^\\.BR $key " "$top_srcdir/docs/tracerig.ini.5"
 done
 

@@ -35,13 +35,21 @@ check "perf inject --jit made jitted objects from the archive's jitdump" \
 check_grep "perf report names the hot JS function in a jitted object" \
 	"jitted-$NODE_PID-[0-9]+\\.so +\\[\\.\\] JS:\\*?tracerigHotLoop" "$TEST_TMP/report.txt"
 
-# The same with tracerig's own perf.data, once perf_events writes one.
-if [ "$have_perf_events" = yes ] && [ -e "$TEST_TMP/a/perf.data" ]; then
+# The same with tracerig's own perf.data.  Only a build without the
+# perf_events plugin (neither its .la nor its .so here) is a reason to skip;
+# a profile with [perf_events] whose archive lacks perf.data is a failure.
+if [ ! -e "$top_builddir/plugins/perf_events/perf_events.la" ] &&
+	[ ! -e "$top_builddir/plugins/perf_events/.libs/perf_events.so" ]; then
+	skip "perf inject --jit works on tracerig's own perf.data" \
+		"perf_events plugin not built (no plugins/perf_events/perf_events.la or .so in $top_builddir)"
+elif [ "$have_perf_events" != yes ] || [ ! -e "$TEST_TMP/a/perf.data" ]; then
+	not_ok "the archive holds perf_events' perf.data" \
+		"perf_events is built but $TEST_TMP/a.trace.zip has no perf.data" \
+		"entries: $(ls "$TEST_TMP/a" | grep -v '^jitted-' | tr '\n' ' ')" "$(grep -i 'perf_events\|error\|warn' "$TEST_TMP/a/tracerig.log" 2>/dev/null | head -20)"
+else
 	(cd "$TEST_TMP/a" && rm -f jitted-*.so && perf inject --jit -i perf.data -o perf.own.data) \
 		>"$TEST_TMP/inject2.out" 2>&1
 	check "perf inject --jit works on tracerig's own perf.data" \
 		test -n "$(ls "$TEST_TMP/a" | grep "^jitted-$NODE_PID-.*\\.so$" | head -1)"
-else
-	skip "perf inject --jit works on tracerig's own perf.data" "perf_events plugin not built"
 fi
 done_testing

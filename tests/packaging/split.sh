@@ -24,10 +24,30 @@ split_tracerig() {
 	TRACERIG_PLUGIN_PATH=$split/plugins "$split/bin/tracerig" "$@" >"$TEST_TMP/out" 2>&1 </dev/null || rc=$?
 }
 
+# The isolation under test: the copied tracerig sees only its plugin
+# directory.  If it finds other backends (the build tree's), the split
+# install is broken and nothing below would mean anything: a failure.
 split_tracerig --list-plugins
-if grep -Eq '^  (lttng|ebpf|mapharvest) ' "$TEST_TMP/out"; then
-	skip_all "the installed plugin directory holds other backends: not a split install"
+if [ "$rc" != 0 ] || grep -Eq '^  (lttng|ebpf|mapharvest|eventpipe) ' "$TEST_TMP/out"; then
+	# Only a tracerig installed on this machine (plugins in the compiled-in
+	# $(pkglibdir), which every tracerig searches) is not the program's fault.
+	leak="" installed=""
+	for d in $(sed -n 's/^plugin path: //p' "$TEST_TMP/out" | tr ':' '\n'); do
+		case "$d" in
+		"$split/plugins") ;;
+		"$top_builddir"* | "$top_srcdir"*) leak="$leak $d" ;;
+		*) ls "$d"/*.so >/dev/null 2>&1 && installed="$installed $d" ;;
+		esac
+	done
+	if [ "$rc" = 0 ] && [ -z "$leak" ] && [ -n "$installed" ]; then
+		skip_all "tracerig is installed here (backends in$installed, which every tracerig searches): uninstall it to test a split install"
+	fi
+	not_ok "the split install sees only its own plugin directory (perf_events, zip)" \
+		"tracerig --list-plugins (exit $rc) with TRACERIG_PLUGIN_PATH=$split/plugins:" "$(cat "$TEST_TMP/out")"
+	done_testing
+	exit 1
 fi
+ok "the split install sees only its own plugin directory (perf_events, zip)"
 
 # mapharvest and lttng are optional in dotnet.ini, perf_events required.
 split_tracerig --check -c "$top_srcdir/conf/profiles/dotnet.ini"
