@@ -1251,12 +1251,52 @@ static void describe_failure(const struct tracerig_ctx *ctx, char *buf, size_t l
 		snprintf(buf, len, "%s: %s", ctx->failed_in, strerror(-ctx->error));
 }
 
+/* "lost_samples" = 3 as "3 lost samples", "trace_bytes" as "1.2 MiB
+ * trace"; clock readings (_ns) are for the manifest. */
+static size_t readable_counter(const struct tr_counter *c, char *buf, size_t len)
+{
+	size_t n = strlen(c->name);
+	char size[32];
+
+	if (n > 3 && !strcmp(c->name + n - 3, "_ns"))
+		return 0;
+	if (n >= 5 && !strcmp(c->name + n - 5, "bytes")) {
+		human_size(c->value, size, sizeof(size));
+		return (size_t)snprintf(buf, len, "%s%s%.*s", size, n > 5 ? " " : "",
+					n > 6 ? (int)(n - 6) : 0, c->name);
+	}
+	return (size_t)snprintf(buf, len, "%llu %s", (unsigned long long)c->value, c->name);
+}
+
+/* The first few counters, which each plugin sets first because they say
+ * how the run went (samples and what was lost; files; processes). */
+#define READABLE_COUNTERS 4
+static void readable_counters(const struct tracerig_ctx *ctx, char *line, size_t len,
+			      size_t *used)
+{
+	size_t shown = 0;
+
+	for (size_t c = 0; c < ctx->n_counters && shown < READABLE_COUNTERS && *used < len; c++) {
+		char item[128];
+
+		if (!readable_counter(&ctx->counters[c], item, sizeof(item)))
+			continue;
+		for (char *p = item; *p; p++)
+			if (*p == '_')
+				*p = ' ';
+		*used += (size_t)snprintf(line + *used, len - *used, "%s%s", shown++ ? ", " : "  ",
+					  item);
+	}
+	if (*used >= len)
+		*used = len - 1;
+}
+
 static void summarize(struct tr_session *s, int packaged)
 {
 	for (size_t i = 0; i < s->n_sources; i++) {
 		struct tracerig_ctx *ctx = s->sources[i];
-		char line[1024], why[256];
-		size_t used;
+		char line[1024], raw[1024] = "", why[256];
+		size_t used, head, raw_used = 0;
 
 		used = snprintf(line, sizeof(line), "%-12s %s", ctx->plugin->name,
 				ctx->phase == TR_PHASE_FAILED
@@ -1265,13 +1305,20 @@ static void summarize(struct tr_session *s, int packaged)
 			describe_failure(ctx, why, sizeof(why));
 			used += snprintf(line + used, sizeof(line) - used, " (%s)", why);
 		}
+		if (used >= sizeof(line))
+			used = sizeof(line) - 1;
+		head = used;
 		pthread_mutex_lock(&ctx->lock);
-		for (size_t c = 0; c < ctx->n_counters && used < sizeof(line); c++)
-			used += snprintf(line + used, sizeof(line) - used, "%s%s=%llu",
-					 c ? ", " : "  ", ctx->counters[c].name,
-					 (unsigned long long)ctx->counters[c].value);
+		for (size_t c = 0; c < ctx->n_counters && raw_used < sizeof(raw); c++)
+			raw_used += (size_t)snprintf(raw + raw_used, sizeof(raw) - raw_used,
+						     "%s%s=%llu", c ? ", " : "  ",
+						     ctx->counters[c].name,
+						     (unsigned long long)ctx->counters[c].value);
+		readable_counters(ctx, line, sizeof(line), &used);
 		pthread_mutex_unlock(&ctx->lock);
-		tr_log(TRACERIG_LOG_INFO, NULL, "%s", line);
+		/* Every counter, raw, for -v and the log (the manifest has them
+		 * too); the terminal gets the few that tell how it went. */
+		tr_log(TRACERIG_LOG_INFO, NULL, "%.*s%s", (int)head, line, raw);
 		if (packaged >= 0 && tr_log_verbosity() >= TRACERIG_LOG_WARN &&
 		    tr_log_verbosity() < TRACERIG_LOG_INFO)
 			fprintf(stderr, "  %s\n", line);
@@ -1601,14 +1648,66 @@ static int set_up_collector(struct tr_session *s)
 	return 0;
 }
 
+/* A line said at the default verbosity, and kept in tracerig.log. */
+static void say(const char *line)
+{
+	tr_info("%s", line);
+	if (tr_log_verbosity() >= TRACERIG_LOG_WARN && tr_log_verbosity() < TRACERIG_LOG_INFO)
+		fprintf(stderr, "tracerig: %s\n", line);
+}
+
+/* One line once collection runs, whether or not stderr is a terminal (a
+ * log of a service or a CI job says what ran): what, with what, where to,
+ * how it ends. */
+static void announce(struct tr_session *s)
+{
+	const struct tracerig_targets *t = &s->targets;
+	char line[1024], dur[32] = "";
+	size_t used, n_started = 0;
+
+	if (t->command)
+		used = (size_t)snprintf(line, sizeof(line), "collecting %s", t->command);
+	else if (t->system_wide)
+		used = (size_t)snprintf(line, sizeof(line), "collecting system-wide");
+	else
+		used = (size_t)snprintf(line, sizeof(line), "collecting pid%s",
+					t->n_pids > 1 ? "s" : "");
+	for (size_t i = 0; !t->command && !t->system_wide && i < t->n_pids && used < sizeof(line);
+	     i++)
+		used += (size_t)snprintf(line + used, sizeof(line) - used, "%s%d", i ? ", " : " ",
+					 (int)t->pids[i]);
+	for (size_t i = 0; i < s->n_sources && used < sizeof(line); i++) {
+		if (s->sources[i]->phase != TR_PHASE_STARTED)
+			continue;
+		used += (size_t)snprintf(line + used, sizeof(line) - used, "%s%s",
+					 n_started++ ? ", " : " with ", s->sources[i]->plugin->name);
+	}
+	if (s->duration_ms > 0)
+		snprintf(dur, sizeof(dur), " for %.3gs", s->duration_ms / 1000.0);
+	if (used < sizeof(line)) {
+		if (tr_flight_enabled())
+			snprintf(line + used, sizeof(line) - used, ": snapshots into %s%s (SIGUSR1 "
+				 "takes one; Ctrl-C ends with a last one)", tr_flight_dir(), dur);
+		else
+			snprintf(line + used, sizeof(line) - used, " into %s%s (Ctrl-C to stop%s)",
+				 s->output ? s->output : "the archive", dur,
+				 t->command ? " sooner" : "");
+	}
+	say(line);
+}
+
 /* Until the duration, a signal or the command's exit ends the session. */
 static void collect(struct tr_session *s)
 {
 	if (s->end_reason == TR_END_NONE && s->signals)
 		s->end_reason = TR_END_SIGNAL;
 	if (s->end_reason == TR_END_NONE) {
-		tr_info("collecting%s", s->duration_ms ? "" : " until Ctrl-C or the command exits");
-		tr_status_begin(s, tr_log_verbosity() >= TRACERIG_LOG_WARN);
+		announce(s);
+		/* A command writing to the same terminal would glue its
+		 * output to the progress line. */
+		tr_status_begin(s, tr_log_verbosity() >= TRACERIG_LOG_WARN &&
+				   !(s->targets.command && (isatty(STDOUT_FILENO) ||
+							    isatty(STDERR_FILENO))));
 		if (tr_flight_enabled())
 			tr_triggers_start(&s->triggers, &s->targets);
 		wait_for_end(s);

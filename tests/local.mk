@@ -85,6 +85,7 @@ CORE_SH_TESTS = \
 	tests/core/output.sh \
 	tests/core/docs.sh \
 	tests/core/status.sh \
+	tests/core/feedback.sh \
 	tests/core/report.sh \
 	tests/core/report_perfcollect.sh
 TESTS += $(CORE_SH_TESTS)

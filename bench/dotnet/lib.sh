@@ -180,7 +180,7 @@ tracerig_attach() {
 	mkdir -p "$1/stage"
 	TMPDIR=$1/stage "$tracerig" -v -c "$2" -p "$server" -d 0 -o "$3" 2>"$1/err" &
 	tool=$!
-	if ! until_ready "grep -qs 'collecting until' '$1/err'" "$tool" 60; then
+	if ! until_ready "grep -qs 'collecting pid' '$1/err'" "$tool" 60; then
 		echo "$bench: tracerig did not start collecting: $(tail -n 3 "$1/err" | tr '\n' ' ')" >&2
 		stop_pid "$tool" TERM 30; tool=""
 		return 1

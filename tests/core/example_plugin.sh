@@ -139,7 +139,7 @@ check_grep "--check: the plugin is usable here" '^  loadavg +1\.0 +optional +usa
 out=$TEST_TMP/a.trace.zip
 run_tracerig -c "$TEST_TMP/p.ini" -d 1 -o "$out" --plugin-dir "$TEST_TMP/plugins"
 check_eq "a 1 s session exits 0" 0 "$rc"
-check_grep "the summary shows the plugin's counters" '^  loadavg +ok +samples=[0-9]+, dropped=0, read_errors=0' "$TEST_TMP/out"
+check_grep "the summary shows the plugin's counters" '^  loadavg +ok +[0-9]+ samples, 0 dropped, 0 read errors$' "$TEST_TMP/out"
 unzip_archive "$out" "$TEST_TMP/x"
 check "loadavg.csv is at the archive root" test -s "$TEST_TMP/x/loadavg.csv"
 if [ -r /proc/pressure/cpu ] && head -c1 /proc/pressure/cpu >/dev/null 2>&1; then psi=1; else psi=0; fi
@@ -196,7 +196,7 @@ check_grep "max_rows reached: warned with what to do" \
 	'^tracerig: loadavg: warning: cannot keep more samples: max_rows reached \(raise max_rows or interval\)$' \
 	"$TEST_TMP/out"
 check_eq "max_rows reached: warned once" 1 "$(grep -c 'cannot keep more samples' "$TEST_TMP/out")"
-check_grep "max_rows reached: dropped samples are counted" 'samples=3, dropped=[1-9]' "$TEST_TMP/out"
+check_grep "max_rows reached: dropped samples are counted" '3 samples, [1-9][0-9]* dropped' "$TEST_TMP/out"
 unzip_archive "$out" "$TEST_TMP/y"
 check_eq "max_rows reached: loadavg.csv holds max_rows samples" 4 "$(wc -l <"$TEST_TMP/y/loadavg.csv")"
 check_grep "pressure = no: the pressure columns are empty" '^[0-9]+,[0-9.]+,[0-9.]+,[0-9.]+,[0-9]+,[0-9]+,[0-9]+,,,,,,,,$' \
