@@ -183,6 +183,8 @@ static void make_attr(const struct pc_collector *c, const struct ev_spec *ev, in
 	a->clockid = CLOCK_MONOTONIC;
 	a->exclude_kernel = !c->cfg.kernel && ev->kind != EV_TRACEPOINT;
 	a->exclude_callchain_kernel = !c->cfg.kernel;
+	if (a->sample_type & PERF_SAMPLE_CALLCHAIN)
+		a->sample_max_stack = c->cfg.max_stack;
 	if (c->cfg.dwarf_stack_bytes) {
 		/* As perf record --call-graph dwarf: the kernel's callchain
 		 * keeps the kernel frames, the user ones come from unwinding. */
@@ -1025,6 +1027,18 @@ static void explain_open_error(const struct pc_opened *ev, int ret, char *why, s
 
 		pc_permission_advice(advice, sizeof(advice));
 		snprintf(why + strlen(why), why_len - strlen(why), " (%s)", advice);
+	} else if (ret == -EOVERFLOW && ev->attr.sample_max_stack) {
+		unsigned long long limit = 0;
+		FILE *f = fopen("/proc/sys/kernel/perf_event_max_stack", "re");
+
+		if (f) {
+			if (fscanf(f, "%llu", &limit) != 1)
+				limit = 0;
+			fclose(f);
+		}
+		snprintf(why + strlen(why), why_len - strlen(why), " (max_stack = %u is above "
+			 "kernel.perf_event_max_stack = %llu: lower it, or raise that with sysctl)",
+			 (unsigned)ev->attr.sample_max_stack, limit);
 	} else if (ret == -EINVAL && ev->attr.freq) {
 		snprintf(why + strlen(why), why_len - strlen(why), " (is frequency above "
 			 "kernel.perf_event_max_sample_rate = %llu?)",

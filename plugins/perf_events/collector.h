@@ -55,6 +55,7 @@ struct pc_config {
 	 * per sample (unwound later); user frames are not walked.  0: off. */
 	uint32_t dwarf_stack_bytes;
 	int kernel;           /* kernel samples and frames too */
+	uint16_t max_stack;   /* callchain frames per sample; 0: the kernel's limit */
 	int context_switches; /* PERF_RECORD_SWITCH records */
 	size_t ring_pages;    /* data pages per CPU, a power of two */
 	enum pc_hw_fallback hw_fallback;

@@ -41,7 +41,7 @@
 /* The profile's [perf_events] keys, bound by the core. */
 struct perf_settings {
 	struct tracerig_list events, optional_events;
-	long long frequency, period, dwarf_stack_bytes, unwind_queue_bytes, ring_pages;
+	long long frequency, period, dwarf_stack_bytes, unwind_queue_bytes, ring_pages, max_stack;
 	int callchain, hardware_fallback; /* indexes of the choices */
 	int kernel, context_switches, script, flamegraph, convert_while_collecting;
 };
@@ -215,6 +215,7 @@ static int configure(struct perf *p, char *why, size_t why_len)
 			p->cfg.dwarf_stack_bytes = PC_MAX_STACK_BYTES;
 	}
 	p->cfg.kernel = k->kernel;
+	p->cfg.max_stack = (uint16_t)k->max_stack;
 	p->cfg.context_switches = k->context_switches;
 	p->cfg.hw_fallback = k->hardware_fallback == HW_SKIP		? PC_HW_SKIP
 			     : k->hardware_fallback == HW_CPU_CLOCK ? PC_HW_CPU_CLOCK
@@ -884,6 +885,13 @@ static int write_outputs(struct perf *p, struct tracerig_archive *ar, struct con
 	p->svc->counter_set(p->ctx, "unresolved_frames", st->unresolved);
 	p->svc->counter_set(p->ctx, "mappings_replayed", st->mappings);
 	p->svc->counter_set(p->ctx, "unknown_frames_folded", st->frames_folded_away);
+	p->svc->counter_set(p->ctx, "stacks_cut", st->stacks_cut);
+	if (st->stacks_cut)
+		p->svc->log(p->ctx, TRACERIG_LOG_WARN, "%llu sample(s) reached the callchain limit "
+			    "of %u frames: their outermost frames are missing, and cpu.folded "
+			    "roots them at [cut at max_stack] (raise sysctl "
+			    "kernel.perf_event_max_stack, or [perf_events] max_stack)",
+			    (unsigned long long)st->stacks_cut, st->max_stack);
 	if (o->uw)
 		report_unwinding(p, o->uw);
 	p->svc->log(p->ctx, TRACERIG_LOG_INFO, "%llu samples, %llu frames (%llu without a "
@@ -1108,6 +1116,12 @@ static const struct tracerig_key perf_keys[] = {
 	  .description = "callchain = dwarf: samples are unwound while collecting, from a queue of at most "
 	  "this many bytes of samples (16 MiB: about 2000 samples of 8 KiB of stack); those "
 	  "that find it full, and all of them with 0, are unwound when converting instead." },
+	{ .name = "max_stack", .type = TRACERIG_KEY_INT, .default_value = "0", .min = 0,
+	  .max = 65535, BIND(max_stack),
+	  .description = "Deepest callchain the kernel records per sample, frames from the innermost "
+	  "(perf record --max-stack); 0: the kernel's kernel.perf_event_max_stack (127 by default), "
+	  "which also bounds this one.  A stack cut there lacks its outermost frames: cpu.folded "
+	  "roots it at [cut at max_stack] and the manifest counts stacks_cut." },
 	{ .name = "kernel", .type = TRACERIG_KEY_BOOL, .default_value = "yes", BIND(kernel),
 	  .description = "Sample kernel code and keep kernel frames (no = user space only)." },
 	{ .name = "context_switches", .type = TRACERIG_KEY_BOOL, .default_value = "no",

@@ -78,6 +78,7 @@ struct cpu_pprof {
 struct sc_conv {
 	const struct pc_opened *ev;
 	size_t n_ev;
+	unsigned sysctl_max_stack; /* kernel.perf_event_max_stack, 0 if unknown */
 	struct sample_ids ids;
 	struct comms *comms;
 	unsigned trailer_time_from_end; /* bytes from a record's end to its time */
@@ -329,14 +330,20 @@ static int folded_root(struct sc_conv *cv, const char *comm, pid_t pid, const ch
 	return len;
 }
 
+/* Where a stack cut at the callchain limit begins: its outermost frames
+ * are missing, so it must not pass for a stack that starts there. */
+#define CUT_FRAME "[cut at max_stack]"
+
 static void fold_frames(struct sc_conv *cv, const char *comm, pid_t pid, const char *tcomm,
-			pid_t tid, const struct frame *frames, size_t n)
+			pid_t tid, const struct frame *frames, size_t n, int cut)
 {
 	const char *root;
 	int len = folded_root(cv, comm, pid, tcomm, tid, &root);
 	size_t pos = 0;
 
 	if (len < 0 || fold_append(cv, &pos, root, (size_t)len, "", 0) < 0)
+		return;
+	if (cut && fold_append(cv, &pos, CUT_FRAME, strlen(CUT_FRAME), "", 0) < 0)
 		return;
 	for (size_t i = n; i-- > 0;) {
 		const struct frame_text *t = frames[i].text;
@@ -374,11 +381,12 @@ static size_t user_frames(struct sc_conv *cv, const struct perf_event_header *h,
  * sampled address alone.  Returns how many. */
 static size_t sample_frames(struct sc_conv *cv, const struct perf_event_header *h,
 			    const struct pc_opened *ev, const struct sample *s, struct frame *frames,
-			    size_t max_frames)
+			    size_t max_frames, int *cut)
 {
 	/* Context markers say whose frames follow; they are not frames. */
 	int kernel_ctx = (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
-	size_t n = 0;
+	size_t n = 0, chain_frames = 0;
+	unsigned limit = ev->attr.sample_max_stack ? ev->attr.sample_max_stack : cv->sysctl_max_stack;
 
 	for (uint64_t i = 0; i < s->nr && n < max_frames; i++) {
 		if (s->chain[i] >= PERF_CONTEXT_MAX) {
@@ -386,7 +394,10 @@ static size_t sample_frames(struct sc_conv *cv, const struct perf_event_header *
 			continue;
 		}
 		frames[n++] = (struct frame){ .addr = s->chain[i], .kernel = kernel_ctx };
+		chain_frames++;
 	}
+	/* The kernel stops storing frames (markers apart) at the limit. */
+	*cut = limit && chain_frames >= limit;
 	if (cv->uw && (ev->attr.sample_type & PERF_SAMPLE_REGS_USER)) {
 		const uint64_t *ips;
 		size_t n_ips = user_frames(cv, h, ev, s, &ips);
@@ -427,13 +438,13 @@ static int symbolize_and_print(struct sc_conv *cv, const struct pc_opened *ev,
 /* Counts the sample in cpu.folded (the first event's samples only: the
  * flame graph is of one event), with the period it stands for. */
 static void fold_sample(struct sc_conv *cv, const struct sample *s, const char *comm,
-			const struct frame *frames, size_t n)
+			const struct frame *frames, size_t n, int cut)
 {
 	char pbuf[32];
 	const char *process = s->tid == s->pid ? comm : comm_of(cv, s->pid, s->time, pbuf,
 								 sizeof(pbuf));
 
-	fold_frames(cv, process, s->pid, comm, s->tid, frames, n);
+	fold_frames(cv, process, s->pid, comm, s->tid, frames, n, cut);
 	cv->st->folded_samples++;
 	cv->st->folded_period += s->period;
 }
@@ -487,21 +498,22 @@ static int convert_sample(struct sc_conv *cv, const struct perf_event_header *h,
 	size_t n;
 	char cbuf[32];
 	const char *comm;
-	int ret;
+	int ret, cut;
 
 	if (h->size < sizeof(*h) + 8)
 		return 0;
 	ev = event_of(cv, *(const uint64_t *)(h + 1));
 	if (!ev || sample_parse(h, ev->attr.sample_type, &s) < 0)
 		return 0;
-	n = sample_frames(cv, h, ev, &s, frames, max_frames);
+	n = sample_frames(cv, h, ev, &s, frames, max_frames, &cut);
 	cv->st->samples++;
+	cv->st->stacks_cut += cut && ev == &cv->ev[0];
 	comm = comm_of(cv, s.tid, s.time, cbuf, sizeof(cbuf));
 	ret = symbolize_and_print(cv, ev, &s, comm, frames, n);
 	if (ret < 0)
 		return ret;
 	if (cv->folded && ev == &cv->ev[0])
-		fold_sample(cv, &s, comm, frames, n);
+		fold_sample(cv, &s, comm, frames, n, cut);
 	if (cv->pp && ev == &cv->ev[0])
 		pprof_sample(cv, &s, comm, frames, n);
 	return 0;
@@ -722,6 +734,22 @@ static void conv_free(struct sc_conv *cv)
 	sample_ids_free(&cv->ids);
 }
 
+/* The kernel's callchain limit for events that set none.  Read where the
+ * recording is converted: tracerig converts where it recorded. */
+static unsigned read_max_stack(void)
+{
+	char buf[32] = "";
+	unsigned v = 0;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_stack", "re");
+
+	if (!f)
+		return 0;
+	if (!fgets(buf, sizeof(buf), f) || sscanf(buf, "%u", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
+}
+
 int sc_open(const struct pc_opened *ev, size_t n_ev, FILE *txt, struct tr_folded *folded,
 	    struct pp_builder *pp, const struct tracerig_services *svc, struct tracerig_ctx *ctx,
 	    struct unwinder *uw, struct uw_bg *bg, struct sc_stats *st, struct sc_conv **out,
@@ -748,6 +776,9 @@ int sc_open(const struct pc_opened *ev, size_t n_ev, FILE *txt, struct tr_folded
 	if (ret < 0)
 		goto fail;
 	cv->trailer_time_from_end = sample_time_from_end(ev[0].attr.sample_type);
+	cv->sysctl_max_stack = read_max_stack();
+	st->max_stack = ev[0].attr.sample_max_stack ? ev[0].attr.sample_max_stack
+						    : cv->sysctl_max_stack;
 	*out = cv;
 	return 0;
 fail:

@@ -21,6 +21,12 @@ struct sc_stats {
 	uint64_t unresolved; /* frames no symbol names */
 	uint64_t mappings; /* MMAP2 records replayed into the process model */
 	uint64_t frames_folded_away; /* repeats of [unknown] left out of cpu.folded */
+	/* Samples whose kernel callchain stopped at the limit (the event's
+	 * sample_max_stack, else kernel.perf_event_max_stack): their
+	 * outermost frames are missing.  max_stack: that limit, of the first
+	 * event. */
+	uint64_t stacks_cut;
+	unsigned max_stack;
 	/* Samples folded (those of the first event) and the sum of their
 	 * periods: for a clock event, nanoseconds on the CPU. */
 	uint64_t folded_samples, folded_period;
