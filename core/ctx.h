@@ -42,6 +42,7 @@ struct tracerig_ctx {
 	const char *failed_in; /* "init", "start", "collect", "stop", "flush" */
 	int error;             /* negative errno from the failing call */
 	int in_init;
+	int config_errors;     /* config_error() calls: profile errors */
 	enum tracerig_model model; /* 0 when the source said nothing */
 
 	/* Supervision (core/supervise.c). */

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,6 +225,27 @@ static int svc_config_bind(struct tracerig_ctx *ctx, void *dst)
 static int svc_config_is_set(struct tracerig_ctx *ctx, const char *key)
 {
 	return tr_section_entry(ctx->section, key) != NULL;
+}
+
+static void svc_config_error(struct tracerig_ctx *ctx, const char *key, const char *fmt, ...)
+{
+	const struct tr_entry *e = tr_section_entry(ctx->section, key);
+	char msg[1024], at[PATH_MAX + 16];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	/* A name from the profile may hold anything. */
+	tr_sanitize_text(msg, sizeof(msg), msg);
+	if (e && e->line > 0)
+		snprintf(at, sizeof(at), "%s:%d", e->origin, e->line);
+	else if (e)
+		snprintf(at, sizeof(at), "%s", e->origin);
+	else
+		snprintf(at, sizeof(at), "%s", ctx->session->profile_path);
+	tr_log(TRACERIG_LOG_ERROR, NULL, "%s: [%s] %s: %s", at, ctx->plugin->name, key, msg);
+	__atomic_add_fetch(&ctx->config_errors, 1, __ATOMIC_RELAXED);
 }
 
 static int svc_required(struct tracerig_ctx *ctx)
@@ -603,6 +625,7 @@ const struct tracerig_services tr_services = {
 	.log = svc_log,
 	.config_bind = svc_config_bind,
 	.config_is_set = svc_config_is_set,
+	.config_error = svc_config_error,
 	.required = svc_required,
 	.session_string = svc_session_string,
 	.clock_ns = svc_clock_ns,

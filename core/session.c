@@ -575,6 +575,25 @@ static int start_watchdog(struct tr_session *s, int staged)
 
 /* ---------------- --check ---------------- */
 
+/* The profile errors plugins said (config_error), as the core says its
+ * own; 0 when none. */
+static int plugin_config_errors(const struct tr_session *s, int checking)
+{
+	int errors = 0;
+
+	for (size_t i = 0; i <= s->n_sources; i++) {
+		const struct tracerig_ctx *ctx = i < s->n_sources ? s->sources[i] : s->packager;
+
+		if (ctx)
+			errors += __atomic_load_n(&ctx->config_errors, __ATOMIC_RELAXED);
+	}
+	if (errors)
+		tr_err("%d error%s in the profile%s", errors, errors == 1 ? "" : "s",
+		       checking ? "" : "; nothing was collected");
+	return errors;
+}
+
+
 int tr_session_check(struct tr_session *s)
 {
 	int unusable_required = 0, started;
@@ -636,6 +655,8 @@ int tr_session_check(struct tr_session *s)
 			printf("    %s: %s\n", ctx->plugin->name, ctx->loaded.file);
 	}
 	tr_watchdog_done();
+	if (plugin_config_errors(s, 1))
+		return TR_EXIT_USAGE;
 	return unusable_required ? TR_EXIT_FAILURE : TR_EXIT_OK;
 }
 
@@ -870,6 +891,8 @@ static int flight_support(struct tr_session *s, struct tracerig_ctx *ctx)
 	return 0;
 }
 
+/* -1: a required plugin or the packager failed; -2: the profile is wrong
+ * (every plugin was given the chance to say all that is wrong in it). */
 static int init_all(struct tr_session *s)
 {
 	for (size_t i = 0; i <= s->n_sources; i++) {
@@ -880,6 +903,16 @@ static int init_all(struct tr_session *s)
 		if (ret == 0)
 			ret = run_call(s, ctx, TR_CALL_INIT, NULL, s->start_timeout_ms,
 				       "starting");
+		if (ret < 0 && ctx->config_errors) {
+			/* Said already; the others may have more to say. */
+			ctx->phase = TR_PHASE_FAILED;
+			ctx->failed_in = "init";
+			ctx->error = ret;
+			if (ctx->state && !ctx->fault_signal && !ctx->hung_ms)
+				run_call(s, ctx, TR_CALL_FINI, NULL, s->stop_timeout_ms,
+					 "starting");
+			continue;
+		}
 		if (ret < 0) {
 			if (ctx->phase != TR_PHASE_FAILED)
 				fail_plugin(ctx, "init", ret);
@@ -898,7 +931,7 @@ static int init_all(struct tr_session *s)
 		if (flight_support(s, ctx) < 0)
 			return -1;
 	}
-	return 0;
+	return plugin_config_errors(s, 0) ? -2 : 0;
 }
 
 static int start_all(struct tr_session *s)
@@ -1834,9 +1867,9 @@ int tr_session_run(struct tr_session *s)
 		return TR_EXIT_FAILURE;
 	if (set_up_collector(s) < 0) {
 		status = TR_EXIT_FAILURE;
-	} else if (init_all(s) < 0 || start_command_and_sources(s) < 0) {
+	} else if ((ret = init_all(s)) < 0 || start_command_and_sources(s) < 0) {
 		tr_command_abort(&s->command);
-		status = TR_EXIT_FAILURE;
+		status = ret == -2 ? TR_EXIT_USAGE : TR_EXIT_FAILURE;
 	} else {
 		tr_remote_ready(s);
 		collect(s);

@@ -543,6 +543,15 @@ struct tracerig_services {
 	 * the deflated pieces.  Nothing is freed with `keep_staging`.  0,
 	 * -ENOENT (not followed: streaming off, or not declared), -EINVAL. */
 	int (*archive_release)(struct tracerig_ctx *ctx, const char *name, uint64_t below);
+
+	/* A wrong value of `key` (a key of the plugin's table) that the
+	 * table could not catch (an event name this kernel lacks), said as
+	 * the core says its own, "PROFILE:LINE: [section] key: <message>",
+	 * and counted among the profile's errors: a run with any ends before
+	 * collecting, with exit status 2, whatever init returns.  Say every
+	 * wrong item, not only the first.  From check and init. */
+	void (*config_error)(struct tracerig_ctx *ctx, const char *key, const char *fmt, ...)
+		TRACERIG_PRINTF(3, 4);
 };
 
 struct tracerig_plugin {

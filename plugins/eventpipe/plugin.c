@@ -701,24 +701,41 @@ static int eventpipe_snapshot(void *state, struct tracerig_archive *ar, uint64_t
 	return ret;
 }
 
+/* The profile's providers (default when none), each wrong item said with
+ * the profile's line; -EINVAL after all of them.  `why`: the first. */
+static int add_providers(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
+			 const struct eventpipe_config *cfg, struct ep_providers *p, char *why,
+			 size_t why_len)
+{
+	size_t wrong = 0;
+	int ret;
+
+	if (cfg->providers.n == 0)
+		return ep_providers_add(p, "default", why, why_len);
+	for (size_t i = 0; i < cfg->providers.n; i++) {
+		char item_why[512];
+
+		ret = ep_providers_add(p, cfg->providers.items[i], item_why, sizeof(item_why));
+		if (ret == -EINVAL) {
+			svc->config_error(ctx, "providers", "%s", item_why);
+			if (!wrong++)
+				snprintf(why, why_len, "%s", item_why);
+		} else if (ret < 0) {
+			snprintf(why, why_len, "%s", strerror(-ret));
+			return ret;
+		}
+	}
+	return wrong ? -EINVAL : 0;
+}
+
 static int build_request(struct eventpipe *e)
 {
 	char why[512];
 	int ret;
 
-	if (e->cfg.providers.n == 0) {
-		ret = ep_providers_add(&e->providers, "default", why, sizeof(why));
-		if (ret < 0)
-			return ret;
-	}
-	for (size_t i = 0; i < e->cfg.providers.n; i++) {
-		ret = ep_providers_add(&e->providers, e->cfg.providers.items[i], why, sizeof(why));
-		if (ret < 0) {
-			if (ret == -EINVAL)
-				e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "[eventpipe] providers: %s", why);
-			return ret;
-		}
-	}
+	ret = add_providers(e->svc, e->ctx, &e->cfg, &e->providers, why, sizeof(why));
+	if (ret < 0)
+		return ret;
 	if (!e->cfg.sample_profiler && ep_providers_remove(&e->providers, EP_SAMPLE_PROFILER))
 		e->svc->log(e->ctx, TRACERIG_LOG_INFO, "%s left out (sample_profiler = no): it samples "
 			    "managed stacks only, every thread every millisecond, inside the process; "
@@ -856,13 +873,9 @@ static int eventpipe_check(const struct tracerig_services *svc, struct tracerig_
 	if (svc->flight_window(ctx, &window_ns) == 1 &&
 	    (ret = svc->snapshot_register(ctx, eventpipe_snapshot, NULL)) < 0)
 		return ret;
-	for (size_t i = 0; i < cfg.providers.n && ret == 0; i++)
-		ret = ep_providers_add(&p, cfg.providers.items[i], why, sizeof(why));
-	if (ret == 0 && cfg.providers.n == 0)
-		ret = ep_providers_add(&p, "default", why, sizeof(why));
+	ret = add_providers(svc, ctx, &cfg, &p, why, sizeof(why));
 	if (ret < 0) {
-		snprintf(advice, advice_len, "[eventpipe] providers: %s",
-			 ret == -EINVAL ? why : strerror(-ret));
+		snprintf(advice, advice_len, "[eventpipe] providers: %s", why);
 		ep_providers_free(&p);
 		return ret;
 	}

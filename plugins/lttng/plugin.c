@@ -240,8 +240,8 @@ static int dry_run(const struct tracerig_services *svc, struct tracerig_ctx *ctx
 	st->ctx = ctx;
 	ret = read_config(st, dir);
 	if (ret < 0) {
-		advise(advice, advice_len, "the profile's [lttng] settings are refused (the "
-		       "lttng: error message says why)");
+		advise(advice, advice_len, "the profile's [lttng] settings are refused (said "
+		       "above, with their lines)");
 		goto out;
 	}
 	/* Created next to where the real trace goes; LTTng makes the directory
@@ -492,6 +492,35 @@ static void flight_sizes(struct lttng_state *st, long long *size, long long *cou
 		    (double)FLIGHT_RING_MAX / (double)k->flight_rate);
 }
 
+/* Every wrong item of the preset list and of events_key's list, each with
+ * the profile's line (the list builder stops at the first). */
+static void say_wrong_items(struct lttng_state *st, const struct tracerig_list *presets,
+			    const struct tracerig_list *events, const char *events_key,
+			    const char *whole_err)
+{
+	size_t said = 0;
+
+	for (int which = 0; which < 2; which++) {
+		const struct tracerig_list *l = which ? events : presets;
+
+		for (size_t i = 0; l && i < l->n; i++) {
+			const struct tracerig_list one = { 1, &l->items[i] };
+			struct lttng_event_list scratch;
+			char err[512];
+
+			if (lttng_event_list_build(&scratch, which ? NULL : &one, which ? &one : NULL,
+						   err, sizeof(err)) == 0)
+				lttng_event_list_free(&scratch);
+			else if (++said)
+				st->svc->config_error(st->ctx, which ? events_key : "preset", "%s",
+						      err);
+		}
+	}
+	/* Wrong only together: said of the list. */
+	if (!said)
+		st->svc->config_error(st->ctx, events_key, "%s", whole_err);
+}
+
 static int read_config(struct lttng_state *st, const char *base_dir)
 {
 	const struct tracerig_services *svc = st->svc;
@@ -520,15 +549,19 @@ static int read_config(struct lttng_state *st, const char *base_dir)
 		flight_sizes(st, &size, &count);
 	}
 	ret = lttng_event_list_build(&st->ust_events, presets_of(k), &k->events, err, sizeof(err));
-	if (ret < 0) {
-		LOG(st, TRACERIG_LOG_ERROR, "invalid preset/events: %s", err);
+	if (ret == -ENOMEM)
+		LOG(st, TRACERIG_LOG_ERROR, "reading preset and events: %s", err);
+	else if (ret < 0)
+		say_wrong_items(st, &k->preset, &k->events, "events", err);
+	if (ret < 0)
 		return ret;
-	}
 	ret = lttng_event_list_build(&st->kernel_events, NULL, &k->kernel_events, err, sizeof(err));
-	if (ret < 0) {
-		LOG(st, TRACERIG_LOG_ERROR, "invalid kernel_events: %s", err);
+	if (ret == -ENOMEM)
+		LOG(st, TRACERIG_LOG_ERROR, "reading kernel_events: %s", err);
+	else if (ret < 0)
+		say_wrong_items(st, NULL, &k->kernel_events, "kernel_events", err);
+	if (ret < 0)
 		return ret;
-	}
 	if (!is_pow2((unsigned long long)size) || !is_pow2((unsigned long long)count)) {
 		LOG(st, TRACERIG_LOG_ERROR, "subbuf_size (%lld) and subbuf_count (%lld) must be "
 		    "powers of two (e.g. 1M and 4)", size, count);

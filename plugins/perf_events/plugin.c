@@ -140,6 +140,8 @@ static void stop_remember_thread(struct perf *p)
 static int parse_events(struct perf *p, const struct tracerig_list *list, int optional,
 			char *why, size_t why_len)
 {
+	size_t wrong = 0;
+
 	for (size_t i = 0; i < list->n; i++) {
 		const char *name = list->items[i];
 		char hint[512];
@@ -157,12 +159,20 @@ static int parse_events(struct perf *p, const struct tracerig_list *list, int op
 			continue;
 		}
 		if (ret < 0) {
-			snprintf(why, why_len, "events: %s is not an event here: %s", name, hint);
-			return ret;
+			/* Each said where it is; then the next. */
+			p->svc->config_error(p->ctx, "events", "%s is not an event here: %s", name,
+					     hint);
+			if (!wrong++)
+				snprintf(why, why_len, "events: %s is not an event here: %s", name,
+					 hint);
+			continue;
 		}
 		p->cfg.n_events++;
 	}
-	return 0;
+	if (wrong > 1)
+		snprintf(why, why_len, "events: %zu names are not events here (each said above, "
+			 "with its line)", wrong);
+	return wrong ? -EINVAL : 0;
 }
 
 /* Everything init validates and reads from the profile, shared with

@@ -80,4 +80,19 @@ else
 	not_ok "a malformed filter expression is an error naming the filter" "rc=$rc" "$(cat "$TEST_TMP/out")"
 fi
 
+# --- 4: wrong preset and event names: profile errors, all of them, with
+# their lines, before anything runs (no session daemon started) -----------
+write_profile "$TEST_TMP/names.ini" 'preset=defualt' 'events=tracerig_test:*, bad name'
+run_tracerig -c "$TEST_TMP/names.ini" -d 1 -o "$TEST_TMP/names.trace.zip"
+check_eq "wrong names: exit 2 (a profile error)" 2 "$rc"
+check_grep "the misspelt preset, at its line, with the presets there are" \
+	"^tracerig: $TEST_TMP/names\.ini:[0-9]+: \[lttng\] preset: unknown preset 'defualt' \(known presets: default," \
+	"$TEST_TMP/out"
+check_grep "and the bad event name too, at its line" \
+	"^tracerig: $TEST_TMP/names\.ini:[0-9]+: \[lttng\] events: event name 'bad name' contains a blank" \
+	"$TEST_TMP/out"
+check_grep "counted as the profile's errors" '^tracerig: 2 errors in the profile; nothing was collected$' \
+	"$TEST_TMP/out"
+check "and no archive" test ! -e "$TEST_TMP/names.trace.zip"
+
 done_testing

@@ -2,13 +2,31 @@
 # Mistakes and refusals are errors that say what to do.
 . "$top_srcdir/tests/perf_events/lib-perf.sh"
 
+# Event names are the profile's: a wrong one is a profile error (exit 2,
+# nothing collected), said where it is written, every one of them at once.
 run_tracerig -c "$CPU_INI" -o "$TEST_TMP/e.trace.zip" -d 1 --set perf_events.events=cpu-clok
-check_eq "unknown event: exit 1" 1 "$rc"
-check_grep "unknown event: a close match is offered" 'cpu-clok is not an event here: did you mean cpu-clock\?' "$TEST_TMP/out"
+check_eq "unknown event: exit 2 (a profile error)" 2 "$rc"
+check_grep "unknown event: where it was set, and a close match" \
+	'^tracerig: --set: \[perf_events\] events: cpu-clok is not an event here: did you mean cpu-clock\?' \
+	"$TEST_TMP/out"
+check "unknown event: no archive" test ! -e "$TEST_TMP/e.trace.zip"
 
-run_tracerig -c "$CPU_INI" -o "$TEST_TMP/e.trace.zip" -d 1 --set perf_events.events=sched:sched_swich
-check_eq "unknown tracepoint: exit 1" 1 "$rc"
-check_grep "unknown tracepoint: a close match is offered" 'did you mean sched:sched_switch\?' "$TEST_TMP/out"
+printf '[tracerig]\nname = ev\n\n[perf_events]\nfrequency = 99\nevents = cpu-clok, page-faults, sched:sched_swich\n' \
+	>"$TEST_TMP/ev.ini"
+run_tracerig -c "$TEST_TMP/ev.ini" -o "$TEST_TMP/e.trace.zip" -d 1
+check_eq "two wrong events in a profile: exit 2" 2 "$rc"
+check_grep "the first, with the profile's file and line" \
+	"^tracerig: $TEST_TMP/ev\.ini:6: \[perf_events\] events: cpu-clok is not an event here: did you mean cpu-clock\?" \
+	"$TEST_TMP/out"
+check_grep "the second too, not only the first" \
+	"^tracerig: $TEST_TMP/ev\.ini:6: \[perf_events\] events: sched:sched_swich is not an event here: did you mean sched:sched_switch\?" \
+	"$TEST_TMP/out"
+check_grep "counted as the profile's errors" '^tracerig: 2 errors in the profile; nothing was collected$' \
+	"$TEST_TMP/out"
+run_tracerig --check -c "$TEST_TMP/ev.ini"
+check_eq "--check of it: exit 2" 2 "$rc"
+check_eq "--check says both, with their line" 2 \
+	"$(grep -c "ev\.ini:6: \[perf_events\] events: .* is not an event here" "$TEST_TMP/out")"
 
 max=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
 run_tracerig -c "$CPU_INI" -o "$TEST_TMP/e.trace.zip" -d 1 --set perf_events.frequency=$((max + 1))
