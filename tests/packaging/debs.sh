@@ -169,12 +169,15 @@ assert p["perf_events"]["status"] == "ok", p["perf_events"]
 assert p["perf_events"]["file"] == sys.argv[2] + "/perf_events.so", p["perf_events"]["file"]' \
 	"$TEST_TMP/cpu/manifest.json" "$plugindir"
 
-# ---- the unit's command line, as installed, for tracerig@cpu: checked
-# (/var/lib/tracerig made first, as the unit's StateDirectory= makes it)
+# ---- the unit's command line, as installed, for tracerig@cpu: checked on
+# the fresh install (the package ships /var/lib/tracerig; the service has
+# not run to make it)
+check_eq "the package ships /var/lib/tracerig, mode 0700, root's" "700 root" \
+	"$(stat -c '%a %U' "$root/var/lib/tracerig" 2>&1)"
 rc=0
-in_root sh -c 'install -d -m 0700 /var/lib/tracerig && exec tracerig start --foreground \
+in_root tracerig start --foreground \
 	--name cpu -c /etc/tracerig/profiles/cpu.ini --set tracerig.mode=flight \
-	-o /var/lib/tracerig --check' >"$TEST_TMP/unitcheck.out" 2>&1 || rc=$?
+	-o /var/lib/tracerig --check >"$TEST_TMP/unitcheck.out" 2>&1 || rc=$?
 check_eq "tracerig@cpu.service's command line, with --check, exits 0 in the root" 0 \
 	"$rc$([ "$rc" = 0 ] || head -5 "$TEST_TMP/unitcheck.out" | sed 's/^/ /')"
 

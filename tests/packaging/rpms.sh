@@ -66,6 +66,8 @@ else
 	ok "tracerig requires none of the backends' libraries"
 fi
 check_grep_s() { if grep -Eq -- "$2" <<<"$3"; then ok "$1"; else not_ok "$1" "no /$2/ in: $3"; fi; }
+check_grep_s "tracerig ships /var/lib/tracerig, mode 0700 (the service's archives)" \
+	'^drwx------ .* /var/lib/tracerig$' "$(rpm -qplv "$(rpm_of tracerig)" 2>/dev/null)"
 check_grep_s "tracerig-perf-events requires libtraceevent" '^libtraceevent\.so' "$(rpm -qpR "$(rpm_of tracerig-perf-events)" 2>/dev/null)"
 check_grep_s "tracerig-ebpf requires libbpf" '^libbpf\.so' "$(rpm -qpR "$(rpm_of tracerig-ebpf)" 2>/dev/null)"
 check_grep_s "tracerig-lttng requires liblttng-ctl" '^liblttng-ctl\.so' "$(rpm -qpR "$(rpm_of tracerig-lttng)" 2>/dev/null)"
