@@ -22,7 +22,8 @@ lib_libtrutil_la_SOURCES = \
 	lib/perfscript.c lib/perfscript.h \
 	lib/folded.c lib/folded.h \
 	lib/dotnetipc.c lib/dotnetipc.h \
-	lib/closest.c lib/closest.h
+	lib/closest.c lib/closest.h \
+	lib/fdio.c lib/fdio.h
 
 # The part that reads ELF, for those that link libelf anyway (the core and
 # perf_events): the other plugins stay free of it.

@@ -1,6 +1,7 @@
 /* Raw deflate in concatenable pieces (see zpiece.h). */
 #include "config.h"
 
+#include "fdio.h"
 #include "zpiece.h"
 
 #include <errno.h>
@@ -11,22 +12,6 @@
 #include <isa-l/crc.h>
 #include <isa-l/igzip_lib.h>
 #endif
-
-static int write_all(int fd, const unsigned char *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 int tr_zpiece_level_ok(int level)
 {
@@ -102,7 +87,7 @@ enum flush { FLUSH_NONE, FLUSH_SYNC, FLUSH_FINAL };
 
 static int write_out(struct tr_zpiece *z, size_t len)
 {
-	int err = write_all(z->out_fd, z->obuf, len);
+	int err = tr_write_all(z->out_fd, z->obuf, len);
 
 	if (!err)
 		z->out += len;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/fdio.h"
 #include "lib/vec.h"
 #include "segments.h"
 
@@ -47,9 +48,7 @@ size_t ep_segments_prune(struct ep_segments *l, const char *dir, uint64_t before
 
 static int copy_file(int dirfd, const char *from, int out_dirfd, const char *to)
 {
-	char buf[64 * 1024];
-	int in, out, ret = 0;
-	ssize_t r;
+	int in, out, ret;
 
 	in = openat(dirfd, from, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (in < 0)
@@ -60,21 +59,7 @@ static int copy_file(int dirfd, const char *from, int out_dirfd, const char *to)
 		close(in);
 		return ret;
 	}
-	while (ret == 0 && (r = read(in, buf, sizeof(buf))) != 0) {
-		if (r < 0) {
-			if (errno != EINTR)
-				ret = -errno;
-			continue;
-		}
-		for (ssize_t done = 0; done < r && ret == 0;) {
-			ssize_t w = write(out, buf + done, (size_t)(r - done));
-
-			if (w < 0 && errno != EINTR)
-				ret = -errno;
-			else if (w > 0)
-				done += w;
-		}
-	}
+	ret = tr_copy_fd(in, out);
 	close(in);
 	if (close(out) < 0 && ret == 0)
 		ret = -errno;

@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "lib/fdio.h"
 #include "session.h"
 
 /* What one pump moves at most, so that one busy runtime does not keep the
@@ -159,21 +160,6 @@ int ep_session_open_seq(struct ep_session *s, const char *dir, pid_t pid, const 
 	return s->out < 0 ? -errno : 0;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 static void broken(struct ep_session *s, int err, const char *what)
 {
 	s->state = EP_BROKEN;
@@ -220,7 +206,7 @@ long ep_session_pump(struct ep_session *s)
 		}
 		if (r == 0)
 			break;
-		ret = write_all(s->out, buf, (size_t)r);
+		ret = tr_write_all(s->out, buf, (size_t)r);
 		if (ret < 0) {
 			broken(s, ret, "writing the .nettrace file");
 			return moved ? moved : -1;

@@ -16,6 +16,7 @@
 #include "config.h"
 
 #include "bytebuf.h"
+#include "lib/fdio.h"
 #include "perfdata.h"
 #include "perffile.h"
 
@@ -98,31 +99,6 @@ static void buf_string(struct bytebuf *b, const char *s)
 	bytebuf_put(b, NULL, padded - len);
 }
 
-/* All of `data` at offset `off`, or at the file position when off < 0. */
-static int pwrite_full(int fd, const void *data, size_t len, off_t off)
-{
-	const uint8_t *p = data;
-
-	while (len) {
-		ssize_t n = off < 0 ? write(fd, p, len) : pwrite(fd, p, len, off);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += n;
-		len -= (size_t)n;
-		if (off >= 0)
-			off += n;
-	}
-	return 0;
-}
-
-static int write_full(int fd, const void *data, size_t len)
-{
-	return pwrite_full(fd, data, len, -1);
-}
 
 static int flush(struct pd_writer *w)
 {
@@ -130,7 +106,7 @@ static int flush(struct pd_writer *w)
 
 	if (!w->buf_len)
 		return 0;
-	err = write_full(w->fd, w->buf, w->buf_len);
+	err = tr_write_all(w->fd, w->buf, w->buf_len);
 	if (!err)
 		w->buf_len = 0;
 	return err;
@@ -161,7 +137,7 @@ int pd_create(const char *path, struct pd_writer **out)
 	}
 	/* A valid header with no data and no attrs yet: the first record
 	 * puts the attrs before the data (write_head). */
-	err = write_full(w->fd, &hdr, sizeof(hdr));
+	err = tr_write_all(w->fd, &hdr, sizeof(hdr));
 	if (err)
 		goto err_close;
 	*out = w;
@@ -281,7 +257,7 @@ static int write_head(struct pd_writer *w)
 	}
 	err = b.err;
 	if (!err)
-		err = pwrite_full(w->fd, b.p, b.len, (off_t)sizeof(hdr));
+		err = tr_pwrite_all(w->fd, b.p, b.len, (off_t)sizeof(hdr));
 	free(b.p);
 	if (err)
 		return err;
@@ -292,7 +268,7 @@ static int write_head(struct pd_writer *w)
 	hdr.attrs = w->head_attrs;
 header:
 	hdr.data.offset = w->data_offset;
-	err = pwrite_full(w->fd, &hdr, sizeof(hdr), 0);
+	err = tr_pwrite_all(w->fd, &hdr, sizeof(hdr), 0);
 	if (!err && lseek(w->fd, (off_t)w->data_offset, SEEK_SET) < 0)
 		err = -errno;
 	if (!err && w->td) {
@@ -300,7 +276,7 @@ header:
 		uint8_t table[32];
 
 		interim_table(w, table);
-		err = write_full(w->fd, table, sizeof(table));
+		err = tr_write_all(w->fd, table, sizeof(table));
 		if (!err)
 			w->data_size = w->synced_end = sizeof(table);
 	}
@@ -325,7 +301,7 @@ int pd_write(struct pd_writer *w, const void *record, size_t len)
 			return err;
 	}
 	if (len >= PD_BUF_SIZE) {
-		err = write_full(w->fd, record, len);
+		err = tr_write_all(w->fd, record, len);
 		if (err)
 			return err;
 	} else {
@@ -365,7 +341,7 @@ int pd_sync(struct pd_writer *w)
 		if (!err)
 			err = flush(w);
 		if (!err)
-			err = pwrite_full(w->fd, &size, sizeof(size),
+			err = tr_pwrite_all(w->fd, &size, sizeof(size),
 					  (off_t)offsetof(struct pd_file_header, data.size));
 		if (err)
 			return err;
@@ -381,7 +357,7 @@ int pd_sync(struct pd_writer *w)
 	/* After the records it counts: a reader never sees a size larger
 	 * than what is on disk. */
 	size = w->data_size;
-	err = pwrite_full(w->fd, &size, sizeof(size),
+	err = tr_pwrite_all(w->fd, &size, sizeof(size),
 			  (off_t)offsetof(struct pd_file_header, data.size));
 	if (!err)
 		w->synced_size = size;
@@ -787,12 +763,12 @@ int pd_finish(struct pd_writer *w, const struct pd_features *features)
 	err = build_tail(w, features, w->data_offset + w->data_size, &hdr, &tail);
 	if (err)
 		goto out;
-	err = pwrite_full(w->fd, tail.p, tail.len, (off_t)(w->data_offset + w->data_size));
+	err = tr_pwrite_all(w->fd, tail.p, tail.len, (off_t)(w->data_offset + w->data_size));
 	if (err)
 		goto out;
 	/* The header last: until now it describes the data of the last
 	 * round, without features. */
-	err = pwrite_full(w->fd, &hdr, sizeof(hdr), 0);
+	err = tr_pwrite_all(w->fd, &hdr, sizeof(hdr), 0);
 out:
 	free(tail.p);
 	if (close(w->fd) != 0 && !err)

@@ -1,0 +1,23 @@
+/* Whole writes and copies on file descriptors: write(2) may write less
+ * than asked (a signal, a pipe, a file system near full), and the caller
+ * wants all of it or the error. */
+#ifndef TR_LIB_FDIO_H
+#define TR_LIB_FDIO_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* All of `data` at offset `off`, or at the file position when off < 0.
+ * 0, or -errno (-EIO when the kernel writes nothing and says no error). */
+int tr_pwrite_all(int fd, const void *data, size_t len, off_t off);
+
+static inline int tr_write_all(int fd, const void *data, size_t len)
+{
+	return tr_pwrite_all(fd, data, len, -1);
+}
+
+/* Copies what is left of `in` to `out` at their file positions.  0, or
+ * -errno of the read or the write. */
+int tr_copy_fd(int in, int out);
+
+#endif
