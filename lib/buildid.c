@@ -3,8 +3,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "buildid.h"
 #include "elfopen.h"
@@ -138,6 +141,85 @@ int tr_buildid_read_kernel(uint8_t *id, size_t cap, size_t *len)
 	if (n <= 0)
 		return n < 0 ? (int)n : -EIO;
 	return tr_buildid_from_notes(buf, (size_t)n, id, cap, len);
+}
+
+int tr_debuglink_from_elf(Elf *elf, const char **name, uint32_t *crc)
+{
+	const unsigned char *p, *c;
+	size_t shstrndx, len, at;
+	const char *ident;
+	Elf_Scn *scn = NULL;
+	Elf_Data *data;
+	GElf_Shdr shdr;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return -ENOENT;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *sname;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type == SHT_NOBITS)
+			continue;
+		sname = elf_strptr(elf, shstrndx, shdr.sh_name);
+		if (sname && strcmp(sname, ".gnu_debuglink") == 0)
+			break;
+	}
+	if (!scn)
+		return -ENOENT;
+	data = elf_getdata(scn, NULL);
+	ident = elf_getident(elf, NULL);
+	if (!data || !data->d_buf || !ident)
+		return -EINVAL;
+	p = data->d_buf;
+	len = strnlen((const char *)p, data->d_size);
+	/* The name, its NUL, padding to 4 bytes, then the CRC in the
+	 * object's byte order. */
+	at = (len + 1 + 3) & ~(size_t)3;
+	if (len == 0 || len == data->d_size || at + 4 > data->d_size ||
+	    memchr(p, '/', len))
+		return -EINVAL;
+	c = p + at;
+	if (ident[EI_DATA] == ELFDATA2MSB)
+		*crc = (uint32_t)c[0] << 24 | (uint32_t)c[1] << 16 | (uint32_t)c[2] << 8 | c[3];
+	else
+		*crc = (uint32_t)c[3] << 24 | (uint32_t)c[2] << 16 | (uint32_t)c[1] << 8 | c[0];
+	*name = (const char *)p;
+	return 0;
+}
+
+int tr_debuglink_crc_fd(int fd, uint32_t *crc)
+{
+	enum { CHUNK = 1 << 20 };
+	unsigned char *buf;
+	uLong sum = crc32(0L, Z_NULL, 0);
+	struct stat st;
+	off_t off = 0;
+	int ret = 0;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	buf = malloc(CHUNK);
+	if (!buf)
+		return -ENOMEM;
+	/* Up to the size it had: a file that grows meanwhile is no debug
+	 * file of a running object, and the CRC then simply differs. */
+	while (off < st.st_size) {
+		size_t want = st.st_size - off < CHUNK ? (size_t)(st.st_size - off) : CHUNK;
+		ssize_t n = pread(fd, buf, want, off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		sum = crc32(sum, buf, (uInt)n);
+		off += n;
+	}
+	free(buf);
+	*crc = (uint32_t)sum;
+	return ret;
 }
 
 void tr_buildid_hex(const uint8_t *id, size_t len, char *out)

@@ -30,6 +30,16 @@ int tr_buildid_from_notes(const void *notes, size_t size, uint8_t *id, size_t ca
  * trusts /proc/kallsyms for "[kernel.kallsyms]"). */
 int tr_buildid_read_kernel(uint8_t *id, size_t cap, size_t *len);
 
+/* An object without a build id names its debug file in .gnu_debuglink:
+ * a file name and the CRC-32 of that file's whole content, which is all
+ * that tells the right file from any other of that name.  Points *name
+ * into elf's data; 0, -ENOENT (no such section) or -EINVAL (malformed, or
+ * a name with a '/', which gdb does not follow either). */
+int tr_debuglink_from_elf(Elf *elf, const char **name, uint32_t *crc);
+/* The CRC-32 (zlib's, gdb's) of the whole file open on fd, read with
+ * pread: 0 or -errno. */
+int tr_debuglink_crc_fd(int fd, uint32_t *crc);
+
 /* Lower-case hex of an id into `out` (2 * len + 1 bytes). */
 void tr_buildid_hex(const uint8_t *id, size_t len, char *out);
 

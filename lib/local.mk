@@ -29,8 +29,8 @@ lib_libtrutil_la_SOURCES = \
 # perf_events): the other plugins stay free of it.
 noinst_LTLIBRARIES += lib/libtrelf.la
 lib_libtrelf_la_SOURCES = lib/elfopen.c lib/elfopen.h lib/buildid.c lib/buildid.h
-lib_libtrelf_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
-lib_libtrelf_la_LIBADD = $(LIBELF_LIBS)
+lib_libtrelf_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(ZLIB_CFLAGS)
+lib_libtrelf_la_LIBADD = $(LIBELF_LIBS) $(ZLIB_LIBS)
 
 # callchain = dwarf: unwinding copied user stacks with elfutils' libdwfl,
 # for perf_events and ebpf.  Without libdw it builds to what says so

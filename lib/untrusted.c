@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "procpid.h"
 #include "untrusted.h"
 
 #ifndef SYS_openat2
@@ -56,6 +57,75 @@ static int refuse(struct tr_untrusted *u, enum tr_refusal why, int ret)
 	return ret;
 }
 
+/* What a failed lookup means for the caller. */
+static int lookup_failed(int err, struct tr_untrusted *u)
+{
+	switch (err) {
+	case ENOENT:
+	case ENOTDIR:
+		return -ENOENT;
+	case ELOOP:
+		return refuse(u, TR_REFUSED_LINK_ON_PATH, -EPERM);
+	case EXDEV:
+		return refuse(u, TR_REFUSED_ESCAPES, -EPERM);
+	case ENOSYS:
+		/* No fallback: an openat(2) would follow the links. */
+		return refuse(u, TR_REFUSED_NO_OPENAT2, -ENOSYS);
+	default:
+		u->step = "openat2";
+		return -err;
+	}
+}
+
+/* The file O_PATH, in two steps: its directory under the scope's rules,
+ * where any directory on the way may be a mount point (a container's /tmp
+ * is often a tmpfs of its own), then its name in that directory with
+ * RESOLVE_NO_XDEV.  What that tells is a file that is itself a mount
+ * point: one bind-mounted over the name, from anywhere its owner could
+ * look up but not read.  Such a file is noted (u->mounted_over) and opened
+ * all the same: an ELF object bind-mounted alone is common (docker-init,
+ * the NVIDIA libraries in a container) and is checked against what the
+ * process mapped; a file the process writes itself is refused for it
+ * (tr_untrusted_owned).  Returns an fd or the caller's -errno. */
+static int lookup(int dirfd, const char *path, enum tr_scope scope, struct tr_untrusted *u)
+{
+	const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
+	int dfd = dirfd, pfd;
+
+	/* "dir/", "dir/." or "dir/..": a directory whatever it is, refused
+	 * as one by the caller; its name is no file of a directory. */
+	if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
+		pfd = sys_openat2(dirfd, path, O_PATH | O_NOFOLLOW | O_CLOEXEC, resolve_flags(scope));
+		return pfd < 0 ? lookup_failed(errno, u) : pfd;
+	}
+	if (slash) {
+		char *dir = strndup(path, slash == path ? 1 : (size_t)(slash - path));
+
+		if (!dir) {
+			u->step = "lookup";
+			return -ENOMEM;
+		}
+		dfd = sys_openat2(dirfd, dir, O_PATH | O_DIRECTORY | O_CLOEXEC, resolve_flags(scope));
+		free(dir);
+		if (dfd < 0)
+			return lookup_failed(errno, u);
+	}
+	pfd = sys_openat2(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC,
+			  RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
+				  RESOLVE_NO_XDEV);
+	if (pfd < 0 && errno == EXDEV) {
+		/* One plain name beneath its directory: EXDEV is the mount. */
+		u->mounted_over = 1;
+		pfd = sys_openat2(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC,
+				  RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	}
+	if (pfd < 0)
+		pfd = lookup_failed(errno, u);
+	if (dfd != dirfd)
+		close(dfd);
+	return pfd;
+}
+
 int tr_untrusted_openat(int dirfd, const char *path, enum tr_scope scope, uint64_t max_size,
 			struct tr_untrusted *u)
 {
@@ -63,24 +133,9 @@ int tr_untrusted_openat(int dirfd, const char *path, enum tr_scope scope, uint64
 
 	memset(u, 0, sizeof(*u));
 	u->limit = max_size;
-	pfd = sys_openat2(dirfd, path, O_PATH | O_NOFOLLOW | O_CLOEXEC, resolve_flags(scope));
-	if (pfd < 0) {
-		switch (errno) {
-		case ENOENT:
-		case ENOTDIR:
-			return -ENOENT;
-		case ELOOP:
-			return refuse(u, TR_REFUSED_LINK_ON_PATH, -EPERM);
-		case EXDEV:
-			return refuse(u, TR_REFUSED_ESCAPES, -EPERM);
-		case ENOSYS:
-			/* No fallback: an openat(2) would follow the links. */
-			return refuse(u, TR_REFUSED_NO_OPENAT2, -ENOSYS);
-		default:
-			u->step = "openat2";
-			return -errno;
-		}
-	}
+	pfd = lookup(dirfd, path, scope, u);
+	if (pfd < 0)
+		return pfd;
 	return tr_untrusted_reopen(pfd, max_size, u);
 }
 
@@ -153,6 +208,63 @@ int tr_untrusted_open(pid_t pid, const char *path, uint64_t max_size, struct tr_
 	return fd;
 }
 
+/* The user ids process `pid` acts as, from its status (in our user
+ * namespace's terms, as fstat gives owners): real, effective, saved,
+ * filesystem. */
+static int proc_uids(pid_t pid, uid_t ids[4])
+{
+	char path[64], buf[4096];
+	unsigned int r, e, s, f;
+	const char *line;
+	ssize_t n;
+
+	if (pid <= 0) {
+		if (getresuid(&ids[0], &ids[1], &ids[2]) < 0)
+			return -errno;
+		ids[3] = ids[1];
+		return 0;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	/* The Uid line comes early, well within one page; the kernel
+	 * escapes a newline in the Name line, so no name can forge one. */
+	n = tr_read_text(path, buf, sizeof(buf));
+	if (n < 0)
+		return n == -ENOENT ? -ESRCH : (int)n;
+	line = strstr(buf, "\nUid:");
+	if (!line || sscanf(line + 5, "%u %u %u %u", &r, &e, &s, &f) != 4)
+		return -EINVAL;
+	ids[0] = r;
+	ids[1] = e;
+	ids[2] = s;
+	ids[3] = f;
+	return 0;
+}
+
+int tr_untrusted_owned(pid_t pid, int fd, struct tr_untrusted *u)
+{
+	uid_t ids[4];
+	int ret;
+
+	if (fd < 0)
+		return fd;
+	if (u->mounted_over) {
+		close(fd);
+		return refuse(u, TR_REFUSED_MOUNT_POINT, -EPERM);
+	}
+	ret = proc_uids(pid, ids);
+	if (ret < 0) {
+		u->step = "read the process's user ids";
+		close(fd);
+		return ret;
+	}
+	for (int i = 0; i < 4; i++)
+		if (u->st.st_uid == ids[i])
+			return fd;
+	u->proc_uid = ids[1];
+	close(fd);
+	return refuse(u, TR_REFUSED_OWNER, -EPERM);
+}
+
 int tr_untrusted_open_dir(int dirfd, const char *path, enum tr_scope scope)
 {
 	int fd = sys_openat2(dirfd, path, O_PATH | O_DIRECTORY | O_CLOEXEC, resolve_flags(scope));
@@ -200,11 +312,17 @@ const char *tr_untrusted_explain(const struct tr_untrusted *u, int ret, char *bu
 		[TR_REFUSED_CHANGED] = "the file changed while it was opened",
 		[TR_REFUSED_NO_OPENAT2] = "openat2(2) with RESOLVE_IN_ROOT is unavailable (needs "
 					  "Linux 5.6 or later; files are never opened following links)",
+		[TR_REFUSED_MOUNT_POINT] = "another file is mounted over it (a file is read only "
+					   "from the mount of its own directory)",
+		[TR_REFUSED_OWNER] = "",
 	};
 
 	if (!len)
 		return buf;
-	if (u->refusal == TR_REFUSED_TOO_BIG) {
+	if (u->refusal == TR_REFUSED_OWNER) {
+		snprintf(buf, len, "owned by uid %u, not by the process's user (uid %u)",
+			 (unsigned int)u->st.st_uid, (unsigned int)u->proc_uid);
+	} else if (u->refusal == TR_REFUSED_TOO_BIG) {
 		char limit[32];
 
 		size_words(u->limit, limit, sizeof(limit));

@@ -11,6 +11,13 @@
  *   RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS: no link is followed at all,
  *   so nothing can point back at the host.  Paths taken from /proc/PID/maps
  *   are canonical (the kernel resolved them), so ELF objects lose nothing.
+ * - A file the process writes itself must be on the mount of the directory
+ *   that holds it: one bind-mounted over another (which any user may do in
+ *   a user and mount namespace of its own, unshare -Urm) is refused
+ *   (tr_untrusted_owned); an ELF object bind-mounted alone is opened.  The directories on the
+ *   path may be mount points: a container's root, its tmpfs /tmp and its
+ *   volumes are its own; what a directory mounted from elsewhere holds is
+ *   kept out by the owner check below.
  * - The file is first opened O_PATH | O_NOFOLLOW: that never runs a driver's
  *   open nor blocks on a FIFO, and a trailing link comes back as the link
  *   itself, so fstat says precisely what was refused.
@@ -19,6 +26,10 @@
  *   O_NONBLOCK | O_NOCTTY | O_CLOEXEC.
  * - There is no fallback that follows links: without openat2 (Linux < 5.6)
  *   every open is refused with TR_REFUSED_NO_OPENAT2.
+ * - Files the process writes itself (perf maps, jitdumps) must also belong
+ *   to a user it acts as (tr_untrusted_owned): root's files only when it is
+ *   root.  ELF objects and debug files are root's; they are checked against
+ *   what the process mapped (inode, build id, CRC) instead.
  *
  * Nothing here logs: functions return 0/an fd or -errno and fill a
  * struct tr_untrusted that tr_untrusted_explain turns into the words of a
@@ -45,6 +56,8 @@ enum tr_refusal {
 	TR_REFUSED_TOO_BIG,      /* st_size > the caller's limit */
 	TR_REFUSED_CHANGED,      /* another inode between the check and the open */
 	TR_REFUSED_NO_OPENAT2,   /* the kernel lacks openat2: nothing is opened */
+	TR_REFUSED_MOUNT_POINT,  /* another file is mounted over it */
+	TR_REFUSED_OWNER,        /* not the process's user's (tr_untrusted_owned) */
 };
 
 /* How `path` is resolved against the directory fd. */
@@ -62,6 +75,8 @@ struct tr_untrusted {
 	enum tr_refusal refusal; /* set when -EPERM, -EFBIG or -ENOSYS is returned */
 	struct stat st;          /* valid once the file was found (refusals included) */
 	uint64_t limit;          /* the size limit that applied */
+	uid_t proc_uid;          /* TR_REFUSED_OWNER: the process's effective uid */
+	int mounted_over;        /* another file is mounted over the name (see lookup) */
 	const char *step;        /* for other errors: the call that failed */
 };
 
@@ -83,6 +98,16 @@ int tr_untrusted_open(pid_t pid, const char *path, uint64_t max_size, struct tr_
  * another way (a /proc/PID/map_files entry, which the kernel resolves).
  * Takes pfd over (closes it).  Returns like tr_untrusted_openat. */
 int tr_untrusted_reopen(int pfd, uint64_t max_size, struct tr_untrusted *u);
+
+/* For a file the process writes itself: keeps `fd`, a result of the opens
+ * above with `u` as they filled it, when the file is on the mount of its
+ * directory (not bind-mounted over the name: TR_REFUSED_MOUNT_POINT) and
+ * belongs to a user process `pid` acts as (its real, effective, saved or
+ * filesystem uid; pid 0: us), so that root's files pass only for a process
+ * that could read them anyway.  Otherwise closes fd and returns -EPERM,
+ * or -ESRCH when the process is gone.  A negative fd is returned as it
+ * is. */
+int tr_untrusted_owned(pid_t pid, int fd, struct tr_untrusted *u);
 
 /* Opens a directory O_PATH under the same rules (for unlinkat). */
 int tr_untrusted_open_dir(int dirfd, const char *path, enum tr_scope scope);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/log.h"
 #include "demangle.h"
 #include "elfsym.h"
 #include "lib/buildid.h"
@@ -225,40 +226,67 @@ static int has_section_type(Elf *elf, Elf64_Word type)
 	return 0;
 }
 
-/* Debug files are looked up by path: in the process's root, then ours;
- * never through a link (build-id trees made of links are not used). */
-static int open_anywhere(pid_t root_pid, const char *path)
+/* Debug files are looked up by path in the object's own root only: the
+ * root of process root_pid (what its maps path means), ours for 0.  A file
+ * of the same name elsewhere (the host's, for a container's object) is no
+ * debug file of it, and may be one that only root may read.  Never through
+ * a link (build-id trees made of links are not used). */
+static int open_in_root(pid_t root_pid, const char *path)
 {
 	struct tr_untrusted u;
-	int fd = -ENOENT;
 
-	if (root_pid > 0)
-		fd = tr_untrusted_open(root_pid, path, TR_OBJECT_MAX, &u);
-	if (fd < 0)
-		fd = tr_untrusted_open(0, path, TR_OBJECT_MAX, &u);
-	return fd;
+	return tr_untrusted_open(root_pid > 0 ? root_pid : 0, path, TR_OBJECT_MAX, &u);
 }
 
-/* Loads a debug file's .symtab when it matches the object.  1 when used. */
-static long try_debug_file(struct tr_elf *e, pid_t root_pid, const char *path,
-			   struct tr_arena *arena)
+static int same_build_id(const struct tr_elf *a, const struct tr_elf *b)
 {
-	Elf *elf;
+	return a->build_id_len && a->build_id_len == b->build_id_len &&
+	       memcmp(a->build_id, b->build_id, a->build_id_len) == 0;
+}
+
+/* Loads a debug file's .symtab when it is the object's: the same build id,
+ * or, for a file named by .gnu_debuglink (`crc` given), the CRC-32 that
+ * the link holds (and no other build id).  Any file of a name is not
+ * enough: its symbols would name the object's frames.  1 when used. */
+static long try_debug_file(struct tr_elf *e, pid_t root_pid, const char *object,
+			   const char *path, const uint32_t *crc, struct tr_arena *arena)
+{
+	struct tr_elf dbg = { 0 };
 	long added = 0;
-	int fd = open_anywhere(root_pid, path);
+	uint32_t got;
+	Elf *elf;
+	int fd = open_in_root(root_pid, path), ok;
 
 	if (fd < 0)
 		return 0;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF && has_section_type(elf, SHT_SYMTAB)) {
-		struct tr_elf dbg = { 0 };
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !has_section_type(elf, SHT_SYMTAB))
+		goto out;
+	read_build_id(elf, &dbg);
+	ok = same_build_id(e, &dbg);
+	if (!ok && crc) {
+		char who[32] = "", why[96];
 
-		read_build_id(elf, &dbg);
-		if (!e->build_id_len || !dbg.build_id_len ||
-		    (dbg.build_id_len == e->build_id_len &&
-		     memcmp(dbg.build_id, e->build_id, e->build_id_len) == 0))
-			added = add_symbols(elf, SHT_SYMTAB, &e->syms, arena);
+		if (e->build_id_len && dbg.build_id_len) {
+			snprintf(why, sizeof(why), "its build id is not the object's");
+		} else {
+			if (tr_debuglink_crc_fd(fd, &got) < 0)
+				goto out;
+			ok = got == *crc;
+			snprintf(why, sizeof(why), "its CRC-32 is %08x, not the %08x of the object's "
+				 ".gnu_debuglink", (unsigned)got, (unsigned)*crc);
+		}
+		if (!ok) {
+			if (root_pid > 0)
+				snprintf(who, sizeof(who), "pid %d: ", (int)root_pid);
+			tr_log(TRACERIG_LOG_WARN, "symbols", "%srefused debug file %s for %s: %s "
+			       "(not its debug file: its symbols are not used)", who, path, object,
+			       why);
+		}
 	}
+	if (ok)
+		added = add_symbols(elf, SHT_SYMTAB, &e->syms, arena);
+out:
 	if (elf)
 		elf_end(elf);
 	close(fd);
@@ -269,10 +297,8 @@ static long find_debug_file(struct tr_elf *e, Elf *elf, pid_t root_pid, const ch
 			    struct tr_arena *arena)
 {
 	char buf[4096], dir[4096];
-	GElf_Shdr shdr;
-	Elf_Scn *scn;
-	Elf_Data *data;
 	const char *link, *slash;
+	uint32_t crc;
 	long added;
 	int n;
 
@@ -281,18 +307,11 @@ static long find_debug_file(struct tr_elf *e, Elf *elf, pid_t root_pid, const ch
 		for (size_t i = 1; i < e->build_id_len; i++)
 			n += snprintf(buf + n, sizeof(buf) - n, "%02x", e->build_id[i]);
 		snprintf(buf + n, sizeof(buf) - n, ".debug");
-		added = try_debug_file(e, root_pid, buf, arena);
+		added = try_debug_file(e, root_pid, path, buf, NULL, arena);
 		if (added)
 			return added;
 	}
-	scn = section_by_name(elf, ".gnu_debuglink", &shdr);
-	if (!scn || !path || path[0] != '/')
-		return 0;
-	data = elf_getdata(scn, NULL);
-	if (!data || !data->d_size || !memchr(data->d_buf, '\0', data->d_size))
-		return 0;
-	link = data->d_buf;
-	if (strchr(link, '/'))
+	if (!path || path[0] != '/' || tr_debuglink_from_elf(elf, &link, &crc) < 0)
 		return 0;
 	slash = strrchr(path, '/');
 	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
@@ -307,7 +326,7 @@ static long find_debug_file(struct tr_elf *e, Elf *elf, pid_t root_pid, const ch
 			n = snprintf(buf, sizeof(buf), "/usr/lib/debug%s/%s", dir, link);
 		if (n < 0 || (size_t)n >= sizeof(buf) || strcmp(buf, path) == 0)
 			continue;
-		added = try_debug_file(e, root_pid, buf, arena);
+		added = try_debug_file(e, root_pid, path, buf, &crc, arena);
 		if (added)
 			return added;
 	}

@@ -224,6 +224,11 @@ static void refresh_source(struct tr_jit *j, struct tr_jit_source *src, struct t
 
 	fd = tr_untrusted_open(src->root_pid > 0 ? src->root_pid : 0, src->path, TR_JIT_MAX_SIZE,
 			       &u);
+	/* A runtime writes its maps itself: a file of another user (root's,
+	 * mounted in over its /tmp) would name frames after what that process
+	 * may not read.  Our own staged copies (root_pid 0) are ours. */
+	if (src->root_pid > 0)
+		fd = tr_untrusted_owned(src->root_pid, fd, &u);
 	if (fd < 0) {
 		/* Not there (yet, or any more: the process is gone): look again
 		 * later.  A link, a FIFO, a device or a file too big: never. */

@@ -247,8 +247,11 @@ static void find_file(struct mh_harvester *h, struct mh_proc *p, int rootfd, enu
 
 		if ((size_t)snprintf(path, sizeof(path), "%s/%s", p->rt.dirs[d], name) >= sizeof(path))
 			continue;
-		fd = tr_untrusted_openat(rootfd, path, TR_IN_ROOT, h->max_size, &u);
-		if (fd == -ENOENT)
+		/* The runtime writes these files itself: one of another user's
+		 * (root's, mounted in over its /tmp) is not its to hand us. */
+		fd = tr_untrusted_owned(p->pid, tr_untrusted_openat(rootfd, path, TR_IN_ROOT,
+								    h->max_size, &u), &u);
+		if (fd == -ENOENT || fd == -ESRCH)
 			continue;
 		if (fd < 0) {
 			/* One line per refused path, however often we look. */

@@ -769,6 +769,90 @@ DEF_TEST(stripped_binary_uses_its_debuglink_file)
 	tr_symbolizer_free(sym);
 }
 
+/* In dir: fixture-nobid, the fixture stripped of its symbols and of its
+ * build id, whose .gnu_debuglink names fixture.debug (made and stored
+ * there, CRC and all); and other.debug, a debug file of the same name and
+ * layout whose fixture_local is called host_secret_fn. */
+static int make_nobid_fixture(const char *dir)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s && { objcopy --remove-section .note.gnu.build-id %s nobid &&"
+		 " objcopy --only-keep-debug nobid fixture.debug && strip -s -o fixture-nobid nobid &&"
+		 " objcopy --add-gnu-debuglink=fixture.debug fixture-nobid &&"
+		 " objcopy --redefine-sym fixture_local=host_secret_fn fixture.debug other.debug;"
+		 " } 2>/dev/null && rm nobid && ! readelf -n fixture-nobid | grep -q 'Build ID' &&"
+		 " ! nm fixture-nobid 2>&1 | grep -q fixture_local",
+		 dir, FIXTURE);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* The name `addr` gets in a fresh symbolizer ("" for none). */
+static void name_of(pid_t pid, uint64_t addr, char *out, size_t len)
+{
+	struct tr_symbolizer *sym = tr_symbolizer_new();
+	struct tracerig_symbol s;
+
+	out[0] = '\0';
+	if (sym && tr_symbolizer_lookup(sym, pid, addr, 0, &s) == 0 && s.name)
+		snprintf(out, len, "%s", s.name);
+	tr_symbolizer_free(sym);
+}
+
+DEF_TEST(a_debuglink_file_without_build_id_needs_its_crc)
+{
+	char dir[] = "/tmp/trsym-XXXXXX", path[128], cmd[512], name[256];
+	struct child c;
+
+	CHECK_NOT_NULL(mkdtemp(dir));
+	EXPECT_EQ_INT(0, make_nobid_fixture(dir));
+	snprintf(path, sizeof(path), "%s/fixture-nobid", dir);
+	char *argv[] = { path, NULL };
+	/* Its own debug file: the CRC matches. */
+	EXPECT_EQ_INT(0, child_start(&c, argv));
+	name_of(c.hostpid, c.local + 1, name, sizeof(name));
+	EXPECT_EQ_STR("fixture_local", name);
+	EXPECT_EQ_INT(0, child_stop(&c));
+	/* Another file of that name: not its debug file, its names unused. */
+	snprintf(cmd, sizeof(cmd), "cd %s && mv other.debug fixture.debug", dir);
+	EXPECT_EQ_INT(0, system(cmd));
+	EXPECT_EQ_INT(0, child_start(&c, argv));
+	name_of(c.hostpid, c.local + 1, name, sizeof(name));
+	if (strcmp(name, "host_secret_fn") == 0)
+		TEST_FAIL("named after a debug file whose CRC is not the debuglink's");
+	EXPECT_EQ_INT(0, child_stop(&c));
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	EXPECT_EQ_INT(0, system(cmd));
+}
+
+DEF_TEST(a_debuglink_is_looked_up_in_the_objects_root_only)
+{
+	char dir[] = "/var/tmp/trsym-XXXXXX", script[2048], cmd[512], name[256];
+	struct child c;
+
+	CHECK_NOT_NULL(mkdtemp(dir));
+	EXPECT_EQ_INT(0, make_nobid_fixture(dir));
+	/* The container gets the binary in a tmpfs over dir, without its
+	 * debug file; the host keeps its own dir/fixture.debug, CRC and all:
+	 * a root-only host file of that name must not name its frames. */
+	snprintf(script, sizeof(script),
+		 "set -e; cp %s/fixture-nobid /run/trsym-nobid-$$; mount -t tmpfs tracerig-test %s;"
+		 " mv /run/trsym-nobid-$$ %s/fixture-nobid; exec %s/fixture-nobid",
+		 dir, dir, dir, dir);
+	char *argv[] = { "unshare", "--mount", "--pid", "--fork", "--propagation", "private",
+			 "sh", "-c", script, NULL };
+	snprintf(cmd, sizeof(cmd), "chmod 600 %s/fixture.debug", dir);
+	EXPECT_EQ_INT(0, system(cmd));
+	EXPECT_EQ_INT(0, child_start(&c, argv));
+	name_of(c.hostpid, c.local + 1, name, sizeof(name));
+	if (strcmp(name, "fixture_local") == 0)
+		TEST_FAIL("named from the host's %s/fixture.debug, outside the object's root", dir);
+	EXPECT_EQ_INT(0, child_stop(&c));
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	EXPECT_EQ_INT(0, system(cmd));
+}
+
 struct worker {
 	struct tr_symbolizer *sym;
 	struct child *c;
@@ -843,6 +927,17 @@ int main(void)
 		RUN_TEST(stripped_binary_uses_its_debuglink_file);
 	else
 		SKIP_TEST(stripped_binary_uses_its_debuglink_file, "objcopy/strip (binutils) missing");
+	if (system("command -v objcopy >/dev/null && command -v strip >/dev/null") == 0)
+		RUN_TEST(a_debuglink_file_without_build_id_needs_its_crc);
+	else
+		SKIP_TEST(a_debuglink_file_without_build_id_needs_its_crc,
+			  "objcopy/strip (binutils) missing");
+	if (geteuid() == 0 && unshare_works() &&
+	    system("command -v objcopy >/dev/null && command -v strip >/dev/null") == 0)
+		RUN_TEST(a_debuglink_is_looked_up_in_the_objects_root_only);
+	else
+		SKIP_TEST(a_debuglink_is_looked_up_in_the_objects_root_only,
+			  "needs root, unshare(1) with mount and PID namespaces, and binutils");
 	RUN_TEST(lookups_from_many_threads_agree);
 	TEST_MAIN_END();
 }
