@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "control.h"
+#include "lib/sanitize.h"
 
 #define NAME_MAX_LEN 64
 
@@ -30,9 +31,10 @@ int tr_control_check_name(const char *name, char *why, size_t len)
 {
 	size_t n = strlen(name);
 
-	if (n == 0 || n > NAME_MAX_LEN || name[0] == '.') {
+	/* A leading '-' would make `tracerig stop NAME` an option. */
+	if (n == 0 || n > NAME_MAX_LEN || name[0] == '.' || name[0] == '-') {
 		snprintf(why, len, "a session name has 1 to %d characters and does not start "
-			 "with '.'", NAME_MAX_LEN);
+			 "with '.' or '-'", NAME_MAX_LEN);
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -48,19 +50,15 @@ int tr_control_check_name(const char *name, char *why, size_t len)
 	return 0;
 }
 
-int tr_control_prepare_dir(char *why, size_t len)
+int tr_control_check_dir(char *why, size_t len)
 {
 	const char *dir = tr_control_dir();
 	struct stat st;
 
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
-		int err = -errno;
-
-		snprintf(why, len, "cannot create %s: %s", dir, strerror(-err));
-		return err;
-	}
 	/* Whoever could write there could plant a socket that answers `stop`
-	 * with an archive path of their choosing, or read a session's log. */
+	 * with an archive path of their choosing or `status` with escape
+	 * sequences, or read a session's log; a link could send the removal
+	 * of a stale socket anywhere.  lstat: the link itself is refused. */
 	if (lstat(dir, &st) < 0) {
 		int err = -errno;
 
@@ -69,11 +67,26 @@ int tr_control_prepare_dir(char *why, size_t len)
 	}
 	if (!S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & 077)) {
 		snprintf(why, len, "%s is not a directory of root's that only root can use "
-			 "(owner uid %u, mode %04o): remove it, and tracerig creates it again",
-			 dir, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+			 "(%s, owner uid %u, mode %04o): remove it, and `tracerig start` creates it "
+			 "again", dir, S_ISLNK(st.st_mode) ? "a symbolic link" :
+			 S_ISDIR(st.st_mode) ? "a directory" : "not a directory",
+			 (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
 		return -EPERM;
 	}
 	return 0;
+}
+
+int tr_control_prepare_dir(char *why, size_t len)
+{
+	const char *dir = tr_control_dir();
+
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		int err = -errno;
+
+		snprintf(why, len, "cannot create %s: %s", dir, strerror(-err));
+		return err;
+	}
+	return tr_control_check_dir(why, len);
 }
 
 int tr_control_file(const char *name, const char *suffix, char *buf, size_t len)
@@ -90,11 +103,27 @@ static int socket_address(const char *name, struct sockaddr_un *sa)
 	return tr_control_file(name, ".sock", sa->sun_path, sizeof(sa->sun_path));
 }
 
+/* The session's side must be root or ourselves: a socket anyone else
+ * listens on speaks for nobody we trust, whatever its name. */
+static int peer_trusted(int fd)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+		return -errno;
+	return cred.uid == 0 || cred.uid == geteuid() ? 0 : -EACCES;
+}
+
 int tr_control_connect(const char *name)
 {
 	struct sockaddr_un sa;
+	struct stat st;
+	char why[8];
 	int fd, ret;
 
+	if ((ret = tr_control_check_dir(why, sizeof(why))) < 0)
+		return ret;
 	if ((ret = socket_address(name, &sa)) < 0)
 		return ret;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -103,8 +132,14 @@ int tr_control_connect(const char *name)
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		ret = -errno;
 		close(fd);
-		if (ret == -ECONNREFUSED)
+		/* Refused is also what a file that is not a socket answers:
+		 * only a socket is a dead session's. */
+		if (ret == -ECONNREFUSED && lstat(sa.sun_path, &st) == 0 && S_ISSOCK(st.st_mode))
 			unlink(sa.sun_path);
+		return ret;
+	}
+	if ((ret = peer_trusted(fd)) < 0) {
+		close(fd);
 		return ret;
 	}
 	return fd;
@@ -207,13 +242,13 @@ int tr_control_read_line(int fd, char *buf, size_t len, int timeout_ms)
 			continue;
 		if (got < 0)
 			return -errno;
-		if (got == 0) {
+		if (got == 0 || buf[n] == '\n') {
 			buf[n] = '\0';
-			return n > 0; /* a last line without its newline still counts */
-		}
-		if (buf[n] == '\n') {
-			buf[n] = '\0';
-			return 1;
+			/* The other side may be anyone's: its line is printed on a
+			 * terminal, so no escape sequence gets through. */
+			tr_sanitize_text(buf, len, buf);
+			/* a last line without its newline still counts */
+			return got > 0 || n > 0;
 		}
 		n++;
 	}
@@ -221,14 +256,18 @@ int tr_control_read_line(int fd, char *buf, size_t len, int timeout_ms)
 
 int tr_control_list(char ***names, size_t *n)
 {
-	DIR *dir = opendir(tr_control_dir());
 	struct dirent *de;
-	char **list = NULL;
+	char **list = NULL, why[8];
 	size_t count = 0;
-	int ret = 0;
+	int ret;
+	DIR *dir;
 
 	*names = NULL;
 	*n = 0;
+	ret = tr_control_check_dir(why, sizeof(why));
+	if (ret < 0)
+		return ret == -ENOENT ? 0 : ret;
+	dir = opendir(tr_control_dir());
 	if (!dir)
 		return errno == ENOENT ? 0 : -errno;
 	while ((de = readdir(dir))) {

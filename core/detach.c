@@ -197,7 +197,7 @@ static int pick_session(const char *command, char *buf, size_t len)
 static int ask_session(const char *command, int argc, char **argv, char *name, size_t len,
 		       int *status)
 {
-	char why[256];
+	char why[512];
 	int fd, ret;
 
 	*status = TR_EXIT_FAILURE;
@@ -206,6 +206,12 @@ static int ask_session(const char *command, int argc, char **argv, char *name, s
 	if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
 		fprintf(stderr, "Usage: tracerig %s [NAME]\n", command);
 		*status = TR_EXIT_USAGE;
+		return -1;
+	}
+	/* What the directory holds is believed only when root alone could
+	 * have put it there. */
+	if ((ret = tr_control_check_dir(why, sizeof(why))) < 0 && ret != -ENOENT) {
+		tr_err("tracerig %s: %s", command, why);
 		return -1;
 	}
 	if (argc == 2) {
@@ -219,6 +225,11 @@ static int ask_session(const char *command, int argc, char **argv, char *name, s
 		return -1;
 	}
 	fd = tr_control_connect(name);
+	if (fd == -EACCES) {
+		tr_err("tracerig %s: %s/%s.sock is served by neither root nor you: not a session "
+		       "to trust; not used (remove it)", command, tr_control_dir(), name);
+		return -1;
+	}
 	if (fd < 0) {
 		tr_err("tracerig %s: no session named '%s' is running%s", command, name,
 		       fd == -ECONNREFUSED ? " (its socket was left by a session that died; "
@@ -236,7 +247,7 @@ static int ask_session(const char *command, int argc, char **argv, char *name, s
 int tr_detach_stop(int argc, char **argv)
 {
 	char name[128], line[4352];
-	int fd, ret, answered = 0, status = TR_EXIT_FAILURE;
+	int fd, ret, answered = 0, said = 0, status = TR_EXIT_FAILURE;
 
 	fd = ask_session("stop", argc, argv, name, sizeof(name), &status);
 	if (fd < 0)
@@ -252,13 +263,19 @@ int tr_detach_stop(int argc, char **argv)
 			status = TR_EXIT_OK;
 		} else {
 			tr_err("session '%s': %s", name, line);
+			said = 1;
 		}
 	}
 	close(fd);
-	if (status != TR_EXIT_OK && answered && ret == 0 && !strstr(line, "failed"))
+	/* Every stop says what became of the session, once. */
+	if (status != TR_EXIT_OK && !said && answered)
 		tr_err("session '%s' ended without saying where its archive is: it may have died "
 		       "while packaging (its watchdog then packages what it collected; see "
 		       "%s/%s.log, or the journal for a --foreground one)", name,
+		       tr_control_dir(), name);
+	else if (status != TR_EXIT_OK && !said)
+		tr_err("session '%s' did not answer (%s): see %s/%s.log, or the journal for a "
+		       "--foreground one", name, ret < 0 ? strerror(-ret) : "it closed the connection",
 		       tr_control_dir(), name);
 	return status;
 }
@@ -266,7 +283,7 @@ int tr_detach_stop(int argc, char **argv)
 int tr_detach_snapshot(int argc, char **argv)
 {
 	char name[128], line[4352];
-	int fd, ret, status = TR_EXIT_FAILURE;
+	int fd, ret, said = 0, status = TR_EXIT_FAILURE;
 
 	fd = ask_session("snapshot", argc, argv, name, sizeof(name), &status);
 	if (fd < 0)
@@ -281,13 +298,15 @@ int tr_detach_snapshot(int argc, char **argv)
 			status = TR_EXIT_OK;
 		} else if (strncmp(line, "error: ", 7) == 0) {
 			tr_err("tracerig snapshot %s: %s", name, line + 7);
+			said = 1;
 		} else {
 			tr_err("session '%s': %s", name, line);
+			said = 1;
 		}
 	}
 	close(fd);
-	if (status != TR_EXIT_OK && ret == 0 && strncmp(line, "error: ", 7) != 0 &&
-	    strncmp(line, "failed", 6) != 0)
+	/* A refusal (a record-mode session) or a failure was said already. */
+	if (status != TR_EXIT_OK && !said)
 		tr_err("session '%s' ended without saying where the snapshot is (see %s/%s.log, "
 		       "or the journal for a --foreground one)", name, tr_control_dir(), name);
 	return status;
@@ -295,7 +314,7 @@ int tr_detach_snapshot(int argc, char **argv)
 
 int tr_detach_status(int argc, char **argv)
 {
-	char **names = NULL, line[4352];
+	char **names = NULL, line[4352], why[512];
 	size_t n = 0, shown = 0;
 	int ret;
 
@@ -306,6 +325,10 @@ int tr_detach_status(int argc, char **argv)
 		fprintf(stderr, "Usage: tracerig status\n");
 		return TR_EXIT_USAGE;
 	}
+	if ((ret = tr_control_check_dir(why, sizeof(why))) < 0 && ret != -ENOENT) {
+		tr_err("tracerig status: %s", why);
+		return TR_EXIT_FAILURE;
+	}
 	ret = tr_control_list(&names, &n);
 	if (ret < 0) {
 		tr_err("tracerig status: cannot list %s: %s", tr_control_dir(), strerror(-ret));
@@ -314,6 +337,10 @@ int tr_detach_status(int argc, char **argv)
 	for (size_t i = 0; i < n; i++) {
 		int fd = tr_control_connect(names[i]);
 
+		if (fd == -EACCES)
+			tr_warn("tracerig status: %s/%s.sock is served by neither root nor you: "
+				"not a session to trust; not listed (remove it)", tr_control_dir(),
+				names[i]);
 		if (fd < 0)
 			continue; /* a stale socket: connect removed it */
 		if (shown++)

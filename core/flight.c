@@ -301,8 +301,24 @@ static int older_first(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* keep = N: the oldest archives of this name beyond N go, whichever run
- * wrote them (a service restarted keeps its bound). */
+/* Whether apply_keep may count and remove an archive found in the output
+ * directory.  Only our own: a regular file (not a link: what it points to
+ * is no archive of ours), owned by the uid the session runs as.  That
+ * takes in the archives of a previous run of the same service (a service
+ * restarted keeps its bound), and never a file of another user's, which
+ * in a shared directory (mode 1777, /tmp) anyone can name like ours.  Not
+ * counting those matters as much as not removing them: newer ones would
+ * otherwise push every archive of ours out of the bound.  The sticky bit
+ * keeps others from replacing a file of ours between this check and the
+ * removal (they can neither rename over nor remove it); without it, whoever
+ * can write there can remove any file anyway. */
+static int ours(const struct stat *st)
+{
+	return S_ISREG(st->st_mode) && st->st_uid == geteuid();
+}
+
+/* keep = N: the oldest archives of this name (and ours, see ours()) beyond
+ * N go. */
 static void apply_keep(void)
 {
 	struct archive_file *files = NULL;
@@ -318,7 +334,7 @@ static void apply_keep(void)
 		struct stat st;
 
 		if (!archive_name_matches(de->d_name) ||
-		    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+		    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !ours(&st))
 			continue;
 		if (n == cap) {
 			struct archive_file *grown;

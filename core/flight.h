@@ -80,7 +80,8 @@ void tr_snapshot_copy_log(struct tr_snapshot *snap, const char *log_path);
 int tr_snapshot_temp(struct tr_snapshot *snap);
 /* Moves the written archive to <dir>/<name>-<UTC time>.trace.zip (never
  * replacing anything), then removes the oldest archives of this name
- * beyond `keep`.  Logs; 0 or a negative errno. */
+ * beyond `keep`: regular files of the session's uid only, earlier runs'
+ * included, never another user's.  Logs; 0 or a negative errno. */
 int tr_snapshot_commit(struct tr_snapshot *snap);
 /* Answers the waiting connections (the path, or that it failed), removes
  * the staging directory unless `keep_staging`, frees.  snap->path is

@@ -18,20 +18,19 @@
 #include "control.h"
 #include "exitcodes.h"
 #include "flight.h"
+#include "lib/vec.h"
 #include "log.h"
 #include "options.h"
 #include "remote.h"
 #include "session.h"
-
-#define MAX_STOPPERS 8
 
 struct tr_remote {
 	int listen_fd;
 	int ready_fd; /* `tracerig start` waits on it */
 	char socket_path[4096];
 	char log_path[4096];
-	int stoppers[MAX_STOPPERS]; /* connections that asked to stop */
-	size_t n_stoppers;
+	int *stoppers; /* connections that asked to stop */
+	size_t n_stoppers, cap_stoppers;
 	/* --foreground under systemd (Type=notify): $NOTIFY_SOCKET, told
 	 * READY=1 once collection runs, so `systemctl start` returns when
 	 * `tracerig snapshot` can be answered and fails if the session does. */
@@ -184,6 +183,67 @@ static int peer_is_root(int fd)
 	return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 && cred.uid == 0;
 }
 
+/* A connection that asked to stop waits for the archive's path.  0, or -1
+ * when it cannot be kept (it was told so and closed). */
+static int add_stopper(struct tr_remote *r, int fd)
+{
+	int *grown = tr_vec_grow(r->stoppers, &r->cap_stoppers, r->n_stoppers + 1,
+				 sizeof(*grown), 8);
+
+	if (!grown) {
+		reply(fd, "failed: the session is out of memory; see %s", r->log_path);
+		close(fd);
+		return -1;
+	}
+	r->stoppers = grown;
+	r->stoppers[r->n_stoppers++] = fd;
+	return 0;
+}
+
+/* Reads and answers the request of a connection just accepted; 1 when it
+ * asked to stop.  `ended`: the session no longer collects (it packaged),
+ * so a stop is only told where the archive is, and a snapshot that it
+ * comes too late. */
+static int handle(struct tr_session *s, int fd, int ended)
+{
+	struct tr_remote *r = s->remote;
+	char line[64];
+
+	if (!peer_is_root(fd)) {
+		reply(fd, "error: only root controls tracerig sessions");
+		close(fd);
+		return 0;
+	}
+	/* The client writes its one line right after connecting. */
+	if (tr_control_read_line(fd, line, sizeof(line), 1000) <= 0) {
+		close(fd);
+		return 0;
+	}
+	if (strcmp(line, "status") == 0 && !ended) {
+		answer_status(s, fd);
+		close(fd);
+	} else if (strcmp(line, "status") == 0) {
+		reply(fd, "name: %s", s->opts->session_name);
+		reply(fd, "pid: %d", (int)getpid());
+		reply(fd, "state: ended");
+		close(fd);
+	} else if (strcmp(line, "snapshot") == 0 && !ended) {
+		answer_snapshot(s, fd);
+	} else if (strcmp(line, "snapshot") == 0) {
+		reply(fd, "failed: the session ended before the snapshot was taken");
+		close(fd);
+	} else if (strcmp(line, "stop") == 0) {
+		/* Every stop is told what became of the session, the ones that
+		 * came while it was already stopping too. */
+		reply(fd, "stopping: %d", (int)getpid());
+		return add_stopper(r, fd) == 0;
+	} else {
+		reply(fd, "error: unknown request '%s' (status, snapshot, stop)", line);
+		close(fd);
+	}
+	return 0;
+}
+
 int tr_remote_serve(struct tr_session *s)
 {
 	struct tr_remote *r = s->remote;
@@ -192,34 +252,12 @@ int tr_remote_serve(struct tr_session *s)
 	if (!r)
 		return 0;
 	for (;;) {
-		char line[64];
 		int fd = accept4(r->listen_fd, NULL, NULL, SOCK_CLOEXEC);
 
 		if (fd < 0)
 			break; /* EAGAIN: none left */
-		if (!peer_is_root(fd)) {
-			reply(fd, "error: only root controls tracerig sessions");
-			close(fd);
-			continue;
-		}
-		/* The client writes its one line right after connecting. */
-		if (tr_control_read_line(fd, line, sizeof(line), 1000) <= 0) {
-			close(fd);
-			continue;
-		}
-		if (strcmp(line, "status") == 0) {
-			answer_status(s, fd);
-			close(fd);
-		} else if (strcmp(line, "snapshot") == 0) {
-			answer_snapshot(s, fd);
-		} else if (strcmp(line, "stop") == 0 && r->n_stoppers < MAX_STOPPERS) {
-			reply(fd, "stopping: %d", (int)getpid());
-			r->stoppers[r->n_stoppers++] = fd;
+		if (handle(s, fd, 0))
 			stop = 1;
-		} else {
-			reply(fd, "error: unknown request '%s' (status, snapshot, stop)", line);
-			close(fd);
-		}
 	}
 	if (stop)
 		tr_info("stop requested through the control socket");
@@ -276,14 +314,20 @@ void tr_remote_finish(struct tr_session *s, int exit_status)
 	struct tr_remote *r = s->remote;
 	char path[4352];
 	int packaged = exit_status != TR_EXIT_FAILURE && s->output && !access(s->output, F_OK);
+	int fd;
 
 	if (!r)
 		return;
 	/* Gone first: `tracerig status` must not list a session that ended. */
 	if (r->ready_fd >= 0)
 		close(r->ready_fd);
-	close(r->listen_fd);
 	unlink(r->socket_path);
+	/* Requests that came while the session stopped and packaged wait in
+	 * the backlog: closing it unanswered would leave a second `tracerig
+	 * stop` with a reset connection and nothing to say. */
+	while ((fd = accept4(r->listen_fd, NULL, NULL, SOCK_CLOEXEC)) >= 0)
+		handle(s, fd, 1);
+	close(r->listen_fd);
 	if (packaged)
 		absolute(s->output, path, sizeof(path));
 	for (size_t i = 0; i < r->n_stoppers; i++) {
@@ -294,6 +338,7 @@ void tr_remote_finish(struct tr_session *s, int exit_status)
 			      r->log_path);
 		close(r->stoppers[i]);
 	}
+	free(r->stoppers);
 	free(r);
 	s->remote = NULL;
 }

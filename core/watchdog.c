@@ -4,11 +4,13 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -16,13 +18,32 @@
 
 #include "exitcodes.h"
 #include "lib/vec.h"
+#include "log.h"
 #include "watchdog.h"
 
 #define CLEANUP_ARG_MAX 200
 
 static int record_fd = -1; /* the collecting process's end of the pipe */
-static pid_t watchdog_pid;
+static pid_t watchdog_pid, collector_pid;
 static struct tr_watchdog_ops ops; /* the watchdog's copy */
+
+/* The collector's thread that notices the watchdog's death. */
+static struct {
+	pthread_t thread;
+	int pidfd, stop_fd; /* the watchdog's pidfd; an eventfd that ends the thread */
+	int running;
+} minder = { .pidfd = -1, .stop_fd = -1 };
+
+/* Signals whose default action ends the process and that a handler can
+ * see: the collector names them to the watchdog before it dies of one, so
+ * the salvaged archive says which it was (SIGKILL alone cannot be seen).
+ * Faults are supervise.c's; SIGINT, SIGTERM (and SIGUSR1 in flight mode)
+ * are blocked for the session's signalfd once it runs, and until then
+ * end it as they did.  A signal the caller ignores (nohup) stays ignored. */
+static const int deadly_signals[] = {
+	SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM,
+	SIGPROF, SIGXCPU, SIGXFSZ, SIGSYS, SIGTRAP, SIGSTKFLT, SIGPWR, SIGIO,
+};
 
 /* What a plugin asked the watchdog to clean up (see watchdog_cleanup). */
 struct cleanup {
@@ -37,6 +58,7 @@ struct heard {
 	int packaged;
 	uint64_t start_mono_ns, start_real_ns;
 	char fault[128];
+	char killed[32]; /* "SIGQUIT": the signal the collector said it died of */
 	struct cleanup *cleanups; /* in the order registered */
 	size_t n_cleanups, cap_cleanups;
 };
@@ -77,12 +99,13 @@ void tr_watchdog_plugin(const char *name, const char *phase)
 	sendf("plugin %s %s\n", name, phase);
 }
 
-void tr_watchdog_fault(const char *who, int sig)
+/* "WORD SIGxxx[ in WHO]\n", async-signal-safe. */
+static void send_signal_record(const char *word, int sig, const char *who)
 {
 	char line[128];
 	size_t len = 0;
-	const char *parts[] = { "fault SIG", sigabbrev_np(sig) ? sigabbrev_np(sig) : "?", " in ",
-				who, "\n" };
+	const char *parts[] = { word, " SIG", sigabbrev_np(sig) ? sigabbrev_np(sig) : "?",
+				who ? " in " : "", who ? who : "", "\n" };
 
 	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
 		size_t n = strlen(parts[i]);
@@ -95,10 +118,117 @@ void tr_watchdog_fault(const char *who, int sig)
 	send_record(line, len);
 }
 
+void tr_watchdog_fault(const char *who, int sig)
+{
+	send_signal_record("fault", sig, who);
+}
+
+static void on_deadly_signal(int sig)
+{
+	int saved = errno;
+
+	/* A launched command between fork and exec runs this too: only the
+	 * collector speaks for the session. */
+	if (getpid() == collector_pid)
+		send_signal_record("killed", sig, NULL);
+	errno = saved;
+	/* SA_RESETHAND put the default back: it ends the process as it would
+	 * have, with the same wait status for whoever waits for it. */
+	raise(sig);
+}
+
+static void report_deadly_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_deadly_signal, .sa_flags = SA_RESETHAND };
+
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(deadly_signals) / sizeof(deadly_signals[0]); i++) {
+		struct sigaction old;
+
+		if (sigaction(deadly_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL &&
+		    !(old.sa_flags & SA_SIGINFO))
+			(void)sigaction(deadly_signals[i], &sa, NULL);
+	}
+}
+
+/* The watchdog is the collector's child: its death is seen without
+ * reaping it (finish() does), and said at once, in the run log that goes
+ * into the archive.  The session itself goes on as if unwatched. */
+static void *mind_watchdog(void *arg)
+{
+	struct pollfd pfd[2] = { { .fd = minder.pidfd, .events = POLLIN },
+				 { .fd = minder.stop_fd, .events = POLLIN } };
+	siginfo_t info = { .si_pid = 0 };
+
+	(void)arg;
+	while (poll(pfd, 2, -1) < 0 && errno == EINTR)
+		;
+	if (pfd[1].revents || !pfd[0].revents)
+		return NULL;
+	if (waitid(P_PID, (id_t)watchdog_pid, &info, WEXITED | WNOWAIT) < 0 || !info.si_pid)
+		return NULL;
+	if (info.si_code == CLD_EXITED)
+		tr_warn("the watchdog (PID %d) ended with status %d before the session did: if "
+			"tracerig dies now, nothing packages what it collected; the session goes on "
+			"and packages it itself", (int)watchdog_pid, info.si_status);
+	else
+		tr_warn("the watchdog (PID %d) was killed by SIG%s: if tracerig dies now, "
+			"nothing packages what it collected; the session goes on and packages it "
+			"itself", (int)watchdog_pid,
+			sigabbrev_np(info.si_status) ? sigabbrev_np(info.si_status) : "?");
+	return NULL;
+}
+
+static void start_minder(void)
+{
+	sigset_t all, old;
+
+	minder.pidfd = (int)syscall(SYS_pidfd_open, watchdog_pid, 0);
+	minder.stop_fd = eventfd(0, EFD_CLOEXEC);
+	if (minder.pidfd < 0 || minder.stop_fd < 0)
+		goto fail;
+	/* Signals are the session's main thread's, never this one's. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	minder.running = pthread_create(&minder.thread, NULL, mind_watchdog, NULL) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (minder.running) {
+		(void)pthread_setname_np(minder.thread, "tr-watchdog");
+		return;
+	}
+fail:
+	/* Only the warning of its death is lost; the watchdog still runs. */
+	if (minder.pidfd >= 0)
+		close(minder.pidfd);
+	if (minder.stop_fd >= 0)
+		close(minder.stop_fd);
+	minder.pidfd = minder.stop_fd = -1;
+}
+
+static void stop_minder(void)
+{
+	uint64_t one = 1;
+
+	if (minder.running) {
+		if (write(minder.stop_fd, &one, sizeof(one)) != sizeof(one)) {
+			/* an eventfd below its maximum takes it */
+		}
+		pthread_join(minder.thread, NULL);
+		minder.running = 0;
+	}
+	if (minder.pidfd >= 0)
+		close(minder.pidfd);
+	if (minder.stop_fd >= 0)
+		close(minder.stop_fd);
+	minder.pidfd = minder.stop_fd = -1;
+}
+
 static void finish(const char *word)
 {
 	if (record_fd < 0)
 		return;
+	/* It is about to leave: that is no news. */
+	stop_minder();
 	send_record(word, strlen(word));
 	close(record_fd);
 	record_fd = -1;
@@ -237,6 +367,8 @@ static void hear(struct heard *h, char *line)
 			ops.note_phase(ops.arg, name, phase);
 	} else if (strncmp(line, "fault ", 6) == 0) {
 		snprintf(h->fault, sizeof(h->fault), "%.120s", line + 6);
+	} else if (strncmp(line, "killed ", 7) == 0) {
+		snprintf(h->killed, sizeof(h->killed), "%.31s", line + 7);
 	} else if (strncmp(line, "cleanup ", 8) == 0) {
 		hear_cleanup(h, line);
 	} else if (sscanf(line, "uncleanup %63s %63s", name, key) == 2) {
@@ -291,6 +423,8 @@ static void watch(int fd, pid_t collector)
 	if (h.fault[0]) {
 		h.fault[strcspn(h.fault, "\n")] = '\0';
 		snprintf(why, sizeof(why), "it died of %s", h.fault);
+	} else if (h.killed[0]) {
+		snprintf(why, sizeof(why), "it was killed by %s", h.killed);
 	} else {
 		snprintf(why, sizeof(why), "it was killed (SIGKILL, or the kernel's OOM killer)");
 	}
@@ -353,5 +487,8 @@ int tr_watchdog_start(const struct tr_watchdog_ops *given)
 	}
 	close(fds[0]);
 	record_fd = fds[1];
+	collector_pid = collector;
+	report_deadly_signals();
+	start_minder();
 	return 0;
 }

@@ -11,7 +11,10 @@
  * The collecting process talks to it over a pipe, one line per record;
  * "packaged" tells it nothing is left to salvage, "done" (after every
  * plugin's fini) and "abort" to run the cleanups still registered and
- * leave. */
+ * leave.  Before dying of a signal it can see (any but SIGKILL) the
+ * collector names it in a record, for the salvaged manifest.  The other
+ * way round, a thread of the collector waits on the watchdog's pidfd and
+ * warns if it dies first: the session goes on, unwatched. */
 #ifndef TR_WATCHDOG_H
 #define TR_WATCHDOG_H
 
@@ -35,8 +38,11 @@ struct tr_watchdog_ops {
 	void (*discard)(void *arg);
 };
 
-/* Forks the watchdog, with a copy of `ops`.  Returns 0 in the collecting
- * process, or -errno (the session then runs unwatched). */
+/* Forks the watchdog, with a copy of `ops`, and in the collecting process
+ * installs the handlers that name a deadly signal (for signals still at
+ * their default action) and starts the thread that minds the watchdog.
+ * Returns 0 in the collecting process, or -errno (the session then runs
+ * unwatched). */
 int tr_watchdog_start(const struct tr_watchdog_ops *ops);
 /* Records, sent as they happen. */
 void tr_watchdog_command(pid_t pid);

@@ -77,7 +77,7 @@ CORE_SH_TESTS = \
 	tests/core/lifecycle.sh \
 	tests/core/command.sh \
 	tests/core/signals.sh \
-	tests/core/detached.sh \
+	tests/core/detached.sh tests/core/control_trust.sh tests/core/flight_keep.sh \
 	tests/core/convert.sh tests/core/pprof_archive.sh \
 	tests/core/supervise.sh \
 	tests/core/cleanup.sh \

@@ -84,6 +84,40 @@ check_grep "and says what a name may hold" "cannot be in a session name" "$TEST_
 rc=0
 "$TRACERIG" -c "$two" --name x >"$TEST_TMP/name2.out" 2>&1 </dev/null || rc=$?
 check_eq "--name without start is a usage error" 2 "$rc"
+# `tracerig stop -x` would be an option: such a session could not be named.
+rc=0
+"$TRACERIG" start -c "$two" -d 0 --name -x >"$TEST_TMP/name3.out" 2>&1 </dev/null || rc=$?
+check_eq "a name starting with '-' is refused as usage" 2 "$rc"
+check_grep "and says why" "does not start with '.' or '-'" "$TEST_TMP/name3.out"
+check "no session of that name runs" test ! -e "$TRACERIG_RUNTIME_DIR/-x.sock"
+
+# `tracerig snapshot` of a session that records: its refusal, and only that.
+(cd "$here" && "$TRACERIG" start -c "$two" -d 0 --name rec -o "$here/rec.trace.zip" \
+	>"$TEST_TMP/rec.out" 2>&1 </dev/null)
+rc=0
+"$TRACERIG" snapshot rec >"$TEST_TMP/snap.out" 2>"$TEST_TMP/snap.err" || rc=$?
+check_eq "snapshot of a record-mode session exits 1" 1 "$rc"
+check_grep "it says the session records and what to do" "records \(mode = record\).*tracerig stop rec" "$TEST_TMP/snap.err"
+check_no_grep "and nothing else" "ended without saying" "$TEST_TMP/snap.err"
+check_eq "it prints no path" "" "$(cat "$TEST_TMP/snap.out")"
+
+# Two stops of the same session, the second while the first one's is
+# packaging (a slow backend's stop): each is told where the archive is.
+"$TRACERIG" stop rec >/dev/null 2>&1
+(cd "$here" && "$TRACERIG" start -c "$two" -d 0 --name slow -o "$here/slow.trace.zip" \
+	--set testa.stop_delay=3s >"$TEST_TMP/slow.out" 2>&1 </dev/null)
+rc1=0
+"$TRACERIG" stop slow >"$TEST_TMP/stop1.out" 2>"$TEST_TMP/stop1.err" &
+first=$!
+for _ in $(seq 100); do grep -q "stopping 'slow'" "$TEST_TMP/stop1.err" && break; sleep 0.05; done
+rc2=0
+"$TRACERIG" stop slow >"$TEST_TMP/stop2.out" 2>"$TEST_TMP/stop2.err" || rc2=$?
+wait "$first" || rc1=$?
+check_eq "the first stop exits 0" 0 "$rc1"
+check_eq "the first stop prints the archive" "$here/slow.trace.zip" "$(cat "$TEST_TMP/stop1.out")"
+check_eq "the stop that came while it packaged exits 0" 0 "$rc2"
+check_eq "and prints the archive too" "$here/slow.trace.zip" "$(cat "$TEST_TMP/stop2.out")"
+check "the archive is written" test -s "$here/slow.trace.zip"
 
 # A session killed outright leaves a dead socket: the next start of that
 # name takes it over, and SIGTERM (systemd, timeout) stops and packages.

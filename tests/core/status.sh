@@ -11,7 +11,7 @@ check_eq "run on a pseudo-terminal exits 0" 0 "$rc"
 tr '\r' '\n' <"$TEST_TMP/typescript" >"$TEST_TMP/lines"
 check_grep "the status line shows elapsed and remaining time" '\[tracerig\] [0-9]+s elapsed, [0-9]+s left' "$TEST_TMP/lines"
 check_grep "the status line shows each backend's progress" '\| testa: running \| testb: running' "$TEST_TMP/lines"
-check_grep "the summary lists each backend's status and counters" 'testa +ok +flushed_entries=1, payload_bytes=6' "$TEST_TMP/lines"
+check_grep "the summary lists each backend's status and counters" 'testa +ok +1 flushed entries, 6 bytes payload' "$TEST_TMP/lines"
 
 run_tracerig -c "$two" -o "$TEST_TMP/t.trace.zip" -d 600ms
 check_no_grep "no status line when stderr is not a terminal" 'elapsed' "$TEST_TMP/out"

@@ -124,6 +124,40 @@ unzip_archive "$out" "$TEST_TMP/x"
 check_grep "fault in the core: the manifest names the signal" '"why": "it died of SIGSEGV in tracerig"' "$TEST_TMP/x/manifest.json"
 check_grep "fault in the core: said on the terminal" 'tracerig: fatal SEGV in the core' "$TEST_TMP/out"
 
+# A signal the core leaves at its default action (SIGUSR1 to a session
+# that records, as `pkill -USR1 tracerig` meant for flight recorders sends
+# it): the salvaged archive names that signal, not SIGKILL.
+rm -f "$out" "$J"
+"$TRACERIG" -c "$two" -o "$out" -d 0 --set testb.journal="$J" >"$TEST_TMP/out" 2>&1 &
+pid=$!
+wait_for_line "$J" 'testb start'
+kill -USR1 "$pid"
+wait "$pid" 2>/dev/null
+for _ in $(seq 1 200); do [ -s "$out" ] && break; sleep 0.05; done
+check "killed by SIGUSR1: the watchdog wrote the archive" test -s "$out"
+unzip_archive "$out" "$TEST_TMP/x"
+check_grep "killed by SIGUSR1: the manifest names the signal" '"why": "it was killed by SIGUSR1"' "$TEST_TMP/x/manifest.json"
+
+# The watchdog killed: the session says so at once, goes on, and packages
+# on its own.
+rm -f "$out" "$J"
+"$TRACERIG" -c "$two" -o "$out" -d 0 --set testb.journal="$J" >"$TEST_TMP/out" 2>&1 &
+pid=$!
+wait_for_line "$J" 'testb start'
+wd=$(pgrep -P "$pid" -x tracerig-watch)
+check "the watchdog runs beside the session" test -n "$wd"
+[ -n "$wd" ] && kill -KILL "$wd"
+wait_for_line "$TEST_TMP/out" 'watchdog'
+kill -INT "$pid"
+rc=0; wait "$pid" || rc=$?
+check_eq "watchdog killed: the session exits 0" 0 "$rc"
+check_grep "watchdog killed: said, with what it means" \
+	"the watchdog \(PID $wd\) was killed by SIGKILL: if tracerig dies now, nothing packages" "$TEST_TMP/out"
+check "watchdog killed: the session wrote its archive" test -s "$out"
+unzip_archive "$out" "$TEST_TMP/x"
+check_grep "watchdog killed: the archive's log says it" "watchdog \(PID $wd\) was killed by SIGKILL" "$TEST_TMP/x/tracerig.log"
+check_grep "watchdog killed: the data is there" '^payload from-b$' "$TEST_TMP/x/testb.txt"
+
 # One SIGTERM while the sources are still starting: they finish starting,
 # are stopped at once, and what they have is packaged.
 rm -f "$out" "$J"
