@@ -52,7 +52,7 @@ const struct tracerig_key tr_session_keys[] = {
 	  .min = 1000, .max = 24LL * 3600 * 1000,
 	  .description = "mode = flight: how much of the recent past each snapshot holds; sources keep about this much on disk (perf_events: at most window + window/4 of recording)." },
 	{ .name = "keep", .type = TRACERIG_KEY_INT, .default_value = "0", .min = 0, .max = 1000000,
-	  .description = "mode = flight: how many snapshot archives of this name to keep in the output directory; the oldest go first. 0 keeps all." },
+	  .description = "mode = flight: how many snapshot archives of this name to keep in the output directory; the oldest go first (those of earlier runs too). Only regular files of tracerig's own user count and go: another user's file of the same name in a shared directory is never deleted. 0 keeps all." },
 	{ .name = "trigger_cpu", .type = TRACERIG_KEY_STRING,
 	  .description = "mode = flight: a snapshot when CPU use stays at or above this share for trigger_for, e.g. 80% (of one CPU for traced processes or the cgroup, as top shows a process; of all CPUs for the whole machine). Fires once per spike: again only after use fell below. Unset: no CPU trigger." },
 	{ .name = "trigger_for", .type = TRACERIG_KEY_DURATION, .default_value = "5s",

@@ -566,8 +566,9 @@ static void check_jitdump_whole(struct mh_harvester *h, const struct mh_proc *p,
 		    "whole record%s (%llu of %llu bytes): the runtime stopped writing it, so code "
 		    "it compiled or restored later (ReadyToRun methods above all) stays unnamed; "
 		    ".NET 10 does this when it cannot copy a stub block: start the process with "
-		    "DOTNET_PerfMapStubGranularity=2 (tracerig gives it to the commands it launches "
-		    "and to the runtimes it switches maps on for)", (int)p->pid, entry,
+		    "DOTNET_PerfMapStubGranularity=2 (tracerig gives it to the commands it launches; "
+		    "a running runtime keeps what it was started with, as it reads that at startup "
+		    "only)", (int)p->pid, entry,
 		    (unsigned long long)records, records == 1 ? "" : "s", (unsigned long long)whole,
 		    (unsigned long long)f->copied);
 	h->svc->counter_set(h->ctx, "jitdumps_cut_short", ++h->n_jitdumps_cut);
