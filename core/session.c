@@ -1514,9 +1514,15 @@ static void warn_failed_optional(struct tr_session *s)
 		if (ctx->error == -ENODATA && !strcmp(ctx->failed_in, "init"))
 			tr_warn("optional backend %s was %s (its warnings say why)",
 				ctx->plugin->name, why);
-		else
+		else if (!strcmp(ctx->failed_in, "init") || !strcmp(ctx->failed_in, "start"))
 			tr_warn("optional backend %s failed (%s): the archive holds the other "
 				"backends' data only", ctx->plugin->name, why);
+		else
+			/* It may have staged files while it collected (mapharvest's
+			 * maps, a growing trace): they are in the archive. */
+			tr_warn("optional backend %s failed (%s): the archive holds whatever it "
+				"staged before, maybe incomplete, and the other backends' data",
+				ctx->plugin->name, why);
 	}
 }
 

@@ -73,6 +73,18 @@ assert p['testa']['status']=='ok' and p['testa']['required'] is True
 assert p['zip']['kind']=='packager'
 "
 
+check_grep "the closing warning: nothing of it is in the archive" \
+	"optional backend testb failed \\(start: .*\\): the archive holds the other backends' data only" \
+	"$TEST_TMP/out"
+# Failing later, it may have staged files already (mapharvest's maps while
+# it collected): the closing words must not say they are not there.
+rm -f "$out"
+run_tracerig -c "$two" "${common[@]}" --set testb.fail_in=flush
+check_eq "optional backend failing in flush: run still succeeds" 0 "$rc"
+check_grep "the closing warning says what it staged may be there" \
+	"optional backend testb failed \\(flush: .*\\): the archive holds whatever it staged before, maybe incomplete, and the other backends' data" \
+	"$TEST_TMP/out"
+
 # A required backend failing in flush: the others are still packaged, exit 1.
 rm -f "$out"
 run_tracerig -c "$two" "${common[@]}" --set testa.fail_in=flush
