@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,9 @@
 #include "lib/perfscript.h"
 #include "lib/sanitize.h"
 #include "lib/strmap.h"
+#include "output.h"
 #include "report/archive.h"
+#include "report/folded.h"
 #include "report/lines.h"
 #include "stackset.h"
 
@@ -33,14 +36,19 @@ enum target { TO_PPROF, TO_FOLDED, TO_SPEEDSCOPE };
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: tracerig convert ARCHIVE [--to pprof|folded|speedscope] [-o DIR]\n"
+		"Usage: tracerig convert ARCHIVE [--to pprof|folded|speedscope] [-o DIR] [-f]\n"
+		"                        [--max-size SIZE]\n"
 		"\n"
 		"Writes the stacks of ARCHIVE (a tracerig archive, or perfcollect's\n"
 		"NAME.trace.zip) for other tools, into DIR (default: here):\n"
 		"  pprof       NAME.cpu.pb.gz, NAME.offcpu.pb.gz, NAME.wall.pb.gz (go tool pprof,\n"
 		"              Pyroscope, Parca); labels pid, tid, comm\n"
 		"  folded      NAME.cpu.folded, ... (flamegraph.pl, speedscope, inferno)\n"
-		"  speedscope  NAME.speedscope.json (speedscope.app, the speedscope CLI)\n");
+		"  speedscope  NAME.speedscope.json (speedscope.app, the speedscope CLI)\n"
+		"Files there are not replaced: NAME-2.cpu.pb.gz, NAME-3... are written instead,\n"
+		"unless -f (--force) is given; links, FIFOs and devices never are.\n"
+		"  --max-size SIZE  read no entry that inflates past SIZE, and hold no more\n"
+		"                   than SIZE of stacks (default 1G)\n");
 }
 
 /* "web.trace.zip" -> "web" */
@@ -86,7 +94,7 @@ struct script_reader {
 	int in_sample;
 	struct ps_header h;
 	char comm[256], event[128];
-	uint64_t samples, no_period;
+	uint64_t samples, no_period, bad_period;
 	uint64_t first_ns, last_ns; /* the samples' span, 0 when untimed */
 };
 
@@ -94,7 +102,10 @@ static int end_sample(struct script_reader *r)
 {
 	int ret = 0;
 
-	if (r->in_sample) {
+	if (r->in_sample && r->h.period > RP_FOLDED_MAX_WEIGHT) {
+		/* Past any real period, and past what sums of them can hold. */
+		r->bad_period++;
+	} else if (r->in_sample) {
 		int ns = period_is_ns(r->event) && r->h.period;
 
 		ret = tr_stackset_add_ids(r->set, r->ids, r->n, r->h.pid, r->h.tid, r->comm,
@@ -236,6 +247,10 @@ static int read_perf_script(struct rp_archive *ar, struct tr_stackset *set, stru
 	else
 		end_sample(r);
 	tr_strmap_free(&r->frame_lines);
+	if (ret == 0 && r->bad_period)
+		fprintf(stderr, "tracerig: convert: perf.data.txt: %" PRIu64 " sample(s) skipped: "
+			"their period is over %" PRIu64 " (perf never writes such: the archive was "
+			"altered)\n", r->bad_period, (uint64_t)RP_FOLDED_MAX_WEIGHT);
 	if (ret == 0 && r->samples && r->no_period)
 		fprintf(stderr, "tracerig: convert: perf.data.txt: %llu of %llu samples have no "
 			"cpu-clock period: their CPU time is unknown (sample counts are right)\n",
@@ -251,7 +266,9 @@ static int read_perf_script(struct rp_archive *ar, struct tr_stackset *set, stru
 
 /* "root;outer;...;leaf 123": the root is "comm-PID;tcomm-TID" (lib/folded.h),
  * or in archives written before it "comm-PID" (cpu.folded) or "comm"
- * (offcpu.folded, wall.folded); "_[k]" marks kernel frames. */
+ * (offcpu.folded, wall.folded); "_[k]" marks kernel frames.  The weights
+ * are the report's reader's: at most RP_FOLDED_MAX_WEIGHT, so that one
+ * times the scale (1000 at most) fits. */
 struct folded_reader {
 	struct tr_stackset *set;
 	struct ss_folded_scratch scratch;
@@ -259,21 +276,14 @@ struct folded_reader {
 	int counts;
 };
 
-static int folded_line(void *arg, char *line)
+static int folded_stack(void *arg, char *stack, uint64_t weight)
 {
 	struct folded_reader *fr = arg;
-	char *space = strrchr(line, ' '), *end;
-	long long value;
+	int64_t value = (int64_t)weight;
 
-	if (!space)
-		return 0;
-	value = strtoll(space + 1, &end, 10);
-	if (*end || value < 0)
-		return 0;
-	*space = '\0';
 	/* Before the thread frame, only cpu.folded's root held a PID: an
 	 * off-CPU root is a name, whatever digits end it. */
-	return tr_stackset_add_folded(fr->set, line, fr->counts, fr->counts ? 0 : value * fr->scale,
+	return tr_stackset_add_folded(fr->set, stack, fr->counts, fr->counts ? 0 : value * fr->scale,
 				      fr->counts ? value : 0, &fr->scratch);
 }
 
@@ -288,45 +298,156 @@ static int read_folded(struct rp_archive *ar, const char *entry, struct tr_stack
 	fr->set = set;
 	fr->scale = scale;
 	fr->counts = counts;
-	ret = rp_lines_each(ar, entry, folded_line, fr);
+	ret = rp_folded_read(ar, entry, folded_stack, fr);
 	free(fr);
 	return ret;
 }
 
-static FILE *open_output(const char *dir, const char *base, const char *suffix, char *path,
-			 size_t len)
-{
-	FILE *f;
+/* Where the outputs go: DIR/BASE.SUFFIX, or unless --force DIR/BASE-N.SUFFIX
+ * for the first N at which none of them exists, as the archive's own name
+ * is picked: what is there is another run's, or not the user's at all. */
+struct outputs {
+	const char *dir;
+	char name[320]; /* BASE or BASE-N */
+	int force;
+};
 
-	snprintf(path, len, "%s/%s.%s", dir, base, suffix);
-	f = fopen(path, "we");
-	if (!f)
-		fprintf(stderr, "tracerig: convert: cannot write %s: %s\n", path, strerror(errno));
-	return f;
+static int pick_name(struct outputs *o, const char *base, const char *const *suffixes, size_t n)
+{
+	char path[4096], first[4096] = "";
+
+	for (unsigned k = 1; k <= 9999; k++) {
+		int taken = 0;
+
+		snprintf(o->name, sizeof(o->name), k == 1 ? "%s" : "%s-%u", base, k);
+		for (size_t i = 0; i < n && !taken && !o->force; i++) {
+			snprintf(path, sizeof(path), "%s/%s.%s", o->dir, o->name, suffixes[i]);
+			taken = tr_output_what_is(path) != NULL;
+			if (taken && !first[0])
+				snprintf(first, sizeof(first), "%s", path);
+		}
+		if (!taken) {
+			if (first[0])
+				fprintf(stderr, "tracerig: convert: %s exists: writing %s/%s.* "
+					"instead (give -f to replace it)\n", first, o->dir, o->name);
+			return 0;
+		}
+	}
+	fprintf(stderr, "tracerig: convert: %s/%s.* to %s-9999.* all exist (move old ones away, "
+		"or give -f to replace them)\n", o->dir, base, base);
+	return -EEXIST;
 }
 
-static int write_set(const struct tr_stackset *set, enum target to, const char *dir,
-		     const char *base, const struct when *w)
+/* Writes DIR/NAME.SUFFIX through a temporary file of its own, so that
+ * nothing planted there is followed, truncated or waited on. */
+static int write_output(const struct outputs *o, const char *suffix,
+			int (*fill)(const void *arg, FILE *f), const void *arg)
 {
-	char path[4096], suffix[64];
+	char name[400], final[4096], why[256];
+	const char *what = NULL;
+	char *tmp = NULL;
 	FILE *f;
+	int fd, ret;
+
+	snprintf(name, sizeof(name), "%s.%s", o->name, suffix);
+	snprintf(final, sizeof(final), "%s/%s", o->dir, name);
+	fd = tr_output_open_temp(o->dir, name, 0666, &tmp);
+	if (fd < 0) {
+		fprintf(stderr, "tracerig: convert: cannot write %s: %s\n", final,
+			tr_output_strerror(fd, why, sizeof(why)));
+		return fd;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		ret = -errno;
+		close(fd);
+	} else {
+		ret = fill(arg, f);
+		if (fclose(f) != 0 && ret == 0)
+			ret = -errno;
+	}
+	if (ret == 0)
+		ret = tr_output_place(tmp, final, o->force, &what);
+	if (ret == -EEXIST && what && o->force)
+		fprintf(stderr, "tracerig: convert: cannot write %s: it is %s, which tracerig never "
+			"replaces (remove it, or choose another directory with -o)\n", final, what);
+	else if (ret == -EEXIST && what)
+		fprintf(stderr, "tracerig: convert: cannot write %s: %s appeared there meanwhile "
+			"(run again, or give -f to replace a regular file)\n", final, what);
+	else if (ret < 0)
+		fprintf(stderr, "tracerig: convert: cannot write %s: %s\n", final,
+			tr_output_strerror(ret, why, sizeof(why)));
+	if (ret < 0)
+		unlink(tmp);
+	else
+		printf("%s\n", final);
+	free(tmp);
+	return ret;
+}
+
+struct pprof_job {
+	const struct tr_stackset *set;
+	const struct when *when;
+};
+
+static int write_pprof(const void *arg, FILE *f)
+{
+	const struct pprof_job *job = arg;
+
+	return tr_export_pprof(job->set, job->when->time_nanos, job->when->duration_nanos, f);
+}
+
+static int write_folded(const void *arg, FILE *f)
+{
+	return tr_export_folded(arg, f);
+}
+
+struct speedscope_job {
+	const struct tr_stackset *const *sets;
+	size_t n;
+	const char *name;
+};
+
+static int write_speedscope(const void *arg, FILE *f)
+{
+	const struct speedscope_job *job = arg;
+
+	return tr_export_speedscope(job->sets, job->n, job->name, f);
+}
+
+/* Every output of `filled` in format `to`; 0 or -errno once said. */
+static int write_outputs(struct outputs *o, const char *base, enum target to,
+			 const struct tr_stackset *const *filled, size_t n_filled,
+			 const struct tr_stackset *timed, const struct when *when)
+{
+	/* Without the window, only perf.data.txt's stacks have times. */
+	static const struct when untimed = { 0 };
+	char suffixes[3][64];
+	const char *names[3];
 	int ret;
 
-	snprintf(suffix, sizeof(suffix), "%s.%s", set->kind, to == TO_PPROF ? "pb.gz" : "folded");
-	f = open_output(dir, base, suffix, path, sizeof(path));
-	if (!f)
-		return -errno;
-	ret = to == TO_PPROF ? tr_export_pprof(set, w->time_nanos, w->duration_nanos, f)
-			     : tr_export_folded(set, f);
-	if (fclose(f) != 0 && ret == 0)
-		ret = -errno;
-	if (ret < 0) {
-		fprintf(stderr, "tracerig: convert: cannot write %s: %s\n", path, strerror(-ret));
-		unlink(path);
-		return ret;
+	for (size_t i = 0; i < n_filled; i++) {
+		snprintf(suffixes[i], sizeof(suffixes[i]), "%s.%s", filled[i]->kind,
+			 to == TO_PPROF ? "pb.gz" : "folded");
+		names[i] = to == TO_SPEEDSCOPE ? "speedscope.json" : suffixes[i];
 	}
-	printf("%s\n", path);
-	return 0;
+	ret = pick_name(o, base, names, to == TO_SPEEDSCOPE ? 1 : n_filled);
+	if (ret < 0)
+		return ret;
+	if (to == TO_SPEEDSCOPE) {
+		struct speedscope_job job = { filled, n_filled, base };
+
+		return write_output(o, "speedscope.json", write_speedscope, &job);
+	}
+	for (size_t i = 0; i < n_filled && ret == 0; i++) {
+		struct pprof_job job = {
+			filled[i], when->have_window || filled[i] == timed ? when : &untimed
+		};
+
+		ret = to == TO_PPROF ? write_output(o, suffixes[i], write_pprof, &job)
+				     : write_output(o, suffixes[i], write_folded, filled[i]);
+	}
+	return ret;
 }
 
 static int parse_target(const char *word, enum target *to)
@@ -342,18 +463,52 @@ static int parse_target(const char *word, enum target *to)
 	return 0;
 }
 
+/* Reads `entry` into `set`; 0 or -errno once said. */
+static int read_entry(struct rp_archive *ar, const char *entry, struct tr_stackset *set,
+		      struct when *w)
+{
+	int ret;
+
+	set->max_bytes = ar->max_size;
+	if (strcmp(entry, "perf.data.txt") == 0)
+		ret = read_perf_script(ar, set, w);
+	else if (strcmp(entry, "cpu.folded") == 0)
+		ret = read_folded(ar, entry, set, 1, 1);
+	else
+		ret = read_folded(ar, entry, set, 1000, 0);
+	if (ret < 0)
+		rp_archive_perror(ar, entry, ret);
+	else if (set->saturated)
+		fprintf(stderr, "tracerig: convert: %s: weights add up past 2^63: their sums are "
+			"held at %" PRId64 " (tracerig never writes such: the archive was altered)\n",
+			entry, INT64_MAX);
+	return ret;
+}
+
 int tr_convert_main(int argc, char **argv)
 {
 	static const struct option options[] = {
 		{ "to", required_argument, NULL, 't' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "max-size", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
+	};
+	static const struct {
+		const char *entry, *kind;
+	} entries[] = {
+		{ "perf.data.txt", "cpu" },
+		{ "cpu.folded", "cpu" },
+		{ "offcpu.folded", "offcpu" },
+		{ "wall.folded", "wall" },
 	};
 	struct tr_stackset sets[3];
 	const struct tr_stackset *filled[3];
 	size_t n_sets = 0, n_filled = 0;
-	const char *dir = ".", *archive;
+	struct outputs out = { .dir = "." };
+	const char *archive;
+	uint64_t max_size = RP_MAX_SIZE_DEFAULT;
 	enum target to = TO_PPROF;
 	struct when when;
 	char base[256];
@@ -363,7 +518,7 @@ int tr_convert_main(int argc, char **argv)
 
 	memset(sets, 0, sizeof(sets));
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "t:o:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:o:fh", options, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			if (parse_target(optarg, &to) < 0) {
@@ -373,7 +528,17 @@ int tr_convert_main(int argc, char **argv)
 			}
 			break;
 		case 'o':
-			dir = optarg;
+			out.dir = optarg;
+			break;
+		case 'f':
+			out.force = 1;
+			break;
+		case 'M':
+			if (rp_archive_parse_size(optarg, &max_size) < 0) {
+				fprintf(stderr, "tracerig convert: --max-size %s: not a size (use "
+					"--max-size 4G, or 512M)\n", optarg);
+				return 2;
+			}
 			break;
 		case 'h':
 			usage(stdout);
@@ -388,32 +553,36 @@ int tr_convert_main(int argc, char **argv)
 		return 2;
 	}
 	archive = argv[optind];
-	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+	if (stat(out.dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
 		fprintf(stderr, "tracerig convert: -o %s: not a directory (create it, or name an "
-			"existing one)\n", dir);
+			"existing one)\n", out.dir);
 		return 2;
 	}
 	if (rp_archive_open(archive, "convert", &ar) < 0)
 		return 1;
+	ar.max_size = max_size;
 	archive_base(archive, base, sizeof(base));
 	read_when(&ar, &when);
 	ret = tr_stackset_init(&sets[n_sets++], "cpu", "cpu", "nanoseconds");
-	if (ret == 0 && rp_archive_has(&ar, "perf.data.txt"))
-		ret = read_perf_script(&ar, &sets[0], &when);
-	else if (ret == 0 && rp_archive_has(&ar, "cpu.folded"))
-		ret = read_folded(&ar, "cpu.folded", &sets[0], 1, 1);
-	if (ret == 0 && rp_archive_has(&ar, "offcpu.folded")) {
-		ret = tr_stackset_init(&sets[n_sets], "offcpu", "offcpu", "nanoseconds");
-		if (ret == 0)
-			ret = read_folded(&ar, "offcpu.folded", &sets[n_sets++], 1000, 0);
-	}
-	if (ret == 0 && rp_archive_has(&ar, "wall.folded")) {
-		ret = tr_stackset_init(&sets[n_sets], "wall", "wall", "nanoseconds");
-		if (ret == 0)
-			ret = read_folded(&ar, "wall.folded", &sets[n_sets++], 1000, 0);
-	}
 	if (ret < 0)
-		fprintf(stderr, "tracerig convert: %s: %s\n", archive, rp_archive_strerror(&ar, ret));
+		fprintf(stderr, "tracerig convert: %s: %s\n", archive, strerror(ENOMEM));
+	/* perf.data.txt's samples, else cpu.folded's counts: one cpu set. */
+	for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]) && ret == 0; i++) {
+		int cpu = strcmp(entries[i].kind, "cpu") == 0;
+		struct tr_stackset *set = &sets[cpu ? 0 : n_sets];
+
+		if (!rp_archive_has(&ar, entries[i].entry))
+			continue;
+		if (!cpu && tr_stackset_init(&sets[n_sets++], entries[i].kind, entries[i].kind,
+					     "nanoseconds") < 0) {
+			fprintf(stderr, "tracerig convert: %s: %s\n", archive, strerror(ENOMEM));
+			ret = -ENOMEM;
+			break;
+		}
+		ret = read_entry(&ar, entries[i].entry, set, &when);
+		if (i == 0)
+			i++; /* cpu.folded holds perf.data.txt's stacks again */
+	}
 	rp_archive_close(&ar);
 	if (ret < 0)
 		goto out;
@@ -426,23 +595,7 @@ int tr_convert_main(int argc, char **argv)
 		ret = -ENOENT;
 		goto out;
 	}
-	if (to == TO_SPEEDSCOPE) {
-		char path[4096];
-		FILE *f = open_output(dir, base, "speedscope.json", path, sizeof(path));
-
-		ret = f ? tr_export_speedscope(filled, n_filled, base, f) : -errno;
-		if (f && fclose(f) != 0 && ret == 0)
-			ret = -errno;
-		if (ret == 0)
-			printf("%s\n", path);
-	} else {
-		/* Without the window, only perf.data.txt's stacks have times. */
-		struct when untimed = { 0 };
-
-		for (size_t i = 0; i < n_filled && ret == 0; i++)
-			ret = write_set(filled[i], to, dir, base,
-					when.have_window || filled[i] == &sets[0] ? &when : &untimed);
-	}
+	ret = write_outputs(&out, base, to, filled, n_filled, &sets[0], &when);
 out:
 	for (size_t i = 0; i < n_sets; i++)
 		tr_stackset_free(&sets[i]);

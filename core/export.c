@@ -54,94 +54,18 @@ static int has_counts(const struct tr_stackset *s)
 	return strcmp(s->kind, "cpu") == 0 && tr_stackset_count(s) != 0;
 }
 
-struct object_weight {
-	const char *object;
-	int64_t weight;
-};
-
-/* Programs, then shared libraries, then what is no file ([vdso],
- * [kernel.kallsyms]). */
-static int object_class(const char *object)
-{
-	const char *base = strrchr(object, '/');
-
-	if (object[0] == '[')
-		return 2;
-	base = base ? base + 1 : object;
-	return strstr(base, ".so") ? 1 : 0;
-}
-
-static int by_weight(const void *a, const void *b)
-{
-	const struct object_weight *x = a, *y = b;
-	int cx = object_class(x->object), cy = object_class(y->object);
-
-	if (cx != cy)
-		return cx - cy;
-	return x->weight < y->weight ? 1 : x->weight > y->weight ? -1 : strcmp(x->object, y->object);
-}
-
-/* One mapping per object.  pprof calls the first mapping the profile's
- * binary: programs go first, in order of the samples they are in. */
+/* One mapping per object; pp_write_gz puts the program first, where pprof
+ * looks for the profile's binary, as it does for the archive's own. */
 static int add_mappings(struct pp_builder *b, const struct tr_stackset *s, uint64_t *mapping_of)
 {
-	struct tr_strmap objects = { 0 }; /* object -> index in weights + 1 */
-	struct object_weight *weights = calloc(s->n_frames + 1, sizeof(*weights));
-	size_t n = 0;
-	int ret = -ENOMEM;
-
-	if (!weights)
-		return -ENOMEM;
 	for (size_t i = 0; i < s->n_frames; i++) {
 		const char *object = s->frames[i].kernel ? KERNEL_MAPPING : s->frames[i].dso;
-		struct tr_strmap_entry *e;
 
-		if (!*object)
-			continue;
-		e = tr_strmap_get(&objects, object, strlen(object));
-		if (!e)
-			goto out;
-		if (!e->value) {
-			weights[n].object = e->key;
-			e->value = ++n;
-		}
+		mapping_of[i] = *object ? pp_mapping(b, 0, 0, 0, object, NULL) : 0;
+		if (*object && !mapping_of[i])
+			return -ENOMEM;
 	}
-	for (size_t i = 0; i < s->n_stacks; i++) {
-		const struct ss_stack *st = &s->stacks[i];
-
-		for (size_t k = 0; k < st->n_frames; k++) {
-			const struct ss_frame *fr = &s->frames[st->frames[k]];
-			const char *object = fr->kernel ? KERNEL_MAPPING : fr->dso;
-			struct tr_strmap_entry *e = *object ? tr_strmap_find(&objects, object,
-									     strlen(object))
-							    : NULL;
-
-			if (e && !fr->kernel)
-				weights[e->value - 1].weight += st->count + st->value;
-		}
-	}
-	qsort(weights, n, sizeof(*weights), by_weight);
-	for (size_t i = 0; i < n; i++) {
-		struct tr_strmap_entry *e = tr_strmap_find(&objects, weights[i].object,
-							   strlen(weights[i].object));
-		uint64_t id = pp_mapping(b, 0, 0, 0, weights[i].object, NULL);
-
-		if (!id)
-			goto out;
-		e->value = id; /* from here on: the mapping's id */
-	}
-	for (size_t i = 0; i < s->n_frames; i++) {
-		const char *object = s->frames[i].kernel ? KERNEL_MAPPING : s->frames[i].dso;
-		struct tr_strmap_entry *e = *object ? tr_strmap_find(&objects, object, strlen(object))
-						    : NULL;
-
-		mapping_of[i] = e ? e->value : 0;
-	}
-	ret = 0;
-out:
-	tr_strmap_free(&objects);
-	free(weights);
-	return ret;
+	return 0;
 }
 
 int tr_export_pprof(const struct tr_stackset *s, int64_t time_nanos, int64_t duration_nanos,

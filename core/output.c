@@ -436,3 +436,62 @@ void tr_output_release(void)
 	out.lock_fd = -1;
 	out.number = 0;
 }
+
+const char *tr_output_what_is(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 ? kind_of(st.st_mode) : NULL;
+}
+
+int tr_output_open_temp(const char *dir, const char *name, mode_t mode, char **tmp)
+{
+	size_t len = strlen(dir) + strlen(name) + 16;
+	int fd = -1;
+
+	*tmp = malloc(len);
+	if (!*tmp)
+		return -ENOMEM;
+	snprintf(*tmp, len, "%s/.%s.XXXXXX", dir, name);
+	for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
+		randomize(*tmp);
+		fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		int err = -errno;
+
+		free(*tmp);
+		*tmp = NULL;
+		return err;
+	}
+	return fd;
+}
+
+int tr_output_place(const char *tmp, const char *final, int replace, const char **what)
+{
+	struct stat st;
+
+	*what = NULL;
+	if (replace) {
+		if (lstat(final, &st) == 0 && !S_ISREG(st.st_mode)) {
+			*what = kind_of(st.st_mode);
+			return -EEXIST;
+		}
+		return rename(tmp, final) < 0 ? -errno : 0;
+	}
+	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, final, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno == EINVAL && link(tmp, final) == 0) {
+		unlink(tmp);
+		return 0;
+	}
+	{
+		int err = -errno;
+
+		if (err == -EEXIST)
+			*what = tr_output_what_is(final);
+		return err;
+	}
+}

@@ -5,6 +5,8 @@
 #ifndef TR_OUTPUT_H
 #define TR_OUTPUT_H
 
+#include <sys/types.h>
+
 #include "staging.h"
 
 /* Decides and checks where the archive goes.  `given` is -o / [tracerig]
@@ -31,6 +33,26 @@ int tr_output_create_temp(struct tracerig_archive *ar);
  * Never replaces anything but a regular file.  Logs; on failure removes the
  * temporary archive and returns -errno. */
 int tr_output_commit(struct tracerig_archive *ar, char **path);
+
+/* For other outputs than the archive (`tracerig convert`'s), the same
+ * rules without a session's lock.  Neither logs.
+ *
+ * Creates DIR/.NAME.XXXXXX (random letters) with O_CREAT|O_EXCL|O_NOFOLLOW
+ * and `mode` (less the umask): a link, FIFO or file planted at a guessed
+ * name is never opened.  Returns the open fd with *tmp set (malloc'd), or
+ * -errno. */
+int tr_output_open_temp(const char *dir, const char *name, mode_t mode, char **tmp);
+
+/* Renames the complete `tmp` to `final`: when `replace`, over a regular
+ * file only; else over nothing (RENAME_NOREPLACE, or link() where the file
+ * system lacks it).  -EEXIST with *what ("a symbolic link", ...) when
+ * `final` is in the way; other -errno.  Leaves `tmp` for the caller to
+ * remove on failure. */
+int tr_output_place(const char *tmp, const char *final, int replace, const char **what);
+
+/* "a FIFO", "a symbolic link", ... for the file at `path`; NULL when there
+ * is none. */
+const char *tr_output_what_is(const char *path);
 
 /* Drops the lock (and its file). */
 void tr_output_release(void);

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -23,20 +24,23 @@
 static void report_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: tracerig report ARCHIVE [--top N]\n"
+		"Usage: tracerig report ARCHIVE [--top N] [--max-size SIZE]\n"
 		"\n"
 		"Summarizes a tracerig archive (.trace.zip): the session, each backend's\n"
 		"status, the top functions by self and total CPU samples, the processes,\n"
 		"and off-CPU time when the archive has it.  perfcollect's archives\n"
 		"(entries under NAME.trace/) are read too.\n"
 		"\n"
-		"  -n, --top N   show the N first functions and processes (default %d)\n"
-		"  -h, --help    this help\n",
+		"  -n, --top N          show the N first functions and processes (default %d)\n"
+		"      --max-size SIZE  read no entry that inflates past SIZE (default 1G):\n"
+		"                       a small archive can hold an entry of many GB\n"
+		"  -h, --help           this help\n",
 		REPORT_DEFAULT_TOP);
 }
 
 static const struct option report_options[] = {
 	{ "top", required_argument, NULL, 'n' },
+	{ "max-size", required_argument, NULL, 'M' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -61,6 +65,7 @@ int tr_report_main(int argc, char **argv)
 {
 	struct rp_archive ar;
 	int c, cpu, off, top = REPORT_DEFAULT_TOP, status = TR_EXIT_OK;
+	uint64_t max_size = RP_MAX_SIZE_DEFAULT;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "n:h", report_options, NULL)) != -1) {
@@ -68,6 +73,13 @@ int tr_report_main(int argc, char **argv)
 		case 'n':
 			if (parse_top(optarg, &top) < 0)
 				return TR_EXIT_USAGE;
+			break;
+		case 'M':
+			if (rp_archive_parse_size(optarg, &max_size) < 0) {
+				fprintf(stderr, "tracerig: report: --max-size %s: not a size (use "
+					"--max-size 4G, or 512M)\n", optarg);
+				return TR_EXIT_USAGE;
+			}
 			break;
 		case 'h':
 			report_usage(stdout);
@@ -85,6 +97,7 @@ int tr_report_main(int argc, char **argv)
 	}
 	if (rp_archive_open(argv[optind], "report", &ar) < 0)
 		return TR_EXIT_FAILURE;
+	ar.max_size = max_size;
 
 	rp_report_overview(&ar);
 	cpu = rp_report_cpu(&ar, top);

@@ -68,14 +68,42 @@ void tr_stackset_free(struct tr_stackset *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* The frame's index + 1, or 0 when out of memory. */
-static uint32_t frame_index(struct tr_stackset *s, const struct ss_frame *f)
+/* What a string map entry costs beside its key, roughly. */
+#define ENTRY_COST 48
+
+/* a + b, held at the limit it would cross: weights come from archives. */
+static int64_t sum_sat(int64_t a, int64_t b)
+{
+	int64_t sum;
+
+	return __builtin_add_overflow(a, b, &sum) ? (b > 0 ? INT64_MAX : INT64_MIN) : sum;
+}
+
+static int64_t add_sat(struct tr_stackset *s, int64_t a, int64_t b)
+{
+	int64_t sum = sum_sat(a, b);
+
+	if (sum == INT64_MAX || sum == INT64_MIN)
+		s->saturated = 1;
+	return sum;
+}
+
+/* Counts `cost` more bytes: 0, or -E2BIG past the cap. */
+static int charge(struct tr_stackset *s, uint64_t cost)
+{
+	s->bytes += cost;
+	return s->max_bytes && s->bytes > s->max_bytes ? -E2BIG : 0;
+}
+
+/* The frame's index + 1, or 0 with *err set. */
+static uint32_t frame_index(struct tr_stackset *s, const struct ss_frame *f, int *err)
 {
 	struct index *ix = s->index;
 	struct tr_strmap_entry *e;
 	size_t need = strlen(f->name) + strlen(f->dso) + 64;
 	int len;
 
+	*err = -ENOMEM;
 	if (key_room(ix, need) < 0)
 		return 0;
 	len = snprintf(ix->key, ix->key_cap, "%" PRIx64 "|%d|%zu:%s|%s", f->address, f->kernel,
@@ -85,9 +113,13 @@ static uint32_t frame_index(struct tr_stackset *s, const struct ss_frame *f)
 		return 0;
 	if (!e->value) {
 		struct ss_frame copy = *f;
-		struct ss_frame *grown = tr_vec_grow(s->frames, &s->cap_frames, s->n_frames + 1,
-						     sizeof(*grown), 256);
+		struct ss_frame *grown;
 
+		if (charge(s, sizeof(copy) + (size_t)len + need + 3 * ENTRY_COST) < 0) {
+			*err = -E2BIG;
+			return 0;
+		}
+		grown = tr_vec_grow(s->frames, &s->cap_frames, s->n_frames + 1, sizeof(*grown), 256);
 		if (!grown)
 			return 0;
 		s->frames = grown;
@@ -103,9 +135,10 @@ static uint32_t frame_index(struct tr_stackset *s, const struct ss_frame *f)
 
 int64_t tr_stackset_frame(struct tr_stackset *s, const struct ss_frame *f)
 {
-	uint32_t id = frame_index(s, f);
+	int err = 0;
+	uint32_t id = frame_index(s, f, &err);
 
-	return id ? (int64_t)id - 1 : -ENOMEM;
+	return id ? (int64_t)id - 1 : err;
 }
 
 /* Ids as bytes without a NUL (strmap keys are strings): 6 bits a byte,
@@ -143,10 +176,12 @@ int tr_stackset_add_ids(struct tr_stackset *s, const uint32_t *frame_ids, size_t
 		return -ENOMEM;
 	if (e->value) {
 		st = &s->stacks[e->value - 1];
-		st->value += value;
-		st->count += count;
+		st->value = add_sat(s, st->value, value);
+		st->count = add_sat(s, st->count, count);
 		return 0;
 	}
+	if (charge(s, sizeof(*st) + n_frames * sizeof(*st->frames) + len + ENTRY_COST) < 0)
+		return -E2BIG;
 	grown = tr_vec_grow(s->stacks, &s->cap_stacks, s->n_stacks + 1, sizeof(*grown), 256);
 	if (!grown)
 		return -ENOMEM;
@@ -195,7 +230,7 @@ int64_t tr_stackset_total(const struct tr_stackset *s)
 	int64_t sum = 0;
 
 	for (size_t i = 0; i < s->n_stacks; i++)
-		sum += s->stacks[i].value;
+		sum = sum_sat(sum, s->stacks[i].value);
 	return sum;
 }
 
@@ -204,7 +239,7 @@ int64_t tr_stackset_count(const struct tr_stackset *s)
 	int64_t sum = 0;
 
 	for (size_t i = 0; i < s->n_stacks; i++)
-		sum += s->stacks[i].count;
+		sum = sum_sat(sum, s->stacks[i].count);
 	return sum;
 }
 

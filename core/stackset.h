@@ -34,6 +34,10 @@ struct tr_stackset {
 	struct ss_stack *stacks;
 	size_t n_stacks, cap_stacks;
 	void *index; /* interning tables */
+	/* What the frames and stacks take, roughly, and the most they may
+	 * (0: no cap): an archive can hold more distinct stacks than memory. */
+	uint64_t bytes, max_bytes;
+	int saturated; /* a sum reached INT64_MAX and stayed there */
 };
 
 int tr_stackset_init(struct tr_stackset *s, const char *kind, const char *value_type,
@@ -41,11 +45,13 @@ int tr_stackset_init(struct tr_stackset *s, const char *kind, const char *value_
 void tr_stackset_free(struct tr_stackset *s);
 
 /* Adds one stack (frames leaf first) with its weight and how many samples
- * or intervals that is; 0 or -ENOMEM. */
+ * or intervals that is; sums that would overflow stay at INT64_MAX (and
+ * s->saturated says so).  0, -ENOMEM, or -E2BIG when a new stack or frame
+ * would take the set past s->max_bytes. */
 int tr_stackset_add(struct tr_stackset *s, const struct ss_frame *frames, size_t n_frames,
 		    long pid, long tid, const char *comm, int64_t value, int64_t count);
 
-/* The id of a frame (interned on first sight), or -ENOMEM: for callers
+/* The id of a frame (interned on first sight), -ENOMEM or -E2BIG: for callers
  * that see the same frame many times and keep its id. */
 int64_t tr_stackset_frame(struct tr_stackset *s, const struct ss_frame *f);
 /* tr_stackset_add with frames given by id. */
@@ -65,11 +71,11 @@ struct ss_folded_scratch {
  * "_[k]" are kernel frames of that name, names go under the sanitize rule
  * (lines come from archives).  An old root "name-DIGITS" without a thread
  * frame holds a PID only when `pid_without_thread` (cpu.folded's did;
- * offcpu.folded's was a name).  0 or -ENOMEM. */
+ * offcpu.folded's was a name).  0, -ENOMEM or -E2BIG. */
 int tr_stackset_add_folded(struct tr_stackset *s, char *stack, int pid_without_thread,
 			   int64_t value, int64_t count, struct ss_folded_scratch *scratch);
 
-/* Sum of every stack's value, or of its count. */
+/* Sum of every stack's value, or of its count, held at INT64_MAX. */
 int64_t tr_stackset_total(const struct tr_stackset *s);
 int64_t tr_stackset_count(const struct tr_stackset *s);
 

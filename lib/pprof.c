@@ -386,6 +386,15 @@ uint64_t pp_location(struct pp_builder *b, uint64_t mapping_id, uint64_t address
 	return l.id;
 }
 
+/* a + b, held at the limit it would cross: a profile's values may come
+ * from an archive made elsewhere (`tracerig convert`). */
+static int64_t add_sat(int64_t a, int64_t b)
+{
+	int64_t sum;
+
+	return __builtin_add_overflow(a, b, &sum) ? (b > 0 ? INT64_MAX : INT64_MIN) : sum;
+}
+
 static uint64_t mix(uint64_t h, uint64_t v)
 {
 	return (h ^ v) * 0x9e3779b97f4a7c15ull;
@@ -445,7 +454,7 @@ int pp_add(struct pp_builder *b, const uint64_t *locations, size_t n_locations,
 			      n_labels)) {
 			s = &b->samples[c->index - 1];
 			for (size_t i = 0; i < b->n_types; i++)
-				s->values[i] += values[i];
+				s->values[i] = add_sat(s->values[i], values[i]);
 			return 0;
 		}
 	}
@@ -471,7 +480,7 @@ int pp_add(struct pp_builder *b, const uint64_t *locations, size_t n_locations,
 	if (!fresh) {
 		s = &b->samples[e->value];
 		for (size_t i = 0; i < b->n_types; i++)
-			s->values[i] += values[i];
+			s->values[i] = add_sat(s->values[i], values[i]);
 		if (c)
 			*c = (struct sample_cached){ h, e->value + 1 };
 		return 0;
@@ -526,7 +535,7 @@ int64_t pp_total(const struct pp_builder *b, size_t i)
 	int64_t sum = 0;
 
 	for (size_t k = 0; k < b->n_samples && i < b->n_types; k++)
-		sum += b->samples[k].values[i];
+		sum = add_sat(sum, b->samples[k].values[i]);
 	return sum;
 }
 
@@ -560,6 +569,89 @@ static int gzip_to(FILE *f, const uint8_t *data, size_t len)
 	return ret == Z_STREAM_END ? 0 : -EIO;
 }
 
+/* pprof takes the first mapping for the profile's binary ("File:" in
+ * `pprof -top`): programs come first, then shared libraries, then what is
+ * no file ([kernel.kallsyms], [vdso]), each by the samples they are in. */
+static int mapping_class(const char *file)
+{
+	const char *base = strrchr(file, '/');
+
+	if (!*file || file[0] == '[')
+		return 2;
+	base = base ? base + 1 : file;
+	return strstr(base, ".so") ? 1 : 0;
+}
+
+struct mapping_rank {
+	size_t index;
+	int class;
+	uint64_t weight;
+};
+
+static int by_rank(const void *a, const void *b)
+{
+	const struct mapping_rank *x = a, *y = b;
+
+	if (x->class != y->class)
+		return x->class - y->class;
+	if (x->weight != y->weight)
+		return x->weight < y->weight ? 1 : -1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* The mappings in that order, renumbered from 1 as pp_read_gz wants, in
+ * *out; the locations (copies in *loc_out) point at the new ids.  0 or
+ * -ENOMEM. */
+static int order_mappings(const struct pp_builder *b, pp_mapping_msg **out,
+			  pp_location_msg **loc_out)
+{
+	struct mapping_rank *rank = calloc(b->n_mappings + 1, sizeof(*rank));
+	uint64_t *new_id = calloc(b->n_mappings + 1, sizeof(*new_id));
+	pp_mapping_msg *m = calloc(b->n_mappings + 1, sizeof(*m));
+	pp_location_msg *l = calloc(b->n_locations + 1, sizeof(*l));
+
+	if (!rank || !new_id || !m || !l) {
+		free(rank);
+		free(new_id);
+		free(m);
+		free(l);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < b->n_mappings; i++)
+		rank[i] = (struct mapping_rank){ i, mapping_class(b->string_table[b->mappings[i].filename]),
+						 0 };
+	for (size_t i = 0; i < b->n_samples; i++) {
+		const struct pp_sample *s = &b->samples[i];
+		/* Values may be negative (a diff): what counts is how much. */
+		uint64_t w = s->values[0] < 0 ? 0 - (uint64_t)s->values[0] : (uint64_t)s->values[0];
+
+		for (size_t k = 0; k < s->n_locations; k++) {
+			uint64_t id = b->locations[s->locations[k] - 1].mapping_id;
+
+			if (id)
+				rank[id - 1].weight = rank[id - 1].weight > UINT64_MAX - w
+							      ? UINT64_MAX
+							      : rank[id - 1].weight + w;
+		}
+	}
+	qsort(rank, b->n_mappings, sizeof(*rank), by_rank);
+	for (size_t i = 0; i < b->n_mappings; i++) {
+		m[i] = b->mappings[rank[i].index];
+		m[i].id = i + 1;
+		new_id[rank[i].index] = i + 1;
+	}
+	for (size_t i = 0; i < b->n_locations; i++) {
+		l[i] = b->locations[i];
+		if (l[i].mapping_id)
+			l[i].mapping_id = new_id[l[i].mapping_id - 1];
+	}
+	free(rank);
+	free(new_id);
+	*out = m;
+	*loc_out = l;
+	return 0;
+}
+
 int pp_write_gz(struct pp_builder *b, FILE *f)
 {
 	Perftools__Profiles__Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
@@ -570,6 +662,8 @@ int pp_write_gz(struct pp_builder *b, FILE *f)
 	pp_function_msg **functions = NULL;
 	pp_sample_msg *samples = NULL, **sample_ptrs = NULL;
 	pp_label_msg **labels = NULL;
+	pp_mapping_msg *ordered = NULL;
+	pp_location_msg *located = NULL;
 	size_t n_labels = 0, li = 0;
 	uint8_t *packed = NULL;
 	int ret = -ENOMEM;
@@ -583,16 +677,17 @@ int pp_write_gz(struct pp_builder *b, FILE *f)
 	samples = calloc(b->n_samples + 1, sizeof(*samples));
 	sample_ptrs = calloc(b->n_samples + 1, sizeof(*sample_ptrs));
 	labels = calloc(n_labels + 1, sizeof(*labels));
-	if (!mappings || !locations || !lines || !functions || !samples || !sample_ptrs || !labels)
+	if (!mappings || !locations || !lines || !functions || !samples || !sample_ptrs || !labels ||
+	    order_mappings(b, &ordered, &located) < 0)
 		goto out;
 	for (size_t i = 0; i < b->n_types; i++)
 		types[i] = &b->sample_types[i];
 	for (size_t i = 0; i < b->n_mappings; i++)
-		mappings[i] = &b->mappings[i];
+		mappings[i] = &ordered[i];
 	for (size_t i = 0; i < b->n_functions; i++)
 		functions[i] = &b->functions[i];
 	for (size_t i = 0; i < b->n_locations; i++) {
-		locations[i] = &b->locations[i];
+		locations[i] = &located[i];
 		if (b->lines[i].function_id) {
 			lines[i] = &b->lines[i];
 			locations[i]->n_line = 1;
@@ -637,6 +732,8 @@ int pp_write_gz(struct pp_builder *b, FILE *f)
 		goto out;
 	ret = gzip_to(f, packed, perftools__profiles__profile__pack(&p, packed));
 out:
+	free(located);
+	free(ordered);
 	free(packed);
 	free(labels);
 	free(sample_ptrs);
@@ -851,9 +948,13 @@ int pp_merge(struct pp_builder *b, const struct pp_profile *p, size_t column, in
 	ret = merge_locations(b, m, mapping_of, location_of);
 	for (size_t i = 0; i < m->n_sample && ret == 0; i++) {
 		const pp_sample_msg *s = m->sample[i];
-		int64_t value = s->value[column] * scale;
 		size_t n = 0;
 		int kept = 1;
+		int64_t value;
+
+		/* A file read back: held at the limit rather than wrapped. */
+		if (__builtin_mul_overflow(s->value[column], scale, &value))
+			value = (s->value[column] < 0) != (scale < 0) ? INT64_MIN : INT64_MAX;
 
 		if (value == 0)
 			continue;

@@ -78,7 +78,7 @@ CORE_SH_TESTS = \
 	tests/core/command.sh \
 	tests/core/signals.sh \
 	tests/core/detached.sh tests/core/control_trust.sh tests/core/flight_keep.sh \
-	tests/core/convert.sh tests/core/pprof_archive.sh \
+	tests/core/convert.sh tests/core/pprof_archive.sh tests/core/archive_readers.sh \
 	tests/core/supervise.sh \
 	tests/core/cleanup.sh \
 	tests/core/archive.sh \

@@ -33,7 +33,7 @@ int rp_count_comm(struct rp_count *e, const char *comm, uint64_t n)
 
 	for (k = 0; k < RP_MAX_COMMS && e->comms[k].name; k++) {
 		if (strcmp(e->comms[k].name, comm) == 0) {
-			e->comms[k].n += n;
+			e->comms[k].n = rp_add(e->comms[k].n, n);
 			return 0;
 		}
 	}

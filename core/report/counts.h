@@ -29,6 +29,12 @@ struct rp_counts {
 	struct tr_strmap index; /* name -> its item's index + 1 */
 };
 
+/* a + b, held at UINT64_MAX: weights come from archives made elsewhere. */
+static inline uint64_t rp_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 /* The entry of name[0..len), created with zero counts if new; NULL on ENOMEM. */
 struct rp_count *rp_counts_get(struct rp_counts *c, const char *name, size_t len);
 

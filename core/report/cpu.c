@@ -132,9 +132,7 @@ int rp_report_cpu(struct rp_archive *ar, int top)
 		return 0;
 	}
 	if (ret < 0) {
-		fprintf(stderr, "tracerig: report: cannot read %s in %s: %s "
-			"(the archive may be damaged: check it with `unzip -t`)\n", entry, ar->path,
-			rp_archive_strerror(ar, ret));
+		rp_archive_perror(ar, entry, ret);
 	} else if (!p.samples) {
 		printf("\nCPU samples: none (%s has no samples)\n", entry);
 	} else {

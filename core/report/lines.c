@@ -10,7 +10,9 @@
 #include "lines.h"
 
 struct rp_lines {
+	struct rp_archive *ar;
 	zip_file_t *zf;
+	uint64_t inflated; /* bytes read so far, held to ar->max_size */
 	char *entry;     /* for the warning */
 	const char *who; /* the command, for the warning */
 	char buf[65536];
@@ -24,23 +26,26 @@ struct rp_lines {
 static int lines_open(struct rp_archive *ar, const char *entry, struct rp_lines **out)
 {
 	struct rp_lines *r;
+	uint64_t size;
+	int err = 0;
 
 	if (!rp_archive_has(ar, entry))
 		return -ENOENT;
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
+	r->ar = ar;
 	r->who = ar->who ? ar->who : "report";
 	r->entry = strdup(entry);
 	if (!r->entry) {
 		free(r);
 		return -ENOMEM;
 	}
-	r->zf = rp_archive_fopen(ar, entry);
+	r->zf = rp_archive_fopen(ar, entry, &size, &err);
 	if (!r->zf) {
 		free(r->entry);
 		free(r);
-		return -EIO;
+		return err < 0 ? err : -EIO;
 	}
 	*out = r;
 	return 0;
@@ -62,8 +67,16 @@ static int lines_next(struct rp_lines *r, char **line)
 			if (r->eof)
 				break;
 			got = zip_fread(r->zf, r->buf, sizeof(r->buf));
-			if (got < 0)
+			if (got < 0) {
+				rp_archive_set_zip_error(r->ar, r->entry, zip_file_get_error(r->zf));
 				return -EIO;
+			}
+			/* The stated size was checked: this is for one that lies. */
+			r->inflated += (uint64_t)got;
+			if (r->inflated > r->ar->max_size) {
+				rp_archive_set_too_big(r->ar, r->entry, 0);
+				return -EFBIG;
+			}
 			if (got == 0) {
 				r->eof = 1;
 				break;

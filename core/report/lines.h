@@ -11,8 +11,9 @@
 
 /* Calls each(arg, line) for every line of `entry`: `line` has no newline
  * or CR, and is writable up to its NUL until the next call.  Returns 0, the
- * first negative value `each` returned, -ENOENT, -EIO or -ENOMEM; lines
- * skipped are warned about on stderr. */
+ * first negative value `each` returned, -ENOENT, -EIO, -EFBIG (the entry
+ * inflates past ar->max_size) or -ENOMEM, with ar->why set for -EIO and
+ * -EFBIG; lines skipped are warned about on stderr. */
 int rp_lines_each(struct rp_archive *ar, const char *entry,
 		  int (*each)(void *arg, char *line), void *arg);
 

@@ -74,8 +74,8 @@ static int add_stack(void *arg, char *stack, uint64_t weight)
 
 	if (!c)
 		return -ENOMEM;
-	c->self += weight;
-	b->total += weight;
+	c->self = rp_add(c->self, weight);
+	b->total = rp_add(b->total, weight);
 	b->stacks++;
 	return 0;
 }
@@ -105,9 +105,7 @@ int rp_report_offcpu(struct rp_archive *ar, int top)
 	if (ret == -ENOENT) {
 		ret = 0;
 	} else if (ret < 0) {
-		fprintf(stderr, "tracerig: report: cannot read " ENTRY " in %s: %s "
-			"(the archive may be damaged: check it with `unzip -t`)\n", ar->path,
-			rp_archive_strerror(ar, ret));
+		rp_archive_perror(ar, ENTRY, ret);
 	} else if (!b.total) {
 		printf("\nOff-CPU time: none (" ENTRY " has no stacks)\n");
 	} else {

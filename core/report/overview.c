@@ -133,7 +133,7 @@ void rp_report_overview(struct rp_archive *ar)
 			"(is this an archive written by tracerig?)\n",
 			ret == -ENOENT ? "no" : "cannot read", ar->path,
 			ret == -ENOENT ? "not in the archive"
-				       : ret == -EINVAL ? "not valid JSON" : strerror(-ret));
+				       : ret == -EINVAL ? "not valid JSON" : rp_archive_strerror(ar, ret));
 		printf("archive      %s (no manifest)\n", rp_tty(ar->path));
 		return;
 	}

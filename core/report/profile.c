@@ -21,8 +21,8 @@ int rp_profile_begin(struct rp_profile *p, const char *comm, long pid, uint64_t 
 	if (!proc)
 		return -ENOMEM;
 	proc->pid = pid;
-	proc->self += weight;
-	p->samples += weight;
+	proc->self = rp_add(proc->self, weight);
+	p->samples = rp_add(p->samples, weight);
 	p->current++;
 	p->weight = weight;
 	p->frames = 0;
@@ -40,9 +40,9 @@ int rp_profile_frame(struct rp_profile *p, const char *name, size_t len, int lea
 	if (!f)
 		return -ENOMEM;
 	if (leaf)
-		f->self += p->weight;
+		f->self = rp_add(f->self, p->weight);
 	if (f->last_sample != p->current) {
-		f->total += p->weight;
+		f->total = rp_add(f->total, p->weight);
 		f->last_sample = p->current;
 	}
 	p->frames++;
@@ -65,7 +65,7 @@ int rp_profile_event(struct rp_profile *p, const char *name, size_t len)
 {
 	for (size_t i = 0; i < p->n_events; i++) {
 		if (strlen(p->events[i]) == len && memcmp(p->events[i], name, len) == 0) {
-			p->event_samples[i] += p->weight;
+			p->event_samples[i] = rp_add(p->event_samples[i], p->weight);
 			return 0;
 		}
 	}

@@ -40,6 +40,10 @@ check_cpu_pprof "$txt" "$pb" "$one"
 check_grep "the period is one sample at the profile's frequency" '^PeriodType: cpu nanoseconds$' "$TEST_TMP/raw"
 check_grep "... 1e9 / 999 ns" '^Period: 1001001$' "$TEST_TMP/raw"
 check_dated "cpu.pb.gz" "$pb" "$TEST_TMP/two/manifest.json"
+# pprof takes the first mapping for the profile's binary: the program, as
+# in what `tracerig convert` writes, not [kernel.kallsyms] or libc.
+"$PPROF" -top "$pb" >"$TEST_TMP/top" 2>&1
+check_grep "pprof takes the demo for the profile's binary" '^File: tracerig-demo$' "$TEST_TMP/top"
 
 # The container label: the cgroup the process is in, the unified
 # hierarchy's path unless that is "/" and a v1 hierarchy's is not.

@@ -1,7 +1,10 @@
-/* libFuzzer target: the archive reader, `tracerig report ARCHIVE`
+/* libFuzzer target: the archive readers, `tracerig report ARCHIVE`
  * (core/report.c and core/report/: libzip, the perf.data.txt and folded
- * readers; core/jsonread.c, the manifest.json reader), and the manifest
- * writer (core/json.c) whose output that reader must read back.
+ * readers; core/jsonread.c, the manifest.json reader) and `tracerig
+ * convert ARCHIVE` (core/convert.c: the same readers into core/stackset.c,
+ * whose weights are summed and scaled, written by core/export.c as pprof,
+ * folded or speedscope), and the manifest writer (core/json.c) whose output
+ * the reader must read back.
  *
  * Input: a zip file as is when it starts with "PK"; otherwise up to four
  * parts separated by 0x1e (ASCII record separator), stored as
@@ -15,9 +18,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zip.h>
 
+#include "core/convert.h"
 #include "core/json.h"
 #include "core/jsonread.h"
 #include "core/report.h"
@@ -26,6 +31,7 @@
 #define SEP 0x1e
 
 static char zip_path[4096];
+static char out_dir[4096];
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -36,6 +42,7 @@ static void cleanup(void)
 	char *slash;
 
 	unlink(zip_path);
+	rmdir(out_dir);
 	snprintf(dir, sizeof(dir), "%s", zip_path);
 	slash = strrchr(dir, '/');
 	if (slash) {
@@ -57,6 +64,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		abort();
 	}
 	snprintf(zip_path, sizeof(zip_path), "%s/fuzz.trace.zip", dir);
+	snprintf(out_dir, sizeof(out_dir), "%s/out", dir);
+	if (mkdir(out_dir, 0700) < 0) {
+		perror("mkdir");
+		abort();
+	}
 	atexit(cleanup);
 	/* The report itself is of no interest, only how it is made. */
 	if (!freopen("/dev/null", "w", stdout))
@@ -145,6 +157,27 @@ static void json_round_trip(const uint8_t *data, size_t size)
 	free(text);
 }
 
+/* `tracerig convert` of the same archive, in the format the input's size
+ * picks; what it wrote is removed (-f: the names stay the same). */
+static void convert(size_t size)
+{
+	static const char *const formats[] = { "pprof", "folded", "speedscope" };
+	static const char *const outputs[] = {
+		"cpu.pb.gz", "offcpu.pb.gz", "wall.pb.gz", "cpu.folded", "offcpu.folded",
+		"wall.folded", "speedscope.json",
+	};
+	char *argv[] = { "convert", "-f", "--max-size", "64M", "--to", (char *)formats[size % 3],
+			 "-o", out_dir, zip_path, NULL };
+	char path[sizeof(out_dir) + 64];
+	int status = tr_convert_main(9, argv);
+
+	assert(status == 0 || status == 1);
+	for (size_t i = 0; i < sizeof(outputs) / sizeof(outputs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/fuzz.%s", out_dir, outputs[i]);
+		unlink(path);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *argv[] = { "report", "--top", "3", zip_path, NULL };
@@ -160,5 +193,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	status = tr_report_main(4, argv);
 	assert(status == TR_EXIT_OK || status == TR_EXIT_FAILURE);
+	convert(size);
 	return 0;
 }

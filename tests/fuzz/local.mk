@@ -4,6 +4,8 @@
 # tracerig program does, so this file hands the build script make's own
 # lists and flags: a file moved or added elsewhere needs no change here
 # (the internal library lib/libtrutil.la is compiled for the fuzzers too).
+# The internal libraries are linked as static archives there, which carry
+# no list of what they need: their LIBADD follow tracerig_LDADD.
 fuzz_targets = profile jit mapharvest report elf
 TESTS += tests/fuzz/run.sh
 dist_check_SCRIPTS += tests/fuzz/run.sh tests/fuzz/build.sh
@@ -22,5 +24,6 @@ tests/fuzz/build.env: Makefile
 	>>$@,mapharvest_sources=$(filter %.c,$(mapharvest_sources)))$(file \
 	>>$@,libtrutil_sources=$(filter %.c,$(lib_libtrutil_la_SOURCES)))$(file \
 	>>$@,cppflags=$(DEFS) $(AM_CPPFLAGS) $(INIH_CFLAGS) $(LIBELF_CFLAGS) $(LIBZIP_CFLAGS))$(file \
-	>>$@,libs=$(tracerig_LDADD) $(LIBS))$(file \
+	>>$@,libs=$(tracerig_LDADD) $(lib_libtrzpiece_la_LIBADD) $(lib_libtrpprof_la_LIBADD) \
+	$(lib_libtrelf_la_LIBADD) $(LIBS))$(file \
 	>>$@,san_cflags=$(SAN_CFLAGS))touch $@
