@@ -2,7 +2,7 @@
  *
  * The command: its options, then the archive's sections in order, each from
  * core/report/: the manifest basics (overview.c), the CPU samples (cpu.c),
- * the off-CPU time (offcpu.c).
+ * the off-CPU time (offcpu.c), the .NET runtime's events (runtime.c).
  */
 #include "config.h"
 
@@ -18,6 +18,7 @@
 #include "report/cpu.h"
 #include "report/offcpu.h"
 #include "report/overview.h"
+#include "report/runtime.h"
 
 #define REPORT_DEFAULT_TOP 10
 
@@ -28,7 +29,8 @@ static void report_usage(FILE *out)
 		"\n"
 		"Summarizes a tracerig archive (.trace.zip): the session, each backend's\n"
 		"status, the top functions by self and total CPU samples, the processes,\n"
-		"and off-CPU time when the archive has it.  perfcollect's archives\n"
+		"off-CPU time and .NET runtime events (GCs, exceptions, JIT) when the\n"
+		"archive has them.  perfcollect's archives\n"
 		"(entries under NAME.trace/) are read too.\n"
 		"\n"
 		"  -n, --top N          show the N first functions and processes (default %d)\n"
@@ -107,6 +109,8 @@ int tr_report_main(int argc, char **argv)
 	else if (!cpu && !off)
 		printf("\nNo samples in this archive: no backend recorded CPU samples or "
 		       "off-CPU stacks.\n");
+	if (rp_report_runtime(&ar, top) < 0)
+		status = TR_EXIT_FAILURE;
 	rp_archive_close(&ar);
 	return status;
 }

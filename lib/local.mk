@@ -23,7 +23,9 @@ lib_libtrutil_la_SOURCES = \
 	lib/folded.c lib/folded.h \
 	lib/dotnetipc.c lib/dotnetipc.h \
 	lib/closest.c lib/closest.h \
-	lib/fdio.c lib/fdio.h
+	lib/fdio.c lib/fdio.h \
+	lib/nettrace.c lib/nettrace.h \
+	lib/r2r.c lib/r2r.h
 
 # The part that reads ELF, for those that link libelf anyway (the core and
 # perf_events): the other plugins stay free of it.
@@ -74,7 +76,8 @@ lib_libtrzpiece_la_LIBADD = $(ZLIB_LIBS) $(ISAL_LIBS)
 lib_unit_tests = tests/lib/test_untrusted tests/lib/test_sanitize tests/lib/test_hash \
 	tests/lib/test_pidset tests/lib/test_procpid tests/lib/test_list \
 	tests/lib/test_kallsyms tests/lib/test_buildid tests/lib/test_perfscript tests/lib/test_folded \
-	tests/lib/test_path tests/lib/test_vec tests/lib/test_pprof tests/lib/test_dotnetipc
+	tests/lib/test_path tests/lib/test_vec tests/lib/test_pprof tests/lib/test_dotnetipc \
+	tests/lib/test_nettrace tests/lib/test_r2r
 check_PROGRAMS += $(lib_unit_tests)
 TESTS += $(lib_unit_tests)
 tests_lib_test_untrusted_LDADD = lib/libtrutil.la
@@ -91,6 +94,8 @@ tests_lib_test_path_LDADD = lib/libtrutil.la
 tests_lib_test_vec_LDADD = lib/libtrutil.la
 tests_lib_test_pprof_LDADD = lib/libtrpprof.la lib/libtrutil.la
 tests_lib_test_dotnetipc_LDADD = lib/libtrutil.la
+tests_lib_test_nettrace_LDADD = lib/libtrutil.la
+tests_lib_test_r2r_LDADD = lib/libtrutil.la
 
 # The real tracerig (perf_events + mapharvest) against processes, run as
 # nobody, that plant links to secrets, FIFOs, sparse maps and names with
@@ -109,3 +114,10 @@ dist_check_SCRIPTS += tests/lib/hostile.sh
 check_PROGRAMS += tests/lib/dnipc-tool
 tests_lib_dnipc_tool_SOURCES = tests/lib/dnipc-tool.c
 tests_lib_dnipc_tool_LDADD = lib/libtrutil.la
+
+# The ReadyToRun reader's driver for tests/dotnet/r2r.sh: lines of "IMAGE
+# MAP_START MAP_OFFSET ADDRESS" in, the name of the method at each address
+# out.
+check_PROGRAMS += tests/lib/r2r-lookup
+tests_lib_r2r_lookup_SOURCES = tests/lib/r2r-lookup.c
+tests_lib_r2r_lookup_LDADD = lib/libtrutil.la

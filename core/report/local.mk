@@ -9,4 +9,5 @@ tr_report_sources = \
 	core/report/folded.c core/report/folded.h \
 	core/report/cpu.c core/report/cpu.h \
 	core/report/offcpu.c core/report/offcpu.h \
-	core/report/overview.c core/report/overview.h
+	core/report/overview.c core/report/overview.h \
+	core/report/runtime.c core/report/runtime.h

@@ -313,21 +313,27 @@ check "and a run with nothing else to collect fails" test "$rc" -ne 0
 # --- `tracerig report` on the launched run's archive: its runtime section
 # reads the .nettrace itself (lib/nettrace.c) and must count what TraceEvent
 # and the workload count.  Then the same archive with a malformed .nettrace
-# and one cut short beside the real one.
+# and one cut short beside the real one.  (Its own copies of the run's
+# numbers: the sections above reuse the names.)
+a_done=$(grep '^done ' "$TEST_TMP/a.out")
+a_pid=$(awk '/^ready /{ print $2 }' "$TEST_TMP/a.out")
+a_gen0=$(sed -n 's/.* gen0=\([0-9]*\).*/\1/p' <<<"$a_done")
+a_gen2=$(sed -n 's/.* gen2=\([0-9]*\).*/\1/p' <<<"$a_done")
+a_thrown=$(sed -n 's/.* thrown=\([0-9]*\).*/\1/p' <<<"$a_done")
 rrc=0
 "$TRACERIG" report --top 1000 "$TEST_TMP/a.trace.zip" >"$TEST_TMP/a.report" 2>&1 || rrc=$?
 check_eq "report: exits 0 on the launched run's archive" 0 "$rrc"
-check_grep "report: the runtime section names dotnet.$pid.nettrace and its pid" \
-	"^  dotnet\\.$pid\\.nettrace  pid $pid, [0-9]+ events of [0-9]+ kinds" "$TEST_TMP/a.report"
+check_grep "report: the runtime section names dotnet.$a_pid.nettrace and its pid" \
+	"^  dotnet\\.$a_pid\\.nettrace  pid $a_pid, [0-9]+ events of [0-9]+ kinds" "$TEST_TMP/a.report"
 r_gcs=$(awk '$1 == "GCs" { print $2; exit }' "$TEST_TMP/a.report")
-check_eq "report: as many GCs as the workload counted (gen0=$gen0)" "$gen0" "$r_gcs"
-check_eq "report: as many GCs as TraceEvent's GC/Start" "$gc_start" "$r_gcs"
-gen2=$(sed -n 's/.* gen2=\([0-9]*\).*/\1/p' <<<"$done_line")
-check_eq "report: the gen2 collections the workload counted (gen2=$gen2)" "$gen2" \
+check_eq "report: as many GCs as the workload counted (gen0=$a_gen0)" "$a_gen0" "$r_gcs"
+check_eq "report: as many GCs as TraceEvent's GC/Start" \
+	"$(count event Microsoft-Windows-DotNETRuntime/GC/Start "$TEST_TMP/a.pv")" "$r_gcs"
+check_eq "report: the gen2 collections the workload counted (gen2=$a_gen2)" "$a_gen2" \
 	"$(sed -n 's/^ *GCs .*gen2 \([0-9]*\).*/\1/p' "$TEST_TMP/a.report")"
 check_grep "report: the GC pauses, suspension to restart" \
 	'^    GC pauses    [1-9][0-9]*, [0-9.]+ ms in all, [0-9.]+ ms the longest$' "$TEST_TMP/a.report"
-check_eq "report: every InvalidOperationException thrown (thrown=$thrown)" "$thrown" \
+check_eq "report: every InvalidOperationException thrown (thrown=$a_thrown)" "$a_thrown" \
 	"$(awk '$2 == "System.InvalidOperationException" { print $1; exit }' "$TEST_TMP/a.report")"
 awk '$1 == "exception" { print $2, $3 }' "$TEST_TMP/a.pv" | sort >"$TEST_TMP/a.pv.exc"
 awk '/^    exceptions /{ f = 1; next } /^    JIT /{ f = 0 } f && NF == 2 { print $1, $2 }' \
@@ -343,7 +349,7 @@ cp "$TEST_TMP/a.trace.zip" "$TEST_TMP/m.trace.zip"
 mkdir -p "$TEST_TMP/m"
 printf 'Nettrace\024\0\0\0!FastSerialization.1\005\005\001' >"$TEST_TMP/m/dotnet.1.nettrace"
 printf 'this is no type of object at all' >>"$TEST_TMP/m/dotnet.1.nettrace"
-head -c 100000 "$nt" >"$TEST_TMP/m/dotnet.2.nettrace"
+head -c 100000 "$TEST_TMP/a/dotnet.$a_pid.nettrace" >"$TEST_TMP/m/dotnet.2.nettrace"
 (cd "$TEST_TMP/m" && zip -q "$TEST_TMP/m.trace.zip" dotnet.1.nettrace dotnet.2.nettrace)
 rrc=0
 "$TRACERIG" report "$TEST_TMP/m.trace.zip" >"$TEST_TMP/m.report" 2>"$TEST_TMP/m.report.err" || rrc=$?
@@ -351,7 +357,7 @@ check_eq "report, a malformed .nettrace: exits 1" 1 "$rrc"
 check_eq "report, a malformed .nettrace: one line, naming the file and what is wrong" \
 	"1 1" "$(wc -l <"$TEST_TMP/m.report.err") $(grep -cE \
 	'^tracerig: report: cannot read dotnet\.1\.nettrace in .*: byte [0-9]+: ' "$TEST_TMP/m.report.err")"
-check_eq "report, a malformed .nettrace: the real one is still summarized" "$gen0" \
+check_eq "report, a malformed .nettrace: the real one is still summarized" "$a_gen0" \
 	"$(awk '$1 == "GCs" { print $2; exit }' "$TEST_TMP/m.report")"
 check_grep "report, a .nettrace cut short: what it holds, and where it ends" \
 	'^    \(byte [0-9]+: the stream is cut short' "$TEST_TMP/m.report"
