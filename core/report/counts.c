@@ -66,6 +66,9 @@ static int by_total(const void *a, const void *b)
 
 static void sort(struct rp_counts *c, int (*cmp)(const void *, const void *))
 {
+	/* qsort with no items may get a NULL array: undefined behaviour. */
+	if (!c->n)
+		return;
 	qsort(c->items, c->n, sizeof(*c->items), cmp);
 	/* Sorting moved the items: the index must follow. */
 	for (size_t i = 0; i < c->n; i++)
