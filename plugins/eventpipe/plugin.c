@@ -75,6 +75,7 @@ struct runtime {
 	int stop_fd;
 	uint64_t rotated_gen;  /* the last snapshot's rotation it took part in */
 	int filed;             /* s ended and is a segment */
+	uint64_t events_done;  /* events of its ended rotated-out sessions */
 	int rotate_failed;     /* said once in the log */
 	struct ep_segments segs;
 };
@@ -158,13 +159,14 @@ static struct runtime *runtime_of(struct eventpipe *e, pid_t pid, int create)
 
 static void counters(struct eventpipe *e)
 {
-	uint64_t processes = 0, bytes = 0, refused = 0, broken = 0;
+	uint64_t processes = 0, bytes = 0, refused = 0, broken = 0, events = 0;
 
 	for (size_t i = 0; i < e->n_rt; i++) {
 		const struct runtime *r = &e->rt[i];
 
 		if (r->collecting) {
 			processes++;
+			events += r->s.events + r->events_done + (r->old.state ? r->old.events : 0);
 			bytes += r->s.bytes;
 			broken += r->s.state == EP_BROKEN;
 		} else if (r->given_up) {
@@ -172,6 +174,7 @@ static void counters(struct eventpipe *e)
 		}
 	}
 	e->svc->counter_set(e->ctx, "processes", processes);
+	e->svc->counter_set(e->ctx, "events", events);
 	e->svc->counter_set(e->ctx, "bytes", bytes);
 	e->svc->counter_set(e->ctx, "sessions_refused", refused);
 	e->svc->counter_set(e->ctx, "sessions_broken", broken);
@@ -437,14 +440,26 @@ static void rotate(struct eventpipe *e, struct runtime *r)
 	wake(e);
 }
 
+/* A stream whose events could not be counted (said before the session
+ * is closed: the reader's words go with it). */
+static void not_counted(struct eventpipe *e, const struct ep_session *s)
+{
+	if (!s->counting && s->nt.why[0])
+		e->svc->log(e->ctx, TRACERIG_LOG_WARN, "pid %d: %s: its events are not counted, its "
+			    "stream could not be read: %s (the file is kept as it came)", (int)s->pid,
+			    s->entry, s->nt.why);
+}
+
 /* The rotated-out session ended (or broke): it becomes a segment.  Under
  * the lock. */
 static void old_ended(struct eventpipe *e, struct runtime *r)
 {
 	int complete = r->old.state == EP_ENDED;
 
+	not_counted(e, &r->old);
 	if (ep_session_close(&r->old) < 0)
 		complete = 0;
+	r->events_done += r->old.events;
 	if (r->stop_fd >= 0)
 		close(r->stop_fd);
 	r->stop_fd = -1;
@@ -470,6 +485,7 @@ static void file_current(struct eventpipe *e, struct runtime *r)
 
 	if (!e->flight_ns || !r->collecting || r->filed || r->s.state == EP_STREAMING)
 		return;
+	not_counted(e, &r->s);
 	if (ep_session_close(&r->s) < 0)
 		complete = 0;
 	if (ep_segments_add(&r->segs, r->s.entry, r->seg_start_ns, e->svc->clock_ns(),
@@ -1109,7 +1125,7 @@ static int eventpipe_stop(void *state)
 			if (r->collecting && r->s.state == EP_STREAMING)
 				r->s.state = EP_BROKEN;
 			file_current(e, r);
-		} else if (ep_session_close(&r->s) < 0) {
+		} else if (not_counted(e, &r->s), ep_session_close(&r->s) < 0) {
 			e->svc->log(e->ctx, TRACERIG_LOG_WARN, "pid %d: closing %s failed: the file "
 				    "may be incomplete", (int)r->pid, r->s.entry);
 		}

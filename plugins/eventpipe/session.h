@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "lib/dotnetipc.h"
+#include "lib/nettrace.h"
 #include "providers.h"
 
 /* The NetTrace format (EventPipeSerializationFormat 1): what TraceEvent's
@@ -69,6 +70,14 @@ struct ep_session {
 	enum ep_session_state state;
 	int err;                 /* EP_BROKEN: -errno of what failed */
 	const char *failed;      /* EP_BROKEN: "reading the stream", "writing ..." */
+	/* The stream read as it is copied, for the manifest's counts (events
+	 * by kind: nt.stats, nt.kinds); `carry` holds an object not yet
+	 * whole.  counting 0 once the stream could not be read (nt.why). */
+	struct tr_nettrace nt;
+	uint64_t events;         /* counted so far; kept by ep_session_close */
+	char *carry;
+	size_t carry_len, carry_cap;
+	int counting;
 };
 
 /* Opens DIR/ENTRY for the stream that fd carries (entry COMM.PID.nettrace).

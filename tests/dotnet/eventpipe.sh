@@ -64,6 +64,8 @@ check_grep "launched: the manifest counts the process" '"processes": 1' "$TEST_T
 check_grep "launched: the .nettrace was deflated as it grew, not all at packaging" \
 	"dotnet\\.$pid\\.nettrace: .* deflated before packaging" "$TEST_TMP/a/tracerig.log"
 check_grep "launched: and the bytes of its file" "\"bytes\": $(stat -c %s "$nt")" "$TEST_TMP/a/manifest.json"
+check_grep "launched: and its events, as many as TraceEvent reads ($(field events "$TEST_TMP/a.pv"))" \
+	"\"events\": $(field events "$TEST_TMP/a.pv")," "$TEST_TMP/a/manifest.json"
 port=$(sed -n 's/.*DOTNET_DiagnosticPorts=\([^,]*\),suspend$/\1/p' "$TEST_TMP/a/tracerig.log")
 check "launched: the command was given a suspending port" test -n "$port"
 check "launched: and it is gone from /tmp" test ! -e "${port:-/}" -a ! -e "$(dirname "${port:-/}")/."
