@@ -216,6 +216,45 @@ static void detect_kind(struct tr_jit_source *src, const unsigned char *buf, siz
 		src->kind = TR_JIT_PERFMAP;
 }
 
+/* A live source's file, against what the session's processes read: NULL
+ * when j may read it (registered as j's), else why not. */
+static const char *shared_refusal(struct tr_jit *j, const struct stat *st, char *why, size_t len)
+{
+	struct tr_jit_shared *sh = j->shared;
+	int mine = 0;
+
+	for (size_t i = 0; i < sh->n; i++) {
+		if (sh->files[i].dev != st->st_dev || sh->files[i].ino != st->st_ino)
+			continue;
+		if (sh->files[i].owner == j) {
+			mine = 1;
+			break;
+		}
+		snprintf(why, len, "the same file as pid %d's (hard links), read once",
+			 (int)sh->files[i].pid);
+		return why;
+	}
+	if (!mine) {
+		if (sh->n == sh->cap) {
+			size_t cap = sh->cap ? sh->cap * 2 : 16;
+			struct tr_jit_file *grown = realloc(sh->files, cap * sizeof(*grown));
+
+			if (!grown)
+				return "out of memory";
+			sh->files = grown;
+			sh->cap = cap;
+		}
+		sh->files[sh->n++] = (struct tr_jit_file){ .dev = st->st_dev, .ino = st->st_ino,
+							   .owner = j, .pid = j->pid };
+	}
+	if (sh->read >= sh->max) {
+		snprintf(why, len, "past what a session reads of JIT files together (%llu MiB)",
+			 (unsigned long long)(sh->max >> 20));
+		return why;
+	}
+	return NULL;
+}
+
 static void refresh_source(struct tr_jit *j, struct tr_jit_source *src, struct tr_arena *arena)
 {
 	struct tr_untrusted u;
@@ -235,6 +274,15 @@ static void refresh_source(struct tr_jit *j, struct tr_jit_source *src, struct t
 		if (u.refusal != TR_REFUSED_NONE)
 			refuse(src, tr_untrusted_explain(&u, fd, why, sizeof(why)));
 		return;
+	}
+	if (src->root_pid > 0 && j->shared) {
+		const char *why_shared = shared_refusal(j, &u.st, why, sizeof(why));
+
+		if (why_shared) {
+			close(fd);
+			refuse(src, why_shared);
+			return;
+		}
 	}
 	if ((uint64_t)u.st.st_size < src->offset)
 		src->offset = src->seen_size = 0; /* rewritten from scratch: read it again */
@@ -277,6 +325,8 @@ static void refresh_source(struct tr_jit *j, struct tr_jit_source *src, struct t
 			if (j->seq != before)
 				src->parsed = 1;
 			src->offset += used;
+			if (src->root_pid > 0 && j->shared)
+				j->shared->read += used;
 		}
 		free(buf);
 		if (!used || got < JIT_CHUNK)
@@ -302,10 +352,25 @@ struct tr_sym *tr_jit_find(struct tr_jit *j, uint64_t addr)
 
 void tr_jit_free(struct tr_jit *j)
 {
+	struct tr_jit_shared *sh = j->shared;
+	size_t kept = 0;
+
+	for (size_t i = 0; sh && i < sh->n; i++)
+		if (sh->files[i].owner != j)
+			sh->files[kept++] = sh->files[i];
+	if (sh)
+		sh->n = kept;
 	for (size_t i = 0; i < j->n_src; i++)
 		free(j->src[i].path);
 	free(j->src);
 	tr_symtab_free(&j->syms);
 	j->src = NULL;
 	j->n_src = 0;
+}
+
+void tr_jit_shared_free(struct tr_jit_shared *sh)
+{
+	free(sh->files);
+	sh->files = NULL;
+	sh->n = sh->cap = 0;
 }

@@ -29,12 +29,32 @@ struct tr_jit_source {
  * parses: refused once, logged once, never read again. */
 #define TR_JIT_MAX_SIZE (256ull << 20)
 
+/* What the processes of one session read together (the symbolizer's):
+ * one file under several processes' names (hard links) is read once, and
+ * all live sources together at most `max` bytes, so that memory follows
+ * what the runtimes really wrote, not how often a file is linked. */
+struct tr_jit_shared {
+	uint64_t read, max;
+	struct tr_jit_file {
+		dev_t dev;
+		ino_t ino;
+		const struct tr_jit *owner;
+		pid_t pid;
+	} *files;
+	size_t n, cap;
+};
+
+/* The most a session reads of live JIT sources together. */
+#define TR_JIT_MAX_TOTAL (1ull << 30)
+
 struct tr_jit {
 	struct tr_symtab syms;
 	struct tr_jit_source *src;
 	size_t n_src;
 	uint32_t seq;
 	int unread;      /* a source was added since the last tr_jit_refresh */
+	struct tr_jit_shared *shared; /* NULL: no bound across processes */
+	pid_t pid;       /* the process, for words about a shared file */
 };
 
 /* Registers a file; the format is recognised from its content.  Adding
@@ -47,6 +67,8 @@ int tr_jit_has_live_source(const struct tr_jit *j, enum tr_jit_kind kind);
 /* Reads what was appended to every source since the last call. */
 void tr_jit_refresh(struct tr_jit *j, struct tr_arena *arena);
 struct tr_sym *tr_jit_find(struct tr_jit *j, uint64_t addr);
+/* Forgets j (and the files it read) in its shared registry, then frees. */
 void tr_jit_free(struct tr_jit *j);
+void tr_jit_shared_free(struct tr_jit_shared *sh);
 
 #endif

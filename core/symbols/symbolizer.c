@@ -97,6 +97,7 @@ struct tr_symbolizer {
 	struct tr_kallsyms kallsyms;
 	int kallsyms_state; /* 0 not read, 1 read, < 0 failed */
 	struct tr_frames frames; /* frame names by (process, generation, address) */
+	struct tr_jit_shared jit_shared; /* what the processes' JIT sources read together */
 	/* The running kernel's build id, for its mapping (tr_symbolizer_mapping). */
 	unsigned char kernel_bid[TR_BUILDID_PERF_MAX];
 	size_t kernel_bid_len;
@@ -311,6 +312,8 @@ static struct proc *proc_get(struct tr_symbolizer *sym, pid_t pid)
 	if (!p)
 		return NULL;
 	p->pid = pid;
+	p->jit.shared = &sym->jit_shared;
+	p->jit.pid = pid;
 	/* What perf names a process's JIT code (and anonymous code). */
 	snprintf(buf, sizeof(buf), "/tmp/perf-%d.map", (int)pid);
 	p->jit_dso = intern(sym, buf);
@@ -1139,6 +1142,7 @@ struct tr_symbolizer *tr_symbolizer_new(void)
 		free(sym);
 		return NULL;
 	}
+	sym->jit_shared.max = TR_JIT_MAX_TOTAL;
 	return sym;
 }
 
@@ -1171,6 +1175,7 @@ void tr_symbolizer_free(struct tr_symbolizer *sym)
 		dso_free(sym->dsos[b]);
 	dso_free(sym->vdsos);
 	dso_free(sym->bid_dsos);
+	tr_jit_shared_free(&sym->jit_shared);
 	tr_kallsyms_free(&sym->kallsyms);
 	tr_frames_free(&sym->frames);
 	free(sym->strings);

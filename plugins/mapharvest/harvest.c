@@ -82,6 +82,7 @@ int mh_harvester_init(struct mh_harvester *h, const struct tracerig_services *sv
 	h->ctx = ctx;
 	h->staging = staging;
 	h->max_size = max_size;
+	h->max_total = UINT64_MAX;
 	h->cleanup = cleanup;
 	h->self = getpid();
 	h->stagefd = open(staging, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -201,6 +202,18 @@ static void copy_file(struct mh_harvester *h, struct mh_proc *p, enum mh_kind ki
 		refuse_file(h, p, kind, why);
 		return;
 	}
+	if (h->bytes + ((uint64_t)st.st_size - f->copied) > h->max_total) {
+		char name[64];
+
+		mh_entry_name(kind, p->pid, name, sizeof(name));
+		h->svc->log(h->ctx, TRACERIG_LOG_WARN, "pid %d: %s grew past what the session keeps "
+			    "of all processes' files together (max_total = %llu): the archive keeps "
+			    "its first %llu bytes (raise [mapharvest] max_total to keep more)",
+			    (int)p->pid, name, (unsigned long long)h->max_total,
+			    (unsigned long long)f->copied);
+		f->failed = 1;
+		return;
+	}
 	n = mh_copy_tail(f->src, f->dst, &f->copied, h->max_size);
 	if (n == -EFBIG) {
 		snprintf(why, sizeof(why), "grew beyond max_size = %llu bytes while being copied",
@@ -232,6 +245,24 @@ static void copy_file(struct mh_harvester *h, struct mh_proc *p, enum mh_kind ki
 			    name, strerror((int)-n));
 		f->fixed = f->copied;
 	}
+}
+
+/* The process whose file of any kind is this inode already (hard links of
+ * one file under several processes' names: copied once), or NULL. */
+static const struct mh_proc *harvested_as(const struct mh_harvester *h, const struct mh_proc *p,
+					  const struct stat *st, enum mh_kind *kind)
+{
+	for (size_t i = 0; i < h->n_procs; i++) {
+		const struct mh_proc *q = h->procs[i];
+
+		for (int k = 0; k < MH_N_KINDS && q != p; k++)
+			if (q->files[k].found && !q->files[k].refused && q->files[k].dev == st->st_dev &&
+			    q->files[k].ino == st->st_ino) {
+				*kind = (enum mh_kind)k;
+				return q;
+			}
+	}
+	return NULL;
 }
 
 /* Tries each directory for `kind`; on success the file is open in f->src. */
@@ -266,6 +297,38 @@ static void find_file(struct mh_harvester *h, struct mh_proc *p, int rootfd, enu
 				update_counters(h);
 			}
 			continue;
+		}
+		if (!f->found) {
+			const struct mh_proc *q;
+			enum mh_kind qk;
+			const char *refusal = NULL;
+			char other[64];
+
+			if ((q = harvested_as(h, p, &u.st, &qk))) {
+				mh_entry_name(qk, q->pid, other, sizeof(other));
+				snprintf(why, sizeof(why), "the same file as pid %d's, harvested once "
+					 "(as %s): processes do not share these files, links do",
+					 (int)q->pid, other);
+				refusal = why;
+			} else if (h->bytes + (uint64_t)u.st.st_size > h->max_total) {
+				snprintf(why, sizeof(why), "%llu bytes, past what the session keeps of "
+					 "all processes' files together (max_total = %llu, %llu taken; "
+					 "raise [mapharvest] max_total to keep it)",
+					 (unsigned long long)u.st.st_size,
+					 (unsigned long long)h->max_total, (unsigned long long)h->bytes);
+				refusal = why;
+			}
+			if (refusal) {
+				close(fd);
+				if (!(f->refused_dirs & (1u << d))) {
+					f->refused_dirs |= 1u << d;
+					h->svc->log(h->ctx, TRACERIG_LOG_WARN, "pid %d: refused %s: %s",
+						    (int)p->pid, path, refusal);
+					h->n_refused++;
+					update_counters(h);
+				}
+				continue;
+			}
 		}
 		if (f->found) {
 			/* Reopened by path (no fd held): is it still the same file? */

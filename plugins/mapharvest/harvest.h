@@ -18,6 +18,7 @@ struct mh_harvester {
 	const char *staging;
 	int stagefd;
 	uint64_t max_size;
+	uint64_t max_total; /* all the files of the session together */
 	int cleanup;
 	int dotnet_enable; /* switch .NET runtimes' maps on through their socket */
 	pid_t self;

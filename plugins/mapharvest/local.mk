@@ -26,6 +26,7 @@ mapharvest_sh_tests = \
 	tests/mapharvest/exited.sh \
 	tests/mapharvest/hostile.sh \
 	tests/mapharvest/mounts.sh \
+	tests/mapharvest/shared.sh \
 	tests/mapharvest/perf-inject.sh \
 	tests/mapharvest/flight.sh
 TESTS += $(mapharvest_sh_tests)

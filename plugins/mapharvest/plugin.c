@@ -34,7 +34,7 @@
 
 /* The profile's [mapharvest] keys, bound by the core. */
 struct mapharvest_config {
-	long long max_size, poll_ms;
+	long long max_size, max_total, poll_ms;
 	int cleanup, observed, dotnet_env, dotnet_enable;
 };
 
@@ -323,6 +323,7 @@ static int mapharvest_init(const struct tracerig_services *svc, struct tracerig_
 		free(m);
 		return ret;
 	}
+	m->h.max_total = (uint64_t)m->cfg.max_total;
 	m->h.dotnet_enable = m->cfg.dotnet_enable;
 	pthread_mutex_init(&m->lock, NULL);
 	pthread_mutex_init(&m->harvesting, NULL);
@@ -483,6 +484,11 @@ static void mapharvest_fini(void *state)
 
 #define BIND(field) TRACERIG_BIND(struct mapharvest_config, field)
 static const struct tracerig_key mapharvest_keys[] = {
+	{ .name = "max_total", .type = TRACERIG_KEY_SIZE, .default_value = "1G", .min = 1,
+	  .max = 1LL << 42, BIND(max_total),
+	  .description = "Largest total of all processes' files taken in a session: a file found "
+	  "past it is refused, one growing past it keeps what was copied (logged).  The same file "
+	  "under several processes' names (hard links) is taken once whatever the total." },
 	{ .name = "max_size", .type = TRACERIG_KEY_SIZE, .default_value = "256M", .min = 1,
 	  .max = 1LL << 40, BIND(max_size),
 	  .description = "Largest map or jitdump file taken from a process; a larger one is refused "

@@ -20,6 +20,7 @@
 
 #include "../../core/log.h"
 #include "../../core/symbols/demangle.h"
+#include "../../core/symbols/jit.h"
 #include "../../core/symbols/symbolizer.h"
 #include "../testing.h"
 
@@ -322,6 +323,51 @@ DEF_TEST(perf_map_file_names_jit_code)
 	unlink(path);
 	rmdir(dir);
 	tr_symbolizer_free(sym);
+}
+
+/* issue 27 (8): five processes of one user linking one 250 MB map under
+ * their names drove tracerig to 3.3 GB.  Across the processes of a
+ * session a file is read once, and live sources together at most the
+ * shared budget. */
+DEF_TEST(a_jit_file_linked_under_several_processes_is_read_once)
+{
+	char dir[] = "/tmp/trjit-XXXXXX", one[128], two[128], other[128];
+	struct tr_jit_shared sh = { .max = TR_JIT_MAX_TOTAL };
+	struct tr_jit a = { .shared = &sh, .pid = 100 }, b = { .shared = &sh, .pid = 200 },
+		      c = { .shared = &sh, .pid = 300 };
+	struct tr_arena arena = { 0 };
+	const char *text = "7f0000001000 40 linked_fn\n";
+
+	CHECK_NOT_NULL(mkdtemp(dir));
+	snprintf(one, sizeof(one), "%s/perf-100.map", dir);
+	snprintf(two, sizeof(two), "%s/perf-200.map", dir);
+	snprintf(other, sizeof(other), "%s/perf-300.map", dir);
+	EXPECT_EQ_INT(0, write_file(one, text, strlen(text)));
+	EXPECT_EQ_INT(0, link(one, two));
+	EXPECT_EQ_INT(0, tr_jit_add_source(&a, one, getpid()));
+	EXPECT_EQ_INT(0, tr_jit_add_source(&b, two, getpid()));
+	tr_jit_refresh(&a, &arena);
+	tr_jit_refresh(&b, &arena);
+	EXPECT_TRUE(tr_jit_find(&a, 0x7f0000001010) != NULL);
+	EXPECT_TRUE(tr_jit_find(&b, 0x7f0000001010) == NULL);
+	EXPECT_EQ_INT((long long)strlen(text), (long long)sh.read);
+	/* Once the first reader is gone, the file is another's to read. */
+	tr_jit_free(&a);
+	EXPECT_EQ_INT(0, (long long)sh.n);
+	/* The budget: what is read past it is refused. */
+	sh.max = sh.read;
+	EXPECT_EQ_INT(0, write_file(other, "7f0000002000 40 over_budget\n", 28));
+	EXPECT_EQ_INT(0, tr_jit_add_source(&c, other, getpid()));
+	tr_jit_refresh(&c, &arena);
+	EXPECT_TRUE(tr_jit_find(&c, 0x7f0000002010) == NULL);
+	tr_jit_free(&b);
+	tr_jit_free(&c);
+	tr_jit_shared_free(&sh);
+	tr_arena_free(&arena);
+	unlink(one);
+	unlink(two);
+	unlink(other);
+	rmdir(dir);
 }
 
 /* Lines of `log` that contain `needle`. */
@@ -938,6 +984,7 @@ int main(void)
 	else
 		SKIP_TEST(a_debuglink_is_looked_up_in_the_objects_root_only,
 			  "needs root, unshare(1) with mount and PID namespaces, and binutils");
+	RUN_TEST(a_jit_file_linked_under_several_processes_is_read_once);
 	RUN_TEST(lookups_from_many_threads_agree);
 	TEST_MAIN_END();
 }
