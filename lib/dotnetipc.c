@@ -902,6 +902,14 @@ static int read_exact(int fd, uint8_t *p, size_t n, int64_t deadline, size_t *go
 	return 0;
 }
 
+int tr_dnipc_recv_exact(int fd, void *buf, size_t n, int timeout_ms)
+{
+	size_t got;
+	int ret = read_exact(fd, buf, n, deadline_in(timeout_ms), &got);
+
+	return ret == -ECONNRESET ? -EBADMSG : ret;
+}
+
 static int send_until(int fd, uint8_t command_set, uint8_t command_id, const void *payload,
 		      size_t len, int64_t deadline)
 {

@@ -263,6 +263,11 @@ int tr_dnipc_connect(pid_t pid, int timeout_ms, struct tr_dnipc_status *st);
 int tr_dnipc_send(int fd, uint8_t command_set, uint8_t command_id, const void *payload,
 		  size_t len, int timeout_ms);
 
+/* Reads exactly n bytes within timeout_ms (what a runtime sends unasked:
+ * its advertise on a diagnostic port).  0, -EBADMSG when it closed first,
+ * -ETIMEDOUT, -errno. */
+int tr_dnipc_recv_exact(int fd, void *buf, size_t n, int timeout_ms);
+
 /* Reads one reply within timeout_ms: exactly the bytes its header declares,
  * nothing after (a stream that follows stays in the socket).  Returns like
  * tr_dnipc_reply_parse, or -ETIMEDOUT, -ECONNRESET (closed before a byte of

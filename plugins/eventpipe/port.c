@@ -3,16 +3,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "lib/dotnetipc.h"
 #include "port.h"
 
 static const uint8_t advertise_magic[8] = "ADVR_V1";
@@ -69,44 +68,6 @@ int ep_advertise_parse(const uint8_t in[EP_ADVERTISE_SIZE], struct ep_advertise 
 	return 0;
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Reads exactly n bytes before the deadline: 0, -ETIMEDOUT, -EBADMSG
- * (closed first), -errno. */
-static int read_exact(int fd, uint8_t *buf, size_t n, int64_t deadline)
-{
-	size_t got = 0;
-
-	while (got < n) {
-		ssize_t r = recv(fd, buf + got, n - got, MSG_DONTWAIT);
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		int64_t left;
-
-		if (r > 0) {
-			got += (size_t)r;
-			continue;
-		}
-		if (r == 0)
-			return -EBADMSG;
-		if (errno == EINTR)
-			continue;
-		if (errno != EAGAIN && errno != EWOULDBLOCK)
-			return -errno;
-		left = deadline - now_ms();
-		if (left <= 0)
-			return -ETIMEDOUT;
-		if (poll(&pfd, 1, (int)left) < 0 && errno != EINTR)
-			return -errno;
-	}
-	return 0;
-}
-
 int ep_port_accept(struct ep_port *p, int timeout_ms, pid_t *host_pid, struct ep_advertise *a)
 {
 	uint8_t buf[EP_ADVERTISE_SIZE];
@@ -122,7 +83,7 @@ int ep_port_accept(struct ep_port *p, int timeout_ms, pid_t *host_pid, struct ep
 		goto fail;
 	}
 	*host_pid = cred.pid;
-	ret = read_exact(fd, buf, sizeof(buf), now_ms() + timeout_ms);
+	ret = tr_dnipc_recv_exact(fd, buf, sizeof(buf), timeout_ms);
 	if (ret == 0)
 		ret = ep_advertise_parse(buf, a);
 	if (ret == 0)
