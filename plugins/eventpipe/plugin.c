@@ -33,6 +33,7 @@
 #include <tracerig/plugin.h>
 
 #include "lib/dotnetipc.h"
+#include "lib/pidset.h"
 #include "lib/procpid.h"
 #include "lib/vec.h"
 #include "port.h"
@@ -96,8 +97,9 @@ struct eventpipe {
 	int wake[2];           /* the reader's poll wakes on a byte here */
 	pthread_mutex_t lock;  /* runtimes, queue, stopping */
 	pthread_cond_t changed; /* a session ended */
-	struct runtime *rt;
+	struct runtime *rt;    /* rt[i] is the record of known.pids[i] */
 	size_t n_rt, cap_rt;
+	struct tr_pid_set known;
 	pid_t *queue;          /* observed PIDs not looked at yet */
 	size_t n_queue, cap_queue;
 	int stopping, quit;
@@ -141,16 +143,19 @@ static void comm_of(pid_t pid, char *out, size_t len)
 static struct runtime *runtime_of(struct eventpipe *e, pid_t pid, int create)
 {
 	struct runtime *grown;
+	long i = tr_pid_set_find(&e->known, pid);
 
-	for (size_t i = 0; i < e->n_rt; i++)
-		if (e->rt[i].pid == pid)
-			return &e->rt[i];
+	/* A system-wide run observes every process: no walk over them all. */
+	if (i >= 0)
+		return &e->rt[i];
 	if (!create)
 		return NULL;
 	grown = tr_vec_grow(e->rt, &e->cap_rt, e->n_rt + 1, sizeof(*grown), 8);
 	if (!grown)
 		return NULL;
 	e->rt = grown;
+	if (tr_pid_set_add(&e->known, pid) != 1)
+		return NULL;
 	e->rt[e->n_rt] = (struct runtime){ .pid = pid, .version = 2, .idle_fd = -1, .stop_fd = -1 };
 	e->rt[e->n_rt].s.fd = e->rt[e->n_rt].s.out = -1;
 	e->rt[e->n_rt].old.fd = e->rt[e->n_rt].old.out = -1;
@@ -796,6 +801,7 @@ static void eventpipe_free(struct eventpipe *e)
 		ep_segments_free(&e->rt[i].segs);
 	}
 	free(e->rt);
+	tr_pid_set_free(&e->known);
 	free(e->queue);
 	ep_port_close(&e->port);
 	if (e->port_cleanup)
