@@ -1,10 +1,10 @@
 # The .NET tests: the real runtime (the .NET SDK builds the apps under
 # tests/dotnet/apps from source, in the build tree, when a test needs one).
 dotnet_tests = tests/dotnet/ipc.sh tests/dotnet/frames.sh tests/dotnet/enable.sh tests/dotnet/eventpipe.sh \
-	tests/dotnet/lttng.sh tests/dotnet/perfview.sh tests/dotnet/perfcollect.sh
+	tests/dotnet/lttng.sh tests/dotnet/perfview.sh tests/dotnet/perfcollect.sh tests/dotnet/r2r.sh
 TESTS += $(dotnet_tests)
 dist_check_SCRIPTS += $(dotnet_tests)
-dist_check_DATA += tests/dotnet/lib-dotnet.sh
+dist_check_DATA += tests/dotnet/lib-dotnet.sh tests/dotnet/r2r-check.py
 EXTRA_DIST += tests/dotnet/apps/hot/Hot.csproj tests/dotnet/apps/hot/Program.cs \
 	tests/dotnet/apps/hot/native/hotnative.c \
 	tests/dotnet/apps/perfview/PerfViewCheck.csproj tests/dotnet/apps/perfview/Program.cs

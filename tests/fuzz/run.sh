@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes the parsers of what traced processes and archives control: the
 # profile parser and typed values, the symbolizer's perf map, jitdump and
-# ELF readers, mapharvest's /proc and jitdump parsers, `tracerig report`, and
-# the NetTrace reader.
+# ELF readers, mapharvest's /proc and jitdump parsers, `tracerig report`,
+# the NetTrace reader and the ReadyToRun (PE) reader.
 # Each libFuzzer harness starts from its committed corpus (every input that
 # once crashed a parser is one of them), then runs a fixed number of
 # mutations from a fixed seed: the same inputs on every machine (the time
@@ -13,8 +13,8 @@
 #
 #   FUZZ_RUNS=N      inputs per target (defaults below: ~10 s each here)
 #   FUZZ_TIME=S      a cap in seconds per target, for slow machines (default 24:
-#                    six targets, under two and a half minutes)
-#   FUZZ_TARGETS=..  a subset of: profile jit mapharvest report elf nettrace
+#                    seven targets, under three minutes)
+#   FUZZ_TARGETS=..  a subset of: profile jit mapharvest report elf nettrace r2r
 . "$top_srcdir/tests/lib.sh"
 
 env=$top_builddir/tests/fuzz/build.env
@@ -57,6 +57,7 @@ for t in $targets; do
 	case $t in
 	mapharvest) runs=${FUZZ_RUNS:-100000} ;;
 	nettrace) runs=${FUZZ_RUNS:-20000} ;;
+	r2r) runs=${FUZZ_RUNS:-100000} ;;
 	elf) runs=${FUZZ_RUNS:-20000} ;;
 	jit) runs=${FUZZ_RUNS:-10000} ;;
 	profile) runs=${FUZZ_RUNS:-5000} ;;
