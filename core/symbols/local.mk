@@ -3,6 +3,7 @@ tr_symbols_sources = \
 	core/symbols/symbolizer.c core/symbols/symbolizer.h \
 	core/symbols/frames.c core/symbols/frames.h \
 	core/symbols/symtab.c core/symbols/symtab.h \
+	core/symbols/r2rsym.c core/symbols/r2rsym.h \
 	core/symbols/procfs.c core/symbols/procfs.h \
 	core/symbols/elfsym.c core/symbols/elfsym.h \
 	core/symbols/kallsyms.c core/symbols/kallsyms.h \

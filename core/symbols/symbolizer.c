@@ -32,6 +32,7 @@
 #include "lib/hash.h"
 #include "lib/untrusted.h"
 #include "procfs.h"
+#include "r2rsym.h"
 #include "symbolizer.h"
 #include "symtab.h"
 
@@ -235,7 +236,7 @@ static void dso_load_by_build_id(struct tr_symbolizer *sym, const struct proc *p
 static void dso_load(struct tr_symbolizer *sym, const struct proc *p, const struct mapping *m)
 {
 	struct dso *d = m->dso;
-	int fd;
+	int fd, ret;
 
 	if (d->state)
 		return;
@@ -250,7 +251,11 @@ static void dso_load(struct tr_symbolizer *sym, const struct proc *p, const stru
 			d->state = -1;
 		return;
 	}
-	d->state = tr_elf_read(&d->elf, fd, p->pid, m->path, &sym->arena) == 0 ? 1 : -1;
+	ret = tr_elf_read(&d->elf, fd, p->pid, m->path, &sym->arena);
+	/* Not ELF: a .NET image's precompiled code names itself. */
+	if (ret == -ENOEXEC)
+		ret = tr_r2r_symbols(&d->elf, fd, &sym->arena);
+	d->state = ret == 0 ? 1 : -1;
 	close(fd);
 }
 
@@ -585,8 +590,18 @@ static int lookup_user(struct tr_symbolizer *sym, pid_t pid, uint64_t addr,
 		if (m->dso->state == 1) {
 			uint64_t vaddr = tr_elf_vaddr(&m->dso->elf, addr - m->start + m->pgoff);
 
-			if (fill(sym, tr_symtab_find(&m->dso->elf.syms, vaddr), vaddr, out) == 0)
+			if (fill(sym, tr_symtab_find(&m->dso->elf.syms, vaddr), vaddr, out) == 0) {
+				/* A ReadyToRun method, named as the runtime's jitdump
+				 * names it: placed as that name is, in the process's
+				 * perf map, where PerfView and perf script's readers
+				 * parse the runtime's "[Module] Type::Method" form. */
+				if (m->dso->elf.symbols_from &&
+				    strcmp(m->dso->elf.symbols_from, "ReadyToRun") == 0) {
+					out->dso = p->jit_dso;
+					out->dso_offset = addr;
+				}
 				return 0;
+			}
 		}
 		/* Code generated into a file mapping (memfd) may still be JIT code. */
 		if (!p->jit.n_src || !(s = jit_find(sym, p, addr)))

@@ -626,8 +626,9 @@ static void check_jitdump_whole(struct mh_harvester *h, const struct mh_proc *p,
 	if (whole < 0 || (uint64_t)whole == f->copied)
 		return;
 	h->svc->log(h->ctx, TRACERIG_LOG_WARN, "pid %d: %s stops inside a record after %llu "
-		    "whole record%s (%llu of %llu bytes): the runtime stopped writing it, so code "
-		    "it compiled or restored later (ReadyToRun methods above all) stays unnamed; "
+		    "whole record%s (%llu of %llu bytes): the runtime stopped writing it, so what "
+		    "it describes later (stubs; ReadyToRun methods are named from their images) "
+		    "stays unnamed; "
 		    ".NET 10 does this when it cannot copy a stub block: start the process with "
 		    "DOTNET_PerfMapStubGranularity=2 (tracerig gives it to the commands it launches; "
 		    "a running runtime keeps what it was started with, as it reads that at startup "
@@ -645,10 +646,9 @@ static void note_perfmap_only(struct mh_harvester *h, const struct mh_proc *p)
 	if (!p->files[MH_PERF_MAP].found || p->files[MH_JITDUMP].found ||
 	    (p->rt.expect & MH_EXPECT(MH_JITDUMP)) || !strstr(p->rt.why, "PerfMapEnabled="))
 		return;
-	h->svc->log(h->ctx, TRACERIG_LOG_WARN, "pid %d: %s writes a perf map but no jitdump, and "
-		    "the .NET runtime names ReadyToRun (precompiled framework) methods only in its "
-		    "jitdump: those frames stay unnamed (DOTNET_PerfMapEnabled=1 or 2 names them)",
-		    (int)p->pid, p->rt.why);
+	h->svc->log(h->ctx, TRACERIG_LOG_INFO, "pid %d: %s writes a perf map but no jitdump, "
+		    "where the .NET runtime names ReadyToRun (precompiled framework) methods: they "
+		    "are named from their images instead", (int)p->pid, p->rt.why);
 }
 
 void mh_harvester_finish(struct mh_harvester *h)
