@@ -615,16 +615,27 @@ static int runtime_events_only(const struct lttng_state *st)
 }
 
 /* -p PIDs of running .NET processes, none with the runtime's provider
- * mapped: the runtime loads it while starting or never, so a session
+ * mapped (the runtime loads it while starting or never), or a launched
+ * command while the runtimes installed here cannot load it: a session
  * would record nothing, and starting a daemon and a session for that cost
- * 0.4 s at the stop (bench/eventpipe).  Each PID's reason is logged.
- * 1 when there is nothing to record. */
+ * 0.4 s at the stop (bench/eventpipe).  Each reason is logged.  1 when
+ * there is nothing to record. */
 static int nothing_to_record(struct lttng_state *st)
 {
 	const struct tracerig_targets *t = st->svc->targets(st->ctx);
-	char line[1024];
+	char line[1024], why[PATH_MAX + 128];
 
-	if (!t || t->system_wide || t->command || t->n_pids == 0 || !runtime_events_only(st))
+	if (!t || t->system_wide || !runtime_events_only(st))
+		return 0;
+	if (t->command) {
+		if (t->n_pids || dotnet_host_provider_loadable(why, sizeof(why)) != 0)
+			return 0;
+		LOG(st, TRACERIG_LOG_WARN, "%s: %s, so no runtime event it starts can reach LTTng (a "
+		    "command that runs the .NET of another root, a container image's, is not looked "
+		    "into)", t->command, why);
+		return 1;
+	}
+	if (t->n_pids == 0)
 		return 0;
 	for (size_t i = 0; i < t->n_pids; i++) {
 		struct dotnet_status ds;

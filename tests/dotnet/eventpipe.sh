@@ -216,12 +216,15 @@ fi
 # session is a chain of sessions rotated every half window (and on each
 # snapshot), each a whole .nettrace with its rundown.  A snapshot while the
 # workload runs, and the final one: every file read by TraceEvent, the
-# methods named in each, and no exception lost at a rotation.
+# methods named in each, and no exception lost at a rotation.  The window
+# (20 s, a rotation every 10 s) holds the whole run (16 s of work): the
+# final snapshot has every session, the one after SIGUSR1 rotated again
+# after half a window, seconds before the workload ends.
 printf '[tracerig]\nname = epf\nmode = flight\nwindow = 20s\n[eventpipe]\nproviders = gc, exceptions\n' \
 	>"$TEST_TMP/f.ini"
 mkdir -p "$TEST_TMP/f"
 env -u DOTNET_DiagnosticPorts TMPDIR="$TEST_TMP" "$TRACERIG" -c "$TEST_TMP/f.ini" -d 90 \
-	-o "$TEST_TMP/f" -- dotnet "$HOT_DLL" 12 exceptions gc >"$TEST_TMP/f.out" 2>&1 </dev/null &
+	-o "$TEST_TMP/f" -- dotnet "$HOT_DLL" 16 exceptions gc >"$TEST_TMP/f.out" 2>&1 </dev/null &
 fpid=$!
 on_exit "kill $fpid 2>/dev/null"
 for _ in $(seq 600); do grep -q '^ready ' "$TEST_TMP/f.out" && break; sleep 0.1; done

@@ -85,6 +85,10 @@ assert any("no session is started" in w and "EventPipe" in w for w in lt["warnin
 	check_grep "and the log says why, and what to use instead" \
 		"not given DOTNET_EnableEventLog=1: the runtimes in .* link $needs for their LTTng provider, which this host lacks.*EventPipe" \
 		"$TEST_TMP/out"
+	check_grep "and no LTTng session is started for a command whose events cannot come" \
+		"lttng: warning: sh: the runtimes in .* link $needs .*no runtime event it starts can reach LTTng" \
+		"$TEST_TMP/out"
+	check_grep "the run says lttng was left out" "optional backend lttng was left out" "$TEST_TMP/out"
 else
 	check_no_grep "--check does not call the provider unloadable" 'cannot load' "$TEST_TMP/check.out"
 	skip "the unloadable provider's message" "$needs is installed here"
