@@ -26,7 +26,10 @@ Elf *tr_elf_open_fd(int fd, int *err)
 	*err = tr_libelf_ready();
 	if (*err)
 		return NULL;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	/* Read, not mapped: the objects are traced processes' files, and one
+	 * truncated while mapped would make our reads past its new end
+	 * fault (SIGBUS); read, a cut file is only a malformed one. */
+	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf)
 		*err = -ENOEXEC;
 	return elf;

@@ -19,9 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/fdio.h"
 #include "lib/unwind.h"
 #include "lib/untrusted.h"
 
@@ -31,6 +33,10 @@
 #include <gelf.h>
 
 #define MAX_PROCS 64
+/* Private copies of objects their users can write (private_copy): how
+ * many are kept, and the largest made. */
+#define COPIES 64
+#define UW_COPY_MAX (512ull << 20)
 #define MAX_USER_FRAMES UW_MAX_FRAMES
 #define N_DWARF_REGS UW_N_REGS
 /* Addresses a sample's unwinding may depend on before it is not adopted
@@ -99,6 +105,16 @@ struct unwinder {
 	/* Our own vDSO image, the kernel's, in a file libdwfl can read. */
 	int vdso_fd, vdso_tried;
 	uint64_t vdso_len;
+	/* Private copies of objects their processes' users can write
+	 * (private_copy), by file identity, shared by the processes. */
+	struct uw_copy {
+		dev_t dev;
+		ino_t ino;
+		off_t size;
+		struct timespec mtime;
+		int fd;
+	} copies[COPIES];
+	size_t n_copies, next_copy;
 
 	/* The sample being unwound, read by the callbacks. */
 	struct uw_proc *cur;
@@ -273,6 +289,56 @@ static int own_vdso(struct unwinder *u)
 	return u->vdso_fd;
 }
 
+/* libdwfl maps the objects it reads: a file truncated meanwhile makes
+ * the unwinder's reads past its new end fault (SIGBUS), and any user can
+ * truncate a library of their own that their process maps.  Such an
+ * object (not root's, or writable by others) is read from a private
+ * copy, made once: a copy cut by a truncation is only a malformed object.
+ * Root's files only root could cut.  Returns the fd to report (fd itself,
+ * or a copy: fd is closed then), or -1 (fd closed) to leave it out. */
+static int private_copy(struct unwinder *u, int fd)
+{
+	struct uw_copy *c;
+	struct stat st;
+	int copy;
+
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return fd;
+	if (st.st_uid == 0 && !(st.st_mode & (S_IWGRP | S_IWOTH)))
+		return fd;
+	for (size_t i = 0; i < u->n_copies; i++) {
+		c = &u->copies[i];
+		if (c->fd >= 0 && c->dev == st.st_dev && c->ino == st.st_ino && c->size == st.st_size &&
+		    c->mtime.tv_sec == st.st_mtim.tv_sec && c->mtime.tv_nsec == st.st_mtim.tv_nsec) {
+			close(fd);
+			return dup(c->fd);
+		}
+	}
+	if ((uint64_t)st.st_size > UW_COPY_MAX ||
+	    (copy = memfd_create("tr-unwind-object", MFD_CLOEXEC)) < 0) {
+		close(fd);
+		return -1;
+	}
+	if (lseek(fd, 0, SEEK_SET) < 0 || tr_copy_fd(fd, copy) < 0) {
+		close(copy);
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	/* Kept for the other processes mapping it: the oldest goes. */
+	c = &u->copies[u->next_copy];
+	if (u->n_copies == COPIES) {
+		if (c->fd >= 0)
+			close(c->fd);
+	} else {
+		u->n_copies++;
+	}
+	*c = (struct uw_copy){ .dev = st.st_dev, .ino = st.st_ino, .size = st.st_size,
+			       .mtime = st.st_mtim, .fd = dup(copy) };
+	u->next_copy = (u->next_copy + 1) % COPIES;
+	return copy;
+}
+
 static void report_module(struct unwinder *u, Dwarf_Addr pc)
 {
 	struct tracerig_object obj;
@@ -296,6 +362,8 @@ static void report_module(struct unwinder *u, Dwarf_Addr pc)
 		obj.fd = dup(u->vdso_fd);
 		if (obj.fd < 0)
 			return;
+	} else if ((obj.fd = private_copy(u, obj.fd)) < 0) {
+		return;
 	}
 	base = strrchr(obj.path, '/');
 	dwfl_report_begin_add(dwfl);
@@ -583,6 +651,9 @@ void uw_free(struct unwinder *u)
 		proc_drop(&u->procs[i]);
 	if (u->vdso_fd >= 0)
 		close(u->vdso_fd);
+	for (size_t i = 0; i < u->n_copies; i++)
+		if (u->copies[i].fd >= 0)
+			close(u->copies[i].fd);
 	if (u->arch)
 		elf_end(u->arch);
 	if (u->own_objects)

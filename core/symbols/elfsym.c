@@ -259,7 +259,8 @@ static long try_debug_file(struct tr_elf *e, pid_t root_pid, const char *object,
 
 	if (fd < 0)
 		return 0;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	/* Read, not mapped, as tr_elf_open_fd does. */
+	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !has_section_type(elf, SHT_SYMTAB))
 		goto out;
 	read_build_id(elf, &dbg);

@@ -100,6 +100,7 @@ tests_perf_events_test_livesb_LDADD = lib/libtrutil.la
 perf_events_sh_tests = \
 	tests/perf_events/sampling.sh \
 	tests/perf_events/max_stack.sh \
+	tests/perf_events/truncated.sh \
 	tests/perf_events/targets.sh \
 	tests/perf_events/container.sh \
 	tests/perf_events/errors.sh \
