@@ -109,6 +109,11 @@ struct eventpipe {
 	 * rotate_gen and waits (on `changed`) for every runtime to rotate. */
 	uint64_t flight_ns, rotate_ns, rotate_gen, rotations;
 	int stopped;           /* stop ended every session: segments are final */
+
+	/* A recording ends its sessions on this thread from stop to flush. */
+	pthread_t ending;
+	int ending_started;
+	int64_t stop_until_ms;
 };
 
 /* The session clock (CLOCK_MONOTONIC) in milliseconds. */
@@ -1035,16 +1040,17 @@ static int eventpipe_start(void *state)
 	return 0;
 }
 
-static int eventpipe_stop(void *state)
+/* StopTracing to every runtime, then the rest of each stream (the
+ * runtime's rundown, which names the methods) until it ends or
+ * stop_timeout runs out.  The runtime answers StopTracing only once its
+ * rundown is written and its streaming thread has noticed (100 ms and
+ * more after the command): a recording does this on a thread of its own
+ * from stop to flush, so that the other backends' flushes go on
+ * meanwhile. */
+static void end_sessions(struct eventpipe *e, int64_t until)
 {
-	struct eventpipe *e = state;
 	struct timespec deadline;
-	int64_t until = now_ms(e) + e->cfg.stop_ms;
 
-	if (e->subscribed) {
-		e->svc->pid_unsubscribe(e->ctx, on_observed, e);
-		e->subscribed = 0;
-	}
 	pthread_mutex_lock(&e->lock);
 	e->stopping = 1;
 	/* StopTracing to each runtime; the reader goes on copying the rundown
@@ -1157,7 +1163,43 @@ static int eventpipe_stop(void *state)
 	pthread_mutex_lock(&e->lock);
 	e->stopped = 1;
 	pthread_mutex_unlock(&e->lock);
+}
+
+static void *ending_thread(void *arg)
+{
+	struct eventpipe *e = arg;
+
+	end_sessions(e, e->stop_until_ms);
+	return NULL;
+}
+
+static int eventpipe_stop(void *state)
+{
+	struct eventpipe *e = state;
+	int64_t until = now_ms(e) + e->cfg.stop_ms;
+
+	if (e->subscribed) {
+		e->svc->pid_unsubscribe(e->ctx, on_observed, e);
+		e->subscribed = 0;
+	}
+	/* A flight recorder's final snapshot, taken right after stop, needs
+	 * the sessions ended. */
+	if (!e->flight_ns) {
+		e->stop_until_ms = until;
+		if (pthread_create(&e->ending, NULL, ending_thread, e) == 0) {
+			e->ending_started = 1;
+			return 0;
+		}
+	}
+	end_sessions(e, until);
 	return 0;
+}
+
+static void join_ending(struct eventpipe *e)
+{
+	if (e->ending_started)
+		pthread_join(e->ending, NULL);
+	e->ending_started = 0;
 }
 
 static int eventpipe_flush(void *state, struct tracerig_archive *ar)
@@ -1166,6 +1208,7 @@ static int eventpipe_flush(void *state, struct tracerig_archive *ar)
 	uint64_t files = 0;
 
 	(void)ar; /* the files are in the staging directory already */
+	join_ending(e);
 	for (size_t i = 0; i < e->n_rt; i++) {
 		const struct runtime *r = &e->rt[i];
 
@@ -1188,6 +1231,7 @@ static void eventpipe_fini(void *state)
 {
 	struct eventpipe *e = state;
 
+	join_ending(e);
 	if (e->thread_started) {
 		pthread_mutex_lock(&e->lock);
 		e->quit = 1;

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -41,6 +42,7 @@ struct mh_proc {
 	pid_t pid, nspid;
 	int gone, have_info, kthread;
 	int dotnet_on; /* we switched its runtime's maps on: off and removed at the end */
+	int switched_off; /* ... and off again */
 	unsigned next_tick, backoff;
 	struct mh_runtime rt;
 	struct mh_file files[MH_N_KINDS];
@@ -662,17 +664,6 @@ void mh_harvester_finish(struct mh_harvester *h)
 			mh_harvest(h, p->pid);
 		note_gone(p);
 		note_perfmap_only(h, p);
-		if (p->dotnet_on && !p->gone) {
-			char why[512];
-
-			if (mh_dotnet_disable(p->pid, why, sizeof(why)) < 0)
-				h->svc->log(h->ctx, TRACERIG_LOG_WARN, "pid %d: its perf maps, switched "
-					    "on for the session, could not be switched off: %s", (int)p->pid,
-					    why);
-			else
-				h->svc->log(h->ctx, TRACERIG_LOG_INFO, "pid %d: perf map and jitdump "
-					    "switched off again", (int)p->pid);
-		}
 		for (int k = 0; k < MH_N_KINDS; k++) {
 			struct mh_file *f = &p->files[k];
 			char entry[64], full[PATH_MAX];
@@ -710,6 +701,13 @@ void mh_harvester_finish(struct mh_harvester *h)
 					    "pid %d: %s handed to the symbolizer%s%s", (int)p->pid,
 					    entry, ret < 0 ? ": " : "", ret < 0 ? strerror(-ret) : "");
 			}
+			/* Final from here on (nothing copies, fixes or rewrites
+			 * it any more): the core deflates it while the other
+			 * backends flush, not the packager after them.  Not
+			 * before: a copy restarted from 0 or rewritten in place
+			 * would break the promise. */
+			if (f->dst >= 0 && !f->failed)
+				(void)h->svc->archive_append_only(h->ctx, entry, 0);
 			/* A runtime still running keeps writing its file: only
 			 * exited processes' files are left behind, and those
 			 * that exist only because we switched maps on. */
@@ -721,6 +719,31 @@ void mh_harvester_finish(struct mh_harvester *h)
 		}
 	}
 	update_counters(h);
+}
+
+/* Apart from finish: a runtime busy with another diagnostics command
+ * (StopTracing, whose answer waits for its rundown) answers this one only
+ * after it, and what it writes from the stop on is past the session's
+ * window anyway.  Each process once, whoever calls first (flush, or fini
+ * when the session ends without one). */
+void mh_harvester_switch_off(struct mh_harvester *h)
+{
+	for (size_t i = 0; i < h->n_procs; i++) {
+		struct mh_proc *p = h->procs[i];
+		char why[512];
+
+		if (!p->dotnet_on || p->switched_off || p->gone)
+			continue;
+		p->switched_off = 1;
+		if (kill(p->pid, 0) < 0 && errno == ESRCH)
+			continue; /* exited since the stop: nothing is left on */
+		if (mh_dotnet_disable(p->pid, why, sizeof(why)) < 0)
+			h->svc->log(h->ctx, TRACERIG_LOG_WARN, "pid %d: its perf maps, switched on for "
+				    "the session, could not be switched off: %s", (int)p->pid, why);
+		else
+			h->svc->log(h->ctx, TRACERIG_LOG_INFO, "pid %d: perf map and jitdump switched "
+				    "off again", (int)p->pid);
+	}
 }
 
 void mh_harvester_free(struct mh_harvester *h)

@@ -48,6 +48,8 @@ void mh_harvest_tick(struct mh_harvester *h);
  * files of processes that have exited), hands perf maps and jitdumps to the
  * symbolizer, removes left-behind files when cleanup is on, closes all. */
 void mh_harvester_finish(struct mh_harvester *h);
+/* Switches off again the perf maps the session switched on. */
+void mh_harvester_switch_off(struct mh_harvester *h);
 /* A flight snapshot (collection goes on): every file found so far, copied
  * to its end, is written into `dir` under its entry name (jitdumps with
  * host PIDs, as at finish); the files of processes that exited are handed

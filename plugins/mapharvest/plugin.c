@@ -461,10 +461,15 @@ static int mapharvest_snapshot(void *state, struct tracerig_archive *ar, uint64_
 
 static int mapharvest_flush(void *state, struct tracerig_archive *ar)
 {
-	(void)state;
+	struct mapharvest *m = state;
+
 	(void)ar;
 	/* The files were written into the staging directory as they were
-	 * harvested and completed at stop: nothing is left to write. */
+	 * harvested and completed at stop: nothing is left to write, but the
+	 * maps the session switched on are switched off here, not at stop,
+	 * where a runtime busy ending its EventPipe session would hold up
+	 * every other backend's flush. */
+	mh_harvester_switch_off(&m->h);
 	return 0;
 }
 
@@ -474,6 +479,7 @@ static void mapharvest_fini(void *state)
 
 	unsubscribe(m);
 	stop_thread(m);
+	mh_harvester_switch_off(&m->h);
 	mh_harvester_free(&m->h);
 	free(m->queue);
 	pthread_cond_destroy(&m->cond);

@@ -923,7 +923,11 @@ static int write_outputs(struct perf *p, struct tracerig_archive *ar, struct con
 		if (ret < 0)
 			p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "cannot render cpu.svg: %s",
 				    strerror(-ret));
-		else
+		else if (p->svc->archive_append_only(p->ctx, "cpu.svg", 0) == 0)
+			/* Whole and never read back: deflated on another CPU
+			 * while the flush goes on, not by the packager after it. */
+			(void)p->svc->archive_release(p->ctx, "cpu.svg", UINT64_MAX);
+		if (ret == 0)
 			ret = declare_oncpu(p, &ev[0], st);
 		if (ret < 0)
 			goto out;
