@@ -26,6 +26,8 @@ lib_libtrutil_la_SOURCES = \
 	lib/fdio.c lib/fdio.h \
 	lib/nettrace.c lib/nettrace.h \
 	lib/r2r.c lib/r2r.h
+# UTF-8 out of code points, for the UTF-16 readers; .NET runtime event ids.
+lib_libtrutil_la_SOURCES += lib/utf.c lib/utf.h lib/clrevents.h
 
 # The part that reads ELF, for those that link libelf anyway (the core and
 # perf_events): the other plugins stay free of it.
@@ -95,6 +97,7 @@ tests_lib_test_vec_LDADD = lib/libtrutil.la
 tests_lib_test_pprof_LDADD = lib/libtrpprof.la lib/libtrutil.la
 tests_lib_test_dotnetipc_LDADD = lib/libtrutil.la
 tests_lib_test_nettrace_LDADD = lib/libtrutil.la
+tests_lib_test_nettrace_SOURCES = tests/lib/test_nettrace.c tests/lib/nettrace-build.h
 tests_lib_test_r2r_LDADD = lib/libtrutil.la
 
 # The real tracerig (perf_events + mapharvest) against processes, run as

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "nettrace.h"
+#include "utf.h"
 #include "vec.h"
 
 /* FastSerialization's tags. */
@@ -101,34 +102,11 @@ void tr_nettrace_free(struct tr_nettrace *nt)
 	}
 	free(nt->kinds);
 	free(nt->slots);
+	free(nt->threads);
 	memset(nt, 0, sizeof(*nt));
 }
 
 /* ---- UTF-16 */
-
-static size_t put_utf8(char *o, uint32_t cp)
-{
-	if (cp < 0x80) {
-		o[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		o[0] = (char)(0xc0 | cp >> 6);
-		o[1] = (char)(0x80 | (cp & 0x3f));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		o[0] = (char)(0xe0 | cp >> 12);
-		o[1] = (char)(0x80 | (cp >> 6 & 0x3f));
-		o[2] = (char)(0x80 | (cp & 0x3f));
-		return 3;
-	}
-	o[0] = (char)(0xf0 | cp >> 18);
-	o[1] = (char)(0x80 | (cp >> 12 & 0x3f));
-	o[2] = (char)(0x80 | (cp >> 6 & 0x3f));
-	o[3] = (char)(0x80 | (cp & 0x3f));
-	return 4;
-}
 
 int tr_nettrace_utf16z(const uint8_t *p, size_t len, char **out, size_t *used)
 {
@@ -150,14 +128,14 @@ int tr_nettrace_utf16z(const uint8_t *p, size_t len, char **out, size_t *used)
 			uint32_t lo = le16(p + 2 * (i + 1));
 
 			if (lo >= 0xdc00 && lo < 0xe000) {
-				o += put_utf8(s + o, 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00));
+				o += tr_put_utf8(s + o, 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00));
 				i++;
 				continue;
 			}
 		}
 		if (u >= 0xd800 && u < 0xe000)
 			u = 0xfffd;
-		o += put_utf8(s + o, u);
+		o += tr_put_utf8(s + o, u);
 	}
 	s[o] = '\0';
 	*out = s;
@@ -304,6 +282,90 @@ out:
 	return err;
 }
 
+/* ---- lost events: each thread's sequence numbers */
+
+static size_t thread_slot(uint64_t id, size_t cap)
+{
+	return (size_t)((id ^ id >> 32) * 2654435761u) & (cap - 1);
+}
+
+/* The thread `id`, added with `seq` as its last sequence number if new;
+ * NULL when out of memory. */
+static struct tr_nettrace_thread *thread_of(struct tr_nettrace *nt, uint64_t id, uint32_t seq)
+{
+	struct tr_nettrace_thread *t;
+	size_t i;
+
+	if (nt->threads_cap) {
+		for (i = thread_slot(id, nt->threads_cap); nt->threads[i].used;
+		     i = (i + 1) & (nt->threads_cap - 1))
+			if (nt->threads[i].id == id)
+				return &nt->threads[i];
+	}
+	if (nt->n_threads >= TR_NETTRACE_MAX_THREADS) {
+		memset(nt->threads, 0, nt->threads_cap * sizeof(*nt->threads));
+		nt->n_threads = 0;
+	}
+	if (2 * (nt->n_threads + 1) > nt->threads_cap) {
+		size_t cap = nt->threads_cap ? nt->threads_cap * 2 : 64;
+		struct tr_nettrace_thread *grown = calloc(cap, sizeof(*grown));
+
+		if (!grown)
+			return NULL;
+		for (size_t j = 0; j < nt->threads_cap; j++) {
+			if (!nt->threads[j].used)
+				continue;
+			for (i = thread_slot(nt->threads[j].id, cap); grown[i].used; i = (i + 1) & (cap - 1))
+				;
+			grown[i] = nt->threads[j];
+		}
+		free(nt->threads);
+		nt->threads = grown;
+		nt->threads_cap = cap;
+	}
+	for (i = thread_slot(id, nt->threads_cap); nt->threads[i].used;
+	     i = (i + 1) & (nt->threads_cap - 1))
+		;
+	t = &nt->threads[i];
+	*t = (struct tr_nettrace_thread){ .id = id, .seq = seq, .used = 1 };
+	nt->n_threads++;
+	return t;
+}
+
+/* The thread's last number should be `expected` by now: the numbers
+ * between were events dropped.  A last number of 0 is taken for a thread
+ * not seen yet, as TraceEvent takes it. */
+static void count_gap(struct tr_nettrace *nt, const struct tr_nettrace_thread *t,
+		      uint32_t expected)
+{
+	uint32_t gap = expected - t->seq;
+
+	if (t->seq != 0 && gap != 0 && gap <= INT32_MAX)
+		nt->stats.lost += gap;
+}
+
+/* A SequencePointBlock: a timestamp, then each thread's id and the last
+ * number it used, dropped events included. */
+static int read_sequence_point(struct tr_nettrace *nt, struct cur *c)
+{
+	uint32_t n = c->len >= 12 ? le32(c->p + 8) : 0;
+
+	if (c->len < 12 || n > (c->len - 12) / 12)
+		return fail(nt, -EBADMSG, at(c), "a sequence point of %zu bytes, too short for %s",
+			    c->len, c->len < 12 ? "its header" : "its threads");
+	for (uint32_t i = 0; i < n; i++) {
+		const uint8_t *e = c->p + 12 + 12 * (size_t)i;
+		uint32_t seq = le32(e + 8);
+		struct tr_nettrace_thread *t = thread_of(nt, le64(e), seq);
+
+		if (!t)
+			return fail(nt, -ENOMEM, at(c), "out of memory");
+		count_gap(nt, t, seq);
+		t->seq = seq;
+	}
+	return 0;
+}
+
 /* ---- event blobs */
 
 /* A LEB128 number of at most `max` bytes (5 for 32 bits, 10 for 64). */
@@ -349,6 +411,7 @@ static int read_events(struct tr_nettrace *nt, struct cur *c, enum kind kind, tr
 {
 	static const uint8_t zero_guid[16];
 	struct tr_nettrace_event ev;
+	struct tr_nettrace_thread *thread = NULL;
 	const char *what = kind == K_METADATA ? "metadata block" : "event block";
 	uint64_t v;
 	uint16_t hsize, flags;
@@ -460,11 +523,22 @@ static int read_events(struct tr_nettrace *nt, struct cur *c, enum kind kind, tr
 					    "block's end", what);
 			c->pos = end;
 		}
-		if (kind == K_METADATA)
+		if (kind == K_METADATA) {
 			ret = add_metadata(nt, ev.payload, ev.payload_len,
 					   c->base + (uint64_t)(ev.payload - c->p));
-		else
+		} else {
+			/* The runtime writes a thread's events in a run that
+			 * starts with a sorted one: only there does the
+			 * capture thread change, as TraceEvent reads it. */
+			if (!thread || ev.sorted) {
+				thread = thread_of(nt, ev.capture_thread_id, ev.sequence - 1);
+				if (!thread)
+					return fail(nt, -ENOMEM, start, "out of memory");
+			}
+			count_gap(nt, thread, ev.sequence - 1);
+			thread->seq = ev.sequence;
 			ret = deliver(nt, &ev, cb, arg);
+		}
 		if (ret)
 			return ret;
 	}
@@ -630,6 +704,7 @@ static int read_object(struct tr_nettrace *nt, struct cur *c, tr_nettrace_fn cb,
 		break;
 	case K_SP:
 		nt->stats.sequence_points++;
+		ret = read_sequence_point(nt, &block);
 		break;
 	}
 	if (ret)

@@ -10,12 +10,13 @@
  * Memory is bounded whatever the stream says: a block is at most
  * TR_NETTRACE_MAX_BLOCK bytes, the metadata kept (one record per kind of
  * event) at most TR_NETTRACE_MAX_KINDS records and TR_NETTRACE_MAX_META_BYTES
- * bytes of names.
+ * bytes of names, the threads followed for lost events at most
+ * TR_NETTRACE_MAX_THREADS.
  *
  * The stream can be fed in pieces (tr_nettrace_feed: a zip entry inflated
  * as it is read), or whole from memory (tr_nettrace_read).  Stack blocks
- * and sequence points are stepped over; events are given in stream order,
- * which is not time order across threads. */
+ * are stepped over, sequence points read for lost events only; events are
+ * given in stream order, which is not time order across threads. */
 #ifndef TR_LIB_NETTRACE_H
 #define TR_LIB_NETTRACE_H
 
@@ -26,6 +27,10 @@
 #define TR_NETTRACE_MAX_BLOCK (64u << 20)
 #define TR_NETTRACE_MAX_KINDS (1u << 20)
 #define TR_NETTRACE_MAX_META_BYTES (64u << 20)
+/* TraceEvent follows 5000, forgetting the least recent past that; past
+ * this many (a table of 2 MiB), the reader forgets all it followed and
+ * starts afresh: a gap across that moment is not counted. */
+#define TR_NETTRACE_MAX_THREADS (1u << 16)
 
 /* The Trace object: what applies to every event. */
 struct tr_nettrace_info {
@@ -74,6 +79,20 @@ struct tr_nettrace_kind {
 struct tr_nettrace_stats {
 	uint64_t events, unknown_metadata; /* events of no known kind, in events too */
 	uint64_t event_blocks, metadata_blocks, stack_blocks, sequence_points;
+	/* Events the runtime dropped (its session's buffers were full): the
+	 * gaps in each thread's sequence numbers, between its events and at
+	 * the sequence points, as TraceEvent's EventsLost counts them
+	 * (EventPipeEventSource, EventCache.cs).  A thread whose numbers go
+	 * backwards is a new thread with an old id (TraceEvent counts
+	 * 2^31 - 1 lost there): nothing is counted. */
+	uint64_t lost;
+};
+
+/* private: a thread followed for lost events */
+struct tr_nettrace_thread {
+	uint64_t id;  /* the capture thread's */
+	uint32_t seq; /* the last sequence number seen */
+	uint32_t used;
 };
 
 /* Zero-initialised (or tr_nettrace_init) is ready to be fed. */
@@ -89,6 +108,8 @@ struct tr_nettrace {
 	/* private */
 	size_t kinds_cap, meta_bytes, n_slots;
 	uint32_t *slots; /* metadata id -> index in kinds + 1 */
+	struct tr_nettrace_thread *threads; /* open addressing, at most half full */
+	size_t n_threads, threads_cap;
 	int failed;
 };
 

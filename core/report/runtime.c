@@ -7,19 +7,12 @@
 #include <string.h>
 
 #include "counts.h"
+#include "lib/clrevents.h"
 #include "lib/nettrace.h"
 #include "runtime.h"
 #include "text.h"
 
 #define SUFFIX ".nettrace"
-#define RUNTIME "Microsoft-Windows-DotNETRuntime"
-/* Event ids of the runtime provider (TraceEvent's ClrTraceEventParser). */
-#define EV_GC_START 1		   /* GCStart: Count u32, Depth u32, ... */
-#define EV_GC_RESTART_EE_END 3	   /* the end of a pause */
-#define EV_GC_SUSPEND_EE_BEGIN 9   /* its start */
-#define EV_EXCEPTION_THROWN 80	   /* ExceptionThrown_V1: type (UTF-16z), message, ... */
-#define EV_CONTENTION_START 81
-#define EV_METHOD_JITTING_STARTED 145 /* one per compilation, tier-ups included */
 
 /* The first read of an entry; it grows to what one block needs, which the
  * reader holds to TR_NETTRACE_MAX_BLOCK: that, not the entry's size, is
@@ -112,28 +105,28 @@ static int add_event(void *arg, const struct tr_nettrace_event *ev)
 	if (!p->have_ts || ev->timestamp > p->last_ts)
 		p->last_ts = ev->timestamp;
 	p->have_ts = 1;
-	if (strcmp(ev->provider, RUNTIME) != 0)
+	if (strcmp(ev->provider, TR_CLR_PROVIDER) != 0)
 		return 0;
 	switch (ev->event_id) {
-	case EV_GC_START:
+	case TR_CLR_GC_START:
 		p->gcs++;
 		/* Depth came with version 1 (version 0: Count, Reason). */
 		p->gen[ev->version >= 1 && ev->payload_len >= 8 && le32(ev->payload + 4) < 3
 			       ? le32(ev->payload + 4)
 			       : 3]++;
 		break;
-	case EV_GC_SUSPEND_EE_BEGIN:
+	case TR_CLR_GC_SUSPEND_EE_BEGIN:
 		suspend_begin(p, ev->thread_id, ev->timestamp);
 		break;
-	case EV_GC_RESTART_EE_END:
+	case TR_CLR_GC_RESTART_EE_END:
 		restart_end(p, ev->thread_id, ev->timestamp);
 		break;
-	case EV_EXCEPTION_THROWN:
+	case TR_CLR_EXCEPTION_THROWN:
 		return exception(p, ev);
-	case EV_CONTENTION_START:
+	case TR_CLR_CONTENTION_START:
 		p->contention++;
 		break;
-	case EV_METHOD_JITTING_STARTED:
+	case TR_CLR_METHOD_JITTING_STARTED:
 		p->jitted++;
 		break;
 	}
@@ -230,6 +223,10 @@ static void print_proc(const char *name, struct tr_nettrace *nt, struct rt_proc 
 		printf(" over %.3f s",
 		       (double)((uint64_t)p->last_ts - (uint64_t)p->first_ts) / (double)freq);
 	printf("\n");
+	if (nt->stats.lost)
+		printf("    %-12s %" PRIu64 " events the runtime dropped, its session buffer full "
+		       "(raise [eventpipe] buffer_size): the counts below lack them\n", "lost",
+		       nt->stats.lost);
 	printf("    %-12s %" PRIu64 " (gen0 %" PRIu64 ", gen1 %" PRIu64 ", gen2 %" PRIu64, "GCs",
 	       p->gcs, p->gen[0], p->gen[1], p->gen[2]);
 	if (p->gen[3])

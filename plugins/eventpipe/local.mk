@@ -6,6 +6,7 @@ eventpipe_sources = \
 	plugins/eventpipe/session.c plugins/eventpipe/session.h \
 	plugins/eventpipe/port.c plugins/eventpipe/port.h \
 	plugins/eventpipe/segments.c plugins/eventpipe/segments.h
+eventpipe_sources += plugins/eventpipe/counts.c plugins/eventpipe/counts.h
 plugins_eventpipe_eventpipe_la_SOURCES = plugins/eventpipe/plugin.c $(eventpipe_sources)
 plugins_eventpipe_eventpipe_la_CFLAGS = $(AM_CFLAGS)
 plugins_eventpipe_eventpipe_la_LIBADD = lib/libtrutil.la
@@ -37,5 +38,15 @@ tests_eventpipe_test_segments_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests \
 	-I$(top_srcdir)/plugins/eventpipe
 tests_eventpipe_test_segments_LDADD = lib/libtrutil.la
 TESTS += tests/eventpipe/test_segments
+
+# The manifest's counts of a stream fed in pieces: events by kind, events
+# the runtime dropped.
+check_PROGRAMS += tests/eventpipe/test_counts
+tests_eventpipe_test_counts_SOURCES = tests/eventpipe/test_counts.c tests/lib/nettrace-build.h \
+	plugins/eventpipe/counts.c plugins/eventpipe/counts.h
+tests_eventpipe_test_counts_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests \
+	-I$(top_srcdir)/plugins/eventpipe
+tests_eventpipe_test_counts_LDADD = lib/libtrutil.la
+TESTS += tests/eventpipe/test_counts
 endif
 EXTRA_DIST += docs/eventpipe.md

@@ -76,7 +76,7 @@ struct runtime {
 	int stop_fd;
 	uint64_t rotated_gen;  /* the last snapshot's rotation it took part in */
 	int filed;             /* s ended and is a segment */
-	uint64_t events_done;  /* events of its ended rotated-out sessions */
+	struct ep_counts done; /* of its ended rotated-out sessions */
 	int rotate_failed;     /* said once in the log */
 	struct ep_segments segs;
 };
@@ -169,14 +169,18 @@ static struct runtime *runtime_of(struct eventpipe *e, pid_t pid, int create)
 
 static void counters(struct eventpipe *e)
 {
-	uint64_t processes = 0, bytes = 0, refused = 0, broken = 0, events = 0;
+	uint64_t processes = 0, bytes = 0, refused = 0, broken = 0;
+	struct ep_counts n = { 0 };
 
 	for (size_t i = 0; i < e->n_rt; i++) {
 		const struct runtime *r = &e->rt[i];
 
 		if (r->collecting) {
 			processes++;
-			events += r->s.events + r->events_done + (r->old.state ? r->old.events : 0);
+			ep_counts_add(&n, &r->s.counts);
+			ep_counts_add(&n, &r->done);
+			if (r->old.state)
+				ep_counts_add(&n, &r->old.counts);
 			bytes += r->s.bytes;
 			broken += r->s.state == EP_BROKEN;
 		} else if (r->given_up) {
@@ -184,10 +188,13 @@ static void counters(struct eventpipe *e)
 		}
 	}
 	e->svc->counter_set(e->ctx, "processes", processes);
-	e->svc->counter_set(e->ctx, "events", events);
+	e->svc->counter_set(e->ctx, "events", n.events);
+	e->svc->counter_set(e->ctx, "events_lost", n.lost);
 	e->svc->counter_set(e->ctx, "bytes", bytes);
 	e->svc->counter_set(e->ctx, "sessions_refused", refused);
 	e->svc->counter_set(e->ctx, "sessions_broken", broken);
+	for (int k = 0; k < EP_KINDS; k++)
+		e->svc->counter_set(e->ctx, ep_kind_counters[k], n.kind[k]);
 	if (e->flight_ns)
 		e->svc->counter_set(e->ctx, "rotations", e->rotations);
 	e->svc->progress_set(e->ctx, "%llu runtimes, %llu KiB", (unsigned long long)processes,
@@ -450,14 +457,21 @@ static void rotate(struct eventpipe *e, struct runtime *r)
 	wake(e);
 }
 
-/* A stream whose events could not be counted (said before the session
- * is closed: the reader's words go with it). */
+/* What reading a stream found amiss, said before its session is closed
+ * (the reader's words go with it): a stream whose events could not be
+ * counted, and the events the runtime dropped. */
 static void not_counted(struct eventpipe *e, const struct ep_session *s)
 {
-	if (!s->counting && s->nt.why[0])
+	if (!s->counter.counting && s->counter.nt.why[0])
 		e->svc->log(e->ctx, TRACERIG_LOG_WARN, "pid %d: %s: its events are not counted, its "
 			    "stream could not be read: %s (the file is kept as it came)", (int)s->pid,
-			    s->entry, s->nt.why);
+			    s->entry, s->counter.nt.why);
+	if (s->counts.lost)
+		e->svc->log(e->ctx, TRACERIG_LOG_WARN, "pid %d: %s: the runtime dropped %llu events "
+			    "(gaps in its threads' sequence numbers): its session buffer ([eventpipe] "
+			    "buffer_size, %u MiB) was full before tracerig read it; raise buffer_size, "
+			    "or enable fewer providers or keywords", (int)s->pid, s->entry,
+			    (unsigned long long)s->counts.lost, e->req.buffer_mb);
 }
 
 /* The rotated-out session ended (or broke): it becomes a segment.  Under
@@ -469,7 +483,7 @@ static void old_ended(struct eventpipe *e, struct runtime *r)
 	not_counted(e, &r->old);
 	if (ep_session_close(&r->old) < 0)
 		complete = 0;
-	r->events_done += r->old.events;
+	ep_counts_add(&r->done, &r->old.counts);
 	if (r->stop_fd >= 0)
 		close(r->stop_fd);
 	r->stop_fd = -1;

@@ -48,6 +48,7 @@
 #include "lib/closest.h"
 #include "lib/list.h"
 #include "lib/sanitize.h"
+#include "lib/utf.h"
 #include "providers.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -391,24 +392,6 @@ static int parse_level(const char *s, size_t len, uint32_t *out)
 	return -EINVAL;
 }
 
-/* Appends code point c as UTF-8. */
-static size_t put_utf8(char *out, uint32_t c)
-{
-	if (c < 0x80) {
-		out[0] = (char)c;
-		return 1;
-	}
-	if (c < 0x800) {
-		out[0] = (char)(0xC0 | c >> 6);
-		out[1] = (char)(0x80 | (c & 0x3F));
-		return 2;
-	}
-	out[0] = (char)(0xE0 | c >> 12);
-	out[1] = (char)(0x80 | (c >> 6 & 0x3F));
-	out[2] = (char)(0x80 | (c & 0x3F));
-	return 3;
-}
-
 /* Regex.Unescape's escapes of one letter. */
 static int letter_escape(char c, uint32_t *out)
 {
@@ -470,7 +453,7 @@ static int unescape(const char *s, size_t len, char **out, const char **bad, siz
 		}
 		if (c == 0 || (c >= 0xD800 && c <= 0xDFFF))
 			goto bad; /* i is on the escape's last character */
-		o += put_utf8(u + o, c);
+		o += tr_put_utf8(u + o, c);
 		continue;
 bad:
 		*bad = s + start;

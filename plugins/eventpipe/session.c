@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -143,8 +142,7 @@ int ep_session_open_seq(struct ep_session *s, const char *dir, pid_t pid, const 
 	int n;
 
 	memset(s, 0, sizeof(*s));
-	tr_nettrace_init(&s->nt);
-	s->counting = 1;
+	ep_counter_init(&s->counter);
 	s->pid = pid;
 	s->fd = fd;
 	s->out = -1;
@@ -161,68 +159,6 @@ int ep_session_open_seq(struct ep_session *s, const char *dir, pid_t pid, const 
 		return -ENAMETOOLONG;
 	s->out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	return s->out < 0 ? -errno : 0;
-}
-
-/* Reads the events of what was just copied, whole objects at a time: the
- * rest waits in `carry` for the bytes that complete it. */
-static void count_events(struct ep_session *s, const char *p, size_t n)
-{
-	const char *data = p;
-	size_t len = n, used = 0;
-	int ret;
-
-	if (!s->counting || s->nt.ended)
-		return;
-	if (s->carry_len) {
-		if (s->carry_len + n > s->carry_cap) {
-			size_t cap = s->carry_cap ? s->carry_cap : 64 * 1024;
-			char *grown;
-
-			while (cap < s->carry_len + n)
-				cap *= 2;
-			grown = realloc(s->carry, cap);
-			if (!grown) {
-				s->counting = 0;
-				snprintf(s->nt.why, sizeof(s->nt.why), "out of memory");
-				return;
-			}
-			s->carry = grown;
-			s->carry_cap = cap;
-		}
-		memcpy(s->carry + s->carry_len, p, n);
-		s->carry_len += n;
-		data = s->carry;
-		len = s->carry_len;
-	}
-	ret = tr_nettrace_feed(&s->nt, data, len, &used, NULL, NULL);
-	s->events = s->nt.stats.events;
-	if (ret < 0) {
-		s->counting = 0;
-		return;
-	}
-	if (used == len) {
-		s->carry_len = 0;
-		return;
-	}
-	/* Keep the incomplete object for the next bytes. */
-	if (data == s->carry) {
-		memmove(s->carry, s->carry + used, len - used);
-		s->carry_len = len - used;
-		return;
-	}
-	if (s->carry_cap < len - used) {
-		char *grown = realloc(s->carry, len - used);
-
-		if (!grown) {
-			s->counting = 0;
-			snprintf(s->nt.why, sizeof(s->nt.why), "out of memory");
-			return;
-		}
-		s->carry = grown;
-		s->carry_cap = len - used;
-	}
-	memcpy(s->carry, p + used, len - used);
-	s->carry_len = len - used;
 }
 
 static void broken(struct ep_session *s, int err, const char *what)
@@ -276,7 +212,8 @@ long ep_session_pump(struct ep_session *s)
 			broken(s, ret, "writing the .nettrace file");
 			return moved ? moved : -1;
 		}
-		count_events(s, buf, (size_t)r);
+		ep_counter_feed(&s->counter, buf, (size_t)r);
+		ep_counter_get(&s->counter, &s->counts);
 		s->bytes += (uint64_t)r;
 		moved += r;
 	}
@@ -298,10 +235,7 @@ int ep_session_close(struct ep_session *s)
 	if (s->out >= 0 && close(s->out) < 0)
 		ret = -errno;
 	s->out = -1;
-	free(s->carry);
-	s->carry = NULL;
-	s->carry_len = s->carry_cap = 0;
-	/* s->events stays: what the stream held. */
-	tr_nettrace_free(&s->nt);
+	/* s->counts stays: what the stream held. */
+	ep_counter_free(&s->counter);
 	return ret;
 }

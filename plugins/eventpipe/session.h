@@ -14,8 +14,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "counts.h"
 #include "lib/dotnetipc.h"
-#include "lib/nettrace.h"
 #include "providers.h"
 
 /* The NetTrace format (EventPipeSerializationFormat 1): what TraceEvent's
@@ -70,14 +70,10 @@ struct ep_session {
 	enum ep_session_state state;
 	int err;                 /* EP_BROKEN: -errno of what failed */
 	const char *failed;      /* EP_BROKEN: "reading the stream", "writing ..." */
-	/* The stream read as it is copied, for the manifest's counts (events
-	 * by kind: nt.stats, nt.kinds); `carry` holds an object not yet
-	 * whole.  counting 0 once the stream could not be read (nt.why). */
-	struct tr_nettrace nt;
-	uint64_t events;         /* counted so far; kept by ep_session_close */
-	char *carry;
-	size_t carry_len, carry_cap;
-	int counting;
+	/* The stream read as it is copied, for the manifest's counts;
+	 * counter.counting 0 once it could not be read (counter.nt.why). */
+	struct ep_counter counter;
+	struct ep_counts counts; /* so far; kept by ep_session_close */
 };
 
 /* Opens DIR/ENTRY for the stream that fd carries (entry COMM.PID.nettrace).

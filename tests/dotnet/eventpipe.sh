@@ -6,7 +6,9 @@
 # its methods named by JIT and rundown events, contention.  A launched
 # command (through tracerig's diagnostic port, suspended until its session
 # runs), running processes (-p, two at once, one that exits mid-session),
-# and a process that is not .NET.
+# and a process that is not .NET.  The manifest counts the events by kind
+# as TraceEvent does (tests/dotnet/eventpipe_lost.sh: those the runtime
+# dropped).
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/dotnet/lib-dotnet.sh"
 need_plugins perf_events eventpipe
@@ -21,6 +23,12 @@ printf '[tracerig]\nname = ep\n[eventpipe]\n' >"$TEST_TMP/ep-only.ini"
 field() { awk -v k="$1" '$1 == k { print $2; exit }' "$2"; }
 # count KEYWORD NAME FILE: the count on the "KEYWORD COUNT NAME" line (0 if none).
 count() { awk -v k="$1" -v n="$2" '$1 == k && $3 == n { c = $2 } END { print c + 0 }' "$3"; }
+# ep_counter NAME MANIFEST: the eventpipe backend's counter NAME ("none" if unset).
+ep_counter() {
+	python3 -c 'import json, sys
+m = json.load(open(sys.argv[2]))
+print([p for p in m["plugins"] if p["name"] == "eventpipe"][0]["counters"].get(sys.argv[1], "none"))' "$1" "$2"
+}
 # read_nettrace FILE OUT: TraceEvent's view of FILE into OUT; its exit status.
 read_nettrace() {
 	dotnet "$PV" nettrace "$1" --method '^Hot\.Work::' >"$2" 2>"$2.err"
@@ -66,6 +74,31 @@ check_grep "launched: the .nettrace was deflated as it grew, not all at packagin
 check_grep "launched: and the bytes of its file" "\"bytes\": $(stat -c %s "$nt")" "$TEST_TMP/a/manifest.json"
 check_grep "launched: and its events, as many as TraceEvent reads ($(field events "$TEST_TMP/a.pv"))" \
 	"\"events\": $(field events "$TEST_TMP/a.pv")," "$TEST_TMP/a/manifest.json"
+# Its events by kind, counted as the stream came: the workload's own
+# counts, TraceEvent's for the same file, and none lost.
+m="$TEST_TMP/a/manifest.json"
+check_eq "launched: events_gc_start, one for every collection the workload counted (gen0=$gen0)" \
+	"$gen0" "$(ep_counter events_gc_start "$m")"
+check "launched: events_exception_thrown, every exception the workload threw (thrown=$thrown) and no fewer" \
+	test "$(ep_counter events_exception_thrown "$m")" -ge "${thrown:-1}"
+for kind in gc_start:GC/Start gc_end:GC/Stop exception_thrown:Exception/Start \
+	method_load:Method/LoadVerbose contention_start:Contention/Start \
+	threadpool_adjustment:ThreadPoolWorkerThreadAdjustment/Adjustment; do
+	check_eq "launched: events_${kind%%:*}, as many as TraceEvent's ${kind#*:}" \
+		"$(count event "Microsoft-Windows-DotNETRuntime/${kind#*:}" "$TEST_TMP/a.pv")" \
+		"$(ep_counter "events_${kind%%:*}" "$m")"
+done
+check "launched: the workload's methods are in events_method_load" \
+	test "$(ep_counter events_method_load "$m")" -ge 5
+check "launched: the kinds, events_other included, add up to the events" python3 -c '
+import json, sys
+c = [p for p in json.load(open(sys.argv[1]))["plugins"] if p["name"] == "eventpipe"][0]["counters"]
+kinds = {k: v for k, v in c.items() if k.startswith("events_") and k != "events_lost"}
+assert len(kinds) == 7 and kinds["events_other"] > 0 and sum(kinds.values()) == c["events"], c
+' "$m"
+check_eq "launched: events_lost 0, as TraceEvent's EventsLost" "0 0" \
+	"$(ep_counter events_lost "$m") $(field lost "$TEST_TMP/a.pv")"
+check_no_grep "launched: and no warning of dropped events" "the runtime dropped" "$TEST_TMP/a/tracerig.log"
 port=$(sed -n 's/.*DOTNET_DiagnosticPorts=\([^,]*\),suspend$/\1/p' "$TEST_TMP/a/tracerig.log")
 check "launched: the command was given a suspending port" test -n "$port"
 check "launched: and it is gone from /tmp" test ! -e "${port:-/}" -a ! -e "$(dirname "${port:-/}")/."
@@ -349,6 +382,7 @@ check "report: the workload's methods compiled (MethodJittingStarted)" \
 check_eq "report: its contention events, as TraceEvent counts them" \
 	"$(count event Microsoft-Windows-DotNETRuntime/Contention/Start "$TEST_TMP/a.pv")" \
 	"$(awk '$1 == "contention" { print $2; exit }' "$TEST_TMP/a.report")"
+check_no_grep "report: no events lost, none said" '^    lost ' "$TEST_TMP/a.report"
 
 cp "$TEST_TMP/a.trace.zip" "$TEST_TMP/m.trace.zip"
 mkdir -p "$TEST_TMP/m"

@@ -4,6 +4,9 @@ dotnet_tests = tests/dotnet/ipc.sh tests/dotnet/frames.sh tests/dotnet/enable.sh
 	tests/dotnet/lttng.sh tests/dotnet/perfview.sh tests/dotnet/perfcollect.sh tests/dotnet/r2r.sh
 TESTS += $(dotnet_tests)
 dist_check_SCRIPTS += $(dotnet_tests)
+# Events the runtime dropped (tracerig stopped while its buffer fills).
+TESTS += tests/dotnet/eventpipe_lost.sh
+dist_check_SCRIPTS += tests/dotnet/eventpipe_lost.sh
 dist_check_DATA += tests/dotnet/lib-dotnet.sh tests/dotnet/r2r-check.py
 EXTRA_DIST += tests/dotnet/apps/hot/Hot.csproj tests/dotnet/apps/hot/Program.cs \
 	tests/dotnet/apps/hot/native/hotnative.c \

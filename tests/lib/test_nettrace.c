@@ -1,8 +1,9 @@
 /* The NetTrace reader over streams built here byte by byte as the runtime
  * writes them: the stream header and Trace object, a metadata block, event
  * blocks with compressed headers (each optional field present, then carried
- * over from the event before), an uncompressed block, stack and sequence
- * point blocks stepped over.  Then what a traced process could send instead:
+ * over from the event before), an uncompressed block, a stack block stepped
+ * over, sequence points; events the runtime dropped, from the gaps in each
+ * thread's sequence numbers.  Then what a traced process could send instead:
  * the same stream cut at every byte, corrupted at every byte, fed in pieces
  * of every size, and a list of lies (sizes, versions, tags, varints). */
 #include "config.h"
@@ -15,142 +16,9 @@
 
 #include "lib/nettrace.h"
 #include "../testing.h"
+#include "nettrace-build.h"
 
-/* ---- building streams */
-
-struct buf {
-	uint8_t b[8192];
-	size_t n;
-};
-
-static void put(struct buf *b, const void *p, size_t n)
-{
-	if (b->n + n > sizeof(b->b))
-		abort();
-	memcpy(b->b + b->n, p, n);
-	b->n += n;
-}
-
-static void u8(struct buf *b, uint8_t v)
-{
-	put(b, &v, 1);
-}
-
-static void u16(struct buf *b, uint16_t v)
-{
-	u8(b, (uint8_t)v);
-	u8(b, (uint8_t)(v >> 8));
-}
-
-static void u32(struct buf *b, uint32_t v)
-{
-	u16(b, (uint16_t)v);
-	u16(b, (uint16_t)(v >> 16));
-}
-
-static void u64(struct buf *b, uint64_t v)
-{
-	u32(b, (uint32_t)v);
-	u32(b, (uint32_t)(v >> 32));
-}
-
-static void varint(struct buf *b, uint64_t v)
-{
-	do {
-		u8(b, (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0)));
-		v >>= 7;
-	} while (v);
-}
-
-static void utf16z(struct buf *b, const char *ascii)
-{
-	while (*ascii)
-		u16(b, (uint8_t)*ascii++);
-	u16(b, 0);
-}
-
-static void type(struct buf *b, const char *name, uint32_t version, uint32_t min_reader)
-{
-	u8(b, 5);
-	u8(b, 1);
-	u32(b, version);
-	u32(b, min_reader);
-	u32(b, (uint32_t)strlen(name));
-	put(b, name, strlen(name));
-	u8(b, 6);
-}
-
-#define QPC_FREQ 1000000000ull
-#define PID 4242
-
-static void header(struct buf *b)
-{
-	static const uint16_t sync[8] = { 2026, 11, 6, 28, 10, 9, 22, 704 };
-
-	b->n = 0;
-	put(b, "Nettrace", 8);
-	u32(b, 20);
-	put(b, "!FastSerialization.1", 20);
-	u8(b, 5);
-	type(b, "Trace", 4, 4);
-	for (int i = 0; i < 8; i++)
-		u16(b, sync[i]);
-	u64(b, 123456789); /* sync QPC */
-	u64(b, QPC_FREQ);
-	u32(b, 8);
-	u32(b, PID);
-	u32(b, 2);
-	u32(b, 1000000);
-	u8(b, 6);
-}
-
-/* An object: type, block size, padding to the stream's 4-byte alignment,
- * the content, EndObject. */
-static void object(struct buf *b, const char *name, const struct buf *content)
-{
-	u8(b, 5);
-	type(b, name, 2, 2);
-	u32(b, (uint32_t)content->n);
-	while (b->n % 4)
-		u8(b, 0);
-	put(b, content->b, content->n);
-	u8(b, 6);
-}
-
-/* Where object() will put the content of a `name` object appended to b. */
-static size_t content_start(const struct buf *b, const char *name)
-{
-	return (b->n + 1 + 15 + strlen(name) + 4 + 3) / 4 * 4;
-}
-
-static void block_header(struct buf *c, uint16_t flags)
-{
-	c->n = 0;
-	u16(c, 20);
-	u16(c, flags);
-	u64(c, 0);
-	u64(c, 0);
-}
-
-/* A compressed metadata record. */
-static void metadata(struct buf *c, uint32_t id, const char *provider, uint32_t event_id,
-		     const char *name, uint32_t version)
-{
-	struct buf p = { .n = 0 };
-
-	u32(&p, id);
-	utf16z(&p, provider);
-	u32(&p, event_id);
-	utf16z(&p, name);
-	u64(&p, 0x8000);  /* keywords */
-	u32(&p, version);
-	u32(&p, 4);	  /* level */
-	u32(&p, 0);	  /* no fields */
-	u8(c, 0x80);	  /* payload size only */
-	varint(c, 0);	  /* timestamp */
-	varint(c, p.n);
-	put(c, p.b, p.n);
-}
+/* ---- building streams: nettrace-build.h, and */
 
 static const uint8_t guid[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
 
@@ -642,6 +510,140 @@ DEF_TEST(a_kind_defined_again_describes_what_follows)
 	tr_nettrace_free(&nt);
 }
 
+/* One compressed event of metadata 1 on capture thread `tid`, number
+ * `seq`: sorted, as the first of a thread's run in a block is. */
+static void event_on(struct buf *c, uint32_t *last_seq, uint64_t tid, uint32_t seq, int sorted)
+{
+	u8(c, (uint8_t)(0x01 | 0x02 | (sorted ? 0x40 : 0)));
+	varint(c, 1);
+	varint(c, (uint32_t)(seq - *last_seq - 1));
+	varint(c, tid);
+	varint(c, 0); /* processor */
+	varint(c, 10); /* timestamp */
+	*last_seq = seq;
+}
+
+static void sequence_point(struct buf *b, size_t n, const uint64_t *tids, const uint32_t *seqs)
+{
+	struct buf c = { .n = 0 };
+
+	u64(&c, 5000);
+	u32(&c, (uint32_t)n);
+	for (size_t i = 0; i < n; i++) {
+		u64(&c, tids[i]);
+		u32(&c, seqs[i]);
+	}
+	object(b, "SPBlock", &c);
+}
+
+/* Thread 7 skips 3, 4, 5 between two events, and 7, 8, 9 after its last
+ * (the sequence point says it got to 9); thread 8 comes back with lower
+ * numbers (a new thread with an old id: not a loss); thread 9 is first
+ * seen at a sequence point. */
+static void with_gaps(struct buf *b)
+{
+	static const uint64_t tids[] = { 7, 8, 9 };
+	static const uint32_t seqs[] = { 9, 2, 5 };
+	struct buf c;
+	uint32_t last;
+
+	header(b);
+	block_header(&c, 1);
+	metadata(&c, 1, "Microsoft-Windows-DotNETRuntime", 1, "", 2);
+	object(b, "MetadataBlock", &c);
+
+	block_header(&c, 1);
+	last = 0;
+	event_on(&c, &last, 7, 1, 1);
+	u8(&c, 0); /* number 2: one more, unsaid */
+	varint(&c, 1);
+	last = 2;
+	event_on(&c, &last, 7, 6, 0);
+	event_on(&c, &last, 8, 1, 1);
+	event_on(&c, &last, 8, 2, 0);
+	object(b, "EventBlock", &c);
+	sequence_point(b, 3, tids, seqs);
+
+	block_header(&c, 1);
+	last = 0;
+	event_on(&c, &last, 7, 10, 1);
+	event_on(&c, &last, 8, 1, 1);
+	event_on(&c, &last, 9, 6, 1);
+	object(b, "EventBlock", &c);
+	u8(b, 1);
+}
+
+DEF_TEST(gaps_in_a_threads_sequence_numbers_are_events_lost)
+{
+	struct buf b;
+	struct tr_nettrace nt;
+
+	valid(&b);
+	EXPECT_EQ_INT(0, tr_nettrace_read(&nt, b.b, b.n, NULL, NULL));
+	EXPECT_EQ_INT(0, nt.stats.lost);
+	tr_nettrace_free(&nt);
+
+	with_gaps(&b);
+	EXPECT_EQ_INT(0, tr_nettrace_read(&nt, b.b, b.n, NULL, NULL));
+	EXPECT_EQ_STR("", nt.why);
+	EXPECT_EQ_INT(8, nt.stats.events);
+	EXPECT_EQ_INT(6, nt.stats.lost);
+	EXPECT_EQ_INT(1, nt.stats.sequence_points);
+	tr_nettrace_free(&nt);
+
+	/* The same, the stream fed in pieces of every size: what a gap
+	 * spans (events, blocks, the sequence point) is split anywhere. */
+	for (size_t step = 1; step <= b.n; step++) {
+		size_t off = 0, avail = 0, used;
+		int ret;
+
+		tr_nettrace_init(&nt);
+		for (;;) {
+			avail = off + avail + step > b.n ? b.n - off : avail + step;
+			ret = tr_nettrace_feed(&nt, b.b + off, avail, &used, NULL, NULL);
+			off += used;
+			avail -= used;
+			if (ret || (off + avail == b.n && !used))
+				break;
+		}
+		if (ret != 1 || nt.stats.lost != 6 || nt.stats.events != 8) {
+			TEST_FAIL("pieces of %zu: %d, %llu lost of %llu events, \"%s\"", step, ret,
+				  (unsigned long long)nt.stats.lost, (unsigned long long)nt.stats.events,
+				  nt.why);
+			tr_nettrace_free(&nt);
+			return;
+		}
+		tr_nettrace_free(&nt);
+	}
+}
+
+DEF_TEST(a_sequence_point_that_lies_about_its_threads_is_named)
+{
+	struct buf b, c;
+	struct tr_nettrace nt;
+
+	header(&b);
+	c.n = 0;
+	u64(&c, 5000);
+	u32(&c, 2); /* two threads, and one given */
+	u64(&c, 7);
+	u32(&c, 1);
+	object(&b, "SPBlock", &c);
+	u8(&b, 1);
+	EXPECT_EQ_INT(-EBADMSG, tr_nettrace_read(&nt, b.b, b.n, NULL, NULL));
+	EXPECT_CONTAINS("a sequence point of 24 bytes, too short for its threads", nt.why);
+	tr_nettrace_free(&nt);
+
+	header(&b);
+	c.n = 0;
+	u64(&c, 5000);
+	object(&b, "SPBlock", &c);
+	u8(&b, 1);
+	EXPECT_EQ_INT(-EBADMSG, tr_nettrace_read(&nt, b.b, b.n, NULL, NULL));
+	EXPECT_CONTAINS("a sequence point of 8 bytes, too short for its header", nt.why);
+	tr_nettrace_free(&nt);
+}
+
 DEF_TEST(utf16_strings)
 {
 	/* "aé€😀" then a lone high surrogate, then the NUL. */
@@ -671,6 +673,8 @@ int main(void)
 	RUN_TEST(lies_are_named);
 	RUN_TEST(events_of_unknown_kinds_are_counted_and_a_callback_stops_the_read);
 	RUN_TEST(a_kind_defined_again_describes_what_follows);
+	RUN_TEST(gaps_in_a_threads_sequence_numbers_are_events_lost);
+	RUN_TEST(a_sequence_point_that_lies_about_its_threads_is_named);
 	RUN_TEST(utf16_strings);
 	TEST_MAIN_END();
 }
