@@ -575,9 +575,7 @@ static int start_watchdog(struct tr_session *s, int staged)
 
 /* ---------------- --check ---------------- */
 
-/* The profile errors plugins said (config_error), as the core says its
- * own; 0 when none. */
-static int plugin_config_errors(const struct tr_session *s, int checking)
+static int count_config_errors(const struct tr_session *s)
 {
 	int errors = 0;
 
@@ -587,6 +585,15 @@ static int plugin_config_errors(const struct tr_session *s, int checking)
 		if (ctx)
 			errors += __atomic_load_n(&ctx->config_errors, __ATOMIC_RELAXED);
 	}
+	return errors;
+}
+
+/* The profile errors plugins said (config_error), as the core says its
+ * own; 0 when none. */
+static int plugin_config_errors(const struct tr_session *s, int checking)
+{
+	int errors = count_config_errors(s);
+
 	if (errors)
 		tr_err("%d error%s in the profile%s", errors, errors == 1 ? "" : "s",
 		       checking ? "" : "; nothing was collected");
@@ -596,14 +603,21 @@ static int plugin_config_errors(const struct tr_session *s, int checking)
 
 int tr_session_check(struct tr_session *s)
 {
-	int unusable_required = 0, started;
+	int unusable_required = 0, started, errors;
+	char *body = NULL;
+	size_t body_len = 0;
+	FILE *out;
 
 	/* A check may start what would outlive a killed tracerig (lttng's
 	 * dry run starts a session daemon): the watchdog cleans up after it. */
 	if ((started = start_watchdog(s, 0)) < 0)
 		tr_warn("cannot start the watchdog: %s (if tracerig is killed during the check, "
 			"what a backend started for it stays)", strerror(-started));
-	printf("profile %s: valid\n", s->profile_path);
+	/* The backends' lines first, so that the first line can say whether
+	 * the profile is valid: their checks may find errors in it. */
+	out = open_memstream(&body, &body_len);
+	if (!out)
+		out = stdout;
 	for (size_t i = 0; i <= s->n_sources; i++) {
 		struct tracerig_ctx *ctx = i < s->n_sources ? s->sources[i] : s->packager;
 		char advice[1024] = "";
@@ -621,7 +635,7 @@ int tr_session_check(struct tr_session *s)
 				 : " (optional here: a flight session leaves it out)");
 			ret = -ENOTSUP;
 		}
-		printf("  %-12s %-8s %-9s %s%s%s\n", ctx->plugin->name,
+		fprintf(out, "  %-12s %-8s %-9s %s%s%s\n", ctx->plugin->name,
 		       ctx->plugin->version ? ctx->plugin->version : "?",
 		       ctx->plugin->kind == TRACERIG_PLUGIN_PACKAGER ? "packager"
 		       : ctx->required ? "required" : "optional",
@@ -629,7 +643,7 @@ int tr_session_check(struct tr_session *s)
 		       ret == 0 ? "" : (advice[0] ? advice : strerror(-ret)),
 		       ret == 0 && advice[0] ? "" : "");
 		if (ret == 0 && advice[0])
-			printf("  %-12s note: %s\n", "", advice);
+			fprintf(out, "  %-12s note: %s\n", "", advice);
 		if (ret < 0 && (ctx->required || ctx->plugin->kind == TRACERIG_PLUGIN_PACKAGER))
 			unusable_required++;
 	}
@@ -644,17 +658,29 @@ int tr_session_check(struct tr_session *s)
 		for (size_t k = 0; k < s->n_sources && !loaded; k++)
 			loaded = s->sources[k]->section == sec;
 		if (!loaded)
-			printf("  %-12s %-8s %-9s NOT INSTALLED: apt install %s\n", sec->name, "-",
+			fprintf(out, "  %-12s %-8s %-9s NOT INSTALLED: apt install %s\n", sec->name, "-",
 			       "optional", package ? package : "?");
 	}
-	printf("  plugin file(s):\n");
+	fprintf(out, "  plugin file(s):\n");
 	for (size_t i = 0; i <= s->n_sources; i++) {
 		struct tracerig_ctx *ctx = i < s->n_sources ? s->sources[i] : s->packager;
 
 		if (ctx)
-			printf("    %s: %s\n", ctx->plugin->name, ctx->loaded.file);
+			fprintf(out, "    %s: %s\n", ctx->plugin->name, ctx->loaded.file);
 	}
 	tr_watchdog_done();
+	errors = count_config_errors(s);
+	if (errors)
+		printf("profile %s: %d error%s (on stderr)\n", s->profile_path, errors,
+		       errors == 1 ? "" : "s");
+	else
+		printf("profile %s: valid\n", s->profile_path);
+	if (out != stdout) {
+		fclose(out);
+		fwrite(body, 1, body_len, stdout);
+		free(body);
+	}
+	fflush(stdout);
 	if (plugin_config_errors(s, 1))
 		return TR_EXIT_USAGE;
 	return unusable_required ? TR_EXIT_FAILURE : TR_EXIT_OK;

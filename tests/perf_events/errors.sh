@@ -27,6 +27,9 @@ run_tracerig --check -c "$TEST_TMP/ev.ini"
 check_eq "--check of it: exit 2" 2 "$rc"
 check_eq "--check says both, with their line" 2 \
 	"$(grep -c "ev\.ini:6: \[perf_events\] events: .* is not an event here" "$TEST_TMP/out")"
+check_grep "--check's first line counts them, never calls the profile valid" \
+	"^profile $TEST_TMP/ev\.ini: 2 errors \(on stderr\)$" "$TEST_TMP/out"
+check_no_grep "--check: no 'valid' line for it" ': valid$' "$TEST_TMP/out"
 
 max=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
 run_tracerig -c "$CPU_INI" -o "$TEST_TMP/e.trace.zip" -d 1 --set perf_events.frequency=$((max + 1))
