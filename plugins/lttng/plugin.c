@@ -624,6 +624,7 @@ static int nothing_to_record(struct lttng_state *st)
 {
 	const struct tracerig_targets *t = st->svc->targets(st->ctx);
 	char line[1024], why[PATH_MAX + 128];
+	struct dotnet_status *statuses;
 
 	if (!t || t->system_wide || !runtime_events_only(st))
 		return 0;
@@ -637,20 +638,22 @@ static int nothing_to_record(struct lttng_state *st)
 	}
 	if (t->n_pids == 0)
 		return 0;
+	/* Each process looked at once: what decides is what is said. */
+	statuses = calloc(t->n_pids, sizeof(*statuses));
+	if (!statuses)
+		return 0;
 	for (size_t i = 0; i < t->n_pids; i++) {
-		struct dotnet_status ds;
-
-		if (dotnet_inspect(t->pids[i], &ds) < 0 || !ds.is_dotnet || ds.provider_mapped)
+		if (dotnet_inspect(t->pids[i], &statuses[i]) < 0 || !statuses[i].is_dotnet ||
+		    statuses[i].provider_mapped) {
+			free(statuses);
 			return 0;
-	}
-	for (size_t i = 0; i < t->n_pids; i++) {
-		struct dotnet_status ds;
-
-		if (dotnet_inspect(t->pids[i], &ds) == 0) {
-			dotnet_describe(t->pids[i], &ds, line, sizeof(line));
-			LOG(st, TRACERIG_LOG_WARN, "%s", line);
 		}
 	}
+	for (size_t i = 0; i < t->n_pids; i++) {
+		dotnet_describe(t->pids[i], &statuses[i], line, sizeof(line));
+		LOG(st, TRACERIG_LOG_WARN, "%s", line);
+	}
+	free(statuses);
 	return 1;
 }
 
