@@ -1054,6 +1054,17 @@ static int eventpipe_start(void *state)
 	return 0;
 }
 
+/* One runtime's StopTracing between its sending and its answer. */
+struct stopping {
+	pid_t pid;
+	uint64_t id;
+	int kept;      /* the runtime's connection it went on first, or -1 */
+	int fd;        /* awaiting the answer on it, or -1 */
+	int sent, ret;
+	int64_t at_ms;
+	struct tr_dnipc_status st;
+};
+
 /* StopTracing to every runtime, then the rest of each stream (the
  * runtime's rundown, which names the methods) until it ends or
  * stop_timeout runs out.  The runtime answers StopTracing only once its
@@ -1065,11 +1076,57 @@ static void end_sessions(struct eventpipe *e, int64_t until)
 {
 	struct timespec deadline;
 
+	struct stopping *asked;
+	size_t n_asked;
+
 	pthread_mutex_lock(&e->lock);
 	e->stopping = 1;
-	/* StopTracing to each runtime; the reader goes on copying the rundown
-	 * meanwhile (the runtime answers once it wrote it).  A runtime's
-	 * answer is waited for without the lock. */
+	/* StopTracing to every runtime first, then their answers: each
+	 * answers only once its rundown is written (the reader copies it
+	 * meanwhile), so runtimes asked one after the other would add up. */
+	n_asked = e->n_rt;
+	asked = calloc(n_asked ? n_asked : 1, sizeof(*asked));
+	for (size_t i = 0; asked && i < n_asked; i++) {
+		struct runtime *r = &e->rt[i];
+
+		asked[i].fd = -1;
+		if (!r->collecting || r->s.state != EP_STREAMING || (r->old.state == EP_STREAMING &&
+								     r->stop_fd < 0))
+			continue; /* left to the loop below */
+		asked[i].pid = r->pid;
+		asked[i].id = r->s.session_id;
+		asked[i].kept = r->idle_fd;
+		r->idle_fd = -1;
+		pthread_mutex_unlock(&e->lock);
+		asked[i].at_ms = now_ms(e);
+		asked[i].fd = ep_stop_tracing_send(asked[i].pid, asked[i].kept, asked[i].id,
+						   (int)e->cfg.stop_ms, &asked[i].st);
+		if (asked[i].fd < 0 && asked[i].kept >= 0)
+			/* The kept connection went stale: the runtime's own socket. */
+			asked[i].fd = ep_stop_tracing_send(asked[i].pid, -1, asked[i].id,
+							   (int)e->cfg.stop_ms, &asked[i].st);
+		asked[i].ret = asked[i].fd < 0 ? asked[i].fd : 0;
+		asked[i].sent = 1;
+		pthread_mutex_lock(&e->lock);
+	}
+	pthread_mutex_unlock(&e->lock);
+	for (size_t i = 0; asked && i < n_asked; i++) {
+		int64_t left = until - now_ms(e);
+
+		if (asked[i].fd < 0)
+			continue;
+		asked[i].ret = ep_stop_tracing_answer(asked[i].fd, left > 0 ? (int)left : 0,
+						      &asked[i].st);
+		if (asked[i].ret < 0 && asked[i].kept >= 0 && asked[i].ret != -ETIMEDOUT)
+			/* A stale kept connection takes the command and hangs up. */
+			asked[i].ret = ep_stop_tracing(asked[i].pid, -1, asked[i].id,
+						       left > 0 ? (int)left : 0, &asked[i].st);
+		if (asked[i].ret == 0)
+			e->svc->log(e->ctx, TRACERIG_LOG_DEBUG, "pid %d: the runtime answered "
+				    "StopTracing after %lld ms (its rundown written)", (int)asked[i].pid,
+				    (long long)(now_ms(e) - asked[i].at_ms));
+	}
+	pthread_mutex_lock(&e->lock);
 	for (size_t i = 0; i < e->n_rt; i++) {
 		struct runtime *r = &e->rt[i];
 		struct tr_dnipc_status st;
@@ -1077,6 +1134,14 @@ static void end_sessions(struct eventpipe *e, int64_t until)
 		pid_t pid = r->pid;
 		int fd = r->idle_fd, ret;
 		char why[512];
+
+		if (asked && i < n_asked && asked[i].sent) {
+			if (asked[i].ret < 0 && r->s.state == EP_STREAMING)
+				e->svc->log(e->ctx, TRACERIG_LOG_WARN, "pid %d: StopTracing: %s",
+					    (int)pid, tr_dnipc_explain(&asked[i].st, asked[i].ret, why,
+								       sizeof(why)));
+			continue;
+		}
 
 		if (r->old.state == EP_STREAMING && r->stop_fd < 0) {
 			/* A rotation whose StopTracing failed: its session
@@ -1102,6 +1167,7 @@ static void end_sessions(struct eventpipe *e, int64_t until)
 			e->svc->log(e->ctx, TRACERIG_LOG_WARN, "pid %d: StopTracing: %s", (int)pid,
 				    tr_dnipc_explain(&st, ret, why, sizeof(why)));
 	}
+	free(asked);
 	deadline.tv_sec = until / 1000;
 	deadline.tv_nsec = (until % 1000) * 1000000;
 	for (;;) {

@@ -63,14 +63,13 @@ int ep_collect(int fd, int version, const struct ep_request *req, int timeout_ms
 	return ret;
 }
 
-int ep_stop_tracing(pid_t pid, int fd, uint64_t session_id, int timeout_ms,
-		    struct tr_dnipc_status *st)
+int ep_stop_tracing_send(pid_t pid, int fd, uint64_t session_id, int timeout_ms,
+			 struct tr_dnipc_status *st)
 {
 	struct tr_dnipc_buf b;
-	struct tr_dnipc_reply r = { 0 };
-	int own = fd < 0, ret;
+	int ret;
 
-	if (own) {
+	if (fd < 0) {
 		fd = tr_dnipc_connect(pid, timeout_ms, st);
 		if (fd < 0)
 			return fd;
@@ -82,18 +81,37 @@ int ep_stop_tracing(pid_t pid, int fd, uint64_t session_id, int timeout_ms,
 	st->command = "StopTracing";
 	tr_dnipc_buf_init(&b);
 	tr_dnipc_put_u64(&b, session_id);
-	ret = b.err;
-	if (ret == 0)
-		ret = tr_dnipc_command(fd, TR_DNIPC_SET_EVENTPIPE, TR_DNIPC_STOP_TRACING, &b,
-				       timeout_ms, &r);
+	ret = b.err ? b.err : tr_dnipc_send(fd, TR_DNIPC_SET_EVENTPIPE, TR_DNIPC_STOP_TRACING,
+					    b.data, b.len, timeout_ms);
+	tr_dnipc_buf_free(&b);
+	if (ret < 0) {
+		close(fd);
+		/* Hung up at once: "closed before a byte of its reply", as
+		 * tr_dnipc_command says it. */
+		return ret == -EPIPE ? -ECONNRESET : ret;
+	}
+	return fd;
+}
+
+int ep_stop_tracing_answer(int fd, int timeout_ms, struct tr_dnipc_status *st)
+{
+	struct tr_dnipc_reply r = { 0 };
+	int ret = tr_dnipc_recv_reply(fd, timeout_ms, &r);
+
 	if (ret == -EREMOTEIO)
 		st->hresult = r.hresult;
 	else if (ret == -EBADMSG)
 		st->step = r.why;
 	tr_dnipc_reply_free(&r);
-	tr_dnipc_buf_free(&b);
 	close(fd);
 	return ret;
+}
+
+int ep_stop_tracing(pid_t pid, int fd, uint64_t session_id, int timeout_ms,
+		    struct tr_dnipc_status *st)
+{
+	fd = ep_stop_tracing_send(pid, fd, session_id, timeout_ms, st);
+	return fd < 0 ? fd : ep_stop_tracing_answer(fd, timeout_ms, st);
 }
 
 int ep_resume_runtime(int fd, int timeout_ms, uint32_t *hresult)

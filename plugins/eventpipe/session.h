@@ -47,6 +47,13 @@ int ep_collect(int fd, int version, const struct ep_request *req, int timeout_ms
 int ep_stop_tracing(pid_t pid, int fd, uint64_t session_id, int timeout_ms,
 		    struct tr_dnipc_status *st);
 
+/* Its two halves, so that every runtime is asked before any answer is
+ * waited for: the connection the command went on (closed on failure), or
+ * -errno; then 0 or -errno once the answer came (fd closed). */
+int ep_stop_tracing_send(pid_t pid, int fd, uint64_t session_id, int timeout_ms,
+			 struct tr_dnipc_status *st);
+int ep_stop_tracing_answer(int fd, int timeout_ms, struct tr_dnipc_status *st);
+
 /* ResumeRuntime on a connection: a runtime started with a suspending
  * diagnostic port waits for it before it runs Main. */
 int ep_resume_runtime(int fd, int timeout_ms, uint32_t *hresult);
