@@ -23,6 +23,7 @@
 #include "flight.h"
 #include "keys.h"
 #include "lib/list.h"
+#include "lib/opener.h"
 #include "log.h"
 #include "manifest.h"
 #include "options.h"
@@ -1885,6 +1886,27 @@ static int stop_and_package(struct tr_session *s)
 	return finish_staging(s, status);
 }
 
+static void opener_stuck(const char *path, unsigned int timeout_ms, void *arg)
+{
+	(void)arg;
+	tr_warn("%s: its file system did not answer within %.1f s (a hung FUSE server or "
+		"an unreachable network file system?): the frames of the files there stay "
+		"unnamed, and the session goes on without them", path, timeout_ms / 1000.0);
+}
+
+/* Every open of a traced process's files then happens in a process of its
+ * own, which a hung file system can hold but not us (lib/opener.h). */
+static void start_opener(struct tr_session *s)
+{
+	struct tr_section *main_section = tr_profile_section(&s->profile, "tracerig");
+	long long ms = tr_config_number(main_section, tr_session_keys, "open_timeout");
+	int ret = tr_opener_start((unsigned int)ms, opener_stuck, NULL);
+
+	if (ret < 0)
+		tr_warn("cannot start the process that opens traced processes' files: %s (a "
+			"hung file system may then hold tracerig)", strerror(-ret));
+}
+
 int tr_session_run(struct tr_session *s)
 {
 	int status, ret;
@@ -1895,8 +1917,12 @@ int tr_session_run(struct tr_session *s)
 		tr_warn("cannot raise the open-files limit to its hard limit: %s (a session with "
 			"many traced objects may run out)", strerror(-ret));
 	read_timeouts(s);
-	if (open_staging(s) < 0)
+	/* Before any thread exists: the opener forks. */
+	start_opener(s);
+	if (open_staging(s) < 0) {
+		tr_opener_stop();
 		return TR_EXIT_FAILURE;
+	}
 	if (set_up_collector(s) < 0) {
 		status = TR_EXIT_FAILURE;
 	} else if ((ret = init_all(s)) < 0 || start_command_and_sources(s) < 0) {
@@ -1922,6 +1948,7 @@ int tr_session_run(struct tr_session *s)
 	tr_command_close(&s->command);
 	if (s->sfd >= 0)
 		close(s->sfd);
+	tr_opener_stop();
 	tr_log_close_file();
 	return status;
 }

@@ -28,6 +28,8 @@ lib_libtrutil_la_SOURCES = \
 	lib/r2r.c lib/r2r.h
 # UTF-8 out of code points, for the UTF-16 readers; .NET runtime event ids.
 lib_libtrutil_la_SOURCES += lib/utf.c lib/utf.h lib/clrevents.h
+# Opens of traced processes' files in a helper process (lib/opener.h).
+lib_libtrutil_la_SOURCES += lib/opener.c lib/opener.h
 
 # The part that reads ELF, for those that link libelf anyway (the core and
 # perf_events): the other plugins stay free of it.

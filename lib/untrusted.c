@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "opener.h"
 #include "procpid.h"
 #include "untrusted.h"
 
@@ -126,8 +127,10 @@ static int lookup(int dirfd, const char *path, enum tr_scope scope, struct tr_un
 	return pfd;
 }
 
-int tr_untrusted_openat(int dirfd, const char *path, enum tr_scope scope, uint64_t max_size,
-			struct tr_untrusted *u)
+static int reopen_here(int pfd, uint64_t max_size, struct tr_untrusted *u);
+
+static int openat_here(int dirfd, const char *path, enum tr_scope scope, uint64_t max_size,
+		       struct tr_untrusted *u)
 {
 	int pfd;
 
@@ -136,10 +139,29 @@ int tr_untrusted_openat(int dirfd, const char *path, enum tr_scope scope, uint64
 	pfd = lookup(dirfd, path, scope, u);
 	if (pfd < 0)
 		return pfd;
-	return tr_untrusted_reopen(pfd, max_size, u);
+	return reopen_here(pfd, max_size, u);
+}
+
+/* Once tr_opener_start ran in this process, the opens below happen in its
+ * worker process (lib/opener.h); these are what the worker runs. */
+int tr_untrusted_openat(int dirfd, const char *path, enum tr_scope scope, uint64_t max_size,
+			struct tr_untrusted *u)
+{
+	if (tr_opener_active())
+		return tr_opener_call(TR_OPENER_OPENAT, dirfd, 0, path, scope, max_size, u);
+	return openat_here(dirfd, path, scope, max_size, u);
 }
 
 int tr_untrusted_reopen(int pfd, uint64_t max_size, struct tr_untrusted *u)
+{
+	if (tr_opener_active()) {
+		memset(u, 0, sizeof(*u));
+		return tr_opener_call(TR_OPENER_REOPEN, pfd, 0, NULL, TR_IN_ROOT, max_size, u);
+	}
+	return reopen_here(pfd, max_size, u);
+}
+
+static int reopen_here(int pfd, uint64_t max_size, struct tr_untrusted *u)
 {
 	char self[64];
 	struct stat again;
@@ -187,6 +209,8 @@ int tr_untrusted_open(pid_t pid, const char *path, uint64_t max_size, struct tr_
 	char root[64];
 	int rootfd, fd;
 
+	if (tr_opener_active())
+		return tr_opener_call(TR_OPENER_OPEN, -1, pid, path, TR_IN_ROOT, max_size, u);
 	memset(u, 0, sizeof(*u));
 	u->limit = max_size;
 	if (!path || path[0] != '/') {
@@ -203,7 +227,7 @@ int tr_untrusted_open(pid_t pid, const char *path, uint64_t max_size, struct tr_
 		u->step = "open the process's root";
 		return errno == ENOENT ? -ESRCH : -errno;
 	}
-	fd = tr_untrusted_openat(rootfd, path, TR_IN_ROOT, max_size, u);
+	fd = openat_here(rootfd, path, TR_IN_ROOT, max_size, u);
 	close(rootfd);
 	return fd;
 }
@@ -267,7 +291,11 @@ int tr_untrusted_owned(pid_t pid, int fd, struct tr_untrusted *u)
 
 int tr_untrusted_open_dir(int dirfd, const char *path, enum tr_scope scope)
 {
-	int fd = sys_openat2(dirfd, path, O_PATH | O_DIRECTORY | O_CLOEXEC, resolve_flags(scope));
+	int fd;
+
+	if (tr_opener_active())
+		return tr_opener_call(TR_OPENER_OPEN_DIR, dirfd, 0, path, scope, 0, NULL);
+	fd = sys_openat2(dirfd, path, O_PATH | O_DIRECTORY | O_CLOEXEC, resolve_flags(scope));
 
 	return fd < 0 ? -errno : fd;
 }

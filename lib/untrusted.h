@@ -31,6 +31,13 @@
  *   root.  ELF objects and debug files are root's; they are checked against
  *   what the process mapped (inode, build id, CRC) instead.
  *
+ * - Once tr_opener_start (lib/opener.h) ran in the process, all of this
+ *   happens in a helper process within a deadline: a file system that does
+ *   not answer (a hung FUSE server) costs -ETIMEDOUT, not a thread stuck
+ *   for good, and a file on FUSE or a network file system comes back as a
+ *   sealed in-memory copy.  So u->st, not fstat of the fd, is the file's
+ *   inode.
+ *
  * Nothing here logs: functions return 0/an fd or -errno and fill a
  * struct tr_untrusted that tr_untrusted_explain turns into the words of a
  * log line ("a symbolic link", "a FIFO", "larger than the 256 MiB limit"). */
@@ -86,6 +93,8 @@ struct tr_untrusted {
  *   -EPERM   refused, u->refusal says why,
  *   -EFBIG   refused, larger than max_size (u->st.st_size, u->limit),
  *   -ENOSYS  openat2(2) unavailable (u->refusal = TR_REFUSED_NO_OPENAT2),
+ *   -ETIMEDOUT  its file system did not answer in time, now or before
+ *            (lib/opener.h),
  *   other    -errno of u->step. */
 int tr_untrusted_openat(int dirfd, const char *path, enum tr_scope scope, uint64_t max_size,
 			struct tr_untrusted *u);

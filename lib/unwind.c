@@ -10,15 +10,27 @@
  * Every process's unwinding state is attached for x86_64 from the start
  * (not from whichever module came first), so a sample's frames depend on
  * nothing but the sample and the objects at the addresses looked up:
- * what uw_adopt checks. */
+ * what uw_adopt checks.
+ *
+ * Descriptors: a module libdwfl reads keeps its object's file open for as
+ * long as it lives, and a process with 3,000 libraries would need 3,000 of
+ * them, taken from what the flush needs to write the views.  So an
+ * unwinder keeps a bounded number of objects open (open_bound), closing
+ * the least recently needed first (never one the current sample needs),
+ * and reports an object again, opened the same way, when a sample needs
+ * it after that.  An open that finds no descriptor left closes all it
+ * can and tries once more; after that the stacks through that object are
+ * cut where it starts, counted, and said once. */
 #include "config.h"
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -42,6 +54,17 @@
 /* Addresses a sample's unwinding may depend on before it is not adopted
  * elsewhere: every frame's, and a few reads outside the stack copy. */
 #define MAX_LOOKUPS (MAX_USER_FRAMES + 32)
+/* Descriptors one unwinder keeps open (objects and private copies): this
+ * share of the open-files limit.  A session runs up to four unwinders at
+ * once (perf_events' while collecting, its conversion's and its flush's,
+ * ebpf's), so together they leave half of the limit to everything else:
+ * perf events (one per CPU and event), BPF objects, staged entries, the
+ * archive.  At least OPEN_MIN, so that a small limit does not close the
+ * few objects most stacks cross at every sample; at most OPEN_MAX, where
+ * what the modules map, not the descriptors, becomes the cost. */
+#define OPEN_SHARE 8
+#define OPEN_MIN 8
+#define OPEN_MAX 4096
 
 struct uw_object {
 	uint64_t bias, low, high;
@@ -86,8 +109,20 @@ struct uw_proc {
 	pid_t pid;
 	Dwfl *dwfl; /* NULL: slot free */
 	int attached;
+	int closing; /* some of its modules are to be closed (close_objects) */
 	uint64_t last_use;
 	struct uw_absent absent[ABSENT_SLOTS]; /* direct-mapped by address */
+};
+
+/* One module reported to a process's Dwfl: its object's file is open for
+ * as long as the module lives.  The module's userdata; on the unwinder's
+ * list, the most recently needed first. */
+struct uw_mod {
+	struct uw_mod *newer, *older;
+	struct uw_proc *proc;
+	uint64_t used;   /* the sample (unwinder's `sample`) that last needed it */
+	uint32_t object; /* object_of's number, 0 until known */
+	int closing;
 };
 
 struct unwinder {
@@ -102,6 +137,11 @@ struct unwinder {
 	struct uw_proc procs[MAX_PROCS];
 	uint64_t clock;
 	struct uw_stats stats;
+	/* The modules of every process, each holding a descriptor: at most
+	 * max_mods of them beyond the current sample's. */
+	struct uw_mod *newest, *oldest;
+	size_t n_mods, max_mods;
+	uint64_t sample; /* bumped by every uw_unwind and uw_adopt */
 	/* Our own vDSO image, the kernel's, in a file libdwfl can read. */
 	int vdso_fd, vdso_tried;
 	uint64_t vdso_len;
@@ -114,7 +154,7 @@ struct unwinder {
 		struct timespec mtime;
 		int fd;
 	} copies[COPIES];
-	size_t n_copies, next_copy;
+	size_t n_copies, next_copy, max_copies;
 
 	/* The sample being unwound, read by the callbacks. */
 	struct uw_proc *cur;
@@ -195,6 +235,7 @@ static uint32_t object_of(struct unwinder *u, Dwfl_Module *mod)
 	const unsigned char *bid;
 	GElf_Addr bid_vaddr;
 	Dwarf_Addr low, high, bias;
+	struct uw_mod *m;
 	void **userdata;
 	size_t n;
 	int len;
@@ -202,8 +243,9 @@ static uint32_t object_of(struct unwinder *u, Dwfl_Module *mod)
 	if (!mod)
 		return 0;
 	dwfl_module_info(mod, &userdata, &low, &high, NULL, NULL, NULL, NULL);
-	if (*userdata)
-		return (uint32_t)(uintptr_t)*userdata;
+	m = *userdata;
+	if (m && m->object)
+		return m->object;
 	len = dwfl_module_build_id(mod, &bid, &bid_vaddr);
 	if (len <= 0 || len > (int)sizeof(obj.bid) || !dwfl_module_getelf(mod, &bias))
 		return UW_OBJECT_UNCHECKABLE;
@@ -219,7 +261,8 @@ static uint32_t object_of(struct unwinder *u, Dwfl_Module *mod)
 		if (k->bias == obj.bias && k->low == obj.low && k->high == obj.high &&
 		    k->bid_len == obj.bid_len && memcmp(k->bid, obj.bid, obj.bid_len) == 0) {
 			pthread_mutex_unlock(&o->lock);
-			*userdata = (void *)(uintptr_t)(i + 1);
+			if (m)
+				m->object = (uint32_t)(i + 1);
 			return (uint32_t)(i + 1);
 		}
 	}
@@ -237,19 +280,204 @@ static uint32_t object_of(struct unwinder *u, Dwfl_Module *mod)
 	o->v[o->n++] = obj;
 	n = o->n;
 	pthread_mutex_unlock(&o->lock);
-	*userdata = (void *)(uintptr_t)n;
+	if (m)
+		m->object = (uint32_t)n;
 	return (uint32_t)n;
+}
+
+/* ---- open objects (see "Descriptors" above) ---- */
+
+/* How many descriptors an unwinder keeps (OPEN_SHARE), from the limit as
+ * it is now: the core has raised it to the hard one by then. */
+static size_t open_bound(void)
+{
+	rlim_t n = (rlim_t)OPEN_MAX * OPEN_SHARE;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		n = rl.rlim_cur;
+	n /= OPEN_SHARE;
+	if (n < OPEN_MIN)
+		return OPEN_MIN;
+	return n > OPEN_MAX ? OPEN_MAX : (size_t)n;
+}
+
+static int out_of_fds(int err)
+{
+	return err == -EMFILE || err == -ENFILE;
+}
+
+static struct uw_mod *mod_of(Dwfl_Module *mod)
+{
+	void **userdata;
+
+	if (!mod)
+		return NULL;
+	dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	return *userdata;
+}
+
+static void mod_unlink(struct unwinder *u, struct uw_mod *m)
+{
+	if (m->newer)
+		m->newer->older = m->older;
+	else
+		u->newest = m->older;
+	if (m->older)
+		m->older->newer = m->newer;
+	else
+		u->oldest = m->newer;
+	m->newer = m->older = NULL;
+}
+
+static void mod_push(struct unwinder *u, struct uw_mod *m)
+{
+	m->newer = NULL;
+	m->older = u->newest;
+	if (u->newest)
+		u->newest->newer = m;
+	else
+		u->oldest = m;
+	u->newest = m;
+}
+
+/* The current sample needs this module: it stays open until the sample
+ * is done, so that what the sample read of it is there for all its
+ * frames.  The list stays in the order of `used`. */
+static void needed(struct unwinder *u, Dwfl_Module *mod)
+{
+	struct uw_mod *m = mod_of(mod);
+
+	if (!m || m->used == u->sample)
+		return;
+	m->used = u->sample;
+	mod_unlink(u, m);
+	mod_push(u, m);
+}
+
+static void forget(struct unwinder *u, void **userdata)
+{
+	struct uw_mod *m = *userdata;
+
+	if (!m)
+		return;
+	mod_unlink(u, m);
+	free(m);
+	u->n_mods--;
+	*userdata = NULL;
+}
+
+/* dwfl_getmodules' callback before dwfl_end frees them all. */
+static int forget_each(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
+		       void *arg)
+{
+	(void)mod;
+	(void)name;
+	(void)start;
+	forget(arg, userdata);
+	return DWARF_CB_OK;
+}
+
+/* dwfl_report_end's callback for a module it frees. */
+static int forget_removed(Dwfl_Module *mod, void *userdata, const char *name, Dwarf_Addr start,
+			  void *arg)
+{
+	void **data;
+
+	(void)userdata;
+	(void)name;
+	(void)start;
+	dwfl_module_info(mod, &data, NULL, NULL, NULL, NULL, NULL, NULL);
+	forget(arg, data);
+	return DWARF_CB_OK;
+}
+
+struct kept_mods {
+	struct kept_mod {
+		const char *name; /* the module's own: it lives on */
+		Dwarf_Addr low, high;
+	} *v;
+	size_t n, cap;
+};
+
+static int note_kept(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
+		     void *arg)
+{
+	struct kept_mods *k = arg;
+	struct uw_mod *m = *userdata;
+	Dwarf_Addr end;
+
+	if (m && m->closing)
+		return DWARF_CB_OK;
+	if (k->n == k->cap) {
+		size_t cap = k->cap ? k->cap * 2 : 64;
+		struct kept_mod *grown = realloc(k->v, cap * sizeof(*grown));
+
+		if (!grown)
+			return DWARF_CB_ABORT;
+		k->v = grown;
+		k->cap = cap;
+	}
+	dwfl_module_info(mod, NULL, NULL, &end, NULL, NULL, NULL, NULL);
+	k->v[k->n++] = (struct kept_mod){ name, start, end };
+	return DWARF_CB_OK;
+}
+
+/* libdwfl closes no single module: what a report leaves out of a Dwfl's
+ * modules, dwfl_report_end frees.  So the process's modules but those
+ * marked `closing` are reported again (found as they are, nothing
+ * reread) and the marked ones go, their files closed. */
+static void close_marked(struct unwinder *u, struct uw_proc *p)
+{
+	struct kept_mods k = { 0 };
+
+	if (dwfl_getmodules(p->dwfl, note_kept, &k, 0) == 0) {
+		dwfl_report_begin(p->dwfl);
+		for (size_t i = 0; i < k.n; i++)
+			(void)dwfl_report_module(p->dwfl, k.v[i].name, k.v[i].low, k.v[i].high);
+		(void)dwfl_report_end(p->dwfl, forget_removed, u);
+	}
+	free(k.v);
+}
+
+/* Closes the least recently needed objects until at most `keep` stay
+ * open, never one the current sample needs.  Returns how many went. */
+static size_t close_objects(struct unwinder *u, size_t keep)
+{
+	size_t marked = 0, before = u->n_mods;
+	struct uw_mod *m;
+
+	for (m = u->oldest; m && before - marked > keep && m->used != u->sample; m = m->newer) {
+		m->closing = 1;
+		m->proc->closing = 1;
+		marked++;
+	}
+	if (!marked)
+		return 0;
+	for (size_t i = 0; i < MAX_PROCS; i++) {
+		if (u->procs[i].dwfl && u->procs[i].closing)
+			close_marked(u, &u->procs[i]);
+		u->procs[i].closing = 0;
+	}
+	/* Those still open (out of memory for the list): not to close later. */
+	for (m = u->oldest; m && m->closing; m = m->newer)
+		m->closing = 0;
+	u->stats.objects_closed += before - u->n_mods;
+	return before - u->n_mods;
 }
 
 /* Notes that the sample's unwinding looked up `addr` (after reporting the
  * object there when `reported`). */
 static void note_lookup(struct unwinder *u, uint64_t addr, int reported)
 {
+	Dwfl_Module *mod;
 	uint32_t obj;
 
 	if (!u->checkable)
 		return;
-	obj = object_of(u, dwfl_addrmodule(u->cur->dwfl, addr));
+	mod = dwfl_addrmodule(u->cur->dwfl, addr);
+	needed(u, mod);
+	obj = object_of(u, mod);
 	if (u->n_lookups == MAX_LOOKUPS || obj == UW_OBJECT_UNCHECKABLE) {
 		u->checkable = 0;
 		return;
@@ -258,35 +486,41 @@ static void note_lookup(struct unwinder *u, uint64_t addr, int reported)
 }
 
 /* Every process of this kernel (and ABI) maps the same vDSO image: ours,
- * copied once into a memfd. */
+ * copied once into a memfd.  Its fd, or -errno; tried again after a
+ * failure for want of descriptors. */
 static int own_vdso(struct unwinder *u)
 {
 	unsigned long long start, end;
 	char line[512];
 	FILE *maps;
-	int fd;
+	int err = -ENOENT;
 
 	if (u->vdso_tried)
-		return u->vdso_fd;
-	u->vdso_tried = 1;
+		return u->vdso_fd >= 0 ? u->vdso_fd : -ENOENT;
 	maps = fopen("/proc/self/maps", "re");
-	if (!maps)
-		return -1;
+	if (!maps) {
+		err = -errno;
+		u->vdso_tried = !out_of_fds(err);
+		return err;
+	}
+	u->vdso_tried = 1;
 	while (fgets(line, sizeof(line), maps)) {
 		if (!strstr(line, "[vdso]") || sscanf(line, "%llx-%llx", &start, &end) != 2)
 			continue;
-		fd = memfd_create("tracerig-vdso", MFD_CLOEXEC);
-		if (fd >= 0 && write(fd, (const void *)(uintptr_t)start, end - start) !=
-				       (ssize_t)(end - start)) {
-			close(fd);
-			fd = -1;
+		u->vdso_fd = memfd_create("tracerig-vdso", MFD_CLOEXEC);
+		if (u->vdso_fd < 0) {
+			err = -errno;
+			u->vdso_tried = !out_of_fds(err);
+		} else if (write(u->vdso_fd, (const void *)(uintptr_t)start, end - start) !=
+			   (ssize_t)(end - start)) {
+			close(u->vdso_fd);
+			u->vdso_fd = -1;
 		}
-		u->vdso_fd = fd;
 		u->vdso_len = end - start;
 		break;
 	}
 	fclose(maps);
-	return u->vdso_fd;
+	return u->vdso_fd >= 0 ? u->vdso_fd : err;
 }
 
 /* libdwfl maps the objects it reads: a file truncated meanwhile makes
@@ -295,12 +529,12 @@ static int own_vdso(struct unwinder *u)
  * object (not root's, or writable by others) is read from a private
  * copy, made once: a copy cut by a truncation is only a malformed object.
  * Root's files only root could cut.  Returns the fd to report (fd itself,
- * or a copy: fd is closed then), or -1 (fd closed) to leave it out. */
+ * or a copy: fd is closed then), or -errno (fd closed) to leave it out. */
 static int private_copy(struct unwinder *u, int fd)
 {
 	struct uw_copy *c;
 	struct stat st;
-	int copy;
+	int copy, kept, err;
 
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 		return fd;
@@ -311,58 +545,143 @@ static int private_copy(struct unwinder *u, int fd)
 		if (c->fd >= 0 && c->dev == st.st_dev && c->ino == st.st_ino && c->size == st.st_size &&
 		    c->mtime.tv_sec == st.st_mtim.tv_sec && c->mtime.tv_nsec == st.st_mtim.tv_nsec) {
 			close(fd);
-			return dup(c->fd);
+			copy = dup(c->fd);
+			return copy < 0 ? -errno : copy;
 		}
 	}
-	if ((uint64_t)st.st_size > UW_COPY_MAX ||
-	    (copy = memfd_create("tr-unwind-object", MFD_CLOEXEC)) < 0) {
+	if ((uint64_t)st.st_size > UW_COPY_MAX) {
 		close(fd);
-		return -1;
+		return -EFBIG;
+	}
+	copy = memfd_create("tr-unwind-object", MFD_CLOEXEC);
+	if (copy < 0) {
+		err = -errno;
+		close(fd);
+		return err;
 	}
 	if (lseek(fd, 0, SEEK_SET) < 0 || tr_copy_fd(fd, copy) < 0) {
 		close(copy);
 		close(fd);
-		return -1;
+		return -EIO;
 	}
 	close(fd);
-	/* Kept for the other processes mapping it: the oldest goes. */
+	/* Kept for the other processes mapping it, and for reporting it
+	 * again once closed (close_objects), the oldest going first. */
+	kept = dup(copy);
+	if (kept < 0)
+		return copy;
 	c = &u->copies[u->next_copy];
-	if (u->n_copies == COPIES) {
+	if (u->n_copies == u->max_copies) {
 		if (c->fd >= 0)
 			close(c->fd);
 	} else {
 		u->n_copies++;
 	}
 	*c = (struct uw_copy){ .dev = st.st_dev, .ino = st.st_ino, .size = st.st_size,
-			       .mtime = st.st_mtim, .fd = dup(copy) };
-	u->next_copy = (u->next_copy + 1) % COPIES;
+			       .mtime = st.st_mtim, .fd = kept };
+	u->next_copy = (u->next_copy + 1) % u->max_copies;
 	return copy;
+}
+
+/* The copies kept for later (the modules reading them hold their own
+ * descriptors): closed when descriptors run out.  How many were. */
+static size_t drop_copies(struct unwinder *u)
+{
+	size_t closed = 0;
+
+	for (size_t i = 0; i < u->n_copies; i++) {
+		if (u->copies[i].fd >= 0) {
+			close(u->copies[i].fd);
+			closed++;
+		}
+	}
+	u->n_copies = u->next_copy = 0;
+	return closed;
+}
+
+/* Once per plugin (each links its own copy of this file): the stacks of
+ * every unwinder it runs are cut for the same reason. */
+static atomic_uint_fast64_t unopened_total;
+static atomic_int unopened_said;
+
+static void unopened(struct unwinder *u, const char *path, int err)
+{
+	uint64_t total = atomic_fetch_add(&unopened_total, 1) + 1;
+
+	u->stats.objects_unopened++;
+	if (u->svc->counter_set)
+		u->svc->counter_set(u->ctx, "unwind_out_of_fds", total);
+	if (u->svc->log && !atomic_exchange(&unopened_said, 1))
+		u->svc->log(u->ctx, TRACERIG_LOG_WARN, "pid %d: cannot open %s to unwind through it: "
+			    "%s (the stacks through it are cut there, the manifest counts them as "
+			    "unwind_out_of_fds; raise the open-files limit: ulimit -Hn, or "
+			    "LimitNOFILE= for a service)", (int)u->cur->pid, path ? path : "an object",
+			    strerror(-err));
+}
+
+/* The object at pc, opened for the current process: 0 and *obj (its fd
+ * ours), or -errno; *absent when the process model has no object file
+ * there (worth asking again only later). */
+static int open_object(struct unwinder *u, Dwarf_Addr pc, struct tracerig_object *obj,
+		       int *absent)
+{
+	int ret = u->svc->symbolizer_object(u->ctx, u->cur->pid, pc, obj), fd;
+
+	*absent = ret < 0;
+	if (ret < 0) {
+		obj->path = NULL;
+		return ret;
+	}
+	if (obj->fd < 0) { /* the vDSO */
+		fd = own_vdso(u);
+		if (fd < 0)
+			return fd;
+		if (obj->end - obj->start != u->vdso_len)
+			return -ENOENT;
+		obj->fd = dup(fd);
+		return obj->fd < 0 ? -errno : 0;
+	}
+	obj->fd = private_copy(u, obj->fd);
+	return obj->fd < 0 ? obj->fd : 0;
 }
 
 static void report_module(struct unwinder *u, Dwarf_Addr pc)
 {
-	struct tracerig_object obj;
-	const char *base;
-	Dwfl *dwfl = u->cur->dwfl;
-	Dwfl_Module *mod;
-
 	struct uw_absent *absent = &u->cur->absent[(pc ^ pc >> 6) % ABSENT_SLOTS];
+	struct tracerig_object obj;
+	Dwfl *dwfl = u->cur->dwfl;
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
+	const char *base;
+	struct uw_mod *m;
+	void **userdata;
+	int ret, none;
 
-	if (dwfl_addrmodule(dwfl, pc) ||
-	    (absent->pc == pc && monotonic_ns() - absent->at_ns < ABSENT_NS))
-		return;
-	if (u->svc->symbolizer_object(u->ctx, u->cur->pid, pc, &obj) < 0) {
-		absent->pc = pc;
-		absent->at_ns = monotonic_ns();
+	if (mod) {
+		needed(u, mod);
 		return;
 	}
-	if (obj.fd < 0) { /* the vDSO */
-		if (own_vdso(u) < 0 || obj.end - obj.start != u->vdso_len)
-			return;
-		obj.fd = dup(u->vdso_fd);
-		if (obj.fd < 0)
-			return;
-	} else if ((obj.fd = private_copy(u, obj.fd)) < 0) {
+	if (absent->pc == pc && monotonic_ns() - absent->at_ns < ABSENT_NS)
+		return;
+	/* Room first, a quarter of the bound at a time: closing is a new
+	 * report of the process's other modules. */
+	if (u->n_mods >= u->max_mods)
+		close_objects(u, u->max_mods - u->max_mods / 4);
+	ret = open_object(u, pc, &obj, &none);
+	/* The limit is reached all the same (other descriptors, other
+	 * unwinders): whatever this one may close, then once more. */
+	if (out_of_fds(ret) && close_objects(u, 0) + drop_copies(u) > 0)
+		ret = open_object(u, pc, &obj, &none);
+	if (out_of_fds(ret))
+		unopened(u, obj.path, ret);
+	if (none || out_of_fds(ret)) {
+		absent->pc = pc;
+		absent->at_ns = monotonic_ns();
+	}
+	if (ret < 0)
+		return;
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		close(obj.fd);
 		return;
 	}
 	base = strrchr(obj.path, '/');
@@ -371,13 +690,26 @@ static void report_module(struct unwinder *u, Dwarf_Addr pc)
 	mod = dwfl_report_elf(dwfl, base ? base + 1 : obj.path, obj.path, obj.fd,
 			      obj.start - obj.pgoff, false);
 	dwfl_report_end(dwfl, NULL, NULL);
-	if (!mod)
+	if (!mod) {
 		close(obj.fd); /* on success the module owns it */
+		free(m);
+		return;
+	}
+	dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	if (*userdata) { /* libdwfl's own, already known: there was none at pc */
+		free(m);
+		needed(u, mod);
+		return;
+	}
+	*m = (struct uw_mod){ .proc = u->cur, .used = u->sample };
+	*userdata = m;
+	mod_push(u, m);
+	u->n_mods++;
 }
 
 /* A word of an object's file at a virtual address (data the CFI points
  * at outside the stack). */
-static int read_object(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result)
+static int read_object(struct unwinder *u, Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result)
 {
 	Dwfl_Module *mod = dwfl_addrmodule(dwfl, addr);
 	Dwarf_Addr bias;
@@ -386,6 +718,7 @@ static int read_object(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result)
 	const char *raw;
 	Elf *elf;
 
+	needed(u, mod);
 	if (!mod || !(elf = dwfl_module_getelf(mod, &bias)) || elf_getphdrnum(elf, &n) != 0)
 		return 0;
 	raw = elf_rawfile(elf, &raw_size);
@@ -433,7 +766,7 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 		return true;
 	}
 	note_lookup(u, addr, 0);
-	if (read_object(dwfl, addr, result))
+	if (read_object(u, dwfl, addr, result))
 		return true;
 	/* Just above the copy: the stack went on, the copy did not. */
 	if (addr >= u->sp + u->stack_size && addr - u->sp < (1u << 20))
@@ -485,10 +818,12 @@ static int on_frame(Dwfl_Frame *state, void *arg)
 
 /* ---- processes ---- */
 
-static void proc_drop(struct uw_proc *p)
+static void proc_drop(struct unwinder *u, struct uw_proc *p)
 {
-	if (p->dwfl)
+	if (p->dwfl) {
+		(void)dwfl_getmodules(p->dwfl, forget_each, u, 0);
 		dwfl_end(p->dwfl);
+	}
 	memset(p, 0, sizeof(*p));
 }
 
@@ -514,7 +849,7 @@ static struct uw_proc *proc_get(struct unwinder *u, pid_t pid)
 		if (u->procs[i].last_use < victim->last_use)
 			victim = &u->procs[i];
 	}
-	proc_drop(victim);
+	proc_drop(u, victim);
 	victim->dwfl = dwfl_begin(&dwfl_callbacks);
 	if (!victim->dwfl)
 		return NULL;
@@ -540,6 +875,7 @@ size_t uw_unwind(struct unwinder *u, pid_t pid, pid_t tid, const uint64_t regs[U
 	u->stack_end_hit = 0;
 	u->n_lookups = 0;
 	u->checkable = 1;
+	u->sample++;
 	proc = proc_get(u, pid);
 	if (proc) {
 		u->cur = proc;
@@ -572,6 +908,7 @@ int uw_adopt(struct unwinder *u, pid_t pid, const struct uw_frames *f)
 
 	if (!f->checkable || !f->n_ips || f->n_ips > MAX_USER_FRAMES)
 		return 0;
+	u->sample++;
 	proc = proc_get(u, pid);
 	if (!proc)
 		return 0;
@@ -580,10 +917,13 @@ int uw_adopt(struct unwinder *u, pid_t pid, const struct uw_frames *f)
 	/* In the order the other unwinder went: what it reported, this one
 	 * reports too, so the objects it had by then, this one has. */
 	for (size_t i = 0; i < f->n_lookups; i++) {
+		Dwfl_Module *mod;
+
 		if (f->lookups[i].reported)
 			report_module(u, f->lookups[i].addr);
-		if (object_of(u, dwfl_addrmodule(proc->dwfl, f->lookups[i].addr)) !=
-		    f->lookups[i].object)
+		mod = dwfl_addrmodule(proc->dwfl, f->lookups[i].addr);
+		needed(u, mod);
+		if (object_of(u, mod) != f->lookups[i].object)
 			return 0;
 	}
 	u->stats.samples++;
@@ -598,7 +938,7 @@ void uw_exec(struct unwinder *u, pid_t pid)
 	struct uw_proc *p = proc_find(u, pid);
 
 	if (p)
-		proc_drop(p);
+		proc_drop(u, p);
 }
 
 void uw_mmap(struct unwinder *u, pid_t pid, uint64_t start, uint64_t len)
@@ -606,7 +946,7 @@ void uw_mmap(struct unwinder *u, pid_t pid, uint64_t start, uint64_t len)
 	struct uw_proc *p = proc_find(u, pid);
 
 	if (p && len && (dwfl_addrmodule(p->dwfl, start) || dwfl_addrmodule(p->dwfl, start + len - 1)))
-		proc_drop(p);
+		proc_drop(u, p);
 	else if (p)
 		memset(p->absent, 0xff, sizeof(p->absent)); /* the new mapping may hold them */
 }
@@ -622,6 +962,13 @@ struct unwinder *uw_new(const struct tracerig_services *svc, struct tracerig_ctx
 	u->ctx = ctx;
 	u->vdso_fd = -1;
 	u->objects = objects;
+	/* A share of the limit for the objects, an eighth of that for the
+	 * copies kept besides (at least one). */
+	u->max_mods = open_bound();
+	u->max_copies = u->max_mods / 8 ? u->max_mods / 8 : 1;
+	if (u->max_copies > COPIES)
+		u->max_copies = COPIES;
+	u->max_mods -= u->max_copies;
 	if (!objects) {
 		u->objects = uw_objects_new();
 		u->own_objects = 1;
@@ -648,12 +995,10 @@ void uw_free(struct unwinder *u)
 	if (!u)
 		return;
 	for (size_t i = 0; i < MAX_PROCS; i++)
-		proc_drop(&u->procs[i]);
+		proc_drop(u, &u->procs[i]);
 	if (u->vdso_fd >= 0)
 		close(u->vdso_fd);
-	for (size_t i = 0; i < u->n_copies; i++)
-		if (u->copies[i].fd >= 0)
-			close(u->copies[i].fd);
+	(void)drop_copies(u);
 	if (u->arch)
 		elf_end(u->arch);
 	if (u->own_objects)

@@ -36,6 +36,11 @@ struct uw_stats {
 	uint64_t frames;    /* user frames unwound */
 	uint64_t stack_end; /* unwinds that needed stack beyond the copied bytes */
 	uint64_t adopted;   /* samples whose frames came from uw_adopt */
+	/* Objects closed to keep within the unwinder's share of the
+	 * open-files limit (reported again when needed), and opens that
+	 * found no descriptor even so (the stack cut there). */
+	uint64_t objects_closed;
+	uint64_t objects_unopened;
 };
 
 /* What one sample's unwinding depended on besides the sample itself: the

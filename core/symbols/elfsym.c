@@ -247,7 +247,10 @@ static int same_build_id(const struct tr_elf *a, const struct tr_elf *b)
 /* Loads a debug file's .symtab when it is the object's: the same build id,
  * or, for a file named by .gnu_debuglink (`crc` given), the CRC-32 that
  * the link holds (and no other build id).  Any file of a name is not
- * enough: its symbols would name the object's frames.  1 when used. */
+ * enough: its symbols would name the object's frames.  How many symbols
+ * were added (0: not used); -EMFILE or -ENFILE when it could not be
+ * opened for want of descriptors, which says nothing of the file: the
+ * caller does not settle for .dynsym then. */
 static long try_debug_file(struct tr_elf *e, pid_t root_pid, const char *object,
 			   const char *path, const uint32_t *crc, struct tr_arena *arena)
 {
@@ -257,6 +260,8 @@ static long try_debug_file(struct tr_elf *e, pid_t root_pid, const char *object,
 	Elf *elf;
 	int fd = open_in_root(root_pid, path), ok;
 
+	if (fd == -EMFILE || fd == -ENFILE)
+		return fd;
 	if (fd < 0)
 		return 0;
 	/* Read, not mapped, as tr_elf_open_fd does. */

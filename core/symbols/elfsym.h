@@ -29,7 +29,9 @@ struct tr_elf {
 /* Reads the object open on fd.  Separate debug files are searched only in
  * the root of process root_pid (what its maps path means; ours for 0), and
  * used only when their build id, or the CRC its .gnu_debuglink holds,
- * matches.  Names go to arena.  0 or a negative errno (-ENOEXEC: not ELF). */
+ * matches.  Names go to arena.  0 or a negative errno (-ENOEXEC: not ELF;
+ * -EMFILE or -ENFILE: a debug file could not be opened for want of
+ * descriptors, and what e holds is to be freed and read again later). */
 int tr_elf_read(struct tr_elf *e, int fd, pid_t root_pid, const char *path,
 		struct tr_arena *arena);
 /* The same for an image in memory (the vDSO); image must stay valid only

@@ -74,7 +74,7 @@ int tr_proc_read_maps(pid_t pid, tr_maps_cb cb, void *arg)
 	return ret;
 }
 
-int tr_open_map_file(pid_t pid, uint64_t start, uint64_t end)
+int tr_open_map_file(pid_t pid, uint64_t start, uint64_t end, struct stat *st)
 {
 	struct tr_untrusted u;
 	char fname[96];
@@ -87,7 +87,10 @@ int tr_open_map_file(pid_t pid, uint64_t start, uint64_t end)
 	pfd = open(fname, O_PATH | O_CLOEXEC);
 	if (pfd < 0)
 		return -errno;
-	return tr_untrusted_reopen(pfd, TR_OBJECT_MAX, &u);
+	pfd = tr_untrusted_reopen(pfd, TR_OBJECT_MAX, &u);
+	if (pfd >= 0 && st)
+		*st = u.st;
+	return pfd;
 }
 
 uint64_t tr_now_ns(void)

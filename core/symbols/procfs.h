@@ -4,6 +4,7 @@
 #define TR_SYMBOLS_PROCFS_H
 
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "lib/procpid.h" /* tr_proc_nspid */
@@ -24,8 +25,9 @@ typedef int (*tr_maps_cb)(void *arg, const struct tr_maps_line *line);
 int tr_proc_read_maps(pid_t pid, tr_maps_cb cb, void *arg);
 
 /* Opens /proc/PID/map_files/START-END: works for deleted files too.
- * Regular files of at most TR_OBJECT_MAX bytes only. */
-int tr_open_map_file(pid_t pid, uint64_t start, uint64_t end);
+ * Regular files of at most TR_OBJECT_MAX bytes only.  *st (if not NULL)
+ * gets the file's stat: the fd may be a copy of it (lib/opener.h). */
+int tr_open_map_file(pid_t pid, uint64_t start, uint64_t end, struct stat *st);
 
 /* Monotonic nanoseconds (coarse clock: cheap, used to rate-limit rereads). */
 uint64_t tr_now_ns(void);

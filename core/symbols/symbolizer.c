@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/log.h"
 #include "demangle.h"
 #include "elfsym.h"
 #include "frames.h"
@@ -70,6 +71,7 @@ struct proc {
 	struct mapping *maps;
 	size_t n_maps, last;
 	int maps_read, gone;
+	int maps_err; /* the last read's -errno, 0 when it succeeded */
 	uint64_t maps_read_ns;
 	struct tr_jit jit;
 	int jit_auto, jit_read;
@@ -103,6 +105,7 @@ struct tr_symbolizer {
 	unsigned char kernel_bid[TR_BUILDID_PERF_MAX];
 	size_t kernel_bid_len;
 	int kernel_bid_read;
+	int fds_said; /* the warning about descriptors is given once */
 };
 
 /* ---- interned strings ------------------------------------------------- */
@@ -142,6 +145,24 @@ static const char *intern(struct tr_symbolizer *sym, const char *s)
 
 /* ---- objects ---------------------------------------------------------- */
 
+/* An open that found no descriptor says nothing of the file: it is no
+ * attempt (OPEN_ATTEMPTS), and the object is read when one is free. */
+static int out_of_fds(int err)
+{
+	return err == -EMFILE || err == -ENFILE;
+}
+
+/* Under the lock. */
+static void say_out_of_fds(struct tr_symbolizer *sym, const char *path, int err)
+{
+	if (sym->fds_said)
+		return;
+	sym->fds_said = 1;
+	tr_log(TRACERIG_LOG_WARN, "symbols", "cannot open %s to read its symbols: %s (its frames "
+	       "stay unnamed until a descriptor is free; raise the open-files limit: ulimit -Hn, "
+	       "or LimitNOFILE= for a service)", path, strerror(-err));
+}
+
 static struct dso *dso_get(struct tr_symbolizer *sym, dev_t dev, uint64_t ino)
 {
 	size_t b = (size_t)((ino * 31 + dev) % DSO_BUCKETS);
@@ -166,62 +187,78 @@ static struct dso *dso_get(struct tr_symbolizer *sym, dev_t dev, uint64_t ino)
  * gone, the same path in our root.  Each place is checked by the caller. */
 enum { AT_ROOT_PATH, AT_MAP_FILE, AT_HOST_PATH, N_PLACES };
 
-static int open_at_place(const struct proc *p, const struct mapping *m, int place)
+/* *st gets the file's stat: never fstat the fd, which may be a copy of a
+ * file on a network file system (lib/opener.h). */
+static int open_at_place(const struct proc *p, const struct mapping *m, int place,
+			 struct stat *st)
 {
 	struct tr_untrusted u;
+	int fd;
 
 	if (place == AT_MAP_FILE)
-		return tr_open_map_file(p->pid, m->start, m->end);
+		return tr_open_map_file(p->pid, m->start, m->end, st);
 	if (m->deleted)
 		return -ENOENT;
-	return tr_untrusted_open(place == AT_ROOT_PATH ? p->pid : 0, m->path, TR_OBJECT_MAX, &u);
+	fd = tr_untrusted_open(place == AT_ROOT_PATH ? p->pid : 0, m->path, TR_OBJECT_MAX, &u);
+	if (fd >= 0)
+		*st = u.st;
+	return fd;
 }
 
 /* The file of a device-and-inode-keyed object: the first place whose file
- * is that inode (the live mapping is it by definition). */
+ * is that inode (the live mapping is it by definition).  -EMFILE or
+ * -ENFILE when a place could not be tried for want of descriptors. */
 static int open_mapped(const struct proc *p, const struct mapping *m)
 {
-	int fd = -ENOENT;
+	int fd = -ENOENT, no_fd = 0;
 
 	for (int place = 0; place < N_PLACES && fd < 0; place++) {
 		struct stat st;
 
-		fd = open_at_place(p, m, place);
+		fd = open_at_place(p, m, place, &st);
+		if (out_of_fds(fd))
+			no_fd = fd;
 		if (fd < 0 || place == AT_MAP_FILE)
 			continue;
-		if (fstat(fd, &st) < 0 || (uint64_t)st.st_ino != m->dso->ino ||
+		if ((uint64_t)st.st_ino != m->dso->ino ||
 		    (place == AT_HOST_PATH && st.st_dev != m->dso->dev)) {
 			close(fd);
 			fd = -ESTALE;
 		}
 	}
-	return fd;
+	return fd < 0 && no_fd ? no_fd : fd;
 }
 
 /* A build-id-keyed object (a recorded mapping): read from the first place
- * whose file has that build id. */
-static void dso_load_by_build_id(struct tr_symbolizer *sym, const struct proc *p,
-				 const struct mapping *m)
+ * whose file has that build id.  0, or -EMFILE/-ENFILE when a place could
+ * not be tried for want of descriptors (then no attempt is counted). */
+static int dso_load_by_build_id(struct tr_symbolizer *sym, const struct proc *p,
+				const struct mapping *m)
 {
 	struct dso *d = m->dso;
+	int no_fd = 0;
 
 	for (int place = 0; place < N_PLACES && d->state == 0; place++) {
-		int fd = open_at_place(p, m, place);
+		struct stat st;
+		int fd = open_at_place(p, m, place, &st), ret;
 
+		if (out_of_fds(fd))
+			no_fd = fd;
 		if (fd < 0)
 			continue;
-		if (tr_elf_read(&d->elf, fd, place == AT_HOST_PATH ? 0 : p->pid, m->path,
-				&sym->arena) == 0) {
-			struct stat st;
-
+		ret = tr_elf_read(&d->elf, fd, place == AT_HOST_PATH ? 0 : p->pid, m->path,
+				  &sym->arena);
+		if (out_of_fds(ret)) {
+			no_fd = ret;
+			tr_elf_free(&d->elf);
+			memset(&d->elf, 0, sizeof(d->elf));
+		} else if (ret == 0) {
 			if (d->elf.build_id_len == d->bid_len &&
 			    memcmp(d->elf.build_id, d->bid, d->bid_len) == 0) {
 				d->state = 1;
 				/* The inode found, for reopening it (tr_symbolizer_object). */
-				if (fstat(fd, &st) == 0) {
-					d->dev = st.st_dev;
-					d->ino = (uint64_t)st.st_ino;
-				}
+				d->dev = st.st_dev;
+				d->ino = (uint64_t)st.st_ino;
 			} else {
 				tr_elf_free(&d->elf);
 				memset(&d->elf, 0, sizeof(d->elf));
@@ -229,34 +266,56 @@ static void dso_load_by_build_id(struct tr_symbolizer *sym, const struct proc *p
 		}
 		close(fd);
 	}
-	if (!d->state && ++d->attempts >= OPEN_ATTEMPTS)
+	if (d->state)
+		return 0;
+	if (no_fd)
+		return no_fd;
+	if (++d->attempts >= OPEN_ATTEMPTS)
 		d->state = -1;
+	return 0;
 }
 
-static void dso_load(struct tr_symbolizer *sym, const struct proc *p, const struct mapping *m)
+/* Reads the object once.  0, or -EMFILE/-ENFILE when it could not be for
+ * want of descriptors (said once; read at a later call). */
+static int dso_load(struct tr_symbolizer *sym, const struct proc *p, const struct mapping *m)
 {
 	struct dso *d = m->dso;
 	int fd, ret;
 
 	if (d->state)
-		return;
+		return 0;
 	if (d->bid_len) {
-		dso_load_by_build_id(sym, p, m);
-		return;
+		ret = dso_load_by_build_id(sym, p, m);
+		if (ret < 0)
+			say_out_of_fds(sym, m->path, ret);
+		return ret;
 	}
 	fd = open_mapped(p, m);
+	if (out_of_fds(fd)) {
+		say_out_of_fds(sym, m->path, fd);
+		return fd;
+	}
 	if (fd < 0) {
 		/* Another process mapping the same object may still be readable. */
 		if (++d->attempts >= OPEN_ATTEMPTS)
 			d->state = -1;
-		return;
+		return 0;
 	}
 	ret = tr_elf_read(&d->elf, fd, p->pid, m->path, &sym->arena);
 	/* Not ELF: a .NET image's precompiled code names itself. */
 	if (ret == -ENOEXEC)
 		ret = tr_r2r_symbols(&d->elf, fd, &sym->arena);
-	d->state = ret == 0 ? 1 : -1;
 	close(fd);
+	if (out_of_fds(ret)) {
+		/* A debug file it may have: what was read goes, all of it is
+		 * read again. */
+		tr_elf_free(&d->elf);
+		memset(&d->elf, 0, sizeof(d->elf));
+		say_out_of_fds(sym, m->path, ret);
+		return ret;
+	}
+	d->state = ret == 0 ? 1 : -1;
+	return 0;
 }
 
 /* The vDSO image is the kernel's, the same for every process of one ABI:
@@ -416,8 +475,12 @@ static int read_maps(struct tr_symbolizer *sym, struct proc *p)
 	ret = tr_proc_read_maps(p->pid, on_maps_line, &r);
 	if (ret == 0 && r.n == 0)
 		ret = -ESRCH; /* a zombie or a kernel thread: nothing to resolve */
+	p->maps_err = ret < 0 ? ret : 0;
 	if (ret < 0) {
 		free(r.maps);
+		/* Not read: read at the next lookup, not REREAD_NS later. */
+		if (out_of_fds(ret))
+			p->maps_read = 0;
 		if (ret == -ENOENT || ret == -ESRCH) {
 			p->gone = 1;
 			ret = -ESRCH;
@@ -764,12 +827,19 @@ int tr_symbolizer_object(struct tr_symbolizer *sym, pid_t pid, uint64_t addr,
 	m = p ? map_of(sym, p, addr) : NULL;
 	if (m && m->kind == MAP_FILE) {
 		/* Read once, so the object's identity (inode) is known. */
-		dso_load(sym, p, m);
+		int loaded = dso_load(sym, p, m);
+
 		if (m->dso->state == 1 && m->dso->ino)
 			fd = open_mapped(p, m);
-		ret = fd < 0 ? -ENOENT : 0;
+		/* Out of descriptors: the caller may close some and ask again. */
+		if (fd >= 0)
+			ret = 0;
+		else if (out_of_fds(fd) || out_of_fds(loaded))
+			ret = out_of_fds(fd) ? fd : loaded;
 	} else if (m && m->kind == MAP_VDSO) {
 		ret = 0; /* the kernel's image: no file, fd -1 */
+	} else if (!m && p && out_of_fds(p->maps_err)) {
+		ret = p->maps_err;
 	}
 	if (ret == 0)
 		*out = (struct tracerig_object){ .fd = fd, .start = m->start, .end = m->end,

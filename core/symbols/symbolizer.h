@@ -41,7 +41,10 @@ int tr_symbolizer_remember(struct tr_symbolizer *sym, pid_t pid);
 int tr_symbolizer_add_jit_file(struct tr_symbolizer *sym, pid_t pid, const char *path);
 
 /* The file of the executable mapping holding addr (see the service
- * symbolizer_object in tracerig/plugin.h).  Thread-safe. */
+ * symbolizer_object in tracerig/plugin.h).  Thread-safe.  Besides
+ * -ENOENT, -EMFILE or -ENFILE when the object (or the process's maps)
+ * could not be opened for want of descriptors: nothing is held against
+ * it, it may be asked again once some are closed. */
 int tr_symbolizer_object(struct tr_symbolizer *sym, pid_t pid, uint64_t addr,
 			 struct tracerig_object *out);
 
