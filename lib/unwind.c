@@ -177,25 +177,29 @@ static int find_debug_file(Dwfl_Module *mod, void **userdata, const char *modnam
 			   Dwarf_Addr base, const char *file_name, const char *debuglink_file,
 			   GElf_Word debuglink_crc, char **debuginfo_file_name)
 {
+	const struct uw_mod *m = userdata ? *userdata : NULL;
 	const unsigned char *bid;
 	struct tr_untrusted why;
 	GElf_Addr bid_vaddr;
 	char path[256];
 	int len = dwfl_module_build_id(mod, &bid, &bid_vaddr), n, fd;
 
-	(void)userdata;
 	(void)modname;
 	(void)base;
 	(void)file_name;
 	(void)debuglink_file;
 	(void)debuglink_crc;
-	if (len < 2 || len > 64)
+	/* Looked for in the object's own root only: a container's object never
+	 * gets the host's debug file, whatever build id it claims.  Whose
+	 * object it is is known once the module is reported (the CFI is asked
+	 * for after that). */
+	if (len < 2 || len > 64 || !m || !m->proc)
 		return -1;
 	n = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", bid[0]);
 	for (int i = 1; i < len; i++)
 		n += snprintf(path + n, sizeof(path) - (size_t)n, "%02x", bid[i]);
 	snprintf(path + n, sizeof(path) - (size_t)n, ".debug");
-	fd = tr_untrusted_open(0, path, TR_OBJECT_MAX, &why);
+	fd = tr_untrusted_open(m->proc->pid, path, TR_OBJECT_MAX, &why);
 	if (fd < 0)
 		return -1;
 	*debuginfo_file_name = strdup(path);

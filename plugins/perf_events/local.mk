@@ -110,6 +110,7 @@ perf_events_sh_tests = \
 	tests/perf_events/late.sh \
 	tests/perf_events/identity.sh \
 	tests/perf_events/dwarf.sh \
+	tests/perf_events/debugroot.sh \
 	tests/perf_events/fpcheck.sh \
 	tests/core/flight.sh \
 	tests/core/flight_triggers.sh \
@@ -118,7 +119,8 @@ TESTS += $(perf_events_sh_tests)
 dist_check_SCRIPTS += $(perf_events_sh_tests)
 dist_check_DATA += tests/perf_events/lib-perf.sh tests/perf_events/late/late.c tests/perf_events/late/liblate.c tests/perf_events/late/after.c \
 	tests/perf_events/dwarf/chain.c tests/perf_events/dwarf/chain.h tests/perf_events/dwarf/libchain.c \
-	tests/perf_events/dwarf/jit.c tests/core/flight/phases.c tests/core/flight/spike.c \
+	tests/perf_events/dwarf/jit.c tests/perf_events/debugroot/libdbg.c \
+	tests/perf_events/debugroot/prog.c tests/core/flight/phases.c tests/core/flight/spike.c \
 	tests/core/flight/sblaunch.c tests/core/flight/sbexeced.c tests/core/flight/sbhot.c
 endif
 
