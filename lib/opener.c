@@ -452,6 +452,12 @@ static void supervisor_main(void)
 	struct reply rp;
 	int fds[2], rfd;
 
+	/* The first worker now, not at the first request: that comes while
+	 * a system-wide recording describes the processes it found, and a
+	 * process forked just then is one the recording cannot describe
+	 * (tests/perf_events/live.sh saw its samples named live, unnamed
+	 * offline).  If it fails, the first request tries again. */
+	(void)start_worker();
 	for (;;) {
 		ssize_t n = recv_fds(sv.ctl, &rq, sizeof(rq), fds);
 

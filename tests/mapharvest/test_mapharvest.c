@@ -240,12 +240,24 @@ static int fake_add_jit(struct tracerig_ctx *ctx, pid_t pid, const char *path)
 	return access(path, R_OK) == 0 ? 0 : -ENOENT;
 }
 
+/* What finish declares final, so the core deflates it during the flushes. */
+static int declared_final;
+
+static int fake_append_only(struct tracerig_ctx *ctx, const char *name, uint64_t from)
+{
+	(void)ctx;
+	if (from == 0 && strncmp(name, "perf-", 5) == 0)
+		declared_final++;
+	return 0;
+}
+
 static const struct tracerig_services fake_svc = {
 	.abi_version = TRACERIG_ABI_VERSION,
 	.log = fake_log,
 	.counter_set = fake_counter,
 	.progress_set = fake_progress,
 	.symbolizer_add_jit_file = fake_add_jit,
+	.archive_append_only = fake_append_only,
 };
 
 DEF_TEST(exited_process_keeps_its_whole_map)
@@ -292,7 +304,10 @@ DEF_TEST(exited_process_keeps_its_whole_map)
 	waitpid(child, NULL, 0);
 	/* Gone, and its file unlinked: the held fd still has everything. */
 	mh_harvest_tick(&h);
+	declared_final = 0;
 	mh_harvester_finish(&h);
+	/* Whole now: declared so from its first byte. */
+	EXPECT_EQ_INT(1, declared_final);
 	snprintf(path, sizeof(path), "%s/perf-%d.map", staging, (int)child);
 	fd = open(path, O_RDONLY);
 	EXPECT_TRUE(fd >= 0);
