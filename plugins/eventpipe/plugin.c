@@ -1058,12 +1058,34 @@ static int eventpipe_start(void *state)
 struct stopping {
 	pid_t pid;
 	uint64_t id;
+	int current;   /* the runtime's session, not a rotated-out one */
 	int kept;      /* the runtime's connection it went on first, or -1 */
 	int fd;        /* awaiting the answer on it, or -1 */
-	int sent, ret;
+	int ret;
 	int64_t at_ms;
 	struct tr_dnipc_status st;
 };
+
+/* The sessions to end: each runtime's current one, and a rotated-out one
+ * whose StopTracing failed at the rotation.  Called locked. */
+static size_t sessions_to_end(struct eventpipe *e, struct stopping *asked)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < e->n_rt; i++) {
+		struct runtime *r = &e->rt[i];
+
+		if (r->old.state == EP_STREAMING && r->stop_fd < 0)
+			asked[n++] = (struct stopping){ .pid = r->pid, .id = r->old.session_id,
+							.kept = -1, .fd = -1 };
+		if (r->collecting && r->s.state == EP_STREAMING) {
+			asked[n++] = (struct stopping){ .pid = r->pid, .id = r->s.session_id,
+							.current = 1, .kept = r->idle_fd, .fd = -1 };
+			r->idle_fd = -1;
+		}
+	}
+	return n;
+}
 
 /* StopTracing to every runtime, then the rest of each stream (the
  * runtime's rundown, which names the methods) until it ends or
@@ -1075,97 +1097,54 @@ struct stopping {
 static void end_sessions(struct eventpipe *e, int64_t until)
 {
 	struct timespec deadline;
-
 	struct stopping *asked;
-	size_t n_asked;
+	size_t n_asked = 0;
 
 	pthread_mutex_lock(&e->lock);
 	e->stopping = 1;
 	/* StopTracing to every runtime first, then their answers: each
 	 * answers only once its rundown is written (the reader copies it
 	 * meanwhile), so runtimes asked one after the other would add up. */
-	n_asked = e->n_rt;
-	asked = calloc(n_asked ? n_asked : 1, sizeof(*asked));
-	for (size_t i = 0; asked && i < n_asked; i++) {
-		struct runtime *r = &e->rt[i];
-
-		asked[i].fd = -1;
-		if (!r->collecting || r->s.state != EP_STREAMING || (r->old.state == EP_STREAMING &&
-								     r->stop_fd < 0))
-			continue; /* left to the loop below */
-		asked[i].pid = r->pid;
-		asked[i].id = r->s.session_id;
-		asked[i].kept = r->idle_fd;
-		r->idle_fd = -1;
-		pthread_mutex_unlock(&e->lock);
-		asked[i].at_ms = now_ms(e);
-		asked[i].fd = ep_stop_tracing_send(asked[i].pid, asked[i].kept, asked[i].id,
-						   (int)e->cfg.stop_ms, &asked[i].st);
-		if (asked[i].fd < 0 && asked[i].kept >= 0)
-			/* The kept connection went stale: the runtime's own socket. */
-			asked[i].fd = ep_stop_tracing_send(asked[i].pid, -1, asked[i].id,
-							   (int)e->cfg.stop_ms, &asked[i].st);
-		asked[i].ret = asked[i].fd < 0 ? asked[i].fd : 0;
-		asked[i].sent = 1;
-		pthread_mutex_lock(&e->lock);
-	}
+	asked = calloc(2 * e->n_rt + 1, sizeof(*asked));
+	if (asked)
+		n_asked = sessions_to_end(e, asked);
+	else
+		e->svc->log(e->ctx, TRACERIG_LOG_WARN, "out of memory at the stop: the runtimes' "
+			    "sessions end at stop_timeout, without their rundown");
 	pthread_mutex_unlock(&e->lock);
-	for (size_t i = 0; asked && i < n_asked; i++) {
+	for (size_t i = 0; i < n_asked; i++) {
+		struct stopping *a = &asked[i];
+
+		a->at_ms = now_ms(e);
+		a->fd = ep_stop_tracing_send(a->pid, a->kept, a->id, (int)e->cfg.stop_ms, &a->st);
+		a->ret = a->fd < 0 ? a->fd : 0;
+	}
+	for (size_t i = 0; i < n_asked; i++) {
+		struct stopping *a = &asked[i];
 		int64_t left = until - now_ms(e);
 
-		if (asked[i].fd < 0)
-			continue;
-		asked[i].ret = ep_stop_tracing_answer(asked[i].fd, left > 0 ? (int)left : 0,
-						      &asked[i].st);
-		if (asked[i].ret < 0 && asked[i].kept >= 0 && asked[i].ret != -ETIMEDOUT)
-			/* A stale kept connection takes the command and hangs up. */
-			asked[i].ret = ep_stop_tracing(asked[i].pid, -1, asked[i].id,
-						       left > 0 ? (int)left : 0, &asked[i].st);
-		if (asked[i].ret == 0)
+		if (a->fd >= 0)
+			a->ret = ep_stop_tracing_answer(a->fd, left > 0 ? (int)left : 0, &a->st);
+		/* A kept connection gone stale refuses the command or takes it
+		 * and hangs up: the runtime's own socket then. */
+		if (a->ret < 0 && a->kept >= 0 && a->ret != -ETIMEDOUT) {
+			left = until - now_ms(e);
+			a->ret = ep_stop_tracing(a->pid, -1, a->id, left > 0 ? (int)left : 0, &a->st);
+		}
+		if (a->ret == 0 && a->current)
 			e->svc->log(e->ctx, TRACERIG_LOG_DEBUG, "pid %d: the runtime answered "
-				    "StopTracing after %lld ms (its rundown written)", (int)asked[i].pid,
-				    (long long)(now_ms(e) - asked[i].at_ms));
+				    "StopTracing after %lld ms (its rundown written)", (int)a->pid,
+				    (long long)(now_ms(e) - a->at_ms));
 	}
 	pthread_mutex_lock(&e->lock);
-	for (size_t i = 0; i < e->n_rt; i++) {
-		struct runtime *r = &e->rt[i];
-		struct tr_dnipc_status st;
-		uint64_t id = r->s.session_id;
-		pid_t pid = r->pid;
-		int fd = r->idle_fd, ret;
+	for (size_t i = 0; i < n_asked; i++) {
+		struct runtime *r = runtime_of(e, asked[i].pid, 0);
 		char why[512];
 
-		if (asked && i < n_asked && asked[i].sent) {
-			if (asked[i].ret < 0 && r->s.state == EP_STREAMING)
-				e->svc->log(e->ctx, TRACERIG_LOG_WARN, "pid %d: StopTracing: %s",
-					    (int)pid, tr_dnipc_explain(&asked[i].st, asked[i].ret, why,
-								       sizeof(why)));
-			continue;
-		}
-
-		if (r->old.state == EP_STREAMING && r->stop_fd < 0) {
-			/* A rotation whose StopTracing failed: its session
-			 * too. */
-			uint64_t old_id = r->old.session_id;
-
-			pthread_mutex_unlock(&e->lock);
-			ret = ep_stop_tracing(pid, -1, old_id, (int)e->cfg.stop_ms, &st);
-			pthread_mutex_lock(&e->lock);
-			r = &e->rt[i];
-		}
-		if (!r->collecting || r->s.state != EP_STREAMING)
-			continue;
-		r->idle_fd = -1;
-		pthread_mutex_unlock(&e->lock);
-		ret = ep_stop_tracing(pid, fd, id, (int)e->cfg.stop_ms, &st);
-		if (ret < 0 && fd >= 0)
-			/* The kept connection went stale: the runtime's own socket. */
-			ret = ep_stop_tracing(pid, -1, id, (int)e->cfg.stop_ms, &st);
-		pthread_mutex_lock(&e->lock);
-		r = &e->rt[i];
-		if (ret < 0 && r->s.state == EP_STREAMING)
-			e->svc->log(e->ctx, TRACERIG_LOG_WARN, "pid %d: StopTracing: %s", (int)pid,
-				    tr_dnipc_explain(&st, ret, why, sizeof(why)));
+		if (asked[i].ret < 0 && asked[i].current && r && r->s.state == EP_STREAMING)
+			e->svc->log(e->ctx, TRACERIG_LOG_WARN, "pid %d: StopTracing: %s",
+				    (int)asked[i].pid, tr_dnipc_explain(&asked[i].st, asked[i].ret,
+									why, sizeof(why)));
 	}
 	free(asked);
 	deadline.tv_sec = until / 1000;
