@@ -1,6 +1,7 @@
 if BUILD_PLUGIN_ZIP
 plugin_LTLIBRARIES += plugins/zip/zip.la
-plugins_zip_zip_la_SOURCES = plugins/zip/plugin.c plugins/zip/pieces.c plugins/zip/pieces.h
+plugins_zip_zip_la_SOURCES = plugins/zip/plugin.c plugins/zip/pieces.c plugins/zip/pieces.h \
+	plugins/zip/outfile.c plugins/zip/outfile.h
 plugins_zip_zip_la_CFLAGS = $(AM_CFLAGS) $(LIBZIP_CFLAGS) $(ZLIB_CFLAGS) -include config.h
 plugins_zip_zip_la_LIBADD = lib/libtrzpiece.la lib/libtrutil.la $(LIBZIP_LIBS) $(ZLIB_LIBS)
 plugins_zip_zip_la_LDFLAGS = $(plugin_ldflags)

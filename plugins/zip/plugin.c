@@ -24,6 +24,7 @@
 #include <tracerig/plugin.h>
 
 #include "lib/zpiece.h"
+#include "outfile.h"
 #include "pieces.h"
 
 struct zip_packager {
@@ -188,13 +189,13 @@ static int zip_flush(void *state, struct tracerig_archive *ar)
 {
 	struct zip_packager *z = state;
 	const char *out = z->svc->archive_output(ar);
+	zip_source_t *src;
 	zip_error_t zerr;
 	struct stat st;
-	int fd, err, ret;
+	int fd, ret;
 
-	/* The core has created `out` (O_EXCL, 0600).  libzip writes a
-	 * temporary file of its own next to it (O_EXCL too) and renames it
-	 * over, keeping the mode of the file it replaces.  Never follow a
+	/* The core has created `out` (O_EXCL, 0600) and renames it into place
+	 * once written: libzip writes into it (outfile.h).  Never follow a
 	 * link or open anything but a regular file here; create the file only
 	 * if it is not there yet, and then exclusively. */
 	fd = open(out, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -208,24 +209,27 @@ static int zip_flush(void *state, struct tracerig_archive *ar)
 			close(fd);
 		return ret;
 	}
-	close(fd);
-	z->za = zip_open(out, ZIP_TRUNCATE, &err);
+	zip_error_init(&zerr);
+	src = zo_file_source(fd, &zerr);
+	z->za = src ? zip_open_from_source(src, ZIP_CREATE | ZIP_TRUNCATE, &zerr) : NULL;
 	if (!z->za) {
-		/* Only libzip's code comes back; for a system one this takes
-		 * the cause from errno, which nothing has touched since. */
-		zip_error_init_with_code(&zerr, err);
 		z->svc->log(z->ctx, TRACERIG_LOG_ERROR, "cannot open %s: %s", out,
 			    zip_error_strerror(&zerr));
 		ret = zip_errno(&zerr);
 		zip_error_fini(&zerr);
+		if (src)
+			zip_source_free(src);
+		close(fd);
 		unlink(out);
 		return ret;
 	}
+	zip_error_fini(&zerr);
 	z->ar = ar;
 	ret = z->svc->archive_foreach(ar, add_entry, z);
 	if (ret < 0) {
 		zip_discard(z->za);
 		z->za = NULL;
+		close(fd);
 		unlink(out);
 		return ret;
 	}
@@ -235,19 +239,22 @@ static int zip_flush(void *state, struct tracerig_archive *ar)
 			    zip_strerror(z->za), write_hint(ret));
 		zip_discard(z->za);
 		z->za = NULL;
+		close(fd);
 		unlink(out);
 		return ret;
 	}
 	z->za = NULL;
-	if (stat(out, &st) == 0) {
-		if ((st.st_mode & 0777) != 0600 && chmod(out, 0600) < 0) {
+	if (fstat(fd, &st) == 0) {
+		if ((st.st_mode & 0777) != 0600 && fchmod(fd, 0600) < 0) {
 			ret = -errno;
 			z->svc->log(z->ctx, TRACERIG_LOG_ERROR, "cannot make %s private: %s", out,
 				    strerror(errno));
+			close(fd);
 			return ret;
 		}
 		z->svc->counter_set(z->ctx, "bytes_out", (uint64_t)st.st_size);
 	}
+	close(fd);
 	z->svc->counter_set(z->ctx, "entries", z->entries);
 	z->svc->counter_set(z->ctx, "bytes_in", z->bytes_in);
 	z->svc->counter_set(z->ctx, "streamed_entries", z->streamed_entries);
