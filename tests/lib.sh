@@ -59,6 +59,17 @@ check_no_grep() {
 check_eq() {
 	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "expected: $2" "actual:   $3"; fi
 }
+# wait_for_grep PATTERN FILE [TENTHS]: waits until a line of FILE (which may
+# not exist yet) matches the extended regex, checking every tenth of a
+# second, TENTHS times at most (100: 10 s); 1 when none ever did.  Only a
+# wait: the check after it says what the test needs.
+wait_for_grep() {
+	for _ in $(seq "${3:-100}"); do
+		grep -Eq -- "$1" "$2" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
 # run_tracerig ARGS...: runs tracerig, output in $TEST_TMP/out, status in $rc.
 run_tracerig() {
 	rc=0

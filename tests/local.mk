@@ -109,7 +109,8 @@ tests_core_test_cputrigger_LDADD = lib/libtrutil.la
 # to a share of it, opened again when needed, no descriptor left survived.
 check_PROGRAMS += tests/lib/test_unwind_fds
 TESTS += tests/lib/test_unwind_fds
-tests_lib_test_unwind_fds_SOURCES = tests/lib/test_unwind_fds.c $(tr_symbols_sources) core/log.c
+tests_lib_test_unwind_fds_SOURCES = tests/lib/test_unwind_fds.c tests/lib/stack-sample.h \
+	$(tr_symbols_sources) core/log.c
 tests_lib_test_unwind_fds_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) -I$(top_srcdir)/tests
 tests_lib_test_unwind_fds_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
 tests_lib_test_unwind_fds_LDADD = lib/libtrelf.la lib/libtrunwind.la lib/libtrutil.la \

@@ -49,7 +49,7 @@ dist_check_DATA += tests/perf_events/golden/features-000.data \
 # ---- unwind (copied user stacks, unwinding while collecting)
 check_PROGRAMS += tests/perf_events/test_unwind
 TESTS += tests/perf_events/test_unwind
-tests_perf_events_test_unwind_SOURCES = tests/perf_events/test_unwind.c \
+tests_perf_events_test_unwind_SOURCES = tests/perf_events/test_unwind.c tests/lib/stack-sample.h \
 	plugins/perf_events/unwind.c plugins/perf_events/unwindbg.c plugins/perf_events/sample.c \
 	$(tr_symbols_sources) core/log.c
 tests_perf_events_test_unwind_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) -I$(top_srcdir)/tests \

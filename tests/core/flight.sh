@@ -206,7 +206,7 @@ mkdir -p "$TEST_TMP/term"
 TMPDIR="$TEST_TMP" "$TRACERIG" -c "$ini" -p "$wp" -o "$TEST_TMP/term" --set tracerig.keep=0 \
 	>"$TEST_TMP/term.out" 2>&1 </dev/null &
 tp=$!
-for _ in $(seq 100); do grep -q "collecting" "$TEST_TMP/term.out" 2>/dev/null && break; sleep 0.1; done
+wait_for_grep collecting "$TEST_TMP/term.out"
 sleep 2
 kill -USR1 "$tp"
 sleep 0.05

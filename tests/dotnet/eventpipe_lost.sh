@@ -33,7 +33,7 @@ env -u DOTNET_DiagnosticPorts TMPDIR="$TEST_TMP" timeout 120 "$TRACERIG" -c "$TE
 	-o "$TEST_TMP/l.trace.zip" -- dotnet "$HOT_DLL" 8 exceptions gc >"$TEST_TMP/l.out" 2>&1 </dev/null &
 tr=$!
 on_exit "kill -CONT $tr 2>/dev/null; kill $tr 2>/dev/null"
-for _ in $(seq 300); do grep -q '^ready ' "$TEST_TMP/l.out" && break; sleep 0.1; done
+wait_for_grep '^ready ' "$TEST_TMP/l.out" 300
 check_grep "the workload runs under tracerig" '^ready ' "$TEST_TMP/l.out"
 sleep 1
 kill -STOP "$tr"

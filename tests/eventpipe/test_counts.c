@@ -56,8 +56,7 @@ static void by_kind(struct buf *b)
 	events(&c, 7, 2);
 	events(&c, 8, 1);
 	events(&c, 42, 1);
-	object(b, "EventBlock", &c);
-	u8(b, 1);
+	last_object(b, "EventBlock", &c);
 }
 
 static void expect_by_kind(const struct ep_counts *n)
@@ -133,9 +132,7 @@ static void with_gap(struct buf *b)
 	struct buf c;
 
 	header(b);
-	block_header(&c, 1);
-	metadata(&c, 1, RUNTIME, 80, "", 1);
-	object(b, "MetadataBlock", &c);
+	metadata_block(b, 1, RUNTIME, 80, "", 1);
 	block_header(&c, 1);
 	u8(&c, 0x01 | 0x02 | 0x40); /* metadata, thread and number, sorted */
 	varint(&c, 1);
@@ -150,8 +147,7 @@ static void with_gap(struct buf *b)
 	varint(&c, 7);
 	varint(&c, 0);
 	varint(&c, 10);
-	object(b, "EventBlock", &c);
-	u8(b, 1);
+	last_object(b, "EventBlock", &c);
 }
 
 DEF_TEST(a_gap_in_a_threads_numbers_is_events_lost_wherever_the_stream_is_cut)

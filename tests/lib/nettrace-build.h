@@ -1,8 +1,9 @@
 /* NetTrace streams built byte by byte as the runtime writes them, for the
  * unit tests of their readers (lib/nettrace, the eventpipe backend's
  * counts): the stream header and Trace object, objects with their
- * alignment, block headers, metadata records.  Events are written by the
- * tests themselves, field by field. */
+ * alignment, the end tag, block headers, metadata records and blocks,
+ * compressed event headers of the common kind, sequence points.  Other
+ * events are written by the tests themselves, field by field. */
 #ifndef TR_TESTS_NETTRACE_BUILD_H
 #define TR_TESTS_NETTRACE_BUILD_H
 
@@ -142,6 +143,58 @@ static inline void metadata(struct buf *c, uint32_t id, const char *provider, ui
 	varint(c, 0);	  /* timestamp */
 	varint(c, p.n);
 	put(c, p.b, p.n);
+}
+
+/* A metadata block of one record, as metadata() writes it. */
+static inline void metadata_block(struct buf *b, uint32_t id, const char *provider,
+				  uint32_t event_id, const char *name, uint32_t version)
+{
+	struct buf c;
+
+	block_header(&c, 1);
+	metadata(&c, id, provider, event_id, name, version);
+	object(b, "MetadataBlock", &c);
+}
+
+/* A compressed event header that gives the metadata id and the payload's
+ * size (flags 0x81) besides the timestamp: all else as in the event
+ * before. */
+static inline void event_header(struct buf *c, uint32_t metadata_id, uint64_t timestamp,
+				uint64_t payload_len)
+{
+	u8(c, 0x81);
+	varint(c, metadata_id);
+	varint(c, timestamp);
+	varint(c, payload_len);
+}
+
+/* A sequence point at `timestamp`: thread tids[i] got to number seqs[i]. */
+static inline void sequence_point(struct buf *b, uint64_t timestamp, size_t n,
+				  const uint64_t *tids, const uint32_t *seqs)
+{
+	struct buf c = { .n = 0 };
+
+	u64(&c, timestamp);
+	u32(&c, (uint32_t)n);
+	for (size_t i = 0; i < n; i++) {
+		u64(&c, tids[i]);
+		u32(&c, seqs[i]);
+	}
+	object(b, "SPBlock", &c);
+}
+
+/* The stream's last object, then its end tag. */
+static inline void last_object(struct buf *b, const char *name, const struct buf *content)
+{
+	object(b, name, content);
+	u8(b, 1);
+}
+
+/* A whole stream of one object: the header, the object, the end tag. */
+static inline void stream_of(struct buf *b, const char *name, const struct buf *content)
+{
+	header(b);
+	last_object(b, name, content);
 }
 
 #endif

@@ -57,10 +57,7 @@ static void valid(struct buf *b)
 	u32(&c, 6);
 	u32(&c, 0);
 	/* Metadata 2, a payload of 3. */
-	u8(&c, 0x81);
-	varint(&c, 2);
-	varint(&c, 500);
-	varint(&c, 3);
+	event_header(&c, 2, 500, 3);
 	put(&c, "abc", 3);
 	object(b, "EventBlock", &c);
 
@@ -70,10 +67,7 @@ static void valid(struct buf *b)
 	u32(&c, 8);
 	u64(&c, 0xdeadbeef);
 	object(b, "StackBlock", &c);
-	c.n = 0;
-	u64(&c, 2000);
-	u32(&c, 0);
-	object(b, "SPBlock", &c);
+	sequence_point(b, 2000, 0, NULL, NULL);
 
 	/* A new block: relative to zeros again. */
 	block_header(&c, 1);
@@ -102,8 +96,7 @@ static void valid(struct buf *b)
 	put(&c, "hi", 2);
 	while ((content_start(b, "EventBlock") + c.n) % 4)
 		u8(&c, 0);
-	object(b, "EventBlock", &c);
-	u8(b, 1);
+	last_object(b, "EventBlock", &c);
 }
 
 /* ---- reading them */
@@ -362,50 +355,41 @@ DEF_TEST(lies_are_named)
 	tr_nettrace_free(&nt);
 
 	/* A payload past its block's end. */
-	header(&b);
 	block_header(&c, 1);
 	u8(&c, 0x80);
 	varint(&c, 0);
 	varint(&c, 1000);
-	object(&b, "EventBlock", &c);
-	u8(&b, 1);
+	stream_of(&b, "EventBlock", &c);
 	EXPECT_EQ_INT(-EBADMSG, tr_nettrace_read(&nt, b.b, b.n, NULL, NULL));
 	EXPECT_CONTAINS("payload of 1000 bytes past the block's end", nt.why);
 	tr_nettrace_free(&nt);
 
 	/* A varint that never ends. */
-	header(&b);
 	block_header(&c, 1);
 	u8(&c, 0x01);
 	for (int i = 0; i < 12; i++)
 		u8(&c, 0xff);
 	u8(&c, 0);
-	object(&b, "EventBlock", &c);
-	u8(&b, 1);
+	stream_of(&b, "EventBlock", &c);
 	EXPECT_EQ_INT(-EBADMSG, tr_nettrace_read(&nt, b.b, b.n, NULL, NULL));
 	EXPECT_CONTAINS("malformed or cut event header", nt.why);
 	tr_nettrace_free(&nt);
 
 	/* A block header larger than its block. */
-	header(&b);
 	block_header(&c, 1);
 	c.b[0] = 200;
-	object(&b, "MetadataBlock", &c);
-	u8(&b, 1);
+	stream_of(&b, "MetadataBlock", &c);
 	EXPECT_EQ_INT(-EBADMSG, tr_nettrace_read(&nt, b.b, b.n, NULL, NULL));
 	EXPECT_CONTAINS("header of 200 bytes in a block of 20", nt.why);
 	tr_nettrace_free(&nt);
 
 	/* Metadata for id 0, and a provider name without its NUL. */
 	header(&b);
-	block_header(&c, 1);
-	metadata(&c, 0, "P", 1, "", 0);
-	object(&b, "MetadataBlock", &c);
+	metadata_block(&b, 0, "P", 1, "", 0);
 	u8(&b, 1);
 	EXPECT_EQ_INT(-EBADMSG, tr_nettrace_read(&nt, b.b, b.n, NULL, NULL));
 	EXPECT_CONTAINS("id 0", nt.why);
 	tr_nettrace_free(&nt);
-	header(&b);
 	block_header(&c, 1);
 	u8(&c, 0x80);
 	varint(&c, 0);
@@ -413,18 +397,15 @@ DEF_TEST(lies_are_named)
 	u32(&c, 3);
 	u16(&c, 'P');
 	u16(&c, 'Q');
-	object(&b, "MetadataBlock", &c);
-	u8(&b, 1);
+	stream_of(&b, "MetadataBlock", &c);
 	EXPECT_EQ_INT(-EBADMSG, tr_nettrace_read(&nt, b.b, b.n, NULL, NULL));
 	EXPECT_CONTAINS("provider name without its NUL", nt.why);
 	tr_nettrace_free(&nt);
 
 	/* An uncompressed event that claims more than its block. */
-	header(&b);
 	block_header(&c, 0);
 	u32(&c, 5000);
-	object(&b, "EventBlock", &c);
-	u8(&b, 1);
+	stream_of(&b, "EventBlock", &c);
 	EXPECT_EQ_INT(-EBADMSG, tr_nettrace_read(&nt, b.b, b.n, NULL, NULL));
 	EXPECT_CONTAINS("an event of 5000 bytes", nt.why);
 	tr_nettrace_free(&nt);
@@ -448,14 +429,9 @@ DEF_TEST(events_of_unknown_kinds_are_counted_and_a_callback_stops_the_read)
 	struct tr_nettrace nt;
 	struct seen s = { 0 };
 
-	header(&b);
 	block_header(&c, 1);
-	u8(&c, 0x81);
-	varint(&c, 42);
-	varint(&c, 1);
-	varint(&c, 0);
-	object(&b, "EventBlock", &c);
-	u8(&b, 1);
+	event_header(&c, 42, 1, 0);
+	stream_of(&b, "EventBlock", &c);
 	EXPECT_EQ_INT(0, tr_nettrace_read(&nt, b.b, b.n, collect, &s));
 	EXPECT_EQ_INT(1, s.n);
 	EXPECT_EQ_INT(0, s.ev[0].known);
@@ -488,14 +464,9 @@ DEF_TEST(a_kind_defined_again_describes_what_follows)
 
 	header(&b);
 	for (int round = 0; round < 2; round++) {
+		metadata_block(&b, 5, round ? "Second" : "First", 10 + (uint32_t)round, "", 0);
 		block_header(&c, 1);
-		metadata(&c, 5, round ? "Second" : "First", 10 + (uint32_t)round, "", 0);
-		object(&b, "MetadataBlock", &c);
-		block_header(&c, 1);
-		u8(&c, 0x81);
-		varint(&c, 5);
-		varint(&c, 1);
-		varint(&c, 0);
+		event_header(&c, 5, 1, 0);
 		object(&b, "EventBlock", &c);
 	}
 	u8(&b, 1);
@@ -523,19 +494,6 @@ static void event_on(struct buf *c, uint32_t *last_seq, uint64_t tid, uint32_t s
 	*last_seq = seq;
 }
 
-static void sequence_point(struct buf *b, size_t n, const uint64_t *tids, const uint32_t *seqs)
-{
-	struct buf c = { .n = 0 };
-
-	u64(&c, 5000);
-	u32(&c, (uint32_t)n);
-	for (size_t i = 0; i < n; i++) {
-		u64(&c, tids[i]);
-		u32(&c, seqs[i]);
-	}
-	object(b, "SPBlock", &c);
-}
-
 /* Thread 7 skips 3, 4, 5 between two events, and 7, 8, 9 after its last
  * (the sequence point says it got to 9); thread 8 comes back with lower
  * numbers (a new thread with an old id: not a loss); thread 9 is first
@@ -548,9 +506,7 @@ static void with_gaps(struct buf *b)
 	uint32_t last;
 
 	header(b);
-	block_header(&c, 1);
-	metadata(&c, 1, "Microsoft-Windows-DotNETRuntime", 1, "", 2);
-	object(b, "MetadataBlock", &c);
+	metadata_block(b, 1, "Microsoft-Windows-DotNETRuntime", 1, "", 2);
 
 	block_header(&c, 1);
 	last = 0;
@@ -562,15 +518,14 @@ static void with_gaps(struct buf *b)
 	event_on(&c, &last, 8, 1, 1);
 	event_on(&c, &last, 8, 2, 0);
 	object(b, "EventBlock", &c);
-	sequence_point(b, 3, tids, seqs);
+	sequence_point(b, 5000, 3, tids, seqs);
 
 	block_header(&c, 1);
 	last = 0;
 	event_on(&c, &last, 7, 10, 1);
 	event_on(&c, &last, 8, 1, 1);
 	event_on(&c, &last, 9, 6, 1);
-	object(b, "EventBlock", &c);
-	u8(b, 1);
+	last_object(b, "EventBlock", &c);
 }
 
 DEF_TEST(gaps_in_a_threads_sequence_numbers_are_events_lost)
@@ -622,23 +577,19 @@ DEF_TEST(a_sequence_point_that_lies_about_its_threads_is_named)
 	struct buf b, c;
 	struct tr_nettrace nt;
 
-	header(&b);
 	c.n = 0;
 	u64(&c, 5000);
 	u32(&c, 2); /* two threads, and one given */
 	u64(&c, 7);
 	u32(&c, 1);
-	object(&b, "SPBlock", &c);
-	u8(&b, 1);
+	stream_of(&b, "SPBlock", &c);
 	EXPECT_EQ_INT(-EBADMSG, tr_nettrace_read(&nt, b.b, b.n, NULL, NULL));
 	EXPECT_CONTAINS("a sequence point of 24 bytes, too short for its threads", nt.why);
 	tr_nettrace_free(&nt);
 
-	header(&b);
 	c.n = 0;
 	u64(&c, 5000);
-	object(&b, "SPBlock", &c);
-	u8(&b, 1);
+	stream_of(&b, "SPBlock", &c);
 	EXPECT_EQ_INT(-EBADMSG, tr_nettrace_read(&nt, b.b, b.n, NULL, NULL));
 	EXPECT_CONTAINS("a sequence point of 8 bytes, too short for its header", nt.why);
 	tr_nettrace_free(&nt);
