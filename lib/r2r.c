@@ -4,8 +4,11 @@
  * readytorun-format.md and src/coreclr/inc/readytorun.h (header, sections,
  * method signature flags), the NativeFormat readers of
  * ILCompiler.Reflection.ReadyToRun (NativeArray, NativeHashtable, the
- * variable-length integers), ECMA-335 partition II §24 (metadata root,
- * streams, table layout) and §23.2 (signatures). */
+ * variable-length integers; ReadyToRunReader for composite images, their
+ * component assemblies and module override indexes), ECMA-335 partition II
+ * §24 (metadata root, streams, table layout) and §23.2 (signatures), and
+ * Microsoft's "ARM64 exception handling" (.pdata and .xdata records) for
+ * arm64 code lengths. */
 #include "config.h"
 
 #include <errno.h>
@@ -23,7 +26,18 @@
 #define SEC_RUNTIME_FUNCTIONS 102
 #define SEC_METHODDEF_ENTRY_POINTS 103
 #define SEC_INSTANCE_ENTRY_POINTS 109
-#define RUNTIME_FUNCTION_SIZE 12 /* x64: BeginAddress, EndAddress, UnwindData */
+#define SEC_COMPONENT_ASSEMBLIES 115
+#define SEC_MANIFEST_MVIDS 118
+/* Components of one composite image read at most (the whole framework
+ * and an app: a few hundred). */
+#define COMPONENTS_MAX 4096
+
+/* Machines (IMAGE_FILE_MACHINE_*) whose code is read.  Their
+ * RUNTIME_FUNCTIONs differ: x64's (BeginAddress, EndAddress, UnwindData)
+ * says where the code ends, arm64's (BeginAddress, UnwindData) leaves the
+ * length to the unwind data (rf_range). */
+#define MACHINE_X64 0x8664
+#define MACHINE_ARM64 0xaa64
 
 /* Method signature flags (READYTORUN_METHOD_SIG_*) that change how the
  * rest of an instance entry is laid out. */
@@ -139,6 +153,19 @@ struct table {
 	uint8_t col_off[10], col_size[10];
 };
 
+/* One module's ECMA-335 metadata: that of the image itself, or in a
+ * composite image that of a component assembly (read from its own file). */
+struct md {
+	const uint8_t *p; /* the metadata root */
+	size_t len;
+	size_t str_off, blob_off, guid_off;
+	uint32_t str_len, blob_len, guid_len;
+	struct table t[N_TABLES];
+	const char *asm_name; /* the Assembly row's name, for whole names */
+	uint8_t *own;         /* a component's metadata bytes, held here */
+	int state;            /* components: 0 not read yet, 1 read, -1 unusable */
+};
+
 struct ctx {
 	const uint8_t *p;
 	size_t len;
@@ -146,12 +173,24 @@ struct ctx {
 	size_t why_len;
 	struct tr_r2r_section *sec;
 	size_t n_sec;
-	/* metadata */
-	size_t str_off, blob_off;
-	uint32_t str_len, blob_len;
-	struct table t[N_TABLES];
 	unsigned flags;            /* TR_R2R_* */
-	const char *asm_name;      /* the Assembly row's name, for whole names */
+	struct md self;            /* the image's metadata (a composite's: its manifest) */
+	/* Composite images: their component assemblies, in the order of the
+	 * ComponentAssemblies section. */
+	struct md *comp;
+	uint32_t n_comp;
+	size_t mvids_off;          /* ManifestAssemblyMvids, 0 without */
+	uint32_t mvids_size;
+	char comp_why[200];        /* why the first component that could not be read was not */
+	/* Module override index i names component i - comp_bias: indexes
+	 * count the manifest's AssemblyRefs from 1, and since version 6.3
+	 * index 1 is the manifest itself (ILCompiler.Reflection.ReadyToRun's
+	 * GetAssemblyAtIndex); 0 is the module that refers. */
+	uint32_t comp_bias;
+	tr_r2r_open_fn open_component;
+	void *open_arg;
+	uint16_t machine;          /* MACHINE_* */
+	size_t rf_size;            /* bytes of one RUNTIME_FUNCTION */
 	/* Types parsed for the current name: a TypeSpec may refer to
 	 * TypeSpecs, each many times, so depth alone does not bound the work. */
 	unsigned sig_steps;
@@ -220,18 +259,21 @@ static int rva_span(struct ctx *c, uint32_t rva, uint32_t size, size_t *off, con
 		    rva, size);
 }
 
+static const struct md *module_at(struct ctx *c, const struct md *from, uint32_t idx);
+
 /* ---- PE ---- */
 
-/* x64's machine number, XORed by crossgen2 with a per-OS value for images
- * not meant for Windows (readytorun-format.md, "Machine"). */
-static int machine_is_x64(uint16_t m)
+/* The machine an image's code is for, less the per-OS value crossgen2
+ * XORs it with for images not meant for Windows (readytorun-format.md,
+ * "Machine"); 0 for one whose code is not read. */
+static uint16_t machine_of(uint16_t m)
 {
 	static const uint16_t os_xor[] = { 0, 0x7B79 /* Linux */, 0x4644 /* Apple */,
 					   0xADC4 /* FreeBSD */, 0x1993 /* NetBSD */, 0x1992 /* SunOS */ };
 
 	for (size_t i = 0; i < sizeof(os_xor) / sizeof(os_xor[0]); i++)
-		if ((uint16_t)(m ^ os_xor[i]) == 0x8664)
-			return 1;
+		if ((uint16_t)(m ^ os_xor[i]) == MACHINE_X64 || (uint16_t)(m ^ os_xor[i]) == MACHINE_ARM64)
+			return (uint16_t)(m ^ os_xor[i]);
 	return 0;
 }
 
@@ -304,9 +346,9 @@ static int read_pe(struct ctx *c, uint32_t *cli_rva, uint32_t *cli_size, uint16_
 
 /* ---- metadata (ECMA-335 II.24) ---- */
 
-static int read_tables(struct ctx *c, size_t off, uint32_t size)
+static int read_tables(struct ctx *c, struct md *m, size_t off, uint32_t size)
 {
-	const uint8_t *p = c->p + off;
+	const uint8_t *p = m->p + off;
 	uint8_t heap_sizes;
 	uint64_t valid;
 	size_t pos, end = off + size;
@@ -324,10 +366,10 @@ static int read_tables(struct ctx *c, size_t off, uint32_t size)
 			continue;
 		if (end - pos < 4)
 			return fail(c, -EINVAL, "metadata row counts cut short");
-		rows = rd32(c->p + pos);
+		rows = rd32(m->p + pos);
 		pos += 4;
 		if (i < N_TABLES)
-			c->t[i].rows = rows;
+			m->t[i].rows = rows;
 		else if (rows && i > 0x37)
 			return fail(c, -EINVAL, "metadata table 0x%x is not an ECMA-335 table", i);
 	}
@@ -341,7 +383,7 @@ static int read_tables(struct ctx *c, size_t off, uint32_t size)
 	guid_w = heap_sizes & 2 ? 4 : 2;
 	blob_w = heap_sizes & 4 ? 4 : 2;
 	for (unsigned i = 0; i < N_TABLES; i++) {
-		struct table *t = &c->t[i];
+		struct table *t = &m->t[i];
 		unsigned w = 0;
 
 		for (unsigned k = 0; k < 10 && schema[i][k] != CEND; k++) {
@@ -363,12 +405,12 @@ static int read_tables(struct ctx *c, size_t off, uint32_t size)
 				for (unsigned j = 0; j < coded[kind - CI].n; j++) {
 					uint8_t tab = coded[kind - CI].tab[j];
 
-					if (tab < N_TABLES && c->t[tab].rows > max)
-						max = c->t[tab].rows;
+					if (tab < N_TABLES && m->t[tab].rows > max)
+						max = m->t[tab].rows;
 				}
 				cw = max < (1u << (16 - coded[kind - CI].bits)) ? 2 : 4;
 			} else {
-				cw = c->t[kind].rows > 0xffff ? 4 : 2;
+				cw = m->t[kind].rows > 0xffff ? 4 : 2;
 			}
 			t->col_off[k] = (uint8_t)w;
 			t->col_size[k] = (uint8_t)cw;
@@ -385,44 +427,45 @@ static int read_tables(struct ctx *c, size_t off, uint32_t size)
 }
 
 /* Column col of row rid (1-based) of table tab; rid checked by callers. */
-static uint32_t col(const struct ctx *c, unsigned tab, uint32_t rid, unsigned k)
+static uint32_t col(const struct md *m, unsigned tab, uint32_t rid, unsigned k)
 {
-	const struct table *t = &c->t[tab];
-	const uint8_t *q = c->p + t->off + (size_t)(rid - 1) * t->row_size + t->col_off[k];
+	const struct table *t = &m->t[tab];
+	const uint8_t *q = m->p + t->off + (size_t)(rid - 1) * t->row_size + t->col_off[k];
 
 	return t->col_size[k] == 2 ? rd16(q) : rd32(q);
 }
 
-static int read_metadata(struct ctx *c, uint32_t rva, uint32_t size)
+/* The metadata root at p, of size bytes (checked by the caller to lie in
+ * the bytes read): its streams, then its tables. */
+static int read_metadata(struct ctx *c, struct md *m, const uint8_t *p, uint32_t size)
 {
-	size_t off, pos, tables = 0;
+	size_t pos, tables = 0;
 	uint32_t ver_len, tables_size = 0;
 	uint16_t n_streams;
-	int have_str = 0, rc;
+	int have_str = 0, have_tables = 0;
 
-	rc = rva_span(c, rva, size, &off, "the metadata");
-	if (rc)
-		return rc;
-	if (size < 16 || rd32(c->p + off) != 0x424A5342)
+	m->p = p;
+	m->len = size;
+	if (size < 16 || rd32(p) != 0x424A5342)
 		return fail(c, -EINVAL, "no metadata root signature (BSJB)");
-	ver_len = rd32(c->p + off + 12);
+	ver_len = rd32(p + 12);
 	if (ver_len > size - 16 || size - 16 - ver_len < 4)
 		return fail(c, -EINVAL, "metadata version string of %u bytes", ver_len);
 	pos = 16 + ((ver_len + 3u) & ~3u);
 	if (pos + 4 > size)
 		return fail(c, -EINVAL, "metadata root cut short");
-	n_streams = rd16(c->p + off + pos + 2);
+	n_streams = rd16(p + pos + 2);
 	pos += 4;
 	for (unsigned i = 0; i < n_streams; i++) {
 		uint32_t s_off, s_size;
-		const char *name;
+		const char *name = "";
 		size_t name_max, name_len;
 
 		if (size - pos < 9)
 			return fail(c, -EINVAL, "metadata stream header %u cut short", i);
-		s_off = rd32(c->p + off + pos);
-		s_size = rd32(c->p + off + pos + 4);
-		name = (const char *)c->p + off + pos + 8;
+		s_off = rd32(p + pos);
+		s_size = rd32(p + pos + 4);
+		name = (const char *)p + pos + 8;
 		name_max = size - pos - 8 < 32 ? size - pos - 8 : 32;
 		name_len = strnlen(name, name_max);
 		if (name_len == name_max)
@@ -433,50 +476,54 @@ static int read_metadata(struct ctx *c, uint32_t rva, uint32_t size)
 		if (s_off > size || s_size > size - s_off)
 			return fail(c, -EINVAL, "metadata stream %.32s beyond the metadata", name);
 		if (strcmp(name, "#~") == 0 || strcmp(name, "#-") == 0) {
-			tables = off + s_off;
+			tables = s_off;
 			tables_size = s_size;
+			have_tables = 1;
 		} else if (strcmp(name, "#Strings") == 0) {
-			c->str_off = off + s_off;
-			c->str_len = s_size;
+			m->str_off = s_off;
+			m->str_len = s_size;
 			have_str = 1;
 		} else if (strcmp(name, "#Blob") == 0) {
-			c->blob_off = off + s_off;
-			c->blob_len = s_size;
+			m->blob_off = s_off;
+			m->blob_len = s_size;
+		} else if (strcmp(name, "#GUID") == 0) {
+			m->guid_off = s_off;
+			m->guid_len = s_size;
 		}
 	}
-	if (!tables || !have_str)
+	if (!have_tables || !have_str)
 		return fail(c, -EINVAL, "metadata without a tables stream or #Strings heap");
-	return read_tables(c, tables, tables_size);
+	return read_tables(c, m, tables, tables_size);
 }
 
-static int get_str(struct ctx *c, uint32_t idx, const char **s)
+static int get_str(struct ctx *c, const struct md *m, uint32_t idx, const char **s)
 {
-	const char *h = (const char *)c->p + c->str_off;
+	const char *h = (const char *)m->p + m->str_off;
 
-	if (idx >= c->str_len || !memchr(h + idx, 0, c->str_len - idx))
+	if (idx >= m->str_len || !memchr(h + idx, 0, m->str_len - idx))
 		return fail(c, -EINVAL, "string index 0x%x out of the #Strings heap", idx);
 	*s = h + idx;
 	return 0;
 }
 
-static int check_rid(struct ctx *c, unsigned tab, uint32_t rid)
+static int check_rid(struct ctx *c, const struct md *m, unsigned tab, uint32_t rid)
 {
-	if (rid == 0 || rid > c->t[tab].rows)
+	if (rid == 0 || rid > m->t[tab].rows)
 		return fail(c, -EINVAL, "row %u of metadata table 0x%x does not exist", rid, tab);
 	return 0;
 }
 
 /* The enclosing type of a nested TypeDef, 0 if none: NestedClass is
  * sorted by its first column (ECMA-335 II.22), a binary search. */
-static uint32_t enclosing(const struct ctx *c, uint32_t rid)
+static uint32_t enclosing(const struct md *m, uint32_t rid)
 {
-	uint32_t lo = 1, hi = c->t[T_NESTEDCLASS].rows;
+	uint32_t lo = 1, hi = m->t[T_NESTEDCLASS].rows;
 
 	while (lo <= hi) {
-		uint32_t mid = lo + (hi - lo) / 2, v = col(c, T_NESTEDCLASS, mid, 0);
+		uint32_t mid = lo + (hi - lo) / 2, v = col(m, T_NESTEDCLASS, mid, 0);
 
 		if (v == rid)
-			return col(c, T_NESTEDCLASS, mid, 1);
+			return col(m, T_NESTEDCLASS, mid, 1);
 		if (v < rid)
 			lo = mid + 1;
 		else
@@ -485,13 +532,14 @@ static uint32_t enclosing(const struct ctx *c, uint32_t rid)
 	return 0;
 }
 
-static int ns_name(struct ctx *c, struct sb *b, uint32_t ns_idx, uint32_t name_idx)
+static int ns_name(struct ctx *c, const struct md *m, struct sb *b, uint32_t ns_idx,
+		   uint32_t name_idx)
 {
-	const char *ns, *name;
-	int rc = get_str(c, ns_idx, &ns);
+	const char *ns = "", *name = "";
+	int rc = get_str(c, m, ns_idx, &ns);
 
 	if (!rc)
-		rc = get_str(c, name_idx, &name);
+		rc = get_str(c, m, name_idx, &name);
 	if (rc)
 		return rc;
 	if (*ns) {
@@ -509,48 +557,50 @@ static int ns_name(struct ctx *c, struct sb *b, uint32_t ns_idx, uint32_t name_i
  * class List`1<char>) in the whole names of TR_R2R_SIGNATURES. */
 enum style { REFLECTION, IL };
 
-static int typedef_name(struct ctx *c, struct sb *b, uint32_t rid, unsigned depth, enum style st)
+static int typedef_name(struct ctx *c, const struct md *m, struct sb *b, uint32_t rid,
+			unsigned depth, enum style st)
 {
 	uint32_t outer;
-	int rc = check_rid(c, T_TYPEDEF, rid);
+	int rc = check_rid(c, m, T_TYPEDEF, rid);
 
 	if (rc)
 		return rc;
 	if (depth > DEPTH_MAX)
 		return fail(c, -EINVAL, "types nested deeper than %d (a loop?)", DEPTH_MAX);
-	outer = enclosing(c, rid);
+	outer = enclosing(m, rid);
 	if (outer) {
-		const char *name;
+		const char *name = "";
 
-		rc = typedef_name(c, b, outer, depth + 1, st);
+		rc = typedef_name(c, m, b, outer, depth + 1, st);
 		if (!rc)
-			rc = get_str(c, col(c, T_TYPEDEF, rid, 1), &name);
+			rc = get_str(c, m, col(m, T_TYPEDEF, rid, 1), &name);
 		if (rc)
 			return rc;
 		sb_add(b, st == IL ? "/" : "+", 1);
 		sb_str(b, name);
 		return 0;
 	}
-	return ns_name(c, b, col(c, T_TYPEDEF, rid, 2), col(c, T_TYPEDEF, rid, 1));
+	return ns_name(c, m, b, col(m, T_TYPEDEF, rid, 2), col(m, T_TYPEDEF, rid, 1));
 }
 
 /* In IL style a type of another assembly says which: [System.Runtime]. */
-static int typeref_name(struct ctx *c, struct sb *b, uint32_t rid, unsigned depth, enum style st)
+static int typeref_name(struct ctx *c, const struct md *m, struct sb *b, uint32_t rid,
+			unsigned depth, enum style st)
 {
 	uint32_t scope;
-	int rc = check_rid(c, T_TYPEREF, rid);
+	int rc = check_rid(c, m, T_TYPEREF, rid);
 
 	if (rc)
 		return rc;
 	if (depth > DEPTH_MAX)
 		return fail(c, -EINVAL, "type references nested deeper than %d (a loop?)", DEPTH_MAX);
-	scope = col(c, T_TYPEREF, rid, 0);
+	scope = col(m, T_TYPEREF, rid, 0);
 	if ((scope & 3) == 3 && scope >> 2) { /* ResolutionScope TypeRef: nested */
-		const char *name;
+		const char *name = "";
 
-		rc = typeref_name(c, b, scope >> 2, depth + 1, st);
+		rc = typeref_name(c, m, b, scope >> 2, depth + 1, st);
 		if (!rc)
-			rc = get_str(c, col(c, T_TYPEREF, rid, 1), &name);
+			rc = get_str(c, m, col(m, T_TYPEREF, rid, 1), &name);
 		if (rc)
 			return rc;
 		sb_add(b, st == IL ? "/" : "+", 1);
@@ -558,18 +608,18 @@ static int typeref_name(struct ctx *c, struct sb *b, uint32_t rid, unsigned dept
 		return 0;
 	}
 	if (st == IL && (scope & 3) == 2) { /* AssemblyRef */
-		const char *asm_name;
+		const char *asm_name = "";
 
-		rc = check_rid(c, 0x23, scope >> 2);
+		rc = check_rid(c, m, 0x23, scope >> 2);
 		if (!rc)
-			rc = get_str(c, col(c, 0x23, scope >> 2, 6), &asm_name);
+			rc = get_str(c, m, col(m, 0x23, scope >> 2, 6), &asm_name);
 		if (rc)
 			return rc;
 		sb_add(b, "[", 1);
 		sb_str(b, asm_name);
 		sb_add(b, "]", 1);
 	}
-	return ns_name(c, b, col(c, T_TYPEREF, rid, 2), col(c, T_TYPEREF, rid, 1));
+	return ns_name(c, m, b, col(m, T_TYPEREF, rid, 2), col(m, T_TYPEREF, rid, 1));
 }
 
 /* ---- signatures (ECMA-335 II.23.2, with ReadyToRun's additions) ---- */
@@ -606,15 +656,15 @@ cut:
 }
 
 /* A blob of the #Blob heap as a signature to read. */
-static int blob_sig(struct ctx *c, uint32_t blob, struct sig *sp)
+static int blob_sig(struct ctx *c, const struct md *m, uint32_t blob, struct sig *sp)
 {
 	uint32_t len;
 	int rc;
 
-	if (blob >= c->blob_len)
+	if (blob >= m->blob_len)
 		return fail(c, -EINVAL, "blob index 0x%x out of the #Blob heap", blob);
-	sp->p = c->p + c->blob_off + blob;
-	sp->end = c->p + c->blob_off + c->blob_len;
+	sp->p = m->p + m->blob_off + blob;
+	sp->end = m->p + m->blob_off + m->blob_len;
 	rc = sig_u(c, sp, &len);
 	if (rc)
 		return rc;
@@ -624,32 +674,33 @@ static int blob_sig(struct ctx *c, uint32_t blob, struct sig *sp)
 	return 0;
 }
 
-static int sig_type(struct ctx *c, struct sig *s, struct sb *b, int foreign, unsigned depth,
+static int sig_type(struct ctx *c, struct sig *s, struct sb *b, const struct md *m, unsigned depth,
 		    enum style st);
 
-/* A TypeDefOrRefOrSpec token; foreign: a token of another module's
- * metadata (a module override), which this image cannot name. */
-static int token_type(struct ctx *c, uint32_t tok, struct sb *b, int foreign, unsigned depth,
+/* A TypeDefOrRefOrSpec token of module m; NULL: of a module whose
+ * metadata we do not have (another image's, named by a module override
+ * outside a composite image), written "?". */
+static int token_type(struct ctx *c, uint32_t tok, struct sb *b, const struct md *m, unsigned depth,
 		      enum style st)
 {
 	uint32_t rid = tok >> 2;
 
-	if (foreign) {
+	if (!m) {
 		sb_add(b, "?", 1);
 		return 0;
 	}
 	switch (tok & 3) {
 	case 0:
-		return typedef_name(c, b, rid, 0, st);
+		return typedef_name(c, m, b, rid, 0, st);
 	case 1:
-		return typeref_name(c, b, rid, 0, st);
+		return typeref_name(c, m, b, rid, 0, st);
 	case 2: {
 		struct sig sp;
-		int rc = check_rid(c, T_TYPESPEC, rid);
+		int rc = check_rid(c, m, T_TYPESPEC, rid);
 
 		if (!rc)
-			rc = blob_sig(c, col(c, T_TYPESPEC, rid, 0), &sp);
-		return rc ? rc : sig_type(c, &sp, b, 0, depth + 1, st);
+			rc = blob_sig(c, m, col(m, T_TYPESPEC, rid, 0), &sp);
+		return rc ? rc : sig_type(c, &sp, b, m, depth + 1, st);
 	}
 	default:
 		return fail(c, -EINVAL, "bad TypeDefOrRef token tag in a signature");
@@ -660,8 +711,8 @@ static int token_type(struct ctx *c, uint32_t tok, struct sb *b, int foreign, un
  * calling convention and generic parameter count), written in IL style
  * as "RET [ASSEMBLY] NAME(P1,P2)", or "RET NAME(P1,P2)" without an
  * assembly. */
-static int sig_method_rest(struct ctx *c, struct sig *s, struct sb *b, const char *assembly,
-			   const char *name, unsigned depth)
+static int sig_method_rest(struct ctx *c, const struct md *m, struct sig *s, struct sb *b,
+			   const char *assembly, const char *name, unsigned depth)
 {
 	uint32_t n;
 	int rc = sig_u(c, s, &n);
@@ -670,7 +721,7 @@ static int sig_method_rest(struct ctx *c, struct sig *s, struct sb *b, const cha
 		return rc;
 	if (n > 0xffff)
 		return fail(c, -EINVAL, "method signature with %u parameters", n);
-	rc = sig_type(c, s, b, 0, depth + 1, IL);
+	rc = sig_type(c, s, b, m, depth + 1, IL);
 	if (rc)
 		return rc;
 	sb_add(b, " ", 1);
@@ -688,14 +739,14 @@ static int sig_method_rest(struct ctx *c, struct sig *s, struct sb *b, const cha
 			s->p++;
 			sb_str(b, "...,");
 		}
-		rc = sig_type(c, s, b, 0, depth + 1, IL);
+		rc = sig_type(c, s, b, m, depth + 1, IL);
 	}
 	sb_add(b, ")", 1);
 	return rc;
 }
 
 /* A function pointer: "method unmanaged RET *(PARAMS)" in IL style. */
-static int sig_fnptr(struct ctx *c, struct sig *s, struct sb *b, unsigned depth)
+static int sig_fnptr(struct ctx *c, const struct md *m, struct sig *s, struct sb *b, unsigned depth)
 {
 	static const char *const conv_name[] = { "", "unmanaged cdecl ", "unmanaged stdcall ",
 						 "unmanaged thiscall ", "unmanaged fastcall ",
@@ -717,11 +768,11 @@ static int sig_fnptr(struct ctx *c, struct sig *s, struct sb *b, unsigned depth)
 	}
 	if ((conv & 0xf) < sizeof(conv_name) / sizeof(conv_name[0]))
 		sb_str(b, conv_name[conv & 0xf]);
-	return sig_method_rest(c, s, b, NULL, "*", depth);
+	return sig_method_rest(c, m, s, b, NULL, "*", depth);
 }
 
 /* One type of a signature, written in style st (enum style above). */
-static int sig_type(struct ctx *c, struct sig *s, struct sb *b, int foreign, unsigned depth,
+static int sig_type(struct ctx *c, struct sig *s, struct sb *b, const struct md *m, unsigned depth,
 		    enum style st)
 {
 	static const char *const prim[][2] = {
@@ -754,7 +805,7 @@ static int sig_type(struct ctx *c, struct sig *s, struct sb *b, int foreign, uns
 	switch (et) {
 	case 0x0f: /* PTR */
 	case 0x10: /* BYREF */
-		rc = sig_type(c, s, b, foreign, depth + 1, st);
+		rc = sig_type(c, s, b, m, depth + 1, st);
 		if (!rc)
 			sb_str(b, et == 0x0f ? "*" : "&");
 		return rc;
@@ -765,7 +816,7 @@ static int sig_type(struct ctx *c, struct sig *s, struct sb *b, int foreign, uns
 			return rc;
 		if (st == IL)
 			sb_str(b, et == 0x11 ? "valuetype " : "class ");
-		return token_type(c, v, b, foreign, depth, st);
+		return token_type(c, v, b, m, depth, st);
 	case 0x13: /* VAR */
 	case 0x1e: /* MVAR */
 		rc = sig_u(c, s, &v);
@@ -777,7 +828,7 @@ static int sig_type(struct ctx *c, struct sig *s, struct sb *b, int foreign, uns
 		}
 		return rc;
 	case 0x14: /* ARRAY: type rank nsizes sizes... nbounds bounds... */
-		rc = sig_type(c, s, b, foreign, depth + 1, st);
+		rc = sig_type(c, s, b, m, depth + 1, st);
 		if (!rc)
 			rc = sig_u(c, s, &v);
 		if (rc)
@@ -804,14 +855,14 @@ static int sig_type(struct ctx *c, struct sig *s, struct sb *b, int foreign, uns
 		if (s->p >= s->end)
 			return fail(c, -EINVAL, "signature cut short");
 		if (*s->p == 0x3f || *s->p == 0x3e || *s->p == 0x3d) {
-			rc = sig_type(c, s, b, foreign, depth + 1, st); /* R2R: a module-qualified type */
+			rc = sig_type(c, s, b, m, depth + 1, st); /* R2R: a module-qualified type */
 		} else {
 			if (st == IL)
 				sb_str(b, *s->p == 0x11 ? "valuetype " : "class ");
 			s->p++;
 			rc = sig_u(c, s, &v);
 			if (!rc)
-				rc = token_type(c, v, b, foreign, depth, st);
+				rc = token_type(c, v, b, m, depth, st);
 		}
 		if (!rc)
 			rc = sig_u(c, s, &n);
@@ -823,7 +874,7 @@ static int sig_type(struct ctx *c, struct sig *s, struct sb *b, int foreign, uns
 		for (uint32_t i = 0; i < n && !rc; i++) {
 			if (i)
 				sb_add(b, ",", 1);
-			rc = sig_type(c, s, b, foreign, depth + 1, st);
+			rc = sig_type(c, s, b, m, depth + 1, st);
 		}
 		sb_add(b, st == IL ? ">" : "]", 1);
 		return rc;
@@ -831,19 +882,19 @@ static int sig_type(struct ctx *c, struct sig *s, struct sb *b, int foreign, uns
 		struct sb *fn = st == IL ? b : NULL;
 
 		if (fn)
-			return sig_fnptr(c, s, fn, depth);
+			return sig_fnptr(c, m, s, fn, depth);
 		fn = malloc(sizeof(*fn));
 		if (!fn)
 			return fail(c, -ENOMEM, "out of memory");
 		fn->n = 0;
-		rc = sig_fnptr(c, s, fn, depth);
+		rc = sig_fnptr(c, m, s, fn, depth);
 		free(fn);
 		if (!rc)
 			sb_str(b, "?");
 		return rc;
 	}
 	case 0x1d: /* SZARRAY */
-		rc = sig_type(c, s, b, foreign, depth + 1, st);
+		rc = sig_type(c, s, b, m, depth + 1, st);
 		if (!rc)
 			sb_str(b, "[]");
 		return rc;
@@ -851,26 +902,26 @@ static int sig_type(struct ctx *c, struct sig *s, struct sb *b, int foreign, uns
 	case 0x20: /* CMOD_OPT */
 		rc = sig_u(c, s, &v);
 		if (!rc)
-			rc = sig_type(c, s, b, foreign, depth + 1, st);
+			rc = sig_type(c, s, b, m, depth + 1, st);
 		if (rc || st != IL)
 			return rc;
 		sb_str(b, et == 0x1f ? " modreq(" : " modopt(");
-		rc = token_type(c, v, b, foreign, depth, st);
+		rc = token_type(c, v, b, m, depth, st);
 		sb_add(b, ")", 1);
 		return rc;
 	case 0x45: /* PINNED */
-		rc = sig_type(c, s, b, foreign, depth + 1, st);
+		rc = sig_type(c, s, b, m, depth + 1, st);
 		if (!rc && st == IL)
 			sb_str(b, " pinned");
 		return rc;
 	case 0x3d: /* R2R: NATIVE_VALUETYPE_ZAPSIG, the type follows */
-		return sig_type(c, s, b, foreign, depth + 1, st);
+		return sig_type(c, s, b, m, depth + 1, st);
 	case 0x3e: /* R2R: CANON_ZAPSIG, shared generic code */
 		sb_str(b, "System.__Canon");
 		return 0;
 	case 0x3f: /* R2R: MODULE_ZAPSIG module-index type (that module's tokens) */
 		rc = sig_u(c, s, &v);
-		return rc ? rc : sig_type(c, s, b, foreign || v != 0, depth + 1, st);
+		return rc ? rc : sig_type(c, s, b, module_at(c, m, v), depth + 1, st);
 	default:
 		return fail(c, -EINVAL, "element type 0x%02x in a signature", et);
 	}
@@ -1042,14 +1093,14 @@ static int claim(struct ctx *c, struct claims *cl, uint32_t rf, const struct sb 
 /* The TypeDef that owns MethodDef rid: TypeDef.MethodList runs up the
  * MethodDef table, so the owner is the last type whose list starts at or
  * before it. */
-static uint32_t method_owner(const struct ctx *c, uint32_t rid)
+static uint32_t method_owner(const struct md *m, uint32_t rid)
 {
-	uint32_t lo = 1, hi = c->t[T_TYPEDEF].rows, best = 0;
+	uint32_t lo = 1, hi = m->t[T_TYPEDEF].rows, best = 0;
 
 	while (lo <= hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
-		if (col(c, T_TYPEDEF, mid, 5) <= rid) {
+		if (col(m, T_TYPEDEF, mid, 5) <= rid) {
 			best = mid;
 			lo = mid + 1;
 		} else {
@@ -1062,12 +1113,13 @@ static uint32_t method_owner(const struct ctx *c, uint32_t rid)
 /* The whole name, as the runtime writes it in a jitdump (without its
  * "[PreJIT]"): "[instance ]RET [Assembly] Type::Method(PARAMS)", the
  * signature's types in IL style. */
-static int full_name(struct ctx *c, uint32_t sig_blob, const struct sb *name, struct sb *full)
+static int full_name(struct ctx *c, const struct md *m, uint32_t sig_blob, const struct sb *name,
+		     struct sb *full)
 {
 	struct sig s;
 	uint32_t n;
 	uint8_t conv;
-	int rc = blob_sig(c, sig_blob, &s);
+	int rc = blob_sig(c, m, sig_blob, &s);
 
 	full->n = 0;
 	full->s[0] = 0;
@@ -1086,14 +1138,14 @@ static int full_name(struct ctx *c, uint32_t sig_blob, const struct sb *name, st
 	}
 	if ((conv & 0xf) == 5)
 		sb_str(full, "vararg ");
-	return sig_method_rest(c, &s, full, c->asm_name, name->s, 0);
+	return sig_method_rest(c, m, &s, full, m->asm_name, name->s, 0);
 }
 
-static int methoddef_name(struct ctx *c, uint32_t rid, const struct sb *owner, struct sb *b,
-			  struct sb *full)
+static int methoddef_name(struct ctx *c, const struct md *m, uint32_t rid, const struct sb *owner,
+			  struct sb *b, struct sb *full)
 {
-	const char *name;
-	int rc = check_rid(c, T_METHODDEF, rid);
+	const char *name = "";
+	int rc = check_rid(c, m, T_METHODDEF, rid);
 
 	if (rc)
 		return rc;
@@ -1102,43 +1154,43 @@ static int methoddef_name(struct ctx *c, uint32_t rid, const struct sb *owner, s
 	if (owner) {
 		sb_add(b, owner->s, owner->n);
 	} else {
-		uint32_t type = method_owner(c, rid);
+		uint32_t type = method_owner(m, rid);
 
 		if (!type)
 			return fail(c, -EINVAL, "MethodDef %u belongs to no TypeDef", rid);
-		rc = typedef_name(c, b, type, 0, REFLECTION);
+		rc = typedef_name(c, m, b, type, 0, REFLECTION);
 		if (rc)
 			return rc;
 	}
-	rc = get_str(c, col(c, T_METHODDEF, rid, 3), &name);
+	rc = get_str(c, m, col(m, T_METHODDEF, rid, 3), &name);
 	if (rc)
 		return rc;
 	sb_add(b, "::", 2);
 	sb_str(b, name);
-	return full ? full_name(c, col(c, T_METHODDEF, rid, 4), b, full) : 0;
+	return full ? full_name(c, m, col(m, T_METHODDEF, rid, 4), b, full) : 0;
 }
 
-static int memberref_name(struct ctx *c, uint32_t rid, const struct sb *owner, struct sb *b,
-			  struct sb *full)
+static int memberref_name(struct ctx *c, const struct md *m, uint32_t rid, const struct sb *owner,
+			  struct sb *b, struct sb *full)
 {
-	const char *name;
+	const char *name = "";
 	uint32_t parent;
-	int rc = check_rid(c, T_MEMBERREF, rid);
+	int rc = check_rid(c, m, T_MEMBERREF, rid);
 
 	if (rc)
 		return rc;
 	b->n = 0;
 	b->s[0] = 0;
-	parent = col(c, T_MEMBERREF, rid, 0);
+	parent = col(m, T_MEMBERREF, rid, 0);
 	if (owner) {
 		sb_add(b, owner->s, owner->n);
 	} else {
 		switch (parent & 7) {
 		case 0:
-			rc = typedef_name(c, b, parent >> 3, 0, REFLECTION);
+			rc = typedef_name(c, m, b, parent >> 3, 0, REFLECTION);
 			break;
 		case 1:
-			rc = typeref_name(c, b, parent >> 3, 0, REFLECTION);
+			rc = typeref_name(c, m, b, parent >> 3, 0, REFLECTION);
 			break;
 		case 4:
 			rc = token_type(c, (parent >> 3) << 2 | 2, b, 0, 0, REFLECTION);
@@ -1149,15 +1201,18 @@ static int memberref_name(struct ctx *c, uint32_t rid, const struct sb *owner, s
 		if (rc)
 			return rc;
 	}
-	rc = get_str(c, col(c, T_MEMBERREF, rid, 1), &name);
+	rc = get_str(c, m, col(m, T_MEMBERREF, rid, 1), &name);
 	if (rc)
 		return rc;
 	sb_add(b, "::", 2);
 	sb_str(b, name);
-	return full ? full_name(c, col(c, T_MEMBERREF, rid, 2), b, full) : 0;
+	return full ? full_name(c, m, col(m, T_MEMBERREF, rid, 2), b, full) : 0;
 }
 
-static int read_methoddef_entries(struct ctx *c, struct claims *cl, size_t off, uint32_t size)
+/* The MethodDefEntryPoints of module m (in a composite image, one per
+ * component, each with its own metadata). */
+static int read_methoddef_entries(struct ctx *c, const struct md *m, struct claims *cl, size_t off,
+				  uint32_t size)
 {
 	struct nat r = { off, off + size };
 	size_t pos = off, base;
@@ -1177,9 +1232,9 @@ static int read_methoddef_entries(struct ctx *c, struct claims *cl, size_t off, 
 	base = pos;
 	n = hdr >> 2;
 	entry_size = hdr & 3;
-	if (entry_size > 2 || n > c->t[T_METHODDEF].rows) {
+	if (entry_size > 2 || n > m->t[T_METHODDEF].rows) {
 		rc = fail(c, -EINVAL, "MethodDefEntryPoints of %u entries (%u MethodDefs), index size code %u",
-			  n, c->t[T_METHODDEF].rows, entry_size);
+			  n, m->t[T_METHODDEF].rows, entry_size);
 		goto out;
 	}
 	for (uint32_t i = 0; i < n; i++) {
@@ -1229,7 +1284,7 @@ static int read_methoddef_entries(struct ctx *c, struct claims *cl, size_t off, 
 			continue; /* no code for this method */
 		rc = entry_index(c, &r, node, &rf);
 		if (!rc)
-			rc = methoddef_name(c, i + 1, NULL, name, full);
+			rc = methoddef_name(c, m, i + 1, NULL, name, full);
 		if (!rc)
 			rc = claim(c, cl, rf, name, full);
 		if (rc)
@@ -1241,14 +1296,46 @@ out:
 	return rc;
 }
 
+/* The module that defines the type a signature starts with, in a
+ * composite image: the module override (MODULE_ZAPSIG) before its
+ * definition's token.  A method entry without a module override of its
+ * own is looked up (ReadyToRunInfo::GetEntryPoint) through the module of
+ * the method, that of its owner type's definition: its tokens are that
+ * module's.  NULL when the type names none (a primitive type's method,
+ * left unnamed). */
+static const struct md *defining_module(struct ctx *c, const struct sig *s)
+{
+	struct sig p = *s;
+	const struct md *m = NULL;
+	uint32_t v;
+
+	for (int steps = 0; p.p < p.end && steps < DEPTH_MAX; steps++) {
+		uint8_t et = *p.p++;
+
+		if (et == 0x3f) { /* MODULE_ZAPSIG index */
+			if (sig_u(c, &p, &v))
+				return NULL;
+			m = module_at(c, m, v);
+		} else if (et != 0x15 && et != 0x3d) { /* past GENERICINST, NATIVE_VALUETYPE */
+			return et == 0x11 || et == 0x12 ? m : NULL;
+		}
+	}
+	return NULL;
+}
+
 /* One InstanceMethodEntryPoints entry: a method signature (readytorun.h's
- * READYTORUN_METHOD_SIG_* flags, then ECMA-encoded parts), then the entry. */
+ * READYTORUN_METHOD_SIG_* flags, then ECMA-encoded parts), then the entry.
+ * Its tokens are those of the image's own module unless a module override
+ * (UpdateContext) says which other.  A composite image has no module of
+ * its own: an entry without an override is in its owner type's
+ * (defining_module). */
 static int instance_entry(struct ctx *c, struct claims *cl, const struct nat *r, size_t pos,
 			  struct sb *owner, struct sb *name, struct sb *full)
 {
 	struct sig s = { c->p + pos, c->p + r->hi };
 	uint32_t flags, v, rid, rf;
-	int foreign = 0, has_owner = 0, named = 1, rc;
+	int has_owner = 0, named = 1, rc;
+	const struct md *m = c->comp ? NULL : &c->self;
 	struct sb *scratch = name; /* reused: the name is built last */
 
 	c->sig_steps = 0;
@@ -1259,12 +1346,14 @@ static int instance_entry(struct ctx *c, struct claims *cl, const struct nat *r,
 		rc = sig_u(c, &s, &v);
 		if (rc)
 			return rc;
-		foreign = v != 0;
+		m = module_at(c, m, v);
 	}
 	owner->n = 0;
 	owner->s[0] = 0;
+	if (!(flags & SIG_UPDATE_CONTEXT) && (flags & SIG_OWNER_TYPE) && c->comp)
+		m = defining_module(c, &s);
 	if (flags & SIG_OWNER_TYPE) {
-		rc = sig_type(c, &s, owner, foreign, 0, REFLECTION);
+		rc = sig_type(c, &s, owner, m, 0, REFLECTION);
 		if (rc)
 			return rc;
 		has_owner = 1;
@@ -1272,7 +1361,7 @@ static int instance_entry(struct ctx *c, struct claims *cl, const struct nat *r,
 	rc = sig_u(c, &s, &rid);
 	if (rc)
 		return rc;
-	if ((flags & SIG_SLOT_INSTEAD_OF_TOKEN) || foreign)
+	if ((flags & SIG_SLOT_INSTEAD_OF_TOKEN) || !m)
 		named = 0;
 	if (flags & SIG_METHOD_INSTANTIATION) {
 		/* The runtime leaves method instantiations out of the names it
@@ -1284,14 +1373,14 @@ static int instance_entry(struct ctx *c, struct claims *cl, const struct nat *r,
 			return fail(c, -EINVAL, "method instantiation with %u arguments", v);
 		for (uint32_t i = 0; i < v && !rc; i++) {
 			scratch->n = 0;
-			rc = sig_type(c, &s, scratch, foreign, 0, REFLECTION);
+			rc = sig_type(c, &s, scratch, m, 0, REFLECTION);
 		}
 		if (rc)
 			return rc;
 	}
 	if (flags & SIG_CONSTRAINED) {
 		scratch->n = 0;
-		rc = sig_type(c, &s, scratch, foreign, 0, REFLECTION);
+		rc = sig_type(c, &s, scratch, m, 0, REFLECTION);
 		if (rc)
 			return rc;
 	}
@@ -1300,9 +1389,9 @@ static int instance_entry(struct ctx *c, struct claims *cl, const struct nat *r,
 		return rc;
 	if (named) {
 		if (flags & SIG_MEMBERREF_TOKEN)
-			rc = memberref_name(c, rid, has_owner ? owner : NULL, name, full);
+			rc = memberref_name(c, m, rid, has_owner ? owner : NULL, name, full);
 		else
-			rc = methoddef_name(c, rid, has_owner ? owner : NULL, name, full);
+			rc = methoddef_name(c, m, rid, has_owner ? owner : NULL, name, full);
 		if (rc)
 			return rc;
 	}
@@ -1395,6 +1484,42 @@ static int cmp_method(const void *a, const void *b)
 /* Claims become ranges: a method owns its entry RUNTIME_FUNCTION and those
  * after it up to the next entry point (its funclets: crossgen2 places them
  * right after the main body). */
+/* Where RUNTIME_FUNCTION k's code lies, [*b, *e).  arm64's length is the
+ * unwind data's FunctionLength (in instructions, 4 bytes each): packed in
+ * the UnwindData word itself when its low two bits are not 0 (11 bits from
+ * bit 2), else the first 18 bits of the .xdata record it points to (the
+ * Windows ARM64 exception handling format, which crossgen2 writes on every
+ * OS). */
+static int rf_range(struct ctx *c, size_t rf_off, uint32_t k, uint32_t *b, uint32_t *e)
+{
+	const uint8_t *f = c->p + rf_off + (size_t)k * c->rf_size;
+	uint32_t len;
+
+	*b = rd32(f);
+	if (c->machine == MACHINE_X64) {
+		*e = rd32(f + 4);
+		if (*e < *b)
+			return fail(c, -EINVAL, "RUNTIME_FUNCTION %u ends (0x%x) before it begins (0x%x)", k,
+				    *e, *b);
+		return 0;
+	}
+	len = rd32(f + 4);
+	if (len & 3) {
+		len = (len >> 2 & 0x7ff) * 4;
+	} else {
+		size_t x;
+		int rc = rva_span(c, len, 4, &x, "a RUNTIME_FUNCTION's unwind data");
+
+		if (rc)
+			return rc;
+		len = (rd32(c->p + x) & 0x3ffff) * 4;
+	}
+	if (len > UINT32_MAX - *b)
+		return fail(c, -EINVAL, "RUNTIME_FUNCTION %u (0x%x, %u bytes) ends beyond 4 GiB", k, *b, len);
+	*e = *b + len;
+	return 0;
+}
+
 static int build_table(struct ctx *c, struct claims *cl, size_t rf_off, struct tr_r2r *out)
 {
 	size_t n = 0;
@@ -1414,14 +1539,13 @@ static int build_table(struct ctx *c, struct claims *cl, size_t rf_off, struct t
 				last = cl->v[j].rf;
 				break;
 			}
-		start = rd32(c->p + rf_off + (size_t)first * RUNTIME_FUNCTION_SIZE);
+		start = rd32(c->p + rf_off + (size_t)first * c->rf_size);
 		for (uint32_t k = first; k < last; k++) {
-			const uint8_t *f = c->p + rf_off + (size_t)k * RUNTIME_FUNCTION_SIZE;
-			uint32_t b = rd32(f), e = rd32(f + 4);
+			uint32_t b = 0, e = 0;
+			int rc = rf_range(c, rf_off, k, &b, &e);
 
-			if (e < b)
-				return fail(c, -EINVAL, "RUNTIME_FUNCTION %u ends (0x%x) before it begins (0x%x)",
-					    k, e, b);
+			if (rc)
+				return rc;
 			if (b >= start && e > end)
 				end = e;
 		}
@@ -1462,14 +1586,229 @@ static int build_table(struct ctx *c, struct claims *cl, size_t rf_off, struct t
 	return 0;
 }
 
-int tr_r2r_parse(const void *image, size_t len, unsigned flags, struct tr_r2r *out, char *why,
-		 size_t why_len)
+/* Reads the whole file open on fd (a regular file, read with pread: a
+ * file truncated meanwhile is an error, never a SIGBUS) into *buf. */
+static int read_fd(int fd, uint8_t **buf, size_t *len, char *why, size_t why_len)
 {
-	struct ctx c = { .p = image, .len = len, .why = why, .why_len = why_len, .flags = flags };
+	struct stat st;
+	size_t got = 0;
+	int rc;
+
+	*buf = NULL;
+	*len = 0;
+	if (fstat(fd, &st) != 0) {
+		rc = -errno;
+		if (why && why_len)
+			snprintf(why, why_len, "fstat: %s", strerror(-rc));
+		return rc;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		if (why && why_len)
+			snprintf(why, why_len, "not a regular file");
+		return -EINVAL;
+	}
+	if ((uint64_t)st.st_size > TR_R2R_MAX_SIZE) {
+		if (why && why_len)
+			snprintf(why, why_len, "%lld bytes, beyond the %u MiB limit", (long long)st.st_size,
+				 TR_R2R_MAX_SIZE >> 20);
+		return -EFBIG;
+	}
+	*len = (size_t)st.st_size;
+	*buf = malloc(*len ? *len : 1);
+	if (!*buf)
+		return -ENOMEM;
+	while (got < *len) {
+		ssize_t r = pread(fd, *buf + got, *len - got, (off_t)got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			rc = r < 0 ? -errno : -EINVAL;
+			if (why && why_len)
+				snprintf(why, why_len, "read: %s", r < 0 ? strerror(errno) : "the file shrank");
+			free(*buf);
+			*buf = NULL;
+			return rc;
+		}
+		got += (size_t)r;
+	}
+	return 0;
+}
+
+/* Component k of a composite image: its file (the manifest's AssemblyRef
+ * k + 1, the components coming first there, as the runtime's NativeImage
+ * reads them), beside the composite file, read once; its metadata is kept,
+ * the rest dropped.  NULL when it cannot be read or is not the assembly the
+ * composite image was compiled with (another MVID): its methods stay
+ * unnamed, the others are named.  The first reason is kept in comp_why. */
+static const struct md *load_component(struct ctx *c, uint32_t k)
+{
+	struct md *m = &c->comp[k];
+	struct ctx s = { .why = c->comp_why, .why_len = sizeof(c->comp_why) };
+	const char *asm_name = "";
+	char file[256];
+	uint8_t *buf = NULL;
+	size_t len, cli, md;
+	uint32_t cli_rva, cli_size, md_rva, md_size, guid;
+	uint16_t machine;
+	int fd, rc;
+
+	if (m->state)
+		return m->state > 0 ? m : NULL;
+	m->state = -1;
+	rc = get_str(&s, &c->self, col(&c->self, 0x23, k + 1, 6), &asm_name);
+	if (rc)
+		return NULL;
+	/* The name comes from the image: a file name, nothing that walks the
+	 * directory tree. */
+	if (!asm_name[0] || asm_name[0] == '.' || strchr(asm_name, '/') || strlen(asm_name) > 200) {
+		fail(&s, -EINVAL, "component assembly name \"%.64s\" is not a file name", asm_name);
+		return NULL;
+	}
+	snprintf(file, sizeof(file), "%s.dll", asm_name);
+	fd = c->open_component(c->open_arg, file);
+	if (fd < 0) {
+		fail(&s, fd, "component %s: %s", file, strerror(-fd));
+		return NULL;
+	}
+	rc = read_fd(fd, &buf, &len, NULL, 0);
+	close(fd);
+	if (rc) {
+		fail(&s, rc, "component %s: %s", file, strerror(-rc));
+		return NULL;
+	}
+	s.p = buf;
+	s.len = len;
+	rc = read_pe(&s, &cli_rva, &cli_size, &machine);
+	if (!rc)
+		rc = rva_span(&s, cli_rva, 72, &cli, "the CLI header");
+	if (!rc) {
+		md_rva = rd32(buf + cli + 8);
+		md_size = rd32(buf + cli + 12);
+		rc = rva_span(&s, md_rva, md_size, &md, "the metadata");
+	}
+	if (!rc && !(m->own = malloc(md_size ? md_size : 1)))
+		rc = -ENOMEM;
+	if (!rc)
+		memcpy(m->own, buf + md, md_size);
+	free(buf);
+	free(s.sec);
+	s.p = NULL;
+	s.sec = NULL;
+	if (!rc)
+		rc = read_metadata(&s, m, m->own, md_size);
+	if (rc)
+		return NULL;
+	if (m->t[T_METHODPTR].rows) {
+		fail(&s, -ENOEXEC, "component %s: metadata with a MethodPtr table", file);
+		return NULL;
+	}
+	m->asm_name = "?";
+	if (m->t[0x20].rows && get_str(&s, m, col(m, 0x20, 1, 7), &m->asm_name))
+		return NULL;
+	if (c->mvids_off) {
+		guid = m->t[T_MODULE].rows ? col(m, T_MODULE, 1, 2) : 0;
+		if (!guid || guid > m->guid_len / 16) {
+			fail(&s, -EINVAL, "component %s: no module MVID", file);
+			return NULL;
+		}
+		if (memcmp(m->p + m->guid_off + (size_t)(guid - 1) * 16, c->p + c->mvids_off + (size_t)k * 16,
+			   16) != 0) {
+			fail(&s, -ESTALE, "component %s is not the assembly the composite image was compiled "
+				"with (another MVID)", file);
+			return NULL;
+		}
+	}
+	m->state = 1;
+	return m;
+}
+
+static const struct md *module_at(struct ctx *c, const struct md *from, uint32_t idx)
+{
+	if (idx == 0)
+		return from;
+	/* Outside a composite image, another module is another image: not
+	 * read. */
+	if (!c->comp || idx < c->comp_bias || idx - c->comp_bias >= c->n_comp)
+		return NULL;
+	return load_component(c, idx - c->comp_bias);
+}
+
+/* A READYTORUN_CORE_HEADER's section of the given type (Flags,
+ * NumberOfSections, then the sections): 0 and its offset and size, 1 when
+ * there is none, or -EINVAL. */
+static int core_section(struct ctx *c, uint32_t rva, uint32_t type, size_t *off, uint32_t *size)
+{
+	size_t h;
+	uint32_t n;
+	int rc = rva_span(c, rva, 8, &h, "a component's READYTORUN_CORE_HEADER");
+
+	if (rc)
+		return rc;
+	n = rd32(c->p + h + 4);
+	if (n > 256)
+		return fail(c, -EINVAL, "a component's READYTORUN_CORE_HEADER lists %u sections", n);
+	rc = rva_span(c, rva, 8 + 12 * n, &h, "a component's READYTORUN_CORE_HEADER");
+	if (rc)
+		return rc;
+	for (uint32_t i = 0; i < n; i++) {
+		const uint8_t *e = c->p + h + 8 + 12 * i;
+
+		if (rd32(e) == type) {
+			*size = rd32(e + 8);
+			return rva_span(c, rd32(e + 4), *size, off, "a component's section");
+		}
+	}
+	return 1;
+}
+
+/* The MethodDefEntryPoints of each component of a composite image, named
+ * from that component's metadata. */
+static int read_components(struct ctx *c, struct claims *cl, size_t off, uint32_t size)
+{
+	uint32_t n = size / 16, named = 0;
+
+	if (n == 0 || n > COMPONENTS_MAX || n > c->self.t[0x23].rows)
+		return fail(c, -EINVAL, "%u component assemblies (%u assembly references in the manifest)", n,
+			    c->self.t[0x23].rows);
+	c->comp = calloc(n, sizeof(*c->comp));
+	if (!c->comp)
+		return fail(c, -ENOMEM, "out of memory");
+	c->n_comp = n;
+	for (uint32_t k = 0; k < n; k++) {
+		size_t mdep;
+		uint32_t mdep_size = 0;
+		const struct md *m;
+		int rc = core_section(c, rd32(c->p + off + 16 * k + 8), SEC_METHODDEF_ENTRY_POINTS, &mdep,
+				      &mdep_size);
+
+		if (rc < 0)
+			return rc;
+		if (rc > 0)
+			continue; /* no code of its own: nothing to name */
+		m = load_component(c, k);
+		if (!m)
+			continue;
+		named++;
+		rc = read_methoddef_entries(c, m, cl, mdep, mdep_size);
+		if (rc)
+			return rc;
+	}
+	if (!named)
+		return fail(c, -ENOEXEC, "a composite image none of whose %u component assemblies could be read (%s)",
+			    n, c->comp_why[0] ? c->comp_why : "none has code");
+	return 0;
+}
+
+int tr_r2r_parse_with(const void *image, size_t len, unsigned flags, tr_r2r_open_fn open_component,
+		      void *arg, struct tr_r2r *out, char *why, size_t why_len)
+{
+	struct ctx c = { .p = image, .len = len, .why = why, .why_len = why_len, .flags = flags,
+			 .open_component = open_component, .open_arg = arg };
 	struct claims cl = { 0 };
 	uint32_t cli_rva = 0, cli_size = 0, rtr_rva, rtr_size, n_sections;
-	size_t cli, rtr, rf_off = 0, mdep_off = 0, inst_off = 0;
-	uint32_t rf_size = 0, mdep_size = 0, inst_size = 0;
+	size_t cli, rtr, md, rf_off = 0, mdep_off = 0, inst_off = 0, comp_off = 0;
+	uint32_t rf_size = 0, mdep_size = 0, inst_size = 0, comp_size = 0;
 	uint16_t machine = 0;
 	int rc;
 
@@ -1506,13 +1845,15 @@ int tr_r2r_parse(const void *image, size_t len, unsigned flags, struct tr_r2r *o
 		rc = fail(&c, -ENOEXEC, "a component of a composite ReadyToRun image: its code is in the composite file");
 		goto out;
 	}
-	/* Only x64 code is read for now (arm64's RUNTIME_FUNCTION has no
-	 * end): checked once the image proved to be ReadyToRun, so that an
-	 * IL-only assembly (machine i386, "AnyCPU") is called that. */
-	if (!machine_is_x64(machine)) {
-		rc = fail(&c, -ENOEXEC, "machine 0x%04x: only x64 ReadyToRun code is read", machine);
+	/* Checked once the image proved to be ReadyToRun, so that an IL-only
+	 * assembly (machine i386, "AnyCPU") is called that. */
+	c.machine = machine_of(machine);
+	if (!c.machine) {
+		rc = fail(&c, -ENOEXEC, "machine 0x%04x: only x64 and arm64 ReadyToRun code is read", machine);
 		goto out;
 	}
+	c.rf_size = c.machine == MACHINE_X64 ? 12 : 8;
+	out->machine = c.machine;
 	n_sections = rd32(c.p + rtr + 12);
 	if (n_sections > 256 || (uint64_t)16 + 12ull * n_sections > rtr_size) {
 		rc = fail(&c, -EINVAL, "READYTORUN_HEADER of %u bytes lists %u sections", rtr_size, n_sections);
@@ -1534,35 +1875,61 @@ int tr_r2r_parse(const void *image, size_t len, unsigned flags, struct tr_r2r *o
 		} else if (type == SEC_INSTANCE_ENTRY_POINTS) {
 			rc = rva_span(&c, rva, size, &inst_off, "InstanceMethodEntryPoints");
 			inst_size = size;
+		} else if (type == SEC_COMPONENT_ASSEMBLIES) {
+			rc = rva_span(&c, rva, size, &comp_off, "ComponentAssemblies");
+			comp_size = size;
+		} else if (type == SEC_MANIFEST_MVIDS) {
+			size_t at;
+
+			/* Only used to check components: one too short is left out. */
+			if (rva_span(&c, rva, size, &at, "ManifestAssemblyMvids") == 0 && size >= 16)
+				c.mvids_off = at;
+			c.mvids_size = size;
 		}
 	}
 	if (rc)
 		goto out;
-	if (!rf_off || !mdep_off) {
+	if (!rf_off || (!mdep_off && !comp_off)) {
 		rc = fail(&c, -EINVAL, "ReadyToRun image without RuntimeFunctions or MethodDefEntryPoints");
+		goto out;
+	}
+	if (comp_off && !open_component) {
+		rc = fail(&c, -ENOEXEC, "a composite ReadyToRun image: its code is named from its component "
+			  "assemblies, which were not looked for");
 		goto out;
 	}
 	if (cli_size < 72) {
 		rc = fail(&c, -EINVAL, "CLI header of %u bytes", cli_size);
 		goto out;
 	}
-	rc = read_metadata(&c, rd32(c.p + cli + 8), rd32(c.p + cli + 12));
+	/* A composite image's own metadata is its manifest: the component
+	 * assemblies are its first AssemblyRefs. */
+	rc = rva_span(&c, rd32(c.p + cli + 8), rd32(c.p + cli + 12), &md, "the metadata");
+	if (!rc)
+		rc = read_metadata(&c, &c.self, c.p + md, rd32(c.p + cli + 12));
 	if (rc)
 		goto out;
 	/* Unoptimized (edit-and-continue) metadata reaches methods through
 	 * MethodPtr; crossgen2 never writes it. */
-	if (c.t[T_METHODPTR].rows) {
+	if (c.self.t[T_METHODPTR].rows) {
 		rc = fail(&c, -ENOEXEC, "metadata with a MethodPtr table (not optimized): not read");
 		goto out;
 	}
-	c.asm_name = "?";
-	if (c.t[0x20].rows) {
-		rc = get_str(&c, col(&c, 0x20, 1, 7), &c.asm_name);
+	c.self.asm_name = "?";
+	if (c.self.t[0x20].rows) {
+		rc = get_str(&c, &c.self, col(&c.self, 0x20, 1, 7), &c.self.asm_name);
 		if (rc)
 			goto out;
 	}
-	cl.n_rf = rf_size / RUNTIME_FUNCTION_SIZE;
-	rc = read_methoddef_entries(&c, &cl, mdep_off, mdep_size);
+	cl.n_rf = (uint32_t)(rf_size / c.rf_size);
+	if (comp_off) {
+		if (c.mvids_off && c.mvids_size / 16 < comp_size / 16)
+			c.mvids_off = 0;
+		c.comp_bias = out->rtr_major > 6 || (out->rtr_major == 6 && out->rtr_minor >= 3) ? 2 : 1;
+		rc = read_components(&c, &cl, comp_off, comp_size);
+	} else {
+		rc = read_methoddef_entries(&c, &c.self, &cl, mdep_off, mdep_size);
+	}
 	if (!rc && inst_off)
 		rc = read_instance_entries(&c, &cl, inst_off, inst_size);
 	if (!rc)
@@ -1573,6 +1940,9 @@ int tr_r2r_parse(const void *image, size_t len, unsigned flags, struct tr_r2r *o
 		c.sec = NULL;
 	}
 out:
+	for (uint32_t k = 0; k < c.n_comp; k++)
+		free(c.comp[k].own);
+	free(c.comp);
 	free(cl.v);
 	free(c.names);
 	free(c.sec);
@@ -1584,54 +1954,33 @@ out:
 	return rc;
 }
 
-int tr_r2r_read(int fd, unsigned flags, struct tr_r2r *out, char *why, size_t why_len)
+int tr_r2r_parse(const void *image, size_t len, unsigned flags, struct tr_r2r *out, char *why,
+		 size_t why_len)
 {
-	struct stat st;
+	return tr_r2r_parse_with(image, len, flags, NULL, NULL, out, why, why_len);
+}
+
+int tr_r2r_read_with(int fd, unsigned flags, tr_r2r_open_fn open_component, void *arg,
+		     struct tr_r2r *out, char *why, size_t why_len)
+{
 	uint8_t *buf;
-	size_t len, got = 0;
+	size_t len;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
 	if (why && why_len)
 		why[0] = 0;
-	if (fstat(fd, &st) != 0) {
-		rc = -errno;
-		if (why && why_len)
-			snprintf(why, why_len, "fstat: %s", strerror(-rc));
+	rc = read_fd(fd, &buf, &len, why, why_len);
+	if (rc)
 		return rc;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		if (why && why_len)
-			snprintf(why, why_len, "not a regular file");
-		return -EINVAL;
-	}
-	if ((uint64_t)st.st_size > TR_R2R_MAX_SIZE) {
-		if (why && why_len)
-			snprintf(why, why_len, "%lld bytes, beyond the %u MiB limit", (long long)st.st_size,
-				 TR_R2R_MAX_SIZE >> 20);
-		return -EFBIG;
-	}
-	len = (size_t)st.st_size;
-	buf = malloc(len ? len : 1);
-	if (!buf)
-		return -ENOMEM;
-	while (got < len) {
-		ssize_t r = pread(fd, buf + got, len - got, (off_t)got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			rc = r < 0 ? -errno : -EINVAL;
-			if (why && why_len)
-				snprintf(why, why_len, "read: %s", r < 0 ? strerror(errno) : "the file shrank");
-			free(buf);
-			return rc;
-		}
-		got += (size_t)r;
-	}
-	rc = tr_r2r_parse(buf, len, flags, out, why, why_len);
+	rc = tr_r2r_parse_with(buf, len, flags, open_component, arg, out, why, why_len);
 	free(buf);
 	return rc;
+}
+
+int tr_r2r_read(int fd, unsigned flags, struct tr_r2r *out, char *why, size_t why_len)
+{
+	return tr_r2r_read_with(fd, flags, NULL, NULL, out, why, why_len);
 }
 
 const struct tr_r2r_method *tr_r2r_find(const struct tr_r2r *r, uint32_t rva)

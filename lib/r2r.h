@@ -23,22 +23,39 @@
  * implementation).  Generic methods' own instantiations are not written:
  * the runtime leaves them out too (Enumerable::Select).  Left out here: a
  * type argument defined in another assembly (one the image names through
- * a module override) is written "?"; arrays keep their rank but not their
- * bounds ([,]); of calling conventions only instance, vararg and those of
- * function pointers are written.  A method whose name cannot be built (a
+ * a module override; in a composite image, one outside it) is written "?";
+ * arrays keep their rank but not their bounds ([,]); of calling
+ * conventions only instance, vararg and those of function pointers are
+ * written.  A method whose name cannot be built (a
  * slot instead of a token, a token of another module) still bounds its
  * neighbours but gets no entry: its code stays unnamed rather than
  * misnamed.  Measured against the runtime's own jitdump of a .NET 10.0.12
  * process (tests/dotnet/r2r.sh): every one of its ~2000 "[PreJIT]"
- * methods, in 10 images, gets the runtime's name, whole names included.
+ * methods, in 10 images, gets the runtime's name, whole names included;
+ * so do the ~840 of a self-contained app's composite image
+ * (tests/dotnet/composite.sh).  arm64 images, against crossgen2's map of
+ * what it compiled (tests/dotnet/r2r-arm64.sh): all 4054 methods of
+ * Newtonsoft.Json, and 4073 of a composite image, at the map's RVA under
+ * the map's name; the lengths are the code's (the map's also count the
+ * read-only data crossgen2 appends to arm64 code, 143 of them).
+ *
+ * x64 and arm64 images are read (arm64's RUNTIME_FUNCTION has no end
+ * address: the length is its unwind data's).  A composite image (one
+ * compiled with PublishReadyToRunComposite: the code of many assemblies in
+ * one file, "framework-r2r.dll" or "App.r2r.dll") holds none of their
+ * metadata: its component assemblies, files beside it that point back to
+ * it (READYTORUN_FLAG_COMPONENT, OwnerCompositeExecutable), keep theirs,
+ * and its own manifest metadata names them.  Naming its code needs them:
+ * tr_r2r_read_with, given a way to open them.  A component itself has no
+ * code (-ENOEXEC).
  *
  * The image is untrusted (a traced process, maybe a container, chose the
  * file): every offset, count and length is checked against the bytes read;
  * what is refused says why, in words, and nothing grows beyond what the
- * file's own size bounds.  Only x64 images are read (arm64's
- * RUNTIME_FUNCTION has no end address; composite images keep their code in
- * another file; metadata with a MethodPtr table is never written by
- * crossgen2): others are refused as -ENOEXEC. */
+ * file's own size bounds.  A component is opened only by a file name (no
+ * directory) and used only when its MVID is the one the composite image
+ * was compiled with.  Other architectures, and metadata with a MethodPtr
+ * table (never written by crossgen2), are refused as -ENOEXEC. */
 #ifndef TR_LIB_R2R_H
 #define TR_LIB_R2R_H
 #include <stddef.h>
@@ -93,6 +110,7 @@ struct tr_r2r {
 	struct tr_r2r_section *sec;
 	size_t n_sec;
 	uint32_t rtr_major, rtr_minor; /* the READYTORUN_HEADER's version */
+	uint16_t machine; /* 0x8664 (x64) or 0xaa64 (arm64), the OS's XOR undone */
 };
 
 /* Reads the image open on fd (a regular file, read with pread: a file
@@ -100,7 +118,8 @@ struct tr_r2r {
  * table (tr_r2r_free it).  Otherwise *out is empty and why (if why_len)
  * says what was wrong:
  *   -ENOEXEC  a valid PE/.NET image with no ReadyToRun code we can name (IL
- *             only, composite component, another architecture)
+ *             only, composite component, another architecture, a composite
+ *             image without tr_r2r_read_with)
  *   -EINVAL   malformed: truncated, an offset or count out of bounds
  *   -EFBIG    larger than TR_R2R_MAX_SIZE
  *   -ENOMEM, or the -errno of fstat/pread. */
@@ -108,6 +127,22 @@ int tr_r2r_read(int fd, unsigned flags, struct tr_r2r *out, char *why, size_t wh
 /* The same from bytes in memory (the fuzz target, tests). */
 int tr_r2r_parse(const void *image, size_t len, unsigned flags, struct tr_r2r *out, char *why,
 		 size_t why_len);
+
+/* Opens the component assembly file_name ("System.Private.CoreLib.dll":
+ * a file name, never a path) of a composite image, which the runtime
+ * looks for in the composite file's directory: an fd open for reading
+ * (the reader closes it), or -errno. */
+typedef int (*tr_r2r_open_fn)(void *arg, const char *file_name);
+
+/* tr_r2r_read and tr_r2r_parse that also read composite images, opening
+ * their components with open_component (NULL: a composite image is
+ * refused, -ENOEXEC).  A component that cannot be opened or read, or is
+ * not the assembly the image was compiled with, leaves its methods out
+ * (the others are named); when none can be, -ENOEXEC says why. */
+int tr_r2r_read_with(int fd, unsigned flags, tr_r2r_open_fn open_component, void *arg,
+		     struct tr_r2r *out, char *why, size_t why_len);
+int tr_r2r_parse_with(const void *image, size_t len, unsigned flags, tr_r2r_open_fn open_component,
+		      void *arg, struct tr_r2r *out, char *why, size_t why_len);
 
 /* The method whose range holds rva, or NULL. */
 const struct tr_r2r_method *tr_r2r_find(const struct tr_r2r *r, uint32_t rva);

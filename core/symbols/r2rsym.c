@@ -6,16 +6,51 @@
 #include <string.h>
 
 #include "lib/r2r.h"
+#include "lib/untrusted.h"
 #include "r2rsym.h"
 
 /* What the runtime appends to a precompiled method's name in its jitdump. */
 #define PREJIT "[PreJIT]"
 
-int tr_r2r_symbols(struct tr_elf *e, int fd, struct tr_arena *arena)
+/* Where a composite image's components are: its own directory, as the
+ * process sees it. */
+struct beside {
+	pid_t root_pid;
+	const char *path; /* the composite file's */
+	size_t dir_len;
+};
+
+/* A component is a file the process chose like the image itself: opened
+ * under lib/untrusted's rules, inside the process's root; for a process
+ * that is gone, the same path in ours (as the symbolizer reads the image
+ * itself then), lib/r2r's MVID check standing in for the inode check a
+ * mapping allows. */
+static int open_beside(void *arg, const char *file_name)
+{
+	const struct beside *b = arg;
+	struct tr_untrusted u;
+	char path[4096];
+	int fd;
+
+	if ((size_t)snprintf(path, sizeof(path), "%.*s/%s", (int)b->dir_len, b->path, file_name) >=
+	    sizeof(path))
+		return -ENAMETOOLONG;
+	fd = tr_untrusted_open(b->root_pid > 0 ? b->root_pid : 0, path, TR_R2R_MAX_SIZE, &u);
+	if (fd == -ESRCH && b->root_pid > 0)
+		fd = tr_untrusted_open(0, path, TR_R2R_MAX_SIZE, &u);
+	return fd;
+}
+
+int tr_r2r_symbols(struct tr_elf *e, int fd, pid_t root_pid, const char *path,
+		   struct tr_arena *arena)
 {
 	struct tr_r2r r;
 	char name[TR_R2R_NAME_MAX + 64];
-	int ret = tr_r2r_read(fd, TR_R2R_SIGNATURES, &r, NULL, 0);
+	const char *slash = path ? strrchr(path, '/') : NULL;
+	struct beside b = { root_pid, path, slash ? (size_t)(slash - path) : 0 };
+	/* Only an absolute path says where the components are. */
+	int ret = tr_r2r_read_with(fd, TR_R2R_SIGNATURES, slash && path[0] == '/' ? open_beside : NULL,
+				   &b, &r, NULL, 0);
 
 	if (ret < 0)
 		return ret;

@@ -7,12 +7,18 @@
 #ifndef TR_SYMBOLS_R2RSYM_H
 #define TR_SYMBOLS_R2RSYM_H
 
+#include <sys/types.h>
+
 #include "elfsym.h"
 
 /* Fills e (empty) from the PE image open on fd: its sections as loads (file
  * offset -> RVA, which the symbols use) and a symbol per method, named
- * "SIGNATURE[PreJIT]" as the runtime's jitdump names it.  0, -ENOEXEC (no
- * ReadyToRun code here), or another negative errno. */
-int tr_r2r_symbols(struct tr_elf *e, int fd, struct tr_arena *arena);
+ * "SIGNATURE[PreJIT]" as the runtime's jitdump names it.  path is the
+ * image's as process root_pid sees it (0: as we do): a composite image's
+ * component assemblies, which name its code, are looked for beside it,
+ * inside that process's root.  0, -ENOEXEC (no ReadyToRun code here), or
+ * another negative errno. */
+int tr_r2r_symbols(struct tr_elf *e, int fd, pid_t root_pid, const char *path,
+		   struct tr_arena *arena);
 
 #endif

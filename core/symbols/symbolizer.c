@@ -304,7 +304,7 @@ static int dso_load(struct tr_symbolizer *sym, const struct proc *p, const struc
 	ret = tr_elf_read(&d->elf, fd, p->pid, m->path, &sym->arena);
 	/* Not ELF: a .NET image's precompiled code names itself. */
 	if (ret == -ENOEXEC)
-		ret = tr_r2r_symbols(&d->elf, fd, &sym->arena);
+		ret = tr_r2r_symbols(&d->elf, fd, p->pid, m->path, &sym->arena);
 	close(fd);
 	if (out_of_fds(ret)) {
 		/* A debug file it may have: what was read goes, all of it is

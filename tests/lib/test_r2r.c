@@ -1,6 +1,11 @@
 /* ReadyToRun method tables read from the framework assemblies installed
  * here (found through `dotnet --list-runtimes`), and hostile images made
- * from them: truncated, with bytes changed, with lengths that lie. */
+ * from them: truncated, with bytes changed, with lengths that lie.  arm64
+ * code is tested on an x64 image made arm64 (its RUNTIME_FUNCTIONs
+ * rewritten with their lengths in the unwind data, both forms), composite
+ * images on those tests/dotnet/composite.sh and r2r-arm64.sh publish in
+ * the build tree (skipped until they ran there; R2R_TEST_APPS names
+ * another build tree's tests/dotnet/apps). */
 #include "config.h"
 
 #include <errno.h>
@@ -9,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -439,6 +445,462 @@ DEF_TEST(a_large_image_cut_short_is_refused)
 	free(img);
 }
 
+/* ---- arm64: an x64 image made arm64 ---- */
+
+static uint32_t rd32le(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void wr32le(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+static int64_t file_off(const struct tr_r2r *r, uint32_t rva)
+{
+	for (size_t i = 0; i < r->n_sec; i++)
+		if (rva >= r->sec[i].rva && rva - r->sec[i].rva < r->sec[i].file_size)
+			return (int64_t)r->sec[i].file_off + (rva - r->sec[i].rva);
+	return -1;
+}
+
+/* SMALL with its machine made arm64 for Linux and its RuntimeFunctions
+ * rewritten as arm64's (BeginAddress, UnwindData): a third of them with
+ * .xdata records (their FunctionLength, in instructions, in the bytes the
+ * shorter table freed), the others packed in the UnwindData word.  x64's
+ * lengths rounded up to whole instructions.  *len gets the size; the
+ * x64 table is left in x64. */
+static uint8_t *arm64_image(size_t *len, struct tr_r2r *x64)
+{
+	uint8_t *img = slurp(path_of(SMALL), len), *rtr, *old = NULL;
+	uint32_t pe, n_sec, n;
+	int64_t rf = -1, sec_entry = -1;
+	char why[256];
+
+	if (!img)
+		return NULL;
+	if (tr_r2r_parse(img, *len, TR_R2R_SIGNATURES, x64, why, sizeof(why)) != 0)
+		goto bad;
+	pe = rd32le(img + 0x3c);
+	img[pe + 4] = (uint8_t)(0xaa64 ^ 0x7b79);
+	img[pe + 5] = (uint8_t)((0xaa64 ^ 0x7b79) >> 8);
+	rtr = memmem(img, *len, "RTR\0", 4);
+	if (!rtr)
+		goto bad;
+	n_sec = rd32le(rtr + 12);
+	for (uint32_t i = 0; i < n_sec; i++)
+		if (rd32le(rtr + 16 + 12 * i) == 102) {
+			sec_entry = rtr + 16 + 12 * i - img;
+			rf = file_off(x64, rd32le(rtr + 16 + 12 * i + 4));
+		}
+	if (rf < 0)
+		goto bad;
+	n = rd32le(img + sec_entry + 8) / 12;
+	/* x64's table read before any of it is overwritten. */
+	old = malloc(12 * (size_t)n + 1);
+	if (!old)
+		goto bad;
+	memcpy(old, img + rf, 12 * (size_t)n);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t b = rd32le(old + 12 * i), e = rd32le(old + 12 * i + 4);
+		uint32_t words = (e - b + 3) / 4;
+
+		wr32le(img + rf + 8 * i, b);
+		if (i % 3 == 0 || words > 0x7ff) {
+			uint32_t x = rd32le(img + sec_entry + 4) + 8 * n + 4 * i;
+
+			wr32le(img + rf + 8 * n + 4 * i, words | 1u << 21); /* E bit: no meaning here */
+			wr32le(img + rf + 8 * i + 4, x);
+		} else {
+			wr32le(img + rf + 8 * i + 4, 1u | words << 2);
+		}
+	}
+	wr32le(img + sec_entry + 8, 8 * n);
+	free(old);
+	return img;
+bad:
+	free(old);
+	free(img);
+	tr_r2r_free(x64);
+	return NULL;
+}
+
+DEF_TEST(arm64_lengths_come_from_the_unwind_data)
+{
+	size_t len;
+	struct tr_r2r x64, a;
+	char why[256];
+	uint8_t *img = arm64_image(&len, &x64);
+	int rc;
+
+	CHECK_NOT_NULL(img);
+	EXPECT_EQ_INT(0x8664, x64.machine);
+	rc = tr_r2r_parse(img, len, TR_R2R_SIGNATURES, &a, why, sizeof(why));
+	if (rc) {
+		TEST_FAIL("arm64 variant: %d %s", rc, why);
+		goto out;
+	}
+	EXPECT_EQ_INT(0xaa64, a.machine);
+	EXPECT_EQ_INT(x64.n, a.n);
+	EXPECT_EQ_INT(0, bad_ranges(&a));
+	/* Each method where it was, named as it was; its end rounded up to an
+	 * instruction, that of its main body or of a funclet (x64's are not
+	 * aligned), but never past the next method. */
+	for (size_t i = 0; i < x64.n; i++) {
+		const struct tr_r2r_method *m = tr_r2r_find(&a, x64.v[i].start_rva);
+		uint32_t next = i + 1 < x64.n ? x64.v[i + 1].start_rva : UINT32_MAX;
+
+		if (!m || m->start_rva != x64.v[i].start_rva || strcmp(m->signature, x64.v[i].signature) != 0 ||
+		    m->end_rva < x64.v[i].end_rva || m->end_rva > x64.v[i].end_rva + 3 + 3 * 8 ||
+		    m->end_rva > next) {
+			TEST_FAIL("x64 [0x%x, 0x%x) %s: arm64 %s [0x%x, 0x%x)", x64.v[i].start_rva,
+				  x64.v[i].end_rva, x64.v[i].signature, m ? m->signature : "none",
+				  m ? m->start_rva : 0, m ? m->end_rva : 0);
+			break;
+		}
+	}
+	tr_r2r_free(&a);
+out:
+	tr_r2r_free(&x64);
+	free(img);
+}
+
+/* Unwind data out of the image, code that would end beyond 4 GiB, and
+ * cuts and changed bytes of the arm64 variant. */
+DEF_TEST(hostile_arm64_images_are_refused_cleanly)
+{
+	size_t len, steps = 0, refused = 0;
+	struct tr_r2r x64, r;
+	char why[256];
+	uint8_t *img = arm64_image(&len, &x64), *t, *rtr;
+	uint32_t seed = 777, n_sec;
+	int64_t rf = -1;
+
+	CHECK_NOT_NULL(img);
+	t = malloc(len);
+	CHECK_NOT_NULL(t);
+	rtr = memmem(img, len, "RTR\0", 4);
+	CHECK_NOT_NULL(rtr);
+	n_sec = rd32le(rtr + 12);
+	for (uint32_t i = 0; i < n_sec; i++)
+		if (rd32le(rtr + 16 + 12 * i) == 102)
+			rf = file_off(&x64, rd32le(rtr + 16 + 12 * i + 4));
+	EXPECT_TRUE(rf > 0);
+	/* The first RUNTIME_FUNCTION has .xdata (i % 3 == 0): moved away. */
+	memcpy(t, img, len);
+	wr32le(t + rf + 4, 0x7ffffff0);
+	EXPECT_EQ_INT(-EINVAL, tr_r2r_parse(t, len, TR_R2R_SIGNATURES, &r, why, sizeof(why)));
+	EXPECT_CONTAINS("unwind data", why);
+	memcpy(t, img, len);
+	wr32le(t + rf + 4, rd32le(t + rf + 4) + 2); /* misaligned: read as packed */
+	EXPECT_TRUE(sane_outcome(tr_r2r_parse(t, len, TR_R2R_SIGNATURES, &r, why, sizeof(why)), &r, why));
+	tr_r2r_free(&r);
+	/* The largest length (2^18 instructions) from near the top of the
+	 * address space. */
+	memcpy(t, img, len);
+	wr32le(t + rf, 0xfffffff0);
+	wr32le(t + rf + 8 * 1 + 4, 1u | 0x7ffu << 2);
+	wr32le(t + rf + 8, 0xffffff00);
+	EXPECT_EQ_INT(-EINVAL, tr_r2r_parse(t, len, TR_R2R_SIGNATURES, &r, why, sizeof(why)));
+	EXPECT_CONTAINS("beyond 4 GiB", why);
+	for (size_t cut = 0; cut < len; cut += 101, steps++) {
+		uint8_t *c = malloc(cut ? cut : 1);
+		int rc;
+
+		CHECK_NOT_NULL(c);
+		memcpy(c, img, cut);
+		rc = tr_r2r_parse(c, cut, TR_R2R_SIGNATURES, &r, why, sizeof(why));
+		if (!sane_outcome(rc, &r, why))
+			TEST_FAIL("cut at %zu: rc %d, why \"%s\"", cut, rc, why);
+		refused += rc != 0;
+		tr_r2r_free(&r);
+		free(c);
+	}
+	EXPECT_TRUE(refused > steps / 2);
+	for (int i = 0; i < 2000; i++) {
+		int rc;
+
+		memcpy(t, img, len);
+		for (int k = 0, n = 1 + i % 4; k < n; k++) {
+			seed = seed * 1103515245u + 12345u;
+			/* Half of them in the RUNTIME_FUNCTIONs and .xdata. */
+			if (k == 0 && i % 2)
+				t[rf + (seed >> 8) % 4096 % (len - (size_t)rf)] = (uint8_t)(seed >> 24);
+			else
+				t[(seed >> 8) % len] = (uint8_t)(seed >> 24);
+		}
+		rc = tr_r2r_parse(t, len, TR_R2R_SIGNATURES, &r, why, sizeof(why));
+		if (!sane_outcome(rc, &r, why)) {
+			TEST_FAIL("variant %d: rc %d, why \"%s\"", i, rc, why);
+			tr_r2r_free(&r);
+			break;
+		}
+		tr_r2r_free(&r);
+	}
+	free(t);
+	tr_r2r_free(&x64);
+	free(img);
+}
+
+/* ---- composite images, as published in the build tree ---- */
+
+static char apps_dir[4096];
+
+static const char *app_file(const char *rel)
+{
+	static char p[8192];
+
+	snprintf(p, sizeof(p), "%s/%s", apps_dir, rel);
+	return p;
+}
+
+/* How the tests open components: from a directory, or from memory. */
+struct opener {
+	const char *dir;
+	const char *refuse;   /* a component to refuse (ENOENT) */
+	const char *swap_from, *swap_to; /* open swap_to when asked for swap_from */
+	/* Served from memory instead of dir, for hostile components: */
+	const char *mem_name;
+	const uint8_t *mem;
+	size_t mem_len;
+	unsigned asked;
+	int bad_name; /* asked for a name that is no file name */
+};
+
+static int test_open(void *arg, const char *name)
+{
+	struct opener *o = arg;
+	char p[8192];
+	int fd;
+
+	o->asked++;
+	if (strchr(name, '/') || name[0] == '.')
+		o->bad_name = 1;
+	if (o->refuse && strcmp(name, o->refuse) == 0)
+		return -ENOENT;
+	if (o->mem_name && strcmp(name, o->mem_name) == 0) {
+		fd = memfd_create("component", MFD_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		if (write(fd, o->mem, o->mem_len) != (ssize_t)o->mem_len) {
+			close(fd);
+			return -EIO;
+		}
+		return fd;
+	}
+	if (o->swap_from && strcmp(name, o->swap_from) == 0)
+		name = o->swap_to;
+	snprintf(p, sizeof(p), "%s/%s", o->dir, name);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+#define SMALL_COMPOSITE_DIR "r2rmap/arm64-composite/out"
+#define SMALL_COMPOSITE SMALL_COMPOSITE_DIR "/R2rMap.r2r.dll"
+#define BIG_COMPOSITE_DIR "composite/x64/out"
+#define BIG_COMPOSITE BIG_COMPOSITE_DIR "/Composite.r2r.dll"
+
+static int parse_composite(const char *rel, struct opener *o, struct tr_r2r *r, char *why,
+			   size_t why_len)
+{
+	size_t len;
+	uint8_t *img = slurp(app_file(rel), &len);
+	int rc;
+
+	if (!img)
+		return -ENOENT;
+	rc = tr_r2r_parse_with(img, len, TR_R2R_SIGNATURES, test_open, o, r, why, why_len);
+	free(img);
+	return rc;
+}
+
+DEF_TEST(a_composite_image_is_named_from_its_components)
+{
+	char dir[8192];
+	struct opener o = { .dir = dir };
+	struct tr_r2r r;
+	char why[256];
+	size_t n;
+	int rc, fd;
+
+	snprintf(dir, sizeof(dir), "%s", app_file(SMALL_COMPOSITE_DIR));
+	rc = parse_composite(SMALL_COMPOSITE, &o, &r, why, sizeof(why));
+	if (rc) {
+		TEST_FAIL("%s: %d %s", SMALL_COMPOSITE, rc, why);
+		return;
+	}
+	/* Newtonsoft.Json's 4054 methods and the app's 19. */
+	EXPECT_TRUE(r.n > 4000);
+	EXPECT_EQ_INT(0xaa64, r.machine);
+	EXPECT_EQ_INT(0, bad_ranges(&r));
+	EXPECT_EQ_INT(2, o.asked); /* each component opened once */
+	EXPECT_TRUE(by_signature(&r, "instance void [Newtonsoft.Json] Newtonsoft.Json.JsonTextWriter::"
+				 "WriteStartObject()") != NULL);
+	EXPECT_TRUE(by_signature(&r, "int32 [R2rMap] R2rMap.Program::Main()") != NULL);
+	n = r.n;
+	tr_r2r_free(&r);
+
+	/* Without a way to open them, said so. */
+	fd = open(app_file(SMALL_COMPOSITE), O_RDONLY | O_CLOEXEC);
+	EXPECT_EQ_INT(-ENOEXEC, tr_r2r_read(fd, 0, &r, why, sizeof(why)));
+	EXPECT_CONTAINS("composite", why);
+	if (fd >= 0)
+		close(fd);
+	/* One that cannot be opened: the other's methods are named. */
+	o.refuse = "Newtonsoft.Json.dll";
+	o.asked = 0;
+	EXPECT_EQ_INT(0, parse_composite(SMALL_COMPOSITE, &o, &r, why, sizeof(why)));
+	EXPECT_TRUE(r.n > 0 && r.n < 100);
+	EXPECT_EQ_INT(0, count_prefix(&r, "Newtonsoft."));
+	EXPECT_TRUE(by_name(&r, "R2rMap.Program::Main") != NULL);
+	tr_r2r_free(&r);
+	/* Another assembly where a component should be (another MVID): not
+	 * used. */
+	o.refuse = NULL;
+	o.swap_from = "Newtonsoft.Json.dll";
+	o.swap_to = "R2rMap.dll";
+	EXPECT_EQ_INT(0, parse_composite(SMALL_COMPOSITE, &o, &r, why, sizeof(why)));
+	EXPECT_TRUE(r.n > 0 && r.n < 100);
+	EXPECT_EQ_INT(0, count_prefix(&r, "Newtonsoft."));
+	tr_r2r_free(&r);
+	/* None at all: refused, with the first reason. */
+	o.swap_from = NULL;
+	o.dir = "/nonexistent";
+	EXPECT_EQ_INT(-ENOEXEC, parse_composite(SMALL_COMPOSITE, &o, &r, why, sizeof(why)));
+	EXPECT_CONTAINS("none of whose", why);
+	EXPECT_CONTAINS("No such file", why);
+	EXPECT_TRUE(r.n == 0 && r.v == NULL);
+	EXPECT_TRUE(n > 4000);
+}
+
+/* A component that lies (cut, bytes changed), a composite image cut or
+ * changed, and a manifest whose component name is no file name. */
+DEF_TEST(hostile_composites_and_components_are_refused_cleanly)
+{
+	char dir[8192];
+	struct opener o = { .dir = dir };
+	size_t len, clen;
+	uint8_t *img, *comp, *t;
+	struct tr_r2r r;
+	char why[256];
+	uint32_t seed = 4242;
+	uint8_t *p;
+
+	snprintf(dir, sizeof(dir), "%s", app_file(SMALL_COMPOSITE_DIR));
+	img = slurp(app_file(SMALL_COMPOSITE), &len);
+	comp = slurp(app_file(SMALL_COMPOSITE_DIR "/Newtonsoft.Json.dll"), &clen);
+	CHECK_NOT_NULL(img);
+	CHECK_NOT_NULL(comp);
+	t = malloc(clen > len ? clen : len);
+	CHECK_NOT_NULL(t);
+	/* The component, cut and changed. */
+	o.mem_name = "Newtonsoft.Json.dll";
+	o.mem = t;
+	for (size_t cut = 0; cut < clen; cut += clen / 97 + 1) {
+		int rc;
+
+		memcpy(t, comp, cut);
+		o.mem_len = cut;
+		rc = tr_r2r_parse_with(img, len, TR_R2R_SIGNATURES, test_open, &o, &r, why, sizeof(why));
+		if (!sane_outcome(rc, &r, why))
+			TEST_FAIL("component cut at %zu: rc %d, why \"%s\"", cut, rc, why);
+		tr_r2r_free(&r);
+	}
+	o.mem_len = clen;
+	for (int i = 0; i < 300; i++) {
+		int rc;
+
+		memcpy(t, comp, clen);
+		for (int k = 0, n = 1 + i % 4; k < n; k++) {
+			seed = seed * 1103515245u + 12345u;
+			t[(seed >> 8) % clen] = (uint8_t)(seed >> 24);
+		}
+		rc = tr_r2r_parse_with(img, len, TR_R2R_SIGNATURES, test_open, &o, &r, why, sizeof(why));
+		if (!sane_outcome(rc, &r, why)) {
+			TEST_FAIL("component variant %d: rc %d, why \"%s\"", i, rc, why);
+			tr_r2r_free(&r);
+			break;
+		}
+		tr_r2r_free(&r);
+	}
+	/* The composite image, cut and changed. */
+	o.mem_name = NULL;
+	for (size_t cut = 0; cut < len; cut += len / 301 + 1) {
+		uint8_t *c = malloc(cut ? cut : 1);
+		int rc;
+
+		CHECK_NOT_NULL(c);
+		memcpy(c, img, cut);
+		rc = tr_r2r_parse_with(c, cut, TR_R2R_SIGNATURES, test_open, &o, &r, why, sizeof(why));
+		if (!sane_outcome(rc, &r, why))
+			TEST_FAIL("composite cut at %zu: rc %d, why \"%s\"", cut, rc, why);
+		tr_r2r_free(&r);
+		free(c);
+	}
+	for (int i = 0; i < 600; i++) {
+		int rc;
+
+		memcpy(t, img, len);
+		for (int k = 0, n = 1 + i % 4; k < n; k++) {
+			seed = seed * 1103515245u + 12345u;
+			t[(seed >> 8) % len] = (uint8_t)(seed >> 24);
+		}
+		rc = tr_r2r_parse_with(t, len, TR_R2R_SIGNATURES, test_open, &o, &r, why, sizeof(why));
+		if (!sane_outcome(rc, &r, why)) {
+			TEST_FAIL("composite variant %d: rc %d, why \"%s\"", i, rc, why);
+			tr_r2r_free(&r);
+			break;
+		}
+		tr_r2r_free(&r);
+	}
+	/* The manifest's names of the components made paths: never asked. */
+	memcpy(t, img, len);
+	for (p = t; (p = memmem(p, len - (size_t)(p - t), "Newtonsoft.Json\0", 16)); p += 16)
+		memcpy(p, "../../etc/shado\0", 16);
+	for (p = t; (p = memmem(p, len - (size_t)(p - t), "R2rMap\0", 7)); p += 7)
+		memcpy(p, "/a/b/c\0", 7);
+	o.asked = 0;
+	o.bad_name = 0;
+	EXPECT_EQ_INT(-ENOEXEC, tr_r2r_parse_with(t, len, TR_R2R_SIGNATURES, test_open, &o, &r, why,
+						  sizeof(why)));
+	EXPECT_CONTAINS("not a file name", why);
+	EXPECT_EQ_INT(0, o.bad_name);
+	EXPECT_EQ_INT(0, o.asked);
+	free(t);
+	free(comp);
+	free(img);
+}
+
+/* The framework and an app in one image, checked against the runtime in
+ * tests/dotnet/composite.sh: here, that it is read whole. */
+DEF_TEST(a_self_contained_composite_image_is_read)
+{
+	char dir[8192];
+	struct opener o = { .dir = dir };
+	struct tr_r2r r;
+	char why[256];
+	int rc;
+
+	snprintf(dir, sizeof(dir), "%s", app_file(BIG_COMPOSITE_DIR));
+	rc = parse_composite(BIG_COMPOSITE, &o, &r, why, sizeof(why));
+	if (rc) {
+		TEST_FAIL("%s: %d %s", BIG_COMPOSITE, rc, why);
+		return;
+	}
+	EXPECT_TRUE(r.n > 50000);
+	EXPECT_EQ_INT(0x8664, r.machine);
+	EXPECT_EQ_INT(0, bad_ranges(&r));
+	EXPECT_TRUE(o.asked > 100);
+	EXPECT_TRUE(by_name(&r, "System.String::Concat") != NULL);
+	EXPECT_TRUE(by_name(&r, "System.Collections.Generic.Dictionary`2[System.__Canon,System.__Canon]::TryInsert") != NULL);
+	EXPECT_TRUE(by_signature(&r, "int64 [Composite] Composite.Program::Spin(float64)") != NULL);
+	tr_r2r_free(&r);
+}
+
 int main(void)
 {
 	find_runtime();
@@ -454,6 +916,11 @@ int main(void)
 		SKIP_TEST(changed_bytes_never_crash, why);
 		SKIP_TEST(lying_lengths_are_refused, why);
 		SKIP_TEST(a_large_image_cut_short_is_refused, why);
+		SKIP_TEST(arm64_lengths_come_from_the_unwind_data, why);
+		SKIP_TEST(hostile_arm64_images_are_refused_cleanly, why);
+		SKIP_TEST(a_composite_image_is_named_from_its_components, why);
+		SKIP_TEST(hostile_composites_and_components_are_refused_cleanly, why);
+		SKIP_TEST(a_self_contained_composite_image_is_read, why);
 		TEST_MAIN_END();
 	}
 	RUN_TEST(corelib_names_its_methods);
@@ -465,5 +932,27 @@ int main(void)
 	RUN_TEST(changed_bytes_never_crash);
 	RUN_TEST(lying_lengths_are_refused);
 	RUN_TEST(a_large_image_cut_short_is_refused);
+	RUN_TEST(arm64_lengths_come_from_the_unwind_data);
+	RUN_TEST(hostile_arm64_images_are_refused_cleanly);
+	{
+		const char *apps = getenv("R2R_TEST_APPS");
+		struct stat st;
+
+		snprintf(apps_dir, sizeof(apps_dir), "%s", apps && *apps ? apps : "tests/dotnet/apps");
+		if (stat(app_file(SMALL_COMPOSITE), &st) == 0) {
+			RUN_TEST(a_composite_image_is_named_from_its_components);
+			RUN_TEST(hostile_composites_and_components_are_refused_cleanly);
+		} else {
+			SKIP_TEST(a_composite_image_is_named_from_its_components,
+				  "no " SMALL_COMPOSITE " (tests/dotnet/r2r-arm64.sh publishes it)");
+			SKIP_TEST(hostile_composites_and_components_are_refused_cleanly,
+				  "no " SMALL_COMPOSITE " (tests/dotnet/r2r-arm64.sh publishes it)");
+		}
+		if (stat(app_file(BIG_COMPOSITE), &st) == 0)
+			RUN_TEST(a_self_contained_composite_image_is_read);
+		else
+			SKIP_TEST(a_self_contained_composite_image_is_read,
+				  "no " BIG_COMPOSITE " (tests/dotnet/composite.sh publishes it)");
+	}
 	TEST_MAIN_END();
 }
