@@ -198,6 +198,61 @@ DEF_TEST(jitdump_pids_become_host_pids)
 	close(fd);
 }
 
+/* A jitdump far larger than the window its records are read through
+ * (records of varied sizes straddling every window boundary), whose
+ * writer gave up inside its last record; and the same walk rewriting
+ * PIDs across the windows. */
+DEF_TEST(jitdump_walk_crosses_read_windows)
+{
+	struct {
+		uint32_t magic, version, total_size, elf_mach, pad1, pid;
+		uint64_t timestamp, flags;
+	} hdr = { 0x4A695444u, 1, 40, 62, 0, 1, 0, 0 };
+	struct {
+		uint32_t id, total_size;
+		uint64_t timestamp;
+		uint32_t pid, tid;
+	} rec;
+	static unsigned char body[5000];
+	char path[512];
+	uint64_t records = 0, off = sizeof(hdr), n = 0, loads = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/big-jit.dump", tmpdir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	EXPECT_TRUE(fd >= 0);
+	if (fd < 0)
+		return;
+	EXPECT_TRUE(pwrite(fd, &hdr, sizeof(hdr), 0) == sizeof(hdr));
+	/* About 2 MiB: 8 windows of 256 KiB. */
+	while (off < 2u << 20) {
+		size_t size = sizeof(rec) + (n * 397) % sizeof(body);
+
+		rec = (typeof(rec)){ .id = n % 3 == 2 ? 2 : 0, .total_size = (uint32_t)size,
+				     .timestamp = n, .pid = 1, .tid = 1 };
+		EXPECT_TRUE(pwrite(fd, &rec, sizeof(rec), (off_t)off) == sizeof(rec));
+		EXPECT_TRUE(pwrite(fd, body, size - sizeof(rec), (off_t)(off + sizeof(rec))) ==
+			    (ssize_t)(size - sizeof(rec)));
+		loads += rec.id == 0;
+		off += size;
+		n++;
+	}
+	/* The last record, cut inside its code bytes. */
+	rec = (typeof(rec)){ .id = 0, .total_size = 65536, .pid = 1, .tid = 1 };
+	EXPECT_TRUE(pwrite(fd, &rec, sizeof(rec), (off_t)off) == sizeof(rec));
+	EXPECT_TRUE(pwrite(fd, body, 1000, (off_t)(off + sizeof(rec))) == 1000);
+	EXPECT_EQ_INT((long long)off, (long long)mh_jitdump_whole(fd, off + sizeof(rec) + 1000,
+								   &records));
+	EXPECT_EQ_INT((long long)n, (long long)records);
+	/* Whole to the end. */
+	EXPECT_EQ_INT((long long)off, (long long)mh_jitdump_whole(fd, off, &records));
+	EXPECT_EQ_INT((long long)loads, (long long)mh_jitdump_set_pid(fd, off, 1, 4242));
+	EXPECT_TRUE(pread(fd, &rec, sizeof(rec), (off_t)(off - (sizeof(rec) +
+						((n - 1) * 397) % sizeof(body)))) == sizeof(rec));
+	EXPECT_EQ_INT((n - 1) % 3 == 2 ? 1 : 4242, rec.pid);
+	close(fd);
+}
+
 /* ---- the harvester against a fake services table ---- */
 
 static char logbuf[8192];
@@ -406,6 +461,7 @@ int main(void)
 	RUN_TEST(cwd_inside_root);
 	RUN_TEST(copy_follows_appends);
 	RUN_TEST(jitdump_pids_become_host_pids);
+	RUN_TEST(jitdump_walk_crosses_read_windows);
 	RUN_TEST(exited_process_keeps_its_whole_map);
 	RUN_TEST(map_growing_past_max_size_is_dropped);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
