@@ -1,6 +1,7 @@
 bin_PROGRAMS += tracerig
 tracerig_SOURCES = \
 	core/main.c \
+	core/reaper.c core/reaper.h \
 	core/cli.c core/cli.h \
 	core/log.c core/log.h \
 	core/profile.c core/profile.h \

@@ -18,7 +18,22 @@
 #include "report.h"
 #include "services.h"
 #include "session.h"
+#include "reaper.h"
+#include "stream.h"
 #include "supervise.h"
+
+struct ending {
+	struct tr_session *session;
+	struct tr_options *opts;
+};
+
+static void free_all(void *arg)
+{
+	struct ending *e = arg;
+
+	tr_session_free(e->session);
+	tr_cli_free(e->opts);
+}
 
 static void print_keys(const struct tracerig_key *keys)
 {
@@ -144,6 +159,7 @@ int main(int argc, char **argv)
 {
 	struct tr_options opts;
 	struct tr_session session;
+	struct ending ending;
 	char session_name[128];
 	int done, status, detach = 0;
 
@@ -209,7 +225,14 @@ int main(int argc, char **argv)
 		fflush(NULL);
 		_exit(status);
 	}
-	tr_session_free(&session);
-	tr_cli_free(&opts);
+	ending = (struct ending){ .session = &session, .opts = &opts };
+	/* The archive is in place: whoever waits for tracerig (a script,
+	 * `timeout`, systemd) need not wait for the freeing too. */
+	tr_stream_stop();
+	tr_output_release();
+	fflush(NULL);
+	if (tr_reaper_handoff(free_all, &ending) == 0)
+		_exit(status);
+	free_all(&ending);
 	return status;
 }
