@@ -22,6 +22,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "reaper.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -41,6 +42,7 @@ static struct {
 	void *arg;
 } reaper = { -1, -1, NULL, NULL };
 
+#ifndef TR_SANITIZED
 /* Only the calling thread may exist: another would die with tracerig's
  * exit in the middle of whatever it did, and the reaper would then free
  * under it. */
@@ -73,6 +75,8 @@ static int reaper_main(void *arg)
 	reaper.cleanup(reaper.arg);
 	return 0;
 }
+
+#endif
 
 int tr_reaper_handoff(void (*cleanup)(void *), void *arg)
 {
@@ -111,6 +115,7 @@ int tr_reaper_handoff(void (*cleanup)(void *), void *arg)
 		return -1;
 	}
 	close(fds[0]);
+	tr_debug("the rest is freed by PID %d, after this exit", (int)pid);
 	return 0;
 #endif
 }

@@ -81,6 +81,7 @@ CORE_SH_TESTS = \
 	tests/core/convert.sh tests/core/pprof_archive.sh tests/core/archive_readers.sh \
 	tests/core/supervise.sh \
 	tests/core/cleanup.sh \
+	tests/core/reaper.sh \
 	tests/core/archive.sh \
 	tests/core/output.sh \
 	tests/core/docs.sh \
