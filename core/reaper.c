@@ -33,6 +33,7 @@
 #endif
 #endif
 
+#ifndef TR_SANITIZED
 #define REAPER_STACK (1024 * 1024)
 
 static struct {
@@ -42,7 +43,6 @@ static struct {
 	void *arg;
 } reaper = { -1, -1, NULL, NULL };
 
-#ifndef TR_SANITIZED
 /* Only the calling thread may exist: another would die with tracerig's
  * exit in the middle of whatever it did, and the reaper would then free
  * under it. */
