@@ -376,6 +376,20 @@ static int svc_symbolizer_fork(struct tracerig_ctx *ctx, pid_t parent, pid_t chi
 	return tr_symbolizer_record_fork(ctx->session->symbolizer, parent, child);
 }
 
+static int svc_symbolizer_exit(struct tracerig_ctx *ctx, pid_t pid)
+{
+	struct tr_session *s = ctx->session;
+
+	if (!s->symbolizer)
+		return -ENOSYS;
+	/* Another source names its stacks in flush against the model as
+	 * the recording left it: processes gone by then must still be there. */
+	for (size_t i = 0; i < s->n_sources; i++)
+		if (s->sources[i] != ctx && s->sources[i]->model == TRACERIG_MODEL_WANTED)
+			return 0;
+	return tr_symbolizer_forget(s->symbolizer, pid);
+}
+
 static int svc_symbolizer_object(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr,
 				 struct tracerig_object *out)
 {
@@ -653,6 +667,7 @@ const struct tracerig_services tr_services = {
 	.symbolizer_mmap = svc_symbolizer_mmap,
 	.symbolizer_exec = svc_symbolizer_exec,
 	.symbolizer_fork = svc_symbolizer_fork,
+	.symbolizer_exit = svc_symbolizer_exit,
 	.symbolizer_model = svc_symbolizer_model,
 	.symbolizer_object = svc_symbolizer_object,
 	.frame_name = svc_frame_name,

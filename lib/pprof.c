@@ -1,11 +1,11 @@
-/* The pprof builder: interning in strmaps keyed by text, encoding by
- * libprotobuf-c's code generated from the vendored profile.proto, gzip by
- * zlib. */
+/* The pprof builder: strings interned in a strmap; mappings, locations,
+ * stacks, label sets and samples kept once each in tables keyed by their
+ * content (numbers, and strings by their index), so that what it holds is
+ * what the profile holds; encoding by libprotobuf-c's code generated from
+ * the vendored profile.proto, gzip by zlib. */
 #include "config.h"
 
 #include <errno.h>
-#include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -42,12 +42,38 @@ struct sample_cached {
 	size_t index; /* in samples, + 1; 0: empty */
 };
 
+/* Stacks (location ids) and label sets, each kept once and shared by the
+ * samples that have it: a system-wide session sees the same stacks in
+ * process after process, and every sample of a thread has its labels.
+ * Their arrays come from chunks that never move (samples point at them). */
+struct pp_chunk {
+	struct pp_chunk *next;
+	size_t used, size;
+	_Alignas(uint64_t) unsigned char data[];
+};
+
+struct pp_stack {
+	uint64_t *locations; /* NULL: a free slot */
+	size_t n;
+	uint64_t hash;
+};
+
+struct pp_labelset {
+	pp_label_msg *labels; /* NULL: a free slot */
+	const unsigned char *is_str; /* per label: 1 for a string */
+	size_t n;
+	uint64_t hash;
+};
+
 struct pp_builder {
 	struct tr_strmap strings; /* value: index in string_table */
 	char **string_table;
 	size_t n_strings, cap_strings;
 
-	struct tr_strmap mapping_keys; /* value: id = index + 1 */
+	/* Mappings and locations by their content (numbers, strings by their
+	 * index in string_table): id, 0 for a free slot. */
+	uint32_t *mapping_slots;
+	size_t mapping_slots_cap;
 	pp_mapping_msg *mappings;
 	size_t n_mappings, cap_mappings;
 
@@ -55,14 +81,23 @@ struct pp_builder {
 	pp_function_msg *functions;
 	size_t n_functions, cap_functions;
 
-	struct tr_strmap location_keys;
+	uint32_t *location_slots;
+	size_t location_slots_cap;
 	pp_location_msg *locations;
 	pp_line_msg *lines; /* one per location */
 	size_t n_locations, cap_locations;
 
-	struct tr_strmap sample_keys; /* value: index in samples */
+	/* Samples by (stack, label set), both kept once: the same pointers
+	 * are the same sample.  Index + 1; 0: a free slot. */
+	uint32_t *sample_slots;
+	size_t sample_cap;
 	struct pp_sample *samples;
 	size_t n_samples, cap_samples;
+	struct pp_stack *stacks;
+	size_t n_stacks, stacks_cap;
+	struct pp_labelset *labelsets;
+	size_t n_labelsets, labelsets_cap;
+	struct pp_chunk *chunks; /* the newest first */
 
 	pp_value_type_msg sample_types[PP_MAX_VALUES];
 	size_t n_types;
@@ -71,8 +106,6 @@ struct pp_builder {
 	int64_t *comments;
 	size_t n_comments;
 
-	char *key; /* scratch for building keys */
-	size_t key_len, key_cap;
 
 	struct sample_cached *recent; /* SAMPLE_CACHE of them, NULL until used */
 };
@@ -113,87 +146,6 @@ static int64_t intern(struct pp_builder *b, const char *s)
 	return (int64_t)e->value;
 }
 
-/* Keys are text: each part with its length first, so no name can make two
- * different keys equal. */
-static int key_reset(struct pp_builder *b)
-{
-	b->key_len = 0;
-	return 0;
-}
-
-static int key_add(struct pp_builder *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int key_add(struct pp_builder *b, const char *fmt, ...)
-{
-	for (;;) {
-		va_list ap;
-		int n;
-
-		va_start(ap, fmt);
-		n = vsnprintf(b->key + b->key_len, b->key_cap - b->key_len, fmt, ap);
-		va_end(ap);
-		if (n < 0)
-			return -EINVAL;
-		if (b->key_len + (size_t)n < b->key_cap) {
-			b->key_len += (size_t)n;
-			return 0;
-		}
-		{
-			size_t want = (b->key_len + (size_t)n + 1) * 2;
-			char *grown = realloc(b->key, want);
-
-			if (!grown)
-				return -ENOMEM;
-			b->key = grown;
-			b->key_cap = want;
-		}
-	}
-}
-
-/* Bytes as they are, no NUL among them (the string maps keep C strings). */
-static int key_put(struct pp_builder *b, const void *data, size_t len)
-{
-	if (b->key_len + len > b->key_cap) {
-		size_t want = (b->key_len + len) * 2;
-		char *grown = realloc(b->key, want);
-
-		if (!grown)
-			return -ENOMEM;
-		b->key = grown;
-		b->key_cap = want;
-	}
-	memcpy(b->key + b->key_len, data, len);
-	b->key_len += len;
-	return 0;
-}
-
-/* A number in hex and a separator, written by hand: a sample's key is
- * made once per sample, where printf would cost more than the rest. */
-static int key_put_u64(struct pp_builder *b, uint64_t v, char sep)
-{
-	char buf[17], *p = buf + sizeof(buf);
-
-	*--p = sep;
-	do {
-		*--p = "0123456789abcdef"[v & 15];
-		v >>= 4;
-	} while (v);
-	return key_put(b, p, (size_t)(buf + sizeof(buf) - p));
-}
-
-/* The length first, so no name can make two different keys equal. */
-static int key_put_string(struct pp_builder *b, const char *s)
-{
-	size_t len = s ? strlen(s) : 0;
-
-	return key_put_u64(b, len, ':') < 0 || key_put(b, s ? s : "", len) < 0 ? -ENOMEM : 0;
-}
-
-static int key_add_string(struct pp_builder *b, const char *s)
-{
-	s = s ? s : "";
-	return key_add(b, "%zu:%s|", strlen(s), s);
-}
-
 struct pp_builder *pp_new(const struct pp_value_type *sample_types, size_t n_types,
 			  struct pp_value_type period_type, int64_t period)
 {
@@ -204,10 +156,8 @@ struct pp_builder *pp_new(const struct pp_value_type *sample_types, size_t n_typ
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return NULL;
-	b->key_cap = 256;
-	b->key = malloc(b->key_cap);
 	/* pprof wants "" at index 0. */
-	if (!b->key || intern(b, "") != 0)
+	if (intern(b, "") != 0)
 		goto fail;
 	for (size_t i = 0; i < n_types; i++) {
 		pp_value_type_msg vt = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
@@ -239,10 +189,15 @@ void pp_free(struct pp_builder *b)
 {
 	if (!b)
 		return;
-	for (size_t i = 0; i < b->n_samples; i++) {
-		free(b->samples[i].locations);
-		free(b->samples[i].labels);
+	while (b->chunks) {
+		struct pp_chunk *next = b->chunks->next;
+
+		free(b->chunks);
+		b->chunks = next;
 	}
+	free(b->sample_slots);
+	free(b->stacks);
+	free(b->labelsets);
 	free(b->samples);
 	free(b->locations);
 	free(b->lines);
@@ -250,13 +205,11 @@ void pp_free(struct pp_builder *b)
 	free(b->mappings);
 	free(b->string_table);
 	free(b->comments);
-	free(b->key);
 	free(b->recent);
 	tr_strmap_free(&b->strings);
-	tr_strmap_free(&b->mapping_keys);
+	free(b->mapping_slots);
+	free(b->location_slots);
 	tr_strmap_free(&b->function_keys);
-	tr_strmap_free(&b->location_keys);
-	tr_strmap_free(&b->sample_keys);
 	free(b);
 }
 
@@ -281,46 +234,102 @@ int pp_add_comment(struct pp_builder *b, const char *text)
 	return 0;
 }
 
-/* The interned entry for the current key; *fresh when it was new. */
-static struct tr_strmap_entry *key_entry(struct pp_builder *b, struct tr_strmap *m, int *fresh)
+static uint64_t mix(uint64_t h, uint64_t v)
 {
-	size_t before = m->n;
-	struct tr_strmap_entry *e = tr_strmap_get(m, b->key, b->key_len);
+	return (h ^ v) * 0x9e3779b97f4a7c15ull;
+}
 
-	*fresh = e && m->n != before;
-	return e;
+static uint64_t mapping_hash(uint64_t start, int64_t file, int64_t build_id)
+{
+	uint64_t h = mix(mix(mix(0, start), (uint64_t)file), (uint64_t)build_id);
+
+	return h ^ (h >> 31);
+}
+
+static uint64_t location_hash(uint64_t mapping_id, uint64_t address, uint64_t function_id)
+{
+	uint64_t h = mix(mix(mix(1, mapping_id), address), function_id);
+
+	return h ^ (h >> 31);
+}
+
+static uint64_t mapping_slot_hash(const struct pp_builder *b, uint32_t id)
+{
+	const pp_mapping_msg *m = &b->mappings[id - 1];
+
+	return mapping_hash(m->memory_start, m->filename, m->build_id);
+}
+
+static uint64_t location_slot_hash(const struct pp_builder *b, uint32_t id)
+{
+	return location_hash(b->locations[id - 1].mapping_id, b->locations[id - 1].address,
+			     b->lines[id - 1].function_id);
+}
+
+/* Room for one more id in a table of ids (open addressing, at most half
+ * full), rehashed by `hash`. */
+static int ids_grow(const struct pp_builder *b, uint32_t **slots, size_t *cap, size_t n,
+		    uint64_t (*hash)(const struct pp_builder *b, uint32_t id))
+{
+	size_t ncap = *cap ? *cap * 2 : 1024;
+	uint32_t *tab;
+
+	if ((n + 1) * 2 <= *cap)
+		return 0;
+	if (n >= UINT32_MAX - 1)
+		return -ENOMEM;
+	tab = calloc(ncap, sizeof(*tab));
+	if (!tab)
+		return -ENOMEM;
+	for (size_t i = 0; i < *cap; i++) {
+		size_t j;
+
+		if (!(*slots)[i])
+			continue;
+		for (j = hash(b, (*slots)[i]) & (ncap - 1); tab[j]; j = (j + 1) & (ncap - 1))
+			;
+		tab[j] = (*slots)[i];
+	}
+	free(*slots);
+	*slots = tab;
+	*cap = ncap;
+	return 0;
 }
 
 uint64_t pp_mapping(struct pp_builder *b, uint64_t start, uint64_t limit, uint64_t file_offset,
 		    const char *file, const char *build_id)
 {
 	pp_mapping_msg m = PERFTOOLS__PROFILES__MAPPING__INIT;
-	struct tr_strmap_entry *e;
-	int fresh;
+	int64_t file_ix, bid_ix;
+	size_t j;
 
-	key_reset(b);
-	if (key_add(b, "%" PRIx64 "|", start) < 0 || key_add_string(b, file) < 0 ||
-	    key_add_string(b, build_id) < 0)
+	/* Interned first, as a new mapping would have them: a string new to
+	 * the table makes a new mapping anyway. */
+	file_ix = intern(b, file);
+	bid_ix = file_ix < 0 ? -1 : intern(b, build_id);
+	if (bid_ix < 0 ||
+	    ids_grow(b, &b->mapping_slots, &b->mapping_slots_cap, b->n_mappings,
+		     mapping_slot_hash) < 0)
 		return 0;
-	e = key_entry(b, &b->mapping_keys, &fresh);
-	if (!e)
-		return 0;
-	if (!fresh)
-		return e->value;
+	for (j = mapping_hash(start, file_ix, bid_ix) & (b->mapping_slots_cap - 1);
+	     b->mapping_slots[j]; j = (j + 1) & (b->mapping_slots_cap - 1)) {
+		const pp_mapping_msg *o = &b->mappings[b->mapping_slots[j] - 1];
+
+		if (o->memory_start == start && o->filename == file_ix && o->build_id == bid_ix)
+			return o->id;
+	}
 	if (grow(&b->mappings, &b->cap_mappings, b->n_mappings, sizeof(*b->mappings)) < 0)
 		return 0;
 	m.id = b->n_mappings + 1;
 	m.memory_start = start;
 	m.memory_limit = limit;
 	m.file_offset = file_offset;
-	m.filename = intern(b, file);
-	m.build_id = intern(b, build_id);
-	if (m.filename < 0 || m.build_id < 0)
-		return 0;
+	m.filename = file_ix;
+	m.build_id = bid_ix;
 	/* The names are ours: a store may keep them rather than re-symbolize. */
 	m.has_functions = 1;
 	b->mappings[b->n_mappings++] = m;
-	e->value = m.id;
+	b->mapping_slots[j] = (uint32_t)m.id;
 	return m.id;
 }
 
@@ -351,21 +360,24 @@ uint64_t pp_location(struct pp_builder *b, uint64_t mapping_id, uint64_t address
 {
 	pp_location_msg l = PERFTOOLS__PROFILES__LOCATION__INIT;
 	pp_line_msg line = PERFTOOLS__PROFILES__LINE__INIT;
-	struct tr_strmap_entry *e;
 	uint64_t fid = 0;
-	int fresh;
+	size_t j;
 
-	key_reset(b);
-	if (key_add(b, "%" PRIu64 "|%" PRIx64 "|", mapping_id, address) < 0 ||
-	    key_add_string(b, function) < 0)
-		return 0;
-	e = key_entry(b, &b->location_keys, &fresh);
-	if (!e)
-		return 0;
-	if (!fresh)
-		return e->value;
+	/* Its function first, as a new location would have it: a function
+	 * new to the profile makes a new location anyway. */
 	if (function && *function && !(fid = function_id(b, function)))
 		return 0;
+	if (ids_grow(b, &b->location_slots, &b->location_slots_cap, b->n_locations,
+		     location_slot_hash) < 0)
+		return 0;
+	for (j = location_hash(mapping_id, address, fid) & (b->location_slots_cap - 1);
+	     b->location_slots[j]; j = (j + 1) & (b->location_slots_cap - 1)) {
+		uint32_t id = b->location_slots[j];
+
+		if (b->locations[id - 1].mapping_id == mapping_id &&
+		    b->locations[id - 1].address == address && b->lines[id - 1].function_id == fid)
+			return id;
+	}
 	if (grow(&b->locations, &b->cap_locations, b->n_locations, sizeof(*b->locations)) < 0)
 		return 0;
 	{
@@ -382,7 +394,7 @@ uint64_t pp_location(struct pp_builder *b, uint64_t mapping_id, uint64_t address
 	line.function_id = fid;
 	b->lines[b->n_locations] = line;
 	b->locations[b->n_locations++] = l;
-	e->value = l.id;
+	b->location_slots[j] = (uint32_t)l.id;
 	return l.id;
 }
 
@@ -393,11 +405,6 @@ static int64_t add_sat(int64_t a, int64_t b)
 	int64_t sum;
 
 	return __builtin_add_overflow(a, b, &sum) ? (b > 0 ? INT64_MAX : INT64_MIN) : sum;
-}
-
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-	return (h ^ v) * 0x9e3779b97f4a7c15ull;
 }
 
 static uint64_t sample_hash(const uint64_t *locations, size_t n_locations,
@@ -435,14 +442,226 @@ static int sample_is(const struct pp_builder *b, const struct pp_sample *s,
 	return 1;
 }
 
+/* Room for `size` bytes that never move; NULL when out of memory. */
+static void *chunk_take(struct pp_builder *b, size_t size)
+{
+	struct pp_chunk *c = b->chunks;
+
+	size = (size + 7) & ~(size_t)7;
+	if (!c || c->used + size > c->size) {
+		size_t room = size > 65536 ? size : 65536;
+
+		c = malloc(sizeof(*c) + room);
+		if (!c)
+			return NULL;
+		c->used = 0;
+		c->size = room;
+		c->next = b->chunks;
+		b->chunks = c;
+	}
+	c->used += size;
+	return c->data + c->used - size;
+}
+
+/* Open addressing, at most half full: a power of two from `first`. */
+static int table_grow(void **slots, size_t *cap, size_t size, size_t first,
+		      void (*move)(void *new_slots, size_t new_cap, const void *old_slot))
+{
+	size_t old_cap = *cap, ncap = old_cap ? old_cap * 2 : first;
+	unsigned char *old = *slots, *tab = calloc(ncap, size);
+
+	if (!tab)
+		return -ENOMEM;
+	for (size_t i = 0; i < old_cap; i++)
+		move(tab, ncap, old + i * size);
+	free(old);
+	*slots = tab;
+	*cap = ncap;
+	return 0;
+}
+
+static uint64_t stack_hash(const uint64_t *locations, size_t n)
+{
+	uint64_t h = mix(0, n);
+
+	for (size_t i = 0; i < n; i++)
+		h = mix(h, locations[i]);
+	return h ^ (h >> 31);
+}
+
+static void stack_move(void *tab, size_t cap, const void *old)
+{
+	const struct pp_stack *o = old;
+	struct pp_stack *t = tab;
+	size_t i;
+
+	if (!o->locations)
+		return;
+	for (i = o->hash & (cap - 1); t[i].locations; i = (i + 1) & (cap - 1))
+		;
+	t[i] = *o;
+}
+
+/* The one copy of this stack. */
+static uint64_t *stack_of(struct pp_builder *b, const uint64_t *locations, size_t n)
+{
+	uint64_t h = stack_hash(locations, n);
+	struct pp_stack *st;
+	size_t i;
+
+	if ((b->n_stacks + 1) * 2 > b->stacks_cap &&
+	    table_grow((void **)&b->stacks, &b->stacks_cap, sizeof(*b->stacks), 1024,
+		       stack_move) < 0)
+		return NULL;
+	for (i = h & (b->stacks_cap - 1); (st = &b->stacks[i])->locations;
+	     i = (i + 1) & (b->stacks_cap - 1))
+		if (st->hash == h && st->n == n &&
+		    memcmp(st->locations, locations, n * sizeof(*locations)) == 0)
+			return st->locations;
+	st->locations = chunk_take(b, (n ? n : 1) * sizeof(*locations));
+	if (!st->locations)
+		return NULL;
+	memcpy(st->locations, locations, n * sizeof(*locations));
+	st->n = n;
+	st->hash = h;
+	b->n_stacks++;
+	return st->locations;
+}
+
+static void labelset_move(void *tab, size_t cap, const void *old)
+{
+	const struct pp_labelset *o = old;
+	struct pp_labelset *t = tab;
+	size_t i;
+
+	if (!o->labels)
+		return;
+	for (i = o->hash & (cap - 1); t[i].labels; i = (i + 1) & (cap - 1))
+		;
+	t[i] = *o;
+}
+
+/* The one copy of these labels, their strings interned. */
+static struct pp_labelset *labelset_of(struct pp_builder *b, const struct pp_label *labels,
+				       size_t n)
+{
+	pp_label_msg small[8], *msgs = n <= 8 ? small : calloc(n, sizeof(*msgs));
+	unsigned char kinds_small[8], *kinds = n <= 8 ? kinds_small : malloc(n);
+	struct pp_labelset *set = NULL;
+	uint64_t h = mix(0, n);
+	size_t i;
+
+	if (!msgs || !kinds)
+		goto out;
+	for (size_t k = 0; k < n; k++) {
+		pp_label_msg l = PERFTOOLS__PROFILES__LABEL__INIT;
+
+		l.key = intern(b, labels[k].key);
+		kinds[k] = labels[k].str != NULL;
+		if (labels[k].str)
+			l.str = intern(b, labels[k].str);
+		else
+			l.num = labels[k].num;
+		if (l.key < 0 || l.str < 0)
+			goto out;
+		msgs[k] = l;
+		h = mix(mix(mix(h, (uint64_t)l.key), (uint64_t)l.str), (uint64_t)l.num);
+		h = mix(h, kinds[k]);
+	}
+	h ^= h >> 31;
+	if ((b->n_labelsets + 1) * 2 > b->labelsets_cap &&
+	    table_grow((void **)&b->labelsets, &b->labelsets_cap, sizeof(*b->labelsets), 256,
+		       labelset_move) < 0)
+		goto out;
+	for (i = h & (b->labelsets_cap - 1); (set = &b->labelsets[i])->labels;
+	     i = (i + 1) & (b->labelsets_cap - 1)) {
+		size_t k;
+
+		if (set->hash != h || set->n != n || memcmp(set->is_str, kinds, n) != 0)
+			continue;
+		for (k = 0; k < n; k++)
+			if (set->labels[k].key != msgs[k].key || set->labels[k].str != msgs[k].str ||
+			    set->labels[k].num != msgs[k].num)
+				break;
+		if (k == n)
+			goto out;
+	}
+	set->labels = chunk_take(b, (n ? n : 1) * sizeof(*msgs) + n);
+	if (!set->labels) {
+		set = NULL;
+		goto out;
+	}
+	memcpy(set->labels, msgs, n * sizeof(*msgs));
+	set->is_str = (unsigned char *)(set->labels + (n ? n : 1));
+	memcpy((unsigned char *)set->is_str, kinds, n);
+	set->n = n;
+	set->hash = h;
+	b->n_labelsets++;
+out:
+	if (msgs != small)
+		free(msgs);
+	if (kinds != kinds_small)
+		free(kinds);
+	return set;
+}
+
+static uint64_t sample_slot_hash(const uint64_t *stack, const pp_label_msg *labels)
+{
+	uint64_t h = mix(mix(0, (uintptr_t)stack), (uintptr_t)labels);
+
+	return h ^ (h >> 31);
+}
+
+static int samples_grow(struct pp_builder *b)
+{
+	size_t cap = b->sample_cap ? b->sample_cap * 2 : 1024;
+	uint32_t *tab = calloc(cap, sizeof(*tab));
+
+	if (!tab)
+		return -ENOMEM;
+	for (size_t i = 0; i < b->sample_cap; i++) {
+		const struct pp_sample *s;
+		size_t j;
+
+		if (!b->sample_slots[i])
+			continue;
+		s = &b->samples[b->sample_slots[i] - 1];
+		for (j = sample_slot_hash(s->locations, s->labels) & (cap - 1); tab[j];
+		     j = (j + 1) & (cap - 1))
+			;
+		tab[j] = b->sample_slots[i];
+	}
+	free(b->sample_slots);
+	b->sample_slots = tab;
+	b->sample_cap = cap;
+	return 0;
+}
+
+/* The slot of the sample of this stack and label set, or the free slot
+ * where it would go. */
+static uint32_t *sample_slot(struct pp_builder *b, const uint64_t *stack,
+			     const pp_label_msg *labels)
+{
+	size_t j;
+
+	for (j = sample_slot_hash(stack, labels) & (b->sample_cap - 1); b->sample_slots[j];
+	     j = (j + 1) & (b->sample_cap - 1)) {
+		const struct pp_sample *s = &b->samples[b->sample_slots[j] - 1];
+
+		if (s->locations == stack && s->labels == labels)
+			break;
+	}
+	return &b->sample_slots[j];
+}
+
 int pp_add(struct pp_builder *b, const uint64_t *locations, size_t n_locations,
 	   const int64_t *values, const struct pp_label *labels, size_t n_labels)
 {
 	struct sample_cached *c = NULL;
-	struct tr_strmap_entry *e;
+	struct pp_labelset *set;
 	struct pp_sample *s;
-	uint64_t h = 0;
-	int fresh;
+	uint64_t h = 0, *stack;
+	uint32_t *slot;
 
 	if (!b->recent)
 		b->recent = calloc(SAMPLE_CACHE, sizeof(*b->recent));
@@ -459,67 +678,36 @@ int pp_add(struct pp_builder *b, const uint64_t *locations, size_t n_locations,
 		}
 	}
 
-	/* The ids, then each label's key and its value (a string after its
-	 * length, a number after '#'), so no two samples share a key. */
-	key_reset(b);
-	for (size_t i = 0; i < n_locations; i++)
-		if (key_put_u64(b, locations[i], ',') < 0)
-			return -ENOMEM;
-	if (key_put(b, "|", 1) < 0)
+	stack = stack_of(b, locations, n_locations);
+	set = stack ? labelset_of(b, labels, n_labels) : NULL;
+	if (!set)
 		return -ENOMEM;
-	for (size_t i = 0; i < n_labels; i++) {
-		if (key_put_string(b, labels[i].key) < 0 ||
-		    (labels[i].str ? key_put_string(b, labels[i].str)
-				   : key_put(b, "#", 1) < 0 ||
-					     key_put_u64(b, (uint64_t)labels[i].num, '|')) < 0)
-			return -ENOMEM;
-	}
-	e = key_entry(b, &b->sample_keys, &fresh);
-	if (!e)
+	if ((b->n_samples + 1) * 2 > b->sample_cap && samples_grow(b) < 0)
 		return -ENOMEM;
-	if (!fresh) {
-		s = &b->samples[e->value];
+	slot = sample_slot(b, stack, set->labels);
+	if (*slot) {
+		s = &b->samples[*slot - 1];
 		for (size_t i = 0; i < b->n_types; i++)
 			s->values[i] = add_sat(s->values[i], values[i]);
 		if (c)
-			*c = (struct sample_cached){ h, e->value + 1 };
+			*c = (struct sample_cached){ h, *slot };
 		return 0;
 	}
-	if (grow(&b->samples, &b->cap_samples, b->n_samples, sizeof(*b->samples)) < 0)
+	if (b->n_samples >= UINT32_MAX - 1 ||
+	    grow(&b->samples, &b->cap_samples, b->n_samples, sizeof(*b->samples)) < 0)
 		return -ENOMEM;
 	s = &b->samples[b->n_samples];
 	memset(s, 0, sizeof(*s));
-	s->locations = malloc((n_locations ? n_locations : 1) * sizeof(*s->locations));
-	s->labels = calloc(n_labels ? n_labels : 1, sizeof(*s->labels));
-	if (!s->locations || !s->labels) {
-		free(s->locations);
-		free(s->labels);
-		return -ENOMEM;
-	}
-	memcpy(s->locations, locations, n_locations * sizeof(*s->locations));
+	s->locations = stack;
 	s->n_locations = n_locations;
-	for (size_t i = 0; i < n_labels; i++) {
-		pp_label_msg l = PERFTOOLS__PROFILES__LABEL__INIT;
-
-		l.key = intern(b, labels[i].key);
-		if (labels[i].str) {
-			l.str = intern(b, labels[i].str);
-			if (i < 32)
-				s->str_labels |= 1u << i;
-		} else {
-			l.num = labels[i].num;
-		}
-		if (l.key < 0 || l.str < 0) {
-			free(s->locations);
-			free(s->labels);
-			return -ENOMEM;
-		}
-		s->labels[i] = l;
-	}
+	s->labels = set->labels;
 	s->n_labels = n_labels;
+	for (size_t i = 0; i < n_labels && i < 32; i++)
+		if (set->is_str[i])
+			s->str_labels |= 1u << i;
 	for (size_t i = 0; i < b->n_types; i++)
 		s->values[i] = values[i];
-	e->value = b->n_samples++;
+	*slot = (uint32_t)++b->n_samples;
 	if (c)
 		*c = (struct sample_cached){ h, b->n_samples };
 	return 0;

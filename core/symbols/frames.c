@@ -119,6 +119,13 @@ static struct tr_frame *new_frame(struct tr_frames *c)
 {
 	struct tr_frame_block *b = c->blocks;
 
+	if (c->spare) {
+		struct tr_frame *f = c->spare;
+
+		c->spare = f->next_of_pid;
+		return f;
+	}
+
 	if (!b || b->used == FRAMES_PER_BLOCK) {
 		b = malloc(sizeof(*b));
 		if (!b)
@@ -130,22 +137,75 @@ static struct tr_frame *new_frame(struct tr_frames *c)
 	return &b->frames[b->used++];
 }
 
-/* s itself when the rule leaves it as it is, else a copy under the rule. */
-static const char *sanitized(struct tr_arena *arena, const char *s)
+static uint64_t name_hash(const char *s, size_t len)
 {
-	char *copy;
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* The one copy in `arena` of s[0..len): names are made per (process,
+ * address), and a compile loop makes the same "[cc1]" for every process. */
+static const char *name_copy(struct tr_frames *c, struct tr_arena *arena, const char *s,
+			     size_t len)
+{
+	size_t i;
+
+	if ((c->n_names + 1) * 2 > c->cap_names) {
+		size_t cap = c->cap_names ? c->cap_names * 2 : 1024;
+		const char **tab = calloc(cap, sizeof(*tab));
+
+		if (!tab)
+			return NULL;
+		for (size_t k = 0; k < c->cap_names; k++) {
+			const char *n = c->names[k];
+
+			if (!n)
+				continue;
+			for (i = name_hash(n, strlen(n)) & (cap - 1); tab[i]; i = (i + 1) & (cap - 1))
+				;
+			tab[i] = n;
+		}
+		free(c->names);
+		c->names = tab;
+		c->cap_names = cap;
+	}
+	for (i = name_hash(s, len) & (c->cap_names - 1); c->names[i];
+	     i = (i + 1) & (c->cap_names - 1))
+		if (strncmp(c->names[i], s, len) == 0 && c->names[i][len] == '\0')
+			return c->names[i];
+	c->names[i] = tr_arena_strndup(arena, s, len);
+	if (!c->names[i])
+		return NULL;
+	c->n_names++;
+	return c->names[i];
+}
+
+/* s itself when the rule leaves it as it is, else a copy under the rule. */
+static const char *sanitized(struct tr_frames *c, struct tr_arena *arena, const char *s)
+{
+	char small[256], *copy;
+	size_t len;
+	const char *ret;
 
 	if (!s || !tr_name_needs_sanitizing(s))
 		return s;
-	copy = tr_arena_strdup(arena, s);
-	if (copy)
-		tr_sanitize_name(copy, strlen(copy) + 1, copy);
-	return copy;
+	len = strlen(s);
+	copy = len < sizeof(small) ? small : malloc(len + 1);
+	if (!copy)
+		return NULL;
+	tr_sanitize_name(copy, len + 1, s);
+	ret = name_copy(c, arena, copy, len);
+	if (copy != small)
+		free(copy);
+	return ret;
 }
 
 /* s->name is already under the rule (sanitized()). */
-static const char *make_name(struct tr_arena *arena, const struct tracerig_symbol *s,
-			     uint64_t addr, int kernel)
+static const char *make_name(struct tr_frames *c, struct tr_arena *arena,
+			     const struct tracerig_symbol *s, uint64_t addr, int kernel)
 {
 	char small[256], *buf = small;
 	size_t len;
@@ -162,7 +222,7 @@ static const char *make_name(struct tr_arena *arena, const struct tracerig_symbo
 			return NULL;
 		tr_frame_name_format(buf, len + 1, s, addr, kernel);
 	}
-	name = tr_arena_strndup(arena, buf, len);
+	name = name_copy(c, arena, buf, len);
 	if (buf != small)
 		free(buf);
 	return name;
@@ -170,7 +230,7 @@ static const char *make_name(struct tr_arena *arena, const struct tracerig_symbo
 
 struct tr_frame *tr_frames_add(struct tr_frames *c, struct tr_arena *arena, pid_t pid,
 			       uint32_t gen, uint64_t addr, int kernel,
-			       const struct tracerig_symbol *found, int ret)
+			       const struct tracerig_symbol *found, int ret, struct tr_frame **owner)
 {
 	struct tr_frame_slot *slot;
 	struct tr_frame *f;
@@ -182,22 +242,68 @@ struct tr_frame *tr_frames_add(struct tr_frames *c, struct tr_arena *arena, pid_
 	f = new_frame(c);
 	if (!f)
 		return NULL;
-	*f = (struct tr_frame){ .sym = *found, .ret = ret };
+	*f = (struct tr_frame){ .sym = *found, .ret = ret, .addr = addr, .pid = pid, .gen = gen };
 	if (!f->sym.dso)
 		f->sym.dso = "[unknown]";
-	f->sym.name = sanitized(arena, found->name);
-	f->sym.dso = sanitized(arena, f->sym.dso);
-	if ((found->name && !f->sym.name) || !f->sym.dso)
-		return NULL; /* the entry stays unused in its block */
-	f->name = make_name(arena, &f->sym, addr, kernel);
-	if (!f->name)
+	f->sym.name = sanitized(c, arena, found->name);
+	f->sym.dso = sanitized(c, arena, f->sym.dso);
+	if ((!found->name || f->sym.name) && f->sym.dso)
+		f->name = make_name(c, arena, &f->sym, addr, kernel);
+	if (!f->name) {
+		f->next_of_pid = c->spare;
+		c->spare = f;
 		return NULL;
+	}
 	slot = slot_of(c, pid, gen, addr, kernel);
 	if (!slot->frame)
 		c->n++;
 	*slot = (struct tr_frame_slot){ .addr = addr, .pid = pid, .gen = gen, .kernel = kernel,
 					.frame = f };
+	/* One it replaced stays on the list, out of the table, until the drop. */
+	if (owner) {
+		f->next_of_pid = *owner;
+		*owner = f;
+	}
 	return f;
+}
+
+/* Empties slot i, moving up the entries after it that would no longer be
+ * found past the hole (linear probing without tombstones). */
+static void slot_delete(struct tr_frames *c, size_t i)
+{
+	size_t mask = c->cap - 1, j = i;
+
+	for (;;) {
+		const struct tr_frame_slot *s;
+		size_t home;
+
+		j = (j + 1) & mask;
+		s = &c->slots[j];
+		if (!s->frame)
+			break;
+		home = slot_hash(s->pid, s->gen, s->addr) & mask;
+		/* It stays when its home is cyclically within (i, j]. */
+		if (i <= j ? (home > i && home <= j) : (home > i || home <= j))
+			continue;
+		c->slots[i] = *s;
+		i = j;
+	}
+	c->slots[i].frame = NULL;
+	c->n--;
+}
+
+void tr_frames_drop(struct tr_frames *c, struct tr_frame *list)
+{
+	while (list) {
+		struct tr_frame *next = list->next_of_pid;
+		struct tr_frame_slot *slot = slot_of(c, list->pid, list->gen, list->addr, 0);
+
+		if (slot->frame == list)
+			slot_delete(c, (size_t)(slot - c->slots));
+		list->next_of_pid = c->spare;
+		c->spare = list;
+		list = next;
+	}
 }
 
 void tr_frames_free(struct tr_frames *c)
@@ -209,5 +315,6 @@ void tr_frames_free(struct tr_frames *c)
 		c->blocks = next;
 	}
 	free(c->slots);
+	free(c->names);
 	*c = (struct tr_frames){ 0 };
 }

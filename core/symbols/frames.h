@@ -23,15 +23,27 @@ struct tr_frame {
 	struct tracerig_symbol sym; /* strings under the sanitize rule */
 	int ret;                    /* 0: a symbol names it; -ENOENT: not */
 	uint64_t retry_ns;          /* unnamed user frames: look again from then */
+	/* Its key, and the next entry of its process (tr_frames_drop). */
+	uint64_t addr;
+	pid_t pid;
+	uint32_t gen;
+	struct tr_frame *next_of_pid;
 };
 
 struct tr_frame_slot;
 struct tr_frame_block;
+struct tr_frame_names;
 
 struct tr_frames {
 	struct tr_frame_slot *slots;
 	size_t cap, n;
-	struct tr_frame_block *blocks; /* entries never move: callers keep them */
+	struct tr_frame_block *blocks; /* entries never move while in use */
+	struct tr_frame *spare; /* entries dropped, for reuse */
+	/* The names made and the copies made under the sanitize rule, each
+	 * once: processes come and go (tr_frames_drop), their names stay, so
+	 * that what they take is what distinct names take. */
+	const char **names;
+	size_t n_names, cap_names;
 };
 
 /* Writes the frame's name under the one rule (see frame_name in
@@ -44,11 +56,16 @@ struct tr_frame *tr_frames_find(const struct tr_frames *c, pid_t pid, uint32_t g
 				uint64_t addr, int kernel);
 
 /* Enters what a lookup found (`found`, its return `ret`) under that key,
- * replacing an entry of the same key; strings go to `arena`.  NULL when out
- * of memory. */
+ * replacing an entry of the same key; strings go to `arena`, each distinct
+ * one once.  A user frame's entry goes on its process's list `*owner`
+ * (NULL for kernel frames), for tr_frames_drop.  NULL when out of memory. */
 struct tr_frame *tr_frames_add(struct tr_frames *c, struct tr_arena *arena, pid_t pid,
 			       uint32_t gen, uint64_t addr, int kernel,
-			       const struct tracerig_symbol *found, int ret);
+			       const struct tracerig_symbol *found, int ret, struct tr_frame **owner);
+
+/* Drops the entries of a process's list (tr_frames_add's owner); their
+ * strings stay in the arena. */
+void tr_frames_drop(struct tr_frames *c, struct tr_frame *list);
 
 void tr_frames_free(struct tr_frames *c);
 

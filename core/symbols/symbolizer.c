@@ -85,6 +85,8 @@ struct proc {
 	/* Bumped whenever what this process's addresses resolve to may have
 	 * changed: the frame-name cache keys by it. */
 	uint32_t gen;
+	/* Its entries in the frame-name cache, dropped with it. */
+	struct tr_frame *frames;
 	struct proc *next;
 };
 
@@ -106,7 +108,18 @@ struct tr_symbolizer {
 	size_t kernel_bid_len;
 	int kernel_bid_read;
 	int fds_said; /* the warning about descriptors is given once */
+	/* Every generation comes from here, so that a process made again for
+	 * a PID whose earlier process was forgotten (tr_symbolizer_forget)
+	 * never finds what callers kept under that PID and an old generation. */
+	uint32_t gen_seq;
+	size_t n_procs;
+	int own_vdso_tried;
 };
+
+static void bump_gen(struct tr_symbolizer *sym, struct proc *p)
+{
+	p->gen = ++sym->gen_seq;
+}
 
 /* ---- interned strings ------------------------------------------------- */
 
@@ -361,7 +374,42 @@ out:
 	free(buf);
 }
 
+static int on_own_vdso(void *arg, const struct tr_maps_line *l)
+{
+	struct mapping *m = arg;
+
+	if (strcmp(l->path, "[vdso]") == 0)
+		*m = (struct mapping){ .start = l->start, .end = l->end, .kind = MAP_VDSO };
+	return 0;
+}
+
+/* The image shared by every process of this kernel (and ABI), when none
+ * was read from a traced process: one that exits before its vDSO could be
+ * read (a short-lived one, looked up a second later by the conversion
+ * while collecting) is then named as a conversion made later names it,
+ * whatever process it could read by then. */
+static struct dso *any_vdso(struct tr_symbolizer *sym)
+{
+	struct mapping m = { 0 };
+	struct proc self = { .pid = getpid() };
+
+	if (sym->vdsos || sym->own_vdso_tried)
+		return sym->vdsos;
+	sym->own_vdso_tried = 1;
+	if (tr_proc_read_maps(self.pid, on_own_vdso, &m) == 0 && m.end > m.start)
+		vdso_load(sym, &self, &m);
+	return sym->vdsos;
+}
+
 /* ---- processes -------------------------------------------------------- */
+
+/* Objects (struct dso) and strings are the symbolizer's, shared: they stay. */
+static void proc_free(struct proc *p)
+{
+	free(p->maps);
+	tr_jit_free(&p->jit);
+	free(p);
+}
 
 static struct proc *proc_get(struct tr_symbolizer *sym, pid_t pid)
 {
@@ -376,6 +424,7 @@ static struct proc *proc_get(struct tr_symbolizer *sym, pid_t pid)
 	if (!p)
 		return NULL;
 	p->pid = pid;
+	p->gen = ++sym->gen_seq;
 	p->jit.shared = &sym->jit_shared;
 	p->jit.pid = pid;
 	/* What perf names a process's JIT code (and anonymous code). */
@@ -387,6 +436,7 @@ static struct proc *proc_get(struct tr_symbolizer *sym, pid_t pid)
 	}
 	p->next = sym->procs[b];
 	sym->procs[b] = p;
+	sym->n_procs++;
 	return p;
 }
 
@@ -489,7 +539,7 @@ static int read_maps(struct tr_symbolizer *sym, struct proc *p)
 	}
 	/* Rereads that find what was there keep the frame names cached. */
 	if (r.n != p->n_maps || memcmp(r.maps, p->maps, r.n * sizeof(*r.maps)) != 0)
-		p->gen++;
+		bump_gen(sym, p);
 	free(p->maps);
 	p->maps = r.maps;
 	p->n_maps = r.n;
@@ -544,7 +594,7 @@ static void jit_read(struct tr_symbolizer *sym, struct proc *p)
 	tr_jit_refresh(&p->jit, &sym->arena);
 	/* New code may take an address over (a method recompiled there). */
 	if (p->jit.syms.n != n)
-		p->gen++;
+		bump_gen(sym, p);
 }
 
 static struct tr_sym *jit_find(struct tr_symbolizer *sym, struct proc *p, uint64_t addr)
@@ -675,7 +725,7 @@ static int lookup_user(struct tr_symbolizer *sym, pid_t pid, uint64_t addr,
 		vdso_load(sym, p, m);
 		/* A process gone before its vDSO was read shares the image of
 		 * every other process of this kernel. */
-		v = p->vdso ? p->vdso : sym->vdsos;
+		v = p->vdso ? p->vdso : any_vdso(sym);
 		if (!v || v->state != 1)
 			return -ENOENT;
 		return fill(sym, tr_symtab_find(&v->elf.syms, addr - m->start), addr - m->start, out);
@@ -780,7 +830,7 @@ static const struct tr_frame *frame_of(struct tr_symbolizer *sym, pid_t pid, uin
 	/* The lookup may have reread the mappings: what it found holds for
 	 * the generation they now have. */
 	f = tr_frames_add(&sym->frames, &sym->arena, pid, kernel ? 0 : p->gen, addr, kernel,
-			  &found, ret < 0 ? -ENOENT : 0);
+			  &found, ret < 0 ? -ENOENT : 0, kernel ? NULL : &p->frames);
 	if (!f)
 		return &no_memory;
 	if (ret < 0 && !kernel)
@@ -903,7 +953,7 @@ int tr_symbolizer_mapping(struct tr_symbolizer *sym, pid_t pid, uint64_t addr, i
 		const struct dso *v;
 
 		vdso_load(sym, p, m);
-		v = p->vdso ? p->vdso : sym->vdsos; /* as lookup_user shares it */
+		v = p->vdso ? p->vdso : any_vdso(sym); /* as lookup_user shares it */
 		if (v && v->state == 1)
 			set_build_id(out, v->elf.build_id, v->elf.build_id_len);
 	} else if (m->kind == MAP_FILE) {
@@ -1033,7 +1083,7 @@ static int reserve_maps(struct proc *p, size_t more)
 
 /* Puts `m` in, as the kernel does: whatever it overlaps is unmapped first
  * (cut, or split in two), and the list stays sorted by address. */
-static int insert_mapping(struct proc *p, const struct mapping *m)
+static int insert_mapping(struct tr_symbolizer *sym, struct proc *p, const struct mapping *m)
 {
 	size_t i, at;
 
@@ -1076,7 +1126,7 @@ static int insert_mapping(struct proc *p, const struct mapping *m)
 	p->maps[at] = *m;
 	p->n_maps++;
 	p->last = 0;
-	p->gen++;
+	bump_gen(sym, p);
 	return 0;
 }
 
@@ -1162,7 +1212,7 @@ int tr_symbolizer_record_mmap(struct tr_symbolizer *sym, const struct tracerig_m
 			goto out;
 		}
 	}
-	ret = insert_mapping(p, &m);
+	ret = insert_mapping(sym, p, &m);
 out:
 	pthread_mutex_unlock(&sym->lock);
 	return ret;
@@ -1178,7 +1228,7 @@ int tr_symbolizer_record_exec(struct tr_symbolizer *sym, pid_t pid)
 	 * them, so a sample taken inside execve() still names the caller. */
 	if (p) {
 		begin_recorded(p);
-		p->gen++;
+		bump_gen(sym, p);
 	}
 	pthread_mutex_unlock(&sym->lock);
 	return p ? 0 : -ENOMEM;
@@ -1211,10 +1261,40 @@ int tr_symbolizer_record_fork(struct tr_symbolizer *sym, pid_t parent, pid_t chi
 	}
 	if (!c->vdso)
 		c->vdso = pp->vdso;
-	c->gen++;
+	bump_gen(sym, c);
 out:
 	pthread_mutex_unlock(&sym->lock);
 	return ret;
+}
+
+int tr_symbolizer_forget(struct tr_symbolizer *sym, pid_t pid)
+{
+	struct proc **pp, *p;
+
+	pthread_mutex_lock(&sym->lock);
+	for (pp = &sym->procs[(size_t)pid % PROC_BUCKETS]; (p = *pp); pp = &p->next)
+		if (p->pid == pid)
+			break;
+	if (p) {
+		*pp = p->next;
+		sym->n_procs--;
+		tr_frames_drop(&sym->frames, p->frames);
+		proc_free(p);
+	}
+	pthread_mutex_unlock(&sym->lock);
+	return p ? 0 : -ENOENT;
+}
+
+size_t tr_symbolizer_processes(struct tr_symbolizer *sym, size_t *frames)
+{
+	size_t n;
+
+	pthread_mutex_lock(&sym->lock);
+	n = sym->n_procs;
+	if (frames)
+		*frames = sym->frames.n;
+	pthread_mutex_unlock(&sym->lock);
+	return n;
 }
 
 struct tr_symbolizer *tr_symbolizer_new(void)
@@ -1251,9 +1331,7 @@ void tr_symbolizer_free(struct tr_symbolizer *sym)
 			struct proc *p = sym->procs[b];
 
 			sym->procs[b] = p->next;
-			free(p->maps);
-			tr_jit_free(&p->jit);
-			free(p);
+			proc_free(p);
 		}
 	}
 	for (size_t b = 0; b < DSO_BUCKETS; b++)

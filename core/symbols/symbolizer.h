@@ -58,5 +58,14 @@ int tr_symbolizer_mapping(struct tr_symbolizer *sym, pid_t pid, uint64_t addr, i
 int tr_symbolizer_record_mmap(struct tr_symbolizer *sym, const struct tracerig_mapping *m);
 int tr_symbolizer_record_exec(struct tr_symbolizer *sym, pid_t pid);
 int tr_symbolizer_record_fork(struct tr_symbolizer *sym, pid_t parent, pid_t child);
+/* Drops what is kept for `pid` (its mappings, JIT symbols, frame names):
+ * its process exited and nothing will ask about it again.  Objects, and
+ * the strings handed out, stay.  A later call about `pid` starts a new
+ * process, under generations it never had.  0, or -ENOENT when nothing
+ * was kept. */
+int tr_symbolizer_forget(struct tr_symbolizer *sym, pid_t pid);
+/* How many processes state is kept for, and (frames) how many frame names:
+ * what grows with the processes a session sees. */
+size_t tr_symbolizer_processes(struct tr_symbolizer *sym, size_t *frames);
 
 #endif

@@ -552,6 +552,17 @@ struct tracerig_services {
 	 * wrong item, not only the first.  From check and init. */
 	void (*config_error)(struct tracerig_ctx *ctx, const char *key, const char *fmt, ...)
 		TRACERIG_PRINTF(3, 4);
+
+	/* The process model (symbolizer_mmap/exec/fork): `pid`'s process
+	 * ended at this point of the replay (its last thread's
+	 * PERF_RECORD_EXIT), and this source will ask nothing more about it.
+	 * The core drops what it keeps for it (mappings, JIT symbols, frame
+	 * names), so that a long session's memory does not grow with every
+	 * process it saw; unless another source names its stacks against the
+	 * model as the recording leaves it (TRACERIG_MODEL_WANTED), then it
+	 * keeps it.  A later record about `pid` (its reuse) starts a new
+	 * process.  Call from the replay's thread.  0, or -ENOENT. */
+	int (*symbolizer_exit)(struct tracerig_ctx *ctx, pid_t pid);
 };
 
 struct tracerig_plugin {

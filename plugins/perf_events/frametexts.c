@@ -18,8 +18,36 @@ struct ft_slot {
 	uint32_t gen;  /* 0 for kernel frames */
 	int kernel;
 	int ret;          /* frame_name's return */
-	const char *fold; /* frame_name's name: the core's entry it came from */
+	/* frame_name's name and object: the core hands out one copy of
+	 * each string, so the same pointers make the same text. */
+	const char *fold, *dso;
 	struct frame_text *text; /* NULL: a free slot */
+};
+
+/* A user frame's text of a followed process (ft_fork): its own
+ * allocation, on its process's list, freed with it. */
+struct ft_node {
+	struct ft_node *next;
+	uint64_t addr;
+	pid_t pid;
+	uint32_t gen;
+	/* then its struct frame_text */
+};
+
+/* A process whose birth the replay saw: how many of its threads live. */
+struct ft_proc {
+	pid_t pid; /* 0: a free slot */
+	uint32_t threads;
+	int leader_gone, ended;
+	uint32_t serial; /* which of the PID's processes */
+	struct ft_node *texts;
+};
+
+/* Processes over, in the order they ended, until their grace is over. */
+struct ft_ended {
+	pid_t pid;
+	uint32_t serial;
+	uint64_t time_ns;
 };
 
 struct ft_chunk {
@@ -38,6 +66,12 @@ struct frametexts {
 	pid_t gen_pid;
 	uint32_t gen;
 	int gen_ok;
+	size_t n_kernel; /* of n */
+	struct ft_proc *procs; /* open addressing by pid */
+	size_t procs_cap, n_procs;
+	uint32_t serial;
+	struct ft_ended *ended;
+	size_t ended_head, n_ended, cap_ended;
 };
 
 struct frametexts *ft_new(const struct tracerig_services *svc, struct tracerig_ctx *ctx)
@@ -57,10 +91,25 @@ struct frametexts *ft_new(const struct tracerig_services *svc, struct tracerig_c
 	return ft;
 }
 
+static void free_nodes(struct ft_node *n)
+{
+	while (n) {
+		struct ft_node *next = n->next;
+
+		free(n);
+		n = next;
+	}
+}
+
 void ft_free(struct frametexts *ft)
 {
 	if (!ft)
 		return;
+	for (size_t i = 0; i < ft->procs_cap; i++)
+		if (ft->procs[i].pid)
+			free_nodes(ft->procs[i].texts);
+	free(ft->procs);
+	free(ft->ended);
 	while (ft->chunks) {
 		struct ft_chunk *next = ft->chunks->next;
 
@@ -118,6 +167,208 @@ static int grow(struct frametexts *ft)
 	return 0;
 }
 
+/* Empties slot i, moving up the entries after it that would no longer be
+ * found past the hole (linear probing without tombstones). */
+static void slot_delete(struct frametexts *ft, size_t i)
+{
+	size_t mask = ft->cap - 1, j = i;
+
+	for (;;) {
+		const struct ft_slot *s;
+		size_t home;
+
+		j = (j + 1) & mask;
+		s = &ft->slots[j];
+		if (!s->text)
+			break;
+		home = slot_hash(s->pid, s->gen, s->addr) & mask;
+		/* It stays when its home is cyclically within (i, j]. */
+		if (i <= j ? (home > i && home <= j) : (home > i || home <= j))
+			continue;
+		ft->slots[i] = *s;
+		i = j;
+	}
+	ft->slots[i].text = NULL;
+	ft->n--;
+}
+
+/* ---- processes followed from their birth ---- */
+
+static size_t pid_hash(pid_t pid)
+{
+	uint64_t h = (uint64_t)(uint32_t)pid * 0x9E3779B97F4A7C15ull;
+
+	return (size_t)(h ^ (h >> 32));
+}
+
+/* The process's slot, or the free slot where it would go (procs_cap > 0). */
+static struct ft_proc *proc_slot(const struct frametexts *ft, pid_t pid)
+{
+	size_t mask = ft->procs_cap - 1, i;
+
+	for (i = pid_hash(pid) & mask; ft->procs[i].pid && ft->procs[i].pid != pid;
+	     i = (i + 1) & mask)
+		;
+	return &ft->procs[i];
+}
+
+static struct ft_proc *proc_find(const struct frametexts *ft, pid_t pid)
+{
+	struct ft_proc *p;
+
+	if (!ft->n_procs || pid <= 0)
+		return NULL;
+	p = proc_slot(ft, pid);
+	return p->pid ? p : NULL;
+}
+
+static int procs_grow(struct frametexts *ft)
+{
+	struct ft_proc *old = ft->procs;
+	size_t old_cap = ft->procs_cap, cap = old_cap ? old_cap * 2 : 256;
+
+	ft->procs = calloc(cap, sizeof(*ft->procs));
+	if (!ft->procs) {
+		ft->procs = old;
+		return -ENOMEM;
+	}
+	ft->procs_cap = cap;
+	for (size_t i = 0; i < old_cap; i++)
+		if (old[i].pid)
+			*proc_slot(ft, old[i].pid) = old[i];
+	free(old);
+	return 0;
+}
+
+/* Frees the process's texts and its slot. */
+static void proc_drop(struct frametexts *ft, struct ft_proc *p)
+{
+	size_t mask = ft->procs_cap - 1, i = (size_t)(p - ft->procs), j = i;
+	struct ft_node *n = p->texts;
+
+	while (n) {
+		struct ft_node *next = n->next;
+		struct ft_slot *slot = slot_of(ft, n->pid, n->gen, n->addr, 0);
+
+		if (slot->text == (struct frame_text *)(n + 1))
+			slot_delete(ft, (size_t)(slot - ft->slots));
+		free(n);
+		n = next;
+	}
+	if (ft->gen_pid == p->pid)
+		ft->gen_ok = 0;
+	for (;;) {
+		size_t home;
+
+		j = (j + 1) & mask;
+		if (!ft->procs[j].pid)
+			break;
+		home = pid_hash(ft->procs[j].pid) & mask;
+		if (i <= j ? (home > i && home <= j) : (home > i || home <= j))
+			continue;
+		ft->procs[i] = ft->procs[j];
+		i = j;
+	}
+	ft->procs[i] = (struct ft_proc){ 0 };
+	ft->n_procs--;
+}
+
+int ft_fork(struct frametexts *ft, pid_t pid, pid_t ppid, pid_t tid)
+{
+	struct ft_proc *p;
+	int ended = 0;
+
+	if (pid <= 0)
+		return 0;
+	if (pid == ppid) {
+		/* A new thread of a process followed, or of one that is not. */
+		p = proc_find(ft, pid);
+		if (p && tid != pid && !p->ended)
+			p->threads++;
+		return 0;
+	}
+	p = proc_find(ft, pid);
+	/* The PID's earlier process: one still in its grace, or one whose end
+	 * the recording lost.  What it kept is under generations the new one
+	 * never has, but it goes now all the same. */
+	if (p) {
+		ended = p->ended;
+		proc_drop(ft, p);
+	}
+	if ((ft->n_procs + 1) * 2 > ft->procs_cap && procs_grow(ft) < 0)
+		return ended ? 1 : -ENOMEM;
+	p = proc_slot(ft, pid);
+	*p = (struct ft_proc){ .pid = pid, .threads = 1, .serial = ++ft->serial };
+	ft->n_procs++;
+	return ended;
+}
+
+int ft_exit(struct frametexts *ft, pid_t pid, pid_t tid, uint64_t time_ns)
+{
+	struct ft_proc *p = proc_find(ft, pid);
+
+	if (!p || p->ended)
+		return 0;
+	if (p->threads)
+		p->threads--;
+	if (tid == pid)
+		p->leader_gone = 1;
+	/* Threads of an exit_group() may exit after their leader: the
+	 * process is over with the last of them. */
+	if (p->threads || !p->leader_gone)
+		return 0;
+	if (ft->ended_head + ft->n_ended == ft->cap_ended) {
+		if (ft->ended_head) {
+			memmove(ft->ended, ft->ended + ft->ended_head,
+				ft->n_ended * sizeof(*ft->ended));
+			ft->ended_head = 0;
+		} else {
+			size_t cap = ft->cap_ended ? ft->cap_ended * 2 : 256;
+			struct ft_ended *grown = realloc(ft->ended, cap * sizeof(*grown));
+
+			/* Not queued: the process stays, as one never followed. */
+			if (!grown)
+				return 0;
+			ft->ended = grown;
+			ft->cap_ended = cap;
+		}
+	}
+	ft->ended[ft->ended_head + ft->n_ended++] =
+		(struct ft_ended){ .pid = pid, .serial = p->serial, .time_ns = time_ns };
+	p->ended = 1;
+	return 1;
+}
+
+pid_t ft_expire(struct frametexts *ft, uint64_t now_ns)
+{
+	while (ft->n_ended) {
+		const struct ft_ended *e = &ft->ended[ft->ended_head];
+		struct ft_proc *p;
+		pid_t pid = e->pid;
+
+		if (now_ns < FT_GRACE_NS || e->time_ns > now_ns - FT_GRACE_NS)
+			return 0;
+		p = proc_find(ft, pid);
+		ft->ended_head++;
+		ft->n_ended--;
+		if (!ft->n_ended)
+			ft->ended_head = 0;
+		/* Not a later process of the PID (ft_fork dropped this one). */
+		if (p && p->ended && p->serial == e->serial) {
+			proc_drop(ft, p);
+			return pid;
+		}
+	}
+	return 0;
+}
+
+void ft_counts(const struct frametexts *ft, size_t *processes, size_t *user, size_t *kernel)
+{
+	*processes = ft->n_procs;
+	*user = ft->n - ft->n_kernel;
+	*kernel = ft->n_kernel;
+}
+
 static struct frame_text *take(struct frametexts *ft, size_t size)
 {
 	const size_t align = _Alignof(struct frame_text);
@@ -139,9 +390,28 @@ static struct frame_text *take(struct frametexts *ft, size_t size)
 	return (struct frame_text *)(c->data + c->used - size);
 }
 
+/* Room for a text: a followed process's user frame gets its own, on the
+ * process's list; the others come from the chunks. */
+static struct frame_text *text_room(struct frametexts *ft, pid_t pid, uint32_t gen,
+				    uint64_t addr, int kernel, size_t size)
+{
+	struct ft_proc *p = kernel ? NULL : proc_find(ft, pid);
+	struct ft_node *n;
+
+	if (!p)
+		return take(ft, size);
+	n = malloc(sizeof(*n) + size);
+	if (!n)
+		return NULL;
+	*n = (struct ft_node){ .next = p->texts, .addr = addr, .pid = pid, .gen = gen };
+	p->texts = n;
+	return (struct frame_text *)(n + 1);
+}
+
 /* "\t%16llx name (object)\n" and the folded name; NULL when out of memory. */
-static struct frame_text *make_text(struct frametexts *ft, uint64_t addr, int kernel,
-				    const char *fold, const struct tracerig_symbol *sym)
+static struct frame_text *make_text(struct frametexts *ft, pid_t pid, uint32_t gen,
+				    uint64_t addr, int kernel, const char *fold,
+				    const struct tracerig_symbol *sym)
 {
 	const char *name = sym->name ? sym->name : "[unknown]";
 	size_t name_len = strlen(name), dso_len = strlen(sym->dso), fold_len = strlen(fold);
@@ -155,7 +425,7 @@ static struct frame_text *make_text(struct frametexts *ft, uint64_t addr, int ke
 		fold_len -= 4;
 	if (line_len + fold_len > UINT32_MAX)
 		return NULL;
-	t = take(ft, sizeof(*t) + line_len + fold_len);
+	t = text_room(ft, pid, gen, addr, kernel, sizeof(*t) + line_len + fold_len);
 	if (!t)
 		return NULL;
 	p = t->s;
@@ -210,12 +480,6 @@ const struct frame_text *ft_text(struct frametexts *ft, pid_t pid, uint64_t addr
 	if (r == -ENOMEM)
 		return NULL;
 	*ret = r;
-	/* An unnamed frame the core answered from the entry it made when
-	 * this text was: the same strings, the same text, and no lookup that
-	 * could have moved the generation (the core makes a new entry, with
-	 * new strings, for every lookup). */
-	if (slot->text && slot->fold == fold)
-		return slot->text;
 	if (!kernel) {
 		/* The lookup may have moved the generation (mappings reread,
 		 * new JIT symbols).  The rest of the sample asks under the new
@@ -225,7 +489,12 @@ const struct frame_text *ft_text(struct frametexts *ft, pid_t pid, uint64_t addr
 			return NULL;
 		ft->gen = after;
 	}
-	text = make_text(ft, addr, kernel, fold, &sym);
+	/* An unnamed frame answered with the same strings as when this text
+	 * was made: the same text (the core keeps one copy of each string,
+	 * so equal pointers are equal strings). */
+	if (slot->text && slot->fold == fold && slot->dso == sym.dso && sym.name == NULL)
+		return slot->text;
+	text = make_text(ft, pid, gen, addr, kernel, fold, &sym);
 	if (!text)
 		return NULL;
 	if (!slot->text && (ft->n + 1) * 4 > ft->cap * 3) {
@@ -233,8 +502,10 @@ const struct frame_text *ft_text(struct frametexts *ft, pid_t pid, uint64_t addr
 			return NULL;
 		slot = slot_of(ft, pid, gen, addr, kernel);
 	}
-	if (!slot->text)
+	if (!slot->text) {
 		ft->n++;
+		ft->n_kernel += kernel != 0;
+	}
 	slot->text = text;
 	slot->addr = addr;
 	slot->pid = pid;
@@ -242,5 +513,6 @@ const struct frame_text *ft_text(struct frametexts *ft, pid_t pid, uint64_t addr
 	slot->kernel = kernel;
 	slot->ret = r;
 	slot->fold = fold;
+	slot->dso = sym.dso;
 	return slot->text;
 }

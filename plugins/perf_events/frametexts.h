@@ -41,8 +41,38 @@ void ft_sample(struct frametexts *ft);
 
 /* The text of the frame at `addr` of `pid` (ignored when `kernel`), and
  * in *ret what frame_name returned for it (0: a symbol names it).  The
- * text stays where it is until ft_free.  NULL when out of memory. */
+ * text stays where it is until ft_free, or until ft_exit says its process
+ * is over.  NULL when out of memory. */
 const struct frame_text *ft_text(struct frametexts *ft, pid_t pid, uint64_t addr, int kernel,
 				 int *ret);
+
+/* The replay's PERF_RECORD_FORK and PERF_RECORD_EXIT, in time order, so
+ * that what is kept for a process goes once it is over: a system-wide
+ * session that sees a compile loop sees thousands of processes a minute.
+ * Only processes whose birth the recording holds (a FORK with pid != ppid)
+ * are followed, thread by thread; the others (there before the recording)
+ * stay.
+ *
+ * ft_exit returns 1 when `pid` is now over (its last thread exited, its
+ * leader among them).  What it kept goes FT_GRACE_NS later in the
+ * recording's time, at the ft_expire that returns its pid (the caller then
+ * tells the core, symbolizer_exit): a thread is still sampled while it
+ * exits, after the kernel wrote its EXIT record (in perf_event_exit_task
+ * itself, or preempted before its last schedule), so its last samples may
+ * come just after the EXIT in time order.  ft_fork returns 1 when a process
+ * of that PID had ended and was still kept: it goes now, before the new
+ * one, and the caller tells the core before it replays the fork; 0
+ * otherwise, -ENOMEM when the fork could not be noted (the process is then
+ * never followed, as one there before). */
+#define FT_GRACE_NS 1000000000ull
+int ft_fork(struct frametexts *ft, pid_t pid, pid_t ppid, pid_t tid);
+int ft_exit(struct frametexts *ft, pid_t pid, pid_t tid, uint64_t time_ns);
+/* The next process that ended FT_GRACE_NS or more before `now_ns`, its
+ * texts freed, or 0 when there is none (call until 0). */
+pid_t ft_expire(struct frametexts *ft, uint64_t now_ns);
+
+/* What is kept, for the log and for tests: processes followed, user
+ * frames' texts (of every process) and kernel frames' (shared). */
+void ft_counts(const struct frametexts *ft, size_t *processes, size_t *user, size_t *kernel);
 
 #endif

@@ -108,6 +108,11 @@ struct sc_conv {
 	struct time_ref *held;
 	size_t n_held, cap_held;
 	uint64_t scanned;
+	/* The core may drop what it keeps for a process once the replay is
+	 * past its end (not in flight mode: each snapshot replays a window
+	 * the last one may have replayed). */
+	int forget_exited;
+	uint64_t processes_ended;
 };
 
 static const struct pc_opened *event_of(const struct sc_conv *cv, uint64_t id)
@@ -569,6 +574,7 @@ static int record_time(const struct sc_conv *cv, const struct perf_event_header 
 		return 1;
 	case PERF_RECORD_MMAP2:
 	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT: /* what is kept for a process goes at its end */
 		break;
 	case PERF_RECORD_COMM:
 		if (!(h->misc & PERF_RECORD_MISC_COMM_EXEC))
@@ -619,13 +625,53 @@ static int scan_records(struct sc_conv *cv, uint64_t end)
 	return 0;
 }
 
+/* A FORK or an EXIT: which processes begin and end (ft_fork, ft_exit).
+ * Every sample of a process comes before its end in time order, so once
+ * the replay is past it nothing asks about the process again; the core
+ * drops what it keeps for it too.  Returns 1 for an EXIT. */
+static int note_task(struct sc_conv *cv, const struct perf_event_header *h, uint64_t time)
+{
+	/* struct { header; u32 pid, ppid, tid, ptid; u64 time; } */
+	uint32_t u[4];
+
+	if (h->size < sizeof(*h) + 16)
+		return h->type == PERF_RECORD_EXIT;
+	memcpy(u, h + 1, sizeof(u));
+	if (h->type == PERF_RECORD_FORK) {
+		/* The PID's earlier process goes before the new one begins. */
+		if (ft_fork(cv->texts, (pid_t)u[0], (pid_t)u[1], (pid_t)u[2]) == 1 &&
+		    cv->forget_exited)
+			(void)cv->svc->symbolizer_exit(cv->ctx, (pid_t)u[0]);
+		return 0;
+	}
+	if (ft_exit(cv->texts, (pid_t)u[0], (pid_t)u[2], time) == 1)
+		cv->processes_ended++;
+	return 1;
+}
+
+/* Processes that ended a while before `time` (ft_expire) go, here and in
+ * the core. */
+static void forget_ended(struct sc_conv *cv, uint64_t time)
+{
+	pid_t pid;
+
+	while ((pid = ft_expire(cv->texts, time)) > 0)
+		if (cv->forget_exited)
+			(void)cv->svc->symbolizer_exit(cv->ctx, pid);
+}
+
 /* 0, or -ENOMEM. */
-static int replay(struct sc_conv *cv, const struct perf_event_header *h, struct frame *frames)
+static int replay(struct sc_conv *cv, const struct perf_event_header *h, uint64_t time,
+		  struct frame *frames)
 {
 	struct tr_sideband_event ev;
 
+	forget_ended(cv, time);
 	if (h->type == PERF_RECORD_SAMPLE)
 		return convert_sample(cv, h, frames, PERF_MAX_STACK_DEPTH * 2);
+	if ((h->type == PERF_RECORD_FORK || h->type == PERF_RECORD_EXIT) &&
+	    note_task(cv, h, time))
+		return 0;
 	if (cv->pp)
 		pp_frames_forget(cv->pp->frames); /* user frames may move from here on */
 	switch (tr_sideband_decode(h, cv->trailer_time_from_end, &ev)) {
@@ -776,6 +822,12 @@ int sc_open(const struct pc_opened *ev, size_t n_ev, FILE *txt, struct tr_folded
 	if (ret < 0)
 		goto fail;
 	cv->trailer_time_from_end = sample_time_from_end(ev[0].attr.sample_type);
+	{
+		uint64_t window_ns;
+
+		cv->forget_exited = svc->symbolizer_exit &&
+				    (!svc->flight_window || svc->flight_window(ctx, &window_ns) != 1);
+	}
 	cv->sysctl_max_stack = read_max_stack();
 	st->max_stack = ev[0].attr.sample_max_stack ? ev[0].attr.sample_max_stack
 						    : cv->sysctl_max_stack;
@@ -801,7 +853,8 @@ int sc_feed(struct sc_conv *cv, const void *data, uint64_t len, uint64_t until_n
 	if (!ret)
 		ret = timesort(cv->held, cv->n_held);
 	while (!ret && n < cv->n_held && cv->held[n].time < until_ns) {
-		ret = replay(cv, (const void *)(cv->data + cv->held[n].off), cv->frames);
+		ret = replay(cv, (const void *)(cv->data + cv->held[n].off), cv->held[n].time,
+			     cv->frames);
 		n++;
 	}
 	if (ret < 0) {
@@ -846,6 +899,15 @@ int sc_close(struct sc_conv *cv, int ret, char *why, size_t why_len)
 		return ret;
 	for (size_t i = 0; i < PENDING; i++)
 		flush_pending(cv, &cv->pending[i]);
+	if (cv->svc->log) {
+		size_t procs, user, kernel;
+
+		ft_counts(cv->texts, &procs, &user, &kernel);
+		cv->svc->log(cv->ctx, TRACERIG_LOG_DEBUG, "conversion: %llu processes ended, %zu "
+			     "followed still kept (running, or ended within a second); frame "
+			     "texts kept: %zu user, %zu kernel",
+			     (unsigned long long)cv->processes_ended, procs, user, kernel);
+	}
 	/* After a failure `why` says that one: the text is still handed to
 	 * its FILE, but what writing it says is not. */
 	written = sc_sync(cv, ret < 0 ? NULL : why, ret < 0 ? 0 : why_len);

@@ -15,6 +15,7 @@
 
 #define P 4242
 #define Q 4343
+#define T0 5000000000ull
 
 /* The fake core: frame_name answers from `names` by address, counting the
  * calls; the generation is `gen` (moved to `bump_to` during the call that
@@ -216,6 +217,142 @@ DEF_TEST(many_frames_stay_where_they_are)
 	ft_free(ft);
 }
 
+/* Issue 27: a session beside a compile loop sees thousands of processes a
+ * minute; what is kept for one goes once its last thread exited. */
+DEF_TEST(a_process_that_ended_keeps_no_text)
+{
+	struct tracerig_ctx c = { .gen = 1 };
+	struct frametexts *ft = ft_new(&svc, &c);
+	const struct frame_text *kernel;
+	size_t procs, user, nk;
+	int ret;
+
+	CHECK_NOT_NULL(ft);
+	set_name(&c, 0, 0x401000, "main", "main", "/usr/bin/app", 0);
+	EXPECT_EQ_INT(0, ft_fork(ft, P, 1, P));
+	EXPECT_EQ_INT(0, ft_fork(ft, P, P, P + 1)); /* a second thread */
+	for (uint64_t a = 0; a < 100; a++)
+		EXPECT_TRUE(first_frame(ft, P, 0x401000 + a, 0, &ret) != NULL);
+	kernel = first_frame(ft, P, 0xffffffff81000000ull, 1, &ret);
+	ft_counts(ft, &procs, &user, &nk);
+	EXPECT_EQ_INT(1, (int)procs);
+	EXPECT_EQ_INT(100, (int)user);
+	EXPECT_EQ_INT(1, (int)nk);
+
+	/* exit_group(): the leader may go before the other threads. */
+	EXPECT_EQ_INT(0, ft_exit(ft, P, P, T0));
+	ft_counts(ft, &procs, &user, &nk);
+	EXPECT_EQ_INT(100, (int)user);
+	EXPECT_EQ_INT(1, ft_exit(ft, P, P + 1, T0 + 10));
+	/* A thread is sampled while it exits, after its EXIT record: what the
+	 * process kept stays a while. */
+	EXPECT_EQ_INT(0, ft_expire(ft, T0 + 10 + FT_GRACE_NS - 1));
+	c.calls = 0;
+	EXPECT_TRUE(first_frame(ft, P, 0x401000, 0, &ret) != NULL);
+	EXPECT_EQ_INT(0, c.calls);
+	EXPECT_EQ_INT(P, ft_expire(ft, T0 + 10 + FT_GRACE_NS));
+	EXPECT_EQ_INT(0, ft_expire(ft, T0 + 10 + FT_GRACE_NS));
+	ft_counts(ft, &procs, &user, &nk);
+	EXPECT_EQ_INT(0, (int)procs);
+	EXPECT_EQ_INT(0, (int)user);
+	/* Kernel frames are every process's. */
+	EXPECT_EQ_INT(1, (int)nk);
+	EXPECT_TRUE(first_frame(ft, Q, 0xffffffff81000000ull, 1, &ret) == kernel);
+
+	/* The PID again, a new process: the core is asked again, even under
+	 * the generation number the old one had. */
+	c.calls = 0;
+	EXPECT_EQ_INT(0, ft_fork(ft, P, 1, P));
+	set_name(&c, 0, 0x401000, "other", "other", "/usr/bin/other", 0);
+	EXPECT_TRUE(is_text(first_frame(ft, P, 0x401000, 0, &ret),
+			    "\t          401000 other (/usr/bin/other)\n", "other"));
+	EXPECT_EQ_INT(1, c.calls);
+	ft_free(ft);
+}
+
+DEF_TEST(a_pid_used_again_within_the_grace_starts_afresh)
+{
+	struct tracerig_ctx c = { .gen = 1 };
+	struct frametexts *ft = ft_new(&svc, &c);
+	int ret;
+
+	CHECK_NOT_NULL(ft);
+	set_name(&c, 0, 0x401000, "main", "main", "/usr/bin/app", 0);
+	EXPECT_EQ_INT(0, ft_fork(ft, P, 1, P));
+	(void)first_frame(ft, P, 0x401000, 0, &ret);
+	EXPECT_EQ_INT(1, ft_exit(ft, P, P, T0));
+	/* The old one goes now: the caller tells the core before the fork. */
+	EXPECT_EQ_INT(1, ft_fork(ft, P, 1, P));
+	c.calls = 0;
+	(void)first_frame(ft, P, 0x401000, 0, &ret);
+	EXPECT_EQ_INT(1, c.calls);
+	/* Its grace ending does not take the new one. */
+	EXPECT_EQ_INT(0, ft_expire(ft, T0 + FT_GRACE_NS));
+	(void)first_frame(ft, P, 0x401000, 0, &ret);
+	EXPECT_EQ_INT(1, c.calls);
+	ft_free(ft);
+}
+
+DEF_TEST(a_process_there_before_the_recording_stays)
+{
+	struct tracerig_ctx c = { .gen = 1 };
+	struct frametexts *ft = ft_new(&svc, &c);
+	const struct frame_text *t;
+	size_t procs, user, nk;
+	int ret;
+
+	CHECK_NOT_NULL(ft);
+	set_name(&c, 0, 0x401000, "main", "main", "/usr/bin/app", 0);
+	t = first_frame(ft, Q, 0x401000, 0, &ret);
+	/* Its threads were never counted: one exit says nothing of the rest. */
+	EXPECT_EQ_INT(0, ft_exit(ft, Q, Q + 1, T0));
+	EXPECT_EQ_INT(0, ft_exit(ft, Q, Q, T0));
+	EXPECT_EQ_INT(0, ft_expire(ft, T0 + 2 * FT_GRACE_NS));
+	EXPECT_TRUE(first_frame(ft, Q, 0x401000, 0, &ret) == t);
+	ft_counts(ft, &procs, &user, &nk);
+	EXPECT_EQ_INT(1, (int)user);
+	EXPECT_EQ_INT(1, c.calls);
+	ft_free(ft);
+}
+
+DEF_TEST(many_processes_come_and_go)
+{
+	struct tracerig_ctx c = { .gen = 1 };
+	struct frametexts *ft = ft_new(&svc, &c);
+	size_t procs, user, nk;
+	int ret;
+
+	CHECK_NOT_NULL(ft);
+	set_name(&c, 0, 0x400000, "main", "main", "/usr/bin/app", 0);
+	/* Overlapping lives, so that the tables grow and lose entries in
+	 * the middle of their probe runs. */
+	for (pid_t pid = 1000; pid < 21000; pid++) {
+		EXPECT_EQ_INT(0, ft_fork(ft, pid, 1, pid));
+		for (uint64_t a = 0; a < 4; a++)
+			(void)first_frame(ft, pid, 0x400000 + a * 64, 0, &ret);
+		if (pid >= 1050)
+			EXPECT_EQ_INT(1, ft_exit(ft, pid - 50, pid - 50, T0 + (uint64_t)(pid - 50) * 1000));
+		if (pid >= 1100)
+			EXPECT_EQ_INT(pid - 100, ft_expire(ft, T0 + (uint64_t)(pid - 100) * 1000 +
+							      FT_GRACE_NS));
+	}
+	/* 50 running, 50 ended within their grace. */
+	ft_counts(ft, &procs, &user, &nk);
+	EXPECT_EQ_INT(100, (int)procs);
+	EXPECT_EQ_INT(400, (int)user);
+	while (ft_expire(ft, UINT64_MAX) > 0)
+		;
+	ft_counts(ft, &procs, &user, &nk);
+	EXPECT_EQ_INT(50, (int)procs);
+	EXPECT_EQ_INT(200, (int)user);
+	/* Those still running are served from what is kept. */
+	c.calls = 0;
+	for (pid_t pid = 20950; pid < 21000; pid++)
+		EXPECT_TRUE(first_frame(ft, pid, 0x400000, 0, &ret) != NULL);
+	EXPECT_EQ_INT(0, c.calls);
+	ft_free(ft);
+}
+
 int main(void)
 {
 	RUN_TEST(a_frame_is_named_once_while_its_generation_stays);
@@ -224,5 +361,9 @@ int main(void)
 	RUN_TEST(kernel_frames_are_one_text_for_every_process);
 	RUN_TEST(an_unnamed_user_frame_is_asked_every_time);
 	RUN_TEST(many_frames_stay_where_they_are);
+	RUN_TEST(a_process_that_ended_keeps_no_text);
+	RUN_TEST(a_pid_used_again_within_the_grace_starts_afresh);
+	RUN_TEST(a_process_there_before_the_recording_stays);
+	RUN_TEST(many_processes_come_and_go);
 	TEST_MAIN_END();
 }

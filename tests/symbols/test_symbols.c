@@ -762,6 +762,53 @@ DEF_TEST(remembered_process_resolves_after_exit)
 	tr_symbolizer_free(sym);
 }
 
+/* Issue 27: a session beside a compile loop sees thousands of processes a
+ * minute; what is kept for one (mappings, frame names) goes when the
+ * replay says it ended, and a PID used again starts afresh. */
+DEF_TEST(a_process_forgotten_at_its_end_keeps_nothing)
+{
+	struct tr_symbolizer *sym = tr_symbolizer_new();
+	struct tracerig_symbol s;
+	const char *name;
+	size_t frames, frames_before, procs_before;
+	uint32_t gen, old_gen;
+	struct child c;
+	const pid_t first = 4000000, n = 3000;
+
+	CHECK_NOT_NULL(sym);
+	EXPECT_EQ_INT(0, start_fixture(&c));
+	EXPECT_EQ_INT(0, tr_symbolizer_remember(sym, c.hostpid));
+	EXPECT_EQ_INT(0, tr_symbolizer_frame_name(sym, c.hostpid, c.alpha, 0, &name, &s));
+	procs_before = tr_symbolizer_processes(sym, &frames_before);
+	/* Children of the fixture, as a recording describes them: each is
+	 * named, then ends. */
+	for (pid_t pid = first; pid < first + n; pid++) {
+		EXPECT_EQ_INT(0, tr_symbolizer_record_fork(sym, c.hostpid, pid));
+		EXPECT_EQ_INT(0, tr_symbolizer_frame_name(sym, pid, c.alpha, 0, &name, &s));
+		EXPECT_EQ_STR("tr_fixture_alpha", name);
+		EXPECT_TRUE(tr_symbolizer_frame_name(sym, pid, c.anon, 0, &name, &s) < 0);
+		if (pid == first)
+			EXPECT_EQ_INT(0, tr_symbolizer_frame_generation(sym, pid, &old_gen));
+		EXPECT_EQ_INT(0, tr_symbolizer_forget(sym, pid));
+	}
+	EXPECT_EQ_INT((int)procs_before, (int)tr_symbolizer_processes(sym, &frames));
+	EXPECT_EQ_INT((int)frames_before, (int)frames);
+	EXPECT_EQ_INT(-ENOENT, tr_symbolizer_forget(sym, first));
+
+	/* The PID again: a new process, under a generation the old one never
+	 * had, so that a caller's kept answers for the old one never serve. */
+	EXPECT_EQ_INT(0, tr_symbolizer_record_fork(sym, c.hostpid, first));
+	EXPECT_EQ_INT(0, tr_symbolizer_frame_generation(sym, first, &gen));
+	EXPECT_TRUE(gen != old_gen);
+	EXPECT_EQ_INT(0, tr_symbolizer_frame_name(sym, first, c.lib, 0, &name, &s));
+	EXPECT_EQ_STR("tr_fixture_lib_func", name);
+	/* The parent, never forgotten, still resolves. */
+	EXPECT_EQ_INT(0, tr_symbolizer_frame_name(sym, c.hostpid, c.alpha, 0, &name, &s));
+	EXPECT_EQ_STR("tr_fixture_alpha", name);
+	EXPECT_EQ_INT(0, child_stop(&c));
+	tr_symbolizer_free(sym);
+}
+
 DEF_TEST(deleted_binary_resolves_through_map_files)
 {
 	char dir[] = "/tmp/trsym-XXXXXX", path[128], cmd[512];
@@ -968,6 +1015,7 @@ int main(void)
 		SKIP_TEST(binary_only_inside_a_namespace_resolves_by_host_pid,
 			  "needs root and unshare(1) with mount and PID namespaces");
 	RUN_TEST(remembered_process_resolves_after_exit);
+	RUN_TEST(a_process_forgotten_at_its_end_keeps_nothing);
 	RUN_TEST(deleted_binary_resolves_through_map_files);
 	if (system("command -v objcopy >/dev/null && command -v strip >/dev/null") == 0)
 		RUN_TEST(stripped_binary_uses_its_debuglink_file);
