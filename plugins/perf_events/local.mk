@@ -9,7 +9,7 @@ perf_events_sources = \
 	plugins/perf_events/tracingdata.c plugins/perf_events/tracingdata.h
 EXTRA_DIST += bench/perf_events/run.sh bench/perf_events/lib.sh bench/recording/run.sh \
 	bench/perf_events_dwarf/run.sh bench/perf_events_dwarf/work.c \
-	bench/stream/run.sh bench/stream_dwarf/run.sh
+	bench/stream/run.sh bench/stream_dwarf/run.sh bench/memory/run.sh bench/memory/load.sh
 if BUILD_PLUGIN_PERF_EVENTS
 plugin_LTLIBRARIES += plugins/perf_events/perf_events.la
 plugins_perf_events_perf_events_la_SOURCES = plugins/perf_events/plugin.c \
@@ -106,6 +106,7 @@ perf_events_sh_tests = \
 	tests/perf_events/errors.sh \
 	tests/perf_events/killed.sh \
 	tests/perf_events/live.sh \
+	tests/perf_events/exited.sh \
 	tests/perf_events/order.sh \
 	tests/perf_events/late.sh \
 	tests/perf_events/identity.sh \
