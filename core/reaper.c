@@ -22,6 +22,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "lib/procpid.h"
 #include "log.h"
 #include "reaper.h"
 
@@ -48,17 +49,11 @@ static struct {
  * under it. */
 static int single_threaded(void)
 {
-	char line[128];
-	FILE *f = fopen("/proc/self/status", "re");
-	int threads = -1;
+	char status[4096];
+	pid_t threads = 0;
 
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Threads: %d", &threads) == 1)
-			break;
-	fclose(f);
-	return threads == 1;
+	return tr_read_text("/proc/self/status", status, sizeof(status)) > 0 &&
+	       tr_status_field_innermost(status, "Threads", &threads) == 0 && threads == 1;
 }
 
 static int reaper_main(void *arg)
