@@ -60,8 +60,19 @@ static int reaper_main(void *arg)
 {
 	char c;
 
+	sigset_t alarm_only;
+
 	(void)arg;
 	close(reaper.write_fd);
+	/* Killed between the clone and its exit (SIGKILL: nothing else gets
+	 * through), tracerig may have held a lock the cleanup takes: the
+	 * reaper then gives up rather than stay for ever (its dispositions
+	 * and mask are its own copies). */
+	signal(SIGALRM, SIG_DFL);
+	sigemptyset(&alarm_only);
+	sigaddset(&alarm_only, SIGALRM);
+	sigprocmask(SIG_UNBLOCK, &alarm_only, NULL);
+	alarm(30);
 	/* tracerig's exit releases its memory (exit_mm) before its files
 	 * (exit_files): at EOF it no longer runs on what we free. */
 	while (read(reaper.wait_fd, &c, 1) < 0 && errno == EINTR)
