@@ -80,3 +80,17 @@ run_tracerig() {
 unzip_archive() { rm -rf "$2"; mkdir -p "$2" && unzip -q -o "$1" -d "$2"; }
 need_root() { [ "$(id -u)" = 0 ] || skip_all "needs root (perf_events, BPF and namespaces)"; }
 done_testing() { echo "1..$tap_n"; [ "$tap_failed" -eq 0 ]; }
+
+# check_unit_cases LABEL PROGRAM CASE...: runs a unit test PROGRAM (its TAP
+# on stdout) and checks it exits 0 and ran each CASE, neither failed nor
+# skipped: for unit cases that need inputs a script makes first (in the
+# suite's order the unit test ran before them, and skipped them).
+check_unit_cases() {
+	local label=$1 prog=$2 out="$TEST_TMP/unit-cases.$RANDOM" rc=0 c
+	shift 2
+	"$prog" >"$out" 2>&1 || rc=$?
+	check_eq "$label: exit 0" 0 "$rc"
+	for c in "$@"; do
+		check_grep "$label: $c ran and passed" "^ok [0-9]* - $c\$" "$out"
+	done
+}
