@@ -376,6 +376,14 @@ static int svc_symbolizer_fork(struct tracerig_ctx *ctx, pid_t parent, pid_t chi
 	return tr_symbolizer_record_fork(ctx->session->symbolizer, parent, child);
 }
 
+static int svc_kernel_text(struct tracerig_ctx *ctx, uint64_t *text, uint64_t *etext)
+{
+	*text = *etext = 0;
+	if (!ctx->session->symbolizer)
+		return -ENOSYS;
+	return tr_symbolizer_kernel_text(ctx->session->symbolizer, text, etext);
+}
+
 static int svc_symbolizer_exit(struct tracerig_ctx *ctx, pid_t pid)
 {
 	struct tr_session *s = ctx->session;
@@ -668,6 +676,7 @@ const struct tracerig_services tr_services = {
 	.symbolizer_exec = svc_symbolizer_exec,
 	.symbolizer_fork = svc_symbolizer_fork,
 	.symbolizer_exit = svc_symbolizer_exit,
+	.kernel_text = svc_kernel_text,
 	.symbolizer_model = svc_symbolizer_model,
 	.symbolizer_object = svc_symbolizer_object,
 	.frame_name = svc_frame_name,

@@ -69,6 +69,10 @@ static int add_line(void *arg, const struct tr_kallsyms_line *l)
 		return 0;
 	if (l->addr)
 		ld->nonzero = 1;
+	if (!l->module && l->name_len == 5 && memcmp(l->name, "_text", 5) == 0)
+		ld->k->text = l->addr;
+	else if (!l->module && l->name_len == 6 && memcmp(l->name, "_etext", 6) == 0)
+		ld->k->etext = l->addr;
 	copy = tr_arena_strndup(ld->arena, l->name, l->name_len);
 	/* The last symbol before a gap (end of the kernel's text, of a
 	 * module) is given at most 64 KiB.  Of aliases at one address

@@ -15,6 +15,9 @@ struct tr_kallsyms {
 	struct tr_symtab syms;
 	struct tr_kmodule *mods;
 	size_t n_mods;
+	/* _text and _etext, the kernel's own text (0 if not listed): what
+	 * perf's kernel map spans. */
+	uint64_t text, etext;
 };
 
 /* Reads `path` (normally /proc/kallsyms).  -EPERM when every address reads

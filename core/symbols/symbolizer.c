@@ -634,15 +634,37 @@ static const char *display_name(struct tr_symbolizer *sym, struct tr_sym *s)
 	return s->name;
 }
 
-static int lookup_kernel(struct tr_symbolizer *sym, uint64_t addr, struct tracerig_symbol *out)
+/* Under the lock.  /proc/kallsyms is read once a session: reading it
+ * costs the kernel ~50 ms of formatting. */
+static int kallsyms_loaded(struct tr_symbolizer *sym)
 {
-	struct tr_sym *s;
-
 	if (sym->kallsyms_state == 0) {
 		int ret = tr_kallsyms_load(&sym->kallsyms, "/proc/kallsyms", &sym->arena);
 
 		sym->kallsyms_state = ret < 0 ? ret : 1;
 	}
+	return sym->kallsyms_state;
+}
+
+int tr_symbolizer_kernel_text(struct tr_symbolizer *sym, uint64_t *text, uint64_t *etext)
+{
+	int state;
+
+	pthread_mutex_lock(&sym->lock);
+	state = kallsyms_loaded(sym);
+	*text = state == 1 ? sym->kallsyms.text : 0;
+	*etext = state == 1 ? sym->kallsyms.etext : 0;
+	pthread_mutex_unlock(&sym->lock);
+	if (state < 0)
+		return state == -EPERM ? -EACCES : state;
+	return *text ? 0 : -ENOENT;
+}
+
+static int lookup_kernel(struct tr_symbolizer *sym, uint64_t addr, struct tracerig_symbol *out)
+{
+	struct tr_sym *s;
+
+	kallsyms_loaded(sym);
 	out->dso = "[kernel.kallsyms]";
 	out->dso_offset = addr;
 	if (sym->kallsyms_state < 0)
@@ -917,11 +939,7 @@ static void kernel_mapping(struct tr_symbolizer *sym, struct tracerig_frame_mapp
 			sym->kernel_bid_len = len;
 		sym->kernel_bid_read = 1;
 	}
-	if (sym->kallsyms_state == 0) {
-		int ret = tr_kallsyms_load(&sym->kallsyms, "/proc/kallsyms", &sym->arena);
-
-		sym->kallsyms_state = ret < 0 ? ret : 1;
-	}
+	kallsyms_loaded(sym);
 	*out = (struct tracerig_frame_mapping){ .limit = UINT64_MAX, .path = "[kernel.kallsyms]" };
 	if (sym->kallsyms_state == 1 && sym->kallsyms.syms.n && sym->kallsyms.syms.sorted)
 		out->start = sym->kallsyms.syms.syms[0].start;

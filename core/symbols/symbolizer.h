@@ -53,6 +53,10 @@ int tr_symbolizer_object(struct tr_symbolizer *sym, pid_t pid, uint64_t addr,
 int tr_symbolizer_mapping(struct tr_symbolizer *sym, pid_t pid, uint64_t addr, int kernel,
 			  struct tracerig_frame_mapping *out);
 
+/* The running kernel's _text and _etext (the service kernel_text).
+ * Thread-safe. */
+int tr_symbolizer_kernel_text(struct tr_symbolizer *sym, uint64_t *text, uint64_t *etext);
+
 /* The process model fed by a recording (see the services of the same
  * names in tracerig/plugin.h). */
 int tr_symbolizer_record_mmap(struct tr_symbolizer *sym, const struct tracerig_mapping *m);

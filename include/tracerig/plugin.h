@@ -563,6 +563,15 @@ struct tracerig_services {
 	 * keeps it.  A later record about `pid` (its reuse) starts a new
 	 * process.  Call from the replay's thread.  0, or -ENOENT. */
 	int (*symbolizer_exit)(struct tracerig_ctx *ctx, pid_t pid);
+
+	/* The running kernel's _text and _etext (what a perf.data's kernel
+	 * map spans), from the symbolizer's one read of /proc/kallsyms: the
+	 * file costs the kernel tens of milliseconds to format, so a source
+	 * that both describes the kernel map and names kernel frames reads it
+	 * once.  0; -EACCES when kptr_restrict hides the addresses; -ENOENT
+	 * when _text is not listed; -ENOSYS without a symbolizer.  *etext is
+	 * 0 when not listed.  Thread-safe. */
+	int (*kernel_text)(struct tracerig_ctx *ctx, uint64_t *text, uint64_t *etext);
 };
 
 struct tracerig_plugin {

@@ -60,6 +60,7 @@ struct pc_collector {
 	unsigned char vdso_bid[20]; /* given to every [vdso] mapping of our ABI */
 	size_t vdso_bid_len;
 	uint64_t vdso_len;
+	struct synth_kernel_text ktext;
 	struct pc_config cfg;
 	struct pc_target target;
 	struct pc_opened *ev;
@@ -699,7 +700,7 @@ static int synth_chunk(struct pc_collector *c)
 	 * without /proc.  The kernel's map is read once: it does not move. */
 	if (c->live && !c->rescan) {
 		if (!lsb_has_kernel(c->live)) {
-			ret = synth_kernel_mmap(&sid, keep_kernel_map, c);
+			ret = synth_kernel_mmap(&sid, &c->ktext, keep_kernel_map, c);
 			if (ret < 0)
 				return ret;
 		}
@@ -708,7 +709,7 @@ static int synth_chunk(struct pc_collector *c)
 	/* /proc, and the state rebuilt from what it says (emit). */
 	if (c->live)
 		lsb_reset(c->live);
-	ret = synth_kernel_mmap(&sid, emit, c);
+	ret = synth_kernel_mmap(&sid, &c->ktext, emit, c);
 	if (ret < 0)
 		return ret;
 	if (c->target.system_wide) {
@@ -956,6 +957,7 @@ static int collector_new(const struct pc_config *cfg, const struct pc_target *t,
 	if (!c)
 		return -ENOMEM;
 	c->cfg = *cfg;
+	c->ktext = (struct synth_kernel_text){ cfg->kernel_text, cfg->kernel_etext };
 	c->target = *t;
 	c->cgroup_fd = -1;
 	if (synth_vdso_identity(c->vdso_bid, &c->vdso_bid_len, &c->vdso_len) < 0)
@@ -1139,7 +1141,7 @@ static int synth_existing(struct pc_collector *c, char *why, size_t why_len)
 	int ret = 0;
 
 	if (c->writer) {
-		ret = synth_kernel_mmap(&sid, emit, c);
+		ret = synth_kernel_mmap(&sid, &c->ktext, emit, c);
 		if (ret < 0)
 			c->log_fn(c->arg, 0, "cannot describe the kernel map (%s): kernel frames "
 				  "will not resolve in perf report", strerror(-ret));

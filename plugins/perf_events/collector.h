@@ -55,6 +55,9 @@ struct pc_config {
 	 * per sample (unwound later); user frames are not walked.  0: off. */
 	uint32_t dwarf_stack_bytes;
 	int kernel;           /* kernel samples and frames too */
+	/* _text and _etext when known already (the core's read of
+	 * /proc/kallsyms); 0: the collector reads them. */
+	uint64_t kernel_text, kernel_etext;
 	uint16_t max_stack;   /* callchain frames per sample; 0: the kernel's limit */
 	int context_switches; /* PERF_RECORD_SWITCH records */
 	size_t ring_pages;    /* data pages per CPU, a power of two */

@@ -561,11 +561,15 @@ static int perf_start(void *state)
 	/* The kernel's symbols (read on the first kernel frame looked up)
 	 * before the targets run, as perf record reads /proc/kallsyms at its
 	 * start: not in the flush, and not while collecting either, where
-	 * they cost ~75 ms of CPU the traced workload competes with. */
+	 * they cost ~75 ms of CPU the traced workload competes with.  The
+	 * same read gives the kernel map perf.data starts with. */
 	if (p->cfg.kernel && (p->script || p->flamegraph)) {
-		struct tracerig_symbol sym;
+		uint64_t text = 0, etext = 0;
 
-		(void)p->svc->symbolize(p->ctx, 0, 0, 1, &sym);
+		if (p->svc->kernel_text(p->ctx, &text, &etext) == 0) {
+			p->cfg.kernel_text = text;
+			p->cfg.kernel_etext = etext;
+		}
 	}
 	ret = tr_pid_queue_start(&p->remember, remember, show_progress, 1000, p);
 	if (ret < 0) {

@@ -162,13 +162,9 @@ int synth_kernel_build_id(unsigned char *bid, size_t *bid_len)
 	return tr_buildid_read_kernel(bid, TR_BUILDID_PERF_MAX, bid_len);
 }
 
-struct kernel_text {
-	uint64_t text, etext;
-};
-
 static int find_text(void *arg, const struct tr_kallsyms_line *l)
 {
-	struct kernel_text *kt = arg;
+	struct synth_kernel_text *kt = arg;
 
 	if (l->name_len == 5 && memcmp(l->name, "_text", 5) == 0)
 		kt->text = l->addr;
@@ -177,10 +173,11 @@ static int find_text(void *arg, const struct tr_kallsyms_line *l)
 	return kt->text && kt->etext;
 }
 
-int synth_kernel_mmap(const struct synth_id *sid, synth_emit_fn emit, void *arg)
+int synth_kernel_mmap(const struct synth_id *sid, struct synth_kernel_text *known,
+		      synth_emit_fn emit, void *arg)
 {
 	struct synth_ctx *c;
-	struct kernel_text kt = { 0 };
+	struct synth_kernel_text kt = known ? *known : (struct synth_kernel_text){ 0 };
 	uint64_t text, etext;
 	unsigned char bid[20];
 	size_t bid_len = 0;
@@ -189,9 +186,13 @@ int synth_kernel_mmap(const struct synth_id *sid, synth_emit_fn emit, void *arg)
 	uint8_t *p;
 	int err;
 
-	err = tr_kallsyms_each("/proc/kallsyms", find_text, &kt);
-	if (err < 0)
-		return err;
+	if (!kt.text) {
+		err = tr_kallsyms_each("/proc/kallsyms", find_text, &kt);
+		if (err < 0)
+			return err;
+		if (known && kt.text)
+			*known = kt;
+	}
 	text = kt.text;
 	etext = kt.etext;
 	/* An address of 0 means kptr_restrict hid it; perf would then

@@ -20,9 +20,17 @@ struct synth_id {
 
 typedef int (*synth_emit_fn)(void *arg, const void *record, size_t len);
 
+/* The kernel's own text, _text to _etext: it does not move while the
+ * system runs, and /proc/kallsyms costs tens of milliseconds to read. */
+struct synth_kernel_text {
+	uint64_t text, etext; /* text 0: not known yet */
+};
+
 /* PERF_RECORD_MMAP for the kernel: pid -1, "[kernel.kallsyms]_text",
- * starting at _text from /proc/kallsyms. */
-int synth_kernel_mmap(const struct synth_id *sid, synth_emit_fn emit, void *arg);
+ * starting at _text.  `known` (or NULL) holds _text and _etext already
+ * known; if not, they are read from /proc/kallsyms and kept there. */
+int synth_kernel_mmap(const struct synth_id *sid, struct synth_kernel_text *known,
+		      synth_emit_fn emit, void *arg);
 /* The running kernel's build id, from /sys/kernel/notes. */
 int synth_kernel_build_id(unsigned char *bid, size_t *bid_len);
 /* The build id of this kernel's vDSO (ours: every process of our ABI maps

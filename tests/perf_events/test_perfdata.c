@@ -291,10 +291,10 @@ DEF_TEST(synth_kernel_mmap_shape)
 	free(out);
 	if (!text) {
 		printf("# /proc/kallsyms hides addresses (kptr_restrict)\n");
-		EXPECT_EQ_INT(-EACCES, synth_kernel_mmap(&sid, collect, &l));
+		EXPECT_EQ_INT(-EACCES, synth_kernel_mmap(&sid, NULL, collect, &l));
 		return;
 	}
-	EXPECT_EQ_INT(0, synth_kernel_mmap(&sid, collect, &l));
+	EXPECT_EQ_INT(0, synth_kernel_mmap(&sid, NULL, collect, &l));
 	EXPECT_EQ_INT(1, l.n);
 	if (l.n != 1)
 		return;
@@ -321,6 +321,28 @@ DEF_TEST(synth_kernel_mmap_shape)
 		EXPECT_EQ_STR("[kernel.kallsyms]_text", (const char *)l.recs[0] + 40);
 	}
 	rec_list_free(&l);
+
+	/* Read once a session: what was read is kept in `known`, and what is
+	 * known is not read again (the values below are not this kernel's). */
+	{
+		struct synth_kernel_text known = { 0 };
+		struct rec_list l2 = { 0 };
+
+		EXPECT_EQ_INT(0, synth_kernel_mmap(&sid, &known, collect, &l2));
+		EXPECT_EQ_INT(text, known.text);
+		EXPECT_EQ_INT(etext, known.etext);
+		rec_list_free(&l2);
+		memset(&l2, 0, sizeof(l2));
+		known = (struct synth_kernel_text){ 0xffffffff90000000ull, 0xffffffff90400000ull };
+		EXPECT_EQ_INT(0, synth_kernel_mmap(&sid, &known, collect, &l2));
+		EXPECT_EQ_INT(1, l2.n);
+		if (l2.n == 1) {
+			EXPECT_EQ_INT(0xffffffff90000000ull, rec_u64(l2.recs[0], 16));
+			EXPECT_EQ_INT(0x400000, rec_u64(l2.recs[0], 24));
+			EXPECT_EQ_INT(0xffffffff90000000ull, rec_u64(l2.recs[0], 32));
+		}
+		rec_list_free(&l2);
+	}
 }
 
 DEF_TEST(synth_process_gone_is_esrch)
@@ -872,7 +894,7 @@ static void perf_roundtrip(void)
 	sid.sample_type = attr.sample_type;
 	sid.id = id;
 	/* Synthesized first, as perf record does: they describe the past. */
-	EXPECT_EQ_INT(0, synth_kernel_mmap(&sid, pd_emit, w));
+	EXPECT_EQ_INT(0, synth_kernel_mmap(&sid, NULL, pd_emit, w));
 	EXPECT_EQ_INT(0, synth_process(getpid(), &sid, pd_emit, w));
 
 	EXPECT_EQ_INT(0, ioctl(fd, PERF_EVENT_IOC_ENABLE, 0));
