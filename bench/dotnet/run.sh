@@ -12,8 +12,9 @@
 #   c2  the same with DOTNET_PerfMapStubGranularity=2 as well: .NET 10 writes
 #       its jitdump whole only with it (what tracerig gives the commands it
 #       launches), so that perf inject has the JIT code to turn into ELF files;
-#   d   dotnet-trace collect -p PID --providers with the runtime keywords of
-#       dotnet.ini's LTTng preset (perfcollect's default set), stopped by SIGINT;
+#   d   dotnet-trace collect -p PID --providers P, P the providers b's
+#       tracerig enables (perfcollect's default set, as dotnet.ini's
+#       [eventpipe] names it; from `tracerig -v --check`), stopped by SIGINT;
 #   e   tracerig -c dotnet.ini -- dotnet Web.dll: the server launched by
 #       tracerig (which gives it the profile's DOTNET_ variables), stopped by
 #       SIGTERM.
@@ -41,14 +42,15 @@ C2=${C2:-yes}
 LAUNCHED=${LAUNCHED:-yes}
 DOTNET_TRACE_VERSION=${DOTNET_TRACE_VERSION:-10.0.750501}
 profile=$top/conf/profiles/dotnet.ini
-# perfcollect's default LTTng keywords, as EventPipe keywords of
-# Microsoft-Windows-DotNETRuntime: GC 0x1, Binder 0x4, Loader 0x8, Jit 0x10,
-# NGen 0x20, Contention 0x4000, Exception 0x8000, Threading 0x10000,
-# ThreadTransfer 0x80000000, Compilation 0x1000000000; Informational.
-providers=Microsoft-Windows-DotNETRuntime:0x108001C03D:4
 # The workload, wrk, the server, the tools, the scratch directory.
 . "$top/bench/dotnet/lib.sh"
 [ -n "$dotnet_trace" ] || echo "$bench: d left out" >&2
+# d's providers: exactly what b's tracerig enables (its `eventpipe:
+# providers` line, in dotnet-trace's syntax), so that d and b ask the
+# runtime for the same events.
+"$tracerig" -v --check -c "$profile" >/dev/null 2>"$tmp/check.err" || true
+providers=$(sed -n 's/.*eventpipe: providers //p' "$tmp/check.err" | head -n 1)
+[ -n "$providers" ] || { echo "$bench: tracerig --check named no providers: $(tail -n 3 "$tmp/check.err" | tr '\n' ' ')" >&2; exit 1; }
 
 # The server's samples in a perf script text (PID), and how many of them
 # have an unnamed managed frame: one in JIT code (the object perf names
@@ -235,9 +237,9 @@ echo "the injected perf.data and /tmp/perf-PID.map (the jitted-PID-N.so files pe
 echo "writes are left out); c2 the same on a server started with"
 echo "\`DOTNET_PerfMapStubGranularity=2\` as well (without it .NET 10 stops writing its"
 echo "jitdump early, so perf inject has nearly nothing to do); d \`dotnet-trace collect -p PID"
-echo "--providers $providers\` (perfcollect's default keywords, the"
-echo "ones dotnet.ini's LTTng preset names: GC, binder, loader, JIT, NGen, contention,"
-echo "exceptions, threading, thread transfer, compilation) stopped by SIGINT; e"
+echo "--providers $providers\` (what b's tracerig enables: dotnet.ini's [eventpipe],"
+echo "perfcollect's default set: GC, loader, JIT, NGen, contention, exceptions,"
+echo "threading, compilation, verbose) stopped by SIGINT; e"
 echo "\`tracerig -c conf/profiles/dotnet.ini -d 0 -- dotnet Web.dll --urls ...\`, the server"
 echo "launched by tracerig, which gave it$([ -s "$tmp/e-env" ] && echo " \`$(sed 's/ $//' "$tmp/e-env")\`" || echo " the profile's variables"),"
 echo "warmed up and measured in the same way, stopped by SIGTERM.  Configurations"
