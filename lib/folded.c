@@ -2,16 +2,34 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "folded.h"
 #include "sanitize.h"
 #include "strmap.h"
 
+/* Runs kept before they are merged into one: each holds a descriptor. */
+#define MAX_RUNS 16
+
+/* What one distinct line costs in memory beyond its bytes: the key's
+ * allocation and its share of the table's slots. */
+#define LINE_OVERHEAD 64
+
 struct tr_folded {
 	struct tr_strmap lines; /* line -> summed weight */
+	/* Spilling (tr_folded_spill): the lines' memory over `limit` bytes
+	 * goes to sorted runs in unlinked files of `dir`, merged back when
+	 * written. */
+	char *dir;
+	size_t limit, bytes;
+	FILE *runs[MAX_RUNS];
+	size_t n_runs;
+	size_t spilled; /* lines written to runs (a line may be in several) */
+	int spill_error; /* the first failure to spill: kept in memory since */
 };
 
 struct tr_folded *tr_folded_new(void)
@@ -24,60 +42,280 @@ void tr_folded_free(struct tr_folded *f)
 	if (!f)
 		return;
 	tr_strmap_free(&f->lines);
+	for (size_t i = 0; i < f->n_runs; i++)
+		fclose(f->runs[i]);
+	free(f->dir);
 	free(f);
+}
+
+int tr_folded_spill(struct tr_folded *f, const char *dir, size_t limit)
+{
+	char *copy = strdup(dir);
+
+	if (!copy)
+		return -ENOMEM;
+	free(f->dir);
+	f->dir = copy;
+	f->limit = limit;
+	return 0;
+}
+
+/* A file for a run that no one else can open and that goes with the
+ * process, whatever ends it. */
+static FILE *run_file(const char *dir)
+{
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC | O_EXCL, 0600);
+	FILE *fp;
+
+	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR)) {
+		char path[4096];
+
+		if ((size_t)snprintf(path, sizeof(path), "%s/.folded-XXXXXX", dir) >= sizeof(path))
+			return NULL;
+		fd = mkostemp(path, O_CLOEXEC);
+		if (fd >= 0)
+			(void)unlink(path);
+	}
+	if (fd < 0)
+		return NULL;
+	fp = fdopen(fd, "w+");
+	if (!fp)
+		close(fd);
+	return fp;
+}
+
+/* A run's record: the line's length (4 bytes), the line, its weight. */
+static int put_record(FILE *fp, const char *line, size_t len, uint64_t weight)
+{
+	uint32_t n = (uint32_t)len;
+
+	if (fwrite(&n, sizeof(n), 1, fp) != 1 || fwrite(line, 1, len, fp) != len ||
+	    fwrite(&weight, sizeof(weight), 1, fp) != 1)
+		return -EIO;
+	return 0;
+}
+
+/* A source of sorted, summed lines: a run or the lines in memory. */
+struct source {
+	FILE *fp;                             /* a run, or NULL */
+	const struct tr_strmap_entry **v;     /* the lines in memory, sorted */
+	size_t i, n;
+	const char *line;                     /* the current line, NULL at the end */
+	uint64_t weight;
+	char *buf;                            /* a run's current line */
+	size_t cap;
+};
+
+static int source_next(struct source *s)
+{
+	uint32_t n;
+
+	if (!s->fp) {
+		s->line = s->i < s->n ? s->v[s->i]->key : NULL;
+		s->weight = s->i < s->n ? s->v[s->i]->value : 0;
+		s->i++;
+		return 0;
+	}
+	if (fread(&n, sizeof(n), 1, s->fp) != 1) {
+		s->line = NULL;
+		return ferror(s->fp) ? -EIO : 0;
+	}
+	if ((size_t)n + 1 > s->cap) {
+		char *b = realloc(s->buf, (size_t)n + 1);
+
+		if (!b)
+			return -ENOMEM;
+		s->buf = b;
+		s->cap = (size_t)n + 1;
+	}
+	if (fread(s->buf, 1, n, s->fp) != n || fread(&s->weight, sizeof(s->weight), 1, s->fp) != 1)
+		return -EIO;
+	s->buf[n] = '\0';
+	s->line = s->buf;
+	return 0;
+}
+
+/* Calls each(arg, line, weight) for every distinct line of the runs and
+ * of memory, in sorted order, each line's weights summed across them. */
+static int merge(const struct tr_folded *f,
+		 int (*each)(void *arg, const char *line, size_t len, uint64_t weight), void *arg)
+{
+	struct source src[MAX_RUNS + 1];
+	size_t n_src = 0;
+	char *cur = NULL;
+	size_t cur_cap = 0;
+	int ret = 0;
+
+	memset(src, 0, sizeof(src));
+	if (f->lines.n) {
+		src[0].v = tr_strmap_sorted(&f->lines);
+		if (!src[0].v)
+			return -ENOMEM;
+		src[0].n = f->lines.n;
+		n_src = 1;
+	}
+	for (size_t i = 0; i < f->n_runs; i++) {
+		src[n_src].fp = f->runs[i];
+		if (fflush(f->runs[i]) != 0 || fseek(f->runs[i], 0, SEEK_SET) != 0)
+			ret = -EIO;
+		n_src++;
+	}
+	for (size_t i = 0; i < n_src && !ret; i++)
+		ret = source_next(&src[i]);
+	while (!ret) {
+		struct source *min = NULL;
+		uint64_t sum = 0;
+		size_t len;
+
+		for (size_t i = 0; i < n_src; i++)
+			if (src[i].line && (!min || strcmp(src[i].line, min->line) < 0))
+				min = &src[i];
+		if (!min)
+			break;
+		len = strlen(min->line);
+		if (len + 1 > cur_cap) {
+			char *b = realloc(cur, len + 1);
+
+			if (!b) {
+				ret = -ENOMEM;
+				break;
+			}
+			cur = b;
+			cur_cap = len + 1;
+		}
+		memcpy(cur, min->line, len + 1);
+		for (size_t i = 0; i < n_src && !ret; i++)
+			while (!ret && src[i].line && strcmp(src[i].line, cur) == 0) {
+				sum += src[i].weight;
+				ret = source_next(&src[i]);
+			}
+		if (!ret)
+			ret = each(arg, cur, len, sum);
+	}
+	for (size_t i = 0; i < n_src; i++)
+		free(src[i].buf);
+	free(n_src && !src[0].fp ? (void *)src[0].v : NULL);
+	free(cur);
+	return ret;
+}
+
+static int to_run(void *arg, const char *line, size_t len, uint64_t weight)
+{
+	return put_record(arg, line, len, weight);
+}
+
+/* The lines in memory (and, when the runs are all taken, every run) into
+ * one new run; memory emptied. */
+static int spill(struct tr_folded *f)
+{
+	struct tr_folded only_memory = { .lines = f->lines };
+	const struct tr_folded *what = f->n_runs == MAX_RUNS ? f : &only_memory;
+	FILE *run = run_file(f->dir);
+	int ret;
+
+	if (!run)
+		return errno ? -errno : -EIO;
+	ret = merge(what, to_run, run);
+	if (!ret && fflush(run) != 0)
+		ret = -EIO;
+	if (ret < 0) {
+		fclose(run);
+		return ret;
+	}
+	if (what == f) {
+		for (size_t i = 0; i < f->n_runs; i++)
+			fclose(f->runs[i]);
+		f->n_runs = 0;
+	}
+	f->runs[f->n_runs++] = run;
+	f->spilled += f->lines.n;
+	tr_strmap_free(&f->lines);
+	memset(&f->lines, 0, sizeof(f->lines));
+	f->bytes = 0;
+	return 0;
 }
 
 int tr_folded_add(struct tr_folded *f, const char *line, size_t len, uint64_t weight)
 {
+	size_t before = f->lines.n;
 	struct tr_strmap_entry *e = tr_strmap_get(&f->lines, line, len);
 
 	if (!e)
 		return -ENOMEM;
 	e->value += weight;
+	if (f->lines.n == before)
+		return 0;
+	f->bytes += len + LINE_OVERHEAD;
+	if (f->limit && f->bytes > f->limit && !f->spill_error) {
+		int ret = spill(f);
+
+		/* Kept in memory then, as without spilling: the lines are not
+		 * lost for want of disk. */
+		if (ret < 0)
+			f->spill_error = ret;
+	}
 	return 0;
 }
 
 size_t tr_folded_count(const struct tr_folded *f)
 {
-	return f->lines.n;
+	return f->lines.n + f->spilled;
+}
+
+int tr_folded_spilled(const struct tr_folded *f, size_t *runs)
+{
+	if (runs)
+		*runs = f->n_runs;
+	return f->spill_error;
+}
+
+struct writing {
+	FILE *out;
+	uint64_t divisor;
+};
+
+static int write_line(void *arg, const char *line, size_t len, uint64_t weight)
+{
+	struct writing *w = arg;
+	uint64_t v = w->divisor == 1 ? weight : (weight + w->divisor / 2) / w->divisor;
+
+	(void)len;
+	if (v && fprintf(w->out, "%s %" PRIu64 "\n", line, v) < 0)
+		return -EIO;
+	return 0;
 }
 
 int tr_folded_write(const struct tr_folded *f, FILE *out, uint64_t divisor)
 {
-	const struct tr_strmap_entry **v;
-	int ret = 0;
+	struct writing w = { out, divisor ? divisor : 1 };
+	int ret;
 
-	if (!f->lines.n)
-		return 0;
-	if (!divisor)
-		divisor = 1;
 	/* Sorted: one collection always gives the same file. */
-	v = tr_strmap_sorted(&f->lines);
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; i < f->lines.n; i++) {
-		uint64_t w = divisor == 1 ? v[i]->value : (v[i]->value + divisor / 2) / divisor;
-
-		if (w && fprintf(out, "%s %" PRIu64 "\n", v[i]->key, w) < 0) {
-			ret = -EIO;
-			break;
-		}
-	}
-	free(v);
+	ret = merge(f, write_line, &w);
 	if (!ret && ferror(out))
 		ret = -EIO;
 	return ret;
 }
 
+struct each_arg {
+	int (*each)(void *arg, const char *line, uint64_t weight);
+	void *arg;
+};
+
+static int each_line(void *arg, const char *line, size_t len, uint64_t weight)
+{
+	struct each_arg *e = arg;
+
+	(void)len;
+	return e->each(e->arg, line, weight);
+}
+
 int tr_folded_each(const struct tr_folded *f,
 		   int (*each)(void *arg, const char *line, uint64_t weight), void *arg)
 {
-	const struct tr_strmap_entry *e;
-	int ret = 0;
+	struct each_arg e = { each, arg };
 
-	for (size_t i = 0; !ret && (e = tr_strmap_next(&f->lines, &i));)
-		ret = each(arg, e->key, e->value);
-	return ret;
+	return merge(f, each_line, &e);
 }
 
 /* "name-ID" at buf[*pos...], the name under the sanitize rule.  Every

@@ -26,14 +26,29 @@ struct tr_folded *tr_folded_new(void);
 void tr_folded_free(struct tr_folded *f);
 /* Adds `weight` to line[0..len) (no NUL needed).  0 or -ENOMEM. */
 int tr_folded_add(struct tr_folded *f, const char *line, size_t len, uint64_t weight);
-/* Distinct lines so far. */
+/* From now on, once the distinct lines in memory take more than about
+ * `limit` bytes, they are written sorted to a run (an unlinked file in
+ * `dir`, the session's staging directory) and memory starts empty again;
+ * tr_folded_write and tr_folded_each merge the runs back, summing a line
+ * found in several.  A long system-wide session roots every process's
+ * stacks at its own PID, so its distinct lines grow with every process
+ * it sees: this bounds what they hold in memory.  A run that cannot be
+ * written (a full disk) leaves the lines in memory, as without a limit
+ * (tr_folded_spilled says so).  0 or -ENOMEM. */
+int tr_folded_spill(struct tr_folded *f, const char *dir, size_t limit);
+/* 0, or the -errno that stopped spilling; *runs (if not NULL) the runs
+ * on disk now. */
+int tr_folded_spilled(const struct tr_folded *f, size_t *runs);
+/* Distinct lines so far (once spilled, at most: a line may be in more
+ * than one run). */
 size_t tr_folded_count(const struct tr_folded *f);
 /* Writes "line weight\n" sorted by line, each weight divided by `divisor`
  * and rounded to the nearest (1: as summed); a line that rounds to 0 is
  * left out.  0, -ENOMEM or -EIO. */
 int tr_folded_write(const struct tr_folded *f, FILE *out, uint64_t divisor);
-/* Calls each(arg, line, weight) for every line, unordered; stops at and
- * returns the first nonzero return. */
+/* Calls each(arg, line, weight) for every line, sorted (as written);
+ * stops at and returns the first nonzero return, or a -errno of reading
+ * the runs back. */
 int tr_folded_each(const struct tr_folded *f,
 		   int (*each)(void *arg, const char *line, uint64_t weight), void *arg);
 

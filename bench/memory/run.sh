@@ -117,13 +117,14 @@ echo "cpu.pb.gz ${pb_samples:-?} samples; ${ended:-?} processes ended during the
 echo
 echo "What tracerig keeps per process (the symbolizer's mappings, JIT symbols and"
 echo "frame names, perf_events' frame texts) goes 1 s (of the recording's time)"
-echo "after the process's last thread exited; what still grows is what the views"
-echo "hold, kept until the flush writes them: every distinct"
-echo "\`comm-PID;tcomm-TID;stack\` line of cpu.folded (every compile is new PIDs,"
-echo "so new lines) and cpu.pb.gz's samples (labelled pid and tid), mappings and"
-echo "locations (each process's objects at their own addresses).  perf record"
-echo "writes its samples to perf.data as they come and keeps only its thread"
-echo "table."
+echo "after the process's last thread exited.  cpu.folded's distinct"
+echo "\`comm-PID;tcomm-TID;stack\` lines (every compile is new PIDs, so new"
+echo "lines) stay in memory up to [perf_events] folded_memory (64 MiB), then go"
+echo "to sorted runs in the staging directory, merged at the flush.  What still"
+echo "grows is cpu.pb.gz's builder, kept until the flush writes it: its samples"
+echo "(labelled pid and tid), mappings and locations (each process's objects at"
+echo "their own addresses).  perf record writes its samples to perf.data as they"
+echo "come and keeps only its thread table."
 echo
 echo "Every 10 s: \`rss.tsv\` under \`MEM_OUT\`."
 echo

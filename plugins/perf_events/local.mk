@@ -107,6 +107,7 @@ perf_events_sh_tests = \
 	tests/perf_events/killed.sh \
 	tests/perf_events/live.sh \
 	tests/perf_events/exited.sh \
+	tests/perf_events/spill.sh \
 	tests/perf_events/order.sh \
 	tests/perf_events/late.sh \
 	tests/perf_events/identity.sh \

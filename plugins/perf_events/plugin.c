@@ -42,6 +42,7 @@
 struct perf_settings {
 	struct tracerig_list events, optional_events;
 	long long frequency, period, dwarf_stack_bytes, unwind_queue_bytes, ring_pages, max_stack;
+	long long folded_memory;
 	int callchain, hardware_fallback; /* indexes of the choices */
 	int kernel, context_switches, script, flamegraph, convert_while_collecting;
 };
@@ -453,6 +454,23 @@ static void free_outputs(struct conv_out *o)
 	memset(o, 0, sizeof(*o));
 }
 
+/* Where cpu.folded's lines waited: said, since a spill that failed means
+ * memory grew as the option was set to prevent. */
+static void report_spill(struct perf *p, const struct tr_folded *folded)
+{
+	size_t runs = 0;
+	int err = tr_folded_spilled(folded, &runs);
+
+	if (err < 0)
+		p->svc->log(p->ctx, TRACERIG_LOG_WARN, "cpu.folded: its lines could not be written "
+			    "to the staging directory (%s): kept in memory beyond folded_memory",
+			    strerror(-err));
+	else if (runs)
+		p->svc->log(p->ctx, TRACERIG_LOG_DEBUG, "cpu.folded: merged from %zu sorted runs "
+			    "written beyond folded_memory (%lld bytes)", runs,
+			    p->keys.folded_memory);
+}
+
 /* perf.data.txt, the folded counts and cpu.pb.gz's builder, and the
  * conversion that fills them, for the flush or to convert while
  * collecting.  `txt` is opened by the caller (NULL: script = no), and
@@ -467,6 +485,14 @@ static int open_outputs(struct perf *p, FILE *txt, struct unwinder *uw, struct c
 
 	*o = (struct conv_out){ .txt = txt, .uw = uw };
 	o->folded = p->flamegraph ? tr_folded_new() : NULL;
+	/* Every process's stacks are rooted at its PID: in a long session
+	 * their distinct lines grow with each process it sees. */
+	if (o->folded && p->keys.folded_memory > 0 &&
+	    tr_folded_spill(o->folded, p->svc->staging_dir(p->ctx),
+			    (size_t)p->keys.folded_memory) < 0) {
+		tr_folded_free(o->folded);
+		o->folded = NULL;
+	}
 	o->pp = p->svc->pprof_wanted(p->ctx) ? new_cpu_pprof(p, &ev[0]) : NULL;
 	if ((p->flamegraph && !o->folded) || (p->svc->pprof_wanted(p->ctx) && !o->pp)) {
 		snprintf(why, why_len, "out of memory");
@@ -918,6 +944,7 @@ static int write_outputs(struct perf *p, struct tracerig_archive *ar, struct con
 			goto out;
 		}
 		ret = tr_folded_write(o->folded, ff, 1);
+		report_spill(p, o->folded);
 		if (close_entry(p, ff, "cpu.folded") < 0 && !ret)
 			ret = -EIO;
 		if (ret < 0)
@@ -1166,6 +1193,12 @@ static const struct tracerig_key perf_keys[] = {
 	  .description = "Write cpu.folded (stacks rooted comm-PID;tcomm-TID, weights in samples) and the "
 	  "flame graph cpu.svg of the first event; it is the on-CPU side of the wall-clock view, "
 	  "each sample worth the period it was taken at." },
+	{ .name = "folded_memory", .type = TRACERIG_KEY_INT, .default_value = "67108864",
+	  .min = 0, .max = 1LL << 40, BIND(folded_memory),
+	  .description = "Bytes of distinct cpu.folded lines kept in memory (64 MiB); beyond, they are "
+	  "written sorted to unlinked files in the staging directory and merged back into "
+	  "cpu.folded at the end.  Each process's stacks are rooted at its PID, so a long "
+	  "system-wide session's lines grow with every process it sees; 0: all in memory." },
 	{ .name = NULL },
 };
 

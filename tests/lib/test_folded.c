@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/folded.h"
 #include "../testing.h"
@@ -208,6 +209,88 @@ DEF_TEST(what_the_builder_writes_parses_back)
 	EXPECT_EQ_STR("worker_thread_[k]", r.frames);
 }
 
+/* Lines of many "processes", some repeated across the whole run (a
+ * process alive all along), the same set added to a set that spills every
+ * few hundred bytes and to one that never does. */
+static void add_mix(struct tr_folded *f, unsigned seed)
+{
+	char line[128];
+
+	for (unsigned i = 0; i < 4000; i++) {
+		unsigned pid = 100 + (i * 7 + seed) % 900, depth = i % 5;
+		int len = snprintf(line, sizeof(line), "cc1-%u;cc1-%u;main;parse%u;expr%u", pid, pid,
+				   depth, (i * 13) % 17);
+
+		EXPECT_EQ_INT(0, tr_folded_add(f, line, (size_t)len, i % 3 + 1));
+		len = snprintf(line, sizeof(line), "sshd-1;sshd-1;poll;do_sys_poll_[k]");
+		EXPECT_EQ_INT(0, tr_folded_add(f, line, (size_t)len, 1));
+	}
+}
+
+static int count_lines(void *arg, const char *line, uint64_t weight)
+{
+	size_t *n = arg;
+
+	(void)line;
+	(void)weight;
+	(*n)++;
+	return 0;
+}
+
+DEF_TEST(spilled_lines_merge_back_to_what_memory_alone_writes)
+{
+	char dir[] = "/tmp/tracerig-test.foldedXXXXXX";
+	struct tr_folded *mem = tr_folded_new(), *spilled = tr_folded_new(),
+			 *full = tr_folded_new();
+	char *want = NULL, *got = NULL, *got_full = NULL;
+	size_t runs = 0, n_want = 0, n_got = 0;
+
+	CHECK_NOT_NULL(mem);
+	CHECK_NOT_NULL(spilled);
+	CHECK_NOT_NULL(full);
+	CHECK_NOT_NULL(mkdtemp(dir));
+	EXPECT_EQ_INT(0, tr_folded_spill(spilled, dir, 2048));
+	/* Where no run can be written the lines stay in memory. */
+	EXPECT_EQ_INT(0, tr_folded_spill(full, "/nonexistent-tracerig-dir", 2048));
+	add_mix(mem, 0);
+	add_mix(spilled, 0);
+	add_mix(full, 0);
+	EXPECT_EQ_INT(0, tr_folded_spilled(spilled, &runs));
+	/* Spilled often enough that the runs were merged into one at least
+	 * once: never more than 16 descriptors. */
+	EXPECT_TRUE(runs >= 1 && runs <= 16);
+	EXPECT_TRUE(tr_folded_count(spilled) > tr_folded_count(mem));
+	EXPECT_EQ_INT(-ENOENT, tr_folded_spilled(full, &runs));
+	EXPECT_EQ_INT(0, runs);
+	want = written(mem, 1);
+	got = written(spilled, 1);
+	got_full = written(full, 1);
+	CHECK_NOT_NULL(want);
+	CHECK_NOT_NULL(got);
+	CHECK_NOT_NULL(got_full);
+	EXPECT_TRUE(strlen(want) > 1000);
+	EXPECT_EQ_STR(want, got);
+	EXPECT_EQ_STR(want, got_full);
+	/* Written twice, the same: the runs are read from their start each time. */
+	free(got);
+	got = written(spilled, 3);
+	free(want);
+	want = written(mem, 3);
+	EXPECT_EQ_STR(want, got);
+	EXPECT_EQ_INT(0, tr_folded_each(mem, count_lines, &n_want));
+	EXPECT_EQ_INT(0, tr_folded_each(spilled, count_lines, &n_got));
+	EXPECT_EQ_INT(n_want, n_got);
+	EXPECT_EQ_INT(n_want, tr_folded_count(mem));
+	free(want);
+	free(got);
+	free(got_full);
+	tr_folded_free(mem);
+	tr_folded_free(spilled);
+	tr_folded_free(full);
+	/* Nothing left behind in the directory: the runs were unlinked files. */
+	EXPECT_EQ_INT(0, rmdir(dir));
+}
+
 int main(void)
 {
 	RUN_TEST(identical_lines_are_summed_and_written_sorted_in_units);
@@ -216,5 +299,6 @@ int main(void)
 	RUN_TEST(the_root_is_process_then_thread);
 	RUN_TEST(the_root_parses_in_the_new_form_and_both_old_ones);
 	RUN_TEST(what_the_builder_writes_parses_back);
+	RUN_TEST(spilled_lines_merge_back_to_what_memory_alone_writes);
 	TEST_MAIN_END();
 }
