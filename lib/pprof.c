@@ -734,8 +734,11 @@ static int gzip_to(FILE *f, const uint8_t *data, size_t len)
 	int ret;
 
 	memset(&z, 0, sizeof(z));
-	/* 15 + 16: a gzip header and trailer, what pprof readers expect. */
-	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+	/* 15 + 16: a gzip header and trailer, what pprof readers expect.
+	 * Level 1: cpu.pb.gz is written at the end of a session, on the way
+	 * to the archive, and level 6 took three times as long (~45 ms for a
+	 * 10-second .NET server profile) for files a sixth smaller. */
+	if (deflateInit2(&z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
 		return -ENOMEM;
 	z.next_in = (uint8_t *)data;
 	z.avail_in = (uInt)len;
