@@ -6,8 +6,10 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "pprof.h"
@@ -108,6 +110,20 @@ struct pp_builder {
 
 
 	struct sample_cached *recent; /* SAMPLE_CACHE of them, NULL until used */
+
+	/* pp_spill: once the samples (with their stacks and label sets) take
+	 * more than spill_limit bytes, they are encoded as the profile's
+	 * Sample fields into spill_fd, an unlinked file, and memory starts
+	 * empty; pp_write_gz appends those bytes to the profile it encodes
+	 * (protobuf concatenates repeated fields).  A stack seen on both
+	 * sides of a spill is then two samples, which pprof readers sum. */
+	char *spill_dir;
+	size_t spill_limit, chunk_bytes;
+	int spill_fd; /* -1 until the first spill */
+	int spill_error;
+	uint64_t spilled_bytes;
+	size_t spilled_samples, spills;
+	int64_t spilled_totals[PP_MAX_VALUES];
 };
 
 /* Room for one more element in *arr (n used of *cap). */
@@ -156,6 +172,7 @@ struct pp_builder *pp_new(const struct pp_value_type *sample_types, size_t n_typ
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return NULL;
+	b->spill_fd = -1;
 	/* pprof wants "" at index 0. */
 	if (intern(b, "") != 0)
 		goto fail;
@@ -185,20 +202,40 @@ fail:
 	return NULL;
 }
 
-void pp_free(struct pp_builder *b)
+/* The samples, their stacks and label sets, gone from memory. */
+static void drop_samples(struct pp_builder *b)
 {
-	if (!b)
-		return;
 	while (b->chunks) {
 		struct pp_chunk *next = b->chunks->next;
 
 		free(b->chunks);
 		b->chunks = next;
 	}
+	b->chunk_bytes = 0;
 	free(b->sample_slots);
+	b->sample_slots = NULL;
+	b->sample_cap = 0;
 	free(b->stacks);
+	b->stacks = NULL;
+	b->n_stacks = b->stacks_cap = 0;
 	free(b->labelsets);
+	b->labelsets = NULL;
+	b->n_labelsets = b->labelsets_cap = 0;
 	free(b->samples);
+	b->samples = NULL;
+	b->n_samples = b->cap_samples = 0;
+	if (b->recent)
+		memset(b->recent, 0, SAMPLE_CACHE * sizeof(*b->recent));
+}
+
+void pp_free(struct pp_builder *b)
+{
+	if (!b)
+		return;
+	drop_samples(b);
+	if (b->spill_fd >= 0)
+		close(b->spill_fd);
+	free(b->spill_dir);
 	free(b->locations);
 	free(b->lines);
 	free(b->functions);
@@ -454,6 +491,7 @@ static void *chunk_take(struct pp_builder *b, size_t size)
 		c = malloc(sizeof(*c) + room);
 		if (!c)
 			return NULL;
+		b->chunk_bytes += sizeof(*c) + room;
 		c->used = 0;
 		c->size = room;
 		c->next = b->chunks;
@@ -654,6 +692,179 @@ static uint32_t *sample_slot(struct pp_builder *b, const uint64_t *stack,
 	return &b->sample_slots[j];
 }
 
+/* What the samples hold in memory, roughly: their chunks, array and
+ * tables. */
+static size_t sample_bytes(const struct pp_builder *b)
+{
+	return b->chunk_bytes + b->cap_samples * sizeof(struct pp_sample) +
+	       b->sample_cap * sizeof(uint32_t) + b->stacks_cap * sizeof(struct pp_stack) +
+	       b->labelsets_cap * sizeof(struct pp_labelset);
+}
+
+int pp_spill(struct pp_builder *b, const char *dir, size_t limit)
+{
+	char *copy = strdup(dir);
+
+	if (!copy)
+		return -ENOMEM;
+	free(b->spill_dir);
+	b->spill_dir = copy;
+	b->spill_limit = limit;
+	return 0;
+}
+
+int pp_spilled(const struct pp_builder *b, size_t *spills, uint64_t *bytes)
+{
+	if (spills)
+		*spills = b->spills;
+	if (bytes)
+		*bytes = b->spilled_bytes;
+	return b->spill_error;
+}
+
+static int spill_file(const char *dir)
+{
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC | O_EXCL, 0600);
+
+	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR)) {
+		char path[4096];
+
+		if ((size_t)snprintf(path, sizeof(path), "%s/.pprof-XXXXXX", dir) >= sizeof(path))
+			return -ENAMETOOLONG;
+		fd = mkostemp(path, O_CLOEXEC);
+		if (fd >= 0)
+			(void)unlink(path);
+	}
+	return fd < 0 ? -errno : fd;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* One sample as the Sample message pp_write_gz writes; `label_ptrs` has
+ * room for its labels. */
+static void sample_msg(const struct pp_builder *b, struct pp_sample *mine, pp_sample_msg *out,
+		       pp_label_msg **label_ptrs)
+{
+	pp_sample_msg s = PERFTOOLS__PROFILES__SAMPLE__INIT;
+
+	s.n_location_id = mine->n_locations;
+	s.location_id = mine->locations;
+	s.n_value = b->n_types;
+	s.value = mine->values;
+	s.n_label = mine->n_labels;
+	s.label = label_ptrs;
+	for (size_t k = 0; k < mine->n_labels; k++)
+		label_ptrs[k] = &mine->labels[k];
+	*out = s;
+}
+
+/* Every sample in memory, encoded as the Profile's field 2 (a Sample),
+ * appended to the spill file; memory emptied.  The samples stay whole in
+ * memory when this fails. */
+static int spill(struct pp_builder *b)
+{
+	uint8_t buf[1 << 16];
+	size_t used = 0;
+	pp_label_msg *small[16], **labels = small;
+	size_t labels_cap = 16;
+	uint64_t written = 0;
+	int ret = 0;
+
+	if (b->spill_fd < 0) {
+		ret = spill_file(b->spill_dir);
+		if (ret < 0)
+			return ret;
+		b->spill_fd = ret;
+		ret = 0;
+	}
+	for (size_t i = 0; i < b->n_samples && !ret; i++) {
+		struct pp_sample *mine = &b->samples[i];
+		pp_sample_msg m;
+		uint8_t head[11], *body;
+		size_t len, n_head = 0;
+		uint64_t v;
+
+		if (mine->n_labels > labels_cap) {
+			pp_label_msg **grown = malloc(mine->n_labels * sizeof(*grown));
+
+			if (!grown) {
+				ret = -ENOMEM;
+				break;
+			}
+			if (labels != small)
+				free(labels);
+			labels = grown;
+			labels_cap = mine->n_labels;
+		}
+		sample_msg(b, mine, &m, labels);
+		len = perftools__profiles__sample__get_packed_size(&m);
+		head[n_head++] = 0x12; /* field 2 (sample), length-delimited */
+		for (v = len; v >= 0x80; v >>= 7)
+			head[n_head++] = (uint8_t)(v | 0x80);
+		head[n_head++] = (uint8_t)v;
+		if (used + n_head + len > sizeof(buf)) {
+			ret = write_all(b->spill_fd, buf, used);
+			written += used;
+			used = 0;
+		}
+		if (ret)
+			break;
+		if (n_head + len > sizeof(buf)) {
+			body = malloc(n_head + len);
+			if (!body) {
+				ret = -ENOMEM;
+				break;
+			}
+			memcpy(body, head, n_head);
+			perftools__profiles__sample__pack(&m, body + n_head);
+			ret = write_all(b->spill_fd, body, n_head + len);
+			written += n_head + len;
+			free(body);
+			continue;
+		}
+		memcpy(buf + used, head, n_head);
+		perftools__profiles__sample__pack(&m, buf + used + n_head);
+		used += n_head + len;
+	}
+	if (!ret && used) {
+		ret = write_all(b->spill_fd, buf, used);
+		written += used;
+	}
+	if (labels != small)
+		free(labels);
+	if (ret < 0) {
+		/* What this spill wrote goes: the file ends where the last
+		 * whole spill did. */
+		if (ftruncate(b->spill_fd, (off_t)b->spilled_bytes) < 0 ||
+		    lseek(b->spill_fd, (off_t)b->spilled_bytes, SEEK_SET) < 0) {
+			close(b->spill_fd);
+			b->spill_fd = -1;
+		}
+		return ret;
+	}
+	for (size_t i = 0; i < b->n_samples; i++)
+		for (size_t k = 0; k < b->n_types; k++)
+			b->spilled_totals[k] = add_sat(b->spilled_totals[k], b->samples[i].values[k]);
+	b->spilled_samples += b->n_samples;
+	b->spilled_bytes += written;
+	b->spills++;
+	drop_samples(b);
+	return 0;
+}
+
 int pp_add(struct pp_builder *b, const uint64_t *locations, size_t n_locations,
 	   const int64_t *values, const struct pp_label *labels, size_t n_labels)
 {
@@ -710,26 +921,57 @@ int pp_add(struct pp_builder *b, const uint64_t *locations, size_t n_locations,
 	*slot = (uint32_t)++b->n_samples;
 	if (c)
 		*c = (struct sample_cached){ h, b->n_samples };
+	if (b->spill_limit && !b->spill_error && sample_bytes(b) > b->spill_limit) {
+		int ret = spill(b);
+
+		/* Kept in memory then, as without a limit: not lost for want
+		 * of disk. */
+		if (ret < 0)
+			b->spill_error = ret;
+	}
 	return 0;
 }
 
 size_t pp_sample_count(const struct pp_builder *b)
 {
-	return b->n_samples;
+	return b->n_samples + b->spilled_samples;
 }
 
 int64_t pp_total(const struct pp_builder *b, size_t i)
 {
-	int64_t sum = 0;
+	int64_t sum = i < PP_MAX_VALUES ? b->spilled_totals[i] : 0;
 
 	for (size_t k = 0; k < b->n_samples && i < b->n_types; k++)
 		sum = add_sat(sum, b->samples[k].values[i]);
 	return sum;
 }
 
-static int gzip_to(FILE *f, const uint8_t *data, size_t len)
+/* Deflates z's input into f; with `finish`, to the stream's end. */
+static int gz_pump(z_stream *z, FILE *f, int finish)
 {
 	uint8_t out[65536];
+	int ret;
+
+	do {
+		size_t have;
+
+		z->next_out = out;
+		z->avail_out = sizeof(out);
+		ret = deflate(z, finish ? Z_FINISH : Z_NO_FLUSH);
+		if (ret == Z_STREAM_ERROR)
+			return -EIO;
+		have = sizeof(out) - z->avail_out;
+		if (have && fwrite(out, 1, have, f) != have)
+			return -EIO;
+	} while (finish ? ret != Z_STREAM_END : z->avail_in > 0 || z->avail_out == 0);
+	return 0;
+}
+
+/* data[0..len), then the spilled samples, gzipped into f. */
+static int gzip_to(FILE *f, const uint8_t *data, size_t len, int spill_fd, uint64_t spilled)
+{
+	uint8_t in[65536];
+	uint64_t off = 0;
 	z_stream z;
 	int ret;
 
@@ -742,22 +984,24 @@ static int gzip_to(FILE *f, const uint8_t *data, size_t len)
 		return -ENOMEM;
 	z.next_in = (uint8_t *)data;
 	z.avail_in = (uInt)len;
-	do {
-		size_t have;
+	ret = gz_pump(&z, f, spilled == 0);
+	while (!ret && off < spilled) {
+		size_t want = spilled - off < sizeof(in) ? (size_t)(spilled - off) : sizeof(in);
+		ssize_t n = pread(spill_fd, in, want, (off_t)off);
 
-		z.next_out = out;
-		z.avail_out = sizeof(out);
-		ret = deflate(&z, Z_FINISH);
-		if (ret == Z_STREAM_ERROR)
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			ret = -EIO;
 			break;
-		have = sizeof(out) - z.avail_out;
-		if (have && fwrite(out, 1, have, f) != have) {
-			deflateEnd(&z);
-			return -EIO;
 		}
-	} while (ret != Z_STREAM_END);
+		off += (uint64_t)n;
+		z.next_in = in;
+		z.avail_in = (uInt)n;
+		ret = gz_pump(&z, f, off == spilled);
+	}
 	deflateEnd(&z);
-	return ret == Z_STREAM_END ? 0 : -EIO;
+	return ret;
 }
 
 /* pprof takes the first mapping for the profile's binary ("File:" in
@@ -886,18 +1130,8 @@ int pp_write_gz(struct pp_builder *b, FILE *f)
 		}
 	}
 	for (size_t i = 0; i < b->n_samples; i++) {
-		pp_sample_msg s = PERFTOOLS__PROFILES__SAMPLE__INIT;
-		struct pp_sample *mine = &b->samples[i];
-
-		s.n_location_id = mine->n_locations;
-		s.location_id = mine->locations;
-		s.n_value = b->n_types;
-		s.value = mine->values;
-		s.n_label = mine->n_labels;
-		s.label = &labels[li];
-		for (size_t k = 0; k < mine->n_labels; k++)
-			labels[li++] = &mine->labels[k];
-		samples[i] = s;
+		sample_msg(b, &b->samples[i], &samples[i], &labels[li]);
+		li += b->samples[i].n_labels;
 		sample_ptrs[i] = &samples[i];
 	}
 	p.n_sample_type = b->n_types;
@@ -921,7 +1155,8 @@ int pp_write_gz(struct pp_builder *b, FILE *f)
 	packed = malloc(perftools__profiles__profile__get_packed_size(&p) + 1);
 	if (!packed)
 		goto out;
-	ret = gzip_to(f, packed, perftools__profiles__profile__pack(&p, packed));
+	ret = gzip_to(f, packed, perftools__profiles__profile__pack(&p, packed), b->spill_fd,
+		      b->spilled_bytes);
 out:
 	free(located);
 	free(ordered);

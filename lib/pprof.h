@@ -51,6 +51,22 @@ struct pp_label {
 int pp_add(struct pp_builder *b, const uint64_t *locations, size_t n_locations,
 	   const int64_t *values, const struct pp_label *labels, size_t n_labels);
 
+/* From now on, once the samples (with their stacks and label sets) take
+ * more than about `limit` bytes of memory, they are encoded into an
+ * unlinked file in `dir` (the session's staging directory) and memory
+ * starts empty; pp_write_gz appends them to the profile.  A long
+ * system-wide session labels every sample with its pid, so its samples
+ * grow with every process it sees: this bounds them.  A stack and labels
+ * seen on both sides of a spill are then two samples in the file, which
+ * pprof readers (and pp_merge) sum.  Mappings, locations, functions and
+ * strings stay in memory.  A spill that cannot be written leaves the
+ * samples in memory (pp_spilled says so).  0 or -ENOMEM. */
+int pp_spill(struct pp_builder *b, const char *dir, size_t limit);
+/* 0, or the -errno that stopped spilling; *spills and *bytes (either may
+ * be NULL): the spills so far and the bytes they wrote. */
+int pp_spilled(const struct pp_builder *b, size_t *spills, uint64_t *bytes);
+
+/* The samples the profile holds, spilled ones included. */
 size_t pp_sample_count(const struct pp_builder *b);
 /* Sum of value column i over every sample. */
 int64_t pp_total(const struct pp_builder *b, size_t i);

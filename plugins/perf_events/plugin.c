@@ -42,7 +42,7 @@
 struct perf_settings {
 	struct tracerig_list events, optional_events;
 	long long frequency, period, dwarf_stack_bytes, unwind_queue_bytes, ring_pages, max_stack;
-	long long folded_memory;
+	long long view_memory;
 	int callchain, hardware_fallback; /* indexes of the choices */
 	int kernel, context_switches, script, flamegraph, convert_while_collecting;
 };
@@ -454,21 +454,27 @@ static void free_outputs(struct conv_out *o)
 	memset(o, 0, sizeof(*o));
 }
 
-/* Where cpu.folded's lines waited: said, since a spill that failed means
- * memory grew as the option was set to prevent. */
-static void report_spill(struct perf *p, const struct tr_folded *folded)
+/* Where the views' lines and samples waited: said, since a spill that
+ * failed means memory grew as view_memory was set to prevent. */
+static void report_spill(struct perf *p, const struct tr_folded *folded,
+			 const struct pp_builder *pp)
 {
-	size_t runs = 0;
-	int err = tr_folded_spilled(folded, &runs);
+	size_t runs = 0, spills = 0;
+	uint64_t bytes = 0;
+	int err = folded ? tr_folded_spilled(folded, &runs) : 0;
+	int pp_err = pp ? pp_spilled(pp, &spills, &bytes) : 0;
 
-	if (err < 0)
-		p->svc->log(p->ctx, TRACERIG_LOG_WARN, "cpu.folded: its lines could not be written "
-			    "to the staging directory (%s): kept in memory beyond folded_memory",
-			    strerror(-err));
-	else if (runs)
+	if (err < 0 || pp_err < 0)
+		p->svc->log(p->ctx, TRACERIG_LOG_WARN, "%s could not be written to the staging "
+			    "directory (%s): kept in memory beyond view_memory",
+			    err < 0 ? "cpu.folded's lines" : "cpu.pb.gz's samples",
+			    strerror(-(err < 0 ? err : pp_err)));
+	if (runs)
 		p->svc->log(p->ctx, TRACERIG_LOG_DEBUG, "cpu.folded: merged from %zu sorted runs "
-			    "written beyond folded_memory (%lld bytes)", runs,
-			    p->keys.folded_memory);
+			    "written beyond view_memory (%lld bytes)", runs, p->keys.view_memory);
+	if (spills)
+		p->svc->log(p->ctx, TRACERIG_LOG_DEBUG, "cpu.pb.gz: %zu spills of samples beyond "
+			    "view_memory (%llu bytes) appended", spills, (unsigned long long)bytes);
 }
 
 /* perf.data.txt, the folded counts and cpu.pb.gz's builder, and the
@@ -487,9 +493,9 @@ static int open_outputs(struct perf *p, FILE *txt, struct unwinder *uw, struct c
 	o->folded = p->flamegraph ? tr_folded_new() : NULL;
 	/* Every process's stacks are rooted at its PID: in a long session
 	 * their distinct lines grow with each process it sees. */
-	if (o->folded && p->keys.folded_memory > 0 &&
+	if (o->folded && p->keys.view_memory > 0 &&
 	    tr_folded_spill(o->folded, p->svc->staging_dir(p->ctx),
-			    (size_t)p->keys.folded_memory) < 0) {
+			    (size_t)p->keys.view_memory) < 0) {
 		tr_folded_free(o->folded);
 		o->folded = NULL;
 	}
@@ -903,8 +909,16 @@ static struct pp_builder *new_cpu_pprof(struct perf *p, const struct pc_opened *
 	};
 	int64_t period = p->cfg.period ? (int64_t)p->cfg.period
 		       : clock && p->cfg.frequency ? (int64_t)(1000000000ull / p->cfg.frequency) : 0;
+	struct pp_builder *b = pp_new(types, 2, types[1], period);
 
-	return pp_new(types, 2, types[1], period);
+	/* Every sample is labelled with its pid: in a long session the
+	 * samples grow with each process it sees. */
+	if (b && p->keys.view_memory > 0 &&
+	    pp_spill(b, p->svc->staging_dir(p->ctx), (size_t)p->keys.view_memory) < 0) {
+		pp_free(b);
+		b = NULL;
+	}
+	return b;
 }
 
 /* What a conversion made, into `ar`: its counters, perf.data.txt closed,
@@ -944,7 +958,6 @@ static int write_outputs(struct perf *p, struct tracerig_archive *ar, struct con
 			goto out;
 		}
 		ret = tr_folded_write(o->folded, ff, 1);
-		report_spill(p, o->folded);
 		if (close_entry(p, ff, "cpu.folded") < 0 && !ret)
 			ret = -EIO;
 		if (ret < 0)
@@ -965,6 +978,7 @@ static int write_outputs(struct perf *p, struct tracerig_archive *ar, struct con
 	}
 	if (o->pp)
 		ret = pp_stage_entry(p->svc, p->ctx, ar, "cpu.pb.gz", o->pp);
+	report_spill(p, o->folded, o->pp);
 out:
 	free_outputs(o);
 	return ret;
@@ -1193,12 +1207,15 @@ static const struct tracerig_key perf_keys[] = {
 	  .description = "Write cpu.folded (stacks rooted comm-PID;tcomm-TID, weights in samples) and the "
 	  "flame graph cpu.svg of the first event; it is the on-CPU side of the wall-clock view, "
 	  "each sample worth the period it was taken at." },
-	{ .name = "folded_memory", .type = TRACERIG_KEY_INT, .default_value = "67108864",
-	  .min = 0, .max = 1LL << 40, BIND(folded_memory),
-	  .description = "Bytes of distinct cpu.folded lines kept in memory (64 MiB); beyond, they are "
-	  "written sorted to unlinked files in the staging directory and merged back into "
-	  "cpu.folded at the end.  Each process's stacks are rooted at its PID, so a long "
-	  "system-wide session's lines grow with every process it sees; 0: all in memory." },
+	{ .name = "view_memory", .type = TRACERIG_KEY_INT, .default_value = "67108864",
+	  .min = 0, .max = 1LL << 40, BIND(view_memory),
+	  .description = "Bytes that cpu.folded's distinct lines, and cpu.pb.gz's samples, may each hold "
+	  "in memory (64 MiB); beyond, they go to unlinked files in the staging directory "
+	  "(the lines sorted, merged back into cpu.folded at the end; the samples encoded, "
+	  "appended to cpu.pb.gz, where a stack on both sides of a spill is two samples that "
+	  "pprof sums).  Every stack is rooted at, and every sample labelled with, its PID, so "
+	  "a long system-wide session's views grow with every process it sees; 0: all in "
+	  "memory." },
 	{ .name = NULL },
 };
 

@@ -133,11 +133,130 @@ DEF_TEST(a_written_profile_reads_back_and_merges_whole)
 	pp_free(b);
 }
 
+static int count_pid(void *arg, int64_t pid)
+{
+	(void)pid;
+	(*(size_t *)arg)++;
+	return 1;
+}
+
+/* The samples of 300 "processes" (pid labels), some stacks in all of
+ * them, added to a builder that spills every few KiB and to one that
+ * never does: read back and merged, both are the same profile. */
+static void add_many(struct pp_builder *b)
+{
+	uint64_t m = pp_mapping(b, 0x1000, 0x9000, 0, "/bin/cc1", "abcd"), ids[3];
+	char name[32];
+
+	for (unsigned i = 0; i < 3000; i++) {
+		unsigned j = i % 600; /* each stack and pid 5 times */
+
+		snprintf(name, sizeof(name), "f%u", j % 40);
+		ids[0] = pp_location(b, m, 0x1000 + (j % 40) * 16, name);
+		ids[1] = pp_location(b, m, 0x2000 + (j % 7) * 16, j % 7 ? "parse" : "lex");
+		ids[2] = pp_location(b, m, 0x3000, "main");
+		EXPECT_EQ_INT(0, pp_add(b, ids, 3, (int64_t[]){ 1, 1000 + i % 3 },
+					(struct pp_label[]){ { "pid", NULL, 100 + (j * 7) % 300 },
+							     { "thread", "cc1", 0 } },
+					2));
+	}
+}
+
+static struct pp_builder *read_merged(const char *path, size_t *n_read)
+{
+	static const struct pp_value_type ns = { "cpu", "nanoseconds" };
+	struct pp_builder *w = pp_new(&ns, 1, ns, 0);
+	struct pp_profile *p = NULL;
+
+	if (!w || pp_read_gz(path, &p) != 0) {
+		pp_free(w);
+		return NULL;
+	}
+	EXPECT_EQ_INT(0, pp_merge(w, p, 1, 1, 0, count_pid, n_read));
+	pp_profile_free(p);
+	return w;
+}
+
+static int write_to(struct pp_builder *b, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	int ret;
+
+	if (!f)
+		return -errno;
+	ret = pp_write_gz(b, f);
+	if (fclose(f) != 0 && !ret)
+		ret = -EIO;
+	return ret;
+}
+
+DEF_TEST(spilled_samples_are_appended_and_read_back_as_the_same_profile)
+{
+	char dir[] = "/tmp/tracerig-test.ppspillXXXXXX", a[64], c[64], e[64];
+	struct pp_builder *mem = builder(), *spilled = builder(), *full = builder(), *wm, *ws,
+			  *wf;
+	size_t spills = 0, n_mem = 0, n_spilled = 0, n_full = 0;
+	uint64_t bytes = 0;
+
+	CHECK_NOT_NULL(mkdtemp(dir));
+	EXPECT_EQ_INT(0, pp_spill(spilled, dir, 16384));
+	EXPECT_EQ_INT(0, pp_spill(full, "/nonexistent-tracerig-dir", 16384));
+	add_many(mem);
+	add_many(spilled);
+	add_many(full);
+	EXPECT_EQ_INT(0, pp_spilled(spilled, &spills, &bytes));
+	EXPECT_TRUE(spills >= 2);
+	EXPECT_TRUE(bytes > 0);
+	EXPECT_EQ_INT(-ENOENT, pp_spilled(full, &spills, NULL));
+	/* Counted across spills: a stack on both sides of one is two. */
+	EXPECT_TRUE(pp_sample_count(spilled) > pp_sample_count(mem));
+	EXPECT_EQ_INT(pp_sample_count(mem), pp_sample_count(full));
+	EXPECT_EQ_INT(pp_total(mem, 0), pp_total(spilled, 0));
+	EXPECT_EQ_INT(pp_total(mem, 1), pp_total(spilled, 1));
+	EXPECT_EQ_INT(3000, pp_total(spilled, 0));
+	snprintf(a, sizeof(a), "%s/mem.pb.gz", dir);
+	snprintf(c, sizeof(c), "%s/spilled.pb.gz", dir);
+	snprintf(e, sizeof(e), "%s/full.pb.gz", dir);
+	EXPECT_EQ_INT(0, write_to(mem, a));
+	EXPECT_EQ_INT(0, write_to(spilled, c));
+	EXPECT_EQ_INT(0, write_to(full, e));
+	/* Written twice: the spilled samples are read from the start again. */
+	EXPECT_EQ_INT(0, write_to(spilled, c));
+	wm = read_merged(a, &n_mem);
+	ws = read_merged(c, &n_spilled);
+	wf = read_merged(e, &n_full);
+	CHECK_NOT_NULL(wm);
+	CHECK_NOT_NULL(ws);
+	CHECK_NOT_NULL(wf);
+	/* The file holds every sample the builder counted... */
+	EXPECT_EQ_INT(pp_sample_count(spilled), n_spilled);
+	EXPECT_EQ_INT(pp_sample_count(mem), n_mem);
+	/* ... and summed by stack and labels they are memory's profile. */
+	EXPECT_EQ_INT(pp_sample_count(wm), pp_sample_count(ws));
+	EXPECT_EQ_INT(pp_total(wm, 0), pp_total(ws, 0));
+	EXPECT_EQ_INT(pp_sample_count(wm), pp_sample_count(wf));
+	EXPECT_EQ_INT(pp_total(wm, 0), pp_total(wf, 0));
+	EXPECT_EQ_INT(3000 * 1000 + 1000 * (0 + 1 + 2), pp_total(wm, 0));
+	EXPECT_EQ_INT(600, pp_sample_count(wm));
+	pp_free(wm);
+	pp_free(ws);
+	pp_free(wf);
+	pp_free(mem);
+	pp_free(spilled);
+	pp_free(full);
+	unlink(a);
+	unlink(c);
+	unlink(e);
+	/* Nothing else in the directory: the spill file was unlinked. */
+	EXPECT_EQ_INT(0, rmdir(dir));
+}
+
 int main(void)
 {
 	RUN_TEST(the_same_labels_in_other_buffers_are_one_sample);
 	RUN_TEST(a_buffer_reused_with_other_content_is_another_sample);
 	RUN_TEST(labels_differ_by_kind_order_and_stack);
+	RUN_TEST(spilled_samples_are_appended_and_read_back_as_the_same_profile);
 	RUN_TEST(a_written_profile_reads_back_and_merges_whole);
 	TEST_MAIN_END();
 }
