@@ -124,6 +124,10 @@ struct pp_builder {
 	uint64_t spilled_bytes;
 	size_t spilled_samples, spills;
 	int64_t spilled_totals[PP_MAX_VALUES];
+	/* Per mapping (id - 1), the first value of the spilled samples that
+	 * pass through it: pp_write_gz ranks mappings by all samples. */
+	uint64_t *spilled_weight;
+	size_t spilled_weight_n;
 };
 
 /* Room for one more element in *arr (n used of *cap). */
@@ -236,6 +240,7 @@ void pp_free(struct pp_builder *b)
 	if (b->spill_fd >= 0)
 		close(b->spill_fd);
 	free(b->spill_dir);
+	free(b->spilled_weight);
 	free(b->locations);
 	free(b->lines);
 	free(b->functions);
@@ -692,6 +697,18 @@ static uint32_t *sample_slot(struct pp_builder *b, const uint64_t *stack,
 	return &b->sample_slots[j];
 }
 
+/* How much a sample weighs in ranking the mappings it passes through:
+ * its first value, whatever its sign (a diff's negative values count). */
+static uint64_t rank_weight(const struct pp_sample *s)
+{
+	return s->values[0] < 0 ? 0 - (uint64_t)s->values[0] : (uint64_t)s->values[0];
+}
+
+static uint64_t add_sat_u(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 /* What the samples hold in memory, roughly: their chunks, array and
  * tables. */
 static size_t sample_bytes(const struct pp_builder *b)
@@ -855,9 +872,29 @@ static int spill(struct pp_builder *b)
 		}
 		return ret;
 	}
-	for (size_t i = 0; i < b->n_samples; i++)
+	if (b->n_mappings > b->spilled_weight_n) {
+		uint64_t *w = realloc(b->spilled_weight, b->n_mappings * sizeof(*w));
+
+		if (w) {
+			memset(w + b->spilled_weight_n, 0,
+			       (b->n_mappings - b->spilled_weight_n) * sizeof(*w));
+			b->spilled_weight = w;
+			b->spilled_weight_n = b->n_mappings;
+		}
+	}
+	for (size_t i = 0; i < b->n_samples; i++) {
+		const struct pp_sample *smp = &b->samples[i];
+
 		for (size_t k = 0; k < b->n_types; k++)
-			b->spilled_totals[k] = add_sat(b->spilled_totals[k], b->samples[i].values[k]);
+			b->spilled_totals[k] = add_sat(b->spilled_totals[k], smp->values[k]);
+		for (size_t k = 0; k < smp->n_locations; k++) {
+			uint64_t id = b->locations[smp->locations[k] - 1].mapping_id;
+
+			if (id && id <= b->spilled_weight_n)
+				b->spilled_weight[id - 1] =
+					add_sat_u(b->spilled_weight[id - 1], rank_weight(smp));
+		}
+	}
 	b->spilled_samples += b->n_samples;
 	b->spilled_bytes += written;
 	b->spills++;
@@ -1054,19 +1091,16 @@ static int order_mappings(const struct pp_builder *b, pp_mapping_msg **out,
 	}
 	for (size_t i = 0; i < b->n_mappings; i++)
 		rank[i] = (struct mapping_rank){ i, mapping_class(b->string_table[b->mappings[i].filename]),
-						 0 };
+						 i < b->spilled_weight_n ? b->spilled_weight[i] : 0 };
 	for (size_t i = 0; i < b->n_samples; i++) {
 		const struct pp_sample *s = &b->samples[i];
-		/* Values may be negative (a diff): what counts is how much. */
-		uint64_t w = s->values[0] < 0 ? 0 - (uint64_t)s->values[0] : (uint64_t)s->values[0];
+		uint64_t w = rank_weight(s);
 
 		for (size_t k = 0; k < s->n_locations; k++) {
 			uint64_t id = b->locations[s->locations[k] - 1].mapping_id;
 
 			if (id)
-				rank[id - 1].weight = rank[id - 1].weight > UINT64_MAX - w
-							      ? UINT64_MAX
-							      : rank[id - 1].weight + w;
+				rank[id - 1].weight = add_sat_u(rank[id - 1].weight, w);
 		}
 	}
 	qsort(rank, b->n_mappings, sizeof(*rank), by_rank);

@@ -47,6 +47,9 @@ got=$("$PPROF" -top -sample_index=samples "$TEST_TMP/a/cpu.pb.gz" 2>/dev/null | 
 check_eq "pprof reads every sample of perf.data.txt from cpu.pb.gz" "$total" "$got"
 "$PPROF" -top -nodecount=1000 "$TEST_TMP/a/cpu.pb.gz" >"$TEST_TMP/top" 2>&1
 check_grep "pprof names the demo's functions" 'demo_hot' "$TEST_TMP/top"
+# The profile's binary is the mapping with the most samples, spilled
+# ones counted: the demo, not the shell that ran the loop.
+check_grep "pprof takes the demo for the profile's binary" '^File: tracerig-demo$' "$TEST_TMP/top"
 pid=$(awk '/^tracerig-demo/ { split($2, a, "/"); print a[1]; exit }' "$TEST_TMP/a/perf.data.txt")
 pid_samples=$(awk -v p="$pid" '/^[^ \t]/ { split($2, a, "/"); if (a[1] == p) n++ } END { print n + 0 }' "$TEST_TMP/a/perf.data.txt")
 got=$("$PPROF" -top -sample_index=samples -nodefraction=0 -nodecount=100000 -tagfocus="pid=$pid" \
