@@ -42,30 +42,10 @@ struct index {
 };
 
 /* Every frame of every line is hashed: eight bytes at a time, as
- * byte-wise FNV-1a was a fifth of the graph's time.  Like lib/hash's,
- * not meant to resist chosen input (the index probes linearly and grows). */
-static uint64_t mix(uint64_t h, uint64_t w)
-{
-	h = (h ^ w) * 0xff51afd7ed558ccdull;
-	return h ^ (h >> 32);
-}
-
+ * byte-wise FNV-1a was a fifth of the graph's time. */
 static uint64_t hash_key(const struct node *parent, const char *name, size_t len)
 {
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)parent ^ len, w;
-
-	for (; len >= 8; name += 8, len -= 8) {
-		memcpy(&w, name, 8);
-		h = mix(h, w);
-	}
-	if (len) {
-		w = 0;
-		memcpy(&w, name, len);
-		h = mix(h, w);
-	}
-	h ^= h >> 29;
-	h *= 0xc4ceb9fe1a85ec53ull;
-	return h ^ (h >> 32);
+	return tr_hash_words((uint64_t)(uintptr_t)parent, name, len);
 }
 
 static int index_grow(struct index *ix)

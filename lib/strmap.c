@@ -51,13 +51,13 @@ struct tr_strmap_entry *tr_strmap_find(const struct tr_strmap *m, const char *ke
 
 	if (!m->n)
 		return NULL;
-	j = slot_of(m, key, len, tr_fnv1a(key, len));
+	j = slot_of(m, key, len, tr_hash_words(0, key, len));
 	return m->slots[j].key ? &m->slots[j] : NULL;
 }
 
 struct tr_strmap_entry *tr_strmap_get(struct tr_strmap *m, const char *key, size_t len)
 {
-	uint64_t h = tr_fnv1a(key, len);
+	uint64_t h = tr_hash_words(0, key, len);
 	struct tr_strmap_entry *e;
 
 	/* At most half full, so probes stay short and always end. */
