@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "flamegraph.h"
 #include "staging.h"
@@ -25,6 +26,8 @@
 #define PAD_BOTTOM 36
 #define MIN_WIDTH_PX 0.1
 #define CHAR_WIDTH_PX 7.0
+/* Inputs from this size on are folded in two passes, pruned (below). */
+#define PRUNE_MIN_BYTES (64 << 20)
 
 struct node {
 	char *name;
@@ -118,22 +121,42 @@ static void free_tree(struct node *nd)
 	free(nd);
 }
 
-/* "a;b;c 123": the weight follows the last space; frames may contain spaces. */
-static int add_line(struct index *ix, struct node *root, char *line)
+/* "a;b;c 123": the weight follows the last space; frames may contain
+ * spaces.  The stack is cut off at that space; 0 for a blank or malformed
+ * line, which carries no weight. */
+static int parse_line(char *line, uint64_t *weight)
 {
-	char *space, *end, *frame;
-	uint64_t weight;
-	struct node *at = root;
+	char *space, *end;
 
 	line[strcspn(line, "\r\n")] = '\0';
 	space = strrchr(line, ' ');
 	if (!space || space == line)
-		return 0; /* blank or malformed lines carry no weight */
+		return 0;
 	errno = 0;
-	weight = strtoull(space + 1, &end, 10);
+	*weight = strtoull(space + 1, &end, 10);
 	if (errno || *end != '\0' || end == space + 1)
 		return 0;
 	*space = '\0';
+	return 1;
+}
+
+static void free_children(struct node *nd)
+{
+	for (size_t i = 0; i < nd->n_children; i++)
+		free_tree(nd->children[i]);
+	free(nd->children);
+	nd->children = NULL;
+	nd->n_children = nd->cap_children = 0;
+}
+
+static int add_line(struct index *ix, struct node *root, char *line)
+{
+	char *frame;
+	uint64_t weight;
+	struct node *at = root;
+
+	if (!parse_line(line, &weight))
+		return 0;
 	root->weight += weight;
 	frame = line;
 	while (frame) {
@@ -149,6 +172,169 @@ static int add_line(struct index *ix, struct node *root, char *line)
 		frame = semi ? semi + 1 : NULL;
 	}
 	return 0;
+}
+
+/* Sorted input (what tr_folded_write writes) is folded with the graph's
+ * final scale known from a first pass: the lines under a node form one
+ * run (every string with a given prefix is contiguous in sorted order), so
+ * once a line no longer starts with a node's path the node is final, and
+ * if it is too narrow to draw, its subtree goes.  Memory then holds what
+ * is drawn and the narrow children of what is drawn, not every path of a
+ * session that saw hundreds of thousands of processes.  The picture is
+ * the same: render_node skips a narrow node with everything under it. */
+struct sorted_build {
+	double scale;
+	struct node **path;   /* the previous line's nodes, path[0] the root */
+	size_t *path_end;     /* where path[d]'s frame ends in prev */
+	size_t depth, cap;
+	char *prev;           /* the previous line's stack */
+	size_t prev_cap;
+};
+
+static int sb_reserve(struct sorted_build *b, size_t depth)
+{
+	if (depth < b->cap)
+		return 0;
+	size_t cap = depth * 2 + 16;
+	struct node **path = realloc(b->path, cap * sizeof(*path));
+
+	if (!path)
+		return -ENOMEM;
+	b->path = path;
+	size_t *ends = realloc(b->path_end, cap * sizeof(*ends));
+
+	if (!ends)
+		return -ENOMEM;
+	b->path_end = ends;
+	b->cap = cap;
+	return 0;
+}
+
+/* The child of `at` named name[0..len): nodes are created in the input's
+ * order, so the siblings made after it all have names it begins (they
+ * sort between its line and its children's): look back while they do. */
+static struct node *sorted_child(struct node *at, const char *name, size_t len)
+{
+	struct node *nd, **grown;
+
+	for (size_t i = at->n_children; i-- > 0;) {
+		nd = at->children[i];
+		if (strncmp(nd->name, name, len) != 0)
+			break;
+		if (nd->name[len] == '\0')
+			return nd;
+	}
+	nd = calloc(1, sizeof(*nd));
+	if (!nd)
+		return NULL;
+	nd->name = strndup(name, len);
+	grown = tr_vec_grow(at->children, &at->cap_children, at->n_children + 1, sizeof(*grown), 4);
+	if (!nd->name || !grown) {
+		free(nd->name);
+		free(nd);
+		return NULL;
+	}
+	nd->parent = at;
+	at->children = grown;
+	at->children[at->n_children++] = nd;
+	return nd;
+}
+
+static int add_sorted_line(struct sorted_build *b, struct node *root, char *line)
+{
+	uint64_t weight;
+	size_t open = 0, len, depth = 0;
+	struct node *at = root;
+	char *frame;
+
+	if (!parse_line(line, &weight))
+		return 0;
+	/* The previous line's nodes whose path this line does not begin
+	 * are final: the narrow ones lose their subtrees. */
+	while (open < b->depth && strncmp(line, b->prev, b->path_end[open + 1]) == 0)
+		open++;
+	for (size_t d = b->depth; d > open; d--)
+		if (b->path[d]->weight * b->scale < MIN_WIDTH_PX)
+			free_children(b->path[d]);
+	root->weight += weight;
+	if (sb_reserve(b, 1) < 0)
+		return -ENOMEM;
+	b->path[0] = root;
+	frame = line;
+	while (frame) {
+		char *semi = strchr(frame, ';');
+
+		len = semi ? (size_t)(semi - frame) : strlen(frame);
+		if (len) {
+			at = sorted_child(at, frame, len);
+			if (!at || sb_reserve(b, depth + 2) < 0)
+				return -ENOMEM;
+			at->weight += weight;
+			b->path[++depth] = at;
+			b->path_end[depth] = (size_t)(frame - line) + len;
+		}
+		frame = semi ? semi + 1 : NULL;
+	}
+	b->depth = depth;
+	len = strlen(line) + 1;
+	if (len > b->prev_cap) {
+		char *grown = realloc(b->prev, len);
+
+		if (!grown)
+			return -ENOMEM;
+		b->prev = grown;
+		b->prev_cap = len;
+	}
+	memcpy(b->prev, line, len);
+	return 0;
+}
+
+/* The first pass over a regular file of at least prune_min_bytes: its
+ * total weight, and whether its stacks are sorted (then *sorted is 1);
+ * rewound.  -1 when the input is smaller (its whole tree is small: not
+ * worth reading it twice at the end of a session) or cannot be read
+ * twice. */
+static int first_pass(FILE *in, long long prune_min_bytes, uint64_t *total, int *sorted)
+{
+	char *line = NULL, *prev = NULL;
+	size_t cap = 0, prev_cap = 0;
+	off_t start = ftello(in);
+	struct stat st;
+	int ret = 0;
+
+	*total = 0;
+	*sorted = 1;
+	if (start < 0 || fstat(fileno(in), &st) != 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size - start < prune_min_bytes)
+		return -1;
+	while (getline(&line, &cap, in) >= 0) {
+		uint64_t weight;
+		size_t len;
+
+		if (!parse_line(line, &weight))
+			continue;
+		*total += weight;
+		if (*sorted && prev && strcmp(prev, line) > 0)
+			*sorted = 0;
+		len = strlen(line) + 1;
+		if (*sorted && len > prev_cap) {
+			char *grown = realloc(prev, len);
+
+			if (!grown) {
+				*sorted = 0;
+				continue;
+			}
+			prev = grown;
+			prev_cap = len;
+		}
+		if (*sorted)
+			memcpy(prev, line, len);
+	}
+	if (ferror(in) || fseeko(in, start, SEEK_SET) != 0)
+		ret = -1;
+	free(line);
+	free(prev);
+	return ret;
 }
 
 static int by_name(const void *a, const void *b)
@@ -454,12 +640,20 @@ static const char script[] =
 
 int tr_flamegraph_write(FILE *folded, FILE *svg, const char *title, const char *unit)
 {
+	return tr_flamegraph_write_pruned(folded, svg, title, unit, PRUNE_MIN_BYTES);
+}
+
+int tr_flamegraph_write_pruned(FILE *folded, FILE *svg, const char *title, const char *unit,
+			       long long prune_min_bytes)
+{
 	struct node *root = calloc(1, sizeof(*root));
 	struct index ix = { 0 };
+	struct sorted_build sb = { 0 };
 	struct render r = { .out = svg, .unit = unit ? unit : "samples" };
 	char *line = NULL;
 	size_t cap = 0;
-	int height, ret = 0;
+	uint64_t total = 0;
+	int height, ret = 0, sorted = 0;
 
 	if (!root)
 		return -ENOMEM;
@@ -468,12 +662,18 @@ int tr_flamegraph_write(FILE *folded, FILE *svg, const char *title, const char *
 		free(root);
 		return -ENOMEM;
 	}
+	if (first_pass(folded, prune_min_bytes, &total, &sorted) < 0)
+		sorted = 0;
+	sb.scale = IMAGE_WIDTH / (total ? total : 1);
 	while (getline(&line, &cap, folded) >= 0) {
-		ret = add_line(&ix, root, line);
+		ret = sorted ? add_sorted_line(&sb, root, line) : add_line(&ix, root, line);
 		if (ret < 0)
 			break;
 	}
 	free(line);
+	free(sb.path);
+	free(sb.path_end);
+	free(sb.prev);
 	if (ret < 0)
 		goto out;
 

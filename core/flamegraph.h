@@ -8,6 +8,12 @@
  * `svg`.  Returns 0 or a negative errno; an empty input gives a valid SVG
  * that says there were no stacks. */
 int tr_flamegraph_write(FILE *folded, FILE *svg, const char *title, const char *unit);
+/* The same, pruning the tree (read in two passes) when `folded` is a
+ * regular file of at least `prune_min_bytes` with its stacks sorted, as
+ * tr_folded_write writes them (tr_flamegraph_write: from 64 MiB on); the
+ * SVG is the same either way. */
+int tr_flamegraph_write_pruned(FILE *folded, FILE *svg, const char *title, const char *unit,
+			       long long prune_min_bytes);
 
 struct tracerig_archive;
 /* Renders staged entry `folded_name` as staged entry `svg_name` (the

@@ -172,6 +172,78 @@ DEF_TEST(the_view_starts_at_the_bottom_under_a_header_drawn_last)
 	free(svg);
 }
 
+/* What `text` renders to, from a regular file (pruned from 0 bytes on when
+ * `prune`, else never). */
+static char *render_file(const char *text, int prune)
+{
+	char path[] = "/tmp/tracerig-test.fgXXXXXX";
+	int fd = mkstemp(path);
+	FILE *in = fd >= 0 ? fdopen(fd, "w+") : NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	int ret = -1;
+
+	if (in && out && fputs(text, in) >= 0 && fflush(in) == 0 && fseek(in, 0, SEEK_SET) == 0)
+		ret = tr_flamegraph_write_pruned(in, out, "CPU <test>", "samples",
+						 prune ? 0 : (1LL << 62));
+	if (in)
+		fclose(in);
+	unlink(path);
+	if (out)
+		fclose(out);
+	if (ret != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* Thousands of narrow processes beside a few wide ones, with the names
+ * that sort out of frame order ("b" < "b-2" < "b;x" as lines: a node seen,
+ * left, then met again), sorted as tr_folded_write writes them: pruned,
+ * the graph is byte for byte the unpruned one; unsorted, not pruned. */
+DEF_TEST(a_pruned_sorted_input_draws_the_same_graph)
+{
+	char *text = NULL, *pruned, *whole, *unsorted_pruned, *unsorted;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	CHECK_NOT_NULL(f);
+	fputs("app-1;main;b 500\napp-1;main;b-2;x 300\napp-1;main;b.c;y 40\n"
+	      "app-1;main;b;x 700\napp-1;main;b;x;deep;deeper 2\napp-1;main;c 900\n", f);
+	for (int i = 0; i < 3000; i++)
+		fprintf(f, "cc1-%05d;cc1-%05d;main;parse;expr%d 1\n", 10000 + i, 10000 + i, i % 13);
+	fputs("sshd-9;sshd-9;poll 200000\n", f);
+	fclose(f);
+	pruned = render_file(text, 1);
+	whole = render_file(text, 0);
+	CHECK_NOT_NULL(pruned);
+	CHECK_NOT_NULL(whole);
+	EXPECT_EQ_STR(whole, pruned);
+	EXPECT_TRUE(strstr(pruned, "data-n=\"deeper\"") == NULL); /* too narrow either way */
+	EXPECT_TRUE(strstr(pruned, "data-n=\"b-2\"") != NULL);
+	EXPECT_TRUE(count(pruned, "data-n=\"x\"") == 2);
+	/* Out of order: folded in one pass, as before. */
+	{
+		char *swapped = malloc(len + 32);
+
+		CHECK_NOT_NULL(swapped);
+		snprintf(swapped, len + 32, "zz-1;zz-1;last 5\n%s", text);
+		unsorted_pruned = render_file(swapped, 1);
+		unsorted = render_file(swapped, 0);
+		CHECK_NOT_NULL(unsorted_pruned);
+		CHECK_NOT_NULL(unsorted);
+		EXPECT_EQ_STR(unsorted, unsorted_pruned);
+		free(swapped);
+		free(unsorted_pruned);
+		free(unsorted);
+	}
+	free(pruned);
+	free(whole);
+	free(text);
+}
+
 int main(void)
 {
 	RUN_TEST(common_prefixes_merge_into_one_frame);
@@ -181,5 +253,6 @@ int main(void)
 	RUN_TEST(output_is_well_formed_xml);
 	RUN_TEST(bottom_row_is_at_the_bottom_however_deep);
 	RUN_TEST(the_view_starts_at_the_bottom_under_a_header_drawn_last);
+	RUN_TEST(a_pruned_sorted_input_draws_the_same_graph);
 	TEST_MAIN_END();
 }
