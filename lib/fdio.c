@@ -2,7 +2,10 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "fdio.h"
@@ -44,4 +47,20 @@ int tr_copy_fd(int in, int out)
 		if (ret < 0)
 			return ret;
 	}
+}
+
+int tr_unlinked_file(const char *dir)
+{
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC | O_EXCL, 0600);
+
+	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR)) {
+		char path[4096];
+
+		if ((size_t)snprintf(path, sizeof(path), "%s/.tracerig-XXXXXX", dir) >= sizeof(path))
+			return -ENAMETOOLONG;
+		fd = mkostemp(path, O_CLOEXEC);
+		if (fd >= 0)
+			(void)unlink(path);
+	}
+	return fd < 0 ? -errno : fd;
 }

@@ -20,4 +20,10 @@ static inline int tr_write_all(int fd, const void *data, size_t len)
  * -errno of the read or the write. */
 int tr_copy_fd(int in, int out);
 
+/* A file in `dir` that no other process can open and that goes with this
+ * one whatever ends it (O_TMPFILE; unlinked right after mkostemp where the
+ * file system has no O_TMPFILE), open read-write: for spilling what a
+ * long session would otherwise keep in memory.  The fd, or -errno. */
+int tr_unlinked_file(const char *dir);
+
 #endif

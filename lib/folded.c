@@ -2,12 +2,12 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "fdio.h"
 #include "folded.h"
 #include "sanitize.h"
 #include "strmap.h"
@@ -60,24 +60,16 @@ int tr_folded_spill(struct tr_folded *f, const char *dir, size_t limit)
 	return 0;
 }
 
-/* A file for a run that no one else can open and that goes with the
- * process, whatever ends it. */
+/* A run's file: see tr_unlinked_file. */
 static FILE *run_file(const char *dir)
 {
-	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC | O_EXCL, 0600);
+	int fd = tr_unlinked_file(dir);
 	FILE *fp;
 
-	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR)) {
-		char path[4096];
-
-		if ((size_t)snprintf(path, sizeof(path), "%s/.folded-XXXXXX", dir) >= sizeof(path))
-			return NULL;
-		fd = mkostemp(path, O_CLOEXEC);
-		if (fd >= 0)
-			(void)unlink(path);
-	}
-	if (fd < 0)
+	if (fd < 0) {
+		errno = -fd;
 		return NULL;
+	}
 	fp = fdopen(fd, "w+");
 	if (!fp)
 		close(fd);

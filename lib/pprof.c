@@ -6,12 +6,12 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
 
+#include "fdio.h"
 #include "pprof.h"
 #include "profile.pb-c.h"
 #include "strmap.h"
@@ -739,37 +739,6 @@ int pp_spilled(const struct pp_builder *b, size_t *spills, uint64_t *bytes)
 	return b->spill_error;
 }
 
-static int spill_file(const char *dir)
-{
-	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC | O_EXCL, 0600);
-
-	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR)) {
-		char path[4096];
-
-		if ((size_t)snprintf(path, sizeof(path), "%s/.pprof-XXXXXX", dir) >= sizeof(path))
-			return -ENAMETOOLONG;
-		fd = mkostemp(path, O_CLOEXEC);
-		if (fd >= 0)
-			(void)unlink(path);
-	}
-	return fd < 0 ? -errno : fd;
-}
-
-static int write_all(int fd, const uint8_t *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* One sample as the Sample message pp_write_gz writes; `label_ptrs` has
  * room for its labels. */
 static void sample_msg(const struct pp_builder *b, struct pp_sample *mine, pp_sample_msg *out,
@@ -801,7 +770,7 @@ static int spill(struct pp_builder *b)
 	int ret = 0;
 
 	if (b->spill_fd < 0) {
-		ret = spill_file(b->spill_dir);
+		ret = tr_unlinked_file(b->spill_dir);
 		if (ret < 0)
 			return ret;
 		b->spill_fd = ret;
@@ -833,7 +802,7 @@ static int spill(struct pp_builder *b)
 			head[n_head++] = (uint8_t)(v | 0x80);
 		head[n_head++] = (uint8_t)v;
 		if (used + n_head + len > sizeof(buf)) {
-			ret = write_all(b->spill_fd, buf, used);
+			ret = tr_write_all(b->spill_fd, buf, used);
 			written += used;
 			used = 0;
 		}
@@ -847,7 +816,7 @@ static int spill(struct pp_builder *b)
 			}
 			memcpy(body, head, n_head);
 			perftools__profiles__sample__pack(&m, body + n_head);
-			ret = write_all(b->spill_fd, body, n_head + len);
+			ret = tr_write_all(b->spill_fd, body, n_head + len);
 			written += n_head + len;
 			free(body);
 			continue;
@@ -857,7 +826,7 @@ static int spill(struct pp_builder *b)
 		used += n_head + len;
 	}
 	if (!ret && used) {
-		ret = write_all(b->spill_fd, buf, used);
+		ret = tr_write_all(b->spill_fd, buf, used);
 		written += used;
 	}
 	if (labels != small)
