@@ -81,7 +81,7 @@ uint64_t pp_frames_location(struct pp_frames *f, pid_t pid, uint64_t addr, int k
 	uint64_t h = (addr ^ ((uint64_t)(uint32_t)key_pid << 40)) * 0x9e3779b97f4a7c15ull;
 	struct loc_cached *c = &f->cache[(h >> 32) % LOC_CACHE];
 	struct tracerig_frame_mapping m;
-	uint64_t mapping = 0;
+	uint64_t mapping = 0, address = addr;
 
 	if (c->location && c->addr == addr && c->pid == key_pid && (kernel || c->gen == f->gen))
 		return c->location;
@@ -92,10 +92,11 @@ uint64_t pp_frames_location(struct pp_frames *f, pid_t pid, uint64_t addr, int k
 				     m.build_id[0] ? m.build_id : NULL);
 		if (!mapping)
 			return 0;
+		address = pp_mapped_address(f->b, mapping, m.start, addr);
 	}
 	*c = (struct loc_cached){
 		.addr = addr, .pid = key_pid, .gen = f->gen,
-		.location = pp_location(f->b, mapping, addr,
+		.location = pp_location(f->b, mapping, address,
 					frame_name(f, pid, addr, kernel, name, name_len)),
 	};
 	return c->location;

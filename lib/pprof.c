@@ -281,9 +281,9 @@ static uint64_t mix(uint64_t h, uint64_t v)
 	return (h ^ v) * 0x9e3779b97f4a7c15ull;
 }
 
-static uint64_t mapping_hash(uint64_t start, int64_t file, int64_t build_id)
+static uint64_t mapping_hash(uint64_t size, uint64_t file_offset, int64_t file, int64_t build_id)
 {
-	uint64_t h = mix(mix(mix(0, start), (uint64_t)file), (uint64_t)build_id);
+	uint64_t h = mix(mix(mix(mix(0, size), file_offset), (uint64_t)file), (uint64_t)build_id);
 
 	return h ^ (h >> 31);
 }
@@ -299,7 +299,8 @@ static uint64_t mapping_slot_hash(const struct pp_builder *b, uint32_t id)
 {
 	const pp_mapping_msg *m = &b->mappings[id - 1];
 
-	return mapping_hash(m->memory_start, m->filename, m->build_id);
+	return mapping_hash(m->memory_limit - m->memory_start, m->file_offset, m->filename,
+			    m->build_id);
 }
 
 static uint64_t location_slot_hash(const struct pp_builder *b, uint32_t id)
@@ -353,11 +354,18 @@ uint64_t pp_mapping(struct pp_builder *b, uint64_t start, uint64_t limit, uint64
 	    ids_grow(b, &b->mapping_slots, &b->mapping_slots_cap, b->n_mappings,
 		     mapping_slot_hash) < 0)
 		return 0;
-	for (j = mapping_hash(start, file_ix, bid_ix) & (b->mapping_slots_cap - 1);
+	/* Keyed as pprof's own merge keys them (size, offset, object), not
+	 * by where: a system-wide session sees the same objects at a new
+	 * address in every process, and each would otherwise bring its own
+	 * mapping and locations of the same code. */
+	for (j = mapping_hash(limit - start, file_offset, file_ix, bid_ix) &
+		 (b->mapping_slots_cap - 1);
 	     b->mapping_slots[j]; j = (j + 1) & (b->mapping_slots_cap - 1)) {
 		const pp_mapping_msg *o = &b->mappings[b->mapping_slots[j] - 1];
 
-		if (o->memory_start == start && o->filename == file_ix && o->build_id == bid_ix)
+		if (o->memory_limit - o->memory_start == limit - start &&
+		    o->file_offset == file_offset && o->filename == file_ix &&
+		    o->build_id == bid_ix)
 			return o->id;
 	}
 	if (grow(&b->mappings, &b->cap_mappings, b->n_mappings, sizeof(*b->mappings)) < 0)
@@ -373,6 +381,14 @@ uint64_t pp_mapping(struct pp_builder *b, uint64_t start, uint64_t limit, uint64
 	b->mappings[b->n_mappings++] = m;
 	b->mapping_slots[j] = (uint32_t)m.id;
 	return m.id;
+}
+
+uint64_t pp_mapped_address(const struct pp_builder *b, uint64_t mapping_id, uint64_t start,
+			   uint64_t address)
+{
+	if (!mapping_id || mapping_id > b->n_mappings)
+		return address;
+	return b->mappings[mapping_id - 1].memory_start + (address - start);
 }
 
 static uint64_t function_id(struct pp_builder *b, const char *name)
@@ -1342,8 +1358,15 @@ static int merge_locations(struct pp_builder *b, const Perftools__Profiles__Prof
 		 * lines, the innermost (the first) names the frame. */
 		if (x->n_line && x->line[0]->function_id)
 			name = str[m->function[x->line[0]->function_id - 1]->name];
-		location_of[i] = pp_location(b, x->mapping_id ? mapping_of[x->mapping_id - 1] : 0,
-					     x->address, name);
+		uint64_t mapping = 0, address = x->address;
+
+		if (x->mapping_id) {
+			mapping = mapping_of[x->mapping_id - 1];
+			address = pp_mapped_address(b, mapping,
+						    m->mapping[x->mapping_id - 1]->memory_start,
+						    address);
+		}
+		location_of[i] = pp_location(b, mapping, address, name);
 		if (!location_of[i])
 			return -ENOMEM;
 	}

@@ -29,9 +29,16 @@ void pp_set_time(struct pp_builder *b, int64_t time_nanos, int64_t duration_nano
 int pp_add_comment(struct pp_builder *b, const char *text);
 
 /* An object mapped in a process: its id, or 0 when out of memory.  The
- * same (file, build id, start) gives the same id.  build_id: hex or NULL. */
+ * same bytes of the same object (file, build id, offset, size) give the
+ * same id wherever a process maps them: the mapping keeps the first
+ * address it was given, and pp_mapped_address moves the others' addresses
+ * into it, as pprof's merge does.  build_id: hex or NULL. */
 uint64_t pp_mapping(struct pp_builder *b, uint64_t start, uint64_t limit, uint64_t file_offset,
 		    const char *file, const char *build_id);
+/* address, of a mapping given to pp_mapping at start, as it is in the
+ * mapping mapping_id (unchanged for 0). */
+uint64_t pp_mapped_address(const struct pp_builder *b, uint64_t mapping_id, uint64_t start,
+			   uint64_t address);
 
 /* A code location: an address in a mapping (both may be 0 when unknown)
  * and the function name resolved there (NULL: none, pprof shows the

@@ -140,6 +140,34 @@ static int count_pid(void *arg, int64_t pid)
 	return 1;
 }
 
+/* Two processes map the same bytes of one object at their own addresses
+ * (ASLR): one mapping, at the first one's address, and one location per
+ * frame of it, not one per process. */
+DEF_TEST(an_object_mapped_at_other_addresses_is_one_mapping)
+{
+	struct pp_builder *b = builder();
+	uint64_t first = pp_mapping(b, 0x555500001000, 0x555500009000, 0x1000, "/bin/cc1", "abcd");
+	uint64_t second = pp_mapping(b, 0x5633aa001000, 0x5633aa009000, 0x1000, "/bin/cc1", "abcd");
+	uint64_t moved = pp_mapped_address(b, second, 0x5633aa001000, 0x5633aa001234);
+
+	EXPECT_TRUE(first != 0);
+	EXPECT_EQ_INT(first, second);
+	EXPECT_EQ_INT(0x555500001234, moved);
+	EXPECT_EQ_INT(pp_location(b, first, 0x555500001234, "parse"),
+		      pp_location(b, second, moved, "parse"));
+	/* Other bytes of it, another object's build id, another size: other mappings. */
+	EXPECT_TRUE(pp_mapping(b, 0x5633aa009000, 0x5633aa011000, 0x9000, "/bin/cc1", "abcd") !=
+		    first);
+	EXPECT_TRUE(pp_mapping(b, 0x5633aa001000, 0x5633aa009000, 0x1000, "/bin/cc1", "ef01") !=
+		    first);
+	EXPECT_TRUE(pp_mapping(b, 0x5633aa001000, 0x5633aa00a000, 0x1000, "/bin/cc1", "abcd") !=
+		    first);
+	/* No mapping: the address stays as it is. */
+	EXPECT_EQ_INT(0x1234, pp_mapped_address(b, 0, 0x1000, 0x1234));
+	pp_free(b);
+	return 0;
+}
+
 /* The samples of 300 "processes" (pid labels), some stacks in all of
  * them, added to a builder that spills every few KiB and to one that
  * never does: read back and merged, both are the same profile. */
@@ -256,6 +284,7 @@ int main(void)
 	RUN_TEST(the_same_labels_in_other_buffers_are_one_sample);
 	RUN_TEST(a_buffer_reused_with_other_content_is_another_sample);
 	RUN_TEST(labels_differ_by_kind_order_and_stack);
+	RUN_TEST(an_object_mapped_at_other_addresses_is_one_mapping);
 	RUN_TEST(spilled_samples_are_appended_and_read_back_as_the_same_profile);
 	RUN_TEST(a_written_profile_reads_back_and_merges_whole);
 	TEST_MAIN_END();
