@@ -512,13 +512,15 @@ static void *chunk_take(struct pp_builder *b, size_t size)
 		c = malloc(sizeof(*c) + room);
 		if (!c)
 			return NULL;
-		b->chunk_bytes += sizeof(*c) + room;
 		c->used = 0;
 		c->size = room;
 		c->next = b->chunks;
 		b->chunks = c;
 	}
 	c->used += size;
+	/* The bytes taken, not the chunks': a chunk is 64 KiB from its first
+	 * sample, and a view_memory below that would spill at every sample. */
+	b->chunk_bytes += size;
 	return c->data + c->used - size;
 }
 
@@ -725,8 +727,8 @@ static uint64_t add_sat_u(uint64_t a, uint64_t b)
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-/* What the samples hold in memory, roughly: their chunks, array and
- * tables. */
+/* What the samples hold in memory, roughly: what they took of their
+ * chunks (one chunk's slack more), their array and tables. */
 static size_t sample_bytes(const struct pp_builder *b)
 {
 	return b->chunk_bytes + b->cap_samples * sizeof(struct pp_sample) +
