@@ -73,7 +73,7 @@ const struct tracerig_key tr_session_keys[] = {
 	  .description = "How long a backend, or the packager, may take to write its entries before it is abandoned as hung." },
 	{ .name = "open_timeout", .type = TRACERIG_KEY_DURATION, .default_value = "5s",
 	  .min = 100, .max = 3600LL * 1000,
-	  .description = "How long opening (and, on FUSE or a network file system, copying) one file of a traced process may take. A file system that does not answer in time (a hung FUSE server, an unreachable NFS server) is given up for the session: the frames of its files stay unnamed and collection goes on." },
+	  .description = "How long opening (and, on FUSE or a network file system, copying) one file of a traced process may take, or removing a map it left behind. A file system that does not answer in time (a hung FUSE server, an unreachable NFS server) is given up for the session: the frames of its files stay unnamed, its maps stay where they are, and collection goes on. A TMPDIR on FUSE or a network file system is never searched for a .NET diagnostic socket." },
 	{ .name = NULL },
 };
 

@@ -690,7 +690,7 @@ static int locate_in(pid_t pid, struct tr_dnipc_status *st)
 	}
 	/* The process controls every directory of its TMPDIR: resolved inside
 	 * its root, no link followed (the rules of lib/untrusted.h). */
-	dir = tr_untrusted_open_dir(rootfd, st->tmpdir, TR_IN_ROOT);
+	dir = tr_untrusted_open_local_dir(rootfd, st->tmpdir, TR_IN_ROOT);
 	if (dir < 0) {
 		ret = dir;
 		if (ret == -ENOENT || ret == -ENOTDIR) {
@@ -702,6 +702,14 @@ static int locate_in(pid_t pid, struct tr_dnipc_status *st)
 			ret = refuse(st, TR_DNIPC_REFUSED_ESCAPES);
 		} else if (ret == -ENOSYS) {
 			st->refusal = TR_DNIPC_REFUSED_NO_OPENAT2;
+		} else if (ret == -EREMOTE) {
+			/* Its server could hold the lookups below for good. */
+			ret = -ENOENT;
+			st->step = "on FUSE or a network file system, not looked into (a server "
+				   "that stops answering would hold tracerig)";
+		} else if (ret == -ETIMEDOUT) {
+			ret = -ENOENT;
+			st->step = "its file system did not answer, not looked into";
 		} else {
 			st->step = "open TMPDIR in the process's root";
 		}

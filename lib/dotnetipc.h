@@ -246,7 +246,8 @@ struct tr_dnipc_status {
  * Returns the O_PATH fd, or
  *   -ESRCH   no such process,
  *   -ENOENT  no diagnostic socket (not .NET, DOTNET_EnableDiagnostics=0,
- *            or TMPDIR not absolute: st->step says),
+ *            TMPDIR not absolute, or on FUSE or a network file system,
+ *            which is not looked into: st->step says),
  *   -EPERM   refused (st->refusal),
  *   -ENOSYS  openat2 unavailable,
  *   other    -errno of st->step. */

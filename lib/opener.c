@@ -29,6 +29,7 @@
 struct request {
 	int op, scope, pid;
 	uint64_t max_size;
+	uint64_t dev, ino; /* TR_OPENER_REMOVE: the file it may remove */
 	char path[PATH_MAX];
 };
 
@@ -119,31 +120,10 @@ static void close_fds(int fds[2])
 
 /* ---- the worker ---- */
 
-/* File systems whose reads wait on a server that may never answer. */
-static int remote_fs(long type)
+/* Whether an operation's answer carries an fd. */
+static int gives_fd(int op)
 {
-	static const unsigned long magic[] = {
-		0x65735546, /* FUSE */
-		0x6969,     /* NFS */
-		0x517B,     /* SMB */
-		0xFF534D42, /* CIFS */
-		0xFE534D42, /* SMB2 */
-		0x01021997, /* 9p */
-		0x00C36400, /* Ceph */
-		0x6B414653, /* AFS (kAFS) */
-		0x5346414F, /* AFS (OpenAFS) */
-		0x73757245, /* Coda */
-		0x564C,     /* NCP */
-		0x0BD00BD0, /* Lustre */
-		0x20030528, /* OrangeFS */
-		0x01161970, /* GFS2 */
-		0x7461636F, /* OCFS2 */
-	};
-
-	for (size_t i = 0; i < sizeof(magic) / sizeof(magic[0]); i++)
-		if ((unsigned long)(unsigned int)type == magic[i])
-			return 1;
-	return 0;
+	return op != TR_OPENER_REMOVE;
 }
 
 /* A sealed in-memory copy of fd (closed), of at most the size it was
@@ -224,6 +204,10 @@ static int perform(const struct request *rq, int fd, struct tr_untrusted *u)
 	case TR_OPENER_OPEN_DIR:
 		/* A directory cannot be copied: it goes as it is. */
 		return tr_untrusted_open_dir(fd, rq->path, (enum tr_scope)rq->scope);
+	case TR_OPENER_OPEN_LOCAL_DIR:
+		return tr_untrusted_open_local_dir(fd, rq->path, (enum tr_scope)rq->scope);
+	case TR_OPENER_REMOVE:
+		return tr_untrusted_remove(fd, rq->path, (dev_t)rq->dev, (ino_t)rq->ino);
 	default:
 		return -EINVAL;
 	}
@@ -231,7 +215,7 @@ static int perform(const struct request *rq, int fd, struct tr_untrusted *u)
 	 * deadline, like everything else that touches the file.  A server
 	 * may not implement it (ENOSYS): a file system that does not say
 	 * what it is counts as remote. */
-	if (ret >= 0 && (fstatfs(ret, &sfs) < 0 || remote_fs((long)sfs.f_type)))
+	if (ret >= 0 && (fstatfs(ret, &sfs) < 0 || tr_remote_fs((long)sfs.f_type)))
 		ret = copy_to_memfd(ret, u);
 	return ret;
 }
@@ -257,9 +241,9 @@ static void worker_main(int sock)
 			close(fds[0]);
 		if (fds[1] >= 0)
 			close(fds[1]);
-		if (send_fds(sock, &rp, sizeof(rp), rp.ret, -1) < 0)
+		if (send_fds(sock, &rp, sizeof(rp), gives_fd(rq.op) ? rp.ret : -1, -1) < 0)
 			_exit(0);
-		if (rp.ret >= 0)
+		if (rp.ret >= 0 && gives_fd(rq.op))
 			close(rp.ret);
 	}
 }
@@ -435,7 +419,7 @@ static void serve(const struct request *rq, int fd, struct reply *rp, int *rfd)
 		rp->u.step = "the process for opening files is gone";
 		return;
 	}
-	if (rp->ret >= 0) {
+	if (rp->ret >= 0 && gives_fd(rq->op)) {
 		if (fds[0] < 0) {
 			rp->ret = -EIO;
 			rp->u.step = "the process for opening files sent no file";
@@ -657,16 +641,25 @@ int tr_opener_call(enum tr_opener_op op, int fd, pid_t pid, const char *path,
 	int ctl = opener_fd(), sp[2], fds[2], ret;
 	ssize_t n;
 
-	if (!u)
+	if (!u) {
 		u = &spare;
+		memset(u, 0, sizeof(*u));
+	}
+	/* u->st names the file for TR_OPENER_REMOVE: kept until the request
+	 * is made, then u is the answer's. */
+	rq = calloc(1, sizeof(*rq));
+	if (rq && op == TR_OPENER_REMOVE) {
+		rq->dev = (uint64_t)u->st.st_dev;
+		rq->ino = (uint64_t)u->st.st_ino;
+	}
 	memset(u, 0, sizeof(*u));
 	u->limit = max_size;
 	if (ctl < 0) {
+		free(rq);
 		ret = -ENOTCONN;
 		u->step = "the process for opening files";
 		goto out;
 	}
-	rq = calloc(1, sizeof(*rq));
 	if (!rq) {
 		ret = -ENOMEM;
 		u->step = "a request to the process for opening files";
@@ -716,7 +709,7 @@ int tr_opener_call(enum tr_opener_op op, int fd, pid_t pid, const char *path,
 	}
 	*u = rp.u;
 	ret = rp.ret;
-	if (ret >= 0) {
+	if (ret >= 0 && gives_fd(op)) {
 		ret = fds[0];
 		fds[0] = -1;
 		if (ret < 0) {

@@ -63,6 +63,9 @@ enum tr_opener_op {
 	TR_OPENER_OPENAT,   /* tr_untrusted_openat(fd, path, scope) */
 	TR_OPENER_REOPEN,   /* tr_untrusted_reopen(fd): fd is taken over */
 	TR_OPENER_OPEN_DIR, /* tr_untrusted_open_dir(fd, path, scope) */
+	TR_OPENER_OPEN_LOCAL_DIR, /* tr_untrusted_open_local_dir(fd, path, scope) */
+	TR_OPENER_REMOVE,   /* tr_untrusted_remove(fd, path, u->st.st_dev, u->st.st_ino):
+			     * returns 0, no fd */
 };
 
 /* 1 when this process forwards its opens (tr_opener_start ran here). */
@@ -70,7 +73,8 @@ int tr_opener_active(void);
 
 /* Runs one operation in the worker; returns what the operation returns,
  * or -ETIMEDOUT (u->step says why) when the file system did not answer
- * in time now or before.  u may be NULL for TR_OPENER_OPEN_DIR. */
+ * in time now or before.  u may be NULL for the directories'
+ * operations; for TR_OPENER_REMOVE it names the file to remove. */
 int tr_opener_call(enum tr_opener_op op, int fd, pid_t pid, const char *path,
 		   enum tr_scope scope, uint64_t max_size, struct tr_untrusted *u);
 

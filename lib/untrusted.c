@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "opener.h"
@@ -298,6 +300,66 @@ int tr_untrusted_open_dir(int dirfd, const char *path, enum tr_scope scope)
 	fd = sys_openat2(dirfd, path, O_PATH | O_DIRECTORY | O_CLOEXEC, resolve_flags(scope));
 
 	return fd < 0 ? -errno : fd;
+}
+
+int tr_untrusted_open_local_dir(int dirfd, const char *path, enum tr_scope scope)
+{
+	struct statfs sfs;
+	int fd;
+
+	if (tr_opener_active())
+		return tr_opener_call(TR_OPENER_OPEN_LOCAL_DIR, dirfd, 0, path, scope, 0, NULL);
+	fd = tr_untrusted_open_dir(dirfd, path, scope);
+	/* A server that does not say what it is counts as remote. */
+	if (fd >= 0 && (fstatfs(fd, &sfs) < 0 || tr_remote_fs((long)sfs.f_type))) {
+		close(fd);
+		return -EREMOTE;
+	}
+	return fd;
+}
+
+int tr_untrusted_remove(int dirfd, const char *name, dev_t dev, ino_t ino)
+{
+	struct stat st;
+
+	if (tr_opener_active()) {
+		struct tr_untrusted u = { .st = { .st_dev = dev, .st_ino = ino } };
+
+		return tr_opener_call(TR_OPENER_REMOVE, dirfd, 0, name, TR_BENEATH, 0, &u);
+	}
+	if (!*name || strchr(name, '/'))
+		return -EINVAL;
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	if (st.st_dev != dev || st.st_ino != ino)
+		return -ESTALE;
+	return unlinkat(dirfd, name, 0) < 0 ? -errno : 0;
+}
+
+int tr_remote_fs(long type)
+{
+	static const unsigned long magic[] = {
+		0x65735546, /* FUSE */
+		0x6969,     /* NFS */
+		0x517B,     /* SMB */
+		0xFF534D42, /* CIFS */
+		0xFE534D42, /* SMB2 */
+		0x01021997, /* 9p */
+		0x00C36400, /* Ceph */
+		0x6B414653, /* AFS (kAFS) */
+		0x5346414F, /* AFS (OpenAFS) */
+		0x73757245, /* Coda */
+		0x564C,     /* NCP */
+		0x0BD00BD0, /* Lustre */
+		0x20030528, /* OrangeFS */
+		0x01161970, /* GFS2 */
+		0x7461636F, /* OCFS2 */
+	};
+
+	for (size_t i = 0; i < sizeof(magic) / sizeof(magic[0]); i++)
+		if ((unsigned long)(unsigned int)type == magic[i])
+			return 1;
+	return 0;
 }
 
 int tr_untrusted_usable(void)

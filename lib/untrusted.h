@@ -118,8 +118,24 @@ int tr_untrusted_reopen(int pfd, uint64_t max_size, struct tr_untrusted *u);
  * is. */
 int tr_untrusted_owned(pid_t pid, int fd, struct tr_untrusted *u);
 
-/* Opens a directory O_PATH under the same rules (for unlinkat). */
+/* Opens a directory O_PATH under the same rules (for tr_untrusted_remove). */
 int tr_untrusted_open_dir(int dirfd, const char *path, enum tr_scope scope);
+
+/* The same, for a directory the caller will look into itself (a lookup, a
+ * listing, a connect): one on FUSE or a network file system gives
+ * -EREMOTE, since its server could hold the caller's thread in the kernel
+ * for good, where the opener's deadline cannot reach. */
+int tr_untrusted_open_local_dir(int dirfd, const char *path, enum tr_scope scope);
+
+/* Removes `name` (no '/') from the directory dirfd (of the opens above)
+ * if it is still the file dev/ino: 0, -ESTALE when another file has the
+ * name now, or -errno (-ETIMEDOUT: its file system did not answer in
+ * time, see opener.h). */
+int tr_untrusted_remove(int dirfd, const char *name, dev_t dev, ino_t ino);
+
+/* 1 for a statfs f_type whose reads wait on a server that may never
+ * answer (FUSE, NFS, SMB, 9p, Ceph, ...). */
+int tr_remote_fs(long type);
 
 /* 1 when openat2(2) with RESOLVE_IN_ROOT works here, else 0 (errno set). */
 int tr_untrusted_usable(void);

@@ -514,22 +514,26 @@ void mh_harvest_tick(struct mh_harvester *h)
 	}
 }
 
-/* Removes a left-behind file, if it is still the one we copied. */
+/* Removes a left-behind file, if it is still the one we copied.  Through
+ * the opener, as its opens: the directory may be on a file system whose
+ * server stopped answering. */
 static void cleanup_file(struct mh_harvester *h, struct mh_proc *p, enum mh_kind kind)
 {
 	struct mh_file *f = &p->files[kind];
 	char name[64];
-	struct stat st;
+	int ret;
 
 	if (f->dir < 0)
 		return;
 	mh_entry_name(kind, p->nspid, name, sizeof(name));
-	if (fstatat(f->dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || st.st_dev != f->dev ||
-	    st.st_ino != f->ino)
-		return;
-	if (unlinkat(f->dir, name, 0) < 0)
-		h->svc->log(h->ctx, TRACERIG_LOG_WARN, "pid %d: cleanup of %s/%s failed: %s",
-			    (int)p->pid, p->rt.dirs[f->dir_index], name, strerror(errno));
+	ret = tr_untrusted_remove(f->dir, name, f->dev, f->ino);
+	if (ret == -ENOENT || ret == -ESTALE)
+		return; /* gone, or another file has its name now */
+	if (ret < 0)
+		h->svc->log(h->ctx, TRACERIG_LOG_WARN, "pid %d: cleanup of %s/%s failed: %s%s",
+			    (int)p->pid, p->rt.dirs[f->dir_index], name, strerror(-ret),
+			    ret == -ETIMEDOUT ? " (its file system did not answer); it is left there"
+					      : "");
 	else
 		h->svc->log(h->ctx, TRACERIG_LOG_INFO, "pid %d: removed the left-behind %s/%s",
 			    (int)p->pid, p->rt.dirs[f->dir_index], name);

@@ -99,6 +99,40 @@ DEF_TEST(refusals_come_back_as_they_are)
 	EXPECT_CONTAINS("relative", tr_untrusted_explain(&u, fd, why, sizeof(why)));
 }
 
+/* A removal through the worker takes the file it was told of, and only
+ * that one: another file under the same name stays. */
+DEF_TEST(a_removal_takes_only_the_file_named)
+{
+	char path[320];
+	struct stat st, other;
+	int top = open(tmpdir, O_PATH | O_DIRECTORY | O_CLOEXEC), dir, fd, held;
+
+	EXPECT_TRUE(top >= 0);
+	dir = tr_untrusted_open_local_dir(top, ".", TR_BENEATH);
+	close(top);
+	EXPECT_TRUE(dir >= 0);
+	snprintf(path, sizeof(path), "%s/r", tmpdir);
+	fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+	EXPECT_TRUE(fd >= 0 && fstat(fd, &st) == 0);
+	/* Replaced under the name (the first kept open, so that its inode
+	 * number is not given to the second): not ours to remove. */
+	EXPECT_EQ_INT(0, unlink(path));
+	held = fd;
+	fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+	EXPECT_TRUE(fd >= 0 && fstat(fd, &other) == 0);
+	close(fd);
+	close(held);
+	EXPECT_TRUE(other.st_ino != st.st_ino);
+	EXPECT_EQ_INT(-ESTALE, tr_untrusted_remove(dir, "r", st.st_dev, st.st_ino));
+	EXPECT_EQ_INT(0, access(path, F_OK));
+	EXPECT_EQ_INT(0, tr_untrusted_remove(dir, "r", other.st_dev, other.st_ino));
+	EXPECT_EQ_INT(-1, access(path, F_OK));
+	EXPECT_EQ_INT(-ENOENT, tr_untrusted_remove(dir, "r", other.st_dev, other.st_ino));
+	EXPECT_EQ_INT(-EINVAL, tr_untrusted_remove(dir, "sub/f", other.st_dev, other.st_ino));
+	if (dir >= 0)
+		close(dir);
+}
+
 static void *opener_thread(void *arg)
 {
 	long bad = 0;
@@ -196,6 +230,7 @@ int main(void)
 	RUN_TEST(an_open_comes_back_with_the_files_stat);
 	RUN_TEST(openat_and_reopen_pass_their_fd);
 	RUN_TEST(refusals_come_back_as_they_are);
+	RUN_TEST(a_removal_takes_only_the_file_named);
 	RUN_TEST(many_threads_open_at_once);
 	RUN_TEST(a_forked_child_opens_directly);
 	RUN_TEST(opens_are_direct_after_the_stop);

@@ -4,7 +4,9 @@
 # deadline instead of hanging (in the kernel, uninterruptibly, for as long
 # as the server lives), the session ends and packages normally, the log
 # says which file system did not answer, and a second session against the
-# same process ends too.  The mount lives in a private mount namespace, so
+# same process ends too.  The same for what is done in a process's TMPDIR
+# on such a mount: mapharvest's removal of a left-behind map, and the
+# EventPipe backend's search for a diagnostic socket.  The mount lives in a private mount namespace, so
 # that other tests' system-wide sessions never meet the tarpit.
 if [ -z "${TR_FUSE_PRIVATE_NS:-}" ] && command -v unshare >/dev/null &&
 	[ "$(id -u)" = 0 ] && unshare -m --propagation private true 2>/dev/null; then
@@ -37,7 +39,7 @@ cleanup() {
 }
 on_exit cleanup
 
-"$w/fusepit" "$w/mnt" "$w/spin" &
+"$w/fusepit" "$w/mnt" "$w/spin" >"$w/server.out" &
 server=$!
 for _ in $(seq 100); do
 	[ -x "$w/mnt/prog" ] && break
@@ -59,9 +61,48 @@ check_grep "healthy mount: the program's frames are named (main)" \
 	"^prog-$spinner;.*;main( |;)" "$TEST_TMP/h/cpu.folded"
 check_no_grep "healthy mount: no file system is said to hang" "did not answer" "$TEST_TMP/out"
 
+# A process whose TMPDIR is the mount has its map there (fusepit serves
+# perf-PID.map for any PID).  While the server answers, the map of one that
+# exits mid-session is harvested and its left-behind file removed.
+mh_ini="$TEST_TMP/mh.ini"
+printf '[tracerig]\nname = fusemh\n[perf_events]\n[mapharvest]\ncleanup = yes\n' >"$mh_ini"
+TMPDIR="$w/mnt" sleep 1 &
+mapper=$!
+run_tracerig -c "$mh_ini" -p "$mapper" -d 3 -o "$TEST_TMP/m.trace.zip"
+check_eq "healthy mount: the map session ends (exit 0)" 0 "$rc"
+unzip_archive "$TEST_TMP/m.trace.zip" "$TEST_TMP/m"
+check_grep "healthy mount: the map on it is harvested" fusepit_mapped_function \
+	"$TEST_TMP/m/perf-$mapper.map"
+check_grep "... and its left-behind file removed on the mount" "unlinked perf-$mapper.map" \
+	"$w/server.out"
+
+# The server stops answering mid-session, after the map was harvested: the
+# removal at the end (a lookup and an unlink on the mount) gives up with
+# the deadline, and the session still ends and packages.
+TMPDIR="$w/mnt" sleep 1.5 &
+mapper=$!
+rc=0
+TMPDIR="$TEST_TMP" timeout -s KILL 120 "$TRACERIG" -v -c "$mh_ini" -p "$mapper" -d 4 \
+	-o "$TEST_TMP/s.trace.zip" >"$TEST_TMP/outs" 2>&1 </dev/null &
+session=$!
+for _ in $(seq 100); do
+	grep -q "harvesting $w/mnt/perf-$mapper.map" "$TEST_TMP/outs" 2>/dev/null && break
+	sleep 0.05
+done
+check_grep "the map is harvested while the server answers" "harvesting $w/mnt/perf-$mapper.map" \
+	"$TEST_TMP/outs"
+
 # From now on the server reads every request and answers none.
 kill -USR1 "$server"
-sleep 0.2
+wait "$session" || rc=$?
+check_eq "stuck mount: the map session ends and packages (exit 0, not killed by the timeout)" 0 "$rc"
+[ "$rc" = 0 ] || sed 's/^/#   /' "$TEST_TMP/outs" | tail -20
+unzip_archive "$TEST_TMP/s.trace.zip" "$TEST_TMP/s"
+check_grep "stuck mount: the archive holds the map harvested before" fusepit_mapped_function \
+	"$TEST_TMP/s/perf-$mapper.map"
+check_grep "... and the log says the map is left there, and why" \
+	"cleanup of $w/mnt/perf-$mapper.map failed: .*did not answer.*left there" "$TEST_TMP/outs"
+check_no_grep "... not that it was removed" "unlinked perf-$mapper.map" "$w/server.out"
 
 for run in 1 2; do
 	rc=0
@@ -86,5 +127,25 @@ check_grep "... says its frames stay unnamed and the session goes on" \
 	"stay unnamed, and the session goes on" "$TEST_TMP/out1"
 check_grep "... and so does the archive's tracerig.log" \
 	"did not answer within" "$TEST_TMP/a1/tracerig.log"
+
+# The EventPipe backend looks for a diagnostic socket in every traced
+# process's TMPDIR: one on FUSE is not looked into (a lookup there would
+# hold the backend's thread for good, beyond any deadline), and -p says so.
+if [ -e "$top_builddir/plugins/eventpipe/eventpipe.la" ]; then
+	TMPDIR="$w/mnt" sleep 60 &
+	waiter=$!
+	printf '[tracerig]\nname = fuseep\n[perf_events]\n[eventpipe]\n' >"$TEST_TMP/ep.ini"
+	rc=0
+	TMPDIR="$TEST_TMP" timeout -s KILL 120 "$TRACERIG" -c "$TEST_TMP/ep.ini" -p "$waiter" -d 1 \
+		-o "$TEST_TMP/e.trace.zip" >"$TEST_TMP/oute" 2>&1 </dev/null || rc=$?
+	kill "$waiter" 2>/dev/null
+	check "eventpipe, TMPDIR on the stuck mount: the session ends (not killed by the timeout)" \
+		test "$rc" != 137
+	check_grep "... and says the TMPDIR is not looked into" \
+		"pid $waiter: .*TMPDIR $w/mnt: .*not looked into" "$TEST_TMP/oute"
+	check "... and still packages what perf_events recorded" test -s "$TEST_TMP/e.trace.zip"
+else
+	skip "eventpipe, TMPDIR on the stuck mount" "the eventpipe plugin is not built"
+fi
 check "the spinning program still runs" kill -0 "$spinner"
 done_testing

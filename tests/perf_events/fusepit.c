@@ -6,7 +6,9 @@
  *
  * mounts a file system (as root: mount(2) on /dev/fuse, no libfuse) whose
  * root holds FILE's bytes as "prog" (mode 0755), answering with zero
- * cache timeouts so that every lookup, open and read reaches it.  SIGUSR1
+ * cache timeouts so that every lookup, open and read reaches it.  Any
+ * name perf-PID.map is a small perf map of PID (mode 0644, root's) until
+ * it is unlinked: a process whose TMPDIR is the mount has its map there.  SIGUSR1
  * turns it into a tarpit: every request from then on is read and never
  * answered, as a hung server's.  SIGTERM ends it (the caller aborts the
  * connection through /sys/fs/fuse/connections and unmounts). */
@@ -25,6 +27,13 @@
 #include <unistd.h>
 
 #define PROG_INO 2
+/* perf-PID.map: inode MAP_INO + PID */
+#define MAP_INO 1000
+#define MAP_TEXT "401000 100 fusepit_mapped_function\n"
+#define MAX_REMOVED 64
+
+static unsigned long removed[MAX_REMOVED];
+static size_t n_removed;
 
 static volatile sig_atomic_t tarpit;
 static char *content;
@@ -46,13 +55,31 @@ static void reply(int fd, uint64_t unique, int error, const void *data, size_t l
 		perror("fusepit: writev");
 }
 
+/* The PID of a name perf-PID.map not unlinked yet, else 0. */
+static unsigned long map_pid(const char *name)
+{
+	unsigned long pid;
+	char end[8];
+
+	if (sscanf(name, "perf-%lu.ma%1[p]%1s", &pid, end, end + 2) != 2 || pid == 0)
+		return 0;
+	for (size_t i = 0; i < n_removed; i++)
+		if (removed[i] == pid)
+			return 0;
+	return pid;
+}
+
 static void fill_attr(struct fuse_attr *a, uint64_t ino)
 {
 	memset(a, 0, sizeof(*a));
 	a->ino = ino;
 	a->nlink = 1;
 	a->blksize = 4096;
-	if (ino == FUSE_ROOT_ID) {
+	if (ino >= MAP_INO) {
+		a->mode = S_IFREG | 0644;
+		a->size = sizeof(MAP_TEXT) - 1;
+		a->blocks = 1;
+	} else if (ino == FUSE_ROOT_ID) {
 		a->mode = S_IFDIR | 0755;
 		a->nlink = 2;
 	} else {
@@ -82,12 +109,15 @@ static void serve(int fd, const char *buf)
 	}
 	case FUSE_LOOKUP: {
 		struct fuse_entry_out eo = { .nodeid = PROG_INO, .generation = 1 };
+		unsigned long pid = map_pid(arg);
 
-		if (in->nodeid != FUSE_ROOT_ID || strcmp(arg, "prog") != 0) {
+		if (in->nodeid == FUSE_ROOT_ID && pid) {
+			eo.nodeid = MAP_INO + pid;
+		} else if (in->nodeid != FUSE_ROOT_ID || strcmp(arg, "prog") != 0) {
 			reply(fd, in->unique, -ENOENT, NULL, 0);
 			break;
 		}
-		fill_attr(&eo.attr, PROG_INO);
+		fill_attr(&eo.attr, eo.nodeid);
 		reply(fd, in->unique, 0, &eo, sizeof(eo));
 		break;
 	}
@@ -110,11 +140,34 @@ static void serve(int fd, const char *buf)
 		size_t off = ri->offset < content_len ? ri->offset : content_len;
 		size_t n = content_len - off < ri->size ? content_len - off : ri->size;
 
+		if (in->nodeid >= MAP_INO) {
+			const char *text = MAP_TEXT;
+			size_t tlen = sizeof(MAP_TEXT) - 1;
+
+			off = ri->offset < tlen ? ri->offset : tlen;
+			n = tlen - off < ri->size ? tlen - off : ri->size;
+			reply(fd, in->unique, 0, text + off, n);
+			break;
+		}
 		if (in->nodeid != PROG_INO) {
 			reply(fd, in->unique, -EISDIR, NULL, 0);
 			break;
 		}
 		reply(fd, in->unique, 0, content + off, n);
+		break;
+	}
+	case FUSE_UNLINK: {
+		unsigned long pid = map_pid(arg);
+
+		if (in->nodeid != FUSE_ROOT_ID || !pid) {
+			reply(fd, in->unique, -EPERM, NULL, 0);
+			break;
+		}
+		if (n_removed < MAX_REMOVED)
+			removed[n_removed++] = pid;
+		printf("fusepit: unlinked %s\n", (const char *)arg);
+		fflush(stdout);
+		reply(fd, in->unique, 0, NULL, 0);
 		break;
 	}
 	case FUSE_READDIR: {
