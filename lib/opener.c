@@ -318,37 +318,78 @@ static void request_file(const struct request *rq, int fd, char *out, size_t len
 		snprintf(out, len, "%s%s%s", base, rq->path[0] == '/' ? "" : "/", rq->path);
 }
 
-/* The directory that holds `file` (a prefix of it, for the stuck list). */
-static size_t dir_len(const char *file)
+/* Which mount namespace, or which mount, a request's path is resolved
+ * from: its words alone do not say (a container's /tmp and ours are both
+ * "/tmp"), and a directory stuck in one must not stop opens in another.
+ * Read from /proc (readlink of ns/mnt, fdinfo's mnt_id), which asks no
+ * file system. */
+static void request_origin(const struct request *rq, int fd, char *out, size_t len)
+{
+	char path[64], line[128];
+	ssize_t n = -1;
+	FILE *f;
+
+	out[0] = '\0';
+	if (rq->op == TR_OPENER_OPEN) {
+		snprintf(path, sizeof(path), "/proc/%d/ns/mnt", rq->pid > 0 ? rq->pid : getpid());
+		n = readlink(path, out, len - 1);
+		out[n > 0 ? n : 0] = '\0';
+		return;
+	}
+	if (fd < 0)
+		return;
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long id;
+
+		if (sscanf(line, "mnt_id: %lu", &id) == 1) {
+			snprintf(out, len, "mnt:%lu", id);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+/* A stuck directory's entry: where it is resolved from, then the
+ * directory that holds `file` (from request_file). */
+static char *stuck_key(const char *origin, const char *file)
 {
 	const char *slash = strrchr(file, '/');
+	int dir = slash ? (int)(slash - file) + 1 : 0;
+	char *key;
 
-	return slash ? (size_t)(slash - file) + 1 : 0;
+	if (asprintf(&key, "%s %.*s", origin, dir, file) < 0)
+		return NULL;
+	return key;
 }
 
-static int is_stuck(const char *file)
+static int is_stuck(const char *origin, const char *file)
 {
-	size_t len = dir_len(file);
+	char *key = stuck_key(origin, file);
+	int found = 0;
 
-	for (size_t i = 0; i < sv.n_stuck; i++)
-		if (strlen(sv.stuck[i]) == len && strncmp(sv.stuck[i], file, len) == 0)
-			return 1;
-	return 0;
+	for (size_t i = 0; key && i < sv.n_stuck && !found; i++)
+		found = strcmp(sv.stuck[i], key) == 0;
+	free(key);
+	return found;
 }
 
-static void remember_stuck(const char *file)
+static void remember_stuck(const char *origin, const char *file)
 {
-	char *dir = strndup(file, dir_len(file));
+	char *key = stuck_key(origin, file);
 	char line[2 * PATH_MAX + 4];
 	int n;
 
-	if (!dir)
+	if (!key)
 		return;
 	if (sv.n_stuck < MAX_STUCK) {
-		sv.stuck[sv.n_stuck++] = dir;
+		sv.stuck[sv.n_stuck++] = key;
 	} else {
 		free(sv.stuck[sv.next_stuck]);
-		sv.stuck[sv.next_stuck] = dir;
+		sv.stuck[sv.next_stuck] = key;
 		sv.next_stuck = (sv.next_stuck + 1) % MAX_STUCK;
 	}
 	/* Once per directory: later opens under it fail without asking. */
@@ -370,14 +411,15 @@ static void abandon_worker(void)
 /* Runs one request in the worker, within the deadline. */
 static void serve(const struct request *rq, int fd, struct reply *rp, int *rfd)
 {
-	char file[2 * PATH_MAX + 2];
+	char file[2 * PATH_MAX + 2], origin[64];
 	struct pollfd p;
 	int fds[2], ret;
 	ssize_t n;
 
 	*rfd = -1;
 	request_file(rq, fd, file, sizeof(file));
-	if (is_stuck(file)) {
+	request_origin(rq, fd, origin, sizeof(origin));
+	if (is_stuck(origin, file)) {
 		rp->ret = -ETIMEDOUT;
 		rp->u.step = "its file system did not answer before";
 		return;
@@ -405,7 +447,7 @@ static void serve(const struct request *rq, int fd, struct reply *rp, int *rfd)
 	while (ret < 0 && errno == EINTR);
 	if (ret <= 0) {
 		abandon_worker();
-		remember_stuck(file);
+		remember_stuck(origin, file);
 		rp->ret = -ETIMEDOUT;
 		rp->u.step = "its file system did not answer";
 		return;

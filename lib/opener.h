@@ -14,9 +14,10 @@
  * - A worker that does not answer within the deadline is killed and left
  *   behind (it may stay in D state until the file system's server goes:
  *   a child in D state blocks nobody's exit); a fresh one serves the next
- *   request.  The directory of the file that hung is remembered: later
- *   opens under it fail at once (-ETIMEDOUT) instead of each waiting for
- *   the deadline.  At most TR_OPENER_MAX_ABANDONED workers are left
+ *   request.  The directory of the file that hung is remembered, with
+ *   the mount namespace (or mount) it was resolved in, so that a
+ *   container's stuck /tmp is not ours: later opens under it fail at once
+ *   (-ETIMEDOUT) instead of each waiting for the deadline.  At most TR_OPENER_MAX_ABANDONED workers are left
  *   behind; past that every open fails at once.
  * - A file on FUSE or a network file system (NFS, CIFS/SMB, 9p, Ceph,
  *   AFS, ...) is not handed over as it is, since a later read by one of

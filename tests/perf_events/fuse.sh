@@ -147,5 +147,40 @@ if [ -e "$top_builddir/plugins/eventpipe/eventpipe.la" ]; then
 else
 	skip "eventpipe, TMPDIR on the stuck mount" "the eventpipe plugin is not built"
 fi
+
+# A directory stuck in one mount namespace is not stuck in another that
+# spells it the same: a container (its own mount namespace, a FUSE tarpit
+# over its TMPDIR) and a host process with the same TMPDIR, local.  The
+# container's map hangs first; the host's map, written after that, is
+# still harvested.
+shared="$TEST_TMP/shared-tmp"
+mkdir -p "$shared"
+unshare -m --propagation private sh -c '
+	"$1" "$2" "$3" >/dev/null 2>&1 &
+	echo $! >"$4/pit.pid"
+	for _ in $(seq 100); do grep -q " $2 " /proc/self/mountinfo && break; sleep 0.05; done
+	kill -USR1 "$(cat "$4/pit.pid")"
+	exec env TMPDIR="$2" sleep 30' sh "$w/fusepit" "$shared" "$w/spin" "$w" &
+container=$!
+on_exit "kill -KILL \$(cat '$w/pit.pid' 2>/dev/null) $container 2>/dev/null"
+for _ in $(seq 100); do
+	[ "$(readlink "/proc/$container/exe" 2>/dev/null)" = "$(readlink -f "$(command -v sleep)")" ] && break
+	sleep 0.05
+done
+TMPDIR="$shared" sh -c 'sleep 2; printf "401000 100 host_mapped_function\n" >"$TMPDIR/perf-$$.map"; exec sleep 30' &
+host=$!
+on_exit "kill $host 2>/dev/null; rm -f '$shared/perf-$host.map'"
+printf '[tracerig]\nname = fusens\nopen_timeout = 1s\n[mapharvest]\n' >"$TEST_TMP/ns.ini"
+rc=0
+TMPDIR="$TEST_TMP" timeout -s KILL 120 "$TRACERIG" -v -c "$TEST_TMP/ns.ini" -p "$container,$host" -d 6 \
+	-o "$TEST_TMP/n.trace.zip" >"$TEST_TMP/outn" 2>&1 </dev/null || rc=$?
+check_eq "container with a stuck TMPDIR: the session ends (exit 0)" 0 "$rc"
+check_grep "... its directory did not answer" "$shared/perf-$container.map: its file system did not answer" \
+	"$TEST_TMP/outn"
+unzip_archive "$TEST_TMP/n.trace.zip" "$TEST_TMP/n"
+if ! check_grep "the host process's map in the same-named, local directory is harvested" \
+	host_mapped_function "$TEST_TMP/n/perf-$host.map"; then
+	grep -E "perf-$host|did not answer" "$TEST_TMP/outn" | sed 's/^/#   /'
+fi
 check "the spinning program still runs" kill -0 "$spinner"
 done_testing
