@@ -75,10 +75,32 @@ static int index_grow(struct index *ix)
 	return 0;
 }
 
+/* A new last child of parent, named name[0..len). */
+static struct node *new_child(struct node *parent, const char *name, size_t len)
+{
+	struct node *nd = calloc(1, sizeof(*nd)), **grown;
+
+	if (!nd)
+		return NULL;
+	nd->name = strndup(name, len);
+	grown = tr_vec_grow(parent->children, &parent->cap_children, parent->n_children + 1,
+			    sizeof(*grown), 4);
+	if (grown)
+		parent->children = grown; /* the old array may be gone */
+	if (!nd->name || !grown) {
+		free(nd->name);
+		free(nd);
+		return NULL;
+	}
+	nd->parent = parent;
+	parent->children[parent->n_children++] = nd;
+	return nd;
+}
+
 static struct node *child_of(struct index *ix, struct node *parent, const char *name, size_t len)
 {
 	uint64_t h = hash_key(parent, name, len);
-	struct node *nd, **grown;
+	struct node *nd;
 	size_t s;
 
 	if ((ix->n_used + 1) * 2 > ix->n_slots && index_grow(ix) < 0)
@@ -88,25 +110,10 @@ static struct node *child_of(struct index *ix, struct node *parent, const char *
 		    nd->name[len] == '\0')
 			return nd;
 	}
-	nd = calloc(1, sizeof(*nd));
+	nd = new_child(parent, name, len);
 	if (!nd)
 		return NULL;
-	nd->name = strndup(name, len);
-	if (!nd->name) {
-		free(nd);
-		return NULL;
-	}
-	nd->parent = parent;
 	nd->hash = h;
-	grown = tr_vec_grow(parent->children, &parent->cap_children, parent->n_children + 1,
-			    sizeof(*grown), 4);
-	if (!grown) {
-		free(nd->name);
-		free(nd);
-		return NULL;
-	}
-	parent->children = grown;
-	parent->children[parent->n_children++] = nd;
 	ix->slots[s] = nd;
 	ix->n_used++;
 	return nd;
@@ -215,29 +222,15 @@ static int sb_reserve(struct sorted_build *b, size_t depth)
  * sort between its line and its children's): look back while they do. */
 static struct node *sorted_child(struct node *at, const char *name, size_t len)
 {
-	struct node *nd, **grown;
-
 	for (size_t i = at->n_children; i-- > 0;) {
-		nd = at->children[i];
+		struct node *nd = at->children[i];
+
 		if (strncmp(nd->name, name, len) != 0)
 			break;
 		if (nd->name[len] == '\0')
 			return nd;
 	}
-	nd = calloc(1, sizeof(*nd));
-	if (!nd)
-		return NULL;
-	nd->name = strndup(name, len);
-	grown = tr_vec_grow(at->children, &at->cap_children, at->n_children + 1, sizeof(*grown), 4);
-	if (!nd->name || !grown) {
-		free(nd->name);
-		free(nd);
-		return NULL;
-	}
-	nd->parent = at;
-	at->children = grown;
-	at->children[at->n_children++] = nd;
-	return nd;
+	return new_child(at, name, len);
 }
 
 static int add_sorted_line(struct sorted_build *b, struct node *root, char *line)
