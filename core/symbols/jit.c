@@ -142,6 +142,11 @@ static uint64_t get64(const unsigned char *p)
 	return v;
 }
 
+static int all_zero(const unsigned char *p, size_t len)
+{
+	return len == 0 || (p[0] == 0 && memcmp(p, p + 1, len - 1) == 0);
+}
+
 /* Returns the bytes consumed; sets src->broken (why) for files we cannot read. */
 static size_t parse_jitdump(struct tr_jit *j, struct tr_jit_source *src, const unsigned char *buf,
 			    size_t len, struct tr_arena *arena)
@@ -167,6 +172,12 @@ static size_t parse_jitdump(struct tr_jit *j, struct tr_jit_source *src, const u
 		uint32_t id = get32(r), size = get32(r + 4);
 
 		if (size < JIT_RECORD_HEADER || size > JIT_CHUNK) {
+			/* Zeros to the end of what was read: room the file grew
+			 * by before its record was written into it (seen between
+			 * a writer's two steps): looked at again once the file
+			 * grows, refused only once 16 MiB of it never hold one. */
+			if (all_zero(r, len - used))
+				break;
 			src->broken = "a jitdump record of an impossible size";
 			break;
 		}

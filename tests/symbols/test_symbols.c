@@ -522,6 +522,54 @@ DEF_TEST(jitdump_file_names_jit_code)
 	tr_symbolizer_free(sym);
 }
 
+/* A live jitdump read while its writer had grown the file but not yet
+ * written the record into it: the zeros are not a record of an impossible
+ * size that refuses the file for good; the record is read once there. */
+DEF_TEST(a_jitdump_read_ahead_of_its_writer_is_read_again)
+{
+	struct tr_symbolizer *sym = tr_symbolizer_new();
+	char dir[] = "/tmp/trsym-XXXXXX", path[128], log[128];
+	unsigned char first[1024], second[1024], buf[2048];
+	struct tracerig_symbol s;
+	struct child c;
+	size_t len1, len2, rec2, len;
+
+	CHECK_NOT_NULL(sym);
+	CHECK_NOT_NULL(mkdtemp(dir));
+	snprintf(log, sizeof(log), "%s/log", dir);
+	tr_log_set_verbosity(TRACERIG_LOG_ERROR - 1);
+	EXPECT_EQ_INT(0, tr_log_open_file(log));
+	EXPECT_EQ_INT(0, start_fixture(&c));
+	snprintf(path, sizeof(path), "%s/jit-%d.dump", dir, (int)c.hostpid);
+	len1 = make_jitdump(first, c.hostpid, c.anon + 0x400, 0x80, "first_fn") - 16;
+	len2 = make_jitdump(second, c.hostpid, c.anon + 0x600, 0x80, "second_fn") - 16;
+	rec2 = len2 - 40; /* the second's record, without its header */
+	/* Header, the first record, and room for the second still zeros. */
+	memcpy(buf, first, len1);
+	memset(buf + len1, 0, rec2);
+	EXPECT_EQ_INT(0, write_file(path, buf, len1 + rec2));
+	EXPECT_EQ_INT(0, tr_symbolizer_add_jit_file(sym, c.hostpid, path));
+	EXPECT_EQ_INT(0, tr_symbolizer_lookup(sym, c.hostpid, c.anon + 0x410, 0, &s));
+	EXPECT_EQ_STR("first_fn", s.name);
+	EXPECT_EQ_INT(-ENOENT, tr_symbolizer_lookup(sym, c.hostpid, c.anon + 0x610, 0, &s));
+	/* The record written, and the file grown by the next one's start. */
+	memcpy(buf + len1, second + 40, rec2);
+	len = len1 + rec2;
+	memset(buf + len, 0, 16);
+	EXPECT_EQ_INT(0, write_file(path, buf, len + 16));
+	usleep(60 * 1000); /* past the 50 ms between rereads */
+	EXPECT_EQ_INT(0, tr_symbolizer_lookup(sym, c.hostpid, c.anon + 0x610, 0, &s));
+	EXPECT_EQ_STR("second_fn", s.name);
+	EXPECT_EQ_INT(0, child_stop(&c));
+	tr_log_close_file();
+	tr_log_set_verbosity(TRACERIG_LOG_WARN);
+	EXPECT_EQ_INT(0, count_lines(log, "refused"));
+	unlink(path);
+	unlink(log);
+	rmdir(dir);
+	tr_symbolizer_free(sym);
+}
+
 /* A conversion made while collecting: mapharvest hands over its staged
  * copy of the jitdump, which lags behind the runtime, and moments later
  * the recording's mapping of the jitdump itself (./jit-PID.dump, as
@@ -998,6 +1046,7 @@ int main(void)
 	RUN_TEST(unknown_anonymous_code_names_its_object_only);
 	RUN_TEST(perf_map_file_names_jit_code);
 	RUN_TEST(jitdump_file_names_jit_code);
+	RUN_TEST(a_jitdump_read_ahead_of_its_writer_is_read_again);
 	RUN_TEST(a_recorded_jitdump_mapping_is_read_at_once_past_a_lagging_copy);
 	RUN_TEST(refused_jit_files_are_said_once_and_never_reread);
 	if (geteuid() == 0)
