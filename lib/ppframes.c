@@ -85,14 +85,19 @@ uint64_t pp_frames_location(struct pp_frames *f, pid_t pid, uint64_t addr, int k
 
 	if (c->location && c->addr == addr && c->pid == key_pid && (kernel || c->gen == f->gen))
 		return c->location;
-	/* No mapping (JIT code of a process gone, nothing known): the
-	 * location still has its address and name. */
 	if (f->svc->symbolizer_mapping(f->ctx, pid, addr, kernel, &m) == 0) {
 		mapping = pp_mapping(f->b, m.start, m.limit, m.pgoff, m.path,
 				     m.build_id[0] ? m.build_id : NULL);
 		if (!mapping)
 			return 0;
 		address = pp_mapped_address(f->b, mapping, m.start, addr);
+	} else {
+		/* No mapping (a process gone before its maps were read, an
+		 * address in nothing mapped: a frame-pointer chain through
+		 * code built without them).  Its address, different in every
+		 * process, would make a location per frame of each, without
+		 * bound over a long system-wide session: one per name. */
+		address = 0;
 	}
 	*c = (struct loc_cached){
 		.addr = addr, .pid = key_pid, .gen = f->gen,

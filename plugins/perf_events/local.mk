@@ -108,6 +108,7 @@ perf_events_sh_tests = \
 	tests/perf_events/live.sh \
 	tests/perf_events/exited.sh \
 	tests/perf_events/spill.sh \
+	tests/perf_events/unmapped.sh \
 	tests/perf_events/order.sh \
 	tests/perf_events/late.sh \
 	tests/perf_events/identity.sh \
@@ -122,7 +123,7 @@ dist_check_SCRIPTS += $(perf_events_sh_tests)
 dist_check_DATA += tests/perf_events/lib-perf.sh tests/perf_events/late/late.c tests/perf_events/late/liblate.c tests/perf_events/late/after.c \
 	tests/perf_events/dwarf/chain.c tests/perf_events/dwarf/chain.h tests/perf_events/dwarf/libchain.c \
 	tests/perf_events/dwarf/jit.c tests/perf_events/debugroot/libdbg.c \
-	tests/perf_events/debugroot/prog.c tests/core/flight/phases.c tests/core/flight/spike.c \
+	tests/perf_events/debugroot/prog.c tests/perf_events/fakechain.c tests/core/flight/phases.c tests/core/flight/spike.c \
 	tests/core/flight/sblaunch.c tests/core/flight/sbexeced.c tests/core/flight/sbhot.c
 endif
 
