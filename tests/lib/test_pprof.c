@@ -165,7 +165,6 @@ DEF_TEST(an_object_mapped_at_other_addresses_is_one_mapping)
 	/* No mapping: the address stays as it is. */
 	EXPECT_EQ_INT(0x1234, pp_mapped_address(b, 0, 0x1000, 0x1234));
 	pp_free(b);
-	return 0;
 }
 
 /* The samples of 300 "processes" (pid labels), some stacks in all of
