@@ -260,7 +260,10 @@ static long try_debug_file(struct tr_elf *e, pid_t root_pid, const char *object,
 	Elf *elf;
 	int fd = open_in_root(root_pid, path), ok;
 
-	if (fd == -EMFILE || fd == -ENFILE)
+	/* Gone (its root with it) between the object's open and this: that
+	 * says nothing of the file either, and the object is not settled
+	 * with .dynsym for good (tr_elf_read). */
+	if (fd == -EMFILE || fd == -ENFILE || fd == -ESRCH)
 		return fd;
 	if (fd < 0)
 		return 0;

@@ -31,7 +31,9 @@ struct tr_elf {
  * used only when their build id, or the CRC its .gnu_debuglink holds,
  * matches.  Names go to arena.  0 or a negative errno (-ENOEXEC: not ELF;
  * -EMFILE or -ENFILE: a debug file could not be opened for want of
- * descriptors, and what e holds is to be freed and read again later). */
+ * descriptors, and what e holds is to be freed and read again later;
+ * -ESRCH: process root_pid is gone, its root with it, so its debug files
+ * could not be looked for: free e, and read the object another way). */
 int tr_elf_read(struct tr_elf *e, int fd, pid_t root_pid, const char *path,
 		struct tr_arena *arena);
 /* The same for an image in memory (the vDSO); image must stay valid only

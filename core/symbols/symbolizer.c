@@ -261,8 +261,11 @@ static int dso_load_by_build_id(struct tr_symbolizer *sym, const struct proc *p,
 			continue;
 		ret = tr_elf_read(&d->elf, fd, place == AT_HOST_PATH ? 0 : p->pid, m->path,
 				  &sym->arena);
-		if (out_of_fds(ret)) {
-			no_fd = ret;
+		if (ret < 0) {
+			/* Gone meanwhile (-ESRCH): the places after this one
+			 * (the same build id in our root) have their own. */
+			if (out_of_fds(ret))
+				no_fd = ret;
 			tr_elf_free(&d->elf);
 			memset(&d->elf, 0, sizeof(d->elf));
 		} else if (ret == 0) {
@@ -315,6 +318,13 @@ static int dso_load(struct tr_symbolizer *sym, const struct proc *p, const struc
 		return 0;
 	}
 	ret = tr_elf_read(&d->elf, fd, p->pid, m->path, &sym->arena);
+	if (ret == -ESRCH) {
+		/* Gone before its debug files could be looked for in its root:
+		 * the object's own symbols, as for an object without any. */
+		tr_elf_free(&d->elf);
+		memset(&d->elf, 0, sizeof(d->elf));
+		ret = tr_elf_read(&d->elf, fd, p->pid, NULL, &sym->arena);
+	}
 	/* Not ELF: a .NET image's precompiled code names itself. */
 	if (ret == -ENOEXEC)
 		ret = tr_r2r_symbols(&d->elf, fd, p->pid, m->path, &sym->arena);

@@ -20,6 +20,7 @@
 
 #include "../../core/log.h"
 #include "../../core/symbols/demangle.h"
+#include "../../core/symbols/elfsym.h"
 #include "../../core/symbols/jit.h"
 #include "../../core/symbols/symbolizer.h"
 #include "../testing.h"
@@ -941,6 +942,40 @@ static void name_of(pid_t pid, uint64_t addr, char *out, size_t len)
 	tr_symbolizer_free(sym);
 }
 
+/* An object whose process is gone before its debug file is looked for in
+ * its root: not settled with .dynsym as if it had none (a recording's
+ * object is then read from our root by its build id, with its debug file;
+ * tests/perf_events/spill.sh saw libc named without its debug file for a
+ * whole session, from one short-lived process). */
+DEF_TEST(a_debug_file_not_looked_for_is_not_settled_without_it)
+{
+	char dir[] = "/tmp/trsym-XXXXXX", path[128], cmd[512];
+	struct tr_arena arena = { 0 };
+	struct tr_elf e = { 0 };
+	pid_t gone = fork();
+	int fd, status;
+
+	if (gone == 0)
+		_exit(0);
+	EXPECT_TRUE(gone > 0 && waitpid(gone, &status, 0) == gone);
+	CHECK_NOT_NULL(mkdtemp(dir));
+	EXPECT_EQ_INT(0, make_nobid_fixture(dir));
+	snprintf(path, sizeof(path), "%s/fixture-nobid", dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	EXPECT_TRUE(fd >= 0);
+	EXPECT_EQ_INT(-ESRCH, tr_elf_read(&e, fd, gone, path, &arena));
+	tr_elf_free(&e);
+	memset(&e, 0, sizeof(e));
+	/* In our root, its debug file (the CRC its link holds) is found. */
+	EXPECT_EQ_INT(0, tr_elf_read(&e, fd, 0, path, &arena));
+	EXPECT_EQ_STR("debug file", e.symbols_from);
+	tr_elf_free(&e);
+	close(fd);
+	tr_arena_free(&arena);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	EXPECT_EQ_INT(0, system(cmd));
+}
+
 DEF_TEST(a_debuglink_file_without_build_id_needs_its_crc)
 {
 	char dir[] = "/tmp/trsym-XXXXXX", path[128], cmd[512], name[256];
@@ -1070,11 +1105,15 @@ int main(void)
 		RUN_TEST(stripped_binary_uses_its_debuglink_file);
 	else
 		SKIP_TEST(stripped_binary_uses_its_debuglink_file, "objcopy/strip (binutils) missing");
-	if (system("command -v objcopy >/dev/null && command -v strip >/dev/null") == 0)
+	if (system("command -v objcopy >/dev/null && command -v strip >/dev/null") == 0) {
+		RUN_TEST(a_debug_file_not_looked_for_is_not_settled_without_it);
 		RUN_TEST(a_debuglink_file_without_build_id_needs_its_crc);
-	else
+	} else {
+		SKIP_TEST(a_debug_file_not_looked_for_is_not_settled_without_it,
+			  "objcopy/strip (binutils) missing");
 		SKIP_TEST(a_debuglink_file_without_build_id_needs_its_crc,
 			  "objcopy/strip (binutils) missing");
+	}
 	if (geteuid() == 0 && unshare_works() &&
 	    system("command -v objcopy >/dev/null && command -v strip >/dev/null") == 0)
 		RUN_TEST(a_debuglink_is_looked_up_in_the_objects_root_only);
