@@ -418,8 +418,12 @@ static void serve(const struct request *rq, int fd, struct reply *rp, int *rfd)
 
 	*rfd = -1;
 	request_file(rq, fd, file, sizeof(file));
-	request_origin(rq, fd, origin, sizeof(origin));
-	if (is_stuck(origin, file)) {
+	/* Read from /proc only once something is stuck: an open costs the
+	 * lookups of everyone waiting behind it. */
+	origin[0] = '\0';
+	if (sv.n_stuck)
+		request_origin(rq, fd, origin, sizeof(origin));
+	if (sv.n_stuck && is_stuck(origin, file)) {
 		rp->ret = -ETIMEDOUT;
 		rp->u.step = "its file system did not answer before";
 		return;
@@ -447,6 +451,8 @@ static void serve(const struct request *rq, int fd, struct reply *rp, int *rfd)
 	while (ret < 0 && errno == EINTR);
 	if (ret <= 0) {
 		abandon_worker();
+		if (!origin[0])
+			request_origin(rq, fd, origin, sizeof(origin));
 		remember_stuck(origin, file);
 		rp->ret = -ETIMEDOUT;
 		rp->u.step = "its file system did not answer";

@@ -218,16 +218,18 @@ static int open_at_place(const struct proc *p, const struct mapping *m, int plac
 	return fd;
 }
 
-/* The file of a device-and-inode-keyed object: the first place whose file
- * is that inode (the live mapping is it by definition).  -EMFILE or
- * -ENFILE when a place could not be tried for want of descriptors. */
-static int open_mapped(const struct proc *p, const struct mapping *m)
+/* The file of a device-and-inode-keyed object: the first place from
+ * `first` on whose file is that inode (the live mapping is it by
+ * definition), *at the place.  -EMFILE or -ENFILE when a place could not
+ * be tried for want of descriptors. */
+static int open_mapped(const struct proc *p, const struct mapping *m, int first, int *at)
 {
 	int fd = -ENOENT, no_fd = 0;
 
-	for (int place = 0; place < N_PLACES && fd < 0; place++) {
+	for (int place = first; place < N_PLACES && fd < 0; place++) {
 		struct stat st;
 
+		*at = place;
 		fd = open_at_place(p, m, place, &st);
 		if (out_of_fds(fd))
 			no_fd = fd;
@@ -296,7 +298,7 @@ static int dso_load_by_build_id(struct tr_symbolizer *sym, const struct proc *p,
 static int dso_load(struct tr_symbolizer *sym, const struct proc *p, const struct mapping *m)
 {
 	struct dso *d = m->dso;
-	int fd, ret;
+	int fd, ret, place = 0;
 
 	if (d->state)
 		return 0;
@@ -306,7 +308,7 @@ static int dso_load(struct tr_symbolizer *sym, const struct proc *p, const struc
 			say_out_of_fds(sym, m->path, ret);
 		return ret;
 	}
-	fd = open_mapped(p, m);
+	fd = open_mapped(p, m, 0, &place);
 	if (out_of_fds(fd)) {
 		say_out_of_fds(sym, m->path, fd);
 		return fd;
@@ -317,13 +319,24 @@ static int dso_load(struct tr_symbolizer *sym, const struct proc *p, const struc
 			d->state = -1;
 		return 0;
 	}
-	ret = tr_elf_read(&d->elf, fd, p->pid, m->path, &sym->arena);
-	if (ret == -ESRCH) {
+	ret = tr_elf_read(&d->elf, fd, place == AT_HOST_PATH ? 0 : p->pid, m->path, &sym->arena);
+	while (ret == -ESRCH) {
 		/* Gone before its debug files could be looked for in its root:
-		 * the object's own symbols, as for an object without any. */
+		 * the places after (our root's file, if it is that inode, and
+		 * its debug file there), else the object's own symbols. */
+		int next;
+
 		tr_elf_free(&d->elf);
 		memset(&d->elf, 0, sizeof(d->elf));
-		ret = tr_elf_read(&d->elf, fd, p->pid, NULL, &sym->arena);
+		next = place + 1 < N_PLACES ? open_mapped(p, m, place + 1, &place) : -ENOENT;
+		if (next >= 0) {
+			close(fd);
+			fd = next;
+			ret = tr_elf_read(&d->elf, fd, place == AT_HOST_PATH ? 0 : p->pid, m->path,
+					  &sym->arena);
+		} else {
+			ret = tr_elf_read(&d->elf, fd, p->pid, NULL, &sym->arena);
+		}
 	}
 	/* Not ELF: a .NET image's precompiled code names itself. */
 	if (ret == -ENOEXEC)
@@ -909,10 +922,10 @@ int tr_symbolizer_object(struct tr_symbolizer *sym, pid_t pid, uint64_t addr,
 	m = p ? map_of(sym, p, addr) : NULL;
 	if (m && m->kind == MAP_FILE) {
 		/* Read once, so the object's identity (inode) is known. */
-		int loaded = dso_load(sym, p, m);
+		int loaded = dso_load(sym, p, m), place;
 
 		if (m->dso->state == 1 && m->dso->ino)
-			fd = open_mapped(p, m);
+			fd = open_mapped(p, m, 0, &place);
 		/* Out of descriptors: the caller may close some and ask again. */
 		if (fd >= 0)
 			ret = 0;
