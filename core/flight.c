@@ -17,7 +17,9 @@
 #include "control.h"
 #include "ctx.h"
 #include "flight.h"
+#include "lib/fdio.h"
 #include "log.h"
+#include "lib/vec.h"
 
 struct registration {
 	const struct tracerig_ctx *ctx;
@@ -227,9 +229,7 @@ int tr_snapshot_begin(struct tr_snapshot *snap, enum tr_trigger t, uint64_t from
 
 void tr_snapshot_copy_log(struct tr_snapshot *snap, const char *log_path)
 {
-	char buf[65536];
-	int in = open(log_path, O_RDONLY | O_CLOEXEC), out;
-	ssize_t n;
+	int in = open(log_path, O_RDONLY | O_CLOEXEC), out, ret;
 
 	if (in < 0)
 		return;
@@ -238,9 +238,8 @@ void tr_snapshot_copy_log(struct tr_snapshot *snap, const char *log_path)
 		close(in);
 		return;
 	}
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, (size_t)n) != n)
-			break;
+	if ((ret = tr_copy_fd(in, out)) < 0)
+		tr_warn("snapshot: cannot copy the run log: %s", strerror(-ret));
 	close(in);
 	if (close(out) < 0)
 		tr_warn("snapshot: cannot copy the run log: %s", strerror(errno));
@@ -331,20 +330,16 @@ static void apply_keep(void)
 		return;
 	dfd = dirfd(d);
 	while ((de = readdir(d))) {
+		struct archive_file *grown;
 		struct stat st;
 
 		if (!archive_name_matches(de->d_name) ||
 		    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !ours(&st))
 			continue;
-		if (n == cap) {
-			struct archive_file *grown;
-
-			cap = cap ? cap * 2 : 16;
-			grown = realloc(files, cap * sizeof(*files));
-			if (!grown)
-				break;
-			files = grown;
-		}
+		grown = tr_vec_grow(files, &cap, n + 1, sizeof(*files), 16);
+		if (!grown)
+			break;
+		files = grown;
 		files[n].name = strdup(de->d_name);
 		files[n].mtime = st.st_mtim;
 		if (files[n].name)

@@ -19,12 +19,14 @@
 #include <unistd.h>
 
 #include "lib/cpus.h"
+#include "lib/fdio.h"
 #include "lib/perfring.h"
 #include "lib/pidqueue.h"
 #include "lib/pidset.h"
 #include "lib/sideband.h"
 #include "sideband.h"
 #include "symbols/symbolizer.h"
+#include "lib/vec.h"
 
 #define RING_PAGES 64
 /* sample_type TID | TIME: the sample_id trailer is u32 pid, tid; u64 time. */
@@ -75,20 +77,9 @@ static int is_followed(const struct tr_sideband *sb, pid_t pid)
 
 static int spill(struct tr_sideband *sb)
 {
-	size_t done = 0;
-	int err = 0;
+	size_t done;
+	int ret = tr_pwrite_counted(sb->spill_fd, sb->buf, sb->len, -1, &done);
 
-	while (done < sb->len) {
-		ssize_t n = write(sb->spill_fd, sb->buf + done, sb->len - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			err = n < 0 ? errno : EIO;
-			break;
-		}
-		done += (size_t)n;
-	}
 	/* What did not reach the file whole is not replayed. */
 	while (done < sb->len && sb->n_kept) {
 		const struct kept *k = &sb->kept[sb->n_kept - 1];
@@ -101,36 +92,26 @@ static int spill(struct tr_sideband *sb)
 	}
 	sb->spilled += done;
 	sb->len = 0;
-	return -err;
+	return ret;
 }
 
 static int keep(struct tr_sideband *sb, const struct perf_event_header *h)
 {
+	unsigned char *buf;
+	struct kept *kept;
+
 	/* After a failed write, records are still tried: the disk may have
 	 * room again. */
 	if (sb->spill_fd >= 0 && sb->len + h->size > SPILL_CHUNK)
 		spill(sb);
-	if (sb->len + h->size > sb->cap) {
-		size_t ncap = sb->cap ? sb->cap * 2 : SPILL_CHUNK;
-		unsigned char *grown;
-
-		while (ncap < sb->len + h->size)
-			ncap *= 2;
-		grown = realloc(sb->buf, ncap);
-		if (!grown)
-			return -ENOMEM;
-		sb->buf = grown;
-		sb->cap = ncap;
-	}
-	if (sb->n_kept == sb->cap_kept) {
-		size_t ncap = sb->cap_kept ? sb->cap_kept * 2 : 4096;
-		struct kept *grown = realloc(sb->kept, ncap * sizeof(*grown));
-
-		if (!grown)
-			return -ENOMEM;
-		sb->kept = grown;
-		sb->cap_kept = ncap;
-	}
+	buf = tr_vec_grow(sb->buf, &sb->cap, sb->len + h->size, 1, SPILL_CHUNK);
+	if (!buf)
+		return -ENOMEM;
+	sb->buf = buf;
+	kept = tr_vec_grow(sb->kept, &sb->cap_kept, sb->n_kept + 1, sizeof(*kept), 4096);
+	if (!kept)
+		return -ENOMEM;
+	sb->kept = kept;
 	memcpy(&sb->kept[sb->n_kept].time, (const char *)h + h->size - 8, 8);
 	sb->kept[sb->n_kept].off = sb->spilled + sb->len;
 	sb->n_kept++;
@@ -254,7 +235,9 @@ int tr_sideband_open(struct tr_sideband **out, struct tr_symbolizer *sym,
 		return -ENOMEM;
 	sb->sym = sym;
 	sb->stop_fd = -1;
-	sb->spill_fd = spill_dir ? open(spill_dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600) : -1;
+	sb->spill_fd = spill_dir ? tr_unlinked_file(spill_dir) : -1;
+	if (sb->spill_fd < 0)
+		sb->spill_fd = -1; /* kept in memory */
 	sb->everyone = !t || (!t->n_pids && t->command_pid <= 0);
 	for (size_t i = 0; t && i < t->n_pids; i++)
 		if ((ret = tr_pid_set_add(&sb->followed, t->pids[i])) < 0)

@@ -14,6 +14,7 @@
 
 #include "staging.h"
 #include "stream.h"
+#include "lib/vec.h"
 
 /* Where staging directories live: $TMPDIR, else /var/tmp.  Not next to the
  * output: a full output disk must not also truncate what was collected, and
@@ -162,17 +163,13 @@ static int walk_dir(const char *root, const char *rel, struct walk *w)
 				continue;
 			ret = walk_dir(root, child, w);
 		} else if (S_ISREG(st.st_mode)) {
-			if (w->n == w->cap) {
-				size_t cap = w->cap ? w->cap * 2 : 64;
-				char **grown = realloc(w->names, cap * sizeof(*grown));
+			char **grown = tr_vec_grow(w->names, &w->cap, w->n + 1, sizeof(*grown), 64);
 
-				if (!grown) {
-					ret = -ENOMEM;
-					break;
-				}
-				w->names = grown;
-				w->cap = cap;
+			if (!grown) {
+				ret = -ENOMEM;
+				break;
 			}
+			w->names = grown;
 			if (!(w->names[w->n] = strdup(child)))
 				ret = -ENOMEM;
 			else

@@ -10,23 +10,30 @@
 
 #include "fdio.h"
 
-int tr_pwrite_all(int fd, const void *data, size_t len, off_t off)
+int tr_pwrite_counted(int fd, const void *data, size_t len, off_t off, size_t *written)
 {
 	const uint8_t *p = data;
 
-	while (len) {
-		ssize_t n = off < 0 ? write(fd, p, len) : pwrite(fd, p, len, off);
+	*written = 0;
+	while (*written < len) {
+		size_t left = len - *written;
+		ssize_t n = off < 0 ? write(fd, p + *written, left) :
+				      pwrite(fd, p + *written, left, off + (off_t)*written);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			return n < 0 ? -errno : -EIO;
-		p += n;
-		len -= (size_t)n;
-		if (off >= 0)
-			off += n;
+		*written += (size_t)n;
 	}
 	return 0;
+}
+
+int tr_pwrite_all(int fd, const void *data, size_t len, off_t off)
+{
+	size_t written;
+
+	return tr_pwrite_counted(fd, data, len, off, &written);
 }
 
 int tr_copy_fd(int in, int out)

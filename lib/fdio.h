@@ -11,6 +11,10 @@
  * 0, or -errno (-EIO when the kernel writes nothing and says no error). */
 int tr_pwrite_all(int fd, const void *data, size_t len, off_t off);
 
+/* The same, *written set to the bytes that reached the file whatever the
+ * result: for a caller that keeps offsets into what it wrote. */
+int tr_pwrite_counted(int fd, const void *data, size_t len, off_t off, size_t *written);
+
 static inline int tr_write_all(int fd, const void *data, size_t len)
 {
 	return tr_pwrite_all(fd, data, len, -1);

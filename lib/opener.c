@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fdio.h"
 #include "opener.h"
 
 #define ENV_NAME "TRACERIG_OPENER"
@@ -161,8 +162,7 @@ static int copy_to_memfd(int fd, struct tr_untrusted *u)
 		}
 		if (n == 0)
 			break; /* truncated meanwhile: a short copy */
-		if (write(mfd, buf, (size_t)n) != n) {
-			ret = -ENOSPC;
+		if ((ret = tr_write_all(mfd, buf, (size_t)n)) < 0) {
 			u->step = "copy a file on a network file system";
 			goto fail;
 		}

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "pidqueue.h"
+#include "vec.h"
 
 struct tr_pid_queue {
 	pid_t *v;
@@ -98,6 +99,7 @@ int tr_pid_queue_start(struct tr_pid_queue **out, tr_pid_work_fn work, tr_pid_ti
 
 int tr_pid_queue_push(struct tr_pid_queue *q, pid_t pid)
 {
+	pid_t *grown;
 	int ret = 0;
 
 	if (pid <= 0)
@@ -106,17 +108,12 @@ int tr_pid_queue_push(struct tr_pid_queue *q, pid_t pid)
 	for (size_t i = 0; i < q->n; i++)
 		if (q->v[i] == pid)
 			goto out;
-	if (q->n == q->cap) {
-		size_t ncap = q->cap ? q->cap * 2 : 256;
-		pid_t *grown = realloc(q->v, ncap * sizeof(*grown));
-
-		if (!grown) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		q->v = grown;
-		q->cap = ncap;
+	grown = tr_vec_grow(q->v, &q->cap, q->n + 1, sizeof(*grown), 256);
+	if (!grown) {
+		ret = -ENOMEM;
+		goto out;
 	}
+	q->v = grown;
 	q->v[q->n++] = pid;
 	pthread_cond_signal(&q->cond);
 out:

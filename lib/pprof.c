@@ -15,6 +15,7 @@
 #include "pprof.h"
 #include "profile.pb-c.h"
 #include "strmap.h"
+#include "vec.h"
 
 typedef Perftools__Profiles__Mapping pp_mapping_msg;
 typedef Perftools__Profiles__Location pp_location_msg;
@@ -133,17 +134,11 @@ struct pp_builder {
 /* Room for one more element in *arr (n used of *cap). */
 static int grow(void *arr, size_t *cap, size_t n, size_t size)
 {
-	void **p = arr;
-	size_t want = *cap ? *cap * 2 : 64;
-	void *grown;
+	void **p = arr, *grown = tr_vec_grow(*p, cap, n + 1, size, 64);
 
-	if (n < *cap)
-		return 0;
-	grown = realloc(*p, want * size);
 	if (!grown)
 		return -ENOMEM;
 	*p = grown;
-	*cap = want;
 	return 0;
 }
 

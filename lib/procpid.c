@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "procpid.h"
+#include "vec.h"
 
 int tr_status_innermost(const char *p, pid_t *id)
 {
@@ -131,15 +132,10 @@ static int push(pid_t **out, size_t *n, size_t *cap, pid_t pid)
 	for (size_t i = 0; i < *n; i++)
 		if ((*out)[i] == pid)
 			return 0;
-	if (*n == *cap) {
-		size_t new_cap = *cap ? *cap * 2 : 16;
-
-		grown = realloc(*out, new_cap * sizeof(*grown));
-		if (!grown)
-			return -ENOMEM;
-		*out = grown;
-		*cap = new_cap;
-	}
+	grown = tr_vec_grow(*out, cap, *n + 1, sizeof(*grown), 16);
+	if (!grown)
+		return -ENOMEM;
+	*out = grown;
 	(*out)[(*n)++] = pid;
 	return 1;
 }

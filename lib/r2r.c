@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "r2r.h"
+#include "vec.h"
 
 #define RTR_SIGNATURE 0x00525452u /* "RTR" */
 #define RTR_FLAG_COMPONENT 0x20u  /* code lives in the composite image */
@@ -1056,7 +1057,7 @@ static int keep_name(struct ctx *c, const struct sb *name, int64_t *at)
 static int claim(struct ctx *c, struct claims *cl, uint32_t rf, const struct sb *name,
 		 const struct sb *full)
 {
-	struct claim *e;
+	struct claim *e, *v;
 
 	if (rf >= cl->n_rf)
 		return fail(c, -EINVAL, "entry point names RUNTIME_FUNCTION %u of %u", rf, cl->n_rf);
@@ -1064,16 +1065,10 @@ static int claim(struct ctx *c, struct claims *cl, uint32_t rf, const struct sb 
 	 * and with them the work of hashtable buckets that overlap. */
 	if (cl->n >= 2 * (size_t)cl->n_rf)
 		return fail(c, -EINVAL, "more entry points than the %u RUNTIME_FUNCTIONs allow", cl->n_rf);
-	if (cl->n == cl->cap) {
-		size_t cap = cl->cap ? cl->cap * 2 : 1024;
-		struct claim *v;
-
-		v = realloc(cl->v, cap * sizeof(*v));
-		if (!v)
-			return fail(c, -ENOMEM, "out of memory");
-		cl->v = v;
-		cl->cap = cap;
-	}
+	v = tr_vec_grow(cl->v, &cl->cap, cl->n + 1, sizeof(*v), 1024);
+	if (!v)
+		return fail(c, -ENOMEM, "out of memory");
+	cl->v = v;
 	e = &cl->v[cl->n];
 	e->rf = rf;
 	e->seq = (uint32_t)cl->n;

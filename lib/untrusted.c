@@ -41,6 +41,16 @@ static uint64_t resolve_flags(enum tr_scope scope)
 	       RESOLVE_NO_MAGICLINKS;
 }
 
+int tr_exists_in_root(int rootfd, const char *path)
+{
+	int fd = sys_openat2(rootfd, path, O_PATH | O_CLOEXEC, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
 static enum tr_refusal refusal_of(mode_t mode)
 {
 	switch (mode & S_IFMT) {

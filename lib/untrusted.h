@@ -127,6 +127,11 @@ int tr_untrusted_open_dir(int dirfd, const char *path, enum tr_scope scope);
  * for good, where the opener's deadline cannot reach. */
 int tr_untrusted_open_local_dir(int dirfd, const char *path, enum tr_scope scope);
 
+/* Whether `path` names anything inside the root `rootfd`, symlinks
+ * followed within that root and never out of it (a soname is a link to
+ * its versioned file); nothing is opened for reading. */
+int tr_exists_in_root(int rootfd, const char *path);
+
 /* Removes `name` (no '/') from the directory dirfd (of the opens above)
  * if it is still the file dev/ino: 0, -ESTALE when another file has the
  * name now, or -errno (-ETIMEDOUT: its file system did not answer in

@@ -38,6 +38,7 @@
 #include "lib/fdio.h"
 #include "lib/unwind.h"
 #include "lib/untrusted.h"
+#include "lib/vec.h"
 
 #if UW_AVAILABLE
 
@@ -235,7 +236,7 @@ void uw_objects_free(struct uw_objects *o)
 static uint32_t object_of(struct unwinder *u, Dwfl_Module *mod)
 {
 	struct uw_objects *o = u->objects;
-	struct uw_object obj = { 0 };
+	struct uw_object obj = { 0 }, *grown;
 	const unsigned char *bid;
 	GElf_Addr bid_vaddr;
 	Dwarf_Addr low, high, bias;
@@ -270,17 +271,12 @@ static uint32_t object_of(struct unwinder *u, Dwfl_Module *mod)
 			return (uint32_t)(i + 1);
 		}
 	}
-	if (o->n == o->cap) {
-		size_t cap = o->cap ? o->cap * 2 : 64;
-		struct uw_object *grown = realloc(o->v, cap * sizeof(*grown));
-
-		if (!grown) {
-			pthread_mutex_unlock(&o->lock);
-			return UW_OBJECT_UNCHECKABLE;
-		}
-		o->v = grown;
-		o->cap = cap;
+	grown = tr_vec_grow(o->v, &o->cap, o->n + 1, sizeof(*grown), 64);
+	if (!grown) {
+		pthread_mutex_unlock(&o->lock);
+		return UW_OBJECT_UNCHECKABLE;
 	}
+	o->v = grown;
 	o->v[o->n++] = obj;
 	n = o->n;
 	pthread_mutex_unlock(&o->lock);
@@ -409,19 +405,15 @@ static int note_kept(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_
 {
 	struct kept_mods *k = arg;
 	struct uw_mod *m = *userdata;
+	struct kept_mod *grown;
 	Dwarf_Addr end;
 
 	if (m && m->closing)
 		return DWARF_CB_OK;
-	if (k->n == k->cap) {
-		size_t cap = k->cap ? k->cap * 2 : 64;
-		struct kept_mod *grown = realloc(k->v, cap * sizeof(*grown));
-
-		if (!grown)
-			return DWARF_CB_ABORT;
-		k->v = grown;
-		k->cap = cap;
-	}
+	grown = tr_vec_grow(k->v, &k->cap, k->n + 1, sizeof(*grown), 64);
+	if (!grown)
+		return DWARF_CB_ABORT;
+	k->v = grown;
 	dwfl_module_info(mod, NULL, NULL, &end, NULL, NULL, NULL, NULL);
 	k->v[k->n++] = (struct kept_mod){ name, start, end };
 	return DWARF_CB_OK;
@@ -515,8 +507,7 @@ static int own_vdso(struct unwinder *u)
 		if (u->vdso_fd < 0) {
 			err = -errno;
 			u->vdso_tried = !out_of_fds(err);
-		} else if (write(u->vdso_fd, (const void *)(uintptr_t)start, end - start) !=
-			   (ssize_t)(end - start)) {
+		} else if (tr_write_all(u->vdso_fd, (const void *)(uintptr_t)start, end - start) < 0) {
 			close(u->vdso_fd);
 			u->vdso_fd = -1;
 		}

@@ -41,6 +41,7 @@ tests_core_test_profile_LDADD = lib/libtrutil.la $(INIH_LIBS)
 tests_core_test_pids_SOURCES = tests/core/test_pids.c core/pids.c
 tests_core_test_pids_LDADD = lib/libtrutil.la
 tests_core_test_staging_SOURCES = tests/core/test_staging.c core/staging.c
+tests_core_test_staging_LDADD = lib/libtrutil.la
 tests_core_test_output_SOURCES = tests/core/test_output.c core/output.c core/staging.c core/log.c
 tests_core_test_output_LDADD = lib/libtrutil.la
 tests_core_test_json_SOURCES = tests/core/test_json.c core/json.c

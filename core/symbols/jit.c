@@ -13,6 +13,7 @@
 #include "lib/untrusted.h"
 #include "core/log.h"
 #include "procfs.h"
+#include "lib/vec.h"
 
 #define JITDUMP_MAGIC 0x4A695444u
 #define JITDUMP_MAGIC_SWAPPED 0x4454694Au
@@ -246,15 +247,11 @@ static const char *shared_refusal(struct tr_jit *j, const struct stat *st, char 
 		return why;
 	}
 	if (!mine) {
-		if (sh->n == sh->cap) {
-			size_t cap = sh->cap ? sh->cap * 2 : 16;
-			struct tr_jit_file *grown = realloc(sh->files, cap * sizeof(*grown));
+		struct tr_jit_file *grown = tr_vec_grow(sh->files, &sh->cap, sh->n + 1, sizeof(*grown), 16);
 
-			if (!grown)
-				return "out of memory";
-			sh->files = grown;
-			sh->cap = cap;
-		}
+		if (!grown)
+			return "out of memory";
+		sh->files = grown;
 		sh->files[sh->n++] = (struct tr_jit_file){ .dev = st->st_dev, .ino = st->st_ino,
 							   .owner = j, .pid = j->pid };
 	}

@@ -8,6 +8,7 @@
 
 #include "kallsyms.h"
 #include "lib/kallsyms.h"
+#include "lib/vec.h"
 
 static int mod_by_start(const void *a, const void *b)
 {
@@ -23,6 +24,7 @@ static struct tr_kmodule *module(struct tr_kallsyms *k, const char *name, size_t
 {
 	static const size_t none = (size_t)-1;
 	size_t found = none;
+	struct tr_kmodule *m;
 	char *dso;
 
 	if (k->n_mods && strncmp(k->mods[k->n_mods - 1].dso + 1, name, len) == 0 &&
@@ -36,15 +38,10 @@ static struct tr_kmodule *module(struct tr_kallsyms *k, const char *name, size_t
 	}
 	if (found != none)
 		return &k->mods[found];
-	if (k->n_mods == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 64;
-		struct tr_kmodule *m = realloc(k->mods, ncap * sizeof(*m));
-
-		if (!m)
-			return NULL;
-		k->mods = m;
-		*cap = ncap;
-	}
+	m = tr_vec_grow(k->mods, cap, k->n_mods + 1, sizeof(*m), 64);
+	if (!m)
+		return NULL;
+	k->mods = m;
 	dso = tr_arena_strndup(arena, name - 1, len + 2); /* with its brackets */
 	if (!dso)
 		return NULL;

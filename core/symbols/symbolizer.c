@@ -36,6 +36,7 @@
 #include "r2rsym.h"
 #include "symbolizer.h"
 #include "symtab.h"
+#include "lib/vec.h"
 
 #define PROC_BUCKETS 1024
 #define DSO_BUCKETS 1024
@@ -513,15 +514,10 @@ static int on_maps_line(void *arg, const struct tr_maps_line *l)
 	}
 	if (!l->exec)
 		return 0;
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 64;
-
-		m = realloc(r->maps, cap * sizeof(*m));
-		if (!m)
-			return -ENOMEM;
-		r->maps = m;
-		r->cap = cap;
-	}
+	m = tr_vec_grow(r->maps, &r->cap, r->n + 1, sizeof(*m), 64);
+	if (!m)
+		return -ENOMEM;
+	r->maps = m;
 	m = &r->maps[r->n];
 	*m = (struct mapping){ .start = l->start, .end = l->end, .pgoff = l->pgoff,
 			       .kind = classify(l), .deleted = l->deleted };

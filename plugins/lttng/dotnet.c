@@ -11,11 +11,9 @@
 #include <limits.h>
 #include <dirent.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "dotnet.h"
@@ -119,22 +117,6 @@ void dotnet_parse_environ(const char *env, size_t len, struct dotnet_status *st)
 	snprintf(st->perfmap_value, sizeof(st->perfmap_value), "%s", v ? v : "");
 }
 
-/* Whether `path` exists inside the root `rootfd`, symlinks resolved
- * within that root and never out of it; nothing is opened for reading. */
-static int exists_in_root(int rootfd, const char *path)
-{
-	struct open_how how = {
-		.flags = O_PATH | O_CLOEXEC,
-		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-	};
-	int fd = (int)syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
-
-	if (fd < 0)
-		return 0;
-	close(fd);
-	return 1;
-}
-
 static void find_ust(int rootfd, struct dotnet_status *st)
 {
 	char path[1024];
@@ -142,7 +124,7 @@ static void find_ust(int rootfd, struct dotnet_status *st)
 	for (int so = 0; so < 2; so++) {
 		if (st->runtime_dir[0]) {
 			snprintf(path, sizeof(path), "%s/%s", st->runtime_dir, ust_sonames[so]);
-			if (exists_in_root(rootfd, path)) {
+			if (tr_exists_in_root(rootfd, path)) {
 				st->ust_so[so] = 1;
 				snprintf(st->ust_where[so], sizeof(st->ust_where[so]), "%s", path);
 				continue;
@@ -150,7 +132,7 @@ static void find_ust(int rootfd, struct dotnet_status *st)
 		}
 		for (int i = 0; lib_dirs[i]; i++) {
 			snprintf(path, sizeof(path), "%s/%s", lib_dirs[i], ust_sonames[so]);
-			if (exists_in_root(rootfd, path)) {
+			if (tr_exists_in_root(rootfd, path)) {
 				st->ust_so[so] = 1;
 				snprintf(st->ust_where[so], sizeof(st->ust_where[so]), "%s", path);
 				break;
@@ -224,7 +206,7 @@ int dotnet_inspect(pid_t pid, struct dotnet_status *st)
 	find_ust(rootfd, st);
 	if (st->runtime_dir[0]) {
 		snprintf(path, sizeof(path), "%s/%s", st->runtime_dir, DOTNET_PROVIDER);
-		st->provider_present = exists_in_root(rootfd, path);
+		st->provider_present = tr_exists_in_root(rootfd, path);
 		st->provider_needs = st->provider_present ? provider_needs(rootfd, path) : -1;
 	} else {
 		st->provider_needs = -1;
@@ -351,7 +333,7 @@ int dotnet_host_provider_loadable(char *why, size_t len)
 				     de->d_name) >= sizeof(st.runtime_dir))
 			continue;
 		snprintf(provider, sizeof(provider), "%s/%s", st.runtime_dir, DOTNET_PROVIDER);
-		if (!exists_in_root(rootfd, provider))
+		if (!tr_exists_in_root(rootfd, provider))
 			continue;
 		found = 1;
 		needs = provider_needs(rootfd, provider);

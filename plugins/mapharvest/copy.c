@@ -9,11 +9,13 @@
 #include <unistd.h>
 
 #include "copy.h"
+#include "lib/fdio.h"
 
 int64_t mh_copy_tail(int src, int dst, uint64_t *done, uint64_t limit)
 {
 	char buf[64 * 1024];
 	int64_t total = 0;
+	int ret;
 
 	for (;;) {
 		ssize_t n = pread(src, buf, sizeof(buf), (off_t)*done);
@@ -27,16 +29,9 @@ int64_t mh_copy_tail(int src, int dst, uint64_t *done, uint64_t limit)
 			return total;
 		if (*done + (uint64_t)n > limit)
 			return -EFBIG;
-		for (ssize_t off = 0; off < n;) {
-			ssize_t w = pwrite(dst, buf + off, (size_t)(n - off), (off_t)(*done + (uint64_t)off));
-
-			if (w < 0) {
-				if (errno == EINTR)
-					continue;
-				return -errno;
-			}
-			off += w;
-		}
+		ret = tr_pwrite_all(dst, buf, (size_t)n, (off_t)*done);
+		if (ret < 0)
+			return ret;
 		*done += (uint64_t)n;
 		total += n;
 	}

@@ -5,24 +5,20 @@
 #include <string.h>
 
 #include "bytebuf.h"
+#include "lib/vec.h"
 
 void bytebuf_put(struct bytebuf *b, const void *data, size_t n)
 {
 	if (b->err)
 		return;
 	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		void *p;
+		void *p = tr_vec_grow(b->p, &b->cap, b->len + n, 1, 4096);
 
-		while (cap < b->len + n)
-			cap *= 2;
-		p = realloc(b->p, cap);
 		if (!p) {
 			b->err = -ENOMEM;
 			return;
 		}
 		b->p = p;
-		b->cap = cap;
 	}
 	if (data)
 		memcpy(b->p + b->len, data, n);

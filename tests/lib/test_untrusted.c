@@ -180,6 +180,21 @@ DEF_TEST(link_on_the_path_and_dotdot)
 	}
 }
 
+/* A soname is a link to its versioned file: existence follows links,
+ * but only inside the root. */
+DEF_TEST(existence_follows_links_inside_the_root_only)
+{
+	EXPECT_EQ_INT(1, tr_exists_in_root(root, "/secret"));
+	EXPECT_EQ_INT(1, tr_exists_in_root(root, "/tmp/perf-7.map")); /* -> /tmp/perf-1.map */
+	EXPECT_EQ_INT(1, tr_exists_in_root(root, "/../../secret"));
+	EXPECT_EQ_INT(0, tr_exists_in_root(root, "/tmp/no-such.map"));
+	/* The host's /etc/passwd and our secret by its host path: the links
+	 * resolve inside the root, where they name nothing. */
+	EXPECT_EQ_INT(0, tr_exists_in_root(root, "/tmp/perf-2.map"));
+	EXPECT_EQ_INT(0, tr_exists_in_root(root, "/tmp/perf-6.map"));
+	EXPECT_EQ_INT(0, tr_exists_in_root(root, "/etc/passwd"));
+}
+
 DEF_TEST(fifo_is_refused_without_blocking)
 {
 	/* No writer: a real open would block forever (alarm ends the test). */
@@ -599,6 +614,7 @@ int main(void)
 	RUN_TEST(symlink_out_of_the_root_is_refused);
 	RUN_TEST(symlink_inside_the_root_is_refused_too);
 	RUN_TEST(link_on_the_path_and_dotdot);
+	RUN_TEST(existence_follows_links_inside_the_root_only);
 	RUN_TEST(fifo_is_refused_without_blocking);
 	RUN_TEST(devices_and_directories_are_refused);
 	RUN_TEST(too_big_is_refused_before_reading);
