@@ -84,6 +84,7 @@ lib_unit_tests = tests/lib/test_untrusted tests/lib/test_sanitize tests/lib/test
 	tests/lib/test_nettrace tests/lib/test_r2r tests/lib/test_fdio
 check_PROGRAMS += $(lib_unit_tests)
 TESTS += $(lib_unit_tests)
+UNIT_TESTS += $(lib_unit_tests)
 tests_lib_test_untrusted_LDADD = lib/libtrutil.la
 tests_lib_test_sanitize_LDADD = lib/libtrutil.la
 tests_lib_test_hash_LDADD = lib/libtrutil.la

@@ -32,6 +32,9 @@ check_PROGRAMS += tests/core/test_keys tests/core/test_profile tests/core/test_p
 TESTS += tests/core/test_keys tests/core/test_profile tests/core/test_pids \
 	tests/core/test_staging tests/core/test_json tests/core/test_flamegraph \
 	tests/core/test_output tests/core/test_jsonread tests/core/test_wall
+UNIT_TESTS += tests/core/test_keys tests/core/test_profile tests/core/test_pids \
+	tests/core/test_staging tests/core/test_json tests/core/test_flamegraph \
+	tests/core/test_output tests/core/test_jsonread tests/core/test_wall
 noinst_HEADERS += tests/testing.h
 tests_core_test_keys_SOURCES = tests/core/test_keys.c core/keys.c
 tests_core_test_keys_LDADD = lib/libtrutil.la
@@ -52,6 +55,7 @@ tests_core_test_flamegraph_LDADD = lib/libtrutil.la
 # model (no root); ebpf's adapter is one of its callers.
 check_PROGRAMS += tests/core/test_frames
 TESTS += tests/core/test_frames
+UNIT_TESTS += tests/core/test_frames
 tests_core_test_frames_SOURCES = tests/core/test_frames.c plugins/ebpf/frames.c \
 	$(tr_symbols_sources) core/log.c
 tests_core_test_frames_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
@@ -89,7 +93,8 @@ CORE_SH_TESTS = \
 	tests/core/status.sh \
 	tests/core/feedback.sh \
 	tests/core/report.sh \
-	tests/core/report_perfcollect.sh
+	tests/core/report_perfcollect.sh \
+	tests/core/unit_tests.sh
 TESTS += $(CORE_SH_TESTS)
 dist_check_SCRIPTS += $(CORE_SH_TESTS)
 # `tracerig start --foreground` and tracerig@.service: flight mode, so
@@ -104,6 +109,7 @@ EXTRA_DIST += tests/lib.sh tests/lib-pprof.sh tests/pprof-dated.py tests/core/pr
 # from /proc (no root).
 check_PROGRAMS += tests/core/test_cputrigger
 TESTS += tests/core/test_cputrigger
+UNIT_TESTS += tests/core/test_cputrigger
 tests_core_test_cputrigger_SOURCES = tests/core/test_cputrigger.c core/cputrigger.c core/cputrigger.h
 tests_core_test_cputrigger_LDADD = lib/libtrutil.la
 
@@ -111,6 +117,7 @@ tests_core_test_cputrigger_LDADD = lib/libtrutil.la
 # to a share of it, opened again when needed, no descriptor left survived.
 check_PROGRAMS += tests/lib/test_unwind_fds
 TESTS += tests/lib/test_unwind_fds
+UNIT_TESTS += tests/lib/test_unwind_fds
 tests_lib_test_unwind_fds_SOURCES = tests/lib/test_unwind_fds.c tests/lib/stack-sample.h \
 	$(tr_symbols_sources) core/log.c
 tests_lib_test_unwind_fds_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) -I$(top_srcdir)/tests
@@ -139,4 +146,5 @@ dist_check_DATA += tests/perf_events/fusepit.c
 # the stop and in a forked child (no root).
 check_PROGRAMS += tests/lib/test_opener
 TESTS += tests/lib/test_opener
+UNIT_TESTS += tests/lib/test_opener
 tests_lib_test_opener_LDADD = lib/libtrutil.la $(AX_PTHREAD_LIBS)

@@ -13,9 +13,11 @@ tr_symbols_sources = \
 # ---- unit tests: the symbolizer against real processes and files
 check_PROGRAMS += tests/symbols/test_symbols tests/symbols/test_flamegraph_svg tests/symbols/fixture
 TESTS += tests/symbols/test_symbols tests/symbols/test_flamegraph_svg
+UNIT_TESTS += tests/symbols/test_symbols tests/symbols/test_flamegraph_svg
 # Which name an address gets among several symbols (no root).
 check_PROGRAMS += tests/symbols/test_symtab
 TESTS += tests/symbols/test_symtab
+UNIT_TESTS += tests/symbols/test_symtab
 tests_symbols_test_symtab_SOURCES = tests/symbols/test_symtab.c core/symbols/symtab.c \
 	core/symbols/symtab.h core/symbols/demangle.c core/symbols/demangle.h
 tests_symbols_test_symtab_LDADD = lib/libtrutil.la $(DEMANGLE_LIBS)

@@ -44,6 +44,7 @@ tests_ebpf_test_folded_SOURCES = tests/ebpf/test_folded.c plugins/ebpf/folded.c 
 tests_ebpf_test_folded_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests -I$(top_srcdir)/plugins/ebpf
 tests_ebpf_test_folded_LDADD = lib/libtrutil.la
 TESTS += tests/ebpf/test_folded
+UNIT_TESTS += tests/ebpf/test_folded
 
 # Unit tests: flight mode's ring of totals at bucket boundaries.
 check_PROGRAMS += tests/ebpf/test_buckets
@@ -51,6 +52,7 @@ tests_ebpf_test_buckets_SOURCES = tests/ebpf/test_buckets.c plugins/ebpf/buckets
 	plugins/ebpf/buckets.h
 tests_ebpf_test_buckets_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests -I$(top_srcdir)/plugins/ebpf
 TESTS += tests/ebpf/test_buckets
+UNIT_TESTS += tests/ebpf/test_buckets
 
 # The BPF side on its own (root): loads the skeleton, blocks threads in
 # known functions, checks stacks, times and filters.

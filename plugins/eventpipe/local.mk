@@ -20,6 +20,7 @@ tests_eventpipe_test_providers_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests \
 	-I$(top_srcdir)/plugins/eventpipe
 tests_eventpipe_test_providers_LDADD = lib/libtrutil.la
 TESTS += tests/eventpipe/test_providers
+UNIT_TESTS += tests/eventpipe/test_providers
 
 # The session protocol against a runtime played over a socket pair, and
 # tracerig's diagnostic port.
@@ -29,6 +30,7 @@ tests_eventpipe_test_protocol_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests \
 	-I$(top_srcdir)/plugins/eventpipe
 tests_eventpipe_test_protocol_LDADD = lib/libtrutil.la -lpthread
 TESTS += tests/eventpipe/test_protocol
+UNIT_TESTS += tests/eventpipe/test_protocol
 
 # Flight mode's segments: what a snapshot takes, what pruning deletes.
 check_PROGRAMS += tests/eventpipe/test_segments
@@ -38,6 +40,7 @@ tests_eventpipe_test_segments_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests \
 	-I$(top_srcdir)/plugins/eventpipe
 tests_eventpipe_test_segments_LDADD = lib/libtrutil.la
 TESTS += tests/eventpipe/test_segments
+UNIT_TESTS += tests/eventpipe/test_segments
 
 # The manifest's counts of a stream fed in pieces: events by kind, events
 # the runtime dropped.
@@ -48,5 +51,6 @@ tests_eventpipe_test_counts_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests \
 	-I$(top_srcdir)/plugins/eventpipe
 tests_eventpipe_test_counts_LDADD = lib/libtrutil.la
 TESTS += tests/eventpipe/test_counts
+UNIT_TESTS += tests/eventpipe/test_counts
 endif
 EXTRA_DIST += docs/eventpipe.md

@@ -19,6 +19,7 @@ tests_mapharvest_test_mapharvest_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 	-I$(top_srcdir)/plugins/mapharvest
 tests_mapharvest_test_mapharvest_LDADD = lib/libtrutil.la
 TESTS += tests/mapharvest/test_mapharvest
+UNIT_TESTS += tests/mapharvest/test_mapharvest
 
 # Integration tests (root): Node.js in PID+mount namespaces, exits, attacks.
 mapharvest_sh_tests = \

@@ -37,6 +37,7 @@ plugins_perf_events_perf_events_la_LDFLAGS = $(plugin_ldflags)
 # ---- perfdata (the perf.data writer, synthesized records, build ids)
 check_PROGRAMS += tests/perf_events/test_perfdata
 TESTS += tests/perf_events/test_perfdata
+UNIT_TESTS += tests/perf_events/test_perfdata
 tests_perf_events_test_perfdata_SOURCES = tests/perf_events/test_perfdata.c $(perf_events_sources)
 tests_perf_events_test_perfdata_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests \
 	-I$(top_srcdir)/plugins/perf_events
@@ -49,6 +50,7 @@ dist_check_DATA += tests/perf_events/golden/features-000.data \
 # ---- unwind (copied user stacks, unwinding while collecting)
 check_PROGRAMS += tests/perf_events/test_unwind
 TESTS += tests/perf_events/test_unwind
+UNIT_TESTS += tests/perf_events/test_unwind
 tests_perf_events_test_unwind_SOURCES = tests/perf_events/test_unwind.c tests/lib/stack-sample.h \
 	plugins/perf_events/unwind.c plugins/perf_events/unwindbg.c plugins/perf_events/sample.c \
 	$(tr_symbols_sources) core/log.c
@@ -62,6 +64,7 @@ tests_perf_events_test_unwind_LDADD = lib/libtrelf.la lib/libtrunwind.la lib/lib
 # ---- frametexts (frame texts kept per process, generation and address)
 check_PROGRAMS += tests/perf_events/test_frametexts
 TESTS += tests/perf_events/test_frametexts
+UNIT_TESTS += tests/perf_events/test_frametexts
 tests_perf_events_test_frametexts_SOURCES = tests/perf_events/test_frametexts.c \
 	plugins/perf_events/frametexts.c
 tests_perf_events_test_frametexts_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests \
@@ -71,6 +74,7 @@ tests_perf_events_test_frametexts_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/test
 # ---- textbuf (perf.data.txt's numbers, as printf would write them)
 check_PROGRAMS += tests/perf_events/test_textbuf
 TESTS += tests/perf_events/test_textbuf
+UNIT_TESTS += tests/perf_events/test_textbuf
 tests_perf_events_test_textbuf_SOURCES = tests/perf_events/test_textbuf.c
 tests_perf_events_test_textbuf_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests \
 	-I$(top_srcdir)/plugins/perf_events
@@ -79,6 +83,7 @@ tests_perf_events_test_textbuf_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests \
 # ---- comms (thread names over time, at once or step by step)
 check_PROGRAMS += tests/perf_events/test_comms
 TESTS += tests/perf_events/test_comms
+UNIT_TESTS += tests/perf_events/test_comms
 tests_perf_events_test_comms_SOURCES = tests/perf_events/test_comms.c \
 	plugins/perf_events/comms.c
 tests_perf_events_test_comms_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests \
@@ -89,6 +94,7 @@ tests_perf_events_test_comms_LDADD = lib/libtrutil.la
 # ---- livesb (flight mode: the side-band of what is alive, kept in memory)
 check_PROGRAMS += tests/perf_events/test_livesb
 TESTS += tests/perf_events/test_livesb
+UNIT_TESTS += tests/perf_events/test_livesb
 tests_perf_events_test_livesb_SOURCES = tests/perf_events/test_livesb.c \
 	plugins/perf_events/livesb.c
 tests_perf_events_test_livesb_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests \

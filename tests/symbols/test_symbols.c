@@ -1100,7 +1100,11 @@ int main(void)
 			  "needs root and unshare(1) with mount and PID namespaces");
 	RUN_TEST(remembered_process_resolves_after_exit);
 	RUN_TEST(a_process_forgotten_at_its_end_keeps_nothing);
-	RUN_TEST(deleted_binary_resolves_through_map_files);
+	/* /proc/PID/map_files needs CAP_SYS_ADMIN (or CAP_CHECKPOINT_RESTORE). */
+	if (geteuid() == 0)
+		RUN_TEST(deleted_binary_resolves_through_map_files);
+	else
+		SKIP_TEST(deleted_binary_resolves_through_map_files, "needs root to open /proc/PID/map_files");
 	if (system("command -v objcopy >/dev/null && command -v strip >/dev/null") == 0)
 		RUN_TEST(stripped_binary_uses_its_debuglink_file);
 	else
