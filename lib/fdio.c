@@ -17,8 +17,8 @@ int tr_pwrite_counted(int fd, const void *data, size_t len, off_t off, size_t *w
 	*written = 0;
 	while (*written < len) {
 		size_t left = len - *written;
-		ssize_t n = off < 0 ? write(fd, p + *written, left) :
-				      pwrite(fd, p + *written, left, off + (off_t)*written);
+		ssize_t n = off < 0 ? write(fd, p + *written, left)
+				    : pwrite(fd, p + *written, left, off + (off_t)*written);
 
 		if (n < 0 && errno == EINTR)
 			continue;

@@ -43,7 +43,8 @@ static uint64_t resolve_flags(enum tr_scope scope)
 
 int tr_exists_in_root(int rootfd, const char *path)
 {
-	int fd = sys_openat2(rootfd, path, O_PATH | O_CLOEXEC, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+	int fd = sys_openat2(rootfd, path, O_PATH | O_CLOEXEC,
+			     RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
 
 	if (fd < 0)
 		return 0;

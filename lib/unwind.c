@@ -507,7 +507,7 @@ static int own_vdso(struct unwinder *u)
 		if (u->vdso_fd < 0) {
 			err = -errno;
 			u->vdso_tried = !out_of_fds(err);
-		} else if (tr_write_all(u->vdso_fd, (const void *)(uintptr_t)start, end - start) < 0) {
+		} else if (tr_write_all(u->vdso_fd, (void *)(uintptr_t)start, end - start) < 0) {
 			close(u->vdso_fd);
 			u->vdso_fd = -1;
 		}

@@ -51,6 +51,8 @@ test_packages=(
 	# fuzz tests: clang's libFuzzer and sanitizer runtimes (only recommended
 	# by clang); llvm's tools (llvm-symbolizer) for their reports
 	libclang-rt-14-dev llvm
+	# tests/core/format.sh: the lines a change makes, as clang-format has them
+	clang-format git
 )
 
 usage() {

@@ -12,7 +12,8 @@ bash scripts/deps.sh --test || { echo "0 passed, 1 failed"; exit 1; }
 mountpoint -q /sys/kernel/tracing 2>/dev/null || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true
 mountpoint -q /sys/kernel/debug 2>/dev/null || mount -t debugfs nodev /sys/kernel/debug 2>/dev/null || true
 
-builds=("_build/plain:" "_build/asan:--enable-sanitizers")
+# -Werror: a warning fails the build here, as it would be read nowhere else.
+builds=("_build/plain:--enable-werror" "_build/asan:--enable-sanitizers --enable-werror")
 status=0
 for b in "${builds[@]}"; do
 	dir=${b%%:*} args=${b#*:}

@@ -247,7 +247,8 @@ static const char *shared_refusal(struct tr_jit *j, const struct stat *st, char 
 		return why;
 	}
 	if (!mine) {
-		struct tr_jit_file *grown = tr_vec_grow(sh->files, &sh->cap, sh->n + 1, sizeof(*grown), 16);
+		struct tr_jit_file *grown =
+			tr_vec_grow(sh->files, &sh->cap, sh->n + 1, sizeof(*grown), 16);
 
 		if (!grown)
 			return "out of memory";

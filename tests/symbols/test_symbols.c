@@ -1104,7 +1104,8 @@ int main(void)
 	if (geteuid() == 0)
 		RUN_TEST(deleted_binary_resolves_through_map_files);
 	else
-		SKIP_TEST(deleted_binary_resolves_through_map_files, "needs root to open /proc/PID/map_files");
+		SKIP_TEST(deleted_binary_resolves_through_map_files,
+			  "needs root to open /proc/PID/map_files");
 	if (system("command -v objcopy >/dev/null && command -v strip >/dev/null") == 0)
 		RUN_TEST(stripped_binary_uses_its_debuglink_file);
 	else

@@ -655,7 +655,8 @@ int main(void)
 		RUN_TEST(what_was_deflated_of_a_released_file_is_freed);
 		RUN_TEST(what_the_kernel_wrote_back_is_freed_without_forcing);
 	} else {
-		SKIP_TEST(what_was_deflated_of_a_released_file_is_freed, "going back from nice 19 needs root");
+		SKIP_TEST(what_was_deflated_of_a_released_file_is_freed,
+			  "going back from nice 19 needs root");
 		SKIP_TEST(what_the_kernel_wrote_back_is_freed_without_forcing,
 			  "going back from nice 19 needs root");
 	}
