@@ -679,8 +679,9 @@ int tr_opener_active(void)
 	return opener_fd() >= 0;
 }
 
-int tr_opener_call(enum tr_opener_op op, int fd, pid_t pid, const char *path,
-		   enum tr_scope scope, uint64_t max_size, struct tr_untrusted *u)
+/* One request; dev and ino name the file for TR_OPENER_REMOVE. */
+static int request(enum tr_opener_op op, int fd, pid_t pid, const char *path, enum tr_scope scope,
+		   uint64_t max_size, dev_t dev, ino_t ino, struct tr_untrusted *u)
 {
 	struct tr_untrusted spare;
 	struct request *rq;
@@ -693,12 +694,10 @@ int tr_opener_call(enum tr_opener_op op, int fd, pid_t pid, const char *path,
 		u = &spare;
 		memset(u, 0, sizeof(*u));
 	}
-	/* u->st names the file for TR_OPENER_REMOVE: kept until the request
-	 * is made, then u is the answer's. */
 	rq = calloc(1, sizeof(*rq));
-	if (rq && op == TR_OPENER_REMOVE) {
-		rq->dev = (uint64_t)u->st.st_dev;
-		rq->ino = (uint64_t)u->st.st_ino;
+	if (rq) {
+		rq->dev = (uint64_t)dev;
+		rq->ino = (uint64_t)ino;
 	}
 	memset(u, 0, sizeof(*u));
 	u->limit = max_size;
@@ -770,4 +769,15 @@ out:
 	if (op == TR_OPENER_REOPEN && fd >= 0)
 		close(fd);
 	return ret;
+}
+
+int tr_opener_call(enum tr_opener_op op, int fd, pid_t pid, const char *path, enum tr_scope scope,
+		   uint64_t max_size, struct tr_untrusted *u)
+{
+	return request(op, fd, pid, path, scope, max_size, 0, 0, u);
+}
+
+int tr_opener_remove(int dirfd, const char *name, dev_t dev, ino_t ino)
+{
+	return request(TR_OPENER_REMOVE, dirfd, 0, name, TR_BENEATH, 0, dev, ino, NULL);
 }

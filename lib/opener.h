@@ -60,13 +60,12 @@ void tr_opener_stop(void);
 
 /* For lib/untrusted.c: the operations it forwards. */
 enum tr_opener_op {
-	TR_OPENER_OPEN,     /* tr_untrusted_open(pid, path) */
-	TR_OPENER_OPENAT,   /* tr_untrusted_openat(fd, path, scope) */
-	TR_OPENER_REOPEN,   /* tr_untrusted_reopen(fd): fd is taken over */
-	TR_OPENER_OPEN_DIR, /* tr_untrusted_open_dir(fd, path, scope) */
+	TR_OPENER_OPEN,           /* tr_untrusted_open(pid, path) */
+	TR_OPENER_OPENAT,         /* tr_untrusted_openat(fd, path, scope) */
+	TR_OPENER_REOPEN,         /* tr_untrusted_reopen(fd): fd is taken over */
+	TR_OPENER_OPEN_DIR,       /* tr_untrusted_open_dir(fd, path, scope) */
 	TR_OPENER_OPEN_LOCAL_DIR, /* tr_untrusted_open_local_dir(fd, path, scope) */
-	TR_OPENER_REMOVE,   /* tr_untrusted_remove(fd, path, u->st.st_dev, u->st.st_ino):
-			     * returns 0, no fd */
+	TR_OPENER_REMOVE,         /* tr_untrusted_remove: through tr_opener_remove */
 };
 
 /* 1 when this process forwards its opens (tr_opener_start ran here). */
@@ -75,8 +74,12 @@ int tr_opener_active(void);
 /* Runs one operation in the worker; returns what the operation returns,
  * or -ETIMEDOUT (u->step says why) when the file system did not answer
  * in time now or before.  u may be NULL for the directories'
- * operations; for TR_OPENER_REMOVE it names the file to remove. */
+ * operations. */
 int tr_opener_call(enum tr_opener_op op, int fd, pid_t pid, const char *path,
 		   enum tr_scope scope, uint64_t max_size, struct tr_untrusted *u);
+
+/* tr_untrusted_remove(dirfd, name, dev, ino) in the worker: 0 or -errno,
+ * -ETIMEDOUT as above. */
+int tr_opener_remove(int dirfd, const char *name, dev_t dev, ino_t ino);
 
 #endif

@@ -333,11 +333,8 @@ int tr_untrusted_remove(int dirfd, const char *name, dev_t dev, ino_t ino)
 {
 	struct stat st;
 
-	if (tr_opener_active()) {
-		struct tr_untrusted u = { .st = { .st_dev = dev, .st_ino = ino } };
-
-		return tr_opener_call(TR_OPENER_REMOVE, dirfd, 0, name, TR_BENEATH, 0, &u);
-	}
+	if (tr_opener_active())
+		return tr_opener_remove(dirfd, name, dev, ino);
 	if (!*name || strchr(name, '/'))
 		return -EINVAL;
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
