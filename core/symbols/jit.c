@@ -304,7 +304,7 @@ static void refresh_source(struct tr_jit *j, struct tr_jit_source *src, struct t
 	src->seen_size = (uint64_t)u.st.st_size;
 	while ((uint64_t)u.st.st_size > src->offset && !src->refused) {
 		unsigned char *buf;
-		size_t got, used;
+		size_t got, used = 0;
 		uint32_t before = j->seq;
 		int ret = tr_read_at_most(fd, src->offset, JIT_CHUNK, &buf, &got);
 
