@@ -36,8 +36,12 @@ cd "$dir"
 if [ ! -e config.status ] || [ "$top/configure" -nt config.status ]; then
 	without_noise "$top/configure" -q "$@"
 fi
+# The compile commands, for clang-tidy (scripts/check-tidy.py), recorded
+# by bear where it is installed (scripts/deps.sh --test).
+mk=(make)
+command -v bear >/dev/null && mk=(bear --append --output compile_commands.json -- make)
 # (make re-runs configure itself when configure.ac changed since.)
-without_noise make -s -j"$(nproc)" >/dev/null
+without_noise "${mk[@]}" -s -j"$(nproc)" >/dev/null
 if [ "$check" = yes ]; then
-	without_noise make -s -j"$(nproc)" check TESTS= >/dev/null
+	without_noise "${mk[@]}" -s -j"$(nproc)" check TESTS= >/dev/null
 fi

@@ -51,8 +51,10 @@ test_packages=(
 	# fuzz tests: clang's libFuzzer and sanitizer runtimes (only recommended
 	# by clang); llvm's tools (llvm-symbolizer) for their reports
 	libclang-rt-14-dev llvm
-	# tests/core/format.sh: the lines a change makes, as clang-format has them
-	clang-format git
+	# tests/core/format.sh, tidy.sh: the lines a change makes, as
+	# clang-format has them and clang-tidy finds nothing in them (with the
+	# compile commands bear records)
+	clang-format clang-tidy bear git
 )
 
 usage() {
