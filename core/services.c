@@ -25,6 +25,8 @@
 #include "wall.h"
 #include "watchdog.h"
 
+/* One key per paragraph, as the reference lists them. */
+/* clang-format off */
 const struct tracerig_key tr_session_keys[] = {
 	{ .name = "name", .type = TRACERIG_KEY_STRING, .default_value = "tracerig",
 	  .description = "Name of the collection; the archive is <name>.trace.zip unless output is set." },
@@ -76,6 +78,7 @@ const struct tracerig_key tr_session_keys[] = {
 	  .description = "How long opening (and, on FUSE or a network file system, copying) one file of a traced process may take, or removing a map it left behind. A file system that does not answer in time (a hung FUSE server, an unreachable NFS server) is given up for the session: the frames of its files stay unnamed, its maps stay where they are, and collection goes on. A TMPDIR on FUSE or a network file system is never searched for a .NET diagnostic socket." },
 	{ .name = NULL },
 };
+/* clang-format on */
 
 const char *tr_config_value(const struct tr_section *section, const struct tracerig_key *keys,
 			    const char *key)

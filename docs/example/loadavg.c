@@ -455,6 +455,8 @@ static void loadavg_fini(void *state)
 	free(la);
 }
 
+/* One key per paragraph, as the reference lists them. */
+/* clang-format off */
 static const struct tracerig_key loadavg_keys[] = {
 	{ .name = "interval", .type = TRACERIG_KEY_DURATION, .default_value = "1s",
 	  .min = 10, .max = 3600 * 1000,
@@ -471,6 +473,7 @@ static const struct tracerig_key loadavg_keys[] = {
 	  .description = "Samples kept in memory; later ones are dropped and counted." },
 	{ .name = NULL },
 };
+/* clang-format on */
 
 TRACERIG_PLUGIN = {
 	.abi_version = TRACERIG_ABI_VERSION,

@@ -841,6 +841,8 @@ static void ebpf_fini(void *state)
 }
 
 #define BIND(field) TRACERIG_BIND(struct ebpf_settings, field)
+/* One key per paragraph, as the reference lists them. */
+/* clang-format off */
 static const struct tracerig_key ebpf_keys[] = {
 	{ .name = "hook", .type = TRACERIG_KEY_ENUM, .default_value = "auto",
 	  .choices = "auto,tp_btf,raw_tp", BIND(hook),
@@ -907,6 +909,7 @@ static const struct tracerig_key ebpf_keys[] = {
 	  "its samples are worth, the period perf_events actually sampled at." },
 	{ .name = NULL },
 };
+/* clang-format on */
 
 TRACERIG_PLUGIN = {
 	.abi_version = TRACERIG_ABI_VERSION,

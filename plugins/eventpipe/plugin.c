@@ -1301,6 +1301,8 @@ static void eventpipe_fini(void *state)
 	eventpipe_free(e);
 }
 
+/* One key per paragraph, as the reference lists them. */
+/* clang-format off */
 static const struct tracerig_key eventpipe_keys[] = {
 	{ .name = "providers", .type = TRACERIG_KEY_LIST, BIND(providers),
 	  .description = "What to enable, in dotnet-trace's --providers syntax "
@@ -1339,6 +1341,7 @@ static const struct tracerig_key eventpipe_keys[] = {
 	  "after StopTracing; a stream cut there keeps its events but may lack method names." },
 	{ .name = NULL },
 };
+/* clang-format on */
 
 TRACERIG_PLUGIN = {
 	.abi_version = TRACERIG_ABI_VERSION,

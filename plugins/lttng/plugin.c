@@ -64,6 +64,8 @@ struct lttng_state {
 #define LOG(st, lvl, ...) (st)->svc->log((st)->ctx, (lvl), __VA_ARGS__)
 
 #define BIND(field) TRACERIG_BIND(struct lttng_settings, field)
+/* One key per paragraph, as the reference lists them. */
+/* clang-format off */
 static const struct tracerig_key lttng_keys[] = {
 	{ .name = "preset", .type = TRACERIG_KEY_LIST, BIND(preset),
 	  .description = "Named userspace event sets after perfcollect's: default, gccollectonly, gconly, "
@@ -124,6 +126,7 @@ static const struct tracerig_key lttng_keys[] = {
 	  "LD_PRELOAD=liblttng-ust-libc-wrapper.so." },
 	{ .name = NULL },
 };
+/* clang-format on */
 
 static int is_pow2(unsigned long long v)
 {

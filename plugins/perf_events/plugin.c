@@ -1138,6 +1138,8 @@ static void perf_fini(void *state)
 }
 
 #define BIND(field) TRACERIG_BIND(struct perf_settings, field)
+/* One key per paragraph, as the reference lists them. */
+/* clang-format off */
 static const struct tracerig_key perf_keys[] = {
 	{ .name = "events", .type = TRACERIG_KEY_LIST, .default_value = "cpu-clock",
 	  BIND(events),
@@ -1219,6 +1221,7 @@ static const struct tracerig_key perf_keys[] = {
 	  "cpu.pb.gz spills at nearly every sample: right, but slow." },
 	{ .name = NULL },
 };
+/* clang-format on */
 
 TRACERIG_PLUGIN = {
 	.abi_version = TRACERIG_ABI_VERSION,

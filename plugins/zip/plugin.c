@@ -313,6 +313,8 @@ static void zip_fini(void *state)
 	free(z);
 }
 
+/* One key per paragraph, as the reference lists them. */
+/* clang-format off */
 static const struct tracerig_key zip_keys[] = {
 	{ .name = "compression", .type = TRACERIG_KEY_INT, .default_value = "6", .max = 9,
 	  TRACERIG_BIND(struct zip_packager, level),
@@ -327,6 +329,7 @@ static const struct tracerig_key zip_keys[] = {
 	  .description = "Entry name suffixes stored without compression (already compressed)." },
 	{ .name = NULL },
 };
+/* clang-format on */
 
 TRACERIG_PLUGIN = {
 	.abi_version = TRACERIG_ABI_VERSION,

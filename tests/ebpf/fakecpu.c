@@ -10,9 +10,12 @@
 
 #include <tracerig/plugin.h>
 
+/* One key per paragraph, as the reference lists them. */
+/* clang-format off */
 static const struct tracerig_key fakecpu_keys[] = {
 	{ .name = NULL },
 };
+/* clang-format on */
 
 struct fakecpu {
 	const struct tracerig_services *svc;

@@ -310,6 +310,8 @@ static void testsrc_fini(void *state)
 #else
 #define LEVEL_BINDING BIND(level)
 #endif
+/* One key per paragraph, as the reference lists them. */
+/* clang-format off */
 static const struct tracerig_key testsrc_keys[] = {
 	{ .name = "fail_in", .type = TRACERIG_KEY_ENUM, .default_value = "none",
 	  .choices = PHASES, BIND(fail_in),
@@ -350,6 +352,7 @@ static const struct tracerig_key testsrc_keys[] = {
 	  .description = "A list key." },
 	{ .name = NULL },
 };
+/* clang-format on */
 
 TRACERIG_PLUGIN = {
 	.abi_version = TEST_PLUGIN_ABI,
