@@ -57,6 +57,7 @@ struct perf {
 	struct pc_config cfg;
 	int script, flamegraph;
 	uint64_t flight_ns; /* mode = flight: the window; 0 when recording */
+	int said_in_profile; /* errors given to config_error: init does not repeat them */
 	char data_path[PATH_MAX];
 	struct pc_collector *pc;
 
@@ -163,6 +164,7 @@ static int parse_events(struct perf *p, const struct tracerig_list *list, int op
 			/* Each said where it is; then the next. */
 			p->svc->config_error(p->ctx, "events", "%s is not an event here: %s", name,
 					     hint);
+			p->said_in_profile = 1;
 			if (!wrong++)
 				snprintf(why, why_len, "events: %s is not an event here: %s", name,
 					 hint);
@@ -360,7 +362,9 @@ static int perf_init(const struct tracerig_services *svc, struct tracerig_ctx *c
 	if (!p)
 		return ret;
 	if (ret < 0) {
-		svc->log(ctx, TRACERIG_LOG_ERROR, "%s", why);
+		/* What the core printed with its line is not printed again. */
+		if (!p->said_in_profile)
+			svc->log(ctx, TRACERIG_LOG_ERROR, "%s", why);
 		goto fail;
 	}
 	dir = svc->staging_dir(ctx);

@@ -10,6 +10,7 @@ check_grep "unknown event: where it was set, and a close match" \
 	'^tracerig: --set: \[perf_events\] events: cpu-clok is not an event here: did you mean cpu-clock\?' \
 	"$TEST_TMP/out"
 check "unknown event: no archive" test ! -e "$TEST_TMP/e.trace.zip"
+check_eq "unknown event: said once, where it was set" 1 "$(grep -c 'is not an event here' "$TEST_TMP/out")"
 
 printf '[tracerig]\nname = ev\n\n[perf_events]\nfrequency = 99\nevents = cpu-clok, page-faults, sched:sched_swich\n' \
 	>"$TEST_TMP/ev.ini"
@@ -23,6 +24,8 @@ check_grep "the second too, not only the first" \
 	"$TEST_TMP/out"
 check_grep "counted as the profile's errors" '^tracerig: 2 errors in the profile; nothing was collected$' \
 	"$TEST_TMP/out"
+check_eq "each said once, with nothing repeating them" 2 \
+	"$(grep -Ec 'events: .*not (an event|events) here' "$TEST_TMP/out")"
 run_tracerig --check -c "$TEST_TMP/ev.ini"
 check_eq "--check of it: exit 2" 2 "$rc"
 check_eq "--check says both, with their line" 2 \
