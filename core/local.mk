@@ -14,7 +14,7 @@ tracerig_SOURCES = \
 	core/options.h core/exitcodes.h \
 	core/supervise.c core/supervise.h \
 	core/watchdog.c core/watchdog.h \
-	core/services.c core/services.h \
+	core/services.c core/services.h core/settings.h \
 	core/sideband.c core/sideband.h \
 	core/pids.c core/pids.h \
 	core/staging.c core/staging.h \

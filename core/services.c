@@ -25,60 +25,82 @@
 #include "wall.h"
 #include "watchdog.h"
 
+#define SESSION_BIND(field) TRACERIG_BIND(struct tr_settings, field)
 /* One key per paragraph, as the reference lists them. */
 /* clang-format off */
 const struct tracerig_key tr_session_keys[] = {
 	{ .name = "name", .type = TRACERIG_KEY_STRING, .default_value = "tracerig",
+	  SESSION_BIND(name),
 	  .description = "Name of the collection; the archive is <name>.trace.zip unless output is set." },
 	{ .name = "description", .type = TRACERIG_KEY_STRING,
+	  SESSION_BIND(description),
 	  .description = "Free text recorded in the manifest." },
 	{ .name = "duration", .type = TRACERIG_KEY_DURATION, .default_value = "10s",
 	  .max = 7LL * 24 * 3600 * 1000,
+	  SESSION_BIND(duration_ms),
 	  .description = "How long to collect; 0 = until Ctrl-C (or the launched command exits)." },
 	{ .name = "output", .type = TRACERIG_KEY_STRING,
+	  SESSION_BIND(output),
 	  .description = "Archive path; default <name>.trace.zip in the current directory." },
 	{ .name = "required", .type = TRACERIG_KEY_LIST, .default_value = "",
+	  SESSION_BIND(required),
 	  .description = "Backends whose failure aborts the run; others are optional (logged, skipped, noted in the manifest)." },
 	{ .name = "packager", .type = TRACERIG_KEY_STRING, .default_value = "zip",
+	  SESSION_BIND(packager),
 	  .description = "Packaging plugin that writes the archive." },
 	{ .name = "cgroup", .type = TRACERIG_KEY_STRING,
+	  SESSION_BIND(cgroup),
 	  .description = "Trace only this cgroup (a directory under /sys/fs/cgroup): how a whole container is traced from the host." },
 	{ .name = "pprof", .type = TRACERIG_KEY_BOOL, .default_value = "yes",
+	  SESSION_BIND(pprof),
 	  .description = "Write each stack view as a pprof profile too (cpu.pb.gz, offcpu.pb.gz, wall.pb.gz), with mappings and build ids, for continuous-profiling stores and `go tool pprof`." },
 	{ .name = "stream", .type = TRACERIG_KEY_BOOL, .default_value = "yes",
+	  SESSION_BIND(stream),
 	  .description = "Compress the entries that sources say only grow (perf.data, perf.data.txt) while collecting, on a low-priority thread, so that packaging at the end compresses only what was written last, and free the staged bytes already compressed that the source will not read again once the kernel wrote them back (the staging then holds the archive so far and about the last half minute of the recording, not the whole recording; not where tracerig lacks CAP_SYS_NICE, logged); no: compress everything when packaging." },
 	{ .name = "mode", .type = TRACERIG_KEY_ENUM, .default_value = "record",
 	  .choices = "record,flight",
+	  SESSION_BIND(mode),
 	  .description = "record: collect for duration (or until stopped) and write one archive. flight: a flight recorder: collect until stopped keeping only the last window, and write <name>-<UTC time>.trace.zip of that window into the output directory on each trigger (SIGUSR1, `tracerig snapshot`, trigger_cpu, trigger_crash) and when stopped; duration applies only when given with -d. Only backends with flight support (perf_events, mapharvest, lttng) take part: others fail the session when required, else are left out with a warning. See docs/flight.md." },
 	{ .name = "window", .type = TRACERIG_KEY_DURATION, .default_value = "30s",
 	  .min = 1000, .max = 24LL * 3600 * 1000,
+	  SESSION_BIND(window_ms),
 	  .description = "mode = flight: how much of the recent past each snapshot holds; sources keep about this much on disk (perf_events: at most window + window/4 of recording)." },
 	{ .name = "keep", .type = TRACERIG_KEY_INT, .default_value = "0", .min = 0, .max = 1000000,
+	  SESSION_BIND(keep),
 	  .description = "mode = flight: how many snapshot archives of this name to keep in the output directory; the oldest go first (those of earlier runs too). Only regular files of tracerig's own user count and go: another user's file of the same name in a shared directory is never deleted. 0 keeps all." },
 	{ .name = "trigger_cpu", .type = TRACERIG_KEY_STRING,
+	  SESSION_BIND(trigger_cpu),
 	  .description = "mode = flight: a snapshot when CPU use stays at or above this share for trigger_for, e.g. 80% (of one CPU for traced processes or the cgroup, as top shows a process; of all CPUs for the whole machine). Fires once per spike: again only after use fell below. Unset: no CPU trigger." },
 	{ .name = "trigger_for", .type = TRACERIG_KEY_DURATION, .default_value = "5s",
 	  .min = 0, .max = 24LL * 3600 * 1000,
+	  SESSION_BIND(trigger_for_ms),
 	  .description = "mode = flight: how long CPU use must stay at or above trigger_cpu (measured every 0.5 s)." },
 	{ .name = "trigger_crash", .type = TRACERIG_KEY_BOOL, .default_value = "yes",
+	  SESSION_BIND(trigger_crash),
 	  .description = "mode = flight: a snapshot when a traced process (any process, system-wide) dies on a crash signal (SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGSYS, SIGTRAP, SIGQUIT, SIGXCPU, SIGXFSZ); collection goes on. A launched command that crashes ends the session: its final snapshot says so." },
 	{ .name = "keep_staging", .type = TRACERIG_KEY_BOOL, .default_value = "no",
+	  SESSION_BIND(keep_staging),
 	  .description = "Keep the staging directory after a successful packaging (for debugging); its files are then kept whole while collecting too (stream frees nothing)." },
 	{ .name = "start_timeout", .type = TRACERIG_KEY_DURATION, .default_value = "60s",
 	  .min = 1, .max = 24LL * 3600 * 1000,
+	  SESSION_BIND(start_timeout_ms),
 	  .description = "How long a backend may take to initialise and to start before it is abandoned as hung." },
 	{ .name = "stop_timeout", .type = TRACERIG_KEY_DURATION, .default_value = "30s",
 	  .min = 1, .max = 24LL * 3600 * 1000,
+	  SESSION_BIND(stop_timeout_ms),
 	  .description = "How long a backend may take to stop before it is abandoned as hung (the others are still packaged)." },
 	{ .name = "flush_timeout", .type = TRACERIG_KEY_DURATION, .default_value = "10m",
 	  .min = 1, .max = 24LL * 3600 * 1000,
+	  SESSION_BIND(flush_timeout_ms),
 	  .description = "How long a backend, or the packager, may take to write its entries before it is abandoned as hung." },
 	{ .name = "open_timeout", .type = TRACERIG_KEY_DURATION, .default_value = "5s",
 	  .min = 100, .max = 3600LL * 1000,
+	  SESSION_BIND(open_timeout_ms),
 	  .description = "How long opening (and, on FUSE or a network file system, copying) one file of a traced process may take, or removing a map it left behind. A file system that does not answer in time (a hung FUSE server, an unreachable NFS server) is given up for the session: the frames of its files stay unnamed, its maps stay where they are, and collection goes on. A TMPDIR on FUSE or a network file system is never searched for a .NET diagnostic socket." },
 	{ .name = NULL },
 };
 /* clang-format on */
+#undef SESSION_BIND
 
 const char *tr_config_value(const struct tr_section *section, const struct tracerig_key *keys,
 			    const char *key)
@@ -179,10 +201,12 @@ static int bound_list(struct tracerig_ctx *ctx, size_t index, struct tracerig_li
 	return ret;
 }
 
-static int svc_config_bind(struct tracerig_ctx *ctx, void *dst)
+/* The values of `keys` in `section` (or their defaults) into the fields
+ * their TRACERIG_BIND names in dst; a LIST's items from list_of, which
+ * owns them. */
+static int bind_keys(const struct tr_section *section, const struct tracerig_key *keys, void *dst,
+		     int (*list_of)(void *arg, size_t index, struct tracerig_list *out), void *arg)
 {
-	const struct tracerig_key *keys = ctx->plugin->keys;
-
 	for (size_t i = 0; keys && keys[i].name; i++) {
 		const struct tracerig_key *k = &keys[i];
 		char *field = (char *)dst + k->bind_offset;
@@ -195,13 +219,13 @@ static int svc_config_bind(struct tracerig_ctx *ctx, void *dst)
 			continue;
 		switch (k->type) {
 		case TRACERIG_KEY_STRING:
-			text = tr_config_value(ctx->section, keys, k->name);
+			text = tr_config_value(section, keys, k->name);
 			memcpy(field, &text, sizeof(text));
 			break;
 		case TRACERIG_KEY_INT:
 		case TRACERIG_KEY_SIZE:
 		case TRACERIG_KEY_DURATION:
-			num = tr_config_number(ctx->section, keys, k->name);
+			num = tr_config_number(section, keys, k->name);
 			if (k->bind_size == sizeof(int)) {
 				/* The loader let an int through only for a range within one. */
 				flag = (int)num;
@@ -211,20 +235,67 @@ static int svc_config_bind(struct tracerig_ctx *ctx, void *dst)
 			}
 			break;
 		case TRACERIG_KEY_BOOL:
-			flag = tr_config_number(ctx->section, keys, k->name) != 0;
+			flag = tr_config_number(section, keys, k->name) != 0;
 			memcpy(field, &flag, sizeof(flag));
 			break;
 		case TRACERIG_KEY_ENUM:
-			flag = tr_key_choice(k->choices, tr_config_value(ctx->section, keys, k->name));
+			flag = tr_key_choice(k->choices, tr_config_value(section, keys, k->name));
 			memcpy(field, &flag, sizeof(flag));
 			break;
 		case TRACERIG_KEY_LIST:
-			if ((ret = bound_list(ctx, i, &list)) < 0)
+			if ((ret = list_of(arg, i, &list)) < 0)
 				return ret;
 			memcpy(field, &list, sizeof(list));
 			break;
 		}
 	}
+	return 0;
+}
+
+static int ctx_list(void *arg, size_t index, struct tracerig_list *out)
+{
+	return bound_list(arg, index, out);
+}
+
+static int svc_config_bind(struct tracerig_ctx *ctx, void *dst)
+{
+	return bind_keys(ctx->section, ctx->plugin->keys, dst, ctx_list, ctx);
+}
+
+/* [tracerig] has one LIST, required: split into the settings' own. */
+struct settings_lists {
+	const struct tr_section *section;
+	struct tr_settings *st;
+};
+
+static int settings_list(void *arg, size_t index, struct tracerig_list *out)
+{
+	const struct settings_lists *sl = arg;
+	const char *value =
+		tr_config_value(sl->section, tr_session_keys, tr_session_keys[index].name);
+
+	tr_settings_free(sl->st);
+	return tr_key_split(value, out);
+}
+
+int tr_settings_bind(const struct tr_section *section, struct tr_settings *st)
+{
+	struct settings_lists sl = { section, st };
+
+	return bind_keys(section, tr_session_keys, st, settings_list, &sl);
+}
+
+void tr_settings_free(struct tr_settings *st)
+{
+	free((void *)st->required.items);
+	st->required = (struct tracerig_list){ 0 };
+}
+
+int tr_list_contains(const struct tracerig_list *list, const char *name)
+{
+	for (size_t i = 0; i < list->n; i++)
+		if (strcmp(list->items[i], name) == 0)
+			return 1;
 	return 0;
 }
 

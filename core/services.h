@@ -5,13 +5,14 @@
 
 #include <tracerig/plugin.h>
 
+#include "settings.h"
+
 struct tr_section;
 struct tr_session;
 
 extern const struct tracerig_services tr_services;
 
-/* The core's own [tracerig] keys. */
-extern const struct tracerig_key tr_session_keys[];
+/* The core's own [tracerig] keys: settings.h. */
 /* Reads a validated value of `key` in `section`, or its default. */
 const char *tr_config_value(const struct tr_section *section, const struct tracerig_key *keys,
 			    const char *key);

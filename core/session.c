@@ -354,11 +354,9 @@ static int read_profile(struct tr_session *s, int *errors)
 /* Loads the backend of each section but [tracerig] and the packager's.
  * Returns 0 or an exit status; adds what is wrong to *errors and the
  * optional backends this install lacks to *not_installed. */
-static int load_sources(struct tr_session *s, struct tr_section *main_section, int *errors,
-			int *not_installed)
+static int load_sources(struct tr_session *s, int *errors, int *not_installed)
 {
-	const char *required = tr_config_value(main_section, tr_session_keys, "required");
-	const char *packager = tr_config_value(main_section, tr_session_keys, "packager");
+	const struct tr_settings *st = &s->settings;
 
 	for (size_t i = 0; i < s->profile.n_sections; i++) {
 		struct tr_section *sec = &s->profile.sections[i];
@@ -366,14 +364,14 @@ static int load_sources(struct tr_session *s, struct tr_section *main_section, i
 		char at[PATH_MAX + 16];
 		int ret;
 
-		if (strcmp(sec->name, "tracerig") == 0 || strcmp(sec->name, packager) == 0)
+		if (strcmp(sec->name, "tracerig") == 0 || strcmp(sec->name, st->packager) == 0)
 			continue;
 		if (sec->line > 0)
 			snprintf(at, sizeof(at), "%s:%d", sec->origin, sec->line);
 		else
 			snprintf(at, sizeof(at), "%s", sec->origin);
 		ret = load_plugin(s, sec->name, sec, at, TRACERIG_PLUGIN_SOURCE,
-				  !tr_list_has(required, sec->name), &ctx);
+				  !tr_list_contains(&st->required, sec->name), &ctx);
 		if (ret != 0) {
 			*errors += ret < 0;
 			*not_installed += ret > 0;
@@ -386,16 +384,16 @@ static int load_sources(struct tr_session *s, struct tr_section *main_section, i
 		}
 		s->sources = grown;
 		s->sources[s->n_sources++] = ctx;
-		ctx->required = tr_list_has(required, sec->name);
+		ctx->required = tr_list_contains(&st->required, sec->name);
 		*errors += validate_section(sec, ctx->plugin->keys, ctx->plugin->name);
 	}
 	return 0;
 }
 
 /* Returns the error count. */
-static int load_packager(struct tr_session *s, struct tr_section *main_section)
+static int load_packager(struct tr_session *s)
 {
-	const char *packager = tr_config_value(main_section, tr_session_keys, "packager");
+	const char *packager = s->settings.packager;
 
 	if (load_plugin(s, packager, tr_profile_section(&s->profile, packager),
 			"[tracerig] packager", TRACERIG_PLUGIN_PACKAGER, 0, &s->packager) < 0)
@@ -405,7 +403,7 @@ static int load_packager(struct tr_session *s, struct tr_section *main_section)
 
 /* PIDs, the launched command or the whole system, bounded by a cgroup.
  * Returns 0 or an exit status. */
-static int prepare_targets(struct tr_session *s, struct tr_section *main_section)
+static int prepare_targets(struct tr_session *s)
 {
 	const struct tr_options *opts = s->opts;
 
@@ -414,7 +412,7 @@ static int prepare_targets(struct tr_session *s, struct tr_section *main_section
 	/* Known from the start, so that a plugin's check and init can tell a
 	 * command will be launched (its PID comes at spawn). */
 	s->targets.command = opts->command ? opts->command[0] : NULL;
-	s->targets.cgroup = tr_config_value(main_section, tr_session_keys, "cgroup");
+	s->targets.cgroup = s->settings.cgroup;
 	s->targets.system_wide = opts->n_pids == 0 && !opts->command;
 	if (s->targets.cgroup) {
 		struct stat st;
@@ -434,15 +432,13 @@ static int prepare_targets(struct tr_session *s, struct tr_section *main_section
 }
 
 /* The flight recorder's automatic triggers; only flight mode has them. */
-static int prepare_triggers(struct tr_session *s, struct tr_section *main_section)
+static int prepare_triggers(struct tr_session *s)
 {
-	const char *cpu = tr_config_value(main_section, tr_session_keys, "trigger_cpu");
+	const char *cpu = s->settings.trigger_cpu;
 	char why[256];
 
-	if (tr_triggers_configure(&s->triggers, cpu,
-				  tr_config_number(main_section, tr_session_keys, "trigger_for"),
-				  tr_config_number(main_section, tr_session_keys, "trigger_crash") != 0,
-				  why, sizeof(why)) < 0) {
+	if (tr_triggers_configure(&s->triggers, cpu, s->settings.trigger_for_ms,
+				  s->settings.trigger_crash, why, sizeof(why)) < 0) {
 		tr_err("[tracerig] %s", why);
 		return -EINVAL;
 	}
@@ -460,15 +456,12 @@ static int prepare_output(struct tr_session *s, struct tr_section *main_section)
 {
 	const struct tr_options *opts = s->opts;
 	const struct tr_entry *duration = tr_section_entry(main_section, "duration");
-	const char *mode = tr_config_value(main_section, tr_session_keys, "mode");
+	const struct tr_settings *st = &s->settings;
 
-	if (mode && strcmp(mode, "flight") == 0 &&
-	    tr_flight_configure(tr_config_number(main_section, tr_session_keys, "window"),
-				tr_config_number(main_section, tr_session_keys, "keep"),
-				tr_config_value(main_section, tr_session_keys, "output"),
-				tr_config_value(main_section, tr_session_keys, "name")) < 0)
+	if (st->mode == TR_MODE_FLIGHT &&
+	    tr_flight_configure(st->window_ms, st->keep, st->output, st->name) < 0)
 		return TR_EXIT_USAGE;
-	if (!(mode && strcmp(mode, "flight") == 0)) {
+	if (st->mode != TR_MODE_FLIGHT) {
 		/* Keys of a flight recorder set for this session (not as
 		 * tracerig.conf's defaults) do nothing in a recording: said. */
 		static const char *const flight_keys[] = { "window", "keep" };
@@ -485,13 +478,11 @@ static int prepare_output(struct tr_session *s, struct tr_section *main_section)
 				"docs/flight.md)", at, e->key, e->value, e->key);
 		}
 	}
-	if (prepare_triggers(s, main_section) < 0)
+	if (prepare_triggers(s) < 0)
 		return TR_EXIT_USAGE;
-	if (tr_output_prepare(tr_config_value(main_section, tr_session_keys, "output"),
-			      tr_config_value(main_section, tr_session_keys, "name"), opts->check,
-			      &s->output) < 0)
+	if (tr_output_prepare(st->output, st->name, opts->check, &s->output) < 0)
 		return TR_EXIT_USAGE;
-	s->duration_ms = tr_config_number(main_section, tr_session_keys, "duration");
+	s->duration_ms = st->duration_ms;
 	/* A launched command bounds the session itself unless a duration was
 	 * asked for on this command line. */
 	if (opts->command && !opts->duration &&
@@ -500,9 +491,9 @@ static int prepare_output(struct tr_session *s, struct tr_section *main_section)
 	/* A flight recorder runs until it is stopped; -d still bounds it. */
 	if (tr_flight_enabled() && !opts->duration)
 		s->duration_ms = 0;
-	s->keep_staging = tr_config_number(main_section, tr_session_keys, "keep_staging") != 0;
-	s->pprof = tr_config_number(main_section, tr_session_keys, "pprof") != 0;
-	s->stream = tr_config_number(main_section, tr_session_keys, "stream") != 0;
+	s->keep_staging = st->keep_staging;
+	s->pprof = st->pprof;
+	s->stream = st->stream;
 	/* A kept staging is for looking at: its files stay whole. */
 	tr_stream_may_free(!s->keep_staging);
 	return 0;
@@ -522,12 +513,14 @@ int tr_session_prepare(struct tr_session *s, const struct tr_options *opts)
 	if (ret)
 		return ret;
 	main_section = tr_profile_section(&s->profile, "tracerig");
+	if (tr_settings_bind(main_section, &s->settings) < 0)
+		return TR_EXIT_FAILURE;
 	if (tr_loader_init((const char *const *)opts->plugin_dirs, opts->n_plugin_dirs) < 0)
 		return TR_EXIT_FAILURE;
-	ret = load_sources(s, main_section, &errors, &not_installed);
+	ret = load_sources(s, &errors, &not_installed);
 	if (ret)
 		return ret;
-	errors += load_packager(s, main_section);
+	errors += load_packager(s);
 	if (errors) {
 		tr_err("%d error%s in the profile; nothing was collected", errors,
 		       errors == 1 ? "" : "s");
@@ -541,7 +534,7 @@ int tr_session_prepare(struct tr_session *s, const struct tr_options *opts)
 			       "[perf_events]", s->profile_path);
 		return TR_EXIT_USAGE;
 	}
-	ret = prepare_targets(s, main_section);
+	ret = prepare_targets(s);
 	return ret ? ret : prepare_output(s, main_section);
 }
 
@@ -1555,11 +1548,9 @@ static void warn_failed_optional(struct tr_session *s)
 
 static void read_timeouts(struct tr_session *s)
 {
-	struct tr_section *main_section = tr_profile_section(&s->profile, "tracerig");
-
-	s->start_timeout_ms = tr_config_number(main_section, tr_session_keys, "start_timeout");
-	s->stop_timeout_ms = tr_config_number(main_section, tr_session_keys, "stop_timeout");
-	s->flush_timeout_ms = tr_config_number(main_section, tr_session_keys, "flush_timeout");
+	s->start_timeout_ms = s->settings.start_timeout_ms;
+	s->stop_timeout_ms = s->settings.stop_timeout_ms;
+	s->flush_timeout_ms = s->settings.flush_timeout_ms;
 }
 
 /* The process model needs a side-band stream (mappings, execs, forks); the
@@ -1898,9 +1889,7 @@ static void opener_stuck(const char *path, unsigned int timeout_ms, void *arg)
  * own, which a hung file system can hold but not us (lib/opener.h). */
 static void start_opener(struct tr_session *s)
 {
-	struct tr_section *main_section = tr_profile_section(&s->profile, "tracerig");
-	long long ms = tr_config_number(main_section, tr_session_keys, "open_timeout");
-	int ret = tr_opener_start((unsigned int)ms, opener_stuck, NULL);
+	int ret = tr_opener_start((unsigned int)s->settings.open_timeout_ms, opener_stuck, NULL);
 
 	if (ret < 0)
 		tr_warn("cannot start the process that opens traced processes' files: %s (a "
@@ -2036,6 +2025,7 @@ void tr_session_free(struct tr_session *s)
 		tr_ctx_free(s->sources[i]);
 	free(s->sources);
 	tr_ctx_free(s->packager);
+	tr_settings_free(&s->settings);
 	for (size_t i = 0; i < s->n_command_env; i++)
 		free(s->command_env[i]);
 	free(s->command_env);

@@ -9,6 +9,7 @@
 
 #include "phase.h"
 #include "profile.h"
+#include "settings.h"
 #include "staging.h"
 #include "target.h"
 #include "triggers.h"
@@ -35,6 +36,7 @@ struct tr_session {
 	char **command_env; /* "NAME=value", NULL-terminated */
 	size_t n_command_env;
 
+	struct tr_settings settings; /* [tracerig] */
 	struct tracerig_archive archive;
 	char *output;
 	long long duration_ms;
