@@ -18,17 +18,13 @@ UNIT_TESTS += tests/symbols/test_symbols tests/symbols/test_flamegraph_svg
 check_PROGRAMS += tests/symbols/test_symtab
 TESTS += tests/symbols/test_symtab
 UNIT_TESTS += tests/symbols/test_symtab
-tests_symbols_test_symtab_SOURCES = tests/symbols/test_symtab.c core/symbols/symtab.c \
-	core/symbols/symtab.h core/symbols/demangle.c core/symbols/demangle.h
-tests_symbols_test_symtab_LDADD = lib/libtrutil.la $(DEMANGLE_LIBS)
-tests_symbols_test_symbols_SOURCES = tests/symbols/test_symbols.c $(tr_symbols_sources) core/log.c
+tests_symbols_test_symtab_LDADD = $(tr_core_libs)
 tests_symbols_test_symbols_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
-tests_symbols_test_symbols_LDADD = lib/libtrelf.la lib/libtrutil.la $(LIBELF_LIBS) $(DEMANGLE_LIBS)
+tests_symbols_test_symbols_LDADD = $(tr_core_libs)
 # The test runs the fixture and looks its library up by path.
 EXTRA_tests_symbols_test_symbols_DEPENDENCIES = tests/symbols/fixture tests/symbols/libfixture.la
 
-tests_symbols_test_flamegraph_svg_SOURCES = tests/symbols/test_flamegraph_svg.c core/flamegraph.c core/staging.c
-tests_symbols_test_flamegraph_svg_LDADD = lib/libtrutil.la
+tests_symbols_test_flamegraph_svg_LDADD = $(tr_core_libs)
 
 # Fixtures: a PIE with known, not inlined functions (no sanitizers, so the
 # copy run inside a namespace needs nothing but libc) and a shared library.

@@ -52,13 +52,11 @@ check_PROGRAMS += tests/perf_events/test_unwind
 TESTS += tests/perf_events/test_unwind
 UNIT_TESTS += tests/perf_events/test_unwind
 tests_perf_events_test_unwind_SOURCES = tests/perf_events/test_unwind.c tests/lib/stack-sample.h \
-	plugins/perf_events/unwind.c plugins/perf_events/unwindbg.c plugins/perf_events/sample.c \
-	$(tr_symbols_sources) core/log.c
+	plugins/perf_events/unwind.c plugins/perf_events/unwindbg.c plugins/perf_events/sample.c
 tests_perf_events_test_unwind_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) -I$(top_srcdir)/tests \
 	-I$(top_srcdir)/plugins/perf_events
 tests_perf_events_test_unwind_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
-tests_perf_events_test_unwind_LDADD = lib/libtrelf.la lib/libtrunwind.la lib/libtrutil.la $(LIBELF_LIBS) \
-	$(DEMANGLE_LIBS) $(LIBDW_LIBS) $(AX_PTHREAD_LIBS)
+tests_perf_events_test_unwind_LDADD = lib/libtrunwind.la $(tr_core_libs) $(LIBDW_LIBS) $(AX_PTHREAD_LIBS)
 # ---- end unwind
 
 # ---- frametexts (frame texts kept per process, generation and address)
@@ -141,10 +139,8 @@ bench_perf_events_convert_SOURCES = bench/perf_events/convert.c \
 	plugins/perf_events/script.c plugins/perf_events/frametexts.c plugins/perf_events/bytebuf.c \
 	plugins/perf_events/comms.c plugins/perf_events/events.c plugins/perf_events/tracefs.c \
 	plugins/perf_events/textbuf.c plugins/perf_events/timesort.c plugins/perf_events/unwind.c \
-	plugins/perf_events/unwindbg.c plugins/perf_events/sample.c \
-	$(tr_symbols_sources) core/log.c
+	plugins/perf_events/unwindbg.c plugins/perf_events/sample.c
 bench_perf_events_convert_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)
 bench_perf_events_convert_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(TRACEEVENT_CFLAGS) $(LIBDW_CFLAGS)
-bench_perf_events_convert_LDADD = lib/libtrpprof.la lib/libtrelf.la lib/libtrunwind.la lib/libtrutil.la $(LIBELF_LIBS) $(TRACEEVENT_LIBS) \
-	$(DEMANGLE_LIBS) $(LIBDW_LIBS)
+bench_perf_events_convert_LDADD = lib/libtrunwind.la $(tr_core_libs) $(TRACEEVENT_LIBS) $(LIBDW_LIBS)
 endif

@@ -15,9 +15,9 @@ if BUILD_PLUGIN_ZIP
 check_PROGRAMS += tests/zip/test_pieces
 TESTS += tests/zip/test_pieces
 UNIT_TESTS += tests/zip/test_pieces
-tests_zip_test_pieces_SOURCES = tests/zip/test_pieces.c plugins/zip/pieces.c core/stream.c core/writeback.c core/log.c
+tests_zip_test_pieces_SOURCES = tests/zip/test_pieces.c plugins/zip/pieces.c
 tests_zip_test_pieces_CFLAGS = $(AM_CFLAGS) $(LIBZIP_CFLAGS) $(ZLIB_CFLAGS) -include config.h
-tests_zip_test_pieces_LDADD = lib/libtrzpiece.la lib/libtrutil.la $(LIBZIP_LIBS) $(ZLIB_LIBS)
+tests_zip_test_pieces_LDADD = $(tr_core_libs) $(LIBZIP_LIBS) $(ZLIB_LIBS)
 endif
 TESTS += tests/zip/stream.sh
 dist_check_SCRIPTS += tests/zip/stream.sh

@@ -1,8 +1,7 @@
 # Third-party viewers opening the archive's files in headless Chromium
 # (npm packages pinned in package-lock.json, installed by the tests).
 check_PROGRAMS += tests/clients/render-flamegraph
-tests_clients_render_flamegraph_SOURCES = tests/clients/render-flamegraph.c core/flamegraph.c core/staging.c
-tests_clients_render_flamegraph_LDADD = lib/libtrutil.la
+tests_clients_render_flamegraph_LDADD = $(tr_core_libs)
 
 clients_sh_tests = tests/clients/speedscope.sh tests/clients/flamegraph.sh
 TESTS += $(clients_sh_tests)

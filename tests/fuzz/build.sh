@@ -80,7 +80,7 @@ archive() { # NAME SOURCES...
 }
 
 # shellcheck disable=SC2086
-archive core $core_sources
+archive trcore $core_sources
 # shellcheck disable=SC2086
 [ -z "${libtrutil_sources:-}" ] || archive trutil $libtrutil_sources
 # A libtool convenience library in the program's LDADD: compiled above for
@@ -104,7 +104,7 @@ for t in $targets; do
 	esac
 	compile "$top_srcdir/tests/fuzz/fuzz_$t.c" "$out/obj/fuzz_$t.o" -Wall -Wextra
 	# shellcheck disable=SC2086
-	"$cc" $cflags -fsanitize=fuzzer "$out/obj/fuzz_$t.o" $lib "$out/obj/libcore.a" \
+	"$cc" $cflags -fsanitize=fuzzer "$out/obj/fuzz_$t.o" $lib \
 		"${link_libs[@]}" -o "$out/bin/fuzz_$t"
 done
 touch "$out/obj/stamp"

@@ -20,7 +20,7 @@ clean-fuzz:
 # Written with $(file): the flags hold quotes that no shell may interpret.
 tests/fuzz/build.env: Makefile
 	$(AM_V_GEN)$(shell $(MKDIR_P) tests/fuzz)$(file >$@,targets=$(fuzz_targets))$(file \
-	>>$@,core_sources=$(filter-out core/main.c,$(filter %.c,$(tracerig_SOURCES))))$(file \
+	>>$@,core_sources=$(filter %.c,$(core_libtrcore_la_SOURCES)))$(file \
 	>>$@,mapharvest_sources=$(filter %.c,$(mapharvest_sources)))$(file \
 	>>$@,libtrutil_sources=$(filter %.c,$(lib_libtrutil_la_SOURCES)))$(file \
 	>>$@,cppflags=$(DEFS) $(AM_CPPFLAGS) $(INIH_CFLAGS) $(LIBELF_CFLAGS) $(LIBZIP_CFLAGS))$(file \
