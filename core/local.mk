@@ -10,6 +10,7 @@ core_libtrcore_la_SOURCES = \
 	core/loader.c core/loader.h \
 	core/backends.c core/backends.h \
 	core/session.c core/session.h \
+	core/prepare.c \
 	core/ctx.c core/ctx.h \
 	core/phase.c core/phase.h \
 	core/options.h core/exitcodes.h \
