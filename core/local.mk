@@ -11,6 +11,7 @@ core_libtrcore_la_SOURCES = \
 	core/backends.c core/backends.h \
 	core/session.c core/session.h \
 	core/prepare.c \
+	core/summary.c core/summary.h \
 	core/ctx.c core/ctx.h \
 	core/phase.c core/phase.h \
 	core/options.h core/exitcodes.h \
