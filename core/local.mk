@@ -10,7 +10,7 @@ core_libtrcore_la_SOURCES = \
 	core/loader.c core/loader.h \
 	core/backends.c core/backends.h \
 	core/session.c core/session.h \
-	core/prepare.c \
+	core/prepare.c core/check.c \
 	core/summary.c core/summary.h \
 	core/ctx.c core/ctx.h \
 	core/phase.c core/phase.h \

@@ -60,9 +60,7 @@ static void watchdog_discard(void *arg)
 	tr_staging_remove(&s->archive);
 }
 
-/* Forks the watchdog; `staged`: a session with a staging directory to
- * salvage, not a --check. */
-static int start_watchdog(struct tr_session *s, int staged)
+int tr_session_start_watchdog(struct tr_session *s, int staged)
 {
 	const struct tr_watchdog_ops ops = {
 		.arg = s,
@@ -73,119 +71,6 @@ static int start_watchdog(struct tr_session *s, int staged)
 	};
 
 	return tr_watchdog_start(&ops);
-}
-
-/* ---------------- --check ---------------- */
-
-static int count_config_errors(const struct tr_session *s)
-{
-	int errors = 0;
-
-	for (size_t i = 0; i <= s->n_sources; i++) {
-		const struct tracerig_ctx *ctx = i < s->n_sources ? s->sources[i] : s->packager;
-
-		if (ctx)
-			errors += __atomic_load_n(&ctx->config_errors, __ATOMIC_RELAXED);
-	}
-	return errors;
-}
-
-/* The profile errors plugins said (config_error), as the core says its
- * own; 0 when none. */
-static int plugin_config_errors(const struct tr_session *s, int checking)
-{
-	int errors = count_config_errors(s);
-
-	if (errors)
-		tr_err("%d error%s in the profile%s", errors, errors == 1 ? "" : "s",
-		       checking ? "" : "; nothing was collected");
-	return errors;
-}
-
-
-int tr_session_check(struct tr_session *s)
-{
-	int unusable_required = 0, started, errors;
-	char *body = NULL;
-	size_t body_len = 0;
-	FILE *out;
-
-	/* A check may start what would outlive a killed tracerig (lttng's
-	 * dry run starts a session daemon): the watchdog cleans up after it. */
-	if ((started = start_watchdog(s, 0)) < 0)
-		tr_warn("cannot start the watchdog: %s (if tracerig is killed during the check, "
-			"what a backend started for it stays)", strerror(-started));
-	/* The backends' lines first, so that the first line can say whether
-	 * the profile is valid: their checks may find errors in it. */
-	out = open_memstream(&body, &body_len);
-	if (!out)
-		out = stdout;
-	for (size_t i = 0; i <= s->n_sources; i++) {
-		struct tracerig_ctx *ctx = i < s->n_sources ? s->sources[i] : s->packager;
-		char advice[1024] = "";
-		int ret = 0;
-
-		if (!ctx)
-			continue;
-		if (ctx->plugin->check)
-			ret = ctx->plugin->check(&tr_services, ctx, advice, sizeof(advice));
-		if (ret == 0 && tr_flight_enabled() && ctx != s->packager &&
-		    !tr_flight_supported(ctx)) {
-			snprintf(advice, sizeof(advice), "mode = flight is not supported yet by %s%s",
-				 ctx->plugin->name, ctx->required
-				 ? ": remove it from the profile, or use mode = record"
-				 : " (optional here: a flight session leaves it out)");
-			ret = -ENOTSUP;
-		}
-		fprintf(out, "  %-12s %-8s %-9s %s%s%s\n", ctx->plugin->name,
-		       ctx->plugin->version ? ctx->plugin->version : "?",
-		       ctx->plugin->kind == TRACERIG_PLUGIN_PACKAGER ? "packager"
-		       : ctx->required ? "required" : "optional",
-		       ret == 0 ? "usable" : "NOT USABLE: ",
-		       ret == 0 ? "" : (advice[0] ? advice : strerror(-ret)),
-		       ret == 0 && advice[0] ? "" : "");
-		if (ret == 0 && advice[0])
-			fprintf(out, "  %-12s note: %s\n", "", advice);
-		if (ret < 0 && (ctx->required || ctx->plugin->kind == TRACERIG_PLUGIN_PACKAGER))
-			unusable_required++;
-	}
-	/* What tr_session_prepare went on without: a split install's absent
-	 * optional backends (an absent required one stopped it). */
-	for (size_t i = 0; i < s->profile.n_sections; i++) {
-		const struct tr_section *sec = &s->profile.sections[i];
-		const char *package = tr_backend_package(sec->name);
-		int loaded = strcmp(sec->name, "tracerig") == 0 ||
-			     strcmp(sec->name, s->packager->plugin->name) == 0;
-
-		for (size_t k = 0; k < s->n_sources && !loaded; k++)
-			loaded = s->sources[k]->section == sec;
-		if (!loaded)
-			fprintf(out, "  %-12s %-8s %-9s NOT INSTALLED: apt install %s\n", sec->name, "-",
-			       "optional", package ? package : "?");
-	}
-	fprintf(out, "  plugin file(s):\n");
-	for (size_t i = 0; i <= s->n_sources; i++) {
-		struct tracerig_ctx *ctx = i < s->n_sources ? s->sources[i] : s->packager;
-
-		if (ctx)
-			fprintf(out, "    %s: %s\n", ctx->plugin->name, ctx->loaded.file);
-	}
-	tr_watchdog_done();
-	errors = count_config_errors(s);
-	if (errors)
-		printf("profile %s: %d error%s (on stderr)\n", s->profile_path, errors,
-		       errors == 1 ? "" : "s");
-	else
-		printf("profile %s: valid\n", s->profile_path);
-	if (out != stdout) {
-		fclose(out);
-		fwrite(body, 1, body_len, stdout);
-		free(body);
-	}
-	fflush(stdout);
-	if (plugin_config_errors(s, 1))
-		return TR_EXIT_USAGE;
-	return unusable_required ? TR_EXIT_FAILURE : TR_EXIT_OK;
 }
 
 /* ---------------- running ---------------- */
@@ -459,7 +344,7 @@ static int init_all(struct tr_session *s)
 		if (flight_support(s, ctx) < 0)
 			return -1;
 	}
-	return plugin_config_errors(s, 0) ? -2 : 0;
+	return tr_session_config_errors(s, 0) ? -2 : 0;
 }
 
 static int start_all(struct tr_session *s)
@@ -1095,7 +980,7 @@ static int set_up_collector(struct tr_session *s)
 	int ret;
 
 	/* Before any plugin runs or any thread exists: a plain fork. */
-	if ((ret = start_watchdog(s, 1)) < 0)
+	if ((ret = tr_session_start_watchdog(s, 1)) < 0)
 		tr_warn("cannot start the watchdog: %s (if tracerig is killed, what it collected "
 			"stays unpackaged in %s)", strerror(-ret), s->archive.dir);
 	/* After the watchdog's fork: a session that died must not seem to

@@ -69,7 +69,15 @@ struct tr_session {
  * exit status (exitcodes.h). */
 int tr_session_prepare(struct tr_session *s, const struct tr_options *opts);
 int tr_session_run(struct tr_session *s);
-int tr_session_check(struct tr_session *s);
+int tr_session_check(struct tr_session *s); /* check.c */
 void tr_session_free(struct tr_session *s);
+
+/* For the session's own files. */
+/* Forks the watchdog; `staged`: a session with a staging directory to
+ * salvage, not a --check.  0 or -errno. */
+int tr_session_start_watchdog(struct tr_session *s, int staged);
+/* The profile errors plugins said (config_error), said as the core says
+ * its own; 0 when none (check.c). */
+int tr_session_config_errors(const struct tr_session *s, int checking);
 
 #endif
