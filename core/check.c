@@ -40,6 +40,52 @@ int tr_session_config_errors(const struct tr_session *s, int checking)
 	return errors;
 }
 
+/* One backend's line: its own check, then flight support.  1 when a
+ * backend the session cannot do without is not usable. */
+static int check_backend(const struct tr_session *s, struct tracerig_ctx *ctx, FILE *out)
+{
+	char advice[1024] = "";
+	int ret = 0;
+
+	if (ctx->plugin->check)
+		ret = ctx->plugin->check(&tr_services, ctx, advice, sizeof(advice));
+	if (ret == 0 && tr_flight_enabled() && ctx != s->packager && !tr_flight_supported(ctx)) {
+		snprintf(advice, sizeof(advice), "mode = flight is not supported yet by %s%s",
+			 ctx->plugin->name,
+			 ctx->required ? ": remove it from the profile, or use mode = record"
+				       : " (optional here: a flight session leaves it out)");
+		ret = -ENOTSUP;
+	}
+	fprintf(out, "  %-12s %-8s %-9s %s%s\n", ctx->plugin->name,
+		ctx->plugin->version ? ctx->plugin->version : "?",
+		ctx->plugin->kind == TRACERIG_PLUGIN_PACKAGER ? "packager"
+		: ctx->required                               ? "required"
+							      : "optional",
+		ret == 0 ? "usable" : "NOT USABLE: ",
+		ret == 0 ? "" : (advice[0] ? advice : strerror(-ret)));
+	if (ret == 0 && advice[0])
+		fprintf(out, "  %-12s note: %s\n", "", advice);
+	return ret < 0 && (ctx->required || ctx->plugin->kind == TRACERIG_PLUGIN_PACKAGER);
+}
+
+/* What tr_session_prepare went on without: a split install's absent
+ * optional backends (an absent required one stopped it). */
+static void list_not_installed(const struct tr_session *s, FILE *out)
+{
+	for (size_t i = 0; i < s->profile.n_sections; i++) {
+		const struct tr_section *sec = &s->profile.sections[i];
+		const char *package = tr_backend_package(sec->name);
+		int loaded = strcmp(sec->name, "tracerig") == 0 ||
+			     strcmp(sec->name, s->packager->plugin->name) == 0;
+
+		for (size_t k = 0; k < s->n_sources && !loaded; k++)
+			loaded = s->sources[k]->section == sec;
+		if (!loaded)
+			fprintf(out, "  %-12s %-8s %-9s NOT INSTALLED: apt install %s\n", sec->name,
+				"-", "optional", package ? package : "?");
+	}
+}
+
 int tr_session_check(struct tr_session *s)
 {
 	int unusable_required = 0, started, errors;
@@ -60,48 +106,11 @@ int tr_session_check(struct tr_session *s)
 		out = stdout;
 	for (size_t i = 0; i <= s->n_sources; i++) {
 		struct tracerig_ctx *ctx = i < s->n_sources ? s->sources[i] : s->packager;
-		char advice[1024] = "";
-		int ret = 0;
 
-		if (!ctx)
-			continue;
-		if (ctx->plugin->check)
-			ret = ctx->plugin->check(&tr_services, ctx, advice, sizeof(advice));
-		if (ret == 0 && tr_flight_enabled() && ctx != s->packager &&
-		    !tr_flight_supported(ctx)) {
-			snprintf(advice, sizeof(advice),
-				 "mode = flight is not supported yet by %s%s", ctx->plugin->name,
-				 ctx->required
-					 ? ": remove it from the profile, or use mode = record"
-					 : " (optional here: a flight session leaves it out)");
-			ret = -ENOTSUP;
-		}
-		fprintf(out, "  %-12s %-8s %-9s %s%s\n", ctx->plugin->name,
-			ctx->plugin->version ? ctx->plugin->version : "?",
-			ctx->plugin->kind == TRACERIG_PLUGIN_PACKAGER ? "packager"
-			: ctx->required                               ? "required"
-								      : "optional",
-			ret == 0 ? "usable" : "NOT USABLE: ",
-			ret == 0 ? "" : (advice[0] ? advice : strerror(-ret)));
-		if (ret == 0 && advice[0])
-			fprintf(out, "  %-12s note: %s\n", "", advice);
-		if (ret < 0 && (ctx->required || ctx->plugin->kind == TRACERIG_PLUGIN_PACKAGER))
-			unusable_required++;
+		if (ctx)
+			unusable_required += check_backend(s, ctx, out);
 	}
-	/* What tr_session_prepare went on without: a split install's absent
-	 * optional backends (an absent required one stopped it). */
-	for (size_t i = 0; i < s->profile.n_sections; i++) {
-		const struct tr_section *sec = &s->profile.sections[i];
-		const char *package = tr_backend_package(sec->name);
-		int loaded = strcmp(sec->name, "tracerig") == 0 ||
-			     strcmp(sec->name, s->packager->plugin->name) == 0;
-
-		for (size_t k = 0; k < s->n_sources && !loaded; k++)
-			loaded = s->sources[k]->section == sec;
-		if (!loaded)
-			fprintf(out, "  %-12s %-8s %-9s NOT INSTALLED: apt install %s\n", sec->name,
-				"-", "optional", package ? package : "?");
-	}
+	list_not_installed(s, out);
 	fprintf(out, "  plugin file(s):\n");
 	for (size_t i = 0; i <= s->n_sources; i++) {
 		struct tracerig_ctx *ctx = i < s->n_sources ? s->sources[i] : s->packager;
