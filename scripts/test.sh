@@ -26,6 +26,9 @@ for b in "${builds[@]}"; do
 	fi
 done
 
+# The .NET test apps and tools do not depend on how tracerig was built:
+# built once for both passes.
+export TRACERIG_DOTNET_CACHE="$top/_build/dotnet"
 for b in "${builds[@]}"; do
 	dir=${b%%:*}
 	echo "== tests in $dir"

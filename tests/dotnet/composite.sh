@@ -120,6 +120,6 @@ check_grep "container: the hot method is named from the image in the container's
 
 # lib/r2r's self-contained composite case (tests/lib/test_r2r), which ran
 # before this script in the suite and skipped it.
-R2R_TEST_APPS="$top_builddir/tests/dotnet/apps" check_unit_cases "test_r2r on the published composite" \
+R2R_TEST_APPS="$DOTNET_CACHE/apps" check_unit_cases "test_r2r on the published composite" \
 	"$top_builddir/tests/lib/test_r2r" a_self_contained_composite_image_is_read
 done_testing

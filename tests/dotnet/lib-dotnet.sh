@@ -1,5 +1,7 @@
 # Shared helpers of the .NET tests (sourced after lib.sh): the test apps
 # under tests/dotnet/apps/ are built here, from source, once per build tree
+# (or once per run of scripts/test.sh, whose two builds share
+# TRACERIG_DOTNET_CACHE: nothing of them depends on how tracerig was built)
 # and rebuilt only when their source changed.  A machine without the .NET
 # SDK skips every .NET test, saying so.
 need_root
@@ -15,7 +17,8 @@ need_plugins() {
 		[ -e "$top_builddir/plugins/$p/$p.la" ] || skip_all "$p not built"
 	done
 }
-DOTNET_APPS_OUT="$top_builddir/tests/dotnet/apps"
+DOTNET_CACHE=${TRACERIG_DOTNET_CACHE:-$top_builddir/tests/dotnet}
+DOTNET_APPS_OUT="$DOTNET_CACHE/apps"
 
 # dotnet_app NAME: builds tests/dotnet/apps/NAME (Release) unless its build
 # is newer than every source file, and sets DOTNET_APP to its .dll.  The
@@ -44,7 +47,7 @@ dotnet_app() {
 # per build tree) and sets DOTNET_TOOL to its path; returns 1, with the
 # reason in DOTNET_TOOL_WHY, when it cannot be installed.
 dotnet_tool() {
-	local dir="$top_builddir/tests/dotnet/tools"
+	local dir="$DOTNET_CACHE/tools"
 	DOTNET_TOOL="$dir/$1"
 	DOTNET_TOOL_WHY=""
 	[ -x "$DOTNET_TOOL" ] && return 0

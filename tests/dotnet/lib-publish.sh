@@ -9,10 +9,11 @@ command -v dotnet >/dev/null 2>&1 ||
 	skip_all "needs the .NET SDK (dotnet on the PATH): crossgen2 and the runtime packs come through it"
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
 export DOTNET_CLI_HOME="${DOTNET_CLI_HOME:-${HOME:-/root}}"
+DOTNET_CACHE=${TRACERIG_DOTNET_CACHE:-$top_builddir/tests/dotnet}
 
 # dotnet_publish NAME LABEL ARGS...: publishes tests/dotnet/apps/NAME
 # (Release) with `dotnet publish ARGS` into
-# $top_builddir/tests/dotnet/apps/NAME/LABEL/out unless that is newer than
+# $DOTNET_CACHE/apps/NAME/LABEL/out unless that is newer than
 # every source file; sets DOTNET_PUBLISHED to that directory and
 # DOTNET_PUBLISH_OBJ to the project's obj/Release directory (crossgen2's
 # maps are under it).  Each LABEL has its own copy of the project: restores
@@ -20,7 +21,7 @@ export DOTNET_CLI_HOME="${DOTNET_CLI_HOME:-${HOME:-/root}}"
 # fails the script, but one that could not reach NuGet skips it.
 dotnet_publish() {
 	local name=$1 label=$2 src="$top_srcdir/tests/dotnet/apps/$1" proj
-	local work="$top_builddir/tests/dotnet/apps/$1/$2"
+	local work="$DOTNET_CACHE/apps/$1/$2"
 	shift 2
 	proj=$(cd "$src" && ls ./*.csproj | head -1)
 	proj=${proj#./}

@@ -83,7 +83,7 @@ check_map x64-json linux-x64 Newtonsoft.Json.dll 2000
 # lib/r2r's composite cases (tests/lib/test_r2r), on the arm64 composite
 # published above, hostile components included: the unit test itself ran
 # before this script in the suite and skipped them.
-R2R_TEST_APPS="$top_builddir/tests/dotnet/apps" check_unit_cases "test_r2r on the published composite" \
+R2R_TEST_APPS="$DOTNET_CACHE/apps" check_unit_cases "test_r2r on the published composite" \
 	"$top_builddir/tests/lib/test_r2r" a_composite_image_is_named_from_its_components \
 	hostile_composites_and_components_are_refused_cleanly
 done_testing
