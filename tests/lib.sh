@@ -94,3 +94,31 @@ check_unit_cases() {
 		check_grep "$label: $c ran and passed" "^ok [0-9]* - $c\$" "$out"
 	done
 }
+
+# run_change_check LABEL HINT CMD...: one of the checks of the lines changed
+# since formatting and linting came in (scripts/check-format.sh,
+# check-tidy.py): ok on exit 0; the whole script skipped on 3 (the commit
+# they compare with is not in this clone's history); otherwise not ok,
+# with HINT and what the check printed.
+run_change_check() {
+	local label=$1 hint=$2 out rc=0
+	shift 2
+	out=$("$@" 2>&1) || rc=$?
+	case $rc in
+	0) ok "$label" ;;
+	3) skip_all "$out" ;;
+	*) not_ok "$label" "exit $rc; $hint" "$(head -60 <<<"$out")" ;;
+	esac
+}
+
+# probe_clone FILE...: $TEST_TMP/tree, a clone of the source tree with
+# FILE... (relative paths) copied over from the working tree, for a check
+# to be tried on a defect planted there.  Fails (said) when no clone.
+probe_clone() {
+	local f
+	git clone -q --no-hardlinks "$top_srcdir" "$TEST_TMP/tree" 2>"$TEST_TMP/clone.err" ||
+		{ not_ok "a clone to try the check on" "$(cat "$TEST_TMP/clone.err")"; return 1; }
+	for f in "$@"; do
+		cp "$top_srcdir/$f" "$TEST_TMP/tree/$f"
+	done
+}

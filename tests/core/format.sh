@@ -9,22 +9,11 @@ command -v git >/dev/null && git -C "$top_srcdir" rev-parse --git-dir >/dev/null
 command -v clang-format-14 >/dev/null || command -v clang-format >/dev/null ||
 	skip_all "clang-format is missing (scripts/deps.sh --test installs it)"
 
-out=$(bash "$top_srcdir/scripts/check-format.sh" 2>&1)
-rc=$?
-if [ "$rc" = 3 ]; then
-	skip_all "$out"
-elif [ "$rc" = 0 ]; then
-	ok "changed C lines are formatted (scripts/check-format.sh)"
-else
-	not_ok "changed C lines are formatted (scripts/check-format.sh)" \
-		"exit $rc; apply with scripts/check-format.sh --fix:" "$(head -60 <<<"$out")"
-fi
+run_change_check "changed C lines are formatted (scripts/check-format.sh)" \
+	"apply with scripts/check-format.sh --fix:" bash "$top_srcdir/scripts/check-format.sh"
 
 # The check itself, on a copy of the tree with one long line added.
-git clone -q --no-hardlinks "$top_srcdir" "$TEST_TMP/tree" 2>"$TEST_TMP/clone.err" ||
-	{ not_ok "a clone to try the check on" "$(cat "$TEST_TMP/clone.err")"; done_testing; exit; }
-cp "$top_srcdir/scripts/check-format.sh" "$TEST_TMP/tree/scripts/"
-cp "$top_srcdir/.clang-format" "$TEST_TMP/tree/"
+probe_clone scripts/check-format.sh .clang-format || { done_testing; exit; }
 printf 'int tr_format_probe(int a, int b, int c, int d, int e, int f, int g, int h, int i, int jj, int kk, int ll);\n' \
 	>>"$TEST_TMP/tree/lib/vec.h"
 rc=0

@@ -12,23 +12,12 @@ command -v clang-tidy-14 >/dev/null || command -v clang-tidy >/dev/null ||
 [ -s "$top_builddir/compile_commands.json" ] ||
 	skip_all "no compile_commands.json in the build tree (scripts/build.sh records it with bear)"
 
-out=$(python3 "$top_srcdir/scripts/check-tidy.py" -p "$top_builddir" 2>&1)
-rc=$?
-if [ "$rc" = 3 ]; then
-	skip_all "$out"
-elif [ "$rc" = 0 ]; then
-	ok "clang-tidy finds nothing on the changed C lines (scripts/check-tidy.py)"
-else
-	not_ok "clang-tidy finds nothing on the changed C lines (scripts/check-tidy.py)" \
-		"exit $rc:" "$(head -60 <<<"$out")"
-fi
+run_change_check "clang-tidy finds nothing on the changed C lines (scripts/check-tidy.py)" \
+	"what it found:" python3 "$top_srcdir/scripts/check-tidy.py" -p "$top_builddir"
 
 # The check itself: a clone with a bug added to lib/vec.c, checked with
 # that file's compile command pointed at the clone.
-git clone -q --no-hardlinks "$top_srcdir" "$TEST_TMP/tree" 2>"$TEST_TMP/clone.err" ||
-	{ not_ok "a clone to try the check on" "$(cat "$TEST_TMP/clone.err")"; done_testing; exit; }
-cp "$top_srcdir/scripts/check-tidy.py" "$TEST_TMP/tree/scripts/"
-cp "$top_srcdir/.clang-tidy" "$TEST_TMP/tree/"
+probe_clone scripts/check-tidy.py .clang-tidy || { done_testing; exit; }
 cat >>"$TEST_TMP/tree/lib/vec.c" <<'C'
 
 int tr_tidy_probe(int n);
