@@ -155,44 +155,87 @@ static int list_plugins(const struct tr_options *opts)
 	return n ? TR_EXIT_OK : TR_EXIT_FAILURE;
 }
 
+/* `tracerig report|convert|stop|snapshot|status ...`: 1 with *status set
+ * when argv names one of these commands. */
+static int run_subcommand(int argc, char **argv, int *status)
+{
+	static const struct {
+		const char *name;
+		int (*run)(int argc, char **argv);
+	} commands[] = {
+		{ "report", tr_report_main },   { "convert", tr_convert_main },
+		{ "stop", tr_detach_stop },     { "snapshot", tr_detach_snapshot },
+		{ "status", tr_detach_status },
+	};
+
+	for (size_t i = 0; argc > 1 && i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(argv[1], commands[i].name) == 0) {
+			*status = commands[i].run(argc - 1, argv + 1);
+			return 1;
+		}
+	return 0;
+}
+
+/* The options that only a detached session (`tracerig start`) takes, and
+ * its name checked.  An exit status. */
+static int check_session_options(struct tr_options *opts, int detach, char *name, size_t len)
+{
+	if (opts->session_name && !detach) {
+		tr_err("--name names a detached session: use it with `tracerig start`");
+		return TR_EXIT_USAGE;
+	}
+	if (opts->foreground && !detach) {
+		tr_err("--foreground goes with `tracerig start` (a named session with a control "
+		       "socket that stays in the foreground); a plain `tracerig -c PROFILE` is "
+		       "in the foreground already");
+		return TR_EXIT_USAGE;
+	}
+	return detach ? tr_detach_check(opts, name, len) : TR_EXIT_OK;
+}
+
+/* After the session: the archive is in place, so whoever waits for
+ * tracerig (a script, `timeout`, systemd) need not wait for the freeing
+ * too. */
+static int finish(struct tr_session *session, struct tr_options *opts, int status)
+{
+	struct ending ending;
+
+	if (tr_supervise_tainted()) {
+		/* A plugin's thread is frozen or hung: unloading its code or
+		 * freeing what it may still touch would crash us now. */
+		tr_output_release();
+		fflush(NULL);
+		_exit(status);
+	}
+	ending = (struct ending){ .session = session, .opts = opts };
+	tr_stream_stop();
+	tr_output_release();
+	fflush(NULL);
+	if (tr_reaper_handoff(free_all, &ending) == 0)
+		_exit(status);
+	free_all(&ending);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	struct tr_options opts;
 	struct tr_session session;
-	struct ending ending;
 	char session_name[128];
 	int done, status, detach = 0;
 
 	/* A reader of our output going away must not kill a collection. */
 	signal(SIGPIPE, SIG_IGN);
-	if (argc > 1 && strcmp(argv[1], "report") == 0)
-		return tr_report_main(argc - 1, argv + 1);
-	if (argc > 1 && strcmp(argv[1], "convert") == 0)
-		return tr_convert_main(argc - 1, argv + 1);
-	if (argc > 1 && strcmp(argv[1], "stop") == 0)
-		return tr_detach_stop(argc - 1, argv + 1);
-	if (argc > 1 && strcmp(argv[1], "snapshot") == 0)
-		return tr_detach_snapshot(argc - 1, argv + 1);
-	if (argc > 1 && strcmp(argv[1], "status") == 0)
-		return tr_detach_status(argc - 1, argv + 1);
+	if (run_subcommand(argc, argv, &status))
+		return status;
 	if (argc > 1 && strcmp(argv[1], "start") == 0) {
 		detach = 1;
 		argc--;
 		argv++;
 	}
 	status = tr_cli_parse(argc, argv, &opts, &done);
-	if (status == TR_EXIT_OK && !done && opts.session_name && !detach) {
-		tr_err("--name names a detached session: use it with `tracerig start`");
-		status = TR_EXIT_USAGE;
-	}
-	if (status == TR_EXIT_OK && !done && opts.foreground && !detach) {
-		tr_err("--foreground goes with `tracerig start` (a named session with a control "
-		       "socket that stays in the foreground); a plain `tracerig -c PROFILE` is "
-		       "in the foreground already");
-		status = TR_EXIT_USAGE;
-	}
-	if (status == TR_EXIT_OK && !done && detach)
-		status = tr_detach_check(&opts, session_name, sizeof(session_name));
+	if (status == TR_EXIT_OK && !done)
+		status = check_session_options(&opts, detach, session_name, sizeof(session_name));
 	if (status != TR_EXIT_OK || done) {
 		tr_cli_free(&opts);
 		return status;
@@ -218,21 +261,5 @@ int main(int argc, char **argv)
 	}
 	if (status == TR_EXIT_OK)
 		status = opts.check ? tr_session_check(&session) : tr_session_run(&session);
-	if (tr_supervise_tainted()) {
-		/* A plugin's thread is frozen or hung: unloading its code or
-		 * freeing what it may still touch would crash us now. */
-		tr_output_release();
-		fflush(NULL);
-		_exit(status);
-	}
-	ending = (struct ending){ .session = &session, .opts = &opts };
-	/* The archive is in place: whoever waits for tracerig (a script,
-	 * `timeout`, systemd) need not wait for the freeing too. */
-	tr_stream_stop();
-	tr_output_release();
-	fflush(NULL);
-	if (tr_reaper_handoff(free_all, &ending) == 0)
-		_exit(status);
-	free_all(&ending);
-	return status;
+	return finish(&session, &opts, status);
 }
