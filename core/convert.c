@@ -485,7 +485,9 @@ static int read_entry(struct rp_archive *ar, const char *entry, struct tr_stacks
 	return ret;
 }
 
-int tr_convert_main(int argc, char **argv)
+/* The command line: 0 with the settings filled, else the exit status. */
+static int parse_args(int argc, char **argv, struct outputs *out, uint64_t *max_size,
+		      enum target *to, const char **archive)
 {
 	static const struct option options[] = {
 		{ "to", required_argument, NULL, 't' },
@@ -495,48 +497,29 @@ int tr_convert_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const struct {
-		const char *entry, *kind;
-	} entries[] = {
-		{ "perf.data.txt", "cpu" },
-		{ "cpu.folded", "cpu" },
-		{ "offcpu.folded", "offcpu" },
-		{ "wall.folded", "wall" },
-	};
-	struct tr_stackset sets[3];
-	const struct tr_stackset *filled[3];
-	size_t n_sets = 0, n_filled = 0;
-	struct outputs out = { .dir = "." };
-	const char *archive;
-	uint64_t max_size = RP_MAX_SIZE_DEFAULT;
-	enum target to = TO_PPROF;
-	struct when when;
-	char base[256];
-	struct rp_archive ar;
-	int c, ret = 0;
 	struct stat st;
+	int c;
 
-	memset(sets, 0, sizeof(sets));
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "t:o:fh", options, NULL)) != -1) {
 		switch (c) {
 		case 't':
-			if (parse_target(optarg, &to) < 0) {
-				fprintf(stderr, "tracerig convert: --to %s: use pprof, folded or "
-					"speedscope\n", optarg);
+			if (parse_target(optarg, to) < 0) {
+				fprintf(stderr,
+					"tracerig convert: --to %s: use pprof, folded or "
+					"speedscope\n",
+					optarg);
 				return 2;
 			}
 			break;
-		case 'o':
-			out.dir = optarg;
-			break;
-		case 'f':
-			out.force = 1;
-			break;
+		case 'o': out->dir = optarg; break;
+		case 'f': out->force = 1; break;
 		case 'M':
-			if (rp_archive_parse_size(optarg, &max_size) < 0) {
-				fprintf(stderr, "tracerig convert: --max-size %s: not a size (use "
-					"--max-size 4G, or 512M)\n", optarg);
+			if (rp_archive_parse_size(optarg, max_size) < 0) {
+				fprintf(stderr,
+					"tracerig convert: --max-size %s: not a size (use "
+					"--max-size 4G, or 512M)\n",
+					optarg);
 				return 2;
 			}
 			break;
@@ -552,37 +535,76 @@ int tr_convert_main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	archive = argv[optind];
-	if (stat(out.dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "tracerig convert: -o %s: not a directory (create it, or name an "
-			"existing one)\n", out.dir);
+	*archive = argv[optind];
+	if (stat(out->dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr,
+			"tracerig convert: -o %s: not a directory (create it, or name an "
+			"existing one)\n",
+			out->dir);
 		return 2;
 	}
+	return -1;
+}
+
+/* The archive's stacks into sets[0] (cpu: perf.data.txt's samples, else
+ * cpu.folded's counts) and one set per other view.  0 or -errno. */
+static int read_sets(struct rp_archive *ar, const char *archive, struct tr_stackset *sets,
+		     size_t *n_sets, struct when *when)
+{
+	static const struct {
+		const char *entry, *kind;
+	} entries[] = {
+		{ "perf.data.txt", "cpu" },
+		{ "cpu.folded", "cpu" },
+		{ "offcpu.folded", "offcpu" },
+		{ "wall.folded", "wall" },
+	};
+	int ret = tr_stackset_init(&sets[(*n_sets)++], "cpu", "cpu", "nanoseconds");
+
+	if (ret < 0)
+		fprintf(stderr, "tracerig convert: %s: %s\n", archive, strerror(ENOMEM));
+	for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]) && ret == 0; i++) {
+		int cpu = strcmp(entries[i].kind, "cpu") == 0;
+		struct tr_stackset *set = &sets[cpu ? 0 : *n_sets];
+
+		if (!rp_archive_has(ar, entries[i].entry))
+			continue;
+		if (!cpu && tr_stackset_init(&sets[(*n_sets)++], entries[i].kind, entries[i].kind,
+					     "nanoseconds") < 0) {
+			fprintf(stderr, "tracerig convert: %s: %s\n", archive, strerror(ENOMEM));
+			return -ENOMEM;
+		}
+		ret = read_entry(ar, entries[i].entry, set, when);
+		if (i == 0)
+			i++; /* cpu.folded holds perf.data.txt's stacks again */
+	}
+	return ret;
+}
+
+int tr_convert_main(int argc, char **argv)
+{
+	struct tr_stackset sets[3];
+	const struct tr_stackset *filled[3];
+	size_t n_sets = 0, n_filled = 0;
+	struct outputs out = { .dir = "." };
+	const char *archive = NULL;
+	uint64_t max_size = RP_MAX_SIZE_DEFAULT;
+	enum target to = TO_PPROF;
+	struct when when;
+	char base[256];
+	struct rp_archive ar;
+	int ret;
+
+	memset(sets, 0, sizeof(sets));
+	ret = parse_args(argc, argv, &out, &max_size, &to, &archive);
+	if (ret >= 0)
+		return ret;
 	if (rp_archive_open(archive, "convert", &ar) < 0)
 		return 1;
 	ar.max_size = max_size;
 	archive_base(archive, base, sizeof(base));
 	read_when(&ar, &when);
-	ret = tr_stackset_init(&sets[n_sets++], "cpu", "cpu", "nanoseconds");
-	if (ret < 0)
-		fprintf(stderr, "tracerig convert: %s: %s\n", archive, strerror(ENOMEM));
-	/* perf.data.txt's samples, else cpu.folded's counts: one cpu set. */
-	for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]) && ret == 0; i++) {
-		int cpu = strcmp(entries[i].kind, "cpu") == 0;
-		struct tr_stackset *set = &sets[cpu ? 0 : n_sets];
-
-		if (!rp_archive_has(&ar, entries[i].entry))
-			continue;
-		if (!cpu && tr_stackset_init(&sets[n_sets++], entries[i].kind, entries[i].kind,
-					     "nanoseconds") < 0) {
-			fprintf(stderr, "tracerig convert: %s: %s\n", archive, strerror(ENOMEM));
-			ret = -ENOMEM;
-			break;
-		}
-		ret = read_entry(&ar, entries[i].entry, set, &when);
-		if (i == 0)
-			i++; /* cpu.folded holds perf.data.txt's stacks again */
-	}
+	ret = read_sets(&ar, archive, sets, &n_sets, &when);
 	rp_archive_close(&ar);
 	if (ret < 0)
 		goto out;
@@ -590,8 +612,10 @@ int tr_convert_main(int argc, char **argv)
 		if (sets[i].n_stacks)
 			filled[n_filled++] = &sets[i];
 	if (n_filled == 0) {
-		fprintf(stderr, "tracerig convert: %s holds no stacks (no perf.data.txt, "
-			"cpu.folded, offcpu.folded or wall.folded)\n", archive);
+		fprintf(stderr,
+			"tracerig convert: %s holds no stacks (no perf.data.txt, "
+			"cpu.folded, offcpu.folded or wall.folded)\n",
+			archive);
 		ret = -ENOENT;
 		goto out;
 	}
