@@ -142,79 +142,10 @@ static int add_pids(struct tr_options *opts, const char *arg)
 	return ret;
 }
 
-int tr_cli_parse(int argc, char **argv, struct tr_options *opts, int *done)
+/* What the options mean together: a profile, and no command beside -p or
+ * --check.  An exit status. */
+static int check_combination(const struct tr_options *opts)
 {
-	int c, quiet = 0;
-
-	memset(opts, 0, sizeof(*opts));
-	opts->ready_fd = -1;
-	opts->argc = argc;
-	opts->argv = argv;
-	*done = 0;
-	/* '+': the first operand starts the command, like `perf record`. */
-	while ((c = getopt_long(argc, argv, "+c:p:d:o:vqhV", long_options, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			opts->profile = optarg;
-			break;
-		case 'p':
-			if (add_pids(opts, optarg) < 0)
-				return TR_EXIT_USAGE;
-			break;
-		case 'd':
-			opts->duration = optarg;
-			break;
-		case 'o':
-			opts->output = optarg;
-			break;
-		case OPT_SET:
-			if (add_string(&opts->sets, &opts->n_sets, optarg) < 0)
-				return TR_EXIT_FAILURE;
-			break;
-		case OPT_PLUGIN_DIR:
-			if (add_string(&opts->plugin_dirs, &opts->n_plugin_dirs, optarg) < 0)
-				return TR_EXIT_FAILURE;
-			break;
-		case OPT_CHECK:
-			opts->check = 1;
-			break;
-		case OPT_NAME:
-			opts->session_name = optarg;
-			break;
-		case OPT_FOREGROUND:
-			opts->foreground = 1;
-			break;
-		case OPT_LIST_PLUGINS:
-			opts->list_plugins = 1;
-			break;
-		case OPT_PROFILE_REFERENCE:
-			opts->list_plugins = 1;
-			opts->reference = 1;
-			break;
-		case 'v':
-			opts->verbose++;
-			break;
-		case 'q':
-			quiet = 1;
-			break;
-		case 'h':
-			tr_cli_usage(stdout);
-			*done = 1;
-			return TR_EXIT_OK;
-		case 'V':
-			printf("tracerig %s (plugin ABI %d)\n", PACKAGE_VERSION, TRACERIG_ABI_VERSION);
-			*done = 1;
-			return TR_EXIT_OK;
-		default:
-			fprintf(stderr, "Try 'tracerig --help'.\n");
-			return TR_EXIT_USAGE;
-		}
-	}
-	tr_log_set_verbosity(quiet ? TRACERIG_LOG_ERROR : TRACERIG_LOG_WARN + opts->verbose);
-	if (optind < argc)
-		opts->command = &argv[optind];
-	if (opts->list_plugins)
-		return TR_EXIT_OK;
 	if (!opts->profile) {
 		tr_err("no profile: use -c PROFILE (for example -c profiles/cpu.ini)");
 		return TR_EXIT_USAGE;
@@ -229,6 +160,68 @@ int tr_cli_parse(int argc, char **argv, struct tr_options *opts, int *done)
 		return TR_EXIT_USAGE;
 	}
 	return TR_EXIT_OK;
+}
+
+/* One option: -1 to go on, else the exit status to return (with *done
+ * set when the option's answer was all there was to do). */
+static int take_option(int c, struct tr_options *opts, int *quiet, int *done)
+{
+	switch (c) {
+	case 'c': opts->profile = optarg; break;
+	case 'p':
+		if (add_pids(opts, optarg) < 0)
+			return TR_EXIT_USAGE;
+		break;
+	case 'd': opts->duration = optarg; break;
+	case 'o': opts->output = optarg; break;
+	case OPT_SET:
+		if (add_string(&opts->sets, &opts->n_sets, optarg) < 0)
+			return TR_EXIT_FAILURE;
+		break;
+	case OPT_PLUGIN_DIR:
+		if (add_string(&opts->plugin_dirs, &opts->n_plugin_dirs, optarg) < 0)
+			return TR_EXIT_FAILURE;
+		break;
+	case OPT_CHECK: opts->check = 1; break;
+	case OPT_NAME: opts->session_name = optarg; break;
+	case OPT_FOREGROUND: opts->foreground = 1; break;
+	case OPT_LIST_PLUGINS: opts->list_plugins = 1; break;
+	case OPT_PROFILE_REFERENCE:
+		opts->list_plugins = 1;
+		opts->reference = 1;
+		break;
+	case 'v': opts->verbose++; break;
+	case 'q': *quiet = 1; break;
+	case 'h':
+		tr_cli_usage(stdout);
+		*done = 1;
+		return TR_EXIT_OK;
+	case 'V':
+		printf("tracerig %s (plugin ABI %d)\n", PACKAGE_VERSION, TRACERIG_ABI_VERSION);
+		*done = 1;
+		return TR_EXIT_OK;
+	default: fprintf(stderr, "Try 'tracerig --help'.\n"); return TR_EXIT_USAGE;
+	}
+	return -1;
+}
+
+int tr_cli_parse(int argc, char **argv, struct tr_options *opts, int *done)
+{
+	int c, quiet = 0, status;
+
+	memset(opts, 0, sizeof(*opts));
+	opts->ready_fd = -1;
+	opts->argc = argc;
+	opts->argv = argv;
+	*done = 0;
+	/* '+': the first operand starts the command, like `perf record`. */
+	while ((c = getopt_long(argc, argv, "+c:p:d:o:vqhV", long_options, NULL)) != -1)
+		if ((status = take_option(c, opts, &quiet, done)) >= 0)
+			return status;
+	tr_log_set_verbosity(quiet ? TRACERIG_LOG_ERROR : TRACERIG_LOG_WARN + opts->verbose);
+	if (optind < argc)
+		opts->command = &argv[optind];
+	return opts->list_plugins ? TR_EXIT_OK : check_combination(opts);
 }
 
 void tr_cli_free(struct tr_options *opts)
