@@ -101,13 +101,13 @@ check_unit_cases() {
 # they compare with is not in this clone's history); otherwise not ok,
 # with HINT and what the check printed.
 run_change_check() {
-	local label=$1 hint=$2 out rc=0
+	local label="$1" hint="$2" out rc=0
 	shift 2
 	out=$("$@" 2>&1) || rc=$?
 	case $rc in
 	0) ok "$label" ;;
 	3) skip_all "$out" ;;
-	*) not_ok "$label" "exit $rc; $hint" "$(head -60 <<<"$out")" ;;
+	*) not_ok "$label" "exit $rc; $hint" "$(printf '%s\n' "$out" | head -60)" ;;
 	esac
 }
 
