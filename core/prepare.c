@@ -488,11 +488,8 @@ static int prepare_output(struct tr_session *s, struct tr_section *main_section)
 	/* A flight recorder runs until it is stopped; -d still bounds it. */
 	if (tr_flight_enabled() && !opts->duration)
 		s->duration_ms = 0;
-	s->keep_staging = st->keep_staging;
-	s->pprof = st->pprof;
-	s->stream = st->stream;
 	/* A kept staging is for looking at: its files stay whole. */
-	tr_stream_may_free(!s->keep_staging);
+	tr_stream_may_free(!st->keep_staging);
 	return 0;
 }
 

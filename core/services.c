@@ -534,7 +534,7 @@ static int svc_archive_window(struct tracerig_ctx *ctx, struct tracerig_archive 
 
 static int svc_archive_append_only(struct tracerig_ctx *ctx, const char *name, uint64_t from)
 {
-	if (!ctx->session->stream || tr_flight_enabled())
+	if (!ctx->session->settings.stream || tr_flight_enabled())
 		return -ENOTSUP;
 	if (!name || !tr_entry_name_ok(name))
 		return -EINVAL;
@@ -647,7 +647,7 @@ static const char *svc_process_cgroup(struct tracerig_ctx *ctx, pid_t pid)
 
 static int svc_pprof_wanted(struct tracerig_ctx *ctx)
 {
-	return ctx->session->pprof;
+	return ctx->session->settings.pprof;
 }
 
 static int svc_pprof_entry(struct tracerig_ctx *ctx, const char *name, uint64_t samples,

@@ -252,7 +252,7 @@ static void stop_started(struct tr_session *s)
 	/* Together, so that every source's window ends at the same instant:
 	 * one that takes long to stop (LTTng) does not lengthen the others'. */
 	asked = now_ns(CLOCK_MONOTONIC);
-	run_calls(s, started, n, TR_CALL_STOP, NULL, s->stop_timeout_ms, rets, "stopping");
+	run_calls(s, started, n, TR_CALL_STOP, NULL, s->settings.stop_timeout_ms, rets, "stopping");
 	for (size_t i = 0; i < n; i++) {
 		started[i]->window_end_ns = asked;
 		if (started[i]->phase == TR_PHASE_FAILED)
@@ -275,7 +275,8 @@ static void fini_all(struct tr_session *s)
 		if (!ctx || !ctx->driver)
 			continue;
 		if (ctx->state && !ctx->fault_signal && !ctx->hung_ms)
-			run_call(s, ctx, TR_CALL_FINI, NULL, s->stop_timeout_ms, "finishing");
+			run_call(s, ctx, TR_CALL_FINI, NULL, s->settings.stop_timeout_ms,
+				 "finishing");
 		tr_driver_join(ctx);
 	}
 }
@@ -287,7 +288,7 @@ static int flight_support(struct tr_session *s, struct tracerig_ctx *ctx)
 	if (!tr_flight_enabled() || ctx == s->packager || tr_flight_supported(ctx))
 		return 0;
 	if (ctx->state && !ctx->fault_signal && !ctx->hung_ms)
-		run_call(s, ctx, TR_CALL_FINI, NULL, s->stop_timeout_ms, "starting");
+		run_call(s, ctx, TR_CALL_FINI, NULL, s->settings.stop_timeout_ms, "starting");
 	ctx->state = NULL;
 	ctx->phase = TR_PHASE_FAILED;
 	ctx->failed_in = "init";
@@ -314,7 +315,7 @@ static int init_all(struct tr_session *s)
 
 		ret = tr_driver_start(ctx);
 		if (ret == 0)
-			ret = run_call(s, ctx, TR_CALL_INIT, NULL, s->start_timeout_ms,
+			ret = run_call(s, ctx, TR_CALL_INIT, NULL, s->settings.start_timeout_ms,
 				       "starting");
 		if (ret < 0 && ctx->config_errors) {
 			/* Said already; the others may have more to say. */
@@ -322,7 +323,7 @@ static int init_all(struct tr_session *s)
 			ctx->failed_in = "init";
 			ctx->error = ret;
 			if (ctx->state && !ctx->fault_signal && !ctx->hung_ms)
-				run_call(s, ctx, TR_CALL_FINI, NULL, s->stop_timeout_ms,
+				run_call(s, ctx, TR_CALL_FINI, NULL, s->settings.stop_timeout_ms,
 					 "starting");
 			continue;
 		}
@@ -330,7 +331,7 @@ static int init_all(struct tr_session *s)
 			if (ctx->phase != TR_PHASE_FAILED)
 				fail_plugin(ctx, "init", ret);
 			if (ctx->state && !ctx->fault_signal && !ctx->hung_ms)
-				run_call(s, ctx, TR_CALL_FINI, NULL, s->stop_timeout_ms,
+				run_call(s, ctx, TR_CALL_FINI, NULL, s->settings.stop_timeout_ms,
 					 "starting");
 			if (ctx->required || ctx == s->packager) {
 				tr_err("%s %s could not be initialised: nothing was collected",
@@ -363,7 +364,7 @@ static int start_all(struct tr_session *s)
 		if (s->sources[i]->phase == TR_PHASE_INITIALIZED)
 			ready[n++] = s->sources[i];
 	/* Together: the window opens when the slowest source is ready. */
-	run_calls(s, ready, n, TR_CALL_START, NULL, s->start_timeout_ms, rets, "starting");
+	run_calls(s, ready, n, TR_CALL_START, NULL, s->settings.start_timeout_ms, rets, "starting");
 	for (size_t i = 0; i < n; i++) {
 		struct tracerig_ctx *ctx = ready[i];
 
@@ -426,7 +427,8 @@ static int run_snapshot_callbacks(struct tr_session *s, struct tr_snapshot *snap
 {
 	struct tracerig_ctx **ctxs = calloc(s->n_sources + 1, sizeof(*ctxs));
 	int *rets = calloc(s->n_sources + 1, sizeof(*rets));
-	uint64_t deadline = now_ns(CLOCK_MONOTONIC) + (uint64_t)s->flush_timeout_ms * 1000000ull;
+	uint64_t deadline =
+		now_ns(CLOCK_MONOTONIC) + (uint64_t)s->settings.flush_timeout_ms * 1000000ull;
 	struct tr_flight_job *job = NULL;
 	int ret, faulted = 0, abandoned = 0;
 	size_t n = 0;
@@ -467,7 +469,7 @@ static int run_snapshot_callbacks(struct tr_session *s, struct tr_snapshot *snap
 		}
 		if (left == 0) {
 			if (busy && busy->phase != TR_PHASE_FAILED) {
-				busy->hung_ms = s->flush_timeout_ms;
+				busy->hung_ms = s->settings.flush_timeout_ms;
 				fail_plugin(busy, "snapshot", -ETIMEDOUT);
 			}
 			abandoned = 1;
@@ -537,7 +539,7 @@ static int take_snapshot(struct tr_session *s, enum tr_trigger trigger, int fina
 	/* The wall-clock view of the window, from the views the sources
 	 * declared in their callbacks, as after a recording's flush. */
 	memset(&s->wall_pprof, 0, sizeof(s->wall_pprof));
-	(void)tr_wall_write_dated(&snap.ar, &s->targets, s->pprof ? &s->wall_pprof : NULL,
+	(void)tr_wall_write_dated(&snap.ar, &s->targets, s->settings.pprof ? &s->wall_pprof : NULL,
 				  tr_flight_archive_window(&snap.ar, &range) == 0 ? &range : NULL);
 	snprintf(log_path, sizeof(log_path), "%s/tracerig.log", s->archive.dir);
 	tr_snapshot_copy_log(&snap, log_path);
@@ -548,14 +550,14 @@ static int take_snapshot(struct tr_session *s, enum tr_trigger trigger, int fina
 	}
 	if (tr_snapshot_temp(&snap) < 0)
 		goto out;
-	if (run_call(s, s->packager, TR_CALL_FLUSH, &snap.ar, s->flush_timeout_ms,
+	if (run_call(s, s->packager, TR_CALL_FLUSH, &snap.ar, s->settings.flush_timeout_ms,
 		     "packaging a snapshot") < 0) {
 		tr_err("snapshot %u: packaging failed", snap.seq);
 		goto out;
 	}
 	ok = tr_snapshot_commit(&snap) == 0;
 out:
-	tr_snapshot_end(&snap, ok, s->keep_staging, path);
+	tr_snapshot_end(&snap, ok, s->settings.keep_staging, path);
 	if (ok && tr_log_verbosity() >= TRACERIG_LOG_WARN)
 		fprintf(stderr, "tracerig: snapshot %s\n", *path);
 	return ret;
@@ -650,7 +652,8 @@ static void flush_one(struct tr_session *s, struct tracerig_ctx *ctx)
 	if (ctx->phase != TR_PHASE_STOPPED)
 		return;
 	tr_log(TRACERIG_LOG_DEBUG, ctx->plugin->name, "flushing");
-	ret = run_call(s, ctx, TR_CALL_FLUSH, &s->archive, s->flush_timeout_ms, "packaging");
+	ret = run_call(s, ctx, TR_CALL_FLUSH, &s->archive, s->settings.flush_timeout_ms,
+		       "packaging");
 	if (ctx->phase == TR_PHASE_FAILED)
 		return;
 	if (ret < 0) {
@@ -712,8 +715,8 @@ static int package(struct tr_session *s)
 	if (ret < 0)
 		return ret;
 	if (s->packager->driver)
-		ret = run_call(s, s->packager, TR_CALL_FLUSH, &s->archive, s->flush_timeout_ms,
-			       "packaging");
+		ret = run_call(s, s->packager, TR_CALL_FLUSH, &s->archive,
+			       s->settings.flush_timeout_ms, "packaging");
 	else
 		ret = s->packager->plugin->flush(s->packager->state, &s->archive);
 	if (ret < 0) {
@@ -837,13 +840,6 @@ static void warn_failed_optional(struct tr_session *s)
 				"staged before, maybe incomplete, and the other backends' data",
 				ctx->plugin->name, why);
 	}
-}
-
-static void read_timeouts(struct tr_session *s)
-{
-	s->start_timeout_ms = s->settings.start_timeout_ms;
-	s->stop_timeout_ms = s->settings.stop_timeout_ms;
-	s->flush_timeout_ms = s->settings.flush_timeout_ms;
 }
 
 /* The process model needs a side-band stream (mappings, execs, forks); the
@@ -1086,7 +1082,7 @@ static void collect(struct tr_session *s)
  * status then says how the launched command fared. */
 static int finish_staging(struct tr_session *s, int status)
 {
-	if (s->keep_staging)
+	if (s->settings.keep_staging)
 		fprintf(stderr, "tracerig: staging kept in %s\n", s->archive.dir);
 	else
 		tr_staging_remove(&s->archive);
@@ -1153,7 +1149,7 @@ static int stop_and_package(struct tr_session *s)
 	sideband_replay(s);
 	flush_all(s);
 	/* After the last source: it joins what they all staged. */
-	(void)tr_wall_write(&s->archive, &s->targets, s->pprof ? &s->wall_pprof : NULL);
+	(void)tr_wall_write(&s->archive, &s->targets, s->settings.pprof ? &s->wall_pprof : NULL);
 	if (sources_failed(s, 1))
 		status = TR_EXIT_FAILURE;
 	tr_summarize(s, 1);
@@ -1197,8 +1193,8 @@ int tr_session_run(struct tr_session *s)
 	ret = tr_raise_open_files();
 	if (ret < 0)
 		tr_warn("cannot raise the open-files limit to its hard limit: %s (a session with "
-			"many traced objects may run out)", strerror(-ret));
-	read_timeouts(s);
+			"many traced objects may run out)",
+			strerror(-ret));
 	/* Before any thread exists: the opener forks. */
 	start_opener(s);
 	if (open_staging(s) < 0) {
@@ -1304,7 +1300,7 @@ static int watchdog_salvage(void *arg, pid_t collector, const char *why,
 		       s->archive.dir);
 		return ret;
 	}
-	if (!s->keep_staging)
+	if (!s->settings.keep_staging)
 		tr_staging_remove(&s->archive);
 	return 0;
 }

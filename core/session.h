@@ -40,9 +40,6 @@ struct tr_session {
 	struct tracerig_archive archive;
 	char *output;
 	long long duration_ms;
-	int keep_staging;
-	int pprof; /* [tracerig] pprof: sources write .pb.gz entries */
-	int stream; /* [tracerig] stream: entries deflated while they grow */
 	struct tr_wall_pprof wall_pprof; /* the core's wall.pb.gz, for the manifest */
 
 	uint64_t start_mono_ns, start_real_ns, end_mono_ns;
@@ -55,7 +52,6 @@ struct tr_session {
 
 	int sfd;     /* signalfd of SIGINT, SIGTERM, SIGCHLD */
 	int signals; /* SIGINT/SIGTERM received: the first stops, a second aborts */
-	long long start_timeout_ms, stop_timeout_ms, flush_timeout_ms;
 	char died_why[256]; /* set by the watchdog when it salvages */
 	pid_t died_pid;
 
