@@ -18,8 +18,8 @@
 #include "ctx.h"
 #include "flight.h"
 #include "lib/fdio.h"
-#include "log.h"
 #include "lib/vec.h"
+#include "log.h"
 
 struct registration {
 	const struct tracerig_ctx *ctx;

@@ -24,9 +24,9 @@
 #include "lib/pidqueue.h"
 #include "lib/pidset.h"
 #include "lib/sideband.h"
+#include "lib/vec.h"
 #include "sideband.h"
 #include "symbols/symbolizer.h"
-#include "lib/vec.h"
 
 #define RING_PAGES 64
 /* sample_type TID | TIME: the sample_id trailer is u32 pid, tid; u64 time. */

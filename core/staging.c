@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/vec.h"
 #include "staging.h"
 #include "stream.h"
-#include "lib/vec.h"
 
 /* Where staging directories live: $TMPDIR, else /var/tmp.  Not next to the
  * output: a full output disk must not also truncate what was collected, and

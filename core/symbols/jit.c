@@ -12,8 +12,8 @@
 #include "jit.h"
 #include "lib/untrusted.h"
 #include "core/log.h"
-#include "procfs.h"
 #include "lib/vec.h"
+#include "procfs.h"
 
 #define JITDUMP_MAGIC 0x4A695444u
 #define JITDUMP_MAGIC_SWAPPED 0x4454694Au

@@ -32,11 +32,11 @@
 #include "lib/buildid.h"
 #include "lib/hash.h"
 #include "lib/untrusted.h"
+#include "lib/vec.h"
 #include "procfs.h"
 #include "r2rsym.h"
 #include "symbolizer.h"
 #include "symtab.h"
-#include "lib/vec.h"
 
 #define PROC_BUCKETS 1024
 #define DSO_BUCKETS 1024
