@@ -96,8 +96,7 @@ fi
 check_grep "framework code in the composite image is named from its component's metadata" \
 	'^	 *[0-9a-f]+ .*\[System\.Private\.CoreLib\] System\..*\[PreJIT\] \(/tmp/perf-[0-9]+\.map\)$' \
 	"$TEST_TMP/rec/perf.data.txt"
-set -- $(managed_stats "$TEST_TMP/rec/perf.data.txt" "$rpid")
-check_share "at most 1% of the app's samples have an unnamed managed frame" "$2" "$1" 1
+check_unnamed composite "$TEST_TMP/rec/perf.data.txt" "$rpid" "$TEST_TMP/rec" 3
 
 # --- the same in a container (own mount and PID namespaces): the app is
 # copied into its private /tmp, where only its root shows it, and its

@@ -35,8 +35,10 @@ named() {
 }
 
 # The goal: at most 1% of the workload's samples with an unnamed managed
-# frame (measured 0.3% to 0.6% over 5 s of work, about 5000 samples: JIT
-# code the runtime never reports, early in the run).
+# frame (measured 0.2% to 0.7% over 5 s of work, about 5000 to 7000
+# samples, all in code the runtime never reported, early in the run).
+# check_unnamed holds tracerig to every frame the runtime reported, and
+# the rest to a bound machine load does not reach (lib-dotnet.sh).
 
 # --- tracerig's own choice: maps, jitdump, stubs one by one
 trace_hot default
@@ -50,8 +52,7 @@ named default "a runtime stub" ' stub [A-Za-z]+<[A-Za-z]+>'
 named default "a compiled Regex" 'Regex[0-9]*_Scan|RegexInterpreter|System\.Text\.RegularExpressions\.'
 check "default: native code reached through P/Invoke is called from the managed method" \
 	awk '/^[^\t]/ { c = 0 } / hot_native_checksum .*libhotnative\.so/ { c = 1 } c && /Hot\.Work::NativeChecksum/ { found = 1 } END { exit !found }' "$txt"
-set -- $(managed_stats "$txt" "$HOT_PID")
-check_share "default: at most 1% of the workload's samples have an unnamed managed frame" "$2" "$1" 1
+check_unnamed default "$txt" "$HOT_PID" "$TEST_TMP/default" 3
 check_grep "default: the launched command was given DOTNET_PerfMapStubGranularity=2" \
 	'jit-[0-9]+\.dump' <(unzip -l "$TEST_TMP/default.trace.zip")
 check_no_grep "default: no jitdump cut short" 'stops inside a record' "$TEST_TMP/default/tracerig.log"
@@ -60,8 +61,7 @@ check_no_grep "default: no jitdump cut short" 'stops inside a record' "$TEST_TMP
 # tracerig still gives the granularity (the user did not set it).
 trace_hot one DOTNET_PerfMapEnabled=1
 named one "ReadyToRun framework code" '\[System\.Text\.Json\] .*\[PreJIT\]'
-set -- $(managed_stats "$TEST_TMP/one/perf.data.txt" "$HOT_PID")
-check_share "PerfMapEnabled=1: at most 1% unnamed" "$2" "$1" 1
+check_unnamed PerfMapEnabled=1 "$TEST_TMP/one/perf.data.txt" "$HOT_PID" "$TEST_TMP/one" 3
 
 # --- =2: jitdump only; no perf map is written, the jitdump names it all.
 trace_hot two DOTNET_PerfMapEnabled=2
@@ -69,12 +69,11 @@ check "PerfMapEnabled=2: no perf map in the archive" \
 	sh -c "! unzip -l '$TEST_TMP/two.trace.zip' | grep -q 'perf-[0-9]*\\.map'"
 named two "JIT code from the jitdump alone" '\[Hot\] Hot\.Work::SpinLeaf'
 named two "ReadyToRun code from the jitdump" '\[System\.Text\.Json\] .*\[PreJIT\]'
-set -- $(managed_stats "$TEST_TMP/two/perf.data.txt" "$HOT_PID")
 # Jitdump only: 0.3% to 0.5% measured.  It was 2% until the recording's
 # mapping of the jitdump had it read at once: until then, the code newer
 # than mapharvest's staged copy came out unnamed for a whole conversion
 # step (no perf map to fall back on).
-check_share "PerfMapEnabled=2: at most 1% unnamed" "$2" "$1" 1
+check_unnamed PerfMapEnabled=2 "$TEST_TMP/two/perf.data.txt" "$HOT_PID" "$TEST_TMP/two" 3
 
 # --- =3: perf map only.  The runtime never writes ReadyToRun methods into
 # its perf map, so those frames cannot be named; JIT code is, and the log
@@ -90,20 +89,18 @@ check_grep "PerfMapEnabled=3: the log says ReadyToRun methods are named from the
 	"$TEST_TMP/three/tracerig.log"
 named three "ReadyToRun framework code, from its image" \
 	'\[System\.Private\.CoreLib\] System\..*\[PreJIT\] \(/tmp/perf-[0-9]+\.map\)$'
-set -- $(managed_stats "$TEST_TMP/three/perf.data.txt" "$HOT_PID")
-check_share "PerfMapEnabled=3: at most 1% of samples with an unnamed managed frame" "$2" "$1" 1
+check_unnamed PerfMapEnabled=3 "$TEST_TMP/three/perf.data.txt" "$HOT_PID" "$TEST_TMP/three" 3
 
 # --- exceptions thrown and caught, gen0 and gen2 collections, lock
 # contention, thread-pool growth: the runtime's own machinery at work
-# (fewer samples: much of it waits, so the bound is 2%).
+# (fewer samples: much of it waits).
 HOT_MODES="cpu exceptions gc contention threadpool" trace_hot modes
 named modes "the method that throws and catches" '\[Hot\] Hot\.Work::ThrowAndCatch'
 named modes "the allocating method" '\[Hot\] Hot\.Work::Allocate'
 named modes "the contended lock's holder" '\[Hot\] Hot\.Work::Contend'
 named modes "thread-pool work items" 'System\.Threading\.ThreadPoolWorkQueue::Dispatch|PortableThreadPool\+WorkerThread'
 check_grep "modes: the workload collected gen2" 'gen2=[1-9]' "$TEST_TMP/modes.out"
-set -- $(managed_stats "$TEST_TMP/modes/perf.data.txt" "$HOT_PID")
-check_share "modes: at most 2% unnamed" "$2" "$1" 2
+check_unnamed modes "$TEST_TMP/modes/perf.data.txt" "$HOT_PID" "$TEST_TMP/modes" 3
 
 # --- in a container made with unshare (own mount and PID namespaces, a
 # private /tmp): launched through it, the runtime writes /tmp/perf-1.map in
@@ -133,8 +130,7 @@ grep -o 'Hot\.Work::[A-Za-z]*' "$TEST_TMP/default/perf.data.txt" | sort | uniq -
 grep -o 'Hot\.Work::[A-Za-z]*' "$TEST_TMP/ct/perf.data.txt" | sort -u >"$TEST_TMP/ct-methods"
 check_eq "container: the workload's methods named as on the host ($(wc -l <"$TEST_TMP/host-methods"))" \
 	"" "$(comm -23 "$TEST_TMP/host-methods" "$TEST_TMP/ct-methods")"
-set -- $(managed_stats "$TEST_TMP/ct/perf.data.txt" "$ctpid")
-check_share "container: at most 1% unnamed" "$2" "$1" 1
+check_unnamed container "$TEST_TMP/ct/perf.data.txt" "$ctpid" "$TEST_TMP/ct" 3
 
 # --- the same runtime whose jitdump writer gives up (granularity 0, as a
 # user may have set): the log says so and what to do.
