@@ -20,6 +20,7 @@
 
 #include <tracerig/plugin.h>
 
+#include "lib/callchain.h"
 #include "lib/folded.h"
 #include "lib/ppframes.h"
 
@@ -44,8 +45,6 @@ struct ebpf_settings {
 		aggregation_size, max_threads, dwarf_stack_bytes;
 	int wall;
 };
-
-enum { CALLCHAIN_FP, CALLCHAIN_DWARF }; /* the callchain key's choices */
 
 struct ebpf {
 	const struct tracerig_services *svc;
@@ -397,16 +396,16 @@ static int ebpf_init(const struct tracerig_services *svc, struct tracerig_ctx *c
 	e->cfg.stack_depth = (uint32_t)k->stack_depth;
 	e->cfg.agg_entries = (uint32_t)k->aggregation_size;
 	e->cfg.thread_entries = (uint32_t)k->max_threads;
-	if (k->callchain == CALLCHAIN_DWARF) {
+	if (k->callchain == TR_CALLCHAIN_DWARF) {
 		ret = us_new(svc, ctx, (size_t)k->stack_depth, &e->us);
 		if (ret < 0) {
-			svc->log(ctx, TRACERIG_LOG_ERROR, "%s", ret == -ENOTSUP ?
-				 "callchain = dwarf is not available in this build (built without "
-				 "libdw from elfutils, or not for x86_64): use callchain = fp, or "
-				 "rebuild with libdw-dev installed" : "out of memory");
+			svc->log(ctx, TRACERIG_LOG_ERROR, "%s",
+				 ret == -ENOTSUP ? TR_CALLCHAIN_DWARF_UNAVAILABLE
+						 : "out of memory");
 			goto fail;
 		}
-		e->cfg.dwarf_stack_bytes = (uint32_t)k->dwarf_stack_bytes;
+		e->cfg.dwarf_stack_bytes =
+			tr_dwarf_stack_bytes(k->dwarf_stack_bytes, OFFCPU_MAX_STACK_BYTES);
 	}
 	/* Decided at start, when the launched command exists. */
 	e->cfg.filter_tgids = 0;
@@ -866,21 +865,12 @@ static const struct tracerig_key ebpf_keys[] = {
 	  .description = "Low-overhead mode for busy machines: a thread's stacks are taken with probability "
 	  "min(1, its recent mean blocked time / this period) and each recorded interval is "
 	  "weighted by 1/probability, so totals stay unbiased; 0 = record every interval." },
-	{ .name = "callchain", .type = TRACERIG_KEY_ENUM, .default_value = "fp",
-	  .choices = "fp,dwarf", BIND(callchain),
-	  .description = "User stacks: fp walks them by frame pointers in the kernel; dwarf copies the user "
-	  "registers and dwarf_stack_bytes of user stack at switch-out (only for the intervals "
-	  "the sampler captures) and unwinds them by the objects' CFI while collecting, as "
-	  "perf_events' callchain = dwarf does, so that code built without frame pointers "
-	  "(Debian's libc and libraries) shows its callers.  dwarf needs a build with "
-	  "elfutils' libdw on x86_64: other builds refuse it with a message saying so." },
-	{ .name = "dwarf_stack_bytes", .type = TRACERIG_KEY_INT, .default_value = "8192",
-	  .min = 8, .max = OFFCPU_MAX_STACK_BYTES, BIND(dwarf_stack_bytes),
-	  .description = "callchain = dwarf: bytes of user stack copied per captured interval (rounded up "
-	  "to 8, at most 28672); deeper stacks are cut where the copy ends (counted: "
-	  "dwarf_stacks_cut_short), bigger copies cost more per context switch.  Each thread "
-	  "holds its copy in kernel memory while it is off-CPU (at most max_threads copies: "
-	  "8 KiB x 1000 sleeping threads = 8 MiB)." },
+	TR_CALLCHAIN_KEY(TR_CALLCHAIN_CHOICES_WITH_STACK, BIND(callchain),
+			 "at switch-out (with dwarf, only for the intervals the sampler captures)", ""),
+	TR_DWARF_STACK_BYTES_KEY(OFFCPU_MAX_STACK_BYTES, BIND(dwarf_stack_bytes), "captured interval",
+				 " (counted: dwarf_stacks_cut_short), bigger copies cost more per context "
+				 "switch.  Each thread holds its copy in kernel memory while it is off-CPU (at "
+				 "most max_threads copies: 8 KiB x 1000 sleeping threads = 8 MiB)."),
 	{ .name = "stack_storage_size", .type = TRACERIG_KEY_INT, .default_value = "16384",
 	  .min = 64, .max = 4194304, BIND(stack_storage_size),
 	  .description = "Distinct stacks the kernel keeps; stacks that do not fit are counted "

@@ -20,6 +20,7 @@
 
 #include <tracerig/plugin.h>
 
+#include "lib/callchain.h"
 #include "lib/folded.h"
 #include "lib/pidqueue.h"
 #include "lib/ppframes.h"
@@ -46,7 +47,6 @@ struct perf_settings {
 	int callchain, hardware_fallback; /* indexes of the choices */
 	int kernel, context_switches, script, flamegraph, convert_while_collecting;
 };
-enum { CALLCHAIN_FP, CALLCHAIN_DWARF, CALLCHAIN_NONE };
 enum { HW_FAIL, HW_CPU_CLOCK, HW_SKIP };
 
 struct perf {
@@ -214,18 +214,14 @@ static int configure(struct perf *p, char *why, size_t why_len)
 			 (unsigned long long)p->cfg.frequency);
 		return -EINVAL;
 	}
-	p->cfg.callchain = k->callchain == CALLCHAIN_FP;
-	if (k->callchain == CALLCHAIN_DWARF) {
+	p->cfg.callchain = k->callchain == TR_CALLCHAIN_FP;
+	if (k->callchain == TR_CALLCHAIN_DWARF) {
 		if (!UW_AVAILABLE) {
-			snprintf(why, why_len, "callchain = dwarf is not available in this build "
-				 "(built without libdw from elfutils, or not for x86_64): use "
-				 "callchain = fp, or rebuild with libdw-dev installed");
+			snprintf(why, why_len, "%s", TR_CALLCHAIN_DWARF_UNAVAILABLE);
 			return -ENOTSUP;
 		}
 		p->cfg.dwarf_stack_bytes =
-			(uint32_t)((k->dwarf_stack_bytes + 7) & ~7ll);
-		if (p->cfg.dwarf_stack_bytes > PC_MAX_STACK_BYTES)
-			p->cfg.dwarf_stack_bytes = PC_MAX_STACK_BYTES;
+			tr_dwarf_stack_bytes(k->dwarf_stack_bytes, PC_MAX_STACK_BYTES);
 	}
 	p->cfg.kernel = k->kernel;
 	p->cfg.max_stack = (uint16_t)k->max_stack;
@@ -1162,20 +1158,11 @@ static const struct tracerig_key perf_keys[] = {
 	{ .name = "period", .type = TRACERIG_KEY_INT, .default_value = "0", .max = 1LL << 40,
 	  BIND(period),
 	  .description = "Sample every N events instead of at a frequency (0 = use frequency)." },
-	{ .name = "callchain", .type = TRACERIG_KEY_ENUM, .default_value = "fp",
-	  .choices = "fp,dwarf,none", BIND(callchain),
-	  .description = "Stacks with every sample: fp walks kernel and user stacks by frame pointers; dwarf "
-	  "(perf record --call-graph dwarf) copies the user registers and dwarf_stack_bytes of "
-	  "user stack with every sample and unwinds them by the objects' CFI (while collecting, "
-	  "see unwind_queue_bytes), for code built without frame pointers (Debian's libraries "
-	  "and programs), going on by frame pointers through code without CFI (JIT); none "
-	  "records the sampled address only.  dwarf needs a build with elfutils' libdw on "
-	  "x86_64: other builds refuse it with a message saying so." },
-	{ .name = "dwarf_stack_bytes", .type = TRACERIG_KEY_INT, .default_value = "8192",
-	  .min = 8, .max = PC_MAX_STACK_BYTES, BIND(dwarf_stack_bytes),
-	  .description = "callchain = dwarf: bytes of user stack copied per sample (rounded up to 8, at most "
-	  "65528, as perf's --call-graph dwarf,SIZE); deeper stacks are cut where the copy "
-	  "ends, bigger copies cost more per sample and more perf.data." },
+	TR_CALLCHAIN_KEY(TR_CALLCHAIN_CHOICES, BIND(callchain), "with every sample",
+			 "  Samples the unwind queue cannot hold are unwound when converting (see "
+			 "unwind_queue_bytes); none records the sampled address only."),
+	TR_DWARF_STACK_BYTES_KEY(PC_MAX_STACK_BYTES, BIND(dwarf_stack_bytes), "sample",
+				 ", bigger copies cost more per sample and more perf.data."),
 	{ .name = "unwind_queue_bytes", .type = TRACERIG_KEY_INT, .default_value = "16777216",
 	  .min = 0, .max = 1LL << 30, BIND(unwind_queue_bytes),
 	  .description = "callchain = dwarf: samples are unwound while collecting, from a queue of at most "
