@@ -11,8 +11,8 @@
 #include "backends.h"
 #include "ctx.h"
 #include "exitcodes.h"
-#include "flight.h"
 #include "log.h"
+#include "mode.h"
 #include "services.h"
 #include "session.h"
 #include "watchdog.h"
@@ -49,12 +49,13 @@ static int check_backend(const struct tr_session *s, struct tracerig_ctx *ctx, F
 
 	if (ctx->plugin->check)
 		ret = ctx->plugin->check(&tr_services, ctx, advice, sizeof(advice));
-	if (ret == 0 && tr_flight_enabled() && ctx != s->packager && !tr_flight_supported(ctx)) {
-		snprintf(advice, sizeof(advice), "mode = flight is not supported yet by %s%s",
-			 ctx->plugin->name,
-			 ctx->required ? ": remove it from the profile, or use mode = record"
-				       : " (optional here: a flight session leaves it out)");
-		ret = -ENOTSUP;
+	if (ret == 0) {
+		char why[256];
+
+		ret = s->mode->admits(s, ctx, why, sizeof(why));
+		if (ret < 0)
+			snprintf(advice, sizeof(advice), "%s by %s: %s", why, ctx->plugin->name,
+				 ctx->required ? s->mode->if_required : s->mode->if_optional);
 	}
 	fprintf(out, "  %-12s %-8s %-9s %s%s\n", ctx->plugin->name,
 		ctx->plugin->version ? ctx->plugin->version : "?",

@@ -31,7 +31,6 @@ struct registration {
 #define MAX_WAITERS 16
 
 static struct {
-	int enabled;
 	uint64_t window_ns;
 	long long keep;
 	char dir[PATH_MAX];
@@ -85,13 +84,7 @@ int tr_flight_configure(long long window_ms, long long keep, const char *dir, co
 	snprintf(flight.name, sizeof(flight.name), "%s", name ? name : "tracerig");
 	flight.window_ns = (uint64_t)window_ms * 1000000ull;
 	flight.keep = keep;
-	flight.enabled = 1;
 	return 0;
-}
-
-int tr_flight_enabled(void)
-{
-	return flight.enabled;
 }
 
 uint64_t tr_flight_window_ns(void)
@@ -570,5 +563,4 @@ void tr_flight_reset(void)
 	}
 	flight.n_waiters = 0;
 	flight.pending = TR_TRIGGER_NONE;
-	flight.enabled = 0;
 }

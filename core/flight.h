@@ -2,11 +2,11 @@
  * sources keep only the last window, and each trigger (SIGUSR1, `tracerig
  * snapshot`, the stop) writes <name>-<UTC time>.trace.zip of that window
  * while collection goes on.  This file keeps what the session needs
- * between triggers: the mode, the sources' snapshot callbacks, the pending
+ * between triggers: the window, the sources' snapshot callbacks, the pending
  * triggers and who waits for them, the thread that runs the callbacks, the
  * snapshot archives' names and their retention (`keep`).  One flight
  * session per process, as one output (output.h).  The session drives it
- * (session.c: take_snapshot). */
+ * (snapshots.c). */
 #ifndef TR_FLIGHT_H
 #define TR_FLIGHT_H
 
@@ -35,7 +35,6 @@ const char *tr_trigger_name(enum tr_trigger t);
  * to (`dir` NULL: the working directory; else it must be a directory).
  * Logs what is wrong; 0 or a negative errno. */
 int tr_flight_configure(long long window_ms, long long keep, const char *dir, const char *name);
-int tr_flight_enabled(void);
 uint64_t tr_flight_window_ns(void);
 /* The archives' directory, absolute. */
 const char *tr_flight_dir(void);

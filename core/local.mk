@@ -10,7 +10,10 @@ core_libtrcore_la_SOURCES = \
 	core/loader.c core/loader.h \
 	core/backends.c core/backends.h \
 	core/session.c core/session.h \
+	core/steps.c core/steps.h \
+	core/record.c core/snapshots.c core/salvage.c \
 	core/prepare.c core/check.c \
+	core/mode.c core/mode.h \
 	core/summary.c core/summary.h \
 	core/ctx.c core/ctx.h \
 	core/phase.c core/phase.h \

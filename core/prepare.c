@@ -17,11 +17,11 @@
 #include "backends.h"
 #include "ctx.h"
 #include "exitcodes.h"
-#include "flight.h"
 #include "keys.h"
 #include "lib/list.h"
 #include "loader.h"
 #include "log.h"
+#include "mode.h"
 #include "options.h"
 #include "output.h"
 #include "profile.h"
@@ -76,14 +76,6 @@ static char *find_profile(const char *given)
 	return NULL;
 }
 
-static void where(const struct tr_entry *e, char *buf, size_t len)
-{
-	if (e->line > 0)
-		snprintf(buf, len, "%s:%d", e->origin, e->line);
-	else
-		snprintf(buf, len, "%s", e->origin);
-}
-
 /* Validates every key of `section` against `keys`; returns the error count. */
 static int validate_section(struct tr_section *section, const struct tracerig_key *keys,
 			    const char *owner)
@@ -95,7 +87,7 @@ static int validate_section(struct tr_section *section, const struct tracerig_ke
 		const struct tracerig_key *k = tr_key_find(keys, e->key);
 		char at[PATH_MAX + 16], err[512];
 
-		where(e, at, sizeof(at));
+		tr_entry_where(e, at, sizeof(at));
 		if (!k) {
 			const char *close = tr_key_suggest(keys, e->key);
 			char valid[1024] = "";
@@ -208,7 +200,7 @@ static int check_required(struct tr_session *s, struct tr_section *main_section)
 		if (!tr_profile_section(&s->profile, name) || strcmp(name, "tracerig") == 0) {
 			char at[PATH_MAX + 16];
 
-			where(e, at, sizeof(at));
+			tr_entry_where(e, at, sizeof(at));
 			tr_err("%s: [tracerig] required names '%s', which has no section in this "
 			       "profile (add a [%s] section or remove it from required)",
 			       at, name, name);
@@ -426,21 +418,15 @@ static int prepare_targets(struct tr_session *s)
 	return 0;
 }
 
-/* The flight recorder's automatic triggers; only flight mode has them. */
+/* The flight recorder's automatic triggers, as written (the mode says
+ * whether it has any). */
 static int prepare_triggers(struct tr_session *s)
 {
-	const char *cpu = s->settings.trigger_cpu;
 	char why[256];
 
-	if (tr_triggers_configure(&s->triggers, cpu, s->settings.trigger_for_ms,
+	if (tr_triggers_configure(&s->triggers, s->settings.trigger_cpu, s->settings.trigger_for_ms,
 				  s->settings.trigger_crash, why, sizeof(why)) < 0) {
 		tr_err("[tracerig] %s", why);
-		return -EINVAL;
-	}
-	if (cpu && *cpu && !tr_flight_enabled()) {
-		tr_err("[tracerig] trigger_cpu = %s: triggers make snapshots of a flight recorder: "
-		       "set mode = flight too (docs/flight.md)",
-		       cpu);
 		return -EINVAL;
 	}
 	return 0;
@@ -454,27 +440,7 @@ static int prepare_output(struct tr_session *s, struct tr_section *main_section)
 	const struct tr_entry *duration = tr_section_entry(main_section, "duration");
 	const struct tr_settings *st = &s->settings;
 
-	if (st->mode == TR_MODE_FLIGHT &&
-	    tr_flight_configure(st->window_ms, st->keep, st->output, st->name) < 0)
-		return TR_EXIT_USAGE;
-	if (st->mode != TR_MODE_FLIGHT) {
-		/* Keys of a flight recorder set for this session (not as
-		 * tracerig.conf's defaults) do nothing in a recording: said. */
-		static const char *const flight_keys[] = { "window", "keep" };
-
-		for (size_t i = 0; i < sizeof(flight_keys) / sizeof(flight_keys[0]); i++) {
-			const struct tr_entry *e = tr_section_entry(main_section, flight_keys[i]);
-			char at[PATH_MAX + 16];
-
-			if (!e || (s->conf_path && strcmp(e->origin, s->conf_path) == 0))
-				continue;
-			where(e, at, sizeof(at));
-			tr_warn("%s: [tracerig] %s = %s does nothing in this session: it records "
-				"(mode = record); %s is a flight recorder's (mode = flight, "
-				"docs/flight.md)",
-				at, e->key, e->value, e->key);
-		}
-	}
+	s->mode = st->mode == TR_MODE_FLIGHT ? &tr_flight_mode : &tr_record_mode;
 	if (prepare_triggers(s) < 0)
 		return TR_EXIT_USAGE;
 	if (tr_output_prepare(st->output, st->name, opts->check, &s->output) < 0)
@@ -485,9 +451,8 @@ static int prepare_output(struct tr_session *s, struct tr_section *main_section)
 	if (opts->command && !opts->duration &&
 	    !(duration && strcmp(duration->origin, "--set") == 0))
 		s->duration_ms = 0;
-	/* A flight recorder runs until it is stopped; -d still bounds it. */
-	if (tr_flight_enabled() && !opts->duration)
-		s->duration_ms = 0;
+	if (s->mode->prepare(s, main_section) < 0)
+		return TR_EXIT_USAGE;
 	/* A kept staging is for looking at: its files stay whole. */
 	tr_stream_may_free(!st->keep_staging);
 	return 0;

@@ -110,6 +110,14 @@ struct tr_entry *tr_section_entry(const struct tr_section *s, const char *key)
 	return NULL;
 }
 
+void tr_entry_where(const struct tr_entry *e, char *buf, size_t len)
+{
+	if (e->line > 0)
+		snprintf(buf, len, "%s:%d", e->origin, e->line);
+	else
+		snprintf(buf, len, "%s", e->origin);
+}
+
 /* Debian's inih reports a section only through its keys, so an empty
  * section ("[zip]", a backend with all defaults) would go unseen: sections
  * are recorded here, from the raw line, with inih's own trimming rules. */

@@ -41,6 +41,9 @@ int tr_profile_load(struct tr_profile *p, const char *path);
 int tr_profile_set(struct tr_profile *p, const char *assignment);
 struct tr_section *tr_profile_section(const struct tr_profile *p, const char *name);
 struct tr_entry *tr_section_entry(const struct tr_section *s, const char *key);
+/* Where an entry was set, as messages name it: "FILE:LINE", or its origin
+ * alone ("--set", "-d"). */
+void tr_entry_where(const struct tr_entry *e, char *buf, size_t len);
 /* Adds a value unless the key is already there (defaults from tracerig.conf). */
 int tr_profile_default(struct tr_profile *p, const char *section, const char *key,
 		       const char *value, const char *origin, int line);

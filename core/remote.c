@@ -20,6 +20,7 @@
 #include "flight.h"
 #include "lib/vec.h"
 #include "log.h"
+#include "mode.h"
 #include "options.h"
 #include "remote.h"
 #include "session.h"
@@ -141,9 +142,9 @@ static void answer_status(const struct tr_session *s, int fd)
 	reply(fd, "name: %s", s->opts->session_name);
 	reply(fd, "pid: %d", (int)getpid());
 	reply(fd, "state: collecting");
-	if (tr_flight_enabled())
-		reply(fd, "mode: flight (window %.1f s; `tracerig snapshot %s` writes one)",
-		      tr_flight_window_ns() / 1e9, s->opts->session_name);
+	if (s->mode->window_ns())
+		reply(fd, "mode: %s (window %.1f s; `tracerig snapshot %s` writes one)",
+		      s->mode->name, s->mode->window_ns() / 1e9, s->opts->session_name);
 	reply(fd, "profile: %s", s->profile_path);
 	reply(fd, "targets: %s", targets);
 	reply(fd, "started: %s", started);
@@ -151,8 +152,7 @@ static void answer_status(const struct tr_session *s, int fd)
 	      ((uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec - s->window_start_ns) /
 		      1e9);
 	/* A flight recorder writes its snapshots into a directory. */
-	absolute(tr_flight_enabled() ? tr_flight_dir() : s->output ? s->output : ".", output,
-		 sizeof(output));
+	absolute(s->mode->destination(s), output, sizeof(output));
 	reply(fd, "output: %s", output);
 	reply(fd, "log: %s", s->remote->log_path);
 }
@@ -161,10 +161,10 @@ static void answer_status(const struct tr_session *s, int fd)
  * which the session sends once the snapshot is written (flight.c). */
 static void answer_snapshot(const struct tr_session *s, int fd)
 {
-	if (!tr_flight_enabled()) {
-		reply(fd, "error: session '%s' records (mode = record): only a flight recorder "
-		      "([tracerig] mode = flight) takes snapshots; `tracerig stop %s` packages "
-		      "this one", s->opts->session_name, s->opts->session_name);
+	char why[512];
+
+	if (s->mode->takes_snapshots(s, why, sizeof(why)) < 0) {
+		reply(fd, "error: %s", why);
 		close(fd);
 		return;
 	}

@@ -14,6 +14,7 @@
 #include "flight.h"
 #include "keys.h"
 #include "log.h"
+#include "mode.h"
 #include "pids.h"
 #include "services.h"
 #include "session.h"
@@ -315,10 +316,8 @@ static void svc_config_error(struct tracerig_ctx *ctx, const char *key, const ch
 	va_end(ap);
 	/* A name from the profile may hold anything. */
 	tr_sanitize_text(msg, sizeof(msg), msg);
-	if (e && e->line > 0)
-		snprintf(at, sizeof(at), "%s:%d", e->origin, e->line);
-	else if (e)
-		snprintf(at, sizeof(at), "%s", e->origin);
+	if (e)
+		tr_entry_where(e, at, sizeof(at));
 	else
 		snprintf(at, sizeof(at), "%s", ctx->session->profile_path);
 	tr_log(TRACERIG_LOG_ERROR, NULL, "%s: [%s] %s: %s", at, ctx->plugin->name, key, msg);
@@ -534,7 +533,7 @@ static int svc_archive_window(struct tracerig_ctx *ctx, struct tracerig_archive 
 
 static int svc_archive_append_only(struct tracerig_ctx *ctx, const char *name, uint64_t from)
 {
-	if (!ctx->session->settings.stream || tr_flight_enabled())
+	if (!ctx->session->settings.stream || !ctx->session->mode->streams)
 		return -ENOTSUP;
 	if (!name || !tr_entry_name_ok(name))
 		return -EINVAL;
@@ -707,10 +706,11 @@ static int svc_watchdog_cleanup(struct tracerig_ctx *ctx, const char *key, trace
 
 static int svc_flight_window(struct tracerig_ctx *ctx, uint64_t *window_ns)
 {
-	(void)ctx;
-	if (!tr_flight_enabled())
+	uint64_t window = ctx->session->mode->window_ns();
+
+	if (!window)
 		return 0;
-	*window_ns = tr_flight_window_ns();
+	*window_ns = window;
 	return 1;
 }
 

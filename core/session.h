@@ -20,9 +20,11 @@ struct tr_options;
 struct tr_symbolizer;
 struct tr_sideband;
 struct tr_remote;
+struct tr_mode_ops;
 
 struct tr_session {
 	const struct tr_options *opts;
+	const struct tr_mode_ops *mode; /* [tracerig] mode, chosen in prepare */
 	struct tr_profile profile;
 	char *profile_path;
 	char *conf_path;
@@ -75,5 +77,18 @@ int tr_session_start_watchdog(struct tr_session *s, int staged);
 /* The profile errors plugins said (config_error), said as the core says
  * its own; 0 when none (check.c). */
 int tr_session_config_errors(const struct tr_session *s, int checking);
+
+/* The ends of collection the modes call (mode.h). */
+/* Record: stops the sources, has them flush, writes the archive.
+ * Returns the session's exit status. */
+int tr_session_package(struct tr_session *s);
+/* Flight (snapshots.c): the sources stop and a final snapshot holds the
+ * last window; the session's own staging (the sources' rotating files)
+ * goes.  Returns the session's exit status. */
+int tr_session_snapshot_and_stop(struct tr_session *s);
+/* Flight: the snapshots asked for while collecting.  1 when the session
+ * must end: a SIGINT/SIGTERM came while one was written, or a source
+ * failed in it. */
+int tr_session_serve_snapshots(struct tr_session *s);
 
 #endif

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "ctx.h"
-#include "flight.h"
 #include "log.h"
+#include "mode.h"
 #include "session.h"
 #include "summary.h"
 
@@ -33,8 +33,9 @@ void tr_describe_failure(const struct tracerig_ctx *ctx, char *buf, size_t len)
 	else if (ctx->hung_ms)
 		snprintf(buf, len, "hung in %s, abandoned after %lld ms", ctx->failed_in,
 			 ctx->hung_ms);
-	else if (tr_flight_enabled() && ctx->error == -ENOTSUP && !strcmp(ctx->failed_in, "init"))
-		snprintf(buf, len, "no flight support yet, left out of mode = flight");
+	else if (ctx->session->mode->left_out && ctx->error == -ENOTSUP &&
+		 !strcmp(ctx->failed_in, "init"))
+		snprintf(buf, len, "%s", ctx->session->mode->left_out);
 	else if (ctx->error == -ENODATA && !strcmp(ctx->failed_in, "init"))
 		snprintf(buf, len, "left out: nothing it records can come from these targets");
 	else
