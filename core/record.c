@@ -124,12 +124,15 @@ static void sideband_replay(struct tr_session *s)
 	tr_sideband_stop(s->sideband);
 	tr_sideband_replay(s->sideband);
 	tr_sideband_counts(s->sideband, &c);
-	tr_log(TRACERIG_LOG_DEBUG, NULL, "process model: %llu side-band records replayed, %llu "
-	       "lost, %llu processes read while alive", (unsigned long long)c.replayed,
-	       (unsigned long long)c.lost, (unsigned long long)c.remembered);
+	tr_log(TRACERIG_LOG_DEBUG, NULL,
+	       "process model: %llu side-band records replayed, %llu "
+	       "lost, %llu processes read while alive",
+	       (unsigned long long)c.replayed, (unsigned long long)c.lost,
+	       (unsigned long long)c.remembered);
 	if (c.lost || c.dropped)
 		tr_warn("the side-band recording lost %llu records%s: some frames of short-lived "
-			"processes may stay unnamed", (unsigned long long)(c.lost + c.dropped),
+			"processes may stay unnamed",
+			(unsigned long long)(c.lost + c.dropped),
 			c.dropped ? " (out of memory or disk space)" : "");
 }
 
@@ -149,10 +152,12 @@ int tr_session_package(struct tr_session *s)
 	if (tr_session_write_archive(s) < 0) {
 		if (staging_complete(s))
 			tr_err("packaging failed: nothing collected is lost, the files are in %s "
-			       "(zip that directory once the cause is fixed)", s->archive.dir);
+			       "(zip that directory once the cause is fixed)",
+			       s->archive.dir);
 		else
 			tr_err("packaging failed: what was collected is kept in %s, but it is "
-			       "incomplete (see the errors above)", s->archive.dir);
+			       "incomplete (see the errors above)",
+			       s->archive.dir);
 		return TR_EXIT_FAILURE;
 	}
 	tr_session_warn_failed_optional(s);

@@ -52,8 +52,8 @@ static void watchdog_note_phase(void *arg, const char *plugin, const char *phase
 
 /* Packages the staging directory of a collector that died
  * (tr_watchdog_ops.salvage). */
-static int watchdog_salvage(void *arg, pid_t collector, const char *why,
-			    uint64_t start_mono_ns, uint64_t start_real_ns)
+static int watchdog_salvage(void *arg, pid_t collector, const char *why, uint64_t start_mono_ns,
+			    uint64_t start_real_ns)
 {
 	struct tr_session *s = arg;
 	int ret;
@@ -70,7 +70,8 @@ static int watchdog_salvage(void *arg, pid_t collector, const char *why,
 		if (s->sources[i]->phase == TR_PHASE_FAILED && !s->sources[i]->failed_in)
 			s->sources[i]->failed_in = "unknown";
 	tr_err("the collecting process (PID %d) ended without finishing: %s; the watchdog is "
-	       "packaging what it collected", (int)collector, why);
+	       "packaging what it collected",
+	       (int)collector, why);
 	/* A temporary archive the collector left half-written. */
 	if (s->archive.output)
 		unlink(s->archive.output);
@@ -82,10 +83,12 @@ static int watchdog_salvage(void *arg, pid_t collector, const char *why,
 
 		if (n > 0)
 			tr_info("%d entries were partly deflated before the collector died: "
-				"those pieces are used", n);
+				"those pieces are used",
+				n);
 		else if (n < 0)
 			tr_warn("cannot read what was deflated before the collector died (%s): "
-				"the entries are deflated whole", strerror(-n));
+				"the entries are deflated whole",
+				strerror(-n));
 		ret = tr_session_write_archive(s);
 	}
 	tr_output_release();

@@ -37,7 +37,8 @@ static void abort_session(struct tr_session *s)
 {
 	tr_status_end();
 	tr_err("aborted by a second interrupt: no archive was written; what was collected so "
-	       "far is left in %s", s->archive.dir);
+	       "far is left in %s",
+	       s->archive.dir);
 	tr_command_abort(&s->command);
 	tr_watchdog_abort();
 	if (s->archive.output)
@@ -84,15 +85,17 @@ void tr_session_fail_plugin(struct tracerig_ctx *ctx, const char *phase, int err
 	if (ctx->fault_signal)
 		tr_log(TRACERIG_LOG_ERROR, ctx->plugin->name,
 		       "crashed (SIG%s) in %s: it gets no more calls; the other backends' data "
-		       "is still packaged", sigabbrev_np(ctx->fault_signal)
-						  ? sigabbrev_np(ctx->fault_signal) : "?", phase);
+		       "is still packaged",
+		       sigabbrev_np(ctx->fault_signal) ? sigabbrev_np(ctx->fault_signal) : "?",
+		       phase);
 	else if (ctx->hung_ms)
 		tr_log(TRACERIG_LOG_ERROR, ctx->plugin->name,
 		       "%s did not return within %lld ms: abandoned as hung; the other backends' "
 		       "data is still packaged (raise [tracerig] %s_timeout if it needs longer)",
 		       phase, ctx->hung_ms,
-		       strcmp(phase, "init") == 0 ? "start"
-		       : strcmp(phase, "fini") == 0 ? "stop" : phase);
+		       strcmp(phase, "init") == 0   ? "start"
+		       : strcmp(phase, "fini") == 0 ? "stop"
+						    : phase);
 	else if (ctx->error == -ENODATA && !strcmp(phase, "init"))
 		/* The plugin's own warning said why. */
 		tr_log(ctx->required ? TRACERIG_LOG_ERROR : TRACERIG_LOG_INFO, ctx->plugin->name,
@@ -102,7 +105,8 @@ void tr_session_fail_plugin(struct tracerig_ctx *ctx, const char *phase, int err
 		tr_log(TRACERIG_LOG_ERROR, ctx->plugin->name, "%s failed: %s%s", phase,
 		       strerror(-ctx->error),
 		       ctx->required || ctx->plugin->kind == TRACERIG_PLUGIN_PACKAGER
-			       ? "" : " (optional backend: continuing without it)");
+			       ? ""
+			       : " (optional backend: continuing without it)");
 }
 
 uint64_t tr_session_ms_left(uint64_t deadline)
@@ -113,8 +117,8 @@ uint64_t tr_session_ms_left(uint64_t deadline)
 }
 
 void tr_session_run_calls(struct tr_session *s, struct tracerig_ctx **ctxs, size_t n,
-			enum tr_call call, struct tracerig_archive *ar, long long timeout_ms,
-			int *rets, const char *doing)
+			  enum tr_call call, struct tracerig_archive *ar, long long timeout_ms,
+			  int *rets, const char *doing)
 {
 	uint64_t deadline = tr_session_now_ns(CLOCK_MONOTONIC) + (uint64_t)timeout_ms * 1000000ull;
 	int *settled = calloc(n ? n : 1, sizeof(*settled));
@@ -202,7 +206,8 @@ void tr_session_stop_started(struct tr_session *s)
 	/* Together, so that every source's window ends at the same instant:
 	 * one that takes long to stop (LTTng) does not lengthen the others'. */
 	asked = tr_session_now_ns(CLOCK_MONOTONIC);
-	tr_session_run_calls(s, started, n, TR_CALL_STOP, NULL, s->settings.stop_timeout_ms, rets, "stopping");
+	tr_session_run_calls(s, started, n, TR_CALL_STOP, NULL, s->settings.stop_timeout_ms, rets,
+			     "stopping");
 	for (size_t i = 0; i < n; i++) {
 		started[i]->window_end_ns = asked;
 		if (started[i]->phase == TR_PHASE_FAILED)
@@ -301,7 +306,8 @@ void tr_session_warn_failed_optional(struct tr_session *s)
 				ctx->plugin->name, why);
 		else if (!strcmp(ctx->failed_in, "init") || !strcmp(ctx->failed_in, "start"))
 			tr_warn("optional backend %s failed (%s): the archive holds the other "
-				"backends' data only", ctx->plugin->name, why);
+				"backends' data only",
+				ctx->plugin->name, why);
 		else
 			/* It may have staged files while it collected (mapharvest's
 			 * maps, a growing trace): they are in the archive. */
