@@ -88,7 +88,7 @@ tests_ebpf_flight_phases_SOURCES = tests/ebpf/flight/phases.c
 
 # Integration tests (root): the real tracerig with the ebpf backend.
 ebpf_sh_tests = tests/ebpf/offcpu.sh tests/ebpf/filters.sh tests/ebpf/wall.sh tests/ebpf/late.sh \
-	tests/ebpf/dwarf.sh tests/ebpf/flight.sh tests/ebpf/container.sh
+	tests/ebpf/dwarf.sh tests/ebpf/flight.sh tests/ebpf/container.sh tests/ebpf/errors.sh
 dist_check_DATA += tests/ebpf/lib-ebpf.sh
 TESTS += $(ebpf_sh_tests)
 dist_check_SCRIPTS += $(ebpf_sh_tests)

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #include "lib/callchain.h"
 #include "lib/folded.h"
 #include "lib/ppframes.h"
+#include "lib/unwind.h"
 
 #include "buckets.h"
 #include "collector.h"
@@ -98,7 +100,9 @@ static void log_libbpf(void *arg, int level, const char *msg)
 	e->svc->log(e->ctx, level == 1 ? TRACERIG_LOG_WARN : TRACERIG_LOG_DEBUG, "%s", msg);
 }
 
-static int parse_states(const struct tracerig_list *list, uint32_t *mask)
+/* The states key's items as a mask; the first word that is no state is
+ * handed back in *wrong (NULL: the list is empty). */
+static int parse_states(const struct tracerig_list *list, uint32_t *mask, const char **wrong)
 {
 	static const struct {
 		const char *name;
@@ -124,10 +128,57 @@ static int parse_states(const struct tracerig_list *list, uint32_t *mask)
 				break;
 			}
 		}
-		if (i == sizeof(names) / sizeof(names[0]))
+		if (i == sizeof(names) / sizeof(names[0])) {
+			*wrong = list->items[item];
 			return -EINVAL;
+		}
 	}
+	*wrong = NULL;
 	return *mask ? 0 : -EINVAL;
+}
+
+/* A value the key table cannot judge alone, said once by the core with its
+ * profile line; `why` keeps the first, for --check's line. */
+static void profile_error(const struct tracerig_services *svc, struct tracerig_ctx *ctx, char *why,
+			  size_t why_len, int *wrong, const char *key, const char *fmt, ...)
+	TRACERIG_PRINTF(7, 8);
+static void profile_error(const struct tracerig_services *svc, struct tracerig_ctx *ctx, char *why,
+			  size_t why_len, int *wrong, const char *key, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	svc->config_error(ctx, key, "%s", msg);
+	if (!(*wrong)++)
+		snprintf(why, why_len, "%s: %s", key, msg);
+}
+
+/* What check and init judge of the bound keys beyond the table: every
+ * wrong value said, each with its line.  0, or -EINVAL. */
+static int validate(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
+		    const struct ebpf_settings *k, uint32_t *state_mask, char *why, size_t why_len)
+{
+	const char *word;
+	int wrong = 0;
+
+	if (parse_states(&k->states, state_mask, &word) < 0)
+		profile_error(
+			svc, ctx, why, why_len, &wrong, "states",
+			"%s%s%s: use interruptible, uninterruptible, idle, preempted, other or "
+			"all, separated by commas",
+			word ? "'" : "no thread state given", word ? word : "",
+			word ? "' is not a thread state" : "");
+	if (k->max_block_us && k->max_block_us < k->min_block_us)
+		profile_error(svc, ctx, why, why_len, &wrong, "max_block_us",
+			      "%lld is below min_block_us = %lld: nothing would be recorded",
+			      k->max_block_us, k->min_block_us);
+	if (k->callchain == TR_CALLCHAIN_DWARF && !UW_AVAILABLE)
+		profile_error(svc, ctx, why, why_len, &wrong, "callchain", "%s",
+			      TR_CALLCHAIN_DWARF_UNAVAILABLE);
+	return wrong ? -EINVAL : 0;
 }
 
 /* ---- notification thread: remember processes while they are alive ---- */
@@ -332,8 +383,16 @@ static int ebpf_snapshot(void *state, struct tracerig_archive *ar, uint64_t from
 static int ebpf_check(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
 		      char *advice, size_t advice_len)
 {
+	struct ebpf_settings keys;
+	uint32_t state_mask;
 	uint64_t window;
-	int ret = oc_check(advice, advice_len);
+	int ret;
+
+	if ((ret = svc->config_bind(ctx, &keys)) < 0)
+		return ret;
+	if ((ret = validate(svc, ctx, &keys, &state_mask, advice, advice_len)) < 0)
+		return ret;
+	ret = oc_check(advice, advice_len);
 
 	/* Flight mode: declared here so that --check says it is supported. */
 	if (ret == 0 && svc->flight_window(ctx, &window) == 1)
@@ -376,21 +435,11 @@ static int ebpf_init(const struct tracerig_services *svc, struct tracerig_ctx *c
 	}
 	e->cfg.hook = hooks[k->hook];
 	e->cfg.threads = threads[k->threads];
-	if (parse_states(&k->states, &e->cfg.state_mask) < 0) {
-		svc->log(ctx, TRACERIG_LOG_ERROR, "states: not a list of thread states (use "
-			 "interruptible, uninterruptible, idle, preempted, other or all, "
-			 "separated by commas)");
-		ret = -EINVAL;
+	/* Said by the core, with their lines. */
+	if ((ret = validate(svc, ctx, k, &e->cfg.state_mask, why, sizeof(why))) < 0)
 		goto fail;
-	}
 	e->cfg.min_block_ns = (uint64_t)k->min_block_us * 1000;
 	e->cfg.max_block_ns = (uint64_t)k->max_block_us * 1000;
-	if (e->cfg.max_block_ns && e->cfg.max_block_ns < e->cfg.min_block_ns) {
-		svc->log(ctx, TRACERIG_LOG_ERROR, "max_block_us is below min_block_us: nothing "
-			 "would be recorded");
-		ret = -EINVAL;
-		goto fail;
-	}
 	e->cfg.sample_period_ns = (uint64_t)k->sample_period_us * 1000;
 	e->cfg.stack_storage = (uint32_t)k->stack_storage_size;
 	e->cfg.stack_depth = (uint32_t)k->stack_depth;
@@ -399,9 +448,7 @@ static int ebpf_init(const struct tracerig_services *svc, struct tracerig_ctx *c
 	if (k->callchain == TR_CALLCHAIN_DWARF) {
 		ret = us_new(svc, ctx, (size_t)k->stack_depth, &e->us);
 		if (ret < 0) {
-			svc->log(ctx, TRACERIG_LOG_ERROR, "%s",
-				 ret == -ENOTSUP ? TR_CALLCHAIN_DWARF_UNAVAILABLE
-						 : "out of memory");
+			svc->log(ctx, TRACERIG_LOG_ERROR, "callchain = dwarf: %s", strerror(-ret));
 			goto fail;
 		}
 		e->cfg.dwarf_stack_bytes =

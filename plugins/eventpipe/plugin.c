@@ -768,6 +768,20 @@ static int add_providers(const struct tracerig_services *svc, struct tracerig_ct
 	return wrong ? -EINVAL : 0;
 }
 
+/* No provider left once sample_profiler = no took the sample profiler out:
+ * the profile's error, said with its line (check and init). */
+static int say_if_none_left(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
+			    const struct ep_providers *p)
+{
+	if (p->n)
+		return 0;
+	svc->config_error(ctx, "providers",
+			  "nothing is left to enable once sample_profiler = no "
+			  "leaves out %s: name another provider, or set sample_profiler = yes",
+			  EP_SAMPLE_PROFILER);
+	return -EINVAL;
+}
+
 static int build_request(struct eventpipe *e)
 {
 	char why[512];
@@ -780,10 +794,8 @@ static int build_request(struct eventpipe *e)
 		e->svc->log(e->ctx, TRACERIG_LOG_INFO, "%s left out (sample_profiler = no): it samples "
 			    "managed stacks only, every thread every millisecond, inside the process; "
 			    "perf_events samples every frame from outside", EP_SAMPLE_PROFILER);
-	if (e->providers.n == 0) {
-		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "[eventpipe] providers: nothing left to enable");
-		return -EINVAL;
-	}
+	if ((ret = say_if_none_left(e->svc, e->ctx, &e->providers)) < 0)
+		return ret;
 	e->req = (struct ep_request){ .providers = &e->providers,
 				      .buffer_mb = (uint32_t)((e->cfg.buffer_size + (1 << 20) - 1) >> 20),
 				      .rundown = e->cfg.rundown };
@@ -917,6 +929,15 @@ static int eventpipe_check(const struct tracerig_services *svc, struct tracerig_
 	ret = add_providers(svc, ctx, &cfg, &p, why, sizeof(why));
 	if (ret < 0) {
 		snprintf(advice, advice_len, "[eventpipe] providers: %s", why);
+		ep_providers_free(&p);
+		return ret;
+	}
+	if (!cfg.sample_profiler)
+		ep_providers_remove(&p, EP_SAMPLE_PROFILER);
+	if ((ret = say_if_none_left(svc, ctx, &p)) < 0) {
+		snprintf(advice, advice_len,
+			 "[eventpipe] providers: nothing is left to enable (said "
+			 "above, with its line)");
 		ep_providers_free(&p);
 		return ret;
 	}

@@ -209,6 +209,7 @@ static void advise(char *advice, size_t len, const char *fmt, ...)
 }
 
 static int read_config(struct lttng_state *st, const char *base_dir);
+static int validate_config(struct lttng_state *st, long long *size, long long *count);
 
 /* The directory the staging area (and so the trace) will be created in:
  * the archive's. */
@@ -340,6 +341,24 @@ static int check_dotnet(const struct tracerig_services *svc, struct tracerig_ctx
 	return loaded ? 0 : -ENOENT;
 }
 
+/* --check: the keys judged as init judges them. */
+static int check_keys(const struct tracerig_services *svc, struct tracerig_ctx *ctx)
+{
+	struct lttng_state *st = calloc(1, sizeof(*st));
+	long long size, count;
+	int ret;
+
+	if (!st)
+		return -ENOMEM;
+	st->svc = svc;
+	st->ctx = ctx;
+	ret = validate_config(st, &size, &count);
+	lttng_event_list_free(&st->ust_events);
+	lttng_event_list_free(&st->kernel_events);
+	free(st);
+	return ret;
+}
+
 static int check_unguarded(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
 			   char *advice, size_t advice_len)
 {
@@ -352,6 +371,13 @@ static int check_unguarded(const struct tracerig_services *svc, struct tracerig_
 	advice[0] = '\0';
 	if ((ret = svc->config_bind(ctx, &k)) < 0)
 		return ret;
+	/* The profile first: its errors are said whatever the daemon. */
+	if ((ret = check_keys(svc, ctx)) < 0) {
+		snprintf(advice, advice_len,
+			 "the profile's [lttng] settings are refused (said "
+			 "above, with their lines)");
+		return ret;
+	}
 	binary = k.sessiond_path;
 	kernel = k.kernel_events.n > 0;
 	if (!alive) {
@@ -447,10 +473,8 @@ static int set_command_env(struct lttng_state *st)
 
 		snprintf(item, sizeof(item), "%s", pairs->items[i]);
 		eq = strchr(item, '=');
-		if (!eq || eq == item) {
-			LOG(st, TRACERIG_LOG_ERROR, "command_env entry '%s' is not NAME=VALUE", item);
-			return -EINVAL;
-		}
+		if (!eq || eq == item)
+			continue; /* refused by validate_config, with its line */
 		*eq = '\0';
 		ret = st->svc->target_setenv(st->ctx, item, eq + 1);
 		if (ret < 0) {
@@ -524,52 +548,84 @@ static void say_wrong_items(struct lttng_state *st, const struct tracerig_list *
 		st->svc->config_error(st->ctx, events_key, "%s", whole_err);
 }
 
-static int read_config(struct lttng_state *st, const char *base_dir)
+/* The keys, bound and judged beyond what the table can: every wrong value
+ * said by the core with its line (config_error), then -EINVAL; the event
+ * lists built.  What check and init share. */
+static int validate_config(struct lttng_state *st, long long *size, long long *count)
 {
 	const struct tracerig_services *svc = st->svc;
 	struct tracerig_ctx *ctx = st->ctx;
 	const struct lttng_settings *k = &st->keys;
-	struct lt_config *cfg = &st->cfg;
 	char err[1024] = "";
-	long long size, count;
-	char base[PATH_MAX];
-	int ret;
+	int ret, wrong = 0;
 
 	if ((ret = svc->config_bind(ctx, &st->keys)) < 0)
 		return ret;
-	size = k->subbuf_size;
-	count = k->subbuf_count;
+	*size = k->subbuf_size;
+	*count = k->subbuf_count;
 	if (svc->flight_window(ctx, &st->flight_ns) != 1)
 		st->flight_ns = 0;
 	if (st->flight_ns) {
 		/* Discarding keeps the oldest events: the opposite of a window. */
 		if (svc->config_is_set(ctx, "mode") && k->mode == MODE_DISCARD) {
-			LOG(st, TRACERIG_LOG_ERROR, "mode = discard keeps the oldest events, but a "
-			    "flight recorder ([tracerig] mode = flight) keeps the newest: remove "
-			    "[lttng] mode (flight always overwrites)");
-			return -EINVAL;
+			svc->config_error(
+				ctx, "mode",
+				"discard keeps the oldest events, but a "
+				"flight recorder ([tracerig] mode = flight) keeps the newest: "
+				"remove [lttng] mode (flight always overwrites)");
+			wrong++;
 		}
-		flight_sizes(st, &size, &count);
+		flight_sizes(st, size, count);
 	}
 	ret = lttng_event_list_build(&st->ust_events, presets_of(k), &k->events, err, sizeof(err));
-	if (ret == -ENOMEM)
+	if (ret == -ENOMEM) {
 		LOG(st, TRACERIG_LOG_ERROR, "reading preset and events: %s", err);
-	else if (ret < 0)
-		say_wrong_items(st, &k->preset, &k->events, "events", err);
-	if (ret < 0)
 		return ret;
-	ret = lttng_event_list_build(&st->kernel_events, NULL, &k->kernel_events, err, sizeof(err));
-	if (ret == -ENOMEM)
-		LOG(st, TRACERIG_LOG_ERROR, "reading kernel_events: %s", err);
-	else if (ret < 0)
-		say_wrong_items(st, NULL, &k->kernel_events, "kernel_events", err);
-	if (ret < 0)
-		return ret;
-	if (!is_pow2((unsigned long long)size) || !is_pow2((unsigned long long)count)) {
-		LOG(st, TRACERIG_LOG_ERROR, "subbuf_size (%lld) and subbuf_count (%lld) must be "
-		    "powers of two (e.g. 1M and 4)", size, count);
-		return -EINVAL;
 	}
+	if (ret < 0) {
+		say_wrong_items(st, &k->preset, &k->events, "events", err);
+		wrong++;
+	}
+	ret = lttng_event_list_build(&st->kernel_events, NULL, &k->kernel_events, err, sizeof(err));
+	if (ret == -ENOMEM) {
+		LOG(st, TRACERIG_LOG_ERROR, "reading kernel_events: %s", err);
+		return ret;
+	}
+	if (ret < 0) {
+		say_wrong_items(st, NULL, &k->kernel_events, "kernel_events", err);
+		wrong++;
+	}
+	if (!is_pow2((unsigned long long)*size)) {
+		svc->config_error(ctx, "subbuf_size", "%lld is not a power of two (e.g. 1M)",
+				  *size);
+		wrong++;
+	}
+	if (!is_pow2((unsigned long long)*count)) {
+		svc->config_error(ctx, "subbuf_count", "%lld is not a power of two (e.g. 4)",
+				  *count);
+		wrong++;
+	}
+	for (size_t i = 0; i < k->command_env.n; i++) {
+		const char *item = k->command_env.items[i], *eq = strchr(item, '=');
+
+		if (!eq || eq == item) {
+			svc->config_error(ctx, "command_env", "'%s' is not NAME=VALUE", item);
+			wrong++;
+		}
+	}
+	return wrong ? -EINVAL : 0;
+}
+
+static int read_config(struct lttng_state *st, const char *base_dir)
+{
+	const struct lttng_settings *k = &st->keys;
+	struct lt_config *cfg = &st->cfg;
+	long long size, count;
+	char base[PATH_MAX];
+	int ret;
+
+	if ((ret = validate_config(st, &size, &count)) < 0)
+		return ret;
 	if (!base_dir) {
 		LOG(st, TRACERIG_LOG_ERROR, "the core gave no staging directory");
 		return -EINVAL;
@@ -599,7 +655,7 @@ static int read_config(struct lttng_state *st, const char *base_dir)
 	cfg->filter = k->filter;
 	cfg->loglevel = k->loglevel - 1; /* "any" is -1: no filter */
 	cfg->loglevel_only = k->loglevel_only;
-	cfg->kernel_required = svc->required(ctx);
+	cfg->kernel_required = st->svc->required(st->ctx);
 	return 0;
 }
 

@@ -137,6 +137,24 @@ static void stop_remember_thread(struct perf *p)
 
 /* ---- profile ---- */
 
+/* A value of `key` that is wrong here, said once by the core with its
+ * profile line (config_error); `why` keeps the first for --check's note. */
+static void profile_error(struct perf *p, char *why, size_t why_len, const char *key,
+			  const char *fmt, ...) TRACERIG_PRINTF(5, 6);
+static void profile_error(struct perf *p, char *why, size_t why_len, const char *key,
+			  const char *fmt, ...)
+{
+	char msg[768];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	p->svc->config_error(p->ctx, key, "%s", msg);
+	if (!p->said_in_profile++)
+		snprintf(why, why_len, "%s: %s", key, msg);
+}
+
 /* Adds the events of a list; `optional` ones the kernel does not have are
  * logged and left out instead of failing. */
 static int parse_events(struct perf *p, const struct tracerig_list *list, int optional,
@@ -162,12 +180,9 @@ static int parse_events(struct perf *p, const struct tracerig_list *list, int op
 		}
 		if (ret < 0) {
 			/* Each said where it is; then the next. */
-			p->svc->config_error(p->ctx, "events", "%s is not an event here: %s", name,
-					     hint);
-			p->said_in_profile = 1;
-			if (!wrong++)
-				snprintf(why, why_len, "events: %s is not an event here: %s", name,
-					 hint);
+			profile_error(p, why, why_len, "events", "%s is not an event here: %s",
+				      name, hint);
+			wrong++;
 			continue;
 		}
 		p->cfg.n_events++;
@@ -175,7 +190,7 @@ static int parse_events(struct perf *p, const struct tracerig_list *list, int op
 	if (wrong > 1)
 		snprintf(why, why_len, "events: %zu names are not events here (each said above, "
 			 "with its line)", wrong);
-	return wrong ? -EINVAL : 0;
+	return 0;
 }
 
 /* Everything init validates and reads from the profile, shared with
@@ -193,36 +208,32 @@ static int configure(struct perf *p, char *why, size_t why_len)
 		snprintf(why, why_len, "reading the profile: %s", strerror(-ret));
 		return ret;
 	}
+	/* Every wrong value is said, each with its line, before init fails. */
 	p->cfg.events = p->events;
 	ret = parse_events(p, &k->events, 0, why, why_len);
 	if (ret == 0)
 		ret = parse_events(p, &k->optional_events, 1, why, why_len);
 	if (ret < 0)
 		return ret;
-	if (!p->cfg.n_events) {
-		snprintf(why, why_len, "events is empty: name at least one event (cpu-clock)");
-		return -EINVAL;
-	}
+	if (!p->cfg.n_events && !p->said_in_profile)
+		profile_error(p, why, why_len, "events",
+			      "none is left to sample: name at least one event (cpu-clock)");
 	p->cfg.frequency = (uint64_t)k->frequency;
 	p->cfg.period = (uint64_t)k->period;
 	max_rate = pc_max_sample_rate();
-	if (!p->cfg.period && max_rate && p->cfg.frequency > max_rate) {
-		snprintf(why, why_len, "frequency = %llu is above "
-			 "kernel.perf_event_max_sample_rate = %llu: lower it, or raise the limit "
-			 "(sysctl kernel.perf_event_max_sample_rate=%llu)",
-			 (unsigned long long)p->cfg.frequency, (unsigned long long)max_rate,
-			 (unsigned long long)p->cfg.frequency);
-		return -EINVAL;
-	}
+	if (!p->cfg.period && max_rate && p->cfg.frequency > max_rate)
+		profile_error(
+			p, why, why_len, "frequency",
+			"%llu is above kernel.perf_event_max_sample_rate = %llu: lower it, or "
+			"raise the limit (sysctl kernel.perf_event_max_sample_rate=%llu)",
+			(unsigned long long)p->cfg.frequency, (unsigned long long)max_rate,
+			(unsigned long long)p->cfg.frequency);
 	p->cfg.callchain = k->callchain == TR_CALLCHAIN_FP;
-	if (k->callchain == TR_CALLCHAIN_DWARF) {
-		if (!UW_AVAILABLE) {
-			snprintf(why, why_len, "%s", TR_CALLCHAIN_DWARF_UNAVAILABLE);
-			return -ENOTSUP;
-		}
+	if (k->callchain == TR_CALLCHAIN_DWARF && !UW_AVAILABLE)
+		profile_error(p, why, why_len, "callchain", "%s", TR_CALLCHAIN_DWARF_UNAVAILABLE);
+	if (k->callchain == TR_CALLCHAIN_DWARF)
 		p->cfg.dwarf_stack_bytes =
 			tr_dwarf_stack_bytes(k->dwarf_stack_bytes, PC_MAX_STACK_BYTES);
-	}
 	p->cfg.kernel = k->kernel;
 	p->cfg.max_stack = (uint16_t)k->max_stack;
 	p->cfg.context_switches = k->context_switches;
@@ -230,11 +241,9 @@ static int configure(struct perf *p, char *why, size_t why_len)
 			     : k->hardware_fallback == HW_CPU_CLOCK ? PC_HW_CPU_CLOCK
 								    : PC_HW_FAIL;
 	pages = k->ring_pages;
-	if (pages & (pages - 1)) {
-		snprintf(why, why_len, "ring_pages = %lld is not a power of two (use 64, 128, 256, "
-			 "...)", pages);
-		return -EINVAL;
-	}
+	if (pages & (pages - 1))
+		profile_error(p, why, why_len, "ring_pages",
+			      "%lld is not a power of two (use 64, 128, 256, ...)", pages);
 	p->cfg.ring_pages = (size_t)pages;
 	p->script = k->script;
 	p->flamegraph = k->flamegraph;
@@ -250,7 +259,7 @@ static int configure(struct perf *p, char *why, size_t why_len)
 	} else {
 		p->flight_ns = 0;
 	}
-	return 0;
+	return p->said_in_profile ? -EINVAL : 0;
 }
 
 /* What start would open, from the session's targets.  A launched command

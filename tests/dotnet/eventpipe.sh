@@ -347,6 +347,18 @@ check_grep "a misspelt preset: --check says eventpipe is not usable, and why" \
 	'eventpipe .*NOT USABLE: \[eventpipe\] providers: unknown preset "gcc" \(did you mean gc\?' "$TEST_TMP/out"
 run_tracerig -c "$TEST_TMP/bad.ini" -d 1 -o "$TEST_TMP/bad.trace.zip"
 check "and a run with nothing else to collect fails" test "$rc" -ne 0
+# Nothing left once sample_profiler = no takes the only provider out: the
+# profile's error, at its line, in --check and in the run alike.
+printf '[tracerig]\nname = ep\n[eventpipe]\nproviders = Microsoft-DotNETCore-SampleProfiler\nsample_profiler = no\n' \
+	>"$TEST_TMP/none.ini"
+run_tracerig --check -c "$TEST_TMP/none.ini"
+check_eq "no provider left: --check exit 2" 2 "$rc"
+check_grep "no provider left: said at its line, with what to do" \
+	"none\.ini:4: \[eventpipe\] providers: nothing is left to enable once sample_profiler = no .*set sample_profiler = yes" \
+	"$TEST_TMP/out"
+run_tracerig -c "$TEST_TMP/none.ini" -d 1 -o "$TEST_TMP/none.trace.zip"
+check_eq "no provider left: the run is a profile error too (exit 2), said once" "2 1" \
+	"$rc $(grep -c 'nothing is left to enable' "$TEST_TMP/out")"
 
 # --- `tracerig report` on the launched run's archive: its runtime section
 # reads the .nettrace itself (lib/nettrace.c) and must count what TraceEvent

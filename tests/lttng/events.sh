@@ -95,4 +95,20 @@ check_grep "counted as the profile's errors" '^tracerig: 2 errors in the profile
 	"$TEST_TMP/out"
 check "and no archive" test ! -e "$TEST_TMP/names.trace.zip"
 
+# --- 5: values the key table cannot judge alone (sizes that are no power
+# of two, command_env items that are no NAME=VALUE) the same way, and
+# --check says them too, even with no session daemon to ask --------------
+write_profile "$TEST_TMP/sizes.ini" 'events=tracerig_test:*' 'subbuf_size=5000' 'subbuf_count=3' \
+	'command_env=FOO, =bar, A=b'
+run_tracerig -c "$TEST_TMP/sizes.ini" -d 1 -o "$TEST_TMP/sizes.trace.zip" -- true
+check_eq "sizes and command_env: exit 2 (a profile error)" 2 "$rc"
+check_eq "each wrong value said once, at its line" "1 1 1 1" \
+	"$(grep -c "sizes\.ini:7: \[lttng\] subbuf_size: 5000 is not a power of two" "$TEST_TMP/out") $(grep -c "sizes\.ini:8: \[lttng\] subbuf_count: 3 is not a power of two" "$TEST_TMP/out") $(grep -c "sizes\.ini:9: \[lttng\] command_env: 'FOO' is not NAME=VALUE" "$TEST_TMP/out") $(grep -c "sizes\.ini:9: \[lttng\] command_env: '=bar' is not NAME=VALUE" "$TEST_TMP/out")"
+check_grep "counted" '^tracerig: 4 errors in the profile; nothing was collected$' "$TEST_TMP/out"
+run_tracerig --check -c "$TEST_TMP/sizes.ini" --set lttng.start_sessiond=no
+check_eq "--check of it: exit 2" 2 "$rc"
+check_grep "--check counts them" "^profile $TEST_TMP/sizes\.ini: 4 errors \(on stderr\)$" "$TEST_TMP/out"
+check_grep "--check: lttng NOT USABLE, pointing at them" \
+	"^  lttng .*NOT USABLE: the profile's \[lttng\] settings are refused" "$TEST_TMP/out"
+
 done_testing

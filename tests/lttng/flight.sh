@@ -79,10 +79,10 @@ check_eq "--check: the flight profile is usable" 0 "$rc"
 check_no_grep "--check: lttng is not called unsupported in flight mode" "not supported" "$TEST_TMP/out"
 sed 's/^events = .*/&\nmode = discard/' "$TEST_TMP/f.ini" >"$TEST_TMP/discard.ini"
 run_tracerig --check -c "$TEST_TMP/discard.ini"
-if [ "$rc" != 0 ] && grep -q "mode = discard keeps the oldest events" "$TEST_TMP/out"; then
-	ok "[lttng] mode = discard in a flight session is refused, saying why"
+if [ "$rc" = 2 ] && grep -Eq "discard\.ini:[0-9]+: \[lttng\] mode: discard keeps the oldest events" "$TEST_TMP/out"; then
+	ok "[lttng] mode = discard in a flight session is a profile error, at its line, saying why"
 else
-	not_ok "[lttng] mode = discard in a flight session is refused, saying why" "rc=$rc" "$(cat "$TEST_TMP/out")"
+	not_ok "[lttng] mode = discard in a flight session is a profile error, at its line, saying why" "rc=$rc" "$(cat "$TEST_TMP/out")"
 fi
 
 # --- 1: two snapshots while collecting, the final one at stop ------------

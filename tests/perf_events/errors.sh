@@ -35,14 +35,25 @@ check_grep "--check's first line counts them, never calls the profile valid" \
 check_no_grep "--check: no 'valid' line for it" ': valid$' "$TEST_TMP/out"
 
 max=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+# Values the key table cannot judge alone are the profile's errors too:
+# said where they were set, all of them, once each, before collecting.
 run_tracerig -c "$CPU_INI" -o "$TEST_TMP/e.trace.zip" -d 1 --set perf_events.frequency=$((max + 1))
-check_eq "frequency above the kernel's limit: exit 1" 1 "$rc"
-check_grep "frequency above the kernel's limit: the sysctl is named" \
-	"frequency = $((max + 1)) is above kernel.perf_event_max_sample_rate = $max" "$TEST_TMP/out"
+check_eq "frequency above the kernel's limit: a profile error (exit 2)" 2 "$rc"
+check_grep "frequency above the kernel's limit: where, and the sysctl named" \
+	"^tracerig: --set: \[perf_events\] frequency: $((max + 1)) is above kernel.perf_event_max_sample_rate = $max" \
+	"$TEST_TMP/out"
 
 run_tracerig -c "$CPU_INI" -o "$TEST_TMP/e.trace.zip" -d 1 --set perf_events.ring_pages=100
-check_eq "ring_pages not a power of two: exit 1" 1 "$rc"
-check_grep "ring_pages: says what to use" 'ring_pages = 100 is not a power of two' "$TEST_TMP/out"
+check_eq "ring_pages not a power of two: a profile error (exit 2)" 2 "$rc"
+check_grep "ring_pages: says what to use" '\[perf_events\] ring_pages: 100 is not a power of two' "$TEST_TMP/out"
+
+printf '[tracerig]\nname = two\n[perf_events]\nring_pages = 100\nfrequency = %s\n' $((max + 1)) \
+	>"$TEST_TMP/two.ini"
+run_tracerig -c "$TEST_TMP/two.ini" -o "$TEST_TMP/e.trace.zip" -d 1
+check_eq "two wrong values: exit 2" 2 "$rc"
+check_eq "both said, each once with its line, nothing repeating them" \
+	"1 1 2" "$(grep -c 'two\.ini:4: \[perf_events\] ring_pages: ' "$TEST_TMP/out") $(grep -c 'two\.ini:5: \[perf_events\] frequency: ' "$TEST_TMP/out") $(grep -c 'perf_events' "$TEST_TMP/out")"
+check_grep "and counted" '^tracerig: 2 errors in the profile; nothing was collected$' "$TEST_TMP/out"
 
 run_tracerig -c "$CPU_INI" -o "$TEST_TMP/e.trace.zip" -p 2147483 -d 1
 check "a PID that does not exist: fails" test "$rc" -ne 0
@@ -91,9 +102,9 @@ fi
 
 # --check refuses a frequency the kernel refuses, in the run's words.
 run_tracerig --check -c "$CPU_INI" --set perf_events.frequency=$((max + 1))
-check_eq "--check, frequency above the kernel's limit: exit 1" 1 "$rc"
+check_eq "--check, frequency above the kernel's limit: a profile error (exit 2)" 2 "$rc"
 check_grep "--check, frequency above the kernel's limit: NOT USABLE, the sysctl is named" \
-	"perf_events .*NOT USABLE: frequency = $((max + 1)) is above kernel.perf_event_max_sample_rate = $max" "$TEST_TMP/out"
+	"perf_events .*NOT USABLE: frequency: $((max + 1)) is above kernel.perf_event_max_sample_rate = $max" "$TEST_TMP/out"
 
 # A process whose mappings cannot be read (here PID 1 refuses ptrace
 # access even to root): the message names /proc/PID/maps, not perf.data.

@@ -1,0 +1,34 @@
+#!/bin/sh
+# Values the key table cannot judge alone (a thread state that does not
+# exist, max_block_us below min_block_us) are the profile's errors: all of
+# them said before anything is collected, each once, with its line, by
+# the run and by --check alike.
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/ebpf/lib-ebpf.sh"
+need_ebpf
+
+printf '[tracerig]\nname = bad\n[ebpf]\nstates = sleeping, D\nmin_block_us = 100\nmax_block_us = 10\n' \
+	>"$TEST_TMP/bad.ini"
+run_tracerig -c "$TEST_TMP/bad.ini" -d 1 -o "$TEST_TMP/bad.trace.zip"
+check_eq "two wrong values: a profile error (exit 2)" 2 "$rc"
+check_grep "the thread state that is none, at its line" \
+	"^tracerig: $TEST_TMP/bad\\.ini:4: \\[ebpf\\] states: 'sleeping' is not a thread state: use " \
+	"$TEST_TMP/out"
+check_grep "max below min, at its line" \
+	"^tracerig: $TEST_TMP/bad\\.ini:6: \\[ebpf\\] max_block_us: 10 is below min_block_us = 100" \
+	"$TEST_TMP/out"
+check_eq "each said once, nothing repeating them" 2 "$(grep -c 'ebpf' "$TEST_TMP/out")"
+check_grep "counted" '^tracerig: 2 errors in the profile; nothing was collected$' "$TEST_TMP/out"
+check "no archive" test ! -e "$TEST_TMP/bad.trace.zip"
+
+run_tracerig --check -c "$TEST_TMP/bad.ini"
+check_eq "--check: exit 2" 2 "$rc"
+check_grep "--check counts them" "^profile $TEST_TMP/bad\\.ini: 2 errors \\(on stderr\\)$" "$TEST_TMP/out"
+check_grep "--check: ebpf NOT USABLE, with the first" \
+	"^  ebpf .* NOT USABLE: states: 'sleeping' is not a thread state" "$TEST_TMP/out"
+
+printf '[tracerig]\nname = empty\n[ebpf]\nstates =\n' >"$TEST_TMP/empty.ini"
+run_tracerig --check -c "$TEST_TMP/empty.ini"
+check_eq "an empty states list: --check exit 2" 2 "$rc"
+check_grep "said so" "empty\\.ini:4: \\[ebpf\\] states: no thread state given" "$TEST_TMP/out"
+done_testing
