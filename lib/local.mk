@@ -42,7 +42,7 @@ lib_libtrelf_la_LIBADD = $(LIBELF_LIBS) $(ZLIB_LIBS)
 # for perf_events and ebpf.  Without libdw it builds to what says so
 # (uw_new returns NULL); it needs libtrutil (the hardened open) next to it.
 noinst_LTLIBRARIES += lib/libtrunwind.la
-lib_libtrunwind_la_SOURCES = lib/unwind.c lib/unwind.h lib/callchain.h
+lib_libtrunwind_la_SOURCES = lib/unwind.c lib/unwind.h lib/callchain.h lib/cfi.c lib/cfi.h
 lib_libtrunwind_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
 lib_libtrunwind_la_LIBADD = $(LIBDW_LIBS) $(LIBELF_LIBS)
 

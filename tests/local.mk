@@ -70,6 +70,15 @@ tests_lib_test_unwind_fds_SOURCES = tests/lib/test_unwind_fds.c tests/lib/stack-
 tests_lib_test_unwind_fds_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) -I$(top_srcdir)/tests
 tests_lib_test_unwind_fds_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
 tests_lib_test_unwind_fds_LDADD = lib/libtrunwind.la $(tr_core_libs) $(LIBDW_LIBS) $(AX_PTHREAD_LIBS)
+# callchain = cfi's tables and walk, through libc, against glibc's
+# backtrace(); built without frame pointers, as the code it is for.
+check_PROGRAMS += tests/lib/test_cfi
+TESTS += tests/lib/test_cfi
+UNIT_TESTS += tests/lib/test_cfi
+tests_lib_test_cfi_SOURCES = tests/lib/test_cfi.c
+tests_lib_test_cfi_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) -I$(top_srcdir)/tests
+tests_lib_test_cfi_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS) -O2 -fomit-frame-pointer
+tests_lib_test_cfi_LDADD = lib/libtrunwind.la lib/libtrutil.la $(LIBDW_LIBS) $(LIBELF_LIBS)
 # The same under a hard limit below the objects a traced process maps: the
 # flush still writes every view (root: perf_events).
 if BUILD_PLUGIN_PERF_EVENTS
