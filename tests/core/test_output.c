@@ -42,7 +42,7 @@ static int has(const char *path, const char *text)
 DEF_TEST(a_link_at_the_temporary_name_is_not_followed)
 {
 	struct tracerig_archive ar;
-	char victim[256], out[256];
+	char victim[256], out[256], planted[512];
 	struct stat st;
 
 	snprintf(victim, sizeof(victim), "%s/victim", dir);
@@ -51,7 +51,8 @@ DEF_TEST(a_link_at_the_temporary_name_is_not_followed)
 	EXPECT_EQ_INT(0, tr_staging_create(&ar, out));
 	CHECK_NOT_NULL(ar.output);
 	/* Someone guessed the name: a link to a file of root's. */
-	EXPECT_EQ_INT(0, symlink(victim, ar.output));
+	snprintf(planted, sizeof(planted), "%s", ar.output);
+	EXPECT_EQ_INT(0, symlink(victim, planted));
 	EXPECT_EQ_INT(0, tr_output_create_temp(&ar));
 	EXPECT_TRUE(has(victim, "root's file\n"));
 	EXPECT_EQ_INT(0, lstat(ar.output, &st));
@@ -59,6 +60,9 @@ DEF_TEST(a_link_at_the_temporary_name_is_not_followed)
 	EXPECT_EQ_INT(0600, st.st_mode & 0777);
 	EXPECT_EQ_INT(0, (int)st.st_size);
 	unlink(ar.output);
+	/* The link is left as it was, for whoever planted it: the test's
+	 * directory must still go. */
+	unlink(planted);
 	tr_staging_remove(&ar);
 	tr_staging_free(&ar);
 }
