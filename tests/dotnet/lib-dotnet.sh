@@ -10,6 +10,7 @@ command -v dotnet >/dev/null 2>&1 ||
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
 export DOTNET_CLI_HOME="${DOTNET_CLI_HOME:-${HOME:-/root}}"
 DOTNET_APPS_SRC="$top_srcdir/tests/dotnet/apps"
+. "$top_srcdir/tests/dotnet/lib-sweep.sh"
 
 # need_plugins NAME...: skips the whole script unless each backend was built.
 need_plugins() {

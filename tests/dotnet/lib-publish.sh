@@ -8,6 +8,7 @@
 command -v dotnet >/dev/null 2>&1 ||
 	skip_all "needs the .NET SDK (dotnet on the PATH): crossgen2 and the runtime packs come through it"
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
+. "$top_srcdir/tests/dotnet/lib-sweep.sh"
 export DOTNET_CLI_HOME="${DOTNET_CLI_HOME:-${HOME:-/root}}"
 DOTNET_CACHE=${TRACERIG_DOTNET_CACHE:-$top_builddir/tests/dotnet}
 

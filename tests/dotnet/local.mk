@@ -8,7 +8,7 @@ dist_check_SCRIPTS += $(dotnet_tests)
 # Events the runtime dropped (tracerig stopped while its buffer fills).
 TESTS += tests/dotnet/eventpipe_lost.sh
 dist_check_SCRIPTS += tests/dotnet/eventpipe_lost.sh
-dist_check_DATA += tests/dotnet/lib-dotnet.sh tests/dotnet/r2r-check.py tests/dotnet/unnamed-check.py \
+dist_check_DATA += tests/dotnet/lib-dotnet.sh tests/dotnet/lib-sweep.sh tests/dotnet/r2r-check.py tests/dotnet/unnamed-check.py \
 	tests/dotnet/lib-publish.sh tests/dotnet/r2r-map-check.py
 EXTRA_DIST += tests/dotnet/apps/hot/Hot.csproj tests/dotnet/apps/hot/Program.cs \
 	tests/dotnet/apps/hot/native/hotnative.c \
