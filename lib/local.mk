@@ -30,6 +30,8 @@ lib_libtrutil_la_SOURCES = \
 lib_libtrutil_la_SOURCES += lib/utf.c lib/utf.h lib/clrevents.h
 # Opens of traced processes' files in a helper process (lib/opener.h).
 lib_libtrutil_la_SOURCES += lib/opener.c lib/opener.h
+# A key value wrong in a way the key table cannot judge, said by the core.
+lib_libtrutil_la_SOURCES += lib/keyerror.c lib/keyerror.h
 
 # The part that reads ELF, for those that link libelf anyway (the core and
 # perf_events): the other plugins stay free of it.

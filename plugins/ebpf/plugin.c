@@ -10,7 +10,6 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +22,7 @@
 
 #include "lib/callchain.h"
 #include "lib/folded.h"
+#include "lib/keyerror.h"
 #include "lib/ppframes.h"
 #include "lib/unwind.h"
 
@@ -137,25 +137,6 @@ static int parse_states(const struct tracerig_list *list, uint32_t *mask, const 
 	return *mask ? 0 : -EINVAL;
 }
 
-/* A value the key table cannot judge alone, said once by the core with its
- * profile line; `why` keeps the first, for --check's line. */
-static void profile_error(const struct tracerig_services *svc, struct tracerig_ctx *ctx, char *why,
-			  size_t why_len, int *wrong, const char *key, const char *fmt, ...)
-	TRACERIG_PRINTF(7, 8);
-static void profile_error(const struct tracerig_services *svc, struct tracerig_ctx *ctx, char *why,
-			  size_t why_len, int *wrong, const char *key, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	svc->config_error(ctx, key, "%s", msg);
-	if (!(*wrong)++)
-		snprintf(why, why_len, "%s: %s", key, msg);
-}
-
 /* What check and init judge of the bound keys beyond the table: every
  * wrong value said, each with its line.  0, or -EINVAL. */
 static int validate(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
@@ -165,19 +146,19 @@ static int validate(const struct tracerig_services *svc, struct tracerig_ctx *ct
 	int wrong = 0;
 
 	if (parse_states(&k->states, state_mask, &word) < 0)
-		profile_error(
-			svc, ctx, why, why_len, &wrong, "states",
+		tr_key_error(
+			svc, ctx, &wrong, why, why_len, "states",
 			"%s%s%s: use interruptible, uninterruptible, idle, preempted, other or "
 			"all, separated by commas",
 			word ? "'" : "no thread state given", word ? word : "",
 			word ? "' is not a thread state" : "");
 	if (k->max_block_us && k->max_block_us < k->min_block_us)
-		profile_error(svc, ctx, why, why_len, &wrong, "max_block_us",
-			      "%lld is below min_block_us = %lld: nothing would be recorded",
-			      k->max_block_us, k->min_block_us);
+		tr_key_error(svc, ctx, &wrong, why, why_len, "max_block_us",
+			     "%lld is below min_block_us = %lld: nothing would be recorded",
+			     k->max_block_us, k->min_block_us);
 	if (k->callchain == TR_CALLCHAIN_DWARF && !UW_AVAILABLE)
-		profile_error(svc, ctx, why, why_len, &wrong, "callchain", "%s",
-			      TR_CALLCHAIN_DWARF_UNAVAILABLE);
+		tr_key_error(svc, ctx, &wrong, why, why_len, "callchain", "%s",
+			     TR_CALLCHAIN_DWARF_UNAVAILABLE);
 	return wrong ? -EINVAL : 0;
 }
 

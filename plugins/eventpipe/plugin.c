@@ -33,6 +33,7 @@
 #include <tracerig/plugin.h>
 
 #include "lib/dotnetipc.h"
+#include "lib/keyerror.h"
 #include "lib/pidset.h"
 #include "lib/procpid.h"
 #include "lib/vec.h"
@@ -742,26 +743,31 @@ static int eventpipe_snapshot(void *state, struct tracerig_archive *ar, uint64_t
 }
 
 /* The profile's providers (default when none), each wrong item said with
- * the profile's line; -EINVAL after all of them.  `why`: the first. */
+ * the profile's line; -EINVAL after all of them.  `why`: the first, as
+ * "providers: ...". */
 static int add_providers(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
 			 const struct eventpipe_config *cfg, struct ep_providers *p, char *why,
 			 size_t why_len)
 {
-	size_t wrong = 0;
-	int ret;
+	int ret, wrong = 0;
 
-	if (cfg->providers.n == 0)
-		return ep_providers_add(p, "default", why, why_len);
+	if (cfg->providers.n == 0) {
+		char item_why[512];
+
+		/* A preset of ours: only out of memory can refuse it. */
+		ret = ep_providers_add(p, "default", item_why, sizeof(item_why));
+		if (ret < 0)
+			snprintf(why, why_len, "providers: %s", strerror(-ret));
+		return ret;
+	}
 	for (size_t i = 0; i < cfg->providers.n; i++) {
 		char item_why[512];
 
 		ret = ep_providers_add(p, cfg->providers.items[i], item_why, sizeof(item_why));
 		if (ret == -EINVAL) {
-			svc->config_error(ctx, "providers", "%s", item_why);
-			if (!wrong++)
-				snprintf(why, why_len, "%s", item_why);
+			tr_key_error(svc, ctx, &wrong, why, why_len, "providers", "%s", item_why);
 		} else if (ret < 0) {
-			snprintf(why, why_len, "%s", strerror(-ret));
+			snprintf(why, why_len, "providers: %s", strerror(-ret));
 			return ret;
 		}
 	}
@@ -928,7 +934,7 @@ static int eventpipe_check(const struct tracerig_services *svc, struct tracerig_
 		return ret;
 	ret = add_providers(svc, ctx, &cfg, &p, why, sizeof(why));
 	if (ret < 0) {
-		snprintf(advice, advice_len, "[eventpipe] providers: %s", why);
+		snprintf(advice, advice_len, "[eventpipe] %s", why);
 		ep_providers_free(&p);
 		return ret;
 	}

@@ -22,6 +22,7 @@
 
 #include "lib/callchain.h"
 #include "lib/folded.h"
+#include "lib/keyerror.h"
 #include "lib/pidqueue.h"
 #include "lib/ppframes.h"
 #include "lib/pprof.h"
@@ -137,24 +138,6 @@ static void stop_remember_thread(struct perf *p)
 
 /* ---- profile ---- */
 
-/* A value of `key` that is wrong here, said once by the core with its
- * profile line (config_error); `why` keeps the first for --check's note. */
-static void profile_error(struct perf *p, char *why, size_t why_len, const char *key,
-			  const char *fmt, ...) TRACERIG_PRINTF(5, 6);
-static void profile_error(struct perf *p, char *why, size_t why_len, const char *key,
-			  const char *fmt, ...)
-{
-	char msg[768];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	p->svc->config_error(p->ctx, key, "%s", msg);
-	if (!p->said_in_profile++)
-		snprintf(why, why_len, "%s: %s", key, msg);
-}
-
 /* Adds the events of a list; `optional` ones the kernel does not have are
  * logged and left out instead of failing. */
 static int parse_events(struct perf *p, const struct tracerig_list *list, int optional,
@@ -180,8 +163,8 @@ static int parse_events(struct perf *p, const struct tracerig_list *list, int op
 		}
 		if (ret < 0) {
 			/* Each said where it is; then the next. */
-			profile_error(p, why, why_len, "events", "%s is not an event here: %s",
-				      name, hint);
+			tr_key_error(p->svc, p->ctx, &p->said_in_profile, why, why_len, "events",
+				     "%s is not an event here: %s", name, hint);
 			wrong++;
 			continue;
 		}
@@ -216,21 +199,21 @@ static int configure(struct perf *p, char *why, size_t why_len)
 	if (ret < 0)
 		return ret;
 	if (!p->cfg.n_events && !p->said_in_profile)
-		profile_error(p, why, why_len, "events",
-			      "none is left to sample: name at least one event (cpu-clock)");
+		tr_key_error(p->svc, p->ctx, &p->said_in_profile, why, why_len, "events",
+			     "none is left to sample: name at least one event (cpu-clock)");
 	p->cfg.frequency = (uint64_t)k->frequency;
 	p->cfg.period = (uint64_t)k->period;
 	max_rate = pc_max_sample_rate();
 	if (!p->cfg.period && max_rate && p->cfg.frequency > max_rate)
-		profile_error(
-			p, why, why_len, "frequency",
-			"%llu is above kernel.perf_event_max_sample_rate = %llu: lower it, or "
-			"raise the limit (sysctl kernel.perf_event_max_sample_rate=%llu)",
-			(unsigned long long)p->cfg.frequency, (unsigned long long)max_rate,
-			(unsigned long long)p->cfg.frequency);
+		tr_key_error(p->svc, p->ctx, &p->said_in_profile, why, why_len, "frequency",
+			     "%llu is above kernel.perf_event_max_sample_rate = %llu: lower it, or "
+			     "raise the limit (sysctl kernel.perf_event_max_sample_rate=%llu)",
+			     (unsigned long long)p->cfg.frequency, (unsigned long long)max_rate,
+			     (unsigned long long)p->cfg.frequency);
 	p->cfg.callchain = k->callchain == TR_CALLCHAIN_FP;
 	if (k->callchain == TR_CALLCHAIN_DWARF && !UW_AVAILABLE)
-		profile_error(p, why, why_len, "callchain", "%s", TR_CALLCHAIN_DWARF_UNAVAILABLE);
+		tr_key_error(p->svc, p->ctx, &p->said_in_profile, why, why_len, "callchain", "%s",
+			     TR_CALLCHAIN_DWARF_UNAVAILABLE);
 	if (k->callchain == TR_CALLCHAIN_DWARF)
 		p->cfg.dwarf_stack_bytes =
 			tr_dwarf_stack_bytes(k->dwarf_stack_bytes, PC_MAX_STACK_BYTES);
@@ -242,8 +225,8 @@ static int configure(struct perf *p, char *why, size_t why_len)
 								    : PC_HW_FAIL;
 	pages = k->ring_pages;
 	if (pages & (pages - 1))
-		profile_error(p, why, why_len, "ring_pages",
-			      "%lld is not a power of two (use 64, 128, 256, ...)", pages);
+		tr_key_error(p->svc, p->ctx, &p->said_in_profile, why, why_len, "ring_pages",
+			     "%lld is not a power of two (use 64, 128, 256, ...)", pages);
 	p->cfg.ring_pages = (size_t)pages;
 	p->script = k->script;
 	p->flamegraph = k->flamegraph;
