@@ -46,14 +46,20 @@ check_grep "with their tier, as PerfView shows it" \
 	'^match [0-9]+ Hot!\[(QuickJitted|OptimizedTier1|Optimized)\]Hot\.Work::' "$TEST_TMP/pv.out"
 check_grep "ReadyToRun framework methods are named" \
 	'^frame [0-9]+ System\.Text\.Json!\[PreJIT\]System\.Text\.Json\.' "$TEST_TMP/pv.out"
-# The hottest managed method, its tiers added up: tiering splits a method
-# into entries (AddAll at OptimizedTier1 and OptimizedTier1OSR), and one
-# tier alone came behind a System.Text.Json method once.
+# The hottest managed methods, their tiers added up: tiering splits a method
+# into entries (AddAll at OptimizedTier1 and OptimizedTier1OSR; a tier
+# written before the name or after the signature).  The profile is flat
+# (AddAll ~150 samples of ~5,800, the regex's IndexOfAnyCore ~120, JSON
+# readers ~70): one framework method came first once on a loaded 2-core
+# machine, so the workload's own must be among the three hottest.
 top_managed=$(awk '$1 == "top" && ($3 ~ /^Hot!/ || $3 ~ /^System\./) {
-		m = $3; sub(/!\[[A-Za-z0-9]+\]/, "!", m); n[m] += $2
-	} END { for (m in n) if (n[m] > best) { best = n[m]; top = m } print best, top }' "$TEST_TMP/pv.out")
-check "the hottest managed method is the workload's own ($top_managed)" \
-	sh -c "printf '%s\n' '$top_managed' | grep -Eq '^[0-9]+ Hot!Hot\\.(Work|Accumulator|Program)'"
+		m = $0; sub(/^top [0-9]+ /, "", m)
+		sub(/!\[[A-Za-z0-9]+\]/, "!", m); sub(/\[[A-Za-z0-9]+\]$/, "", m)
+		n[m] += $2
+	} END { for (m in n) print n[m], m }' "$TEST_TMP/pv.out" | sort -rn | head -n 3)
+printf '%s\n' "$top_managed" | sed 's/^/# /'
+check "one of the three hottest managed methods is the workload's own" \
+	sh -c "printf '%s\n' \"\$1\" | grep -Eq '^[0-9]+ Hot!Hot\.(Work|Accumulator|Program)'" sh "$top_managed"
 unnamed_jit=$(awk '$1 == "top" && $3 ~ /^unknown!\/tmp\/perf-/ { n += $2 } END { print n + 0 }' "$TEST_TMP/pv.out")
 check_share "at most 2% of samples end in unnamed JIT code" "$unnamed_jit" "$samples" 2
 check_grep "the process is named, with its PID" "^process $pid [0-9]+ dotnet" "$TEST_TMP/pv.out"
