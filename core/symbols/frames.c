@@ -137,52 +137,6 @@ static struct tr_frame *new_frame(struct tr_frames *c)
 	return &b->frames[b->used++];
 }
 
-static uint64_t name_hash(const char *s, size_t len)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
-	return h;
-}
-
-/* The one copy in `arena` of s[0..len): names are made per (process,
- * address), and a compile loop makes the same "[cc1]" for every process. */
-static const char *name_copy(struct tr_frames *c, struct tr_arena *arena, const char *s,
-			     size_t len)
-{
-	size_t i;
-
-	if ((c->n_names + 1) * 2 > c->cap_names) {
-		size_t cap = c->cap_names ? c->cap_names * 2 : 1024;
-		const char **tab = calloc(cap, sizeof(*tab));
-
-		if (!tab)
-			return NULL;
-		for (size_t k = 0; k < c->cap_names; k++) {
-			const char *n = c->names[k];
-
-			if (!n)
-				continue;
-			for (i = name_hash(n, strlen(n)) & (cap - 1); tab[i]; i = (i + 1) & (cap - 1))
-				;
-			tab[i] = n;
-		}
-		free(c->names);
-		c->names = tab;
-		c->cap_names = cap;
-	}
-	for (i = name_hash(s, len) & (c->cap_names - 1); c->names[i];
-	     i = (i + 1) & (c->cap_names - 1))
-		if (strncmp(c->names[i], s, len) == 0 && c->names[i][len] == '\0')
-			return c->names[i];
-	c->names[i] = tr_arena_strndup(arena, s, len);
-	if (!c->names[i])
-		return NULL;
-	c->n_names++;
-	return c->names[i];
-}
-
 /* s itself when the rule leaves it as it is, else a copy under the rule. */
 static const char *sanitized(struct tr_frames *c, struct tr_arena *arena, const char *s)
 {
@@ -197,7 +151,7 @@ static const char *sanitized(struct tr_frames *c, struct tr_arena *arena, const 
 	if (!copy)
 		return NULL;
 	tr_sanitize_name(copy, len + 1, s);
-	ret = name_copy(c, arena, copy, len);
+	ret = tr_interned_n(&c->names, arena, copy, len);
 	if (copy != small)
 		free(copy);
 	return ret;
@@ -222,7 +176,7 @@ static const char *make_name(struct tr_frames *c, struct tr_arena *arena,
 			return NULL;
 		tr_frame_name_format(buf, len + 1, s, addr, kernel);
 	}
-	name = name_copy(c, arena, buf, len);
+	name = tr_interned_n(&c->names, arena, buf, len);
 	if (buf != small)
 		free(buf);
 	return name;
@@ -315,6 +269,6 @@ void tr_frames_free(struct tr_frames *c)
 		c->blocks = next;
 	}
 	free(c->slots);
-	free(c->names);
+	tr_interned_free(&c->names);
 	*c = (struct tr_frames){ 0 };
 }

@@ -16,6 +16,7 @@
 #include <sys/types.h>
 #include <tracerig/plugin.h>
 
+#include "interned.h"
 #include "symtab.h"
 
 struct tr_frame {
@@ -42,8 +43,7 @@ struct tr_frames {
 	/* The names made and the copies made under the sanitize rule, each
 	 * once: processes come and go (tr_frames_drop), their names stay, so
 	 * that what they take is what distinct names take. */
-	const char **names;
-	size_t n_names, cap_names;
+	struct tr_interned names;
 };
 
 /* Writes the frame's name under the one rule (see frame_name in

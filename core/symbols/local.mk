@@ -2,6 +2,7 @@
 tr_symbols_sources = \
 	core/symbols/symbolizer.c core/symbols/symbolizer.h \
 	core/symbols/frames.c core/symbols/frames.h \
+	core/symbols/interned.c core/symbols/interned.h \
 	core/symbols/symtab.c core/symbols/symtab.h \
 	core/symbols/r2rsym.c core/symbols/r2rsym.h \
 	core/symbols/procfs.c core/symbols/procfs.h \

@@ -27,6 +27,7 @@
 #include "demangle.h"
 #include "elfsym.h"
 #include "frames.h"
+#include "interned.h"
 #include "jit.h"
 #include "kallsyms.h"
 #include "lib/buildid.h"
@@ -98,8 +99,7 @@ struct tr_symbolizer {
 	struct dso *dsos[DSO_BUCKETS];
 	struct dso *vdsos; /* keyed by content hash in ino */
 	struct dso *bid_dsos; /* known by build id only */
-	const char **strings; /* interned paths, open addressing */
-	size_t n_strings, cap_strings;
+	struct tr_interned paths; /* object paths, once each */
 	struct tr_kallsyms kallsyms;
 	int kallsyms_state; /* 0 not read, 1 read, < 0 failed */
 	struct tr_frames frames; /* frame names by (process, generation, address) */
@@ -120,41 +120,6 @@ struct tr_symbolizer {
 static void bump_gen(struct tr_symbolizer *sym, struct proc *p)
 {
 	p->gen = ++sym->gen_seq;
-}
-
-/* ---- interned strings ------------------------------------------------- */
-
-static const char *intern(struct tr_symbolizer *sym, const char *s)
-{
-	size_t i;
-
-	if (sym->n_strings * 2 >= sym->cap_strings) {
-		size_t cap = sym->cap_strings ? sym->cap_strings * 2 : 1024;
-		const char **tab = calloc(cap, sizeof(*tab));
-
-		if (!tab)
-			return NULL;
-		for (size_t k = 0; k < sym->cap_strings; k++) {
-			if (!sym->strings[k])
-				continue;
-			for (i = tr_fnv1a_str(sym->strings[k]) & (cap - 1); tab[i];
-			     i = (i + 1) & (cap - 1))
-				;
-			tab[i] = sym->strings[k];
-		}
-		free(sym->strings);
-		sym->strings = tab;
-		sym->cap_strings = cap;
-	}
-	for (i = tr_fnv1a_str(s) & (sym->cap_strings - 1); sym->strings[i];
-	     i = (i + 1) & (sym->cap_strings - 1))
-		if (strcmp(sym->strings[i], s) == 0)
-			return sym->strings[i];
-	sym->strings[i] = tr_arena_strdup(&sym->arena, s);
-	if (!sym->strings[i])
-		return NULL;
-	sym->n_strings++;
-	return sym->strings[i];
 }
 
 /* ---- objects ---------------------------------------------------------- */
@@ -453,7 +418,7 @@ static struct proc *proc_get(struct tr_symbolizer *sym, pid_t pid)
 	p->jit.pid = pid;
 	/* What perf names a process's JIT code (and anonymous code). */
 	snprintf(buf, sizeof(buf), "/tmp/perf-%d.map", (int)pid);
-	p->jit_dso = intern(sym, buf);
+	p->jit_dso = tr_interned(&sym->paths, &sym->arena, buf);
 	if (!p->jit_dso) {
 		free(p);
 		return NULL;
@@ -521,7 +486,7 @@ static int on_maps_line(void *arg, const struct tr_maps_line *l)
 	m = &r->maps[r->n];
 	*m = (struct mapping){ .start = l->start, .end = l->end, .pgoff = l->pgoff,
 			       .kind = classify(l), .deleted = l->deleted };
-	m->path = intern(r->sym, l->path);
+	m->path = tr_interned(&r->sym->paths, &r->sym->arena, l->path);
 	if (!m->path)
 		return -ENOMEM;
 	if (m->kind == MAP_FILE) {
@@ -1236,7 +1201,7 @@ int tr_symbolizer_record_mmap(struct tr_symbolizer *sym, const struct tracerig_m
 	}
 	m = (struct mapping){ .start = l.start, .end = l.end, .pgoff = l.pgoff,
 			      .kind = classify(&l), .deleted = l.deleted };
-	m.path = intern(sym, path);
+	m.path = tr_interned(&sym->paths, &sym->arena, path);
 	if (!m.path) {
 		ret = -ENOMEM;
 		goto out;
@@ -1378,7 +1343,7 @@ void tr_symbolizer_free(struct tr_symbolizer *sym)
 	tr_jit_shared_free(&sym->jit_shared);
 	tr_kallsyms_free(&sym->kallsyms);
 	tr_frames_free(&sym->frames);
-	free(sym->strings);
+	tr_interned_free(&sym->paths);
 	tr_arena_free(&sym->arena);
 	pthread_mutex_destroy(&sym->lock);
 	free(sym);
