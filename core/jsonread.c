@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "jsonread.h"
+#include "lib/vec.h"
 
 #define MAX_DEPTH 64
 
@@ -116,7 +117,7 @@ static int jvalue(struct jparser *jp, struct tr_jv *v);
 static int jcontainer(struct jparser *jp, struct tr_jv *v, int object)
 {
 	char close = object ? '}' : ']';
-	size_t cap = 0;
+	size_t items_cap = 0, keys_cap = 0;
 	int ret;
 
 	v->type = object ? TR_JV_OBJECT : TR_JV_ARRAY;
@@ -143,25 +144,23 @@ static int jcontainer(struct jparser *jp, struct tr_jv *v, int object)
 			}
 			jp->p++;
 		}
-		if (v->n == cap) {
-			size_t ncap = cap ? cap * 2 : 8;
-			struct tr_jv *items = realloc(v->items, ncap * sizeof(*items));
-			char **keys;
+		if (v->n == items_cap) {
+			struct tr_jv *items =
+				tr_vec_grow(v->items, &items_cap, v->n + 1, sizeof(*items), 8);
+			char **keys = NULL;
 
-			if (!items) {
+			if (items) {
+				v->items = items;
+				if (object)
+					keys = tr_vec_grow(v->keys, &keys_cap, v->n + 1,
+							   sizeof(*keys), 8);
+				if (keys)
+					v->keys = keys;
+			}
+			if (!items || (object && !keys)) {
 				free(key);
 				return -ENOMEM;
 			}
-			v->items = items;
-			if (object) {
-				keys = realloc(v->keys, ncap * sizeof(*keys));
-				if (!keys) {
-					free(key);
-					return -ENOMEM;
-				}
-				v->keys = keys;
-			}
-			cap = ncap;
 		}
 		memset(&v->items[v->n], 0, sizeof(v->items[v->n]));
 		if (object)

@@ -1034,20 +1034,14 @@ struct claims {
 /* Keeps a name: *at is its offset in c->names. */
 static int keep_name(struct ctx *c, const struct sb *name, int64_t *at)
 {
+	char *names;
+
 	if (name->n + 1 > NAMES_MAX - c->names_len)
 		return fail(c, -EINVAL, "method names beyond %u MiB", NAMES_MAX >> 20);
-	if (c->names_len + name->n + 1 > c->names_cap) {
-		size_t cap = c->names_cap ? c->names_cap * 2 : 65536;
-		char *p;
-
-		while (cap < c->names_len + name->n + 1)
-			cap *= 2;
-		p = realloc(c->names, cap);
-		if (!p)
-			return fail(c, -ENOMEM, "out of memory");
-		c->names = p;
-		c->names_cap = cap;
-	}
+	names = tr_vec_grow(c->names, &c->names_cap, c->names_len + name->n + 1, 1, 65536);
+	if (!names)
+		return fail(c, -ENOMEM, "out of memory");
+	c->names = names;
 	memcpy(c->names + c->names_len, name->s, name->n + 1);
 	*at = (int64_t)c->names_len;
 	c->names_len += name->n + 1;

@@ -30,6 +30,7 @@
 #include "lib/cpus.h"
 #include "lib/perfring.h"
 #include "lib/pidset.h"
+#include "lib/vec.h"
 #include "livesb.h"
 #include "perffile.h"
 #include "synth.h"
@@ -480,15 +481,10 @@ static void note_object(struct pc_collector *c, const struct perf_event_header *
 		if (c->objects[i].id.size == size &&
 		    memcmp(c->objects[i].id.id, b + MMAP2_BID_OFF + 4, size) == 0)
 			return;
-	if (c->n_objects == c->cap_objects) {
-		size_t cap = c->cap_objects ? c->cap_objects * 2 : 64;
-
-		o = realloc(c->objects, cap * sizeof(*o));
-		if (!o)
-			return;
-		c->objects = o;
-		c->cap_objects = cap;
-	}
+	o = tr_vec_grow(c->objects, &c->cap_objects, c->n_objects + 1, sizeof(*o), 64);
+	if (!o)
+		return;
+	c->objects = o;
 	o = &c->objects[c->n_objects];
 	o->filename = strdup(name);
 	if (!o->filename)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "frametexts.h"
+#include "lib/vec.h"
 #include "textbuf.h"
 
 /* Texts come from chunks of this size (a longer one gets a chunk of its
@@ -323,14 +324,13 @@ int ft_exit(struct frametexts *ft, pid_t pid, pid_t tid, uint64_t time_ns)
 				ft->n_ended * sizeof(*ft->ended));
 			ft->ended_head = 0;
 		} else {
-			size_t cap = ft->cap_ended ? ft->cap_ended * 2 : 256;
-			struct ft_ended *grown = realloc(ft->ended, cap * sizeof(*grown));
+			struct ft_ended *grown = tr_vec_grow(ft->ended, &ft->cap_ended,
+							     ft->n_ended + 1, sizeof(*grown), 256);
 
 			/* Not queued: the process stays, as one never followed. */
 			if (!grown)
 				return 0;
 			ft->ended = grown;
-			ft->cap_ended = cap;
 		}
 	}
 	ft->ended[ft->ended_head + ft->n_ended++] =

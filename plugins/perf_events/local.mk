@@ -67,6 +67,7 @@ tests_perf_events_test_frametexts_SOURCES = tests/perf_events/test_frametexts.c 
 	plugins/perf_events/frametexts.c
 tests_perf_events_test_frametexts_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests \
 	-I$(top_srcdir)/plugins/perf_events
+tests_perf_events_test_frametexts_LDADD = lib/libtrutil.la
 # ---- end frametexts
 
 # ---- textbuf (perf.data.txt's numbers, as printf would write them)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "lib/procpid.h"
 #include "tracefs.h"
 
 /* perf's reader mallocs each file whole; tracefs files are a few KiB. */
@@ -26,55 +27,14 @@ const char *tracefs_root(void)
 
 int tracefs_read(const char *path, char **out, size_t *out_len)
 {
-	size_t len = 0, cap = 8192;
-	char *buf = malloc(cap);
-	int fd, err = 0;
+	/* One byte past the limit tells a file at the limit from a longer one. */
+	int ret = tr_read_proc_file(AT_FDCWD, path, TRACEFS_FILE_MAX + 1, out, out_len);
 
-	if (!buf)
-		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		free(buf);
-		return err;
+	if (ret == 0 && *out_len > TRACEFS_FILE_MAX) {
+		free(*out);
+		*out = NULL;
+		*out_len = 0;
+		return -EFBIG;
 	}
-	for (;;) {
-		ssize_t n;
-
-		/* Room for the NUL as well. */
-		if (len + 1 >= cap) {
-			char *nb;
-
-			if (cap >= TRACEFS_FILE_MAX) {
-				err = -EFBIG;
-				break;
-			}
-			nb = realloc(buf, cap * 2);
-			if (!nb) {
-				err = -ENOMEM;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
-			break;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	if (err) {
-		free(buf);
-		return err;
-	}
-	buf[len] = '\0';
-	*out = buf;
-	*out_len = len;
-	return 0;
+	return ret;
 }

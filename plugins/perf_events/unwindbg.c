@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "lib/sideband.h"
+#include "lib/vec.h"
 #include "sample.h"
 #include "unwindbg.h"
 
@@ -170,6 +171,7 @@ static int keep(struct uw_bg *bg, uint64_t offset, const struct uw_frames *f)
 	size_t ips = f->n_ips * sizeof(*f->ips), lookups = f->n_lookups * sizeof(*f->lookups);
 	size_t need = round8(sizeof(kh) + ips + lookups);
 	struct chunk *c;
+	struct kept *kept;
 	unsigned char *at;
 	int ret = 0;
 
@@ -182,17 +184,12 @@ static int keep(struct uw_bg *bg, uint64_t offset, const struct uw_frames *f)
 		ret = -ENOSPC;
 		goto out;
 	}
-	if (bg->n_kept == bg->cap_kept) {
-		size_t cap = bg->cap_kept ? bg->cap_kept * 2 : 4096;
-		struct kept *grown = realloc(bg->kept, cap * sizeof(*grown));
-
-		if (!grown) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		bg->kept = grown;
-		bg->cap_kept = cap;
+	kept = tr_vec_grow(bg->kept, &bg->cap_kept, bg->n_kept + 1, sizeof(*kept), 4096);
+	if (!kept) {
+		ret = -ENOMEM;
+		goto out;
 	}
+	bg->kept = kept;
 	c = bg->newest;
 	if (!c || c->len + need > c->cap) {
 		size_t cap = need > CHUNK_BYTES ? need : CHUNK_BYTES;
