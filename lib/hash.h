@@ -35,4 +35,23 @@ static inline size_t tr_pid_hash(pid_t pid)
 	return (size_t)pid * 2654435761u;
 }
 
+/* A 64-bit key (an address, a PID widened) by Fibonacci hashing, the high
+ * half folded into the low so that a mask of the low bits sees it all. */
+static inline uint64_t tr_u64_hash(uint64_t key)
+{
+	uint64_t h = key * 0x9E3779B97F4A7C15ull;
+
+	return h ^ (h >> 32);
+}
+
+/* A frame's key, (process, generation of its maps, address), as the core's
+ * frame cache and perf_events' frame texts both key on it. */
+static inline size_t tr_frame_key_hash(pid_t pid, uint32_t gen, uint64_t addr)
+{
+	uint64_t h = addr * 0x9E3779B97F4A7C15ull ^
+		     ((uint64_t)(uint32_t)pid << 32 | gen) * 0xC2B2AE3D27D4EB4Full;
+
+	return (size_t)(h ^ (h >> 29));
+}
+
 #endif

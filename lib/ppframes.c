@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "pprof.h"
 #include "ppframes.h"
 
@@ -78,7 +79,7 @@ uint64_t pp_frames_location(struct pp_frames *f, pid_t pid, uint64_t addr, int k
 			    const char *name, size_t name_len)
 {
 	pid_t key_pid = kernel ? -1 : pid;
-	uint64_t h = (addr ^ ((uint64_t)(uint32_t)key_pid << 40)) * 0x9e3779b97f4a7c15ull;
+	uint64_t h = tr_u64_hash(addr ^ ((uint64_t)(uint32_t)key_pid << 40));
 	struct loc_cached *c = &f->cache[(h >> 32) % LOC_CACHE];
 	struct tracerig_frame_mapping m;
 	uint64_t mapping = 0, address = addr;

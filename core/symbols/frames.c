@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "frames.h"
+#include "lib/hash.h"
 #include "lib/sanitize.h"
 
 /* Entries live in blocks that never move: the service hands out pointers
@@ -59,14 +60,6 @@ size_t tr_frame_name_format(char *dst, size_t size, const struct tracerig_symbol
 	return (size_t)n;
 }
 
-static size_t slot_hash(pid_t pid, uint32_t gen, uint64_t addr)
-{
-	uint64_t h = addr * 0x9E3779B97F4A7C15ull ^
-		     ((uint64_t)(uint32_t)pid << 32 | gen) * 0xC2B2AE3D27D4EB4Full;
-
-	return (size_t)(h ^ (h >> 29));
-}
-
 static int slot_is(const struct tr_frame_slot *s, pid_t pid, uint32_t gen, uint64_t addr,
 		   int kernel)
 {
@@ -79,7 +72,7 @@ static struct tr_frame_slot *slot_of(const struct tr_frames *c, pid_t pid, uint3
 {
 	size_t i;
 
-	for (i = slot_hash(pid, gen, addr) & (c->cap - 1); c->slots[i].frame;
+	for (i = tr_frame_key_hash(pid, gen, addr) & (c->cap - 1); c->slots[i].frame;
 	     i = (i + 1) & (c->cap - 1))
 		if (slot_is(&c->slots[i], pid, gen, addr, kernel))
 			break;
@@ -235,7 +228,7 @@ static void slot_delete(struct tr_frames *c, size_t i)
 		s = &c->slots[j];
 		if (!s->frame)
 			break;
-		home = slot_hash(s->pid, s->gen, s->addr) & mask;
+		home = tr_frame_key_hash(s->pid, s->gen, s->addr) & mask;
 		/* It stays when its home is cyclically within (i, j]. */
 		if (i <= j ? (home > i && home <= j) : (home > i || home <= j))
 			continue;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "comms.h"
+#include "lib/hash.h"
 #include "lib/vec.h"
 #include "lib/sanitize.h"
 
@@ -103,7 +104,7 @@ int comms_add_fork(struct comms *c, pid_t tid, pid_t parent_tid, uint64_t time)
 
 static size_t slot_of(size_t cap, pid_t tid)
 {
-	return (size_t)(uint32_t)tid * 2654435761u & (cap - 1);
+	return tr_pid_hash(tid) & (cap - 1);
 }
 
 /* The thread's entry; NULL when it has none (create = 0) or out of memory. */

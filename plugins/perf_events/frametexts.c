@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "frametexts.h"
+#include "lib/hash.h"
 #include "lib/vec.h"
 #include "textbuf.h"
 
@@ -126,21 +127,13 @@ void ft_sample(struct frametexts *ft)
 	ft->gen_ok = 0;
 }
 
-static size_t slot_hash(pid_t pid, uint32_t gen, uint64_t addr)
-{
-	uint64_t h = addr * 0x9E3779B97F4A7C15ull ^
-		     ((uint64_t)(uint32_t)pid << 32 | gen) * 0xC2B2AE3D27D4EB4Full;
-
-	return (size_t)(h ^ (h >> 29));
-}
-
 /* The slot of the key, or the free slot where it would go. */
 static struct ft_slot *slot_of(const struct frametexts *ft, pid_t pid, uint32_t gen,
 			       uint64_t addr, int kernel)
 {
 	size_t i;
 
-	for (i = slot_hash(pid, gen, addr) & (ft->cap - 1); ft->slots[i].text;
+	for (i = tr_frame_key_hash(pid, gen, addr) & (ft->cap - 1); ft->slots[i].text;
 	     i = (i + 1) & (ft->cap - 1)) {
 		const struct ft_slot *s = &ft->slots[i];
 
@@ -182,7 +175,7 @@ static void slot_delete(struct frametexts *ft, size_t i)
 		s = &ft->slots[j];
 		if (!s->text)
 			break;
-		home = slot_hash(s->pid, s->gen, s->addr) & mask;
+		home = tr_frame_key_hash(s->pid, s->gen, s->addr) & mask;
 		/* It stays when its home is cyclically within (i, j]. */
 		if (i <= j ? (home > i && home <= j) : (home > i || home <= j))
 			continue;
@@ -195,19 +188,12 @@ static void slot_delete(struct frametexts *ft, size_t i)
 
 /* ---- processes followed from their birth ---- */
 
-static size_t pid_hash(pid_t pid)
-{
-	uint64_t h = (uint64_t)(uint32_t)pid * 0x9E3779B97F4A7C15ull;
-
-	return (size_t)(h ^ (h >> 32));
-}
-
 /* The process's slot, or the free slot where it would go (procs_cap > 0). */
 static struct ft_proc *proc_slot(const struct frametexts *ft, pid_t pid)
 {
 	size_t mask = ft->procs_cap - 1, i;
 
-	for (i = pid_hash(pid) & mask; ft->procs[i].pid && ft->procs[i].pid != pid;
+	for (i = tr_u64_hash((uint32_t)pid) & mask; ft->procs[i].pid && ft->procs[i].pid != pid;
 	     i = (i + 1) & mask)
 		;
 	return &ft->procs[i];
@@ -264,7 +250,7 @@ static void proc_drop(struct frametexts *ft, struct ft_proc *p)
 		j = (j + 1) & mask;
 		if (!ft->procs[j].pid)
 			break;
-		home = pid_hash(ft->procs[j].pid) & mask;
+		home = tr_u64_hash((uint32_t)ft->procs[j].pid) & mask;
 		if (i <= j ? (home > i && home <= j) : (home > i || home <= j))
 			continue;
 		ft->procs[i] = ft->procs[j];
