@@ -114,6 +114,53 @@ bad:
 
 static int jvalue(struct jparser *jp, struct tr_jv *v);
 
+/* An object member's `"key":`, the key in *key (free() it). */
+static int jmember_key(struct jparser *jp, char **key)
+{
+	int ret;
+
+	if (jp->p >= jp->end || *jp->p != '"')
+		return -EINVAL;
+	ret = jstring(jp, key);
+	if (ret < 0)
+		return ret;
+	jskip(jp);
+	if (jp->p >= jp->end || *jp->p != ':') {
+		free(*key);
+		*key = NULL;
+		return -EINVAL;
+	}
+	jp->p++;
+	return 0;
+}
+
+/* A new zeroed item at the end of v (its key the object's from now on):
+ * NULL when out of memory, the key then freed. */
+static struct tr_jv *jappend(struct tr_jv *v, char *key, int object, size_t *items_cap,
+			     size_t *keys_cap)
+{
+	if (v->n == *items_cap) {
+		struct tr_jv *items = tr_vec_grow(v->items, items_cap, v->n + 1, sizeof(*items), 8);
+		char **keys = NULL;
+
+		if (items) {
+			v->items = items;
+			if (object)
+				keys = tr_vec_grow(v->keys, keys_cap, v->n + 1, sizeof(*keys), 8);
+			if (keys)
+				v->keys = keys;
+		}
+		if (!items || (object && !keys)) {
+			free(key);
+			return NULL;
+		}
+	}
+	memset(&v->items[v->n], 0, sizeof(v->items[v->n]));
+	if (object)
+		v->keys[v->n] = key;
+	return &v->items[v->n++];
+}
+
 static int jcontainer(struct jparser *jp, struct tr_jv *v, int object)
 {
 	char close = object ? '}' : ']';
@@ -129,44 +176,15 @@ static int jcontainer(struct jparser *jp, struct tr_jv *v, int object)
 	}
 	for (;;) {
 		char *key = NULL;
+		struct tr_jv *item;
 
 		jskip(jp);
-		if (object) {
-			if (jp->p >= jp->end || *jp->p != '"')
-				return -EINVAL;
-			ret = jstring(jp, &key);
-			if (ret < 0)
-				return ret;
-			jskip(jp);
-			if (jp->p >= jp->end || *jp->p != ':') {
-				free(key);
-				return -EINVAL;
-			}
-			jp->p++;
-		}
-		if (v->n == items_cap) {
-			struct tr_jv *items =
-				tr_vec_grow(v->items, &items_cap, v->n + 1, sizeof(*items), 8);
-			char **keys = NULL;
-
-			if (items) {
-				v->items = items;
-				if (object)
-					keys = tr_vec_grow(v->keys, &keys_cap, v->n + 1,
-							   sizeof(*keys), 8);
-				if (keys)
-					v->keys = keys;
-			}
-			if (!items || (object && !keys)) {
-				free(key);
-				return -ENOMEM;
-			}
-		}
-		memset(&v->items[v->n], 0, sizeof(v->items[v->n]));
-		if (object)
-			v->keys[v->n] = key;
-		v->n++;
-		ret = jvalue(jp, &v->items[v->n - 1]);
+		if (object && (ret = jmember_key(jp, &key)) < 0)
+			return ret;
+		item = jappend(v, key, object, &items_cap, &keys_cap);
+		if (!item)
+			return -ENOMEM;
+		ret = jvalue(jp, item);
 		if (ret < 0)
 			return ret;
 		jskip(jp);

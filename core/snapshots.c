@@ -30,6 +30,64 @@
  * when a source faulted elsewhere meanwhile (the snapshot is whole, the
  * session then ends); -1 when one faulted or hung in its callback (no
  * snapshot, the session ends). */
+/* Waits for the snapshot thread while serving signals and the supervisor:
+ * 1 when the job is abandoned (the callback running faulted, or the flush
+ * timeout passed), else 0 with the callbacks' results in rets[].  *faulted
+ * is set when a fault elsewhere is to end the session afterwards. */
+static int wait_for_snapshot_job(struct tr_session *s, struct tr_flight_job *job, int *rets,
+				 uint64_t deadline, int *faulted)
+{
+	while (!tr_flight_job_done(job, rets)) {
+		struct pollfd pfd[3] = { { .fd = s->sfd, .events = POLLIN },
+					 { .fd = tr_supervise_wake_fd(), .events = POLLIN },
+					 { .fd = tr_flight_job_fd(job), .events = POLLIN } };
+		struct tracerig_ctx *busy = tr_flight_job_current(job);
+		uint64_t left = tr_session_ms_left(deadline);
+
+		/* A fault elsewhere ends the session once the snapshot is
+		 * written; one in the callback running leaves it unfinished. */
+		if (tr_supervise_fault_pending()) {
+			tr_session_collect_faults(s);
+			*faulted = 1;
+		}
+		if (busy && busy->fault_signal)
+			return 1;
+		if (left == 0) {
+			if (busy && busy->phase != TR_PHASE_FAILED) {
+				busy->hung_ms = s->settings.flush_timeout_ms;
+				tr_session_fail_plugin(busy, "snapshot", -ETIMEDOUT);
+			}
+			return 1;
+		}
+		if (poll(pfd, 3, left > 500 ? 500 : (int)left) > 0) {
+			if (pfd[1].revents)
+				tr_supervise_drain();
+			if (pfd[0].revents)
+				tr_session_drain_signals(s, "writing a snapshot");
+		}
+	}
+	return 0;
+}
+
+/* The final snapshot is the session's result, as flush is a recording's:
+ * a source that fails it has failed (a required one fails the session).
+ * Earlier ones leave that source's data out of one archive while
+ * collection goes on. */
+static void report_snapshot_failures(struct tracerig_ctx **ctxs, const int *rets, size_t n,
+				     int final)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (rets[i] >= 0)
+			continue;
+		if (final)
+			tr_session_fail_plugin(ctxs[i], "final snapshot", rets[i]);
+		else
+			tr_log(TRACERIG_LOG_WARN, ctxs[i]->plugin->name,
+			       "snapshot failed: %s (the snapshot goes on without its data)",
+			       strerror(-rets[i]));
+	}
+}
+
 static int run_snapshot_callbacks(struct tr_session *s, struct tr_snapshot *snap)
 {
 	struct tracerig_ctx **ctxs = calloc(s->n_sources + 1, sizeof(*ctxs));
@@ -57,57 +115,14 @@ static int run_snapshot_callbacks(struct tr_session *s, struct tr_snapshot *snap
 		tr_err("snapshot: cannot start its thread: %s", strerror(-ret));
 		n = 0;
 	}
-	ret = 0;
-	while (job && !tr_flight_job_done(job, rets)) {
-		struct pollfd pfd[3] = { { .fd = s->sfd, .events = POLLIN },
-					 { .fd = tr_supervise_wake_fd(), .events = POLLIN },
-					 { .fd = tr_flight_job_fd(job), .events = POLLIN } };
-		struct tracerig_ctx *busy = tr_flight_job_current(job);
-		uint64_t left = tr_session_ms_left(deadline);
-
-		/* A fault elsewhere ends the session once the snapshot is
-		 * written; one in the callback running leaves it unfinished. */
-		if (tr_supervise_fault_pending()) {
-			tr_session_collect_faults(s);
-			faulted = 1;
-		}
-		if (busy && busy->fault_signal) {
-			abandoned = 1;
-			break;
-		}
-		if (left == 0) {
-			if (busy && busy->phase != TR_PHASE_FAILED) {
-				busy->hung_ms = s->settings.flush_timeout_ms;
-				tr_session_fail_plugin(busy, "snapshot", -ETIMEDOUT);
-			}
-			abandoned = 1;
-			break;
-		}
-		if (poll(pfd, 3, left > 500 ? 500 : (int)left) > 0) {
-			if (pfd[1].revents)
-				tr_supervise_drain();
-			if (pfd[0].revents)
-				tr_session_drain_signals(s, "writing a snapshot");
-		}
-	}
-	/* The final snapshot is the session's result, as flush is a
-	 * recording's: a source that fails it has failed (a required one
-	 * fails the session).  Earlier ones leave that source's data out of
-	 * one archive while collection goes on. */
-	for (size_t i = 0; !abandoned && i < n; i++) {
-		if (rets[i] >= 0)
-			continue;
-		if (snap->final)
-			tr_session_fail_plugin(ctxs[i], "final snapshot", rets[i]);
-		else
-			tr_log(TRACERIG_LOG_WARN, ctxs[i]->plugin->name,
-			       "snapshot failed: %s (the snapshot goes on without its data)",
-			       strerror(-rets[i]));
-	}
+	if (job)
+		abandoned = wait_for_snapshot_job(s, job, rets, deadline, &faulted);
 	/* An abandoned job's thread is in a plugin that faulted or hung: it
 	 * is left to itself. */
-	if (!abandoned)
+	if (!abandoned) {
+		report_snapshot_failures(ctxs, rets, n, snap->final);
 		tr_flight_job_end(job);
+	}
 	free(ctxs);
 	free(rets);
 	return abandoned ? -1 : faulted ? 1 : 0;
