@@ -180,66 +180,44 @@ static void stop_freeing(struct entry *e)
 	e->no_freeing = 1;
 }
 
-/* After a round: the state file says what the side file now holds (one
- * write of one record, after the pieces were written), then the staged
- * bytes the source released and the state covers are freed.  A failure
- * stops the freeing, never the stream: what is not freed is still
- * there for a whole deflate. */
-static void save_and_free(struct entry *e)
+/* The side file to punch, opened once: the file followed, not one put in
+ * its place since.  -1 (errno set) when it cannot be. */
+static int punch_fd_of(struct entry *e)
 {
-	struct state_rec r;
-	uint64_t released, start, end;
+	struct stat sb;
+
+	if (e->punch_fd >= 0)
+		return e->punch_fd;
+	e->punch_fd = open(e->path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (e->punch_fd >= 0 &&
+	    (fstat(e->punch_fd, &sb) < 0 || sb.st_dev != e->dev || sb.st_ino != e->ino)) {
+		close(e->punch_fd);
+		e->punch_fd = -1;
+		errno = ESTALE;
+	}
+	return e->punch_fd;
+}
+
+/* Punches [start, end) out of the side file, as far as it was written
+ * back.  ext4 writes a dirty range back before punching it, holding the
+ * inode's lock, which the source's next write() waits for.  So a
+ * range is punched once the kernel's flusher has written it back
+ * (dirty_expire_centisecs after it was written, 30 s by default):
+ * forcing the writeback here would only make this thread pay for
+ * the disk writes the flusher makes for any recorder.  Past
+ * FORCE_WRITEBACK_ABOVE of deflated bytes waiting (a dwarf recording
+ * writes 16 MiB/s), or where the kernel cannot tell (no cachestat),
+ * the thread forces the oldest, waiting for it without the lock.
+ * 256 KiB at a time, at the session's priority: at nice 19 beside a
+ * busy workload it was preempted for long while it held the file's
+ * lock or a journal handle, and perf_events' rings' thread, writing
+ * perf.data, waited behind it (a dwarf recording at 16 MiB/s beside
+ * two spinning threads lost 806 and 1837 samples in 120 s; none so).
+ * Where it may not come back from nice 19, nothing is freed. */
+static void punch_released(struct entry *e, uint64_t start, uint64_t end)
+{
 	int raised = 0;
 
-	fill_state(&r, e);
-	if (e->state_fd < 0 || pwrite(e->state_fd, &r, sizeof(r), 0) != (ssize_t)sizeof(r)) {
-		e->no_freeing = 1;
-		return;
-	}
-	e->saved = e->to;
-	/* Once collection ended the staging goes soon: nothing to gain, and
-	 * the end would wait for the writeback below. */
-	pthread_mutex_lock(&st.lock);
-	released = st.may_free && !st.ended ? e->released : 0;
-	pthread_mutex_unlock(&st.lock);
-	if (e->no_freeing)
-		return;
-	/* Whole blocks only: punching a part of one zeroes that part. */
-	start = (e->freed > e->from ? e->freed : e->from + 4095) & ~(uint64_t)4095;
-	end = (released < e->saved ? released : e->saved) & ~(uint64_t)4095;
-	if (end <= start)
-		return;
-	if (e->punch_fd < 0) {
-		struct stat sb;
-
-		/* The file followed, not one put in its place since. */
-		e->punch_fd = open(e->path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-		if (e->punch_fd >= 0 && (fstat(e->punch_fd, &sb) < 0 || sb.st_dev != e->dev ||
-					 sb.st_ino != e->ino)) {
-			close(e->punch_fd);
-			e->punch_fd = -1;
-			errno = ESTALE;
-		}
-	}
-	if (e->punch_fd < 0) {
-		stop_freeing(e);
-		return;
-	}
-	/* ext4 writes a dirty range back before punching it, holding the
-	 * inode's lock, which the source's next write() waits for.  So a
-	 * range is punched once the kernel's flusher has written it back
-	 * (dirty_expire_centisecs after it was written, 30 s by default):
-	 * forcing the writeback here would only make this thread pay for
-	 * the disk writes the flusher makes for any recorder.  Past
-	 * FORCE_WRITEBACK_ABOVE of deflated bytes waiting (a dwarf recording
-	 * writes 16 MiB/s), or where the kernel cannot tell (no cachestat),
-	 * the thread forces the oldest, waiting for it without the lock.
-	 * 256 KiB at a time, at the session's priority: at nice 19 beside a
-	 * busy workload it was preempted for long while it held the file's
-	 * lock or a journal handle, and perf_events' rings' thread, writing
-	 * perf.data, waited behind it (a dwarf recording at 16 MiB/s beside
-	 * two spinning threads lost 806 and 1837 samples in 120 s; none so).
-	 * Where it may not come back from nice 19, nothing is freed. */
 	for (uint64_t at = start; at < end; at += PUNCH_STEP) {
 		uint64_t n = end - at < PUNCH_STEP ? end - at : PUNCH_STEP;
 		int64_t unwritten = st.test_force ? -ENOSYS : tr_unwritten_pages(e->punch_fd, at, n);
@@ -271,6 +249,41 @@ static void save_and_free(struct entry *e)
 	}
 	if (raised && st.niced == 1)
 		(void)tr_priority_restore(st.tid, TR_BACKGROUND_NICE);
+}
+
+/* After a round: the state file says what the side file now holds (one
+ * write of one record, after the pieces were written), then the staged
+ * bytes the source released and the state covers are freed.  A failure
+ * stops the freeing, never the stream: what is not freed is still
+ * there for a whole deflate. */
+static void save_and_free(struct entry *e)
+{
+	struct state_rec r;
+	uint64_t released, start, end;
+
+	fill_state(&r, e);
+	if (e->state_fd < 0 || pwrite(e->state_fd, &r, sizeof(r), 0) != (ssize_t)sizeof(r)) {
+		e->no_freeing = 1;
+		return;
+	}
+	e->saved = e->to;
+	/* Once collection ended the staging goes soon: nothing to gain, and
+	 * the end would wait for the writeback below. */
+	pthread_mutex_lock(&st.lock);
+	released = st.may_free && !st.ended ? e->released : 0;
+	pthread_mutex_unlock(&st.lock);
+	if (e->no_freeing)
+		return;
+	/* Whole blocks only: punching a part of one zeroes that part. */
+	start = (e->freed > e->from ? e->freed : e->from + 4095) & ~(uint64_t)4095;
+	end = (released < e->saved ? released : e->saved) & ~(uint64_t)4095;
+	if (end <= start)
+		return;
+	if (punch_fd_of(e) < 0) {
+		stop_freeing(e);
+		return;
+	}
+	punch_released(e, start, end);
 }
 
 /* One round for one entry: deflates [to, size), at most ROUND_MAX of it
@@ -430,64 +443,63 @@ static int name_ok(const char *name)
 	return name && *name && name[0] != '/' && !strstr(name, "..");
 }
 
-int tr_stream_follow(const char *staging_dir, const char *name, uint64_t from)
+/* 0 when `name` may be followed now, the compression level in *level. */
+static int may_follow(const char *name, int *level)
 {
-	char dir[PATH_MAX];
-	struct entry *e;
-	struct stat sb;
-	int ret, level;
+	int ret;
 
-	if (!staging_dir || !name_ok(name))
-		return -EINVAL;
 	pthread_mutex_lock(&st.lock);
-	level = st.level;
+	*level = st.level;
 	ret = st.stopped ? -EPERM : st.n == TR_STREAM_MAX ? -ENOSPC : 0;
 	for (size_t i = 0; !ret && i < st.n; i++)
 		if (strcmp(st.e[i]->name, name) == 0)
 			ret = -EEXIST;
 	pthread_mutex_unlock(&st.lock);
-	if (ret)
-		return ret;
-	if (!level)
-		return -ENOTSUP;
-	e = calloc(1, sizeof(*e));
-	if (!e)
+	if (!ret && !*level)
+		ret = -ENOTSUP;
+	return ret;
+}
+
+/* The staged file (the one that is there now, regular), the side file
+ * its pieces go to and the state file that says what those hold. */
+static int entry_open_files(struct entry *e, const char *staging_dir, const char *name, int level)
+{
+	char dir[PATH_MAX];
+	struct stat sb;
+	int ret;
+
+	if (!(e->name = strdup(name)))
 		return -ENOMEM;
-	e->in_fd = e->out_fd = e->state_fd = e->punch_fd = -1;
-	e->from = e->to = e->saved = from;
-	e->crc = (uint32_t)crc32(0, Z_NULL, 0);
-	if (!(e->name = strdup(name))) {
-		ret = -ENOMEM;
-		goto fail;
-	}
 	if (snprintf(e->path, sizeof(e->path), "%s/%s", staging_dir, name) >=
 		    (int)sizeof(e->path) ||
 	    snprintf(dir, sizeof(dir), "%s/" TR_STREAM_DIR, staging_dir) >= (int)sizeof(dir) ||
 	    (ret = side_path(e->side, sizeof(e->side), staging_dir, name, ".deflate")) < 0 ||
-	    (ret = side_path(e->state, sizeof(e->state), staging_dir, name, ".state")) < 0) {
-		ret = -ENAMETOOLONG;
-		goto fail;
-	}
+	    (ret = side_path(e->state, sizeof(e->state), staging_dir, name, ".state")) < 0)
+		return -ENAMETOOLONG;
 	e->in_fd = open(e->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (e->in_fd < 0 || fstat(e->in_fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-		ret = e->in_fd < 0 ? -errno : -EINVAL;
-		goto fail;
-	}
+	if (e->in_fd < 0 || fstat(e->in_fd, &sb) < 0 || !S_ISREG(sb.st_mode))
+		return e->in_fd < 0 ? -errno : -EINVAL;
 	e->dev = sb.st_dev;
 	e->ino = sb.st_ino;
 	if ((mkdir(dir, 0700) < 0 && errno != EEXIST) ||
 	    (e->out_fd = open(e->side, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-			      0600)) < 0) {
-		ret = -errno;
-		goto fail;
-	}
+			      0600)) < 0)
+		return -errno;
 	ret = tr_zpiece_begin(&e->z, level, e->out_fd);
 	if (ret < 0)
-		goto fail;
+		return ret;
 	/* Without it nothing is freed (save_and_free): not fatal. */
 	e->state_fd = open(e->state, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (e->state_fd < 0)
 		e->no_freeing = 1;
+	return 0;
+}
+
+/* The entry in the thread's list, the thread started with the first. */
+static int entry_enlist(struct entry *e)
+{
+	int ret = 0;
+
 	pthread_mutex_lock(&st.lock);
 	st.e[st.n++] = e;
 	if (!st.running) {
@@ -505,10 +517,30 @@ int tr_stream_follow(const char *staging_dir, const char *name, uint64_t from)
 		}
 	}
 	pthread_mutex_unlock(&st.lock);
+	return ret;
+}
+
+int tr_stream_follow(const char *staging_dir, const char *name, uint64_t from)
+{
+	struct entry *e;
+	int ret, level;
+
+	if (!staging_dir || !name_ok(name))
+		return -EINVAL;
+	ret = may_follow(name, &level);
 	if (ret)
-		goto fail;
-	return 0;
-fail:
+		return ret;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	e->in_fd = e->out_fd = e->state_fd = e->punch_fd = -1;
+	e->from = e->to = e->saved = from;
+	e->crc = (uint32_t)crc32(0, Z_NULL, 0);
+	ret = entry_open_files(e, staging_dir, name, level);
+	if (!ret)
+		ret = entry_enlist(e);
+	if (!ret)
+		return 0;
 	if (e->out_fd >= 0)
 		unlink(e->side);
 	if (e->state_fd >= 0)
