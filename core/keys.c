@@ -115,8 +115,14 @@ static int parse_integer(const char *text, long long *num)
 	return errno == ERANGE ? -ERANGE : 0;
 }
 
-int tr_key_parse(const struct tracerig_key *key, const char *text, long long *num, char *err,
-		 size_t err_len)
+static int too_large(const char *text, char *err, size_t err_len)
+{
+	snprintf(err, err_len, "'%s' is too large", text);
+	return -ERANGE;
+}
+
+/* A size in bytes, rounded; 0, or -EINVAL or -ERANGE said in err. */
+static int parse_size(const char *text, long long *num, char *err, size_t err_len)
 {
 	static const struct unit size_units[] = {
 		{ "b", 1 }, { "k", 1024.0L }, { "kb", 1024.0L }, { "kib", 1024.0L },
@@ -124,11 +130,67 @@ int tr_key_parse(const struct tracerig_key *key, const char *text, long long *nu
 		{ "g", 1073741824.0L }, { "gb", 1073741824.0L }, { "gib", 1073741824.0L },
 		{ NULL, 0 },
 	};
+	long double value = 0;
+	int ret = parse_with_units(text, size_units, 1, &value);
+
+	if (ret == -EINVAL) {
+		snprintf(err, err_len, "'%s' is not a size (a number of bytes, or with K, M or G)",
+			 text);
+		return -EINVAL;
+	}
+	if (ret == -ERANGE)
+		return too_large(text, err, err_len);
+	*num = (long long)(value + 0.5L);
+	return 0;
+}
+
+/* A duration in ms (a bare number is seconds), rounded; 0, or -EINVAL or
+ * -ERANGE said in err. */
+static int parse_duration(const char *text, long long *num, char *err, size_t err_len)
+{
 	static const struct unit time_units[] = {
 		{ "ms", 1 }, { "s", 1000 }, { "sec", 1000 }, { "m", 60000 }, { "min", 60000 },
 		{ "h", 3600000 }, { NULL, 0 },
 	};
 	long double value = 0;
+	int ret = parse_with_units(text, time_units, 1000, &value);
+
+	if (ret == -EINVAL) {
+		snprintf(err, err_len,
+			 "'%s' is not a duration (seconds, or a number with ms, s, m or h)", text);
+		return -EINVAL;
+	}
+	if (ret == -ERANGE)
+		return too_large(text, err, err_len);
+	/* Rounding 0.4ms down to 0 would turn it into "no limit". */
+	if (value > 0 && value + 1e-9L < 1) {
+		snprintf(err, err_len,
+			 "'%s' is shorter than 1 ms, the smallest duration "
+			 "(use at least 1ms, or 0 for no limit)",
+			 text);
+		return -ERANGE;
+	}
+	*num = (long long)(value + 0.5L);
+	return 0;
+}
+
+static int check_range(const struct tracerig_key *key, const char *text, long long num, char *err,
+		       size_t err_len)
+{
+	if (key->min >= key->max || (num >= key->min && num <= key->max))
+		return 0;
+	if (key->type == TRACERIG_KEY_DURATION)
+		snprintf(err, err_len, "'%s' is out of range (%lld ms to %lld ms)", text, key->min,
+			 key->max);
+	else
+		snprintf(err, err_len, "'%s' is out of range (%lld to %lld)", text, key->min,
+			 key->max);
+	return -ERANGE;
+}
+
+int tr_key_parse(const struct tracerig_key *key, const char *text, long long *num, char *err,
+		 size_t err_len)
+{
 	int ret = 0;
 
 	*num = 0;
@@ -155,47 +217,13 @@ int tr_key_parse(const struct tracerig_key *key, const char *text, long long *nu
 			snprintf(err, err_len, "'%s' is not an integer (decimal digits only)", text);
 			return -EINVAL;
 		}
+		if (ret == -ERANGE)
+			return too_large(text, err, err_len);
 		break;
-	case TRACERIG_KEY_SIZE:
-		ret = parse_with_units(text, size_units, 1, &value);
-		if (ret == -EINVAL) {
-			snprintf(err, err_len, "'%s' is not a size (a number of bytes, or with K, M or G)",
-				 text);
-			return -EINVAL;
-		}
-		*num = (long long)(value + 0.5L);
-		break;
-	case TRACERIG_KEY_DURATION:
-		ret = parse_with_units(text, time_units, 1000, &value);
-		if (ret == -EINVAL) {
-			snprintf(err, err_len,
-				 "'%s' is not a duration (seconds, or a number with ms, s, m or h)",
-				 text);
-			return -EINVAL;
-		}
-		/* Rounding 0.4ms down to 0 would turn it into "no limit". */
-		if (ret == 0 && value > 0 && value + 1e-9L < 1) {
-			snprintf(err, err_len, "'%s' is shorter than 1 ms, the smallest duration "
-				 "(use at least 1ms, or 0 for no limit)", text);
-			return -ERANGE;
-		}
-		*num = (long long)(value + 0.5L);
-		break;
+	case TRACERIG_KEY_SIZE: ret = parse_size(text, num, err, err_len); break;
+	case TRACERIG_KEY_DURATION: ret = parse_duration(text, num, err, err_len); break;
 	}
-	if (ret == -ERANGE) {
-		snprintf(err, err_len, "'%s' is too large", text);
-		return -ERANGE;
-	}
-	if (key->min < key->max && (*num < key->min || *num > key->max)) {
-		if (key->type == TRACERIG_KEY_DURATION)
-			snprintf(err, err_len, "'%s' is out of range (%lld ms to %lld ms)", text,
-				 key->min, key->max);
-		else
-			snprintf(err, err_len, "'%s' is out of range (%lld to %lld)", text, key->min,
-				 key->max);
-		return -ERANGE;
-	}
-	return 0;
+	return ret < 0 ? ret : check_range(key, text, *num, err, err_len);
 }
 
 const char *tr_key_suggest(const struct tracerig_key *keys, const char *name)
