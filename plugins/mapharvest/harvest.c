@@ -177,6 +177,58 @@ static void refuse_file(struct mh_harvester *h, struct mh_proc *p, enum mh_kind 
 	update_counters(h);
 }
 
+/* Whether the file outgrew what the session keeps: past max_size it is
+ * refused, past max_total the copy stops where it is.  1 when it did. */
+static int past_limits(struct mh_harvester *h, struct mh_proc *p, enum mh_kind kind,
+		       const struct stat *st)
+{
+	struct mh_file *f = &p->files[kind];
+	char why[160];
+
+	if ((uint64_t)st->st_size > h->max_size) {
+		snprintf(why, sizeof(why),
+			 "grew to %llu bytes, more than max_size = %llu (raise "
+			 "[mapharvest] max_size to keep it)",
+			 (unsigned long long)st->st_size, (unsigned long long)h->max_size);
+		refuse_file(h, p, kind, why);
+		return 1;
+	}
+	if (h->bytes + ((uint64_t)st->st_size - f->copied) > h->max_total) {
+		char name[64];
+
+		mh_entry_name(kind, p->pid, name, sizeof(name));
+		h->svc->log(
+			h->ctx, TRACERIG_LOG_WARN,
+			"pid %d: %s grew past what the session keeps "
+			"of all processes' files together (max_total = %llu): the archive keeps "
+			"its first %llu bytes (raise [mapharvest] max_total to keep more)",
+			(int)p->pid, name, (unsigned long long)h->max_total,
+			(unsigned long long)f->copied);
+		f->failed = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* Perf maps: the lines copied since the last pass made bare hex. */
+static void fix_perfmap_addresses(struct mh_harvester *h, struct mh_proc *p, enum mh_kind kind)
+{
+	struct mh_file *f = &p->files[kind];
+	int64_t n;
+
+	if (kind == MH_PERF_MAP && f->fixed < f->copied &&
+	    (n = mh_perfmap_bare_hex(f->dst, &f->fixed, f->copied)) < 0) {
+		char name[64];
+
+		mh_entry_name(kind, p->pid, name, sizeof(name));
+		h->svc->log(h->ctx, TRACERIG_LOG_WARN,
+			    "%s: cannot rewrite its addresses as bare "
+			    "hex in the staging directory: %s (PerfView cannot read it as it is)",
+			    name, strerror((int)-n));
+		f->fixed = f->copied;
+	}
+}
+
 /* Copies what was appended; restarts when the file was truncated. */
 static void copy_file(struct mh_harvester *h, struct mh_proc *p, enum mh_kind kind)
 {
@@ -197,25 +249,8 @@ static void copy_file(struct mh_harvester *h, struct mh_proc *p, enum mh_kind ki
 		f->copied = 0;
 		f->fixed = 0;
 	}
-	if ((uint64_t)st.st_size > h->max_size) {
-		snprintf(why, sizeof(why), "grew to %llu bytes, more than max_size = %llu (raise "
-			 "[mapharvest] max_size to keep it)", (unsigned long long)st.st_size,
-			 (unsigned long long)h->max_size);
-		refuse_file(h, p, kind, why);
+	if (past_limits(h, p, kind, &st))
 		return;
-	}
-	if (h->bytes + ((uint64_t)st.st_size - f->copied) > h->max_total) {
-		char name[64];
-
-		mh_entry_name(kind, p->pid, name, sizeof(name));
-		h->svc->log(h->ctx, TRACERIG_LOG_WARN, "pid %d: %s grew past what the session keeps "
-			    "of all processes' files together (max_total = %llu): the archive keeps "
-			    "its first %llu bytes (raise [mapharvest] max_total to keep more)",
-			    (int)p->pid, name, (unsigned long long)h->max_total,
-			    (unsigned long long)f->copied);
-		f->failed = 1;
-		return;
-	}
 	n = mh_copy_tail(f->src, f->dst, &f->copied, h->max_size);
 	if (n == -EFBIG) {
 		snprintf(why, sizeof(why), "grew beyond max_size = %llu bytes while being copied",
@@ -237,16 +272,7 @@ static void copy_file(struct mh_harvester *h, struct mh_proc *p, enum mh_kind ki
 		h->bytes += (uint64_t)n;
 		update_counters(h);
 	}
-	if (kind == MH_PERF_MAP && f->fixed < f->copied &&
-	    (n = mh_perfmap_bare_hex(f->dst, &f->fixed, f->copied)) < 0) {
-		char name[64];
-
-		mh_entry_name(kind, p->pid, name, sizeof(name));
-		h->svc->log(h->ctx, TRACERIG_LOG_WARN, "%s: cannot rewrite its addresses as bare "
-			    "hex in the staging directory: %s (PerfView cannot read it as it is)",
-			    name, strerror((int)-n));
-		f->fixed = f->copied;
-	}
+	fix_perfmap_addresses(h, p, kind);
 }
 
 /* The process whose file of any kind is this inode already (hard links of
@@ -267,6 +293,108 @@ static const struct mh_proc *harvested_as(const struct mh_harvester *h, const st
 	return NULL;
 }
 
+/* Whether directory d's refusal is still to be logged: one line per
+ * refused path, however often we look. */
+static int refusal_is_new(struct mh_file *f, size_t d)
+{
+	if (f->refused_dirs & (1u << d))
+		return 0;
+	f->refused_dirs |= 1u << d;
+	return 1;
+}
+
+static void log_refusal(struct mh_harvester *h, const struct mh_proc *p, const char *path,
+			const char *why, const char *hint)
+{
+	h->svc->log(h->ctx, TRACERIG_LOG_WARN, "pid %d: refused %s: %s%s", (int)p->pid, path, why,
+		    hint);
+	h->n_refused++;
+	update_counters(h);
+}
+
+/* Why a file seen for the first time is not harvested (in `why`), or NULL
+ * when it is to be. */
+static const char *refusal_of_new(const struct mh_harvester *h, const struct mh_proc *p,
+				  const struct stat *st, char *why, size_t why_len)
+{
+	const struct mh_proc *q;
+	enum mh_kind qk;
+	char other[64];
+
+	if ((q = harvested_as(h, p, st, &qk))) {
+		mh_entry_name(qk, q->pid, other, sizeof(other));
+		snprintf(why, why_len,
+			 "the same file as pid %d's, harvested once (as %s): "
+			 "processes do not share these files, links do",
+			 (int)q->pid, other);
+		return why;
+	}
+	if (h->bytes + (uint64_t)st->st_size > h->max_total) {
+		snprintf(why, why_len,
+			 "%llu bytes, past what the session keeps of all processes' "
+			 "files together (max_total = %llu, %llu taken; raise [mapharvest] "
+			 "max_total to keep it)",
+			 (unsigned long long)st->st_size, (unsigned long long)h->max_total,
+			 (unsigned long long)h->bytes);
+		return why;
+	}
+	return NULL;
+}
+
+/* Reopened by path (no fd held): is it still the same file? */
+static void restart_if_replaced(struct mh_harvester *h, struct mh_file *f, const struct stat *st)
+{
+	if (st->st_dev != f->dev || st->st_ino != f->ino) {
+		if (ftruncate(f->dst, 0) == 0) {
+			h->bytes -= f->copied;
+			f->copied = 0;
+			f->fixed = 0;
+		}
+	}
+}
+
+/* A file found for the first time, in directory d as `path`: its staged
+ * copy created, the symbolizer told.  -1 when the copy cannot be made. */
+static int start_harvesting(struct mh_harvester *h, struct mh_proc *p, int rootfd,
+			    enum mh_kind kind, size_t d, const char *path)
+{
+	struct mh_file *f = &p->files[kind];
+	char entry[64];
+	int dst;
+
+	mh_entry_name(kind, p->pid, entry, sizeof(entry));
+	dst = openat(h->stagefd, entry, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (dst < 0) {
+		h->svc->log(h->ctx, TRACERIG_LOG_ERROR,
+			    "cannot create %s/%s: %s (is the staging "
+			    "directory's disk full?)",
+			    h->staging, entry, strerror(errno));
+		return -1;
+	}
+	f->dst = dst;
+	f->found = 1;
+	f->dir_index = d;
+	h->n_files++;
+	if (h->cleanup || p->dotnet_on) {
+		int dir = tr_untrusted_open_dir(rootfd, p->rt.dirs[d], TR_IN_ROOT);
+
+		f->dir = dir >= 0 ? dir : -1;
+	}
+	h->svc->log(h->ctx, TRACERIG_LOG_INFO, "pid %d: harvesting %s (stored as %s)", (int)p->pid,
+		    path, entry);
+	/* The staged copy grows as we copy: handed now, it names
+	 * frames for a conversion made while collecting, which
+	 * cannot know where a runtime's files are (perf.data
+	 * calls a jitdump ./jit-PID.dump). */
+	if (kind != MH_PERFINFO) {
+		char full[PATH_MAX];
+
+		snprintf(full, sizeof(full), "%s/%s", h->staging, entry);
+		(void)h->svc->symbolizer_add_jit_file(h->ctx, p->pid, full);
+	}
+	return 0;
+}
+
 /* Tries each directory for `kind`; on success the file is open in f->src. */
 static void find_file(struct mh_harvester *h, struct mh_proc *p, int rootfd, enum mh_kind kind)
 {
@@ -276,6 +404,7 @@ static void find_file(struct mh_harvester *h, struct mh_proc *p, int rootfd, enu
 
 	mh_entry_name(kind, p->nspid, name, sizeof(name));
 	for (size_t d = 0; d < p->rt.n_dirs; d++) {
+		const char *refusal;
 		int fd;
 
 		if ((size_t)snprintf(path, sizeof(path), "%s/%s", p->rt.dirs[d], name) >= sizeof(path))
@@ -287,95 +416,25 @@ static void find_file(struct mh_harvester *h, struct mh_proc *p, int rootfd, enu
 		if (fd == -ENOENT || fd == -ESRCH)
 			continue;
 		if (fd < 0) {
-			/* One line per refused path, however often we look. */
-			if (!(f->refused_dirs & (1u << d))) {
-				f->refused_dirs |= 1u << d;
-				h->svc->log(h->ctx, TRACERIG_LOG_WARN, "pid %d: refused %s: %s%s",
-					    (int)p->pid, path,
-					    tr_untrusted_explain(&u, fd, why, sizeof(why)),
-					    fd == -EFBIG ? " (raise [mapharvest] max_size to keep it)"
-							 : "");
-				h->n_refused++;
-				update_counters(h);
-			}
+			if (refusal_is_new(f, d))
+				log_refusal(
+					h, p, path, tr_untrusted_explain(&u, fd, why, sizeof(why)),
+					fd == -EFBIG ? " (raise [mapharvest] max_size to keep it)"
+						     : "");
 			continue;
 		}
-		if (!f->found) {
-			const struct mh_proc *q;
-			enum mh_kind qk;
-			const char *refusal = NULL;
-			char other[64];
-
-			if ((q = harvested_as(h, p, &u.st, &qk))) {
-				mh_entry_name(qk, q->pid, other, sizeof(other));
-				snprintf(why, sizeof(why), "the same file as pid %d's, harvested once "
-					 "(as %s): processes do not share these files, links do",
-					 (int)q->pid, other);
-				refusal = why;
-			} else if (h->bytes + (uint64_t)u.st.st_size > h->max_total) {
-				snprintf(why, sizeof(why), "%llu bytes, past what the session keeps of "
-					 "all processes' files together (max_total = %llu, %llu taken; "
-					 "raise [mapharvest] max_total to keep it)",
-					 (unsigned long long)u.st.st_size,
-					 (unsigned long long)h->max_total, (unsigned long long)h->bytes);
-				refusal = why;
-			}
-			if (refusal) {
-				close(fd);
-				if (!(f->refused_dirs & (1u << d))) {
-					f->refused_dirs |= 1u << d;
-					h->svc->log(h->ctx, TRACERIG_LOG_WARN, "pid %d: refused %s: %s",
-						    (int)p->pid, path, refusal);
-					h->n_refused++;
-					update_counters(h);
-				}
-				continue;
-			}
+		refusal = f->found ? NULL : refusal_of_new(h, p, &u.st, why, sizeof(why));
+		if (refusal) {
+			close(fd);
+			if (refusal_is_new(f, d))
+				log_refusal(h, p, path, refusal, "");
+			continue;
 		}
 		if (f->found) {
-			/* Reopened by path (no fd held): is it still the same file? */
-			if (u.st.st_dev != f->dev || u.st.st_ino != f->ino) {
-				if (ftruncate(f->dst, 0) == 0) {
-					h->bytes -= f->copied;
-					f->copied = 0;
-					f->fixed = 0;
-				}
-			}
-		} else {
-			char entry[64];
-			int dst;
-
-			mh_entry_name(kind, p->pid, entry, sizeof(entry));
-			dst = openat(h->stagefd, entry,
-				     O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-			if (dst < 0) {
-				h->svc->log(h->ctx, TRACERIG_LOG_ERROR, "cannot create %s/%s: %s "
-					    "(is the staging directory's disk full?)", h->staging,
-					    entry, strerror(errno));
-				close(fd);
-				return;
-			}
-			f->dst = dst;
-			f->found = 1;
-			f->dir_index = d;
-			h->n_files++;
-			if (h->cleanup || p->dotnet_on) {
-				int dir = tr_untrusted_open_dir(rootfd, p->rt.dirs[d], TR_IN_ROOT);
-
-				f->dir = dir >= 0 ? dir : -1;
-			}
-			h->svc->log(h->ctx, TRACERIG_LOG_INFO, "pid %d: harvesting %s (stored as %s)",
-				    (int)p->pid, path, entry);
-			/* The staged copy grows as we copy: handed now, it names
-			 * frames for a conversion made while collecting, which
-			 * cannot know where a runtime's files are (perf.data
-			 * calls a jitdump ./jit-PID.dump). */
-			if (kind != MH_PERFINFO) {
-				char full[PATH_MAX];
-
-				snprintf(full, sizeof(full), "%s/%s", h->staging, entry);
-				(void)h->svc->symbolizer_add_jit_file(h->ctx, p->pid, full);
-			}
+			restart_if_replaced(h, f, &u.st);
+		} else if (start_harvesting(h, p, rootfd, kind, d, path) < 0) {
+			close(fd);
+			return;
 		}
 		f->dev = u.st.st_dev;
 		f->ino = u.st.st_ino;
@@ -657,6 +716,74 @@ static void note_perfmap_only(struct mh_harvester *h, const struct mh_proc *p)
 		    "are named from their images instead", (int)p->pid, p->rt.why);
 }
 
+/* A jitdump written in a PID namespace: its code records made to say the
+ * host's PID, the one perf inject --jit looks for. */
+static void jitdump_to_host_pid(struct mh_harvester *h, const struct mh_proc *p,
+				const struct mh_file *f, const char *entry)
+{
+	int64_t n = mh_jitdump_set_pid(f->dst, f->copied, p->nspid, p->pid);
+
+	if (n < 0)
+		h->svc->log(h->ctx, TRACERIG_LOG_WARN,
+			    "pid %d: %s: %s (stored as found; perf "
+			    "inject --jit will not use it)",
+			    (int)p->pid, entry,
+			    n == -EINVAL ? "not a jitdump in this host's byte order"
+					 : strerror((int)-n));
+	else
+		h->svc->log(h->ctx, TRACERIG_LOG_DEBUG,
+			    "pid %d: %s: %lld code records now say "
+			    "PID %d instead of %d",
+			    (int)p->pid, entry, (long long)n, (int)p->pid, (int)p->nspid);
+}
+
+/* The last copy of one of a process's files, checked, handed on and
+ * closed; a file the runtime should have written but did not, said. */
+static void finish_file(struct mh_harvester *h, struct mh_proc *p, enum mh_kind k)
+{
+	struct mh_file *f = &p->files[k];
+	char entry[64], full[PATH_MAX];
+	int ret;
+
+	copy_file(h, p, k);
+	if (!f->found && !f->refused && (p->rt.expect & MH_EXPECT(k)) && runtime_runs(p))
+		h->svc->log(h->ctx, TRACERIG_LOG_WARN,
+			    "pid %d: %s is set but no %s was found "
+			    "(looked in %s%s): its JIT frames stay unresolved",
+			    (int)p->pid, p->rt.why, kind_label[k],
+			    p->rt.n_dirs ? p->rt.dirs[0] : "/tmp",
+			    p->rt.n_dirs > 1 ? " and the usual places" : "");
+	if (!f->found)
+		return;
+	mh_entry_name(k, p->pid, entry, sizeof(entry));
+	if (k == MH_JITDUMP && f->dst >= 0)
+		check_jitdump_whole(h, p, f, entry);
+	if (k == MH_JITDUMP && p->nspid != p->pid && f->dst >= 0)
+		jitdump_to_host_pid(h, p, f, entry);
+	if (k != MH_PERFINFO) {
+		snprintf(full, sizeof(full), "%s/%s", h->staging, entry);
+		ret = h->svc->symbolizer_add_jit_file(h->ctx, p->pid, full);
+		h->svc->log(h->ctx, ret < 0 ? TRACERIG_LOG_WARN : TRACERIG_LOG_DEBUG,
+			    "pid %d: %s handed to the symbolizer%s%s", (int)p->pid, entry,
+			    ret < 0 ? ": " : "", ret < 0 ? strerror(-ret) : "");
+	}
+	/* Final from here on (nothing copies, fixes or rewrites
+	 * it any more): the core deflates it while the other
+	 * backends flush, not the packager after them.  Not
+	 * before: a copy restarted from 0 or rewritten in place
+	 * would break the promise. */
+	if (f->dst >= 0 && !f->failed)
+		(void)h->svc->archive_append_only(h->ctx, entry, 0);
+	/* A runtime still running keeps writing its file: only
+	 * exited processes' files are left behind, and those
+	 * that exist only because we switched maps on. */
+	if ((h->cleanup && p->gone) || p->dotnet_on)
+		cleanup_file(h, p, k);
+	release_source(h, f);
+	close_fd(&f->dst);
+	close_fd(&f->dir);
+}
+
 void mh_harvester_finish(struct mh_harvester *h)
 {
 	for (size_t i = 0; i < h->n_procs; i++) {
@@ -668,59 +795,8 @@ void mh_harvester_finish(struct mh_harvester *h)
 			mh_harvest(h, p->pid);
 		note_gone(p);
 		note_perfmap_only(h, p);
-		for (int k = 0; k < MH_N_KINDS; k++) {
-			struct mh_file *f = &p->files[k];
-			char entry[64], full[PATH_MAX];
-			int ret;
-
-			copy_file(h, p, k);
-			if (!f->found && !f->refused && (p->rt.expect & MH_EXPECT(k)) && runtime_runs(p))
-				h->svc->log(h->ctx, TRACERIG_LOG_WARN, "pid %d: %s is set but no %s "
-					    "was found (looked in %s%s): its JIT frames stay "
-					    "unresolved", (int)p->pid, p->rt.why, kind_label[k],
-					    p->rt.n_dirs ? p->rt.dirs[0] : "/tmp",
-					    p->rt.n_dirs > 1 ? " and the usual places" : "");
-			if (!f->found)
-				continue;
-			mh_entry_name(k, p->pid, entry, sizeof(entry));
-			if (k == MH_JITDUMP && f->dst >= 0)
-				check_jitdump_whole(h, p, f, entry);
-			if (k == MH_JITDUMP && p->nspid != p->pid && f->dst >= 0) {
-				int64_t n = mh_jitdump_set_pid(f->dst, f->copied, p->nspid, p->pid);
-
-				if (n < 0)
-					h->svc->log(h->ctx, TRACERIG_LOG_WARN, "pid %d: %s: %s (stored as "
-						    "found; perf inject --jit will not use it)", (int)p->pid,
-						    entry, n == -EINVAL ? "not a jitdump in this host's "
-						    "byte order" : strerror((int)-n));
-				else
-					h->svc->log(h->ctx, TRACERIG_LOG_DEBUG, "pid %d: %s: %lld code "
-						    "records now say PID %d instead of %d", (int)p->pid,
-						    entry, (long long)n, (int)p->pid, (int)p->nspid);
-			}
-			if (k != MH_PERFINFO) {
-				snprintf(full, sizeof(full), "%s/%s", h->staging, entry);
-				ret = h->svc->symbolizer_add_jit_file(h->ctx, p->pid, full);
-				h->svc->log(h->ctx, ret < 0 ? TRACERIG_LOG_WARN : TRACERIG_LOG_DEBUG,
-					    "pid %d: %s handed to the symbolizer%s%s", (int)p->pid,
-					    entry, ret < 0 ? ": " : "", ret < 0 ? strerror(-ret) : "");
-			}
-			/* Final from here on (nothing copies, fixes or rewrites
-			 * it any more): the core deflates it while the other
-			 * backends flush, not the packager after them.  Not
-			 * before: a copy restarted from 0 or rewritten in place
-			 * would break the promise. */
-			if (f->dst >= 0 && !f->failed)
-				(void)h->svc->archive_append_only(h->ctx, entry, 0);
-			/* A runtime still running keeps writing its file: only
-			 * exited processes' files are left behind, and those
-			 * that exist only because we switched maps on. */
-			if ((h->cleanup && p->gone) || p->dotnet_on)
-				cleanup_file(h, p, k);
-			release_source(h, f);
-			close_fd(&f->dst);
-			close_fd(&f->dir);
-		}
+		for (int k = 0; k < MH_N_KINDS; k++)
+			finish_file(h, p, k);
 	}
 	update_counters(h);
 }
