@@ -339,6 +339,50 @@ static int filter_cgroup(struct oc_collector *c, const char *cgroup, char *why, 
 
 static int batch_supported(struct oc_collector *c);
 
+/* The stacks' depth and callchain = dwarf's copy size, within what the
+ * BPF program is built for. */
+static void clamp_sizes(struct oc_collector *c, const struct oc_config *cfg)
+{
+	c->depth = cfg->stack_depth ? cfg->stack_depth : OFFCPU_MAX_DEPTH;
+	if (c->depth > OFFCPU_MAX_DEPTH)
+		c->depth = OFFCPU_MAX_DEPTH;
+	c->stack_bytes = (cfg->dwarf_stack_bytes + 7) & ~7u;
+	if (c->stack_bytes > OFFCPU_MAX_STACK_BYTES)
+		c->stack_bytes = OFFCPU_MAX_STACK_BYTES;
+}
+
+/* The BPF object opened, its hook chosen, its maps sized and loaded. */
+static int load_skeleton(struct oc_collector *c, const struct oc_config *cfg, char *why,
+			 size_t why_len)
+{
+	int ret;
+
+	c->skel = offcpu_bpf__open();
+	if (!c->skel) {
+		ret = -errno;
+		snprintf(why, why_len, "cannot open the BPF object: %s", strerror(-ret));
+		return ret;
+	}
+	ret = choose_hook(c, cfg);
+	if (!ret)
+		ret = size_maps(c, cfg);
+	if (ret < 0) {
+		snprintf(why, why_len, "cannot size the BPF maps: %s", strerror(-ret));
+		return ret;
+	}
+	set_tunables(c, cfg);
+	ret = offcpu_bpf__load(c->skel);
+	if (ret < 0) {
+		char reason[512];
+
+		why_load_failed(ret, reason, sizeof(reason));
+		snprintf(why, why_len, "cannot load the BPF program (%s hook): %s",
+			 c->hook == OC_HOOK_BTF ? "tp_btf" : "raw_tp", reason);
+		return ret;
+	}
+	return 0;
+}
+
 int oc_open(const struct oc_config *cfg, struct oc_collector **out, char *why, size_t why_len)
 {
 	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
@@ -361,40 +405,15 @@ int oc_open(const struct oc_config *cfg, struct oc_collector **out, char *why, s
 		snprintf(why, why_len, "cannot count the possible CPUs: %s", strerror(-ret));
 		goto fail;
 	}
-	c->depth = cfg->stack_depth ? cfg->stack_depth : OFFCPU_MAX_DEPTH;
-	if (c->depth > OFFCPU_MAX_DEPTH)
-		c->depth = OFFCPU_MAX_DEPTH;
-	c->stack_bytes = (cfg->dwarf_stack_bytes + 7) & ~7u;
-	if (c->stack_bytes > OFFCPU_MAX_STACK_BYTES)
-		c->stack_bytes = OFFCPU_MAX_STACK_BYTES;
+	clamp_sizes(c, cfg);
 	/* Kernels before 5.11 charge BPF maps to RLIMIT_MEMLOCK; later ones
 	 * to the memory cgroup, where this is harmless.  Failure is only
 	 * fatal if the maps then cannot be created (reported below). */
 	(void)setrlimit(RLIMIT_MEMLOCK, &rl);
 
-	c->skel = offcpu_bpf__open();
-	if (!c->skel) {
-		ret = -errno;
-		snprintf(why, why_len, "cannot open the BPF object: %s", strerror(-ret));
+	ret = load_skeleton(c, cfg, why, why_len);
+	if (ret < 0)
 		goto fail;
-	}
-	ret = choose_hook(c, cfg);
-	if (!ret)
-		ret = size_maps(c, cfg);
-	if (ret < 0) {
-		snprintf(why, why_len, "cannot size the BPF maps: %s", strerror(-ret));
-		goto fail;
-	}
-	set_tunables(c, cfg);
-	ret = offcpu_bpf__load(c->skel);
-	if (ret < 0) {
-		char reason[512];
-
-		why_load_failed(ret, reason, sizeof(reason));
-		snprintf(why, why_len, "cannot load the BPF program (%s hook): %s",
-			 c->hook == OC_HOOK_BTF ? "tp_btf" : "raw_tp", reason);
-		goto fail;
-	}
 	c->skel->bss->filter_tgids = cfg->filter_tgids != 0;
 	c->no_batch = !batch_supported(c);
 	if (cfg->cgroup && (ret = filter_cgroup(c, cfg->cgroup, why, why_len)) < 0)

@@ -33,7 +33,7 @@
 #include "profile.h"
 #include "ustacks.h"
 
-#define LINE_MAX_LEN (64 * 1024)
+#define LINE_MAX_LEN ((size_t)64 * 1024)
 /* Flight mode: totals are read every window / BUCKETS_PER_WINDOW, at
  * least every BUCKET_MIN_NS. */
 #define BUCKETS_PER_WINDOW 8
@@ -381,6 +381,89 @@ static int ebpf_check(const struct tracerig_services *svc, struct tracerig_ctx *
 	return ret;
 }
 
+/* The collector's configuration from the [ebpf] keys (but the hook, the
+ * threads and the states, which init sets) and the targets. */
+static void config_from_keys(struct ebpf *e, const struct tracerig_targets *t)
+{
+	const struct ebpf_settings *k = &e->keys;
+
+	e->cfg.min_block_ns = (uint64_t)k->min_block_us * 1000;
+	e->cfg.max_block_ns = (uint64_t)k->max_block_us * 1000;
+	e->cfg.sample_period_ns = (uint64_t)k->sample_period_us * 1000;
+	e->cfg.stack_storage = (uint32_t)k->stack_storage_size;
+	e->cfg.stack_depth = (uint32_t)k->stack_depth;
+	e->cfg.agg_entries = (uint32_t)k->aggregation_size;
+	e->cfg.thread_entries = (uint32_t)k->max_threads;
+	/* Decided at start, when the launched command exists. */
+	e->cfg.filter_tgids = 0;
+	e->cfg.cgroup = t->cgroup;
+	e->cfg.lru = e->flight_ns != 0;
+}
+
+/* callchain = dwarf: the table of intervals unwound in user space, and
+ * how much of each stack the kernel copies for it. */
+static int dwarf_setup(struct ebpf *e)
+{
+	const struct ebpf_settings *k = &e->keys;
+	int ret = us_new(e->svc, e->ctx, (size_t)k->stack_depth, &e->us);
+
+	if (ret < 0) {
+		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "callchain = dwarf: %s", strerror(-ret));
+		return ret;
+	}
+	e->cfg.dwarf_stack_bytes =
+		tr_dwarf_stack_bytes(k->dwarf_stack_bytes, OFFCPU_MAX_STACK_BYTES);
+	return 0;
+}
+
+/* Load now, so that a refusal (rights, BTF, verifier) is reported
+ * before anything starts. */
+static int load_collector(struct ebpf *e)
+{
+	const struct tracerig_services *svc = e->svc;
+	struct tracerig_ctx *ctx = e->ctx;
+	char why[1024];
+	int ret;
+
+	oc_set_log(log_libbpf, e);
+	ret = oc_open(&e->cfg, &e->oc, why, sizeof(why));
+	if (ret < 0) {
+		svc->log(ctx, TRACERIG_LOG_ERROR, "%s", why);
+		oc_set_log(NULL, NULL);
+		return ret;
+	}
+	if (e->us)
+		oc_on_ustack(e->oc, on_ustack, e);
+	/* Stacks are named at flush, when processes may be gone and may have
+	 * loaded libraries after they were first seen.  Not in flight mode:
+	 * the core replays its side-band only before a flush, and would keep
+	 * recording it for the whole session (docs/flight.md). */
+	if (!e->flight_ns)
+		svc->symbolizer_model(ctx, TRACERIG_MODEL_WANTED);
+	if (e->flight_ns && (ret = svc->snapshot_register(ctx, ebpf_snapshot, e)) < 0) {
+		svc->log(ctx, TRACERIG_LOG_ERROR, "flight mode: cannot register the snapshot: %s",
+			 strerror(-ret));
+		oc_close(e->oc);
+		oc_set_log(NULL, NULL);
+		return ret;
+	}
+	return 0;
+}
+
+static void log_loaded(struct ebpf *e)
+{
+	e->svc->log(e->ctx, TRACERIG_LOG_INFO, "context switches hooked with %s%s%s",
+		    oc_hook_name(e->oc),
+		    e->cfg.sample_period_ns ? ", sampling intervals in proportion to blocked time"
+					    : "",
+		    e->us ? ", user stacks copied and unwound by CFI (callchain = dwarf)" : "");
+	if (e->flight_ns)
+		e->svc->log(e->ctx, TRACERIG_LOG_INFO,
+			    "flight mode: totals read every %.3f s, %zu "
+			    "boundaries kept",
+			    e->bucket_ns / 1e9, bk_ring_cap(e->ring));
+}
+
 static int ebpf_init(const struct tracerig_services *svc, struct tracerig_ctx *ctx, void **state)
 {
 	/* In the order of the hook and threads keys' choices. */
@@ -419,26 +502,9 @@ static int ebpf_init(const struct tracerig_services *svc, struct tracerig_ctx *c
 	/* Said by the core, with their lines. */
 	if ((ret = validate(svc, ctx, k, &e->cfg.state_mask, why, sizeof(why))) < 0)
 		goto fail;
-	e->cfg.min_block_ns = (uint64_t)k->min_block_us * 1000;
-	e->cfg.max_block_ns = (uint64_t)k->max_block_us * 1000;
-	e->cfg.sample_period_ns = (uint64_t)k->sample_period_us * 1000;
-	e->cfg.stack_storage = (uint32_t)k->stack_storage_size;
-	e->cfg.stack_depth = (uint32_t)k->stack_depth;
-	e->cfg.agg_entries = (uint32_t)k->aggregation_size;
-	e->cfg.thread_entries = (uint32_t)k->max_threads;
-	if (k->callchain == TR_CALLCHAIN_DWARF) {
-		ret = us_new(svc, ctx, (size_t)k->stack_depth, &e->us);
-		if (ret < 0) {
-			svc->log(ctx, TRACERIG_LOG_ERROR, "callchain = dwarf: %s", strerror(-ret));
-			goto fail;
-		}
-		e->cfg.dwarf_stack_bytes =
-			tr_dwarf_stack_bytes(k->dwarf_stack_bytes, OFFCPU_MAX_STACK_BYTES);
-	}
-	/* Decided at start, when the launched command exists. */
-	e->cfg.filter_tgids = 0;
-	e->cfg.cgroup = t->cgroup;
-	e->cfg.lru = e->flight_ns != 0;
+	config_from_keys(e, t);
+	if (k->callchain == TR_CALLCHAIN_DWARF && (ret = dwarf_setup(e)) < 0)
+		goto fail;
 	e->wall = k->wall;
 	/* The core weighs the on-CPU samples by what their source declares. */
 	if (svc->config_is_set(ctx, "oncpu_frequency"))
@@ -446,36 +512,9 @@ static int ebpf_init(const struct tracerig_services *svc, struct tracerig_ctx *c
 			 "ignored: the on-CPU source says what its samples are worth (remove "
 			 "the key from the profile)");
 
-	/* Load now, so that a refusal (rights, BTF, verifier) is reported
-	 * before anything starts. */
-	oc_set_log(log_libbpf, e);
-	ret = oc_open(&e->cfg, &e->oc, why, sizeof(why));
-	if (ret < 0) {
-		svc->log(ctx, TRACERIG_LOG_ERROR, "%s", why);
-		oc_set_log(NULL, NULL);
+	if ((ret = load_collector(e)) < 0)
 		goto fail;
-	}
-	if (e->us)
-		oc_on_ustack(e->oc, on_ustack, e);
-	/* Stacks are named at flush, when processes may be gone and may have
-	 * loaded libraries after they were first seen.  Not in flight mode:
-	 * the core replays its side-band only before a flush, and would keep
-	 * recording it for the whole session (docs/flight.md). */
-	if (!e->flight_ns)
-		svc->symbolizer_model(ctx, TRACERIG_MODEL_WANTED);
-	if (e->flight_ns && (ret = svc->snapshot_register(ctx, ebpf_snapshot, e)) < 0) {
-		svc->log(ctx, TRACERIG_LOG_ERROR, "flight mode: cannot register the snapshot: %s",
-			 strerror(-ret));
-		oc_close(e->oc);
-		oc_set_log(NULL, NULL);
-		goto fail;
-	}
-	svc->log(ctx, TRACERIG_LOG_INFO, "context switches hooked with %s%s%s", oc_hook_name(e->oc),
-		 e->cfg.sample_period_ns ? ", sampling intervals in proportion to blocked time" : "",
-		 e->us ? ", user stacks copied and unwound by CFI (callchain = dwarf)" : "");
-	if (e->flight_ns)
-		svc->log(ctx, TRACERIG_LOG_INFO, "flight mode: totals read every %.3f s, %zu "
-			 "boundaries kept", e->bucket_ns / 1e9, bk_ring_cap(e->ring));
+	log_loaded(e);
 	*state = e;
 	return 0;
 fail:
@@ -649,6 +688,88 @@ static void count_dwarf(struct ebpf *e, const struct us_stats *st)
 			    oc_stack_bytes(e->oc));
 }
 
+/* The entries of `t`, the kernel's and callchain = dwarf's, as folded
+ * lines into `off` (and the profile `pp`, when one is wanted). */
+static int add_totals(struct ebpf *e, struct tr_folded *off, struct op_profile *pp,
+		      const struct totals *t, uint64_t *uips, uint64_t *kips, char *line,
+		      struct fr_namer *frames, uint64_t *folded_away)
+{
+	size_t depth = oc_stack_depth(e->oc);
+	int ret;
+
+	for (size_t i = 0; i < t->n_agg; i++) {
+		const struct oc_entry *en = &t->agg[i];
+		size_t nu = oc_stack(e->oc, en->key.ustack, uips, depth);
+
+		ret = add_entry(e, off, pp, en, uips, nu,
+				en->key.ustack == OFFCPU_STACK_LOST ||
+					(en->key.ustack >= OFFCPU_STACK_FIRST_ID && nu == 0),
+				kips, line, frames, folded_away);
+		if (ret < 0)
+			return ret;
+	}
+	for (size_t i = 0; i < t->n_us; i++) {
+		ret = add_entry(e, off, pp, &t->us[i], t->us_ips[i], t->us_n_ips[i], 0, kips, line,
+				frames, folded_away);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* offcpu.folded, its flame graph and, when wanted, offcpu.pb.gz. */
+static int write_entries(struct ebpf *e, struct tracerig_archive *ar, const struct tr_folded *off,
+			 struct op_profile *pp)
+{
+	int ret = write_entry(e, ar, "offcpu.folded", off);
+
+	if (ret < 0)
+		return ret;
+	ret = e->svc->archive_flamegraph(ar, "offcpu.folded", "offcpu.svg", "Off-CPU time", "us");
+	if (ret < 0) {
+		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot render offcpu.svg: %s", strerror(-ret));
+		return ret;
+	}
+	if (pp)
+		ret = pp_stage_entry(e->svc, e->ctx, ar, "offcpu.pb.gz", op_builder(pp));
+	return ret;
+}
+
+/* What was written and what was lost on the way (the counters `c`), with
+ * the profile keys that would have kept it. */
+static void log_written(struct ebpf *e, const uint64_t *c, const struct tr_folded *off,
+			const struct fr_namer *frames, int flight)
+{
+	e->svc->log(e->ctx, TRACERIG_LOG_INFO, "offcpu.folded: %zu stacks, %.3f s off-CPU in %llu "
+		    "of %llu intervals (%llu below min_block_us)%s", tr_folded_count(off),
+		    e->weighted / 1e9, (unsigned long long)c[OFFCPU_CNT_KEPT],
+		    (unsigned long long)c[OFFCPU_CNT_INTERVALS], (unsigned long long)c[OFFCPU_CNT_SHORT],
+		    flight ? " in the snapshot" : "");
+	if (e->cfg.sample_period_ns)
+		e->svc->log(e->ctx, TRACERIG_LOG_INFO, "sampled: %llu intervals recorded, %llu skipped; "
+			    "weights are blocked time / capture probability (%.3f s as measured, "
+			    "%.3f s estimated total)", (unsigned long long)c[OFFCPU_CNT_KEPT],
+			    (unsigned long long)c[OFFCPU_CNT_SAMPLED_OUT], e->real / 1e9, e->weighted / 1e9);
+	if (c[OFFCPU_CNT_KSTACK_DROPPED] || c[OFFCPU_CNT_USTACK_DROPPED])
+		e->svc->log(e->ctx, TRACERIG_LOG_WARN, "%llu kernel and %llu user stacks did not fit "
+			    "the stack map (shown as lost): raise stack_storage_size",
+			    (unsigned long long)c[OFFCPU_CNT_KSTACK_DROPPED],
+			    (unsigned long long)c[OFFCPU_CNT_USTACK_DROPPED]);
+	if (c[OFFCPU_CNT_AGG_FULL] || c[OFFCPU_CNT_THREAD_FULL])
+		e->svc->log(e->ctx, TRACERIG_LOG_WARN, "%llu intervals lost to full maps: raise "
+			    "aggregation_size / max_threads",
+			    (unsigned long long)(c[OFFCPU_CNT_AGG_FULL] + c[OFFCPU_CNT_THREAD_FULL]));
+	if (c[OFFCPU_CNT_RETURN_UNSEEN])
+		e->svc->log(e->ctx, TRACERIG_LOG_WARN, "%llu intervals lost: a thread got its CPU back "
+			    "from a task this kernel does not trace (no sched_switch event for it "
+			    "reaches any tracer), so when its wait ended is unknown; the manifest "
+			    "counts them as intervals_lost_return_unseen",
+			    (unsigned long long)c[OFFCPU_CNT_RETURN_UNSEEN]);
+	if (frames->unnamed)
+		e->svc->log(e->ctx, TRACERIG_LOG_DEBUG, "%llu frame lookups found no symbol",
+			    (unsigned long long)frames->unnamed);
+}
+
 /* offcpu.folded, .svg and .pb.gz of `t` (the whole session's totals at
  * flush, a window's at a snapshot) into `ar`, with the counters and the
  * log lines, offered to the core's wall-clock view of that archive;
@@ -682,22 +803,9 @@ static int write_offcpu(struct ebpf *e, struct tracerig_archive *ar, const struc
 		ret = -ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < t->n_agg; i++) {
-		const struct oc_entry *en = &t->agg[i];
-		size_t nu = oc_stack(e->oc, en->key.ustack, uips, depth);
-
-		ret = add_entry(e, off, pp, en, uips, nu, en->key.ustack == OFFCPU_STACK_LOST ||
-				(en->key.ustack >= OFFCPU_STACK_FIRST_ID && nu == 0),
-				kips, line, &frames, &folded_away);
-		if (ret < 0)
-			goto out;
-	}
-	for (size_t i = 0; i < t->n_us; i++) {
-		ret = add_entry(e, off, pp, &t->us[i], t->us_ips[i], t->us_n_ips[i], 0, kips, line,
-				&frames, &folded_away);
-		if (ret < 0)
-			goto out;
-	}
+	ret = add_totals(e, off, pp, t, uips, kips, line, &frames, &folded_away);
+	if (ret < 0)
+		goto out;
 	/* What the folded weights add up to, and what was actually measured:
 	 * equal unless sample_period_us weighted the sampled intervals. */
 	e->svc->counter_set(e->ctx, "blocked_us", e->weighted / 1000);
@@ -706,47 +814,10 @@ static int write_offcpu(struct ebpf *e, struct tracerig_archive *ar, const struc
 	if (e->us)
 		count_dwarf(e, &t->st);
 
-	ret = write_entry(e, ar, "offcpu.folded", off);
+	ret = write_entries(e, ar, off, pp);
 	if (ret < 0)
 		goto out;
-	ret = e->svc->archive_flamegraph(ar, "offcpu.folded", "offcpu.svg", "Off-CPU time", "us");
-	if (ret < 0) {
-		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot render offcpu.svg: %s", strerror(-ret));
-		goto out;
-	}
-	if (pp) {
-		ret = pp_stage_entry(e->svc, e->ctx, ar, "offcpu.pb.gz", op_builder(pp));
-		if (ret < 0)
-			goto out;
-	}
-	e->svc->log(e->ctx, TRACERIG_LOG_INFO, "offcpu.folded: %zu stacks, %.3f s off-CPU in %llu "
-		    "of %llu intervals (%llu below min_block_us)%s", tr_folded_count(off),
-		    e->weighted / 1e9, (unsigned long long)c[OFFCPU_CNT_KEPT],
-		    (unsigned long long)c[OFFCPU_CNT_INTERVALS], (unsigned long long)c[OFFCPU_CNT_SHORT],
-		    flight ? " in the snapshot" : "");
-	if (e->cfg.sample_period_ns)
-		e->svc->log(e->ctx, TRACERIG_LOG_INFO, "sampled: %llu intervals recorded, %llu skipped; "
-			    "weights are blocked time / capture probability (%.3f s as measured, "
-			    "%.3f s estimated total)", (unsigned long long)c[OFFCPU_CNT_KEPT],
-			    (unsigned long long)c[OFFCPU_CNT_SAMPLED_OUT], e->real / 1e9, e->weighted / 1e9);
-	if (c[OFFCPU_CNT_KSTACK_DROPPED] || c[OFFCPU_CNT_USTACK_DROPPED])
-		e->svc->log(e->ctx, TRACERIG_LOG_WARN, "%llu kernel and %llu user stacks did not fit "
-			    "the stack map (shown as lost): raise stack_storage_size",
-			    (unsigned long long)c[OFFCPU_CNT_KSTACK_DROPPED],
-			    (unsigned long long)c[OFFCPU_CNT_USTACK_DROPPED]);
-	if (c[OFFCPU_CNT_AGG_FULL] || c[OFFCPU_CNT_THREAD_FULL])
-		e->svc->log(e->ctx, TRACERIG_LOG_WARN, "%llu intervals lost to full maps: raise "
-			    "aggregation_size / max_threads",
-			    (unsigned long long)(c[OFFCPU_CNT_AGG_FULL] + c[OFFCPU_CNT_THREAD_FULL]));
-	if (c[OFFCPU_CNT_RETURN_UNSEEN])
-		e->svc->log(e->ctx, TRACERIG_LOG_WARN, "%llu intervals lost: a thread got its CPU back "
-			    "from a task this kernel does not trace (no sched_switch event for it "
-			    "reaches any tracer), so when its wait ended is unknown; the manifest "
-			    "counts them as intervals_lost_return_unseen",
-			    (unsigned long long)c[OFFCPU_CNT_RETURN_UNSEEN]);
-	if (frames.unnamed)
-		e->svc->log(e->ctx, TRACERIG_LOG_DEBUG, "%llu frame lookups found no symbol",
-			    (unsigned long long)frames.unnamed);
+	log_written(e, c, off, &frames, flight);
 	if (e->wall) {
 		ret = e->svc->folded_view(e->ctx, "offcpu.folded", TRACERIG_TIME_OFFCPU, 1000);
 		if (ret < 0)
