@@ -548,6 +548,54 @@ static void say_wrong_items(struct lttng_state *st, const struct tracerig_list *
 		st->svc->config_error(st->ctx, events_key, "%s", whole_err);
 }
 
+/* mode = flight: the rings sized from the window; 1 when the profile
+ * asks for what a flight recorder cannot do (said with its line). */
+static int judge_flight(struct lttng_state *st, long long *size, long long *count)
+{
+	int wrong = 0;
+
+	/* Discarding keeps the oldest events: the opposite of a window. */
+	if (st->svc->config_is_set(st->ctx, "mode") && st->keys.mode == MODE_DISCARD) {
+		st->svc->config_error(
+			st->ctx, "mode",
+			"discard keeps the oldest events, but a "
+			"flight recorder ([tracerig] mode = flight) keeps the newest: "
+			"remove [lttng] mode (flight always overwrites)");
+		wrong++;
+	}
+	flight_sizes(st, size, count);
+	return wrong;
+}
+
+/* How many of the sub-buffer sizes and command_env's pairs are wrong,
+ * each said with its line. */
+static int judge_sizes_and_env(struct lttng_state *st, long long size, long long count)
+{
+	const struct tracerig_services *svc = st->svc;
+	struct tracerig_ctx *ctx = st->ctx;
+	const struct tracerig_list *env = &st->keys.command_env;
+	int wrong = 0;
+
+	if (!is_pow2((unsigned long long)size)) {
+		svc->config_error(ctx, "subbuf_size", "%lld is not a power of two (e.g. 1M)", size);
+		wrong++;
+	}
+	if (!is_pow2((unsigned long long)count)) {
+		svc->config_error(ctx, "subbuf_count", "%lld is not a power of two (e.g. 4)",
+				  count);
+		wrong++;
+	}
+	for (size_t i = 0; i < env->n; i++) {
+		const char *item = env->items[i], *eq = strchr(item, '=');
+
+		if (!eq || eq == item) {
+			svc->config_error(ctx, "command_env", "'%s' is not NAME=VALUE", item);
+			wrong++;
+		}
+	}
+	return wrong;
+}
+
 /* The keys, bound and judged beyond what the table can: every wrong value
  * said by the core with its line (config_error), then -EINVAL; the event
  * lists built.  What check and init share. */
@@ -565,18 +613,8 @@ static int validate_config(struct lttng_state *st, long long *size, long long *c
 	*count = k->subbuf_count;
 	if (svc->flight_window(ctx, &st->flight_ns) != 1)
 		st->flight_ns = 0;
-	if (st->flight_ns) {
-		/* Discarding keeps the oldest events: the opposite of a window. */
-		if (svc->config_is_set(ctx, "mode") && k->mode == MODE_DISCARD) {
-			svc->config_error(
-				ctx, "mode",
-				"discard keeps the oldest events, but a "
-				"flight recorder ([tracerig] mode = flight) keeps the newest: "
-				"remove [lttng] mode (flight always overwrites)");
-			wrong++;
-		}
-		flight_sizes(st, size, count);
-	}
+	if (st->flight_ns)
+		wrong += judge_flight(st, size, count);
 	ret = lttng_event_list_build(&st->ust_events, presets_of(k), &k->events, err, sizeof(err));
 	if (ret == -ENOMEM) {
 		LOG(st, TRACERIG_LOG_ERROR, "reading preset and events: %s", err);
@@ -595,24 +633,7 @@ static int validate_config(struct lttng_state *st, long long *size, long long *c
 		say_wrong_items(st, NULL, &k->kernel_events, "kernel_events", err);
 		wrong++;
 	}
-	if (!is_pow2((unsigned long long)*size)) {
-		svc->config_error(ctx, "subbuf_size", "%lld is not a power of two (e.g. 1M)",
-				  *size);
-		wrong++;
-	}
-	if (!is_pow2((unsigned long long)*count)) {
-		svc->config_error(ctx, "subbuf_count", "%lld is not a power of two (e.g. 4)",
-				  *count);
-		wrong++;
-	}
-	for (size_t i = 0; i < k->command_env.n; i++) {
-		const char *item = k->command_env.items[i], *eq = strchr(item, '=');
-
-		if (!eq || eq == item) {
-			svc->config_error(ctx, "command_env", "'%s' is not NAME=VALUE", item);
-			wrong++;
-		}
-	}
+	wrong += judge_sizes_and_env(st, *size, *count);
 	return wrong ? -EINVAL : 0;
 }
 
@@ -716,11 +737,80 @@ static int nothing_to_record(struct lttng_state *st)
 	return 1;
 }
 
+/* A session daemon to talk to, ours stopped by the watchdog should
+ * tracerig be killed. */
+static int ensure_daemon(struct lttng_state *st)
+{
+	char err[1024] = "";
+	int ret;
+
+	ret = sessiond_ensure(&st->daemon, st->keys.sessiond_path, autostart_wanted(&st->keys),
+			      st->kernel_events.n > 0, err, sizeof(err));
+	if (ret < 0) {
+		LOG(st, TRACERIG_LOG_ERROR, "%s", err);
+		return ret;
+	}
+	if (st->daemon.started) {
+		LOG(st, TRACERIG_LOG_INFO,
+		    "started lttng-sessiond (pid %d); it is stopped at the end",
+		    (int)st->daemon.pid);
+		ret = lt_cleanup_daemon(st->svc, st->ctx, st->daemon.pid);
+		if (ret < 0) {
+			LOG(st, TRACERIG_LOG_ERROR,
+			    "handing the watchdog the daemon to stop if "
+			    "tracerig is killed failed: %s",
+			    strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* The watchdog learns the name before the session exists: no moment
+ * where a kill leaves it unknown. */
+static int name_session_to_watchdog(struct lttng_state *st)
+{
+	int ret = lt_session_name_self(st->session.name, sizeof(st->session.name), NULL);
+
+	if (ret < 0) {
+		LOG(st, TRACERIG_LOG_ERROR,
+		    "reading this process's start time from "
+		    "/proc/self/stat failed: %s (is /proc mounted?)",
+		    strerror(-ret));
+		return ret;
+	}
+	/* In flight mode the watchdog also records a last snapshot into the
+	 * staging directory (what the rings hold is on no disk). */
+	ret = lt_cleanup_session(st->svc, st->ctx, st->session.name,
+				 st->flight_ns ? st->trace_dir : NULL);
+	if (ret < 0) {
+		LOG(st, TRACERIG_LOG_ERROR,
+		    "handing the watchdog session %s to destroy if "
+		    "tracerig is killed failed: %s",
+		    st->session.name, strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+static void log_session(const struct lttng_state *st)
+{
+	LOG(st, TRACERIG_LOG_INFO,
+	    "%ssession %s: %zu userspace event rule(s)%s, channel %llu x %llu "
+	    "bytes %s, %s buffers, trace in %s%s",
+	    st->flight_ns ? "snapshot " : "", st->session.name, st->ust_events.n,
+	    st->session.kernel ? " + kernel events" : "",
+	    (unsigned long long)st->cfg.channel.subbuf_count,
+	    (unsigned long long)st->cfg.channel.subbuf_size,
+	    st->cfg.channel.overwrite ? "overwrite" : "discard",
+	    st->cfg.channel.per_pid ? "per-PID" : "per-UID", TRACE_ENTRY,
+	    st->flight_ns ? " of each snapshot" : "");
+}
+
 static int init_unguarded(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
 			  void **state)
 {
 	struct lttng_state *st = calloc(1, sizeof(*st));
-	char err[1024] = "";
 	int ret;
 
 	if (!st)
@@ -741,42 +831,16 @@ static int init_unguarded(const struct tracerig_services *svc, struct tracerig_c
 		goto fail;
 	}
 
-	ret = sessiond_ensure(&st->daemon, st->keys.sessiond_path, autostart_wanted(&st->keys),
-			      st->kernel_events.n > 0, err, sizeof(err));
-	if (ret < 0) {
-		LOG(st, TRACERIG_LOG_ERROR, "%s", err);
+	ret = ensure_daemon(st);
+	if (ret < 0)
 		goto fail;
-	}
-	if (st->daemon.started) {
-		LOG(st, TRACERIG_LOG_INFO, "started lttng-sessiond (pid %d); it is stopped at the end",
-		    (int)st->daemon.pid);
-		ret = lt_cleanup_daemon(svc, ctx, st->daemon.pid);
-		if (ret < 0) {
-			LOG(st, TRACERIG_LOG_ERROR, "handing the watchdog the daemon to stop if "
-			    "tracerig is killed failed: %s", strerror(-ret));
-			goto fail;
-		}
-	}
 	/* A tracerig killed with SIGKILL left its session recording into a
 	 * directory nobody will package: end those first. */
 	lt_reap_orphans(svc, ctx);
 
-	/* The watchdog learns the name before the session exists: no moment
-	 * where a kill leaves it unknown. */
-	ret = lt_session_name_self(st->session.name, sizeof(st->session.name), NULL);
-	if (ret < 0) {
-		LOG(st, TRACERIG_LOG_ERROR, "reading this process's start time from "
-		    "/proc/self/stat failed: %s (is /proc mounted?)", strerror(-ret));
+	ret = name_session_to_watchdog(st);
+	if (ret < 0)
 		goto fail;
-	}
-	/* In flight mode the watchdog also records a last snapshot into the
-	 * staging directory (what the rings hold is on no disk). */
-	ret = lt_cleanup_session(svc, ctx, st->session.name, st->flight_ns ? st->trace_dir : NULL);
-	if (ret < 0) {
-		LOG(st, TRACERIG_LOG_ERROR, "handing the watchdog session %s to destroy if "
-		    "tracerig is killed failed: %s", st->session.name, strerror(-ret));
-		goto fail;
-	}
 	ret = lt_session_create(&st->session, svc, ctx, &st->cfg);
 	if (ret < 0)
 		goto fail;
@@ -787,14 +851,7 @@ static int init_unguarded(const struct tracerig_services *svc, struct tracerig_c
 	}
 	/* The consumer daemon exists once the first channel does. */
 	sessiond_note_children(&st->daemon);
-	LOG(st, TRACERIG_LOG_INFO, "%ssession %s: %zu userspace event rule(s)%s, channel %llu x %llu "
-	    "bytes %s, %s buffers, trace in %s%s", st->flight_ns ? "snapshot " : "",
-	    st->session.name, st->ust_events.n, st->session.kernel ? " + kernel events" : "",
-	    (unsigned long long)st->cfg.channel.subbuf_count,
-	    (unsigned long long)st->cfg.channel.subbuf_size,
-	    st->cfg.channel.overwrite ? "overwrite" : "discard",
-	    st->cfg.channel.per_pid ? "per-PID" : "per-UID", TRACE_ENTRY,
-	    st->flight_ns ? " of each snapshot" : "");
+	log_session(st);
 	*state = st;
 	return 0;
 
@@ -988,6 +1045,56 @@ static void explain_dotnet_targets(struct lttng_state *st)
 			LOG(st, TRACERIG_LOG_WARN, "%s", line);
 	}
 }
+
+/* Whether rule i's provider is an earlier rule's (counted with it). */
+static int provider_counted(const struct lttng_event_list *rules, size_t i, size_t len)
+{
+	for (size_t j = 0; j < i; j++)
+		if (provider_len(rules->names[j]) == len &&
+		    strncmp(rules->names[j], rules->names[i], len) == 0)
+			return 1;
+	return 0;
+}
+
+/* How many rules from i on are of rule i's provider (`len` long); *seen
+ * set when one of them matched an event class of the trace. */
+static size_t rules_of_provider(const struct provider_seen *ps, size_t i, size_t len, int *seen)
+{
+	const struct lttng_event_list *rules = ps->rules;
+	size_t n_rules = 0;
+
+	for (size_t j = i; j < rules->n; j++) {
+		if (provider_len(rules->names[j]) != len ||
+		    strncmp(rules->names[j], rules->names[i], len) != 0)
+			continue;
+		n_rules++;
+		*seen |= ps->seen[j];
+	}
+	return n_rules;
+}
+
+/* The providers `names` that no traced process registered, with what
+ * registers them: the runtime's (`dotnet`), or any other's (`other`). */
+static void warn_missing_providers(struct lttng_state *st, const char *names, size_t n_missing,
+				   size_t missing_rules, int dotnet, int other)
+{
+	LOG(st, TRACERIG_LOG_WARN,
+	    "userspace provider%s %s %s registered by no traced process: "
+	    "%zu enabled event rule(s) recorded nothing (%s%s%s)",
+	    n_missing > 1 ? "s" : "", names, n_missing > 1 ? "were" : "was", missing_rules,
+	    dotnet ? "a .NET process registers the runtime's providers when it loads "
+		     "libcoreclrtraceptprovider.so, which needs liblttng-ust in its root and "
+		     "DOTNET_LTTng unset or 1: 'tracerig --check -c PROFILE -p PID' tells which is "
+		     "missing"
+		   : "",
+	    dotnet && other ? "; " : "",
+	    other ? "a traced process must link or preload the library that defines the "
+		    "tracepoints"
+		  : "");
+	if (dotnet)
+		explain_dotnet_targets(st);
+}
+
 static void report_providers(struct lttng_state *st, const char *trace_dir)
 {
 	const struct lttng_event_list *rules = &st->ust_events;
@@ -1003,21 +1110,12 @@ static void report_providers(struct lttng_state *st, const char *trace_dir)
 	}
 	ctf_event_names(trace_dir, rule_match, &ps);
 	for (size_t i = 0; i < rules->n; i++) {
-		size_t len = provider_len(rules->names[i]), n_rules = 0;
-		int dup = 0, seen = 0;
+		size_t len = provider_len(rules->names[i]), n_rules;
+		int seen = 0;
 
-		for (size_t j = 0; j < i && !dup; j++)
-			dup = provider_len(rules->names[j]) == len &&
-			      strncmp(rules->names[j], rules->names[i], len) == 0;
-		if (dup)
+		if (provider_counted(rules, i, len))
 			continue;
-		for (size_t j = i; j < rules->n; j++) {
-			if (provider_len(rules->names[j]) != len ||
-			    strncmp(rules->names[j], rules->names[i], len) != 0)
-				continue;
-			n_rules++;
-			seen |= ps.seen[j];
-		}
+		n_rules = rules_of_provider(&ps, i, len, &seen);
 		n_providers++;
 		if (seen) {
 			n_seen++;
@@ -1038,19 +1136,7 @@ static void report_providers(struct lttng_state *st, const char *trace_dir)
 	st->svc->counter_set(st->ctx, "ust_providers_missing", n_providers - n_seen);
 	if (n_seen == n_providers)
 		return;
-	LOG(st, TRACERIG_LOG_WARN, "userspace provider%s %s %s registered by no traced process: "
-	    "%zu enabled event rule(s) recorded nothing (%s%s%s)",
-	    n_providers - n_seen > 1 ? "s" : "", names, n_providers - n_seen > 1 ? "were" : "was",
-	    missing_rules,
-	    dotnet ? "a .NET process registers the runtime's providers when it loads "
-		     "libcoreclrtraceptprovider.so, which needs liblttng-ust in its root and "
-		     "DOTNET_LTTng unset or 1: 'tracerig --check -c PROFILE -p PID' tells which is "
-		     "missing" : "",
-	    dotnet && other ? "; " : "",
-	    other ? "a traced process must link or preload the library that defines the "
-		    "tracepoints" : "");
-	if (dotnet)
-		explain_dotnet_targets(st);
+	warn_missing_providers(st, names, n_providers - n_seen, missing_rules, dotnet, other);
 }
 
 static int report_trace(struct lttng_state *st, const struct ctf_summary *s);
@@ -1110,6 +1196,55 @@ static int report_trace(struct lttng_state *st, const struct ctf_summary *s)
 	return 0;
 }
 
+/* lttngTrace/ in the snapshot's staging directory `staged`, its absolute
+ * path in `trace`. */
+static int make_trace_dir(struct lttng_state *st, const char *staged, char *trace, size_t trace_len)
+{
+	char base[PATH_MAX];
+	int ret;
+
+	ret = absolute_dir(staged, base, sizeof(base));
+	if (ret == 0 && snprintf(trace, trace_len, "%s/%s", base, TRACE_ENTRY) >= (int)trace_len)
+		ret = -ENAMETOOLONG;
+	if (ret == 0 && mkdir(trace, 0755) < 0 && errno != EEXIST)
+		ret = -errno;
+	if (ret < 0)
+		LOG(st, TRACERIG_LOG_ERROR,
+		    "creating %s in the snapshot's staging directory %s "
+		    "failed: %s",
+		    TRACE_ENTRY, staged, strerror(-ret));
+	return ret;
+}
+
+/* LTTng's snapshot of the rings into `trace`, in a directory named
+ * `prefix`-*; a lost daemon or session said and told apart. */
+static int record_snapshot(struct lttng_state *st, const char *trace, char *prefix,
+			   size_t prefix_len)
+{
+	struct lt_sigpipe g;
+	int ret;
+
+	lt_sigpipe_block(&g);
+	ret = lt_session_snapshot(&st->session, trace, prefix, prefix_len);
+	lt_sigpipe_restore(&g);
+	if (ret < 0) {
+		rmdir(trace);
+		if (sessiond_gone(&st->daemon) || st->session.last_error == LTTNG_ERR_NO_SESSIOND)
+			return daemon_died(st, "recording a snapshot of");
+		if (session_lost(st->session.last_error)) {
+			st->session.created = 0; /* nothing left to destroy */
+			LOG(st, TRACERIG_LOG_ERROR,
+			    "recording a snapshot of session %s failed: the "
+			    "session daemon no longer knows it (someone ran 'lttng destroy' on it, or "
+			    "the daemon was restarted): no LTTng events in this or later snapshots",
+			    st->session.name);
+			return -ENOENT;
+		}
+		return ret;
+	}
+	return 0;
+}
+
 /* Flight mode: LTTng records what the session's ring buffers hold now
  * into the snapshot's staging area, as lttngTrace/.  The rings are
  * bounded by size, not time: events older than from_ns may be in it
@@ -1121,9 +1256,8 @@ static int lttng_snapshot(void *state, struct tracerig_archive *ar, uint64_t fro
 {
 	struct lttng_state *st = state;
 	const char *staged = st->svc->archive_dir(ar);
-	char base[PATH_MAX], trace[PATH_MAX], prefix[64] = "";
+	char trace[PATH_MAX], prefix[64] = "";
 	struct ctf_summary sum;
-	struct lt_sigpipe g;
 	int ret;
 
 	(void)from_ns;
@@ -1136,34 +1270,12 @@ static int lttng_snapshot(void *state, struct tracerig_archive *ar, uint64_t fro
 		return -ENOENT; /* lost, and said so, at an earlier snapshot or stop */
 	if (sessiond_gone(&st->daemon))
 		return daemon_died(st, "recording a snapshot of");
-	ret = absolute_dir(staged, base, sizeof(base));
-	if (ret == 0 && snprintf(trace, sizeof(trace), "%s/%s", base, TRACE_ENTRY) >=
-			(int)sizeof(trace))
-		ret = -ENAMETOOLONG;
-	if (ret == 0 && mkdir(trace, 0755) < 0 && errno != EEXIST)
-		ret = -errno;
-	if (ret < 0) {
-		LOG(st, TRACERIG_LOG_ERROR, "creating %s in the snapshot's staging directory %s "
-		    "failed: %s", TRACE_ENTRY, staged, strerror(-ret));
+	ret = make_trace_dir(st, staged, trace, sizeof(trace));
+	if (ret < 0)
 		return ret;
-	}
-	lt_sigpipe_block(&g);
-	ret = lt_session_snapshot(&st->session, trace, prefix, sizeof(prefix));
-	lt_sigpipe_restore(&g);
-	if (ret < 0) {
-		rmdir(trace);
-		if (sessiond_gone(&st->daemon) || st->session.last_error == LTTNG_ERR_NO_SESSIOND)
-			return daemon_died(st, "recording a snapshot of");
-		if (session_lost(st->session.last_error)) {
-			st->session.created = 0; /* nothing left to destroy */
-			LOG(st, TRACERIG_LOG_ERROR, "recording a snapshot of session %s failed: the "
-			    "session daemon no longer knows it (someone ran 'lttng destroy' on it, or "
-			    "the daemon was restarted): no LTTng events in this or later snapshots",
-			    st->session.name);
-			return -ENOENT;
-		}
+	ret = record_snapshot(st, trace, prefix, sizeof(prefix));
+	if (ret < 0)
 		return ret;
-	}
 	ret = lt_snapshot_hoist(trace, prefix);
 	if (ret < 0 && ret != -ENOENT) {
 		LOG(st, TRACERIG_LOG_ERROR, "moving LTTng's snapshot %s-* up into %s failed: %s",

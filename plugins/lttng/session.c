@@ -220,32 +220,11 @@ static int setup_kernel(struct lt_session *s, const struct lt_config *cfg)
 	return ret;
 }
 
-int lt_session_create(struct lt_session *s, const struct tracerig_services *svc,
-		      struct tracerig_ctx *ctx, const struct lt_config *cfg)
+/* The session itself, in the daemon: a negative errno on failure. */
+static int create_in_daemon(struct lt_session *s, const struct lt_config *cfg)
 {
-	/* What TraceEvent/PerfView need on every userspace event. */
-	static const enum lttng_event_context_type uctx[] = {
-		LTTNG_EVENT_CONTEXT_VPID, LTTNG_EVENT_CONTEXT_VTID, LTTNG_EVENT_CONTEXT_PROCNAME,
-	};
 	struct lttng_session_descriptor *desc;
-	struct lttng_domain dom;
 	enum lttng_error_code code;
-	char name[sizeof(s->name)];
-	int ret;
-
-	memcpy(name, s->name, sizeof(name));
-	memset(s, 0, sizeof(*s));
-	memcpy(s->name, name, sizeof(name));
-	s->svc = svc;
-	s->ctx = ctx;
-	if (!s->name[0]) {
-		ret = lt_session_name_self(s->name, sizeof(s->name), cfg->name_suffix);
-		if (ret < 0) {
-			LOG(s, TRACERIG_LOG_ERROR, "reading this process's start time from "
-			    "/proc/self/stat failed: %s (is /proc mounted?)", strerror(-ret));
-			return ret;
-		}
-	}
 
 	/* LTTng accepts only an absolute path here and says nothing more than
 	 * NULL when it refuses one. */
@@ -274,6 +253,21 @@ int lt_session_create(struct lt_session *s, const struct tracerig_services *svc,
 	}
 	s->created = 1;
 	s->snapshot = cfg->snapshot;
+	return 0;
+}
+
+/* The userspace channel, its contexts and events: a negative lttng error
+ * code on failure. */
+static int setup_ust(struct lt_session *s, const struct lt_config *cfg)
+{
+	/* What TraceEvent/PerfView need on every userspace event. */
+	static const enum lttng_event_context_type uctx[] = {
+		LTTNG_EVENT_CONTEXT_VPID,
+		LTTNG_EVENT_CONTEXT_VTID,
+		LTTNG_EVENT_CONTEXT_PROCNAME,
+	};
+	struct lttng_domain dom;
+	int ret;
 
 	memset(&dom, 0, sizeof(dom));
 	dom.type = LTTNG_DOMAIN_UST;
@@ -281,8 +275,7 @@ int lt_session_create(struct lt_session *s, const struct tracerig_services *svc,
 	s->ust = lttng_create_handle(s->name, &dom);
 	if (!s->ust) {
 		/* lttng_create_handle fails only on allocation. */
-		ret = -LTTNG_ERR_NOMEM;
-		goto fail;
+		return -LTTNG_ERR_NOMEM;
 	}
 	ret = make_channel(s->ust, &dom, &cfg->channel);
 	if (ret < 0) {
@@ -291,12 +284,40 @@ int lt_session_create(struct lt_session *s, const struct tracerig_services *svc,
 		    (unsigned long long)cfg->channel.subbuf_count,
 		    (unsigned long long)cfg->channel.subbuf_size,
 		    cfg->channel.overwrite ? "overwrite" : "discard", lttng_strerror(ret));
-		goto fail;
+		return ret;
 	}
 	ret = add_contexts(s, s->ust, uctx, sizeof(uctx) / sizeof(uctx[0]), "userspace");
 	if (ret < 0)
-		goto fail;
-	ret = enable_ust_events(s, cfg);
+		return ret;
+	return enable_ust_events(s, cfg);
+}
+
+int lt_session_create(struct lt_session *s, const struct tracerig_services *svc,
+		      struct tracerig_ctx *ctx, const struct lt_config *cfg)
+{
+	char name[sizeof(s->name)];
+	int ret;
+
+	memcpy(name, s->name, sizeof(name));
+	memset(s, 0, sizeof(*s));
+	memcpy(s->name, name, sizeof(name));
+	s->svc = svc;
+	s->ctx = ctx;
+	if (!s->name[0]) {
+		ret = lt_session_name_self(s->name, sizeof(s->name), cfg->name_suffix);
+		if (ret < 0) {
+			LOG(s, TRACERIG_LOG_ERROR,
+			    "reading this process's start time from "
+			    "/proc/self/stat failed: %s (is /proc mounted?)",
+			    strerror(-ret));
+			return ret;
+		}
+	}
+
+	ret = create_in_daemon(s, cfg);
+	if (ret < 0)
+		return ret;
+	ret = setup_ust(s, cfg);
 	if (ret < 0)
 		goto fail;
 	if (cfg->kernel_events && cfg->kernel_events->n) {
