@@ -191,94 +191,110 @@ static int index_kind(struct tr_nettrace *nt, size_t k)
 
 /* A metadata record (the payload of a MetadataBlock's event): id,
  * provider, event id, name, keywords, version, level, then the fields'
- * descriptions, which this reader has no use for. */
-static int add_metadata(struct tr_nettrace *nt, const uint8_t *p, size_t len, uint64_t off)
+ * descriptions, which this reader has no use for.  On an error, what
+ * *rec holds is the caller's to free. */
+static int parse_metadata(struct tr_nettrace *nt, const uint8_t *p, size_t len, uint64_t off,
+			  struct tr_nettrace_kind *rec)
 {
-	struct tr_nettrace_kind rec = { 0 }, *k;
-	size_t pos = 0, n, old;
+	size_t pos = 0, n;
 	int err;
 
 	if (len < 4)
 		return fail(nt, -EBADMSG, off, "metadata record of %zu bytes, too short for its id", len);
-	rec.metadata_id = le32(p);
+	rec->metadata_id = le32(p);
 	pos = 4;
-	if (rec.metadata_id == 0)
+	if (rec->metadata_id == 0)
 		return fail(nt, -EBADMSG, off, "metadata record for id 0 (reserved for metadata)");
-	err = tr_nettrace_utf16z(p + pos, len - pos, &rec.provider, &n);
+	err = tr_nettrace_utf16z(p + pos, len - pos, &rec->provider, &n);
 	if (err == -ENOMEM)
 		return fail(nt, err, off, "out of memory");
 	if (err < 0)
-		return fail(nt, err, off + pos, "metadata record %" PRIu32 ": provider name "
-			    "without its NUL", rec.metadata_id);
+		return fail(nt, err, off + pos,
+			    "metadata record %" PRIu32 ": provider name without its NUL",
+			    rec->metadata_id);
 	pos += n;
-	if (len - pos < 4) {
-		err = fail(nt, -EBADMSG, off + pos, "metadata record %" PRIu32 ": cut before "
-			   "its event id", rec.metadata_id);
-		goto out;
-	}
-	rec.event_id = le32(p + pos);
+	if (len - pos < 4)
+		return fail(nt, -EBADMSG, off + pos,
+			    "metadata record %" PRIu32 ": cut before its event id",
+			    rec->metadata_id);
+	rec->event_id = le32(p + pos);
 	pos += 4;
-	err = tr_nettrace_utf16z(p + pos, len - pos, &rec.name, &n);
-	if (err < 0) {
-		err = err == -ENOMEM ? fail(nt, err, off, "out of memory")
-				     : fail(nt, err, off + pos, "metadata record %" PRIu32 ": event "
-					    "name without its NUL", rec.metadata_id);
-		goto out;
-	}
+	err = tr_nettrace_utf16z(p + pos, len - pos, &rec->name, &n);
+	if (err < 0)
+		return err == -ENOMEM ? fail(nt, err, off, "out of memory")
+				      : fail(nt, err, off + pos,
+					     "metadata record %" PRIu32 ": event "
+					     "name without its NUL",
+					     rec->metadata_id);
 	pos += n;
-	if (len - pos < 8 + 4 + 4) {
-		err = fail(nt, -EBADMSG, off + pos, "metadata record %" PRIu32 ": cut before its "
-			   "keywords, version and level", rec.metadata_id);
-		goto out;
+	if (len - pos < 8 + 4 + 4)
+		return fail(nt, -EBADMSG, off + pos,
+			    "metadata record %" PRIu32 ": cut before its "
+			    "keywords, version and level",
+			    rec->metadata_id);
+	rec->keywords = le64(p + pos);
+	rec->version = le32(p + pos + 8);
+	rec->level = le32(p + pos + 12);
+	if (!rec->name[0]) {
+		free(rec->name);
+		rec->name = NULL;
 	}
-	rec.keywords = le64(p + pos);
-	rec.version = le32(p + pos + 8);
-	rec.level = le32(p + pos + 12);
-	if (!rec.name[0]) {
-		free(rec.name);
-		rec.name = NULL;
-	}
-	n = strlen(rec.provider) + (rec.name ? strlen(rec.name) : 0);
+	return 0;
+}
 
-	k = find_kind(nt, rec.metadata_id);
+/* The kind *rec describes, taken over by the reader unless an error is
+ * returned: within the limits, and in place of an earlier definition of
+ * its id. */
+static int store_kind(struct tr_nettrace *nt, struct tr_nettrace_kind *rec, uint64_t off)
+{
+	struct tr_nettrace_kind *k;
+	size_t n, old;
+
+	n = strlen(rec->provider) + (rec->name ? strlen(rec->name) : 0);
+	k = find_kind(nt, rec->metadata_id);
 	/* Defined again: the latest definition describes what follows, and
 	 * the names it replaces are no longer held. */
 	old = k ? strlen(k->provider) + (k->name ? strlen(k->name) : 0) : 0;
-	if (!k && nt->n_kinds >= TR_NETTRACE_MAX_KINDS) {
-		err = fail(nt, -E2BIG, off, "more than %u kinds of events defined", TR_NETTRACE_MAX_KINDS);
-		goto out;
-	}
-	if (n > TR_NETTRACE_MAX_META_BYTES - (nt->meta_bytes - old)) {
-		err = fail(nt, -E2BIG, off, "the metadata's names take more than %u MiB",
-			   TR_NETTRACE_MAX_META_BYTES >> 20);
-		goto out;
-	}
+	if (!k && nt->n_kinds >= TR_NETTRACE_MAX_KINDS)
+		return fail(nt, -E2BIG, off, "more than %u kinds of events defined",
+			    TR_NETTRACE_MAX_KINDS);
+	if (n > TR_NETTRACE_MAX_META_BYTES - (nt->meta_bytes - old))
+		return fail(nt, -E2BIG, off, "the metadata's names take more than %u MiB",
+			    TR_NETTRACE_MAX_META_BYTES >> 20);
 	if (k) {
 		free(k->provider);
 		free(k->name);
-		rec.count = k->count;
-		*k = rec;
+		rec->count = k->count;
+		*k = *rec;
 	} else {
 		struct tr_nettrace_kind *grown = tr_vec_grow(nt->kinds, &nt->kinds_cap, nt->n_kinds + 1,
 							     sizeof(*grown), 64);
 
-		if (!grown) {
-			err = fail(nt, -ENOMEM, off, "out of memory");
-			goto out;
-		}
+		if (!grown)
+			return fail(nt, -ENOMEM, off, "out of memory");
 		nt->kinds = grown;
-		nt->kinds[nt->n_kinds] = rec;
-		if (index_kind(nt, nt->n_kinds) < 0) {
-			err = fail(nt, -ENOMEM, off, "out of memory");
-			goto out;
-		}
+		nt->kinds[nt->n_kinds] = *rec;
+		if (index_kind(nt, nt->n_kinds) < 0)
+			return fail(nt, -ENOMEM, off, "out of memory");
 		nt->n_kinds++;
 	}
 	nt->meta_bytes = nt->meta_bytes - old + n;
 	return 0;
-out:
-	free(rec.provider);
-	free(rec.name);
+}
+
+/* A metadata record, p[0..len) at stream offset `off`: the kind of its id. */
+static int add_metadata(struct tr_nettrace *nt, const uint8_t *p, size_t len, uint64_t off)
+{
+	struct tr_nettrace_kind rec = { 0 };
+	int err;
+
+	err = parse_metadata(nt, p, len, off, &rec);
+	if (err == 0)
+		err = store_kind(nt, &rec, off);
+	if (err < 0) {
+		free(rec.provider);
+		free(rec.name);
+	}
 	return err;
 }
 
@@ -405,6 +421,133 @@ static int deliver(struct tr_nettrace *nt, struct tr_nettrace_event *ev, tr_nett
 	return cb ? cb(arg, ev) : 0;
 }
 
+static int cut_header(struct tr_nettrace *nt, const struct tr_nettrace_event *ev, const char *what)
+{
+	return fail(nt, -EBADMSG, ev->offset, "%s: a malformed or cut event header", what);
+}
+
+/* A compressed header: its first byte says which fields follow, each
+ * relative to the previous event's (left in *ev). */
+static int read_compressed_event(struct tr_nettrace *nt, struct cur *c,
+				 struct tr_nettrace_event *ev, const char *what)
+{
+	uint8_t f = c->p[c->pos++];
+	uint64_t v;
+
+	if (f & 1) {
+		if (varint(c, &v, 5) < 0)
+			return cut_header(nt, ev, what);
+		ev->metadata_id = (uint32_t)v;
+	}
+	if (f & 2) {
+		if (varint(c, &v, 5) < 0)
+			return cut_header(nt, ev, what);
+		ev->sequence += (uint32_t)v + 1;
+		if (varint(c, &ev->capture_thread_id, 10) < 0 || varint(c, &v, 5) < 0)
+			return cut_header(nt, ev, what);
+		ev->processor = (uint32_t)v;
+	} else if (ev->metadata_id) {
+		ev->sequence++;
+	}
+	if ((f & 4) && varint(c, &ev->thread_id, 10) < 0)
+		return cut_header(nt, ev, what);
+	if (f & 8) {
+		if (varint(c, &v, 5) < 0)
+			return cut_header(nt, ev, what);
+		ev->stack_id = (uint32_t)v;
+	}
+	if (varint(c, &v, 10) < 0)
+		return cut_header(nt, ev, what);
+	ev->timestamp = (int64_t)((uint64_t)ev->timestamp + v);
+	if (f & 16) {
+		if (!have(c, 16))
+			return cut_header(nt, ev, what);
+		ev->activity_id = c->p + c->pos;
+		c->pos += 16;
+	}
+	if (f & 32) {
+		if (!have(c, 16))
+			return cut_header(nt, ev, what);
+		ev->related_activity_id = c->p + c->pos;
+		c->pos += 16;
+	}
+	ev->sorted = !!(f & 64);
+	if (f & 128) {
+		if (varint(c, &v, 5) < 0)
+			return cut_header(nt, ev, what);
+		ev->payload_len = (uint32_t)v;
+	}
+	if (!have(c, ev->payload_len))
+		return fail(nt, -EBADMSG, ev->offset,
+			    "%s: a payload of %zu bytes past the block's end (%zu bytes left)",
+			    what, ev->payload_len, c->len - c->pos);
+	ev->payload = c->p + c->pos;
+	c->pos += ev->payload_len;
+	return 0;
+}
+
+/* An uncompressed event: its size, then every field of its header. */
+static int read_plain_event(struct tr_nettrace *nt, struct cur *c, struct tr_nettrace_event *ev,
+			    const char *what)
+{
+	const uint8_t *h;
+	size_t end;
+	uint32_t size, mid;
+
+	if (!have(c, 4))
+		return cut_header(nt, ev, what);
+	size = le32(c->p + c->pos);
+	if (size < PLAIN_HEADER_LEN || !have(c, 4 + (size_t)size))
+		return fail(nt, -EBADMSG, ev->offset,
+			    "%s: an event of %" PRIu32 " bytes (%zu left "
+			    "in the block, %d at least for a header)",
+			    what, size, c->len - c->pos - 4, PLAIN_HEADER_LEN);
+	end = c->pos + 4 + size;
+	h = c->p + c->pos + 4;
+	mid = le32(h);
+	ev->metadata_id = mid & 0x7fffffff;
+	ev->sorted = !!(mid & 0x80000000u);
+	ev->sequence = le32(h + 4);
+	ev->thread_id = le64(h + 8);
+	ev->capture_thread_id = le64(h + 16);
+	ev->processor = le32(h + 24);
+	ev->stack_id = le32(h + 28);
+	ev->timestamp = (int64_t)le64(h + 32);
+	ev->activity_id = h + 40;
+	ev->related_activity_id = h + 56;
+	ev->payload_len = le32(h + 72);
+	if (ev->payload_len > size - PLAIN_HEADER_LEN)
+		return fail(nt, -EBADMSG, ev->offset,
+			    "%s: a payload of %zu bytes in an event of %" PRIu32, what,
+			    ev->payload_len, size);
+	ev->payload = h + PLAIN_HEADER_LEN;
+	/* Padded to the stream's 4-byte alignment. */
+	end += (size_t)((4 - (c->base + end) % 4) % 4);
+	if (end > c->len)
+		return fail(nt, -EBADMSG, ev->offset, "%s: an event's padding past the block's end",
+			    what);
+	c->pos = end;
+	return 0;
+}
+
+/* An event of an EventBlock: its thread's sequence numbers checked for
+ * gaps, then the event given to the callback. */
+static int take_event(struct tr_nettrace *nt, struct tr_nettrace_event *ev,
+		      struct tr_nettrace_thread **thread, tr_nettrace_fn cb, void *arg)
+{
+	/* The runtime writes a thread's events in a run that starts with a
+	 * sorted one: only there does the capture thread change, as
+	 * TraceEvent reads it. */
+	if (!*thread || ev->sorted) {
+		*thread = thread_of(nt, ev->capture_thread_id, ev->sequence - 1);
+		if (!*thread)
+			return fail(nt, -ENOMEM, ev->offset, "out of memory");
+	}
+	count_gap(nt, *thread, ev->sequence - 1);
+	(*thread)->seq = ev->sequence;
+	return deliver(nt, ev, cb, arg);
+}
+
 /* The events (or metadata records) of a whole EventBlock or MetadataBlock. */
 static int read_events(struct tr_nettrace *nt, struct cur *c, enum kind kind, tr_nettrace_fn cb,
 		       void *arg)
@@ -413,7 +556,6 @@ static int read_events(struct tr_nettrace *nt, struct cur *c, enum kind kind, tr
 	struct tr_nettrace_event ev;
 	struct tr_nettrace_thread *thread = NULL;
 	const char *what = kind == K_METADATA ? "metadata block" : "event block";
-	uint64_t v;
 	uint16_t hsize, flags;
 	int ret;
 
@@ -431,120 +573,22 @@ static int read_events(struct tr_nettrace *nt, struct cur *c, enum kind kind, tr
 	memset(&ev, 0, sizeof(ev));
 	ev.activity_id = ev.related_activity_id = zero_guid;
 	while (c->pos < c->len) {
-		uint64_t start = at(c);
-
-		ev.offset = start;
-		if (flags & 1) {
-			uint8_t f = c->p[c->pos++];
-
-			if (f & 1) {
-				if (varint(c, &v, 5) < 0)
-					goto cut;
-				ev.metadata_id = (uint32_t)v;
-			}
-			if (f & 2) {
-				if (varint(c, &v, 5) < 0)
-					goto cut;
-				ev.sequence += (uint32_t)v + 1;
-				if (varint(c, &ev.capture_thread_id, 10) < 0 || varint(c, &v, 5) < 0)
-					goto cut;
-				ev.processor = (uint32_t)v;
-			} else if (ev.metadata_id) {
-				ev.sequence++;
-			}
-			if ((f & 4) && varint(c, &ev.thread_id, 10) < 0)
-				goto cut;
-			if (f & 8) {
-				if (varint(c, &v, 5) < 0)
-					goto cut;
-				ev.stack_id = (uint32_t)v;
-			}
-			if (varint(c, &v, 10) < 0)
-				goto cut;
-			ev.timestamp = (int64_t)((uint64_t)ev.timestamp + v);
-			if (f & 16) {
-				if (!have(c, 16))
-					goto cut;
-				ev.activity_id = c->p + c->pos;
-				c->pos += 16;
-			}
-			if (f & 32) {
-				if (!have(c, 16))
-					goto cut;
-				ev.related_activity_id = c->p + c->pos;
-				c->pos += 16;
-			}
-			ev.sorted = !!(f & 64);
-			if (f & 128) {
-				if (varint(c, &v, 5) < 0)
-					goto cut;
-				ev.payload_len = (uint32_t)v;
-			}
-			if (!have(c, ev.payload_len))
-				return fail(nt, -EBADMSG, start, "%s: a payload of %zu bytes past the "
-					    "block's end (%zu bytes left)", what, ev.payload_len,
-					    c->len - c->pos);
-			ev.payload = c->p + c->pos;
-			c->pos += ev.payload_len;
-		} else {
-			const uint8_t *h;
-			size_t end;
-			uint32_t size, mid;
-
-			if (!have(c, 4))
-				goto cut;
-			size = le32(c->p + c->pos);
-			if (size < PLAIN_HEADER_LEN || !have(c, 4 + (size_t)size))
-				return fail(nt, -EBADMSG, start, "%s: an event of %" PRIu32 " bytes "
-					    "(%zu left in the block, %d at least for a header)", what,
-					    size, c->len - c->pos - 4, PLAIN_HEADER_LEN);
-			end = c->pos + 4 + size;
-			h = c->p + c->pos + 4;
-			mid = le32(h);
-			ev.metadata_id = mid & 0x7fffffff;
-			ev.sorted = !!(mid & 0x80000000u);
-			ev.sequence = le32(h + 4);
-			ev.thread_id = le64(h + 8);
-			ev.capture_thread_id = le64(h + 16);
-			ev.processor = le32(h + 24);
-			ev.stack_id = le32(h + 28);
-			ev.timestamp = (int64_t)le64(h + 32);
-			ev.activity_id = h + 40;
-			ev.related_activity_id = h + 56;
-			ev.payload_len = le32(h + 72);
-			if (ev.payload_len > size - PLAIN_HEADER_LEN)
-				return fail(nt, -EBADMSG, start, "%s: a payload of %zu bytes in an "
-					    "event of %" PRIu32, what, ev.payload_len, size);
-			ev.payload = h + PLAIN_HEADER_LEN;
-			/* Padded to the stream's 4-byte alignment. */
-			end += (size_t)((4 - (c->base + end) % 4) % 4);
-			if (end > c->len)
-				return fail(nt, -EBADMSG, start, "%s: an event's padding past the "
-					    "block's end", what);
-			c->pos = end;
-		}
-		if (kind == K_METADATA) {
+		ev.offset = at(c);
+		if (flags & 1)
+			ret = read_compressed_event(nt, c, &ev, what);
+		else
+			ret = read_plain_event(nt, c, &ev, what);
+		if (ret)
+			return ret;
+		if (kind == K_METADATA)
 			ret = add_metadata(nt, ev.payload, ev.payload_len,
 					   c->base + (uint64_t)(ev.payload - c->p));
-		} else {
-			/* The runtime writes a thread's events in a run that
-			 * starts with a sorted one: only there does the
-			 * capture thread change, as TraceEvent reads it. */
-			if (!thread || ev.sorted) {
-				thread = thread_of(nt, ev.capture_thread_id, ev.sequence - 1);
-				if (!thread)
-					return fail(nt, -ENOMEM, start, "out of memory");
-			}
-			count_gap(nt, thread, ev.sequence - 1);
-			thread->seq = ev.sequence;
-			ret = deliver(nt, &ev, cb, arg);
-		}
+		else
+			ret = take_event(nt, &ev, &thread, cb, arg);
 		if (ret)
 			return ret;
 	}
 	return 0;
-cut:
-	return fail(nt, -EBADMSG, ev.offset, "%s: a malformed or cut event header", what);
 }
 
 /* ---- objects */
@@ -644,6 +688,25 @@ static int read_header(struct tr_nettrace *nt, struct cur *c)
 	return 0;
 }
 
+/* The content of a block, by its kind: 0, the callback's value, or an
+ * error. */
+static int read_block(struct tr_nettrace *nt, enum kind kind, struct cur *block, tr_nettrace_fn cb,
+		      void *arg)
+{
+	switch (kind) {
+	case K_EVENT: nt->stats.event_blocks++; return read_events(nt, block, K_EVENT, cb, arg);
+	case K_METADATA:
+		nt->stats.metadata_blocks++;
+		return read_events(nt, block, K_METADATA, cb, arg);
+	case K_STACK:
+		/* Stacks are not resolved: stepped over whole. */
+		nt->stats.stack_blocks++;
+		return 0;
+	case K_SP: nt->stats.sequence_points++; return read_sequence_point(nt, block);
+	}
+	return 0;
+}
+
 /* One object after the Trace: 0 (or the callback's value), SHORT, or an
  * error; 1 for the end tag. */
 static int read_object(struct tr_nettrace *nt, struct cur *c, tr_nettrace_fn cb, void *arg)
@@ -689,24 +752,7 @@ static int read_object(struct tr_nettrace *nt, struct cur *c, tr_nettrace_fn cb,
 		return SHORT;
 	c->pos += pad;
 	block = (struct cur){ .p = c->p + c->pos, .len = size, .base = at(c) };
-	switch (object_types[type].kind) {
-	case K_EVENT:
-		nt->stats.event_blocks++;
-		ret = read_events(nt, &block, K_EVENT, cb, arg);
-		break;
-	case K_METADATA:
-		nt->stats.metadata_blocks++;
-		ret = read_events(nt, &block, K_METADATA, cb, arg);
-		break;
-	case K_STACK:
-		/* Stacks are not resolved: stepped over whole. */
-		nt->stats.stack_blocks++;
-		break;
-	case K_SP:
-		nt->stats.sequence_points++;
-		ret = read_sequence_point(nt, &block);
-		break;
-	}
+	ret = read_block(nt, object_types[type].kind, &block, cb, arg);
 	if (ret)
 		return ret;
 	c->pos += size;
