@@ -668,6 +668,67 @@ static int judge_socket(int sfd, struct tr_dnipc_status *st, const uid_t uids[4]
 	return 0;
 }
 
+/* The process's TMPDIR, opened inside its root; what refused it said in
+ * st. */
+static int open_tmpdir(int rootfd, struct tr_dnipc_status *st)
+{
+	/* The process controls every directory of its TMPDIR: resolved inside
+	 * its root, no link followed (the rules of lib/untrusted.h). */
+	int ret = tr_untrusted_open_local_dir(rootfd, st->tmpdir, TR_IN_ROOT);
+
+	if (ret >= 0)
+		return ret;
+	if (ret == -ENOENT || ret == -ENOTDIR) {
+		ret = -ENOENT;
+		st->step = "no such directory in the process's root";
+	} else if (ret == -ELOOP) {
+		ret = refuse(st, TR_DNIPC_REFUSED_LINK_ON_PATH);
+	} else if (ret == -EXDEV) {
+		ret = refuse(st, TR_DNIPC_REFUSED_ESCAPES);
+	} else if (ret == -ENOSYS) {
+		st->refusal = TR_DNIPC_REFUSED_NO_OPENAT2;
+	} else if (ret == -EREMOTE) {
+		/* Its server could hold the lookups below for good. */
+		ret = -ENOENT;
+		st->step = "on FUSE or a network file system, not looked into (a server "
+			   "that stops answering would hold tracerig)";
+	} else if (ret == -ETIMEDOUT) {
+		ret = -ENOENT;
+		st->step = "its file system did not answer, not looked into";
+	} else {
+		st->step = "open TMPDIR in the process's root";
+	}
+	return ret;
+}
+
+/* The socket file in TMPDIR, O_PATH: the one keyed by the process's start
+ * time, else the newest of its PID (st->exact says which). */
+static int open_socket(int dir, struct tr_dnipc_status *st)
+{
+	int sfd, ret;
+
+	snprintf(st->name, sizeof(st->name), "dotnet-diagnostic-%d-%llu-socket", (int)st->nspid,
+		 st->key);
+	st->exact = 1;
+	/* One name, no '/': O_NOFOLLOW alone keeps a link from being followed. */
+	sfd = openat(dir, st->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (sfd < 0 && errno == ENOENT) {
+		st->exact = 0;
+		ret = newest_socket(dir, st);
+		if (ret < 0) {
+			st->name[0] = '\0';
+			return ret;
+		}
+		sfd = openat(dir, st->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (sfd < 0) {
+		ret = -errno;
+		st->step = "open the socket file";
+		return ret;
+	}
+	return sfd;
+}
+
 static int locate_in(pid_t pid, struct tr_dnipc_status *st)
 {
 	char path[64];
@@ -688,51 +749,14 @@ static int locate_in(pid_t pid, struct tr_dnipc_status *st)
 		st->step = "open /proc/PID/root";
 		goto out;
 	}
-	/* The process controls every directory of its TMPDIR: resolved inside
-	 * its root, no link followed (the rules of lib/untrusted.h). */
-	dir = tr_untrusted_open_local_dir(rootfd, st->tmpdir, TR_IN_ROOT);
+	dir = open_tmpdir(rootfd, st);
 	if (dir < 0) {
 		ret = dir;
-		if (ret == -ENOENT || ret == -ENOTDIR) {
-			ret = -ENOENT;
-			st->step = "no such directory in the process's root";
-		} else if (ret == -ELOOP) {
-			ret = refuse(st, TR_DNIPC_REFUSED_LINK_ON_PATH);
-		} else if (ret == -EXDEV) {
-			ret = refuse(st, TR_DNIPC_REFUSED_ESCAPES);
-		} else if (ret == -ENOSYS) {
-			st->refusal = TR_DNIPC_REFUSED_NO_OPENAT2;
-		} else if (ret == -EREMOTE) {
-			/* Its server could hold the lookups below for good. */
-			ret = -ENOENT;
-			st->step = "on FUSE or a network file system, not looked into (a server "
-				   "that stops answering would hold tracerig)";
-		} else if (ret == -ETIMEDOUT) {
-			ret = -ENOENT;
-			st->step = "its file system did not answer, not looked into";
-		} else {
-			st->step = "open TMPDIR in the process's root";
-		}
 		goto out;
 	}
-
-	snprintf(st->name, sizeof(st->name), "dotnet-diagnostic-%d-%llu-socket", (int)st->nspid,
-		 st->key);
-	st->exact = 1;
-	/* One name, no '/': O_NOFOLLOW alone keeps a link from being followed. */
-	sfd = openat(dir, st->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (sfd < 0 && errno == ENOENT) {
-		st->exact = 0;
-		ret = newest_socket(dir, st);
-		if (ret < 0) {
-			st->name[0] = '\0';
-			goto out;
-		}
-		sfd = openat(dir, st->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	}
+	sfd = open_socket(dir, st);
 	if (sfd < 0) {
-		ret = -errno;
-		st->step = "open the socket file";
+		ret = sfd;
 		goto out;
 	}
 	ret = judge_socket(sfd, st, uids);
@@ -1116,6 +1140,53 @@ static const char *type_words(mode_t mode)
 	}
 }
 
+/* -ENOENT: where the socket was looked for, or why it was not. */
+static void explain_no_socket(const struct tr_dnipc_status *st, const char *dir, char *buf,
+			      size_t len)
+{
+	if (st->step && st->tmpdir[0])
+		snprintf(buf, len, "no diagnostic socket: TMPDIR %s: %s", dir, st->step);
+	else if (st->step)
+		snprintf(buf, len, "no diagnostic socket: %s", st->step);
+	else
+		snprintf(buf, len,
+			 "no diagnostic socket dotnet-diagnostic-%d-*-socket in %s (not a .NET "
+			 "process, or one started with DOTNET_EnableDiagnostics=0)",
+			 (int)st->nspid, dir);
+}
+
+/* -EPERM: which check refused the socket or its directory. */
+static void explain_refusal(const struct tr_dnipc_status *st, const char *dir, const char *sock,
+			    char *buf, size_t len)
+{
+	switch (st->refusal) {
+	case TR_DNIPC_REFUSED_SYMLINK:
+		snprintf(buf, len,
+			 "%s is a symbolic link (links are not followed inside a process's root)",
+			 sock);
+		break;
+	case TR_DNIPC_REFUSED_NOT_SOCKET:
+		snprintf(buf, len, "%s is %s, not a socket", sock, type_words(st->st.st_mode));
+		break;
+	case TR_DNIPC_REFUSED_OWNER:
+		snprintf(buf, len, "%s belongs to uid %u, neither the process's user (%u) nor root",
+			 sock, (unsigned)st->st.st_uid, (unsigned)st->uid);
+		break;
+	case TR_DNIPC_REFUSED_LINK_ON_PATH:
+		snprintf(buf, len,
+			 "a directory of TMPDIR %s is a symbolic link (links are not followed "
+			 "inside a process's root)",
+			 dir);
+		break;
+	case TR_DNIPC_REFUSED_ESCAPES:
+		snprintf(buf, len, "TMPDIR %s leaves the process's root", dir);
+		break;
+	default:
+		snprintf(buf, len, "%s: %s", st->step ? st->step : "refused", strerror(EPERM));
+		break;
+	}
+}
+
 const char *tr_dnipc_explain(const struct tr_dnipc_status *st, int ret, char *buf, size_t len)
 {
 	char dir[PATH_MAX], sock[PATH_MAX + 80], hr[160];
@@ -1135,46 +1206,8 @@ const char *tr_dnipc_explain(const struct tr_dnipc_status *st, int ret, char *bu
 	case -ESRCH:
 		snprintf(buf, len, "no process %d", (int)st->pid);
 		break;
-	case -ENOENT:
-		if (st->step && st->tmpdir[0])
-			snprintf(buf, len, "no diagnostic socket: TMPDIR %s: %s", dir, st->step);
-		else if (st->step)
-			snprintf(buf, len, "no diagnostic socket: %s", st->step);
-		else
-			snprintf(buf, len,
-				 "no diagnostic socket dotnet-diagnostic-%d-*-socket in %s (not a .NET "
-				 "process, or one started with DOTNET_EnableDiagnostics=0)",
-				 (int)st->nspid, dir);
-		break;
-	case -EPERM:
-		switch (st->refusal) {
-		case TR_DNIPC_REFUSED_SYMLINK:
-			snprintf(buf, len,
-				 "%s is a symbolic link (links are not followed inside a process's root)",
-				 sock);
-			break;
-		case TR_DNIPC_REFUSED_NOT_SOCKET:
-			snprintf(buf, len, "%s is %s, not a socket", sock, type_words(st->st.st_mode));
-			break;
-		case TR_DNIPC_REFUSED_OWNER:
-			snprintf(buf, len,
-				 "%s belongs to uid %u, neither the process's user (%u) nor root", sock,
-				 (unsigned)st->st.st_uid, (unsigned)st->uid);
-			break;
-		case TR_DNIPC_REFUSED_LINK_ON_PATH:
-			snprintf(buf, len,
-				 "a directory of TMPDIR %s is a symbolic link (links are not followed "
-				 "inside a process's root)",
-				 dir);
-			break;
-		case TR_DNIPC_REFUSED_ESCAPES:
-			snprintf(buf, len, "TMPDIR %s leaves the process's root", dir);
-			break;
-		default:
-			snprintf(buf, len, "%s: %s", st->step ? st->step : "refused", strerror(EPERM));
-			break;
-		}
-		break;
+	case -ENOENT: explain_no_socket(st, dir, buf, len); break;
+	case -EPERM: explain_refusal(st, dir, sock, buf, len); break;
 	case -ENOSYS:
 		snprintf(buf, len, "openat2(2) with RESOLVE_IN_ROOT is unavailable (needs Linux 5.6 "
 				   "or later; a process's TMPDIR is never opened following links)");
