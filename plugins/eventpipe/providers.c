@@ -485,17 +485,16 @@ static int has_key(const char *norm, size_t len, const char *k, size_t k_len)
 	return 0;
 }
 
-/* Filter data as dotnet-trace reads it (see the top of the file), into
- * what it sends the runtime, in a new string *out.  `text` is the item,
- * for messages. */
-static int parse_filter(const char *f, size_t len, char **out, const char *text, size_t text_len,
-			char *why, size_t why_len)
+/* Filter data as written, refused where it has what dotnet-trace does not
+ * read, then unescaped into a new string *u.  `text` is the item, for
+ * messages. */
+static int unescape_filter(const char *f, size_t len, char **u, const char *text, size_t text_len,
+			   char *why, size_t why_len)
 {
 	char it[SHOWN_MAX + 4], piece[SHOWN_MAX + 4];
 	const char *bad = NULL;
-	char *u = NULL, *norm = NULL;
-	size_t bad_len = 0, u_len, n = 0, start = 0;
-	int quoted = 0, ret;
+	size_t bad_len = 0;
+	int ret;
 
 	for (size_t i = 0; i < len; i++) {
 		if ((unsigned char)f[i] < 0x20 || (unsigned char)f[i] > 0x7E) {
@@ -505,14 +504,79 @@ static int parse_filter(const char *f, size_t len, char **out, const char *text,
 			return -EINVAL;
 		}
 	}
-	ret = unescape(f, len, &u, &bad, &bad_len);
-	if (ret == -EINVAL) {
+	ret = unescape(f, len, u, &bad, &bad_len);
+	if (ret == -EINVAL)
 		say(why, why_len, "\"%s\": filter data has an escape \"%s\" that dotnet-trace "
 		    "does not read (escapes: " ESCAPES "; no \\0 alone)",
 		    shown(it, sizeof(it), text, text_len),
 		    shown(piece, sizeof(piece), bad, bad_len));
-		return ret;
+	return ret;
+}
+
+/* One pair of filter data, p[0..p_len), checked and appended to
+ * norm[0..*n) as the runtime receives it. */
+static int add_filter_pair(char *norm, size_t *n, const char *p, size_t p_len, const char *text,
+			   size_t text_len, char *why, size_t why_len)
+{
+	char it[SHOWN_MAX + 4], piece[SHOWN_MAX + 4];
+	const char *eq = memchr(p, '=', p_len), *v;
+	size_t k_len = eq ? (size_t)(eq - p) : p_len, v_len;
+	int quote_it;
+
+	if (memchr(p, ':', k_len)) {
+		say(why, why_len,
+		    "\"%s\": more than 4 fields (write " SYNTAX "; "
+		    "the filter data after the third ':' is key=value pairs, where "
+		    "only a value may hold a ':')",
+		    shown(it, sizeof(it), text, text_len));
+		return -EINVAL;
 	}
+	if (!eq || k_len == 0 || memchr(p, '"', k_len)) {
+		say(why, why_len,
+		    "\"%s\": filter data \"%s\" is not key=value "
+		    "(write FilterData as key=value;key=\"value;with;semicolons\")",
+		    shown(it, sizeof(it), text, text_len), shown(piece, sizeof(piece), p, p_len));
+		return -EINVAL;
+	}
+	v = eq + 1;
+	v_len = p_len - k_len - 1;
+	if (v_len >= 2 && v[0] == '"' && v[v_len - 1] == '"') {
+		v++;
+		v_len -= 2;
+	}
+	if (memchr(v, '"', v_len) || (memchr(v, '=', v_len) && v == eq + 1)) {
+		say(why, why_len,
+		    "\"%s\": filter data \"%s\" has a '\"' or '=' in a "
+		    "value without quotes around the whole value (write key=\"a=b;c\")",
+		    shown(it, sizeof(it), text, text_len), shown(piece, sizeof(piece), p, p_len));
+		return -EINVAL;
+	}
+	if (has_key(norm, *n, p, k_len)) {
+		say(why, why_len,
+		    "\"%s\": filter data has the key \"%s\" twice "
+		    "(dotnet-trace refuses that too: give it once)",
+		    shown(it, sizeof(it), text, text_len), shown(piece, sizeof(piece), p, k_len));
+		return -EINVAL;
+	}
+	/* GetArgumentString: quoted when it holds ';' or '='. */
+	quote_it = memchr(v, ';', v_len) || memchr(v, '=', v_len);
+	*n += (size_t)sprintf(norm + *n, "%s%.*s=%s%.*s%s", *n ? ";" : "", (int)k_len, p,
+			      quote_it ? "\"" : "", (int)v_len, v, quote_it ? "\"" : "");
+	return 0;
+}
+
+/* Filter data as dotnet-trace reads it (see the top of the file), into
+ * what it sends the runtime, in a new string *out.  `text` is the item,
+ * for messages. */
+static int parse_filter(const char *f, size_t len, char **out, const char *text, size_t text_len,
+			char *why, size_t why_len)
+{
+	char it[SHOWN_MAX + 4];
+	char *u = NULL, *norm = NULL;
+	size_t u_len, n = 0, start = 0;
+	int quoted = 0, ret;
+
+	ret = unescape_filter(f, len, &u, text, text_len, why, why_len);
 	if (ret < 0)
 		return ret;
 	u_len = strlen(u);
@@ -524,9 +588,8 @@ static int parse_filter(const char *f, size_t len, char **out, const char *text,
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i <= u_len; i++) {
-		const char *p = u + start, *eq, *v;
-		size_t p_len = i - start, k_len, v_len;
-		int quote_it;
+		const char *p = u + start;
+		size_t p_len = i - start;
 
 		if (i < u_len && u[i] == '"')
 			quoted = !quoted;
@@ -541,47 +604,8 @@ static int parse_filter(const char *f, size_t len, char **out, const char *text,
 		start = i + 1;
 		if (p_len == 0 && i == u_len && n > 0)
 			break; /* a ';' at the end, as dotnet-trace allows */
-		eq = memchr(p, '=', p_len);
-		k_len = eq ? (size_t)(eq - p) : p_len;
-		if (memchr(p, ':', k_len)) {
-			say(why, why_len, "\"%s\": more than 4 fields (write " SYNTAX "; "
-			    "the filter data after the third ':' is key=value pairs, where "
-			    "only a value may hold a ':')",
-			    shown(it, sizeof(it), text, text_len));
+		if (add_filter_pair(norm, &n, p, p_len, text, text_len, why, why_len) < 0)
 			goto invalid;
-		}
-		if (!eq || k_len == 0 || memchr(p, '"', k_len)) {
-			say(why, why_len, "\"%s\": filter data \"%s\" is not key=value "
-			    "(write FilterData as key=value;key=\"value;with;semicolons\")",
-			    shown(it, sizeof(it), text, text_len),
-			    shown(piece, sizeof(piece), p, p_len));
-			goto invalid;
-		}
-		v = eq + 1;
-		v_len = p_len - k_len - 1;
-		if (v_len >= 2 && v[0] == '"' && v[v_len - 1] == '"') {
-			v++;
-			v_len -= 2;
-		}
-		if (memchr(v, '"', v_len) || (memchr(v, '=', v_len) && v == eq + 1)) {
-			say(why, why_len, "\"%s\": filter data \"%s\" has a '\"' or '=' in a "
-			    "value without quotes around the whole value (write "
-			    "key=\"a=b;c\")",
-			    shown(it, sizeof(it), text, text_len),
-			    shown(piece, sizeof(piece), p, p_len));
-			goto invalid;
-		}
-		if (has_key(norm, n, p, k_len)) {
-			say(why, why_len, "\"%s\": filter data has the key \"%s\" twice "
-			    "(dotnet-trace refuses that too: give it once)",
-			    shown(it, sizeof(it), text, text_len),
-			    shown(piece, sizeof(piece), p, k_len));
-			goto invalid;
-		}
-		/* GetArgumentString: quoted when it holds ';' or '='. */
-		quote_it = memchr(v, ';', v_len) || memchr(v, '=', v_len);
-		n += (size_t)sprintf(norm + n, "%s%.*s=%s%.*s%s", n ? ";" : "", (int)k_len, p,
-				     quote_it ? "\"" : "", (int)v_len, v, quote_it ? "\"" : "");
 	}
 	free(u);
 	*out = norm;
@@ -592,35 +616,25 @@ invalid:
 	return -EINVAL;
 }
 
-/* One provider, text[0..len), into `dst`.  `origin` is the list item it
- * comes from. */
-static int parse_provider(struct ep_providers *dst, const char *text, size_t len,
-			  const char *origin, char *why, size_t why_len)
+/* The provider name, name[0..name_len): as the runtime would find it.
+ * `text` is the item, for messages. */
+static int check_name(const char *name, size_t name_len, const char *text, size_t len, char *why,
+		      size_t why_len)
 {
-	struct ep_provider p = { .keywords = EP_DEFAULT_KEYWORDS, .level = EP_DEFAULT_LEVEL };
-	const char *field[4] = { text, NULL, NULL, NULL };
-	size_t field_len[4] = { len, 0, 0, 0 }, n = 1;
-	char it[SHOWN_MAX + 4], piece[SHOWN_MAX + 4];
-	int ret;
+	char it[SHOWN_MAX + 4];
 
-	/* The first three ':' separate fields; the filter keeps the rest. */
-	for (const char *c; n < 4 && (c = memchr(field[n - 1], ':', field_len[n - 1])); n++) {
-		field[n] = c + 1;
-		field_len[n] = field_len[n - 1] - (size_t)(field[n] - field[n - 1]);
-		field_len[n - 1] = (size_t)(c - field[n - 1]);
-	}
-	if (field_len[0] == 0 || is_blank(field[0], field_len[0])) {
+	if (name_len == 0 || is_blank(name, name_len)) {
 		say(why, why_len, "\"%s\": no provider name (write " SYNTAX ")",
 		    shown(it, sizeof(it), text, len));
 		return -EINVAL;
 	}
-	if (field_len[0] > EP_NAME_MAX) {
+	if (name_len > EP_NAME_MAX) {
 		say(why, why_len, "\"%s\": the provider name is longer than %d characters",
 		    shown(it, sizeof(it), text, len), EP_NAME_MAX);
 		return -EINVAL;
 	}
-	for (size_t i = 0; i < field_len[0]; i++) {
-		unsigned char c = (unsigned char)field[0][i];
+	for (size_t i = 0; i < name_len; i++) {
+		unsigned char c = (unsigned char)name[i];
 
 		if (c < 0x20 || c > 0x7E || c == ',') {
 			say(why, why_len, "\"%s\": the provider name has a character that is "
@@ -629,44 +643,90 @@ static int parse_provider(struct ep_providers *dst, const char *text, size_t len
 			return -EINVAL;
 		}
 	}
-	if (field[0][0] == ' ' || field[0][field_len[0] - 1] == ' ') {
+	if (name[0] == ' ' || name[name_len - 1] == ' ') {
 		say(why, why_len, "\"%s\": blank around the provider name (the runtime "
 		    "would look for a provider with the blank in its name: remove it)",
 		    shown(it, sizeof(it), text, len));
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/* The keywords field, f[0..f_len), not blank. */
+static int keywords_field(const char *f, size_t f_len, uint64_t *keywords, const char *text,
+			  size_t len, char *why, size_t why_len)
+{
+	char it[SHOWN_MAX + 4], piece[SHOWN_MAX + 4];
+	int ret = parse_keywords(f, f_len, keywords);
+
+	if (ret == -ERANGE) {
+		say(why, why_len,
+		    "\"%s\": keywords \"%s\" do not fit in 64 bits "
+		    "(16 hex digits at most: 0xFFFFFFFFFFFFFFFF)",
+		    shown(it, sizeof(it), text, len), shown(piece, sizeof(piece), f, f_len));
+		return -EINVAL;
+	}
+	if (ret < 0) {
+		say(why, why_len,
+		    "\"%s\": keywords \"%s\" are not hexadecimal "
+		    "(write them as dotnet-trace does: 0x1C or 1C)",
+		    shown(it, sizeof(it), text, len), shown(piece, sizeof(piece), f, f_len));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The level field, f[0..f_len), not blank. */
+static int level_field(const char *f, size_t f_len, uint32_t *level, const char *text, size_t len,
+		       char *why, size_t why_len)
+{
+	char it[SHOWN_MAX + 4], piece[SHOWN_MAX + 4];
+	int ret = parse_level(f, f_len, level);
+
+	if (ret == -ERANGE) {
+		say(why, why_len, "\"%s\": level %s is above %d (levels: " LEVELS ")",
+		    shown(it, sizeof(it), text, len), shown(piece, sizeof(piece), f, f_len),
+		    EP_LEVEL_MAX);
+		return -EINVAL;
+	}
+	if (ret < 0) {
+		say(why, why_len,
+		    "\"%s\": level \"%s\" is neither a number nor a "
+		    "level's name (levels: " LEVELS ")",
+		    shown(it, sizeof(it), text, len), shown(piece, sizeof(piece), f, f_len));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* One provider, text[0..len), into `dst`.  `origin` is the list item it
+ * comes from. */
+static int parse_provider(struct ep_providers *dst, const char *text, size_t len,
+			  const char *origin, char *why, size_t why_len)
+{
+	struct ep_provider p = { .keywords = EP_DEFAULT_KEYWORDS, .level = EP_DEFAULT_LEVEL };
+	const char *field[4] = { text, NULL, NULL, NULL };
+	size_t field_len[4] = { len, 0, 0, 0 }, n = 1;
+	int ret;
+
+	/* The first three ':' separate fields; the filter keeps the rest. */
+	for (const char *c; n < 4 && (c = memchr(field[n - 1], ':', field_len[n - 1])); n++) {
+		field[n] = c + 1;
+		field_len[n] = field_len[n - 1] - (size_t)(field[n] - field[n - 1]);
+		field_len[n - 1] = (size_t)(c - field[n - 1]);
+	}
+	ret = check_name(field[0], field_len[0], text, len, why, why_len);
+	if (ret < 0)
+		return ret;
 	if (n > 1 && !is_blank(field[1], field_len[1])) {
-		ret = parse_keywords(field[1], field_len[1], &p.keywords);
-		if (ret == -ERANGE) {
-			say(why, why_len, "\"%s\": keywords \"%s\" do not fit in 64 bits "
-			    "(16 hex digits at most: 0xFFFFFFFFFFFFFFFF)",
-			    shown(it, sizeof(it), text, len),
-			    shown(piece, sizeof(piece), field[1], field_len[1]));
-			return -EINVAL;
-		}
-		if (ret < 0) {
-			say(why, why_len, "\"%s\": keywords \"%s\" are not hexadecimal "
-			    "(write them as dotnet-trace does: 0x1C or 1C)",
-			    shown(it, sizeof(it), text, len),
-			    shown(piece, sizeof(piece), field[1], field_len[1]));
-			return -EINVAL;
-		}
+		ret = keywords_field(field[1], field_len[1], &p.keywords, text, len, why, why_len);
+		if (ret < 0)
+			return ret;
 	}
 	if (n > 2 && !is_blank(field[2], field_len[2])) {
-		ret = parse_level(field[2], field_len[2], &p.level);
-		if (ret == -ERANGE) {
-			say(why, why_len, "\"%s\": level %s is above %d (levels: " LEVELS ")",
-			    shown(it, sizeof(it), text, len),
-			    shown(piece, sizeof(piece), field[2], field_len[2]), EP_LEVEL_MAX);
-			return -EINVAL;
-		}
-		if (ret < 0) {
-			say(why, why_len, "\"%s\": level \"%s\" is neither a number nor a "
-			    "level's name (levels: " LEVELS ")",
-			    shown(it, sizeof(it), text, len),
-			    shown(piece, sizeof(piece), field[2], field_len[2]));
-			return -EINVAL;
-		}
+		ret = level_field(field[2], field_len[2], &p.level, text, len, why, why_len);
+		if (ret < 0)
+			return ret;
 	}
 	if (n > 3 && !is_blank(field[3], field_len[3])) {
 		ret = parse_filter(field[3], field_len[3], &p.filter, text, len, why, why_len);
