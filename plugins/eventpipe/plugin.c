@@ -562,47 +562,80 @@ static void attach_queued(struct eventpipe *e)
 	pthread_mutex_unlock(&e->lock);
 }
 
+/* What the reader polls: the wake pipe, the port, every stream. */
+struct poll_set {
+	struct pollfd *pfd;
+	size_t *which; /* the runtime each pfd entry reads */
+	size_t cap, cap_which;
+};
+
+/* The poll set of this round: its number of entries, 0 when out of
+ * memory.  Under the lock. */
+static size_t fill_poll_set(struct eventpipe *e, struct poll_set *ps)
+{
+	struct pollfd *grown = tr_vec_grow(ps->pfd, &ps->cap, 2 * e->n_rt + 2, sizeof(*grown), 16);
+	size_t *grown_which =
+		tr_vec_grow(ps->which, &ps->cap_which, 2 * e->n_rt + 2, sizeof(*grown_which), 16);
+	size_t n = 0;
+
+	if (grown)
+		ps->pfd = grown;
+	if (grown_which)
+		ps->which = grown_which;
+	if (!ps->pfd || !ps->which || ps->cap < 2 * e->n_rt + 2 || ps->cap_which < 2 * e->n_rt + 2)
+		return 0;
+	ps->pfd[n++] = (struct pollfd){ .fd = e->wake[0], .events = POLLIN };
+	if (e->port.fd >= 0)
+		ps->pfd[n++] = (struct pollfd){ .fd = e->port.fd, .events = POLLIN };
+	/* which: the runtime's index times 2, plus 1 for its rotated-out
+	 * session. */
+	for (size_t i = 0; i < e->n_rt; i++) {
+		if (e->rt[i].collecting && e->rt[i].s.state == EP_STREAMING) {
+			ps->which[n] = 2 * i;
+			ps->pfd[n++] = (struct pollfd){ .fd = e->rt[i].s.fd, .events = POLLIN };
+		}
+		if (e->rt[i].old.state == EP_STREAMING) {
+			ps->which[n] = 2 * i + 1;
+			ps->pfd[n++] = (struct pollfd){ .fd = e->rt[i].old.fd, .events = POLLIN };
+		}
+	}
+	return n;
+}
+
+/* The stream `which` (fill_poll_set's) copied on as far as it came. */
+static void pump_stream(struct eventpipe *e, size_t which)
+{
+	pthread_mutex_lock(&e->lock);
+	/* The index holds: runtimes are only appended, by this thread or
+	 * under the lock, never moved out of order. */
+	if (which / 2 < e->n_rt && which % 2) {
+		struct runtime *r = &e->rt[which / 2];
+
+		ep_session_pump(&r->old);
+		if (r->old.state != EP_STREAMING)
+			old_ended(e, r);
+	} else if (which / 2 < e->n_rt) {
+		struct runtime *r = &e->rt[which / 2];
+
+		ep_session_pump(&r->s);
+		if (r->s.state != EP_STREAMING)
+			pthread_cond_broadcast(&e->changed);
+	}
+	pthread_mutex_unlock(&e->lock);
+}
+
 static void *reader_thread(void *arg)
 {
 	struct eventpipe *e = arg;
-	struct pollfd *pfd = NULL;
-	size_t *which = NULL; /* the runtime each pfd entry reads */
-	size_t cap = 0, cap_which = 0;
+	struct poll_set ps = { 0 };
 
 	for (;;) {
-		size_t n = 0;
+		size_t n;
 		int quit;
 
 		pthread_mutex_lock(&e->lock);
 		quit = e->quit;
-		{
-			struct pollfd *grown = tr_vec_grow(pfd, &cap, 2 * e->n_rt + 2, sizeof(*pfd), 16);
-			size_t *grown_which = tr_vec_grow(which, &cap_which, 2 * e->n_rt + 2,
-							  sizeof(*which), 16);
-
-			if (grown)
-				pfd = grown;
-			if (grown_which)
-				which = grown_which;
-		}
-		if (pfd && which && cap >= 2 * e->n_rt + 2 && cap_which >= 2 * e->n_rt + 2) {
-			pfd[n++] = (struct pollfd){ .fd = e->wake[0], .events = POLLIN };
-			if (e->port.fd >= 0)
-				pfd[n++] = (struct pollfd){ .fd = e->port.fd, .events = POLLIN };
-			/* which: the runtime's index times 2, plus 1 for its
-			 * rotated-out session. */
-			for (size_t i = 0; i < e->n_rt; i++) {
-				if (e->rt[i].collecting && e->rt[i].s.state == EP_STREAMING) {
-					which[n] = 2 * i;
-					pfd[n++] = (struct pollfd){ .fd = e->rt[i].s.fd, .events = POLLIN };
-				}
-				if (e->rt[i].old.state == EP_STREAMING) {
-					which[n] = 2 * i + 1;
-					pfd[n++] = (struct pollfd){ .fd = e->rt[i].old.fd,
-								    .events = POLLIN };
-				}
-			}
-		}
+		n = fill_poll_set(e, &ps);
 		pthread_mutex_unlock(&e->lock);
 		if (quit)
 			break;
@@ -611,45 +644,28 @@ static void *reader_thread(void *arg)
 			usleep(100 * 1000);
 			continue;
 		}
-		if (poll(pfd, n, RELOOK_MS / 2) < 0 && errno != EINTR) {
+		if (poll(ps.pfd, n, RELOOK_MS / 2) < 0 && errno != EINTR) {
 			usleep(10 * 1000);
 			continue;
 		}
 		for (size_t k = 0; k < n; k++) {
-			if (!pfd[k].revents)
+			if (!ps.pfd[k].revents)
 				continue;
-			if (pfd[k].fd == e->wake[0]) {
+			if (ps.pfd[k].fd == e->wake[0]) {
 				char buf[64];
 
 				while (read(e->wake[0], buf, sizeof(buf)) > 0)
 					;
-			} else if (pfd[k].fd == e->port.fd) {
+			} else if (ps.pfd[k].fd == e->port.fd) {
 				accept_port(e);
 			} else {
-				pthread_mutex_lock(&e->lock);
-				/* The index holds: runtimes are only appended,
-				 * by this thread or under the lock, never moved
-				 * out of order. */
-				if (which[k] / 2 < e->n_rt && which[k] % 2) {
-					struct runtime *r = &e->rt[which[k] / 2];
-
-					ep_session_pump(&r->old);
-					if (r->old.state != EP_STREAMING)
-						old_ended(e, r);
-				} else if (which[k] / 2 < e->n_rt) {
-					struct runtime *r = &e->rt[which[k] / 2];
-
-					ep_session_pump(&r->s);
-					if (r->s.state != EP_STREAMING)
-						pthread_cond_broadcast(&e->changed);
-				}
-				pthread_mutex_unlock(&e->lock);
+				pump_stream(e, ps.which[k]);
 			}
 		}
 		attach_queued(e);
 	}
-	free(pfd);
-	free(which);
+	free(ps.pfd);
+	free(ps.which);
 	return NULL;
 }
 
@@ -975,6 +991,37 @@ static int eventpipe_check(const struct tracerig_services *svc, struct tracerig_
 	return t->n_pids && !usable && !t->command ? -ESRCH : 0;
 }
 
+/* The diagnostic port the launched command's runtimes connect to, named
+ * to them in DOTNET_DiagnosticPorts. */
+static int open_port(struct eventpipe *e)
+{
+	const struct tracerig_services *svc = e->svc;
+	struct tracerig_ctx *ctx = e->ctx;
+	const char *existing = getenv("DOTNET_DiagnosticPorts");
+	const char *off = getenv("DOTNET_EnableDiagnostics");
+	char value[4096];
+	int ret;
+
+	if (off && strcmp(off, "0") == 0)
+		svc->log(ctx, TRACERIG_LOG_WARN,
+			 "DOTNET_EnableDiagnostics=0 in the environment: "
+			 "the launched command's runtimes will not connect (no runtime events)");
+	ret = ep_port_open(&e->port);
+	if (ret < 0)
+		svc->log(ctx, TRACERIG_LOG_ERROR, "cannot create a diagnostic port under /tmp: %s",
+			 strerror(-ret));
+	else if (svc->watchdog_cleanup(ctx, "port", cleanup_port, e->port.dir) == 0)
+		e->port_cleanup = 1;
+	if (ret == 0)
+		ret = ep_port_env_value(&e->port, existing, e->cfg.suspend, value, sizeof(value));
+	if (ret == 0)
+		ret = svc->target_setenv(ctx, "DOTNET_DiagnosticPorts", value);
+	if (ret == 0)
+		svc->log(ctx, TRACERIG_LOG_DEBUG,
+			 "the launched command gets DOTNET_DiagnosticPorts=%s", value);
+	return ret;
+}
+
 static int eventpipe_init(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
 			  void **state)
 {
@@ -1010,28 +1057,8 @@ static int eventpipe_init(const struct tracerig_services *svc, struct tracerig_c
 	}
 	if (ret == 0 && pipe2(e->wake, O_NONBLOCK | O_CLOEXEC) < 0)
 		ret = -errno;
-	if (ret == 0 && t->command) {
-		const char *existing = getenv("DOTNET_DiagnosticPorts");
-		const char *off = getenv("DOTNET_EnableDiagnostics");
-		char value[4096];
-
-		if (off && strcmp(off, "0") == 0)
-			svc->log(ctx, TRACERIG_LOG_WARN, "DOTNET_EnableDiagnostics=0 in the environment: "
-				 "the launched command's runtimes will not connect (no runtime events)");
-		ret = ep_port_open(&e->port);
-		if (ret < 0)
-			svc->log(ctx, TRACERIG_LOG_ERROR, "cannot create a diagnostic port under /tmp: %s",
-				 strerror(-ret));
-		else if (svc->watchdog_cleanup(ctx, "port", cleanup_port, e->port.dir) == 0)
-			e->port_cleanup = 1;
-		if (ret == 0)
-			ret = ep_port_env_value(&e->port, existing, e->cfg.suspend, value, sizeof(value));
-		if (ret == 0)
-			ret = svc->target_setenv(ctx, "DOTNET_DiagnosticPorts", value);
-		if (ret == 0)
-			svc->log(ctx, TRACERIG_LOG_DEBUG, "the launched command gets "
-				 "DOTNET_DiagnosticPorts=%s", value);
-	}
+	if (ret == 0 && t->command)
+		ret = open_port(e);
 	if (ret < 0) {
 		eventpipe_free(e);
 		return ret;
@@ -1114,31 +1141,11 @@ static size_t sessions_to_end(struct eventpipe *e, struct stopping *asked)
 	return n;
 }
 
-/* StopTracing to every runtime, then the rest of each stream (the
- * runtime's rundown, which names the methods) until it ends or
- * stop_timeout runs out.  The runtime answers StopTracing only once its
- * rundown is written and its streaming thread has noticed (100 ms and
- * more after the command): a recording does this on a thread of its own
- * from stop to flush, so that the other backends' flushes go on
- * meanwhile. */
-static void end_sessions(struct eventpipe *e, int64_t until)
+/* StopTracing sent to every runtime asked, then each one's answer awaited
+ * until `until`.  Not locked: the reader copies the rundowns meanwhile. */
+static void stop_tracing_all(struct eventpipe *e, struct stopping *asked, size_t n_asked,
+			     int64_t until)
 {
-	struct timespec deadline;
-	struct stopping *asked;
-	size_t n_asked = 0;
-
-	pthread_mutex_lock(&e->lock);
-	e->stopping = 1;
-	/* StopTracing to every runtime first, then their answers: each
-	 * answers only once its rundown is written (the reader copies it
-	 * meanwhile), so runtimes asked one after the other would add up. */
-	asked = calloc(2 * e->n_rt + 1, sizeof(*asked));
-	if (asked)
-		n_asked = sessions_to_end(e, asked);
-	else
-		e->svc->log(e->ctx, TRACERIG_LOG_WARN, "out of memory at the stop: the runtimes' "
-			    "sessions end at stop_timeout, without their rundown");
-	pthread_mutex_unlock(&e->lock);
 	for (size_t i = 0; i < n_asked; i++) {
 		struct stopping *a = &asked[i];
 
@@ -1163,7 +1170,12 @@ static void end_sessions(struct eventpipe *e, int64_t until)
 				    "StopTracing after %lld ms (its rundown written)", (int)a->pid,
 				    (long long)(now_ms(e) - a->at_ms));
 	}
-	pthread_mutex_lock(&e->lock);
+}
+
+/* A StopTracing that failed for a session still streaming.  Under the
+ * lock. */
+static void say_stop_failures(struct eventpipe *e, const struct stopping *asked, size_t n_asked)
+{
 	for (size_t i = 0; i < n_asked; i++) {
 		struct runtime *r = runtime_of(e, asked[i].pid, 0);
 		char why[512];
@@ -1173,7 +1185,14 @@ static void end_sessions(struct eventpipe *e, int64_t until)
 				    (int)asked[i].pid, tr_dnipc_explain(&asked[i].st, asked[i].ret,
 									why, sizeof(why)));
 	}
-	free(asked);
+}
+
+/* Until no stream is left (the reader signals `changed` as each ends), or
+ * `until`.  Under the lock. */
+static void wait_streams_ended(struct eventpipe *e, int64_t until)
+{
+	struct timespec deadline;
+
 	deadline.tv_sec = until / 1000;
 	deadline.tv_nsec = (until % 1000) * 1000000;
 	for (;;) {
@@ -1186,6 +1205,100 @@ static void end_sessions(struct eventpipe *e, int64_t until)
 			break;
 		pthread_cond_timedwait(&e->changed, &e->lock, &deadline);
 	}
+}
+
+/* Once the reader is gone: r's sessions closed (or filed as segments),
+ * what did not end in time said. */
+static void close_sessions(struct eventpipe *e, struct runtime *r)
+{
+	if (r->old.state == EP_STREAMING) {
+		ep_session_pump(&r->old);
+		if (r->old.state == EP_STREAMING)
+			e->svc->log(e->ctx, TRACERIG_LOG_WARN,
+				    "pid %d: the runtime did not end "
+				    "%s within stop_timeout (%lld ms): it may lack the rundown "
+				    "that names methods",
+				    (int)r->pid, r->old.entry, e->cfg.stop_ms);
+	}
+	if (r->old.state)
+		old_ended(e, r);
+	if (r->collecting && r->s.state == EP_STREAMING) {
+		ep_session_pump(&r->s);
+		if (r->s.state == EP_STREAMING)
+			e->svc->log(e->ctx, TRACERIG_LOG_WARN,
+				    "pid %d: the runtime did not end "
+				    "its stream within stop_timeout (%lld ms): %s may lack the "
+				    "rundown that names methods",
+				    (int)r->pid, e->cfg.stop_ms, r->s.entry);
+	}
+	if (r->collecting && r->s.state == EP_BROKEN)
+		e->svc->log(e->ctx, TRACERIG_LOG_WARN,
+			    "pid %d: %s failed (%s): %s keeps what came before", (int)r->pid,
+			    r->s.failed, strerror(-r->s.err), r->s.entry);
+	if (e->flight_ns) {
+		/* Even one still streaming: what came is kept. */
+		if (r->collecting && r->s.state == EP_STREAMING)
+			r->s.state = EP_BROKEN;
+		file_current(e, r);
+	} else if (not_counted(e, &r->s), ep_session_close(&r->s) < 0) {
+		e->svc->log(e->ctx, TRACERIG_LOG_WARN,
+			    "pid %d: closing %s failed: the file may be incomplete", (int)r->pid,
+			    r->s.entry);
+	}
+	if (r->idle_fd >= 0)
+		close(r->idle_fd);
+	r->idle_fd = -1;
+}
+
+/* The launched command's port, closed at the stop: said when no runtime
+ * ever connected to it. */
+static void close_port(struct eventpipe *e)
+{
+	int connected = 0;
+
+	for (size_t i = 0; i < e->n_rt; i++)
+		connected += e->rt[i].via_port;
+	if (!connected)
+		e->svc->log(e->ctx, TRACERIG_LOG_WARN,
+			    "no .NET runtime of the launched command "
+			    "connected to the diagnostic port: not a .NET program, or one "
+			    "started with DOTNET_EnableDiagnostics=0 (no runtime events)");
+	ep_port_close(&e->port);
+	if (e->port_cleanup)
+		e->svc->watchdog_cleanup(e->ctx, "port", cleanup_port, NULL);
+	e->port_cleanup = 0;
+}
+
+/* StopTracing to every runtime, then the rest of each stream (the
+ * runtime's rundown, which names the methods) until it ends or
+ * stop_timeout runs out.  The runtime answers StopTracing only once its
+ * rundown is written and its streaming thread has noticed (100 ms and
+ * more after the command): a recording does this on a thread of its own
+ * from stop to flush, so that the other backends' flushes go on
+ * meanwhile. */
+static void end_sessions(struct eventpipe *e, int64_t until)
+{
+	struct stopping *asked;
+	size_t n_asked = 0;
+
+	pthread_mutex_lock(&e->lock);
+	e->stopping = 1;
+	/* StopTracing to every runtime first, then their answers: each
+	 * answers only once its rundown is written (the reader copies it
+	 * meanwhile), so runtimes asked one after the other would add up. */
+	asked = calloc(2 * e->n_rt + 1, sizeof(*asked));
+	if (asked)
+		n_asked = sessions_to_end(e, asked);
+	else
+		e->svc->log(e->ctx, TRACERIG_LOG_WARN,
+			    "out of memory at the stop: the runtimes' "
+			    "sessions end at stop_timeout, without their rundown");
+	pthread_mutex_unlock(&e->lock);
+	stop_tracing_all(e, asked, n_asked, until);
+	pthread_mutex_lock(&e->lock);
+	say_stop_failures(e, asked, n_asked);
+	free(asked);
+	wait_streams_ended(e, until);
 	e->quit = 1;
 	pthread_mutex_unlock(&e->lock);
 	wake(e);
@@ -1193,58 +1306,10 @@ static void end_sessions(struct eventpipe *e, int64_t until)
 		pthread_join(e->thread, NULL);
 	e->thread_started = 0;
 	/* What is still streaming, the reader copied to this moment. */
-	for (size_t i = 0; i < e->n_rt; i++) {
-		struct runtime *r = &e->rt[i];
-
-		if (r->old.state == EP_STREAMING) {
-			ep_session_pump(&r->old);
-			if (r->old.state == EP_STREAMING)
-				e->svc->log(e->ctx, TRACERIG_LOG_WARN, "pid %d: the runtime did not end "
-					    "%s within stop_timeout (%lld ms): it may lack the rundown "
-					    "that names methods", (int)r->pid, r->old.entry,
-					    e->cfg.stop_ms);
-		}
-		if (r->old.state)
-			old_ended(e, r);
-		if (r->collecting && r->s.state == EP_STREAMING) {
-			ep_session_pump(&r->s);
-			if (r->s.state == EP_STREAMING)
-				e->svc->log(e->ctx, TRACERIG_LOG_WARN, "pid %d: the runtime did not end "
-					    "its stream within stop_timeout (%lld ms): %s may lack the "
-					    "rundown that names methods", (int)r->pid, e->cfg.stop_ms,
-					    r->s.entry);
-		}
-		if (r->collecting && r->s.state == EP_BROKEN)
-			e->svc->log(e->ctx, TRACERIG_LOG_WARN, "pid %d: %s failed (%s): %s keeps what "
-				    "came before", (int)r->pid, r->s.failed, strerror(-r->s.err),
-				    r->s.entry);
-		if (e->flight_ns) {
-			/* Even one still streaming: what came is kept. */
-			if (r->collecting && r->s.state == EP_STREAMING)
-				r->s.state = EP_BROKEN;
-			file_current(e, r);
-		} else if (not_counted(e, &r->s), ep_session_close(&r->s) < 0) {
-			e->svc->log(e->ctx, TRACERIG_LOG_WARN, "pid %d: closing %s failed: the file "
-				    "may be incomplete", (int)r->pid, r->s.entry);
-		}
-		if (r->idle_fd >= 0)
-			close(r->idle_fd);
-		r->idle_fd = -1;
-	}
-	if (e->port.fd >= 0) {
-		int connected = 0;
-
-		for (size_t i = 0; i < e->n_rt; i++)
-			connected += e->rt[i].via_port;
-		if (!connected)
-			e->svc->log(e->ctx, TRACERIG_LOG_WARN, "no .NET runtime of the launched command "
-				    "connected to the diagnostic port: not a .NET program, or one "
-				    "started with DOTNET_EnableDiagnostics=0 (no runtime events)");
-		ep_port_close(&e->port);
-		if (e->port_cleanup)
-			e->svc->watchdog_cleanup(e->ctx, "port", cleanup_port, NULL);
-		e->port_cleanup = 0;
-	}
+	for (size_t i = 0; i < e->n_rt; i++)
+		close_sessions(e, &e->rt[i]);
+	if (e->port.fd >= 0)
+		close_port(e);
 	counters(e);
 	pthread_mutex_lock(&e->lock);
 	e->stopped = 1;
