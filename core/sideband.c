@@ -224,12 +224,54 @@ static int open_dummy(int cpu, int with_build_id)
 	return (int)syscall(SYS_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
+/* A dummy event and its ring on each online CPU: what the kernel says of
+ * every mmap, comm and exit. */
+static int open_rings(struct tr_sideband *sb, char *why, size_t why_len)
+{
+	int ret, with_build_id = 1;
+
+	sb->fds = malloc(sb->n_cpus * sizeof(*sb->fds));
+	sb->rings = calloc(sb->n_cpus, sizeof(*sb->rings));
+	/* Before the check: tr_sideband_free closes what is not -1. */
+	for (size_t i = 0; sb->fds && i < sb->n_cpus; i++)
+		sb->fds[i] = -1;
+	if (!sb->fds || !sb->rings) {
+		snprintf(why, why_len, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < sb->n_cpus; i++) {
+		sb->fds[i] = open_dummy(sb->cpus[i], with_build_id);
+		/* Before Linux 5.12 mappings carry device and inode only. */
+		if (sb->fds[i] < 0 && errno == EINVAL && with_build_id) {
+			with_build_id = 0;
+			sb->fds[i] = open_dummy(sb->cpus[i], 0);
+		}
+		if (sb->fds[i] < 0) {
+			ret = -errno;
+			snprintf(why, why_len, "cannot open a dummy perf event on CPU %d: %s (%s)",
+				 sb->cpus[i], strerror(-ret),
+				 ret == -EACCES || ret == -EPERM
+					 ? "run as root or with CAP_PERFMON, or lower "
+					   "kernel.perf_event_paranoid"
+					 : "check that the kernel has perf events");
+			return ret;
+		}
+		ret = tr_ring_map(&sb->rings[i], sb->fds[i], RING_PAGES);
+		if (ret < 0) {
+			snprintf(why, why_len, "cannot map the ring of CPU %d: %s (raise "
+				 "kernel.perf_event_mlock_kb)", sb->cpus[i], strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
 int tr_sideband_open(struct tr_sideband **out, struct tr_symbolizer *sym,
 		     const struct tracerig_targets *t, const char *spill_dir, char *why,
 		     size_t why_len)
 {
 	struct tr_sideband *sb = calloc(1, sizeof(*sb));
-	int ret, with_build_id = 1;
+	int ret;
 
 	if (!sb)
 		return -ENOMEM;
@@ -249,39 +291,9 @@ int tr_sideband_open(struct tr_sideband **out, struct tr_symbolizer *sym,
 		snprintf(why, why_len, "cannot read the online CPUs: %s", strerror(-ret));
 		goto fail;
 	}
-	sb->fds = malloc(sb->n_cpus * sizeof(*sb->fds));
-	sb->rings = calloc(sb->n_cpus, sizeof(*sb->rings));
-	if (!sb->fds || !sb->rings) {
-		ret = -ENOMEM;
-		snprintf(why, why_len, "out of memory");
+	ret = open_rings(sb, why, why_len);
+	if (ret < 0)
 		goto fail;
-	}
-	for (size_t i = 0; i < sb->n_cpus; i++)
-		sb->fds[i] = -1;
-	for (size_t i = 0; i < sb->n_cpus; i++) {
-		sb->fds[i] = open_dummy(sb->cpus[i], with_build_id);
-		/* Before Linux 5.12 mappings carry device and inode only. */
-		if (sb->fds[i] < 0 && errno == EINVAL && with_build_id) {
-			with_build_id = 0;
-			sb->fds[i] = open_dummy(sb->cpus[i], 0);
-		}
-		if (sb->fds[i] < 0) {
-			ret = -errno;
-			snprintf(why, why_len, "cannot open a dummy perf event on CPU %d: %s (%s)",
-				 sb->cpus[i], strerror(-ret),
-				 ret == -EACCES || ret == -EPERM
-					 ? "run as root or with CAP_PERFMON, or lower "
-					   "kernel.perf_event_paranoid"
-					 : "check that the kernel has perf events");
-			goto fail;
-		}
-		ret = tr_ring_map(&sb->rings[i], sb->fds[i], RING_PAGES);
-		if (ret < 0) {
-			snprintf(why, why_len, "cannot map the ring of CPU %d: %s (raise "
-				 "kernel.perf_event_mlock_kb)", sb->cpus[i], strerror(-ret));
-			goto fail;
-		}
-	}
 	sb->stop_fd = eventfd(0, EFD_CLOEXEC);
 	if (sb->stop_fd < 0) {
 		ret = -errno;

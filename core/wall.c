@@ -372,6 +372,32 @@ static int add_view_folded(struct pp_builder *b, FILE *in, const struct view *v,
 	return ret;
 }
 
+/* One view's samples, under a leaf saying on or off CPU: 1 when taken from
+ * the profile its source staged (with mappings), 0 from its folded
+ * lines, or a negative errno. */
+static int add_view(struct pp_builder *b, struct tracerig_archive *ar, const struct view *v,
+		    struct traced *tr)
+{
+	uint64_t leaf = pp_location(
+		b, 0, 0, v->what == TRACERIG_TIME_ONCPU ? TR_WALL_ONCPU : TR_WALL_OFFCPU);
+	char path[4096];
+	FILE *in;
+	int ret;
+
+	if (!leaf)
+		return -ENOMEM;
+	ret = add_view_pprof(b, ar, v, tr, leaf);
+	if (ret != 0)
+		return ret;
+	snprintf(path, sizeof(path), "%s/%s", ar->dir, v->name);
+	in = fopen(path, "re");
+	if (!in)
+		return -errno;
+	ret = add_view_folded(b, in, v, tr, leaf);
+	fclose(in);
+	return ret;
+}
+
 /* wall.pb.gz: each view's samples, from the profile its source staged
  * beside it where there is one (so its locations keep their mappings and
  * build ids), else from its folded lines; dated by the session's window
@@ -387,32 +413,11 @@ static int write_pprof(struct tracerig_archive *ar, const struct views *vs, stru
 	int ret = b ? 0 : -ENOMEM;
 
 	for (size_t i = 0; i < vs->n && ret == 0; i++) {
-		const struct view *v = &vs->v[i];
-		uint64_t leaf = pp_location(b, 0, 0, v->what == TRACERIG_TIME_ONCPU ? TR_WALL_ONCPU
-										: TR_WALL_OFFCPU);
-		char path[4096];
-		FILE *in;
-
-		if (!leaf) {
-			ret = -ENOMEM;
-			break;
-		}
-		ret = add_view_pprof(b, ar, v, tr, leaf);
+		ret = add_view(b, ar, &vs->v[i], tr);
 		if (ret > 0) {
 			mapped++;
 			ret = 0;
-			continue;
 		}
-		if (ret < 0)
-			break;
-		snprintf(path, sizeof(path), "%s/%s", ar->dir, v->name);
-		in = fopen(path, "re");
-		if (!in) {
-			ret = -errno;
-			break;
-		}
-		ret = add_view_folded(b, in, v, tr, leaf);
-		fclose(in);
 	}
 	/* A flight snapshot is dated by its own range; a recording by its
 	 * sources' window. */

@@ -133,6 +133,48 @@ static int add_event(void *arg, const struct tr_nettrace_event *ev)
 	return 0;
 }
 
+/* Reads on into buf[len..], grown to `need` first: the bytes read (0 at
+ * the end), or -ENOMEM, -EIO or -EFBIG (ar->why). */
+static zip_int64_t read_more(struct rp_archive *ar, const char *name, zip_file_t *zf, uint8_t **buf,
+			     size_t *cap, size_t len, size_t need, uint64_t *inflated)
+{
+	zip_int64_t got;
+
+	if (need > *cap) {
+		uint8_t *grown = realloc(*buf, need);
+
+		if (!grown)
+			return -ENOMEM;
+		*buf = grown;
+		*cap = need;
+	}
+	got = zip_fread(zf, *buf + len, *cap - len);
+	if (got < 0) {
+		rp_archive_set_zip_error(ar, name, zip_file_get_error(zf));
+		return -EIO;
+	}
+	/* The stated size was checked on opening: this is for one that lies. */
+	*inflated += (uint64_t)got;
+	if (*inflated > ar->max_size) {
+		rp_archive_set_too_big(ar, name, 0);
+		return -EFBIG;
+	}
+	return got;
+}
+
+/* What follows the end tag is no event, but says the file is not what
+ * the runtime sent: 0 when nothing does, else -EBADMSG (nt->why). */
+static int nothing_after_end(zip_file_t *zf, uint8_t *buf, size_t len, struct tr_nettrace *nt)
+{
+	zip_int64_t got = len ? (zip_int64_t)len : zip_fread(zf, buf, 1);
+
+	if (got <= 0)
+		return 0;
+	snprintf(nt->why, sizeof(nt->why), "byte %" PRIu64 ": data after the end of the stream",
+		 nt->offset);
+	return -EBADMSG;
+}
+
 /* Feeds the entry to the reader as it inflates.  0 for a stream read to
  * its end tag, or: -ENODATA (cut short), -EBADMSG, -EPROTONOSUPPORT,
  * -E2BIG (nt->why), -EIO and -EFBIG (ar->why), -ENOMEM. */
@@ -154,29 +196,10 @@ static int read_entry(struct rp_archive *ar, const char *name, struct tr_nettrac
 		return -ENOMEM;
 	}
 	for (;;) {
-		zip_int64_t got;
+		zip_int64_t got = read_more(ar, name, zf, &buf, &cap, len, nt->need, &inflated);
 
-		if (nt->need > cap) {
-			uint8_t *grown = realloc(buf, nt->need);
-
-			if (!grown) {
-				ret = -ENOMEM;
-				break;
-			}
-			buf = grown;
-			cap = nt->need;
-		}
-		got = zip_fread(zf, buf + len, cap - len);
 		if (got < 0) {
-			rp_archive_set_zip_error(ar, name, zip_file_get_error(zf));
-			ret = -EIO;
-			break;
-		}
-		/* The stated size was checked on opening: this is for one that lies. */
-		inflated += (uint64_t)got;
-		if (inflated > ar->max_size) {
-			rp_archive_set_too_big(ar, name, 0);
-			ret = -EFBIG;
+			ret = (int)got;
 			break;
 		}
 		if (got == 0) {
@@ -187,18 +210,8 @@ static int read_entry(struct rp_archive *ar, const char *name, struct tr_nettrac
 		ret = tr_nettrace_feed(nt, buf, len, &used, add_event, p);
 		memmove(buf, buf + used, len - used);
 		len -= used;
-		if (ret == 1) {
-			/* What follows the end tag is no event, but says the
-			 * file is not what the runtime sent. */
-			got = len ? (zip_int64_t)len : zip_fread(zf, buf, 1);
-			if (got > 0) {
-				snprintf(nt->why, sizeof(nt->why), "byte %" PRIu64 ": data after the "
-					 "end of the stream", nt->offset);
-				ret = -EBADMSG;
-			} else {
-				ret = 0;
-			}
-		}
+		if (ret == 1)
+			ret = nothing_after_end(zf, buf, len, nt);
 		if (ret)
 			break;
 	}

@@ -1152,28 +1152,63 @@ static void jitdump_live_source(struct proc *p, const char *path)
 	(void)tr_jit_add_source(&p->jit, path, p->pid);
 }
 
+/* A recorded mapping as a line of /proc/PID/maps would say it, its path
+ * (" (deleted)" taken off) copied into path[size]. */
+static void maps_line_of(const struct tracerig_mapping *rm, char *path, size_t size,
+			 struct tr_maps_line *l)
+{
+	size_t len;
+
+	*l = (struct tr_maps_line){
+		.start = rm->start, .end = rm->start + rm->len, .pgoff = rm->pgoff, .exec = 1
+	};
+	snprintf(path, size, "%s", rm->path);
+	len = strlen(path);
+	if (len > 10 && strcmp(path + len - 10, " (deleted)") == 0) {
+		path[len - 10] = '\0';
+		l->deleted = 1;
+	}
+	l->path = path;
+	l->dev = (dev_t)rm->dev;
+	/* With a build id the record has no inode: any non-zero one says "a file". */
+	l->inode = rm->build_id_len ? 1 : rm->ino;
+}
+
+/* A runtime's jitdump (renamed ./jit-PID.dump in perf.data): its symbols
+ * come through the JIT sources, not as an object.  Read from the
+ * process's root while it runs, so that a conversion made while
+ * collecting names what only the jitdump names (.NET's ReadyToRun code)
+ * before the harvested copy arrives at the end.  1 when the mapping is
+ * no object to keep (a jitdump, a pseudo-path other than //anon). */
+static int jitdump_or_pseudo(struct proc *p, const char *path, int deleted)
+{
+	if (path[0] != '/' && path[0] != '[') {
+		/* perf_events' perf.data names a jitdump ./jit-HOSTPID.dump:
+		 * where the runtime writes it is its /tmp, unless told
+		 * otherwise (a staged copy then still comes from mapharvest). */
+		if (strncmp(path, "./", 2) == 0 && is_jitdump_name(path + 1))
+			jitdump_live_source(p, NULL);
+		return strcmp(path, "//anon") != 0;
+	}
+	if (is_jitdump_name(path)) {
+		if (!deleted)
+			jitdump_live_source(p, path);
+		return 1;
+	}
+	return 0;
+}
+
 int tr_symbolizer_record_mmap(struct tr_symbolizer *sym, const struct tracerig_mapping *rm)
 {
-	struct tr_maps_line l = { .start = rm->start, .end = rm->start + rm->len,
-				  .pgoff = rm->pgoff, .exec = 1 };
+	struct tr_maps_line l;
 	char path[4096];
 	struct mapping m;
 	struct proc *p;
-	size_t len;
 	int ret = 0;
 
 	if (!rm->path || rm->len == 0 || rm->start + rm->len < rm->start)
 		return -EINVAL;
-	snprintf(path, sizeof(path), "%s", rm->path);
-	len = strlen(path);
-	if (len > 10 && strcmp(path + len - 10, " (deleted)") == 0) {
-		path[len - 10] = '\0';
-		l.deleted = 1;
-	}
-	l.path = path;
-	l.dev = (dev_t)rm->dev;
-	/* With a build id the record has no inode: any non-zero one says "a file". */
-	l.inode = rm->build_id_len ? 1 : rm->ino;
+	maps_line_of(rm, path, sizeof(path), &l);
 	pthread_mutex_lock(&sym->lock);
 	p = proc_get(sym, rm->pid);
 	if (!p) {
@@ -1181,24 +1216,8 @@ int tr_symbolizer_record_mmap(struct tr_symbolizer *sym, const struct tracerig_m
 		goto out;
 	}
 	begin_recorded(p);
-	/* A runtime's jitdump (renamed ./jit-PID.dump in perf.data): its
-	 * symbols come through the JIT sources, not as an object.  Read from
-	 * the process's root while it runs, so that a conversion made while
-	 * collecting names what only the jitdump names (.NET's ReadyToRun
-	 * code) before the harvested copy arrives at the end. */
-	if (path[0] != '/' && path[0] != '[') {
-		/* perf_events' perf.data names a jitdump ./jit-HOSTPID.dump:
-		 * where the runtime writes it is its /tmp, unless told
-		 * otherwise (a staged copy then still comes from mapharvest). */
-		if (strncmp(path, "./", 2) == 0 && is_jitdump_name(path + 1))
-			jitdump_live_source(p, NULL);
-		if (strcmp(path, "//anon") != 0)
-			goto out;
-	} else if (is_jitdump_name(path)) {
-		if (!l.deleted)
-			jitdump_live_source(p, path);
+	if (jitdump_or_pseudo(p, path, l.deleted))
 		goto out;
-	}
 	m = (struct mapping){ .start = l.start, .end = l.end, .pgoff = l.pgoff,
 			      .kind = classify(&l), .deleted = l.deleted };
 	m.path = tr_interned(&sym->paths, &sym->arena, path);
