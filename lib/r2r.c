@@ -772,23 +772,181 @@ static int sig_fnptr(struct ctx *c, const struct md *m, struct sig *s, struct sb
 	return sig_method_rest(c, m, s, b, NULL, "*", depth);
 }
 
+/* The element types that stand for a type of their own: their names in
+ * REFLECTION and IL style. */
+static const char *const prim_name[][2] = {
+	[0x01] = { "System.Void", "void" },
+	[0x02] = { "System.Boolean", "bool" },
+	[0x03] = { "System.Char", "char" },
+	[0x04] = { "System.SByte", "int8" },
+	[0x05] = { "System.Byte", "uint8" },
+	[0x06] = { "System.Int16", "int16" },
+	[0x07] = { "System.UInt16", "uint16" },
+	[0x08] = { "System.Int32", "int32" },
+	[0x09] = { "System.UInt32", "uint32" },
+	[0x0a] = { "System.Int64", "int64" },
+	[0x0b] = { "System.UInt64", "uint64" },
+	[0x0c] = { "System.Single", "float32" },
+	[0x0d] = { "System.Double", "float64" },
+	[0x0e] = { "System.String", "string" },
+	[0x16] = { "System.TypedReference", "typedref" },
+	[0x18] = { "System.IntPtr", "native int" },
+	[0x19] = { "System.UIntPtr", "native uint" },
+	[0x1c] = { "System.Object", "object" },
+};
+
+/* PTR, BYREF, SZARRAY, PINNED and the like: the type that follows, then
+ * suffix (none: the type alone). */
+static int sig_wrapped(struct ctx *c, struct sig *s, struct sb *b, const struct md *m,
+		       unsigned depth, enum style st, const char *suffix)
+{
+	int rc = sig_type(c, s, b, m, depth + 1, st);
+
+	if (!rc && suffix)
+		sb_str(b, suffix);
+	return rc;
+}
+
+/* VALUETYPE and CLASS (et): a TypeDefOrRefOrSpec token. */
+static int sig_class(struct ctx *c, struct sig *s, struct sb *b, const struct md *m, unsigned depth,
+		     enum style st, uint8_t et)
+{
+	uint32_t v;
+	int rc = sig_u(c, s, &v);
+
+	if (rc)
+		return rc;
+	if (st == IL)
+		sb_str(b, et == 0x11 ? "valuetype " : "class ");
+	return token_type(c, v, b, m, depth, st);
+}
+
+/* VAR and MVAR (et): a generic parameter's number, "!0" or "!!0". */
+static int sig_var(struct ctx *c, struct sig *s, struct sb *b, uint8_t et)
+{
+	uint32_t v;
+	int rc = sig_u(c, s, &v);
+
+	if (!rc) {
+		char num[16];
+
+		snprintf(num, sizeof(num), "%s%u", et == 0x13 ? "!" : "!!", v);
+		sb_str(b, num);
+	}
+	return rc;
+}
+
+/* ARRAY: type rank nsizes sizes... nbounds bounds..., written "type[,]":
+ * the sizes and bounds are not. */
+static int sig_array(struct ctx *c, struct sig *s, struct sb *b, const struct md *m, unsigned depth,
+		     enum style st)
+{
+	uint32_t v, n;
+	int rc = sig_type(c, s, b, m, depth + 1, st);
+
+	if (!rc)
+		rc = sig_u(c, s, &v);
+	if (rc)
+		return rc;
+	if (v > 32)
+		return fail(c, -EINVAL, "array of rank %u", v);
+	sb_add(b, "[", 1);
+	for (uint32_t i = 1; i < v; i++)
+		sb_add(b, ",", 1);
+	sb_add(b, "]", 1);
+	for (int pass = 0; pass < 2; pass++) {
+		rc = sig_u(c, s, &n);
+		if (rc)
+			return rc;
+		if (n > 32)
+			return fail(c, -EINVAL, "array with %u bounds", n);
+		/* the signed lower bounds read as unsigned: skipped */
+		for (uint32_t i = 0; i < n && !rc; i++)
+			rc = sig_u(c, s, &v);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* GENERICINST (CLASS|VALUETYPE) token count args. */
+static int sig_generic_inst(struct ctx *c, struct sig *s, struct sb *b, const struct md *m,
+			    unsigned depth, enum style st)
+{
+	uint32_t v, n;
+	int rc;
+
+	if (s->p >= s->end)
+		return fail(c, -EINVAL, "signature cut short");
+	if (*s->p == 0x3f || *s->p == 0x3e || *s->p == 0x3d) {
+		rc = sig_type(c, s, b, m, depth + 1, st); /* R2R: a module-qualified type */
+	} else {
+		if (st == IL)
+			sb_str(b, *s->p == 0x11 ? "valuetype " : "class ");
+		s->p++;
+		rc = sig_u(c, s, &v);
+		if (!rc)
+			rc = token_type(c, v, b, m, depth, st);
+	}
+	if (!rc)
+		rc = sig_u(c, s, &n);
+	if (rc)
+		return rc;
+	if (n == 0 || n > ARGS_MAX)
+		return fail(c, -EINVAL, "generic instantiation with %u arguments", n);
+	sb_add(b, st == IL ? "<" : "[", 1);
+	for (uint32_t i = 0; i < n && !rc; i++) {
+		if (i)
+			sb_add(b, ",", 1);
+		rc = sig_type(c, s, b, m, depth + 1, st);
+	}
+	sb_add(b, st == IL ? ">" : "]", 1);
+	return rc;
+}
+
+/* FNPTR: written out in IL style; in a reflection name "?", the pointer
+ * parsed past in a buffer of its own. */
+static int sig_fnptr_any(struct ctx *c, struct sig *s, struct sb *b, const struct md *m,
+			 unsigned depth, enum style st)
+{
+	struct sb *fn = st == IL ? b : NULL;
+	int rc;
+
+	if (fn)
+		return sig_fnptr(c, m, s, fn, depth);
+	fn = malloc(sizeof(*fn));
+	if (!fn)
+		return fail(c, -ENOMEM, "out of memory");
+	fn->n = 0;
+	rc = sig_fnptr(c, m, s, fn, depth);
+	free(fn);
+	if (!rc)
+		sb_str(b, "?");
+	return rc;
+}
+
+/* CMOD_REQD and CMOD_OPT (et): token type, "type modreq(token)". */
+static int sig_cmod(struct ctx *c, struct sig *s, struct sb *b, const struct md *m, unsigned depth,
+		    enum style st, uint8_t et)
+{
+	uint32_t v;
+	int rc = sig_u(c, s, &v);
+
+	if (!rc)
+		rc = sig_type(c, s, b, m, depth + 1, st);
+	if (rc || st != IL)
+		return rc;
+	sb_str(b, et == 0x1f ? " modreq(" : " modopt(");
+	rc = token_type(c, v, b, m, depth, st);
+	sb_add(b, ")", 1);
+	return rc;
+}
+
 /* One type of a signature, written in style st (enum style above). */
 static int sig_type(struct ctx *c, struct sig *s, struct sb *b, const struct md *m, unsigned depth,
 		    enum style st)
 {
-	static const char *const prim[][2] = {
-		[0x01] = { "System.Void", "void" },       [0x02] = { "System.Boolean", "bool" },
-		[0x03] = { "System.Char", "char" },       [0x04] = { "System.SByte", "int8" },
-		[0x05] = { "System.Byte", "uint8" },      [0x06] = { "System.Int16", "int16" },
-		[0x07] = { "System.UInt16", "uint16" },   [0x08] = { "System.Int32", "int32" },
-		[0x09] = { "System.UInt32", "uint32" },   [0x0a] = { "System.Int64", "int64" },
-		[0x0b] = { "System.UInt64", "uint64" },   [0x0c] = { "System.Single", "float32" },
-		[0x0d] = { "System.Double", "float64" },  [0x0e] = { "System.String", "string" },
-		[0x16] = { "System.TypedReference", "typedref" },
-		[0x18] = { "System.IntPtr", "native int" }, [0x19] = { "System.UIntPtr", "native uint" },
-		[0x1c] = { "System.Object", "object" },
-	};
-	uint32_t v, n;
+	uint32_t v;
 	uint8_t et;
 	int rc;
 
@@ -799,124 +957,27 @@ static int sig_type(struct ctx *c, struct sig *s, struct sb *b, const struct md 
 	if (s->p >= s->end)
 		return fail(c, -EINVAL, "signature cut short");
 	et = *s->p++;
-	if (et < sizeof(prim) / sizeof(prim[0]) && prim[et][0]) {
-		sb_str(b, prim[et][st]);
+	if (et < sizeof(prim_name) / sizeof(prim_name[0]) && prim_name[et][0]) {
+		sb_str(b, prim_name[et][st]);
 		return 0;
 	}
 	switch (et) {
-	case 0x0f: /* PTR */
-	case 0x10: /* BYREF */
-		rc = sig_type(c, s, b, m, depth + 1, st);
-		if (!rc)
-			sb_str(b, et == 0x0f ? "*" : "&");
-		return rc;
+	case 0x0f: /* PTR */ return sig_wrapped(c, s, b, m, depth, st, "*");
+	case 0x10: /* BYREF */ return sig_wrapped(c, s, b, m, depth, st, "&");
 	case 0x11: /* VALUETYPE */
-	case 0x12: /* CLASS */
-		rc = sig_u(c, s, &v);
-		if (rc)
-			return rc;
-		if (st == IL)
-			sb_str(b, et == 0x11 ? "valuetype " : "class ");
-		return token_type(c, v, b, m, depth, st);
+	case 0x12: /* CLASS */ return sig_class(c, s, b, m, depth, st, et);
 	case 0x13: /* VAR */
-	case 0x1e: /* MVAR */
-		rc = sig_u(c, s, &v);
-		if (!rc) {
-			char num[16];
-
-			snprintf(num, sizeof(num), "%s%u", et == 0x13 ? "!" : "!!", v);
-			sb_str(b, num);
-		}
-		return rc;
-	case 0x14: /* ARRAY: type rank nsizes sizes... nbounds bounds... */
-		rc = sig_type(c, s, b, m, depth + 1, st);
-		if (!rc)
-			rc = sig_u(c, s, &v);
-		if (rc)
-			return rc;
-		if (v > 32)
-			return fail(c, -EINVAL, "array of rank %u", v);
-		sb_add(b, "[", 1);
-		for (uint32_t i = 1; i < v; i++)
-			sb_add(b, ",", 1);
-		sb_add(b, "]", 1);
-		for (int pass = 0; pass < 2; pass++) {
-			rc = sig_u(c, s, &n);
-			if (rc)
-				return rc;
-			if (n > 32)
-				return fail(c, -EINVAL, "array with %u bounds", n);
-			for (uint32_t i = 0; i < n && !rc; i++)
-				rc = sig_u(c, s, &v); /* the signed lower bounds read as unsigned: skipped */
-			if (rc)
-				return rc;
-		}
-		return 0;
-	case 0x15: /* GENERICINST (CLASS|VALUETYPE) token count args */
-		if (s->p >= s->end)
-			return fail(c, -EINVAL, "signature cut short");
-		if (*s->p == 0x3f || *s->p == 0x3e || *s->p == 0x3d) {
-			rc = sig_type(c, s, b, m, depth + 1, st); /* R2R: a module-qualified type */
-		} else {
-			if (st == IL)
-				sb_str(b, *s->p == 0x11 ? "valuetype " : "class ");
-			s->p++;
-			rc = sig_u(c, s, &v);
-			if (!rc)
-				rc = token_type(c, v, b, m, depth, st);
-		}
-		if (!rc)
-			rc = sig_u(c, s, &n);
-		if (rc)
-			return rc;
-		if (n == 0 || n > ARGS_MAX)
-			return fail(c, -EINVAL, "generic instantiation with %u arguments", n);
-		sb_add(b, st == IL ? "<" : "[", 1);
-		for (uint32_t i = 0; i < n && !rc; i++) {
-			if (i)
-				sb_add(b, ",", 1);
-			rc = sig_type(c, s, b, m, depth + 1, st);
-		}
-		sb_add(b, st == IL ? ">" : "]", 1);
-		return rc;
-	case 0x1b: { /* FNPTR */
-		struct sb *fn = st == IL ? b : NULL;
-
-		if (fn)
-			return sig_fnptr(c, m, s, fn, depth);
-		fn = malloc(sizeof(*fn));
-		if (!fn)
-			return fail(c, -ENOMEM, "out of memory");
-		fn->n = 0;
-		rc = sig_fnptr(c, m, s, fn, depth);
-		free(fn);
-		if (!rc)
-			sb_str(b, "?");
-		return rc;
-	}
-	case 0x1d: /* SZARRAY */
-		rc = sig_type(c, s, b, m, depth + 1, st);
-		if (!rc)
-			sb_str(b, "[]");
-		return rc;
-	case 0x1f: /* CMOD_REQD token type: "type modreq(token)" */
-	case 0x20: /* CMOD_OPT */
-		rc = sig_u(c, s, &v);
-		if (!rc)
-			rc = sig_type(c, s, b, m, depth + 1, st);
-		if (rc || st != IL)
-			return rc;
-		sb_str(b, et == 0x1f ? " modreq(" : " modopt(");
-		rc = token_type(c, v, b, m, depth, st);
-		sb_add(b, ")", 1);
-		return rc;
+	case 0x1e: /* MVAR */ return sig_var(c, s, b, et);
+	case 0x14: /* ARRAY */ return sig_array(c, s, b, m, depth, st);
+	case 0x15: /* GENERICINST */ return sig_generic_inst(c, s, b, m, depth, st);
+	case 0x1b: /* FNPTR */ return sig_fnptr_any(c, s, b, m, depth, st);
+	case 0x1d: /* SZARRAY */ return sig_wrapped(c, s, b, m, depth, st, "[]");
+	case 0x1f: /* CMOD_REQD */
+	case 0x20: /* CMOD_OPT */ return sig_cmod(c, s, b, m, depth, st, et);
 	case 0x45: /* PINNED */
-		rc = sig_type(c, s, b, m, depth + 1, st);
-		if (!rc && st == IL)
-			sb_str(b, " pinned");
-		return rc;
+		return sig_wrapped(c, s, b, m, depth, st, st == IL ? " pinned" : NULL);
 	case 0x3d: /* R2R: NATIVE_VALUETYPE_ZAPSIG, the type follows */
-		return sig_type(c, s, b, m, depth + 1, st);
+		return sig_wrapped(c, s, b, m, depth, st, NULL);
 	case 0x3e: /* R2R: CANON_ZAPSIG, shared generic code */
 		sb_str(b, "System.__Canon");
 		return 0;
@@ -1789,146 +1850,213 @@ static int read_components(struct ctx *c, struct claims *cl, size_t off, uint32_
 	return 0;
 }
 
+/* Where tr_r2r_parse_with found the headers and the sections it reads:
+ * image offsets, 0 for a section the image lacks. */
+struct layout {
+	size_t cli; /* the CLI header */
+	uint32_t cli_size;
+	size_t rtr; /* the READYTORUN_HEADER */
+	uint32_t rtr_rva, rtr_size;
+	uint16_t machine; /* the PE header's, as written */
+	size_t rf_off, mdep_off, inst_off, comp_off;
+	uint32_t rf_size, mdep_size, inst_size, comp_size;
+};
+
+/* The PE headers and the CLI header's pointer to the ReadyToRun one. */
+static int read_cli_header(struct ctx *c, struct layout *l)
+{
+	uint32_t cli_rva = 0;
+	int rc = read_pe(c, &cli_rva, &l->cli_size, &l->machine);
+
+	if (!rc)
+		rc = rva_span(c, cli_rva, 72, &l->cli, "the CLI header");
+	if (rc)
+		return rc;
+	l->rtr_rva = rd32(c->p + l->cli + 64);
+	l->rtr_size = rd32(c->p + l->cli + 68);
+	if (!l->rtr_rva)
+		return fail(c, -ENOEXEC, "no ManagedNativeHeader: IL only, no ReadyToRun code");
+	return 0;
+}
+
+/* The READYTORUN_HEADER: its version goes to out; an image that is not
+ * ReadyToRun, a component or for another machine is refused. */
+static int read_rtr_header(struct ctx *c, struct layout *l, struct tr_r2r *out)
+{
+	const uint8_t *h;
+	int rc = rva_span(c, l->rtr_rva, 16, &l->rtr, "the READYTORUN_HEADER");
+
+	if (rc)
+		return rc;
+	h = c->p + l->rtr;
+	if (rd32(h) != RTR_SIGNATURE)
+		return fail(c, -ENOEXEC,
+			    "the ManagedNativeHeader is not a READYTORUN_HEADER (signature 0x%08x)",
+			    rd32(h));
+	out->rtr_major = rd16(h + 4);
+	out->rtr_minor = rd16(h + 6);
+	if (rd32(h + 8) & RTR_FLAG_COMPONENT)
+		return fail(
+			c, -ENOEXEC,
+			"a component of a composite ReadyToRun image: its code is in the composite file");
+	/* Checked once the image proved to be ReadyToRun, so that an IL-only
+	 * assembly (machine i386, "AnyCPU") is called that. */
+	c->machine = machine_of(l->machine);
+	if (!c->machine)
+		return fail(c, -ENOEXEC,
+			    "machine 0x%04x: only x64 and arm64 ReadyToRun code is read",
+			    l->machine);
+	c->rf_size = c->machine == MACHINE_X64 ? 12 : 8;
+	out->machine = c->machine;
+	return 0;
+}
+
+/* One section of the READYTORUN_HEADER: where it is, if it is one read. */
+static int rtr_section(struct ctx *c, struct layout *l, uint32_t type, uint32_t rva, uint32_t size)
+{
+	int rc = 0;
+
+	if (type == SEC_RUNTIME_FUNCTIONS) {
+		rc = rva_span(c, rva, size, &l->rf_off, "RuntimeFunctions");
+		l->rf_size = size;
+	} else if (type == SEC_METHODDEF_ENTRY_POINTS) {
+		rc = rva_span(c, rva, size, &l->mdep_off, "MethodDefEntryPoints");
+		l->mdep_size = size;
+	} else if (type == SEC_INSTANCE_ENTRY_POINTS) {
+		rc = rva_span(c, rva, size, &l->inst_off, "InstanceMethodEntryPoints");
+		l->inst_size = size;
+	} else if (type == SEC_COMPONENT_ASSEMBLIES) {
+		rc = rva_span(c, rva, size, &l->comp_off, "ComponentAssemblies");
+		l->comp_size = size;
+	} else if (type == SEC_MANIFEST_MVIDS) {
+		size_t at;
+
+		/* Only used to check components: one too short is left out. */
+		if (rva_span(c, rva, size, &at, "ManifestAssemblyMvids") == 0 && size >= 16)
+			c->mvids_off = at;
+		c->mvids_size = size;
+	}
+	return rc;
+}
+
+/* The READYTORUN_HEADER's sections: those that name methods must be
+ * there, and a composite image's components must be able to be opened. */
+static int read_rtr_sections(struct ctx *c, struct layout *l)
+{
+	size_t rtr;
+	uint32_t n_sections = rd32(c->p + l->rtr + 12);
+	int rc;
+
+	if (n_sections > 256 || (uint64_t)16 + 12ull * n_sections > l->rtr_size)
+		return fail(c, -EINVAL, "READYTORUN_HEADER of %u bytes lists %u sections",
+			    l->rtr_size, n_sections);
+	rc = rva_span(c, l->rtr_rva, 16 + 12 * n_sections, &rtr,
+		      "the READYTORUN_HEADER's sections");
+	for (uint32_t i = 0; i < n_sections && !rc; i++) {
+		const uint8_t *s = c->p + rtr + 16 + 12 * (size_t)i;
+
+		rc = rtr_section(c, l, rd32(s), rd32(s + 4), rd32(s + 8));
+	}
+	if (rc)
+		return rc;
+	if (!l->rf_off || (!l->mdep_off && !l->comp_off))
+		return fail(c, -EINVAL,
+			    "ReadyToRun image without RuntimeFunctions or MethodDefEntryPoints");
+	if (l->comp_off && !c->open_component)
+		return fail(c, -ENOEXEC,
+			    "a composite ReadyToRun image: its code is named from its component "
+			    "assemblies, which were not looked for");
+	return 0;
+}
+
+/* The image's own metadata.  A composite image's is its manifest: the
+ * component assemblies are its first AssemblyRefs. */
+static int read_own_metadata(struct ctx *c, const struct layout *l)
+{
+	size_t md;
+	uint32_t md_rva, md_size;
+	int rc;
+
+	if (l->cli_size < 72)
+		return fail(c, -EINVAL, "CLI header of %u bytes", l->cli_size);
+	md_rva = rd32(c->p + l->cli + 8);
+	md_size = rd32(c->p + l->cli + 12);
+	rc = rva_span(c, md_rva, md_size, &md, "the metadata");
+	if (!rc)
+		rc = read_metadata(c, &c->self, c->p + md, md_size);
+	if (rc)
+		return rc;
+	/* Unoptimized (edit-and-continue) metadata reaches methods through
+	 * MethodPtr; crossgen2 never writes it. */
+	if (c->self.t[T_METHODPTR].rows)
+		return fail(c, -ENOEXEC,
+			    "metadata with a MethodPtr table (not optimized): not read");
+	c->self.asm_name = "?";
+	if (c->self.t[0x20].rows)
+		return get_str(c, &c->self, col(&c->self, 0x20, 1, 7), &c->self.asm_name);
+	return 0;
+}
+
+/* The method entry points, claims on RUNTIME_FUNCTIONs: a composite
+ * image's from its components, another's from its own MethodDefs; then
+ * those of generic instantiations. */
+static int read_entries(struct ctx *c, struct claims *cl, const struct layout *l,
+			const struct tr_r2r *out)
+{
+	int rc;
+
+	cl->n_rf = (uint32_t)(l->rf_size / c->rf_size);
+	if (l->comp_off) {
+		if (c->mvids_off && c->mvids_size / 16 < l->comp_size / 16)
+			c->mvids_off = 0;
+		c->comp_bias =
+			out->rtr_major > 6 || (out->rtr_major == 6 && out->rtr_minor >= 3) ? 2 : 1;
+		rc = read_components(c, cl, l->comp_off, l->comp_size);
+	} else {
+		rc = read_methoddef_entries(c, &c->self, cl, l->mdep_off, l->mdep_size);
+	}
+	if (!rc && l->inst_off)
+		rc = read_instance_entries(c, cl, l->inst_off, l->inst_size);
+	return rc;
+}
+
 int tr_r2r_parse_with(const void *image, size_t len, unsigned flags, tr_r2r_open_fn open_component,
 		      void *arg, struct tr_r2r *out, char *why, size_t why_len)
 {
-	struct ctx c = { .p = image, .len = len, .why = why, .why_len = why_len, .flags = flags,
-			 .open_component = open_component, .open_arg = arg };
+	struct ctx c = { .p = image,
+			 .len = len,
+			 .why = why,
+			 .why_len = why_len,
+			 .flags = flags,
+			 .open_component = open_component,
+			 .open_arg = arg };
 	struct claims cl = { 0 };
-	uint32_t cli_rva = 0, cli_size = 0, rtr_rva, rtr_size, n_sections;
-	size_t cli, rtr, md, rf_off = 0, mdep_off = 0, inst_off = 0, comp_off = 0;
-	uint32_t rf_size = 0, mdep_size = 0, inst_size = 0, comp_size = 0;
-	uint16_t machine = 0;
+	struct layout l = { 0 };
 	int rc;
 
 	memset(out, 0, sizeof(*out));
 	if (why && why_len)
 		why[0] = 0;
-	if (len > TR_R2R_MAX_SIZE) {
-		rc = fail(&c, -EFBIG, "image of %zu bytes, beyond the %u MiB limit", len, TR_R2R_MAX_SIZE >> 20);
-		goto out;
-	}
-	rc = read_pe(&c, &cli_rva, &cli_size, &machine);
-	if (rc)
-		goto out;
-	rc = rva_span(&c, cli_rva, 72, &cli, "the CLI header");
-	if (rc)
-		goto out;
-	rtr_rva = rd32(c.p + cli + 64);
-	rtr_size = rd32(c.p + cli + 68);
-	if (!rtr_rva) {
-		rc = fail(&c, -ENOEXEC, "no ManagedNativeHeader: IL only, no ReadyToRun code");
-		goto out;
-	}
-	rc = rva_span(&c, rtr_rva, 16, &rtr, "the READYTORUN_HEADER");
-	if (rc)
-		goto out;
-	if (rd32(c.p + rtr) != RTR_SIGNATURE) {
-		rc = fail(&c, -ENOEXEC, "the ManagedNativeHeader is not a READYTORUN_HEADER (signature 0x%08x)",
-			  rd32(c.p + rtr));
-		goto out;
-	}
-	out->rtr_major = rd16(c.p + rtr + 4);
-	out->rtr_minor = rd16(c.p + rtr + 6);
-	if (rd32(c.p + rtr + 8) & RTR_FLAG_COMPONENT) {
-		rc = fail(&c, -ENOEXEC, "a component of a composite ReadyToRun image: its code is in the composite file");
-		goto out;
-	}
-	/* Checked once the image proved to be ReadyToRun, so that an IL-only
-	 * assembly (machine i386, "AnyCPU") is called that. */
-	c.machine = machine_of(machine);
-	if (!c.machine) {
-		rc = fail(&c, -ENOEXEC, "machine 0x%04x: only x64 and arm64 ReadyToRun code is read", machine);
-		goto out;
-	}
-	c.rf_size = c.machine == MACHINE_X64 ? 12 : 8;
-	out->machine = c.machine;
-	n_sections = rd32(c.p + rtr + 12);
-	if (n_sections > 256 || (uint64_t)16 + 12ull * n_sections > rtr_size) {
-		rc = fail(&c, -EINVAL, "READYTORUN_HEADER of %u bytes lists %u sections", rtr_size, n_sections);
-		goto out;
-	}
-	rc = rva_span(&c, rtr_rva, 16 + 12 * n_sections, &rtr, "the READYTORUN_HEADER's sections");
-	if (rc)
-		goto out;
-	for (uint32_t i = 0; i < n_sections && !rc; i++) {
-		const uint8_t *s = c.p + rtr + 16 + 12 * i;
-		uint32_t type = rd32(s), rva = rd32(s + 4), size = rd32(s + 8);
-
-		if (type == SEC_RUNTIME_FUNCTIONS) {
-			rc = rva_span(&c, rva, size, &rf_off, "RuntimeFunctions");
-			rf_size = size;
-		} else if (type == SEC_METHODDEF_ENTRY_POINTS) {
-			rc = rva_span(&c, rva, size, &mdep_off, "MethodDefEntryPoints");
-			mdep_size = size;
-		} else if (type == SEC_INSTANCE_ENTRY_POINTS) {
-			rc = rva_span(&c, rva, size, &inst_off, "InstanceMethodEntryPoints");
-			inst_size = size;
-		} else if (type == SEC_COMPONENT_ASSEMBLIES) {
-			rc = rva_span(&c, rva, size, &comp_off, "ComponentAssemblies");
-			comp_size = size;
-		} else if (type == SEC_MANIFEST_MVIDS) {
-			size_t at;
-
-			/* Only used to check components: one too short is left out. */
-			if (rva_span(&c, rva, size, &at, "ManifestAssemblyMvids") == 0 && size >= 16)
-				c.mvids_off = at;
-			c.mvids_size = size;
-		}
-	}
-	if (rc)
-		goto out;
-	if (!rf_off || (!mdep_off && !comp_off)) {
-		rc = fail(&c, -EINVAL, "ReadyToRun image without RuntimeFunctions or MethodDefEntryPoints");
-		goto out;
-	}
-	if (comp_off && !open_component) {
-		rc = fail(&c, -ENOEXEC, "a composite ReadyToRun image: its code is named from its component "
-			  "assemblies, which were not looked for");
-		goto out;
-	}
-	if (cli_size < 72) {
-		rc = fail(&c, -EINVAL, "CLI header of %u bytes", cli_size);
-		goto out;
-	}
-	/* A composite image's own metadata is its manifest: the component
-	 * assemblies are its first AssemblyRefs. */
-	rc = rva_span(&c, rd32(c.p + cli + 8), rd32(c.p + cli + 12), &md, "the metadata");
+	if (len > TR_R2R_MAX_SIZE)
+		rc = fail(&c, -EFBIG, "image of %zu bytes, beyond the %u MiB limit", len,
+			  TR_R2R_MAX_SIZE >> 20);
+	else
+		rc = read_cli_header(&c, &l);
 	if (!rc)
-		rc = read_metadata(&c, &c.self, c.p + md, rd32(c.p + cli + 12));
-	if (rc)
-		goto out;
-	/* Unoptimized (edit-and-continue) metadata reaches methods through
-	 * MethodPtr; crossgen2 never writes it. */
-	if (c.self.t[T_METHODPTR].rows) {
-		rc = fail(&c, -ENOEXEC, "metadata with a MethodPtr table (not optimized): not read");
-		goto out;
-	}
-	c.self.asm_name = "?";
-	if (c.self.t[0x20].rows) {
-		rc = get_str(&c, &c.self, col(&c.self, 0x20, 1, 7), &c.self.asm_name);
-		if (rc)
-			goto out;
-	}
-	cl.n_rf = (uint32_t)(rf_size / c.rf_size);
-	if (comp_off) {
-		if (c.mvids_off && c.mvids_size / 16 < comp_size / 16)
-			c.mvids_off = 0;
-		c.comp_bias = out->rtr_major > 6 || (out->rtr_major == 6 && out->rtr_minor >= 3) ? 2 : 1;
-		rc = read_components(&c, &cl, comp_off, comp_size);
-	} else {
-		rc = read_methoddef_entries(&c, &c.self, &cl, mdep_off, mdep_size);
-	}
-	if (!rc && inst_off)
-		rc = read_instance_entries(&c, &cl, inst_off, inst_size);
+		rc = read_rtr_header(&c, &l, out);
 	if (!rc)
-		rc = build_table(&c, &cl, rf_off, out);
+		rc = read_rtr_sections(&c, &l);
+	if (!rc)
+		rc = read_own_metadata(&c, &l);
+	if (!rc)
+		rc = read_entries(&c, &cl, &l, out);
+	if (!rc)
+		rc = build_table(&c, &cl, l.rf_off, out);
 	if (!rc) {
 		out->sec = c.sec;
 		out->n_sec = c.n_sec;
 		c.sec = NULL;
 	}
-out:
 	for (uint32_t k = 0; k < c.n_comp; k++)
 		free(c.comp[k].own);
 	free(c.comp);
