@@ -278,12 +278,45 @@ static uint16_t machine_of(uint16_t m)
 	return 0;
 }
 
+/* The section table at file offset sec: the sections with bytes in the
+ * file go to c->sec. */
+static int read_sections(struct ctx *c, uint32_t sec, uint16_t n_sec)
+{
+	if (n_sec == 0 || (uint64_t)n_sec * 40 > c->len - sec)
+		return fail(c, -EINVAL, "section table (%u sections) out of the file", n_sec);
+	c->sec = calloc(n_sec, sizeof(*c->sec));
+	if (!c->sec)
+		return fail(c, -ENOMEM, "out of memory");
+	for (uint16_t i = 0; i < n_sec; i++) {
+		const uint8_t *s = c->p + sec + 40 * (size_t)i;
+		struct tr_r2r_section *d = &c->sec[c->n_sec];
+
+		d->vsize = rd32(s + 8);
+		d->rva = rd32(s + 12);
+		d->file_size = rd32(s + 16);
+		d->file_off = rd32(s + 20);
+		/* Bytes beyond the section's virtual size are file alignment
+		 * padding, not the section's. */
+		if (d->vsize && d->file_size > d->vsize)
+			d->file_size = d->vsize;
+		if (d->file_off > c->len || d->file_size > c->len - d->file_off)
+			return fail(
+				c, -EINVAL,
+				"section %u (file offset 0x%x, %u bytes) beyond the end of the file",
+				i, d->file_off, d->file_size);
+		if (d->file_size)
+			c->n_sec++;
+	}
+	return 0;
+}
+
 /* Sections and the CLI header's directory entry. */
 static int read_pe(struct ctx *c, uint32_t *cli_rva, uint32_t *cli_size, uint16_t *machine_out)
 {
 	const uint8_t *p = c->p;
-	uint32_t pe, opt, dd, n_dd, sec;
+	uint32_t pe, opt, dd, n_dd;
 	uint16_t machine, n_sec, opt_size, magic;
+	int rc;
 
 	if (c->len < 0x40 || p[0] != 'M' || p[1] != 'Z')
 		return fail(c, -ENOEXEC, "not a PE image (no MZ header)");
@@ -317,35 +350,62 @@ static int read_pe(struct ctx *c, uint32_t *cli_rva, uint32_t *cli_size, uint16_
 	if (!*cli_rva)
 		return fail(c, -ENOEXEC, "no CLI header: not a .NET assembly");
 
-	sec = opt + opt_size;
-	if (n_sec == 0 || (uint64_t)n_sec * 40 > c->len - sec)
-		return fail(c, -EINVAL, "section table (%u sections) out of the file", n_sec);
-	c->sec = calloc(n_sec, sizeof(*c->sec));
-	if (!c->sec)
-		return fail(c, -ENOMEM, "out of memory");
-	for (uint16_t i = 0; i < n_sec; i++) {
-		const uint8_t *s = p + sec + 40u * i;
-		struct tr_r2r_section *d = &c->sec[c->n_sec];
-
-		d->vsize = rd32(s + 8);
-		d->rva = rd32(s + 12);
-		d->file_size = rd32(s + 16);
-		d->file_off = rd32(s + 20);
-		/* Bytes beyond the section's virtual size are file alignment
-		 * padding, not the section's. */
-		if (d->vsize && d->file_size > d->vsize)
-			d->file_size = d->vsize;
-		if (d->file_off > c->len || d->file_size > c->len - d->file_off)
-			return fail(c, -EINVAL, "section %u (file offset 0x%x, %u bytes) beyond the end of the file",
-				    i, d->file_off, d->file_size);
-		if (d->file_size)
-			c->n_sec++;
-	}
-	*machine_out = machine;
-	return 0;
+	rc = read_sections(c, opt + opt_size, n_sec);
+	if (!rc)
+		*machine_out = machine;
+	return rc;
 }
 
 /* ---- metadata (ECMA-335 II.24) ---- */
+
+/* Bytes of a column of the given kind (the schema's) in module m, whose
+ * row counts are known: heap indexes are 4 bytes where the HeapSizes bits
+ * say so, table and coded indexes where the rows they may name need it. */
+static unsigned column_width(const struct md *m, unsigned kind, uint8_t heap_sizes)
+{
+	uint32_t max = 0;
+
+	if (kind == C2)
+		return 2;
+	if (kind == C4)
+		return 4;
+	if (kind == CS)
+		return heap_sizes & 1 ? 4 : 2;
+	if (kind == CG)
+		return heap_sizes & 2 ? 4 : 2;
+	if (kind == CB)
+		return heap_sizes & 4 ? 4 : 2;
+	if (kind < CI)
+		return m->t[kind].rows > 0xffff ? 4 : 2;
+	for (unsigned j = 0; j < coded[kind - CI].n; j++) {
+		uint8_t tab = coded[kind - CI].tab[j];
+
+		if (tab < N_TABLES && m->t[tab].rows > max)
+			max = m->t[tab].rows;
+	}
+	return max < (1u << (16 - coded[kind - CI].bits)) ? 2 : 4;
+}
+
+/* The row count of every table present (the Valid bit vector's), *pos
+ * past them. */
+static int read_row_counts(struct ctx *c, struct md *m, uint64_t valid, size_t *pos, size_t end)
+{
+	for (unsigned i = 0; i < 64; i++) {
+		uint32_t rows;
+
+		if (!(valid >> i & 1))
+			continue;
+		if (end - *pos < 4)
+			return fail(c, -EINVAL, "metadata row counts cut short");
+		rows = rd32(m->p + *pos);
+		*pos += 4;
+		if (i < N_TABLES)
+			m->t[i].rows = rows;
+		else if (rows && i > 0x37)
+			return fail(c, -EINVAL, "metadata table 0x%x is not an ECMA-335 table", i);
+	}
+	return 0;
+}
 
 static int read_tables(struct ctx *c, struct md *m, size_t off, uint32_t size)
 {
@@ -353,66 +413,29 @@ static int read_tables(struct ctx *c, struct md *m, size_t off, uint32_t size)
 	uint8_t heap_sizes;
 	uint64_t valid;
 	size_t pos, end = off + size;
-	unsigned str_w, guid_w, blob_w;
+	int rc;
 
 	if (size < 24)
 		return fail(c, -EINVAL, "metadata tables stream of %u bytes", size);
 	heap_sizes = p[6];
 	valid = (uint64_t)rd32(p + 8) | (uint64_t)rd32(p + 12) << 32;
 	pos = off + 24;
-	for (unsigned i = 0; i < 64; i++) {
-		uint32_t rows;
-
-		if (!(valid >> i & 1))
-			continue;
-		if (end - pos < 4)
-			return fail(c, -EINVAL, "metadata row counts cut short");
-		rows = rd32(m->p + pos);
-		pos += 4;
-		if (i < N_TABLES)
-			m->t[i].rows = rows;
-		else if (rows && i > 0x37)
-			return fail(c, -EINVAL, "metadata table 0x%x is not an ECMA-335 table", i);
-	}
+	rc = read_row_counts(c, m, valid, &pos, end);
+	if (rc)
+		return rc;
 	/* An "extra data" word written by edit-and-continue metadata (#-). */
 	if (heap_sizes & 0x40) {
 		if (end - pos < 4)
 			return fail(c, -EINVAL, "metadata tables header cut short");
 		pos += 4;
 	}
-	str_w = heap_sizes & 1 ? 4 : 2;
-	guid_w = heap_sizes & 2 ? 4 : 2;
-	blob_w = heap_sizes & 4 ? 4 : 2;
 	for (unsigned i = 0; i < N_TABLES; i++) {
 		struct table *t = &m->t[i];
 		unsigned w = 0;
 
 		for (unsigned k = 0; k < 10 && schema[i][k] != CEND; k++) {
-			unsigned kind = schema[i][k], cw;
+			unsigned cw = column_width(m, schema[i][k], heap_sizes);
 
-			if (kind == C2)
-				cw = 2;
-			else if (kind == C4)
-				cw = 4;
-			else if (kind == CS)
-				cw = str_w;
-			else if (kind == CG)
-				cw = guid_w;
-			else if (kind == CB)
-				cw = blob_w;
-			else if (kind >= CI) {
-				uint32_t max = 0;
-
-				for (unsigned j = 0; j < coded[kind - CI].n; j++) {
-					uint8_t tab = coded[kind - CI].tab[j];
-
-					if (tab < N_TABLES && m->t[tab].rows > max)
-						max = m->t[tab].rows;
-				}
-				cw = max < (1u << (16 - coded[kind - CI].bits)) ? 2 : 4;
-			} else {
-				cw = m->t[kind].rows > 0xffff ? 4 : 2;
-			}
 			t->col_off[k] = (uint8_t)w;
 			t->col_size[k] = (uint8_t)cw;
 			w += cw;
@@ -1259,6 +1282,71 @@ static int memberref_name(struct ctx *c, const struct md *m, uint32_t rid, const
 	return full ? full_name(c, m, col(m, T_MEMBERREF, rid, 2), b, full) : 0;
 }
 
+/* The names built for the entries of a section, allocated once for all
+ * of them: owner only when asked for, full only with TR_R2R_SIGNATURES. */
+struct names {
+	struct sb *owner, *name, *full;
+};
+
+static int names_alloc(struct ctx *c, struct names *n, int with_owner)
+{
+	n->owner = with_owner ? malloc(sizeof(*n->owner)) : NULL;
+	n->name = malloc(sizeof(*n->name));
+	n->full = c->flags & TR_R2R_SIGNATURES ? malloc(sizeof(*n->full)) : NULL;
+	if ((!n->owner && with_owner) || !n->name || (!n->full && (c->flags & TR_R2R_SIGNATURES)))
+		return fail(c, -ENOMEM, "out of memory");
+	return 0;
+}
+
+static void names_free(struct names *n)
+{
+	free(n->owner);
+	free(n->name);
+	free(n->full);
+}
+
+/* Where entry i of MethodDefEntryPoints lies, *node: 0, 1 when the method
+ * has no code, or -EINVAL.  NativeArray: per block of 16 an offset, then a
+ * binary tree whose leaves are the entries (NativeArray.TryGetAt). */
+static int methoddef_entry_at(struct ctx *c, const struct nat *r, size_t base, unsigned entry_size,
+			      uint32_t i, size_t *node)
+{
+	size_t at = base + ((size_t)(i / 16) << entry_size);
+	uint32_t rel;
+
+	if (at >= r->hi || r->hi - at < (1u << entry_size))
+		return fail(c, -EINVAL, "MethodDefEntryPoints index cut short");
+	rel = entry_size == 0 ? c->p[at] : entry_size == 1 ? rd16(c->p + at) : rd32(c->p + at);
+	*node = base + rel;
+	for (uint32_t bit = 8; bit; bit >>= 1) {
+		size_t next = *node;
+		uint32_t v;
+		int rc = nat_u(c, r, &next, &v);
+
+		if (rc)
+			return rc;
+		if (i & bit) {
+			if (v & 2) {
+				if ((v >> 2) > r->hi - *node)
+					return fail(
+						c, -EINVAL,
+						"MethodDefEntryPoints node offset out of the section");
+				*node += v >> 2;
+				continue;
+			}
+		} else if (v & 1) {
+			*node = next;
+			continue;
+		}
+		if (!(v & 3) && (v >> 2) == (i & 15)) {
+			*node = next;
+			return 0;
+		}
+		return 1;
+	}
+	return 0;
+}
+
 /* The MethodDefEntryPoints of module m (in a composite image, one per
  * component, each with its own metadata). */
 static int read_methoddef_entries(struct ctx *c, const struct md *m, struct claims *cl, size_t off,
@@ -1267,16 +1355,11 @@ static int read_methoddef_entries(struct ctx *c, const struct md *m, struct clai
 	struct nat r = { off, off + size };
 	size_t pos = off, base;
 	uint32_t hdr, n, entry_size;
-	struct sb *name = malloc(sizeof(*name));
-	struct sb *full = c->flags & TR_R2R_SIGNATURES ? malloc(sizeof(*full)) : NULL;
-	int rc;
+	struct names nb = { 0 };
+	int rc = names_alloc(c, &nb, 0);
 
-	if (!name || (!full && (c->flags & TR_R2R_SIGNATURES))) {
-		free(name);
-		free(full);
-		return fail(c, -ENOMEM, "out of memory");
-	}
-	rc = nat_u(c, &r, &pos, &hdr);
+	if (!rc)
+		rc = nat_u(c, &r, &pos, &hdr);
 	if (rc)
 		goto out;
 	base = pos;
@@ -1288,61 +1371,25 @@ static int read_methoddef_entries(struct ctx *c, const struct md *m, struct clai
 		goto out;
 	}
 	for (uint32_t i = 0; i < n; i++) {
-		/* NativeArray: per block of 16 an offset, then a binary tree
-		 * whose leaves are the entries (NativeArray.TryGetAt). */
-		size_t at = base + ((size_t)(i / 16) << entry_size), node;
-		uint32_t rel, rf;
-		int found = 0;
+		size_t node = 0;
+		uint32_t rf;
 
-		if (at >= r.hi || r.hi - at < (1u << entry_size)) {
-			rc = fail(c, -EINVAL, "MethodDefEntryPoints index cut short");
-			goto out;
-		}
-		rel = entry_size == 0 ? c->p[at] : entry_size == 1 ? rd16(c->p + at) : rd32(c->p + at);
-		node = base + rel;
-		for (uint32_t bit = 8;; bit >>= 1) {
-			size_t next = node;
-			uint32_t v;
-
-			if (!bit) {
-				found = 1;
-				break;
-			}
-			rc = nat_u(c, &r, &next, &v);
-			if (rc)
-				goto out;
-			if (i & bit) {
-				if (v & 2) {
-					if ((v >> 2) > r.hi - node) {
-						rc = fail(c, -EINVAL, "MethodDefEntryPoints node offset out of the section");
-						goto out;
-					}
-					node += v >> 2;
-					continue;
-				}
-			} else if (v & 1) {
-				node = next;
-				continue;
-			}
-			if (!(v & 3) && (v >> 2) == (i & 15)) {
-				node = next;
-				found = 1;
-			}
-			break;
-		}
-		if (!found)
+		rc = methoddef_entry_at(c, &r, base, entry_size, i, &node);
+		if (rc > 0) {
+			rc = 0;
 			continue; /* no code for this method */
-		rc = entry_index(c, &r, node, &rf);
+		}
 		if (!rc)
-			rc = methoddef_name(c, m, i + 1, NULL, name, full);
+			rc = entry_index(c, &r, node, &rf);
 		if (!rc)
-			rc = claim(c, cl, rf, name, full);
+			rc = methoddef_name(c, m, i + 1, NULL, nb.name, nb.full);
+		if (!rc)
+			rc = claim(c, cl, rf, nb.name, nb.full);
 		if (rc)
 			goto out;
 	}
 out:
-	free(name);
-	free(full);
+	names_free(&nb);
 	return rc;
 }
 
@@ -1373,6 +1420,36 @@ static const struct md *defining_module(struct ctx *c, const struct sig *s)
 	return NULL;
 }
 
+/* The parts of an instance entry's signature after the method token that
+ * do not go into its name, parsed past (into scratch). */
+static int skip_instance_parts(struct ctx *c, struct sig *s, uint32_t flags, const struct md *m,
+			       struct sb *scratch)
+{
+	uint32_t v;
+	int rc = 0;
+
+	if (flags & SIG_METHOD_INSTANTIATION) {
+		/* The runtime leaves method instantiations out of the names it
+		 * writes (Enumerable::Select, not Select[...]): parsed past. */
+		rc = sig_u(c, s, &v);
+		if (rc)
+			return rc;
+		if (v > ARGS_MAX)
+			return fail(c, -EINVAL, "method instantiation with %u arguments", v);
+		for (uint32_t i = 0; i < v && !rc; i++) {
+			scratch->n = 0;
+			rc = sig_type(c, s, scratch, m, 0, REFLECTION);
+		}
+		if (rc)
+			return rc;
+	}
+	if (flags & SIG_CONSTRAINED) {
+		scratch->n = 0;
+		rc = sig_type(c, s, scratch, m, 0, REFLECTION);
+	}
+	return rc;
+}
+
 /* One InstanceMethodEntryPoints entry: a method signature (readytorun.h's
  * READYTORUN_METHOD_SIG_* flags, then ECMA-encoded parts), then the entry.
  * Its tokens are those of the image's own module unless a module override
@@ -1380,12 +1457,13 @@ static const struct md *defining_module(struct ctx *c, const struct sig *s)
  * its own: an entry without an override is in its owner type's
  * (defining_module). */
 static int instance_entry(struct ctx *c, struct claims *cl, const struct nat *r, size_t pos,
-			  struct sb *owner, struct sb *name, struct sb *full)
+			  const struct names *nb)
 {
 	struct sig s = { c->p + pos, c->p + r->hi };
 	uint32_t flags, v, rid, rf;
 	int has_owner = 0, named = 1, rc;
 	const struct md *m = c->comp ? NULL : &c->self;
+	struct sb *owner = nb->owner, *name = nb->name, *full = nb->full;
 	struct sb *scratch = name; /* reused: the name is built last */
 
 	c->sig_steps = 0;
@@ -1413,28 +1491,9 @@ static int instance_entry(struct ctx *c, struct claims *cl, const struct nat *r,
 		return rc;
 	if ((flags & SIG_SLOT_INSTEAD_OF_TOKEN) || !m)
 		named = 0;
-	if (flags & SIG_METHOD_INSTANTIATION) {
-		/* The runtime leaves method instantiations out of the names it
-		 * writes (Enumerable::Select, not Select[...]): parsed past. */
-		rc = sig_u(c, &s, &v);
-		if (rc)
-			return rc;
-		if (v > ARGS_MAX)
-			return fail(c, -EINVAL, "method instantiation with %u arguments", v);
-		for (uint32_t i = 0; i < v && !rc; i++) {
-			scratch->n = 0;
-			rc = sig_type(c, &s, scratch, m, 0, REFLECTION);
-		}
-		if (rc)
-			return rc;
-	}
-	if (flags & SIG_CONSTRAINED) {
-		scratch->n = 0;
-		rc = sig_type(c, &s, scratch, m, 0, REFLECTION);
-		if (rc)
-			return rc;
-	}
-	rc = entry_index(c, r, (size_t)(s.p - c->p), &rf);
+	rc = skip_instance_parts(c, &s, flags, m, scratch);
+	if (!rc)
+		rc = entry_index(c, r, (size_t)(s.p - c->p), &rf);
 	if (rc)
 		return rc;
 	if (named) {
@@ -1448,20 +1507,43 @@ static int instance_entry(struct ctx *c, struct claims *cl, const struct nat *r,
 	return claim(c, cl, rf, named ? name : NULL, full);
 }
 
+/* The entries of one bucket of InstanceMethodEntryPoints, [pos, end):
+ * each a hash byte and an offset to the entry, relative to its own. */
+static int read_instance_bucket(struct ctx *c, struct claims *cl, const struct nat *r, size_t pos,
+				size_t end, const struct names *nb)
+{
+	int rc = 0;
+
+	while (pos < end && !rc) {
+		size_t at;
+		int32_t delta = 0;
+
+		pos++; /* the entry's low hash byte */
+		at = pos;
+		rc = nat_s(c, r, &pos, &delta);
+		if (rc)
+			break;
+		if ((delta < 0 && (size_t) - (int64_t)delta > at - r->lo) ||
+		    (delta >= 0 && (size_t)delta >= r->hi - at)) {
+			rc = fail(c, -EINVAL, "InstanceMethodEntryPoints entry out of the section");
+			break;
+		}
+		rc = instance_entry(c, cl, r, at + (ptrdiff_t)delta, nb);
+	}
+	return rc;
+}
+
 static int read_instance_entries(struct ctx *c, struct claims *cl, size_t off, uint32_t size)
 {
 	struct nat r = { off, off + size };
 	size_t base;
 	uint32_t n_buckets;
 	unsigned w;
-	struct sb *owner = malloc(sizeof(*owner)), *name = malloc(sizeof(*name));
-	struct sb *full = c->flags & TR_R2R_SIGNATURES ? malloc(sizeof(*full)) : NULL;
-	int rc = 0;
+	struct names nb = { 0 };
+	int rc = names_alloc(c, &nb, 1);
 
-	if (!owner || !name || (!full && (c->flags & TR_R2R_SIGNATURES))) {
-		rc = fail(c, -ENOMEM, "out of memory");
+	if (rc)
 		goto out;
-	}
 	/* NativeHashtable: a header byte (log2 of the bucket count, the width
 	 * of bucket offsets), the bucket offsets, then per bucket entries of
 	 * a hash byte and a relative offset to the entry. */
@@ -1485,33 +1567,15 @@ static int read_instance_entries(struct ctx *c, struct claims *cl, size_t off, u
 		const uint8_t *b = c->p + base + (size_t)i * w;
 		uint32_t start = w == 1 ? b[0] : w == 2 ? rd16(b) : rd32(b);
 		uint32_t end = w == 1 ? b[1] : w == 2 ? rd16(b + w) : rd32(b + w);
-		size_t pos = base + start;
 
 		if (start > end || end > r.hi - base) {
 			rc = fail(c, -EINVAL, "InstanceMethodEntryPoints bucket %u out of the section", i);
 			break;
 		}
-		while (pos < base + end && !rc) {
-			size_t at;
-			int32_t delta = 0;
-
-			pos++; /* the entry's low hash byte */
-			at = pos;
-			rc = nat_s(c, &r, &pos, &delta);
-			if (rc)
-				break;
-			if ((delta < 0 && (size_t)-(int64_t)delta > at - r.lo) ||
-			    (delta >= 0 && (size_t)delta >= r.hi - at)) {
-				rc = fail(c, -EINVAL, "InstanceMethodEntryPoints entry out of the section");
-				break;
-			}
-			rc = instance_entry(c, cl, &r, at + (ptrdiff_t)delta, owner, name, full);
-		}
+		rc = read_instance_bucket(c, cl, &r, base + start, base + end, &nb);
 	}
 out:
-	free(owner);
-	free(name);
-	free(full);
+	names_free(&nb);
 	return rc;
 }
 
@@ -1531,9 +1595,6 @@ static int cmp_method(const void *a, const void *b)
 	return x->start_rva < y->start_rva ? -1 : x->start_rva > y->start_rva;
 }
 
-/* Claims become ranges: a method owns its entry RUNTIME_FUNCTION and those
- * after it up to the next entry point (its funclets: crossgen2 places them
- * right after the main body). */
 /* Where RUNTIME_FUNCTION k's code lies, [*b, *e).  arm64's length is the
  * unwind data's FunctionLength (in instructions, 4 bytes each): packed in
  * the UnwindData word itself when its low two bits are not 0 (11 bits from
@@ -1570,6 +1631,53 @@ static int rf_range(struct ctx *c, size_t rf_off, uint32_t k, uint32_t *b, uint3
 	return 0;
 }
 
+/* Claims become ranges: a method owns its entry RUNTIME_FUNCTION and those
+ * after it up to the next entry point (its funclets: crossgen2 places them
+ * right after the main body).  The range of claim i, the first of those
+ * on its RUNTIME_FUNCTION. */
+static int claim_range(struct ctx *c, const struct claims *cl, size_t i, size_t rf_off,
+		       uint32_t *start, uint32_t *end)
+{
+	uint32_t first = cl->v[i].rf, last = cl->n_rf;
+
+	for (size_t j = i + 1; j < cl->n; j++)
+		if (cl->v[j].rf != first) {
+			last = cl->v[j].rf;
+			break;
+		}
+	*start = rd32(c->p + rf_off + (size_t)first * c->rf_size);
+	*end = 0;
+	for (uint32_t k = first; k < last; k++) {
+		uint32_t b = 0, e = 0;
+		int rc = rf_range(c, rf_off, k, &b, &e);
+
+		if (rc)
+			return rc;
+		if (b >= *start && e > *end)
+			*end = e;
+	}
+	return 0;
+}
+
+/* Disjoint: a range stops where the next method (named or not) starts;
+ * of two methods at one address the first sorted stays.  The methods
+ * left of the n sorted ones. */
+static size_t make_disjoint(struct tr_r2r_method *v, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (k && v[k - 1].start_rva == v[i].start_rva)
+			continue;
+		v[k++] = v[i];
+	}
+	n = k;
+	for (size_t i = 0; i + 1 < n; i++)
+		if (v[i].end_rva > v[i + 1].start_rva)
+			v[i].end_rva = v[i + 1].start_rva;
+	return n;
+}
+
 static int build_table(struct ctx *c, struct claims *cl, size_t rf_off, struct tr_r2r *out)
 {
 	size_t n = 0;
@@ -1580,25 +1688,14 @@ static int build_table(struct ctx *c, struct claims *cl, size_t rf_off, struct t
 	if (!out->v)
 		return fail(c, -ENOMEM, "out of memory");
 	for (size_t i = 0; i < cl->n; i++) {
-		uint32_t first = cl->v[i].rf, last = cl->n_rf, start, end = 0;
+		uint32_t start, end;
+		int rc;
 
-		if (i && cl->v[i - 1].rf == first)
+		if (i && cl->v[i - 1].rf == cl->v[i].rf)
 			continue; /* one code, two entries: the first found names it */
-		for (size_t j = i + 1; j < cl->n; j++)
-			if (cl->v[j].rf != first) {
-				last = cl->v[j].rf;
-				break;
-			}
-		start = rd32(c->p + rf_off + (size_t)first * c->rf_size);
-		for (uint32_t k = first; k < last; k++) {
-			uint32_t b = 0, e = 0;
-			int rc = rf_range(c, rf_off, k, &b, &e);
-
-			if (rc)
-				return rc;
-			if (b >= start && e > end)
-				end = e;
-		}
+		rc = claim_range(c, cl, i, rf_off, &start, &end);
+		if (rc)
+			return rc;
 		if (cl->v[i].name < 0 || end <= start)
 			continue;
 		out->v[n].start_rva = start;
@@ -1609,21 +1706,7 @@ static int build_table(struct ctx *c, struct claims *cl, size_t rf_off, struct t
 		n++;
 	}
 	qsort(out->v, n, sizeof(*out->v), cmp_method);
-	/* Disjoint: a range stops where the next method (named or not) starts;
-	 * of two methods at one address the first sorted stays. */
-	{
-		size_t k = 0;
-
-		for (size_t i = 0; i < n; i++) {
-			if (k && out->v[k - 1].start_rva == out->v[i].start_rva)
-				continue;
-			out->v[k++] = out->v[i];
-		}
-		n = k;
-	}
-	for (size_t i = 0; i + 1 < n; i++)
-		if (out->v[i].end_rva > out->v[i + 1].start_rva)
-			out->v[i].end_rva = out->v[i + 1].start_rva;
+	n = make_disjoint(out->v, n);
 	out->n = n;
 	out->names = c->names;
 	c->names = NULL;
@@ -1685,6 +1768,81 @@ static int read_fd(int fd, uint8_t **buf, size_t *len, char *why, size_t why_len
 	return 0;
 }
 
+/* The file name of component k: its AssemblyRef's name and ".dll".
+ * Reasons go to s. */
+static int component_file(struct ctx *c, struct ctx *s, uint32_t k, char *file, size_t file_len)
+{
+	const char *asm_name = "";
+	int rc = get_str(s, &c->self, col(&c->self, 0x23, k + 1, 6), &asm_name);
+
+	if (rc)
+		return rc;
+	/* The name comes from the image: a file name, nothing that walks the
+	 * directory tree. */
+	if (!asm_name[0] || asm_name[0] == '.' || strchr(asm_name, '/') || strlen(asm_name) > 200)
+		return fail(s, -EINVAL, "component assembly name \"%.64s\" is not a file name",
+			    asm_name);
+	snprintf(file, file_len, "%s.dll", asm_name);
+	return 0;
+}
+
+/* A component's file, opened through c->open_component, read whole into
+ * *buf.  Reasons go to s. */
+static int read_component(struct ctx *c, struct ctx *s, const char *file, uint8_t **buf,
+			  size_t *len)
+{
+	int fd = c->open_component(c->open_arg, file), rc;
+
+	if (fd < 0)
+		return fail(s, fd, "component %s: %s", file, strerror(-fd));
+	rc = read_fd(fd, buf, len, NULL, 0);
+	close(fd);
+	if (rc)
+		return fail(s, rc, "component %s: %s", file, strerror(-rc));
+	return 0;
+}
+
+/* A copy of the metadata of the PE image s reads, into m->own (*size
+ * bytes): the rest of the image is not kept. */
+static int copy_metadata(struct ctx *s, struct md *m, uint32_t *size)
+{
+	size_t cli, md;
+	uint32_t cli_rva, cli_size, md_rva;
+	uint16_t machine;
+	int rc = read_pe(s, &cli_rva, &cli_size, &machine);
+
+	if (!rc)
+		rc = rva_span(s, cli_rva, 72, &cli, "the CLI header");
+	if (!rc) {
+		md_rva = rd32(s->p + cli + 8);
+		*size = rd32(s->p + cli + 12);
+		rc = rva_span(s, md_rva, *size, &md, "the metadata");
+	}
+	if (!rc && !(m->own = malloc(*size ? *size : 1)))
+		rc = -ENOMEM;
+	if (!rc)
+		memcpy(m->own, s->p + md, *size);
+	return rc;
+}
+
+/* Whether component k's module MVID is the one the composite image lists
+ * for it: 0, or -EINVAL or -ESTALE with the reason in s. */
+static int check_mvid(struct ctx *c, struct ctx *s, const struct md *m, uint32_t k,
+		      const char *file)
+{
+	uint32_t guid = m->t[T_MODULE].rows ? col(m, T_MODULE, 1, 2) : 0;
+
+	if (!guid || guid > m->guid_len / 16)
+		return fail(s, -EINVAL, "component %s: no module MVID", file);
+	if (memcmp(m->p + m->guid_off + (size_t)(guid - 1) * 16,
+		   c->p + c->mvids_off + (size_t)k * 16, 16) != 0)
+		return fail(s, -ESTALE,
+			    "component %s is not the assembly the composite image was compiled "
+			    "with (another MVID)",
+			    file);
+	return 0;
+}
+
 /* Component k of a composite image: its file (the manifest's AssemblyRef
  * k + 1, the components coming first there, as the runtime's NativeImage
  * reads them), beside the composite file, read once; its metadata is kept,
@@ -1695,52 +1853,23 @@ static const struct md *load_component(struct ctx *c, uint32_t k)
 {
 	struct md *m = &c->comp[k];
 	struct ctx s = { .why = c->comp_why, .why_len = sizeof(c->comp_why) };
-	const char *asm_name = "";
 	char file[256];
 	uint8_t *buf = NULL;
-	size_t len, cli, md;
-	uint32_t cli_rva, cli_size, md_rva, md_size, guid;
-	uint16_t machine;
-	int fd, rc;
+	size_t len;
+	uint32_t md_size = 0;
+	int rc;
 
 	if (m->state)
 		return m->state > 0 ? m : NULL;
 	m->state = -1;
-	rc = get_str(&s, &c->self, col(&c->self, 0x23, k + 1, 6), &asm_name);
+	rc = component_file(c, &s, k, file, sizeof(file));
+	if (!rc)
+		rc = read_component(c, &s, file, &buf, &len);
 	if (rc)
 		return NULL;
-	/* The name comes from the image: a file name, nothing that walks the
-	 * directory tree. */
-	if (!asm_name[0] || asm_name[0] == '.' || strchr(asm_name, '/') || strlen(asm_name) > 200) {
-		fail(&s, -EINVAL, "component assembly name \"%.64s\" is not a file name", asm_name);
-		return NULL;
-	}
-	snprintf(file, sizeof(file), "%s.dll", asm_name);
-	fd = c->open_component(c->open_arg, file);
-	if (fd < 0) {
-		fail(&s, fd, "component %s: %s", file, strerror(-fd));
-		return NULL;
-	}
-	rc = read_fd(fd, &buf, &len, NULL, 0);
-	close(fd);
-	if (rc) {
-		fail(&s, rc, "component %s: %s", file, strerror(-rc));
-		return NULL;
-	}
 	s.p = buf;
 	s.len = len;
-	rc = read_pe(&s, &cli_rva, &cli_size, &machine);
-	if (!rc)
-		rc = rva_span(&s, cli_rva, 72, &cli, "the CLI header");
-	if (!rc) {
-		md_rva = rd32(buf + cli + 8);
-		md_size = rd32(buf + cli + 12);
-		rc = rva_span(&s, md_rva, md_size, &md, "the metadata");
-	}
-	if (!rc && !(m->own = malloc(md_size ? md_size : 1)))
-		rc = -ENOMEM;
-	if (!rc)
-		memcpy(m->own, buf + md, md_size);
+	rc = copy_metadata(&s, m, &md_size);
 	free(buf);
 	free(s.sec);
 	s.p = NULL;
@@ -1756,19 +1885,8 @@ static const struct md *load_component(struct ctx *c, uint32_t k)
 	m->asm_name = "?";
 	if (m->t[0x20].rows && get_str(&s, m, col(m, 0x20, 1, 7), &m->asm_name))
 		return NULL;
-	if (c->mvids_off) {
-		guid = m->t[T_MODULE].rows ? col(m, T_MODULE, 1, 2) : 0;
-		if (!guid || guid > m->guid_len / 16) {
-			fail(&s, -EINVAL, "component %s: no module MVID", file);
-			return NULL;
-		}
-		if (memcmp(m->p + m->guid_off + (size_t)(guid - 1) * 16, c->p + c->mvids_off + (size_t)k * 16,
-			   16) != 0) {
-			fail(&s, -ESTALE, "component %s is not the assembly the composite image was compiled "
-				"with (another MVID)", file);
-			return NULL;
-		}
-	}
+	if (c->mvids_off && check_mvid(c, &s, m, k, file))
+		return NULL;
 	m->state = 1;
 	return m;
 }
