@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/vec.h"
 #include "lines.h"
 
 struct rp_lines {
@@ -51,41 +52,46 @@ static int lines_open(struct rp_archive *ar, const char *entry, struct rp_lines 
 	return 0;
 }
 
-/* 1 with *line set, 0 at the end, -EIO or -ENOMEM. */
+/* More of the entry in buf when all of it was used: 1 when there is some
+ * to read, 0 at the end, -EIO or -EFBIG. */
+static int lines_fill(struct rp_lines *r)
+{
+	zip_int64_t got;
+
+	if (r->pos < r->len)
+		return 1;
+	if (r->eof)
+		return 0;
+	got = zip_fread(r->zf, r->buf, sizeof(r->buf));
+	if (got < 0) {
+		rp_archive_set_zip_error(r->ar, r->entry, zip_file_get_error(r->zf));
+		return -EIO;
+	}
+	/* The stated size was checked: this is for one that lies. */
+	r->inflated += (uint64_t)got;
+	if (r->inflated > r->ar->max_size) {
+		rp_archive_set_too_big(r->ar, r->entry, 0);
+		return -EFBIG;
+	}
+	if (got == 0) {
+		r->eof = 1;
+		return 0;
+	}
+	r->pos = 0;
+	r->len = (size_t)got;
+	return 1;
+}
+
+/* 1 with *line set, 0 at the end, -EIO, -EFBIG or -ENOMEM. */
 static int lines_next(struct rp_lines *r, char **line)
 {
 	size_t n = 0;
-	int too_long = 0;
+	int too_long = 0, ret;
 
-	for (;;) {
-		char *nl;
-		size_t chunk;
+	while ((ret = lines_fill(r)) > 0) {
+		char *nl = memchr(r->buf + r->pos, '\n', r->len - r->pos), *grown;
+		size_t chunk = (nl ? (size_t)(nl - r->buf) : r->len) - r->pos;
 
-		if (r->pos == r->len) {
-			zip_int64_t got;
-
-			if (r->eof)
-				break;
-			got = zip_fread(r->zf, r->buf, sizeof(r->buf));
-			if (got < 0) {
-				rp_archive_set_zip_error(r->ar, r->entry, zip_file_get_error(r->zf));
-				return -EIO;
-			}
-			/* The stated size was checked: this is for one that lies. */
-			r->inflated += (uint64_t)got;
-			if (r->inflated > r->ar->max_size) {
-				rp_archive_set_too_big(r->ar, r->entry, 0);
-				return -EFBIG;
-			}
-			if (got == 0) {
-				r->eof = 1;
-				break;
-			}
-			r->pos = 0;
-			r->len = (size_t)got;
-		}
-		nl = memchr(r->buf + r->pos, '\n', r->len - r->pos);
-		chunk = (nl ? (size_t)(nl - r->buf) : r->len) - r->pos;
 		if (too_long || n + chunk > RP_LINE_MAX) {
 			/* Read on to its end without keeping it. */
 			too_long = 1;
@@ -98,30 +104,28 @@ static int lines_next(struct rp_lines *r, char **line)
 			}
 			continue;
 		}
-		if (n + chunk + 1 > r->cap) {
-			size_t ncap = (n + chunk + 1) * 2;
-			char *grown = realloc(r->line, ncap);
-
-			if (!grown)
-				return -ENOMEM;
-			r->line = grown;
-			r->cap = ncap;
-		}
+		grown = tr_vec_grow(r->line, &r->cap, n + chunk + 1, 1, 256);
+		if (!grown)
+			return -ENOMEM;
+		r->line = grown;
 		memcpy(r->line + n, r->buf + r->pos, chunk);
 		n += chunk;
 		r->pos += chunk;
 		if (nl) {
 			r->pos++;
-			r->line[n] = '\0';
-			goto done;
+			break;
 		}
 	}
-	if (too_long)
-		r->skipped++;
-	if (n == 0 || too_long)
-		return 0;
+	if (ret < 0)
+		return ret;
+	/* At the end: a last line without its newline is a line. */
+	if (ret == 0) {
+		if (too_long)
+			r->skipped++;
+		if (n == 0 || too_long)
+			return 0;
+	}
 	r->line[n] = '\0';
-done:
 	if (n && r->line[n - 1] == '\r')
 		r->line[n - 1] = '\0';
 	*line = r->line;

@@ -264,35 +264,82 @@ static const char *shared_refusal(struct tr_jit *j, const struct stat *st, char 
 	return NULL;
 }
 
-static void refresh_source(struct tr_jit *j, struct tr_jit_source *src, struct tr_arena *arena)
+/* The source opened as a file its process may have written: -1 when it
+ * is not there (yet, or any more) or was refused for good. */
+static int open_source(struct tr_jit *j, struct tr_jit_source *src, struct tr_untrusted *u)
 {
-	struct tr_untrusted u;
 	char why[256];
 	int fd;
 
 	fd = tr_untrusted_open(src->root_pid > 0 ? src->root_pid : 0, src->path, TR_JIT_MAX_SIZE,
-			       &u);
+			       u);
 	/* A runtime writes its maps itself: a file of another user (root's,
 	 * mounted in over its /tmp) would name frames after what that process
 	 * may not read.  Our own staged copies (root_pid 0) are ours. */
 	if (src->root_pid > 0)
-		fd = tr_untrusted_owned(src->root_pid, fd, &u);
+		fd = tr_untrusted_owned(src->root_pid, fd, u);
 	if (fd < 0) {
 		/* Not there (yet, or any more: the process is gone): look again
 		 * later.  A link, a FIFO, a device or a file too big: never. */
-		if (u.refusal != TR_REFUSED_NONE)
-			refuse(src, tr_untrusted_explain(&u, fd, why, sizeof(why)));
-		return;
+		if (u->refusal != TR_REFUSED_NONE)
+			refuse(src, tr_untrusted_explain(u, fd, why, sizeof(why)));
+		return -1;
 	}
 	if (src->root_pid > 0 && j->shared) {
-		const char *why_shared = shared_refusal(j, &u.st, why, sizeof(why));
+		const char *why_shared = shared_refusal(j, &u->st, why, sizeof(why));
 
 		if (why_shared) {
 			close(fd);
 			refuse(src, why_shared);
-			return;
+			return -1;
 		}
 	}
+	return fd;
+}
+
+/* Parses buf[got] read at src->offset: the bytes of whole records or
+ * lines it used (0: wait for more), the source refused when the bytes
+ * cannot be what it claims. */
+static size_t parse_chunk(struct tr_jit *j, struct tr_jit_source *src, const unsigned char *buf,
+			  size_t got, struct tr_arena *arena)
+{
+	uint32_t before = j->seq;
+	char why[256];
+	size_t used;
+
+	if (src->kind == TR_JIT_UNKNOWN && src->offset == 0)
+		detect_kind(src, buf, got);
+	if (src->broken) {
+		refuse(src, src->broken);
+		return 0;
+	}
+	if (src->kind == TR_JIT_UNKNOWN)
+		return 0;
+	used = src->kind == TR_JIT_JITDUMP ? parse_jitdump(j, src, buf, got, arena)
+					   : parse_perfmap(j, (const char *)buf, got, arena);
+	if (src->broken) {
+		refuse(src, src->broken);
+	} else if (!used && got == JIT_CHUNK) {
+		snprintf(why, sizeof(why), "no %s ends in its first %u MiB past offset %llu",
+			 src->kind == TR_JIT_JITDUMP ? "record" : "line", JIT_CHUNK >> 20,
+			 (unsigned long long)src->offset);
+		refuse(src, why);
+	} else if (src->kind == TR_JIT_PERFMAP && src->offset == 0 && used && j->seq == before &&
+		   !src->parsed) {
+		refuse(src, "not a perf map: no line reads \"START SIZE name\" (hex)");
+	}
+	if (j->seq != before)
+		src->parsed = 1;
+	return used;
+}
+
+static void refresh_source(struct tr_jit *j, struct tr_jit_source *src, struct tr_arena *arena)
+{
+	struct tr_untrusted u;
+	int fd = open_source(j, src, &u);
+
+	if (fd < 0)
+		return;
 	if ((uint64_t)u.st.st_size < src->offset)
 		src->offset = src->seen_size = 0; /* rewritten from scratch: read it again */
 	/* Only what was appended since the last look is worth reading: a
@@ -304,39 +351,15 @@ static void refresh_source(struct tr_jit *j, struct tr_jit_source *src, struct t
 	src->seen_size = (uint64_t)u.st.st_size;
 	while ((uint64_t)u.st.st_size > src->offset && !src->refused) {
 		unsigned char *buf;
-		size_t got, used = 0;
-		uint32_t before = j->seq;
+		size_t got, used;
 		int ret = tr_read_at_most(fd, src->offset, JIT_CHUNK, &buf, &got);
 
 		if (ret < 0 || !got)
 			break;
-		if (src->kind == TR_JIT_UNKNOWN && src->offset == 0)
-			detect_kind(src, buf, got);
-		if (src->broken) {
-			refuse(src, src->broken);
-		} else if (src->kind == TR_JIT_UNKNOWN) {
-			used = 0;
-		} else {
-			used = src->kind == TR_JIT_JITDUMP
-				       ? parse_jitdump(j, src, buf, got, arena)
-				       : parse_perfmap(j, (const char *)buf, got, arena);
-			if (src->broken) {
-				refuse(src, src->broken);
-			} else if (!used && got == JIT_CHUNK) {
-				snprintf(why, sizeof(why), "no %s ends in its first %u MiB past "
-					 "offset %llu", src->kind == TR_JIT_JITDUMP ? "record" : "line",
-					 JIT_CHUNK >> 20, (unsigned long long)src->offset);
-				refuse(src, why);
-			} else if (src->kind == TR_JIT_PERFMAP && src->offset == 0 && used &&
-				   j->seq == before && !src->parsed) {
-				refuse(src, "not a perf map: no line reads \"START SIZE name\" (hex)");
-			}
-			if (j->seq != before)
-				src->parsed = 1;
-			src->offset += used;
-			if (src->root_pid > 0 && j->shared)
-				j->shared->read += used;
-		}
+		used = parse_chunk(j, src, buf, got, arena);
+		src->offset += used;
+		if (src->root_pid > 0 && j->shared)
+			j->shared->read += used;
 		free(buf);
 		if (!used || got < JIT_CHUNK)
 			break; /* what is left is being written */
