@@ -636,30 +636,21 @@ int tr_flamegraph_write(FILE *folded, FILE *svg, const char *title, const char *
 	return tr_flamegraph_write_pruned(folded, svg, title, unit, PRUNE_MIN_BYTES);
 }
 
-int tr_flamegraph_write_pruned(FILE *folded, FILE *svg, const char *title, const char *unit,
-			       long long prune_min_bytes)
+/* The folded lines as a tree under root: merged in one pass when they come
+ * sorted (as tracerig writes them), through the index else. */
+static int read_tree(FILE *folded, struct node *root, struct index *ix, long long prune_min_bytes)
 {
-	struct node *root = calloc(1, sizeof(*root));
-	struct index ix = { 0 };
 	struct sorted_build sb = { 0 };
-	struct render r = { .out = svg, .unit = unit ? unit : "samples" };
 	char *line = NULL;
 	size_t cap = 0;
 	uint64_t total = 0;
-	int height, ret = 0, sorted = 0;
+	int ret = 0, sorted = 0;
 
-	if (!root)
-		return -ENOMEM;
-	root->name = strdup("all");
-	if (!root->name) {
-		free(root);
-		return -ENOMEM;
-	}
 	if (first_pass(folded, prune_min_bytes, &total, &sorted) < 0)
 		sorted = 0;
 	sb.scale = IMAGE_WIDTH / (total ? total : 1);
 	while (getline(&line, &cap, folded) >= 0) {
-		ret = sorted ? add_sorted_line(&sb, root, line) : add_line(&ix, root, line);
+		ret = sorted ? add_sorted_line(&sb, root, line) : add_line(ix, root, line);
 		if (ret < 0)
 			break;
 	}
@@ -667,20 +658,24 @@ int tr_flamegraph_write_pruned(FILE *folded, FILE *svg, const char *title, const
 	free(sb.path);
 	free(sb.path_end);
 	free(sb.prev);
-	if (ret < 0)
-		goto out;
+	return ret;
+}
 
-	r.total = root->weight ? root->weight : 1;
-	r.scale = IMAGE_WIDTH / r.total;
-	r.depth_max = root->weight ? max_depth(root, r.scale) : 0;
-	height = PAD_TOP + (r.depth_max + 1) * FRAME_HEIGHT + PAD_BOTTOM;
+/* The SVG around the frames: size, style, script, background, and the
+ * header drawn last, over the frames (the script keeps it at the top of
+ * the window as the graph scrolls under it). */
+static void write_svg(struct render *r, struct node *root, const char *title)
+{
+	FILE *svg = r->out;
+	int height = PAD_TOP + (r->depth_max + 1) * FRAME_HEIGHT + PAD_BOTTOM;
 
-	fprintf(svg, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+	fprintf(svg,
+		"<?xml version=\"1.0\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
 		"height=\"%d\" viewBox=\"0 0 %.0f %d\" data-width=\"%.0f\" data-pad=\"%.0f\" "
 		"data-total=\"%" PRIu64 "\">\n",
-		IMAGE_WIDTH + 2 * PAD_SIDE, height, IMAGE_WIDTH + 2 * PAD_SIDE, height,
-		IMAGE_WIDTH, PAD_SIDE, r.total);
+		IMAGE_WIDTH + 2 * PAD_SIDE, height, IMAGE_WIDTH + 2 * PAD_SIDE, height, IMAGE_WIDTH,
+		PAD_SIDE, r->total);
 	fputs("<style>text { font-family: Verdana, sans-serif; font-size: 12px; fill: #000; }\n"
 	      "g.f { cursor: pointer; } g.f:hover rect { stroke: #000; stroke-width: 0.5; }\n"
 	      "#title { font-size: 17px; } .button { fill: #006; cursor: pointer; }</style>\n",
@@ -694,22 +689,44 @@ int tr_flamegraph_write_pruned(FILE *folded, FILE *svg, const char *title, const
 		fprintf(svg, "<text x=\"%.0f\" y=\"%d\" text-anchor=\"middle\">no stacks were "
 			"recorded</text>\n", (IMAGE_WIDTH + 2 * PAD_SIDE) / 2, PAD_TOP + FRAME_HEIGHT);
 	else
-		render_node(&r, root, 0, 0);
-	/* Drawn last, over the frames: the script keeps it at the top of the
-	 * window as the graph scrolls under it. */
+		render_node(r, root, 0, 0);
 	fprintf(svg, "<g id=\"header\"><rect width=\"100%%\" height=\"%d\" "
 		"fill=\"#f8f8f0\"/>\n<text id=\"title\" x=\"%.0f\" y=\"24\" text-anchor=\"middle\">",
 		PAD_TOP - 4, (IMAGE_WIDTH + 2 * PAD_SIDE) / 2);
 	put_escaped(svg, title ? title : "Flame Graph", SIZE_MAX);
-	fprintf(svg, "</text>\n<text x=\"%.0f\" y=\"44\">%" PRIu64 " %s in all</text>\n"
+	fprintf(svg,
+		"</text>\n<text x=\"%.0f\" y=\"44\">%" PRIu64 " %s in all</text>\n"
 		"<text id=\"unzoom\" class=\"button\" x=\"%.0f\" y=\"24\" style=\"opacity:0\">"
 		"Reset Zoom</text>\n<text id=\"search\" class=\"button\" x=\"%.0f\" y=\"24\" "
 		"text-anchor=\"end\">Search</text>\n</g>\n",
-		PAD_SIDE, root->weight, r.unit, PAD_SIDE, IMAGE_WIDTH + PAD_SIDE);
+		PAD_SIDE, root->weight, r->unit, PAD_SIDE, IMAGE_WIDTH + PAD_SIDE);
 	fputs("</svg>\n", svg);
-	if (ferror(svg))
-		ret = -EIO;
-out:
+}
+
+int tr_flamegraph_write_pruned(FILE *folded, FILE *svg, const char *title, const char *unit,
+			       long long prune_min_bytes)
+{
+	struct node *root = calloc(1, sizeof(*root));
+	struct index ix = { 0 };
+	struct render r = { .out = svg, .unit = unit ? unit : "samples" };
+	int ret;
+
+	if (!root)
+		return -ENOMEM;
+	root->name = strdup("all");
+	if (!root->name) {
+		free(root);
+		return -ENOMEM;
+	}
+	ret = read_tree(folded, root, &ix, prune_min_bytes);
+	if (ret == 0) {
+		r.total = root->weight ? root->weight : 1;
+		r.scale = IMAGE_WIDTH / r.total;
+		r.depth_max = root->weight ? max_depth(root, r.scale) : 0;
+		write_svg(&r, root, title);
+		if (ferror(svg))
+			ret = -EIO;
+	}
 	free(r.name_buf);
 	free(ix.slots);
 	free_tree(root);

@@ -73,25 +73,20 @@ struct section {
 	int exec;
 };
 
-/* Adds the function symbols of every section of `type`; returns how many. */
-static long add_symbols(Elf *elf, Elf64_Word type, struct tr_symtab *tab, struct tr_arena *arena)
+/* Which sections hold code (untyped symbols count only there), and where
+ * they end (a symbol without a size ends there at the latest; in code, at
+ * the end of the last code section: perf extends such a symbol to the
+ * next one, so .init's _init names the PLT's header after it, "_init+0x26"
+ * in perf script).  The table of shnum entries, *code_end set; NULL when
+ * out of memory. */
+static struct section *section_table(Elf *elf, size_t shnum, uint64_t *code_end)
 {
-	size_t shnum;
-	struct section *sec = NULL;
+	struct section *sec = calloc(shnum, sizeof(*sec));
 	Elf_Scn *scn = NULL;
-	long added = 0;
-	uint64_t code_end = 0;
 
-	if (elf_getshdrnum(elf, &shnum) != 0 || shnum == 0)
-		return 0;
-	/* Which sections hold code (untyped symbols count only there), and
-	 * where they end (a symbol without a size ends there at the latest;
-	 * in code, at the end of the last code section: perf extends such a
-	 * symbol to the next one, so .init's _init names the PLT's header
-	 * after it, "_init+0x26" in perf script). */
-	sec = calloc(shnum, sizeof(*sec));
 	if (!sec)
-		return -ENOMEM;
+		return NULL;
+	*code_end = 0;
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr shdr;
 		size_t idx = elf_ndxscn(scn);
@@ -99,11 +94,47 @@ static long add_symbols(Elf *elf, Elf64_Word type, struct tr_symtab *tab, struct
 		if (idx < shnum && gelf_getshdr(scn, &shdr)) {
 			sec[idx].exec = !!(shdr.sh_flags & SHF_EXECINSTR);
 			sec[idx].end = shdr.sh_addr + shdr.sh_size;
-			if (sec[idx].exec && sec[idx].end > code_end)
-				code_end = sec[idx].end;
+			if (sec[idx].exec && sec[idx].end > *code_end)
+				*code_end = sec[idx].end;
 		}
 	}
-	scn = NULL;
+	return sec;
+}
+
+/* A symbol's name when it names code: functions, and untyped symbols in
+ * code sections; NULL for what names nothing a frame could be in. */
+static const char *code_symbol_name(Elf *elf, Elf64_Word strtab, const GElf_Sym *s,
+				    const struct section *sec, size_t shnum)
+{
+	int st_type = GELF_ST_TYPE(s->st_info);
+	const char *name;
+
+	if (s->st_shndx == SHN_UNDEF || s->st_shndx >= shnum || !s->st_value)
+		return NULL;
+	if (st_type != STT_FUNC && st_type != STT_GNU_IFUNC &&
+	    !(st_type == STT_NOTYPE && sec[s->st_shndx].exec))
+		return NULL;
+	name = elf_strptr(elf, strtab, s->st_name);
+	/* Empty names, ARM/AArch64 mapping symbols, local labels. */
+	if (!name || !name[0] || name[0] == '$' || strncmp(name, ".L", 2) == 0)
+		return NULL;
+	return name;
+}
+
+/* Adds the function symbols of every section of `type`; returns how many. */
+static long add_symbols(Elf *elf, Elf64_Word type, struct tr_symtab *tab, struct tr_arena *arena)
+{
+	size_t shnum;
+	struct section *sec;
+	Elf_Scn *scn = NULL;
+	long added = 0;
+	uint64_t code_end;
+
+	if (elf_getshdrnum(elf, &shnum) != 0 || shnum == 0)
+		return 0;
+	sec = section_table(elf, shnum, &code_end);
+	if (!sec)
+		return -ENOMEM;
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr shdr;
 		Elf_Data *data;
@@ -119,29 +150,22 @@ static long add_symbols(Elf *elf, Elf64_Word type, struct tr_symtab *tab, struct
 			GElf_Sym s;
 			const char *name;
 			char *copy;
-			int st_type, bind;
+			int bind;
 			uint32_t prio;
 
 			if (!gelf_getsym(data, (int)i, &s))
 				break;
-			st_type = GELF_ST_TYPE(s.st_info);
-			bind = GELF_ST_BIND(s.st_info);
-			if (s.st_shndx == SHN_UNDEF || s.st_shndx >= shnum || !s.st_value)
-				continue;
-			if (st_type != STT_FUNC && st_type != STT_GNU_IFUNC &&
-			    !(st_type == STT_NOTYPE && sec[s.st_shndx].exec))
-				continue;
-			name = elf_strptr(elf, shdr.sh_link, s.st_name);
-			/* Empty names, ARM/AArch64 mapping symbols, local labels. */
-			if (!name || !name[0] || name[0] == '$' || strncmp(name, ".L", 2) == 0)
+			name = code_symbol_name(elf, shdr.sh_link, &s, sec, shnum);
+			if (!name)
 				continue;
 			copy = tr_arena_strdup(arena, name); /* with its version, as perf */
 			if (!copy) {
 				free(sec);
 				return -ENOMEM;
 			}
-			prio = tr_symtab_alias_prio(st_type != STT_NOTYPE, bind == STB_WEAK,
-						    bind == STB_GLOBAL, copy);
+			bind = GELF_ST_BIND(s.st_info);
+			prio = tr_symtab_alias_prio(GELF_ST_TYPE(s.st_info) != STT_NOTYPE,
+						    bind == STB_WEAK, bind == STB_GLOBAL, copy);
 			if ((s.st_size ? tr_symtab_add(tab, s.st_value, s.st_size, copy, prio)
 				       : tr_symtab_add_unsized(tab, s.st_value,
 							       sec[s.st_shndx].exec ? code_end
