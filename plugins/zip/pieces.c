@@ -143,15 +143,82 @@ static int deflate_range(int level, int in_fd, uint64_t off, uint64_t len, int o
 	return ret;
 }
 
+/* Opens the staged file (into *in_fd), the deflated middle if there is one,
+ * and the file for the head and tail; NULL, or why not. */
+static const char *open_pieces(struct pieces *p, const char *path,
+			       const struct tracerig_streamed *sd, int *in_fd)
+{
+	char dir[PATH_MAX];
+	const char *slash, *beside;
+
+	beside = sd ? sd->path : path;
+	slash = strrchr(beside, '/');
+	if (!slash || (size_t)(slash - beside) >= sizeof(dir))
+		return "bad file name";
+	memcpy(dir, beside, (size_t)(slash - beside));
+	dir[slash - beside] = '\0';
+	/* O_NONBLOCK: a FIFO put in its place must not hang the packaging. */
+	*in_fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (sd)
+		p->mid_fd = open(sd->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	/* The head and tail next to the middle (or the file); unnamed, gone
+	 * when closed. */
+	p->ends_fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (*in_fd < 0 || (sd && p->mid_fd < 0) || p->ends_fd < 0)
+		return strerror(errno);
+	return NULL;
+}
+
+/* Checks the staged file is still the one the middle was deflated from
+ * (without a middle, *sd becomes the whole file) and takes its size and
+ * mtime; NULL, or why not. */
+static const char *check_staged(struct pieces *p, int in_fd, const struct tracerig_streamed **sd)
+{
+	static const struct tracerig_streamed whole = { .path = NULL };
+	struct stat st, ms = { .st_size = 0 };
+
+	if (fstat(in_fd, &st) < 0 || (*sd && fstat(p->mid_fd, &ms) < 0))
+		return strerror(errno);
+	if (!S_ISREG(st.st_mode))
+		return "not a regular file";
+	if (!*sd)
+		*sd = &whole;
+	else if ((uint64_t)st.st_dev != (*sd)->dev || (uint64_t)st.st_ino != (*sd)->ino)
+		return "the staged file was replaced";
+	if ((uint64_t)st.st_size < (*sd)->to || (*sd)->from > (*sd)->to)
+		return "the staged file shrank";
+	if ((uint64_t)ms.st_size < (*sd)->comp_size)
+		return "the deflated part is short";
+	p->size = (uint64_t)st.st_size;
+	p->mtime = st.st_mtime;
+	return NULL;
+}
+
+/* Deflates the head and tail around the middle and works out the entry's
+ * CRC and deflated size; 0 or -errno. */
+static int deflate_ends(struct pieces *p, int level, int in_fd, const struct tracerig_streamed *sd)
+{
+	uint32_t head_crc, tail_crc;
+	int ret;
+
+	p->mid_len = sd->comp_size;
+	ret = deflate_range(level, in_fd, 0, sd->from, p->ends_fd, 0, &p->head_len, &head_crc);
+	if (!ret)
+		ret = deflate_range(level, in_fd, sd->to, p->size - sd->to, p->ends_fd, 1,
+				    &p->tail_len, &tail_crc);
+	if (ret < 0)
+		return ret;
+	p->crc = (uint32_t)crc32_combine(head_crc, sd->crc, (z_off_t)(sd->to - sd->from));
+	p->crc = (uint32_t)crc32_combine(p->crc, tail_crc, (z_off_t)(p->size - sd->to));
+	p->comp_size = p->head_len + p->mid_len + p->tail_len;
+	return 0;
+}
+
 zip_source_t *zp_pieces_source(zip_t *za, int level, const char *path,
 			       const struct tracerig_streamed *sd, const char **why)
 {
-	static const struct tracerig_streamed whole = { .path = NULL };
 	struct pieces *p = calloc(1, sizeof(*p));
-	struct stat st, ms = { .st_size = 0 };
-	uint32_t head_crc, tail_crc;
-	char dir[PATH_MAX];
-	const char *slash, *beside;
+	const char *err;
 	zip_source_t *src;
 	int in_fd = -1, ret;
 
@@ -160,61 +227,18 @@ zip_source_t *zp_pieces_source(zip_t *za, int level, const char *path,
 		return NULL;
 	zip_error_init(&p->error);
 	p->ends_fd = p->mid_fd = -1;
-	beside = sd ? sd->path : path;
-	slash = strrchr(beside, '/');
-	if (!slash || (size_t)(slash - beside) >= sizeof(dir)) {
-		*why = "bad file name";
+	err = open_pieces(p, path, sd, &in_fd);
+	if (!err)
+		err = check_staged(p, in_fd, &sd);
+	if (err) {
+		*why = err;
 		goto fail;
 	}
-	memcpy(dir, beside, (size_t)(slash - beside));
-	dir[slash - beside] = '\0';
-	/* O_NONBLOCK: a FIFO put in its place must not hang the packaging. */
-	in_fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (sd)
-		p->mid_fd = open(sd->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	/* The head and tail next to the middle (or the file); unnamed, gone
-	 * when closed. */
-	p->ends_fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (in_fd < 0 || (sd && p->mid_fd < 0) || p->ends_fd < 0) {
-		*why = strerror(errno);
-		goto fail;
-	}
-	if (fstat(in_fd, &st) < 0 || (sd && fstat(p->mid_fd, &ms) < 0)) {
-		*why = strerror(errno);
-		goto fail;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		*why = "not a regular file";
-		goto fail;
-	}
-	if (!sd) {
-		sd = &whole;
-	} else if ((uint64_t)st.st_dev != sd->dev || (uint64_t)st.st_ino != sd->ino) {
-		*why = "the staged file was replaced";
-		goto fail;
-	}
-	if ((uint64_t)st.st_size < sd->to || sd->from > sd->to) {
-		*why = "the staged file shrank";
-		goto fail;
-	}
-	if ((uint64_t)ms.st_size < sd->comp_size) {
-		*why = "the deflated part is short";
-		goto fail;
-	}
-	p->size = (uint64_t)st.st_size;
-	p->mtime = st.st_mtime;
-	p->mid_len = sd->comp_size;
-	ret = deflate_range(level, in_fd, 0, sd->from, p->ends_fd, 0, &p->head_len, &head_crc);
-	if (!ret)
-		ret = deflate_range(level, in_fd, sd->to, p->size - sd->to, p->ends_fd, 1,
-				    &p->tail_len, &tail_crc);
+	ret = deflate_ends(p, level, in_fd, sd);
 	if (ret < 0) {
 		*why = strerror(-ret);
 		goto fail;
 	}
-	p->crc = (uint32_t)crc32_combine(head_crc, sd->crc, (z_off_t)(sd->to - sd->from));
-	p->crc = (uint32_t)crc32_combine(p->crc, tail_crc, (z_off_t)(p->size - sd->to));
-	p->comp_size = p->head_len + p->mid_len + p->tail_len;
 	close(in_fd);
 	src = zip_source_function(za, pieces_cb, p);
 	if (!src) {
@@ -228,4 +252,3 @@ fail:
 	pieces_free(p);
 	return NULL;
 }
-

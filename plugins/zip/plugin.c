@@ -185,12 +185,9 @@ static int add_entry(void *arg, const char *name, const char *path, uint64_t siz
 	return 0;
 }
 
-static int zip_flush(void *state, struct tracerig_archive *ar)
+/* Opens the archive's file; the fd, or -errno (logged). */
+static int open_output(struct zip_packager *z, const char *out)
 {
-	struct zip_packager *z = state;
-	const char *out = z->svc->archive_output(ar);
-	zip_source_t *src;
-	zip_error_t zerr;
 	struct stat st;
 	int fd, ret;
 
@@ -209,6 +206,16 @@ static int zip_flush(void *state, struct tracerig_archive *ar)
 			close(fd);
 		return ret;
 	}
+	return fd;
+}
+
+/* Opens z->za on fd, empty; 0 or -errno (logged). */
+static int open_archive(struct zip_packager *z, int fd, const char *out)
+{
+	zip_source_t *src;
+	zip_error_t zerr;
+	int ret;
+
 	zip_error_init(&zerr);
 	src = zo_file_source(fd, &zerr);
 	z->za = src ? zip_open_from_source(src, ZIP_CREATE | ZIP_TRUNCATE, &zerr) : NULL;
@@ -219,18 +226,23 @@ static int zip_flush(void *state, struct tracerig_archive *ar)
 		zip_error_fini(&zerr);
 		if (src)
 			zip_source_free(src);
-		close(fd);
-		unlink(out);
 		return ret;
 	}
 	zip_error_fini(&zerr);
+	return 0;
+}
+
+/* Adds the archive's entries to z->za and writes it out; 0 or -errno.
+ * z->za is gone after, whatever happened. */
+static int write_entries(struct zip_packager *z, struct tracerig_archive *ar, const char *out)
+{
+	int ret;
+
 	z->ar = ar;
 	ret = z->svc->archive_foreach(ar, add_entry, z);
 	if (ret < 0) {
 		zip_discard(z->za);
 		z->za = NULL;
-		close(fd);
-		unlink(out);
 		return ret;
 	}
 	if (zip_close(z->za) < 0) {
@@ -239,22 +251,51 @@ static int zip_flush(void *state, struct tracerig_archive *ar)
 			    zip_strerror(z->za), write_hint(ret));
 		zip_discard(z->za);
 		z->za = NULL;
-		close(fd);
-		unlink(out);
 		return ret;
 	}
 	z->za = NULL;
+	return 0;
+}
+
+/* Keeps the written archive private and counts its size; 0 or -errno. */
+static int seal_output(struct zip_packager *z, int fd, const char *out)
+{
+	struct stat st;
+	int ret;
+
 	if (fstat(fd, &st) == 0) {
 		if ((st.st_mode & 0777) != 0600 && fchmod(fd, 0600) < 0) {
 			ret = -errno;
 			z->svc->log(z->ctx, TRACERIG_LOG_ERROR, "cannot make %s private: %s", out,
 				    strerror(errno));
-			close(fd);
 			return ret;
 		}
 		z->svc->counter_set(z->ctx, "bytes_out", (uint64_t)st.st_size);
 	}
+	return 0;
+}
+
+static int zip_flush(void *state, struct tracerig_archive *ar)
+{
+	struct zip_packager *z = state;
+	const char *out = z->svc->archive_output(ar);
+	int fd, ret;
+
+	fd = open_output(z, out);
+	if (fd < 0)
+		return fd;
+	ret = open_archive(z, fd, out);
+	if (!ret)
+		ret = write_entries(z, ar, out);
+	if (ret < 0) {
+		close(fd);
+		unlink(out);
+		return ret;
+	}
+	ret = seal_output(z, fd, out);
 	close(fd);
+	if (ret < 0)
+		return ret;
 	z->svc->counter_set(z->ctx, "entries", z->entries);
 	z->svc->counter_set(z->ctx, "bytes_in", z->bytes_in);
 	z->svc->counter_set(z->ctx, "streamed_entries", z->streamed_entries);
