@@ -578,28 +578,67 @@ static int mmap2_maps_exec_file(const struct pc_collector *c, const struct perf_
 	return (prot & PROT_EXEC) && name[0] == '/' && strncmp(name, "//anon", 6) != 0;
 }
 
+static void count_sample(struct pc_collector *c, const struct perf_event_header *h)
+{
+	const uint32_t *u32 = (const uint32_t *)(h + 1);
+
+	c->counts.samples++;
+	/* id, ip, then pid/tid */
+	if (h->size >= sizeof(*h) + 24)
+		note_pid(c, (pid_t)u32[4], 0);
+	/* ... then time (every event has PERF_SAMPLE_TIME) */
+	if (h->size >= sizeof(*h) + 32) {
+		uint64_t t = ((const uint64_t *)(h + 1))[3];
+
+		if (!c->counts.first_sample_ns || t < c->counts.first_sample_ns)
+			c->counts.first_sample_ns = t;
+		if (t > c->counts.last_sample_ns)
+			c->counts.last_sample_ns = t;
+	}
+}
+
+static void note_comm(struct pc_collector *c, const struct perf_event_header *h)
+{
+	const uint32_t *u32 = (const uint32_t *)(h + 1);
+
+	note_pid(c, (pid_t)u32[0], !!(h->misc & PERF_RECORD_MISC_COMM_EXEC));
+	/* The launched command's exec enabled the events: its time,
+	 * from the sample_id trailer (tid, then time), opens the window. */
+	if (!c->counts.enabled_ns && c->target.command_pid > 0 &&
+	    (pid_t)u32[0] == c->target.command_pid && (h->misc & PERF_RECORD_MISC_COMM_EXEC)) {
+		size_t tr = trailer_size(c->ev[0].attr.sample_type);
+
+		if (h->size >= sizeof(*h) + tr && tr >= 16)
+			memcpy(&c->counts.enabled_ns, (const char *)h + h->size - tr + 8, 8);
+	}
+}
+
+/* Writes a record from the rings to perf.data (and tells the observer). */
+static void write_record(struct pc_collector *c, const struct perf_event_header *h)
+{
+	int ret;
+
+	h = identify_vdso(c, rename_jitdump(c, h));
+	note_object(c, h);
+	if (c->live && h->type != PERF_RECORD_SAMPLE)
+		keep_live(c, h);
+	ret = pd_write(c->writer, h, h->size);
+	if (ret < 0 && !c->write_error) {
+		c->write_error = ret;
+		c->log_fn(c->arg, 1, "cannot write perf.data: %s (samples from now on are lost)",
+			  strerror(-ret));
+	}
+	if (ret == 0 && c->cfg.observer.record)
+		c->cfg.observer.record(c->cfg.observer.arg, pd_data_size(c->writer) - h->size, h);
+}
+
 static int on_record(void *arg, const struct perf_event_header *h)
 {
 	struct pc_collector *c = arg;
 	const uint32_t *u32 = (const uint32_t *)(h + 1);
-	int ret;
 
 	switch (h->type) {
-	case PERF_RECORD_SAMPLE:
-		c->counts.samples++;
-		/* id, ip, then pid/tid */
-		if (h->size >= sizeof(*h) + 24)
-			note_pid(c, (pid_t)u32[4], 0);
-		/* ... then time (every event has PERF_SAMPLE_TIME) */
-		if (h->size >= sizeof(*h) + 32) {
-			uint64_t t = ((const uint64_t *)(h + 1))[3];
-
-			if (!c->counts.first_sample_ns || t < c->counts.first_sample_ns)
-				c->counts.first_sample_ns = t;
-			if (t > c->counts.last_sample_ns)
-				c->counts.last_sample_ns = t;
-		}
-		break;
+	case PERF_RECORD_SAMPLE: count_sample(c, h); break;
 	case PERF_RECORD_LOST:
 		/* struct { header; u64 id, lost; } */
 		c->counts.lost += ((const uint64_t *)(h + 1))[1];
@@ -611,19 +650,7 @@ static int on_record(void *arg, const struct perf_event_header *h)
 	case PERF_RECORD_THROTTLE:
 		c->counts.throttles++;
 		break;
-	case PERF_RECORD_COMM:
-		note_pid(c, (pid_t)u32[0], !!(h->misc & PERF_RECORD_MISC_COMM_EXEC));
-		/* The launched command's exec enabled the events: its time,
-		 * from the sample_id trailer (tid, then time), opens the window. */
-		if (!c->counts.enabled_ns && c->target.command_pid > 0 &&
-		    (pid_t)u32[0] == c->target.command_pid &&
-		    (h->misc & PERF_RECORD_MISC_COMM_EXEC)) {
-			size_t tr = trailer_size(c->ev[0].attr.sample_type);
-
-			if (h->size >= sizeof(*h) + tr && tr >= 16)
-				memcpy(&c->counts.enabled_ns, (const char *)h + h->size - tr + 8, 8);
-		}
-		break;
+	case PERF_RECORD_COMM: note_comm(c, h); break;
 	case PERF_RECORD_FORK:
 		note_pid(c, (pid_t)u32[0], 0);
 		break;
@@ -639,18 +666,7 @@ static int on_record(void *arg, const struct perf_event_header *h)
 	}
 	c->counts.records++;
 	c->counts.bytes += h->size;
-	h = identify_vdso(c, rename_jitdump(c, h));
-	note_object(c, h);
-	if (c->live && h->type != PERF_RECORD_SAMPLE)
-		keep_live(c, h);
-	ret = pd_write(c->writer, h, h->size);
-	if (ret < 0 && !c->write_error) {
-		c->write_error = ret;
-		c->log_fn(c->arg, 1, "cannot write perf.data: %s (samples from now on are lost)",
-			  strerror(-ret));
-	}
-	if (ret == 0 && c->cfg.observer.record)
-		c->cfg.observer.record(c->cfg.observer.arg, pd_data_size(c->writer) - h->size, h);
+	write_record(c, h);
 	return 0;
 }
 

@@ -433,6 +433,50 @@ static struct frame_text *make_text(struct frametexts *ft, pid_t pid, uint32_t g
 	return t;
 }
 
+/* The generation of pid's mappings, read once per sample (ft_sample) into
+ * ft->gen. */
+static int sample_generation(struct frametexts *ft, pid_t pid)
+{
+	if (!ft->gen_ok || ft->gen_pid != pid) {
+		if (ft->svc->frame_generation(ft->ctx, pid, &ft->gen) < 0)
+			return -1;
+		ft->gen_pid = pid;
+		ft->gen_ok = 1;
+	}
+	return 0;
+}
+
+static int reread_generation(struct frametexts *ft, pid_t pid)
+{
+	uint32_t after;
+
+	if (ft->svc->frame_generation(ft->ctx, pid, &after) < 0)
+		return -1;
+	ft->gen = after;
+	return 0;
+}
+
+/* The key's slot (`slot`, or where it is after growing the table) for a
+ * new text; NULL when out of memory. */
+static struct ft_slot *slot_for_text(struct frametexts *ft, struct ft_slot *slot, pid_t pid,
+				     uint32_t gen, uint64_t addr, int kernel)
+{
+	if (!slot->text && (ft->n + 1) * 4 > ft->cap * 3) {
+		if (grow(ft) < 0)
+			return NULL;
+		slot = slot_of(ft, pid, gen, addr, kernel);
+	}
+	if (!slot->text) {
+		ft->n++;
+		ft->n_kernel += kernel != 0;
+	}
+	slot->addr = addr;
+	slot->pid = pid;
+	slot->gen = gen;
+	slot->kernel = kernel;
+	return slot;
+}
+
 const struct frame_text *ft_text(struct frametexts *ft, pid_t pid, uint64_t addr, int kernel,
 				 int *ret)
 {
@@ -440,18 +484,14 @@ const struct frame_text *ft_text(struct frametexts *ft, pid_t pid, uint64_t addr
 	struct ft_slot *slot;
 	struct frame_text *text;
 	const char *fold;
-	uint32_t gen = 0, after;
+	uint32_t gen = 0;
 	int r;
 
 	if (kernel) {
 		pid = 0;
 	} else {
-		if (!ft->gen_ok || ft->gen_pid != pid) {
-			if (ft->svc->frame_generation(ft->ctx, pid, &ft->gen) < 0)
-				return NULL;
-			ft->gen_pid = pid;
-			ft->gen_ok = 1;
-		}
+		if (sample_generation(ft, pid) < 0)
+			return NULL;
 		gen = ft->gen;
 	}
 	slot = slot_of(ft, pid, gen, addr, kernel);
@@ -466,15 +506,12 @@ const struct frame_text *ft_text(struct frametexts *ft, pid_t pid, uint64_t addr
 	if (r == -ENOMEM)
 		return NULL;
 	*ret = r;
-	if (!kernel) {
-		/* The lookup may have moved the generation (mappings reread,
-		 * new JIT symbols).  The rest of the sample asks under the new
-		 * one; what is kept under the old one is never served again,
-		 * as later samples read the new one. */
-		if (ft->svc->frame_generation(ft->ctx, pid, &after) < 0)
-			return NULL;
-		ft->gen = after;
-	}
+	/* The lookup may have moved the generation (mappings reread, new JIT
+	 * symbols).  The rest of the sample asks under the new one; what is
+	 * kept under the old one is never served again, as later samples
+	 * read the new one. */
+	if (!kernel && reread_generation(ft, pid) < 0)
+		return NULL;
 	/* An unnamed frame answered with the same strings as when this text
 	 * was made: the same text (the core keeps one copy of each string,
 	 * so equal pointers are equal strings). */
@@ -483,20 +520,10 @@ const struct frame_text *ft_text(struct frametexts *ft, pid_t pid, uint64_t addr
 	text = make_text(ft, pid, gen, addr, kernel, fold, &sym);
 	if (!text)
 		return NULL;
-	if (!slot->text && (ft->n + 1) * 4 > ft->cap * 3) {
-		if (grow(ft) < 0)
-			return NULL;
-		slot = slot_of(ft, pid, gen, addr, kernel);
-	}
-	if (!slot->text) {
-		ft->n++;
-		ft->n_kernel += kernel != 0;
-	}
+	slot = slot_for_text(ft, slot, pid, gen, addr, kernel);
+	if (!slot)
+		return NULL;
 	slot->text = text;
-	slot->addr = addr;
-	slot->pid = pid;
-	slot->gen = gen;
-	slot->kernel = kernel;
 	slot->ret = r;
 	slot->fold = fold;
 	slot->dso = sym.dso;

@@ -209,35 +209,22 @@ int pd_set_tracing_data(struct pd_writer *w, const void *blob, size_t len)
 	return 0;
 }
 
-/* The ids and attrs of the events known so far, written right after the
- * header, and the header pointing at them: from then on the file needs
- * nothing more than a data.size to be read. */
-static int write_head(struct pd_writer *w)
+/* The ids of every event, then the attrs pointing at them, as they go
+ * right after the header; w->head_attrs says where the attrs are. */
+static int put_ids_and_attrs(struct pd_writer *w, struct bytebuf *b, size_t attr_size)
 {
-	struct pd_file_header hdr = {
-		.magic = PD_MAGIC,
-		.size = sizeof(hdr),
-	};
-	struct bytebuf b = { 0 };
-	uint64_t *ids_off = NULL;
-	size_t attr_size, k;
-	int err;
+	const size_t hdr_size = sizeof(struct pd_file_header);
+	uint64_t *ids_off;
+	size_t k;
 
-	w->data_offset = sizeof(hdr);
-	if (!w->n_events) {
-		free(w->td); /* only with the attrs (pd_set_tracing_data) */
-		w->td = NULL;
-		goto header; /* attrs will follow the data (pd_finish) */
-	}
 	ids_off = calloc(w->n_events, sizeof(*ids_off));
 	if (!ids_off)
 		return -ENOMEM;
-	attr_size = file_attr_size(w);
 	for (k = 0; k < w->n_events; k++) {
-		ids_off[k] = sizeof(hdr) + b.len;
-		bytebuf_put(&b, w->events[k].ids, w->events[k].n_ids * sizeof(uint64_t));
+		ids_off[k] = hdr_size + b->len;
+		bytebuf_put(b, w->events[k].ids, w->events[k].n_ids * sizeof(uint64_t));
 	}
-	w->head_attrs.offset = sizeof(hdr) + b.len;
+	w->head_attrs.offset = hdr_size + b->len;
 	w->head_attrs.size = w->n_events * (attr_size + sizeof(struct pd_file_section));
 	for (k = 0; k < w->n_events; k++) {
 		struct pd_file_section ids = {
@@ -245,30 +232,51 @@ static int write_head(struct pd_writer *w)
 			.size = w->events[k].n_ids * sizeof(uint64_t),
 		};
 
-		put_attr(&b, &w->events[k].attr, attr_size);
-		bytebuf_put(&b, &ids, sizeof(ids));
+		put_attr(b, &w->events[k].attr, attr_size);
+		bytebuf_put(b, &ids, sizeof(ids));
 	}
 	free(ids_off);
+	return 0;
+}
+
+/* Writes the ids, the attrs and the tracing data right after the header,
+ * and fills in hdr's attrs and features to match. */
+static int write_head_attrs(struct pd_writer *w, struct pd_file_header *hdr)
+{
+	struct bytebuf b = { 0 };
+	size_t attr_size = file_attr_size(w);
+	int err;
+
+	err = put_ids_and_attrs(w, &b, attr_size);
+	if (err)
+		return err;
 	if (w->td) {
 		bytebuf_put(&b, NULL, ((b.len + 7) & ~(size_t)7) - b.len);
-		w->td_offset = sizeof(hdr) + b.len;
+		w->td_offset = sizeof(*hdr) + b.len;
 		bytebuf_put(&b, w->td, w->td_len);
-		hdr.adds_features[0] = 1ULL << HEADER_RESERVED | 1ULL << HEADER_TRACING_DATA;
+		hdr->adds_features[0] = 1ULL << HEADER_RESERVED | 1ULL << HEADER_TRACING_DATA;
 	}
 	err = b.err;
 	if (!err)
-		err = tr_pwrite_all(w->fd, b.p, b.len, (off_t)sizeof(hdr));
+		err = tr_pwrite_all(w->fd, b.p, b.len, (off_t)sizeof(*hdr));
 	free(b.p);
 	if (err)
 		return err;
 	w->head_attr_size = attr_size;
 	w->head_n_events = w->n_events;
-	w->data_offset = sizeof(hdr) + ((b.len + 7) & ~(size_t)7);
-	hdr.attr_size = attr_size + sizeof(struct pd_file_section);
-	hdr.attrs = w->head_attrs;
-header:
-	hdr.data.offset = w->data_offset;
-	err = tr_pwrite_all(w->fd, &hdr, sizeof(hdr), 0);
+	w->data_offset = sizeof(*hdr) + ((b.len + 7) & ~(size_t)7);
+	hdr->attr_size = attr_size + sizeof(struct pd_file_section);
+	hdr->attrs = w->head_attrs;
+	return 0;
+}
+
+/* Writes the header and leaves the file offset where the data starts. */
+static int write_header(struct pd_writer *w, struct pd_file_header *hdr)
+{
+	int err;
+
+	hdr->data.offset = w->data_offset;
+	err = tr_pwrite_all(w->fd, hdr, sizeof(*hdr), 0);
 	if (!err && lseek(w->fd, (off_t)w->data_offset, SEEK_SET) < 0)
 		err = -errno;
 	if (!err && w->td) {
@@ -281,6 +289,29 @@ header:
 			w->data_size = w->synced_end = sizeof(table);
 	}
 	return err;
+}
+
+/* The ids and attrs of the events known so far, written right after the
+ * header, and the header pointing at them: from then on the file needs
+ * nothing more than a data.size to be read. */
+static int write_head(struct pd_writer *w)
+{
+	struct pd_file_header hdr = {
+		.magic = PD_MAGIC,
+		.size = sizeof(hdr),
+	};
+	int err;
+
+	w->data_offset = sizeof(hdr);
+	if (!w->n_events) {
+		free(w->td); /* only with the attrs (pd_set_tracing_data) */
+		w->td = NULL;
+		return write_header(w, &hdr); /* attrs will follow the data (pd_finish) */
+	}
+	err = write_head_attrs(w, &hdr);
+	if (err)
+		return err;
+	return write_header(w, &hdr);
 }
 
 int pd_write(struct pd_writer *w, const void *record, size_t len)

@@ -176,22 +176,13 @@ static int parse_events(struct perf *p, const struct tracerig_list *list, int op
 	return 0;
 }
 
-/* Everything init validates and reads from the profile, shared with
- * --check.  On failure `why` says what is wrong and what to do. */
-static int configure(struct perf *p, char *why, size_t why_len)
+/* The events to open: the named ones, then the optional ones this kernel
+ * has (wrong names are said and counted in said_in_profile). */
+static int configure_events(struct perf *p, char *why, size_t why_len)
 {
-	const struct tracerig_services *svc = p->svc;
-	struct tracerig_ctx *ctx = p->ctx;
 	const struct perf_settings *k = &p->keys;
-	uint64_t max_rate;
-	long long pages;
 	int ret;
 
-	if ((ret = svc->config_bind(ctx, &p->keys)) < 0) {
-		snprintf(why, why_len, "reading the profile: %s", strerror(-ret));
-		return ret;
-	}
-	/* Every wrong value is said, each with its line, before init fails. */
 	p->cfg.events = p->events;
 	ret = parse_events(p, &k->events, 0, why, why_len);
 	if (ret == 0)
@@ -201,6 +192,17 @@ static int configure(struct perf *p, char *why, size_t why_len)
 	if (!p->cfg.n_events && !p->said_in_profile)
 		tr_key_error(p->svc, p->ctx, &p->said_in_profile, why, why_len, "events",
 			     "none is left to sample: name at least one event (cpu-clock)");
+	return 0;
+}
+
+/* How often, what stacks and how large rings (wrong values are said and
+ * counted in said_in_profile). */
+static void configure_sampling(struct perf *p, char *why, size_t why_len)
+{
+	const struct perf_settings *k = &p->keys;
+	uint64_t max_rate;
+	long long pages;
+
 	p->cfg.frequency = (uint64_t)k->frequency;
 	p->cfg.period = (uint64_t)k->period;
 	max_rate = pc_max_sample_rate();
@@ -228,6 +230,26 @@ static int configure(struct perf *p, char *why, size_t why_len)
 		tr_key_error(p->svc, p->ctx, &p->said_in_profile, why, why_len, "ring_pages",
 			     "%lld is not a power of two (use 64, 128, 256, ...)", pages);
 	p->cfg.ring_pages = (size_t)pages;
+}
+
+/* Everything init validates and reads from the profile, shared with
+ * --check.  On failure `why` says what is wrong and what to do. */
+static int configure(struct perf *p, char *why, size_t why_len)
+{
+	const struct tracerig_services *svc = p->svc;
+	struct tracerig_ctx *ctx = p->ctx;
+	const struct perf_settings *k = &p->keys;
+	int ret;
+
+	if ((ret = svc->config_bind(ctx, &p->keys)) < 0) {
+		snprintf(why, why_len, "reading the profile: %s", strerror(-ret));
+		return ret;
+	}
+	/* Every wrong value is said, each with its line, before init fails. */
+	ret = configure_events(p, why, why_len);
+	if (ret < 0)
+		return ret;
+	configure_sampling(p, why, why_len);
 	p->script = k->script;
 	p->flamegraph = k->flamegraph;
 	/* Converting replays perf.data's own side-band into the model. */

@@ -401,30 +401,21 @@ static int is_number(const char *s)
 	return 1;
 }
 
-static int synth_one(struct synth_ctx *c, pid_t pid)
+/* A COMM for each thread of the process. */
+static int synth_threads(struct synth_ctx *c, int procfd, pid_t pid)
 {
-	char path[64], *line = NULL;
-	size_t line_cap = 0;
-	int procfd, rootfd = -1, fd, err = 0, n_comm = 0;
+	int fd, err, n_comm = 0;
 	struct dirent *de;
-	FILE *maps = NULL;
 	DIR *tasks;
 
-	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
-	procfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (procfd < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
-
 	fd = openat(procfd, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		err = errno == ENOENT ? -ESRCH : -errno;
-		goto out;
-	}
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
 	tasks = fdopendir(fd);
 	if (!tasks) {
 		err = -errno;
 		close(fd);
-		goto out;
+		return err;
 	}
 	while ((de = readdir(tasks)) != NULL) {
 		if (!is_number(de->d_name))
@@ -438,21 +429,27 @@ static int synth_one(struct synth_ctx *c, pid_t pid)
 		err = 0;
 	}
 	closedir(tasks);
-	if (c->emit_err) {
-		err = c->emit_err;
-		goto out;
-	}
-	if (!n_comm) {
-		err = -ESRCH;
-		goto out;
-	}
+	if (c->emit_err)
+		return c->emit_err;
+	if (!n_comm)
+		return -ESRCH;
+	return 0;
+}
+
+/* An MMAP2 for each mapping of the process that perf would record. */
+static int synth_maps(struct synth_ctx *c, int procfd, pid_t pid)
+{
+	char *line = NULL;
+	size_t line_cap = 0;
+	int rootfd, fd, err;
+	FILE *maps = NULL;
 
 	fd = openat(procfd, "maps", O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || !(maps = fdopen(fd, "r"))) {
 		err = errno == ENOENT ? -ESRCH : -errno;
 		if (fd >= 0)
 			close(fd);
-		goto out;
+		return err;
 	}
 	rootfd = openat(procfd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	/* Without the root (a zombie) mappings still go out, without ids. */
@@ -466,10 +463,25 @@ static int synth_one(struct synth_ctx *c, pid_t pid)
 	err = 0;
 out:
 	free(line);
-	if (maps)
-		fclose(maps);
+	fclose(maps);
 	if (rootfd >= 0)
 		close(rootfd);
+	return err;
+}
+
+static int synth_one(struct synth_ctx *c, pid_t pid)
+{
+	char path[64];
+	int procfd, err;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	procfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (procfd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+
+	err = synth_threads(c, procfd, pid);
+	if (!err)
+		err = synth_maps(c, procfd, pid);
 	close(procfd);
 	return err;
 }

@@ -90,15 +90,87 @@ static int first_of_system(const char *const *sys, size_t i)
 	return 1;
 }
 
-int td_build_from(const char *root, const char *const *sys, const char *const *name, size_t n,
-		  char **blob, size_t *len)
+/* The magic, version, byte order, long and page sizes. */
+static void put_preamble(struct bytebuf *b)
 {
 	static const char magic[] = { 23, 8, 68, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 	const uint16_t one = 1;
-	struct bytebuf b = { 0 };
+	long page = sysconf(_SC_PAGESIZE);
+
+	bytebuf_put(b, magic, sizeof(magic));
+	td_str(b, TD_VERSION);
+	bytebuf_put(b, &(uint8_t){ *(const uint8_t *)&one ? 0 : 1 }, 1); /* big endian? */
+	bytebuf_put(b, &(uint8_t){ (uint8_t)sizeof(long) }, 1);
+	bytebuf_u32(b, (uint32_t)(page > 0 ? page : 4096));
+}
+
+static int put_headers(struct bytebuf *b, const char *root)
+{
+	int err;
+
+	/* perf compares 12 and 13 bytes: the names with their NUL. */
+	td_str(b, "header_page");
+	err = put_file(b, root, "events/header_page", 0, 0);
+	if (err)
+		return err;
+	td_str(b, "header_event");
+	return put_file(b, root, "events/header_event", 0, 0);
+}
+
+/* The system sys[i] (its first index) and the formats of its events, each
+ * once. */
+static int put_system(struct bytebuf *b, const char *root, const char *const *sys,
+		      const char *const *name, size_t n, size_t i)
+{
+	uint32_t count = 0;
+	size_t j;
+	int err;
+
+	for (j = i; j < n; j++)
+		if (strcmp(sys[j], sys[i]) == 0 && first_of_event(sys, name, j))
+			count++;
+	td_str(b, sys[i]);
+	bytebuf_u32(b, count);
+	for (j = i; j < n; j++) {
+		char rel[1024];
+
+		if (strcmp(sys[j], sys[i]) != 0 || !first_of_event(sys, name, j))
+			continue;
+		if ((size_t)snprintf(rel, sizeof(rel), "events/%s/%s/format", sys[j], name[j]) >=
+		    sizeof(rel))
+			return -ENAMETOOLONG;
+		err = put_file(b, root, rel, 0, 0);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int put_systems(struct bytebuf *b, const char *root, const char *const *sys,
+		       const char *const *name, size_t n)
+{
 	uint32_t n_sys = 0;
-	long page;
-	size_t i, j;
+	size_t i;
+	int err;
+
+	for (i = 0; i < n; i++)
+		n_sys += (uint32_t)first_of_system(sys, i);
+	bytebuf_u32(b, n_sys);
+	for (i = 0; i < n; i++) {
+		if (!first_of_system(sys, i))
+			continue;
+		err = put_system(b, root, sys, name, n, i);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int td_build_from(const char *root, const char *const *sys, const char *const *name, size_t n,
+		  char **blob, size_t *len)
+{
+	struct bytebuf b = { 0 };
+	size_t i;
 	int err;
 
 	if (!root || !blob || !len || (n && (!sys || !name)))
@@ -106,54 +178,17 @@ int td_build_from(const char *root, const char *const *sys, const char *const *n
 	for (i = 0; i < n; i++)
 		if (bad_name(sys[i]) || bad_name(name[i]))
 			return -EINVAL;
-	for (i = 0; i < n; i++)
-		n_sys += (uint32_t)first_of_system(sys, i);
-	page = sysconf(_SC_PAGESIZE);
 
-	bytebuf_put(&b, magic, sizeof(magic));
-	td_str(&b, TD_VERSION);
-	bytebuf_put(&b, &(uint8_t){ *(const uint8_t *)&one ? 0 : 1 }, 1);   /* big endian? */
-	bytebuf_put(&b, &(uint8_t){ (uint8_t)sizeof(long) }, 1);
-	bytebuf_u32(&b, (uint32_t)(page > 0 ? page : 4096));
-
-	/* perf compares 12 and 13 bytes: the names with their NUL. */
-	td_str(&b, "header_page");
-	err = put_file(&b, root, "events/header_page", 0, 0);
-	if (err)
-		goto fail;
-	td_str(&b, "header_event");
-	err = put_file(&b, root, "events/header_event", 0, 0);
+	put_preamble(&b);
+	err = put_headers(&b, root);
 	if (err)
 		goto fail;
 
 	bytebuf_u32(&b, 0);                  /* ftrace (function tracer) formats */
 
-	bytebuf_u32(&b, n_sys);
-	for (i = 0; i < n; i++) {
-		uint32_t count = 0;
-
-		if (!first_of_system(sys, i))
-			continue;
-		for (j = i; j < n; j++)
-			if (strcmp(sys[j], sys[i]) == 0 && first_of_event(sys, name, j))
-				count++;
-		td_str(&b, sys[i]);
-		bytebuf_u32(&b, count);
-		for (j = i; j < n; j++) {
-			char rel[1024];
-
-			if (strcmp(sys[j], sys[i]) != 0 || !first_of_event(sys, name, j))
-				continue;
-			if ((size_t)snprintf(rel, sizeof(rel), "events/%s/%s/format", sys[j],
-					     name[j]) >= sizeof(rel)) {
-				err = -ENAMETOOLONG;
-				goto fail;
-			}
-			err = put_file(&b, root, rel, 0, 0);
-			if (err)
-				goto fail;
-		}
-	}
+	err = put_systems(&b, root, sys, name, n);
+	if (err)
+		goto fail;
 
 	/* kallsyms: only function-tracer events need it, and perf skips a
 	 * size of 0.  Then the printk formats (bprint events) and the pid to
