@@ -770,31 +770,61 @@ static void sample_msg(const struct pp_builder *b, struct pp_sample *mine, pp_sa
 	*out = s;
 }
 
-/* Every sample in memory, encoded as the Profile's field 2 (a Sample),
- * appended to the spill file; memory emptied.  The samples stay whole in
- * memory when this fails. */
-static int spill(struct pp_builder *b)
-{
+/* The bytes spill() gathers before writing them: many samples go in one
+ * write, and one bigger than the buffer goes on its own. */
+struct spill_out {
+	int fd;
+	size_t used;
+	uint64_t written;
 	uint8_t buf[1 << 16];
-	size_t used = 0;
-	pp_label_msg *small[16], **labels = small;
-	size_t labels_cap = 16;
-	uint64_t written = 0;
+};
+
+/* Sample m, as the Profile's field 2, appended to out. */
+static int spill_put(struct spill_out *out, const pp_sample_msg *m)
+{
+	size_t len = perftools__profiles__sample__get_packed_size(m), n_head = 0;
+	uint8_t head[11], *body;
+	uint64_t v;
 	int ret = 0;
 
-	if (b->spill_fd < 0) {
-		ret = tr_unlinked_file(b->spill_dir);
-		if (ret < 0)
-			return ret;
-		b->spill_fd = ret;
-		ret = 0;
+	head[n_head++] = 0x12; /* field 2 (sample), length-delimited */
+	for (v = len; v >= 0x80; v >>= 7)
+		head[n_head++] = (uint8_t)(v | 0x80);
+	head[n_head++] = (uint8_t)v;
+	if (out->used + n_head + len > sizeof(out->buf)) {
+		ret = tr_write_all(out->fd, out->buf, out->used);
+		out->written += out->used;
+		out->used = 0;
 	}
+	if (ret)
+		return ret;
+	if (n_head + len > sizeof(out->buf)) {
+		body = malloc(n_head + len);
+		if (!body)
+			return -ENOMEM;
+		memcpy(body, head, n_head);
+		perftools__profiles__sample__pack(m, body + n_head);
+		ret = tr_write_all(out->fd, body, n_head + len);
+		out->written += n_head + len;
+		free(body);
+		return ret;
+	}
+	memcpy(out->buf + out->used, head, n_head);
+	perftools__profiles__sample__pack(m, out->buf + out->used + n_head);
+	out->used += n_head + len;
+	return 0;
+}
+
+/* Every sample in memory through out, to its last byte written. */
+static int spill_samples(struct pp_builder *b, struct spill_out *out)
+{
+	pp_label_msg *small[16], **labels = small;
+	size_t labels_cap = 16;
+	int ret = 0;
+
 	for (size_t i = 0; i < b->n_samples && !ret; i++) {
 		struct pp_sample *mine = &b->samples[i];
 		pp_sample_msg m;
-		uint8_t head[11], *body;
-		size_t len, n_head = 0;
-		uint64_t v;
 
 		if (mine->n_labels > labels_cap) {
 			pp_label_msg **grown = malloc(mine->n_labels * sizeof(*grown));
@@ -809,51 +839,32 @@ static int spill(struct pp_builder *b)
 			labels_cap = mine->n_labels;
 		}
 		sample_msg(b, mine, &m, labels);
-		len = perftools__profiles__sample__get_packed_size(&m);
-		head[n_head++] = 0x12; /* field 2 (sample), length-delimited */
-		for (v = len; v >= 0x80; v >>= 7)
-			head[n_head++] = (uint8_t)(v | 0x80);
-		head[n_head++] = (uint8_t)v;
-		if (used + n_head + len > sizeof(buf)) {
-			ret = tr_write_all(b->spill_fd, buf, used);
-			written += used;
-			used = 0;
-		}
-		if (ret)
-			break;
-		if (n_head + len > sizeof(buf)) {
-			body = malloc(n_head + len);
-			if (!body) {
-				ret = -ENOMEM;
-				break;
-			}
-			memcpy(body, head, n_head);
-			perftools__profiles__sample__pack(&m, body + n_head);
-			ret = tr_write_all(b->spill_fd, body, n_head + len);
-			written += n_head + len;
-			free(body);
-			continue;
-		}
-		memcpy(buf + used, head, n_head);
-		perftools__profiles__sample__pack(&m, buf + used + n_head);
-		used += n_head + len;
+		ret = spill_put(out, &m);
 	}
-	if (!ret && used) {
-		ret = tr_write_all(b->spill_fd, buf, used);
-		written += used;
+	if (!ret && out->used) {
+		ret = tr_write_all(out->fd, out->buf, out->used);
+		out->written += out->used;
 	}
 	if (labels != small)
 		free(labels);
-	if (ret < 0) {
-		/* What this spill wrote goes: the file ends where the last
-		 * whole spill did. */
-		if (ftruncate(b->spill_fd, (off_t)b->spilled_bytes) < 0 ||
-		    lseek(b->spill_fd, (off_t)b->spilled_bytes, SEEK_SET) < 0) {
-			close(b->spill_fd);
-			b->spill_fd = -1;
-		}
-		return ret;
+	return ret;
+}
+
+/* What a failed spill wrote goes: the file ends where the last whole
+ * spill did. */
+static void spill_undo(struct pp_builder *b)
+{
+	if (ftruncate(b->spill_fd, (off_t)b->spilled_bytes) < 0 ||
+	    lseek(b->spill_fd, (off_t)b->spilled_bytes, SEEK_SET) < 0) {
+		close(b->spill_fd);
+		b->spill_fd = -1;
 	}
+}
+
+/* The samples in memory counted as spilled: in the totals, and in the
+ * weight of the mappings they pass through. */
+static void spill_account(struct pp_builder *b)
+{
 	if (b->n_mappings > b->spilled_weight_n) {
 		uint64_t *w = realloc(b->spilled_weight, b->n_mappings * sizeof(*w));
 
@@ -877,52 +888,52 @@ static int spill(struct pp_builder *b)
 					add_sat_u(b->spilled_weight[id - 1], rank_weight(smp));
 		}
 	}
+}
+
+/* Every sample in memory, encoded as the Profile's field 2 (a Sample),
+ * appended to the spill file; memory emptied.  The samples stay whole in
+ * memory when this fails. */
+static int spill(struct pp_builder *b)
+{
+	struct spill_out out;
+	int ret;
+
+	if (b->spill_fd < 0) {
+		ret = tr_unlinked_file(b->spill_dir);
+		if (ret < 0)
+			return ret;
+		b->spill_fd = ret;
+	}
+	out.fd = b->spill_fd;
+	out.used = 0;
+	out.written = 0;
+	ret = spill_samples(b, &out);
+	if (ret < 0) {
+		spill_undo(b);
+		return ret;
+	}
+	spill_account(b);
 	b->spilled_samples += b->n_samples;
-	b->spilled_bytes += written;
+	b->spilled_bytes += out.written;
 	b->spills++;
 	drop_samples(b);
 	return 0;
 }
 
-int pp_add(struct pp_builder *b, const uint64_t *locations, size_t n_locations,
-	   const int64_t *values, const struct pp_label *labels, size_t n_labels)
+/* `values` added to s's, each held at its limit. */
+static void add_values(const struct pp_builder *b, struct pp_sample *s, const int64_t *values)
 {
-	struct sample_cached *c = NULL;
-	struct pp_labelset *set;
+	for (size_t i = 0; i < b->n_types; i++)
+		s->values[i] = add_sat(s->values[i], values[i]);
+}
+
+/* A sample new to the builder, of this stack and label set, put in the
+ * free slot `slot`. */
+static int sample_new(struct pp_builder *b, uint32_t *slot, uint64_t *stack, size_t n_locations,
+		      const struct pp_labelset *set, size_t n_labels, const int64_t *values)
+{
 	struct pp_sample *s;
-	uint64_t h = 0, *stack;
-	uint32_t *slot;
 
-	if (!b->recent)
-		b->recent = calloc(SAMPLE_CACHE, sizeof(*b->recent));
-	if (b->recent) {
-		h = sample_hash(locations, n_locations, labels, n_labels);
-		c = &b->recent[h % SAMPLE_CACHE];
-		if (c->index && c->hash == h &&
-		    sample_is(b, &b->samples[c->index - 1], locations, n_locations, labels,
-			      n_labels)) {
-			s = &b->samples[c->index - 1];
-			for (size_t i = 0; i < b->n_types; i++)
-				s->values[i] = add_sat(s->values[i], values[i]);
-			return 0;
-		}
-	}
-
-	stack = stack_of(b, locations, n_locations);
-	set = stack ? labelset_of(b, labels, n_labels) : NULL;
-	if (!set)
-		return -ENOMEM;
-	if ((b->n_samples + 1) * 2 > b->sample_cap && samples_grow(b) < 0)
-		return -ENOMEM;
-	slot = sample_slot(b, stack, set->labels);
-	if (*slot) {
-		s = &b->samples[*slot - 1];
-		for (size_t i = 0; i < b->n_types; i++)
-			s->values[i] = add_sat(s->values[i], values[i]);
-		if (c)
-			*c = (struct sample_cached){ h, *slot };
-		return 0;
-	}
 	if (b->n_samples >= UINT32_MAX - 1 ||
 	    grow(&b->samples, &b->cap_samples, b->n_samples, sizeof(*b->samples)) < 0)
 		return -ENOMEM;
@@ -938,6 +949,45 @@ int pp_add(struct pp_builder *b, const uint64_t *locations, size_t n_locations,
 	for (size_t i = 0; i < b->n_types; i++)
 		s->values[i] = values[i];
 	*slot = (uint32_t)++b->n_samples;
+	return 0;
+}
+
+int pp_add(struct pp_builder *b, const uint64_t *locations, size_t n_locations,
+	   const int64_t *values, const struct pp_label *labels, size_t n_labels)
+{
+	struct sample_cached *c = NULL;
+	struct pp_labelset *set;
+	uint64_t h = 0, *stack;
+	uint32_t *slot;
+
+	if (!b->recent)
+		b->recent = calloc(SAMPLE_CACHE, sizeof(*b->recent));
+	if (b->recent) {
+		h = sample_hash(locations, n_locations, labels, n_labels);
+		c = &b->recent[h % SAMPLE_CACHE];
+		if (c->index && c->hash == h &&
+		    sample_is(b, &b->samples[c->index - 1], locations, n_locations, labels,
+			      n_labels)) {
+			add_values(b, &b->samples[c->index - 1], values);
+			return 0;
+		}
+	}
+
+	stack = stack_of(b, locations, n_locations);
+	set = stack ? labelset_of(b, labels, n_labels) : NULL;
+	if (!set)
+		return -ENOMEM;
+	if ((b->n_samples + 1) * 2 > b->sample_cap && samples_grow(b) < 0)
+		return -ENOMEM;
+	slot = sample_slot(b, stack, set->labels);
+	if (*slot) {
+		add_values(b, &b->samples[*slot - 1], values);
+		if (c)
+			*c = (struct sample_cached){ h, *slot };
+		return 0;
+	}
+	if (sample_new(b, slot, stack, n_locations, set, n_labels, values) < 0)
+		return -ENOMEM;
 	if (c)
 		*c = (struct sample_cached){ h, b->n_samples };
 	if (b->spill_limit && !b->spill_error && sample_bytes(b) > b->spill_limit) {
@@ -1103,87 +1153,121 @@ static int order_mappings(const struct pp_builder *b, pp_mapping_msg **out,
 	return 0;
 }
 
-int pp_write_gz(struct pp_builder *b, FILE *f)
-{
-	Perftools__Profiles__Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
+/* The arrays of pointers a Profile message is made of, over the builder's
+ * tables and the mappings and locations in pp_write_gz's order. */
+struct profile_arrays {
 	pp_value_type_msg *types[PP_MAX_VALUES];
-	pp_mapping_msg **mappings = NULL;
-	pp_location_msg **locations = NULL;
-	pp_line_msg **lines = NULL;
-	pp_function_msg **functions = NULL;
-	pp_sample_msg *samples = NULL, **sample_ptrs = NULL;
-	pp_label_msg **labels = NULL;
-	pp_mapping_msg *ordered = NULL;
-	pp_location_msg *located = NULL;
-	size_t n_labels = 0, li = 0;
-	uint8_t *packed = NULL;
-	int ret = -ENOMEM;
+	pp_mapping_msg **mappings;
+	pp_location_msg **locations;
+	pp_line_msg **lines;
+	pp_function_msg **functions;
+	pp_sample_msg *samples, **sample_ptrs;
+	pp_label_msg **labels;
+	pp_mapping_msg *ordered;
+	pp_location_msg *located;
+};
+
+/* 0 or -ENOMEM; what was allocated is profile_arrays_free's either way. */
+static int profile_arrays_alloc(const struct pp_builder *b, struct profile_arrays *a)
+{
+	size_t n_labels = 0;
 
 	for (size_t i = 0; i < b->n_samples; i++)
 		n_labels += b->samples[i].n_labels;
-	mappings = calloc(b->n_mappings + 1, sizeof(*mappings));
-	locations = calloc(b->n_locations + 1, sizeof(*locations));
-	lines = calloc(b->n_locations + 1, sizeof(*lines));
-	functions = calloc(b->n_functions + 1, sizeof(*functions));
-	samples = calloc(b->n_samples + 1, sizeof(*samples));
-	sample_ptrs = calloc(b->n_samples + 1, sizeof(*sample_ptrs));
-	labels = calloc(n_labels + 1, sizeof(*labels));
-	if (!mappings || !locations || !lines || !functions || !samples || !sample_ptrs || !labels ||
-	    order_mappings(b, &ordered, &located) < 0)
-		goto out;
+	a->mappings = calloc(b->n_mappings + 1, sizeof(*a->mappings));
+	a->locations = calloc(b->n_locations + 1, sizeof(*a->locations));
+	a->lines = calloc(b->n_locations + 1, sizeof(*a->lines));
+	a->functions = calloc(b->n_functions + 1, sizeof(*a->functions));
+	a->samples = calloc(b->n_samples + 1, sizeof(*a->samples));
+	a->sample_ptrs = calloc(b->n_samples + 1, sizeof(*a->sample_ptrs));
+	a->labels = calloc(n_labels + 1, sizeof(*a->labels));
+	if (!a->mappings || !a->locations || !a->lines || !a->functions || !a->samples ||
+	    !a->sample_ptrs || !a->labels || order_mappings(b, &a->ordered, &a->located) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+static void profile_arrays_fill(struct pp_builder *b, struct profile_arrays *a)
+{
+	size_t li = 0;
+
 	for (size_t i = 0; i < b->n_types; i++)
-		types[i] = &b->sample_types[i];
+		a->types[i] = &b->sample_types[i];
 	for (size_t i = 0; i < b->n_mappings; i++)
-		mappings[i] = &ordered[i];
+		a->mappings[i] = &a->ordered[i];
 	for (size_t i = 0; i < b->n_functions; i++)
-		functions[i] = &b->functions[i];
+		a->functions[i] = &b->functions[i];
 	for (size_t i = 0; i < b->n_locations; i++) {
-		locations[i] = &located[i];
+		a->locations[i] = &a->located[i];
 		if (b->lines[i].function_id) {
-			lines[i] = &b->lines[i];
-			locations[i]->n_line = 1;
-			locations[i]->line = &lines[i];
+			a->lines[i] = &b->lines[i];
+			a->locations[i]->n_line = 1;
+			a->locations[i]->line = &a->lines[i];
 		}
 	}
 	for (size_t i = 0; i < b->n_samples; i++) {
-		sample_msg(b, &b->samples[i], &samples[i], &labels[li]);
+		sample_msg(b, &b->samples[i], &a->samples[i], &a->labels[li]);
 		li += b->samples[i].n_labels;
-		sample_ptrs[i] = &samples[i];
+		a->sample_ptrs[i] = &a->samples[i];
 	}
-	p.n_sample_type = b->n_types;
-	p.sample_type = types;
-	p.n_sample = b->n_samples;
-	p.sample = sample_ptrs;
-	p.n_mapping = b->n_mappings;
-	p.mapping = mappings;
-	p.n_location = b->n_locations;
-	p.location = locations;
-	p.n_function = b->n_functions;
-	p.function = functions;
-	p.n_string_table = b->n_strings;
-	p.string_table = b->string_table;
-	p.time_nanos = b->time_nanos;
-	p.duration_nanos = b->duration_nanos;
-	p.period_type = &b->period_type;
-	p.period = b->period;
-	p.n_comment = b->n_comments;
-	p.comment = b->comments;
+}
+
+static void profile_arrays_free(struct profile_arrays *a)
+{
+	free(a->located);
+	free(a->ordered);
+	free(a->labels);
+	free(a->sample_ptrs);
+	free(a->samples);
+	free(a->functions);
+	free(a->lines);
+	free(a->locations);
+	free(a->mappings);
+}
+
+/* The Profile message of the builder, over the arrays of a. */
+static void profile_msg(struct pp_builder *b, struct profile_arrays *a,
+			Perftools__Profiles__Profile *p)
+{
+	p->n_sample_type = b->n_types;
+	p->sample_type = a->types;
+	p->n_sample = b->n_samples;
+	p->sample = a->sample_ptrs;
+	p->n_mapping = b->n_mappings;
+	p->mapping = a->mappings;
+	p->n_location = b->n_locations;
+	p->location = a->locations;
+	p->n_function = b->n_functions;
+	p->function = a->functions;
+	p->n_string_table = b->n_strings;
+	p->string_table = b->string_table;
+	p->time_nanos = b->time_nanos;
+	p->duration_nanos = b->duration_nanos;
+	p->period_type = &b->period_type;
+	p->period = b->period;
+	p->n_comment = b->n_comments;
+	p->comment = b->comments;
+}
+
+int pp_write_gz(struct pp_builder *b, FILE *f)
+{
+	Perftools__Profiles__Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
+	struct profile_arrays a = { 0 };
+	uint8_t *packed = NULL;
+	int ret = -ENOMEM;
+
+	if (profile_arrays_alloc(b, &a) < 0)
+		goto out;
+	profile_arrays_fill(b, &a);
+	profile_msg(b, &a, &p);
 	packed = malloc(perftools__profiles__profile__get_packed_size(&p) + 1);
 	if (!packed)
 		goto out;
 	ret = gzip_to(f, packed, perftools__profiles__profile__pack(&p, packed), b->spill_fd,
 		      b->spilled_bytes);
 out:
-	free(located);
-	free(ordered);
 	free(packed);
-	free(labels);
-	free(sample_ptrs);
-	free(samples);
-	free(functions);
-	free(lines);
-	free(locations);
-	free(mappings);
+	profile_arrays_free(&a);
 	return ret;
 }
 
