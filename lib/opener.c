@@ -408,13 +408,63 @@ static void abandon_worker(void)
 	sv.abandoned++;
 }
 
+/* Whether a worker may take the request of `file` (from `origin`): not
+ * when its directory is stuck or too many workers were given up on; one
+ * is started if none runs.  0, or the refusal, also in rp. */
+static int worker_ready(const char *origin, const char *file, struct reply *rp)
+{
+	int ret;
+
+	if (sv.n_stuck && is_stuck(origin, file)) {
+		rp->ret = -ETIMEDOUT;
+		rp->u.step = "its file system did not answer before";
+		return rp->ret;
+	}
+	if (sv.worker < 0 && sv.abandoned >= TR_OPENER_MAX_ABANDONED) {
+		rp->ret = -ETIMEDOUT;
+		rp->u.step = "too many file systems did not answer before";
+		return rp->ret;
+	}
+	if (sv.worker < 0 && (ret = start_worker()) < 0) {
+		rp->ret = ret;
+		rp->u.step = "start a process for opening files";
+		return rp->ret;
+	}
+	return 0;
+}
+
+/* The worker's answer to rq, which it answered in time, in rp; the fd it
+ * sent in *rfd. */
+static void worker_reply(const struct request *rq, struct reply *rp, int *rfd)
+{
+	int fds[2];
+	ssize_t n = recv_fds(sv.wsock, rp, sizeof(*rp), fds);
+
+	if (n != (ssize_t)sizeof(*rp)) {
+		close_fds(fds);
+		abandon_worker();
+		memset(rp, 0, sizeof(*rp));
+		rp->ret = -EIO;
+		rp->u.step = "the process for opening files is gone";
+		return;
+	}
+	if (rp->ret >= 0 && gives_fd(rq->op)) {
+		if (fds[0] < 0) {
+			rp->ret = -EIO;
+			rp->u.step = "the process for opening files sent no file";
+		}
+		*rfd = fds[0];
+		fds[0] = -1;
+	}
+	close_fds(fds);
+}
+
 /* Runs one request in the worker, within the deadline. */
 static void serve(const struct request *rq, int fd, struct reply *rp, int *rfd)
 {
 	char file[2 * PATH_MAX + 2], origin[64];
 	struct pollfd p;
-	int fds[2], ret;
-	ssize_t n;
+	int ret;
 
 	*rfd = -1;
 	request_file(rq, fd, file, sizeof(file));
@@ -423,21 +473,8 @@ static void serve(const struct request *rq, int fd, struct reply *rp, int *rfd)
 	origin[0] = '\0';
 	if (sv.n_stuck)
 		request_origin(rq, fd, origin, sizeof(origin));
-	if (sv.n_stuck && is_stuck(origin, file)) {
-		rp->ret = -ETIMEDOUT;
-		rp->u.step = "its file system did not answer before";
+	if (worker_ready(origin, file, rp) < 0)
 		return;
-	}
-	if (sv.worker < 0 && sv.abandoned >= TR_OPENER_MAX_ABANDONED) {
-		rp->ret = -ETIMEDOUT;
-		rp->u.step = "too many file systems did not answer before";
-		return;
-	}
-	if (sv.worker < 0 && (ret = start_worker()) < 0) {
-		rp->ret = ret;
-		rp->u.step = "start a process for opening files";
-		return;
-	}
 	if (send_fds(sv.wsock, rq, sizeof(*rq), fd, -1) < 0) {
 		abandon_worker();
 		rp->ret = -EIO;
@@ -458,24 +495,7 @@ static void serve(const struct request *rq, int fd, struct reply *rp, int *rfd)
 		rp->u.step = "its file system did not answer";
 		return;
 	}
-	n = recv_fds(sv.wsock, rp, sizeof(*rp), fds);
-	if (n != (ssize_t)sizeof(*rp)) {
-		close_fds(fds);
-		abandon_worker();
-		memset(rp, 0, sizeof(*rp));
-		rp->ret = -EIO;
-		rp->u.step = "the process for opening files is gone";
-		return;
-	}
-	if (rp->ret >= 0 && gives_fd(rq->op)) {
-		if (fds[0] < 0) {
-			rp->ret = -EIO;
-			rp->u.step = "the process for opening files sent no file";
-		}
-		*rfd = fds[0];
-		fds[0] = -1;
-	}
-	close_fds(fds);
+	worker_reply(rq, rp, rfd);
 }
 
 static void supervisor_main(void)
@@ -563,6 +583,44 @@ static void *notify_main(void *arg)
 	return NULL;
 }
 
+/* The child tr_opener_start forked, made the supervisor: never returns. */
+static void supervisor_child(const int ctl[2], const int notice[2], const int stop[2],
+			     unsigned int timeout_ms)
+{
+	/* Ours only: a supervisor outliving tracerig would serve nobody. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	close(ctl[0]);
+	close(notice[0]);
+	close(stop[0]);
+	close(stop[1]);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	sv.ctl = ctl[1];
+	sv.notice = notice[1];
+	sv.timeout_ms = timeout_ms ? timeout_ms : 1;
+	fcntl(sv.notice, F_SETFL, O_NONBLOCK);
+	supervisor_main();
+}
+
+/* The thread that tells of stuck files, reading stop_rd (its own, or
+ * closed when it cannot start) for when to end. */
+static void start_notify_thread(int stop_rd)
+{
+	sigset_t all, old;
+
+	/* Started before the session blocks SIGINT and SIGTERM for its
+	 * signalfd: with them open, this thread would take a SIGTERM meant
+	 * for the session and die of it, the whole process with it. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	me.thread_running =
+		pthread_create(&me.thread, NULL, notify_main, (void *)(intptr_t)stop_rd) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!me.thread_running)
+		close(stop_rd);
+}
+
 int tr_opener_start(unsigned int timeout_ms, tr_opener_stuck_fn stuck, void *arg)
 {
 	int ctl[2] = { -1, -1 }, notice[2] = { -1, -1 }, stop[2] = { -1, -1 }, ret;
@@ -581,22 +639,8 @@ int tr_opener_start(unsigned int timeout_ms, tr_opener_stuck_fn stuck, void *arg
 		ret = -errno;
 		goto fail;
 	}
-	if (pid == 0) {
-		/* Ours only: a supervisor outliving tracerig would serve nobody. */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		close(ctl[0]);
-		close(notice[0]);
-		close(stop[0]);
-		close(stop[1]);
-		signal(SIGINT, SIG_IGN);
-		signal(SIGTERM, SIG_IGN);
-		signal(SIGPIPE, SIG_IGN);
-		sv.ctl = ctl[1];
-		sv.notice = notice[1];
-		sv.timeout_ms = timeout_ms ? timeout_ms : 1;
-		fcntl(sv.notice, F_SETFL, O_NONBLOCK);
-		supervisor_main();
-	}
+	if (pid == 0)
+		supervisor_child(ctl, notice, stop, timeout_ms);
 	close(ctl[1]);
 	close(notice[1]);
 	me.supervisor = pid;
@@ -606,20 +650,7 @@ int tr_opener_start(unsigned int timeout_ms, tr_opener_stuck_fn stuck, void *arg
 	me.timeout_ms = timeout_ms;
 	me.stuck = stuck;
 	me.arg = arg;
-	/* Started before the session blocks SIGINT and SIGTERM for its
-	 * signalfd: with them open, this thread would take a SIGTERM meant
-	 * for the session and die of it, the whole process with it. */
-	{
-		sigset_t all, old;
-
-		sigfillset(&all);
-		pthread_sigmask(SIG_SETMASK, &all, &old);
-		me.thread_running = pthread_create(&me.thread, NULL, notify_main,
-						   (void *)(intptr_t)stop[0]) == 0;
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-	}
-	if (!me.thread_running)
-		close(stop[0]);
+	start_notify_thread(stop[0]);
 	snprintf(env, sizeof(env), "%d:%d", (int)getpid(), me.ctl);
 	setenv(ENV_NAME, env, 1);
 	return 0;
@@ -679,16 +710,72 @@ int tr_opener_active(void)
 	return opener_fd() >= 0;
 }
 
+/* rq and fd sent to the supervisor on ctl, with a socket for its answer:
+ * our end of that socket, or -errno (u->step said). */
+static int send_request(int ctl, const struct request *rq, int fd, struct tr_untrusted *u)
+{
+	int sp[2], ret;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) {
+		ret = -errno;
+		u->step = "socketpair";
+		return ret;
+	}
+	ret = send_fds(ctl, rq, sizeof(*rq), sp[1], fd);
+	close(sp[1]);
+	if (ret < 0) {
+		close(sp[0]);
+		u->step = "the process for opening files is gone";
+		return ret;
+	}
+	return sp[0];
+}
+
+/* The supervisor's answer on sock (closed): for an operation that gives
+ * an fd, the fd it sent, else what it returned; or -errno (u said). */
+static int await_reply(int sock, enum tr_opener_op op, struct tr_untrusted *u)
+{
+	struct reply rp;
+	struct pollfd p;
+	int fds[2], ret;
+	ssize_t n;
+
+	/* The supervisor answers each request within its deadline; this one
+	 * may wait behind others'.  Unbounded only if the supervisor hangs,
+	 * and it makes no call that can. */
+	p.fd = sock;
+	p.events = POLLIN;
+	do
+		ret = poll(&p, 1, -1);
+	while (ret < 0 && errno == EINTR);
+	n = recv_fds(sock, &rp, sizeof(rp), fds);
+	close(sock);
+	if (n != (ssize_t)sizeof(rp)) {
+		close_fds(fds);
+		u->step = "the process for opening files is gone";
+		return -EIO;
+	}
+	*u = rp.u;
+	ret = rp.ret;
+	if (ret >= 0 && gives_fd(op)) {
+		ret = fds[0];
+		fds[0] = -1;
+		if (ret < 0) {
+			ret = -EIO;
+			u->step = "the process for opening files sent no file";
+		}
+	}
+	close_fds(fds);
+	return ret;
+}
+
 /* One request; dev and ino name the file for TR_OPENER_REMOVE. */
 static int request(enum tr_opener_op op, int fd, pid_t pid, const char *path, enum tr_scope scope,
 		   uint64_t max_size, dev_t dev, ino_t ino, struct tr_untrusted *u)
 {
 	struct tr_untrusted spare;
 	struct request *rq;
-	struct reply rp;
-	struct pollfd p;
-	int ctl = opener_fd(), sp[2], fds[2], ret;
-	ssize_t n;
+	int ctl = opener_fd(), sock, ret;
 
 	if (!u) {
 		u = &spare;
@@ -724,47 +811,13 @@ static int request(enum tr_opener_op op, int fd, pid_t pid, const char *path, en
 	}
 	if (path)
 		strcpy(rq->path, path);
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) {
-		ret = -errno;
-		free(rq);
-		u->step = "socketpair";
-		goto out;
-	}
-	ret = send_fds(ctl, rq, sizeof(*rq), sp[1], fd);
+	sock = send_request(ctl, rq, fd, u);
 	free(rq);
-	close(sp[1]);
-	if (ret < 0) {
-		close(sp[0]);
-		u->step = "the process for opening files is gone";
+	if (sock < 0) {
+		ret = sock;
 		goto out;
 	}
-	/* The supervisor answers each request within its deadline; this one
-	 * may wait behind others'.  Unbounded only if the supervisor hangs,
-	 * and it makes no call that can. */
-	p.fd = sp[0];
-	p.events = POLLIN;
-	do
-		ret = poll(&p, 1, -1);
-	while (ret < 0 && errno == EINTR);
-	n = recv_fds(sp[0], &rp, sizeof(rp), fds);
-	close(sp[0]);
-	if (n != (ssize_t)sizeof(rp)) {
-		close_fds(fds);
-		ret = -EIO;
-		u->step = "the process for opening files is gone";
-		goto out;
-	}
-	*u = rp.u;
-	ret = rp.ret;
-	if (ret >= 0 && gives_fd(op)) {
-		ret = fds[0];
-		fds[0] = -1;
-		if (ret < 0) {
-			ret = -EIO;
-			u->step = "the process for opening files sent no file";
-		}
-	}
-	close_fds(fds);
+	ret = await_reply(sock, op, u);
 out:
 	if (op == TR_OPENER_REOPEN && fd >= 0)
 		close(fd);
