@@ -49,7 +49,8 @@ CORE_SH_TESTS = \
 	tests/core/report_perfcollect.sh \
 	tests/core/unit_tests.sh \
 	tests/core/format.sh \
-	tests/core/tidy.sh
+	tests/core/tidy.sh \
+	tests/core/function_length.sh
 TESTS += $(CORE_SH_TESTS)
 dist_check_SCRIPTS += $(CORE_SH_TESTS)
 # `tracerig start --foreground` and tracerig@.service: flight mode, so
