@@ -487,8 +487,8 @@ static int svc_symbolizer_mapping(struct tracerig_ctx *ctx, pid_t pid, uint64_t 
 	return tr_symbolizer_mapping(ctx->session->symbolizer, pid, addr, kernel, out);
 }
 
-static int svc_frame_name(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, int kernel,
-			  const char **name, struct tracerig_symbol *sym)
+static int svc_frame_name_at(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, int kernel,
+			     uint64_t time_ns, const char **name, struct tracerig_symbol *sym)
 {
 	if (!ctx->session->symbolizer) {
 		/* The session runs without one (it could not be allocated). */
@@ -497,7 +497,14 @@ static int svc_frame_name(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, in
 			*sym = (struct tracerig_symbol){ NULL, "[unknown]", 0, 0 };
 		return -ENOSYS;
 	}
-	return tr_symbolizer_frame_name(ctx->session->symbolizer, pid, addr, kernel, name, sym);
+	return tr_symbolizer_frame_name_at(ctx->session->symbolizer, pid, addr, kernel, time_ns,
+					   name, sym);
+}
+
+static int svc_frame_name(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, int kernel,
+			  const char **name, struct tracerig_symbol *sym)
+{
+	return svc_frame_name_at(ctx, pid, addr, kernel, 0, name, sym);
 }
 
 static int svc_frame_generation(struct tracerig_ctx *ctx, pid_t pid, uint32_t *gen)
@@ -754,6 +761,7 @@ const struct tracerig_services tr_services = {
 	.symbolizer_model = svc_symbolizer_model,
 	.symbolizer_object = svc_symbolizer_object,
 	.frame_name = svc_frame_name,
+	.frame_name_at = svc_frame_name_at,
 	.folded_view = svc_folded_view,
 	.watchdog_cleanup = svc_watchdog_cleanup,
 	.symbolizer_mapping = svc_symbolizer_mapping,

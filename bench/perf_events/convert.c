@@ -71,6 +71,12 @@ static int svc_frame_name(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, in
 	return tr_symbolizer_frame_name(ctx->sym, pid, addr, kernel, name, sym);
 }
 
+static int svc_frame_name_at(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, int kernel,
+			     uint64_t time_ns, const char **name, struct tracerig_symbol *sym)
+{
+	return tr_symbolizer_frame_name_at(ctx->sym, pid, addr, kernel, time_ns, name, sym);
+}
+
 static int svc_frame_generation(struct tracerig_ctx *ctx, pid_t pid, uint32_t *gen)
 {
 	return tr_symbolizer_frame_generation(ctx->sym, pid, gen);
@@ -185,10 +191,13 @@ static FILE *create(const char *path)
 
 int main(int argc, char **argv)
 {
-	struct tracerig_services svc = { .symbolize = svc_symbolize, .symbolizer_mmap = svc_mmap,
-					 .symbolizer_exec = svc_exec, .symbolizer_fork = svc_fork,
+	struct tracerig_services svc = { .symbolize = svc_symbolize,
+					 .symbolizer_mmap = svc_mmap,
+					 .symbolizer_exec = svc_exec,
+					 .symbolizer_fork = svc_fork,
 					 .symbolizer_object = svc_object,
 					 .frame_name = svc_frame_name,
+					 .frame_name_at = svc_frame_name_at,
 					 .frame_generation = svc_frame_generation,
 					 .symbolizer_mapping = svc_mapping,
 					 .process_cgroup = svc_cgroup };

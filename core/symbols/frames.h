@@ -24,6 +24,7 @@ struct tr_frame {
 	struct tracerig_symbol sym; /* strings under the sanitize rule */
 	int ret;                    /* 0: a symbol names it; -ENOENT: not */
 	uint64_t retry_ns;          /* unnamed user frames: look again from then */
+	uint64_t looked_ns;         /* unnamed user frames: when last looked up */
 	/* Its key, and the next entry of its process (tr_frames_drop). */
 	uint64_t addr;
 	pid_t pid;

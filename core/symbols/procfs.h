@@ -31,5 +31,8 @@ int tr_open_map_file(pid_t pid, uint64_t start, uint64_t end, struct stat *st);
 
 /* Monotonic nanoseconds (coarse clock: cheap, used to rate-limit rereads). */
 uint64_t tr_now_ns(void);
+/* CLOCK_MONOTONIC in nanoseconds, exact: what a sample's time (perf_events
+ * with use_clockid) is compared with. */
+uint64_t tr_now_exact_ns(void);
 
 #endif

@@ -2,7 +2,7 @@
  *
  * Speed comes from caches, all behind one mutex:
  * - per process: its executable mappings (from /proc/PID/maps, read once,
- *   reread on a miss at most every REREAD_NS), sorted for binary search;
+ *   reread on a miss (see worth_rereading)), sorted for binary search;
  * - per object: one symbol table per (device, inode), so a libc mapped by a
  *   hundred processes, in containers or not, is read once;
  * - the kernel's symbols, read once from /proc/kallsyms;
@@ -504,7 +504,7 @@ static int read_maps(struct tr_symbolizer *sym, struct proc *p)
 	struct maps_reader r = { .sym = sym, .p = p };
 	int ret;
 
-	p->maps_read_ns = tr_now_ns();
+	p->maps_read_ns = tr_now_exact_ns();
 	p->maps_read = 1;
 	ret = tr_proc_read_maps(p->pid, on_maps_line, &r);
 	if (ret == 0 && r.n == 0)
@@ -574,14 +574,31 @@ static void jit_read(struct tr_symbolizer *sym, struct proc *p)
 
 	jit_auto_sources(p);
 	p->jit_read = 1;
-	p->jit_read_ns = tr_now_ns();
+	p->jit_read_ns = tr_now_exact_ns();
 	tr_jit_refresh(&p->jit, &sym->arena);
 	/* New code may take an address over (a method recompiled there). */
 	if (p->jit.syms.n != n)
 		bump_gen(sym, p);
 }
 
-static struct tr_sym *jit_find(struct tr_symbolizer *sym, struct proc *p, uint64_t addr)
+/* Whether a miss is worth reading a process's maps or JIT files again,
+ * last read at read_ns.  For a sample of known time (sample_ns, the
+ * session clock): only when it was taken after that read.  A runtime
+ * logs a method before it runs it and a process maps code before it
+ * runs it, so what a sample ran was in the files by the sample's time: a
+ * read begun after it saw it, a read begun before it may not have.  This
+ * is exact however the conversion lags behind the recording, and costs a
+ * read per batch of samples newer than the last.  Without a time: at
+ * most every REREAD_NS. */
+static int worth_rereading(uint64_t read_ns, uint64_t sample_ns)
+{
+	if (sample_ns)
+		return sample_ns >= read_ns;
+	return tr_now_exact_ns() - read_ns >= REREAD_NS;
+}
+
+static struct tr_sym *jit_find(struct tr_symbolizer *sym, struct proc *p, uint64_t addr,
+			       uint64_t sample_ns)
 {
 	struct tr_sym *s;
 
@@ -592,7 +609,7 @@ static struct tr_sym *jit_find(struct tr_symbolizer *sym, struct proc *p, uint64
 	 * a source added since the last look (a jitdump whose mapping the
 	 * recording just replayed) is read at once, else the samples after it
 	 * are named against what an older source (a staged copy) knew. */
-	if (!s && p->jit.n_src && (p->jit.unread || tr_now_ns() - p->jit_read_ns >= REREAD_NS)) {
+	if (!s && p->jit.n_src && (p->jit.unread || worth_rereading(p->jit_read_ns, sample_ns))) {
 		jit_read(sym, p);
 		s = tr_jit_find(&p->jit, addr);
 	}
@@ -674,21 +691,22 @@ static int fill(struct tr_symbolizer *sym, struct tr_sym *s, uint64_t at,
 
 /* The mapping holding addr, reading /proc/PID/maps (again) when the
  * process is not described by a recording. */
-static struct mapping *map_of(struct tr_symbolizer *sym, struct proc *p, uint64_t addr)
+static struct mapping *map_of(struct tr_symbolizer *sym, struct proc *p, uint64_t addr,
+			      uint64_t sample_ns)
 {
 	struct mapping *m;
 
 	if (!p->maps_read)
 		read_maps(sym, p);
 	m = find_map(p, addr);
-	if (!m && !p->gone && tr_now_ns() - p->maps_read_ns >= REREAD_NS) {
+	if (!m && !p->gone && worth_rereading(p->maps_read_ns, sample_ns)) {
 		read_maps(sym, p);
 		m = find_map(p, addr);
 	}
 	return m;
 }
 
-static int lookup_user(struct tr_symbolizer *sym, pid_t pid, uint64_t addr,
+static int lookup_user(struct tr_symbolizer *sym, pid_t pid, uint64_t addr, uint64_t sample_ns,
 		       struct tracerig_symbol *out)
 {
 	struct proc *p = proc_get(sym, pid);
@@ -699,7 +717,7 @@ static int lookup_user(struct tr_symbolizer *sym, pid_t pid, uint64_t addr,
 	out->dso_offset = addr;
 	if (!p)
 		return -ENOMEM;
-	m = map_of(sym, p, addr);
+	m = map_of(sym, p, addr, sample_ns);
 	if (m) {
 		out->dso = m->kind == MAP_ANON ? p->jit_dso : m->path;
 		out->dso_offset = addr - m->start + m->pgoff;
@@ -723,7 +741,7 @@ static int lookup_user(struct tr_symbolizer *sym, pid_t pid, uint64_t addr,
 			}
 		}
 		/* Code generated into a file mapping (memfd) may still be JIT code. */
-		if (!p->jit.n_src || !(s = jit_find(sym, p, addr)))
+		if (!p->jit.n_src || !(s = jit_find(sym, p, addr, sample_ns)))
 			return -ENOENT;
 	} else if (m && m->kind == MAP_VDSO) {
 		struct dso *v;
@@ -740,7 +758,7 @@ static int lookup_user(struct tr_symbolizer *sym, pid_t pid, uint64_t addr,
 	} else {
 		/* Anonymous code, or an address in no mapping we know (the
 		 * process is gone): JIT symbols. */
-		s = jit_find(sym, p, addr);
+		s = jit_find(sym, p, addr, sample_ns);
 		if (!s)
 			return -ENOENT;
 	}
@@ -751,13 +769,13 @@ static int lookup_user(struct tr_symbolizer *sym, pid_t pid, uint64_t addr,
 
 /* Under the lock. */
 static int lookup(struct tr_symbolizer *sym, pid_t pid, uint64_t addr, int kernel,
-		  struct tracerig_symbol *out)
+		  uint64_t sample_ns, struct tracerig_symbol *out)
 {
 	int ret;
 
 	out->name = NULL;
 	out->sym_offset = 0;
-	ret = kernel ? lookup_kernel(sym, addr, out) : lookup_user(sym, pid, addr, out);
+	ret = kernel ? lookup_kernel(sym, addr, out) : lookup_user(sym, pid, addr, sample_ns, out);
 	if (ret < 0) {
 		out->name = NULL;
 		out->sym_offset = 0;
@@ -771,7 +789,7 @@ int tr_symbolizer_lookup(struct tr_symbolizer *sym, pid_t pid, uint64_t addr, in
 	int ret;
 
 	pthread_mutex_lock(&sym->lock);
-	ret = lookup(sym, pid, addr, kernel, out);
+	ret = lookup(sym, pid, addr, kernel, 0, out);
 	pthread_mutex_unlock(&sym->lock);
 	return ret;
 }
@@ -801,28 +819,46 @@ static int may_gain_a_name(struct proc *p, uint64_t addr)
 	return m->kind == MAP_VDSO; /* another process may yet read the image */
 }
 
-/* Under the lock.  A frame nothing named is looked up again after
- * REREAD_NS: a runtime may have written its perf map since, or the process
- * mapped the object (the lookup rereads what it needs, at most that often);
- * one nothing can name any more is kept as it is (retry_ns UINT64_MAX). */
+/* Whether a frame nothing named (yet) is worth looking up again: when
+ * something the lookup reads may have changed since.  With the sample's
+ * time, when the sample was taken after the last lookup (see
+ * worth_rereading); without, REREAD_NS after it.  A source added since
+ * (a staged copy of a map) is read at once; a frame nothing can name any
+ * more is kept as it is (retry_ns UINT64_MAX). */
+static int worth_looking_again(const struct tr_frame *f, const struct proc *p, uint64_t sample_ns)
+{
+	if (f->ret == 0 || !p || f->retry_ns == UINT64_MAX)
+		return 0;
+	if (p->jit.unread)
+		return 1;
+	return sample_ns ? sample_ns >= f->looked_ns : tr_now_exact_ns() >= f->retry_ns;
+}
+
+static void note_unnamed(struct tr_frame *f, struct proc *p, uint64_t addr, uint64_t looked_ns)
+{
+	f->looked_ns = looked_ns;
+	f->retry_ns = may_gain_a_name(p, addr) ? looked_ns + REREAD_NS : UINT64_MAX;
+}
+
+/* Under the lock. */
 static const struct tr_frame *frame_of(struct tr_symbolizer *sym, pid_t pid, uint64_t addr,
-				       int kernel)
+				       int kernel, uint64_t sample_ns)
 {
 	struct proc *p = kernel ? NULL : proc_get(sym, pid);
 	struct tracerig_symbol found;
 	struct tr_frame *f;
-	uint64_t now = 0;
+	uint64_t looked_ns;
 	uint32_t gen;
 	int ret;
 
 	if (!kernel && !p)
 		return &no_memory;
 	f = tr_frames_find(&sym->frames, pid, kernel ? 0 : p->gen, addr, kernel);
-	if (f && (f->ret == 0 || kernel || f->retry_ns == UINT64_MAX ||
-		  (now = tr_now_ns()) < f->retry_ns))
+	if (f && !worth_looking_again(f, p, sample_ns))
 		return f;
 	gen = kernel ? 0 : p->gen;
-	ret = lookup(sym, pid, addr, kernel, &found);
+	looked_ns = tr_now_exact_ns();
+	ret = lookup(sym, pid, addr, kernel, sample_ns, &found);
 	if (ret == -ENOMEM)
 		return &no_memory;
 	/* Looked up again and still nothing, with the mappings as they were:
@@ -830,7 +866,7 @@ static const struct tr_frame *frame_of(struct tr_symbolizer *sym, pid_t pid, uin
 	 * of them know it by its name), looked up again later. */
 	if (f && ret < 0 && p->gen == gen && !found.name && found.dso == f->sym.dso &&
 	    found.dso_offset == f->sym.dso_offset) {
-		f->retry_ns = may_gain_a_name(p, addr) ? now + REREAD_NS : UINT64_MAX;
+		note_unnamed(f, p, addr, looked_ns);
 		return f;
 	}
 	/* The lookup may have reread the mappings: what it found holds for
@@ -840,23 +876,28 @@ static const struct tr_frame *frame_of(struct tr_symbolizer *sym, pid_t pid, uin
 	if (!f)
 		return &no_memory;
 	if (ret < 0 && !kernel)
-		f->retry_ns = !may_gain_a_name(p, addr) ? UINT64_MAX :
-			      (now ? now : tr_now_ns()) + REREAD_NS;
+		note_unnamed(f, p, addr, looked_ns);
 	return f;
 }
 
-int tr_symbolizer_frame_name(struct tr_symbolizer *sym, pid_t pid, uint64_t addr, int kernel,
-			     const char **name, struct tracerig_symbol *out)
+int tr_symbolizer_frame_name_at(struct tr_symbolizer *sym, pid_t pid, uint64_t addr, int kernel,
+				uint64_t sample_ns, const char **name, struct tracerig_symbol *out)
 {
 	const struct tr_frame *f;
 
 	pthread_mutex_lock(&sym->lock);
-	f = frame_of(sym, pid, addr, kernel);
+	f = frame_of(sym, pid, addr, kernel, sample_ns);
 	pthread_mutex_unlock(&sym->lock);
 	*name = f->name;
 	if (out)
 		*out = f->sym;
 	return f->ret < 0 && f->retry_ns == UINT64_MAX ? -ENODATA : f->ret;
+}
+
+int tr_symbolizer_frame_name(struct tr_symbolizer *sym, pid_t pid, uint64_t addr, int kernel,
+			     const char **name, struct tracerig_symbol *out)
+{
+	return tr_symbolizer_frame_name_at(sym, pid, addr, kernel, 0, name, out);
 }
 
 int tr_symbolizer_frame_generation(struct tr_symbolizer *sym, pid_t pid, uint32_t *gen)
@@ -880,7 +921,7 @@ int tr_symbolizer_object(struct tr_symbolizer *sym, pid_t pid, uint64_t addr,
 
 	pthread_mutex_lock(&sym->lock);
 	p = proc_get(sym, pid);
-	m = p ? map_of(sym, p, addr) : NULL;
+	m = p ? map_of(sym, p, addr, 0) : NULL;
 	if (m && m->kind == MAP_FILE) {
 		/* Read once, so the object's identity (inode) is known. */
 		int loaded = dso_load(sym, p, m), place;
@@ -944,7 +985,7 @@ int tr_symbolizer_mapping(struct tr_symbolizer *sym, pid_t pid, uint64_t addr, i
 		goto out;
 	}
 	p = proc_get(sym, pid);
-	m = p ? map_of(sym, p, addr) : NULL;
+	m = p ? map_of(sym, p, addr, 0) : NULL;
 	if (!m)
 		goto out;
 	*out = (struct tracerig_frame_mapping){ .start = m->start, .limit = m->end,

@@ -478,7 +478,7 @@ static struct ft_slot *slot_for_text(struct frametexts *ft, struct ft_slot *slot
 }
 
 const struct frame_text *ft_text(struct frametexts *ft, pid_t pid, uint64_t addr, int kernel,
-				 int *ret)
+				 uint64_t time_ns, int *ret)
 {
 	struct tracerig_symbol sym;
 	struct ft_slot *slot;
@@ -502,7 +502,7 @@ const struct frame_text *ft_text(struct frametexts *ft, pid_t pid, uint64_t addr
 		*ret = slot->ret;
 		return slot->text;
 	}
-	r = ft->svc->frame_name(ft->ctx, pid, addr, kernel, &fold, &sym);
+	r = ft->svc->frame_name_at(ft->ctx, pid, addr, kernel, time_ns, &fold, &sym);
 	if (r == -ENOMEM)
 		return NULL;
 	*ret = r;

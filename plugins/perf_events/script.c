@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <sys/sysmacros.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event-parse.h>
@@ -180,10 +181,11 @@ static void print_payload(struct sc_conv *cv, const void *raw, uint32_t size, ui
  * which names a frame once for every output (perf.data.txt, cpu.folded,
  * offcpu.folded, the flame graphs) against the process model as this
  * replay feeds it. */
-static const struct frame_text *add_text(struct sc_conv *cv, pid_t pid, uint64_t addr, int kernel)
+static const struct frame_text *add_text(struct sc_conv *cv, pid_t pid, uint64_t addr, int kernel,
+					 uint64_t time_ns)
 {
 	int ret;
-	const struct frame_text *t = ft_text(cv->texts, pid, addr, kernel, &ret);
+	const struct frame_text *t = ft_text(cv->texts, pid, addr, kernel, time_ns, &ret);
 
 	if (t && ret < 0) /* -ENOENT, or -ENOSYS without a symbolizer: "[unknown]" */
 		cv->st->unresolved++;
@@ -415,18 +417,34 @@ static size_t sample_frames(struct sc_conv *cv, const struct perf_event_header *
 	return n;
 }
 
+/* The sample's time for the core's lookups (frame_name_at): only when it
+ * is on the session clock, and of this boot (not past now), else 0. */
+static uint64_t lookup_time(const struct pc_opened *ev, const struct sample *s)
+{
+	struct timespec now;
+
+	if (!ev->attr.use_clockid || ev->attr.clockid != CLOCK_MONOTONIC ||
+	    clock_gettime(CLOCK_MONOTONIC, &now) < 0)
+		return 0;
+	return s->time <= (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec ? s->time
+										       : 0;
+}
+
 /* Names every frame (through the cache) and writes the sample's text
  * block: the header, one line per frame, a blank line.  0 or -ENOMEM. */
 static int symbolize_and_print(struct sc_conv *cv, const struct pc_opened *ev,
 			       const struct sample *s, const char *comm, struct frame *frames,
 			       size_t n)
 {
+	uint64_t time_ns = lookup_time(ev, s);
+
 	if (cv->with_txt)
 		print_header(cv, ev, comm, s->pid, s->tid, s->cpu, s->time, s->period, s->raw,
 			     s->raw_size);
 	ft_sample(cv->texts);
 	for (size_t i = 0; i < n; i++) {
-		const struct frame_text *t = add_text(cv, s->pid, frames[i].addr, frames[i].kernel);
+		const struct frame_text *t =
+			add_text(cv, s->pid, frames[i].addr, frames[i].kernel, time_ns);
 
 		if (!t)
 			return -ENOMEM;

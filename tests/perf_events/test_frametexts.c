@@ -22,6 +22,7 @@
  * bump_at counts down to, as a lookup rereading mappings does). */
 struct tracerig_ctx {
 	int calls;
+	uint64_t time_ns; /* what the last call was given */
 	uint32_t gen;
 	int bump_at;
 	uint32_t bump_to;
@@ -49,6 +50,13 @@ static int fake_frame_name(struct tracerig_ctx *c, pid_t pid, uint64_t addr, int
 	return -ENOENT;
 }
 
+static int fake_frame_name_at(struct tracerig_ctx *c, pid_t pid, uint64_t addr, int kernel,
+			      uint64_t time_ns, const char **name, struct tracerig_symbol *sym)
+{
+	c->time_ns = time_ns;
+	return fake_frame_name(c, pid, addr, kernel, name, sym);
+}
+
 static int fake_frame_generation(struct tracerig_ctx *c, pid_t pid, uint32_t *gen)
 {
 	*gen = c->gen;
@@ -57,6 +65,7 @@ static int fake_frame_generation(struct tracerig_ctx *c, pid_t pid, uint32_t *ge
 
 static const struct tracerig_services svc = {
 	.frame_name = fake_frame_name,
+	.frame_name_at = fake_frame_name_at,
 	.frame_generation = fake_frame_generation,
 };
 
@@ -75,7 +84,7 @@ static const struct frame_text *first_frame(struct frametexts *ft, pid_t pid, ui
 					    int kernel, int *ret)
 {
 	ft_sample(ft);
-	return ft_text(ft, pid, addr, kernel, ret);
+	return ft_text(ft, pid, addr, kernel, 0, ret);
 }
 
 static int is_text(const struct frame_text *t, const char *line, const char *fold)
@@ -147,7 +156,7 @@ DEF_TEST(a_generation_moved_by_the_lookup_holds_for_the_rest_of_the_sample)
 	c.bump_to = 2;
 		(void)first_frame(ft, P, 0x401000, 0, &ret);
 	EXPECT_EQ_INT(2, c.calls);
-	(void)ft_text(ft, P, 0x402000, 0, &ret);
+	(void)ft_text(ft, P, 0x402000, 0, 0, &ret);
 	EXPECT_EQ_INT(3, c.calls);
 	ft_free(ft);
 }
@@ -199,6 +208,21 @@ DEF_TEST(an_unnamed_user_frame_is_asked_every_time)
 	ft_free(ft);
 }
 
+/* The core rereads a runtime's maps by the sample's time (frame_name_at):
+ * the time has to reach it. */
+DEF_TEST(the_sample_time_reaches_the_core)
+{
+	struct tracerig_ctx c = { .gen = 1 };
+	struct frametexts *ft = ft_new(&svc, &c);
+	int ret = 0;
+
+	CHECK_NOT_NULL(ft);
+	ft_sample(ft);
+	EXPECT_TRUE(ft_text(ft, P, 0x7000, 0, 123456789, &ret) != NULL);
+	EXPECT_TRUE(c.time_ns == 123456789);
+	ft_free(ft);
+}
+
 DEF_TEST(many_frames_stay_where_they_are)
 {
 	struct tracerig_ctx c = { .gen = 1 };
@@ -211,8 +235,8 @@ DEF_TEST(many_frames_stay_where_they_are)
 		first = first_frame(ft, P, 0x1000, 0, &ret);
 	/* Enough to grow the table and take many chunks. */
 	for (uint64_t a = 1; a < 20000; a++)
-		EXPECT_TRUE(ft_text(ft, P, 0x1000 + a * 16, 1, &ret) != NULL);
-	EXPECT_TRUE(ft_text(ft, P, 0x1000, 0, &ret) == first);
+		EXPECT_TRUE(ft_text(ft, P, 0x1000 + a * 16, 1, 0, &ret) != NULL);
+	EXPECT_TRUE(ft_text(ft, P, 0x1000, 0, 0, &ret) == first);
 	EXPECT_TRUE(is_text(first, "\t            1000 f (/usr/bin/app)\n", "f"));
 	ft_free(ft);
 }
@@ -360,6 +384,7 @@ int main(void)
 	RUN_TEST(a_generation_moved_by_the_lookup_holds_for_the_rest_of_the_sample);
 	RUN_TEST(kernel_frames_are_one_text_for_every_process);
 	RUN_TEST(an_unnamed_user_frame_is_asked_every_time);
+	RUN_TEST(the_sample_time_reaches_the_core);
 	RUN_TEST(many_frames_stay_where_they_are);
 	RUN_TEST(a_process_that_ended_keeps_no_text);
 	RUN_TEST(a_pid_used_again_within_the_grace_starts_afresh);

@@ -16,6 +16,7 @@
 #include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../core/log.h"
@@ -320,6 +321,62 @@ DEF_TEST(perf_map_file_names_jit_code)
 	usleep(60 * 1000); /* the symbolizer rereads JIT files at most every 50 ms */
 	EXPECT_EQ_INT(0, tr_symbolizer_lookup(sym, c.hostpid, c.anon + 0x300, 0, &s));
 	EXPECT_EQ_STR("jit_later", s.name);
+	EXPECT_EQ_INT(0, child_stop(&c));
+	unlink(path);
+	rmdir(dir);
+	tr_symbolizer_free(sym);
+}
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* issue 25: under load, a live conversion named a few samples in freshly
+ * tiered-up methods "[unknown]": converted within 50 ms of the last read
+ * of the perf map, in code the runtime logged after that read.  With the
+ * sample's time, the map is read again exactly when the sample is newer
+ * than the last read, however soon after it; an older sample cannot be in
+ * code logged after the read (a runtime logs a method before it runs it),
+ * so it costs no read. */
+DEF_TEST(a_sample_newer_than_the_last_read_of_a_perf_map_reads_it_again)
+{
+	struct tr_symbolizer *sym = tr_symbolizer_new();
+	char dir[] = "/tmp/trsym-XXXXXX", path[128], text[256];
+	uint64_t before, after;
+	const char *name;
+	struct child c;
+	FILE *f;
+
+	CHECK_NOT_NULL(sym);
+	CHECK_NOT_NULL(mkdtemp(dir));
+	EXPECT_EQ_INT(0, start_fixture(&c));
+	before = monotonic_ns(); /* a sample taken before the map is first read */
+	snprintf(path, sizeof(path), "%s/perf-%d.map", dir, (int)c.hostpid);
+	snprintf(text, sizeof(text), "%" PRIx64 " 20 jit_one\n", c.anon + 0x100);
+	EXPECT_EQ_INT(0, write_file(path, text, strlen(text)));
+	EXPECT_EQ_INT(0, tr_symbolizer_add_jit_file(sym, c.hostpid, path));
+	EXPECT_EQ_INT(0, tr_symbolizer_frame_name_at(sym, c.hostpid, c.anon + 0x105, 0, before,
+						     &name, NULL));
+	EXPECT_EQ_STR("jit_one", name);
+	/* The runtime compiles another method after that read. */
+	f = fopen(path, "a");
+	CHECK_NOT_NULL(f);
+	fprintf(f, "%" PRIx64 " 8 jit_later\n", c.anon + 0x300);
+	fclose(f);
+	/* A sample from before the read: not in it, and not worth a read. */
+	EXPECT_EQ_INT(-ENOENT, tr_symbolizer_frame_name_at(sym, c.hostpid, c.anon + 0x300, 0,
+							   before, &name, NULL));
+	snprintf(text, sizeof(text), "[perf-%d.map]", (int)c.hostpid);
+	EXPECT_EQ_STR(text, name);
+	/* A sample from after it: read again at once, no 50 ms wait. */
+	after = monotonic_ns();
+	EXPECT_EQ_INT(0, tr_symbolizer_frame_name_at(sym, c.hostpid, c.anon + 0x300, 0, after,
+						     &name, NULL));
+	EXPECT_EQ_STR("jit_later", name);
 	EXPECT_EQ_INT(0, child_stop(&c));
 	unlink(path);
 	rmdir(dir);
@@ -1080,6 +1137,7 @@ int main(void)
 	RUN_TEST(plt_header_is_named_after_init_as_perf_names_it);
 	RUN_TEST(unknown_anonymous_code_names_its_object_only);
 	RUN_TEST(perf_map_file_names_jit_code);
+	RUN_TEST(a_sample_newer_than_the_last_read_of_a_perf_map_reads_it_again);
 	RUN_TEST(jitdump_file_names_jit_code);
 	RUN_TEST(a_jitdump_read_ahead_of_its_writer_is_read_again);
 	RUN_TEST(a_recorded_jitdump_mapping_is_read_at_once_past_a_lagging_copy);
