@@ -1209,28 +1209,26 @@ static void wait_streams_ended(struct eventpipe *e, int64_t until)
 
 /* Once the reader is gone: r's sessions closed (or filed as segments),
  * what did not end in time said. */
+/* The rest of a stream the runtime was asked to end: one more pump,
+ * then a word when it still did not end. */
+static void finish_stream(struct eventpipe *e, const struct runtime *r, struct ep_session *sess)
+{
+	ep_session_pump(sess);
+	if (sess->state == EP_STREAMING)
+		e->svc->log(e->ctx, TRACERIG_LOG_WARN,
+			    "pid %d: the runtime did not end its stream within stop_timeout (%lld "
+			    "ms): %s may lack the rundown that names methods",
+			    (int)r->pid, e->cfg.stop_ms, sess->entry);
+}
+
 static void close_sessions(struct eventpipe *e, struct runtime *r)
 {
-	if (r->old.state == EP_STREAMING) {
-		ep_session_pump(&r->old);
-		if (r->old.state == EP_STREAMING)
-			e->svc->log(e->ctx, TRACERIG_LOG_WARN,
-				    "pid %d: the runtime did not end "
-				    "%s within stop_timeout (%lld ms): it may lack the rundown "
-				    "that names methods",
-				    (int)r->pid, r->old.entry, e->cfg.stop_ms);
-	}
+	if (r->old.state == EP_STREAMING)
+		finish_stream(e, r, &r->old);
 	if (r->old.state)
 		old_ended(e, r);
-	if (r->collecting && r->s.state == EP_STREAMING) {
-		ep_session_pump(&r->s);
-		if (r->s.state == EP_STREAMING)
-			e->svc->log(e->ctx, TRACERIG_LOG_WARN,
-				    "pid %d: the runtime did not end "
-				    "its stream within stop_timeout (%lld ms): %s may lack the "
-				    "rundown that names methods",
-				    (int)r->pid, e->cfg.stop_ms, r->s.entry);
-	}
+	if (r->collecting && r->s.state == EP_STREAMING)
+		finish_stream(e, r, &r->s);
 	if (r->collecting && r->s.state == EP_BROKEN)
 		e->svc->log(e->ctx, TRACERIG_LOG_WARN,
 			    "pid %d: %s failed (%s): %s keeps what came before", (int)r->pid,

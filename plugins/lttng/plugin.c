@@ -770,15 +770,11 @@ static int ensure_daemon(struct lttng_state *st)
  * where a kill leaves it unknown. */
 static int name_session_to_watchdog(struct lttng_state *st)
 {
-	int ret = lt_session_name_self(st->session.name, sizeof(st->session.name), NULL);
+	int ret = lt_session_name_self(st->svc, st->ctx, st->session.name, sizeof(st->session.name),
+				       NULL);
 
-	if (ret < 0) {
-		LOG(st, TRACERIG_LOG_ERROR,
-		    "reading this process's start time from "
-		    "/proc/self/stat failed: %s (is /proc mounted?)",
-		    strerror(-ret));
+	if (ret < 0)
 		return ret;
-	}
 	/* In flight mode the watchdog also records a last snapshot into the
 	 * staging directory (what the rings hold is on no disk). */
 	ret = lt_cleanup_session(st->svc, st->ctx, st->session.name,

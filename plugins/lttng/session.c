@@ -304,14 +304,9 @@ int lt_session_create(struct lt_session *s, const struct tracerig_services *svc,
 	s->svc = svc;
 	s->ctx = ctx;
 	if (!s->name[0]) {
-		ret = lt_session_name_self(s->name, sizeof(s->name), cfg->name_suffix);
-		if (ret < 0) {
-			LOG(s, TRACERIG_LOG_ERROR,
-			    "reading this process's start time from "
-			    "/proc/self/stat failed: %s (is /proc mounted?)",
-			    strerror(-ret));
+		ret = lt_session_name_self(svc, ctx, s->name, sizeof(s->name), cfg->name_suffix);
+		if (ret < 0)
 			return ret;
-		}
 	}
 
 	ret = create_in_daemon(s, cfg);
@@ -593,14 +588,21 @@ void lt_session_name(char *buf, size_t len, pid_t pid, unsigned long long startt
 		 suffix && *suffix ? "-" : "", suffix ? suffix : "");
 }
 
-int lt_session_name_self(char *buf, size_t len, const char *suffix)
+int lt_session_name_self(const struct tracerig_services *svc, struct tracerig_ctx *ctx, char *buf,
+			 size_t len, const char *suffix)
 {
 	unsigned long long start;
 	int ret = lt_proc_starttime(getpid(), &start);
 
-	if (ret == 0)
-		lt_session_name(buf, len, getpid(), start, suffix);
-	return ret;
+	if (ret < 0) {
+		svc->log(ctx, TRACERIG_LOG_ERROR,
+			 "reading this process's start time from /proc/self/stat failed: %s "
+			 "(is /proc mounted?)",
+			 strerror(-ret));
+		return ret;
+	}
+	lt_session_name(buf, len, getpid(), start, suffix);
+	return 0;
 }
 
 int lt_session_name_owner(const char *name, pid_t *pid, unsigned long long *starttime)

@@ -58,8 +58,10 @@ struct lt_session {
 #define LT_SESSION_PREFIX "tracerig-"
 void lt_session_name(char *buf, size_t len, pid_t pid, unsigned long long starttime,
 		     const char *suffix);
-/* This process's session name.  0 or a negative errno. */
-int lt_session_name_self(char *buf, size_t len, const char *suffix);
+/* This process's session name.  0, or a negative errno after an error
+ * logged through svc. */
+int lt_session_name_self(const struct tracerig_services *svc, struct tracerig_ctx *ctx, char *buf,
+			 size_t len, const char *suffix);
 /* Parses a session name back; -EINVAL when it is not one of ours. */
 int lt_session_name_owner(const char *name, pid_t *pid, unsigned long long *starttime);
 /* Field 22 of /proc/PID/stat.  0 or a negative errno. */
