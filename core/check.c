@@ -44,11 +44,16 @@ int tr_session_config_errors(const struct tr_session *s, int checking)
  * backend the session cannot do without is not usable. */
 static int check_backend(const struct tr_session *s, struct tracerig_ctx *ctx, FILE *out)
 {
-	char advice[1024] = "";
-	int ret = 0;
+	char advice[1024] = "", wrong_item[512];
+	int ret = 0, wrong = tr_judge_list_choices(ctx, wrong_item, sizeof(wrong_item));
 
 	if (ctx->plugin->check)
 		ret = ctx->plugin->check(&tr_services, ctx, advice, sizeof(advice));
+	if (wrong) {
+		/* The first of the profile's errors in this section. */
+		snprintf(advice, sizeof(advice), "%s", wrong_item);
+		ret = -EINVAL;
+	}
 	if (ret == 0) {
 		char why[256];
 

@@ -253,6 +253,22 @@ int tr_key_choice(const char *choices, const char *value)
 	return -1;
 }
 
+int tr_key_next_wrong_item(const struct tracerig_key *key, const char **cursor, const char **item,
+			   size_t *len)
+{
+	while (tr_list_next(cursor, item, len)) {
+		const char *choices = key->choices, *choice;
+		size_t choice_len;
+		int found = !choices;
+
+		while (!found && tr_list_next(&choices, &choice, &choice_len))
+			found = choice_len == *len && memcmp(choice, *item, *len) == 0;
+		if (!found)
+			return 1;
+	}
+	return 0;
+}
+
 int tr_key_split(const char *value, struct tracerig_list *out)
 {
 	const char *cursor = value, *item;
@@ -332,6 +348,18 @@ int tr_key_check_table(const struct tracerig_key *keys, char *why, size_t why_le
 		if (k->type == TRACERIG_KEY_ENUM && (!k->choices || !*k->choices)) {
 			snprintf(why, why_len, "key '%s' is a choice without choices", k->name);
 			return -EINVAL;
+		}
+		if (k->type == TRACERIG_KEY_LIST && k->choices && k->default_value) {
+			const char *cursor = k->default_value, *item;
+			size_t len;
+
+			if (tr_key_next_wrong_item(k, &cursor, &item, &len)) {
+				snprintf(why, why_len,
+					 "key '%s' defaults to '%.*s', not one of its "
+					 "choices",
+					 k->name, (int)len, item);
+				return -EINVAL;
+			}
 		}
 		if (k->bind_size && !binding_fits(k)) {
 			snprintf(why, why_len, "key '%s' (%s) is bound to a field of %zu bytes; it "

@@ -18,6 +18,11 @@ int tr_key_choice(const char *choices, const char *value);
 /* Splits a LIST value by the list rule (lib/list.h) into out->items: one
  * allocation, freed with free((void *)out->items).  0 or -ENOMEM. */
 int tr_key_split(const char *value, struct tracerig_list *out);
+/* The next item of a LIST value (from *cursor on, by the list rule) that
+ * is not among key->choices: 1 with *item and *len set, 0 when none is
+ * left.  A key without choices takes any item. */
+int tr_key_next_wrong_item(const struct tracerig_key *key, const char **cursor, const char **item,
+			   size_t *len);
 /* 0 when a plugin's key table is sound (known types, choices for each
  * choice key, bound fields of the size their type needs); -EINVAL with
  * `why` naming the key and what its field must be. */

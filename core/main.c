@@ -43,6 +43,8 @@ static void print_keys(const struct tracerig_key *keys)
 		       keys->description ? keys->description : "");
 		if (keys->type == TRACERIG_KEY_ENUM && keys->choices)
 			printf("      %-22s %-9s one of: %s\n", "", "", keys->choices);
+		else if (keys->type == TRACERIG_KEY_LIST && keys->choices)
+			printf("      %-22s %-9s each of: %s\n", "", "", keys->choices);
 	}
 }
 
@@ -67,7 +69,8 @@ static void reference_table(const char *section, const char *intro,
 	printf("| key | type | default | meaning |\n|---|---|---|---|\n");
 	for (; keys->name; keys++) {
 		printf("| `%s` | %s", keys->name, tr_key_type_name(keys->type));
-		if (keys->type == TRACERIG_KEY_ENUM && keys->choices)
+		if ((keys->type == TRACERIG_KEY_ENUM || keys->type == TRACERIG_KEY_LIST) &&
+		    keys->choices)
 			printf(" (%s)", keys->choices);
 		if (keys->min < keys->max)
 			printf(keys->type == TRACERIG_KEY_DURATION ? ", %lld-%lld ms" : ", %lld-%lld",

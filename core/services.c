@@ -22,6 +22,7 @@
 #include "stream.h"
 #include "symbols/symbolizer.h"
 #include "flamegraph.h"
+#include "lib/closest.h"
 #include "lib/sanitize.h"
 #include "wall.h"
 #include "watchdog.h"
@@ -322,6 +323,52 @@ static void svc_config_error(struct tracerig_ctx *ctx, const char *key, const ch
 		snprintf(at, sizeof(at), "%s", ctx->session->profile_path);
 	tr_log(TRACERIG_LOG_ERROR, NULL, "%s: [%s] %s: %s", at, ctx->plugin->name, key, msg);
 	__atomic_add_fetch(&ctx->config_errors, 1, __ATOMIC_RELAXED);
+}
+
+/* One wrong item of `k`, said with its line. */
+static void say_wrong_item(struct tracerig_ctx *ctx, const struct tracerig_key *k,
+			   const struct tracerig_list *choices, const char *item, size_t len,
+			   char *first, size_t first_len, int wrong)
+{
+	char word[128], among[512];
+	size_t used = 0;
+	const char *close;
+
+	snprintf(word, sizeof(word), "%.*s", (int)(len < 100 ? len : 100), item);
+	close = tr_closest(word, choices->items, choices->n);
+	among[0] = '\0';
+	for (size_t i = 0; i < choices->n && used < sizeof(among); i++)
+		used += snprintf(among + used, sizeof(among) - used, "%s%s", i ? ", " : "",
+				 choices->items[i]);
+	svc_config_error(ctx, k->name, "'%s' is not one of: %s%s%s%s", word, among,
+			 close ? " (did you mean '" : "", close ? close : "", close ? "'?)" : "");
+	if (!wrong && first_len) {
+		snprintf(first, first_len, "%s: '%s' is not one of: %s", k->name, word, among);
+		tr_sanitize_text(first, first_len, first);
+	}
+}
+
+int tr_judge_list_choices(struct tracerig_ctx *ctx, char *first, size_t first_len)
+{
+	int wrong = 0;
+
+	if (first_len)
+		first[0] = '\0';
+	for (const struct tracerig_key *k = ctx->plugin->keys; k && k->name; k++) {
+		struct tracerig_list choices;
+		const char *cursor, *item;
+		size_t len;
+
+		if (k->type != TRACERIG_KEY_LIST || !k->choices)
+			continue;
+		cursor = tr_config_value(ctx->section, ctx->plugin->keys, k->name);
+		if (!cursor || tr_key_split(k->choices, &choices) < 0)
+			continue;
+		while (tr_key_next_wrong_item(k, &cursor, &item, &len))
+			say_wrong_item(ctx, k, &choices, item, len, first, first_len, wrong++);
+		free((void *)choices.items);
+	}
+	return wrong;
 }
 
 static int svc_required(struct tracerig_ctx *ctx)

@@ -27,6 +27,7 @@
 #include "pids.h"
 #include "remote.h"
 #include "sideband.h"
+#include "services.h"
 #include "session.h"
 #include "stream.h"
 #include "status.h"
@@ -85,6 +86,7 @@ static int init_all(struct tr_session *s)
 		struct tracerig_ctx *ctx = i < s->n_sources ? s->sources[i] : s->packager;
 		int ret;
 
+		tr_judge_list_choices(ctx, NULL, 0);
 		ret = tr_driver_start(ctx);
 		if (ret == 0)
 			ret = tr_session_run_call(s, ctx, TR_CALL_INIT, NULL,

@@ -107,7 +107,11 @@ struct tracerig_key {
 	const char *name;
 	enum tracerig_key_type type;
 	const char *default_value; /* as it would be written in the profile; NULL = unset */
-	const char *choices;       /* TRACERIG_KEY_ENUM only: comma-separated, as lists are */
+	/* ENUM: the values, comma-separated as lists are.  LIST: when set,
+	 * what each item may be; every other item is the profile's error,
+	 * said by the core with its line before the plugin's check or init
+	 * runs (a plugin need not say it again). */
+	const char *choices;
 	long long min, max;        /* INT, SIZE, DURATION (ms); ignored unless min < max */
 	const char *description;
 	/* Where config_bind() writes the value: a field of the plugin's

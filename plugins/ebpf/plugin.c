@@ -145,13 +145,17 @@ static int validate(const struct tracerig_services *svc, struct tracerig_ctx *ct
 	const char *word;
 	int wrong = 0;
 
-	if (parse_states(&k->states, state_mask, &word) < 0)
-		tr_key_error(
-			svc, ctx, &wrong, why, why_len, "states",
-			"%s%s%s: use interruptible, uninterruptible, idle, preempted, other or "
-			"all, separated by commas",
-			word ? "'" : "no thread state given", word ? word : "",
-			word ? "' is not a thread state" : "");
+	/* An item that is no state the core said, with its line (the key's
+	 * choices); an empty list is said here. */
+	if (parse_states(&k->states, state_mask, &word) < 0) {
+		if (word)
+			wrong++;
+		else
+			tr_key_error(
+				svc, ctx, &wrong, why, why_len, "states",
+				"no thread state given: use interruptible, uninterruptible, idle, "
+				"preempted, other or all, separated by commas");
+	}
 	if (k->max_block_us && k->max_block_us < k->min_block_us)
 		tr_key_error(svc, ctx, &wrong, why, why_len, "max_block_us",
 			     "%lld is below min_block_us = %lld: nothing would be recorded",
@@ -950,6 +954,7 @@ static const struct tracerig_key ebpf_keys[] = {
 	  .choices = "all,user,kernel", BIND(threads),
 	  .description = "Trace user threads only, kernel threads only, or both." },
 	{ .name = "states", .type = TRACERIG_KEY_LIST, .default_value = "all", BIND(states),
+	  .choices = "all,interruptible,S,uninterruptible,D,idle,preempted,running,other",
 	  .description = "Thread states counted as off-CPU: interruptible (S: sleeps, pipes, locks), "
 	  "uninterruptible (D: disk I/O, page faults), idle (idle kernel threads), "
 	  "preempted (still runnable), other, or all." },

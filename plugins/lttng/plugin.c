@@ -67,7 +67,7 @@ struct lttng_state {
 /* One key per paragraph, as the reference lists them. */
 /* clang-format off */
 static const struct tracerig_key lttng_keys[] = {
-	{ .name = "preset", .type = TRACERIG_KEY_LIST, BIND(preset),
+	{ .name = "preset", .type = TRACERIG_KEY_LIST, BIND(preset), .choices = LTTNG_PRESET_NAMES,
 	  .description = "Named userspace event sets after perfcollect's: default, gccollectonly, gconly, "
 	  "gcwithheap, threading, exceptions, jit, loader (each a fixed list of DotNETRuntime* "
 	  "tracepoints). With neither preset nor events set, `default` is used." },
@@ -519,8 +519,9 @@ static void flight_sizes(struct lttng_state *st, long long *size, long long *cou
 		    (double)FLIGHT_RING_MAX / (double)k->flight_rate);
 }
 
-/* Every wrong item of the preset list and of events_key's list, each with
- * the profile's line (the list builder stops at the first). */
+/* Every wrong item of events_key's list, each with the profile's line
+ * (the list builder stops at the first).  A preset that does not exist
+ * the core said (the key's choices). */
 static void say_wrong_items(struct lttng_state *st, const struct tracerig_list *presets,
 			    const struct tracerig_list *events, const char *events_key,
 			    const char *whole_err)
@@ -538,9 +539,8 @@ static void say_wrong_items(struct lttng_state *st, const struct tracerig_list *
 			if (lttng_event_list_build(&scratch, which ? NULL : &one, which ? &one : NULL,
 						   err, sizeof(err)) == 0)
 				lttng_event_list_free(&scratch);
-			else if (++said)
-				st->svc->config_error(st->ctx, which ? events_key : "preset", "%s",
-						      err);
+			else if (++said && which)
+				st->svc->config_error(st->ctx, events_key, "%s", err);
 		}
 	}
 	/* Wrong only together: said of the list. */

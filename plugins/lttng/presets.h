@@ -13,6 +13,10 @@ struct lttng_preset {
 	const char *const *const *parts;
 };
 
+/* Their names, in lttng_presets[]'s order: the preset key's choices
+ * (presets-test checks that the two agree). */
+#define LTTNG_PRESET_NAMES "default,gccollectonly,gconly,gcwithheap,threading,exceptions,jit,loader"
+
 /* Every preset, terminated by an entry whose name is NULL. */
 extern const struct lttng_preset lttng_presets[];
 

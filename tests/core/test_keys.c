@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include "../../core/keys.h"
@@ -228,6 +229,53 @@ DEF_TEST(bindings_must_match_their_type)
 	EXPECT_CONTAINS("key 'mode' is a choice without choices", why);
 }
 
+/* A list key with choices: each item one of them (the core says every
+ * other item, with its line, before the plugin's check or init). */
+DEF_TEST(list_items_are_checked_against_their_choices)
+{
+	static const struct tracerig_key states = { .name = "states",
+						    .type = TRACERIG_KEY_LIST,
+						    .choices = "all,S,D,idle" };
+	static const struct tracerig_key free_form = { .name = "events",
+						       .type = TRACERIG_KEY_LIST };
+	const char *cursor = " S, idel ,D,, sleeping", *item;
+	size_t len;
+
+	EXPECT_EQ_INT(1, tr_key_next_wrong_item(&states, &cursor, &item, &len));
+	EXPECT_TRUE(len == 4 && memcmp(item, "idel", 4) == 0);
+	EXPECT_EQ_INT(1, tr_key_next_wrong_item(&states, &cursor, &item, &len));
+	EXPECT_TRUE(len == 8 && memcmp(item, "sleeping", 8) == 0);
+	EXPECT_EQ_INT(0, tr_key_next_wrong_item(&states, &cursor, &item, &len));
+	/* A prefix of a choice is not the choice. */
+	cursor = "al";
+	EXPECT_EQ_INT(1, tr_key_next_wrong_item(&states, &cursor, &item, &len));
+	cursor = "anything, at all";
+	EXPECT_EQ_INT(0, tr_key_next_wrong_item(&free_form, &cursor, &item, &len));
+}
+
+DEF_TEST(a_list_default_must_be_among_its_choices)
+{
+	static const struct tracerig_key good[] = {
+		{ .name = "states",
+		  .type = TRACERIG_KEY_LIST,
+		  .choices = "all,S,D",
+		  .default_value = "S, D" },
+		{ 0 },
+	};
+	static const struct tracerig_key bad[] = {
+		{ .name = "states",
+		  .type = TRACERIG_KEY_LIST,
+		  .choices = "all,S,D",
+		  .default_value = "S, R" },
+		{ 0 },
+	};
+	char why[256] = "";
+
+	EXPECT_EQ_INT(0, tr_key_check_table(good, why, sizeof(why)));
+	EXPECT_EQ_INT(-EINVAL, tr_key_check_table(bad, why, sizeof(why)));
+	EXPECT_CONTAINS("key 'states' defaults to 'R', not one of its choices", why);
+}
+
 int main(void)
 {
 	RUN_TEST(integers_are_range_checked);
@@ -240,5 +288,7 @@ int main(void)
 	RUN_TEST(lists_split_by_the_one_list_rule);
 	RUN_TEST(choices_arrive_as_their_index);
 	RUN_TEST(bindings_must_match_their_type);
+	RUN_TEST(list_items_are_checked_against_their_choices);
+	RUN_TEST(a_list_default_must_be_among_its_choices);
 	TEST_MAIN_END();
 }

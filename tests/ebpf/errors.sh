@@ -11,8 +11,10 @@ printf '[tracerig]\nname = bad\n[ebpf]\nstates = sleeping, D\nmin_block_us = 100
 	>"$TEST_TMP/bad.ini"
 run_tracerig -c "$TEST_TMP/bad.ini" -d 1 -o "$TEST_TMP/bad.trace.zip"
 check_eq "two wrong values: a profile error (exit 2)" 2 "$rc"
-check_grep "the thread state that is none, at its line" \
-	"^tracerig: $TEST_TMP/bad\\.ini:4: \\[ebpf\\] states: 'sleeping' is not a thread state: use " \
+# The states the key's choices list: said by the core, before the
+# plugin's own judgement of what else is wrong, in the same pass.
+check_grep "the thread state that is none, at its line, with the states there are" \
+	"^tracerig: $TEST_TMP/bad\\.ini:4: \\[ebpf\\] states: 'sleeping' is not one of: all, interruptible, S, " \
 	"$TEST_TMP/out"
 check_grep "max below min, at its line" \
 	"^tracerig: $TEST_TMP/bad\\.ini:6: \\[ebpf\\] max_block_us: 10 is below min_block_us = 100" \
@@ -25,7 +27,16 @@ run_tracerig --check -c "$TEST_TMP/bad.ini"
 check_eq "--check: exit 2" 2 "$rc"
 check_grep "--check counts them" "^profile $TEST_TMP/bad\\.ini: 2 errors \\(on stderr\\)$" "$TEST_TMP/out"
 check_grep "--check: ebpf NOT USABLE, with the first" \
-	"^  ebpf .* NOT USABLE: states: 'sleeping' is not a thread state" "$TEST_TMP/out"
+	"^  ebpf .* NOT USABLE: states: 'sleeping' is not one of: all, " "$TEST_TMP/out"
+
+printf '[tracerig]\nname = typo\n[ebpf]\nstates = idel, D, sleeping\n' >"$TEST_TMP/typo.ini"
+run_tracerig --check -c "$TEST_TMP/typo.ini"
+check_eq "two wrong states: --check exit 2" 2 "$rc"
+check_grep "a misspelt state: the one meant" \
+	"typo\\.ini:4: \\[ebpf\\] states: 'idel' is not one of: .* \\(did you mean 'idle'\\?\\)" "$TEST_TMP/out"
+check_grep "every wrong item said, not just the first" \
+	"typo\\.ini:4: \\[ebpf\\] states: 'sleeping' is not one of: " "$TEST_TMP/out"
+check_grep "and counted" "^profile $TEST_TMP/typo\\.ini: 2 errors \\(on stderr\\)$" "$TEST_TMP/out"
 
 printf '[tracerig]\nname = empty\n[ebpf]\nstates =\n' >"$TEST_TMP/empty.ini"
 run_tracerig --check -c "$TEST_TMP/empty.ini"

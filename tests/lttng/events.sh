@@ -86,7 +86,7 @@ write_profile "$TEST_TMP/names.ini" 'preset=defualt' 'events=tracerig_test:*, ba
 run_tracerig -c "$TEST_TMP/names.ini" -d 1 -o "$TEST_TMP/names.trace.zip"
 check_eq "wrong names: exit 2 (a profile error)" 2 "$rc"
 check_grep "the misspelt preset, at its line, with the presets there are" \
-	"^tracerig: $TEST_TMP/names\.ini:[0-9]+: \[lttng\] preset: unknown preset 'defualt' \(known presets: default," \
+	"^tracerig: $TEST_TMP/names\.ini:[0-9]+: \[lttng\] preset: 'defualt' is not one of: default, gccollectonly, .* \(did you mean 'default'\?\)" \
 	"$TEST_TMP/out"
 check_grep "and the bad event name too, at its line" \
 	"^tracerig: $TEST_TMP/names\.ini:[0-9]+: \[lttng\] events: event name 'bad name' contains a blank" \

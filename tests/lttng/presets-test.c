@@ -84,6 +84,19 @@ DEF_TEST(presets_mirror_perfcollect_names_and_sizes)
 	EXPECT_TRUE(lttng_preset_find("nosuch") == NULL);
 }
 
+/* The preset key's choices (the core's check of each item) are the
+ * presets there are, in their order. */
+DEF_TEST(the_preset_key_choices_are_the_presets)
+{
+	char names[512] = "";
+	size_t used = 0;
+
+	for (const struct lttng_preset *p = lttng_presets; p->name; p++)
+		used += snprintf(names + used, sizeof(names) - used, "%s%s", used ? "," : "",
+				 p->name);
+	EXPECT_EQ_STR(LTTNG_PRESET_NAMES, names);
+}
+
 DEF_TEST(presets_have_no_duplicates_and_full_names)
 {
 	for (const struct lttng_preset *p = lttng_presets; p->name; p++) {
@@ -301,6 +314,7 @@ int main(void)
 {
 	RUN_TEST(every_preset_expands_to_its_documented_list);
 	RUN_TEST(presets_mirror_perfcollect_names_and_sizes);
+	RUN_TEST(the_preset_key_choices_are_the_presets);
 	RUN_TEST(presets_have_no_duplicates_and_full_names);
 	RUN_TEST(loader_includes_assembly_domain_module_and_module_loads);
 	RUN_TEST(default_contains_gc_collections_jit_and_exceptions);
