@@ -2,8 +2,10 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ctx.h"
+#include "log.h"
 
 int tr_ctx_new(struct tr_session *s, struct tr_loaded *loaded, struct tr_section *section,
 	       struct tracerig_ctx **out)
@@ -37,7 +39,56 @@ void tr_ctx_free(struct tracerig_ctx *ctx)
 		free((void *)ctx->lists[i].items);
 	free(ctx->lists);
 	free(ctx->lists_split);
+	free(ctx->reason);
 	pthread_mutex_destroy(&ctx->lock);
 	tr_loader_unload(&ctx->loaded);
 	free(ctx);
+}
+
+void tr_ctx_hold_errors(struct tracerig_ctx *ctx)
+{
+	pthread_mutex_lock(&ctx->lock);
+	if (ctx->phase != TR_PHASE_FAILED) {
+		free(ctx->reason);
+		ctx->reason = NULL;
+		ctx->holding_errors = 1;
+	}
+	pthread_mutex_unlock(&ctx->lock);
+}
+
+int tr_ctx_hold_error(struct tracerig_ctx *ctx, const char *text)
+{
+	int held = 0;
+
+	pthread_mutex_lock(&ctx->lock);
+	if (ctx->holding_errors && !ctx->reason)
+		held = (ctx->reason = strdup(text)) != NULL;
+	pthread_mutex_unlock(&ctx->lock);
+	return held;
+}
+
+void tr_ctx_call_ended(struct tracerig_ctx *ctx, int ok)
+{
+	int held;
+
+	pthread_mutex_lock(&ctx->lock);
+	held = ctx->holding_errors;
+	ctx->holding_errors = 0;
+	pthread_mutex_unlock(&ctx->lock);
+	/* Not this call's (fini after a failure): the failure's reason stays. */
+	if (ok && held)
+		tr_ctx_say_reason(ctx);
+}
+
+void tr_ctx_say_reason(struct tracerig_ctx *ctx)
+{
+	char *reason;
+
+	pthread_mutex_lock(&ctx->lock);
+	reason = ctx->reason;
+	ctx->reason = NULL;
+	pthread_mutex_unlock(&ctx->lock);
+	if (reason)
+		tr_log(TRACERIG_LOG_ERROR, ctx->plugin->name, "%s", reason);
+	free(reason);
 }

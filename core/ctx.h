@@ -63,6 +63,14 @@ struct tracerig_ctx {
 	struct tr_pprof_entry *pprof; /* under lock too */
 	size_t n_pprof;
 
+	/* The first error the plugin logs during a call under way (init,
+	 * start, stop, flush) is held rather than printed: a call that fails
+	 * is said once, by the core, with its phase and this as the reason
+	 * (core/steps.c); when the call succeeds it is printed as it was.
+	 * Under lock. */
+	int holding_errors;
+	char *reason;
+
 	/* LIST keys split for config_bind, by key index (core/services.c). */
 	struct tracerig_list *lists;
 	unsigned char *lists_split;
@@ -74,5 +82,16 @@ struct tracerig_ctx {
 int tr_ctx_new(struct tr_session *s, struct tr_loaded *loaded, struct tr_section *section,
 	       struct tracerig_ctx **out);
 void tr_ctx_free(struct tracerig_ctx *ctx);
+
+/* A call begins: the plugin's first error is held (see holding_errors),
+ * unless the plugin failed already (its reason stays). */
+void tr_ctx_hold_errors(struct tracerig_ctx *ctx);
+/* Holds `text` when an error is to be held: 1, else 0 (print it). */
+int tr_ctx_hold_error(struct tracerig_ctx *ctx, const char *text);
+/* The call ended: a held error is printed when it succeeded (`ok`), kept
+ * as the reason when it failed. */
+void tr_ctx_call_ended(struct tracerig_ctx *ctx, int ok);
+/* Prints the reason kept (if any) as the plugin's error, and forgets it. */
+void tr_ctx_say_reason(struct tracerig_ctx *ctx);
 
 #endif

@@ -65,7 +65,8 @@ static void write_plugin(struct tr_json *j, struct tracerig_ctx *ctx)
 		} else if (ctx->error == -ENODATA && !strcmp(ctx->failed_in, "init")) {
 			tr_json_string(j, "error", "nothing to record from these targets");
 		} else {
-			tr_json_string(j, "error", strerror(-ctx->error));
+			tr_json_string(j, "error",
+				       ctx->reason ? ctx->reason : strerror(-ctx->error));
 		}
 	}
 	/* When the source really collected: setup and teardown excluded. */

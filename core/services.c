@@ -150,19 +150,35 @@ static void keep_warning(struct tracerig_ctx *ctx, const char *fmt, va_list ap)
 	pthread_mutex_unlock(&ctx->lock);
 }
 
+/* An error logged during a call is held as the call's reason (ctx.h):
+ * 1 when it was. */
+static int held_as_reason(struct tracerig_ctx *ctx, const char *fmt, va_list ap)
+{
+	char text[1024];
+
+	vsnprintf(text, sizeof(text), fmt, ap);
+	tr_sanitize_text(text, sizeof(text), text);
+	return tr_ctx_hold_error(ctx, text);
+}
+
 static void svc_log(struct tracerig_ctx *ctx, enum tracerig_log_level level, const char *fmt, ...)
 {
-	va_list ap;
+	va_list ap, copy;
+	int held = 0;
 
 	va_start(ap, fmt);
 	if (ctx && level <= TRACERIG_LOG_WARN) {
-		va_list copy;
-
 		va_copy(copy, ap);
 		keep_warning(ctx, fmt, copy);
 		va_end(copy);
 	}
-	tr_logv(level, ctx && ctx->plugin ? ctx->plugin->name : NULL, fmt, ap);
+	if (ctx && ctx->plugin && level == TRACERIG_LOG_ERROR) {
+		va_copy(copy, ap);
+		held = held_as_reason(ctx, fmt, copy);
+		va_end(copy);
+	}
+	if (!held)
+		tr_logv(level, ctx && ctx->plugin ? ctx->plugin->name : NULL, fmt, ap);
 	va_end(ap);
 }
 

@@ -92,7 +92,9 @@ static int init_all(struct tr_session *s)
 			ret = tr_session_run_call(s, ctx, TR_CALL_INIT, NULL,
 						  s->settings.start_timeout_ms, "starting");
 		if (ret < 0 && ctx->config_errors) {
-			/* Said already; the others may have more to say. */
+			/* Said already (and what else it said, as it said it); the
+			 * others may have more to say. */
+			tr_ctx_say_reason(ctx);
 			ctx->phase = TR_PHASE_FAILED;
 			ctx->failed_in = "init";
 			ctx->error = ret;

@@ -82,6 +82,10 @@ void tr_session_fail_plugin(struct tracerig_ctx *ctx, const char *phase, int err
 	ctx->failed_in = phase;
 	ctx->error = err < 0 ? err : -EIO;
 	tr_watchdog_plugin(ctx->plugin->name, "failed");
+	/* What the plugin said before it crashed, hung or had nothing to
+	 * record comes first; else it is the reason in the failure's line. */
+	if (ctx->fault_signal || ctx->hung_ms || (ctx->error == -ENODATA && !strcmp(phase, "init")))
+		tr_ctx_say_reason(ctx);
 	if (ctx->fault_signal)
 		tr_log(TRACERIG_LOG_ERROR, ctx->plugin->name,
 		       "crashed (SIG%s) in %s: it gets no more calls; the other backends' data "
@@ -103,7 +107,7 @@ void tr_session_fail_plugin(struct tracerig_ctx *ctx, const char *phase, int err
 		       ctx->required ? " (it is required: the run fails)" : "");
 	else
 		tr_log(TRACERIG_LOG_ERROR, ctx->plugin->name, "%s failed: %s%s", phase,
-		       strerror(-ctx->error),
+		       ctx->reason ? ctx->reason : strerror(-ctx->error),
 		       ctx->required || ctx->plugin->kind == TRACERIG_PLUGIN_PACKAGER
 			       ? ""
 			       : " (optional backend: continuing without it)");
@@ -114,6 +118,21 @@ uint64_t tr_session_ms_left(uint64_t deadline)
 	uint64_t now = tr_session_now_ns(CLOCK_MONOTONIC);
 
 	return now >= deadline ? 0 : (deadline - now) / 1000000 + 1;
+}
+
+/* Hands each plugin its call; one that cannot take it is settled. */
+static void post_calls(struct tracerig_ctx **ctxs, size_t n, enum tr_call call,
+		       struct tracerig_archive *ar, int *rets, int *settled)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (call != TR_CALL_FINI)
+			tr_ctx_hold_errors(ctxs[i]);
+		rets[i] = tr_driver_post(ctxs[i], call, ar);
+		if (rets[i] < 0) {
+			settled[i] = 1;
+			tr_ctx_call_ended(ctxs[i], 0);
+		}
+	}
 }
 
 void tr_session_run_calls(struct tr_session *s, struct tracerig_ctx **ctxs, size_t n,
@@ -128,11 +147,7 @@ void tr_session_run_calls(struct tr_session *s, struct tracerig_ctx **ctxs, size
 			rets[i] = -ENOMEM; /* not called: says so, never "returned 0" */
 		return;
 	}
-	for (size_t i = 0; i < n; i++) {
-		rets[i] = tr_driver_post(ctxs[i], call, ar);
-		if (rets[i] < 0)
-			settled[i] = 1;
-	}
+	post_calls(ctxs, n, call, ar, rets, settled);
 	for (;;) {
 		struct pollfd pfd[2] = { { .fd = s->sfd, .events = POLLIN },
 					 { .fd = tr_supervise_wake_fd(), .events = POLLIN } };
@@ -150,6 +165,7 @@ void tr_session_run_calls(struct tr_session *s, struct tracerig_ctx **ctxs, size
 				continue;
 			}
 			settled[i] = 1;
+			tr_ctx_call_ended(ctxs[i], st == TR_CALL_RETURNED && rets[i] >= 0);
 			if (st != TR_CALL_RETURNED) {
 				rets[i] = -EOWNERDEAD;
 				tr_session_fail_plugin(ctxs[i], tr_call_name(call), rets[i]);
@@ -163,6 +179,7 @@ void tr_session_run_calls(struct tr_session *s, struct tracerig_ctx **ctxs, size
 				if (settled[i])
 					continue;
 				tr_driver_abandon(ctxs[i]);
+				tr_ctx_call_ended(ctxs[i], 0);
 				ctxs[i]->hung_ms = timeout_ms;
 				rets[i] = -ETIMEDOUT;
 				tr_session_fail_plugin(ctxs[i], tr_call_name(call), rets[i]);
@@ -212,9 +229,11 @@ void tr_session_stop_started(struct tr_session *s)
 		started[i]->window_end_ns = asked;
 		if (started[i]->phase == TR_PHASE_FAILED)
 			continue;
+		/* An error the plugin gave as the reason stays an error. */
 		if (rets[i] < 0)
-			tr_log(TRACERIG_LOG_WARN, started[i]->plugin->name,
-			       "stop failed: %s (flushing what it has)", strerror(-rets[i]));
+			tr_log(started[i]->reason ? TRACERIG_LOG_ERROR : TRACERIG_LOG_WARN,
+			       started[i]->plugin->name, "stop failed: %s (flushing what it has)",
+			       started[i]->reason ? started[i]->reason : strerror(-rets[i]));
 		started[i]->phase = TR_PHASE_STOPPED;
 		tr_watchdog_plugin(started[i]->plugin->name, "stopped");
 	}

@@ -38,6 +38,8 @@ void tr_describe_failure(const struct tracerig_ctx *ctx, char *buf, size_t len)
 		snprintf(buf, len, "%s", ctx->session->mode->left_out);
 	else if (ctx->error == -ENODATA && !strcmp(ctx->failed_in, "init"))
 		snprintf(buf, len, "left out: nothing it records can come from these targets");
+	else if (ctx->reason)
+		snprintf(buf, len, "%s: the error said above", ctx->failed_in);
 	else
 		snprintf(buf, len, "%s: %s", ctx->failed_in, strerror(-ctx->error));
 }

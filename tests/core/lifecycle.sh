@@ -44,7 +44,11 @@ check_eq "required backend failing in start exits 1" 1 "$rc"
 check_eq "the started backend is stopped and everything finalized, nothing flushed" \
 	"testa init,testb init,start,start,testa stop,testb fini,testa fini" \
 	"$(sed -E 's/^test[ab] start$/start/' "$J" | paste -sd,)"
-check_grep "the error names the backend and the phase" '^tracerig: testb: start failed: Input/output error$' "$TEST_TMP/out"
+# The plugin's own error is the reason, said once, by the core, with the
+# phase: not the plugin's line and then the errno's text again.
+check_grep "the error names the backend, the phase and the plugin's reason" \
+	'^tracerig: testb: start failed: failing in start as the profile asks$' "$TEST_TMP/out"
+check_eq "the reason is said once" 1 "$(grep -c 'failing in start' "$TEST_TMP/out")"
 check "no archive is left behind" test ! -e "$out"
 check "no staging directory is left behind" bash -c "! ls -a '$TEST_TMP' | grep -q staging"
 
@@ -69,13 +73,15 @@ m=json.load(open('$TEST_TMP/y/manifest.json'))
 p={x['name']:x for x in m['plugins']}
 assert p['testb']['status']=='skipped', p['testb']
 assert p['testb']['failed_in']=='start'
+assert p['testb']['error']=='failing in start as the profile asks', p['testb']
 assert p['testa']['status']=='ok' and p['testa']['required'] is True
 assert p['zip']['kind']=='packager'
 "
 
 check_grep "the closing warning: nothing of it is in the archive" \
-	"optional backend testb failed \\(start: .*\\): the archive holds the other backends' data only" \
+	"optional backend testb failed \\(start: the error said above\\): the archive holds the other backends' data only" \
 	"$TEST_TMP/out"
+check_eq "the optional backend's reason is said once too" 1 "$(grep -c 'failing in start' "$TEST_TMP/out")"
 # Failing later, it may have staged files already (mapharvest's maps while
 # it collected): the closing words must not say they are not there.
 rm -f "$out"

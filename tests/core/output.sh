@@ -119,7 +119,7 @@ STAGE="$TEST_TMP/stage" FULL="$TEST_TMP/full" unshare -m bash -c 'mount -t tmpfs
 	- "$TEST_TMP/full" "$TRACERIG" -c "$two" -d 100ms -o "$TEST_TMP/full/x.trace.zip" \
 	--set testa.bulk=3M --set zip.compression=0 >"$TEST_TMP/out" 2>&1 </dev/null || rc=$?
 check_eq "disk full: exit 1" 1 "$rc"
-check_grep "disk full: the zip error says ENOSPC, and what to do" "^tracerig: zip: cannot write $TEST_TMP/full/\\.x\\.trace\\.zip\\.tmp-[A-Za-z0-9]{6}: Write error: No space left on device \\(the file system is full: free space, or choose another place with -o\\)$" "$TEST_TMP/out"
+check_grep "disk full: the zip error says ENOSPC, and what to do" "^tracerig: zip: flush failed: cannot write $TEST_TMP/full/\\.x\\.trace\\.zip\\.tmp-[A-Za-z0-9]{6}: Write error: No space left on device \\(the file system is full: free space, or choose another place with -o\\)$" "$TEST_TMP/out"
 check_no_grep "disk full: never called an I/O error" "Input/output error" "$TEST_TMP/out"
 staging=$(ls -d "$TEST_TMP"/stage/tracerig-x.trace.zip.staging-* 2>/dev/null)
 check_eq "disk full: says nothing is lost, and where the files are" "tracerig: packaging failed: nothing collected is lost, the files are in $staging (zip that directory once the cause is fixed)" "$(tail -n 1 "$TEST_TMP/out")"

@@ -27,7 +27,7 @@ run_and_kill_daemon() {
 }
 
 msg_re() {
-	echo "^tracerig: lttng: stopping session tracerig-$1-[0-9]+ failed: the session daemon died during the session: lttng-sessiond \\(pid $2\\) is gone, so the trace in lttngTrace is incomplete or empty \\(find why it died in the system log, or run 'lttng-sessiond -vvv' in a terminal, then record again\\)\$"
+	echo "^tracerig: lttng: stop failed: stopping session tracerig-$1-[0-9]+ failed: the session daemon died during the session: lttng-sessiond \\(pid $2\\) is gone, so the trace in lttngTrace is incomplete or empty \\(find why it died in the system log, or run 'lttng-sessiond -vvv' in a terminal, then record again\\) \\(flushing what it has\\)\$"
 }
 
 # --- 1: the daemon tracerig started --------------------------------------

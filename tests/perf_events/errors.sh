@@ -77,7 +77,7 @@ if perf stat -e cycles true 2>&1 | grep -q 'not supported\|<not counted>'; then
 	run_tracerig -c "$CPU_INI" -o "$TEST_TMP/h.trace.zip" -d 0.5 \
 		--set perf_events.events=cpu-clock,instructions
 	real_rc=$rc
-	sed -n 's/^tracerig: perf_events: //p' "$TEST_TMP/out" | head -1 >"$TEST_TMP/real-why"
+	sed -n 's/^tracerig: perf_events: start failed: //p' "$TEST_TMP/out" | head -1 >"$TEST_TMP/real-why"
 	run_tracerig --check -c "$CPU_INI" --set perf_events.events=cpu-clock,instructions
 	check_eq "no PMU: --check fails like the run (exit 1)" "1 1" "$real_rc $rc"
 	check_grep "no PMU: --check says perf_events is NOT USABLE, and why" \
@@ -113,7 +113,7 @@ if ! head -c1 /proc/1/maps >/dev/null 2>&1; then
 	run_tracerig -c "$CPU_INI" -o "$TEST_TMP/p.trace.zip" -p 1 -d 1
 	check_eq "-p 1, /proc/1/maps unreadable: exit 1" 1 "$rc"
 	check_grep "-p 1: the message names /proc/1/maps and the reason" \
-		"^tracerig: perf_events: cannot read /proc/1/maps, the mappings of process 1: $why" "$TEST_TMP/out"
+		"^tracerig: perf_events: start failed: cannot read /proc/1/maps, the mappings of process 1: $why" "$TEST_TMP/out"
 	check_no_grep "-p 1: perf.data is not blamed" 'perf\.data' "$TEST_TMP/out"
 	run_tracerig --check -c "$CPU_INI" -p 1
 	check_grep "-p 1: --check says the same" \
