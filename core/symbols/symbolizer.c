@@ -582,19 +582,18 @@ static void jit_read(struct tr_symbolizer *sym, struct proc *p)
 }
 
 /* Whether a miss is worth reading a process's maps or JIT files again,
- * last read at read_ns.  For a sample of known time (sample_ns, the
- * session clock): only when it was taken after that read.  A runtime
- * logs a method before it runs it and a process maps code before it
- * runs it, so what a sample ran was in the files by the sample's time: a
- * read begun after it saw it, a read begun before it may not have.  This
- * is exact however the conversion lags behind the recording, and costs a
- * read per batch of samples newer than the last.  Without a time: at
- * most every REREAD_NS. */
+ * last read at read_ns: REREAD_NS after that read, and, for a sample of
+ * known time (sample_ns, the session clock), at once when it was taken
+ * after that read.  A runtime logs a method before it runs it and a
+ * process maps code before it runs it, so a read begun after the sample
+ * can name it, however soon after the read the conversion gets to it;
+ * that costs a read per batch of samples newer than the last.  The
+ * interval stays for what reaches the file later than the code runs: the
+ * runtime writes its perf map through stdio, in blocks (its jitdump it
+ * writes at once). */
 static int worth_rereading(uint64_t read_ns, uint64_t sample_ns)
 {
-	if (sample_ns)
-		return sample_ns >= read_ns;
-	return tr_now_exact_ns() - read_ns >= REREAD_NS;
+	return (sample_ns && sample_ns >= read_ns) || tr_now_exact_ns() - read_ns >= REREAD_NS;
 }
 
 static struct tr_sym *jit_find(struct tr_symbolizer *sym, struct proc *p, uint64_t addr,
@@ -820,18 +819,18 @@ static int may_gain_a_name(struct proc *p, uint64_t addr)
 }
 
 /* Whether a frame nothing named (yet) is worth looking up again: when
- * something the lookup reads may have changed since.  With the sample's
- * time, when the sample was taken after the last lookup (see
- * worth_rereading); without, REREAD_NS after it.  A source added since
- * (a staged copy of a map) is read at once; a frame nothing can name any
- * more is kept as it is (retry_ns UINT64_MAX). */
+ * something the lookup reads may have changed since.  REREAD_NS after the
+ * last lookup, and at once for a sample taken after it (see
+ * worth_rereading).  A source added since (a staged copy of a map) is
+ * read at once; a frame nothing can name any more is kept as it is
+ * (retry_ns UINT64_MAX). */
 static int worth_looking_again(const struct tr_frame *f, const struct proc *p, uint64_t sample_ns)
 {
 	if (f->ret == 0 || !p || f->retry_ns == UINT64_MAX)
 		return 0;
 	if (p->jit.unread)
 		return 1;
-	return sample_ns ? sample_ns >= f->looked_ns : tr_now_exact_ns() >= f->retry_ns;
+	return (sample_ns && sample_ns >= f->looked_ns) || tr_now_exact_ns() >= f->retry_ns;
 }
 
 static void note_unnamed(struct tr_frame *f, struct proc *p, uint64_t addr, uint64_t looked_ns)

@@ -580,12 +580,12 @@ struct tracerig_services {
 	/* frame_name() for a frame of a sample taken at `time_ns` (the
 	 * session clock, CLOCK_MONOTONIC; 0 when unknown, as frame_name()).
 	 * A frame nothing named is looked up again, and the process's perf
-	 * map, jitdump and mappings read again, exactly when the sample was
-	 * taken after they were last read: a runtime logs a method before it
-	 * runs it, so a read begun after the sample has it, however late the
-	 * conversion runs.  frame_name() can only look again after a while,
-	 * and names a sample converted within that while of code compiled
-	 * just before it "[unknown]".  Same returns as frame_name(). */
+	 * map, jitdump and mappings read again, at once when the sample was
+	 * taken after they were last read (a runtime logs a method before it
+	 * runs it, so a read begun after the sample can name it), besides
+	 * after a while as frame_name() does.  frame_name() alone names a
+	 * sample converted within that while of code compiled just before it
+	 * "[unknown]".  Same returns as frame_name(). */
 	int (*frame_name_at)(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, int kernel,
 			     uint64_t time_ns, const char **name, struct tracerig_symbol *sym);
 };

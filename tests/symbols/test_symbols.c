@@ -338,10 +338,8 @@ static uint64_t monotonic_ns(void)
 /* issue 25: under load, a live conversion named a few samples in freshly
  * tiered-up methods "[unknown]": converted within 50 ms of the last read
  * of the perf map, in code the runtime logged after that read.  With the
- * sample's time, the map is read again exactly when the sample is newer
- * than the last read, however soon after it; an older sample cannot be in
- * code logged after the read (a runtime logs a method before it runs it),
- * so it costs no read. */
+ * sample's time, the map is read again at once when the sample is newer
+ * than the last read, however soon after it. */
 DEF_TEST(a_sample_newer_than_the_last_read_of_a_perf_map_reads_it_again)
 {
 	struct tr_symbolizer *sym = tr_symbolizer_new();
@@ -367,12 +365,9 @@ DEF_TEST(a_sample_newer_than_the_last_read_of_a_perf_map_reads_it_again)
 	CHECK_NOT_NULL(f);
 	fprintf(f, "%" PRIx64 " 8 jit_later\n", c.anon + 0x300);
 	fclose(f);
-	/* A sample from before the read: not in it, and not worth a read. */
-	EXPECT_EQ_INT(-ENOENT, tr_symbolizer_frame_name_at(sym, c.hostpid, c.anon + 0x300, 0,
-							   before, &name, NULL));
-	snprintf(text, sizeof(text), "[perf-%d.map]", (int)c.hostpid);
-	EXPECT_EQ_STR(text, name);
-	/* A sample from after it: read again at once, no 50 ms wait. */
+	/* A sample from after the read: read again at once, no 50 ms wait.
+	 * (One from before it is looked up again only 50 ms after the read:
+	 * how soon that is depends on this machine, so it is not asked.) */
 	after = monotonic_ns();
 	EXPECT_EQ_INT(0, tr_symbolizer_frame_name_at(sym, c.hostpid, c.anon + 0x300, 0, after,
 						     &name, NULL));
