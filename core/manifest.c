@@ -328,7 +328,7 @@ static void write_targets(struct tr_json *j, const struct tr_session *s)
 	if (s->opts->command)
 		write_command(j, s);
 	tr_json_string(j, "cgroup", s->targets.cgroup);
-	tr_json_u64(j, "observed_processes", tr_pids_count());
+	tr_json_u64(j, "observed_processes", tr_pids_count(s->pids));
 	tr_json_end_object(j);
 }
 

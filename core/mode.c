@@ -157,7 +157,7 @@ static int flight_takes_snapshots(const struct tr_session *s, char *why, size_t 
 
 static void flight_begin(struct tr_session *s)
 {
-	tr_triggers_start(&s->triggers, &s->targets);
+	tr_triggers_start(&s->triggers, &s->targets, s->pids);
 }
 
 static int flight_serve(struct tr_session *s, uint64_t now_ns)

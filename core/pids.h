@@ -7,18 +7,23 @@
 #include <sys/types.h>
 #include <tracerig/plugin.h>
 
-void tr_pids_reset(void);
+/* One session's registry (its run context's), thread-safe. */
+struct tr_pids;
+
+/* NULL when out of memory. */
+struct tr_pids *tr_pids_new(void);
+void tr_pids_free(struct tr_pids *r);
 /* Returns 1 when `pid` is new (subscribers were told), 0 when known. */
-int tr_pids_observe(pid_t pid);
-size_t tr_pids_list(pid_t *out, size_t max);
-size_t tr_pids_count(void);
+int tr_pids_observe(struct tr_pids *r, pid_t pid);
+size_t tr_pids_list(struct tr_pids *r, pid_t *out, size_t max);
+size_t tr_pids_count(struct tr_pids *r);
 /* 1 when some source observed `pid`. */
-int tr_pids_known(pid_t pid);
+int tr_pids_known(struct tr_pids *r, pid_t pid);
 /* The cgroup path of `pid` (see the service process_cgroup), NULL when
- * unknown; it lives until tr_pids_reset. */
-const char *tr_pids_cgroup(pid_t pid);
-int tr_pids_subscribe(tracerig_pid_cb cb, void *arg);
+ * unknown; it lives until tr_pids_free. */
+const char *tr_pids_cgroup(struct tr_pids *r, pid_t pid);
+int tr_pids_subscribe(struct tr_pids *r, tracerig_pid_cb cb, void *arg);
 /* Returns once cb is neither subscribed nor running: 0, or -ENOENT. */
-int tr_pids_unsubscribe(tracerig_pid_cb cb, void *arg);
+int tr_pids_unsubscribe(struct tr_pids *r, tracerig_pid_cb cb, void *arg);
 
 #endif

@@ -23,6 +23,7 @@
 #include "log.h"
 #include "mode.h"
 #include "options.h"
+#include "pids.h"
 #include "output.h"
 #include "profile.h"
 #include "services.h"
@@ -465,6 +466,9 @@ int tr_session_prepare(struct tr_session *s, const struct tr_options *opts)
 
 	memset(s, 0, sizeof(*s));
 	s->opts = opts;
+	s->pids = tr_pids_new();
+	if (!s->pids)
+		return TR_EXIT_FAILURE;
 	s->command.release_fd = s->command.exec_err_fd = -1;
 	s->triggers.exit_fd = -1;
 

@@ -145,7 +145,8 @@ int tr_session_package(struct tr_session *s)
 	sideband_replay(s);
 	flush_all(s);
 	/* After the last source: it joins what they all staged. */
-	(void)tr_wall_write(&s->archive, &s->targets, s->settings.pprof ? &s->wall_pprof : NULL);
+	(void)tr_wall_write(&s->archive, &s->targets, s->pids,
+			    s->settings.pprof ? &s->wall_pprof : NULL);
 	if (tr_session_sources_failed(s, 1))
 		status = TR_EXIT_FAILURE;
 	tr_summarize(s, 1);

@@ -447,26 +447,22 @@ static const char *svc_staging_dir(struct tracerig_ctx *ctx)
 
 static void svc_pid_observe(struct tracerig_ctx *ctx, pid_t pid)
 {
-	(void)ctx;
-	tr_pids_observe(pid);
+	tr_pids_observe(ctx->session->pids, pid);
 }
 
 static size_t svc_pid_list(struct tracerig_ctx *ctx, pid_t *out, size_t max)
 {
-	(void)ctx;
-	return tr_pids_list(out, max);
+	return tr_pids_list(ctx->session->pids, out, max);
 }
 
 static int svc_pid_subscribe(struct tracerig_ctx *ctx, tracerig_pid_cb cb, void *arg)
 {
-	(void)ctx;
-	return cb ? tr_pids_subscribe(cb, arg) : -EINVAL;
+	return cb ? tr_pids_subscribe(ctx->session->pids, cb, arg) : -EINVAL;
 }
 
 static int svc_pid_unsubscribe(struct tracerig_ctx *ctx, tracerig_pid_cb cb, void *arg)
 {
-	(void)ctx;
-	return tr_pids_unsubscribe(cb, arg);
+	return tr_pids_unsubscribe(ctx->session->pids, cb, arg);
 }
 
 static int svc_symbolize(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, int kernel,
@@ -710,8 +706,7 @@ static int svc_folded_view(struct tracerig_ctx *ctx, const char *folded_name,
 
 static const char *svc_process_cgroup(struct tracerig_ctx *ctx, pid_t pid)
 {
-	(void)ctx;
-	return tr_pids_cgroup(pid);
+	return tr_pids_cgroup(ctx->session->pids, pid);
 }
 
 static int svc_pprof_wanted(struct tracerig_ctx *ctx)

@@ -299,7 +299,7 @@ static int start_command_and_sources(struct tr_session *s)
 		s->targets.command_pid = s->command.pid;
 		s->targets.command = s->opts->command[0];
 		tr_watchdog_command(s->command.pid);
-		tr_pids_observe(s->command.pid);
+		tr_pids_observe(s->pids, s->command.pid);
 	}
 	sideband_start(s, TR_PHASE_INITIALIZED);
 	s->start_mono_ns = tr_session_now_ns(CLOCK_MONOTONIC);
@@ -550,5 +550,6 @@ void tr_session_free(struct tr_session *s)
 	free(s->output);
 	tr_output_release();
 	tr_loader_exit();
-	tr_pids_reset();
+	tr_pids_free(s->pids);
+	s->pids = NULL;
 }

@@ -58,6 +58,7 @@ struct tr_session {
 	pid_t died_pid;
 
 	struct tr_symbolizer *symbolizer;
+	struct tr_pids *pids;         /* processes the sources observed */
 	struct tr_sideband *sideband; /* when no source records one */
 	struct tr_remote *remote;     /* detached: the control socket */
 	struct tr_triggers triggers;  /* flight mode's automatic triggers */

@@ -163,7 +163,8 @@ static int take_snapshot(struct tr_session *s, enum tr_trigger trigger, int fina
 	/* The wall-clock view of the window, from the views the sources
 	 * declared in their callbacks, as after a recording's flush. */
 	memset(&s->wall_pprof, 0, sizeof(s->wall_pprof));
-	(void)tr_wall_write_dated(&snap.ar, &s->targets, s->settings.pprof ? &s->wall_pprof : NULL,
+	(void)tr_wall_write_dated(&snap.ar, &s->targets, s->pids,
+				  s->settings.pprof ? &s->wall_pprof : NULL,
 				  tr_flight_archive_window(&snap.ar, &range) == 0 ? &range : NULL);
 	snprintf(log_path, sizeof(log_path), "%s/tracerig.log", s->archive.dir);
 	tr_snapshot_copy_log(&snap, log_path);

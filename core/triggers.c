@@ -42,9 +42,11 @@ int tr_triggers_configure(struct tr_triggers *t, const char *cpu, long long for_
 	return 0;
 }
 
-void tr_triggers_start(struct tr_triggers *t, const struct tracerig_targets *targets)
+void tr_triggers_start(struct tr_triggers *t, const struct tracerig_targets *targets,
+		       struct tr_pids *pids)
 {
 	t->targets = targets;
+	t->pids = pids;
 	if (!t->crash_on)
 		return;
 	t->exit_fd = tr_exitwatch_open();
@@ -61,14 +63,14 @@ int tr_triggers_fd(const struct tr_triggers *t)
 	return t->exit_fd;
 }
 
-static int traced(const struct tracerig_targets *targets, pid_t pid)
+static int traced(const struct tracerig_targets *targets, struct tr_pids *pids, pid_t pid)
 {
 	if (targets->system_wide && !targets->cgroup)
 		return 1;
 	for (size_t i = 0; i < targets->n_pids; i++)
 		if (targets->pids[i] == pid)
 			return 1;
-	return tr_pids_known(pid);
+	return tr_pids_known(pids, pid);
 }
 
 static void on_exit_status(void *arg, pid_t pid, int status)
@@ -79,7 +81,7 @@ static void on_exit_status(void *arg, pid_t pid, int status)
 	/* The launched command's crash ends the session: its final snapshot
 	 * says so (session.c), one archive rather than two. */
 	if (!tr_exit_is_crash(status) || pid == t->targets->command_pid ||
-	    !traced(t->targets, pid))
+	    !traced(t->targets, t->pids, pid))
 		return;
 	tr_exit_describe(status, how, sizeof(how));
 	snprintf(why, sizeof(why), "PID %d %s", (int)pid, how);
@@ -107,8 +109,8 @@ static int cgroup_cpu_time(const char *cgroup, uint64_t *cpu_ns)
 	return 0;
 }
 
-int tr_triggers_cpu_time(const struct tracerig_targets *targets, uint64_t *cpu_ns,
-			 uint64_t *total_ns)
+int tr_triggers_cpu_time(const struct tracerig_targets *targets, struct tr_pids *pids,
+			 uint64_t *cpu_ns, uint64_t *total_ns)
 {
 	struct tr_pid_set set = { 0 };
 	pid_t *observed;
@@ -121,11 +123,11 @@ int tr_triggers_cpu_time(const struct tracerig_targets *targets, uint64_t *cpu_n
 	if (targets->system_wide)
 		return tr_cpu_time_machine(cpu_ns, total_ns);
 	/* The targets and what sources saw of them (children), each once. */
-	n = tr_pids_count();
+	n = tr_pids_count(pids);
 	observed = calloc(n + targets->n_pids + 1, sizeof(*observed));
 	if (!observed)
 		return -ENOMEM;
-	n = tr_pids_list(observed, n); /* at most n: more may have come since */
+	n = tr_pids_list(pids, observed, n); /* at most n: more may have come since */
 	for (size_t i = 0; i < targets->n_pids; i++)
 		observed[n++] = targets->pids[i];
 	if (targets->command_pid)
@@ -151,7 +153,7 @@ static void poll_cpu(struct tr_triggers *t, uint64_t now_ns)
 	if (now_ns < t->next_poll_ns)
 		return;
 	t->next_poll_ns = now_ns + CPU_POLL_NS;
-	if (tr_triggers_cpu_time(t->targets, &cpu, &total) < 0)
+	if (tr_triggers_cpu_time(t->targets, t->pids, &cpu, &total) < 0)
 		return; /* nothing alive to measure now */
 	if (!tr_cpu_trigger_feed(&t->cpu, now_ns, cpu, total))
 		return;

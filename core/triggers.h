@@ -13,6 +13,8 @@
 
 #include "cputrigger.h"
 
+struct tr_pids;
+
 struct tr_triggers {
 	int cpu_on;
 	struct tr_cpu_trigger cpu;
@@ -20,6 +22,7 @@ struct tr_triggers {
 	int crash_on;
 	int exit_fd; /* -1: not watching */
 	const struct tracerig_targets *targets;
+	struct tr_pids *pids; /* the session's: the processes sources observed */
 };
 
 /* Reads the keys' values: `cpu` ("80%", NULL: no CPU trigger), `for_ms`,
@@ -27,9 +30,11 @@ struct tr_triggers {
 int tr_triggers_configure(struct tr_triggers *t, const char *cpu, long long for_ms, int crash,
 			  char *why, size_t why_len);
 
-/* Collection runs: starts watching `targets` (which must outlive it).  A
- * crash trigger that cannot watch is logged and left off. */
-void tr_triggers_start(struct tr_triggers *t, const struct tracerig_targets *targets);
+/* Collection runs: starts watching `targets` and the processes sources
+ * observed (`pids`; both must outlive it).  A crash trigger that cannot
+ * watch is logged and left off. */
+void tr_triggers_start(struct tr_triggers *t, const struct tracerig_targets *targets,
+		       struct tr_pids *pids);
 
 /* The descriptor the session polls for process exits, or -1. */
 int tr_triggers_fd(const struct tr_triggers *t);
@@ -43,7 +48,7 @@ void tr_triggers_stop(struct tr_triggers *t);
  * elapsed time, 100% being one CPU): a cgroup's usage, the traced
  * processes' (targets and the processes sources observed), or the
  * machine's busy time over all CPUs'.  0 or a negative errno. */
-int tr_triggers_cpu_time(const struct tracerig_targets *targets, uint64_t *cpu_ns,
-			 uint64_t *total_ns);
+int tr_triggers_cpu_time(const struct tracerig_targets *targets, struct tr_pids *pids,
+			 uint64_t *cpu_ns, uint64_t *total_ns);
 
 #endif

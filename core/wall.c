@@ -185,7 +185,8 @@ static int traced_accepts(void *arg, long pid)
  * sources observed (their children, the cgroup's members).  A line of any
  * other process is one a source saw around them (a system-wide on-CPU
  * sampler next to an off-CPU tracer filtered to a cgroup). */
-static int traced_load(struct traced *tr, const struct tracerig_targets *t)
+static int traced_load(struct traced *tr, const struct tracerig_targets *t,
+		       struct tr_pids *observed)
 {
 	size_t n;
 
@@ -193,11 +194,11 @@ static int traced_load(struct traced *tr, const struct tracerig_targets *t)
 	tr->n = 0;
 	if (t->system_wide && !t->cgroup)
 		return 0;
-	n = tr_pids_count();
+	n = tr_pids_count(observed);
 	tr->pids = calloc(n + t->n_pids + 1, sizeof(pid_t));
 	if (!tr->pids)
 		return -ENOMEM;
-	tr->n = tr_pids_list(tr->pids, n);
+	tr->n = tr_pids_list(observed, tr->pids, n);
 	for (size_t i = 0; i < t->n_pids; i++)
 		tr->pids[tr->n++] = t->pids[i];
 	if (t->command_pid > 0)
@@ -449,13 +450,14 @@ static int write_pprof(struct tracerig_archive *ar, const struct views *vs, stru
 }
 
 int tr_wall_write(struct tracerig_archive *ar, const struct tracerig_targets *t,
-		  struct tr_wall_pprof *pb)
+		  struct tr_pids *observed, struct tr_wall_pprof *pb)
 {
-	return tr_wall_write_dated(ar, t, pb, NULL);
+	return tr_wall_write_dated(ar, t, observed, pb, NULL);
 }
 
 int tr_wall_write_dated(struct tracerig_archive *ar, const struct tracerig_targets *t,
-			struct tr_wall_pprof *pb, const struct tracerig_window *range)
+			struct tr_pids *observed, struct tr_wall_pprof *pb,
+			const struct tracerig_window *range)
 {
 	struct tr_folded *wall = NULL;
 	struct traced tr = { NULL, 0 };
@@ -473,7 +475,7 @@ int tr_wall_write_dated(struct tracerig_archive *ar, const struct tracerig_targe
 		return 0;
 	}
 	wall = tr_folded_new();
-	ret = wall ? traced_load(&tr, t) : -ENOMEM;
+	ret = wall ? traced_load(&tr, t, observed) : -ENOMEM;
 	if (ret < 0)
 		tr_err("out of memory joining " WALL_ENTRY);
 	else

@@ -21,6 +21,8 @@
 #include "../testing.h"
 
 static char dir[] = "/tmp/tracerig-test-wall.XXXXXX";
+/* The session's registry of observed processes. */
+static struct tr_pids *observed;
 
 static void put(const char *name, const char *text)
 {
@@ -71,7 +73,7 @@ static char *join(const char *cpu, uint64_t oncpu_ns, const char *off,
 	EXPECT_EQ_INT(0, tr_wall_declare("perf_events", "cpu.folded", TRACERIG_TIME_ONCPU,
 					 oncpu_ns, NULL));
 	EXPECT_EQ_INT(0, tr_wall_declare("ebpf", "offcpu.folded", TRACERIG_TIME_OFFCPU, 1000, NULL));
-	EXPECT_EQ_INT(0, tr_wall_write(&ar, t, NULL));
+	EXPECT_EQ_INT(0, tr_wall_write(&ar, t, observed, NULL));
 	return get("wall.folded");
 }
 
@@ -82,7 +84,7 @@ DEF_TEST(views_join_into_time_marked_and_filtered)
 
 	/* 100 Hz: a sample is 10 ms.  PID 77 is no process of the session;
 	 * 43 is a child some source observed. */
-	tr_pids_observe(43);
+	tr_pids_observe(observed, 43);
 	out = join("app-42;app-42;main;compute 3\n"
 		   "other-77;other-77;main;spin 10\n"
 		   "app-42;worker-44;main;compute 1\n"
@@ -129,7 +131,7 @@ DEF_TEST(the_view_as_pprof_totals_its_nanoseconds)
 	put("offcpu.folded", "app-42;app-42;read 1500\napp-42;worker-43;read 2\n");
 	EXPECT_EQ_INT(0, tr_wall_declare("perf_events", "cpu.folded", TRACERIG_TIME_ONCPU, 1000000, NULL));
 	EXPECT_EQ_INT(0, tr_wall_declare("ebpf", "offcpu.folded", TRACERIG_TIME_OFFCPU, 1000, NULL));
-	EXPECT_EQ_INT(0, tr_wall_write(&ar, &t, &pb));
+	EXPECT_EQ_INT(0, tr_wall_write(&ar, &t, observed, &pb));
 	EXPECT_EQ_INT(1, pb.written);
 	/* One pprof sample per stack and thread; 1 ms on the CPU and 1502 us off. */
 	EXPECT_EQ_INT(3, pb.samples);
@@ -144,7 +146,7 @@ DEF_TEST(the_view_as_pprof_totals_its_nanoseconds)
 	/* Without pprof, no wall.pb.gz. */
 	EXPECT_EQ_INT(0, tr_wall_declare("perf_events", "cpu.folded", TRACERIG_TIME_ONCPU, 1000000, NULL));
 	EXPECT_EQ_INT(0, tr_wall_declare("ebpf", "offcpu.folded", TRACERIG_TIME_OFFCPU, 1000, NULL));
-	EXPECT_EQ_INT(0, tr_wall_write(&ar, &t, NULL));
+	EXPECT_EQ_INT(0, tr_wall_write(&ar, &t, observed, NULL));
 	gz = get("wall.pb.gz");
 	EXPECT_TRUE(gz == NULL);
 	free(gz);
@@ -236,7 +238,7 @@ DEF_TEST(the_pprof_keeps_the_mappings_of_the_profiles_beside_the_views)
 	EXPECT_EQ_INT(0, tr_wall_declare("perf_events", "cpu.folded", TRACERIG_TIME_ONCPU, 1000000,
 					 &w));
 	EXPECT_EQ_INT(0, tr_wall_declare("ebpf", "offcpu.folded", TRACERIG_TIME_OFFCPU, 1000, &w));
-	EXPECT_EQ_INT(0, tr_wall_write(&ar, &t, &pb));
+	EXPECT_EQ_INT(0, tr_wall_write(&ar, &t, observed, &pb));
 	EXPECT_EQ_INT(2, pb.samples);
 	EXPECT_EQ_INT(2900000 + 1500000, pb.total);
 	p = get_pprof("wall.pb.gz");
@@ -290,7 +292,7 @@ DEF_TEST(the_pprof_keeps_the_mappings_of_the_profiles_beside_the_views)
 	EXPECT_EQ_INT(0, tr_wall_declare("perf_events", "cpu.folded", TRACERIG_TIME_ONCPU, 1000000,
 					 NULL));
 	EXPECT_EQ_INT(0, tr_wall_declare("ebpf", "offcpu.folded", TRACERIG_TIME_OFFCPU, 1000, NULL));
-	EXPECT_EQ_INT(0, tr_wall_write(&ar, &t, &pb));
+	EXPECT_EQ_INT(0, tr_wall_write(&ar, &t, observed, &pb));
 	EXPECT_EQ_INT(2, pb.samples);
 	EXPECT_EQ_INT(3000000 + 1500000, pb.total);
 	p = get_pprof("wall.pb.gz");
@@ -310,13 +312,13 @@ DEF_TEST(one_side_alone_writes_nothing_and_is_forgotten)
 	char *out;
 
 	EXPECT_EQ_INT(0, tr_wall_declare("ebpf", "offcpu.folded", TRACERIG_TIME_OFFCPU, 1000, NULL));
-	EXPECT_EQ_INT(0, tr_wall_write(&ar, &t, NULL));
+	EXPECT_EQ_INT(0, tr_wall_write(&ar, &t, observed, NULL));
 	out = get("wall.folded");
 	EXPECT_TRUE(out == NULL);
 	free(out);
 	/* The next session starts with no views. */
 	EXPECT_EQ_INT(0, tr_wall_declare("perf_events", "cpu.folded", TRACERIG_TIME_ONCPU, 1, NULL));
-	EXPECT_EQ_INT(0, tr_wall_write(&ar, &t, NULL));
+	EXPECT_EQ_INT(0, tr_wall_write(&ar, &t, observed, NULL));
 	out = get("wall.folded");
 	EXPECT_TRUE(out == NULL);
 	free(out);
@@ -339,13 +341,14 @@ DEF_TEST(a_declared_file_that_is_missing_is_an_error)
 	rm("offcpu.folded");
 	EXPECT_EQ_INT(0, tr_wall_declare("a", "cpu.folded", TRACERIG_TIME_ONCPU, 1000, NULL));
 	EXPECT_EQ_INT(0, tr_wall_declare("b", "offcpu.folded", TRACERIG_TIME_OFFCPU, 1000, NULL));
-	EXPECT_EQ_INT(-ENOENT, tr_wall_write(&ar, &t, NULL));
+	EXPECT_EQ_INT(-ENOENT, tr_wall_write(&ar, &t, observed, NULL));
 	EXPECT_TRUE(get("wall.folded") == NULL);
 }
 
 int main(void)
 {
-	if (!mkdtemp(dir)) {
+	observed = tr_pids_new();
+	if (!observed || !mkdtemp(dir)) {
 		perror("mkdtemp");
 		return 1;
 	}
@@ -359,5 +362,6 @@ int main(void)
 	rm("cpu.folded");
 	rm("offcpu.folded");
 	rmdir(dir);
+	tr_pids_free(observed);
 	TEST_MAIN_END();
 }
