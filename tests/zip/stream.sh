@@ -146,14 +146,16 @@ if grep -q '^#define HAVE_ISAL 1' "$top_builddir/config.h"; then
 fi
 
 # Killed while the thread deflates: the watchdog's archive is whole and
-# has no side file.
+# has no side file.  Killed once collection has begun ("collecting" said):
+# perf_events may stream while mapharvest still starts, and a tracerig
+# killed before every source started has collected nothing, by design.
 "$TRACERIG" -c "$CPU_INI" -p "$demo" -d 600 -o "$TEST_TMP/k.trace.zip" \
 	--set perf_events.frequency=4999 >"$TEST_TMP/k.out" 2>&1 </dev/null &
 tr=$!
 on_exit "kill -9 $tr 2>/dev/null; wait $tr 2>/dev/null"
 for _ in $(seq 1200); do
 	side=$(ls "$TEST_TMP"/tracerig-k.trace.zip.staging-*/.tracerig-stream/perf.data.deflate 2>/dev/null | head -1)
-	[ -n "$side" ] && [ -s "$side" ] && break
+	[ -n "$side" ] && [ -s "$side" ] && grep -q '^tracerig: collecting ' "$TEST_TMP/k.out" && break
 	kill -0 "$tr" 2>/dev/null || break
 	sleep 0.1
 done
