@@ -47,8 +47,18 @@ static int check_backend(const struct tr_session *s, struct tracerig_ctx *ctx, F
 	char advice[1024] = "", wrong_item[512];
 	int ret = 0, wrong = tr_judge_list_choices(ctx, wrong_item, sizeof(wrong_item));
 
-	if (ctx->plugin->check)
+	if (ctx->validated < 0) {
+		snprintf(advice, sizeof(advice), "cannot check its profile section: %s",
+			 strerror(-ctx->validated));
+		ret = ctx->validated;
+	} else if (ctx->plugin->check) {
 		ret = ctx->plugin->check(&tr_services, ctx, advice, sizeof(advice));
+	}
+	if (ret == 0 && ctx->config_errors) {
+		snprintf(advice, sizeof(advice), "%d error%s in [%s] (on stderr)",
+			 ctx->config_errors, ctx->config_errors == 1 ? "" : "s", ctx->plugin->name);
+		ret = -EINVAL;
+	}
 	if (wrong) {
 		/* The first of the profile's errors in this section. */
 		snprintf(advice, sizeof(advice), "%s", wrong_item);
@@ -107,6 +117,14 @@ int tr_session_check(struct tr_session *s)
 			strerror(-started));
 	/* The backends' lines first, so that the first line can say whether
 	 * the profile is valid: their checks may find errors in it. */
+	/* Every section's own checks before any backend's: the profile's
+	 * mistakes come first, all of them. */
+	for (size_t i = 0; i <= s->n_sources; i++) {
+		struct tracerig_ctx *ctx = i < s->n_sources ? s->sources[i] : s->packager;
+
+		if (ctx && ctx->plugin->validate)
+			ctx->validated = ctx->plugin->validate(&tr_services, ctx);
+	}
 	out = open_memstream(&body, &body_len);
 	if (!out)
 		out = stdout;

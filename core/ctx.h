@@ -9,7 +9,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <tracerig/plugin.h>
+#include "tracerig-private/ext.h"
 
 #include "loader.h"
 #include "phase.h"
@@ -43,6 +43,7 @@ struct tracerig_ctx {
 	int error;             /* negative errno from the failing call */
 	int in_init;
 	int config_errors;     /* config_error() calls: profile errors */
+	int validated;         /* --check: what validate returned (0 when none) */
 	enum tracerig_model model; /* 0 when the source said nothing */
 
 	/* Supervision (core/supervise.c). */

@@ -21,12 +21,6 @@
 #include "lib/vec.h"
 #include "log.h"
 
-struct registration {
-	const struct tracerig_ctx *ctx;
-	tracerig_snapshot_fn fn;
-	void *state;
-};
-
 /* Waiting control connections beyond this many are answered at once. */
 #define MAX_WAITERS 16
 
@@ -35,16 +29,13 @@ static struct {
 	long long keep;
 	char dir[PATH_MAX];
 	char name[256];
-	pthread_mutex_t lock; /* registrations: check and init run on drivers */
-	struct registration *regs;
-	size_t n_regs;
 	enum tr_trigger pending;
 	char pending_why[256];
 	const struct tr_snapshot *current; /* being written */
 	int waiters[MAX_WAITERS];
 	size_t n_waiters;
 	unsigned seq;
-} flight = { .lock = PTHREAD_MUTEX_INITIALIZER };
+} flight;
 
 const char *tr_trigger_name(enum tr_trigger t)
 {
@@ -97,54 +88,9 @@ const char *tr_flight_dir(void)
 	return flight.dir;
 }
 
-int tr_flight_register(struct tracerig_ctx *ctx, tracerig_snapshot_fn fn, void *state)
-{
-	struct registration *grown;
-	int ret = 0;
-
-	if (!fn)
-		return -EINVAL;
-	pthread_mutex_lock(&flight.lock);
-	for (size_t i = 0; i < flight.n_regs; i++) {
-		if (flight.regs[i].ctx == ctx) {
-			/* check, then init: the state of init is the one called. */
-			flight.regs[i].fn = fn;
-			flight.regs[i].state = state;
-			goto out;
-		}
-	}
-	grown = realloc(flight.regs, (flight.n_regs + 1) * sizeof(*grown));
-	if (!grown) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	flight.regs = grown;
-	flight.regs[flight.n_regs++] = (struct registration){ ctx, fn, state };
-out:
-	pthread_mutex_unlock(&flight.lock);
-	return ret;
-}
-
-static int lookup(const struct tracerig_ctx *ctx, struct registration *out)
-{
-	int found = 0;
-
-	pthread_mutex_lock(&flight.lock);
-	for (size_t i = 0; i < flight.n_regs && !found; i++) {
-		if (flight.regs[i].ctx == ctx) {
-			*out = flight.regs[i];
-			found = 1;
-		}
-	}
-	pthread_mutex_unlock(&flight.lock);
-	return found;
-}
-
 int tr_flight_supported(const struct tracerig_ctx *ctx)
 {
-	struct registration r;
-
-	return lookup(ctx, &r);
+	return (ctx->plugin->caps & TRACERIG_CAP_FLIGHT) && ctx->plugin->snapshot;
 }
 
 void tr_flight_request(enum tr_trigger t, int reply_fd)
@@ -465,14 +411,15 @@ static void *job_main(void *arg)
 	uint64_t one = 1;
 
 	for (size_t i = 0; i < job->n; i++) {
-		struct registration r;
+		const struct tracerig_ctx *ctx = job->ctxs[i];
 
-		if (!lookup(job->ctxs[i], &r)) {
+		if (!tr_flight_supported(ctx) || !ctx->state) {
 			job->rets[i] = -ENOTSUP;
 			continue;
 		}
 		atomic_store(&job->current, (int)i);
-		job->rets[i] = r.fn(r.state, &job->snap->ar, job->snap->from_ns, job->snap->to_ns);
+		job->rets[i] = ctx->plugin->snapshot(ctx->state, &job->snap->ar, job->snap->from_ns,
+						     job->snap->to_ns);
 	}
 	atomic_store(&job->current, -1);
 	atomic_store(&job->done, 1);
@@ -551,11 +498,6 @@ void tr_flight_job_end(struct tr_flight_job *job)
 
 void tr_flight_reset(void)
 {
-	pthread_mutex_lock(&flight.lock);
-	free(flight.regs);
-	flight.regs = NULL;
-	flight.n_regs = 0;
-	pthread_mutex_unlock(&flight.lock);
 	for (size_t i = 0; i < flight.n_waiters; i++) {
 		(void)tr_control_send(flight.waiters[i], "failed: the session ended before the "
 				      "snapshot was taken");

@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <tracerig/plugin.h>
+#include "tracerig-private/ext.h"
 
 #include "staging.h"
 
@@ -39,9 +39,7 @@ uint64_t tr_flight_window_ns(void);
 /* The archives' directory, absolute. */
 const char *tr_flight_dir(void);
 
-/* The snapshot_register service: `ctx` takes part with fn(state, ...). */
-int tr_flight_register(struct tracerig_ctx *ctx, tracerig_snapshot_fn fn, void *state);
-/* Whether `ctx` registered a callback (in check or init). */
+/* Whether `ctx`'s plugin takes part in flight mode (TRACERIG_CAP_FLIGHT). */
 int tr_flight_supported(const struct tracerig_ctx *ctx);
 
 /* A trigger to serve from the session's loop; `reply_fd` (or -1) is a
@@ -106,7 +104,7 @@ struct tracerig_ctx *tr_flight_job_current(struct tr_flight_job *job);
  * faulted in it) is left to itself, never freed. */
 void tr_flight_job_end(struct tr_flight_job *job);
 
-/* Forgets the registrations and pending triggers (closing waiting
+/* Forgets the pending triggers (closing waiting
  * connections). */
 void tr_flight_reset(void);
 

@@ -4,7 +4,7 @@
 #define TR_KEYS_H
 
 #include <stddef.h>
-#include <tracerig/plugin.h>
+#include "tracerig-private/ext.h"
 
 const struct tracerig_key *tr_key_find(const struct tracerig_key *keys, const char *name);
 /* Parses `text` for `key`: 0 and *num set (INT, SIZE, DURATION in ms, BOOL

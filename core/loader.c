@@ -409,12 +409,45 @@ static int open_plugin(const char *base, const char *file, lt_dlhandle *h, char 
 	return -ELIBBAD;
 }
 
+/* What the descriptor asks beyond the vtable: capabilities this core
+ * knows, the entries they need, and for tracerig's own plugins the same
+ * private services as this core's (a plugin package of another release
+ * installed beside it is refused here, not misread later). */
+static int check_capabilities(const struct tracerig_plugin *desc, const char *shown, char *why,
+			      size_t why_len)
+{
+	if (desc->caps & ~(unsigned)TRACERIG_CAPS_KNOWN) {
+		snprintf(why, why_len,
+			 "%s asks for capabilities 0x%x this tracerig does not know "
+			 "(it was built for a later one): rebuild it against this tracerig's "
+			 "tracerig-plugin.pc",
+			 shown, desc->caps & ~(unsigned)TRACERIG_CAPS_KNOWN);
+		return -EPROTO;
+	}
+	if (!(desc->caps & TRACERIG_CAP_FLIGHT) != !desc->snapshot) {
+		snprintf(why, why_len, "%s has an incomplete descriptor (%s)", shown,
+			 desc->snapshot ? "a snapshot entry without TRACERIG_CAP_FLIGHT"
+					: "TRACERIG_CAP_FLIGHT without a snapshot entry");
+		return -ENOEXEC;
+	}
+	if (desc->internal_version && desc->internal_version != TRACERIG_INTERNAL_VERSION) {
+		snprintf(why, why_len,
+			 "%s was built with another release of tracerig (its private "
+			 "services version %u, this tracerig's %u): install the plugin package of "
+			 "the same release as tracerig",
+			 shown, desc->internal_version, TRACERIG_INTERNAL_VERSION);
+		return -EPROTO;
+	}
+	return 0;
+}
+
 /* Whether `desc`, found in `shown` for plugin `name`, is one this core
  * can drive. */
 static int check_descriptor(const struct tracerig_plugin *desc, const char *name,
 			    const char *shown, char *why, size_t why_len)
 {
 	char reason_of_table[512];
+	int ret;
 
 	/* abi_version is the first field in every ABI: read before anything
 	 * else of a layout this core may not know. */
@@ -437,6 +470,8 @@ static int check_descriptor(const struct tracerig_plugin *desc, const char *name
 			 (int)desc->kind);
 		return -ENOEXEC;
 	}
+	if ((ret = check_capabilities(desc, shown, why, why_len)) < 0)
+		return ret;
 	if (tr_key_check_table(desc->keys, reason_of_table, sizeof(reason_of_table)) < 0) {
 		snprintf(why, why_len, "%s has an unusable key table: %s (fix the plugin's "
 			 "tracerig_key table)", shown, reason_of_table);

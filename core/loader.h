@@ -3,7 +3,7 @@
 #define TR_LOADER_H
 
 #include <stddef.h>
-#include <tracerig/plugin.h>
+#include "tracerig-private/ext.h"
 
 struct tr_loaded {
 	const struct tracerig_plugin *plugin;

@@ -4,7 +4,7 @@
 #define TR_LOG_H
 
 #include <stdarg.h>
-#include <tracerig/plugin.h>
+#include "tracerig-private/ext.h"
 
 /* Verbosity on stderr: TRACERIG_LOG_WARN by default, -v raises, -q lowers. */
 void tr_log_set_verbosity(int level);

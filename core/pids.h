@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 #include <sys/types.h>
-#include <tracerig/plugin.h>
+#include "tracerig-private/ext.h"
 
 /* One session's registry (its run context's), thread-safe. */
 struct tr_pids;

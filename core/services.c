@@ -465,14 +465,6 @@ static int svc_pid_unsubscribe(struct tracerig_ctx *ctx, tracerig_pid_cb cb, voi
 	return tr_pids_unsubscribe(ctx->session->pids, cb, arg);
 }
 
-static int svc_symbolize(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, int kernel,
-			 struct tracerig_symbol *out)
-{
-	if (!ctx->session->symbolizer)
-		return -ENOSYS;
-	return tr_symbolizer_lookup(ctx->session->symbolizer, pid, addr, kernel, out);
-}
-
 static int svc_symbolizer_remember(struct tracerig_ctx *ctx, pid_t pid)
 {
 	if (!ctx->session->symbolizer)
@@ -546,8 +538,8 @@ static int svc_symbolizer_mapping(struct tracerig_ctx *ctx, pid_t pid, uint64_t 
 	return tr_symbolizer_mapping(ctx->session->symbolizer, pid, addr, kernel, out);
 }
 
-static int svc_frame_name_at(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, int kernel,
-			     uint64_t time_ns, const char **name, struct tracerig_symbol *sym)
+static int svc_frame_name(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, int kernel,
+			  uint64_t time_ns, const char **name, struct tracerig_symbol *sym)
 {
 	if (!ctx->session->symbolizer) {
 		/* The session runs without one (it could not be allocated). */
@@ -558,12 +550,6 @@ static int svc_frame_name_at(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr,
 	}
 	return tr_symbolizer_frame_name_at(ctx->session->symbolizer, pid, addr, kernel, time_ns,
 					   name, sym);
-}
-
-static int svc_frame_name(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, int kernel,
-			  const char **name, struct tracerig_symbol *sym)
-{
-	return svc_frame_name_at(ctx, pid, addr, kernel, 0, name, sym);
 }
 
 static int svc_frame_generation(struct tracerig_ctx *ctx, pid_t pid, uint32_t *gen)
@@ -749,24 +735,11 @@ static const char *svc_archive_output(struct tracerig_archive *ar)
 	return ar->output;
 }
 
-/* Whether `fn` is code of the object that holds `ctx`'s descriptor: the
- * watchdog calls it with only that object's code to rely on. */
-static int in_plugin(struct tracerig_ctx *ctx, tracerig_cleanup_fn fn)
+static int svc_watchdog_cleanup(struct tracerig_ctx *ctx, const char *key, const char *arg)
 {
-	Dl_info of_fn, of_plugin;
-	void *code;
-
-	memcpy(&code, &fn, sizeof(code));
-	return dladdr(code, &of_fn) && dladdr(ctx->plugin, &of_plugin) &&
-	       of_fn.dli_fbase == of_plugin.dli_fbase;
-}
-
-static int svc_watchdog_cleanup(struct tracerig_ctx *ctx, const char *key, tracerig_cleanup_fn fn,
-				const char *arg)
-{
-	if (arg && (!fn || !in_plugin(ctx, fn)))
+	if (arg && !ctx->plugin->cleanup)
 		return -EINVAL;
-	return tr_watchdog_cleanup(ctx->plugin->name, key, fn, arg);
+	return tr_watchdog_cleanup(ctx->plugin->name, key, ctx->plugin->cleanup, arg);
 }
 
 static int svc_flight_window(struct tracerig_ctx *ctx, uint64_t *window_ns)
@@ -779,59 +752,77 @@ static int svc_flight_window(struct tracerig_ctx *ctx, uint64_t *window_ns)
 	return 1;
 }
 
-static int svc_snapshot_register(struct tracerig_ctx *ctx, tracerig_snapshot_fn fn, void *state)
-{
-	return tr_flight_register(ctx, fn, state);
-}
-
-const struct tracerig_services tr_services = {
-	.abi_version = TRACERIG_ABI_VERSION,
+static const struct tracerig_run_services run_services = {
+	.size = sizeof(struct tracerig_run_services),
 	.log = svc_log,
 	.config_bind = svc_config_bind,
 	.config_is_set = svc_config_is_set,
 	.config_error = svc_config_error,
 	.required = svc_required,
-	.session_string = svc_session_string,
 	.clock_ns = svc_clock_ns,
+	.counter_set = svc_counter_set,
+	.progress_set = svc_progress_set,
+	.flight_window = svc_flight_window,
+	.watchdog_cleanup = svc_watchdog_cleanup,
+};
+
+static const struct tracerig_process_services process_services = {
+	.size = sizeof(struct tracerig_process_services),
 	.targets = svc_targets,
 	.target_setenv = svc_target_setenv,
-	.staging_dir = svc_staging_dir,
 	.pid_observe = svc_pid_observe,
 	.pid_list = svc_pid_list,
 	.pid_subscribe = svc_pid_subscribe,
 	.pid_unsubscribe = svc_pid_unsubscribe,
-	.symbolize = svc_symbolize,
+};
+
+static const struct tracerig_symbol_services symbol_services = {
+	.size = sizeof(struct tracerig_symbol_services),
+	.frame_name = svc_frame_name,
+};
+
+static const struct tracerig_archive_services archive_services = {
+	.size = sizeof(struct tracerig_archive_services),
+	.staging_dir = svc_staging_dir,
+	.create = svc_archive_create,
+	.fopen = svc_archive_fopen,
+	.foreach = svc_archive_foreach,
+	.output = svc_archive_output,
+};
+
+static const struct tracerig_internal_services internal_services = {
+	.size = sizeof(struct tracerig_internal_services),
+	.session_string = svc_session_string,
+	.process_cgroup = svc_process_cgroup,
 	.symbolizer_remember = svc_symbolizer_remember,
 	.symbolizer_add_jit_file = svc_symbolizer_add_jit_file,
-	.counter_set = svc_counter_set,
-	.progress_set = svc_progress_set,
-	.archive_dir = svc_archive_dir,
-	.archive_create = svc_archive_create,
-	.archive_fopen = svc_archive_fopen,
-	.archive_flamegraph = svc_archive_flamegraph,
-	.archive_foreach = svc_archive_foreach,
-	.archive_output = svc_archive_output,
 	.symbolizer_mmap = svc_symbolizer_mmap,
 	.symbolizer_exec = svc_symbolizer_exec,
 	.symbolizer_fork = svc_symbolizer_fork,
 	.symbolizer_exit = svc_symbolizer_exit,
-	.kernel_text = svc_kernel_text,
 	.symbolizer_model = svc_symbolizer_model,
 	.symbolizer_object = svc_symbolizer_object,
-	.frame_name = svc_frame_name,
-	.frame_name_at = svc_frame_name_at,
-	.folded_view = svc_folded_view,
-	.watchdog_cleanup = svc_watchdog_cleanup,
 	.symbolizer_mapping = svc_symbolizer_mapping,
+	.frame_generation = svc_frame_generation,
+	.kernel_text = svc_kernel_text,
+	.archive_dir = svc_archive_dir,
+	.archive_flamegraph = svc_archive_flamegraph,
+	.folded_view = svc_folded_view,
 	.pprof_wanted = svc_pprof_wanted,
 	.pprof_entry = svc_pprof_entry,
-	.process_cgroup = svc_process_cgroup,
-	.frame_generation = svc_frame_generation,
-	.flight_window = svc_flight_window,
-	.snapshot_register = svc_snapshot_register,
 	.archive_window = svc_archive_window,
 	.archive_append_only = svc_archive_append_only,
 	.archive_stream_level = svc_archive_stream_level,
 	.archive_streamed = svc_archive_streamed,
 	.archive_release = svc_archive_release,
+};
+
+const struct tracerig_services tr_services = {
+	.abi_version = TRACERIG_ABI_VERSION,
+	.size = sizeof(struct tracerig_services),
+	.run = &run_services,
+	.procs = &process_services,
+	.symbols = &symbol_services,
+	.archive = &archive_services,
+	.internal = &internal_services,
 };

@@ -3,7 +3,7 @@
 #ifndef TR_SERVICES_H
 #define TR_SERVICES_H
 
-#include <tracerig/plugin.h>
+#include "tracerig-private/ext.h"
 
 #include "settings.h"
 

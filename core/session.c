@@ -80,7 +80,11 @@ static int admit(struct tr_session *s, struct tracerig_ctx *ctx)
 
 /* -1: a required plugin or the packager failed; -2: the profile is wrong
  * (every plugin was given the chance to say all that is wrong in it). */
-static int init_all(struct tr_session *s)
+/* Every plugin's validate, before any init: the profile's mistakes are
+ * said all at once and nothing starts.  -1: a required plugin or the
+ * packager could not check (it crashed, ran out of memory); -2: the
+ * profile is wrong. */
+static int validate_all(struct tr_session *s)
 {
 	for (size_t i = 0; i <= s->n_sources; i++) {
 		struct tracerig_ctx *ctx = i < s->n_sources ? s->sources[i] : s->packager;
@@ -88,9 +92,36 @@ static int init_all(struct tr_session *s)
 
 		tr_judge_list_choices(ctx, NULL, 0);
 		ret = tr_driver_start(ctx);
-		if (ret == 0)
-			ret = tr_session_run_call(s, ctx, TR_CALL_INIT, NULL,
+		if (ret == 0 && ctx->plugin->validate)
+			ret = tr_session_run_call(s, ctx, TR_CALL_VALIDATE, NULL,
 						  s->settings.start_timeout_ms, "starting");
+		if (ret >= 0 || ctx->config_errors)
+			continue;
+		if (ctx->phase != TR_PHASE_FAILED)
+			tr_session_fail_plugin(ctx, "validate", ret);
+		if (ctx->required || ctx == s->packager) {
+			tr_err("%s %s could not check its profile section: nothing was collected",
+			       ctx == s->packager ? "the packager" : "required backend",
+			       ctx->plugin->name);
+			return -1;
+		}
+	}
+	return tr_session_config_errors(s, 0) ? -2 : 0;
+}
+
+static int init_all(struct tr_session *s)
+{
+	int ret = validate_all(s);
+
+	if (ret < 0)
+		return ret;
+	for (size_t i = 0; i <= s->n_sources; i++) {
+		struct tracerig_ctx *ctx = i < s->n_sources ? s->sources[i] : s->packager;
+
+		if (ctx->phase == TR_PHASE_FAILED || !ctx->driver)
+			continue;
+		ret = tr_session_run_call(s, ctx, TR_CALL_INIT, NULL, s->settings.start_timeout_ms,
+					  "starting");
 		if (ret < 0 && ctx->config_errors) {
 			/* Said already (and what else it said, as it said it); the
 			 * others may have more to say. */

@@ -4,7 +4,7 @@
 #ifndef TR_SETTINGS_H
 #define TR_SETTINGS_H
 
-#include <tracerig/plugin.h>
+#include "tracerig-private/ext.h"
 
 struct tr_section;
 

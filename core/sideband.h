@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <tracerig/plugin.h>
+#include "tracerig-private/ext.h"
 
 struct tr_sideband;
 struct tr_symbolizer;

@@ -3,7 +3,7 @@
 #define TR_STAGING_H
 
 #include <stdint.h>
-#include <tracerig/plugin.h>
+#include "tracerig-private/ext.h"
 
 struct tracerig_archive {
 	char *dir;    /* staging directory, the archive root */

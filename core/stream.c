@@ -44,7 +44,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <tracerig/plugin.h>
+#include "tracerig-private/ext.h"
 
 _Static_assert(TRACERIG_DEFLATE_FAST == TR_ZPIECE_FAST,
 	       "the ABI's and lib/zpiece's flags for ISA-L are one");

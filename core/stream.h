@@ -16,7 +16,7 @@
 #define TR_STREAM_H
 
 #include <stdint.h>
-#include <tracerig/plugin.h>
+#include "tracerig-private/ext.h"
 
 /* Below the staging directory; tr_staging_foreach skips it. */
 #define TR_STREAM_DIR ".tracerig-stream"

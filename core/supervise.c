@@ -53,9 +53,10 @@ static const int fault_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
 
 const char *tr_call_name(enum tr_call call)
 {
-	static const char *const names[] = { "collect", "init", "start", "stop", "flush", "fini" };
+	static const char *const names[] = { "collect", "init", "start",   "stop",
+					     "flush",   "fini", "validate" };
 
-	return call <= TR_CALL_FINI ? names[call] : "?";
+	return call <= TR_CALL_VALIDATE ? names[call] : "?";
 }
 
 static void wake(void)
@@ -241,6 +242,7 @@ static int call_plugin(struct tracerig_ctx *ctx, enum tr_call call, struct trace
 	int ret = 0;
 
 	switch (call) {
+	case TR_CALL_VALIDATE: ret = p->validate ? p->validate(&tr_services, ctx) : 0; break;
 	case TR_CALL_INIT:
 		ctx->in_init = 1;
 		ret = p->init(&tr_services, ctx, &ctx->state);

@@ -25,6 +25,7 @@ enum tr_call {
 	TR_CALL_STOP,
 	TR_CALL_FLUSH,
 	TR_CALL_FINI,
+	TR_CALL_VALIDATE,
 };
 
 /* What became of a call. */

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <tracerig/plugin.h>
+#include "tracerig-private/ext.h"
 
 /* Marks on the leaf of each wall.folded line. */
 #define TR_WALL_ONCPU "[on-cpu]"

@@ -20,7 +20,7 @@
 
 #include <stdint.h>
 #include <sys/types.h>
-#include <tracerig/plugin.h>
+#include "tracerig-private/ext.h"
 
 /* What the watchdog does for the session it watches (core/session.c
  * hands it these, so that the watchdog knows nothing of the session). */
@@ -50,6 +50,9 @@ void tr_watchdog_collecting(uint64_t start_mono_ns, uint64_t start_real_ns);
 void tr_watchdog_plugin(const char *name, const char *phase);
 /* From the fault handler: async-signal-safe. */
 void tr_watchdog_fault(const char *who, int sig);
+/* A plugin descriptor's `cleanup`. */
+typedef void (*tracerig_cleanup_fn)(const char *key, const char *arg, char *said, size_t said_len);
+
 /* Registers (arg non-NULL) or removes plugin's cleanup `key`, from any
  * thread: 0, -EINVAL for a key or arg that does not fit one record line,
  * -ENOTCONN when no watchdog runs. */

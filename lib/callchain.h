@@ -8,7 +8,7 @@
 #define TR_LIB_CALLCHAIN_H
 
 #include <stdint.h>
-#include <tracerig/plugin.h>
+#include "tracerig-private/ext.h"
 
 #define TR_CALLCHAIN_STR_(x) #x
 #define TR_CALLCHAIN_STR(x) TR_CALLCHAIN_STR_(x)

@@ -7,7 +7,7 @@
 #define TR_LIB_KEYERROR_H
 
 #include <stddef.h>
-#include <tracerig/plugin.h>
+#include "tracerig-private/ext.h"
 
 /* *count: how many the plugin said so far (0: this is the first, copied
  * into `first`). */

@@ -63,7 +63,7 @@ static const char *frame_name(struct pp_frames *f, pid_t pid, uint64_t addr, int
 {
 	if (!name) {
 		/* On any failure the service still names the frame ("[unknown]"). */
-		(void)f->svc->frame_name(f->ctx, pid, addr, kernel, &name, NULL);
+		(void)f->svc->symbols->frame_name(f->ctx, pid, addr, kernel, 0, &name, NULL);
 		len = strlen(name);
 	}
 	if (kernel && len >= 4 && memcmp(name + len - 4, "_[k]", 4) == 0)
@@ -86,7 +86,7 @@ uint64_t pp_frames_location(struct pp_frames *f, pid_t pid, uint64_t addr, int k
 
 	if (c->location && c->addr == addr && c->pid == key_pid && (kernel || c->gen == f->gen))
 		return c->location;
-	if (f->svc->symbolizer_mapping(f->ctx, pid, addr, kernel, &m) == 0) {
+	if (tracerig_internal(f->svc)->symbolizer_mapping(f->ctx, pid, addr, kernel, &m) == 0) {
 		mapping = pp_mapping(f->b, m.start, m.limit, m.pgoff, m.path,
 				     m.build_id[0] ? m.build_id : NULL);
 		if (!mapping)
@@ -117,18 +117,20 @@ int pp_stage_entry(const struct tracerig_services *svc, struct tracerig_ctx *ctx
 		   struct tracerig_archive *ar, const char *name, struct pp_builder *b)
 {
 	struct tracerig_window w;
-	uint64_t t0 = svc->clock_ns();
+	uint64_t t0 = svc->run->clock_ns();
 	long bytes = -1;
 	FILE *f;
 	int ret;
 
 	/* A services table without it (a test or bench harness's own): no date. */
-	if (svc->archive_window && svc->archive_window(ctx, ar, &w) == 0)
+	if (tracerig_internal(svc)->archive_window &&
+	    tracerig_internal(svc)->archive_window(ctx, ar, &w) == 0)
 		pp_set_time(b, w.start_real_ns, (int64_t)(w.end_ns - w.start_ns));
-	f = svc->archive_fopen(ar, name);
+	f = svc->archive->fopen(ar, name);
 	if (!f) {
 		ret = -errno;
-		svc->log(ctx, TRACERIG_LOG_ERROR, "cannot create %s: %s", name, strerror(-ret));
+		svc->run->log(ctx, TRACERIG_LOG_ERROR, "cannot create %s: %s", name,
+			      strerror(-ret));
 		return ret;
 	}
 	ret = pp_write_gz(b, f);
@@ -137,15 +139,16 @@ int pp_stage_entry(const struct tracerig_services *svc, struct tracerig_ctx *ctx
 	if (fclose(f) != 0 && !ret)
 		ret = -errno;
 	if (ret < 0) {
-		svc->log(ctx, TRACERIG_LOG_ERROR, "cannot write %s: %s", name, strerror(-ret));
+		svc->run->log(ctx, TRACERIG_LOG_ERROR, "cannot write %s: %s", name, strerror(-ret));
 		return ret;
 	}
 	/* What pprof adds to the end of collection, for the benchmarks. */
-	svc->log(ctx, TRACERIG_LOG_DEBUG, "%s: %zu samples, %ld bytes, written in %.1f ms", name,
-		 pp_sample_count(b), bytes, (double)(svc->clock_ns() - t0) / 1e6);
-	ret = svc->pprof_entry(ctx, name, pp_sample_count(b), (uint64_t)pp_total(b, 0));
+	svc->run->log(ctx, TRACERIG_LOG_DEBUG, "%s: %zu samples, %ld bytes, written in %.1f ms",
+		      name, pp_sample_count(b), bytes, (double)(svc->run->clock_ns() - t0) / 1e6);
+	ret = tracerig_internal(svc)->pprof_entry(ctx, name, pp_sample_count(b),
+						  (uint64_t)pp_total(b, 0));
 	if (ret < 0)
-		svc->log(ctx, TRACERIG_LOG_ERROR, "cannot list %s in the manifest: %s", name,
-			 strerror(-ret));
+		svc->run->log(ctx, TRACERIG_LOG_ERROR, "cannot list %s in the manifest: %s", name,
+			      strerror(-ret));
 	return ret;
 }

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include <tracerig/plugin.h>
+#include "tracerig-private/ext.h"
 
 struct pp_builder;
 struct pp_frames;

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <linux/perf_event.h>
 
-#include <tracerig/plugin.h>
+#include "tracerig-private/ext.h"
 
 enum tr_sideband_kind {
 	TR_SIDEBAND_OTHER, /* changes no address space, or malformed */

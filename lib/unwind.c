@@ -604,14 +604,16 @@ static void unopened(struct unwinder *u, const char *path, int err)
 	uint64_t total = atomic_fetch_add(&unopened_total, 1) + 1;
 
 	u->stats.objects_unopened++;
-	if (u->svc->counter_set)
-		u->svc->counter_set(u->ctx, "unwind_out_of_fds", total);
-	if (u->svc->log && !atomic_exchange(&unopened_said, 1))
-		u->svc->log(u->ctx, TRACERIG_LOG_WARN, "pid %d: cannot open %s to unwind through it: "
-			    "%s (the stacks through it are cut there, the manifest counts them as "
-			    "unwind_out_of_fds; raise the open-files limit: ulimit -Hn, or "
-			    "LimitNOFILE= for a service)", (int)u->cur->pid, path ? path : "an object",
-			    strerror(-err));
+	if (u->svc->run->counter_set)
+		u->svc->run->counter_set(u->ctx, "unwind_out_of_fds", total);
+	if (u->svc->run->log && !atomic_exchange(&unopened_said, 1))
+		u->svc->run->log(
+			u->ctx, TRACERIG_LOG_WARN,
+			"pid %d: cannot open %s to unwind through it: "
+			"%s (the stacks through it are cut there, the manifest counts them as "
+			"unwind_out_of_fds; raise the open-files limit: ulimit -Hn, or "
+			"LimitNOFILE= for a service)",
+			(int)u->cur->pid, path ? path : "an object", strerror(-err));
 }
 
 /* The object at pc, opened for the current process: 0 and *obj (its fd
@@ -620,7 +622,7 @@ static void unopened(struct unwinder *u, const char *path, int err)
 static int open_object(struct unwinder *u, Dwarf_Addr pc, struct tracerig_object *obj,
 		       int *absent)
 {
-	int ret = u->svc->symbolizer_object(u->ctx, u->cur->pid, pc, obj), fd;
+	int ret = tracerig_internal(u->svc)->symbolizer_object(u->ctx, u->cur->pid, pc, obj), fd;
 
 	*absent = ret < 0;
 	if (ret < 0) {

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include <tracerig/plugin.h>
+#include "tracerig-private/ext.h"
 
 /* Whether this build can unwind (libdw, x86_64). */
 #if defined(HAVE_LIBDW) && defined(__x86_64__)

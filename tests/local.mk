@@ -4,7 +4,8 @@
 # ---- test-only plugins (never installed)
 check_LTLIBRARIES += tests/plugins/testa.la tests/plugins/testb.la \
 	tests/plugins/badabi.la tests/plugins/abi1.la tests/plugins/badbind.la \
-	tests/plugins/nosymbol.la tests/plugins/unresolved.la
+	tests/plugins/nosymbol.la tests/plugins/unresolved.la tests/plugins/abi2.la \
+	tests/plugins/testflight.la tests/plugins/newcaps.la tests/plugins/otherrelease.la
 tests_plugins_testa_la_SOURCES = tests/plugins/testsrc.c
 tests_plugins_testa_la_CPPFLAGS = $(AM_CPPFLAGS) -DTEST_PLUGIN_NAME='"testa"'
 tests_plugins_testa_la_LDFLAGS = $(test_plugin_ldflags)
@@ -19,6 +20,18 @@ tests_plugins_badbind_la_CPPFLAGS = $(AM_CPPFLAGS) -DTEST_PLUGIN_NAME='"badbind"
 tests_plugins_badbind_la_LDFLAGS = $(test_plugin_ldflags)
 tests_plugins_abi1_la_SOURCES = tests/plugins/abi1.c
 tests_plugins_abi1_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+tests_plugins_abi2_la_SOURCES = tests/plugins/abi1.c
+tests_plugins_abi2_la_CPPFLAGS = $(AM_CPPFLAGS) -DOLD_ABI=2
+tests_plugins_abi2_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+tests_plugins_testflight_la_SOURCES = tests/plugins/testsrc.c
+tests_plugins_testflight_la_CPPFLAGS = $(AM_CPPFLAGS) -DTEST_PLUGIN_NAME='"testflight"' -DTEST_PLUGIN_FLIGHT
+tests_plugins_testflight_la_LDFLAGS = $(test_plugin_ldflags)
+tests_plugins_newcaps_la_SOURCES = tests/plugins/testsrc.c
+tests_plugins_newcaps_la_CPPFLAGS = $(AM_CPPFLAGS) -DTEST_PLUGIN_NAME='"newcaps"' -DTEST_PLUGIN_CAPS=0x80
+tests_plugins_newcaps_la_LDFLAGS = $(test_plugin_ldflags)
+tests_plugins_otherrelease_la_SOURCES = tests/plugins/testsrc.c
+tests_plugins_otherrelease_la_CPPFLAGS = $(AM_CPPFLAGS) -DTEST_PLUGIN_NAME='"otherrelease"' -DTEST_PLUGIN_INTERNAL=999
+tests_plugins_otherrelease_la_LDFLAGS = $(test_plugin_ldflags)
 tests_plugins_nosymbol_la_SOURCES = tests/plugins/nosymbol.c
 tests_plugins_nosymbol_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 tests_plugins_unresolved_la_SOURCES = tests/plugins/testsrc.c

@@ -44,12 +44,6 @@ struct tracerig_ctx {
 	struct tr_symbolizer *sym;
 };
 
-static int svc_symbolize(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, int kernel,
-			 struct tracerig_symbol *out)
-{
-	return tr_symbolizer_lookup(ctx->sym, pid, addr, kernel, out);
-}
-
 static int svc_mmap(struct tracerig_ctx *ctx, const struct tracerig_mapping *m)
 {
 	return tr_symbolizer_record_mmap(ctx->sym, m);
@@ -66,13 +60,7 @@ static int svc_fork(struct tracerig_ctx *ctx, pid_t parent, pid_t child)
 }
 
 static int svc_frame_name(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, int kernel,
-			  const char **name, struct tracerig_symbol *sym)
-{
-	return tr_symbolizer_frame_name(ctx->sym, pid, addr, kernel, name, sym);
-}
-
-static int svc_frame_name_at(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, int kernel,
-			     uint64_t time_ns, const char **name, struct tracerig_symbol *sym)
+			  uint64_t time_ns, const char **name, struct tracerig_symbol *sym)
 {
 	return tr_symbolizer_frame_name_at(ctx->sym, pid, addr, kernel, time_ns, name, sym);
 }
@@ -191,16 +179,17 @@ static FILE *create(const char *path)
 
 int main(int argc, char **argv)
 {
-	struct tracerig_services svc = { .symbolize = svc_symbolize,
-					 .symbolizer_mmap = svc_mmap,
-					 .symbolizer_exec = svc_exec,
-					 .symbolizer_fork = svc_fork,
-					 .symbolizer_object = svc_object,
-					 .frame_name = svc_frame_name,
-					 .frame_name_at = svc_frame_name_at,
-					 .frame_generation = svc_frame_generation,
-					 .symbolizer_mapping = svc_mapping,
-					 .process_cgroup = svc_cgroup };
+	static const struct tracerig_symbol_services symbols = { .frame_name = svc_frame_name };
+	static const struct tracerig_internal_services internal = {
+		.symbolizer_mmap = svc_mmap,
+		.symbolizer_exec = svc_exec,
+		.symbolizer_fork = svc_fork,
+		.symbolizer_object = svc_object,
+		.frame_generation = svc_frame_generation,
+		.symbolizer_mapping = svc_mapping,
+		.process_cgroup = svc_cgroup,
+	};
+	struct tracerig_services svc = { .symbols = &symbols, .internal = &internal };
 	static const struct pp_value_type types[2] = { { "samples", "count" },
 						       { "cpu", "nanoseconds" } };
 	struct pp_builder *pp = NULL;

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include <tracerig/plugin.h>
+#include "tracerig-private/ext.h"
 
 #include "interned.h"
 #include "symtab.h"

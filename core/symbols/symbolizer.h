@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 #include <sys/types.h>
-#include <tracerig/plugin.h>
+#include "tracerig-private/ext.h"
 
 struct tr_symbolizer;
 

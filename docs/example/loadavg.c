@@ -162,7 +162,7 @@ static int store(struct loadavg *la, const struct sample *s)
 static void take_sample(struct loadavg *la)
 {
 	const struct tracerig_services *svc = la->svc;
-	struct sample s = { .time_ns = svc->clock_ns() };
+	struct sample s = { .time_ns = svc->run->clock_ns() };
 	char buf[256];
 	int ret;
 
@@ -172,10 +172,10 @@ static void take_sample(struct loadavg *la)
 	if (ret < 0) {
 		/* Said once: this runs every interval and would flood the log. */
 		if (la->read_errors++ == 0)
-			svc->log(la->ctx, TRACERIG_LOG_WARN,
-				 "cannot read %s: %s (samples are skipped while it fails)",
-				 LOADAVG_PATH, strerror(-ret));
-		svc->counter_set(la->ctx, "read_errors", la->read_errors);
+			svc->run->log(la->ctx, TRACERIG_LOG_WARN,
+				      "cannot read %s: %s (samples are skipped while it fails)",
+				      LOADAVG_PATH, strerror(-ret));
+		svc->run->counter_set(la->ctx, "read_errors", la->read_errors);
 		return;
 	}
 	if (la->pressure_fd >= 0 && read_proc(la->pressure_fd, buf, sizeof(buf)) == 0)
@@ -184,14 +184,14 @@ static void take_sample(struct loadavg *la)
 	ret = store(la, &s);
 	if (ret < 0) {
 		if (la->dropped++ == 0)
-			svc->log(la->ctx, TRACERIG_LOG_WARN,
-				 "cannot keep more samples: %s (raise max_rows or interval)",
-				 ret == -ENOSPC ? "max_rows reached" : strerror(-ret));
-		svc->counter_set(la->ctx, "dropped", la->dropped);
+			svc->run->log(la->ctx, TRACERIG_LOG_WARN,
+				      "cannot keep more samples: %s (raise max_rows or interval)",
+				      ret == -ENOSPC ? "max_rows reached" : strerror(-ret));
+		svc->run->counter_set(la->ctx, "dropped", la->dropped);
 		return;
 	}
-	svc->counter_set(la->ctx, "samples", la->n_samples);
-	svc->progress_set(la->ctx, "%zu samples, load %.2f", la->n_samples, s.load1);
+	svc->run->counter_set(la->ctx, "samples", la->n_samples);
+	svc->run->progress_set(la->ctx, "%zu samples, load %.2f", la->n_samples, s.load1);
 }
 
 static void timespec_add_ms(struct timespec *ts, long long ms)
@@ -263,7 +263,7 @@ static int loadavg_check(const struct tracerig_services *svc, struct tracerig_ct
 			 LOADAVG_PATH, strerror(-err));
 		return err;
 	}
-	if ((ret = svc->config_bind(ctx, &cfg)) < 0)
+	if ((ret = svc->run->config_bind(ctx, &cfg)) < 0)
 		return ret;
 	if (cfg.pressure == PRESSURE_NO)
 		return 0;
@@ -299,7 +299,7 @@ static int loadavg_init(const struct tracerig_services *svc, struct tracerig_ctx
 	la->pressure_fd = -1;
 	/* Already parsed and range-checked against the key table: nothing
 	 * to validate here. */
-	ret = svc->config_bind(ctx, &la->cfg);
+	ret = svc->run->config_bind(ctx, &la->cfg);
 	if (ret < 0) {
 		free(la);
 		return ret;
@@ -308,8 +308,8 @@ static int loadavg_init(const struct tracerig_services *svc, struct tracerig_ctx
 	la->loadavg_fd = open(LOADAVG_PATH, O_RDONLY | O_CLOEXEC);
 	if (la->loadavg_fd < 0) {
 		ret = -errno;
-		svc->log(ctx, TRACERIG_LOG_ERROR, "cannot open %s: %s (is /proc mounted?)",
-			 LOADAVG_PATH, strerror(-ret));
+		svc->run->log(ctx, TRACERIG_LOG_ERROR, "cannot open %s: %s (is /proc mounted?)",
+			      LOADAVG_PATH, strerror(-ret));
 		goto free_state;
 	}
 
@@ -319,15 +319,16 @@ static int loadavg_init(const struct tracerig_services *svc, struct tracerig_ctx
 		if (la->pressure_fd < 0) {
 			ret = la->pressure_fd;
 			if (la->cfg.pressure == PRESSURE_YES) {
-				svc->log(ctx, TRACERIG_LOG_ERROR,
-					 "cannot read %s: %s (needs a kernel with CONFIG_PSI and "
-					 "without psi=0, or set pressure = auto)",
-					 PRESSURE_PATH, strerror(-ret));
+				svc->run->log(
+					ctx, TRACERIG_LOG_ERROR,
+					"cannot read %s: %s (needs a kernel with CONFIG_PSI and "
+					"without psi=0, or set pressure = auto)",
+					PRESSURE_PATH, strerror(-ret));
 				goto close_loadavg;
 			}
-			svc->log(ctx, TRACERIG_LOG_INFO,
-				 "no CPU pressure information (%s): its columns stay empty",
-				 strerror(-ret));
+			svc->run->log(ctx, TRACERIG_LOG_INFO,
+				      "no CPU pressure information (%s): its columns stay empty",
+				      strerror(-ret));
 		}
 	}
 
@@ -367,16 +368,17 @@ static int loadavg_start(void *state)
 	int ret;
 
 	/* Listed in the manifest even when they stay 0. */
-	la->svc->counter_set(la->ctx, "samples", 0);
-	la->svc->counter_set(la->ctx, "dropped", 0);
-	la->svc->counter_set(la->ctx, "read_errors", 0);
+	la->svc->run->counter_set(la->ctx, "samples", 0);
+	la->svc->run->counter_set(la->ctx, "dropped", 0);
+	la->svc->run->counter_set(la->ctx, "read_errors", 0);
 
 	la->stopping = 0;
 	ret = pthread_create(&la->thread, NULL, sampler, la);
 	if (ret != 0) {
-		la->svc->log(la->ctx, TRACERIG_LOG_ERROR,
-			     "cannot start the sampling thread: %s (too many threads? check "
-			     "ulimit -u)", strerror(ret));
+		la->svc->run->log(la->ctx, TRACERIG_LOG_ERROR,
+				  "cannot start the sampling thread: %s (too many threads? check "
+				  "ulimit -u)",
+				  strerror(ret));
 		return -ret;
 	}
 	la->thread_running = 1;
@@ -400,11 +402,11 @@ static int loadavg_flush(void *state, struct tracerig_archive *ar)
 	FILE *out;
 	int ret = 0;
 
-	out = svc->archive_fopen(ar, ENTRY_NAME);
+	out = svc->archive->fopen(ar, ENTRY_NAME);
 	if (!out) {
 		ret = -errno;
-		svc->log(la->ctx, TRACERIG_LOG_ERROR, "cannot create %s: %s", ENTRY_NAME,
-			 strerror(-ret));
+		svc->run->log(la->ctx, TRACERIG_LOG_ERROR, "cannot create %s: %s", ENTRY_NAME,
+			      strerror(-ret));
 		return ret;
 	}
 	fputs("monotonic_ns,load1,load5,load15,runnable,entities,last_pid,"
@@ -431,12 +433,12 @@ static int loadavg_flush(void *state, struct tracerig_archive *ar)
 	if (fclose(out) != 0 && ret == 0)
 		ret = -errno;
 	if (ret < 0) {
-		svc->log(la->ctx, TRACERIG_LOG_ERROR,
-			 "cannot write %s: %s (is the disk holding the output full?)", ENTRY_NAME,
-			 strerror(-ret));
+		svc->run->log(la->ctx, TRACERIG_LOG_ERROR,
+			      "cannot write %s: %s (is the disk holding the output full?)",
+			      ENTRY_NAME, strerror(-ret));
 		return ret;
 	}
-	svc->log(la->ctx, TRACERIG_LOG_INFO, "%zu samples in %s", la->n_samples, ENTRY_NAME);
+	svc->run->log(la->ctx, TRACERIG_LOG_INFO, "%zu samples in %s", la->n_samples, ENTRY_NAME);
 	return 0;
 }
 

@@ -11,7 +11,7 @@ void fr_name(void *namer, pid_t pid, uint64_t addr, int kernel, char *buf, size_
 	struct fr_namer *n = namer;
 	const char *name;
 	/* On any failure the service still names the frame ("[unknown]"). */
-	int ret = n->svc->frame_name(n->ctx, pid, addr, kernel, &name, NULL);
+	int ret = n->svc->symbols->frame_name(n->ctx, pid, addr, kernel, 0, &name, NULL);
 
 	if (ret == -ENOENT || ret == -ENODATA)
 		n->unnamed++;

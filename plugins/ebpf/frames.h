@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include <tracerig/plugin.h>
+#include "tracerig-private/ext.h"
 
 struct fr_namer {
 	const struct tracerig_services *svc;

@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <tracerig/plugin.h>
+#include "tracerig-private/ext.h"
 
 #include "lib/callchain.h"
 #include "lib/folded.h"
@@ -97,7 +97,7 @@ static void log_libbpf(void *arg, int level, const char *msg)
 {
 	struct ebpf *e = arg;
 
-	e->svc->log(e->ctx, level == 1 ? TRACERIG_LOG_WARN : TRACERIG_LOG_DEBUG, "%s", msg);
+	e->svc->run->log(e->ctx, level == 1 ? TRACERIG_LOG_WARN : TRACERIG_LOG_DEBUG, "%s", msg);
 }
 
 /* The states key's items as a mask; the first word that is no state is
@@ -179,13 +179,14 @@ static void on_event(void *arg, const struct offcpu_event *ev)
 		us_exec(e->us, ev->tgid);
 		pthread_mutex_unlock(&e->us_lock);
 	}
-	e->svc->pid_observe(e->ctx, (pid_t)ev->tgid);
+	e->svc->procs->pid_observe(e->ctx, (pid_t)ev->tgid);
 	/* A process that exits before flush must still resolve: snapshot its
 	 * mappings now (again after an exec replaced them). */
-	ret = e->svc->symbolizer_remember(e->ctx, (pid_t)ev->tgid);
+	ret = tracerig_internal(e->svc)->symbolizer_remember(e->ctx, (pid_t)ev->tgid);
 	if (ret < 0 && ret != -ESRCH && ret != -ENOENT && ret != -ENOSYS)
-		e->svc->log(e->ctx, TRACERIG_LOG_DEBUG, "cannot remember the mappings of %u: %s",
-			    ev->tgid, strerror(-ret));
+		e->svc->run->log(e->ctx, TRACERIG_LOG_DEBUG,
+				 "cannot remember the mappings of %u: %s", ev->tgid,
+				 strerror(-ret));
 }
 
 /* callchain = dwarf: an interval unwound into the table, which flight
@@ -212,13 +213,15 @@ static void *notify_thread(void *arg)
 		int ret = oc_poll(e->oc, timeout_ms, e->wake_fd, on_event, e);
 
 		if (ret < 0) {
-			e->svc->log(e->ctx, TRACERIG_LOG_WARN, "reading process notifications failed: "
-				    "%s (processes that exit may not resolve)", strerror(-ret));
+			e->svc->run->log(e->ctx, TRACERIG_LOG_WARN,
+					 "reading process notifications failed: "
+					 "%s (processes that exit may not resolve)",
+					 strerror(-ret));
 			break;
 		}
 		oc_counters(e->oc, c);
-		e->svc->progress_set(e->ctx, "%llu off-CPU intervals",
-				     (unsigned long long)c[OFFCPU_CNT_KEPT]);
+		e->svc->run->progress_set(e->ctx, "%llu off-CPU intervals",
+					  (unsigned long long)c[OFFCPU_CNT_KEPT]);
 	}
 	return NULL;
 }
@@ -320,9 +323,12 @@ static void *bucket_thread(void *arg)
 		ret = bucket_take(e);
 		if (ret < 0 && !e->bucket_failed) {
 			e->bucket_failed = 1;
-			e->svc->log(e->ctx, TRACERIG_LOG_WARN, "cannot read the aggregated intervals "
-				    "at a bucket boundary: %s (snapshots may cover more than the "
-				    "window)", strerror(-ret));
+			e->svc->run->log(
+				e->ctx, TRACERIG_LOG_WARN,
+				"cannot read the aggregated intervals "
+				"at a bucket boundary: %s (snapshots may cover more than the "
+				"window)",
+				strerror(-ret));
 		}
 		now = now_ns();
 		next += e->bucket_ns;
@@ -370,19 +376,13 @@ static int ebpf_check(const struct tracerig_services *svc, struct tracerig_ctx *
 {
 	struct ebpf_settings keys;
 	uint32_t state_mask;
-	uint64_t window;
 	int ret;
 
-	if ((ret = svc->config_bind(ctx, &keys)) < 0)
+	if ((ret = svc->run->config_bind(ctx, &keys)) < 0)
 		return ret;
 	if ((ret = validate(svc, ctx, &keys, &state_mask, advice, advice_len)) < 0)
 		return ret;
-	ret = oc_check(advice, advice_len);
-
-	/* Flight mode: declared here so that --check says it is supported. */
-	if (ret == 0 && svc->flight_window(ctx, &window) == 1)
-		ret = svc->snapshot_register(ctx, ebpf_snapshot, NULL);
-	return ret;
+	return oc_check(advice, advice_len);
 }
 
 /* The collector's configuration from the [ebpf] keys (but the hook, the
@@ -412,7 +412,8 @@ static int dwarf_setup(struct ebpf *e)
 	int ret = us_new(e->svc, e->ctx, (size_t)k->stack_depth, &e->us);
 
 	if (ret < 0) {
-		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "callchain = dwarf: %s", strerror(-ret));
+		e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR, "callchain = dwarf: %s",
+				 strerror(-ret));
 		return ret;
 	}
 	e->cfg.dwarf_stack_bytes =
@@ -432,7 +433,7 @@ static int load_collector(struct ebpf *e)
 	oc_set_log(log_libbpf, e);
 	ret = oc_open(&e->cfg, &e->oc, why, sizeof(why));
 	if (ret < 0) {
-		svc->log(ctx, TRACERIG_LOG_ERROR, "%s", why);
+		svc->run->log(ctx, TRACERIG_LOG_ERROR, "%s", why);
 		oc_set_log(NULL, NULL);
 		return ret;
 	}
@@ -443,29 +444,22 @@ static int load_collector(struct ebpf *e)
 	 * the core replays its side-band only before a flush, and would keep
 	 * recording it for the whole session (docs/flight.md). */
 	if (!e->flight_ns)
-		svc->symbolizer_model(ctx, TRACERIG_MODEL_WANTED);
-	if (e->flight_ns && (ret = svc->snapshot_register(ctx, ebpf_snapshot, e)) < 0) {
-		svc->log(ctx, TRACERIG_LOG_ERROR, "flight mode: cannot register the snapshot: %s",
-			 strerror(-ret));
-		oc_close(e->oc);
-		oc_set_log(NULL, NULL);
-		return ret;
-	}
+		tracerig_internal(svc)->symbolizer_model(ctx, TRACERIG_MODEL_WANTED);
 	return 0;
 }
 
 static void log_loaded(struct ebpf *e)
 {
-	e->svc->log(e->ctx, TRACERIG_LOG_INFO, "context switches hooked with %s%s%s",
-		    oc_hook_name(e->oc),
-		    e->cfg.sample_period_ns ? ", sampling intervals in proportion to blocked time"
-					    : "",
-		    e->us ? ", user stacks copied and unwound by CFI (callchain = dwarf)" : "");
+	e->svc->run->log(
+		e->ctx, TRACERIG_LOG_INFO, "context switches hooked with %s%s%s",
+		oc_hook_name(e->oc),
+		e->cfg.sample_period_ns ? ", sampling intervals in proportion to blocked time" : "",
+		e->us ? ", user stacks copied and unwound by CFI (callchain = dwarf)" : "");
 	if (e->flight_ns)
-		e->svc->log(e->ctx, TRACERIG_LOG_INFO,
-			    "flight mode: totals read every %.3f s, %zu "
-			    "boundaries kept",
-			    e->bucket_ns / 1e9, bk_ring_cap(e->ring));
+		e->svc->run->log(e->ctx, TRACERIG_LOG_INFO,
+				 "flight mode: totals read every %.3f s, %zu "
+				 "boundaries kept",
+				 e->bucket_ns / 1e9, bk_ring_cap(e->ring));
 }
 
 static int ebpf_init(const struct tracerig_services *svc, struct tracerig_ctx *ctx, void **state)
@@ -474,7 +468,7 @@ static int ebpf_init(const struct tracerig_services *svc, struct tracerig_ctx *c
 	static const enum oc_hook hooks[] = { OC_HOOK_AUTO, OC_HOOK_BTF, OC_HOOK_RAW };
 	static const uint32_t threads[] = { OFFCPU_THREADS_ALL, OFFCPU_THREADS_USER,
 					    OFFCPU_THREADS_KERNEL };
-	const struct tracerig_targets *t = svc->targets(ctx);
+	const struct tracerig_targets *t = svc->procs->targets(ctx);
 	struct ebpf *e = calloc(1, sizeof(*e));
 	const struct ebpf_settings *k;
 	char why[1024];
@@ -489,15 +483,15 @@ static int ebpf_init(const struct tracerig_services *svc, struct tracerig_ctx *c
 	e->wake_fd = -1;
 	pthread_mutex_init(&e->us_lock, NULL);
 	pthread_mutex_init(&e->ring_lock, NULL);
-	if ((ret = svc->config_bind(ctx, &e->keys)) < 0) {
+	if ((ret = svc->run->config_bind(ctx, &e->keys)) < 0) {
 		free(e);
 		return ret;
 	}
-	if (svc->flight_window(ctx, &e->flight_ns) != 1)
+	if (svc->run->flight_window(ctx, &e->flight_ns) != 1)
 		e->flight_ns = 0;
 	if (e->flight_ns && (ret = flight_setup(e)) < 0) {
-		svc->log(ctx, TRACERIG_LOG_ERROR, "flight mode: cannot set up the buckets: %s",
-			 strerror(-ret));
+		svc->run->log(ctx, TRACERIG_LOG_ERROR, "flight mode: cannot set up the buckets: %s",
+			      strerror(-ret));
 		free(e);
 		return ret;
 	}
@@ -511,10 +505,11 @@ static int ebpf_init(const struct tracerig_services *svc, struct tracerig_ctx *c
 		goto fail;
 	e->wall = k->wall;
 	/* The core weighs the on-CPU samples by what their source declares. */
-	if (svc->config_is_set(ctx, "oncpu_frequency"))
-		svc->log(ctx, TRACERIG_LOG_WARN, "oncpu_frequency is no longer needed and is "
-			 "ignored: the on-CPU source says what its samples are worth (remove "
-			 "the key from the profile)");
+	if (svc->run->config_is_set(ctx, "oncpu_frequency"))
+		svc->run->log(ctx, TRACERIG_LOG_WARN,
+			      "oncpu_frequency is no longer needed and is "
+			      "ignored: the on-CPU source says what its samples are worth (remove "
+			      "the key from the profile)");
 
 	if ((ret = load_collector(e)) < 0)
 		goto fail;
@@ -533,7 +528,7 @@ fail:
 static int ebpf_start(void *state)
 {
 	struct ebpf *e = state;
-	const struct tracerig_targets *t = e->svc->targets(e->ctx);
+	const struct tracerig_targets *t = e->svc->procs->targets(e->ctx);
 	char why[512];
 	int ret;
 
@@ -548,29 +543,32 @@ static int ebpf_start(void *state)
 				continue;
 			ret = oc_add_tgid(e->oc, (uint32_t)pid);
 			if (ret < 0) {
-				e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot add process %d to the "
-					    "filter: %s", (int)pid, strerror(-ret));
+				e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR,
+						 "cannot add process %d to the "
+						 "filter: %s",
+						 (int)pid, strerror(-ret));
 				return ret;
 			}
 		}
 	}
 	ret = oc_attach(e->oc, why, sizeof(why));
 	if (ret < 0) {
-		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "%s", why);
+		e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR, "%s", why);
 		return ret;
 	}
 	/* Without it the stop would wait for the poll's timeout, up to 250 ms. */
 	e->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (e->wake_fd < 0) {
 		ret = -errno;
-		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot make an eventfd: %s", strerror(-ret));
+		e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR, "cannot make an eventfd: %s",
+				 strerror(-ret));
 		oc_detach(e->oc);
 		return ret;
 	}
 	ret = pthread_create(&e->thread, NULL, notify_thread, e);
 	if (ret) {
-		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot start the notification thread: %s",
-			    strerror(ret));
+		e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR,
+				 "cannot start the notification thread: %s", strerror(ret));
 		oc_detach(e->oc);
 		return -ret;
 	}
@@ -580,8 +578,8 @@ static int ebpf_start(void *state)
 		e->start_ns = now_ns();
 		ret = pthread_create(&e->bucket_thread, NULL, bucket_thread, e);
 		if (ret) {
-			e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot start the bucket thread: %s",
-				    strerror(ret));
+			e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR,
+					 "cannot start the bucket thread: %s", strerror(ret));
 			oc_detach(e->oc);
 			return -ret;
 		}
@@ -605,8 +603,10 @@ static void join_thread(struct ebpf *e)
 		return;
 	atomic_store(&e->stopping, 1);
 	if (eventfd_write(e->wake_fd, 1) < 0)
-		e->svc->log(e->ctx, TRACERIG_LOG_DEBUG, "cannot wake the notification thread: %s "
-			    "(it ends at its poll's timeout)", strerror(errno));
+		e->svc->run->log(e->ctx, TRACERIG_LOG_DEBUG,
+				 "cannot wake the notification thread: %s "
+				 "(it ends at its poll's timeout)",
+				 strerror(errno));
 	pthread_join(e->thread, NULL);
 	e->thread_started = 0;
 }
@@ -626,19 +626,21 @@ static int ebpf_stop(void *state)
 static int write_entry(struct ebpf *e, struct tracerig_archive *ar, const char *name,
 		       const struct tr_folded *set)
 {
-	FILE *f = e->svc->archive_fopen(ar, name);
+	FILE *f = e->svc->archive->fopen(ar, name);
 	int ret;
 
 	if (!f) {
 		ret = -errno;
-		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot create %s: %s", name, strerror(-ret));
+		e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR, "cannot create %s: %s", name,
+				 strerror(-ret));
 		return ret;
 	}
 	ret = tr_folded_write(set, f, 1000); /* ns -> us */
 	if (fclose(f) != 0 && !ret)
 		ret = -errno;
 	if (ret < 0)
-		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot write %s: %s", name, strerror(-ret));
+		e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR, "cannot write %s: %s", name,
+				 strerror(-ret));
 	return ret;
 }
 
@@ -667,8 +669,9 @@ static int add_entry(struct ebpf *e, struct tr_folded *off, struct op_profile *p
 		return 0; /* cannot happen with 2 x 127 frames of 512 bytes */
 	ret = tr_folded_add(off, line, (size_t)len, en->val.weighted_ns);
 	if (ret == 0 && pp)
-		ret = op_add(pp, pid, (pid_t)en->key.pid, tcomm, e->svc->process_cgroup(e->ctx, pid),
-			     uips, nu, ulost, kips, nk, klost, en->val.weighted_ns);
+		ret = op_add(pp, pid, (pid_t)en->key.pid, tcomm,
+			     tracerig_internal(e->svc)->process_cgroup(e->ctx, pid), uips, nu,
+			     ulost, kips, nk, klost, en->val.weighted_ns);
 	if (ret < 0)
 		return ret;
 	e->weighted += en->val.weighted_ns;
@@ -681,15 +684,16 @@ static int add_entry(struct ebpf *e, struct tr_folded *off, struct op_profile *p
  * were lost on the way (the kernel's counters say where). */
 static void count_dwarf(struct ebpf *e, const struct us_stats *st)
 {
-	e->svc->counter_set(e->ctx, "dwarf_stack_bytes", oc_stack_bytes(e->oc));
-	e->svc->counter_set(e->ctx, "dwarf_stacks_unwound", st->unwound);
-	e->svc->counter_set(e->ctx, "dwarf_stacks_cut_short", st->cut_short);
-	e->svc->counter_set(e->ctx, "dwarf_stacks_lost_no_memory", st->lost);
+	e->svc->run->counter_set(e->ctx, "dwarf_stack_bytes", oc_stack_bytes(e->oc));
+	e->svc->run->counter_set(e->ctx, "dwarf_stacks_unwound", st->unwound);
+	e->svc->run->counter_set(e->ctx, "dwarf_stacks_cut_short", st->cut_short);
+	e->svc->run->counter_set(e->ctx, "dwarf_stacks_lost_no_memory", st->lost);
 	if (st->cut_short)
-		e->svc->log(e->ctx, TRACERIG_LOG_INFO, "%llu of %llu user stacks were cut short "
-			    "by the copy's size (dwarf_stack_bytes = %u)",
-			    (unsigned long long)st->cut_short, (unsigned long long)st->unwound,
-			    oc_stack_bytes(e->oc));
+		e->svc->run->log(e->ctx, TRACERIG_LOG_INFO,
+				 "%llu of %llu user stacks were cut short "
+				 "by the copy's size (dwarf_stack_bytes = %u)",
+				 (unsigned long long)st->cut_short, (unsigned long long)st->unwound,
+				 oc_stack_bytes(e->oc));
 }
 
 /* The entries of `t`, the kernel's and callchain = dwarf's, as folded
@@ -729,9 +733,11 @@ static int write_entries(struct ebpf *e, struct tracerig_archive *ar, const stru
 
 	if (ret < 0)
 		return ret;
-	ret = e->svc->archive_flamegraph(ar, "offcpu.folded", "offcpu.svg", "Off-CPU time", "us");
+	ret = tracerig_internal(e->svc)->archive_flamegraph(ar, "offcpu.folded", "offcpu.svg",
+							    "Off-CPU time", "us");
 	if (ret < 0) {
-		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot render offcpu.svg: %s", strerror(-ret));
+		e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR, "cannot render offcpu.svg: %s",
+				 strerror(-ret));
 		return ret;
 	}
 	if (pp)
@@ -744,34 +750,45 @@ static int write_entries(struct ebpf *e, struct tracerig_archive *ar, const stru
 static void log_written(struct ebpf *e, const uint64_t *c, const struct tr_folded *off,
 			const struct fr_namer *frames, int flight)
 {
-	e->svc->log(e->ctx, TRACERIG_LOG_INFO, "offcpu.folded: %zu stacks, %.3f s off-CPU in %llu "
-		    "of %llu intervals (%llu below min_block_us)%s", tr_folded_count(off),
-		    e->weighted / 1e9, (unsigned long long)c[OFFCPU_CNT_KEPT],
-		    (unsigned long long)c[OFFCPU_CNT_INTERVALS], (unsigned long long)c[OFFCPU_CNT_SHORT],
-		    flight ? " in the snapshot" : "");
+	e->svc->run->log(e->ctx, TRACERIG_LOG_INFO,
+			 "offcpu.folded: %zu stacks, %.3f s off-CPU in %llu "
+			 "of %llu intervals (%llu below min_block_us)%s",
+			 tr_folded_count(off), e->weighted / 1e9,
+			 (unsigned long long)c[OFFCPU_CNT_KEPT],
+			 (unsigned long long)c[OFFCPU_CNT_INTERVALS],
+			 (unsigned long long)c[OFFCPU_CNT_SHORT], flight ? " in the snapshot" : "");
 	if (e->cfg.sample_period_ns)
-		e->svc->log(e->ctx, TRACERIG_LOG_INFO, "sampled: %llu intervals recorded, %llu skipped; "
-			    "weights are blocked time / capture probability (%.3f s as measured, "
-			    "%.3f s estimated total)", (unsigned long long)c[OFFCPU_CNT_KEPT],
-			    (unsigned long long)c[OFFCPU_CNT_SAMPLED_OUT], e->real / 1e9, e->weighted / 1e9);
+		e->svc->run->log(
+			e->ctx, TRACERIG_LOG_INFO,
+			"sampled: %llu intervals recorded, %llu skipped; "
+			"weights are blocked time / capture probability (%.3f s as measured, "
+			"%.3f s estimated total)",
+			(unsigned long long)c[OFFCPU_CNT_KEPT],
+			(unsigned long long)c[OFFCPU_CNT_SAMPLED_OUT], e->real / 1e9,
+			e->weighted / 1e9);
 	if (c[OFFCPU_CNT_KSTACK_DROPPED] || c[OFFCPU_CNT_USTACK_DROPPED])
-		e->svc->log(e->ctx, TRACERIG_LOG_WARN, "%llu kernel and %llu user stacks did not fit "
-			    "the stack map (shown as lost): raise stack_storage_size",
-			    (unsigned long long)c[OFFCPU_CNT_KSTACK_DROPPED],
-			    (unsigned long long)c[OFFCPU_CNT_USTACK_DROPPED]);
+		e->svc->run->log(e->ctx, TRACERIG_LOG_WARN,
+				 "%llu kernel and %llu user stacks did not fit "
+				 "the stack map (shown as lost): raise stack_storage_size",
+				 (unsigned long long)c[OFFCPU_CNT_KSTACK_DROPPED],
+				 (unsigned long long)c[OFFCPU_CNT_USTACK_DROPPED]);
 	if (c[OFFCPU_CNT_AGG_FULL] || c[OFFCPU_CNT_THREAD_FULL])
-		e->svc->log(e->ctx, TRACERIG_LOG_WARN, "%llu intervals lost to full maps: raise "
-			    "aggregation_size / max_threads",
-			    (unsigned long long)(c[OFFCPU_CNT_AGG_FULL] + c[OFFCPU_CNT_THREAD_FULL]));
+		e->svc->run->log(
+			e->ctx, TRACERIG_LOG_WARN,
+			"%llu intervals lost to full maps: raise "
+			"aggregation_size / max_threads",
+			(unsigned long long)(c[OFFCPU_CNT_AGG_FULL] + c[OFFCPU_CNT_THREAD_FULL]));
 	if (c[OFFCPU_CNT_RETURN_UNSEEN])
-		e->svc->log(e->ctx, TRACERIG_LOG_WARN, "%llu intervals lost: a thread got its CPU back "
-			    "from a task this kernel does not trace (no sched_switch event for it "
-			    "reaches any tracer), so when its wait ended is unknown; the manifest "
-			    "counts them as intervals_lost_return_unseen",
-			    (unsigned long long)c[OFFCPU_CNT_RETURN_UNSEEN]);
+		e->svc->run->log(
+			e->ctx, TRACERIG_LOG_WARN,
+			"%llu intervals lost: a thread got its CPU back "
+			"from a task this kernel does not trace (no sched_switch event for it "
+			"reaches any tracer), so when its wait ended is unknown; the manifest "
+			"counts them as intervals_lost_return_unseen",
+			(unsigned long long)c[OFFCPU_CNT_RETURN_UNSEEN]);
 	if (frames->unnamed)
-		e->svc->log(e->ctx, TRACERIG_LOG_DEBUG, "%llu frame lookups found no symbol",
-			    (unsigned long long)frames->unnamed);
+		e->svc->run->log(e->ctx, TRACERIG_LOG_DEBUG, "%llu frame lookups found no symbol",
+				 (unsigned long long)frames->unnamed);
 }
 
 /* offcpu.folded, .svg and .pb.gz of `t` (the whole session's totals at
@@ -793,17 +810,19 @@ static int write_offcpu(struct ebpf *e, struct tracerig_archive *ar, const struc
 
 	e->weighted = e->real = 0;
 	for (int i = 0; i < OFFCPU_CNT__MAX; i++)
-		e->svc->counter_set(e->ctx, oc_counter_names[i], c[i]);
+		e->svc->run->counter_set(e->ctx, oc_counter_names[i], c[i]);
 	if (e->cfg.sample_period_ns)
-		e->svc->counter_set(e->ctx, "sample_period_us", e->cfg.sample_period_ns / 1000);
+		e->svc->run->counter_set(e->ctx, "sample_period_us",
+					 e->cfg.sample_period_ns / 1000);
 
 	off = tr_folded_new();
 	line = malloc(LINE_MAX_LEN);
 	uips = calloc(depth, sizeof(*uips));
 	kips = calloc(depth, sizeof(*kips));
-	if (e->svc->pprof_wanted(e->ctx))
+	if (tracerig_internal(e->svc)->pprof_wanted(e->ctx))
 		pp = op_new(e->svc, e->ctx, depth, &frames);
-	if (!off || !line || !uips || !kips || (e->svc->pprof_wanted(e->ctx) && !pp)) {
+	if (!off || !line || !uips || !kips ||
+	    (tracerig_internal(e->svc)->pprof_wanted(e->ctx) && !pp)) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -812,9 +831,9 @@ static int write_offcpu(struct ebpf *e, struct tracerig_archive *ar, const struc
 		goto out;
 	/* What the folded weights add up to, and what was actually measured:
 	 * equal unless sample_period_us weighted the sampled intervals. */
-	e->svc->counter_set(e->ctx, "blocked_us", e->weighted / 1000);
-	e->svc->counter_set(e->ctx, "blocked_us_measured", e->real / 1000);
-	e->svc->counter_set(e->ctx, "unknown_frames_folded", folded_away);
+	e->svc->run->counter_set(e->ctx, "blocked_us", e->weighted / 1000);
+	e->svc->run->counter_set(e->ctx, "blocked_us_measured", e->real / 1000);
+	e->svc->run->counter_set(e->ctx, "unknown_frames_folded", folded_away);
 	if (e->us)
 		count_dwarf(e, &t->st);
 
@@ -823,14 +842,17 @@ static int write_offcpu(struct ebpf *e, struct tracerig_archive *ar, const struc
 		goto out;
 	log_written(e, c, off, &frames, flight);
 	if (e->wall) {
-		ret = e->svc->folded_view(e->ctx, "offcpu.folded", TRACERIG_TIME_OFFCPU, 1000);
+		ret = tracerig_internal(e->svc)->folded_view(e->ctx, "offcpu.folded",
+							     TRACERIG_TIME_OFFCPU, 1000);
 		if (ret < 0)
-			e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot offer offcpu.folded to the "
-				    "wall-clock view: %s", strerror(-ret));
+			e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR,
+					 "cannot offer offcpu.folded to the "
+					 "wall-clock view: %s",
+					 strerror(-ret));
 	}
 out:
 	if (ret == -ENOMEM)
-		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "out of memory writing offcpu.folded");
+		e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR, "out of memory writing offcpu.folded");
 	free(kips);
 	free(uips);
 	free(line);
@@ -846,8 +868,8 @@ static int ebpf_flush(void *state, struct tracerig_archive *ar)
 	int ret = totals_read(e, &t);
 
 	if (ret < 0) {
-		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "cannot read the aggregated intervals: %s",
-			    strerror(-ret));
+		e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR,
+				 "cannot read the aggregated intervals: %s", strerror(-ret));
 		return ret;
 	}
 	ret = write_offcpu(e, ar, &t, 0);
@@ -899,8 +921,10 @@ static int ebpf_snapshot(void *state, struct tracerig_archive *ar, uint64_t from
 		return 0;
 	ret = totals_read(e, &t);
 	if (ret < 0) {
-		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "snapshot: cannot read the aggregated "
-			    "intervals: %s", strerror(-ret));
+		e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR,
+				 "snapshot: cannot read the aggregated "
+				 "intervals: %s",
+				 strerror(-ret));
 		return ret;
 	}
 	pthread_mutex_lock(&e->ring_lock);
@@ -909,15 +933,18 @@ static int ebpf_snapshot(void *state, struct tracerig_archive *ar, uint64_t from
 	totals_minus(&t, b);
 	pthread_mutex_unlock(&e->ring_lock);
 	if (short_by)
-		e->svc->log(e->ctx, TRACERIG_LOG_WARN, "snapshot: its callback came late, the "
-			    "oldest bucket kept starts %.3f s into the window: offcpu.folded "
-			    "covers that much less", short_by / 1e9);
-	e->svc->counter_set(e->ctx, "snapshot_covers_ms",
-			    to_ns > since ? (to_ns - since) / 1000000 : 0);
-	e->svc->log(e->ctx, TRACERIG_LOG_INFO, "snapshot: the intervals that ended in the last "
-		    "%.3f s (window %.3f s, buckets of %.3f s)",
-		    to_ns > since ? (to_ns - since) / 1e9 : 0.0, (to_ns - from_ns) / 1e9,
-		    e->bucket_ns / 1e9);
+		e->svc->run->log(e->ctx, TRACERIG_LOG_WARN,
+				 "snapshot: its callback came late, the "
+				 "oldest bucket kept starts %.3f s into the window: offcpu.folded "
+				 "covers that much less",
+				 short_by / 1e9);
+	e->svc->run->counter_set(e->ctx, "snapshot_covers_ms",
+				 to_ns > since ? (to_ns - since) / 1000000 : 0);
+	e->svc->run->log(e->ctx, TRACERIG_LOG_INFO,
+			 "snapshot: the intervals that ended in the last "
+			 "%.3f s (window %.3f s, buckets of %.3f s)",
+			 to_ns > since ? (to_ns - since) / 1e9 : 0.0, (to_ns - from_ns) / 1e9,
+			 e->bucket_ns / 1e9);
 	ret = write_offcpu(e, ar, &t, 1);
 	totals_free(&t);
 	return ret;
@@ -1013,10 +1040,13 @@ TRACERIG_PLUGIN = {
 	.description = "off-CPU time (where threads wait) with kernel and user stacks, via eBPF",
 	.package = "tracerig-ebpf",
 	.keys = ebpf_keys,
+	.caps = TRACERIG_CAP_FLIGHT,
+	.internal_version = TRACERIG_INTERNAL_VERSION,
 	.check = ebpf_check,
 	.init = ebpf_init,
 	.start = ebpf_start,
 	.stop = ebpf_stop,
 	.flush = ebpf_flush,
 	.fini = ebpf_fini,
+	.snapshot = ebpf_snapshot,
 };

@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <tracerig/plugin.h>
+#include "tracerig-private/ext.h"
 
 #include "lib/dotnetipc.h"
 #include "lib/keyerror.h"
@@ -120,7 +120,7 @@ struct eventpipe {
 /* The session clock (CLOCK_MONOTONIC) in milliseconds. */
 static int64_t now_ms(const struct eventpipe *e)
 {
-	return (int64_t)(e->svc->clock_ns() / 1000000);
+	return (int64_t)(e->svc->run->clock_ns() / 1000000);
 }
 
 static void wake(struct eventpipe *e)
@@ -188,18 +188,18 @@ static void counters(struct eventpipe *e)
 			refused++;
 		}
 	}
-	e->svc->counter_set(e->ctx, "processes", processes);
-	e->svc->counter_set(e->ctx, "events", n.events);
-	e->svc->counter_set(e->ctx, "events_lost", n.lost);
-	e->svc->counter_set(e->ctx, "bytes", bytes);
-	e->svc->counter_set(e->ctx, "sessions_refused", refused);
-	e->svc->counter_set(e->ctx, "sessions_broken", broken);
+	e->svc->run->counter_set(e->ctx, "processes", processes);
+	e->svc->run->counter_set(e->ctx, "events", n.events);
+	e->svc->run->counter_set(e->ctx, "events_lost", n.lost);
+	e->svc->run->counter_set(e->ctx, "bytes", bytes);
+	e->svc->run->counter_set(e->ctx, "sessions_refused", refused);
+	e->svc->run->counter_set(e->ctx, "sessions_broken", broken);
 	for (int k = 0; k < EP_KINDS; k++)
-		e->svc->counter_set(e->ctx, ep_kind_counters[k], n.kind[k]);
+		e->svc->run->counter_set(e->ctx, ep_kind_counters[k], n.kind[k]);
 	if (e->flight_ns)
-		e->svc->counter_set(e->ctx, "rotations", e->rotations);
-	e->svc->progress_set(e->ctx, "%llu runtimes, %llu KiB", (unsigned long long)processes,
-			     (unsigned long long)(bytes >> 10));
+		e->svc->run->counter_set(e->ctx, "rotations", e->rotations);
+	e->svc->run->progress_set(e->ctx, "%llu runtimes, %llu KiB", (unsigned long long)processes,
+				  (unsigned long long)(bytes >> 10));
 }
 
 /* Starts the session on `fd` (a connection CollectTracing goes on), under
@@ -231,22 +231,24 @@ static int start_session(struct eventpipe *e, struct runtime *r, int fd)
 				 : ret == -EBADMSG ? "the answer is not a diagnostics IPC reply (refused)"
 				 : ret == -ECONNRESET ? "the connection was closed before an answer"
 				 : strerror(-ret));
-		e->svc->log(e->ctx, TRACERIG_LOG_WARN, "pid %d: no runtime events: %s", (int)r->pid,
-			    why);
+		e->svc->run->log(e->ctx, TRACERIG_LOG_WARN, "pid %d: no runtime events: %s",
+				 (int)r->pid, why);
 		r->given_up = 1;
 		return ret;
 	}
 	comm_of(r->pid, comm, sizeof(comm));
 	if (e->flight_ns) {
-		r->seg_start_ns = e->svc->clock_ns();
+		r->seg_start_ns = e->svc->run->clock_ns();
 		/* It took part in every rotation asked before it began. */
 		r->rotated_gen = e->rotate_gen;
 	}
 	ret = ep_session_open_seq(&r->s, e->staging, r->pid, comm, e->flight_ns ? ++r->seq : 0, fd,
 				  r->version, id);
 	if (ret < 0) {
-		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "pid %d: cannot create %s in the staging "
-			    "directory: %s", (int)r->pid, r->s.entry, strerror(-ret));
+		e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR,
+				 "pid %d: cannot create %s in the staging "
+				 "directory: %s",
+				 (int)r->pid, r->s.entry, strerror(-ret));
 		ep_session_close(&r->s);
 		r->given_up = 1;
 		return ret;
@@ -256,11 +258,13 @@ static int start_session(struct eventpipe *e, struct runtime *r, int fd)
 	/* The file is only appended to: the core deflates it while it grows,
 	 * so that packaging has only its last bytes to compress, and may free
 	 * what it deflated (nothing here reads the file again). */
-	if (e->svc->archive_append_only(e->ctx, r->s.entry, 0) == 0)
-		e->svc->archive_release(e->ctx, r->s.entry, UINT64_MAX);
-	e->svc->log(e->ctx, TRACERIG_LOG_INFO, "pid %d: EventPipe session %llu (CollectTracing%s) "
-		    "into %s", (int)r->pid, (unsigned long long)id, r->version > 1 ? "2" : "",
-		    r->s.entry);
+	if (tracerig_internal(e->svc)->archive_append_only(e->ctx, r->s.entry, 0) == 0)
+		tracerig_internal(e->svc)->archive_release(e->ctx, r->s.entry, UINT64_MAX);
+	e->svc->run->log(e->ctx, TRACERIG_LOG_INFO,
+			 "pid %d: EventPipe session %llu (CollectTracing%s) "
+			 "into %s",
+			 (int)r->pid, (unsigned long long)id, r->version > 1 ? "2" : "",
+			 r->s.entry);
 	wake(e);
 	return 0;
 }
@@ -298,8 +302,8 @@ static void attach(struct eventpipe *e, pid_t pid, enum reach how)
 				r->relook_at_ms = now_ms(e) + RELOOK_MS;
 				return;
 			}
-			e->svc->log(e->ctx, TRACERIG_LOG_WARN, "pid %d: no runtime events: %s",
-				    (int)pid, tr_dnipc_explain(&st, fd, why, sizeof(why)));
+			e->svc->run->log(e->ctx, TRACERIG_LOG_WARN, "pid %d: no runtime events: %s",
+					 (int)pid, tr_dnipc_explain(&st, fd, why, sizeof(why)));
 			r->given_up = 1;
 			r->relooks = 0;
 			return;
@@ -334,9 +338,11 @@ static void on_port_connection(struct eventpipe *e, int fd, pid_t pid)
 		ret = ep_resume_runtime(fd, (int)e->cfg.connect_ms, &hresult);
 		close(fd);
 		if (ret < 0) {
-			e->svc->log(e->ctx, TRACERIG_LOG_WARN, "pid %d: ResumeRuntime: %s", (int)pid,
-				    ret == -EREMOTEIO ? tr_dnipc_hresult_str(hresult, words, sizeof(words))
-						      : strerror(-ret));
+			e->svc->run->log(e->ctx, TRACERIG_LOG_WARN, "pid %d: ResumeRuntime: %s",
+					 (int)pid,
+					 ret == -EREMOTEIO ? tr_dnipc_hresult_str(hresult, words,
+										  sizeof(words))
+							   : strerror(-ret));
 			return;
 		}
 		r->resumed = 1;
@@ -357,10 +363,12 @@ static void accept_port(struct eventpipe *e)
 		if (fd == -EAGAIN)
 			return;
 		if (fd < 0) {
-			e->svc->log(e->ctx, TRACERIG_LOG_WARN, "a connection to the diagnostic port "
-				    "%s: %s", e->port.path,
-				    fd == -EBADMSG ? "not a .NET runtime's advertise (refused)"
-						   : strerror(-fd));
+			e->svc->run->log(e->ctx, TRACERIG_LOG_WARN,
+					 "a connection to the diagnostic port "
+					 "%s: %s",
+					 e->port.path,
+					 fd == -EBADMSG ? "not a .NET runtime's advertise (refused)"
+							: strerror(-fd));
 			if (fd != -EBADMSG && fd != -ETIMEDOUT)
 				return;
 			continue;
@@ -389,9 +397,11 @@ static void rotate_failed(struct eventpipe *e, struct runtime *r, const char *wh
 			  const char *why)
 {
 	if (!r->rotate_failed)
-		e->svc->log(e->ctx, TRACERIG_LOG_WARN, "pid %d: rotating its EventPipe session: "
-			    "%s: %s (its current file grows on; snapshots until a rotation "
-			    "succeeds lack its newest events)", (int)r->pid, what, why);
+		e->svc->run->log(e->ctx, TRACERIG_LOG_WARN,
+				 "pid %d: rotating its EventPipe session: "
+				 "%s: %s (its current file grows on; snapshots until a rotation "
+				 "succeeds lack its newest events)",
+				 (int)r->pid, what, why);
 	r->rotate_failed = 1;
 }
 
@@ -434,7 +444,7 @@ static void rotate(struct eventpipe *e, struct runtime *r)
 	r->seq++;
 	r->old = r->s;
 	r->old_start_ns = r->seg_start_ns;
-	r->old_end_ns = r->seg_start_ns = e->svc->clock_ns();
+	r->old_end_ns = r->seg_start_ns = e->svc->run->clock_ns();
 	r->s = next;
 	e->rotations++;
 	tr_dnipc_buf_init(&b);
@@ -464,15 +474,19 @@ static void rotate(struct eventpipe *e, struct runtime *r)
 static void not_counted(struct eventpipe *e, const struct ep_session *s)
 {
 	if (!s->counter.counting && s->counter.nt.why[0])
-		e->svc->log(e->ctx, TRACERIG_LOG_WARN, "pid %d: %s: its events are not counted, its "
-			    "stream could not be read: %s (the file is kept as it came)", (int)s->pid,
-			    s->entry, s->counter.nt.why);
+		e->svc->run->log(e->ctx, TRACERIG_LOG_WARN,
+				 "pid %d: %s: its events are not counted, its "
+				 "stream could not be read: %s (the file is kept as it came)",
+				 (int)s->pid, s->entry, s->counter.nt.why);
 	if (s->counts.lost)
-		e->svc->log(e->ctx, TRACERIG_LOG_WARN, "pid %d: %s: the runtime dropped %llu events "
-			    "(gaps in its threads' sequence numbers): its session buffer ([eventpipe] "
-			    "buffer_size, %u MiB) was full before tracerig read it; raise buffer_size, "
-			    "or enable fewer providers or keywords", (int)s->pid, s->entry,
-			    (unsigned long long)s->counts.lost, e->req.buffer_mb);
+		e->svc->run->log(
+			e->ctx, TRACERIG_LOG_WARN,
+			"pid %d: %s: the runtime dropped %llu events "
+			"(gaps in its threads' sequence numbers): its session buffer ([eventpipe] "
+			"buffer_size, %u MiB) was full before tracerig read it; raise buffer_size, "
+			"or enable fewer providers or keywords",
+			(int)s->pid, s->entry, (unsigned long long)s->counts.lost,
+			e->req.buffer_mb);
 }
 
 /* The rotated-out session ended (or broke): it becomes a segment.  Under
@@ -489,16 +503,20 @@ static void old_ended(struct eventpipe *e, struct runtime *r)
 		close(r->stop_fd);
 	r->stop_fd = -1;
 	if (!complete)
-		e->svc->log(e->ctx, TRACERIG_LOG_WARN, "pid %d: %s ended early (%s): snapshots "
-			    "hold what came of it", (int)r->pid, r->old.entry,
-			    r->old.failed ? r->old.failed : "cut short");
+		e->svc->run->log(e->ctx, TRACERIG_LOG_WARN,
+				 "pid %d: %s ended early (%s): snapshots "
+				 "hold what came of it",
+				 (int)r->pid, r->old.entry,
+				 r->old.failed ? r->old.failed : "cut short");
 	if (ep_segments_add(&r->segs, r->old.entry, r->old_start_ns, r->old_end_ns, complete) < 0)
-		e->svc->log(e->ctx, TRACERIG_LOG_WARN, "pid %d: out of memory: %s is in no snapshot",
-			    (int)r->pid, r->old.entry);
+		e->svc->run->log(e->ctx, TRACERIG_LOG_WARN,
+				 "pid %d: out of memory: %s is in no snapshot", (int)r->pid,
+				 r->old.entry);
 	r->old.state = 0;
 	/* A segment older than any snapshot's window and the rotation
 	 * that may still be taking it. */
-	ep_segments_prune(&r->segs, e->staging, e->svc->clock_ns() - e->flight_ns - e->rotate_ns);
+	ep_segments_prune(&r->segs, e->staging,
+			  e->svc->run->clock_ns() - e->flight_ns - e->rotate_ns);
 	pthread_cond_broadcast(&e->changed);
 }
 
@@ -513,10 +531,11 @@ static void file_current(struct eventpipe *e, struct runtime *r)
 	not_counted(e, &r->s);
 	if (ep_session_close(&r->s) < 0)
 		complete = 0;
-	if (ep_segments_add(&r->segs, r->s.entry, r->seg_start_ns, e->svc->clock_ns(),
+	if (ep_segments_add(&r->segs, r->s.entry, r->seg_start_ns, e->svc->run->clock_ns(),
 			    complete) < 0)
-		e->svc->log(e->ctx, TRACERIG_LOG_WARN, "pid %d: out of memory: %s is in no snapshot",
-			    (int)r->pid, r->s.entry);
+		e->svc->run->log(e->ctx, TRACERIG_LOG_WARN,
+				 "pid %d: out of memory: %s is in no snapshot", (int)r->pid,
+				 r->s.entry);
 	r->filed = 1;
 }
 
@@ -524,7 +543,7 @@ static void file_current(struct eventpipe *e, struct runtime *r)
  * window, or when a snapshot asks. */
 static void rotate_due(struct eventpipe *e)
 {
-	uint64_t now = e->svc->clock_ns();
+	uint64_t now = e->svc->run->clock_ns();
 
 	for (size_t i = 0; i < e->n_rt && !e->stopping; i++) {
 		struct runtime *r = &e->rt[i];
@@ -713,7 +732,7 @@ static int eventpipe_snapshot(void *state, struct tracerig_archive *ar, uint64_t
 			      uint64_t to_ns)
 {
 	struct eventpipe *e = state;
-	const char *dir = e ? e->svc->archive_dir(ar) : NULL;
+	const char *dir = e ? tracerig_internal(e->svc)->archive_dir(ar) : NULL;
 	size_t files = 0;
 	int ret = 0;
 
@@ -749,12 +768,14 @@ static int eventpipe_snapshot(void *state, struct tracerig_archive *ar, uint64_t
 		file_current(e, r);
 		ret = ep_segments_snapshot(&r->segs, e->staging, dir, from_ns, to_ns, &n);
 		if (ret < 0)
-			e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "pid %d: putting its .nettrace files "
-				    "into the snapshot failed: %s", (int)r->pid, strerror(-ret));
+			e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR,
+					 "pid %d: putting its .nettrace files "
+					 "into the snapshot failed: %s",
+					 (int)r->pid, strerror(-ret));
 		files += n;
 	}
 	pthread_mutex_unlock(&e->lock);
-	e->svc->log(e->ctx, TRACERIG_LOG_INFO, "snapshot: %zu .nettrace file(s)", files);
+	e->svc->run->log(e->ctx, TRACERIG_LOG_INFO, "snapshot: %zu .nettrace file(s)", files);
 	return ret;
 }
 
@@ -797,10 +818,10 @@ static int say_if_none_left(const struct tracerig_services *svc, struct tracerig
 {
 	if (p->n)
 		return 0;
-	svc->config_error(ctx, "providers",
-			  "nothing is left to enable once sample_profiler = no "
-			  "leaves out %s: name another provider, or set sample_profiler = yes",
-			  EP_SAMPLE_PROFILER);
+	svc->run->config_error(ctx, "providers",
+			       "nothing is left to enable once sample_profiler = no "
+			       "leaves out %s: name another provider, or set sample_profiler = yes",
+			       EP_SAMPLE_PROFILER);
 	return -EINVAL;
 }
 
@@ -813,9 +834,12 @@ static int build_request(struct eventpipe *e)
 	if (ret < 0)
 		return ret;
 	if (!e->cfg.sample_profiler && ep_providers_remove(&e->providers, EP_SAMPLE_PROFILER))
-		e->svc->log(e->ctx, TRACERIG_LOG_INFO, "%s left out (sample_profiler = no): it samples "
-			    "managed stacks only, every thread every millisecond, inside the process; "
-			    "perf_events samples every frame from outside", EP_SAMPLE_PROFILER);
+		e->svc->run->log(
+			e->ctx, TRACERIG_LOG_INFO,
+			"%s left out (sample_profiler = no): it samples "
+			"managed stacks only, every thread every millisecond, inside the process; "
+			"perf_events samples every frame from outside",
+			EP_SAMPLE_PROFILER);
 	if ((ret = say_if_none_left(e->svc, e->ctx, &e->providers)) < 0)
 		return ret;
 	e->req = (struct ep_request){ .providers = &e->providers,
@@ -843,7 +867,7 @@ static void cleanup_port(const char *key, const char *dir, char *said, size_t sa
 static void eventpipe_free(struct eventpipe *e)
 {
 	if (e->subscribed)
-		e->svc->pid_unsubscribe(e->ctx, on_observed, e);
+		e->svc->procs->pid_unsubscribe(e->ctx, on_observed, e);
 	for (size_t i = 0; i < e->n_rt; i++) {
 		ep_session_close(&e->rt[i].s);
 		ep_session_close(&e->rt[i].old);
@@ -858,7 +882,7 @@ static void eventpipe_free(struct eventpipe *e)
 	free(e->queue);
 	ep_port_close(&e->port);
 	if (e->port_cleanup)
-		e->svc->watchdog_cleanup(e->ctx, "port", cleanup_port, NULL);
+		e->svc->run->watchdog_cleanup(e->ctx, "port", NULL);
 	ep_providers_free(&e->providers);
 	if (e->wake[0] >= 0)
 		close(e->wake[0]);
@@ -936,18 +960,14 @@ static int eventpipe_check(const struct tracerig_services *svc, struct tracerig_
 {
 	struct eventpipe_config cfg;
 	struct ep_providers p = { 0 };
-	const struct tracerig_targets *t = svc->targets(ctx);
+	const struct tracerig_targets *t = svc->procs->targets(ctx);
 	char why[512], buf[1024];
 	size_t usable = 0;
-	uint64_t window_ns;
 	int ret = 0;
 
 	advice[0] = '\0';
-	if (svc->config_bind(ctx, &cfg) < 0)
+	if (svc->run->config_bind(ctx, &cfg) < 0)
 		return -ENOMEM;
-	if (svc->flight_window(ctx, &window_ns) == 1 &&
-	    (ret = svc->snapshot_register(ctx, eventpipe_snapshot, NULL)) < 0)
-		return ret;
 	ret = add_providers(svc, ctx, &cfg, &p, why, sizeof(why));
 	if (ret < 0) {
 		snprintf(advice, advice_len, "[eventpipe] %s", why);
@@ -963,8 +983,8 @@ static int eventpipe_check(const struct tracerig_services *svc, struct tracerig_
 		ep_providers_free(&p);
 		return ret;
 	}
-	svc->log(ctx, TRACERIG_LOG_INFO, "providers %s",
-		 ep_providers_str(&p, buf, sizeof(buf)));
+	svc->run->log(ctx, TRACERIG_LOG_INFO, "providers %s",
+		      ep_providers_str(&p, buf, sizeof(buf)));
 	ep_providers_free(&p);
 	for (size_t i = 0; i < t->n_pids; i++) {
 		struct tr_dnipc_process_info pi;
@@ -1003,22 +1023,23 @@ static int open_port(struct eventpipe *e)
 	int ret;
 
 	if (off && strcmp(off, "0") == 0)
-		svc->log(ctx, TRACERIG_LOG_WARN,
-			 "DOTNET_EnableDiagnostics=0 in the environment: "
-			 "the launched command's runtimes will not connect (no runtime events)");
+		svc->run->log(
+			ctx, TRACERIG_LOG_WARN,
+			"DOTNET_EnableDiagnostics=0 in the environment: "
+			"the launched command's runtimes will not connect (no runtime events)");
 	ret = ep_port_open(&e->port);
 	if (ret < 0)
-		svc->log(ctx, TRACERIG_LOG_ERROR, "cannot create a diagnostic port under /tmp: %s",
-			 strerror(-ret));
-	else if (svc->watchdog_cleanup(ctx, "port", cleanup_port, e->port.dir) == 0)
+		svc->run->log(ctx, TRACERIG_LOG_ERROR,
+			      "cannot create a diagnostic port under /tmp: %s", strerror(-ret));
+	else if (svc->run->watchdog_cleanup(ctx, "port", e->port.dir) == 0)
 		e->port_cleanup = 1;
 	if (ret == 0)
 		ret = ep_port_env_value(&e->port, existing, e->cfg.suspend, value, sizeof(value));
 	if (ret == 0)
-		ret = svc->target_setenv(ctx, "DOTNET_DiagnosticPorts", value);
+		ret = svc->procs->target_setenv(ctx, "DOTNET_DiagnosticPorts", value);
 	if (ret == 0)
-		svc->log(ctx, TRACERIG_LOG_DEBUG,
-			 "the launched command gets DOTNET_DiagnosticPorts=%s", value);
+		svc->run->log(ctx, TRACERIG_LOG_DEBUG,
+			      "the launched command gets DOTNET_DiagnosticPorts=%s", value);
 	return ret;
 }
 
@@ -1026,7 +1047,7 @@ static int eventpipe_init(const struct tracerig_services *svc, struct tracerig_c
 			  void **state)
 {
 	struct eventpipe *e = calloc(1, sizeof(*e));
-	const struct tracerig_targets *t = svc->targets(ctx);
+	const struct tracerig_targets *t = svc->procs->targets(ctx);
 	pthread_condattr_t attr;
 	int ret;
 
@@ -1041,17 +1062,16 @@ static int eventpipe_init(const struct tracerig_services *svc, struct tracerig_c
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&e->changed, &attr);
 	pthread_condattr_destroy(&attr);
-	ret = svc->config_bind(ctx, &e->cfg);
+	ret = svc->run->config_bind(ctx, &e->cfg);
 	if (ret == 0)
 		ret = build_request(e);
-	e->staging = svc->staging_dir(ctx);
+	e->staging = svc->archive->staging_dir(ctx);
 	if (ret == 0 && !e->staging)
 		ret = -EINVAL;
-	if (ret == 0 && svc->flight_window(ctx, &e->flight_ns) == 1) {
+	if (ret == 0 && svc->run->flight_window(ctx, &e->flight_ns) == 1) {
 		/* Half a window: a snapshot holds two or three segments of a
 		 * process, and each rotation costs the runtime a rundown. */
 		e->rotate_ns = e->flight_ns / 2;
-		ret = svc->snapshot_register(ctx, eventpipe_snapshot, e);
 	} else {
 		e->flight_ns = 0;
 	}
@@ -1066,8 +1086,8 @@ static int eventpipe_init(const struct tracerig_services *svc, struct tracerig_c
 	{
 		char buf[2048];
 
-		svc->log(ctx, TRACERIG_LOG_INFO, "providers %s",
-			 ep_providers_str(&e->providers, buf, sizeof(buf)));
+		svc->run->log(ctx, TRACERIG_LOG_INFO, "providers %s",
+			      ep_providers_str(&e->providers, buf, sizeof(buf)));
 	}
 	*state = e;
 	return 0;
@@ -1076,7 +1096,7 @@ static int eventpipe_init(const struct tracerig_services *svc, struct tracerig_c
 static int eventpipe_start(void *state)
 {
 	struct eventpipe *e = state;
-	const struct tracerig_targets *t = e->svc->targets(e->ctx);
+	const struct tracerig_targets *t = e->svc->procs->targets(e->ctx);
 	size_t started = 0;
 	int ret;
 
@@ -1093,12 +1113,13 @@ static int eventpipe_start(void *state)
 	counters(e);
 	pthread_mutex_unlock(&e->lock);
 	if (t->n_pids && !started && !t->command) {
-		e->svc->log(e->ctx, TRACERIG_LOG_ERROR, "none of the -p processes gave an EventPipe "
-			    "session (see above)");
+		e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR,
+				 "none of the -p processes gave an EventPipe "
+				 "session (see above)");
 		return -ESRCH;
 	}
 	if (e->cfg.observed || t->system_wide) {
-		if (e->svc->pid_subscribe(e->ctx, on_observed, e) == 0)
+		if (e->svc->procs->pid_subscribe(e->ctx, on_observed, e) == 0)
 			e->subscribed = 1;
 	}
 	ret = pthread_create(&e->thread, NULL, reader_thread, e);
@@ -1166,9 +1187,10 @@ static void stop_tracing_all(struct eventpipe *e, struct stopping *asked, size_t
 			a->ret = ep_stop_tracing(a->pid, -1, a->id, left > 0 ? (int)left : 0, &a->st);
 		}
 		if (a->ret == 0 && a->current)
-			e->svc->log(e->ctx, TRACERIG_LOG_DEBUG, "pid %d: the runtime answered "
-				    "StopTracing after %lld ms (its rundown written)", (int)a->pid,
-				    (long long)(now_ms(e) - a->at_ms));
+			e->svc->run->log(e->ctx, TRACERIG_LOG_DEBUG,
+					 "pid %d: the runtime answered "
+					 "StopTracing after %lld ms (its rundown written)",
+					 (int)a->pid, (long long)(now_ms(e) - a->at_ms));
 	}
 }
 
@@ -1181,9 +1203,10 @@ static void say_stop_failures(struct eventpipe *e, const struct stopping *asked,
 		char why[512];
 
 		if (asked[i].ret < 0 && asked[i].current && r && r->s.state == EP_STREAMING)
-			e->svc->log(e->ctx, TRACERIG_LOG_WARN, "pid %d: StopTracing: %s",
-				    (int)asked[i].pid, tr_dnipc_explain(&asked[i].st, asked[i].ret,
-									why, sizeof(why)));
+			e->svc->run->log(
+				e->ctx, TRACERIG_LOG_WARN, "pid %d: StopTracing: %s",
+				(int)asked[i].pid,
+				tr_dnipc_explain(&asked[i].st, asked[i].ret, why, sizeof(why)));
 	}
 }
 
@@ -1215,10 +1238,11 @@ static void finish_stream(struct eventpipe *e, const struct runtime *r, struct e
 {
 	ep_session_pump(sess);
 	if (sess->state == EP_STREAMING)
-		e->svc->log(e->ctx, TRACERIG_LOG_WARN,
-			    "pid %d: the runtime did not end its stream within stop_timeout (%lld "
-			    "ms): %s may lack the rundown that names methods",
-			    (int)r->pid, e->cfg.stop_ms, sess->entry);
+		e->svc->run->log(
+			e->ctx, TRACERIG_LOG_WARN,
+			"pid %d: the runtime did not end its stream within stop_timeout (%lld "
+			"ms): %s may lack the rundown that names methods",
+			(int)r->pid, e->cfg.stop_ms, sess->entry);
 }
 
 static void close_sessions(struct eventpipe *e, struct runtime *r)
@@ -1230,18 +1254,18 @@ static void close_sessions(struct eventpipe *e, struct runtime *r)
 	if (r->collecting && r->s.state == EP_STREAMING)
 		finish_stream(e, r, &r->s);
 	if (r->collecting && r->s.state == EP_BROKEN)
-		e->svc->log(e->ctx, TRACERIG_LOG_WARN,
-			    "pid %d: %s failed (%s): %s keeps what came before", (int)r->pid,
-			    r->s.failed, strerror(-r->s.err), r->s.entry);
+		e->svc->run->log(e->ctx, TRACERIG_LOG_WARN,
+				 "pid %d: %s failed (%s): %s keeps what came before", (int)r->pid,
+				 r->s.failed, strerror(-r->s.err), r->s.entry);
 	if (e->flight_ns) {
 		/* Even one still streaming: what came is kept. */
 		if (r->collecting && r->s.state == EP_STREAMING)
 			r->s.state = EP_BROKEN;
 		file_current(e, r);
 	} else if (not_counted(e, &r->s), ep_session_close(&r->s) < 0) {
-		e->svc->log(e->ctx, TRACERIG_LOG_WARN,
-			    "pid %d: closing %s failed: the file may be incomplete", (int)r->pid,
-			    r->s.entry);
+		e->svc->run->log(e->ctx, TRACERIG_LOG_WARN,
+				 "pid %d: closing %s failed: the file may be incomplete",
+				 (int)r->pid, r->s.entry);
 	}
 	if (r->idle_fd >= 0)
 		close(r->idle_fd);
@@ -1257,13 +1281,13 @@ static void close_port(struct eventpipe *e)
 	for (size_t i = 0; i < e->n_rt; i++)
 		connected += e->rt[i].via_port;
 	if (!connected)
-		e->svc->log(e->ctx, TRACERIG_LOG_WARN,
-			    "no .NET runtime of the launched command "
-			    "connected to the diagnostic port: not a .NET program, or one "
-			    "started with DOTNET_EnableDiagnostics=0 (no runtime events)");
+		e->svc->run->log(e->ctx, TRACERIG_LOG_WARN,
+				 "no .NET runtime of the launched command "
+				 "connected to the diagnostic port: not a .NET program, or one "
+				 "started with DOTNET_EnableDiagnostics=0 (no runtime events)");
 	ep_port_close(&e->port);
 	if (e->port_cleanup)
-		e->svc->watchdog_cleanup(e->ctx, "port", cleanup_port, NULL);
+		e->svc->run->watchdog_cleanup(e->ctx, "port", NULL);
 	e->port_cleanup = 0;
 }
 
@@ -1288,9 +1312,9 @@ static void end_sessions(struct eventpipe *e, int64_t until)
 	if (asked)
 		n_asked = sessions_to_end(e, asked);
 	else
-		e->svc->log(e->ctx, TRACERIG_LOG_WARN,
-			    "out of memory at the stop: the runtimes' "
-			    "sessions end at stop_timeout, without their rundown");
+		e->svc->run->log(e->ctx, TRACERIG_LOG_WARN,
+				 "out of memory at the stop: the runtimes' "
+				 "sessions end at stop_timeout, without their rundown");
 	pthread_mutex_unlock(&e->lock);
 	stop_tracing_all(e, asked, n_asked, until);
 	pthread_mutex_lock(&e->lock);
@@ -1328,7 +1352,7 @@ static int eventpipe_stop(void *state)
 	int64_t until = now_ms(e) + e->cfg.stop_ms;
 
 	if (e->subscribed) {
-		e->svc->pid_unsubscribe(e->ctx, on_observed, e);
+		e->svc->procs->pid_unsubscribe(e->ctx, on_observed, e);
 		e->subscribed = 0;
 	}
 	/* A flight recorder's final snapshot, taken right after stop, needs
@@ -1364,15 +1388,16 @@ static int eventpipe_flush(void *state, struct tracerig_archive *ar)
 		if (!r->collecting)
 			continue;
 		files++;
-		e->svc->log(e->ctx, TRACERIG_LOG_INFO, "pid %d: %s, %llu bytes%s", (int)r->pid,
-			    r->s.entry, (unsigned long long)r->s.bytes,
-			    r->s.state == EP_ENDED ? "" : " (cut short)");
+		e->svc->run->log(e->ctx, TRACERIG_LOG_INFO, "pid %d: %s, %llu bytes%s", (int)r->pid,
+				 r->s.entry, (unsigned long long)r->s.bytes,
+				 r->s.state == EP_ENDED ? "" : " (cut short)");
 	}
 	if (!files)
-		e->svc->log(e->ctx, TRACERIG_LOG_WARN, "no .NET process gave runtime events (%llu "
-			    "observed processes without a diagnostic socket)",
-			    (unsigned long long)e->not_dotnet);
-	e->svc->counter_set(e->ctx, "files", files);
+		e->svc->run->log(e->ctx, TRACERIG_LOG_WARN,
+				 "no .NET process gave runtime events (%llu "
+				 "observed processes without a diagnostic socket)",
+				 (unsigned long long)e->not_dotnet);
+	e->svc->run->counter_set(e->ctx, "files", files);
 	return 0;
 }
 
@@ -1438,13 +1463,18 @@ TRACERIG_PLUGIN = {
 	.name = "eventpipe",
 	.version = PACKAGE_VERSION,
 	.kind = TRACERIG_PLUGIN_SOURCE,
-	.description = ".NET runtime events over the diagnostics IPC (EventPipe), into .nettrace files",
+	.description =
+		".NET runtime events over the diagnostics IPC (EventPipe), into .nettrace files",
 	.package = "tracerig-eventpipe",
 	.keys = eventpipe_keys,
+	.caps = TRACERIG_CAP_FLIGHT,
+	.internal_version = TRACERIG_INTERNAL_VERSION,
 	.check = eventpipe_check,
 	.init = eventpipe_init,
 	.start = eventpipe_start,
 	.stop = eventpipe_stop,
 	.flush = eventpipe_flush,
 	.fini = eventpipe_fini,
+	.snapshot = eventpipe_snapshot,
+	.cleanup = cleanup_port,
 };

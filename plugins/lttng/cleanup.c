@@ -85,7 +85,7 @@ static void stop_daemon(const char *arg, char *said, size_t said_len)
 	snprintf(said, said_len, "stopped the lttng-sessiond it started (pid %d)", pid);
 }
 
-static void lttng_cleanup(const char *key, const char *arg, char *said, size_t said_len)
+void lt_cleanup(const char *key, const char *arg, char *said, size_t said_len)
 {
 	if (strcmp(key, "session") == 0)
 		destroy_session(arg, said, said_len);
@@ -102,8 +102,8 @@ int lt_cleanup_session(const struct tracerig_services *svc, struct tracerig_ctx 
 	 * only loses the last snapshot, never the destruction. */
 	if (name && salvage_dir && !strchr(salvage_dir, '\n') &&
 	    snprintf(arg, sizeof(arg), "%s %s", name, salvage_dir) < (int)sizeof(arg))
-		return svc->watchdog_cleanup(ctx, "session", lttng_cleanup, arg);
-	return svc->watchdog_cleanup(ctx, "session", lttng_cleanup, name);
+		return svc->run->watchdog_cleanup(ctx, "session", arg);
+	return svc->run->watchdog_cleanup(ctx, "session", name);
 }
 
 int lt_cleanup_daemon(const struct tracerig_services *svc, struct tracerig_ctx *ctx, pid_t pid)
@@ -113,10 +113,10 @@ int lt_cleanup_daemon(const struct tracerig_services *svc, struct tracerig_ctx *
 	int ret;
 
 	if (pid <= 0)
-		return svc->watchdog_cleanup(ctx, "daemon", lttng_cleanup, NULL);
+		return svc->run->watchdog_cleanup(ctx, "daemon", NULL);
 	ret = lt_proc_starttime(pid, &starttime);
 	if (ret < 0)
 		return ret;
 	snprintf(arg, sizeof(arg), "%d %llu", (int)pid, starttime);
-	return svc->watchdog_cleanup(ctx, "daemon", lttng_cleanup, arg);
+	return svc->run->watchdog_cleanup(ctx, "daemon", arg);
 }

@@ -11,7 +11,7 @@
 #define TR_LTTNG_CLEANUP_H
 
 #include <sys/types.h>
-#include <tracerig/plugin.h>
+#include "tracerig-private/ext.h"
 
 /* Registers the session `name` to destroy if tracerig dies (NULL: none any
  * more).  A flight session's `salvage_dir` (absolute, or NULL) gets a last
@@ -22,5 +22,7 @@ int lt_cleanup_session(const struct tracerig_services *svc, struct tracerig_ctx 
 /* Registers the daemon `pid`, which tracerig started, to stop if tracerig
  * dies (0: none any more).  0 or a negative errno. */
 int lt_cleanup_daemon(const struct tracerig_services *svc, struct tracerig_ctx *ctx, pid_t pid);
+/* The descriptor's `cleanup`: what the watchdog runs for the keys above. */
+void lt_cleanup(const char *key, const char *arg, char *said, size_t said_len);
 
 #endif

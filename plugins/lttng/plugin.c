@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include <lttng/lttng.h>
-#include <tracerig/plugin.h>
+#include "tracerig-private/ext.h"
 
 #include "cleanup.h"
 #include "ctf.h"
@@ -61,7 +61,7 @@ struct lttng_state {
 	uint64_t flight_ns;      /* mode = flight: the window; 0 when recording */
 };
 
-#define LOG(st, lvl, ...) (st)->svc->log((st)->ctx, (lvl), __VA_ARGS__)
+#define LOG(st, lvl, ...) (st)->svc->run->log((st)->ctx, (lvl), __VA_ARGS__)
 
 #define BIND(field) TRACERIG_BIND(struct lttng_settings, field)
 /* One key per paragraph, as the reference lists them. */
@@ -216,7 +216,7 @@ static int validate_config(struct lttng_state *st, long long *size, long long *c
 static int output_parent(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
 			 char *out, size_t len)
 {
-	const char *output = svc->session_string(ctx, "output");
+	const char *output = tracerig_internal(svc)->session_string(ctx, "output");
 	const char *slash = output ? strrchr(output, '/') : NULL;
 
 	if (!output || !slash)
@@ -311,7 +311,7 @@ static int wants_dotnet(const struct lttng_event_list *events)
 static int check_dotnet(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
 			const struct lttng_settings *k, char *advice, size_t advice_len)
 {
-	const struct tracerig_targets *t = svc->targets(ctx);
+	const struct tracerig_targets *t = svc->procs->targets(ctx);
 	struct lttng_event_list events = { 0 };
 	char err[256], line[1024];
 	int loaded = 0, ret;
@@ -369,7 +369,7 @@ static int check_unguarded(const struct tracerig_services *svc, struct tracerig_
 	int ret, alive = sessiond_alive(), failed = 0;
 
 	advice[0] = '\0';
-	if ((ret = svc->config_bind(ctx, &k)) < 0)
+	if ((ret = svc->run->config_bind(ctx, &k)) < 0)
 		return ret;
 	/* The profile first: its errors are said whatever the daemon. */
 	if ((ret = check_keys(svc, ctx)) < 0) {
@@ -409,7 +409,7 @@ static int check_unguarded(const struct tracerig_services *svc, struct tracerig_
 	if (ret < 0)
 		return ret;
 	if (kernel && !lt_kernel_tracer_loaded()) {
-		if (svc->required(ctx)) {
+		if (svc->run->required(ctx)) {
 			snprintf(advice, advice_len, "kernel tracer not available: kernel_events "
 				 "needs lttng-modules (apt-get install lttng-modules-dkms)");
 			return -ENOTSUP;
@@ -430,13 +430,8 @@ static int lttng_check(const struct tracerig_services *svc, struct tracerig_ctx 
 		       char *advice, size_t advice_len)
 {
 	struct lt_sigpipe g;
-	uint64_t window_ns;
 	int ret;
 
-	/* Flight mode records LTTng snapshots (lttng_snapshot). */
-	if (svc->flight_window(ctx, &window_ns) == 1 &&
-	    (ret = svc->snapshot_register(ctx, lttng_snapshot, NULL)) < 0)
-		return ret;
 	lt_sigpipe_block(&g);
 	ret = check_unguarded(svc, ctx, advice, advice_len);
 	lt_sigpipe_restore(&g);
@@ -447,7 +442,7 @@ static int lttng_check(const struct tracerig_services *svc, struct tracerig_ctx 
 static int set_command_env(struct lttng_state *st)
 {
 	const struct tracerig_list *pairs = &st->keys.command_env;
-	const struct tracerig_targets *t = st->svc->targets(st->ctx);
+	const struct tracerig_targets *t = st->svc->procs->targets(st->ctx);
 	char why[PATH_MAX + 128];
 	int ret;
 
@@ -461,7 +456,7 @@ static int set_command_env(struct lttng_state *st)
 		    "lost 94%% of its throughput to it); record runtime events over EventPipe instead",
 		    why);
 	} else {
-		ret = st->svc->target_setenv(st->ctx, "DOTNET_EnableEventLog", "1");
+		ret = st->svc->procs->target_setenv(st->ctx, "DOTNET_EnableEventLog", "1");
 		if (ret < 0) {
 			LOG(st, TRACERIG_LOG_ERROR, "setting DOTNET_EnableEventLog for the command "
 			    "failed: %s", strerror(-ret));
@@ -476,7 +471,7 @@ static int set_command_env(struct lttng_state *st)
 		if (!eq || eq == item)
 			continue; /* refused by validate_config, with its line */
 		*eq = '\0';
-		ret = st->svc->target_setenv(st->ctx, item, eq + 1);
+		ret = st->svc->procs->target_setenv(st->ctx, item, eq + 1);
 		if (ret < 0) {
 			LOG(st, TRACERIG_LOG_ERROR, "setting %s for the command failed: %s", item,
 			    strerror(-ret));
@@ -503,8 +498,8 @@ static void flight_sizes(struct lttng_state *st, long long *size, long long *cou
 	const struct lttng_settings *k = &st->keys;
 	unsigned long long want, ring = FLIGHT_RING_MIN;
 
-	if (st->svc->config_is_set(st->ctx, "subbuf_size") ||
-	    st->svc->config_is_set(st->ctx, "subbuf_count"))
+	if (st->svc->run->config_is_set(st->ctx, "subbuf_size") ||
+	    st->svc->run->config_is_set(st->ctx, "subbuf_count"))
 		return;
 	want = (unsigned long long)k->flight_rate * (st->flight_ns / 1000000ull) / 1000ull;
 	while (ring < want && ring < FLIGHT_RING_MAX)
@@ -540,12 +535,12 @@ static void say_wrong_items(struct lttng_state *st, const struct tracerig_list *
 						   err, sizeof(err)) == 0)
 				lttng_event_list_free(&scratch);
 			else if (++said && which)
-				st->svc->config_error(st->ctx, events_key, "%s", err);
+				st->svc->run->config_error(st->ctx, events_key, "%s", err);
 		}
 	}
 	/* Wrong only together: said of the list. */
 	if (!said)
-		st->svc->config_error(st->ctx, events_key, "%s", whole_err);
+		st->svc->run->config_error(st->ctx, events_key, "%s", whole_err);
 }
 
 /* mode = flight: the rings sized from the window; 1 when the profile
@@ -555,8 +550,8 @@ static int judge_flight(struct lttng_state *st, long long *size, long long *coun
 	int wrong = 0;
 
 	/* Discarding keeps the oldest events: the opposite of a window. */
-	if (st->svc->config_is_set(st->ctx, "mode") && st->keys.mode == MODE_DISCARD) {
-		st->svc->config_error(
+	if (st->svc->run->config_is_set(st->ctx, "mode") && st->keys.mode == MODE_DISCARD) {
+		st->svc->run->config_error(
 			st->ctx, "mode",
 			"discard keeps the oldest events, but a "
 			"flight recorder ([tracerig] mode = flight) keeps the newest: "
@@ -577,19 +572,20 @@ static int judge_sizes_and_env(struct lttng_state *st, long long size, long long
 	int wrong = 0;
 
 	if (!is_pow2((unsigned long long)size)) {
-		svc->config_error(ctx, "subbuf_size", "%lld is not a power of two (e.g. 1M)", size);
+		svc->run->config_error(ctx, "subbuf_size", "%lld is not a power of two (e.g. 1M)",
+				       size);
 		wrong++;
 	}
 	if (!is_pow2((unsigned long long)count)) {
-		svc->config_error(ctx, "subbuf_count", "%lld is not a power of two (e.g. 4)",
-				  count);
+		svc->run->config_error(ctx, "subbuf_count", "%lld is not a power of two (e.g. 4)",
+				       count);
 		wrong++;
 	}
 	for (size_t i = 0; i < env->n; i++) {
 		const char *item = env->items[i], *eq = strchr(item, '=');
 
 		if (!eq || eq == item) {
-			svc->config_error(ctx, "command_env", "'%s' is not NAME=VALUE", item);
+			svc->run->config_error(ctx, "command_env", "'%s' is not NAME=VALUE", item);
 			wrong++;
 		}
 	}
@@ -607,11 +603,11 @@ static int validate_config(struct lttng_state *st, long long *size, long long *c
 	char err[1024] = "";
 	int ret, wrong = 0;
 
-	if ((ret = svc->config_bind(ctx, &st->keys)) < 0)
+	if ((ret = svc->run->config_bind(ctx, &st->keys)) < 0)
 		return ret;
 	*size = k->subbuf_size;
 	*count = k->subbuf_count;
-	if (svc->flight_window(ctx, &st->flight_ns) != 1)
+	if (svc->run->flight_window(ctx, &st->flight_ns) != 1)
 		st->flight_ns = 0;
 	if (st->flight_ns)
 		wrong += judge_flight(st, size, count);
@@ -676,7 +672,7 @@ static int read_config(struct lttng_state *st, const char *base_dir)
 	cfg->filter = k->filter;
 	cfg->loglevel = k->loglevel - 1; /* "any" is -1: no filter */
 	cfg->loglevel_only = k->loglevel_only;
-	cfg->kernel_required = st->svc->required(st->ctx);
+	cfg->kernel_required = st->svc->run->required(st->ctx);
 	return 0;
 }
 
@@ -702,7 +698,7 @@ static int runtime_events_only(const struct lttng_state *st)
  * there is nothing to record. */
 static int nothing_to_record(struct lttng_state *st)
 {
-	const struct tracerig_targets *t = st->svc->targets(st->ctx);
+	const struct tracerig_targets *t = st->svc->procs->targets(st->ctx);
 	char line[1024], why[PATH_MAX + 128];
 	struct dotnet_status *statuses;
 
@@ -814,7 +810,7 @@ static int init_unguarded(const struct tracerig_services *svc, struct tracerig_c
 	st->svc = svc;
 	st->ctx = ctx;
 	st->daemon.pidfd = -1;
-	ret = read_config(st, svc->staging_dir(ctx));
+	ret = read_config(st, svc->archive->staging_dir(ctx));
 	if (ret == 0)
 		ret = set_command_env(st);
 	if (ret < 0)
@@ -840,11 +836,6 @@ static int init_unguarded(const struct tracerig_services *svc, struct tracerig_c
 	ret = lt_session_create(&st->session, svc, ctx, &st->cfg);
 	if (ret < 0)
 		goto fail;
-	if (st->flight_ns && (ret = svc->snapshot_register(ctx, lttng_snapshot, st)) < 0) {
-		LOG(st, TRACERIG_LOG_ERROR, "registering for flight snapshots failed: %s",
-		    strerror(-ret));
-		goto fail;
-	}
 	/* The consumer daemon exists once the first channel does. */
 	sessiond_note_children(&st->daemon);
 	log_session(st);
@@ -872,7 +863,7 @@ static int lttng_init(const struct tracerig_services *svc, struct tracerig_ctx *
  * container has another PID there). */
 static int track_targets(struct lttng_state *st)
 {
-	const struct tracerig_targets *t = st->svc->targets(st->ctx);
+	const struct tracerig_targets *t = st->svc->procs->targets(st->ctx);
 	struct tr_pid_set hosts = { 0 };
 	pid_t *vpids = NULL;
 	size_t n_pids;
@@ -925,7 +916,7 @@ static int lttng_start(void *state)
 	if (ret == 0)
 		ret = lt_session_start(&st->session);
 	if (ret == 0)
-		st->svc->progress_set(st->ctx, "recording %zu event rules", st->ust_events.n);
+		st->svc->run->progress_set(st->ctx, "recording %zu event rules", st->ust_events.n);
 	lt_sigpipe_restore(&g);
 	return ret;
 }
@@ -988,8 +979,8 @@ static int lttng_stop(void *state)
 		ret = -ENOENT;
 	}
 	st->stop_error = ret;
-	st->svc->counter_set(st->ctx, "discarded_events", st->session.discarded_events);
-	st->svc->counter_set(st->ctx, "lost_packets", st->session.lost_packets);
+	st->svc->run->counter_set(st->ctx, "discarded_events", st->session.discarded_events);
+	st->svc->run->counter_set(st->ctx, "lost_packets", st->session.lost_packets);
 	/* Overwriting the oldest events is what a flight recorder's rings do. */
 	if (!st->flight_ns && (st->session.discarded_events || st->session.lost_packets))
 		LOG(st, TRACERIG_LOG_WARN, "%llu event(s) discarded and %llu packet(s) lost: the "
@@ -1028,7 +1019,7 @@ static size_t provider_len(const char *rule)
  * the manifest: the archive must say it, not only a later --check. */
 static void explain_dotnet_targets(struct lttng_state *st)
 {
-	const struct tracerig_targets *t = st->svc->targets(st->ctx);
+	const struct tracerig_targets *t = st->svc->procs->targets(st->ctx);
 	char line[1024];
 
 	for (size_t i = 0; t && i <= t->n_pids; i++) {
@@ -1127,9 +1118,9 @@ static void report_providers(struct lttng_state *st, const char *trace_dir)
 						 used ? ", " : "", (int)len, rules->names[i]);
 	}
 	free(ps.seen);
-	st->svc->counter_set(st->ctx, "ust_providers", n_providers);
-	st->svc->counter_set(st->ctx, "ust_providers_seen", n_seen);
-	st->svc->counter_set(st->ctx, "ust_providers_missing", n_providers - n_seen);
+	st->svc->run->counter_set(st->ctx, "ust_providers", n_providers);
+	st->svc->run->counter_set(st->ctx, "ust_providers_seen", n_seen);
+	st->svc->run->counter_set(st->ctx, "ust_providers_missing", n_providers - n_seen);
 	if (n_seen == n_providers)
 		return;
 	warn_missing_providers(st, names, n_providers - n_seen, missing_rules, dotnet, other);
@@ -1158,8 +1149,8 @@ static int lttng_flush(void *state, struct tracerig_archive *ar)
 		    strerror(-ret));
 		return ret;
 	}
-	st->svc->counter_set(st->ctx, "trace_bytes", sum.bytes);
-	st->svc->counter_set(st->ctx, "streams", sum.n_streams);
+	st->svc->run->counter_set(st->ctx, "trace_bytes", sum.bytes);
+	st->svc->run->counter_set(st->ctx, "streams", sum.n_streams);
 	report_providers(st, st->trace_dir);
 	return report_trace(st, &sum);
 }
@@ -1181,7 +1172,7 @@ static int report_trace(struct lttng_state *st, const struct ctf_summary *s)
 	/* CTF timestamps count from the trace clock's offset (ns since the
 	 * Epoch at clock value 0); for "monotonic" that is realtime -
 	 * monotonic, the same pair the manifest's clock section records. */
-	st->svc->counter_set(st->ctx, "clock_offset_ns", (uint64_t)sum.clock_offset_ns);
+	st->svc->run->counter_set(st->ctx, "clock_offset_ns", (uint64_t)sum.clock_offset_ns);
 	LOG(st, strcmp(sum.clock_name, "monotonic") == 0 ? TRACERIG_LOG_INFO : TRACERIG_LOG_WARN,
 	    "trace clock '%s', offset %lld ns from the Epoch%s", sum.clock_name,
 	    (long long)sum.clock_offset_ns,
@@ -1251,7 +1242,7 @@ static int lttng_snapshot(void *state, struct tracerig_archive *ar, uint64_t fro
 			  uint64_t to_ns)
 {
 	struct lttng_state *st = state;
-	const char *staged = st->svc->archive_dir(ar);
+	const char *staged = tracerig_internal(st->svc)->archive_dir(ar);
 	char trace[PATH_MAX], prefix[64] = "";
 	struct ctf_summary sum;
 	int ret;
@@ -1292,8 +1283,8 @@ static int lttng_snapshot(void *state, struct tracerig_archive *ar, uint64_t fro
 		lt_remove_empty_dirs(trace);
 		return 0;
 	}
-	st->svc->counter_set(st->ctx, "trace_bytes", sum.bytes);
-	st->svc->counter_set(st->ctx, "streams", sum.n_streams);
+	st->svc->run->counter_set(st->ctx, "trace_bytes", sum.bytes);
+	st->svc->run->counter_set(st->ctx, "streams", sum.n_streams);
 	/* Which providers never registered is the session's story: told once,
 	 * with the final snapshot. */
 	if (st->stopped)
@@ -1341,10 +1332,14 @@ TRACERIG_PLUGIN = {
 	.description = "LTTng userspace (and kernel) events via liblttng-ctl, CTF in lttngTrace/",
 	.package = "tracerig-lttng",
 	.keys = lttng_keys,
+	.caps = TRACERIG_CAP_FLIGHT,
+	.internal_version = TRACERIG_INTERNAL_VERSION,
 	.check = lttng_check,
 	.init = lttng_init,
 	.start = lttng_start,
 	.stop = lttng_stop,
 	.flush = lttng_flush,
 	.fini = lttng_fini,
+	.snapshot = lttng_snapshot,
+	.cleanup = lt_cleanup,
 };

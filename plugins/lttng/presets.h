@@ -3,7 +3,7 @@
 #define TR_LTTNG_PRESETS_H
 
 #include <stddef.h>
-#include <tracerig/plugin.h>
+#include "tracerig-private/ext.h"
 
 struct lttng_preset {
 	const char *name;

@@ -21,7 +21,7 @@
 #include "lib/procpid.h"
 #include "session.h"
 
-#define LOG(s, lvl, ...) (s)->svc->log((s)->ctx, (lvl), __VA_ARGS__)
+#define LOG(s, lvl, ...) (s)->svc->run->log((s)->ctx, (lvl), __VA_ARGS__)
 
 /* liblttng-ctl returns negative lttng_error_code values; callers of this
  * file get a negative errno, the lttng text (lttng_strerror) is logged.
@@ -595,10 +595,10 @@ int lt_session_name_self(const struct tracerig_services *svc, struct tracerig_ct
 	int ret = lt_proc_starttime(getpid(), &start);
 
 	if (ret < 0) {
-		svc->log(ctx, TRACERIG_LOG_ERROR,
-			 "reading this process's start time from /proc/self/stat failed: %s "
-			 "(is /proc mounted?)",
-			 strerror(-ret));
+		svc->run->log(ctx, TRACERIG_LOG_ERROR,
+			      "reading this process's start time from /proc/self/stat failed: %s "
+			      "(is /proc mounted?)",
+			      strerror(-ret));
 		return ret;
 	}
 	lt_session_name(buf, len, getpid(), start, suffix);
@@ -663,8 +663,10 @@ int lt_reap_orphans(const struct tracerig_services *svc, struct tracerig_ctx *ct
 	int n = lttng_list_sessions(&sessions), reaped = 0;
 
 	if (n < 0) {
-		svc->log(ctx, TRACERIG_LOG_WARN, "listing the daemon's sessions (to find ones left "
-			 "by a killed tracerig) failed: %s", lttng_strerror(n));
+		svc->run->log(ctx, TRACERIG_LOG_WARN,
+			      "listing the daemon's sessions (to find ones left "
+			      "by a killed tracerig) failed: %s",
+			      lttng_strerror(n));
 		return lt_errno(n);
 	}
 	for (int i = 0; i < n; i++) {
@@ -677,16 +679,20 @@ int lt_reap_orphans(const struct tracerig_services *svc, struct tracerig_ctx *ct
 			continue;
 		ret = lt_destroy_session_wait(sessions[i].name, 10000);
 		if (ret < 0) {
-			svc->log(ctx, TRACERIG_LOG_WARN, "destroying session %s, left by tracerig "
-				 "pid %d that no longer runs, failed: %s (remove it with 'lttng "
-				 "destroy %s')", sessions[i].name, (int)owner, lttng_strerror(ret),
-				 sessions[i].name);
+			svc->run->log(
+				ctx, TRACERIG_LOG_WARN,
+				"destroying session %s, left by tracerig "
+				"pid %d that no longer runs, failed: %s (remove it with 'lttng "
+				"destroy %s')",
+				sessions[i].name, (int)owner, lttng_strerror(ret),
+				sessions[i].name);
 			continue;
 		}
-		svc->log(ctx, TRACERIG_LOG_WARN, "destroyed session %s%s: it was left by tracerig "
-			 "pid %d, which no longer runs (killed before it could clean up)",
-			 sessions[i].name, sessions[i].enabled ? " (still recording)" : "",
-			 (int)owner);
+		svc->run->log(ctx, TRACERIG_LOG_WARN,
+			      "destroyed session %s%s: it was left by tracerig "
+			      "pid %d, which no longer runs (killed before it could clean up)",
+			      sessions[i].name, sessions[i].enabled ? " (still recording)" : "",
+			      (int)owner);
 		reaped++;
 	}
 	free(sessions);

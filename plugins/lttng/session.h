@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include <tracerig/plugin.h>
+#include "tracerig-private/ext.h"
 
 #include "presets.h"
 

@@ -67,10 +67,10 @@ void mh_entry_name(enum mh_kind kind, pid_t pid, char *buf, size_t len)
 
 static void update_counters(struct mh_harvester *h)
 {
-	h->svc->counter_set(h->ctx, "files", h->n_files);
-	h->svc->counter_set(h->ctx, "refused", h->n_refused);
-	h->svc->counter_set(h->ctx, "bytes", h->bytes);
-	h->svc->progress_set(h->ctx, "%llu maps", (unsigned long long)h->n_files);
+	h->svc->run->counter_set(h->ctx, "files", h->n_files);
+	h->svc->run->counter_set(h->ctx, "refused", h->n_refused);
+	h->svc->run->counter_set(h->ctx, "bytes", h->bytes);
+	h->svc->run->progress_set(h->ctx, "%llu maps", (unsigned long long)h->n_files);
 }
 
 int mh_harvester_init(struct mh_harvester *h, const struct tracerig_services *svc,
@@ -160,8 +160,8 @@ static void refuse_file(struct mh_harvester *h, struct mh_proc *p, enum mh_kind 
 	char name[64];
 
 	mh_entry_name(kind, p->nspid, name, sizeof(name));
-	h->svc->log(h->ctx, TRACERIG_LOG_WARN, "pid %d: refused %s/%s: %s", (int)p->pid,
-		    p->rt.dirs[f->dir_index], name, why);
+	h->svc->run->log(h->ctx, TRACERIG_LOG_WARN, "pid %d: refused %s/%s: %s", (int)p->pid,
+			 p->rt.dirs[f->dir_index], name, why);
 	release_source(h, f);
 	close_fd(&f->dst);
 	close_fd(&f->dir);
@@ -197,7 +197,7 @@ static int past_limits(struct mh_harvester *h, struct mh_proc *p, enum mh_kind k
 		char name[64];
 
 		mh_entry_name(kind, p->pid, name, sizeof(name));
-		h->svc->log(
+		h->svc->run->log(
 			h->ctx, TRACERIG_LOG_WARN,
 			"pid %d: %s grew past what the session keeps "
 			"of all processes' files together (max_total = %llu): the archive keeps "
@@ -221,10 +221,11 @@ static void fix_perfmap_addresses(struct mh_harvester *h, struct mh_proc *p, enu
 		char name[64];
 
 		mh_entry_name(kind, p->pid, name, sizeof(name));
-		h->svc->log(h->ctx, TRACERIG_LOG_WARN,
-			    "%s: cannot rewrite its addresses as bare "
-			    "hex in the staging directory: %s (PerfView cannot read it as it is)",
-			    name, strerror((int)-n));
+		h->svc->run->log(
+			h->ctx, TRACERIG_LOG_WARN,
+			"%s: cannot rewrite its addresses as bare "
+			"hex in the staging directory: %s (PerfView cannot read it as it is)",
+			name, strerror((int)-n));
 		f->fixed = f->copied;
 	}
 }
@@ -262,9 +263,10 @@ static void copy_file(struct mh_harvester *h, struct mh_proc *p, enum mh_kind ki
 		char name[64];
 
 		mh_entry_name(kind, p->pid, name, sizeof(name));
-		h->svc->log(h->ctx, TRACERIG_LOG_ERROR, "cannot copy %s into the staging "
-			    "directory: %s (the archive keeps the first %llu bytes)", name,
-			    strerror((int)-n), (unsigned long long)f->copied);
+		h->svc->run->log(h->ctx, TRACERIG_LOG_ERROR,
+				 "cannot copy %s into the staging "
+				 "directory: %s (the archive keeps the first %llu bytes)",
+				 name, strerror((int)-n), (unsigned long long)f->copied);
 		f->failed = 1;
 		return;
 	}
@@ -306,8 +308,8 @@ static int refusal_is_new(struct mh_file *f, size_t d)
 static void log_refusal(struct mh_harvester *h, const struct mh_proc *p, const char *path,
 			const char *why, const char *hint)
 {
-	h->svc->log(h->ctx, TRACERIG_LOG_WARN, "pid %d: refused %s: %s%s", (int)p->pid, path, why,
-		    hint);
+	h->svc->run->log(h->ctx, TRACERIG_LOG_WARN, "pid %d: refused %s: %s%s", (int)p->pid, path,
+			 why, hint);
 	h->n_refused++;
 	update_counters(h);
 }
@@ -365,10 +367,10 @@ static int start_harvesting(struct mh_harvester *h, struct mh_proc *p, int rootf
 	mh_entry_name(kind, p->pid, entry, sizeof(entry));
 	dst = openat(h->stagefd, entry, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (dst < 0) {
-		h->svc->log(h->ctx, TRACERIG_LOG_ERROR,
-			    "cannot create %s/%s: %s (is the staging "
-			    "directory's disk full?)",
-			    h->staging, entry, strerror(errno));
+		h->svc->run->log(h->ctx, TRACERIG_LOG_ERROR,
+				 "cannot create %s/%s: %s (is the staging "
+				 "directory's disk full?)",
+				 h->staging, entry, strerror(errno));
 		return -1;
 	}
 	f->dst = dst;
@@ -380,8 +382,8 @@ static int start_harvesting(struct mh_harvester *h, struct mh_proc *p, int rootf
 
 		f->dir = dir >= 0 ? dir : -1;
 	}
-	h->svc->log(h->ctx, TRACERIG_LOG_INFO, "pid %d: harvesting %s (stored as %s)", (int)p->pid,
-		    path, entry);
+	h->svc->run->log(h->ctx, TRACERIG_LOG_INFO, "pid %d: harvesting %s (stored as %s)",
+			 (int)p->pid, path, entry);
 	/* The staged copy grows as we copy: handed now, it names
 	 * frames for a conversion made while collecting, which
 	 * cannot know where a runtime's files are (perf.data
@@ -390,7 +392,7 @@ static int start_harvesting(struct mh_harvester *h, struct mh_proc *p, int rootf
 		char full[PATH_MAX];
 
 		snprintf(full, sizeof(full), "%s/%s", h->staging, entry);
-		(void)h->svc->symbolizer_add_jit_file(h->ctx, p->pid, full);
+		(void)tracerig_internal(h->svc)->symbolizer_add_jit_file(h->ctx, p->pid, full);
 	}
 	return 0;
 }
@@ -477,11 +479,13 @@ static void dotnet_switch_on(struct mh_harvester *h, struct mh_proc *p)
 	ret = mh_dotnet_enable(p->pid, version, sizeof(version), why, sizeof(why));
 	if (ret < 0) {
 		h->n_dotnet_failed++;
-		h->svc->counter_set(h->ctx, "dotnet_maps_not_enabled", h->n_dotnet_failed);
-		h->svc->log(h->ctx, TRACERIG_LOG_WARN, "pid %d: a .NET process without "
-			    "DOTNET_PerfMapEnabled, and its perf maps could not be switched on: %s "
-			    "(its JIT frames stay unnamed; EnablePerfMap needs .NET 8 or later)",
-			    (int)p->pid, why);
+		h->svc->run->counter_set(h->ctx, "dotnet_maps_not_enabled", h->n_dotnet_failed);
+		h->svc->run->log(
+			h->ctx, TRACERIG_LOG_WARN,
+			"pid %d: a .NET process without "
+			"DOTNET_PerfMapEnabled, and its perf maps could not be switched on: %s "
+			"(its JIT frames stay unnamed; EnablePerfMap needs .NET 8 or later)",
+			(int)p->pid, why);
 		return;
 	}
 	p->dotnet_on = 1;
@@ -489,10 +493,13 @@ static void dotnet_switch_on(struct mh_harvester *h, struct mh_proc *p)
 	p->rt.expect |= MH_EXPECT(MH_PERF_MAP) | MH_EXPECT(MH_JITDUMP);
 	snprintf(p->rt.why, sizeof(p->rt.why), "EnablePerfMap");
 	h->n_dotnet_enabled++;
-	h->svc->counter_set(h->ctx, "dotnet_maps_enabled", h->n_dotnet_enabled);
-	h->svc->log(h->ctx, TRACERIG_LOG_INFO, "pid %d: .NET %s started without "
-		    "DOTNET_PerfMapEnabled: perf map and jitdump switched on through its diagnostics "
-		    "socket, until the end of the session", (int)p->pid, version[0] ? version : "runtime");
+	h->svc->run->counter_set(h->ctx, "dotnet_maps_enabled", h->n_dotnet_enabled);
+	h->svc->run->log(
+		h->ctx, TRACERIG_LOG_INFO,
+		"pid %d: .NET %s started without "
+		"DOTNET_PerfMapEnabled: perf map and jitdump switched on through its diagnostics "
+		"socket, until the end of the session",
+		(int)p->pid, version[0] ? version : "runtime");
 }
 
 void mh_harvest(struct mh_harvester *h, pid_t pid)
@@ -589,13 +596,14 @@ static void cleanup_file(struct mh_harvester *h, struct mh_proc *p, enum mh_kind
 	if (ret == -ENOENT || ret == -ESTALE)
 		return; /* gone, or another file has its name now */
 	if (ret < 0)
-		h->svc->log(h->ctx, TRACERIG_LOG_WARN, "pid %d: cleanup of %s/%s failed: %s%s",
-			    (int)p->pid, p->rt.dirs[f->dir_index], name, strerror(-ret),
-			    ret == -ETIMEDOUT ? " (its file system did not answer); it is left there"
-					      : "");
+		h->svc->run->log(h->ctx, TRACERIG_LOG_WARN, "pid %d: cleanup of %s/%s failed: %s%s",
+				 (int)p->pid, p->rt.dirs[f->dir_index], name, strerror(-ret),
+				 ret == -ETIMEDOUT
+					 ? " (its file system did not answer); it is left there"
+					 : "");
 	else
-		h->svc->log(h->ctx, TRACERIG_LOG_INFO, "pid %d: removed the left-behind %s/%s",
-			    (int)p->pid, p->rt.dirs[f->dir_index], name);
+		h->svc->run->log(h->ctx, TRACERIG_LOG_INFO, "pid %d: removed the left-behind %s/%s",
+				 (int)p->pid, p->rt.dirs[f->dir_index], name);
 }
 
 /* Child processes inherit DOTNET_PerfMapEnabled whatever they run: only a
@@ -651,8 +659,9 @@ int mh_harvester_snapshot(struct mh_harvester *h, const char *dir)
 			out = openat(dfd, entry, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 			if (out < 0) {
 				ret = -errno;
-				h->svc->log(h->ctx, TRACERIG_LOG_ERROR, "snapshot: cannot create %s: %s",
-					    entry, strerror(errno));
+				h->svc->run->log(h->ctx, TRACERIG_LOG_ERROR,
+						 "snapshot: cannot create %s: %s", entry,
+						 strerror(errno));
 				continue;
 			}
 			/* The copy so far, as the archive of a whole run has it. */
@@ -662,15 +671,17 @@ int mh_harvester_snapshot(struct mh_harvester *h, const char *dir)
 			close(out);
 			if (n < 0) {
 				ret = (int)n;
-				h->svc->log(h->ctx, TRACERIG_LOG_ERROR, "snapshot: cannot copy %s: %s",
-					    entry, strerror((int)-n));
+				h->svc->run->log(h->ctx, TRACERIG_LOG_ERROR,
+						 "snapshot: cannot copy %s: %s", entry,
+						 strerror((int)-n));
 				continue;
 			}
 			/* An exited process's /tmp is out of the symbolizer's reach:
 			 * the copy names its JIT frames in the snapshot. */
 			if (k != MH_PERFINFO && p->gone) {
 				snprintf(full, sizeof(full), "%s/%s", h->staging, entry);
-				(void)h->svc->symbolizer_add_jit_file(h->ctx, p->pid, full);
+				(void)tracerig_internal(h->svc)->symbolizer_add_jit_file(
+					h->ctx, p->pid, full);
 			}
 		}
 	}
@@ -690,17 +701,19 @@ static void check_jitdump_whole(struct mh_harvester *h, const struct mh_proc *p,
 
 	if (whole < 0 || (uint64_t)whole == f->copied)
 		return;
-	h->svc->log(h->ctx, TRACERIG_LOG_WARN, "pid %d: %s stops inside a record after %llu "
-		    "whole record%s (%llu of %llu bytes): the runtime stopped writing it, so what "
-		    "it describes later (stubs; ReadyToRun methods are named from their images) "
-		    "stays unnamed; "
-		    ".NET 10 does this when it cannot copy a stub block: start the process with "
-		    "DOTNET_PerfMapStubGranularity=2 (tracerig gives it to the commands it launches; "
-		    "a running runtime keeps what it was started with, as it reads that at startup "
-		    "only)", (int)p->pid, entry,
-		    (unsigned long long)records, records == 1 ? "" : "s", (unsigned long long)whole,
-		    (unsigned long long)f->copied);
-	h->svc->counter_set(h->ctx, "jitdumps_cut_short", ++h->n_jitdumps_cut);
+	h->svc->run->log(
+		h->ctx, TRACERIG_LOG_WARN,
+		"pid %d: %s stops inside a record after %llu "
+		"whole record%s (%llu of %llu bytes): the runtime stopped writing it, so what "
+		"it describes later (stubs; ReadyToRun methods are named from their images) "
+		"stays unnamed; "
+		".NET 10 does this when it cannot copy a stub block: start the process with "
+		"DOTNET_PerfMapStubGranularity=2 (tracerig gives it to the commands it launches; "
+		"a running runtime keeps what it was started with, as it reads that at startup "
+		"only)",
+		(int)p->pid, entry, (unsigned long long)records, records == 1 ? "" : "s",
+		(unsigned long long)whole, (unsigned long long)f->copied);
+	h->svc->run->counter_set(h->ctx, "jitdumps_cut_short", ++h->n_jitdumps_cut);
 }
 
 /* .NET logs ReadyToRun (precompiled) methods to its jitdump only: a
@@ -711,9 +724,12 @@ static void note_perfmap_only(struct mh_harvester *h, const struct mh_proc *p)
 	if (!p->files[MH_PERF_MAP].found || p->files[MH_JITDUMP].found ||
 	    (p->rt.expect & MH_EXPECT(MH_JITDUMP)) || !strstr(p->rt.why, "PerfMapEnabled="))
 		return;
-	h->svc->log(h->ctx, TRACERIG_LOG_INFO, "pid %d: %s writes a perf map but no jitdump, "
-		    "where the .NET runtime names ReadyToRun (precompiled framework) methods: they "
-		    "are named from their images instead", (int)p->pid, p->rt.why);
+	h->svc->run->log(
+		h->ctx, TRACERIG_LOG_INFO,
+		"pid %d: %s writes a perf map but no jitdump, "
+		"where the .NET runtime names ReadyToRun (precompiled framework) methods: they "
+		"are named from their images instead",
+		(int)p->pid, p->rt.why);
 }
 
 /* A jitdump written in a PID namespace: its code records made to say the
@@ -724,17 +740,17 @@ static void jitdump_to_host_pid(struct mh_harvester *h, const struct mh_proc *p,
 	int64_t n = mh_jitdump_set_pid(f->dst, f->copied, p->nspid, p->pid);
 
 	if (n < 0)
-		h->svc->log(h->ctx, TRACERIG_LOG_WARN,
-			    "pid %d: %s: %s (stored as found; perf "
-			    "inject --jit will not use it)",
-			    (int)p->pid, entry,
-			    n == -EINVAL ? "not a jitdump in this host's byte order"
-					 : strerror((int)-n));
+		h->svc->run->log(h->ctx, TRACERIG_LOG_WARN,
+				 "pid %d: %s: %s (stored as found; perf "
+				 "inject --jit will not use it)",
+				 (int)p->pid, entry,
+				 n == -EINVAL ? "not a jitdump in this host's byte order"
+					      : strerror((int)-n));
 	else
-		h->svc->log(h->ctx, TRACERIG_LOG_DEBUG,
-			    "pid %d: %s: %lld code records now say "
-			    "PID %d instead of %d",
-			    (int)p->pid, entry, (long long)n, (int)p->pid, (int)p->nspid);
+		h->svc->run->log(h->ctx, TRACERIG_LOG_DEBUG,
+				 "pid %d: %s: %lld code records now say "
+				 "PID %d instead of %d",
+				 (int)p->pid, entry, (long long)n, (int)p->pid, (int)p->nspid);
 }
 
 /* The last copy of one of a process's files, checked, handed on and
@@ -747,12 +763,12 @@ static void finish_file(struct mh_harvester *h, struct mh_proc *p, enum mh_kind 
 
 	copy_file(h, p, k);
 	if (!f->found && !f->refused && (p->rt.expect & MH_EXPECT(k)) && runtime_runs(p))
-		h->svc->log(h->ctx, TRACERIG_LOG_WARN,
-			    "pid %d: %s is set but no %s was found "
-			    "(looked in %s%s): its JIT frames stay unresolved",
-			    (int)p->pid, p->rt.why, kind_label[k],
-			    p->rt.n_dirs ? p->rt.dirs[0] : "/tmp",
-			    p->rt.n_dirs > 1 ? " and the usual places" : "");
+		h->svc->run->log(h->ctx, TRACERIG_LOG_WARN,
+				 "pid %d: %s is set but no %s was found "
+				 "(looked in %s%s): its JIT frames stay unresolved",
+				 (int)p->pid, p->rt.why, kind_label[k],
+				 p->rt.n_dirs ? p->rt.dirs[0] : "/tmp",
+				 p->rt.n_dirs > 1 ? " and the usual places" : "");
 	if (!f->found)
 		return;
 	mh_entry_name(k, p->pid, entry, sizeof(entry));
@@ -762,10 +778,10 @@ static void finish_file(struct mh_harvester *h, struct mh_proc *p, enum mh_kind 
 		jitdump_to_host_pid(h, p, f, entry);
 	if (k != MH_PERFINFO) {
 		snprintf(full, sizeof(full), "%s/%s", h->staging, entry);
-		ret = h->svc->symbolizer_add_jit_file(h->ctx, p->pid, full);
-		h->svc->log(h->ctx, ret < 0 ? TRACERIG_LOG_WARN : TRACERIG_LOG_DEBUG,
-			    "pid %d: %s handed to the symbolizer%s%s", (int)p->pid, entry,
-			    ret < 0 ? ": " : "", ret < 0 ? strerror(-ret) : "");
+		ret = tracerig_internal(h->svc)->symbolizer_add_jit_file(h->ctx, p->pid, full);
+		h->svc->run->log(h->ctx, ret < 0 ? TRACERIG_LOG_WARN : TRACERIG_LOG_DEBUG,
+				 "pid %d: %s handed to the symbolizer%s%s", (int)p->pid, entry,
+				 ret < 0 ? ": " : "", ret < 0 ? strerror(-ret) : "");
 	}
 	/* Final from here on (nothing copies, fixes or rewrites
 	 * it any more): the core deflates it while the other
@@ -773,7 +789,7 @@ static void finish_file(struct mh_harvester *h, struct mh_proc *p, enum mh_kind 
 	 * before: a copy restarted from 0 or rewritten in place
 	 * would break the promise. */
 	if (f->dst >= 0 && !f->failed)
-		(void)h->svc->archive_append_only(h->ctx, entry, 0);
+		(void)tracerig_internal(h->svc)->archive_append_only(h->ctx, entry, 0);
 	/* A runtime still running keeps writing its file: only
 	 * exited processes' files are left behind, and those
 	 * that exist only because we switched maps on. */
@@ -818,11 +834,15 @@ void mh_harvester_switch_off(struct mh_harvester *h)
 		if (kill(p->pid, 0) < 0 && errno == ESRCH)
 			continue; /* exited since the stop: nothing is left on */
 		if (mh_dotnet_disable(p->pid, why, sizeof(why)) < 0)
-			h->svc->log(h->ctx, TRACERIG_LOG_WARN, "pid %d: its perf maps, switched on for "
-				    "the session, could not be switched off: %s", (int)p->pid, why);
+			h->svc->run->log(h->ctx, TRACERIG_LOG_WARN,
+					 "pid %d: its perf maps, switched on for "
+					 "the session, could not be switched off: %s",
+					 (int)p->pid, why);
 		else
-			h->svc->log(h->ctx, TRACERIG_LOG_INFO, "pid %d: perf map and jitdump switched "
-				    "off again", (int)p->pid);
+			h->svc->run->log(h->ctx, TRACERIG_LOG_INFO,
+					 "pid %d: perf map and jitdump switched "
+					 "off again",
+					 (int)p->pid);
 	}
 }
 

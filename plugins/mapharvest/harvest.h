@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 #include <sys/types.h>
-#include <tracerig/plugin.h>
+#include "tracerig-private/ext.h"
 
 #include "lib/pidset.h"
 #include "procinfo.h"

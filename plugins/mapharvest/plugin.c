@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <tracerig/plugin.h>
+#include "tracerig-private/ext.h"
 
 #include "dotnet.h"
 #include "harvest.h"
@@ -81,14 +81,14 @@ static void on_observed(void *arg, pid_t pid)
 static void unsubscribe(struct mapharvest *m)
 {
 	if (m->subscribed)
-		m->svc->pid_unsubscribe(m->ctx, on_observed, m);
+		m->svc->procs->pid_unsubscribe(m->ctx, on_observed, m);
 	m->subscribed = 0;
 }
 
 /* The explicit targets and their descendants. */
 static void harvest_targets(struct mapharvest *m)
 {
-	const struct tracerig_targets *t = m->svc->targets(m->ctx);
+	const struct tracerig_targets *t = m->svc->procs->targets(m->ctx);
 	pid_t *pids = NULL;
 	size_t n = 0;
 
@@ -130,7 +130,7 @@ static void harvest_queue(struct mapharvest *m)
 
 static void harvest_observed(struct mapharvest *m)
 {
-	size_t n = m->svc->pid_list(m->ctx, NULL, 0);
+	size_t n = m->svc->procs->pid_list(m->ctx, NULL, 0);
 	pid_t *pids;
 
 	if (!n)
@@ -138,7 +138,7 @@ static void harvest_observed(struct mapharvest *m)
 	pids = calloc(n, sizeof(*pids));
 	if (!pids)
 		return;
-	n = m->svc->pid_list(m->ctx, pids, n);
+	n = m->svc->procs->pid_list(m->ctx, pids, n);
 	for (size_t i = 0; i < n; i++)
 		mh_harvest(&m->h, pids[i]);
 	free(pids);
@@ -211,9 +211,10 @@ static void dotnet_env(const struct tracerig_services *svc, struct tracerig_ctx 
 		if (getenv(dotnet) || getenv(complus))
 			continue;
 		/* Only a launched command can be given it; -EPERM outside init. */
-		ret = svc->target_setenv(ctx, dotnet, settings[i][1]);
+		ret = svc->procs->target_setenv(ctx, dotnet, settings[i][1]);
 		if (ret < 0)
-			svc->log(ctx, TRACERIG_LOG_DEBUG, "cannot set %s: %s", dotnet, strerror(-ret));
+			svc->run->log(ctx, TRACERIG_LOG_DEBUG, "cannot set %s: %s", dotnet,
+				      strerror(-ret));
 	}
 }
 
@@ -227,11 +228,11 @@ static int mapharvest_snapshot(void *state, struct tracerig_archive *ar, uint64_
 static void check_dotnet_targets(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
 				 char *advice, size_t advice_len)
 {
-	const struct tracerig_targets *t = svc->targets(ctx);
+	const struct tracerig_targets *t = svc->procs->targets(ctx);
 	struct mapharvest_config cfg;
 	size_t used = strlen(advice);
 
-	if (!t || !t->n_pids || svc->config_bind(ctx, &cfg) < 0)
+	if (!t || !t->n_pids || svc->run->config_bind(ctx, &cfg) < 0)
 		return;
 	for (size_t i = 0; i < t->n_pids && used + 1 < advice_len; i++) {
 		struct mh_procinfo pi;
@@ -260,13 +261,9 @@ static int mapharvest_check(const struct tracerig_services *svc, struct tracerig
 			    char *advice, size_t advice_len)
 {
 	unsigned long long caps = 0;
-	uint64_t window_ns;
 	char line[256];
 	FILE *f;
 
-	if (svc->flight_window(ctx, &window_ns) == 1 &&
-	    svc->snapshot_register(ctx, mapharvest_snapshot, NULL) < 0)
-		return -ENOMEM;
 	if (!tr_untrusted_usable()) {
 		snprintf(advice, advice_len, "openat2(2) with RESOLVE_IN_ROOT is unavailable (%s): "
 			 "needs Linux 5.6 or later", strerror(errno));
@@ -297,29 +294,28 @@ static int mapharvest_init(const struct tracerig_services *svc, struct tracerig_
 			   void **state)
 {
 	struct mapharvest *m = calloc(1, sizeof(*m));
-	const char *staging = svc->staging_dir(ctx);
+	const char *staging = svc->archive->staging_dir(ctx);
 	pthread_condattr_t attr;
-	uint64_t window_ns;
 	int ret;
 
 	if (!m)
 		return -ENOMEM;
 	m->svc = svc;
 	m->ctx = ctx;
-	if ((ret = svc->config_bind(ctx, &m->cfg)) < 0) {
+	if ((ret = svc->run->config_bind(ctx, &m->cfg)) < 0) {
 		free(m);
 		return ret;
 	}
 	if (!staging) {
-		svc->log(ctx, TRACERIG_LOG_ERROR, "no staging directory from the core");
+		svc->run->log(ctx, TRACERIG_LOG_ERROR, "no staging directory from the core");
 		free(m);
 		return -EINVAL;
 	}
 	ret = mh_harvester_init(&m->h, svc, ctx, staging, (uint64_t)m->cfg.max_size,
 				m->cfg.cleanup);
 	if (ret < 0) {
-		svc->log(ctx, TRACERIG_LOG_ERROR, "cannot open the staging directory %s: %s",
-			 staging, strerror(-ret));
+		svc->run->log(ctx, TRACERIG_LOG_ERROR, "cannot open the staging directory %s: %s",
+			      staging, strerror(-ret));
 		free(m);
 		return ret;
 	}
@@ -334,15 +330,6 @@ static int mapharvest_init(const struct tracerig_services *svc, struct tracerig_
 
 	if (m->cfg.dotnet_env)
 		dotnet_env(svc, ctx);
-	if (svc->flight_window(ctx, &window_ns) == 1 &&
-	    (ret = svc->snapshot_register(ctx, mapharvest_snapshot, m)) < 0) {
-		mh_harvester_free(&m->h);
-		pthread_cond_destroy(&m->cond);
-		pthread_mutex_destroy(&m->harvesting);
-		pthread_mutex_destroy(&m->lock);
-		free(m);
-		return ret;
-	}
 	*state = m;
 	return 0;
 }
@@ -353,27 +340,29 @@ static int mapharvest_start(void *state)
 	int ret;
 
 	if (m->cfg.observed) {
-		ret = m->svc->pid_subscribe(m->ctx, on_observed, m);
+		ret = m->svc->procs->pid_subscribe(m->ctx, on_observed, m);
 		m->subscribed = ret == 0;
 		if (ret < 0)
-			m->svc->log(m->ctx, TRACERIG_LOG_WARN, "cannot follow observed processes: %s "
-				    "(their maps are taken at stop only)", strerror(-ret));
+			m->svc->run->log(m->ctx, TRACERIG_LOG_WARN,
+					 "cannot follow observed processes: %s "
+					 "(their maps are taken at stop only)",
+					 strerror(-ret));
 	}
 	ret = pthread_create(&m->thread, NULL, harvester_thread, m);
 	if (ret != 0) {
-		m->svc->log(m->ctx, TRACERIG_LOG_ERROR, "cannot start the harvester thread: %s",
-			    strerror(ret));
+		m->svc->run->log(m->ctx, TRACERIG_LOG_ERROR,
+				 "cannot start the harvester thread: %s", strerror(ret));
 		return -ret;
 	}
 	(void)pthread_setname_np(m->thread, "tr-mapharvest");
 	m->thread_started = 1;
 	/* PIDs observed before the subscription (the launched command). */
 	if (m->cfg.observed) {
-		size_t n = m->svc->pid_list(m->ctx, NULL, 0);
+		size_t n = m->svc->procs->pid_list(m->ctx, NULL, 0);
 		pid_t *pids = n ? calloc(n, sizeof(*pids)) : NULL;
 
 		if (pids) {
-			n = m->svc->pid_list(m->ctx, pids, n);
+			n = m->svc->procs->pid_list(m->ctx, pids, n);
 			for (size_t i = 0; i < n; i++)
 				on_observed(m, pids[i]);
 			free(pids);
@@ -401,7 +390,7 @@ static void stop_thread(struct mapharvest *m)
 static int mapharvest_stop(void *state)
 {
 	struct mapharvest *m = state;
-	const struct tracerig_targets *t = m->svc->targets(m->ctx);
+	const struct tracerig_targets *t = m->svc->procs->targets(m->ctx);
 	uint64_t window_ns;
 
 	/* What is observed from here on is found by the pid_list round
@@ -416,16 +405,18 @@ static int mapharvest_stop(void *state)
 	if (m->cfg.observed)
 		harvest_observed(m);
 	/* A flight recorder's final snapshot still copies the files. */
-	if (m->svc->flight_window(m->ctx, &window_ns) == 1)
+	if (m->svc->run->flight_window(m->ctx, &window_ns) == 1)
 		m->stopped_in_flight = 1;
 	else
 		mh_harvester_finish(&m->h);
-	if (t->system_wide && m->cfg.observed && m->svc->pid_list(m->ctx, NULL, 0) == 0)
-		m->svc->log(m->ctx, TRACERIG_LOG_INFO, "system-wide run, but no backend reported "
-			    "the processes it saw: no map was looked for (add [perf_events])");
-	m->svc->log(m->ctx, TRACERIG_LOG_INFO, "%llu file%s harvested (%llu bytes), %llu refused",
-		    (unsigned long long)m->h.n_files, m->h.n_files == 1 ? "" : "s",
-		    (unsigned long long)m->h.bytes, (unsigned long long)m->h.n_refused);
+	if (t->system_wide && m->cfg.observed && m->svc->procs->pid_list(m->ctx, NULL, 0) == 0)
+		m->svc->run->log(m->ctx, TRACERIG_LOG_INFO,
+				 "system-wide run, but no backend reported "
+				 "the processes it saw: no map was looked for (add [perf_events])");
+	m->svc->run->log(m->ctx, TRACERIG_LOG_INFO,
+			 "%llu file%s harvested (%llu bytes), %llu refused",
+			 (unsigned long long)m->h.n_files, m->h.n_files == 1 ? "" : "s",
+			 (unsigned long long)m->h.bytes, (unsigned long long)m->h.n_refused);
 	return 0;
 }
 
@@ -436,7 +427,7 @@ static int mapharvest_snapshot(void *state, struct tracerig_archive *ar, uint64_
 			       uint64_t to_ns)
 {
 	struct mapharvest *m = state;
-	const char *dir = m->svc->archive_dir(ar);
+	const char *dir = tracerig_internal(m->svc)->archive_dir(ar);
 	int ret;
 
 	(void)from_ns;
@@ -537,10 +528,13 @@ TRACERIG_PLUGIN = {
 	.description = "JIT symbol maps (perf-PID.map, jit-PID.dump) from hosts and containers",
 	.package = "tracerig-mapharvest",
 	.keys = mapharvest_keys,
+	.caps = TRACERIG_CAP_FLIGHT,
+	.internal_version = TRACERIG_INTERNAL_VERSION,
 	.check = mapharvest_check,
 	.init = mapharvest_init,
 	.start = mapharvest_start,
 	.stop = mapharvest_stop,
 	.flush = mapharvest_flush,
 	.fini = mapharvest_fini,
+	.snapshot = mapharvest_snapshot,
 };

@@ -14,7 +14,7 @@
 #define TR_PERF_FPCHECK_H
 
 #include <stddef.h>
-#include <tracerig/plugin.h>
+#include "tracerig-private/ext.h"
 
 struct fp_probe {
 	size_t probed; /* places in .text with CFI */

@@ -438,7 +438,7 @@ static struct frame_text *make_text(struct frametexts *ft, pid_t pid, uint32_t g
 static int sample_generation(struct frametexts *ft, pid_t pid)
 {
 	if (!ft->gen_ok || ft->gen_pid != pid) {
-		if (ft->svc->frame_generation(ft->ctx, pid, &ft->gen) < 0)
+		if (tracerig_internal(ft->svc)->frame_generation(ft->ctx, pid, &ft->gen) < 0)
 			return -1;
 		ft->gen_pid = pid;
 		ft->gen_ok = 1;
@@ -450,7 +450,7 @@ static int reread_generation(struct frametexts *ft, pid_t pid)
 {
 	uint32_t after;
 
-	if (ft->svc->frame_generation(ft->ctx, pid, &after) < 0)
+	if (tracerig_internal(ft->svc)->frame_generation(ft->ctx, pid, &after) < 0)
 		return -1;
 	ft->gen = after;
 	return 0;
@@ -502,7 +502,7 @@ const struct frame_text *ft_text(struct frametexts *ft, pid_t pid, uint64_t addr
 		*ret = slot->ret;
 		return slot->text;
 	}
-	r = ft->svc->frame_name_at(ft->ctx, pid, addr, kernel, time_ns, &fold, &sym);
+	r = ft->svc->symbols->frame_name(ft->ctx, pid, addr, kernel, time_ns, &fold, &sym);
 	if (r == -ENOMEM)
 		return NULL;
 	*ret = r;

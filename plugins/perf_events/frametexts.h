@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include <tracerig/plugin.h>
+#include "tracerig-private/ext.h"
 
 /* A frame's text.  Both parts come from frame_name, which hands out its
  * strings under the sanitize rule already (names and paths are the traced

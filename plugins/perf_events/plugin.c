@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <tracerig/plugin.h>
+#include "tracerig-private/ext.h"
 
 #include "lib/callchain.h"
 #include "lib/folded.h"
@@ -93,7 +93,7 @@ static void log_cb(void *arg, int error, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	p->svc->log(p->ctx, error ? TRACERIG_LOG_ERROR : TRACERIG_LOG_WARN, "%s", msg);
+	p->svc->run->log(p->ctx, error ? TRACERIG_LOG_ERROR : TRACERIG_LOG_WARN, "%s", msg);
 }
 
 static void pid_cb(void *arg, pid_t pid, int exec)
@@ -101,7 +101,7 @@ static void pid_cb(void *arg, pid_t pid, int exec)
 	struct perf *p = arg;
 
 	(void)exec;
-	p->svc->pid_observe(p->ctx, pid);
+	p->svc->procs->pid_observe(p->ctx, pid);
 	tr_pid_queue_push(p->remember, pid);
 }
 
@@ -111,10 +111,11 @@ static void remember(void *arg, pid_t pid)
 	int ret;
 
 	/* A process that exits before flush must still resolve. */
-	ret = p->svc->symbolizer_remember(p->ctx, pid);
+	ret = tracerig_internal(p->svc)->symbolizer_remember(p->ctx, pid);
 	if (ret < 0 && ret != -ESRCH && ret != -ENOENT)
-		p->svc->log(p->ctx, TRACERIG_LOG_DEBUG, "cannot remember the mappings of %d: %s",
-			    (int)pid, strerror(-ret));
+		p->svc->run->log(p->ctx, TRACERIG_LOG_DEBUG,
+				 "cannot remember the mappings of %d: %s", (int)pid,
+				 strerror(-ret));
 }
 
 /* Once a second, for the live status line. */
@@ -126,8 +127,8 @@ static void show_progress(void *arg)
 	if (!p->pc)
 		return;
 	pc_counts(p->pc, &c);
-	p->svc->progress_set(p->ctx, "%llu samples%s", (unsigned long long)c.samples,
-			     c.lost ? ", some lost" : "");
+	p->svc->run->progress_set(p->ctx, "%llu samples%s", (unsigned long long)c.samples,
+				  c.lost ? ", some lost" : "");
 }
 
 static void stop_remember_thread(struct perf *p)
@@ -157,8 +158,10 @@ static int parse_events(struct perf *p, const struct tracerig_list *list, int op
 		}
 		ret = ev_parse(name, &p->events[p->cfg.n_events], hint, sizeof(hint));
 		if (ret < 0 && optional) {
-			p->svc->log(p->ctx, TRACERIG_LOG_INFO, "optional event %s is not available "
-				    "here (%s): left out", name, hint);
+			p->svc->run->log(p->ctx, TRACERIG_LOG_INFO,
+					 "optional event %s is not available "
+					 "here (%s): left out",
+					 name, hint);
 			continue;
 		}
 		if (ret < 0) {
@@ -241,7 +244,7 @@ static int configure(struct perf *p, char *why, size_t why_len)
 	const struct perf_settings *k = &p->keys;
 	int ret;
 
-	if ((ret = svc->config_bind(ctx, &p->keys)) < 0) {
+	if ((ret = svc->run->config_bind(ctx, &p->keys)) < 0) {
 		snprintf(why, why_len, "reading the profile: %s", strerror(-ret));
 		return ret;
 	}
@@ -254,11 +257,11 @@ static int configure(struct perf *p, char *why, size_t why_len)
 	p->flamegraph = k->flamegraph;
 	/* Converting replays perf.data's own side-band into the model. */
 	if (p->script || p->flamegraph)
-		svc->symbolizer_model(ctx, TRACERIG_MODEL_RECORDED);
+		tracerig_internal(svc)->symbolizer_model(ctx, TRACERIG_MODEL_RECORDED);
 	/* Flight mode: perf.data in chunks of a quarter window (at least
 	 * 500 ms: each begins by describing every process), as perf record
 	 * --switch-output; a snapshot is cut from the chunks it overlaps. */
-	if (svc->flight_window(ctx, &p->flight_ns) == 1) {
+	if (svc->run->flight_window(ctx, &p->flight_ns) == 1) {
 		p->cfg.chunk_ns = p->flight_ns / 4 > 500000000ull ? p->flight_ns / 4 : 500000000ull;
 		p->cfg.keep_ns = p->flight_ns;
 	} else {
@@ -341,14 +344,12 @@ static int perf_check(const struct tracerig_services *svc, struct tracerig_ctx *
 	if (!p)
 		return ret;
 	if (ret == 0) {
-		target = make_target(svc->targets(ctx), getpid());
+		target = make_target(svc->procs->targets(ctx), getpid());
 		ret = pc_open(&p->cfg, &target, NULL, NULL, check_log_cb, &notes, &pc, why,
 			      sizeof(why));
 	}
 	if (ret == 0 && p->cfg.callchain)
-		fp_check_targets(svc->targets(ctx), advice, advice_len);
-	if (ret == 0 && p->flight_ns)
-		ret = svc->snapshot_register(ctx, perf_snapshot, NULL);
+		fp_check_targets(svc->procs->targets(ctx), advice, advice_len);
 	if (ret < 0) {
 		if (why[0])
 			snprintf(advice, advice_len, "%s", why);
@@ -374,10 +375,10 @@ static int perf_init(const struct tracerig_services *svc, struct tracerig_ctx *c
 	if (ret < 0) {
 		/* What the core printed with its line is not printed again. */
 		if (!p->said_in_profile)
-			svc->log(ctx, TRACERIG_LOG_ERROR, "%s", why);
+			svc->run->log(ctx, TRACERIG_LOG_ERROR, "%s", why);
 		goto fail;
 	}
-	dir = svc->staging_dir(ctx);
+	dir = svc->archive->staging_dir(ctx);
 	/* Flight mode: the chunks' prefix (flight-perf.data.000001, ...). */
 	if (!dir || snprintf(p->data_path, sizeof(p->data_path), "%s/%s", dir,
 			     p->flight_ns ? "flight-perf.data" : "perf.data") >=
@@ -385,8 +386,6 @@ static int perf_init(const struct tracerig_services *svc, struct tracerig_ctx *c
 		ret = -ENAMETOOLONG;
 		goto fail;
 	}
-	if (p->flight_ns && (ret = svc->snapshot_register(ctx, perf_snapshot, p)) < 0)
-		goto fail;
 	*state = p;
 	return 0;
 fail:
@@ -409,8 +408,10 @@ static void start_unwinding(struct perf *p)
 	ret = p->objects ? uw_bg_new(p->svc, p->ctx, p->objects, (size_t)queue_bytes, &p->bg)
 			 : -ENOMEM;
 	if (ret < 0) {
-		p->svc->log(p->ctx, TRACERIG_LOG_WARN, "cannot unwind while collecting (%s): the "
-			    "conversion unwinds every sample", strerror(-ret));
+		p->svc->run->log(p->ctx, TRACERIG_LOG_WARN,
+				 "cannot unwind while collecting (%s): the "
+				 "conversion unwinds every sample",
+				 strerror(-ret));
 		return;
 	}
 	p->cfg.observer = (struct pc_observer){ uw_bg_record, uw_bg_pass, p->bg };
@@ -423,8 +424,10 @@ static void unwind_events(struct perf *p)
 	int ret = uw_bg_start(p->bg, ev, n_ev);
 
 	if (ret < 0)
-		p->svc->log(p->ctx, TRACERIG_LOG_WARN, "cannot unwind while collecting (%s): the "
-			    "conversion unwinds every sample", strerror(-ret));
+		p->svc->run->log(p->ctx, TRACERIG_LOG_WARN,
+				 "cannot unwind while collecting (%s): the "
+				 "conversion unwinds every sample",
+				 strerror(-ret));
 }
 
 /* perf.data only grows past its attrs (perfdata.h): the core deflates it
@@ -435,10 +438,12 @@ static void stream_perf_data(struct perf *p)
 	int ret = pd_append_only_from(p->data_path, &from);
 
 	if (ret == 0)
-		ret = p->svc->archive_append_only(p->ctx, "perf.data", from);
+		ret = tracerig_internal(p->svc)->archive_append_only(p->ctx, "perf.data", from);
 	if (ret < 0 && ret != -ENOTSUP)
-		p->svc->log(p->ctx, TRACERIG_LOG_DEBUG, "perf.data is deflated when packaged, "
-			    "not while collecting: %s", strerror(-ret));
+		p->svc->run->log(p->ctx, TRACERIG_LOG_DEBUG,
+				 "perf.data is deflated when packaged, "
+				 "not while collecting: %s",
+				 strerror(-ret));
 }
 
 static struct pp_builder *new_cpu_pprof(struct perf *p, const struct pc_opened *ev);
@@ -452,8 +457,8 @@ static FILE *appended_entry(struct perf *p, FILE *f, const char *name, int never
 	setvbuf(f, NULL, _IOFBF, 1 << 20);
 	/* The core deflates it on another CPU as it grows (-ENOTSUP:
 	 * streaming is off). */
-	if (p->svc->archive_append_only(p->ctx, name, 0) == 0 && never_read)
-		(void)p->svc->archive_release(p->ctx, name, UINT64_MAX);
+	if (tracerig_internal(p->svc)->archive_append_only(p->ctx, name, 0) == 0 && never_read)
+		(void)tracerig_internal(p->svc)->archive_release(p->ctx, name, UINT64_MAX);
 	return f;
 }
 
@@ -479,16 +484,21 @@ static void report_spill(struct perf *p, const struct tr_folded *folded,
 	int pp_err = pp ? pp_spilled(pp, &spills, &bytes) : 0;
 
 	if (err < 0 || pp_err < 0)
-		p->svc->log(p->ctx, TRACERIG_LOG_WARN, "%s could not be written to the staging "
-			    "directory (%s): kept in memory beyond view_memory",
-			    err < 0 ? "cpu.folded's lines" : "cpu.pb.gz's samples",
-			    strerror(-(err < 0 ? err : pp_err)));
+		p->svc->run->log(p->ctx, TRACERIG_LOG_WARN,
+				 "%s could not be written to the staging "
+				 "directory (%s): kept in memory beyond view_memory",
+				 err < 0 ? "cpu.folded's lines" : "cpu.pb.gz's samples",
+				 strerror(-(err < 0 ? err : pp_err)));
 	if (runs)
-		p->svc->log(p->ctx, TRACERIG_LOG_DEBUG, "cpu.folded: merged from %zu sorted runs "
-			    "written beyond view_memory (%lld bytes)", runs, p->keys.view_memory);
+		p->svc->run->log(p->ctx, TRACERIG_LOG_DEBUG,
+				 "cpu.folded: merged from %zu sorted runs "
+				 "written beyond view_memory (%lld bytes)",
+				 runs, p->keys.view_memory);
 	if (spills)
-		p->svc->log(p->ctx, TRACERIG_LOG_DEBUG, "cpu.pb.gz: %zu spills of samples beyond "
-			    "view_memory (%llu bytes) appended", spills, (unsigned long long)bytes);
+		p->svc->run->log(p->ctx, TRACERIG_LOG_DEBUG,
+				 "cpu.pb.gz: %zu spills of samples beyond "
+				 "view_memory (%llu bytes) appended",
+				 spills, (unsigned long long)bytes);
 }
 
 /* perf.data.txt, the folded counts and cpu.pb.gz's builder, and the
@@ -508,13 +518,14 @@ static int open_outputs(struct perf *p, FILE *txt, struct unwinder *uw, struct c
 	/* Every process's stacks are rooted at its PID: in a long session
 	 * their distinct lines grow with each process it sees. */
 	if (o->folded && p->keys.view_memory > 0 &&
-	    tr_folded_spill(o->folded, p->svc->staging_dir(p->ctx),
+	    tr_folded_spill(o->folded, p->svc->archive->staging_dir(p->ctx),
 			    (size_t)p->keys.view_memory) < 0) {
 		tr_folded_free(o->folded);
 		o->folded = NULL;
 	}
-	o->pp = p->svc->pprof_wanted(p->ctx) ? new_cpu_pprof(p, &ev[0]) : NULL;
-	if ((p->flamegraph && !o->folded) || (p->svc->pprof_wanted(p->ctx) && !o->pp)) {
+	o->pp = tracerig_internal(p->svc)->pprof_wanted(p->ctx) ? new_cpu_pprof(p, &ev[0]) : NULL;
+	if ((p->flamegraph && !o->folded) ||
+	    (tracerig_internal(p->svc)->pprof_wanted(p->ctx) && !o->pp)) {
 		snprintf(why, why_len, "out of memory");
 		free_outputs(o);
 		return -ENOMEM;
@@ -532,7 +543,7 @@ static void release_perf_data(void *arg, uint64_t offset)
 {
 	struct perf *p = arg;
 
-	(void)p->svc->archive_release(p->ctx, "perf.data", offset);
+	(void)tracerig_internal(p->svc)->archive_release(p->ctx, "perf.data", offset);
 }
 
 /* Record mode: a thread converts perf.data as it grows.  With callchain
@@ -547,7 +558,7 @@ static void convert_while_collecting(struct perf *p)
 	int created = 0, ret;
 
 	if (!p->keys.convert_while_collecting ||
-	    (!p->script && !p->flamegraph && !p->svc->pprof_wanted(p->ctx)))
+	    (!p->script && !p->flamegraph && !tracerig_internal(p->svc)->pprof_wanted(p->ctx)))
 		return;
 	if (p->cfg.dwarf_stack_bytes) {
 		uw = uw_new(p->svc, p->ctx, p->objects);
@@ -559,8 +570,8 @@ static void convert_while_collecting(struct perf *p)
 	if (p->script) {
 		int fd = -1;
 
-		if (snprintf(path, sizeof(path), "%s/perf.data.txt", p->svc->staging_dir(p->ctx)) <
-		    (int)sizeof(path))
+		if (snprintf(path, sizeof(path), "%s/perf.data.txt",
+			     p->svc->archive->staging_dir(p->ctx)) < (int)sizeof(path))
 			fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 		else
 			errno = ENAMETOOLONG;
@@ -589,21 +600,25 @@ fail:
 	uw_free(uw);
 	if (created)
 		(void)unlink(path);
-	p->svc->log(p->ctx, TRACERIG_LOG_WARN, "perf.data is converted once collection ends, not "
-		    "while collecting: %s", why);
+	p->svc->run->log(p->ctx, TRACERIG_LOG_WARN,
+			 "perf.data is converted once collection ends, not "
+			 "while collecting: %s",
+			 why);
 }
 
 static int perf_start(void *state)
 {
 	struct perf *p = state;
-	const struct tracerig_targets *t = p->svc->targets(p->ctx);
+	const struct tracerig_targets *t = p->svc->procs->targets(p->ctx);
 	struct pc_target target = make_target(t, 0);
 	char why[1024];
 	int ret;
 
 	if (t->cgroup && (t->n_pids || t->command_pid > 0))
-		p->svc->log(p->ctx, TRACERIG_LOG_WARN, "cgroup %s is not used: -p or a launched "
-			    "command narrows the targets already", t->cgroup);
+		p->svc->run->log(p->ctx, TRACERIG_LOG_WARN,
+				 "cgroup %s is not used: -p or a launched "
+				 "command narrows the targets already",
+				 t->cgroup);
 	/* The kernel's symbols (read on the first kernel frame looked up)
 	 * before the targets run, as perf record reads /proc/kallsyms at its
 	 * start: not in the flush, and not while collecting either, where
@@ -612,14 +627,15 @@ static int perf_start(void *state)
 	if (p->cfg.kernel && (p->script || p->flamegraph)) {
 		uint64_t text = 0, etext = 0;
 
-		if (p->svc->kernel_text(p->ctx, &text, &etext) == 0) {
+		if (tracerig_internal(p->svc)->kernel_text(p->ctx, &text, &etext) == 0) {
 			p->cfg.kernel_text = text;
 			p->cfg.kernel_etext = etext;
 		}
 	}
 	ret = tr_pid_queue_start(&p->remember, remember, show_progress, 1000, p);
 	if (ret < 0) {
-		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "cannot start a thread: %s", strerror(-ret));
+		p->svc->run->log(p->ctx, TRACERIG_LOG_ERROR, "cannot start a thread: %s",
+				 strerror(-ret));
 		return ret;
 	}
 	why[0] = '\0';
@@ -630,14 +646,14 @@ static int perf_start(void *state)
 	if (ret == 0)
 		ret = pc_start(p->pc, why, sizeof(why));
 	if (ret < 0) {
-		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "%s", why);
+		p->svc->run->log(p->ctx, TRACERIG_LOG_ERROR, "%s", why);
 		pc_close(p->pc);
 		p->pc = NULL;
 		stop_remember_thread(p);
 		return ret;
 	}
 	for (size_t i = 0; i < p->cfg.n_events; i++)
-		p->svc->log(p->ctx, TRACERIG_LOG_DEBUG, "sampling %s", p->events[i].name);
+		p->svc->run->log(p->ctx, TRACERIG_LOG_DEBUG, "sampling %s", p->events[i].name);
 	if (!p->flight_ns) {
 		stream_perf_data(p);
 		convert_while_collecting(p);
@@ -650,29 +666,32 @@ static void report_counts(struct perf *p)
 	struct pc_counts c;
 
 	pc_counts(p->pc, &c);
-	p->svc->counter_set(p->ctx, "samples", c.samples);
-	p->svc->counter_set(p->ctx, "lost_samples", c.lost);
-	p->svc->counter_set(p->ctx, "lost_records", c.lost_records);
-	p->svc->counter_set(p->ctx, "throttled", c.throttles);
-	p->svc->counter_set(p->ctx, "records", c.records);
-	p->svc->counter_set(p->ctx, "bytes", c.bytes);
+	p->svc->run->counter_set(p->ctx, "samples", c.samples);
+	p->svc->run->counter_set(p->ctx, "lost_samples", c.lost);
+	p->svc->run->counter_set(p->ctx, "lost_records", c.lost_records);
+	p->svc->run->counter_set(p->ctx, "throttled", c.throttles);
+	p->svc->run->counter_set(p->ctx, "records", c.records);
+	p->svc->run->counter_set(p->ctx, "bytes", c.bytes);
 	/* The window perf_events really covered (CLOCK_MONOTONIC ns), for
 	 * the manifest: events enabled, disabled, first and last sample. */
 	if (c.enabled_ns)
-		p->svc->counter_set(p->ctx, "window_start_ns", c.enabled_ns);
+		p->svc->run->counter_set(p->ctx, "window_start_ns", c.enabled_ns);
 	if (c.disabled_ns)
-		p->svc->counter_set(p->ctx, "window_end_ns", c.disabled_ns);
+		p->svc->run->counter_set(p->ctx, "window_end_ns", c.disabled_ns);
 	if (c.samples) {
-		p->svc->counter_set(p->ctx, "first_sample_ns", c.first_sample_ns);
-		p->svc->counter_set(p->ctx, "last_sample_ns", c.last_sample_ns);
+		p->svc->run->counter_set(p->ctx, "first_sample_ns", c.first_sample_ns);
+		p->svc->run->counter_set(p->ctx, "last_sample_ns", c.last_sample_ns);
 	}
 	if (c.lost)
-		p->svc->log(p->ctx, TRACERIG_LOG_WARN, "%llu samples lost: the ring buffers were "
-			    "full (raise ring_pages or lower frequency)", (unsigned long long)c.lost);
+		p->svc->run->log(p->ctx, TRACERIG_LOG_WARN,
+				 "%llu samples lost: the ring buffers were "
+				 "full (raise ring_pages or lower frequency)",
+				 (unsigned long long)c.lost);
 	if (c.throttles)
-		p->svc->log(p->ctx, TRACERIG_LOG_WARN, "the kernel throttled sampling %llu times "
-			    "(kernel.perf_cpu_time_max_percent): lower frequency",
-			    (unsigned long long)c.throttles);
+		p->svc->run->log(p->ctx, TRACERIG_LOG_WARN,
+				 "the kernel throttled sampling %llu times "
+				 "(kernel.perf_cpu_time_max_percent): lower frequency",
+				 (unsigned long long)c.throttles);
 }
 
 static int perf_stop(void *state)
@@ -750,9 +769,11 @@ static char *tracing_data(struct perf *p, size_t *len)
 		return NULL;
 	ret = td_build(sys, name, n, &blob, len);
 	if (ret < 0) {
-		p->svc->log(p->ctx, TRACERIG_LOG_WARN, "cannot describe the tracepoints' formats "
-			    "in perf.data (%s): perf script will not decode their payloads "
-			    "(perf.data.txt has them)", strerror(-ret));
+		p->svc->run->log(p->ctx, TRACERIG_LOG_WARN,
+				 "cannot describe the tracepoints' formats "
+				 "in perf.data (%s): perf script will not decode their payloads "
+				 "(perf.data.txt has them)",
+				 strerror(-ret));
 		*len = 0;
 		return NULL;
 	}
@@ -822,11 +843,11 @@ static int finish_perf_data(struct perf *p)
 static FILE *create_entry(struct perf *p, struct tracerig_archive *ar, const char *name,
 			  int never_read)
 {
-	FILE *f = p->svc->archive_fopen(ar, name);
+	FILE *f = p->svc->archive->fopen(ar, name);
 
 	if (!f) {
-		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "cannot create %s: %s", name,
-			    strerror(errno));
+		p->svc->run->log(p->ctx, TRACERIG_LOG_ERROR, "cannot create %s: %s", name,
+				 strerror(errno));
 		return NULL;
 	}
 	return appended_entry(p, f, name, never_read);
@@ -835,7 +856,8 @@ static FILE *create_entry(struct perf *p, struct tracerig_archive *ar, const cha
 static int close_entry(struct perf *p, FILE *f, const char *name)
 {
 	if (f && fclose(f) != 0) {
-		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "cannot write %s: %s", name, strerror(errno));
+		p->svc->run->log(p->ctx, TRACERIG_LOG_ERROR, "cannot write %s: %s", name,
+				 strerror(errno));
 		return -EIO;
 	}
 	return 0;
@@ -849,25 +871,29 @@ static void report_unwinding(struct perf *p, const struct unwinder *uw)
 	uw_get_stats(uw, &us);
 	if (p->bg)
 		uw_bg_get_stats(p->bg, &bs);
-	p->svc->counter_set(p->ctx, "unwound_samples", us.samples);
+	p->svc->run->counter_set(p->ctx, "unwound_samples", us.samples);
 	/* Of them, those whose frames were found while collecting (the rest
 	 * were unwound by the conversion). */
-	p->svc->counter_set(p->ctx, "unwound_while_collecting", us.adopted);
-	p->svc->counter_set(p->ctx, "unwind_queue_full", bs.queue_full);
-	p->svc->log(p->ctx, TRACERIG_LOG_INFO, "%llu of %llu samples unwound while collecting "
-		    "(%llu left to the conversion by a full queue, %llu not adoptable, %llu whose "
-		    "objects had changed; %llu ms of CPU)", (unsigned long long)us.adopted,
-		    (unsigned long long)us.samples, (unsigned long long)bs.queue_full,
-		    (unsigned long long)(bs.uncheckable + bs.results_full),
-		    (unsigned long long)(bs.kept - us.adopted),
-		    (unsigned long long)(bs.cpu_ns / 1000000));
-	p->svc->counter_set(p->ctx, "unwound_frames", us.frames);
-	p->svc->counter_set(p->ctx, "stacks_cut_by_copy_size", us.stack_end);
+	p->svc->run->counter_set(p->ctx, "unwound_while_collecting", us.adopted);
+	p->svc->run->counter_set(p->ctx, "unwind_queue_full", bs.queue_full);
+	p->svc->run->log(
+		p->ctx, TRACERIG_LOG_INFO,
+		"%llu of %llu samples unwound while collecting "
+		"(%llu left to the conversion by a full queue, %llu not adoptable, %llu whose "
+		"objects had changed; %llu ms of CPU)",
+		(unsigned long long)us.adopted, (unsigned long long)us.samples,
+		(unsigned long long)bs.queue_full,
+		(unsigned long long)(bs.uncheckable + bs.results_full),
+		(unsigned long long)(bs.kept - us.adopted),
+		(unsigned long long)(bs.cpu_ns / 1000000));
+	p->svc->run->counter_set(p->ctx, "unwound_frames", us.frames);
+	p->svc->run->counter_set(p->ctx, "stacks_cut_by_copy_size", us.stack_end);
 	if (us.samples && us.stack_end * 10 > us.samples)
-		p->svc->log(p->ctx, TRACERIG_LOG_WARN, "%llu of %llu stacks needed more than the "
-			    "%u bytes of stack copied per sample: raise dwarf_stack_bytes",
-			    (unsigned long long)us.stack_end, (unsigned long long)us.samples,
-			    (unsigned)p->cfg.dwarf_stack_bytes);
+		p->svc->run->log(p->ctx, TRACERIG_LOG_WARN,
+				 "%llu of %llu stacks needed more than the "
+				 "%u bytes of stack copied per sample: raise dwarf_stack_bytes",
+				 (unsigned long long)us.stack_end, (unsigned long long)us.samples,
+				 (unsigned)p->cfg.dwarf_stack_bytes);
 }
 
 static int is_clock(const struct pc_opened *ev)
@@ -898,15 +924,19 @@ static int declare_oncpu(struct perf *p, const struct pc_opened *ev, const struc
 	else
 		ns = 0;
 	if (!ns) {
-		p->svc->log(p->ctx, TRACERIG_LOG_INFO, "%s is sampled by occurrences, not time: "
-			    "cpu.folded stays out of the wall-clock view", ev->spec.name);
+		p->svc->run->log(p->ctx, TRACERIG_LOG_INFO,
+				 "%s is sampled by occurrences, not time: "
+				 "cpu.folded stays out of the wall-clock view",
+				 ev->spec.name);
 		return 0;
 	}
-	p->svc->counter_set(p->ctx, "ns_per_sample", ns);
-	ret = p->svc->folded_view(p->ctx, "cpu.folded", TRACERIG_TIME_ONCPU, ns);
+	p->svc->run->counter_set(p->ctx, "ns_per_sample", ns);
+	ret = tracerig_internal(p->svc)->folded_view(p->ctx, "cpu.folded", TRACERIG_TIME_ONCPU, ns);
 	if (ret < 0)
-		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "cannot offer cpu.folded to the "
-			    "wall-clock view: %s", strerror(-ret));
+		p->svc->run->log(p->ctx, TRACERIG_LOG_ERROR,
+				 "cannot offer cpu.folded to the "
+				 "wall-clock view: %s",
+				 strerror(-ret));
 	return ret;
 }
 
@@ -928,7 +958,7 @@ static struct pp_builder *new_cpu_pprof(struct perf *p, const struct pc_opened *
 	/* Every sample is labelled with its pid: in a long session the
 	 * samples grow with each process it sees. */
 	if (b && p->keys.view_memory > 0 &&
-	    pp_spill(b, p->svc->staging_dir(p->ctx), (size_t)p->keys.view_memory) < 0) {
+	    pp_spill(b, p->svc->archive->staging_dir(p->ctx), (size_t)p->keys.view_memory) < 0) {
 		pp_free(b);
 		b = NULL;
 	}
@@ -949,22 +979,25 @@ static int write_outputs(struct perf *p, struct tracerig_archive *ar, struct con
 	o->txt = NULL;
 	if (ret < 0)
 		goto out;
-	p->svc->counter_set(p->ctx, "frames", st->frames);
-	p->svc->counter_set(p->ctx, "unresolved_frames", st->unresolved);
-	p->svc->counter_set(p->ctx, "mappings_replayed", st->mappings);
-	p->svc->counter_set(p->ctx, "unknown_frames_folded", st->frames_folded_away);
-	p->svc->counter_set(p->ctx, "stacks_cut", st->stacks_cut);
+	p->svc->run->counter_set(p->ctx, "frames", st->frames);
+	p->svc->run->counter_set(p->ctx, "unresolved_frames", st->unresolved);
+	p->svc->run->counter_set(p->ctx, "mappings_replayed", st->mappings);
+	p->svc->run->counter_set(p->ctx, "unknown_frames_folded", st->frames_folded_away);
+	p->svc->run->counter_set(p->ctx, "stacks_cut", st->stacks_cut);
 	if (st->stacks_cut)
-		p->svc->log(p->ctx, TRACERIG_LOG_WARN, "%llu sample(s) reached the callchain limit "
-			    "of %u frames: their outermost frames are missing, and cpu.folded "
-			    "roots them at [cut at max_stack] (raise sysctl "
-			    "kernel.perf_event_max_stack, or [perf_events] max_stack)",
-			    (unsigned long long)st->stacks_cut, st->max_stack);
+		p->svc->run->log(p->ctx, TRACERIG_LOG_WARN,
+				 "%llu sample(s) reached the callchain limit "
+				 "of %u frames: their outermost frames are missing, and cpu.folded "
+				 "roots them at [cut at max_stack] (raise sysctl "
+				 "kernel.perf_event_max_stack, or [perf_events] max_stack)",
+				 (unsigned long long)st->stacks_cut, st->max_stack);
 	if (o->uw)
 		report_unwinding(p, o->uw);
-	p->svc->log(p->ctx, TRACERIG_LOG_INFO, "%llu samples, %llu frames (%llu without a "
-		    "symbol)", (unsigned long long)st->samples, (unsigned long long)st->frames,
-		    (unsigned long long)st->unresolved);
+	p->svc->run->log(p->ctx, TRACERIG_LOG_INFO,
+			 "%llu samples, %llu frames (%llu without a "
+			 "symbol)",
+			 (unsigned long long)st->samples, (unsigned long long)st->frames,
+			 (unsigned long long)st->unresolved);
 	if (o->folded) {
 		ff = create_entry(p, ar, "cpu.folded", 0);
 		if (!ff) {
@@ -976,15 +1009,16 @@ static int write_outputs(struct perf *p, struct tracerig_archive *ar, struct con
 			ret = -EIO;
 		if (ret < 0)
 			goto out;
-		ret = p->svc->archive_flamegraph(ar, "cpu.folded", "cpu.svg", "CPU samples",
-						 "samples");
+		ret = tracerig_internal(p->svc)->archive_flamegraph(ar, "cpu.folded", "cpu.svg",
+								    "CPU samples", "samples");
 		if (ret < 0)
-			p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "cannot render cpu.svg: %s",
-				    strerror(-ret));
-		else if (p->svc->archive_append_only(p->ctx, "cpu.svg", 0) == 0)
+			p->svc->run->log(p->ctx, TRACERIG_LOG_ERROR, "cannot render cpu.svg: %s",
+					 strerror(-ret));
+		else if (tracerig_internal(p->svc)->archive_append_only(p->ctx, "cpu.svg", 0) == 0)
 			/* Whole and never read back: deflated on another CPU
 			 * while the flush goes on, not by the packager after it. */
-			(void)p->svc->archive_release(p->ctx, "cpu.svg", UINT64_MAX);
+			(void)tracerig_internal(p->svc)->archive_release(p->ctx, "cpu.svg",
+									 UINT64_MAX);
 		if (ret == 0)
 			ret = declare_oncpu(p, &ev[0], st);
 		if (ret < 0)
@@ -1017,15 +1051,16 @@ static int finish_live(struct perf *p, struct tracerig_archive *ar)
 	ret = sc_close(p->out.cv, ret, why, sizeof(why));
 	p->out.cv = NULL;
 	if (ret < 0) {
-		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "%s", why);
+		p->svc->run->log(p->ctx, TRACERIG_LOG_ERROR, "%s", why);
 		free_outputs(&p->out);
 		return ret;
 	}
-	p->svc->counter_set(p->ctx, "converted_while_collecting_bytes", ls.bytes);
-	p->svc->log(p->ctx, TRACERIG_LOG_INFO, "converted %llu KiB of perf.data while collecting "
-		    "(%llu steps, %llu ms of CPU at nice 19, finished at nice %d)",
-		    (unsigned long long)(ls.bytes >> 10), (unsigned long long)ls.steps,
-		    (unsigned long long)(ls.cpu_ns / 1000000), ls.final_nice);
+	p->svc->run->counter_set(p->ctx, "converted_while_collecting_bytes", ls.bytes);
+	p->svc->run->log(p->ctx, TRACERIG_LOG_INFO,
+			 "converted %llu KiB of perf.data while collecting "
+			 "(%llu steps, %llu ms of CPU at nice 19, finished at nice %d)",
+			 (unsigned long long)(ls.bytes >> 10), (unsigned long long)ls.steps,
+			 (unsigned long long)(ls.cpu_ns / 1000000), ls.final_nice);
 	return write_outputs(p, ar, &p->out);
 }
 
@@ -1040,13 +1075,13 @@ static int convert(struct perf *p, struct tracerig_archive *ar, const char *data
 	char why[1024];
 	int ret;
 
-	if (!p->script && !p->flamegraph && !p->svc->pprof_wanted(p->ctx))
+	if (!p->script && !p->flamegraph && !tracerig_internal(p->svc)->pprof_wanted(p->ctx))
 		return 0;
 	if (p->bg)
 		uw_bg_join(p->bg);
 	uw = p->cfg.dwarf_stack_bytes ? uw_new(p->svc, p->ctx, p->objects) : NULL;
 	if (p->cfg.dwarf_stack_bytes && !uw) {
-		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "out of memory");
+		p->svc->run->log(p->ctx, TRACERIG_LOG_ERROR, "out of memory");
 		return -ENOMEM;
 	}
 	if (p->script) {
@@ -1064,7 +1099,7 @@ static int convert(struct perf *p, struct tracerig_archive *ar, const char *data
 		o.cv = NULL;
 	}
 	if (ret < 0) {
-		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "%s", why);
+		p->svc->run->log(p->ctx, TRACERIG_LOG_ERROR, "%s", why);
 		free_outputs(&o);
 	} else {
 		ret = write_outputs(p, ar, &o);
@@ -1081,8 +1116,8 @@ static int perf_flush(void *state, struct tracerig_archive *ar)
 		return 0;
 	ret = finish_perf_data(p);
 	if (ret < 0) {
-		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "cannot finish perf.data: %s",
-			    strerror(-ret));
+		p->svc->run->log(p->ctx, TRACERIG_LOG_ERROR, "cannot finish perf.data: %s",
+				 strerror(-ret));
 		return ret;
 	}
 	if (p->live)
@@ -1108,13 +1143,15 @@ static int perf_snapshot(void *state, struct tracerig_archive *ar, uint64_t from
 
 	if (!p || !p->pc)
 		return 0;
-	if (snprintf(path, sizeof(path), "%s/perf.data", p->svc->archive_dir(ar)) >=
-	    (int)sizeof(path))
+	if (snprintf(path, sizeof(path), "%s/perf.data",
+		     tracerig_internal(p->svc)->archive_dir(ar)) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
 	ret = pc_window_open(p->pc, from_ns, &win);
 	if (ret < 0) {
-		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "snapshot: cannot read the recording's "
-			    "chunks: %s", strerror(-ret));
+		p->svc->run->log(p->ctx, TRACERIG_LOG_ERROR,
+				 "snapshot: cannot read the recording's "
+				 "chunks: %s",
+				 strerror(-ret));
 		return ret;
 	}
 	ev = pc_events(p->pc, &n_ev);
@@ -1122,17 +1159,17 @@ static int perf_snapshot(void *state, struct tracerig_archive *ar, uint64_t from
 	ret = pw_cut(&win, ev, n_ev, f.tracing_data, f.tracing_data_len, from_ns, to_ns, path, &w,
 		     &kept, why, sizeof(why));
 	if (ret < 0)
-		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "snapshot: %s", why);
+		p->svc->run->log(p->ctx, TRACERIG_LOG_ERROR, "snapshot: %s", why);
 	else if ((ret = pc_window_finish(&win, w, &f)) < 0)
-		p->svc->log(p->ctx, TRACERIG_LOG_ERROR, "snapshot: cannot finish perf.data: %s",
-			    strerror(-ret));
+		p->svc->run->log(p->ctx, TRACERIG_LOG_ERROR,
+				 "snapshot: cannot finish perf.data: %s", strerror(-ret));
 	free((void *)f.tracing_data);
 	pc_window_close(&win);
 	if (ret < 0)
 		return ret;
-	p->svc->counter_set(p->ctx, "snapshot_samples", kept);
-	p->svc->log(p->ctx, TRACERIG_LOG_INFO, "snapshot: %llu samples in the window",
-		    (unsigned long long)kept);
+	p->svc->run->counter_set(p->ctx, "snapshot_samples", kept);
+	p->svc->run->log(p->ctx, TRACERIG_LOG_INFO, "snapshot: %llu samples in the window",
+			 (unsigned long long)kept);
 	return convert(p, ar, path);
 }
 
@@ -1237,10 +1274,13 @@ TRACERIG_PLUGIN = {
 		       "written as perf.data, perf.data.txt and cpu.svg",
 	.package = "tracerig-perf-events",
 	.keys = perf_keys,
+	.caps = TRACERIG_CAP_FLIGHT,
+	.internal_version = TRACERIG_INTERNAL_VERSION,
 	.check = perf_check,
 	.init = perf_init,
 	.start = perf_start,
 	.stop = perf_stop,
 	.flush = perf_flush,
 	.fini = perf_fini,
+	.snapshot = perf_snapshot,
 };

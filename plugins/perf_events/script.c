@@ -491,7 +491,9 @@ static void pprof_sample(struct sc_conv *cv, const struct sample *s, const char 
 		return;
 	if (pp->cgroups[slot].pid != s->pid || !s->pid) {
 		pp->cgroups[slot].pid = s->pid;
-		pp->cgroups[slot].path = s->pid > 0 ? cv->svc->process_cgroup(cv->ctx, s->pid) : NULL;
+		pp->cgroups[slot].path =
+			s->pid > 0 ? tracerig_internal(cv->svc)->process_cgroup(cv->ctx, s->pid)
+				   : NULL;
 	}
 	/* The container, where known. */
 	if (pp->cgroups[slot].path)
@@ -659,7 +661,7 @@ static int note_task(struct sc_conv *cv, const struct perf_event_header *h, uint
 		/* The PID's earlier process goes before the new one begins. */
 		if (ft_fork(cv->texts, (pid_t)u[0], (pid_t)u[1], (pid_t)u[2]) == 1 &&
 		    cv->forget_exited)
-			(void)cv->svc->symbolizer_exit(cv->ctx, (pid_t)u[0]);
+			(void)tracerig_internal(cv->svc)->symbolizer_exit(cv->ctx, (pid_t)u[0]);
 		return 0;
 	}
 	if (ft_exit(cv->texts, (pid_t)u[0], (pid_t)u[2], time) == 1)
@@ -675,7 +677,7 @@ static void forget_ended(struct sc_conv *cv, uint64_t time)
 
 	while ((pid = ft_expire(cv->texts, time)) > 0)
 		if (cv->forget_exited)
-			(void)cv->svc->symbolizer_exit(cv->ctx, pid);
+			(void)tracerig_internal(cv->svc)->symbolizer_exit(cv->ctx, pid);
 }
 
 /* 0, or -ENOMEM. */
@@ -696,16 +698,16 @@ static int replay(struct sc_conv *cv, const struct perf_event_header *h, uint64_
 	case TR_SIDEBAND_MMAP:
 		if (cv->uw)
 			uw_mmap(cv->uw, ev.map.pid, ev.map.start, ev.map.len);
-		if (cv->svc->symbolizer_mmap(cv->ctx, &ev.map) == 0)
+		if (tracerig_internal(cv->svc)->symbolizer_mmap(cv->ctx, &ev.map) == 0)
 			cv->st->mappings++;
 		break;
 	case TR_SIDEBAND_EXEC:
 		if (cv->uw)
 			uw_exec(cv->uw, ev.pid);
-		(void)cv->svc->symbolizer_exec(cv->ctx, ev.pid);
+		(void)tracerig_internal(cv->svc)->symbolizer_exec(cv->ctx, ev.pid);
 		break;
 	case TR_SIDEBAND_FORK:
-		(void)cv->svc->symbolizer_fork(cv->ctx, ev.parent, ev.pid);
+		(void)tracerig_internal(cv->svc)->symbolizer_fork(cv->ctx, ev.parent, ev.pid);
 		break;
 	default:
 		break;
@@ -843,8 +845,9 @@ int sc_open(const struct pc_opened *ev, size_t n_ev, FILE *txt, struct tr_folded
 	{
 		uint64_t window_ns;
 
-		cv->forget_exited = svc->symbolizer_exit &&
-				    (!svc->flight_window || svc->flight_window(ctx, &window_ns) != 1);
+		cv->forget_exited =
+			tracerig_internal(svc)->symbolizer_exit &&
+			(!svc->run->flight_window || svc->run->flight_window(ctx, &window_ns) != 1);
 	}
 	cv->sysctl_max_stack = read_max_stack();
 	st->max_stack = ev[0].attr.sample_max_stack ? ev[0].attr.sample_max_stack
@@ -917,14 +920,15 @@ int sc_close(struct sc_conv *cv, int ret, char *why, size_t why_len)
 		return ret;
 	for (size_t i = 0; i < PENDING; i++)
 		flush_pending(cv, &cv->pending[i]);
-	if (cv->svc->log) {
+	if (cv->svc->run->log) {
 		size_t procs, user, kernel;
 
 		ft_counts(cv->texts, &procs, &user, &kernel);
-		cv->svc->log(cv->ctx, TRACERIG_LOG_DEBUG, "conversion: %llu processes ended, %zu "
-			     "followed still kept (running, or ended within a second); frame "
-			     "texts kept: %zu user, %zu kernel",
-			     (unsigned long long)cv->processes_ended, procs, user, kernel);
+		cv->svc->run->log(cv->ctx, TRACERIG_LOG_DEBUG,
+				  "conversion: %llu processes ended, %zu "
+				  "followed still kept (running, or ended within a second); frame "
+				  "texts kept: %zu user, %zu kernel",
+				  (unsigned long long)cv->processes_ended, procs, user, kernel);
 	}
 	/* After a failure `why` says that one: the text is still handed to
 	 * its FILE, but what writing it says is not. */

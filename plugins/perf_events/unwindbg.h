@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 #include <linux/perf_event.h>
-#include <tracerig/plugin.h>
+#include "tracerig-private/ext.h"
 
 #include "collector.h"
 #include "unwind.h"

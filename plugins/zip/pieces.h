@@ -5,7 +5,7 @@
 
 #include <zip.h>
 
-#include <tracerig/plugin.h>
+#include "tracerig-private/ext.h"
 
 /* A libzip source for the staged file at `path`, which the core deflated
  * while it grew as `sd` says (archive_streamed): [0, from) and [to, end)

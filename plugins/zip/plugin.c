@@ -21,7 +21,7 @@
 #include <unistd.h>
 #include <zip.h>
 
-#include <tracerig/plugin.h>
+#include "tracerig-private/ext.h"
 
 #include "lib/zpiece.h"
 #include "outfile.h"
@@ -106,7 +106,7 @@ static zip_source_t *deflated_source(struct zip_packager *z, const char *name, c
 	*streamed_bytes = 0;
 	if (z->level == 0 || stored_as_is(&z->stored, name))
 		return NULL;
-	ret = z->svc->archive_streamed(z->ctx, z->ar, name, &sd);
+	ret = tracerig_internal(z->svc)->archive_streamed(z->ctx, z->ar, name, &sd);
 	if (ret == 0 && sd.level == z->big_level) {
 		src = zp_pieces_source(z->za, z->big_level, path, &sd, &why);
 		if (src) {
@@ -114,11 +114,15 @@ static zip_source_t *deflated_source(struct zip_packager *z, const char *name, c
 			*streamed_bytes = sd.to - sd.from;
 			return src;
 		}
-		z->svc->log(z->ctx, TRACERIG_LOG_WARN, "%s: what was deflated before "
-			    "packaging is not used (%s): deflating it whole", name, why);
+		z->svc->run->log(z->ctx, TRACERIG_LOG_WARN,
+				 "%s: what was deflated before "
+				 "packaging is not used (%s): deflating it whole",
+				 name, why);
 	} else if (ret == -EIO) {
-		z->svc->log(z->ctx, TRACERIG_LOG_INFO, "%s: deflating it whole (deflating it "
-			    "as it grew had stopped)", name);
+		z->svc->run->log(z->ctx, TRACERIG_LOG_INFO,
+				 "%s: deflating it whole (deflating it "
+				 "as it grew had stopped)",
+				 name);
 	}
 	if (size < BIG_ENTRY || !(z->big_level & TRACERIG_DEFLATE_FAST))
 		return NULL;
@@ -127,12 +131,16 @@ static zip_source_t *deflated_source(struct zip_packager *z, const char *name, c
 		zip_stat_t st;
 
 		if (zip_source_stat(src, &st) == 0)
-			z->svc->log(z->ctx, TRACERIG_LOG_INFO, "%s: deflated whole by ISA-L at "
-				    "packaging (%llu bytes to %llu)", name,
-				    (unsigned long long)st.size, (unsigned long long)st.comp_size);
+			z->svc->run->log(z->ctx, TRACERIG_LOG_INFO,
+					 "%s: deflated whole by ISA-L at "
+					 "packaging (%llu bytes to %llu)",
+					 name, (unsigned long long)st.size,
+					 (unsigned long long)st.comp_size);
 	} else {
-		z->svc->log(z->ctx, TRACERIG_LOG_WARN, "%s: cannot deflate it with ISA-L (%s): "
-			    "libzip deflates it", name, why);
+		z->svc->run->log(z->ctx, TRACERIG_LOG_WARN,
+				 "%s: cannot deflate it with ISA-L (%s): "
+				 "libzip deflates it",
+				 name, why);
 	}
 	return src;
 }
@@ -151,15 +159,15 @@ static int add_entry(void *arg, const char *name, const char *path, uint64_t siz
 	if (!src)
 		src = zip_source_file(z->za, path, 0, -1);
 	if (!src) {
-		z->svc->log(z->ctx, TRACERIG_LOG_ERROR, "cannot read %s: %s", path,
-			    zip_strerror(z->za));
+		z->svc->run->log(z->ctx, TRACERIG_LOG_ERROR, "cannot read %s: %s", path,
+				 zip_strerror(z->za));
 		return zip_errno(zip_get_error(z->za));
 	}
 	idx = zip_file_add(z->za, name, src, ZIP_FL_ENC_UTF_8 | ZIP_FL_OVERWRITE);
 	if (idx < 0) {
 		ret = zip_errno(zip_get_error(z->za));
-		z->svc->log(z->ctx, TRACERIG_LOG_ERROR, "cannot add %s: %s", name,
-			    zip_strerror(z->za));
+		z->svc->run->log(z->ctx, TRACERIG_LOG_ERROR, "cannot add %s: %s", name,
+				 zip_strerror(z->za));
 		zip_source_free(src);
 		return ret;
 	}
@@ -168,8 +176,8 @@ static int add_entry(void *arg, const char *name, const char *path, uint64_t siz
 	 * files readable by all, writable by their owner only. */
 	if (zip_file_set_external_attributes(z->za, (zip_uint64_t)idx, 0, ZIP_OPSYS_UNIX,
 					     (zip_uint32_t)(S_IFREG | 0644) << 16) < 0)
-		z->svc->log(z->ctx, TRACERIG_LOG_WARN, "%s: cannot set its mode: %s", name,
-			    zip_strerror(z->za));
+		z->svc->run->log(z->ctx, TRACERIG_LOG_WARN, "%s: cannot set its mode: %s", name,
+				 zip_strerror(z->za));
 	/* A deflated source keeps the default method: libzip takes the
 	 * source's deflate as it is. */
 	if (deflated) {
@@ -200,8 +208,8 @@ static int open_output(struct zip_packager *z, const char *out)
 		fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		ret = fd < 0 ? -errno : -EEXIST;
-		z->svc->log(z->ctx, TRACERIG_LOG_ERROR, "cannot create %s: %s", out,
-			    fd < 0 ? strerror(-ret) : "not a regular file");
+		z->svc->run->log(z->ctx, TRACERIG_LOG_ERROR, "cannot create %s: %s", out,
+				 fd < 0 ? strerror(-ret) : "not a regular file");
 		if (fd >= 0)
 			close(fd);
 		return ret;
@@ -220,8 +228,8 @@ static int open_archive(struct zip_packager *z, int fd, const char *out)
 	src = zo_file_source(fd, &zerr);
 	z->za = src ? zip_open_from_source(src, ZIP_CREATE | ZIP_TRUNCATE, &zerr) : NULL;
 	if (!z->za) {
-		z->svc->log(z->ctx, TRACERIG_LOG_ERROR, "cannot open %s: %s", out,
-			    zip_error_strerror(&zerr));
+		z->svc->run->log(z->ctx, TRACERIG_LOG_ERROR, "cannot open %s: %s", out,
+				 zip_error_strerror(&zerr));
 		ret = zip_errno(&zerr);
 		zip_error_fini(&zerr);
 		if (src)
@@ -239,7 +247,7 @@ static int write_entries(struct zip_packager *z, struct tracerig_archive *ar, co
 	int ret;
 
 	z->ar = ar;
-	ret = z->svc->archive_foreach(ar, add_entry, z);
+	ret = z->svc->archive->foreach (ar, add_entry, z);
 	if (ret < 0) {
 		zip_discard(z->za);
 		z->za = NULL;
@@ -247,8 +255,8 @@ static int write_entries(struct zip_packager *z, struct tracerig_archive *ar, co
 	}
 	if (zip_close(z->za) < 0) {
 		ret = zip_errno(zip_get_error(z->za));
-		z->svc->log(z->ctx, TRACERIG_LOG_ERROR, "cannot write %s: %s (%s)", out,
-			    zip_strerror(z->za), write_hint(ret));
+		z->svc->run->log(z->ctx, TRACERIG_LOG_ERROR, "cannot write %s: %s (%s)", out,
+				 zip_strerror(z->za), write_hint(ret));
 		zip_discard(z->za);
 		z->za = NULL;
 		return ret;
@@ -266,11 +274,11 @@ static int seal_output(struct zip_packager *z, int fd, const char *out)
 	if (fstat(fd, &st) == 0) {
 		if ((st.st_mode & 0777) != 0600 && fchmod(fd, 0600) < 0) {
 			ret = -errno;
-			z->svc->log(z->ctx, TRACERIG_LOG_ERROR, "cannot make %s private: %s", out,
-				    strerror(errno));
+			z->svc->run->log(z->ctx, TRACERIG_LOG_ERROR, "cannot make %s private: %s",
+					 out, strerror(errno));
 			return ret;
 		}
-		z->svc->counter_set(z->ctx, "bytes_out", (uint64_t)st.st_size);
+		z->svc->run->counter_set(z->ctx, "bytes_out", (uint64_t)st.st_size);
 	}
 	return 0;
 }
@@ -278,7 +286,7 @@ static int seal_output(struct zip_packager *z, int fd, const char *out)
 static int zip_flush(void *state, struct tracerig_archive *ar)
 {
 	struct zip_packager *z = state;
-	const char *out = z->svc->archive_output(ar);
+	const char *out = z->svc->archive->output(ar);
 	int fd, ret;
 
 	fd = open_output(z, out);
@@ -296,10 +304,10 @@ static int zip_flush(void *state, struct tracerig_archive *ar)
 	close(fd);
 	if (ret < 0)
 		return ret;
-	z->svc->counter_set(z->ctx, "entries", z->entries);
-	z->svc->counter_set(z->ctx, "bytes_in", z->bytes_in);
-	z->svc->counter_set(z->ctx, "streamed_entries", z->streamed_entries);
-	z->svc->counter_set(z->ctx, "streamed_bytes", z->streamed_bytes);
+	z->svc->run->counter_set(z->ctx, "entries", z->entries);
+	z->svc->run->counter_set(z->ctx, "bytes_in", z->bytes_in);
+	z->svc->run->counter_set(z->ctx, "streamed_entries", z->streamed_entries);
+	z->svc->run->counter_set(z->ctx, "streamed_bytes", z->streamed_bytes);
 	return 0;
 }
 
@@ -323,7 +331,7 @@ static int zip_init(const struct tracerig_services *svc, struct tracerig_ctx *ct
 	z->svc = svc;
 	z->ctx = ctx;
 	*state = z;
-	ret = svc->config_bind(ctx, z);
+	ret = svc->run->config_bind(ctx, z);
 	if (ret)
 		return ret;
 	z->big_level = z->level;
@@ -331,18 +339,20 @@ static int zip_init(const struct tracerig_services *svc, struct tracerig_ctx *ct
 		if (tr_zpiece_level_ok(z->level | TR_ZPIECE_FAST) == 0)
 			z->big_level |= TRACERIG_DEFLATE_FAST;
 		else if (z->deflater == DEFLATER_ISAL) {
-			svc->log(ctx, TRACERIG_LOG_ERROR, "[zip] deflate = isal: this tracerig "
-				 "was built without ISA-L (rebuild with libisal-dev installed), "
-				 "or set deflate = zlib or auto");
+			svc->run->log(
+				ctx, TRACERIG_LOG_ERROR,
+				"[zip] deflate = isal: this tracerig "
+				"was built without ISA-L (rebuild with libisal-dev installed), "
+				"or set deflate = zlib or auto");
 			return -ENOTSUP;
 		}
 	}
 	if (z->level > 0)
-		svc->log(ctx, TRACERIG_LOG_DEBUG, "large entries are deflated by %s",
-			 z->big_level & TRACERIG_DEFLATE_FAST ? "ISA-L" : "zlib");
+		svc->run->log(ctx, TRACERIG_LOG_DEBUG, "large entries are deflated by %s",
+			      z->big_level & TRACERIG_DEFLATE_FAST ? "ISA-L" : "zlib");
 	/* Entries the sources say only grow are deflated while collecting,
 	 * at this level (add_entry puts them together). */
-	return svc->archive_stream_level(ctx, z->big_level);
+	return tracerig_internal(svc)->archive_stream_level(ctx, z->big_level);
 }
 
 static void zip_fini(void *state)
@@ -380,6 +390,7 @@ TRACERIG_PLUGIN = {
 	.description = "writes the .trace.zip archive (libzip)",
 	.package = "tracerig",
 	.keys = zip_keys,
+	.internal_version = TRACERIG_INTERNAL_VERSION,
 	.check = zip_check,
 	.init = zip_init,
 	.flush = zip_flush,

@@ -28,7 +28,7 @@ for d, _, files in os.walk(root):
 assert listed == actual, (listed, actual)
 assert m["clock"]["source"] == "CLOCK_MONOTONIC"
 assert m["clock"]["start_monotonic_ns"] > 0 and m["clock"]["end_monotonic_ns"] >= m["clock"]["start_monotonic_ns"]
-assert m["tool"]["plugin_abi"] == 2
+assert m["tool"]["plugin_abi"] == 3
 assert m["profile"]["sections"]["testa"]["payload"] == "from-a"
 assert m["host"]["kernel"] == os.uname().release
 PY

@@ -7,7 +7,7 @@ check_eq "--help exits 0" 0 "$rc"
 check_grep "--help documents -c, -p and --set" '--set SEC.KEY=VALUE' "$TEST_TMP/out"
 
 run_tracerig --version
-check_grep "--version names the version and the plugin ABI" '^tracerig [0-9.]+ \(plugin ABI 2\)$' "$TEST_TMP/out"
+check_grep "--version names the version and the plugin ABI" '^tracerig [0-9.]+ \(plugin ABI 3\)$' "$TEST_TMP/out"
 
 run_tracerig
 check_eq "no profile is a usage error (exit 2)" 2 "$rc"
@@ -64,7 +64,7 @@ run_tracerig --list-plugins
 check_eq "--list-plugins exits 0" 0 "$rc"
 check_grep "--list-plugins lists a test plugin with its version" '^  testa +0\.0-test +source' "$TEST_TMP/out"
 check_grep "--list-plugins lists the zip packager" '^  zip .* packager' "$TEST_TMP/out"
-check_grep "--list-plugins reports an unusable plugin and why" '^  badabi +UNUSABLE .*ABI 999.*ABI 2' "$TEST_TMP/out"
+check_grep "--list-plugins reports an unusable plugin and why" '^  badabi +UNUSABLE .*ABI 999.*ABI 3' "$TEST_TMP/out"
 
 run_tracerig --list-plugins -v
 check_grep "--list-plugins -v shows each key with type and default" 'level +integer +default 3' "$TEST_TMP/out"

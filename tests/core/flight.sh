@@ -246,25 +246,25 @@ check "the final snapshot is written" sh -c "ls '$TEST_TMP/opt'/opt-*.trace.zip 
 # flush fails a recording, a required one fails the session (exit 1), an
 # optional one is warned about; the snapshot is written either way.
 mkdir -p "$TEST_TMP/fs"
-printf '[tracerig]\nname = fs\nmode = flight\nwindow = 2s\nrequired = testa\n[testa]\nflight = yes\npayload = in-the-window\n' \
+printf '[tracerig]\nname = fs\nmode = flight\nwindow = 2s\nrequired = testflight\n[testflight]\npayload = in-the-window\n' \
 	>"$TEST_TMP/fs.ini"
 run_tracerig -c "$TEST_TMP/fs.ini" -d 1 -o "$TEST_TMP/fs"
 check_eq "a backend with flight support: the session exits 0" 0 "$rc"
 fs_zip=$(ls "$TEST_TMP/fs"/fs-*.trace.zip 2>/dev/null | head -1)
 check "its final snapshot holds the backend's entry" sh -c \
-	"unzip -p '$fs_zip' testa.txt | grep -q '^payload in-the-window\$'"
-printf '[tracerig]\nname = ff\nmode = flight\nwindow = 2s\nrequired = testa\n[testa]\nflight = yes\nfail_in = snapshot\n' \
+	"unzip -p '$fs_zip' testflight.txt | grep -q '^payload in-the-window\$'"
+printf '[tracerig]\nname = ff\nmode = flight\nwindow = 2s\nrequired = testflight\n[testflight]\nfail_in = snapshot\n' \
 	>"$TEST_TMP/ff.ini"
 mkdir -p "$TEST_TMP/ff"
 run_tracerig -c "$TEST_TMP/ff.ini" -d 1 -o "$TEST_TMP/ff"
 check_eq "a required backend failing the final snapshot fails the session" 1 "$rc"
-check_grep "naming it" "testa: final snapshot failed" "$TEST_TMP/out"
+check_grep "naming it" "testflight: final snapshot failed" "$TEST_TMP/out"
 check "the final snapshot is still written" sh -c "ls '$TEST_TMP/ff'/ff-*.trace.zip >/dev/null"
-sed 's/^required = testa$/required = perf_events\n[perf_events]/' "$TEST_TMP/ff.ini" >"$TEST_TMP/fo.ini"
+sed 's/^required = testflight$/required = perf_events\n[perf_events]/' "$TEST_TMP/ff.ini" >"$TEST_TMP/fo.ini"
 rm -f "$TEST_TMP/ff"/*
 run_tracerig -c "$TEST_TMP/fo.ini" -d 1 -o "$TEST_TMP/ff"
 check_eq "an optional one failing it: the session exits 0" 0 "$rc"
-check_grep "with a warning naming it" "testa: final snapshot failed: .*optional backend" "$TEST_TMP/out"
+check_grep "with a warning naming it" "testflight: final snapshot failed: .*optional backend" "$TEST_TMP/out"
 rc=0
 "$TRACERIG" -c "$ini" -o "$TEST_TMP/flight.ini" -d 1 >"$TEST_TMP/out" 2>&1 </dev/null || rc=$?
 check_eq "flight mode with -o naming a file is refused" 2 "$rc"

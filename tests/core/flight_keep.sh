@@ -30,20 +30,19 @@ name = keep
 mode = flight
 window = 2s
 keep = 1
-required = testa
+required = testflight
 
-[testa]
-flight = yes
+[testflight]
 EOF
 
 wait_for_line() { # FILE PATTERN: bounded poll, no fixed sleep
 	for _ in $(seq 1 200); do grep -q -- "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done
 	return 1
 }
-"$TRACERIG" -c "$TEST_TMP/keep.ini" -o "$shared" --set testa.journal="$J" >"$TEST_TMP/out" 2>&1 </dev/null &
+"$TRACERIG" -c "$TEST_TMP/keep.ini" -o "$shared" --set testflight.journal="$J" >"$TEST_TMP/out" 2>&1 </dev/null &
 pid=$!
 on_exit "kill $pid 2>/dev/null"
-wait_for_line "$J" 'testa start'
+wait_for_line "$J" 'testflight start'
 kill -USR1 "$pid"
 wait_for_line "$TEST_TMP/out" 'snapshot /'
 kill -INT "$pid"

@@ -11,8 +11,8 @@ common=(--set testa.journal="$J" --set testb.journal="$J" -o "$out")
 run_tracerig -c "$two" "${common[@]}"
 check_eq "a clean run exits 0" 0 "$rc"
 # Starts run together, and so do stops: their order among themselves is free.
-check_eq "lifecycle order: init in order, start together, stop together, flush in order, fini in reverse" \
-	"testa init,testb init,start,start,stop,stop,testa flush,testb flush,testb fini,testa fini" \
+check_eq "lifecycle order: every validate before any init, init in order, start together, stop together, flush in order, fini in reverse" \
+	"testa validate,testb validate,testa init,testb init,start,start,stop,stop,testa flush,testb flush,testb fini,testa fini" \
 	"$(sed -E 's/^test[ab] (start|stop)$/\1/' "$J" | paste -sd,)"
 check "both sources started and stopped" test "$(grep -c -E '^test[ab] (start|stop)$' "$J")" = 4
 unzip_archive "$out" "$TEST_TMP/x"
@@ -26,6 +26,23 @@ check_grep "the manifest records per-plugin counters" '"payload_bytes": 6' "$TES
 check_grep "keys a source binds arrive typed: defaults, ENUM as the index, LIST split" \
 	'^bound level 3 interval_ms 1000 buffer 4194304 enabled 1 fail_in 0 fault 0 tags 2:\[red\],\[green\]$' \
 	"$TEST_TMP/x/testb.txt"
+
+# A plugin's validate: what its key table cannot say, said with the
+# profile's line, every plugin's before any init, and nothing starts.
+rm -f "$J" "$out"
+run_tracerig -c "$two" "${common[@]}" --set testa.payload=refused-a --set testb.payload=refused-b
+check_eq "a value a plugin's validate refuses: exit 2" 2 "$rc"
+check_grep "said as the core says its own, with the key" \
+	"\[testa\] payload: 'refused-a' is refused by the plugin's validate" "$TEST_TMP/out"
+check_grep "every plugin's validate has its say" \
+	"\[testb\] payload: 'refused-b' is refused by the plugin's validate" "$TEST_TMP/out"
+check_eq "no plugin was initialised" "testa validate,testb validate" "$(paste -sd, "$J")"
+check "nothing was written" test ! -e "$out"
+run_tracerig --check -c "$two" --set testb.payload=refused-b
+check_eq "--check: the same error, exit 2" 2 "$rc"
+check_grep "--check: the backend's line says it" \
+	"testb .*NOT USABLE: 1 error in \[testb\] \(on stderr\)" "$TEST_TMP/out"
+check_grep "--check: the error itself" "\[testb\] payload: 'refused-b' is refused" "$TEST_TMP/out"
 
 run_tracerig -c "$two" -o "$TEST_TMP/bound.trace.zip" --set testa.level=7 \
 	--set testa.interval=250ms --set testa.buffer=1K --set testa.enabled=no \
@@ -42,7 +59,7 @@ rm -f "$J" "$out"
 run_tracerig -c "$two" "${common[@]}" --set tracerig.required=testb --set testb.fail_in=start
 check_eq "required backend failing in start exits 1" 1 "$rc"
 check_eq "the started backend is stopped and everything finalized, nothing flushed" \
-	"testa init,testb init,start,start,testa stop,testb fini,testa fini" \
+	"testa validate,testb validate,testa init,testb init,start,start,testa stop,testb fini,testa fini" \
 	"$(sed -E 's/^test[ab] start$/start/' "$J" | paste -sd,)"
 # The plugin's own error is the reason, said once, by the core, with the
 # phase: not the plugin's line and then the errno's text again.

@@ -201,15 +201,18 @@ DEF_TEST(hostile_jit_names_come_out_sanitized_in_name_and_symbol)
 }
 
 static int svc_frame_name(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, int kernel,
-			  const char **name, struct tracerig_symbol *s)
+			  uint64_t time_ns, const char **name, struct tracerig_symbol *s)
 {
+	(void)time_ns;
 	return tr_symbolizer_frame_name((struct tr_symbolizer *)ctx, pid, addr, kernel, name, s);
 }
+
+static const struct tracerig_symbol_services symbols = { .frame_name = svc_frame_name };
 
 DEF_TEST(one_frame_has_one_name_for_every_caller)
 {
 	struct tr_symbolizer *sym = tr_symbolizer_new();
-	struct tracerig_services svc = { .frame_name = svc_frame_name };
+	struct tracerig_services svc = { .symbols = &symbols };
 	struct fr_namer ebpf = { .svc = &svc, .ctx = (struct tracerig_ctx *)sym };
 	char dir[] = "/tmp/test_frames.XXXXXX", buf[512];
 	const char *first = NULL, *again = NULL;

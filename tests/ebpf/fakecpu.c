@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include <tracerig/plugin.h>
+#include "tracerig-private/ext.h"
 
 /* One key per paragraph, as the reference lists them. */
 /* clang-format off */
@@ -49,8 +49,8 @@ static int fakecpu_stop(void *state)
 static int fakecpu_flush(void *state, struct tracerig_archive *ar)
 {
 	struct fakecpu *f = state;
-	const struct tracerig_targets *t = f->svc->targets(f->ctx);
-	FILE *out = f->svc->archive_fopen(ar, "cpu.folded");
+	const struct tracerig_targets *t = f->svc->procs->targets(f->ctx);
+	FILE *out = f->svc->archive->fopen(ar, "cpu.folded");
 
 	if (!out)
 		return -errno;
@@ -63,7 +63,8 @@ static int fakecpu_flush(void *state, struct tracerig_archive *ar)
 	fprintf(out, "init-1;init-1;other_process 50\n");
 	if (fclose(out) != 0)
 		return -EIO;
-	return f->svc->folded_view(f->ctx, "cpu.folded", TRACERIG_TIME_ONCPU, 10000000);
+	return tracerig_internal(f->svc)->folded_view(f->ctx, "cpu.folded", TRACERIG_TIME_ONCPU,
+						      10000000);
 }
 
 static void fakecpu_fini(void *state)
@@ -79,6 +80,7 @@ TRACERIG_PLUGIN = {
 	.description = "test stand-in for perf_events' cpu.folded",
 	.package = "none",
 	.keys = fakecpu_keys,
+	.internal_version = TRACERIG_INTERNAL_VERSION,
 	.init = fakecpu_init,
 	.start = fakecpu_start,
 	.stop = fakecpu_stop,

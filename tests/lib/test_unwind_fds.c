@@ -67,9 +67,9 @@ static void svc_counter_set(struct tracerig_ctx *ctx, const char *name, uint64_t
 		ctx->unopened = value;
 }
 
-static const struct tracerig_services svc = { .log = svc_log,
-					      .counter_set = svc_counter_set,
-					      .symbolizer_object = svc_object };
+static const struct tracerig_run_services run = { .log = svc_log, .counter_set = svc_counter_set };
+static const struct tracerig_internal_services internal = { .symbolizer_object = svc_object };
+static const struct tracerig_services svc = { .run = &run, .internal = &internal };
 
 /* The sample: registers in DWARF order and a copy of the stack. */
 static uint64_t regs[UW_N_REGS];

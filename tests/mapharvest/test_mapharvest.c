@@ -306,13 +306,21 @@ static int fake_append_only(struct tracerig_ctx *ctx, const char *name, uint64_t
 	return 0;
 }
 
-static const struct tracerig_services fake_svc = {
-	.abi_version = TRACERIG_ABI_VERSION,
+static const struct tracerig_run_services fake_run = {
+	.size = sizeof(fake_run),
 	.log = fake_log,
 	.counter_set = fake_counter,
 	.progress_set = fake_progress,
+};
+static const struct tracerig_internal_services fake_internal = {
+	.size = sizeof(fake_internal),
 	.symbolizer_add_jit_file = fake_add_jit,
 	.archive_append_only = fake_append_only,
+};
+static const struct tracerig_services fake_svc = {
+	.abi_version = TRACERIG_ABI_VERSION,
+	.run = &fake_run,
+	.internal = &fake_internal,
 };
 
 DEF_TEST(exited_process_keeps_its_whole_map)

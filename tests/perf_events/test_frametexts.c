@@ -63,11 +63,15 @@ static int fake_frame_generation(struct tracerig_ctx *c, pid_t pid, uint32_t *ge
 	return 0;
 }
 
-static const struct tracerig_services svc = {
-	.frame_name = fake_frame_name,
-	.frame_name_at = fake_frame_name_at,
+static const struct tracerig_symbol_services symbols = {
+	.size = sizeof(symbols),
+	.frame_name = fake_frame_name_at,
+};
+static const struct tracerig_internal_services internal = {
+	.size = sizeof(internal),
 	.frame_generation = fake_frame_generation,
 };
+static const struct tracerig_services svc = { .symbols = &symbols, .internal = &internal };
 
 static void set_name(struct tracerig_ctx *c, int i, uint64_t addr, const char *fold,
 		     const char *name, const char *dso, int ret)

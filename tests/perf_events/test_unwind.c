@@ -43,20 +43,14 @@ struct tracerig_ctx {
 	struct tr_symbolizer *sym;
 };
 
-static int svc_symbolize(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, int kernel,
-			 struct tracerig_symbol *out)
-{
-	return tr_symbolizer_lookup(ctx->sym, pid, addr, kernel, out);
-}
-
 static int svc_object(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr,
 		      struct tracerig_object *out)
 {
 	return tr_symbolizer_object(ctx->sym, pid, addr, out);
 }
 
-static const struct tracerig_services svc = { .symbolize = svc_symbolize,
-					      .symbolizer_object = svc_object };
+static const struct tracerig_internal_services internal = { .symbolizer_object = svc_object };
+static const struct tracerig_services svc = { .internal = &internal };
 
 /* A process model that does not know the objects yet, as one read just
  * after an exec, before ld.so mapped the libraries. */
@@ -72,8 +66,9 @@ static int svc_object_late(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr,
 	return svc_object(ctx, pid, addr, out);
 }
 
-static const struct tracerig_services svc_late = { .symbolize = svc_symbolize,
-						   .symbolizer_object = svc_object_late };
+static const struct tracerig_internal_services internal_late = { .symbolizer_object =
+									 svc_object_late };
+static const struct tracerig_services svc_late = { .internal = &internal_late };
 static struct tracerig_ctx ctx;
 static struct pc_opened event;
 static uint64_t event_ids[1] = { SAMPLE_ID };
@@ -128,7 +123,7 @@ static const char *name_of(uint64_t addr)
 {
 	struct tracerig_symbol s;
 
-	return svc_symbolize(&ctx, getpid(), addr, 0, &s) == 0 ? s.name : "?";
+	return tr_symbolizer_lookup(ctx.sym, getpid(), addr, 0, &s) == 0 ? s.name : "?";
 }
 
 /* Whether the frames hold `names` one after the other. */

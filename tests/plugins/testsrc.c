@@ -13,13 +13,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <tracerig/plugin.h>
+#include "tracerig-private/ext.h"
 
 #ifndef TEST_PLUGIN_NAME
 #define TEST_PLUGIN_NAME "testsrc"
 #endif
 #ifndef TEST_PLUGIN_ABI
 #define TEST_PLUGIN_ABI TRACERIG_ABI_VERSION
+#endif
+#ifndef TEST_PLUGIN_INTERNAL
+#define TEST_PLUGIN_INTERNAL TRACERIG_INTERNAL_VERSION
+#endif
+#ifdef TEST_PLUGIN_FLIGHT
+#define TEST_PLUGIN_CAPS TRACERIG_CAP_FLIGHT
+#elif !defined(TEST_PLUGIN_CAPS)
+#define TEST_PLUGIN_CAPS 0
 #endif
 
 #ifdef TEST_PLUGIN_UNRESOLVED
@@ -38,7 +46,7 @@ enum fault { SEGV, ABORT, HANG };
 struct testsrc_config {
 	int fail_in, fault_in, fault; /* enum phase, enum phase, enum fault */
 	const char *journal, *setenv, *payload, *cleanup;
-	int level, enabled, flight;
+	int level, enabled;
 	long long interval_ms, buffer, bulk, start_delay_ms, stop_delay_ms, flush_delay_ms;
 	struct tracerig_list tags;
 };
@@ -86,8 +94,8 @@ static void *collect_then_fault(void *arg)
 	struct testsrc *t = arg;
 
 	/* Lets the session begin collecting before this thread breaks. */
-	t->svc->log(t->ctx, TRACERIG_LOG_INFO, "collecting thread: about to misbehave (fault %d)",
-		    t->cfg.fault);
+	t->svc->run->log(t->ctx, TRACERIG_LOG_INFO,
+			 "collecting thread: about to misbehave (fault %d)", t->cfg.fault);
 	usleep(100 * 1000);
 	misbehave((enum fault)t->cfg.fault);
 	return NULL;
@@ -99,13 +107,15 @@ static int maybe_fail(struct testsrc *t, enum phase phase, const char *name)
 	if (t->cfg.fault_in == (int)phase)
 		misbehave((enum fault)t->cfg.fault);
 	if (t->cfg.fail_in == (int)phase) {
-		t->svc->log(t->ctx, TRACERIG_LOG_ERROR, "failing in %s as the profile asks", name);
+		t->svc->run->log(t->ctx, TRACERIG_LOG_ERROR, "failing in %s as the profile asks",
+				 name);
 		return -EIO;
 	}
 	return 0;
 }
 
-/* flight = yes: each snapshot gets <name>.txt with the range it covers. */
+#ifdef TEST_PLUGIN_FLIGHT
+/* testflight: each snapshot gets <name>.txt with the range it covers. */
 static int testsrc_snapshot(void *state, struct tracerig_archive *ar, uint64_t from_ns,
 			    uint64_t to_ns)
 {
@@ -117,19 +127,36 @@ static int testsrc_snapshot(void *state, struct tracerig_archive *ar, uint64_t f
 	if ((ret = maybe_fail(t, SNAPSHOT, "snapshot")) < 0)
 		return ret;
 	snprintf(name, sizeof(name), "%s.txt", TEST_PLUGIN_NAME);
-	out = t->svc->archive_fopen(ar, name);
+	out = t->svc->archive->fopen(ar, name);
 	if (!out)
 		return -errno;
 	fprintf(out, "plugin %s\nsnapshot %llu %llu\npayload %s\n", TEST_PLUGIN_NAME,
 		(unsigned long long)from_ns, (unsigned long long)to_ns, t->cfg.payload);
 	return fclose(out) == 0 ? 0 : -errno;
 }
+#endif
+
+/* What the key table cannot say: a payload the plugin refuses.  Journals
+ * that it ran, so a test can see every validate come before any init. */
+static int testsrc_validate(const struct tracerig_services *svc, struct tracerig_ctx *ctx)
+{
+	struct testsrc t = { .svc = svc, .ctx = ctx };
+	int ret = svc->run->config_bind(ctx, &t.cfg);
+
+	if (ret < 0)
+		return ret;
+	journal(&t, "validate");
+	if (t.cfg.payload && strncmp(t.cfg.payload, "refused", 7) == 0)
+		svc->run->config_error(ctx, "payload", "'%s' is refused by the plugin's validate",
+				       t.cfg.payload);
+	return 0;
+}
 
 static int testsrc_check(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
 			 char *advice, size_t len)
 {
 	struct testsrc_config cfg;
-	int ret = svc->config_bind(ctx, &cfg);
+	int ret = svc->run->config_bind(ctx, &cfg);
 
 	if (ret < 0)
 		return ret;
@@ -137,8 +164,6 @@ static int testsrc_check(const struct tracerig_services *svc, struct tracerig_ct
 		snprintf(advice, len, "told to be unusable (set fail_in to something else)");
 		return -ENODEV;
 	}
-	if (cfg.flight && (ret = svc->snapshot_register(ctx, testsrc_snapshot, NULL)) < 0)
-		return ret;
 	return 0;
 }
 
@@ -154,20 +179,14 @@ static void clean_up(const char *key, const char *arg, char *said, size_t said_l
 		snprintf(said, said_len, "wrote %s", arg);
 }
 
-/* cleanup = FILE: the watchdog writes to FILE unless fini removed it.  The
- * core refuses code that is not the plugin's (here: libc's). */
+/* cleanup = FILE: the watchdog writes to FILE unless fini removed it. */
 static int register_cleanup(struct testsrc *t)
 {
-	tracerig_cleanup_fn foreign;
-	void (*libc_fn)(void) = abort;
 	int ret;
 
 	if (!t->cfg.cleanup)
 		return 0;
-	memcpy(&foreign, &libc_fn, sizeof(foreign));
-	ret = t->svc->watchdog_cleanup(t->ctx, "libc", foreign, t->cfg.cleanup);
-	journal(t, ret == -EINVAL ? "cleanup foreign refused" : "cleanup foreign accepted");
-	ret = t->svc->watchdog_cleanup(t->ctx, "file", clean_up, t->cfg.cleanup);
+	ret = t->svc->run->watchdog_cleanup(t->ctx, "file", t->cfg.cleanup);
 	journal(t, ret == 0 ? "cleanup registered" : "cleanup not registered");
 	return ret;
 }
@@ -184,7 +203,7 @@ static int testsrc_init(const struct tracerig_services *svc, struct tracerig_ctx
 	t->svc = svc;
 	t->ctx = ctx;
 	*state = t;
-	if ((ret = svc->config_bind(ctx, &t->cfg)) < 0)
+	if ((ret = svc->run->config_bind(ctx, &t->cfg)) < 0)
 		return ret;
 	env = t->cfg.setenv;
 	if (env) {
@@ -194,12 +213,10 @@ static int testsrc_init(const struct tracerig_services *svc, struct tracerig_ctx
 		if (!eq || (size_t)(eq - env) >= sizeof(name))
 			return -EINVAL;
 		snprintf(name, sizeof(name), "%.*s", (int)(eq - env), env);
-		if ((ret = svc->target_setenv(ctx, name, eq + 1)) < 0)
+		if ((ret = svc->procs->target_setenv(ctx, name, eq + 1)) < 0)
 			return ret;
 	}
 	if ((ret = register_cleanup(t)) < 0)
-		return ret;
-	if (t->cfg.flight && (ret = svc->snapshot_register(ctx, testsrc_snapshot, t)) < 0)
 		return ret;
 	return maybe_fail(t, INIT, "init");
 }
@@ -207,15 +224,15 @@ static int testsrc_init(const struct tracerig_services *svc, struct tracerig_ctx
 static int testsrc_start(void *state)
 {
 	struct testsrc *t = state;
-	const struct tracerig_targets *tg = t->svc->targets(t->ctx);
+	const struct tracerig_targets *tg = t->svc->procs->targets(t->ctx);
 
 	if (tg->command_pid)
-		t->svc->pid_observe(t->ctx, tg->command_pid);
+		t->svc->procs->pid_observe(t->ctx, tg->command_pid);
 	/* A slow source (LTTng takes most of a second): the window must
 	 * still be what -d says. */
 	if (t->cfg.start_delay_ms > 0)
 		usleep((useconds_t)t->cfg.start_delay_ms * 1000);
-	t->svc->progress_set(t->ctx, "running");
+	t->svc->run->progress_set(t->ctx, "running");
 	t->started = 1;
 	if (t->cfg.fault_in == COLLECT &&
 	    pthread_create(&t->collector, NULL, collect_then_fault, t) == 0)
@@ -237,7 +254,7 @@ static int testsrc_stop(void *state)
 static int testsrc_flush(void *state, struct tracerig_archive *ar)
 {
 	struct testsrc *t = state;
-	const struct tracerig_targets *tg = t->svc->targets(t->ctx);
+	const struct tracerig_targets *tg = t->svc->procs->targets(t->ctx);
 	char name[128];
 	struct stat st;
 	FILE *out;
@@ -249,7 +266,7 @@ static int testsrc_flush(void *state, struct tracerig_archive *ar)
 	if (t->cfg.flush_delay_ms > 0)
 		usleep((useconds_t)t->cfg.flush_delay_ms * 1000);
 	snprintf(name, sizeof(name), "%s.txt", TEST_PLUGIN_NAME);
-	out = t->svc->archive_fopen(ar, name);
+	out = t->svc->archive->fopen(ar, name);
 	if (!out)
 		return -errno;
 	fprintf(out, "plugin %s\n", TEST_PLUGIN_NAME);
@@ -261,11 +278,13 @@ static int testsrc_flush(void *state, struct tracerig_archive *ar)
 	fprintf(out, "command %s\n", tg->command ? tg->command : "-");
 	fprintf(out, "cgroup %s\n", tg->cgroup ? tg->cgroup : "-");
 	fprintf(out, "staging_is_archive_dir %d\n",
-		strcmp(t->svc->staging_dir(t->ctx), t->svc->archive_dir(ar)) == 0 &&
-			stat(t->svc->archive_dir(ar), &st) == 0);
-	fprintf(out, "observed %zu\n", t->svc->pid_list(t->ctx, NULL, 0));
-	fprintf(out, "required %d\n", t->svc->required(t->ctx));
-	fprintf(out, "session_name %s\n", t->svc->session_string(t->ctx, "name"));
+		strcmp(t->svc->archive->staging_dir(t->ctx),
+		       tracerig_internal(t->svc)->archive_dir(ar)) == 0 &&
+			stat(tracerig_internal(t->svc)->archive_dir(ar), &st) == 0);
+	fprintf(out, "observed %zu\n", t->svc->procs->pid_list(t->ctx, NULL, 0));
+	fprintf(out, "required %d\n", t->svc->run->required(t->ctx));
+	fprintf(out, "session_name %s\n",
+		tracerig_internal(t->svc)->session_string(t->ctx, "name"));
 	fprintf(out, "payload %s\n", t->cfg.payload);
 	fprintf(out, "bound level %d interval_ms %lld buffer %lld enabled %d fail_in %d "
 		"fault %d tags %zu:", t->cfg.level, t->cfg.interval_ms, t->cfg.buffer,
@@ -273,12 +292,12 @@ static int testsrc_flush(void *state, struct tracerig_archive *ar)
 	for (size_t i = 0; i < t->cfg.tags.n; i++)
 		fprintf(out, "%s[%s]", i ? "," : "", t->cfg.tags.items[i]);
 	fprintf(out, "\n");
-	fprintf(out, "clock_monotonic %d\n", t->svc->clock_ns() > 0);
+	fprintf(out, "clock_monotonic %d\n", t->svc->run->clock_ns() > 0);
 	if (fclose(out) != 0)
 		return -errno;
 	if (t->cfg.bulk > 0) {
 		/* A large, sparse entry: the packager must stream it. */
-		fd = t->svc->archive_create(ar, "bulk.bin");
+		fd = t->svc->archive->create(ar, "bulk.bin");
 		if (fd < 0)
 			return fd;
 		ret = ftruncate(fd, (off_t)t->cfg.bulk) < 0 ? -errno : 0;
@@ -286,8 +305,8 @@ static int testsrc_flush(void *state, struct tracerig_archive *ar)
 		if (ret < 0)
 			return ret;
 	}
-	t->svc->counter_set(t->ctx, "flushed_entries", 1);
-	t->svc->counter_set(t->ctx, "payload_bytes", strlen(t->cfg.payload));
+	t->svc->run->counter_set(t->ctx, "flushed_entries", 1);
+	t->svc->run->counter_set(t->ctx, "payload_bytes", strlen(t->cfg.payload));
 	return 0;
 }
 
@@ -299,7 +318,7 @@ static void testsrc_fini(void *state)
 	if (t->cfg.fault_in == FINI)
 		misbehave((enum fault)t->cfg.fault);
 	if (t->cfg.cleanup)
-		t->svc->watchdog_cleanup(t->ctx, "file", NULL, NULL);
+		t->svc->run->watchdog_cleanup(t->ctx, "file", NULL);
 	free(t);
 }
 
@@ -346,8 +365,6 @@ static const struct tracerig_key testsrc_keys[] = {
 	  BIND(flush_delay_ms), .description = "Time to take in flush." },
 	{ .name = "enabled", .type = TRACERIG_KEY_BOOL, .default_value = "yes", BIND(enabled),
 	  .description = "A boolean key." },
-	{ .name = "flight", .type = TRACERIG_KEY_BOOL, .default_value = "no", BIND(flight),
-	  .description = "Take part in flight mode: each snapshot gets the entry." },
 	{ .name = "tags", .type = TRACERIG_KEY_LIST, .default_value = "red, green", BIND(tags),
 	  .description = "A list key." },
 	{ .name = NULL },
@@ -362,10 +379,17 @@ TRACERIG_PLUGIN = {
 	.description = "test source for the core's tests",
 	.package = NULL,
 	.keys = testsrc_keys,
+	.internal_version = TEST_PLUGIN_INTERNAL,
+	.caps = TEST_PLUGIN_CAPS,
+#ifdef TEST_PLUGIN_FLIGHT
+	.snapshot = testsrc_snapshot,
+#endif
+	.validate = testsrc_validate,
 	.check = testsrc_check,
 	.init = testsrc_init,
 	.start = testsrc_start,
 	.stop = testsrc_stop,
 	.flush = testsrc_flush,
 	.fini = testsrc_fini,
+	.cleanup = clean_up,
 };
