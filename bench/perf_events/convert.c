@@ -189,7 +189,15 @@ int main(int argc, char **argv)
 		.symbolizer_mapping = svc_mapping,
 		.process_cgroup = svc_cgroup,
 	};
-	struct tracerig_services svc = { .symbols = &symbols, .internal = &internal };
+	/* No core: what the conversion asks of the run (log, counters) it skips. */
+	static const struct tracerig_run_services no_run = { 0 };
+	static const struct tracerig_process_services no_procs = { 0 };
+	static const struct tracerig_archive_services no_archive = { 0 };
+	struct tracerig_services svc = { .run = &no_run,
+					 .procs = &no_procs,
+					 .symbols = &symbols,
+					 .archive = &no_archive,
+					 .internal = &internal };
 	static const struct pp_value_type types[2] = { { "samples", "count" },
 						       { "cpu", "nanoseconds" } };
 	struct pp_builder *pp = NULL;

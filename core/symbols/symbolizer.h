@@ -28,7 +28,7 @@ int tr_symbolizer_frame_name(struct tr_symbolizer *sym, pid_t pid, uint64_t addr
 /* The same for a frame of a sample taken at sample_ns (CLOCK_MONOTONIC;
  * 0: unknown): a miss rereads what the process's code is named by
  * exactly when the sample is newer than the last read (see the service
- * frame_name_at). */
+ * frame_name with a time). */
 int tr_symbolizer_frame_name_at(struct tr_symbolizer *sym, pid_t pid, uint64_t addr, int kernel,
 				uint64_t sample_ns, const char **name, struct tracerig_symbol *out);
 /* The generation of the process's address space that frame names are

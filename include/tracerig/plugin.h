@@ -8,7 +8,10 @@
  * its `keys` table (and binds the values into the plugin's struct, see
  * config_bind) and drives it through the vtable:
  *
- *     init -> start -> (collection) -> stop -> flush -> fini
+ *     validate -> init -> start -> (collection) -> stop -> flush -> fini
+ *
+ * (validate -> check for `tracerig --check`; snapshot instead of flush in
+ * flight mode).  Every plugin's validate runs before any plugin's init.
  *
  * Every call runs on a thread of the core's that belongs to the plugin (its
  * driver), never on the main thread, and one call at a time per plugin.

@@ -777,7 +777,7 @@ static void log_written(struct ebpf *e, const uint64_t *c, const struct tr_folde
 			e->ctx, TRACERIG_LOG_WARN,
 			"%llu intervals lost to full maps: raise "
 			"aggregation_size / max_threads",
-			(unsigned long long)(c[OFFCPU_CNT_AGG_FULL] + c[OFFCPU_CNT_THREAD_FULL]));
+			(unsigned long long)c[OFFCPU_CNT_AGG_FULL] + c[OFFCPU_CNT_THREAD_FULL]);
 	if (c[OFFCPU_CNT_RETURN_UNSEEN])
 		e->svc->run->log(
 			e->ctx, TRACERIG_LOG_WARN,

@@ -41,7 +41,7 @@ void ft_sample(struct frametexts *ft);
 
 /* The text of the frame at `addr` of `pid` (ignored when `kernel`) in a
  * sample taken at time_ns (the session clock; 0: unknown), and in *ret
- * what frame_name_at returned for it (0: a symbol names it).  The text
+ * what frame_name returned for it (0: a symbol names it).  The text
  * stays where it is until ft_free, or until ft_exit says its process is
  * over.  NULL when out of memory. */
 const struct frame_text *ft_text(struct frametexts *ft, pid_t pid, uint64_t addr, int kernel,

@@ -883,7 +883,7 @@ static void report_unwinding(struct perf *p, const struct unwinder *uw)
 		"objects had changed; %llu ms of CPU)",
 		(unsigned long long)us.adopted, (unsigned long long)us.samples,
 		(unsigned long long)bs.queue_full,
-		(unsigned long long)(bs.uncheckable + bs.results_full),
+		(unsigned long long)bs.uncheckable + bs.results_full,
 		(unsigned long long)(bs.kept - us.adopted),
 		(unsigned long long)(bs.cpu_ns / 1000000));
 	p->svc->run->counter_set(p->ctx, "unwound_frames", us.frames);

@@ -417,7 +417,7 @@ static size_t sample_frames(struct sc_conv *cv, const struct perf_event_header *
 	return n;
 }
 
-/* The sample's time for the core's lookups (frame_name_at): only when it
+/* The sample's time for the core's lookups (frame_name's time_ns): only when it
  * is on the session clock, and of this boot (not past now), else 0. */
 static uint64_t lookup_time(const struct pc_opened *ev, const struct sample *s)
 {

@@ -82,7 +82,8 @@ static int init(const struct tracerig_services *, struct tracerig_ctx *, void **
 static int flush(void *, struct tracerig_archive *) { return 0; }
 static int run(void *) { return 0; }
 TRACERIG_PLUGIN = { TRACERIG_ABI_VERSION, "cxx", "1", TRACERIG_PLUGIN_SOURCE, "C++ plugin",
-		    nullptr, nullptr, nullptr, init, run, run, flush, nullptr };
+		    nullptr, nullptr, 0, 0, nullptr, nullptr, init, run, run, flush, nullptr, nullptr,
+		    nullptr };
 X
 	# In C++ a namespace-scope const has internal linkage: the header
 	# declares the descriptor extern "C" so that it is exported anyway.

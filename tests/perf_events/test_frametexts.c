@@ -212,7 +212,7 @@ DEF_TEST(an_unnamed_user_frame_is_asked_every_time)
 	ft_free(ft);
 }
 
-/* The core rereads a runtime's maps by the sample's time (frame_name_at):
+/* The core rereads a runtime's maps by the sample's time (frame_name's time_ns):
  * the time has to reach it. */
 DEF_TEST(the_sample_time_reaches_the_core)
 {

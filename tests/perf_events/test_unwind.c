@@ -50,7 +50,9 @@ static int svc_object(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr,
 }
 
 static const struct tracerig_internal_services internal = { .symbolizer_object = svc_object };
-static const struct tracerig_services svc = { .internal = &internal };
+/* No core: the unwinder logs and counts nothing. */
+static const struct tracerig_run_services no_run = { 0 };
+static const struct tracerig_services svc = { .run = &no_run, .internal = &internal };
 
 /* A process model that does not know the objects yet, as one read just
  * after an exec, before ld.so mapped the libraries. */
@@ -68,7 +70,7 @@ static int svc_object_late(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr,
 
 static const struct tracerig_internal_services internal_late = { .symbolizer_object =
 									 svc_object_late };
-static const struct tracerig_services svc_late = { .internal = &internal_late };
+static const struct tracerig_services svc_late = { .run = &no_run, .internal = &internal_late };
 static struct tracerig_ctx ctx;
 static struct pc_opened event;
 static uint64_t event_ids[1] = { SAMPLE_ID };
