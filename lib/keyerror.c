@@ -15,7 +15,8 @@ void tr_key_error(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	svc->run->config_error(ctx, key, "%s", msg);
+	if (svc)
+		svc->run->config_error(ctx, key, "%s", msg);
 	if (!(*count)++)
 		snprintf(first, first_len, "%s: %s", key, msg);
 }

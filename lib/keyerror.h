@@ -10,7 +10,9 @@
 #include "tracerig-private/ext.h"
 
 /* *count: how many the plugin said so far (0: this is the first, copied
- * into `first`). */
+ * into `first`).  `svc` NULL says nothing, only counts and keeps the first:
+ * for a check or an init that judges again what the plugin's validate said
+ * (or would have said) before any plugin started. */
 void tr_key_error(const struct tracerig_services *svc, struct tracerig_ctx *ctx, int *count,
 		  char *first, size_t first_len, const char *key, const char *fmt, ...)
 	TRACERIG_PRINTF(7, 8);

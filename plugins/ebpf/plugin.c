@@ -137,33 +137,51 @@ static int parse_states(const struct tracerig_list *list, uint32_t *mask, const 
 	return *mask ? 0 : -EINVAL;
 }
 
-/* What check and init judge of the bound keys beyond the table: every
- * wrong value said, each with its line.  0, or -EINVAL. */
-static int validate(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
-		    const struct ebpf_settings *k, uint32_t *state_mask, char *why, size_t why_len)
+/* What the key table cannot judge of the bound keys: how many values are
+ * wrong, each said with its line when `say` is the services (validate),
+ * only counted otherwise, the first kept in `first` ("key: message"). */
+static int judge_keys(const struct tracerig_services *say, struct tracerig_ctx *ctx,
+		      const struct ebpf_settings *k, uint32_t *state_mask, char *first,
+		      size_t first_len)
 {
 	const char *word;
 	int wrong = 0;
 
-	/* An item that is no state the core said, with its line (the key's
-	 * choices); an empty list is said here. */
+	/* An item that is no state the core said already, with its line (the
+	 * key's choices): only counted here.  An empty list is said here. */
 	if (parse_states(&k->states, state_mask, &word) < 0) {
 		if (word)
-			wrong++;
+			tr_key_error(NULL, ctx, &wrong, first, first_len, "states",
+				     "'%s' is not a thread state", word);
 		else
 			tr_key_error(
-				svc, ctx, &wrong, why, why_len, "states",
+				say, ctx, &wrong, first, first_len, "states",
 				"no thread state given: use interruptible, uninterruptible, idle, "
 				"preempted, other or all, separated by commas");
 	}
 	if (k->max_block_us && k->max_block_us < k->min_block_us)
-		tr_key_error(svc, ctx, &wrong, why, why_len, "max_block_us",
+		tr_key_error(say, ctx, &wrong, first, first_len, "max_block_us",
 			     "%lld is below min_block_us = %lld: nothing would be recorded",
 			     k->max_block_us, k->min_block_us);
 	if (k->callchain == TR_CALLCHAIN_DWARF && !UW_AVAILABLE)
-		tr_key_error(svc, ctx, &wrong, why, why_len, "callchain", "%s",
+		tr_key_error(say, ctx, &wrong, first, first_len, "callchain", "%s",
 			     TR_CALLCHAIN_DWARF_UNAVAILABLE);
-	return wrong ? -EINVAL : 0;
+	return wrong;
+}
+
+/* Every wrong value said before any plugin starts (the core stops the
+ * run), so that init and check need not say them. */
+static int ebpf_validate(const struct tracerig_services *svc, struct tracerig_ctx *ctx)
+{
+	struct ebpf_settings keys;
+	uint32_t state_mask;
+	char first[512];
+	int ret;
+
+	if ((ret = svc->run->config_bind(ctx, &keys)) < 0)
+		return ret;
+	judge_keys(svc, ctx, &keys, &state_mask, first, sizeof(first));
+	return 0;
 }
 
 /* ---- notification thread: remember processes while they are alive ---- */
@@ -371,17 +389,13 @@ static int flight_setup(struct ebpf *e)
 static int ebpf_snapshot(void *state, struct tracerig_archive *ar, uint64_t from_ns,
 			 uint64_t to_ns);
 
+/* Whether BPF works here: no key changes that, and what is wrong in the
+ * keys validate said (the core's line counts it). */
 static int ebpf_check(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
 		      char *advice, size_t advice_len)
 {
-	struct ebpf_settings keys;
-	uint32_t state_mask;
-	int ret;
-
-	if ((ret = svc->run->config_bind(ctx, &keys)) < 0)
-		return ret;
-	if ((ret = validate(svc, ctx, &keys, &state_mask, advice, advice_len)) < 0)
-		return ret;
+	(void)svc;
+	(void)ctx;
 	return oc_check(advice, advice_len);
 }
 
@@ -462,6 +476,18 @@ static void log_loaded(struct ebpf *e)
 				 e->bucket_ns / 1e9, bk_ring_cap(e->ring));
 }
 
+/* The states as a mask.  validate said every wrong value, and a run with
+ * one never gets here: nothing is said twice, and none is ever used. */
+static int keys_usable(struct ebpf *e)
+{
+	char why[512];
+
+	if (!judge_keys(NULL, e->ctx, &e->keys, &e->cfg.state_mask, why, sizeof(why)))
+		return 0;
+	e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR, "%s", why);
+	return -EINVAL;
+}
+
 static int ebpf_init(const struct tracerig_services *svc, struct tracerig_ctx *ctx, void **state)
 {
 	/* In the order of the hook and threads keys' choices. */
@@ -471,7 +497,6 @@ static int ebpf_init(const struct tracerig_services *svc, struct tracerig_ctx *c
 	const struct tracerig_targets *t = svc->procs->targets(ctx);
 	struct ebpf *e = calloc(1, sizeof(*e));
 	const struct ebpf_settings *k;
-	char why[1024];
 	int ret;
 
 	if (!e)
@@ -497,8 +522,7 @@ static int ebpf_init(const struct tracerig_services *svc, struct tracerig_ctx *c
 	}
 	e->cfg.hook = hooks[k->hook];
 	e->cfg.threads = threads[k->threads];
-	/* Said by the core, with their lines. */
-	if ((ret = validate(svc, ctx, k, &e->cfg.state_mask, why, sizeof(why))) < 0)
+	if ((ret = keys_usable(e)) < 0)
 		goto fail;
 	config_from_keys(e, t);
 	if (k->callchain == TR_CALLCHAIN_DWARF && (ret = dwarf_setup(e)) < 0)
@@ -1042,6 +1066,7 @@ TRACERIG_PLUGIN = {
 	.keys = ebpf_keys,
 	.caps = TRACERIG_CAP_FLIGHT,
 	.internal_version = TRACERIG_INTERNAL_VERSION,
+	.validate = ebpf_validate,
 	.check = ebpf_check,
 	.init = ebpf_init,
 	.start = ebpf_start,

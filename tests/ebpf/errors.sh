@@ -38,6 +38,24 @@ check_grep "every wrong item said, not just the first" \
 	"typo\\.ini:4: \\[ebpf\\] states: 'sleeping' is not one of: " "$TEST_TMP/out"
 check_grep "and counted" "^profile $TEST_TMP/typo\\.ini: 2 errors \\(on stderr\\)$" "$TEST_TMP/out"
 
+# Said by the plugin's validate: before any backend starts, beside
+# another backend's mistakes, and --check's line counts them.
+printf '[tracerig]\nname = both\n[ebpf]\nmin_block_us = 100\nmax_block_us = 10\n[testa]\njournal = %s\npayload = refused\n' \
+	"$TEST_TMP/journal" >"$TEST_TMP/both.ini"
+run_tracerig -c "$TEST_TMP/both.ini" -d 1 -o "$TEST_TMP/both.trace.zip"
+check_eq "two backends' wrong values: exit 2" 2 "$rc"
+check_grep "ebpf's, at its line" \
+	"^tracerig: $TEST_TMP/both\\.ini:5: \\[ebpf\\] max_block_us: 10 is below min_block_us = 100" "$TEST_TMP/out"
+check_grep "and the other backend's" "both\\.ini:8: \\[testa\\] payload: 'refused' is refused" "$TEST_TMP/out"
+check_grep "counted together" '^tracerig: 2 errors in the profile; nothing was collected$' "$TEST_TMP/out"
+check_eq "no backend was initialised" "testa validate" "$(paste -sd, "$TEST_TMP/journal")"
+run_tracerig --check -c "$TEST_TMP/both.ini"
+check_eq "--check of it: exit 2" 2 "$rc"
+check_eq "--check says ebpf's once, with its line" 1 \
+	"$(grep -c "both\\.ini:5: \\[ebpf\\] max_block_us: 10 is below min_block_us = 100" "$TEST_TMP/out")"
+check_grep "--check: ebpf's line counts it" '^  ebpf .* NOT USABLE: 1 error in \[ebpf\] \(on stderr\)$' \
+	"$TEST_TMP/out"
+
 printf '[tracerig]\nname = empty\n[ebpf]\nstates =\n' >"$TEST_TMP/empty.ini"
 run_tracerig --check -c "$TEST_TMP/empty.ini"
 check_eq "an empty states list: --check exit 2" 2 "$rc"
