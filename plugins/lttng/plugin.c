@@ -25,6 +25,7 @@
 #include "cleanup.h"
 #include "ctf.h"
 #include "dotnet.h"
+#include "lib/keyerror.h"
 #include "lib/pidset.h"
 #include "presets.h"
 #include "session.h"
@@ -59,6 +60,12 @@ struct lttng_state {
 	int daemon_died;         /* found at stop: the trace is incomplete */
 	int stop_error;          /* stop's failure, repeated by flush */
 	uint64_t flight_ns;      /* mode = flight: the window; 0 when recording */
+	/* Judging the keys: the services in validate, which says each wrong
+	 * value; NULL in check and init, which only count them (validate
+	 * said them, and a run with any stops before init). */
+	const struct tracerig_services *say;
+	int wrong;
+	char first[512]; /* the first wrong value, "key: message" */
 };
 
 #define LOG(st, lvl, ...) (st)->svc->run->log((st)->ctx, (lvl), __VA_ARGS__)
@@ -209,7 +216,7 @@ static void advise(char *advice, size_t len, const char *fmt, ...)
 }
 
 static int read_config(struct lttng_state *st, const char *base_dir);
-static int validate_config(struct lttng_state *st, long long *size, long long *count);
+static int judge_config(struct lttng_state *st);
 
 /* The directory the staging area (and so the trace) will be created in:
  * the archive's. */
@@ -341,22 +348,34 @@ static int check_dotnet(const struct tracerig_services *svc, struct tracerig_ctx
 	return loaded ? 0 : -ENOENT;
 }
 
-/* --check: the keys judged as init judges them. */
-static int check_keys(const struct tracerig_services *svc, struct tracerig_ctx *ctx)
+/* The keys judged as validate judges them: saying each wrong value
+ * (`say`, validate) or only finding whether one is (check).  0, -EINVAL
+ * or -ENOMEM. */
+static int judge_keys(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
+		      const struct tracerig_services *say)
 {
 	struct lttng_state *st = calloc(1, sizeof(*st));
-	long long size, count;
 	int ret;
 
 	if (!st)
 		return -ENOMEM;
 	st->svc = svc;
 	st->ctx = ctx;
-	ret = validate_config(st, &size, &count);
+	st->say = say;
+	ret = judge_config(st);
 	lttng_event_list_free(&st->ust_events);
 	lttng_event_list_free(&st->kernel_events);
 	free(st);
 	return ret;
+}
+
+/* Every wrong value said before any plugin starts, the daemon included:
+ * none of them needs it. */
+static int lttng_validate(const struct tracerig_services *svc, struct tracerig_ctx *ctx)
+{
+	int ret = judge_keys(svc, ctx, svc);
+
+	return ret == -EINVAL ? 0 : ret;
 }
 
 static int check_unguarded(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
@@ -371,8 +390,8 @@ static int check_unguarded(const struct tracerig_services *svc, struct tracerig_
 	advice[0] = '\0';
 	if ((ret = svc->run->config_bind(ctx, &k)) < 0)
 		return ret;
-	/* The profile first: its errors are said whatever the daemon. */
-	if ((ret = check_keys(svc, ctx)) < 0) {
+	/* Values validate said are wrong are not tried on the daemon. */
+	if ((ret = judge_keys(svc, ctx, NULL)) < 0) {
 		snprintf(advice, advice_len,
 			 "the profile's [lttng] settings are refused (said "
 			 "above, with their lines)");
@@ -469,7 +488,7 @@ static int set_command_env(struct lttng_state *st)
 		snprintf(item, sizeof(item), "%s", pairs->items[i]);
 		eq = strchr(item, '=');
 		if (!eq || eq == item)
-			continue; /* refused by validate_config, with its line */
+			continue; /* refused by validate, with its line */
 		*eq = '\0';
 		ret = st->svc->procs->target_setenv(st->ctx, item, eq + 1);
 		if (ret < 0) {
@@ -516,12 +535,12 @@ static void flight_sizes(struct lttng_state *st, long long *size, long long *cou
 
 /* Every wrong item of events_key's list, each with the profile's line
  * (the list builder stops at the first).  A preset that does not exist
- * the core said (the key's choices). */
+ * the core said (the key's choices): only counted. */
 static void say_wrong_items(struct lttng_state *st, const struct tracerig_list *presets,
 			    const struct tracerig_list *events, const char *events_key,
 			    const char *whole_err)
 {
-	size_t said = 0;
+	int before = st->wrong;
 
 	for (int which = 0; which < 2; which++) {
 		const struct tracerig_list *l = which ? events : presets;
@@ -534,103 +553,85 @@ static void say_wrong_items(struct lttng_state *st, const struct tracerig_list *
 			if (lttng_event_list_build(&scratch, which ? NULL : &one, which ? &one : NULL,
 						   err, sizeof(err)) == 0)
 				lttng_event_list_free(&scratch);
-			else if (++said && which)
-				st->svc->run->config_error(st->ctx, events_key, "%s", err);
+			else
+				tr_key_error(which ? st->say : NULL, st->ctx, &st->wrong, st->first,
+					     sizeof(st->first), which ? events_key : "preset", "%s",
+					     err);
 		}
 	}
 	/* Wrong only together: said of the list. */
-	if (!said)
-		st->svc->run->config_error(st->ctx, events_key, "%s", whole_err);
+	if (st->wrong == before)
+		tr_key_error(st->say, st->ctx, &st->wrong, st->first, sizeof(st->first), events_key,
+			     "%s", whole_err);
 }
 
-/* mode = flight: the rings sized from the window; 1 when the profile
- * asks for what a flight recorder cannot do (said with its line). */
-static int judge_flight(struct lttng_state *st, long long *size, long long *count)
+/* mode = flight: what a flight recorder cannot do, said with its line. */
+static void judge_flight(struct lttng_state *st)
 {
-	int wrong = 0;
-
 	/* Discarding keeps the oldest events: the opposite of a window. */
-	if (st->svc->run->config_is_set(st->ctx, "mode") && st->keys.mode == MODE_DISCARD) {
-		st->svc->run->config_error(
-			st->ctx, "mode",
-			"discard keeps the oldest events, but a "
-			"flight recorder ([tracerig] mode = flight) keeps the newest: "
-			"remove [lttng] mode (flight always overwrites)");
-		wrong++;
-	}
-	flight_sizes(st, size, count);
-	return wrong;
+	if (st->svc->run->config_is_set(st->ctx, "mode") && st->keys.mode == MODE_DISCARD)
+		tr_key_error(st->say, st->ctx, &st->wrong, st->first, sizeof(st->first), "mode",
+			     "discard keeps the oldest events, but a "
+			     "flight recorder ([tracerig] mode = flight) keeps the newest: "
+			     "remove [lttng] mode (flight always overwrites)");
 }
 
-/* How many of the sub-buffer sizes and command_env's pairs are wrong,
- * each said with its line. */
-static int judge_sizes_and_env(struct lttng_state *st, long long size, long long count)
+/* The sub-buffer sizes and command_env's pairs, each wrong one said with
+ * its line.  The keys' own sizes: flight mode sizes the rings itself only
+ * when neither is set, and their defaults are powers of two. */
+static void judge_sizes_and_env(struct lttng_state *st)
 {
-	const struct tracerig_services *svc = st->svc;
-	struct tracerig_ctx *ctx = st->ctx;
-	const struct tracerig_list *env = &st->keys.command_env;
-	int wrong = 0;
+	const struct lttng_settings *k = &st->keys;
+	const struct tracerig_list *env = &k->command_env;
 
-	if (!is_pow2((unsigned long long)size)) {
-		svc->run->config_error(ctx, "subbuf_size", "%lld is not a power of two (e.g. 1M)",
-				       size);
-		wrong++;
-	}
-	if (!is_pow2((unsigned long long)count)) {
-		svc->run->config_error(ctx, "subbuf_count", "%lld is not a power of two (e.g. 4)",
-				       count);
-		wrong++;
-	}
+	if (!is_pow2((unsigned long long)k->subbuf_size))
+		tr_key_error(st->say, st->ctx, &st->wrong, st->first, sizeof(st->first),
+			     "subbuf_size", "%lld is not a power of two (e.g. 1M)", k->subbuf_size);
+	if (!is_pow2((unsigned long long)k->subbuf_count))
+		tr_key_error(st->say, st->ctx, &st->wrong, st->first, sizeof(st->first),
+			     "subbuf_count", "%lld is not a power of two (e.g. 4)",
+			     k->subbuf_count);
 	for (size_t i = 0; i < env->n; i++) {
 		const char *item = env->items[i], *eq = strchr(item, '=');
 
-		if (!eq || eq == item) {
-			svc->run->config_error(ctx, "command_env", "'%s' is not NAME=VALUE", item);
-			wrong++;
-		}
+		if (!eq || eq == item)
+			tr_key_error(st->say, st->ctx, &st->wrong, st->first, sizeof(st->first),
+				     "command_env", "'%s' is not NAME=VALUE", item);
 	}
-	return wrong;
 }
 
-/* The keys, bound and judged beyond what the table can: every wrong value
- * said by the core with its line (config_error), then -EINVAL; the event
- * lists built.  What check and init share. */
-static int validate_config(struct lttng_state *st, long long *size, long long *count)
+/* The keys, bound and judged beyond what the table can (see st->say),
+ * the event lists built.  0, -EINVAL when a value is wrong, or -ENOMEM. */
+static int judge_config(struct lttng_state *st)
 {
 	const struct tracerig_services *svc = st->svc;
 	struct tracerig_ctx *ctx = st->ctx;
 	const struct lttng_settings *k = &st->keys;
 	char err[1024] = "";
-	int ret, wrong = 0;
+	int ret;
 
 	if ((ret = svc->run->config_bind(ctx, &st->keys)) < 0)
 		return ret;
-	*size = k->subbuf_size;
-	*count = k->subbuf_count;
 	if (svc->run->flight_window(ctx, &st->flight_ns) != 1)
 		st->flight_ns = 0;
 	if (st->flight_ns)
-		wrong += judge_flight(st, size, count);
+		judge_flight(st);
 	ret = lttng_event_list_build(&st->ust_events, presets_of(k), &k->events, err, sizeof(err));
 	if (ret == -ENOMEM) {
 		LOG(st, TRACERIG_LOG_ERROR, "reading preset and events: %s", err);
 		return ret;
 	}
-	if (ret < 0) {
+	if (ret < 0)
 		say_wrong_items(st, &k->preset, &k->events, "events", err);
-		wrong++;
-	}
 	ret = lttng_event_list_build(&st->kernel_events, NULL, &k->kernel_events, err, sizeof(err));
 	if (ret == -ENOMEM) {
 		LOG(st, TRACERIG_LOG_ERROR, "reading kernel_events: %s", err);
 		return ret;
 	}
-	if (ret < 0) {
+	if (ret < 0)
 		say_wrong_items(st, NULL, &k->kernel_events, "kernel_events", err);
-		wrong++;
-	}
-	wrong += judge_sizes_and_env(st, *size, *count);
-	return wrong ? -EINVAL : 0;
+	judge_sizes_and_env(st);
+	return st->wrong ? -EINVAL : 0;
 }
 
 static int read_config(struct lttng_state *st, const char *base_dir)
@@ -641,8 +642,16 @@ static int read_config(struct lttng_state *st, const char *base_dir)
 	char base[PATH_MAX];
 	int ret;
 
-	if ((ret = validate_config(st, &size, &count)) < 0)
+	/* Wrong values validate said, and a run with any never gets here:
+	 * none is said twice, and none is ever used. */
+	if ((ret = judge_config(st)) == -EINVAL)
+		LOG(st, TRACERIG_LOG_ERROR, "%s", st->first);
+	if (ret < 0)
 		return ret;
+	size = k->subbuf_size;
+	count = k->subbuf_count;
+	if (st->flight_ns)
+		flight_sizes(st, &size, &count);
 	if (!base_dir) {
 		LOG(st, TRACERIG_LOG_ERROR, "the core gave no staging directory");
 		return -EINVAL;
@@ -1334,6 +1343,7 @@ TRACERIG_PLUGIN = {
 	.keys = lttng_keys,
 	.caps = TRACERIG_CAP_FLIGHT,
 	.internal_version = TRACERIG_INTERNAL_VERSION,
+	.validate = lttng_validate,
 	.check = lttng_check,
 	.init = lttng_init,
 	.start = lttng_start,

@@ -111,4 +111,21 @@ check_grep "--check counts them" "^profile $TEST_TMP/sizes\.ini: 4 errors \(on s
 check_grep "--check: lttng NOT USABLE, pointing at them" \
 	"^  lttng .*NOT USABLE: the profile's \[lttng\] settings are refused" "$TEST_TMP/out"
 
+# --- 6: said by the plugin's validate: before any backend starts, beside
+# another backend's mistakes ---------------------------------------------
+write_profile "$TEST_TMP/both.ini" 'events=tracerig_test:*' 'subbuf_count=3'
+printf '[testa]\njournal = %s\npayload = refused\n' "$TEST_TMP/journal" >>"$TEST_TMP/both.ini"
+run_tracerig -c "$TEST_TMP/both.ini" -d 1 -o "$TEST_TMP/both.trace.zip"
+check_eq "two backends' wrong values: exit 2" 2 "$rc"
+check_grep "lttng's, at its line" \
+	"^tracerig: $TEST_TMP/both\.ini:7: \[lttng\] subbuf_count: 3 is not a power of two" "$TEST_TMP/out"
+check_grep "and the other backend's" "both\.ini:10: \[testa\] payload: 'refused' is refused" "$TEST_TMP/out"
+check_grep "counted together" '^tracerig: 2 errors in the profile; nothing was collected$' "$TEST_TMP/out"
+check_eq "no backend was initialised" "testa validate" "$(paste -sd, "$TEST_TMP/journal")"
+run_tracerig --check -c "$TEST_TMP/both.ini"
+check_eq "--check of it: exit 2, lttng's said once" "2 1" \
+	"$rc $(grep -c "both\.ini:7: \[lttng\] subbuf_count: 3 is not a power of two" "$TEST_TMP/out")"
+check_grep "--check: lttng NOT USABLE, pointing at it" \
+	"^  lttng .*NOT USABLE: the profile's \[lttng\] settings are refused" "$TEST_TMP/out"
+
 done_testing
