@@ -779,10 +779,12 @@ static int eventpipe_snapshot(void *state, struct tracerig_archive *ar, uint64_t
 	return ret;
 }
 
-/* The profile's providers (default when none), each wrong item said with
- * the profile's line; -EINVAL after all of them.  `why`: the first, as
- * "providers: ...". */
-static int add_providers(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
+/* The profile's providers (default when none): how many items are wrong,
+ * each said with the profile's line when `say` is the services
+ * (validate), only counted otherwise (check and init: validate said them,
+ * and a run with any stops before init).  `why`: the first, as
+ * "providers: ...".  A negative errno when it cannot tell. */
+static int add_providers(const struct tracerig_services *say, struct tracerig_ctx *ctx,
 			 const struct eventpipe_config *cfg, struct ep_providers *p, char *why,
 			 size_t why_len)
 {
@@ -802,27 +804,52 @@ static int add_providers(const struct tracerig_services *svc, struct tracerig_ct
 
 		ret = ep_providers_add(p, cfg->providers.items[i], item_why, sizeof(item_why));
 		if (ret == -EINVAL) {
-			tr_key_error(svc, ctx, &wrong, why, why_len, "providers", "%s", item_why);
+			tr_key_error(say, ctx, &wrong, why, why_len, "providers", "%s", item_why);
 		} else if (ret < 0) {
 			snprintf(why, why_len, "providers: %s", strerror(-ret));
 			return ret;
 		}
 	}
-	return wrong ? -EINVAL : 0;
+	return wrong;
 }
 
 /* No provider left once sample_profiler = no took the sample profiler out:
- * the profile's error, said with its line (check and init). */
-static int say_if_none_left(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
-			    const struct ep_providers *p)
+ * the profile's error, said with its line by validate (`say`), counted by
+ * check and init.  1 when so. */
+static int none_left(const struct tracerig_services *say, struct tracerig_ctx *ctx,
+		     const struct ep_providers *p, char *why, size_t why_len)
 {
-	if (p->n)
-		return 0;
-	svc->run->config_error(ctx, "providers",
-			       "nothing is left to enable once sample_profiler = no "
-			       "leaves out %s: name another provider, or set sample_profiler = yes",
-			       EP_SAMPLE_PROFILER);
-	return -EINVAL;
+	int wrong = 0;
+
+	if (!p->n)
+		tr_key_error(say, ctx, &wrong, why, why_len, "providers",
+			     "nothing is left to enable once sample_profiler = no "
+			     "leaves out %s: name another provider, or set sample_profiler = yes",
+			     EP_SAMPLE_PROFILER);
+	return wrong;
+}
+
+/* Every wrong value said before any plugin starts: the providers string
+ * needs no runtime to judge. */
+static int eventpipe_validate(const struct tracerig_services *svc, struct tracerig_ctx *ctx)
+{
+	struct eventpipe_config cfg;
+	struct ep_providers p = { 0 };
+	char why[512];
+	int ret;
+
+	if ((ret = svc->run->config_bind(ctx, &cfg)) < 0)
+		return ret;
+	ret = add_providers(svc, ctx, &cfg, &p, why, sizeof(why));
+	if (ret == 0) {
+		if (!cfg.sample_profiler)
+			ep_providers_remove(&p, EP_SAMPLE_PROFILER);
+		none_left(svc, ctx, &p, why, sizeof(why));
+	}
+	ep_providers_free(&p);
+	if (ret < 0)
+		svc->run->log(ctx, TRACERIG_LOG_ERROR, "%s", why);
+	return ret < 0 ? ret : 0;
 }
 
 static int build_request(struct eventpipe *e)
@@ -830,18 +857,25 @@ static int build_request(struct eventpipe *e)
 	char why[512];
 	int ret;
 
-	ret = add_providers(e->svc, e->ctx, &e->cfg, &e->providers, why, sizeof(why));
-	if (ret < 0)
-		return ret;
-	if (!e->cfg.sample_profiler && ep_providers_remove(&e->providers, EP_SAMPLE_PROFILER))
+	/* What validate said is not said again; a run with a wrong value
+	 * never gets here, and none is ever used. */
+	ret = add_providers(NULL, e->ctx, &e->cfg, &e->providers, why, sizeof(why));
+	if (ret > 0)
+		ret = -EINVAL;
+	if (ret == 0 && !e->cfg.sample_profiler &&
+	    ep_providers_remove(&e->providers, EP_SAMPLE_PROFILER))
 		e->svc->run->log(
 			e->ctx, TRACERIG_LOG_INFO,
 			"%s left out (sample_profiler = no): it samples "
 			"managed stacks only, every thread every millisecond, inside the process; "
 			"perf_events samples every frame from outside",
 			EP_SAMPLE_PROFILER);
-	if ((ret = say_if_none_left(e->svc, e->ctx, &e->providers)) < 0)
+	if (ret == 0 && none_left(NULL, e->ctx, &e->providers, why, sizeof(why)))
+		ret = -EINVAL;
+	if (ret < 0) {
+		e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR, "%s", why);
 		return ret;
+	}
 	e->req = (struct ep_request){ .providers = &e->providers,
 				      .buffer_mb = (uint32_t)((e->cfg.buffer_size + (1 << 20) - 1) >> 20),
 				      .rundown = e->cfg.rundown };
@@ -968,20 +1002,22 @@ static int eventpipe_check(const struct tracerig_services *svc, struct tracerig_
 	advice[0] = '\0';
 	if (svc->run->config_bind(ctx, &cfg) < 0)
 		return -ENOMEM;
-	ret = add_providers(svc, ctx, &cfg, &p, why, sizeof(why));
-	if (ret < 0) {
+	/* validate said the wrong items with their lines: not tried on any
+	 * runtime, the first named here. */
+	ret = add_providers(NULL, ctx, &cfg, &p, why, sizeof(why));
+	if (ret != 0) {
 		snprintf(advice, advice_len, "[eventpipe] %s", why);
 		ep_providers_free(&p);
-		return ret;
+		return ret < 0 ? ret : -EINVAL;
 	}
 	if (!cfg.sample_profiler)
 		ep_providers_remove(&p, EP_SAMPLE_PROFILER);
-	if ((ret = say_if_none_left(svc, ctx, &p)) < 0) {
+	if (none_left(NULL, ctx, &p, why, sizeof(why))) {
 		snprintf(advice, advice_len,
 			 "[eventpipe] providers: nothing is left to enable (said "
 			 "above, with its line)");
 		ep_providers_free(&p);
-		return ret;
+		return -EINVAL;
 	}
 	svc->run->log(ctx, TRACERIG_LOG_INFO, "providers %s",
 		      ep_providers_str(&p, buf, sizeof(buf)));
@@ -1469,6 +1505,7 @@ TRACERIG_PLUGIN = {
 	.keys = eventpipe_keys,
 	.caps = TRACERIG_CAP_FLIGHT,
 	.internal_version = TRACERIG_INTERNAL_VERSION,
+	.validate = eventpipe_validate,
 	.check = eventpipe_check,
 	.init = eventpipe_init,
 	.start = eventpipe_start,

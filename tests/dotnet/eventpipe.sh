@@ -359,6 +359,22 @@ check_grep "no provider left: said at its line, with what to do" \
 run_tracerig -c "$TEST_TMP/none.ini" -d 1 -o "$TEST_TMP/none.trace.zip"
 check_eq "no provider left: the run is a profile error too (exit 2), said once" "2 1" \
 	"$rc $(grep -c 'nothing is left to enable' "$TEST_TMP/out")"
+# Said by the plugin's validate: before any backend starts, beside
+# another backend's mistakes.
+printf '[tracerig]\nname = ep\n[eventpipe]\nproviders = gcc, gc\n[testa]\njournal = %s\npayload = refused\n' \
+	"$TEST_TMP/journal" >"$TEST_TMP/both.ini"
+run_tracerig -c "$TEST_TMP/both.ini" -d 1 -o "$TEST_TMP/both.trace.zip"
+check_eq "two backends' wrong values: exit 2" 2 "$rc"
+check_grep "eventpipe's, at its line" \
+	'both\.ini:4: \[eventpipe\] providers: unknown preset "gcc" \(did you mean gc\?' "$TEST_TMP/out"
+check_grep "and the other backend's" "both\.ini:7: \[testa\] payload: 'refused' is refused" "$TEST_TMP/out"
+check_grep "counted together" '^tracerig: 2 errors in the profile; nothing was collected$' "$TEST_TMP/out"
+check_eq "no backend was initialised" "testa validate" "$(paste -sd, "$TEST_TMP/journal")"
+run_tracerig --check -c "$TEST_TMP/both.ini"
+check_eq "--check of it: exit 2, eventpipe's said once" "2 1" \
+	"$rc $(grep -c 'both\.ini:4: \[eventpipe\] providers: unknown preset "gcc"' "$TEST_TMP/out")"
+check_grep "--check: eventpipe NOT USABLE, naming it" \
+	'eventpipe .*NOT USABLE: \[eventpipe\] providers: unknown preset "gcc"' "$TEST_TMP/out"
 
 # --- `tracerig report` on the launched run's archive: its runtime section
 # reads the .nettrace itself (lib/nettrace.c) and must count what TraceEvent
