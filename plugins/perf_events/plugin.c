@@ -58,7 +58,11 @@ struct perf {
 	struct pc_config cfg;
 	int script, flamegraph;
 	uint64_t flight_ns; /* mode = flight: the window; 0 when recording */
-	int said_in_profile; /* errors given to config_error: init does not repeat them */
+	/* Judging the keys: the services in validate, which says each wrong
+	 * value; NULL in check and init, which only count them in `wrong`
+	 * (validate said them, and a run with any stops before init). */
+	const struct tracerig_services *say;
+	int wrong;
 	char data_path[PATH_MAX];
 	struct pc_collector *pc;
 
@@ -158,15 +162,17 @@ static int parse_events(struct perf *p, const struct tracerig_list *list, int op
 		}
 		ret = ev_parse(name, &p->events[p->cfg.n_events], hint, sizeof(hint));
 		if (ret < 0 && optional) {
-			p->svc->run->log(p->ctx, TRACERIG_LOG_INFO,
-					 "optional event %s is not available "
-					 "here (%s): left out",
-					 name, hint);
+			/* What the run does, told by the run (and --check). */
+			if (!p->say)
+				p->svc->run->log(p->ctx, TRACERIG_LOG_INFO,
+						 "optional event %s is not available "
+						 "here (%s): left out",
+						 name, hint);
 			continue;
 		}
 		if (ret < 0) {
 			/* Each said where it is; then the next. */
-			tr_key_error(p->svc, p->ctx, &p->said_in_profile, why, why_len, "events",
+			tr_key_error(p->say, p->ctx, &p->wrong, why, why_len, "events",
 				     "%s is not an event here: %s", name, hint);
 			wrong++;
 			continue;
@@ -180,7 +186,7 @@ static int parse_events(struct perf *p, const struct tracerig_list *list, int op
 }
 
 /* The events to open: the named ones, then the optional ones this kernel
- * has (wrong names are said and counted in said_in_profile). */
+ * has (wrong names are said, see p->say, and counted in p->wrong). */
 static int configure_events(struct perf *p, char *why, size_t why_len)
 {
 	const struct perf_settings *k = &p->keys;
@@ -192,14 +198,14 @@ static int configure_events(struct perf *p, char *why, size_t why_len)
 		ret = parse_events(p, &k->optional_events, 1, why, why_len);
 	if (ret < 0)
 		return ret;
-	if (!p->cfg.n_events && !p->said_in_profile)
-		tr_key_error(p->svc, p->ctx, &p->said_in_profile, why, why_len, "events",
+	if (!p->cfg.n_events && !p->wrong)
+		tr_key_error(p->say, p->ctx, &p->wrong, why, why_len, "events",
 			     "none is left to sample: name at least one event (cpu-clock)");
 	return 0;
 }
 
-/* How often, what stacks and how large rings (wrong values are said and
- * counted in said_in_profile). */
+/* How often, what stacks and how large rings (wrong values are said, see
+ * p->say, and counted in p->wrong). */
 static void configure_sampling(struct perf *p, char *why, size_t why_len)
 {
 	const struct perf_settings *k = &p->keys;
@@ -210,14 +216,14 @@ static void configure_sampling(struct perf *p, char *why, size_t why_len)
 	p->cfg.period = (uint64_t)k->period;
 	max_rate = pc_max_sample_rate();
 	if (!p->cfg.period && max_rate && p->cfg.frequency > max_rate)
-		tr_key_error(p->svc, p->ctx, &p->said_in_profile, why, why_len, "frequency",
+		tr_key_error(p->say, p->ctx, &p->wrong, why, why_len, "frequency",
 			     "%llu is above kernel.perf_event_max_sample_rate = %llu: lower it, or "
 			     "raise the limit (sysctl kernel.perf_event_max_sample_rate=%llu)",
 			     (unsigned long long)p->cfg.frequency, (unsigned long long)max_rate,
 			     (unsigned long long)p->cfg.frequency);
 	p->cfg.callchain = k->callchain == TR_CALLCHAIN_FP;
 	if (k->callchain == TR_CALLCHAIN_DWARF && !UW_AVAILABLE)
-		tr_key_error(p->svc, p->ctx, &p->said_in_profile, why, why_len, "callchain", "%s",
+		tr_key_error(p->say, p->ctx, &p->wrong, why, why_len, "callchain", "%s",
 			     TR_CALLCHAIN_DWARF_UNAVAILABLE);
 	if (k->callchain == TR_CALLCHAIN_DWARF)
 		p->cfg.dwarf_stack_bytes =
@@ -230,13 +236,14 @@ static void configure_sampling(struct perf *p, char *why, size_t why_len)
 								    : PC_HW_FAIL;
 	pages = k->ring_pages;
 	if (pages & (pages - 1))
-		tr_key_error(p->svc, p->ctx, &p->said_in_profile, why, why_len, "ring_pages",
+		tr_key_error(p->say, p->ctx, &p->wrong, why, why_len, "ring_pages",
 			     "%lld is not a power of two (use 64, 128, 256, ...)", pages);
 	p->cfg.ring_pages = (size_t)pages;
 }
 
-/* Everything init validates and reads from the profile, shared with
- * --check.  On failure `why` says what is wrong and what to do. */
+/* Everything init reads from the profile, judged as validate judges it
+ * (shared with validate and --check).  On failure `why` says what is
+ * wrong and what to do. */
 static int configure(struct perf *p, char *why, size_t why_len)
 {
 	const struct tracerig_services *svc = p->svc;
@@ -255,9 +262,6 @@ static int configure(struct perf *p, char *why, size_t why_len)
 	configure_sampling(p, why, why_len);
 	p->script = k->script;
 	p->flamegraph = k->flamegraph;
-	/* Converting replays perf.data's own side-band into the model. */
-	if (p->script || p->flamegraph)
-		tracerig_internal(svc)->symbolizer_model(ctx, TRACERIG_MODEL_RECORDED);
 	/* Flight mode: perf.data in chunks of a quarter window (at least
 	 * 500 ms: each begins by describing every process), as perf record
 	 * --switch-output; a snapshot is cut from the chunks it overlaps. */
@@ -267,7 +271,7 @@ static int configure(struct perf *p, char *why, size_t why_len)
 	} else {
 		p->flight_ns = 0;
 	}
-	return p->said_in_profile ? -EINVAL : 0;
+	return p->wrong ? -EINVAL : 0;
 }
 
 /* What start would open, from the session's targets.  A launched command
@@ -314,7 +318,8 @@ static void check_log_cb(void *arg, int error, const char *fmt, ...)
  * share).  *out is NULL only when out of memory; otherwise the caller frees
  * it, also when configuring failed (a negative errno, `why` filled in). */
 static int perf_new(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
-		    struct perf **out, char *why, size_t why_len)
+		    const struct tracerig_services *say, struct perf **out, char *why,
+		    size_t why_len)
 {
 	struct perf *p = calloc(1, sizeof(*p));
 
@@ -323,7 +328,26 @@ static int perf_new(const struct tracerig_services *svc, struct tracerig_ctx *ct
 		return -ENOMEM;
 	p->svc = svc;
 	p->ctx = ctx;
+	p->say = say;
 	return configure(p, why, why_len);
+}
+
+/* Every wrong value said before any plugin starts: the event names are
+ * judged against this kernel's tracefs, which needs nothing opened. */
+static int perf_validate(const struct tracerig_services *svc, struct tracerig_ctx *ctx)
+{
+	char why[1024] = "";
+	struct perf *p;
+	int ret = perf_new(svc, ctx, svc, &p, why, sizeof(why));
+
+	if (!p)
+		return ret;
+	free(p);
+	if (ret < 0 && ret != -EINVAL)
+		svc->run->log(ctx, TRACERIG_LOG_ERROR, "%s", why);
+	/* -EINVAL: the wrong values were said, or the list holds more events
+	 * than are judged (init fails on that, saying so, as it did). */
+	return ret == -EINVAL ? 0 : ret;
 }
 
 /* --check: the preparation of init, then the very perf_event_open calls of
@@ -340,7 +364,9 @@ static int perf_check(const struct tracerig_services *svc, struct tracerig_ctx *
 	int ret;
 
 	advice[0] = '\0';
-	ret = perf_new(svc, ctx, &p, why, sizeof(why));
+	/* A value validate said is wrong is not tried: the first is the
+	 * advice. */
+	ret = perf_new(svc, ctx, NULL, &p, why, sizeof(why));
 	if (!p)
 		return ret;
 	if (ret == 0) {
@@ -369,15 +395,17 @@ static int perf_init(const struct tracerig_services *svc, struct tracerig_ctx *c
 	struct perf *p;
 	int ret;
 
-	ret = perf_new(svc, ctx, &p, why, sizeof(why));
+	ret = perf_new(svc, ctx, NULL, &p, why, sizeof(why));
 	if (!p)
 		return ret;
 	if (ret < 0) {
-		/* What the core printed with its line is not printed again. */
-		if (!p->said_in_profile)
-			svc->run->log(ctx, TRACERIG_LOG_ERROR, "%s", why);
+		/* Not a value validate said: a run with one never gets here. */
+		svc->run->log(ctx, TRACERIG_LOG_ERROR, "%s", why);
 		goto fail;
 	}
+	/* Converting replays perf.data's own side-band into the model. */
+	if (p->script || p->flamegraph)
+		tracerig_internal(svc)->symbolizer_model(ctx, TRACERIG_MODEL_RECORDED);
 	dir = svc->archive->staging_dir(ctx);
 	/* Flight mode: the chunks' prefix (flight-perf.data.000001, ...). */
 	if (!dir || snprintf(p->data_path, sizeof(p->data_path), "%s/%s", dir,
@@ -1276,6 +1304,7 @@ TRACERIG_PLUGIN = {
 	.keys = perf_keys,
 	.caps = TRACERIG_CAP_FLIGHT,
 	.internal_version = TRACERIG_INTERNAL_VERSION,
+	.validate = perf_validate,
 	.check = perf_check,
 	.init = perf_init,
 	.start = perf_start,

@@ -55,6 +55,23 @@ check_eq "both said, each once with its line, nothing repeating them" \
 	"1 1 2" "$(grep -c 'two\.ini:4: \[perf_events\] ring_pages: ' "$TEST_TMP/out") $(grep -c 'two\.ini:5: \[perf_events\] frequency: ' "$TEST_TMP/out") $(grep -c 'perf_events' "$TEST_TMP/out")"
 check_grep "and counted" '^tracerig: 2 errors in the profile; nothing was collected$' "$TEST_TMP/out"
 
+# Said by the plugin's validate: before any backend starts, beside
+# another backend's mistakes.
+printf '[tracerig]\nname = both\n[perf_events]\nring_pages = 100\n[testa]\njournal = %s\npayload = refused\n' \
+	"$TEST_TMP/journal" >"$TEST_TMP/both.ini"
+run_tracerig -c "$TEST_TMP/both.ini" -o "$TEST_TMP/e.trace.zip" -d 1
+check_eq "two backends' wrong values: exit 2" 2 "$rc"
+check_grep "perf_events', at its line" \
+	"^tracerig: $TEST_TMP/both\.ini:4: \[perf_events\] ring_pages: 100 is not a power of two" "$TEST_TMP/out"
+check_grep "and the other backend's" "both\.ini:7: \[testa\] payload: 'refused' is refused" "$TEST_TMP/out"
+check_grep "counted together" '^tracerig: 2 errors in the profile; nothing was collected$' "$TEST_TMP/out"
+check_eq "no backend was initialised" "testa validate" "$(paste -sd, "$TEST_TMP/journal")"
+run_tracerig --check -c "$TEST_TMP/both.ini"
+check_eq "--check of it: exit 2, perf_events' said once" "2 1" \
+	"$rc $(grep -c 'both\.ini:4: \[perf_events\] ring_pages: 100 is not a power of two' "$TEST_TMP/out")"
+check_grep "--check: perf_events NOT USABLE, naming it" \
+	'perf_events .*NOT USABLE: ring_pages: 100 is not a power of two' "$TEST_TMP/out"
+
 run_tracerig -c "$CPU_INI" -o "$TEST_TMP/e.trace.zip" -p 2147483 -d 1
 check "a PID that does not exist: fails" test "$rc" -ne 0
 check_grep "a PID that does not exist: says so" '2147483.*(does not exist|no such process)|(does not exist|no such process).*2147483' "$TEST_TMP/out"
