@@ -797,11 +797,11 @@ static void log_written(struct ebpf *e, const uint64_t *c, const struct tr_folde
 				 (unsigned long long)c[OFFCPU_CNT_KSTACK_DROPPED],
 				 (unsigned long long)c[OFFCPU_CNT_USTACK_DROPPED]);
 	if (c[OFFCPU_CNT_AGG_FULL] || c[OFFCPU_CNT_THREAD_FULL])
-		e->svc->run->log(
-			e->ctx, TRACERIG_LOG_WARN,
-			"%llu intervals lost to full maps: raise "
-			"aggregation_size / max_threads",
-			(unsigned long long)c[OFFCPU_CNT_AGG_FULL] + c[OFFCPU_CNT_THREAD_FULL]);
+		e->svc->run->log(e->ctx, TRACERIG_LOG_WARN,
+				 "%llu intervals lost to full maps: raise "
+				 "aggregation_size / max_threads",
+				 (unsigned long long)c[OFFCPU_CNT_AGG_FULL] +
+					 c[OFFCPU_CNT_THREAD_FULL]);
 	if (c[OFFCPU_CNT_RETURN_UNSEEN])
 		e->svc->run->log(
 			e->ctx, TRACERIG_LOG_WARN,
@@ -870,8 +870,7 @@ static int write_offcpu(struct ebpf *e, struct tracerig_archive *ar, const struc
 							     TRACERIG_TIME_OFFCPU, 1000);
 		if (ret < 0)
 			e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR,
-					 "cannot offer offcpu.folded to the "
-					 "wall-clock view: %s",
+					 "cannot offer offcpu.folded to the wall-clock view: %s",
 					 strerror(-ret));
 	}
 out:

@@ -246,8 +246,7 @@ static int start_session(struct eventpipe *e, struct runtime *r, int fd)
 				  r->version, id);
 	if (ret < 0) {
 		e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR,
-				 "pid %d: cannot create %s in the staging "
-				 "directory: %s",
+				 "pid %d: cannot create %s in the staging directory: %s",
 				 (int)r->pid, r->s.entry, strerror(-ret));
 		ep_session_close(&r->s);
 		r->given_up = 1;
@@ -261,10 +260,8 @@ static int start_session(struct eventpipe *e, struct runtime *r, int fd)
 	if (tracerig_internal(e->svc)->archive_append_only(e->ctx, r->s.entry, 0) == 0)
 		tracerig_internal(e->svc)->archive_release(e->ctx, r->s.entry, UINT64_MAX);
 	e->svc->run->log(e->ctx, TRACERIG_LOG_INFO,
-			 "pid %d: EventPipe session %llu (CollectTracing%s) "
-			 "into %s",
-			 (int)r->pid, (unsigned long long)id, r->version > 1 ? "2" : "",
-			 r->s.entry);
+			 "pid %d: EventPipe session %llu (CollectTracing%s) into %s", (int)r->pid,
+			 (unsigned long long)id, r->version > 1 ? "2" : "", r->s.entry);
 	wake(e);
 	return 0;
 }
