@@ -24,7 +24,7 @@
 /* Waiting control connections beyond this many are answered at once. */
 #define MAX_WAITERS 16
 
-static struct {
+struct tr_flight {
 	uint64_t window_ns;
 	long long keep;
 	char dir[PATH_MAX];
@@ -35,7 +35,12 @@ static struct {
 	int waiters[MAX_WAITERS];
 	size_t n_waiters;
 	unsigned seq;
-} flight;
+};
+
+struct tr_flight *tr_flight_new(void)
+{
+	return calloc(1, sizeof(struct tr_flight));
+}
 
 const char *tr_trigger_name(enum tr_trigger t)
 {
@@ -50,7 +55,8 @@ const char *tr_trigger_name(enum tr_trigger t)
 	return "?";
 }
 
-int tr_flight_configure(long long window_ms, long long keep, const char *dir, const char *name)
+int tr_flight_configure(struct tr_flight *f, long long window_ms, long long keep, const char *dir,
+			const char *name)
 {
 	struct stat st;
 
@@ -60,32 +66,32 @@ int tr_flight_configure(long long window_ms, long long keep, const char *dir, co
 		return -ENOTDIR;
 	}
 	/* Answers go to `tracerig snapshot` callers in other directories. */
-	if (!realpath(dir ? dir : ".", flight.dir)) {
+	if (!realpath(dir ? dir : ".", f->dir)) {
 		int err = -errno;
 
 		tr_err("[tracerig] mode = flight: cannot resolve %s: %s", dir ? dir : ".",
 		       strerror(-err));
 		return err;
 	}
-	if (access(flight.dir, W_OK) < 0) {
-		tr_err("[tracerig] mode = flight: cannot write archives in %s: %s", flight.dir,
+	if (access(f->dir, W_OK) < 0) {
+		tr_err("[tracerig] mode = flight: cannot write archives in %s: %s", f->dir,
 		       strerror(errno));
 		return -EACCES;
 	}
-	snprintf(flight.name, sizeof(flight.name), "%s", name ? name : "tracerig");
-	flight.window_ns = (uint64_t)window_ms * 1000000ull;
-	flight.keep = keep;
+	snprintf(f->name, sizeof(f->name), "%s", name ? name : "tracerig");
+	f->window_ns = (uint64_t)window_ms * 1000000ull;
+	f->keep = keep;
 	return 0;
 }
 
-uint64_t tr_flight_window_ns(void)
+uint64_t tr_flight_window_ns(const struct tr_flight *f)
 {
-	return flight.window_ns;
+	return f->window_ns;
 }
 
-const char *tr_flight_dir(void)
+const char *tr_flight_dir(const struct tr_flight *f)
 {
-	return flight.dir;
+	return f->dir;
 }
 
 int tr_flight_supported(const struct tracerig_ctx *ctx)
@@ -93,38 +99,38 @@ int tr_flight_supported(const struct tracerig_ctx *ctx)
 	return (ctx->plugin->caps & TRACERIG_CAP_FLIGHT) && ctx->plugin->snapshot;
 }
 
-void tr_flight_request(enum tr_trigger t, int reply_fd)
+void tr_flight_request(struct tr_flight *f, enum tr_trigger t, int reply_fd)
 {
 	/* Triggers that come while one waits make one snapshot: the window
 	 * is the same moment's. */
-	if (flight.pending == TR_TRIGGER_NONE)
-		flight.pending = t;
+	if (f->pending == TR_TRIGGER_NONE)
+		f->pending = t;
 	if (reply_fd < 0)
 		return;
-	if (flight.n_waiters == MAX_WAITERS) {
+	if (f->n_waiters == MAX_WAITERS) {
 		(void)tr_control_send(reply_fd, "failed: too many snapshots asked at once; ask again");
 		close(reply_fd);
 		return;
 	}
-	flight.waiters[flight.n_waiters++] = reply_fd;
+	f->waiters[f->n_waiters++] = reply_fd;
 }
 
-void tr_flight_request_why(enum tr_trigger t, const char *why)
+void tr_flight_request_why(struct tr_flight *f, enum tr_trigger t, const char *why)
 {
-	if (flight.pending == TR_TRIGGER_NONE)
-		snprintf(flight.pending_why, sizeof(flight.pending_why), "%s", why ? why : "");
-	tr_flight_request(t, -1);
+	if (f->pending == TR_TRIGGER_NONE)
+		snprintf(f->pending_why, sizeof(f->pending_why), "%s", why ? why : "");
+	tr_flight_request(f, t, -1);
 }
 
-enum tr_trigger tr_flight_pending(void)
+enum tr_trigger tr_flight_pending(const struct tr_flight *f)
 {
-	return flight.pending;
+	return f->pending;
 }
 
 /* ---- one snapshot ---- */
 
-int tr_snapshot_begin(struct tr_snapshot *snap, enum tr_trigger t, uint64_t from_ns,
-		      uint64_t to_ns)
+int tr_snapshot_begin(struct tr_flight *f, struct tr_snapshot *snap, enum tr_trigger t,
+		      uint64_t from_ns, uint64_t to_ns)
 {
 	struct timespec real, mono;
 	uint64_t real_ns, mono_ns;
@@ -132,11 +138,12 @@ int tr_snapshot_begin(struct tr_snapshot *snap, enum tr_trigger t, uint64_t from
 	int ret;
 
 	memset(snap, 0, sizeof(*snap));
-	flight.current = snap;
+	snap->flight = f;
+	f->current = snap;
 	snap->trigger = t;
-	if (t == flight.pending)
-		snprintf(snap->why, sizeof(snap->why), "%s", flight.pending_why);
-	snap->seq = ++flight.seq;
+	if (t == f->pending)
+		snprintf(snap->why, sizeof(snap->why), "%s", f->pending_why);
+	snap->seq = ++f->seq;
 	snap->from_ns = from_ns;
 	snap->to_ns = to_ns;
 	clock_gettime(CLOCK_REALTIME, &real);
@@ -147,15 +154,15 @@ int tr_snapshot_begin(struct tr_snapshot *snap, enum tr_trigger t, uint64_t from
 	snap->from_real_ns = snap->to_real_ns - (to_ns - from_ns);
 	/* Whoever waits now is answered by this snapshot; later requests make
 	 * the next one. */
-	flight.pending = TR_TRIGGER_NONE;
-	flight.pending_why[0] = '\0';
-	snap->waiters = malloc(sizeof(int) * (flight.n_waiters ? flight.n_waiters : 1));
+	f->pending = TR_TRIGGER_NONE;
+	f->pending_why[0] = '\0';
+	snap->waiters = malloc(sizeof(int) * (f->n_waiters ? f->n_waiters : 1));
 	if (snap->waiters) {
-		memcpy(snap->waiters, flight.waiters, sizeof(int) * flight.n_waiters);
-		snap->n_waiters = flight.n_waiters;
-		flight.n_waiters = 0;
+		memcpy(snap->waiters, f->waiters, sizeof(int) * f->n_waiters);
+		snap->n_waiters = f->n_waiters;
+		f->n_waiters = 0;
 	}
-	if (snprintf(where, sizeof(where), "%s/%s.trace.zip", flight.dir, flight.name) >=
+	if (snprintf(where, sizeof(where), "%s/%s.trace.zip", f->dir, f->name) >=
 	    (int)sizeof(where))
 		ret = -ENAMETOOLONG;
 	else
@@ -199,12 +206,12 @@ int tr_snapshot_temp(struct tr_snapshot *snap)
 }
 
 /* <name>-YYYYmmddTHHMMSSZ.trace.zip, or ...Z-N.trace.zip after a clash. */
-static int archive_name_matches(const char *file)
+static int archive_name_matches(const struct tr_flight *f, const char *file)
 {
-	size_t nl = strlen(flight.name), len = strlen(file);
+	size_t nl = strlen(f->name), len = strlen(file);
 	const char *p = file + nl + 1;
 
-	if (len < nl + 1 + 16 + 10 || strncmp(file, flight.name, nl) != 0 || file[nl] != '-' ||
+	if (len < nl + 1 + 16 + 10 || strncmp(file, f->name, nl) != 0 || file[nl] != '-' ||
 	    strcmp(file + len - 10, ".trace.zip") != 0)
 		return 0;
 	for (int i = 0; i < 16; i++) {
@@ -257,7 +264,7 @@ static int ours(const struct stat *st)
 
 /* keep = N: the oldest archives of this name (and ours, see ours()) beyond
  * N go. */
-static void apply_keep(void)
+static void apply_keep(const struct tr_flight *f)
 {
 	struct archive_file *files = NULL;
 	size_t n = 0, cap = 0;
@@ -265,14 +272,14 @@ static void apply_keep(void)
 	DIR *d;
 	int dfd;
 
-	if (flight.keep <= 0 || !(d = opendir(flight.dir)))
+	if (f->keep <= 0 || !(d = opendir(f->dir)))
 		return;
 	dfd = dirfd(d);
 	while ((de = readdir(d))) {
 		struct archive_file *grown;
 		struct stat st;
 
-		if (!archive_name_matches(de->d_name) ||
+		if (!archive_name_matches(f, de->d_name) ||
 		    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !ours(&st))
 			continue;
 		grown = tr_vec_grow(files, &cap, n + 1, sizeof(*files), 16);
@@ -285,13 +292,13 @@ static void apply_keep(void)
 			n++;
 	}
 	qsort(files, n, sizeof(*files), older_first);
-	for (size_t i = 0; n > (size_t)flight.keep && i < n - (size_t)flight.keep; i++) {
+	for (size_t i = 0; n > (size_t)f->keep && i < n - (size_t)f->keep; i++) {
 		if (unlinkat(dfd, files[i].name, 0) < 0)
-			tr_warn("keep = %lld: cannot remove %s/%s: %s", flight.keep, flight.dir,
+			tr_warn("keep = %lld: cannot remove %s/%s: %s", f->keep, f->dir,
 				files[i].name, strerror(errno));
 		else
-			tr_info("keep = %lld: removed the older archive %s/%s", flight.keep,
-				flight.dir, files[i].name);
+			tr_info("keep = %lld: removed the older archive %s/%s", f->keep, f->dir,
+				files[i].name);
 	}
 	for (size_t i = 0; i < n; i++)
 		free(files[i].name);
@@ -314,6 +321,7 @@ static int move_no_replace(const char *from, const char *to)
 
 int tr_snapshot_commit(struct tr_snapshot *snap)
 {
+	const struct tr_flight *f = snap->flight;
 	time_t t = (time_t)(snap->to_real_ns / 1000000000ull);
 	char stamp[32], path[PATH_MAX];
 	struct tm tm;
@@ -325,11 +333,11 @@ int tr_snapshot_commit(struct tr_snapshot *snap)
 		int len;
 
 		if (n == 1)
-			len = snprintf(path, sizeof(path), "%s/%s-%s.trace.zip", flight.dir,
-				       flight.name, stamp);
+			len = snprintf(path, sizeof(path), "%s/%s-%s.trace.zip", f->dir, f->name,
+				       stamp);
 		else
-			len = snprintf(path, sizeof(path), "%s/%s-%s-%u.trace.zip", flight.dir,
-				       flight.name, stamp, n);
+			len = snprintf(path, sizeof(path), "%s/%s-%s-%u.trace.zip", f->dir, f->name,
+				       stamp, n);
 		ret = len < 0 || len >= (int)sizeof(path) ? -ENAMETOOLONG
 							   : move_no_replace(snap->ar.output, path);
 	}
@@ -341,13 +349,14 @@ int tr_snapshot_commit(struct tr_snapshot *snap)
 	snap->path = strdup(path);
 	if (!snap->path)
 		return -ENOMEM;
-	apply_keep();
+	apply_keep(snap->flight);
 	return 0;
 }
 
-int tr_flight_archive_window(const struct tracerig_archive *ar, struct tracerig_window *out)
+int tr_flight_archive_window(const struct tr_flight *f, const struct tracerig_archive *ar,
+			     struct tracerig_window *out)
 {
-	const struct tr_snapshot *snap = flight.current;
+	const struct tr_snapshot *snap = f->current;
 
 	if (!snap || ar != &snap->ar)
 		return -ENOENT;
@@ -359,9 +368,10 @@ int tr_flight_archive_window(const struct tracerig_archive *ar, struct tracerig_
 
 void tr_snapshot_end(struct tr_snapshot *snap, int ok, int keep_staging, char **path_out)
 {
-	if (flight.current == snap)
-		flight.current = NULL;
 	char line[PATH_MAX + 32];
+
+	if (snap->flight->current == snap)
+		snap->flight->current = NULL;
 
 	for (size_t i = 0; i < snap->n_waiters; i++) {
 		if (ok && snap->path)
@@ -496,13 +506,14 @@ void tr_flight_job_end(struct tr_flight_job *job)
 	free(job);
 }
 
-void tr_flight_reset(void)
+void tr_flight_free(struct tr_flight *f)
 {
-	for (size_t i = 0; i < flight.n_waiters; i++) {
-		(void)tr_control_send(flight.waiters[i], "failed: the session ended before the "
-				      "snapshot was taken");
-		close(flight.waiters[i]);
+	if (!f)
+		return;
+	for (size_t i = 0; i < f->n_waiters; i++) {
+		(void)tr_control_send(f->waiters[i], "failed: the session ended before the "
+						     "snapshot was taken");
+		close(f->waiters[i]);
 	}
-	flight.n_waiters = 0;
-	flight.pending = TR_TRIGGER_NONE;
+	free(f);
 }

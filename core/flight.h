@@ -31,13 +31,19 @@ enum tr_trigger {
  * "crash"). */
 const char *tr_trigger_name(enum tr_trigger t);
 
+/* A session's flight mode: the window, where archives go, the triggers
+ * pending and the snapshot being written. */
+struct tr_flight;
+struct tr_flight *tr_flight_new(void);
+
 /* Flight mode on, with its window, retention and the directory archives go
  * to (`dir` NULL: the working directory; else it must be a directory).
  * Logs what is wrong; 0 or a negative errno. */
-int tr_flight_configure(long long window_ms, long long keep, const char *dir, const char *name);
-uint64_t tr_flight_window_ns(void);
+int tr_flight_configure(struct tr_flight *f, long long window_ms, long long keep, const char *dir,
+			const char *name);
+uint64_t tr_flight_window_ns(const struct tr_flight *f);
 /* The archives' directory, absolute. */
-const char *tr_flight_dir(void);
+const char *tr_flight_dir(const struct tr_flight *f);
 
 /* Whether `ctx`'s plugin takes part in flight mode (TRACERIG_CAP_FLIGHT). */
 int tr_flight_supported(const struct tracerig_ctx *ctx);
@@ -45,12 +51,12 @@ int tr_flight_supported(const struct tracerig_ctx *ctx);
 /* A trigger to serve from the session's loop; `reply_fd` (or -1) is a
  * control connection told the archive's path once it is written (it is
  * closed then).  Safe from the main thread only. */
-void tr_flight_request(enum tr_trigger t, int reply_fd);
+void tr_flight_request(struct tr_flight *f, enum tr_trigger t, int reply_fd);
 /* The same with what set it off, for the log and the manifest's
  * "trigger_detail" ("PID 4242 (app) killed by SIGSEGV"). */
-void tr_flight_request_why(enum tr_trigger t, const char *why);
+void tr_flight_request_why(struct tr_flight *f, enum tr_trigger t, const char *why);
 /* The trigger waiting, or TR_TRIGGER_NONE. */
-enum tr_trigger tr_flight_pending(void);
+enum tr_trigger tr_flight_pending(const struct tr_flight *f);
 
 /* One snapshot being written. */
 struct tr_snapshot {
@@ -63,14 +69,15 @@ struct tr_snapshot {
 	uint64_t from_real_ns, to_real_ns;
 	struct tracerig_archive ar; /* its own staging area and temporary archive */
 	char *path;                 /* the archive, once committed */
+	struct tr_flight *flight;   /* whose snapshot it is */
 	int *waiters;               /* control connections to answer */
 	size_t n_waiters;
 };
 
 /* Starts a snapshot of [from_ns, to_ns]: a fresh staging directory and the
  * waiting control connections.  Logs; 0 or a negative errno. */
-int tr_snapshot_begin(struct tr_snapshot *snap, enum tr_trigger t, uint64_t from_ns,
-		      uint64_t to_ns);
+int tr_snapshot_begin(struct tr_flight *f, struct tr_snapshot *snap, enum tr_trigger t,
+		      uint64_t from_ns, uint64_t to_ns);
 /* Copies the run log so far into the snapshot (tracerig.log). */
 void tr_snapshot_copy_log(struct tr_snapshot *snap, const char *log_path);
 /* Creates the temporary archive the packager writes (ar.output). */
@@ -87,7 +94,8 @@ void tr_snapshot_end(struct tr_snapshot *snap, int ok, int keep_staging, char **
 
 /* The window of the snapshot being written when `ar` is its archive (the
  * service archive_window): 0, or -ENOENT. */
-int tr_flight_archive_window(const struct tracerig_archive *ar, struct tracerig_window *out);
+int tr_flight_archive_window(const struct tr_flight *f, const struct tracerig_archive *ar,
+			     struct tracerig_window *out);
 
 /* Runs the registered callbacks of `ctxs` for `snap` on a thread of its
  * own, so the main thread keeps watching signals, deadlines and faults. */
@@ -104,8 +112,8 @@ struct tracerig_ctx *tr_flight_job_current(struct tr_flight_job *job);
  * faulted in it) is left to itself, never freed. */
 void tr_flight_job_end(struct tr_flight_job *job);
 
-/* Forgets the pending triggers (closing waiting
- * connections). */
-void tr_flight_reset(void);
+/* Ends a session's flight state: waiting control connections are told no
+ * snapshot comes, and closed. */
+void tr_flight_free(struct tr_flight *f);
 
 #endif

@@ -211,7 +211,8 @@ static int finish(struct tr_session *session, struct tr_options *opts, int statu
 		_exit(status);
 	}
 	ending = (struct ending){ .session = session, .opts = opts };
-	tr_stream_stop();
+	if (session)
+		tr_stream_stop(session->stream);
 	tr_output_release();
 	fflush(NULL);
 	if (tr_reaper_handoff(free_all, &ending) == 0)

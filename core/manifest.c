@@ -136,10 +136,11 @@ static int add_pprof(struct tr_json *j, struct tr_session *s, const char *name)
 /* How much of an entry was deflated before packaging (stream.h): the
  * bytes the packager did not have to compress, or 0 when the stream broke
  * (it deflated them all).  Nothing for an entry not streamed. */
-static void add_streamed(struct tr_json *j, const char *dir, const char *name)
+static void add_streamed(struct tr_json *j, struct tr_stream *stream, const char *dir,
+			 const char *name)
 {
 	struct tracerig_streamed sd;
-	int ret = tr_stream_result(dir, name, &sd);
+	int ret = tr_stream_result(stream, dir, name, &sd);
 
 	if (ret == 0)
 		tr_json_u64(j, "deflated_before_packaging", sd.to - sd.from);
@@ -158,7 +159,7 @@ static int add_file(void *arg, const char *name, const char *path, uint64_t size
 	tr_json_string(fl->j, "name", name);
 	tr_json_u64(fl->j, "size", size);
 	add_pprof(fl->j, fl->s, name);
-	add_streamed(fl->j, fl->dir, name);
+	add_streamed(fl->j, fl->s->stream, fl->dir, name);
 	tr_json_end_object(fl->j);
 	return 0;
 }
@@ -265,7 +266,7 @@ static void write_flight(struct tr_json *j, const struct tr_session *s,
 		tr_json_string(j, "trigger_detail", snap->why);
 	if (snap->final)
 		tr_json_string(j, "session_ended_by", tr_end_reason_name(s->end_reason));
-	tr_json_u64(j, "window_ms", tr_flight_window_ns() / 1000000);
+	tr_json_u64(j, "window_ms", tr_flight_window_ns(s->flight) / 1000000);
 	tr_json_u64(j, "from_monotonic_ns", snap->from_ns);
 	tr_json_u64(j, "to_monotonic_ns", snap->to_ns);
 	write_time(j, "from_utc", snap->from_real_ns);

@@ -14,8 +14,9 @@
 #include "profile.h"
 #include "session.h"
 
-static uint64_t whole_session(void)
+static uint64_t whole_session(const struct tr_session *s)
 {
+	(void)s;
 	return 0;
 }
 
@@ -116,7 +117,7 @@ static int flight_prepare(struct tr_session *s, const struct tr_section *main_se
 	const struct tr_settings *st = &s->settings;
 
 	(void)main_section;
-	if (tr_flight_configure(st->window_ms, st->keep, st->output, st->name) < 0)
+	if (tr_flight_configure(s->flight, st->window_ms, st->keep, st->output, st->name) < 0)
 		return -1;
 	/* A flight recorder runs until it is stopped; -d still bounds it. */
 	if (!s->opts->duration)
@@ -137,15 +138,18 @@ static int flight_admits(const struct tr_session *s, const struct tracerig_ctx *
 
 static void flight_describe(const struct tr_session *s, const char *dur, char *buf, size_t len)
 {
-	(void)s;
 	snprintf(buf, len, ": snapshots into %s%s (SIGUSR1 takes one; Ctrl-C ends with a last one)",
-		 tr_flight_dir(), dur);
+		 tr_flight_dir(s->flight), dur);
 }
 
 static const char *flight_destination(const struct tr_session *s)
 {
-	(void)s;
-	return tr_flight_dir();
+	return tr_flight_dir(s->flight);
+}
+
+static uint64_t flight_window_ns(const struct tr_session *s)
+{
+	return tr_flight_window_ns(s->flight);
 }
 
 static int flight_takes_snapshots(const struct tr_session *s, char *why, size_t why_len)
@@ -157,7 +161,7 @@ static int flight_takes_snapshots(const struct tr_session *s, char *why, size_t 
 
 static void flight_begin(struct tr_session *s)
 {
-	tr_triggers_start(&s->triggers, &s->targets, s->pids);
+	tr_triggers_start(&s->triggers, &s->targets, s->pids, s->flight);
 }
 
 static int flight_serve(struct tr_session *s, uint64_t now_ns)
@@ -176,7 +180,7 @@ const struct tr_mode_ops tr_flight_mode = {
 	.snapshot_signal = SIGUSR1,
 	.describe = flight_describe,
 	.destination = flight_destination,
-	.window_ns = tr_flight_window_ns,
+	.window_ns = flight_window_ns,
 	.streams = 0,
 	.takes_snapshots = flight_takes_snapshots,
 	.begin = flight_begin,

@@ -41,7 +41,7 @@ struct tr_mode_ops {
 	 * directory (for `tracerig status`). */
 	const char *(*destination)(const struct tr_session *s);
 	/* The window sources keep, 0: all of the session. */
-	uint64_t (*window_ns)(void);
+	uint64_t (*window_ns)(const struct tr_session *s);
 	/* Whether sources may stream entries into the archive while
 	 * collecting (a snapshot is written whole). */
 	int streams;

@@ -23,6 +23,7 @@
 #include "log.h"
 #include "mode.h"
 #include "options.h"
+#include "flight.h"
 #include "pids.h"
 #include "output.h"
 #include "profile.h"
@@ -455,7 +456,7 @@ static int prepare_output(struct tr_session *s, struct tr_section *main_section)
 	if (s->mode->prepare(s, main_section) < 0)
 		return TR_EXIT_USAGE;
 	/* A kept staging is for looking at: its files stay whole. */
-	tr_stream_may_free(!st->keep_staging);
+	tr_stream_may_free(s->stream, !st->keep_staging);
 	return 0;
 }
 
@@ -467,7 +468,10 @@ int tr_session_prepare(struct tr_session *s, const struct tr_options *opts)
 	memset(s, 0, sizeof(*s));
 	s->opts = opts;
 	s->pids = tr_pids_new();
-	if (!s->pids)
+	s->views = tr_wall_views_new();
+	s->flight = tr_flight_new();
+	s->stream = tr_stream_new();
+	if (!s->pids || !s->views || !s->flight || !s->stream)
 		return TR_EXIT_FAILURE;
 	s->command.release_fd = s->command.exec_err_fd = -1;
 	s->triggers.exit_fd = -1;

@@ -77,7 +77,7 @@ int tr_session_write_archive(struct tr_session *s)
 	/* What was not deflated while collecting is the packager's now; the
 	 * thread says how much it did while the log still goes to the
 	 * archive. */
-	tr_stream_stop();
+	tr_stream_stop(s->stream);
 	tr_log_close_file();
 	ret = tr_manifest_write(s);
 	if (ret < 0) {
@@ -145,7 +145,7 @@ int tr_session_package(struct tr_session *s)
 	sideband_replay(s);
 	flush_all(s);
 	/* After the last source: it joins what they all staged. */
-	(void)tr_wall_write(&s->archive, &s->targets, s->pids,
+	(void)tr_wall_write(s->views, &s->archive, &s->targets, s->pids,
 			    s->settings.pprof ? &s->wall_pprof : NULL);
 	if (tr_session_sources_failed(s, 1))
 		status = TR_EXIT_FAILURE;

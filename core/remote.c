@@ -142,9 +142,9 @@ static void answer_status(const struct tr_session *s, int fd)
 	reply(fd, "name: %s", s->opts->session_name);
 	reply(fd, "pid: %d", (int)getpid());
 	reply(fd, "state: collecting");
-	if (s->mode->window_ns())
+	if (s->mode->window_ns(s))
 		reply(fd, "mode: %s (window %.1f s; `tracerig snapshot %s` writes one)",
-		      s->mode->name, s->mode->window_ns() / 1e9, s->opts->session_name);
+		      s->mode->name, s->mode->window_ns(s) / 1e9, s->opts->session_name);
 	reply(fd, "profile: %s", s->profile_path);
 	reply(fd, "targets: %s", targets);
 	reply(fd, "started: %s", started);
@@ -170,7 +170,7 @@ static void answer_snapshot(const struct tr_session *s, int fd)
 	}
 	reply(fd, "snapshot: %d", (int)getpid());
 	tr_info("snapshot requested through the control socket");
-	tr_flight_request(TR_TRIGGER_CONTROL, fd);
+	tr_flight_request(s->flight, TR_TRIGGER_CONTROL, fd);
 }
 
 /* Only root may steer a session; the socket's mode says so already, and

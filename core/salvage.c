@@ -79,7 +79,7 @@ static int watchdog_salvage(void *arg, pid_t collector, const char *why, uint64_
 	if (ret == 0) {
 		/* What the collector's thread deflated, as its packaging would
 		 * have used it (and must, where it freed the staged copy). */
-		int n = tr_stream_recover(s->archive.dir);
+		int n = tr_stream_recover(s->stream, s->archive.dir);
 
 		if (n > 0)
 			tr_info("%d entries were partly deflated before the collector died: "

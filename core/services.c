@@ -579,7 +579,7 @@ static int svc_archive_window(struct tracerig_ctx *ctx, struct tracerig_archive 
 			      struct tracerig_window *out)
 {
 	if (ar != &ctx->session->archive)
-		return tr_flight_archive_window(ar, out);
+		return tr_flight_archive_window(ctx->session->flight, ar, out);
 	return tr_session_window(ctx->session, out);
 }
 
@@ -589,21 +589,21 @@ static int svc_archive_append_only(struct tracerig_ctx *ctx, const char *name, u
 		return -ENOTSUP;
 	if (!name || !tr_entry_name_ok(name))
 		return -EINVAL;
-	return tr_stream_follow(ctx->session->archive.dir, name, from);
+	return tr_stream_follow(ctx->session->stream, ctx->session->archive.dir, name, from);
 }
 
 static int svc_archive_release(struct tracerig_ctx *ctx, const char *name, uint64_t below)
 {
 	if (!name || !tr_entry_name_ok(name))
 		return -EINVAL;
-	return tr_stream_release(ctx->session->archive.dir, name, below);
+	return tr_stream_release(ctx->session->stream, ctx->session->archive.dir, name, below);
 }
 
 static int svc_archive_stream_level(struct tracerig_ctx *ctx, int level)
 {
 	if (ctx->plugin->kind != TRACERIG_PLUGIN_PACKAGER)
 		return -EPERM;
-	return tr_stream_set_level(level);
+	return tr_stream_set_level(ctx->session->stream, level);
 }
 
 /* Only the session's own archive was followed (not a flight snapshot's,
@@ -613,7 +613,7 @@ static int svc_archive_streamed(struct tracerig_ctx *ctx, struct tracerig_archiv
 {
 	if (ctx->plugin->kind != TRACERIG_PLUGIN_PACKAGER || !name || !out)
 		return -EINVAL;
-	return tr_stream_result(ar->dir, name, out);
+	return tr_stream_result(ctx->session->stream, ar->dir, name, out);
 }
 
 static int svc_symbolizer_model(struct tracerig_ctx *ctx, enum tracerig_model how)
@@ -686,8 +686,8 @@ static int svc_folded_view(struct tracerig_ctx *ctx, const char *folded_name,
 {
 	struct tracerig_window w;
 
-	return tr_wall_declare(ctx->plugin->name, folded_name, what, ns_per_unit,
-			       tr_session_window(ctx->session, &w) == 0 ? &w : NULL);
+	return tr_wall_declare(ctx->session->views, ctx->plugin->name, folded_name, what,
+			       ns_per_unit, tr_session_window(ctx->session, &w) == 0 ? &w : NULL);
 }
 
 static const char *svc_process_cgroup(struct tracerig_ctx *ctx, pid_t pid)
@@ -744,7 +744,7 @@ static int svc_watchdog_cleanup(struct tracerig_ctx *ctx, const char *key, const
 
 static int svc_flight_window(struct tracerig_ctx *ctx, uint64_t *window_ns)
 {
-	uint64_t window = ctx->session->mode->window_ns();
+	uint64_t window = ctx->session->mode->window_ns(ctx->session);
 
 	if (!window)
 		return 0;

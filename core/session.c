@@ -489,7 +489,7 @@ static void collect(struct tr_session *s)
 				 ru.ru_utime.tv_sec * 1e3 + ru.ru_utime.tv_usec / 1e3,
 				 ru.ru_stime.tv_sec * 1e3 + ru.ru_stime.tv_usec / 1e3);
 	}
-	tr_stream_collection_ended();
+	tr_stream_collection_ended(s->stream);
 }
 
 static void opener_stuck(const char *path, unsigned int timeout_ms, void *arg)
@@ -559,9 +559,9 @@ int tr_session_run(struct tr_session *s)
 
 void tr_session_free(struct tr_session *s)
 {
-	tr_stream_free();
+	tr_stream_free(s->stream);
+	s->stream = NULL;
 	tr_triggers_stop(&s->triggers);
-	tr_flight_reset();
 	for (size_t i = 0; i < s->n_sources; i++)
 		tr_ctx_free(s->sources[i]);
 	free(s->sources);
@@ -583,4 +583,8 @@ void tr_session_free(struct tr_session *s)
 	tr_loader_exit();
 	tr_pids_free(s->pids);
 	s->pids = NULL;
+	tr_wall_views_free(s->views);
+	s->views = NULL;
+	tr_flight_free(s->flight);
+	s->flight = NULL;
 }

@@ -59,6 +59,9 @@ struct tr_session {
 
 	struct tr_symbolizer *symbolizer;
 	struct tr_pids *pids;         /* processes the sources observed */
+	struct tr_wall_views *views;  /* folded views declared for the wall step */
+	struct tr_flight *flight;     /* flight mode's window, triggers, snapshot */
+	struct tr_stream *stream;     /* entries deflated while they grow */
 	struct tr_sideband *sideband; /* when no source records one */
 	struct tr_remote *remote;     /* detached: the control socket */
 	struct tr_triggers triggers;  /* flight mode's automatic triggers */

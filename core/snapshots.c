@@ -137,7 +137,7 @@ static int take_snapshot(struct tr_session *s, enum tr_trigger trigger, int fina
 	/* The final snapshot's window ends when the session did, not once
 	 * the sources have stopped: the stop's own time holds nothing. */
 	uint64_t to = final && s->end_mono_ns ? s->end_mono_ns : tr_session_now_ns(CLOCK_MONOTONIC);
-	uint64_t window = tr_flight_window_ns();
+	uint64_t window = tr_flight_window_ns(s->flight);
 	uint64_t from = to > s->window_start_ns + window ? to - window : s->window_start_ns;
 	char log_path[PATH_MAX], why[128];
 	struct tracerig_window range;
@@ -145,7 +145,7 @@ static int take_snapshot(struct tr_session *s, enum tr_trigger trigger, int fina
 	int ok = 0, ret = 0;
 
 	*path = NULL;
-	if (tr_snapshot_begin(&snap, trigger, from, to) < 0)
+	if (tr_snapshot_begin(s->flight, &snap, trigger, from, to) < 0)
 		goto out;
 	snap.final = final;
 	tr_info("snapshot %u (%s): the last %.1f s", snap.seq, tr_trigger_name(trigger),
@@ -163,9 +163,9 @@ static int take_snapshot(struct tr_session *s, enum tr_trigger trigger, int fina
 	/* The wall-clock view of the window, from the views the sources
 	 * declared in their callbacks, as after a recording's flush. */
 	memset(&s->wall_pprof, 0, sizeof(s->wall_pprof));
-	(void)tr_wall_write_dated(&snap.ar, &s->targets, s->pids,
-				  s->settings.pprof ? &s->wall_pprof : NULL,
-				  tr_flight_archive_window(&snap.ar, &range) == 0 ? &range : NULL);
+	(void)tr_wall_write_dated(
+		s->views, &snap.ar, &s->targets, s->pids, s->settings.pprof ? &s->wall_pprof : NULL,
+		tr_flight_archive_window(s->flight, &snap.ar, &range) == 0 ? &range : NULL);
 	snprintf(log_path, sizeof(log_path), "%s/tracerig.log", s->archive.dir);
 	tr_snapshot_copy_log(&snap, log_path);
 	if (tr_manifest_write_snapshot(s, &snap.ar, &snap) < 0) {
@@ -192,7 +192,7 @@ int tr_session_serve_snapshots(struct tr_session *s)
 {
 	enum tr_trigger t;
 
-	while ((t = tr_flight_pending()) != TR_TRIGGER_NONE) {
+	while ((t = tr_flight_pending(s->flight)) != TR_TRIGGER_NONE) {
 		char *path = NULL;
 		int ret = take_snapshot(s, t, 0, &path);
 
@@ -222,7 +222,7 @@ static enum tr_trigger final_trigger(struct tr_session *s)
 	snprintf(why, sizeof(why), "PID %d (%s) %s", (int)s->command.pid,
 		 s->targets.command ? s->targets.command : "the command", how);
 	tr_info("trigger: %s: the final snapshot holds its last window", why);
-	tr_flight_request_why(TR_TRIGGER_CRASH, why);
+	tr_flight_request_why(s->flight, TR_TRIGGER_CRASH, why);
 	return TR_TRIGGER_CRASH;
 }
 

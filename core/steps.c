@@ -58,7 +58,7 @@ void tr_session_drain_signals(struct tr_session *s, const char *doing)
 		if (si.ssi_signo == SIGUSR1) {
 			tr_info("SIGUSR1 from PID %u: a snapshot of the last window",
 				(unsigned)si.ssi_pid);
-			tr_flight_request(TR_TRIGGER_SIGUSR1, -1);
+			tr_flight_request(s->flight, TR_TRIGGER_SIGUSR1, -1);
 			continue;
 		}
 		if (si.ssi_signo != SIGINT && si.ssi_signo != SIGTERM)

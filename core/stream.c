@@ -101,9 +101,10 @@ struct entry {
 	 * below `freed` are gone, `saved` is the `to` the state file has. */
 	uint64_t released, freed, saved;
 	int no_freeing;        /* said once: the file system cannot, or no state */
+	struct tr_stream *st;  /* whose entry it is */
 };
 
-static struct {
+struct tr_stream {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	int level;
@@ -123,20 +124,28 @@ static struct {
 	 * to write it back, as on a kernel without cachestat. */
 	int test_drain, test_fault, test_force;
 	int may_free; /* tr_stream_may_free */
-} st = {
-	.lock = PTHREAD_MUTEX_INITIALIZER,
-	.wake = PTHREAD_COND_INITIALIZER,
 };
 
-int tr_stream_set_level(int level)
+struct tr_stream *tr_stream_new(void)
+{
+	struct tr_stream *st = calloc(1, sizeof(*st));
+
+	if (!st)
+		return NULL;
+	pthread_mutex_init(&st->lock, NULL);
+	pthread_cond_init(&st->wake, NULL);
+	return st;
+}
+
+int tr_stream_set_level(struct tr_stream *st, int level)
 {
 	int ret = level ? tr_zpiece_level_ok(level) : 0;
 
 	if (ret)
 		return ret;
-	pthread_mutex_lock(&st.lock);
-	st.level = level;
-	pthread_mutex_unlock(&st.lock);
+	pthread_mutex_lock(&st->lock);
+	st->level = level;
+	pthread_mutex_unlock(&st->lock);
 	return 0;
 }
 
@@ -145,19 +154,20 @@ int tr_stream_set_level(int level)
  * the way to the archive: back to the session's priority at once, within
  * the round in hand (allowed with CAP_SYS_NICE or RLIMIT_NICE; else it
  * stays). */
-static void follow_priority(int ended)
+static void follow_priority(struct tr_stream *st, int ended)
 {
-	if (!st.niced && !ended) {
-		st.tid = tr_priority_background(&st.session_nice);
-		st.niced = 1;
-	} else if (st.niced == 1 && ended) {
-		(void)tr_priority_restore(st.tid, st.session_nice);
-		st.niced = 2;
+	if (!st->niced && !ended) {
+		st->tid = tr_priority_background(&st->session_nice);
+		st->niced = 1;
+	} else if (st->niced == 1 && ended) {
+		(void)tr_priority_restore(st->tid, st->session_nice);
+		st->niced = 2;
 	}
 }
 
 static void fill_state(struct state_rec *r, const struct entry *e)
 {
+	const struct tr_stream *st = e->st;
 	memset(r, 0, sizeof(*r));
 	memcpy(r->magic, STATE_MAGIC, sizeof(STATE_MAGIC));
 	r->from = e->from;
@@ -167,7 +177,7 @@ static void fill_state(struct state_rec *r, const struct entry *e)
 	r->dev = (uint64_t)e->dev;
 	r->ino = (uint64_t)e->ino;
 	r->crc = e->crc;
-	r->level = (uint32_t)st.level;
+	r->level = (uint32_t)st->level;
 	snprintf(r->name, sizeof(r->name), "%s", e->name);
 	r->check = (uint32_t)crc32(0, (const Bytef *)r, offsetof(struct state_rec, check));
 }
@@ -216,16 +226,19 @@ static int punch_fd_of(struct entry *e)
  * Where it may not come back from nice 19, nothing is freed. */
 static void punch_released(struct entry *e, uint64_t start, uint64_t end)
 {
+	struct tr_stream *st = e->st;
 	int raised = 0;
 
 	for (uint64_t at = start; at < end; at += PUNCH_STEP) {
 		uint64_t n = end - at < PUNCH_STEP ? end - at : PUNCH_STEP;
-		int64_t unwritten = st.test_force ? -ENOSYS : tr_unwritten_pages(e->punch_fd, at, n);
+		int64_t unwritten =
+			st->test_force ? -ENOSYS : tr_unwritten_pages(e->punch_fd, at, n);
 
 		if (unwritten > 0 && end - at <= FORCE_WRITEBACK_ABOVE)
 			break;
 		if (!raised) {
-			int ret = st.niced == 1 ? tr_priority_restore(st.tid, st.session_nice) : 0;
+			int ret =
+				st->niced == 1 ? tr_priority_restore(st->tid, st->session_nice) : 0;
 
 			if (ret < 0) {
 				tr_log(TRACERIG_LOG_INFO, NULL, "%s: its deflated part stays on disk "
@@ -247,8 +260,8 @@ static void punch_released(struct entry *e, uint64_t start, uint64_t end)
 		}
 		e->freed = at + n;
 	}
-	if (raised && st.niced == 1)
-		(void)tr_priority_restore(st.tid, TR_BACKGROUND_NICE);
+	if (raised && st->niced == 1)
+		(void)tr_priority_restore(st->tid, TR_BACKGROUND_NICE);
 }
 
 /* After a round: the state file says what the side file now holds (one
@@ -258,6 +271,7 @@ static void punch_released(struct entry *e, uint64_t start, uint64_t end)
  * there for a whole deflate. */
 static void save_and_free(struct entry *e)
 {
+	struct tr_stream *st = e->st;
 	struct state_rec r;
 	uint64_t released, start, end;
 
@@ -269,9 +283,9 @@ static void save_and_free(struct entry *e)
 	e->saved = e->to;
 	/* Once collection ended the staging goes soon: nothing to gain, and
 	 * the end would wait for the writeback below. */
-	pthread_mutex_lock(&st.lock);
-	released = st.may_free && !st.ended ? e->released : 0;
-	pthread_mutex_unlock(&st.lock);
+	pthread_mutex_lock(&st->lock);
+	released = st->may_free && !st->ended ? e->released : 0;
+	pthread_mutex_unlock(&st->lock);
 	if (e->no_freeing)
 		return;
 	/* Whole blocks only: punching a part of one zeroes that part. */
@@ -292,6 +306,7 @@ static void save_and_free(struct entry *e)
  * taken, or a negative errno (the stream broke). */
 static int64_t round_of(struct entry *e, int *stop, int drain)
 {
+	struct tr_stream *st = e->st;
 	struct stat sb;
 	uint64_t at = e->from + e->z.in, taken = 0, until;
 	int64_t n;
@@ -307,11 +322,11 @@ static int64_t round_of(struct entry *e, int *stop, int drain)
 	while (at + taken < until) {
 		int ended;
 
-		pthread_mutex_lock(&st.lock);
-		*stop = st.stopping && !drain;
-		ended = st.ended;
-		pthread_mutex_unlock(&st.lock);
-		follow_priority(ended);
+		pthread_mutex_lock(&st->lock);
+		*stop = st->stopping && !drain;
+		ended = st->ended;
+		pthread_mutex_unlock(&st->lock);
+		follow_priority(st, ended);
 		if (*stop)
 			break;
 		n = tr_zpiece_feed_fd(&e->z, e->in_fd, at + taken,
@@ -325,52 +340,52 @@ static int64_t round_of(struct entry *e, int *stop, int drain)
 	}
 	if (!taken)
 		return 0;
-	if (st.test_fault)
+	if (st->test_fault)
 		return -EIO;
 	err = tr_zpiece_flush(&e->z, 0);
 	if (err)
 		return err;
-	pthread_mutex_lock(&st.lock);
+	pthread_mutex_lock(&st->lock);
 	e->to = e->from + e->z.in;
 	e->comp_size = e->z.out;
 	e->crc = e->z.crc;
 	e->pieces++;
-	pthread_mutex_unlock(&st.lock);
+	pthread_mutex_unlock(&st->lock);
 	save_and_free(e);
 	return (int64_t)taken;
 }
 
 static void *stream_thread(void *arg)
 {
+	struct tr_stream *st = arg;
 	int drain = 0, ended;
 
-	(void)arg;
 	for (;;) {
 		uint64_t busy = 0;
 		int stop = 0;
 		size_t n;
 
-		pthread_mutex_lock(&st.lock);
-		n = st.n;
-		stop = st.stopping;
-		ended = st.ended;
+		pthread_mutex_lock(&st->lock);
+		n = st->n;
+		stop = st->stopping;
+		ended = st->ended;
 		/* The test hook: one last round over everything there. */
-		if (stop && st.test_drain && !drain)
+		if (stop && st->test_drain && !drain)
 			drain = 1, stop = 0;
-		pthread_mutex_unlock(&st.lock);
-		follow_priority(ended);
+		pthread_mutex_unlock(&st->lock);
+		follow_priority(st, ended);
 		for (size_t i = 0; i < n && !stop; i++) {
-			struct entry *e = st.e[i];
+			struct entry *e = st->e[i];
 			int64_t got;
 
 			if (e->broken)
 				continue;
 			got = round_of(e, &stop, drain);
 			if (got < 0) {
-				pthread_mutex_lock(&st.lock);
+				pthread_mutex_lock(&st->lock);
 				e->broken = 1;
 				e->err = (int)-got;
-				pthread_mutex_unlock(&st.lock);
+				pthread_mutex_unlock(&st->lock);
 				tr_log(TRACERIG_LOG_WARN, NULL, "%s: deflating it as it grows stopped: "
 				       "%s (it is deflated whole when packaged)", e->name,
 				       strerror((int)-got));
@@ -380,20 +395,21 @@ static void *stream_thread(void *arg)
 		}
 		if (drain)
 			break;
-		pthread_mutex_lock(&st.lock);
-		if (!st.stopping && busy < 4 * TR_ZPIECE_IN_SIZE) {
+		pthread_mutex_lock(&st->lock);
+		if (!st->stopping && busy < 4 * TR_ZPIECE_IN_SIZE) {
 			struct timespec ts;
 
 			/* Sources write fast after collection (their flush):
 			 * follow them closely then. */
 			clock_gettime(CLOCK_REALTIME, &ts);
-			ts.tv_nsec += (st.ended ? TR_STREAM_ENDED_POLL_MS : TR_STREAM_POLL_MS) * 1000000L;
+			ts.tv_nsec += (st->ended ? TR_STREAM_ENDED_POLL_MS : TR_STREAM_POLL_MS) *
+				      1000000L;
 			ts.tv_sec += ts.tv_nsec / 1000000000L;
 			ts.tv_nsec %= 1000000000L;
-			pthread_cond_timedwait(&st.wake, &st.lock, &ts);
+			pthread_cond_timedwait(&st->wake, &st->lock, &ts);
 		}
-		stop = st.stopping && !(st.test_drain && !drain);
-		pthread_mutex_unlock(&st.lock);
+		stop = st->stopping && !(st->test_drain && !drain);
+		pthread_mutex_unlock(&st->lock);
 		if (stop)
 			break;
 	}
@@ -444,17 +460,17 @@ static int name_ok(const char *name)
 }
 
 /* 0 when `name` may be followed now, the compression level in *level. */
-static int may_follow(const char *name, int *level)
+static int may_follow(struct tr_stream *st, const char *name, int *level)
 {
 	int ret;
 
-	pthread_mutex_lock(&st.lock);
-	*level = st.level;
-	ret = st.stopped ? -EPERM : st.n == TR_STREAM_MAX ? -ENOSPC : 0;
-	for (size_t i = 0; !ret && i < st.n; i++)
-		if (strcmp(st.e[i]->name, name) == 0)
+	pthread_mutex_lock(&st->lock);
+	*level = st->level;
+	ret = st->stopped ? -EPERM : st->n == TR_STREAM_MAX ? -ENOSPC : 0;
+	for (size_t i = 0; !ret && i < st->n; i++)
+		if (strcmp(st->e[i]->name, name) == 0)
 			ret = -EEXIST;
-	pthread_mutex_unlock(&st.lock);
+	pthread_mutex_unlock(&st->lock);
 	if (!ret && !*level)
 		ret = -ENOTSUP;
 	return ret;
@@ -498,42 +514,44 @@ static int entry_open_files(struct entry *e, const char *staging_dir, const char
 /* The entry in the thread's list, the thread started with the first. */
 static int entry_enlist(struct entry *e)
 {
+	struct tr_stream *st = e->st;
 	int ret = 0;
 
-	pthread_mutex_lock(&st.lock);
-	st.e[st.n++] = e;
-	if (!st.running) {
+	pthread_mutex_lock(&st->lock);
+	st->e[st->n++] = e;
+	if (!st->running) {
 		const char *test = getenv("TRACERIG_TEST_STREAM");
 
-		st.test_fault = test && strstr(test, "fault");
-		st.test_drain = test && (st.test_fault || strstr(test, "drain"));
-		st.test_force = test && strstr(test, "force");
-		ret = -pthread_create(&st.thread, NULL, stream_thread, NULL);
+		st->test_fault = test && strstr(test, "fault");
+		st->test_drain = test && (st->test_fault || strstr(test, "drain"));
+		st->test_force = test && strstr(test, "force");
+		ret = -pthread_create(&st->thread, NULL, stream_thread, st);
 		if (ret)
-			st.e[--st.n] = NULL;
+			st->e[--st->n] = NULL;
 		else {
-			(void)pthread_setname_np(st.thread, "tr-deflate");
-			st.running = 1;
+			(void)pthread_setname_np(st->thread, "tr-deflate");
+			st->running = 1;
 		}
 	}
-	pthread_mutex_unlock(&st.lock);
+	pthread_mutex_unlock(&st->lock);
 	return ret;
 }
 
-int tr_stream_follow(const char *staging_dir, const char *name, uint64_t from)
+int tr_stream_follow(struct tr_stream *st, const char *staging_dir, const char *name, uint64_t from)
 {
 	struct entry *e;
 	int ret, level;
 
 	if (!staging_dir || !name_ok(name))
 		return -EINVAL;
-	ret = may_follow(name, &level);
+	ret = may_follow(st, name, &level);
 	if (ret)
 		return ret;
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
 	e->in_fd = e->out_fd = e->state_fd = e->punch_fd = -1;
+	e->st = st;
 	e->from = e->to = e->saved = from;
 	e->crc = (uint32_t)crc32(0, Z_NULL, 0);
 	ret = entry_open_files(e, staging_dir, name, level);
@@ -549,40 +567,42 @@ int tr_stream_follow(const char *staging_dir, const char *name, uint64_t from)
 	return ret;
 }
 
-void tr_stream_may_free(int yes)
+void tr_stream_may_free(struct tr_stream *st, int yes)
 {
-	pthread_mutex_lock(&st.lock);
-	st.may_free = yes;
-	pthread_mutex_unlock(&st.lock);
+	pthread_mutex_lock(&st->lock);
+	st->may_free = yes;
+	pthread_mutex_unlock(&st->lock);
 }
 
-/* The entry of `staging_dir`/`name`, or NULL; st.lock held. */
-static struct entry *find_entry(const char *staging_dir, const char *name)
+/* The entry of `staging_dir`/`name`, or NULL; st->lock held. */
+static struct entry *find_entry(struct tr_stream *st, const char *staging_dir, const char *name)
 {
 	char path[PATH_MAX];
 
 	if (snprintf(path, sizeof(path), "%s/%s", staging_dir, name) >= (int)sizeof(path))
 		return NULL;
-	for (size_t i = 0; i < st.n; i++)
-		if (strcmp(st.e[i]->path, path) == 0)
-			return st.e[i];
+	for (size_t i = 0; i < st->n; i++)
+		if (strcmp(st->e[i]->path, path) == 0)
+			return st->e[i];
 	return NULL;
 }
 
-int tr_stream_release(const char *staging_dir, const char *name, uint64_t below)
+int tr_stream_release(struct tr_stream *st, const char *staging_dir, const char *name,
+		      uint64_t below)
 {
 	struct entry *e;
 
-	pthread_mutex_lock(&st.lock);
-	e = find_entry(staging_dir, name);
+	pthread_mutex_lock(&st->lock);
+	e = find_entry(st, staging_dir, name);
 	if (e && below > e->released)
 		e->released = below;
-	pthread_mutex_unlock(&st.lock);
+	pthread_mutex_unlock(&st->lock);
 	return e ? 0 : -ENOENT;
 }
 
 /* One state file read back, as an entry the thread never follows. */
-static struct entry *recovered_entry(const char *staging_dir, const char *file)
+static struct entry *recovered_entry(struct tr_stream *st, const char *staging_dir,
+				     const char *file)
 {
 	char dir[PATH_MAX], path[PATH_MAX];
 	struct state_rec r;
@@ -600,13 +620,14 @@ static struct entry *recovered_entry(const char *staging_dir, const char *file)
 	close(fd);
 	if (n != (ssize_t)sizeof(r) || memcmp(r.magic, STATE_MAGIC, sizeof(STATE_MAGIC)) != 0 ||
 	    r.check != (uint32_t)crc32(0, (const Bytef *)&r, offsetof(struct state_rec, check)) ||
-	    !memchr(r.name, '\0', sizeof(r.name)) || !name_ok(r.name) ||
-	    r.to < r.from || (int)r.level != st.level)
+	    !memchr(r.name, '\0', sizeof(r.name)) || !name_ok(r.name) || r.to < r.from ||
+	    (int)r.level != st->level)
 		return NULL;
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return NULL;
 	e->in_fd = e->out_fd = e->state_fd = e->punch_fd = -1;
+	e->st = st;
 	e->name = strdup(r.name);
 	if (!e->name ||
 	    snprintf(e->path, sizeof(e->path), "%s/%s", staging_dir, r.name) >= (int)sizeof(e->path) ||
@@ -626,7 +647,7 @@ static struct entry *recovered_entry(const char *staging_dir, const char *file)
 	return e;
 }
 
-int tr_stream_recover(const char *staging_dir)
+int tr_stream_recover(struct tr_stream *st, const char *staging_dir)
 {
 	char dir[PATH_MAX];
 	struct dirent *d;
@@ -635,31 +656,31 @@ int tr_stream_recover(const char *staging_dir)
 
 	if (snprintf(dir, sizeof(dir), "%s/" TR_STREAM_DIR, staging_dir) >= (int)sizeof(dir))
 		return -ENAMETOOLONG;
-	pthread_mutex_lock(&st.lock);
-	if (st.running || st.n || !st.level) {
-		pthread_mutex_unlock(&st.lock);
-		return st.level ? -EBUSY : 0;
+	pthread_mutex_lock(&st->lock);
+	if (st->running || st->n || !st->level) {
+		pthread_mutex_unlock(&st->lock);
+		return st->level ? -EBUSY : 0;
 	}
 	dp = opendir(dir);
 	if (!dp) {
-		pthread_mutex_unlock(&st.lock);
+		pthread_mutex_unlock(&st->lock);
 		return errno == ENOENT ? 0 : -errno;
 	}
-	while ((d = readdir(dp)) && st.n < TR_STREAM_MAX) {
+	while ((d = readdir(dp)) && st->n < TR_STREAM_MAX) {
 		size_t len = strlen(d->d_name);
 		struct entry *e;
 
 		if (len < 7 || strcmp(d->d_name + len - 6, ".state") != 0)
 			continue;
-		e = recovered_entry(staging_dir, d->d_name);
+		e = recovered_entry(st, staging_dir, d->d_name);
 		if (!e)
 			continue;
-		st.e[st.n++] = e;
+		st->e[st->n++] = e;
 		n++;
 	}
 	closedir(dp);
-	st.stopped = 1; /* read back: nothing more is followed */
-	pthread_mutex_unlock(&st.lock);
+	st->stopped = 1; /* read back: nothing more is followed */
+	pthread_mutex_unlock(&st->lock);
 	return n;
 }
 
@@ -671,32 +692,32 @@ static void human(uint64_t n, char *buf, size_t len)
 		snprintf(buf, len, "%.1f KiB", (double)n / 1024);
 }
 
-void tr_stream_collection_ended(void)
+void tr_stream_collection_ended(struct tr_stream *st)
 {
-	pthread_mutex_lock(&st.lock);
-	st.ended = 1;
-	pthread_cond_broadcast(&st.wake);
-	pthread_mutex_unlock(&st.lock);
+	pthread_mutex_lock(&st->lock);
+	st->ended = 1;
+	pthread_cond_broadcast(&st->wake);
+	pthread_mutex_unlock(&st->lock);
 }
 
-void tr_stream_stop(void)
+void tr_stream_stop(struct tr_stream *st)
 {
 	int running;
 
-	pthread_mutex_lock(&st.lock);
-	running = st.running;
-	st.stopping = 1;
-	st.stopped = 1;
-	pthread_cond_broadcast(&st.wake);
-	pthread_mutex_unlock(&st.lock);
+	pthread_mutex_lock(&st->lock);
+	running = st->running;
+	st->stopping = 1;
+	st->stopped = 1;
+	pthread_cond_broadcast(&st->wake);
+	pthread_mutex_unlock(&st->lock);
 	if (!running)
 		return;
-	pthread_join(st.thread, NULL);
-	pthread_mutex_lock(&st.lock);
-	st.running = 0;
-	pthread_mutex_unlock(&st.lock);
-	for (size_t i = 0; i < st.n; i++) {
-		struct entry *e = st.e[i];
+	pthread_join(st->thread, NULL);
+	pthread_mutex_lock(&st->lock);
+	st->running = 0;
+	pthread_mutex_unlock(&st->lock);
+	for (size_t i = 0; i < st->n; i++) {
+		struct entry *e = st->e[i];
 		struct stat sb;
 		char done[32], total[32], freed[64] = "";
 
@@ -719,16 +740,17 @@ void tr_stream_stop(void)
 	}
 }
 
-int tr_stream_result(const char *staging_dir, const char *name, struct tracerig_streamed *out)
+int tr_stream_result(struct tr_stream *st, const char *staging_dir, const char *name,
+		     struct tracerig_streamed *out)
 {
 	struct entry *e;
 	int ret;
 
-	pthread_mutex_lock(&st.lock);
-	e = find_entry(staging_dir, name);
+	pthread_mutex_lock(&st->lock);
+	e = find_entry(st, staging_dir, name);
 	if (!e)
 		ret = -ENOENT;
-	else if (st.running)
+	else if (st->running)
 		ret = -EAGAIN;
 	else if (e->broken && e->freed <= e->from)
 		ret = -EIO;
@@ -739,26 +761,23 @@ int tr_stream_result(const char *staging_dir, const char *name, struct tracerig_
 		out->from = e->from;
 		out->to = e->to;
 		out->crc = e->crc;
-		out->level = st.level;
+		out->level = st->level;
 		out->dev = (uint64_t)e->dev;
 		out->ino = (uint64_t)e->ino;
 		ret = 0;
 	}
-	pthread_mutex_unlock(&st.lock);
+	pthread_mutex_unlock(&st->lock);
 	return ret;
 }
 
-void tr_stream_free(void)
+void tr_stream_free(struct tr_stream *st)
 {
-	tr_stream_stop();
-	pthread_mutex_lock(&st.lock);
-	for (size_t i = 0; i < st.n; i++) {
-		entry_free(st.e[i]);
-		st.e[i] = NULL;
-	}
-	st.n = 0;
-	/* A new session (a test's) may follow entries again. */
-	st.stopping = st.stopped = st.ended = st.niced = st.may_free = 0;
-	st.level = 0;
-	pthread_mutex_unlock(&st.lock);
+	if (!st)
+		return;
+	tr_stream_stop(st);
+	for (size_t i = 0; i < st->n; i++)
+		entry_free(st->e[i]);
+	pthread_cond_destroy(&st->wake);
+	pthread_mutex_destroy(&st->lock);
+	free(st);
 }

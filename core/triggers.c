@@ -43,10 +43,11 @@ int tr_triggers_configure(struct tr_triggers *t, const char *cpu, long long for_
 }
 
 void tr_triggers_start(struct tr_triggers *t, const struct tracerig_targets *targets,
-		       struct tr_pids *pids)
+		       struct tr_pids *pids, struct tr_flight *flight)
 {
 	t->targets = targets;
 	t->pids = pids;
+	t->flight = flight;
 	if (!t->crash_on)
 		return;
 	t->exit_fd = tr_exitwatch_open();
@@ -86,7 +87,7 @@ static void on_exit_status(void *arg, pid_t pid, int status)
 	tr_exit_describe(status, how, sizeof(how));
 	snprintf(why, sizeof(why), "PID %d %s", (int)pid, how);
 	tr_info("trigger: %s: a snapshot of the last window", why);
-	tr_flight_request_why(TR_TRIGGER_CRASH, why);
+	tr_flight_request_why(t->flight, TR_TRIGGER_CRASH, why);
 }
 
 /* usage_usec of a cgroup v2 directory's cpu.stat. */
@@ -160,7 +161,7 @@ static void poll_cpu(struct tr_triggers *t, uint64_t now_ns)
 	snprintf(why, sizeof(why), "CPU %.0f%% (trigger_cpu = %g%%) for %.1f s", t->cpu.last_percent,
 		 t->cpu.percent, (double)(now_ns - t->cpu.above_since_ns) / 1e9);
 	tr_info("trigger: %s: a snapshot of the last window", why);
-	tr_flight_request_why(TR_TRIGGER_CPU, why);
+	tr_flight_request_why(t->flight, TR_TRIGGER_CPU, why);
 }
 
 void tr_triggers_poll(struct tr_triggers *t, uint64_t now_ns)

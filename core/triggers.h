@@ -14,6 +14,7 @@
 #include "cputrigger.h"
 
 struct tr_pids;
+struct tr_flight;
 
 struct tr_triggers {
 	int cpu_on;
@@ -22,7 +23,8 @@ struct tr_triggers {
 	int crash_on;
 	int exit_fd; /* -1: not watching */
 	const struct tracerig_targets *targets;
-	struct tr_pids *pids; /* the session's: the processes sources observed */
+	struct tr_pids *pids;     /* the session's: the processes sources observed */
+	struct tr_flight *flight; /* the session's: where a trigger asks for a snapshot */
 };
 
 /* Reads the keys' values: `cpu` ("80%", NULL: no CPU trigger), `for_ms`,
@@ -31,10 +33,10 @@ int tr_triggers_configure(struct tr_triggers *t, const char *cpu, long long for_
 			  char *why, size_t why_len);
 
 /* Collection runs: starts watching `targets` and the processes sources
- * observed (`pids`; both must outlive it).  A crash trigger that cannot
- * watch is logged and left off. */
+ * observed (`pids`), asking `flight` for snapshots (all must outlive it).
+ * A crash trigger that cannot watch is logged and left off. */
 void tr_triggers_start(struct tr_triggers *t, const struct tracerig_targets *targets,
-		       struct tr_pids *pids);
+		       struct tr_pids *pids, struct tr_flight *flight);
 
 /* The descriptor the session polls for process exits, or -1. */
 int tr_triggers_fd(const struct tr_triggers *t);

@@ -13,6 +13,7 @@
 #include "flamegraph.h"
 #include "lib/folded.h"
 #include "lib/pprof.h"
+#include "lib/vec.h"
 #include "log.h"
 #include "pids.h"
 #include "staging.h"
@@ -33,12 +34,24 @@ struct view {
 };
 
 /* Declared from the sources' driver threads, read after the last flush. */
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct view *views;
-static size_t n_views;
+struct tr_wall_views {
+	pthread_mutex_t lock;
+	struct view *v;
+	size_t n, cap;
+};
 
-int tr_wall_declare(const char *who, const char *folded_name, enum tracerig_time what,
-		    uint64_t ns_per_unit, const struct tracerig_window *window)
+struct tr_wall_views *tr_wall_views_new(void)
+{
+	struct tr_wall_views *views = calloc(1, sizeof(*views));
+
+	if (views)
+		pthread_mutex_init(&views->lock, NULL);
+	return views;
+}
+
+int tr_wall_declare(struct tr_wall_views *views, const char *who, const char *folded_name,
+		    enum tracerig_time what, uint64_t ns_per_unit,
+		    const struct tracerig_window *window)
 {
 	struct view *grown, v = { .what = what, .ns_per_unit = ns_per_unit };
 
@@ -51,13 +64,15 @@ int tr_wall_declare(const char *who, const char *folded_name, enum tracerig_time
 	}
 	v.who = strdup(who ? who : "?");
 	v.name = strdup(folded_name);
-	pthread_mutex_lock(&lock);
-	grown = v.who && v.name ? realloc(views, (n_views + 1) * sizeof(*views)) : NULL;
+	pthread_mutex_lock(&views->lock);
+	grown = v.who && v.name
+			? tr_vec_grow(views->v, &views->cap, views->n + 1, sizeof(*grown), 4)
+			: NULL;
 	if (grown) {
-		views = grown;
-		views[n_views++] = v;
+		views->v = grown;
+		views->v[views->n++] = v;
 	}
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&views->lock);
 	if (!grown) {
 		free(v.who);
 		free(v.name);
@@ -73,16 +88,16 @@ struct views {
 	size_t n;
 };
 
-static struct views take_views(void)
+static struct views take_views(struct tr_wall_views *views)
 {
 	struct views taken;
 
-	pthread_mutex_lock(&lock);
-	taken.v = views;
-	taken.n = n_views;
-	views = NULL;
-	n_views = 0;
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_lock(&views->lock);
+	taken.v = views->v;
+	taken.n = views->n;
+	views->v = NULL;
+	views->n = views->cap = 0;
+	pthread_mutex_unlock(&views->lock);
 	return taken;
 }
 
@@ -93,6 +108,18 @@ static void free_views(struct views *vs)
 		free(vs->v[i].name);
 	}
 	free(vs->v);
+}
+
+void tr_wall_views_free(struct tr_wall_views *views)
+{
+	struct views left;
+
+	if (!views)
+		return;
+	left = take_views(views);
+	free_views(&left);
+	pthread_mutex_destroy(&views->lock);
+	free(views);
 }
 
 /* One line of a folded view: its weight cut off, its root parsed; 0 when
@@ -449,20 +476,21 @@ static int write_pprof(struct tracerig_archive *ar, const struct views *vs, stru
 	return ret;
 }
 
-int tr_wall_write(struct tracerig_archive *ar, const struct tracerig_targets *t,
-		  struct tr_pids *observed, struct tr_wall_pprof *pb)
+int tr_wall_write(struct tr_wall_views *views, struct tracerig_archive *ar,
+		  const struct tracerig_targets *t, struct tr_pids *observed,
+		  struct tr_wall_pprof *pb)
 {
-	return tr_wall_write_dated(ar, t, observed, pb, NULL);
+	return tr_wall_write_dated(views, ar, t, observed, pb, NULL);
 }
 
-int tr_wall_write_dated(struct tracerig_archive *ar, const struct tracerig_targets *t,
-			struct tr_pids *observed, struct tr_wall_pprof *pb,
-			const struct tracerig_window *range)
+int tr_wall_write_dated(struct tr_wall_views *views, struct tracerig_archive *ar,
+			const struct tracerig_targets *t, struct tr_pids *observed,
+			struct tr_wall_pprof *pb, const struct tracerig_window *range)
 {
 	struct tr_folded *wall = NULL;
 	struct traced tr = { NULL, 0 };
 	long added[2] = { 0, 0 };
-	struct views vs = take_views();
+	struct views vs = take_views(views);
 	int have[2] = { 0, 0 }, ret;
 
 	for (size_t i = 0; i < vs.n; i++)

@@ -14,11 +14,18 @@
 #define TR_WALL_ONCPU "[on-cpu]"
 #define TR_WALL_OFFCPU "[off-cpu]"
 
+/* The folded views declared for the archive a session is writing (its
+ * own, or a flight snapshot's), which the wall step then joins. */
+struct tr_wall_views;
+struct tr_wall_views *tr_wall_views_new(void);
+void tr_wall_views_free(struct tr_wall_views *views);
+
 /* Remembers a staged folded entry for the wall view (the folded_view
  * service), and the session window it covers (NULL: unknown), which dates
  * wall.pb.gz.  0, -EINVAL or -ENOMEM. */
-int tr_wall_declare(const char *who, const char *folded_name, enum tracerig_time what,
-		    uint64_t ns_per_unit, const struct tracerig_window *window);
+int tr_wall_declare(struct tr_wall_views *views, const char *who, const char *folded_name,
+		    enum tracerig_time what, uint64_t ns_per_unit,
+		    const struct tracerig_window *window);
 
 /* Which processes belong in the view; NULL accepts all. */
 typedef int (*tr_wall_filter_fn)(void *arg, long pid);
@@ -46,12 +53,13 @@ struct tr_wall_pprof {
  * those in `observed` (the session's registry) unless it traced the whole machine, and
  * logs what it wrote.  0 (also when there is nothing to join) or a
  * negative errno, logged.  Forgets the declared views. */
-int tr_wall_write(struct tracerig_archive *ar, const struct tracerig_targets *t,
-		  struct tr_pids *observed, struct tr_wall_pprof *pb);
+int tr_wall_write(struct tr_wall_views *views, struct tracerig_archive *ar,
+		  const struct tracerig_targets *t, struct tr_pids *observed,
+		  struct tr_wall_pprof *pb);
 /* The same for a flight snapshot: wall.pb.gz is dated by `range` (the
  * snapshot's) rather than by the session's window. */
-int tr_wall_write_dated(struct tracerig_archive *ar, const struct tracerig_targets *t,
-			struct tr_pids *observed, struct tr_wall_pprof *pb,
-			const struct tracerig_window *range);
+int tr_wall_write_dated(struct tr_wall_views *views, struct tracerig_archive *ar,
+			const struct tracerig_targets *t, struct tr_pids *observed,
+			struct tr_wall_pprof *pb, const struct tracerig_window *range);
 
 #endif

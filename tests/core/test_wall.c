@@ -61,6 +61,16 @@ static void rm(const char *name)
 	unlink(path);
 }
 
+/* The session's views, as the folded_view service fills them. */
+static struct tr_wall_views *the_views(void)
+{
+	static struct tr_wall_views *views;
+
+	if (!views)
+		views = tr_wall_views_new();
+	return views;
+}
+
 /* Stages the two views, declares them (on-CPU at `oncpu_ns` a sample, off-CPU
  * in microseconds), runs the step and returns wall.folded (NULL: none). */
 static char *join(const char *cpu, uint64_t oncpu_ns, const char *off,
@@ -70,10 +80,11 @@ static char *join(const char *cpu, uint64_t oncpu_ns, const char *off,
 
 	put("cpu.folded", cpu);
 	put("offcpu.folded", off);
-	EXPECT_EQ_INT(0, tr_wall_declare("perf_events", "cpu.folded", TRACERIG_TIME_ONCPU,
-					 oncpu_ns, NULL));
-	EXPECT_EQ_INT(0, tr_wall_declare("ebpf", "offcpu.folded", TRACERIG_TIME_OFFCPU, 1000, NULL));
-	EXPECT_EQ_INT(0, tr_wall_write(&ar, t, observed, NULL));
+	EXPECT_EQ_INT(0, tr_wall_declare(the_views(), "perf_events", "cpu.folded",
+					 TRACERIG_TIME_ONCPU, oncpu_ns, NULL));
+	EXPECT_EQ_INT(0, tr_wall_declare(the_views(), "ebpf", "offcpu.folded", TRACERIG_TIME_OFFCPU,
+					 1000, NULL));
+	EXPECT_EQ_INT(0, tr_wall_write(the_views(), &ar, t, observed, NULL));
 	return get("wall.folded");
 }
 
@@ -129,9 +140,11 @@ DEF_TEST(the_view_as_pprof_totals_its_nanoseconds)
 
 	put("cpu.folded", "other-77;other-77;main;spin 1\n");
 	put("offcpu.folded", "app-42;app-42;read 1500\napp-42;worker-43;read 2\n");
-	EXPECT_EQ_INT(0, tr_wall_declare("perf_events", "cpu.folded", TRACERIG_TIME_ONCPU, 1000000, NULL));
-	EXPECT_EQ_INT(0, tr_wall_declare("ebpf", "offcpu.folded", TRACERIG_TIME_OFFCPU, 1000, NULL));
-	EXPECT_EQ_INT(0, tr_wall_write(&ar, &t, observed, &pb));
+	EXPECT_EQ_INT(0, tr_wall_declare(the_views(), "perf_events", "cpu.folded",
+					 TRACERIG_TIME_ONCPU, 1000000, NULL));
+	EXPECT_EQ_INT(0, tr_wall_declare(the_views(), "ebpf", "offcpu.folded", TRACERIG_TIME_OFFCPU,
+					 1000, NULL));
+	EXPECT_EQ_INT(0, tr_wall_write(the_views(), &ar, &t, observed, &pb));
 	EXPECT_EQ_INT(1, pb.written);
 	/* One pprof sample per stack and thread; 1 ms on the CPU and 1502 us off. */
 	EXPECT_EQ_INT(3, pb.samples);
@@ -144,9 +157,11 @@ DEF_TEST(the_view_as_pprof_totals_its_nanoseconds)
 	rm("wall.pb.gz");
 
 	/* Without pprof, no wall.pb.gz. */
-	EXPECT_EQ_INT(0, tr_wall_declare("perf_events", "cpu.folded", TRACERIG_TIME_ONCPU, 1000000, NULL));
-	EXPECT_EQ_INT(0, tr_wall_declare("ebpf", "offcpu.folded", TRACERIG_TIME_OFFCPU, 1000, NULL));
-	EXPECT_EQ_INT(0, tr_wall_write(&ar, &t, observed, NULL));
+	EXPECT_EQ_INT(0, tr_wall_declare(the_views(), "perf_events", "cpu.folded",
+					 TRACERIG_TIME_ONCPU, 1000000, NULL));
+	EXPECT_EQ_INT(0, tr_wall_declare(the_views(), "ebpf", "offcpu.folded", TRACERIG_TIME_OFFCPU,
+					 1000, NULL));
+	EXPECT_EQ_INT(0, tr_wall_write(the_views(), &ar, &t, observed, NULL));
 	gz = get("wall.pb.gz");
 	EXPECT_TRUE(gz == NULL);
 	free(gz);
@@ -235,10 +250,11 @@ DEF_TEST(the_pprof_keeps_the_mappings_of_the_profiles_beside_the_views)
 	put("cpu.folded", "app-42;app-42;main;compute;do_work_[k] 3\nother-77;other-77;main;compute 1\n");
 	/* No offcpu.pb.gz: that view comes from its lines. */
 	put("offcpu.folded", "app-42;worker-43;main;read;pipe_read_[k] 1500\n");
-	EXPECT_EQ_INT(0, tr_wall_declare("perf_events", "cpu.folded", TRACERIG_TIME_ONCPU, 1000000,
-					 &w));
-	EXPECT_EQ_INT(0, tr_wall_declare("ebpf", "offcpu.folded", TRACERIG_TIME_OFFCPU, 1000, &w));
-	EXPECT_EQ_INT(0, tr_wall_write(&ar, &t, observed, &pb));
+	EXPECT_EQ_INT(0, tr_wall_declare(the_views(), "perf_events", "cpu.folded",
+					 TRACERIG_TIME_ONCPU, 1000000, &w));
+	EXPECT_EQ_INT(0, tr_wall_declare(the_views(), "ebpf", "offcpu.folded", TRACERIG_TIME_OFFCPU,
+					 1000, &w));
+	EXPECT_EQ_INT(0, tr_wall_write(the_views(), &ar, &t, observed, &pb));
 	EXPECT_EQ_INT(2, pb.samples);
 	EXPECT_EQ_INT(2900000 + 1500000, pb.total);
 	p = get_pprof("wall.pb.gz");
@@ -289,10 +305,11 @@ DEF_TEST(the_pprof_keeps_the_mappings_of_the_profiles_beside_the_views)
 
 	/* A profile beside the view that is none: the view from its lines. */
 	put("cpu.pb.gz", "not a profile\n");
-	EXPECT_EQ_INT(0, tr_wall_declare("perf_events", "cpu.folded", TRACERIG_TIME_ONCPU, 1000000,
-					 NULL));
-	EXPECT_EQ_INT(0, tr_wall_declare("ebpf", "offcpu.folded", TRACERIG_TIME_OFFCPU, 1000, NULL));
-	EXPECT_EQ_INT(0, tr_wall_write(&ar, &t, observed, &pb));
+	EXPECT_EQ_INT(0, tr_wall_declare(the_views(), "perf_events", "cpu.folded",
+					 TRACERIG_TIME_ONCPU, 1000000, NULL));
+	EXPECT_EQ_INT(0, tr_wall_declare(the_views(), "ebpf", "offcpu.folded", TRACERIG_TIME_OFFCPU,
+					 1000, NULL));
+	EXPECT_EQ_INT(0, tr_wall_write(the_views(), &ar, &t, observed, &pb));
 	EXPECT_EQ_INT(2, pb.samples);
 	EXPECT_EQ_INT(3000000 + 1500000, pb.total);
 	p = get_pprof("wall.pb.gz");
@@ -311,14 +328,16 @@ DEF_TEST(one_side_alone_writes_nothing_and_is_forgotten)
 	struct tracerig_targets t = { .system_wide = 1 };
 	char *out;
 
-	EXPECT_EQ_INT(0, tr_wall_declare("ebpf", "offcpu.folded", TRACERIG_TIME_OFFCPU, 1000, NULL));
-	EXPECT_EQ_INT(0, tr_wall_write(&ar, &t, observed, NULL));
+	EXPECT_EQ_INT(0, tr_wall_declare(the_views(), "ebpf", "offcpu.folded", TRACERIG_TIME_OFFCPU,
+					 1000, NULL));
+	EXPECT_EQ_INT(0, tr_wall_write(the_views(), &ar, &t, observed, NULL));
 	out = get("wall.folded");
 	EXPECT_TRUE(out == NULL);
 	free(out);
 	/* The next session starts with no views. */
-	EXPECT_EQ_INT(0, tr_wall_declare("perf_events", "cpu.folded", TRACERIG_TIME_ONCPU, 1, NULL));
-	EXPECT_EQ_INT(0, tr_wall_write(&ar, &t, observed, NULL));
+	EXPECT_EQ_INT(0, tr_wall_declare(the_views(), "perf_events", "cpu.folded",
+					 TRACERIG_TIME_ONCPU, 1, NULL));
+	EXPECT_EQ_INT(0, tr_wall_write(the_views(), &ar, &t, observed, NULL));
 	out = get("wall.folded");
 	EXPECT_TRUE(out == NULL);
 	free(out);
@@ -326,10 +345,14 @@ DEF_TEST(one_side_alone_writes_nothing_and_is_forgotten)
 
 DEF_TEST(bad_declarations_are_refused)
 {
-	EXPECT_EQ_INT(-EINVAL, tr_wall_declare("x", "../cpu.folded", TRACERIG_TIME_ONCPU, 1, NULL));
-	EXPECT_EQ_INT(-EINVAL, tr_wall_declare("x", "cpu.folded", TRACERIG_TIME_ONCPU, 0, NULL));
-	EXPECT_EQ_INT(-EINVAL, tr_wall_declare("x", "cpu.folded", (enum tracerig_time)7, 1, NULL));
-	EXPECT_EQ_INT(-EINVAL, tr_wall_declare("x", NULL, TRACERIG_TIME_ONCPU, 1, NULL));
+	EXPECT_EQ_INT(-EINVAL, tr_wall_declare(the_views(), "x", "../cpu.folded",
+					       TRACERIG_TIME_ONCPU, 1, NULL));
+	EXPECT_EQ_INT(-EINVAL, tr_wall_declare(the_views(), "x", "cpu.folded", TRACERIG_TIME_ONCPU,
+					       0, NULL));
+	EXPECT_EQ_INT(-EINVAL, tr_wall_declare(the_views(), "x", "cpu.folded",
+					       (enum tracerig_time)7, 1, NULL));
+	EXPECT_EQ_INT(-EINVAL,
+		      tr_wall_declare(the_views(), "x", NULL, TRACERIG_TIME_ONCPU, 1, NULL));
 }
 
 DEF_TEST(a_declared_file_that_is_missing_is_an_error)
@@ -339,9 +362,11 @@ DEF_TEST(a_declared_file_that_is_missing_is_an_error)
 
 	put("cpu.folded", "a-1;a-1;f 1\n");
 	rm("offcpu.folded");
-	EXPECT_EQ_INT(0, tr_wall_declare("a", "cpu.folded", TRACERIG_TIME_ONCPU, 1000, NULL));
-	EXPECT_EQ_INT(0, tr_wall_declare("b", "offcpu.folded", TRACERIG_TIME_OFFCPU, 1000, NULL));
-	EXPECT_EQ_INT(-ENOENT, tr_wall_write(&ar, &t, observed, NULL));
+	EXPECT_EQ_INT(0, tr_wall_declare(the_views(), "a", "cpu.folded", TRACERIG_TIME_ONCPU, 1000,
+					 NULL));
+	EXPECT_EQ_INT(0, tr_wall_declare(the_views(), "b", "offcpu.folded", TRACERIG_TIME_OFFCPU,
+					 1000, NULL));
+	EXPECT_EQ_INT(-ENOENT, tr_wall_write(the_views(), &ar, &t, observed, NULL));
 	EXPECT_TRUE(get("wall.folded") == NULL);
 }
 

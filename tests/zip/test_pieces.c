@@ -211,6 +211,22 @@ DEF_TEST(isal_and_zlib_pieces_in_one_entry)
 	pieces_case(4096, 2 << 20, 5, 300000, 6, 6 | FAST);
 }
 
+/* The session's streams: one per session, a fresh one after each free. */
+static struct tr_stream *stream;
+
+static struct tr_stream *the_stream(void)
+{
+	if (!stream)
+		stream = tr_stream_new();
+	return stream;
+}
+
+static void forget_stream(void)
+{
+	tr_stream_free(stream);
+	stream = NULL;
+}
+
 /* A level this build cannot write is refused, not written some other way. */
 DEF_TEST(levels_out_of_range_are_refused)
 {
@@ -219,11 +235,11 @@ DEF_TEST(levels_out_of_range_are_refused)
 	EXPECT_EQ_INT(-EINVAL, tr_zpiece_level_ok(0));
 	EXPECT_EQ_INT(-EINVAL, tr_zpiece_level_ok(10 | FAST));
 	EXPECT_EQ_INT(-EINVAL, tr_zpiece_begin(&zp, 10, 1));
-	EXPECT_EQ_INT(-EINVAL, tr_stream_set_level(0 | FAST));
-	EXPECT_EQ_INT(0, tr_stream_set_level(0));
+	EXPECT_EQ_INT(-EINVAL, tr_stream_set_level(the_stream(), 0 | FAST));
+	EXPECT_EQ_INT(0, tr_stream_set_level(the_stream(), 0));
 #ifndef HAVE_ISAL
 	EXPECT_EQ_INT(-ENOTSUP, tr_zpiece_begin(&zp, 6 | FAST, 1));
-	EXPECT_EQ_INT(-ENOTSUP, tr_stream_set_level(6 | FAST));
+	EXPECT_EQ_INT(-ENOTSUP, tr_stream_set_level(the_stream(), 6 | FAST));
 #endif
 }
 
@@ -313,28 +329,28 @@ static void core_thread_case(int level, int freeing)
 	setenv("TRACERIG_TEST_STREAM", freeing == 1 || freeing == 2 ? "drain,force" : "drain", 1);
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	EXPECT_EQ_INT(0, append(fd, data, from + 1000));
-	EXPECT_EQ_INT(-ENOTSUP, tr_stream_follow(staging, "perf.data", from));
-	EXPECT_EQ_INT(0, tr_stream_set_level(level));
-	EXPECT_EQ_INT(0, tr_stream_follow(staging, "perf.data", from));
-	EXPECT_EQ_INT(-EEXIST, tr_stream_follow(staging, "perf.data", from));
-	EXPECT_EQ_INT(-EAGAIN, tr_stream_result(staging, "perf.data", &sd));
-	EXPECT_EQ_INT(-ENOENT, tr_stream_release(staging, "other", UINT64_MAX));
+	EXPECT_EQ_INT(-ENOTSUP, tr_stream_follow(the_stream(), staging, "perf.data", from));
+	EXPECT_EQ_INT(0, tr_stream_set_level(the_stream(), level));
+	EXPECT_EQ_INT(0, tr_stream_follow(the_stream(), staging, "perf.data", from));
+	EXPECT_EQ_INT(-EEXIST, tr_stream_follow(the_stream(), staging, "perf.data", from));
+	EXPECT_EQ_INT(-EAGAIN, tr_stream_result(the_stream(), staging, "perf.data", &sd));
+	EXPECT_EQ_INT(-ENOENT, tr_stream_release(the_stream(), staging, "other", UINT64_MAX));
 	if (freeing) {
-		tr_stream_may_free(freeing != 2);
-		EXPECT_EQ_INT(0, tr_stream_release(staging, "perf.data", UINT64_MAX));
+		tr_stream_may_free(the_stream(), freeing != 2);
+		EXPECT_EQ_INT(0, tr_stream_release(the_stream(), staging, "perf.data", UINT64_MAX));
 	}
 	for (size_t at = from + 1000; at < len - 4096; at += 300000)
 		EXPECT_EQ_INT(0, append(fd, data + at, at + 300000 < len - 4096 ? 300000
 									: len - 4096 - at));
 	if (freeing == 3)
 		EXPECT_EQ_INT(0, fdatasync(fd));
-	tr_stream_stop();
+	tr_stream_stop(the_stream());
 	/* After the stop: the rewritten head and the last bytes. */
 	EXPECT_TRUE(pwrite(fd, data, from, 0) == (ssize_t)from);
 	EXPECT_EQ_INT(0, append(fd, data + len - 4096, 4096));
 	close(fd);
-	EXPECT_EQ_INT(-ENOENT, tr_stream_result(staging, "other", &sd));
-	EXPECT_EQ_INT(0, tr_stream_result(staging, "perf.data", &sd));
+	EXPECT_EQ_INT(-ENOENT, tr_stream_result(the_stream(), staging, "other", &sd));
+	EXPECT_EQ_INT(0, tr_stream_result(the_stream(), staging, "perf.data", &sd));
 	EXPECT_EQ_INT(from, sd.from);
 	EXPECT_EQ_INT(len - 4096, sd.to);
 	EXPECT_EQ_INT(level, sd.level);
@@ -352,11 +368,11 @@ static void core_thread_case(int level, int freeing)
 	 * state file, after its packager set the level.  (sd's path goes
 	 * with what it was answered from.) */
 	snprintf(side, sizeof(side), "%s", sd.path);
-	tr_stream_free();
-	EXPECT_EQ_INT(0, tr_stream_set_level(level));
-	EXPECT_EQ_INT(1, tr_stream_recover(staging));
-	EXPECT_EQ_INT(-EPERM, tr_stream_follow(staging, "perf.data", from));
-	EXPECT_EQ_INT(0, tr_stream_result(staging, "perf.data", &again));
+	forget_stream();
+	EXPECT_EQ_INT(0, tr_stream_set_level(the_stream(), level));
+	EXPECT_EQ_INT(1, tr_stream_recover(the_stream(), staging));
+	EXPECT_EQ_INT(-EPERM, tr_stream_follow(the_stream(), staging, "perf.data", from));
+	EXPECT_EQ_INT(0, tr_stream_result(the_stream(), staging, "perf.data", &again));
 	EXPECT_EQ_INT(sd.from, again.from);
 	EXPECT_EQ_INT(sd.to, again.to);
 	EXPECT_EQ_INT(sd.comp_size, again.comp_size);
@@ -365,7 +381,7 @@ static void core_thread_case(int level, int freeing)
 	EXPECT_TRUE(strcmp(side, again.path) == 0);
 	snprintf(zip, sizeof(zip), "%s/r.%x.%d.zip", dir, (unsigned)level, freeing);
 	check_pieces_zip(zip, level, path, &again, data, len);
-	tr_stream_free();
+	forget_stream();
 	free(data);
 }
 
@@ -398,26 +414,26 @@ DEF_TEST(a_torn_or_foreign_state_file_is_not_used)
 	int fd;
 
 	make_staged(staging, sizeof(staging), "staging3", data, sizeof(data), "drain");
-	EXPECT_EQ_INT(0, tr_stream_set_level(6));
-	EXPECT_EQ_INT(0, tr_stream_follow(staging, "perf.data", 104));
-	tr_stream_stop();
-	tr_stream_free();
+	EXPECT_EQ_INT(0, tr_stream_set_level(the_stream(), 6));
+	EXPECT_EQ_INT(0, tr_stream_follow(the_stream(), staging, "perf.data", 104));
+	tr_stream_stop(the_stream());
+	forget_stream();
 	snprintf(state, sizeof(state), "%s/" TR_STREAM_DIR "/perf.data.state", staging);
 	/* Another level than this packager's: not this session's pieces. */
-	EXPECT_EQ_INT(0, tr_stream_set_level(9));
-	EXPECT_EQ_INT(0, tr_stream_recover(staging));
-	EXPECT_EQ_INT(-ENOENT, tr_stream_result(staging, "perf.data", &sd));
-	tr_stream_free();
+	EXPECT_EQ_INT(0, tr_stream_set_level(the_stream(), 9));
+	EXPECT_EQ_INT(0, tr_stream_recover(the_stream(), staging));
+	EXPECT_EQ_INT(-ENOENT, tr_stream_result(the_stream(), staging, "perf.data", &sd));
+	forget_stream();
 	/* One byte changed: the check fails. */
 	fd = open(state, O_RDWR);
 	EXPECT_TRUE(fd >= 0 && pread(fd, &byte, 1, 20) == 1);
 	byte ^= 1;
 	EXPECT_TRUE(pwrite(fd, &byte, 1, 20) == 1);
 	close(fd);
-	EXPECT_EQ_INT(0, tr_stream_set_level(6));
-	EXPECT_EQ_INT(0, tr_stream_recover(staging));
-	EXPECT_EQ_INT(-ENOENT, tr_stream_result(staging, "perf.data", &sd));
-	tr_stream_free();
+	EXPECT_EQ_INT(0, tr_stream_set_level(the_stream(), 6));
+	EXPECT_EQ_INT(0, tr_stream_recover(the_stream(), staging));
+	EXPECT_EQ_INT(-ENOENT, tr_stream_result(the_stream(), staging, "perf.data", &sd));
+	forget_stream();
 }
 
 DEF_TEST(the_core_thread_follows_a_growing_file)
@@ -491,8 +507,8 @@ DEF_TEST(a_round_takes_at_most_64_mib_of_an_entry)
 		want = at ? crc32(want, chunk, sizeof(chunk))
 			  : crc32(want, chunk + from, (uInt)(sizeof(chunk) - from));
 	}
-	EXPECT_EQ_INT(0, tr_stream_set_level(1));
-	EXPECT_EQ_INT(0, tr_stream_follow(staging, "perf.data", from));
+	EXPECT_EQ_INT(0, tr_stream_set_level(the_stream(), 1));
+	EXPECT_EQ_INT(0, tr_stream_follow(the_stream(), staging, "perf.data", from));
 	/* Until the state says all of it is deflated (2 minutes at most). */
 	for (int i = 0; i < 1200 && !done; i++) {
 		int sfd = open(state, O_RDONLY);
@@ -506,12 +522,12 @@ DEF_TEST(a_round_takes_at_most_64_mib_of_an_entry)
 	}
 	EXPECT_TRUE(done);
 	EXPECT_EQ_INT(3, rec[4]);
-	tr_stream_stop();
-	EXPECT_EQ_INT(0, tr_stream_result(staging, "perf.data", &sd));
+	tr_stream_stop(the_stream());
+	EXPECT_EQ_INT(0, tr_stream_result(the_stream(), staging, "perf.data", &sd));
 	EXPECT_EQ_INT(from, sd.from);
 	EXPECT_EQ_INT(len, sd.to);
 	EXPECT_EQ_INT(want, sd.crc);
-	tr_stream_free();
+	forget_stream();
 	close(fd);
 	unlink(path);
 }
@@ -523,11 +539,11 @@ DEF_TEST(a_write_error_breaks_the_stream)
 	struct tracerig_streamed sd;
 
 	make_staged(staging, sizeof(staging), "staging2", data, sizeof(data), "fault");
-	EXPECT_EQ_INT(0, tr_stream_set_level(6));
-	EXPECT_EQ_INT(0, tr_stream_follow(staging, "perf.data", 104));
-	tr_stream_stop();
-	EXPECT_EQ_INT(-EIO, tr_stream_result(staging, "perf.data", &sd));
-	tr_stream_free();
+	EXPECT_EQ_INT(0, tr_stream_set_level(the_stream(), 6));
+	EXPECT_EQ_INT(0, tr_stream_follow(the_stream(), staging, "perf.data", 104));
+	tr_stream_stop(the_stream());
+	EXPECT_EQ_INT(-EIO, tr_stream_result(the_stream(), staging, "perf.data", &sd));
+	forget_stream();
 }
 
 /* /proc/self/task/TID/FILE into buf (NUL-terminated; empty when
@@ -605,15 +621,15 @@ DEF_TEST(the_core_thread_is_at_nice_19_until_collection_ends)
 	unsetenv("TRACERIG_TEST_STREAM");
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	EXPECT_EQ_INT(0, append(fd, data, sizeof(data)));
-	EXPECT_EQ_INT(0, tr_stream_set_level(6));
-	EXPECT_EQ_INT(0, tr_stream_follow(staging, "perf.data", 104));
+	EXPECT_EQ_INT(0, tr_stream_set_level(the_stream(), 6));
+	EXPECT_EQ_INT(0, tr_stream_follow(the_stream(), staging, "perf.data", 104));
 	EXPECT_TRUE(wait_thread_nice("tr-deflate", 19));
-	tr_stream_collection_ended();
+	tr_stream_collection_ended(the_stream());
 	EXPECT_EQ_INT(0, append(fd, data, sizeof(data)));
 	EXPECT_TRUE(wait_thread_nice("tr-deflate", ours));
-	tr_stream_stop();
+	tr_stream_stop(the_stream());
 	close(fd);
-	tr_stream_free();
+	forget_stream();
 }
 
 int main(void)
