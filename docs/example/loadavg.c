@@ -5,7 +5,9 @@
  * starts, every `interval`, and once more when it stops.  The samples stay
  * in memory until flush writes them to loadavg.csv at the archive root,
  * stamped with the session clock (CLOCK_MONOTONIC) so that they line up
- * with the perf samples and LTTng events of the same archive.
+ * with the perf samples and LTTng events of the same archive.  In a flight
+ * session it keeps only the last window and each snapshot gets the rows of
+ * the window it covers.
  *
  * This is the worked example of docs/writing-a-plugin.md.  Build it against
  * an installed tracerig with
@@ -20,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,10 +74,12 @@ struct loadavg {
 	pthread_cond_t wake;
 	int stopping;
 
-	/* Only the sampling thread touches these while it runs; stop joins it
-	 * before anyone else reads them, so they need no lock. */
+	/* The sampling thread adds samples while a flight snapshot may read
+	 * them, on a thread of the core's: under rows_lock. */
+	pthread_mutex_t rows_lock;
 	struct sample *samples;
 	size_t n_samples, cap_samples;
+	uint64_t window_ns; /* flight mode: keep this much; 0 when recording */
 	uint64_t dropped, read_errors;
 };
 
@@ -138,9 +143,25 @@ static int open_pressure(void)
 	return fd;
 }
 
-/* Keeps a sample, growing the buffer geometrically up to max_rows. */
+/* Flight mode: the rows older than the window are of no snapshot's. */
+static void forget_old(struct loadavg *la, uint64_t now_ns)
+{
+	size_t old = 0;
+
+	while (old < la->n_samples && now_ns - la->samples[old].time_ns > la->window_ns)
+		old++;
+	if (!old)
+		return;
+	memmove(la->samples, la->samples + old, (la->n_samples - old) * sizeof(*la->samples));
+	la->n_samples -= old;
+}
+
+/* Keeps a sample, growing the buffer geometrically up to max_rows.  Under
+ * rows_lock. */
 static int store(struct loadavg *la, const struct sample *s)
 {
+	if (la->window_ns)
+		forget_old(la, s->time_ns);
 	if (la->n_samples == (size_t)la->cfg.max_rows)
 		return -ENOSPC;
 	if (la->n_samples == la->cap_samples) {
@@ -181,7 +202,9 @@ static void take_sample(struct loadavg *la)
 	if (la->pressure_fd >= 0 && read_proc(la->pressure_fd, buf, sizeof(buf)) == 0)
 		parse_pressure(buf, &s);
 
+	pthread_mutex_lock(&la->rows_lock);
 	ret = store(la, &s);
+	pthread_mutex_unlock(&la->rows_lock);
 	if (ret < 0) {
 		if (la->dropped++ == 0)
 			svc->run->log(la->ctx, TRACERIG_LOG_WARN,
@@ -249,6 +272,31 @@ static void stop_sampler(struct loadavg *la)
 }
 
 /* ---- the vtable ---- */
+
+/* What the key table cannot say, because it depends on more than one key:
+ * in a flight session max_rows must hold the whole window at `interval`,
+ * or snapshots would miss their oldest rows. */
+static int loadavg_validate(const struct tracerig_services *svc, struct tracerig_ctx *ctx)
+{
+	struct loadavg_settings cfg;
+	uint64_t window_ns, rows_needed;
+	int ret = svc->run->config_bind(ctx, &cfg);
+
+	if (ret < 0)
+		return ret;
+	if (svc->run->flight_window(ctx, &window_ns) != 1)
+		return 0;
+	/* One at the start of the window, one per interval after it. */
+	rows_needed = window_ns / ((uint64_t)cfg.interval_ms * 1000000u) + 2;
+	if (rows_needed > (uint64_t)cfg.max_rows)
+		svc->run->config_error(
+			ctx, "max_rows",
+			"%d rows do not hold the flight window (%" PRIu64 " s at one "
+			"row every %lld ms needs %" PRIu64 "): raise max_rows or "
+			"interval",
+			cfg.max_rows, window_ns / 1000000000u, cfg.interval_ms, rows_needed);
+	return 0;
+}
 
 static int loadavg_check(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
 			 char *advice, size_t advice_len)
@@ -346,10 +394,17 @@ static int loadavg_init(const struct tracerig_services *svc, struct tracerig_ctx
 	ret = -pthread_mutex_init(&la->lock, NULL);
 	if (ret < 0)
 		goto destroy_cond;
+	ret = -pthread_mutex_init(&la->rows_lock, NULL);
+	if (ret < 0)
+		goto destroy_lock;
+	if (svc->run->flight_window(ctx, &la->window_ns) != 1)
+		la->window_ns = 0;
 
 	*state = la;
 	return 0;
 
+destroy_lock:
+	pthread_mutex_destroy(&la->lock);
 destroy_cond:
 	pthread_cond_destroy(&la->wake);
 close_pressure:
@@ -395,10 +450,31 @@ static int loadavg_stop(void *state)
 	return 0;
 }
 
-static int loadavg_flush(void *state, struct tracerig_archive *ar)
+static void write_row(FILE *out, const struct sample *s)
 {
-	struct loadavg *la = state;
+	const struct psi_line *psi[] = { &s->some, &s->full };
+
+	fprintf(out, "%llu,%.2f,%.2f,%.2f,%u,%u,%d", (unsigned long long)s->time_ns, s->load1,
+		s->load5, s->load15, s->runnable, s->entities, s->last_pid);
+	/* Empty fields, not zeros, when the kernel did not say. */
+	for (size_t p = 0; p < 2; p++) {
+		if (psi[p]->valid)
+			fprintf(out, ",%.2f,%.2f,%.2f,%llu", psi[p]->avg10, psi[p]->avg60,
+				psi[p]->avg300, psi[p]->total_us);
+		else
+			fputs(",,,,", out);
+	}
+	fputc('\n', out);
+}
+
+/* loadavg.csv in `ar` with the rows of [from_ns, to_ns]: flush writes all
+ * of them, a flight snapshot those of its window.  0 or a negative errno,
+ * said. */
+static int write_csv(struct loadavg *la, struct tracerig_archive *ar, uint64_t from_ns,
+		     uint64_t to_ns)
+{
 	const struct tracerig_services *svc = la->svc;
+	size_t rows = 0;
 	FILE *out;
 	int ret = 0;
 
@@ -412,22 +488,14 @@ static int loadavg_flush(void *state, struct tracerig_archive *ar)
 	fputs("monotonic_ns,load1,load5,load15,runnable,entities,last_pid,"
 	      "cpu_some_avg10,cpu_some_avg60,cpu_some_avg300,cpu_some_total_us,"
 	      "cpu_full_avg10,cpu_full_avg60,cpu_full_avg300,cpu_full_total_us\n", out);
+	pthread_mutex_lock(&la->rows_lock);
 	for (size_t i = 0; i < la->n_samples; i++) {
-		const struct sample *s = &la->samples[i];
-		const struct psi_line *psi[] = { &s->some, &s->full };
-
-		fprintf(out, "%llu,%.2f,%.2f,%.2f,%u,%u,%d", (unsigned long long)s->time_ns,
-			s->load1, s->load5, s->load15, s->runnable, s->entities, s->last_pid);
-		/* Empty fields, not zeros, when the kernel did not say. */
-		for (size_t p = 0; p < 2; p++) {
-			if (psi[p]->valid)
-				fprintf(out, ",%.2f,%.2f,%.2f,%llu", psi[p]->avg10, psi[p]->avg60,
-					psi[p]->avg300, psi[p]->total_us);
-			else
-				fputs(",,,,", out);
-		}
-		fputc('\n', out);
+		if (la->samples[i].time_ns < from_ns || la->samples[i].time_ns > to_ns)
+			continue;
+		write_row(out, &la->samples[i]);
+		rows++;
 	}
+	pthread_mutex_unlock(&la->rows_lock);
 	if (ferror(out))
 		ret = -EIO;
 	if (fclose(out) != 0 && ret == 0)
@@ -438,8 +506,21 @@ static int loadavg_flush(void *state, struct tracerig_archive *ar)
 			      ENTRY_NAME, strerror(-ret));
 		return ret;
 	}
-	svc->run->log(la->ctx, TRACERIG_LOG_INFO, "%zu samples in %s", la->n_samples, ENTRY_NAME);
+	svc->run->log(la->ctx, TRACERIG_LOG_INFO, "%zu samples in %s", rows, ENTRY_NAME);
 	return 0;
+}
+
+static int loadavg_flush(void *state, struct tracerig_archive *ar)
+{
+	return write_csv(state, ar, 0, UINT64_MAX);
+}
+
+/* Flight mode: on each trigger, on a thread of the core's while the
+ * sampler goes on. */
+static int loadavg_snapshot(void *state, struct tracerig_archive *ar, uint64_t from_ns,
+			    uint64_t to_ns)
+{
+	return write_csv(state, ar, from_ns, to_ns);
 }
 
 static void loadavg_fini(void *state)
@@ -448,6 +529,7 @@ static void loadavg_fini(void *state)
 
 	/* After a failed start or an abort, stop may never have run. */
 	stop_sampler(la);
+	pthread_mutex_destroy(&la->rows_lock);
 	pthread_mutex_destroy(&la->lock);
 	pthread_cond_destroy(&la->wake);
 	if (la->pressure_fd >= 0)
@@ -472,7 +554,8 @@ static const struct tracerig_key loadavg_keys[] = {
 	{ .name = "max_rows", .type = TRACERIG_KEY_INT, .default_value = "86400",
 	  .min = 1, .max = 10000000,
 	  TRACERIG_BIND(struct loadavg_settings, max_rows),
-	  .description = "Samples kept in memory; later ones are dropped and counted." },
+	  .description = "Samples kept in memory; later ones are dropped and counted.  In a "
+			 "flight session it must hold the window." },
 	{ .name = NULL },
 };
 /* clang-format on */
@@ -485,10 +568,13 @@ TRACERIG_PLUGIN = {
 	.description = "load average and CPU pressure, sampled into loadavg.csv",
 	.package = NULL,
 	.keys = loadavg_keys,
+	.caps = TRACERIG_CAP_FLIGHT,
+	.validate = loadavg_validate,
 	.check = loadavg_check,
 	.init = loadavg_init,
 	.start = loadavg_start,
 	.stop = loadavg_stop,
 	.flush = loadavg_flush,
 	.fini = loadavg_fini,
+	.snapshot = loadavg_snapshot,
 };

@@ -227,6 +227,52 @@ check_grep "interval below the table's minimum: the range" \
 check_grep "pressure not one of its choices: the choices" \
 	"p\\.ini:3: \\[loadavg\\] pressure: 'maybe' is not one of: auto,yes,no" "$TEST_TMP/out"
 
+# ---- validate: what the key table cannot say, before anything starts
+profile <<'X'
+[tracerig]
+name = fl
+mode = flight
+window = 30s
+[loadavg]
+interval = 1s
+max_rows = 10
+X
+mkdir -p "$TEST_TMP/fl"
+run_tracerig -c "$TEST_TMP/p.ini" -d 1 -o "$TEST_TMP/fl" --plugin-dir "$TEST_TMP/plugins"
+check_eq "flight window beyond max_rows: exit 2" 2 "$rc"
+check_grep "flight window beyond max_rows: the plugin's validate says it, with the line" \
+	"p\\.ini:7: \\[loadavg\\] max_rows: 10 rows do not hold the flight window \\(30 s at one row every 1000 ms needs 32\\): raise max_rows or interval" \
+	"$TEST_TMP/out"
+check "flight window beyond max_rows: nothing was written" test -z "$(ls "$TEST_TMP/fl")"
+
+# ---- flight mode through the descriptor's snapshot: the window's rows only
+profile <<'X'
+[tracerig]
+name = fl
+mode = flight
+window = 1s
+[loadavg]
+interval = 50ms
+X
+run_tracerig -c "$TEST_TMP/p.ini" -d 2500ms -o "$TEST_TMP/fl" --plugin-dir "$TEST_TMP/plugins"
+check_eq "a flight session with the example exits 0" 0 "$rc"
+fl_zip=$(ls "$TEST_TMP/fl"/fl-*.trace.zip 2>/dev/null | head -1)
+check "its final snapshot is written" test -n "$fl_zip"
+unzip_archive "$fl_zip" "$TEST_TMP/flx"
+check "the snapshot's loadavg.csv holds the rows of its window and none before it" \
+	python3 - "$TEST_TMP/flx" <<'PY'
+import csv, json, os, sys
+root = sys.argv[1]
+m = json.load(open(os.path.join(root, "manifest.json")))
+lo, hi = m["flight"]["from_monotonic_ns"], m["flight"]["to_monotonic_ns"]
+rows = list(csv.reader(open(os.path.join(root, "loadavg.csv"))))[1:]
+times = [int(r[0]) for r in rows]
+# 1 s at 50 ms is about 20 rows; the session ran 2.5 s, so rows older than
+# the window existed and must not be here.
+assert len(times) >= 5, "only %d rows" % len(times)
+assert all(lo <= t <= hi for t in times), (lo, hi, times[:3], times[-3:])
+PY
+
 # ---- the installed tracerig finds the installed example on its own
 profile <<'X'
 [tracerig]
