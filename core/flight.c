@@ -55,29 +55,21 @@ const char *tr_trigger_name(enum tr_trigger t)
 	return "?";
 }
 
-int tr_flight_configure(struct tr_flight *f, long long window_ms, long long keep, const char *dir,
-			const char *name)
+int tr_flight_configure(struct tr_flight *f, long long window_ms, long long keep, const char *given,
+			const char *dir, const char *name)
 {
 	struct stat st;
 
-	if (dir && (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))) {
+	if (given && (stat(given, &st) < 0 || !S_ISDIR(st.st_mode))) {
 		tr_err("[tracerig] mode = flight writes one archive per snapshot: output (-o) must "
-		       "name an existing directory, and %s is not one", dir);
+		       "name an existing directory, and %s is not one",
+		       given);
 		return -ENOTDIR;
 	}
-	/* Answers go to `tracerig snapshot` callers in other directories. */
-	if (!realpath(dir ? dir : ".", f->dir)) {
-		int err = -errno;
-
-		tr_err("[tracerig] mode = flight: cannot resolve %s: %s", dir ? dir : ".",
-		       strerror(-err));
-		return err;
-	}
-	if (access(f->dir, W_OK) < 0) {
-		tr_err("[tracerig] mode = flight: cannot write archives in %s: %s", f->dir,
-		       strerror(errno));
-		return -EACCES;
-	}
+	/* Resolved (and checked writable) once, with the output: answers go
+	 * to `tracerig snapshot` callers in other directories. */
+	if (snprintf(f->dir, sizeof(f->dir), "%s", dir) >= (int)sizeof(f->dir))
+		return -ENAMETOOLONG;
 	snprintf(f->name, sizeof(f->name), "%s", name ? name : "tracerig");
 	f->window_ns = (uint64_t)window_ms * 1000000ull;
 	f->keep = keep;

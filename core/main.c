@@ -206,14 +206,16 @@ static int finish(struct tr_session *session, struct tr_options *opts, int statu
 	if (tr_supervise_tainted()) {
 		/* A plugin's thread is frozen or hung: unloading its code or
 		 * freeing what it may still touch would crash us now. */
-		tr_output_release();
+		if (session)
+			tr_output_release(session->output);
 		fflush(NULL);
 		_exit(status);
 	}
 	ending = (struct ending){ .session = session, .opts = opts };
-	if (session)
+	if (session) {
 		tr_stream_stop(session->stream);
-	tr_output_release();
+		tr_output_release(session->output);
+	}
 	fflush(NULL);
 	if (tr_reaper_handoff(free_all, &ending) == 0)
 		_exit(status);

@@ -9,6 +9,7 @@
 
 #include "flight.h"
 #include "log.h"
+#include "output.h"
 #include "mode.h"
 #include "options.h"
 #include "profile.h"
@@ -72,13 +73,14 @@ static int record_admits(const struct tr_session *s, const struct tracerig_ctx *
 
 static void record_describe(const struct tr_session *s, const char *dur, char *buf, size_t len)
 {
-	snprintf(buf, len, " into %s%s (Ctrl-C to stop%s)", s->output ? s->output : "the archive",
-		 dur, s->targets.command ? " sooner" : "");
+	snprintf(buf, len, " into %s%s (Ctrl-C to stop%s)",
+		 tr_output_path(s->output) ? tr_output_path(s->output) : "the archive", dur,
+		 s->targets.command ? " sooner" : "");
 }
 
 static const char *record_destination(const struct tr_session *s)
 {
-	return s->output ? s->output : ".";
+	return tr_output_absolute(s->output) ? tr_output_absolute(s->output) : ".";
 }
 
 static int record_takes_snapshots(const struct tr_session *s, char *why, size_t why_len)
@@ -117,7 +119,8 @@ static int flight_prepare(struct tr_session *s, const struct tr_section *main_se
 	const struct tr_settings *st = &s->settings;
 
 	(void)main_section;
-	if (tr_flight_configure(s->flight, st->window_ms, st->keep, st->output, st->name) < 0)
+	if (tr_flight_configure(s->flight, st->window_ms, st->keep, st->output,
+				tr_output_absolute_dir(s->output), st->name) < 0)
 		return -1;
 	/* A flight recorder runs until it is stopped; -d still bounds it. */
 	if (!s->opts->duration)

@@ -14,13 +14,25 @@
 #include "log.h"
 #include "output.h"
 
-static struct {
-	char *dir;       /* the directory the archive goes to */
+struct tr_output {
+	char *dir;       /* the directory the archive goes to, as given */
 	char *stem;      /* numbered names: NAME of NAME-N.trace.zip, else NULL */
 	unsigned number; /* numbered names: the current N (1: no suffix) */
 	char *lock_path;
 	int lock_fd;
-} out = { .lock_fd = -1 };
+	char *path;    /* the archive, as the user named it (or its directory) */
+	char *abs_dir; /* `dir` resolved, once: what other directories are told */
+	char *abs;     /* `path` in abs_dir */
+};
+
+struct tr_output *tr_output_new(void)
+{
+	struct tr_output *o = calloc(1, sizeof(*o));
+
+	if (o)
+		o->lock_fd = -1;
+	return o;
+}
 
 const char *tr_output_strerror(int err, char *buf, size_t len)
 {
@@ -67,17 +79,17 @@ static char *join(const char *dir, const char *name)
 }
 
 /* The file name of the current numbered candidate. */
-static char *numbered_name(void)
+static char *numbered_name(const struct tr_output *o)
 {
-	size_t len = strlen(out.stem) + 32;
+	size_t len = strlen(o->stem) + 32;
 	char *name = malloc(len);
 
 	if (!name)
 		return NULL;
-	if (out.number <= 1)
-		snprintf(name, len, "%s.trace.zip", out.stem);
+	if (o->number <= 1)
+		snprintf(name, len, "%s.trace.zip", o->stem);
 	else
-		snprintf(name, len, "%s-%u.trace.zip", out.stem, out.number);
+		snprintf(name, len, "%s-%u.trace.zip", o->stem, o->number);
 	return name;
 }
 
@@ -93,10 +105,11 @@ static long lock_owner(int fd)
 	return strtol(buf, NULL, 10);
 }
 
-/* Takes (or, check_only, probes) the lock of archive `base` in out.dir:
+/* Takes (or, check_only, probes) the lock of archive `base` in o->dir:
  * 0 taken or free, -EBUSY with *owner set when another session holds it,
  * other -errno when the lock file cannot be used. */
-static int lock_output(const char *base, int check_only, long *owner, char **lock_path)
+static int lock_output(struct tr_output *o, const char *base, int check_only, long *owner,
+		       char **lock_path)
 {
 	size_t len = strlen(base) + 8;
 	char *name = malloc(len);
@@ -106,7 +119,7 @@ static int lock_output(const char *base, int check_only, long *owner, char **loc
 	if (!name)
 		return -ENOMEM;
 	snprintf(name, len, ".%s.lock", base);
-	*lock_path = join(out.dir, name);
+	*lock_path = join(o->dir, name);
 	free(name);
 	if (!*lock_path)
 		return -ENOMEM;
@@ -147,7 +160,7 @@ static int lock_output(const char *base, int check_only, long *owner, char **loc
 			close(fd);
 			return ret;
 		}
-		out.lock_fd = fd;
+		o->lock_fd = fd;
 		return 0;
 	}
 	return -EAGAIN;
@@ -159,10 +172,10 @@ static int refuse(const char *given, const char *what, const char *hint)
 	return -EINVAL;
 }
 
-/* Splits an explicit -o into out.dir and the file name, or makes it a
+/* Splits an explicit -o into o->dir and the file name, or makes it a
  * directory to number names in.  Returns the file name (malloc'd, NULL for
  * a directory) through *base. */
-static int resolve_given(const char *given, const char *name, char **base)
+static int resolve_given(struct tr_output *o, const char *given, const char *name, char **base)
 {
 	char why[PATH_MAX + 128];
 	size_t len = strlen(given);
@@ -176,9 +189,9 @@ static int resolve_given(const char *given, const char *name, char **base)
 	if (given[len - 1] == '/' || (stat(given, &st) == 0 && S_ISDIR(st.st_mode))) {
 		while (len > 1 && given[len - 1] == '/')
 			len--;
-		out.dir = strndup(given, len);
-		out.stem = strdup(name);
-		return out.dir && out.stem ? 0 : -ENOMEM;
+		o->dir = strndup(given, len);
+		o->stem = strdup(name);
+		return o->dir && o->stem ? 0 : -ENOMEM;
 	}
 	if (lstat(given, &st) == 0 && !S_ISREG(st.st_mode)) {
 		snprintf(why, sizeof(why), "is %s, not a regular file; tracerig never replaces one",
@@ -188,29 +201,30 @@ static int resolve_given(const char *given, const char *name, char **base)
 				  : "give a file name, or a directory to write <name>.trace.zip in");
 	}
 	slash = strrchr(given, '/');
-	out.dir = slash ? strndup(given, slash == given ? 1 : (size_t)(slash - given)) : strdup(".");
+	o->dir = slash ? strndup(given, slash == given ? 1 : (size_t)(slash - given)) : strdup(".");
 	*base = strdup(slash ? slash + 1 : given);
-	return out.dir && *base ? 0 : -ENOMEM;
+	return o->dir && *base ? 0 : -ENOMEM;
 }
 
 /* The directory must exist and take new files: checked now, not after the
  * whole collection. */
-static int check_dir(const char *given)
+static int check_dir(const struct tr_output *o, const char *given)
 {
 	char why[PATH_MAX + 128];
 	struct stat st;
 
-	if (stat(out.dir, &st) < 0) {
-		snprintf(why, sizeof(why), "directory %s: %s", out.dir, strerror(errno));
+	if (stat(o->dir, &st) < 0) {
+		snprintf(why, sizeof(why), "directory %s: %s", o->dir, strerror(errno));
 		return refuse(given, why, errno == ENOENT ? "create it first, or choose another "
 			      "place with -o" : "choose another place with -o");
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		snprintf(why, sizeof(why), "%s is %s, not a directory", out.dir, kind_of(st.st_mode));
+		snprintf(why, sizeof(why), "%s is %s, not a directory", o->dir,
+			 kind_of(st.st_mode));
 		return refuse(given, why, "choose another place with -o");
 	}
-	if (access(out.dir, W_OK | X_OK) < 0) {
-		snprintf(why, sizeof(why), "cannot write in directory %s: %s", out.dir,
+	if (access(o->dir, W_OK | X_OK) < 0) {
+		snprintf(why, sizeof(why), "cannot write in directory %s: %s", o->dir,
 			 strerror(errno));
 		return refuse(given, why, "choose a writable place with -o");
 	}
@@ -218,11 +232,11 @@ static int check_dir(const char *given)
 }
 
 /* The archive named with -o: locked against other sessions. */
-static int lock_given(const char *given, const char *base, int check_only, char **lock_path,
-		      char **path)
+static int lock_given(struct tr_output *o, const char *given, const char *base, int check_only,
+		      char **lock_path, char **path)
 {
 	long owner;
-	int ret = lock_output(base, check_only, &owner, lock_path);
+	int ret = lock_output(o, base, check_only, &owner, lock_path);
 
 	if (ret == -EBUSY) {
 		tr_err("output %s: another tracerig session (PID %ld) is writing it now (wait "
@@ -240,34 +254,34 @@ static int lock_given(const char *given, const char *base, int check_only, char 
 
 /* The default archive: NAME.trace.zip, else NAME-2.trace.zip and on, the
  * first that nobody has and nobody is writing, so never another run's. */
-static int pick_numbered(const char *shown, int check_only, char **base, char **lock_path,
-			 char **path)
+static int pick_numbered(struct tr_output *o, const char *shown, int check_only, char **base,
+			 char **lock_path, char **path)
 {
 	long owner;
 	int ret;
 
-	for (out.number = 1;; out.number++) {
+	for (o->number = 1;; o->number++) {
 		struct stat st;
 
-		if (out.number > 9999) {
+		if (o->number > 9999) {
 			tr_err("output %s: %s.trace.zip to %s-9999.trace.zip are all taken "
-			       "(move old archives away, or choose a name with -o)", shown,
-			       out.stem, out.stem);
+			       "(move old archives away, or choose a name with -o)",
+			       shown, o->stem, o->stem);
 			return -EEXIST;
 		}
 		free(*base);
 		free(*lock_path);
 		*lock_path = NULL;
-		*base = numbered_name();
+		*base = numbered_name(o);
 		if (!*base)
 			return -ENOMEM;
 		free(*path);
-		*path = strcmp(out.dir, ".") == 0 ? strdup(*base) : join(out.dir, *base);
+		*path = strcmp(o->dir, ".") == 0 ? strdup(*base) : join(o->dir, *base);
 		if (!*path)
 			return -ENOMEM;
 		if (lstat(*path, &st) == 0)
 			continue;
-		ret = lock_output(*base, check_only, &owner, lock_path);
+		ret = lock_output(o, *base, check_only, &owner, lock_path);
 		if (ret == -EBUSY)
 			continue;
 		if (ret < 0) {
@@ -278,35 +292,50 @@ static int pick_numbered(const char *shown, int check_only, char **base, char **
 		}
 		break;
 	}
-	if (out.number > 1)
+	if (o->number > 1)
 		tr_warn("%s%s%s.trace.zip exists or is being written: this run writes %s",
-			strcmp(out.dir, ".") == 0 ? "" : out.dir,
-			strcmp(out.dir, ".") == 0 ? "" : "/", out.stem, *path);
+			strcmp(o->dir, ".") == 0 ? "" : o->dir, strcmp(o->dir, ".") == 0 ? "" : "/",
+			o->stem, *path);
 	return 0;
 }
 
-int tr_output_prepare(const char *given, const char *name, int check_only, char **path)
+/* o->abs from o->path: the directory resolved once, for whoever asks from
+ * another directory (`tracerig stop`, `status`, flight mode's answers). */
+static int resolve_absolute(struct tr_output *o)
+{
+	const char *base = strrchr(o->path, '/');
+
+	free(o->abs);
+	o->abs = NULL;
+	if (!o->abs_dir && !(o->abs_dir = realpath(o->dir, NULL)))
+		return -errno;
+	o->abs = join(o->abs_dir, base ? base + 1 : o->path);
+	return o->abs ? 0 : -ENOMEM;
+}
+
+int tr_output_prepare(struct tr_output *o, const char *given, const char *name, int check_only)
 {
 	const char *shown = given ? given : "(default)";
 	char *base = NULL, *lock_path = NULL;
 	int ret;
 
-	*path = NULL;
-	tr_output_release();
+	tr_output_release(o);
 	if (given)
-		ret = resolve_given(given, name, &base);
+		ret = resolve_given(o, given, name, &base);
 	else
-		ret = (out.dir = strdup(".")) && (out.stem = strdup(name)) ? 0 : -ENOMEM;
+		ret = (o->dir = strdup(".")) && (o->stem = strdup(name)) ? 0 : -ENOMEM;
 	if (ret == 0)
-		ret = check_dir(shown);
+		ret = check_dir(o, shown);
 	if (ret == 0 && base)
-		ret = lock_given(given, base, check_only, &lock_path, path);
+		ret = lock_given(o, given, base, check_only, &lock_path, &o->path);
 	else if (ret == 0)
-		ret = pick_numbered(shown, check_only, &base, &lock_path, path);
+		ret = pick_numbered(o, shown, check_only, &base, &lock_path, &o->path);
+	if (ret == 0 && (ret = resolve_absolute(o)) < 0)
+		tr_err("output %s: cannot resolve %s: %s", shown, o->dir, strerror(-ret));
 	if (ret < 0)
 		goto fail;
 	if (!check_only) {
-		out.lock_path = lock_path;
+		o->lock_path = lock_path;
 		lock_path = NULL;
 	}
 	free(lock_path);
@@ -318,9 +347,9 @@ fail:
 		tr_err("output %s: %s", shown, strerror(ENOMEM));
 	free(lock_path);
 	free(base);
-	free(*path);
-	*path = NULL;
-	tr_output_release();
+	free(o->path);
+	o->path = NULL;
+	tr_output_release(o);
 	return ret;
 }
 
@@ -365,14 +394,15 @@ int tr_output_create_temp(struct tracerig_archive *ar)
 	return 0;
 }
 
-int tr_output_commit(struct tracerig_archive *ar, char **path)
+int tr_output_commit(struct tr_output *o, struct tracerig_archive *ar)
 {
+	char **path = &o->path;
 	char why[256];
 	struct stat st;
 	int ret = 0;
 
 	for (;;) {
-		if (!out.stem) {
+		if (!o->stem) {
 			/* Named explicitly: replace a regular file, nothing else. */
 			if (lstat(*path, &st) == 0 && !S_ISREG(st.st_mode)) {
 				tr_err("cannot move the archive to %s: it is now %s, which tracerig "
@@ -402,10 +432,10 @@ int tr_output_commit(struct tracerig_archive *ar, char **path)
 			       tr_output_strerror(ret, why, sizeof(why)));
 			break;
 		}
-		out.number++;
-		char *name = numbered_name(), *next = name ? (strcmp(out.dir, ".") == 0
-							      ? strdup(name) : join(out.dir, name))
-							   : NULL;
+		o->number++;
+		char *name = numbered_name(o),
+		     *next = name ? (strcmp(o->dir, ".") == 0 ? strdup(name) : join(o->dir, name))
+				  : NULL;
 		free(name);
 		if (!next) {
 			ret = -ENOMEM;
@@ -415,26 +445,75 @@ int tr_output_commit(struct tracerig_archive *ar, char **path)
 		free(*path);
 		*path = next;
 	}
+	if (ret == 0)
+		ret = resolve_absolute(o);
 	if (ret < 0)
 		unlink(ar->output);
 	return ret;
 }
 
-void tr_output_release(void)
+void tr_output_release(struct tr_output *o)
 {
-	if (out.lock_fd >= 0) {
+	if (!o)
+		return;
+	if (o->lock_fd >= 0) {
 		/* Unlinked while still locked: a session waiting on this inode
 		 * sees it is gone (lock_output checks). */
-		if (out.lock_path)
-			unlink(out.lock_path);
-		close(out.lock_fd);
+		if (o->lock_path)
+			unlink(o->lock_path);
+		close(o->lock_fd);
 	}
-	free(out.lock_path);
-	free(out.dir);
-	free(out.stem);
-	out.lock_path = out.dir = out.stem = NULL;
-	out.lock_fd = -1;
-	out.number = 0;
+	free(o->lock_path);
+	free(o->dir);
+	free(o->stem);
+	o->lock_path = o->dir = o->stem = NULL;
+	o->lock_fd = -1;
+	o->number = 0;
+}
+
+void tr_output_free(struct tr_output *o)
+{
+	if (!o)
+		return;
+	tr_output_release(o);
+	free(o->path);
+	free(o->abs_dir);
+	free(o->abs);
+	free(o);
+}
+
+const char *tr_output_path(const struct tr_output *o)
+{
+	return o ? o->path : NULL;
+}
+
+const char *tr_output_absolute(const struct tr_output *o)
+{
+	return o ? o->abs : NULL;
+}
+
+const char *tr_output_absolute_dir(const struct tr_output *o)
+{
+	return o ? o->abs_dir : NULL;
+}
+
+int tr_output_written(struct tr_output *o, const char *path)
+{
+	char *copy = strdup(path), *abs = path[0] == '/' ? strdup(path) : NULL;
+
+	if (!copy || (path[0] == '/' && !abs)) {
+		free(copy);
+		free(abs);
+		return -ENOMEM;
+	}
+	free(o->path);
+	o->path = copy;
+	if (abs) {
+		free(o->abs);
+		o->abs = abs;
+		return 0;
+	}
+	return resolve_absolute(o);
 }
 
 const char *tr_output_what_is(const char *path)

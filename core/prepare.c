@@ -445,7 +445,7 @@ static int prepare_output(struct tr_session *s, struct tr_section *main_section)
 	s->mode = st->mode == TR_MODE_FLIGHT ? &tr_flight_mode : &tr_record_mode;
 	if (prepare_triggers(s) < 0)
 		return TR_EXIT_USAGE;
-	if (tr_output_prepare(st->output, st->name, opts->check, &s->output) < 0)
+	if (tr_output_prepare(s->output, st->output, st->name, opts->check) < 0)
 		return TR_EXIT_USAGE;
 	s->duration_ms = st->duration_ms;
 	/* A launched command bounds the session itself unless a duration was
@@ -471,7 +471,8 @@ int tr_session_prepare(struct tr_session *s, const struct tr_options *opts)
 	s->views = tr_wall_views_new();
 	s->flight = tr_flight_new();
 	s->stream = tr_stream_new();
-	if (!s->pids || !s->views || !s->flight || !s->stream)
+	s->output = tr_output_new();
+	if (!s->pids || !s->views || !s->flight || !s->stream || !s->output)
 		return TR_EXIT_FAILURE;
 	s->command.release_fd = s->command.exec_err_fd = -1;
 	s->triggers.exit_fd = -1;

@@ -101,14 +101,15 @@ int tr_session_write_archive(struct tr_session *s)
 		unlink(s->archive.output);
 		return ret;
 	}
-	ret = tr_output_commit(&s->archive, &s->output);
+	ret = tr_output_commit(s->output, &s->archive);
 	if (ret < 0)
 		return ret;
 	s->packager->phase = TR_PHASE_FLUSHED;
-	if (stat(s->output, &st) == 0) {
+	if (stat(tr_output_path(s->output), &st) == 0) {
 		tr_human_size((uint64_t)st.st_size, size, sizeof(size));
 		if (tr_log_verbosity() >= TRACERIG_LOG_WARN)
-			fprintf(stderr, "tracerig: archive %s (%s)\n", s->output, size);
+			fprintf(stderr, "tracerig: archive %s (%s)\n", tr_output_path(s->output),
+				size);
 	}
 	return 0;
 }

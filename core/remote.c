@@ -20,6 +20,7 @@
 #include "flight.h"
 #include "lib/vec.h"
 #include "log.h"
+#include "output.h"
 #include "mode.h"
 #include "options.h"
 #include "remote.h"
@@ -100,16 +101,6 @@ static void reply(int fd, const char *fmt, ...)
 }
 
 /* The caller of `tracerig stop` is in another directory. */
-static void absolute(const char *path, char *buf, size_t len)
-{
-	char cwd[4096];
-
-	if (path[0] == '/' || !getcwd(cwd, sizeof(cwd)))
-		snprintf(buf, len, "%s", path);
-	else
-		snprintf(buf, len, "%s/%s", cwd, path);
-}
-
 static void describe_targets(const struct tr_session *s, char *buf, size_t len)
 {
 	size_t pos;
@@ -130,7 +121,7 @@ static void describe_targets(const struct tr_session *s, char *buf, size_t len)
 
 static void answer_status(const struct tr_session *s, int fd)
 {
-	char started[32] = "?", targets[256], output[4352];
+	char started[32] = "?", targets[256];
 	time_t t = (time_t)(s->start_real_ns / 1000000000ull);
 	struct timespec now;
 	struct tm tm;
@@ -152,8 +143,7 @@ static void answer_status(const struct tr_session *s, int fd)
 	      ((uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec - s->window_start_ns) /
 		      1e9);
 	/* A flight recorder writes its snapshots into a directory. */
-	absolute(s->mode->destination(s), output, sizeof(output));
-	reply(fd, "output: %s", output);
+	reply(fd, "output: %s", s->mode->destination(s));
 	reply(fd, "log: %s", s->remote->log_path);
 }
 
@@ -312,8 +302,8 @@ void tr_remote_ready(struct tr_session *s)
 void tr_remote_finish(struct tr_session *s, int exit_status)
 {
 	struct tr_remote *r = s->remote;
-	char path[4352];
-	int packaged = exit_status != TR_EXIT_FAILURE && s->output && !access(s->output, F_OK);
+	const char *archive = tr_output_absolute(s->output);
+	int packaged = exit_status != TR_EXIT_FAILURE && archive && !access(archive, F_OK);
 	int fd;
 
 	if (!r)
@@ -328,11 +318,9 @@ void tr_remote_finish(struct tr_session *s, int exit_status)
 	while ((fd = accept4(r->listen_fd, NULL, NULL, SOCK_CLOEXEC)) >= 0)
 		handle(s, fd, 1);
 	close(r->listen_fd);
-	if (packaged)
-		absolute(s->output, path, sizeof(path));
 	for (size_t i = 0; i < r->n_stoppers; i++) {
 		if (packaged)
-			reply(r->stoppers[i], "archive: %s", path);
+			reply(r->stoppers[i], "archive: %s", archive);
 		else
 			reply(r->stoppers[i], "failed: exit status %d, see %s", exit_status,
 			      r->log_path);

@@ -91,7 +91,7 @@ static int watchdog_salvage(void *arg, pid_t collector, const char *why, uint64_
 				strerror(-n));
 		ret = tr_session_write_archive(s);
 	}
-	tr_output_release();
+	tr_output_release(s->output);
 	if (ret < 0) {
 		tr_err("the watchdog could not package: %s; the files are in %s", strerror(-ret),
 		       s->archive.dir);

@@ -14,6 +14,7 @@
 #include "flight.h"
 #include "keys.h"
 #include "log.h"
+#include "output.h"
 #include "mode.h"
 #include "pids.h"
 #include "services.h"
@@ -396,8 +397,8 @@ static const char *svc_session_string(struct tracerig_ctx *ctx, const char *key)
 {
 	struct tr_session *s = ctx->session;
 
-	if (strcmp(key, "output") == 0 && s->output)
-		return s->output;
+	if (strcmp(key, "output") == 0 && tr_output_path(s->output))
+		return tr_output_path(s->output);
 	return tr_config_value(tr_profile_section(&s->profile, "tracerig"), tr_session_keys, key);
 }
 

@@ -372,7 +372,7 @@ static int open_staging(struct tr_session *s)
 	char log_path[PATH_MAX];
 	int ret;
 
-	ret = tr_staging_create(&s->archive, s->output);
+	ret = tr_staging_create(&s->archive, tr_output_path(s->output));
 	if (ret < 0) {
 		char why[128];
 
@@ -578,8 +578,8 @@ void tr_session_free(struct tr_session *s)
 	tr_profile_free(&s->profile);
 	free(s->profile_path);
 	free(s->conf_path);
-	free(s->output);
-	tr_output_release();
+	tr_output_free(s->output);
+	s->output = NULL;
 	tr_loader_exit();
 	tr_pids_free(s->pids);
 	s->pids = NULL;

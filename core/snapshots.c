@@ -245,8 +245,9 @@ int tr_session_snapshot_and_stop(struct tr_session *s)
 		status = TR_EXIT_FAILURE;
 	tr_session_warn_failed_optional(s);
 	/* `tracerig stop` answers with the final snapshot. */
-	free(s->output);
-	s->output = path;
+	if (tr_output_written(s->output, path) < 0)
+		tr_warn("out of memory: `tracerig stop` is not told %s", path);
+	free(path);
 	tr_log_close_file();
 	return tr_session_finish_staging(s, status);
 }

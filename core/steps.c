@@ -43,7 +43,7 @@ static void abort_session(struct tr_session *s)
 	tr_watchdog_abort();
 	if (s->archive.output)
 		unlink(s->archive.output);
-	tr_output_release();
+	tr_output_release(s->output);
 	tr_log_close_file();
 	fflush(NULL);
 	/* Plugin threads may be mid-call: nothing of theirs is torn down. */

@@ -396,7 +396,7 @@ static void *stream_thread(void *arg)
 		if (drain)
 			break;
 		pthread_mutex_lock(&st->lock);
-		if (!st->stopping && busy < 4 * TR_ZPIECE_IN_SIZE) {
+		if (!st->stopping && busy < 4 * (uint64_t)TR_ZPIECE_IN_SIZE) {
 			struct timespec ts;
 
 			/* Sources write fast after collection (their flush):

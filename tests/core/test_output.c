@@ -70,60 +70,65 @@ DEF_TEST(a_link_at_the_temporary_name_is_not_followed)
 DEF_TEST(the_final_rename_replaces_only_a_regular_file)
 {
 	struct tracerig_archive ar;
-	char out[256], *path = NULL;
+	struct tr_output *o = tr_output_new();
+	char out[256];
 
+	CHECK_NOT_NULL(o);
 	snprintf(out, sizeof(out), "%s/b.trace.zip", dir);
-	EXPECT_EQ_INT(0, tr_output_prepare(out, "b", 0, &path));
-	CHECK_NOT_NULL(path);
-	EXPECT_EQ_STR(out, path);
-	EXPECT_EQ_INT(0, tr_staging_create(&ar, path));
+	EXPECT_EQ_INT(0, tr_output_prepare(o, out, "b", 0));
+	CHECK_NOT_NULL(tr_output_path(o));
+	EXPECT_EQ_STR(out, tr_output_path(o));
+	/* The test's directory is absolute already: resolved, the same. */
+	EXPECT_EQ_STR(out, tr_output_absolute(o));
+	EXPECT_EQ_INT(0, tr_staging_create(&ar, tr_output_path(o)));
 	EXPECT_EQ_INT(0, tr_output_create_temp(&ar));
 	put(ar.output, "new\n");
 	/* Became a directory during the session: kept, archive dropped. */
 	EXPECT_EQ_INT(0, mkdir(out, 0700));
-	EXPECT_EQ_INT(-EEXIST, tr_output_commit(&ar, &path));
+	EXPECT_EQ_INT(-EEXIST, tr_output_commit(o, &ar));
 	EXPECT_EQ_INT(-1, access(ar.output, F_OK));
 	EXPECT_EQ_INT(0, rmdir(out));
 	/* A regular file named explicitly is replaced. */
 	put(out, "old\n");
 	EXPECT_EQ_INT(0, tr_output_create_temp(&ar));
 	put(ar.output, "new\n");
-	EXPECT_EQ_INT(0, tr_output_commit(&ar, &path));
+	EXPECT_EQ_INT(0, tr_output_commit(o, &ar));
 	EXPECT_TRUE(has(out, "new\n"));
-	tr_output_release();
+	tr_output_free(o);
 	unlink(out);
 	tr_staging_remove(&ar);
 	tr_staging_free(&ar);
-	free(path);
 }
 
 DEF_TEST(a_default_name_that_appears_meanwhile_is_not_replaced)
 {
 	struct tracerig_archive ar;
-	char subdir[256], first[300], second[300], *path = NULL;
+	struct tr_output *o = tr_output_new();
+	char subdir[256], first[300], second[300];
 
+	CHECK_NOT_NULL(o);
 	snprintf(subdir, sizeof(subdir), "%s/default", dir);
 	EXPECT_EQ_INT(0, mkdir(subdir, 0700));
 	snprintf(first, sizeof(first), "%s/c.trace.zip", subdir);
 	snprintf(second, sizeof(second), "%s/c-2.trace.zip", subdir);
-	EXPECT_EQ_INT(0, tr_output_prepare(subdir, "c", 0, &path));
-	CHECK_NOT_NULL(path);
-	EXPECT_EQ_STR(first, path);
-	EXPECT_EQ_INT(0, tr_staging_create(&ar, path));
+	EXPECT_EQ_INT(0, tr_output_prepare(o, subdir, "c", 0));
+	CHECK_NOT_NULL(tr_output_path(o));
+	EXPECT_EQ_STR(first, tr_output_path(o));
+	EXPECT_EQ_INT(0, tr_staging_create(&ar, tr_output_path(o)));
 	EXPECT_EQ_INT(0, tr_output_create_temp(&ar));
 	put(ar.output, "mine\n");
 	put(first, "another run's\n");
-	EXPECT_EQ_INT(0, tr_output_commit(&ar, &path));
-	EXPECT_EQ_STR(second, path);
+	EXPECT_EQ_INT(0, tr_output_commit(o, &ar));
+	EXPECT_EQ_STR(second, tr_output_path(o));
+	EXPECT_EQ_STR(second, tr_output_absolute(o));
 	EXPECT_TRUE(has(first, "another run's\n"));
 	EXPECT_TRUE(has(second, "mine\n"));
-	tr_output_release();
+	tr_output_free(o);
 	unlink(first);
 	unlink(second);
 	rmdir(subdir);
 	tr_staging_remove(&ar);
 	tr_staging_free(&ar);
-	free(path);
 }
 
 int main(void)
