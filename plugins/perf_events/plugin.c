@@ -155,9 +155,18 @@ static int parse_events(struct perf *p, const struct tracerig_list *list, int op
 		char hint[512];
 		int ret;
 
+		/* A profile's mistake like a wrong name: said with its line. */
 		if (strlen(name) >= 160 || p->cfg.n_events == MAX_EVENTS) {
-			snprintf(why, why_len, "events: too many or too long (at most %d events)",
-				 MAX_EVENTS);
+			if (strlen(name) >= 160)
+				tr_key_error(p->say, p->ctx, &p->wrong, why, why_len,
+					     optional ? "optional_events" : "events",
+					     "'%.40s...' is longer than 159 characters", name);
+			else
+				tr_key_error(p->say, p->ctx, &p->wrong, why, why_len,
+					     optional ? "optional_events" : "events",
+					     "more than %d events with optional_events: leave "
+					     "some out",
+					     MAX_EVENTS);
 			return -EINVAL;
 		}
 		ret = ev_parse(name, &p->events[p->cfg.n_events], hint, sizeof(hint));
@@ -345,8 +354,7 @@ static int perf_validate(const struct tracerig_services *svc, struct tracerig_ct
 	free(p);
 	if (ret < 0 && ret != -EINVAL)
 		svc->run->log(ctx, TRACERIG_LOG_ERROR, "%s", why);
-	/* -EINVAL: the wrong values were said, or the list holds more events
-	 * than are judged (init fails on that, saying so, as it did). */
+	/* -EINVAL: the wrong values were said (a run with any stops here). */
 	return ret == -EINVAL ? 0 : ret;
 }
 

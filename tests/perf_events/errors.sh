@@ -72,6 +72,17 @@ check_eq "--check of it: exit 2, perf_events' said once" "2 1" \
 check_grep "--check: perf_events NOT USABLE, naming it" \
 	'perf_events .*NOT USABLE: ring_pages: 100 is not a power of two' "$TEST_TMP/out"
 
+# More events than one collector takes: the profile's mistake, said at
+# its line before anything starts (exit 2), not a failure of init.
+many=$(for _ in $(seq 33); do printf 'cpu-clock, '; done)
+printf '[tracerig]\nname = many\n[perf_events]\nevents = %s\n' "$many" >"$TEST_TMP/many.ini"
+run_tracerig -c "$TEST_TMP/many.ini" -o "$TEST_TMP/e.trace.zip" -d 1
+check_eq "33 events: exit 2" 2 "$rc"
+check_grep "33 events: said at the key's line, with what to do" \
+	"many\.ini:4: \[perf_events\] events: more than 32 events with optional_events: leave some out" \
+	"$TEST_TMP/out"
+check_eq "33 events: said once" 1 "$(grep -c 'more than 32 events' "$TEST_TMP/out")"
+
 run_tracerig -c "$CPU_INI" -o "$TEST_TMP/e.trace.zip" -p 2147483 -d 1
 check "a PID that does not exist: fails" test "$rc" -ne 0
 check_grep "a PID that does not exist: says so" '2147483.*(does not exist|no such process)|(does not exist|no such process).*2147483' "$TEST_TMP/out"
