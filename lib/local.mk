@@ -17,6 +17,7 @@ lib_libtrutil_la_SOURCES = \
 	lib/list.c lib/list.h \
 	lib/path.c lib/path.h \
 	lib/vec.c lib/vec.h \
+	lib/probe.c lib/probe.h \
 	lib/kallsyms.c lib/kallsyms.h \
 	lib/priority.c lib/priority.h \
 	lib/perfscript.c lib/perfscript.h \
@@ -83,7 +84,8 @@ lib_unit_tests = tests/lib/test_untrusted tests/lib/test_sanitize tests/lib/test
 	tests/lib/test_pidset tests/lib/test_procpid tests/lib/test_list \
 	tests/lib/test_kallsyms tests/lib/test_buildid tests/lib/test_perfscript tests/lib/test_folded \
 	tests/lib/test_path tests/lib/test_vec tests/lib/test_pprof tests/lib/test_dotnetipc \
-	tests/lib/test_nettrace tests/lib/test_r2r tests/lib/test_fdio
+	tests/lib/test_nettrace tests/lib/test_r2r tests/lib/test_fdio \
+	tests/lib/test_probe
 check_PROGRAMS += $(lib_unit_tests)
 TESTS += $(lib_unit_tests)
 UNIT_TESTS += $(lib_unit_tests)
@@ -105,6 +107,7 @@ tests_lib_test_nettrace_LDADD = lib/libtrutil.la
 tests_lib_test_nettrace_SOURCES = tests/lib/test_nettrace.c tests/lib/nettrace-build.h
 tests_lib_test_r2r_LDADD = lib/libtrutil.la
 tests_lib_test_fdio_LDADD = lib/libtrutil.la
+tests_lib_test_probe_LDADD = lib/libtrutil.la
 
 # The real tracerig (perf_events + mapharvest) against processes, run as
 # nobody, that plant links to secrets, FIFOs, sparse maps and names with
