@@ -17,6 +17,7 @@
 #include "procpid.h"
 #include "sanitize.h"
 #include "untrusted.h"
+#include "vec.h"
 
 static const uint8_t magic[14] = "DOTNET_IPC_V1"; /* and its NUL */
 
@@ -81,7 +82,6 @@ void tr_dnipc_buf_free(struct tr_dnipc_buf *b)
 static uint8_t *buf_room(struct tr_dnipc_buf *b, size_t n)
 {
 	uint8_t *grown;
-	size_t cap;
 
 	if (b->err)
 		return NULL;
@@ -90,18 +90,12 @@ static uint8_t *buf_room(struct tr_dnipc_buf *b, size_t n)
 		return NULL;
 	}
 	if (b->len + n > b->cap) {
-		cap = b->cap ? b->cap : 256;
-		while (cap < b->len + n)
-			cap *= 2;
-		if (cap > TR_DNIPC_MAX_PAYLOAD)
-			cap = TR_DNIPC_MAX_PAYLOAD;
-		grown = realloc(b->data, cap);
+		grown = tr_vec_grow_max(b->data, &b->cap, b->len + n, 1, 256, TR_DNIPC_MAX_PAYLOAD);
 		if (!grown) {
 			b->err = -ENOMEM;
 			return NULL;
 		}
 		b->data = grown;
-		b->cap = cap;
 	}
 	b->len += n;
 	return b->data + b->len - n;

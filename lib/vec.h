@@ -1,5 +1,6 @@
 /* Growable arrays: the one doubling realloc that tables of items
- * (counts, frames, stacks, comm changes) use to make room.
+ * (counts, frames, stacks, comm changes) and buffers (a message, a file
+ * read to its end) use to make room; hash tables grow by lib/probe.h.
  *
  *     struct item *grown = tr_vec_grow(v->items, &v->cap, v->n + 1,
  *                                      sizeof(*grown), 64);
@@ -13,12 +14,21 @@
 #define TR_LIB_VEC_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Makes room for `need` (>= 1) items of `size` bytes in `items`, which
  * holds *cap: returns `items` when it does already, else the array
  * reallocated to twice its capacity (`initial` items the first time, and
- * never fewer than `need`) with *cap updated.  NULL when out of memory or
- * the size overflows: `items` and *cap are then as they were. */
-void *tr_vec_grow(void *items, size_t *cap, size_t need, size_t size, size_t initial);
+ * never fewer than `need`, nor more than `max`: a buffer with a limit of
+ * its own) with *cap updated.  NULL when out of memory, when `need` >
+ * `max` or the size overflows: `items` and *cap are then as they were. */
+void *tr_vec_grow_max(void *items, size_t *cap, size_t need, size_t size, size_t initial,
+		      size_t max);
+
+/* The same without a limit: tables of items. */
+static inline void *tr_vec_grow(void *items, size_t *cap, size_t need, size_t size, size_t initial)
+{
+	return tr_vec_grow_max(items, cap, need, size, initial, SIZE_MAX);
+}
 
 #endif

@@ -82,6 +82,29 @@ DEF_TEST(overflow_fails_and_leaves_the_array)
 	free(v);
 }
 
+DEF_TEST(a_limit_caps_growth_and_refuses_more)
+{
+	size_t cap = 0;
+	char *v = tr_vec_grow_max(NULL, &cap, 1, 1, 256, 1000), *g;
+
+	CHECK_NOT_NULL(v);
+	EXPECT_EQ_INT(256, cap);
+	g = tr_vec_grow_max(v, &cap, 600, 1, 256, 1000);
+	CHECK_NOT_NULL(g);
+	/* 1024 would pass the limit: the limit it is. */
+	EXPECT_EQ_INT(1000, cap);
+	EXPECT_TRUE(tr_vec_grow_max(g, &cap, 1000, 1, 256, 1000) == g);
+	EXPECT_TRUE(tr_vec_grow_max(g, &cap, 1001, 1, 256, 1000) == NULL);
+	EXPECT_EQ_INT(1000, cap);
+	free(g);
+	cap = 0;
+	/* An initial capacity past the limit starts at the limit. */
+	v = tr_vec_grow_max(NULL, &cap, 1, 1, 4096, 100);
+	CHECK_NOT_NULL(v);
+	EXPECT_EQ_INT(100, cap);
+	free(v);
+}
+
 int main(void)
 {
 	RUN_TEST(first_growth_takes_the_initial_capacity);
@@ -89,5 +112,6 @@ int main(void)
 	RUN_TEST(room_already_there_is_not_reallocated);
 	RUN_TEST(a_large_need_is_met_at_once);
 	RUN_TEST(overflow_fails_and_leaves_the_array);
+	RUN_TEST(a_limit_caps_growth_and_refuses_more);
 	TEST_MAIN_END();
 }
