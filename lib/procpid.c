@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fdio.h"
 #include "procpid.h"
 #include "vec.h"
 
@@ -261,51 +262,13 @@ int tr_proc_cgroup(pid_t pid, char *out, size_t len)
 
 int tr_read_proc_file(int dirfd, const char *name, size_t max, char **out, size_t *len)
 {
-	size_t cap = max < 4096 ? max : 4096, used = 0;
-	char *buf = malloc(cap + 1), *grown;
-	int fd, ret = 0;
+	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC), ret;
 
 	*out = NULL;
 	*len = 0;
-	if (!buf)
-		return -ENOMEM;
-	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		goto fail;
-	}
-	while (used < max) {
-		ssize_t n;
-
-		if (used == cap) {
-			cap = cap * 2 < max ? cap * 2 : max;
-			grown = realloc(buf, cap + 1);
-			if (!grown) {
-				ret = -ENOMEM;
-				goto fail_fd;
-			}
-			buf = grown;
-		}
-		n = read(fd, buf + used, cap - used);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ret = -errno;
-			goto fail_fd;
-		}
-		if (n == 0)
-			break;
-		used += (size_t)n;
-	}
+	if (fd < 0)
+		return -errno;
+	ret = tr_read_fd(fd, max, out, len);
 	close(fd);
-	buf[used] = '\0';
-	*out = buf;
-	*len = used;
-	return 0;
-
-fail_fd:
-	close(fd);
-fail:
-	free(buf);
 	return ret;
 }
