@@ -1,8 +1,9 @@
 /* The hash functions of every table in the tree: FNV-1a for short
  * strings and bytes, a word-at-a-time hash for long keys, Knuth's
- * multiplicative hash for PIDs.  None is meant to resist chosen input;
- * tables that key on traced programs' strings probe linearly and grow, so
- * a bad spread costs time, never memory or correctness. */
+ * multiplicative hash for PIDs, Fibonacci hashing for 64-bit keys and a
+ * multiply-mix for keys of several numbers.  None is meant to resist
+ * chosen input; the tables (lib/probe.h) probe linearly and grow, so a bad
+ * spread costs time, never memory or correctness. */
 #ifndef TR_LIB_HASH_H
 #define TR_LIB_HASH_H
 
@@ -28,6 +29,14 @@ uint64_t tr_fnv1a_str(const char *s);
  * names), where byte-wise FNV-1a was a tenth of a conversion's CPU.  Not
  * the same values as FNV-1a. */
 uint64_t tr_hash_words(uint64_t seed, const void *data, size_t len);
+
+/* One more 64-bit part of a key of several (ids, offsets, pointers), into
+ * `h`: finish with h ^ (h >> 31) so that a mask of the low bits sees the
+ * high ones. */
+static inline uint64_t tr_hash_mix(uint64_t h, uint64_t v)
+{
+	return (h ^ v) * 0x9E3779B97F4A7C15ull;
+}
 
 /* PIDs are dense small numbers: multiplying spreads them over the table. */
 static inline size_t tr_pid_hash(pid_t pid)

@@ -6,13 +6,16 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include "fdio.h"
+#include "hash.h"
 #include "pprof.h"
+#include "probe.h"
 #include "profile.pb-c.h"
 #include "strmap.h"
 #include "vec.h"
@@ -271,106 +274,120 @@ int pp_add_comment(struct pp_builder *b, const char *text)
 	return 0;
 }
 
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-	return (h ^ v) * 0x9e3779b97f4a7c15ull;
-}
-
 static uint64_t mapping_hash(uint64_t size, uint64_t file_offset, int64_t file, int64_t build_id)
 {
-	uint64_t h = mix(mix(mix(mix(0, size), file_offset), (uint64_t)file), (uint64_t)build_id);
+	uint64_t h = tr_hash_mix(
+		tr_hash_mix(tr_hash_mix(tr_hash_mix(0, size), file_offset), (uint64_t)file),
+		(uint64_t)build_id);
 
 	return h ^ (h >> 31);
 }
 
 static uint64_t location_hash(uint64_t mapping_id, uint64_t address, uint64_t function_id)
 {
-	uint64_t h = mix(mix(mix(1, mapping_id), address), function_id);
+	uint64_t h = tr_hash_mix(tr_hash_mix(tr_hash_mix(1, mapping_id), address), function_id);
 
 	return h ^ (h >> 31);
 }
 
-static uint64_t mapping_slot_hash(const struct pp_builder *b, uint32_t id)
+static int id_used(const void *slot)
 {
-	const pp_mapping_msg *m = &b->mappings[id - 1];
+	return *(const uint32_t *)slot != 0;
+}
+
+static uint64_t mapping_slot_hash(const void *slot, const void *ctx)
+{
+	const struct pp_builder *b = ctx;
+	const pp_mapping_msg *m = &b->mappings[*(const uint32_t *)slot - 1];
 
 	return mapping_hash(m->memory_limit - m->memory_start, m->file_offset, m->filename,
 			    m->build_id);
 }
 
-static uint64_t location_slot_hash(const struct pp_builder *b, uint32_t id)
+static uint64_t location_slot_hash(const void *slot, const void *ctx)
 {
+	const struct pp_builder *b = ctx;
+	uint32_t id = *(const uint32_t *)slot;
+
 	return location_hash(b->locations[id - 1].mapping_id, b->locations[id - 1].address,
 			     b->lines[id - 1].function_id);
 }
 
-/* Room for one more id in a table of ids (open addressing, at most half
- * full), rehashed by `hash`. */
-static int ids_grow(const struct pp_builder *b, uint32_t **slots, size_t *cap, size_t n,
-		    uint64_t (*hash)(const struct pp_builder *b, uint32_t id))
-{
-	size_t ncap = *cap ? *cap * 2 : 1024;
-	uint32_t *tab;
+/* Mappings and locations by their content: the slots hold ids. */
+static const struct tr_probe_ops mapping_ops = {
+	.size = sizeof(uint32_t),
+	.first = 1024,
+	.used = id_used,
+	.hash = mapping_slot_hash,
+};
+static const struct tr_probe_ops location_ops = {
+	.size = sizeof(uint32_t),
+	.first = 1024,
+	.used = id_used,
+	.hash = location_slot_hash,
+};
 
-	if ((n + 1) * 2 <= *cap)
-		return 0;
+/* Room for one more id in a table of ids (the slots hold 32 bits). */
+static int ids_grow(const struct pp_builder *b, uint32_t **slots, size_t *cap, size_t n,
+		    const struct tr_probe_ops *ops)
+{
+	uint32_t *grown;
+
 	if (n >= UINT32_MAX - 1)
 		return -ENOMEM;
-	tab = calloc(ncap, sizeof(*tab));
-	if (!tab)
+	grown = tr_probe_grow(*slots, cap, n + 1, ops, b);
+	if (!grown)
 		return -ENOMEM;
-	for (size_t i = 0; i < *cap; i++) {
-		size_t j;
-
-		if (!(*slots)[i])
-			continue;
-		for (j = hash(b, (*slots)[i]) & (ncap - 1); tab[j]; j = (j + 1) & (ncap - 1))
-			;
-		tab[j] = (*slots)[i];
-	}
-	free(*slots);
-	*slots = tab;
-	*cap = ncap;
+	*slots = grown;
 	return 0;
+}
+
+struct mapping_key {
+	const struct pp_builder *b;
+	uint64_t size, file_offset;
+	int64_t file, build_id;
+};
+
+static int mapping_is(const void *slot, const void *key)
+{
+	const struct mapping_key *k = key;
+	const pp_mapping_msg *o = &k->b->mappings[*(const uint32_t *)slot - 1];
+
+	return o->memory_limit - o->memory_start == k->size && o->file_offset == k->file_offset &&
+	       o->filename == k->file && o->build_id == k->build_id;
 }
 
 uint64_t pp_mapping(struct pp_builder *b, uint64_t start, uint64_t limit, uint64_t file_offset,
 		    const char *file, const char *build_id)
 {
 	pp_mapping_msg m = PERFTOOLS__PROFILES__MAPPING__INIT;
-	int64_t file_ix, bid_ix;
+	struct mapping_key key = { .b = b, .size = limit - start, .file_offset = file_offset };
 	size_t j;
 
 	/* Interned first, as a new mapping would have them: a string new to
 	 * the table makes a new mapping anyway. */
-	file_ix = intern(b, file);
-	bid_ix = file_ix < 0 ? -1 : intern(b, build_id);
-	if (bid_ix < 0 ||
-	    ids_grow(b, &b->mapping_slots, &b->mapping_slots_cap, b->n_mappings,
-		     mapping_slot_hash) < 0)
+	key.file = intern(b, file);
+	key.build_id = key.file < 0 ? -1 : intern(b, build_id);
+	if (key.build_id < 0 ||
+	    ids_grow(b, &b->mapping_slots, &b->mapping_slots_cap, b->n_mappings, &mapping_ops) < 0)
 		return 0;
 	/* Keyed as pprof's own merge keys them (size, offset, object), not
 	 * by where: a system-wide session sees the same objects at a new
 	 * address in every process, and each would otherwise bring its own
 	 * mapping and locations of the same code. */
-	for (j = mapping_hash(limit - start, file_offset, file_ix, bid_ix) &
-		 (b->mapping_slots_cap - 1);
-	     b->mapping_slots[j]; j = (j + 1) & (b->mapping_slots_cap - 1)) {
-		const pp_mapping_msg *o = &b->mappings[b->mapping_slots[j] - 1];
-
-		if (o->memory_limit - o->memory_start == limit - start &&
-		    o->file_offset == file_offset && o->filename == file_ix &&
-		    o->build_id == bid_ix)
-			return o->id;
-	}
+	j = tr_probe_find(b->mapping_slots, b->mapping_slots_cap, &mapping_ops,
+			  mapping_hash(key.size, file_offset, key.file, key.build_id), mapping_is,
+			  &key);
+	if (b->mapping_slots[j])
+		return b->mapping_slots[j];
 	if (grow(&b->mappings, &b->cap_mappings, b->n_mappings, sizeof(*b->mappings)) < 0)
 		return 0;
 	m.id = b->n_mappings + 1;
 	m.memory_start = start;
 	m.memory_limit = limit;
 	m.file_offset = file_offset;
-	m.filename = file_ix;
-	m.build_id = bid_ix;
+	m.filename = key.file;
+	m.build_id = key.build_id;
 	/* The names are ours: a store may keep them rather than re-symbolize. */
 	m.has_functions = 1;
 	b->mappings[b->n_mappings++] = m;
@@ -408,11 +425,27 @@ static uint64_t function_id(struct pp_builder *b, const char *name)
 	return f.id;
 }
 
+struct location_key {
+	const struct pp_builder *b;
+	uint64_t mapping_id, address, function_id;
+};
+
+static int location_is(const void *slot, const void *key)
+{
+	const struct location_key *k = key;
+	uint32_t id = *(const uint32_t *)slot;
+
+	return k->b->locations[id - 1].mapping_id == k->mapping_id &&
+	       k->b->locations[id - 1].address == k->address &&
+	       k->b->lines[id - 1].function_id == k->function_id;
+}
+
 uint64_t pp_location(struct pp_builder *b, uint64_t mapping_id, uint64_t address,
 		     const char *function)
 {
 	pp_location_msg l = PERFTOOLS__PROFILES__LOCATION__INIT;
 	pp_line_msg line = PERFTOOLS__PROFILES__LINE__INIT;
+	struct location_key key;
 	uint64_t fid = 0;
 	size_t j;
 
@@ -420,17 +453,14 @@ uint64_t pp_location(struct pp_builder *b, uint64_t mapping_id, uint64_t address
 	 * new to the profile makes a new location anyway. */
 	if (function && *function && !(fid = function_id(b, function)))
 		return 0;
-	if (ids_grow(b, &b->location_slots, &b->location_slots_cap, b->n_locations,
-		     location_slot_hash) < 0)
+	if (ids_grow(b, &b->location_slots, &b->location_slots_cap, b->n_locations, &location_ops) <
+	    0)
 		return 0;
-	for (j = location_hash(mapping_id, address, fid) & (b->location_slots_cap - 1);
-	     b->location_slots[j]; j = (j + 1) & (b->location_slots_cap - 1)) {
-		uint32_t id = b->location_slots[j];
-
-		if (b->locations[id - 1].mapping_id == mapping_id &&
-		    b->locations[id - 1].address == address && b->lines[id - 1].function_id == fid)
-			return id;
-	}
+	key = (struct location_key){ b, mapping_id, address, fid };
+	j = tr_probe_find(b->location_slots, b->location_slots_cap, &location_ops,
+			  location_hash(mapping_id, address, fid), location_is, &key);
+	if (b->location_slots[j])
+		return b->location_slots[j];
 	if (grow(&b->locations, &b->cap_locations, b->n_locations, sizeof(*b->locations)) < 0)
 		return 0;
 	{
@@ -463,13 +493,14 @@ static int64_t add_sat(int64_t a, int64_t b)
 static uint64_t sample_hash(const uint64_t *locations, size_t n_locations,
 			    const struct pp_label *labels, size_t n_labels)
 {
-	uint64_t h = mix(0, n_locations);
+	uint64_t h = tr_hash_mix(0, n_locations);
 
 	for (size_t i = 0; i < n_locations; i++)
-		h = mix(h, locations[i]);
+		h = tr_hash_mix(h, locations[i]);
 	for (size_t i = 0; i < n_labels; i++) {
-		h = mix(h, (uintptr_t)labels[i].key);
-		h = mix(h, labels[i].str ? (uintptr_t)labels[i].str : (uint64_t)labels[i].num);
+		h = tr_hash_mix(h, (uintptr_t)labels[i].key);
+		h = tr_hash_mix(h,
+				labels[i].str ? (uintptr_t)labels[i].str : (uint64_t)labels[i].num);
 	}
 	return h ^ (h >> 31);
 }
@@ -519,82 +550,94 @@ static void *chunk_take(struct pp_builder *b, size_t size)
 	return c->data + c->used - size;
 }
 
-/* Open addressing, at most half full: a power of two from `first`. */
-static int table_grow(void **slots, size_t *cap, size_t size, size_t first,
-		      void (*move)(void *new_slots, size_t new_cap, const void *old_slot))
-{
-	size_t old_cap = *cap, ncap = old_cap ? old_cap * 2 : first;
-	unsigned char *old = *slots, *tab = calloc(ncap, size);
-
-	if (!tab)
-		return -ENOMEM;
-	for (size_t i = 0; i < old_cap; i++)
-		move(tab, ncap, old + i * size);
-	free(old);
-	*slots = tab;
-	*cap = ncap;
-	return 0;
-}
-
 static uint64_t stack_hash(const uint64_t *locations, size_t n)
 {
-	uint64_t h = mix(0, n);
+	uint64_t h = tr_hash_mix(0, n);
 
 	for (size_t i = 0; i < n; i++)
-		h = mix(h, locations[i]);
+		h = tr_hash_mix(h, locations[i]);
 	return h ^ (h >> 31);
 }
 
-static void stack_move(void *tab, size_t cap, const void *old)
+static int stack_used(const void *slot)
 {
-	const struct pp_stack *o = old;
-	struct pp_stack *t = tab;
-	size_t i;
+	return ((const struct pp_stack *)slot)->locations != NULL;
+}
 
-	if (!o->locations)
-		return;
-	for (i = o->hash & (cap - 1); t[i].locations; i = (i + 1) & (cap - 1))
-		;
-	t[i] = *o;
+static uint64_t stack_slot_hash(const void *slot, const void *ctx)
+{
+	(void)ctx;
+	return ((const struct pp_stack *)slot)->hash;
+}
+
+static const struct tr_probe_ops stack_ops = {
+	.size = sizeof(struct pp_stack),
+	.first = 1024,
+	.used = stack_used,
+	.hash = stack_slot_hash,
+};
+
+static int stack_is(const void *slot, const void *key)
+{
+	const struct pp_stack *st = slot, *k = key;
+
+	return st->hash == k->hash && st->n == k->n &&
+	       memcmp(st->locations, k->locations, k->n * sizeof(*k->locations)) == 0;
 }
 
 /* The one copy of this stack. */
 static uint64_t *stack_of(struct pp_builder *b, const uint64_t *locations, size_t n)
 {
-	uint64_t h = stack_hash(locations, n);
-	struct pp_stack *st;
-	size_t i;
+	struct pp_stack key = { (uint64_t *)locations, n, stack_hash(locations, n) }, *st;
 
-	if ((b->n_stacks + 1) * 2 > b->stacks_cap &&
-	    table_grow((void **)&b->stacks, &b->stacks_cap, sizeof(*b->stacks), 1024,
-		       stack_move) < 0)
+	st = tr_probe_grow(b->stacks, &b->stacks_cap, b->n_stacks + 1, &stack_ops, NULL);
+	if (!st)
 		return NULL;
-	for (i = h & (b->stacks_cap - 1); (st = &b->stacks[i])->locations;
-	     i = (i + 1) & (b->stacks_cap - 1))
-		if (st->hash == h && st->n == n &&
-		    memcmp(st->locations, locations, n * sizeof(*locations)) == 0)
-			return st->locations;
+	b->stacks = st;
+	st = &b->stacks[tr_probe_find(b->stacks, b->stacks_cap, &stack_ops, key.hash, stack_is,
+				      &key)];
+	if (st->locations)
+		return st->locations;
 	st->locations = chunk_take(b, (n ? n : 1) * sizeof(*locations));
 	if (!st->locations)
 		return NULL;
 	memcpy(st->locations, locations, n * sizeof(*locations));
 	st->n = n;
-	st->hash = h;
+	st->hash = key.hash;
 	b->n_stacks++;
 	return st->locations;
 }
 
-static void labelset_move(void *tab, size_t cap, const void *old)
+static int labelset_used(const void *slot)
 {
-	const struct pp_labelset *o = old;
-	struct pp_labelset *t = tab;
-	size_t i;
+	return ((const struct pp_labelset *)slot)->labels != NULL;
+}
 
-	if (!o->labels)
-		return;
-	for (i = o->hash & (cap - 1); t[i].labels; i = (i + 1) & (cap - 1))
-		;
-	t[i] = *o;
+static uint64_t labelset_slot_hash(const void *slot, const void *ctx)
+{
+	(void)ctx;
+	return ((const struct pp_labelset *)slot)->hash;
+}
+
+static const struct tr_probe_ops labelset_ops = {
+	.size = sizeof(struct pp_labelset),
+	.first = 256,
+	.used = labelset_used,
+	.hash = labelset_slot_hash,
+};
+
+static int labelset_is(const void *slot, const void *key)
+{
+	const struct pp_labelset *set = slot, *k = key;
+
+	if (set->hash != k->hash || set->n != k->n || memcmp(set->is_str, k->is_str, k->n) != 0)
+		return 0;
+	for (size_t i = 0; i < k->n; i++)
+		if (set->labels[i].key != k->labels[i].key ||
+		    set->labels[i].str != k->labels[i].str ||
+		    set->labels[i].num != k->labels[i].num)
+			return 0;
+	return 1;
 }
 
 /* The one copy of these labels, their strings interned. */
@@ -603,9 +646,8 @@ static struct pp_labelset *labelset_of(struct pp_builder *b, const struct pp_lab
 {
 	pp_label_msg small[8], *msgs = n <= 8 ? small : calloc(n, sizeof(*msgs));
 	unsigned char kinds_small[8], *kinds = n <= 8 ? kinds_small : malloc(n);
-	struct pp_labelset *set = NULL;
-	uint64_t h = mix(0, n);
-	size_t i;
+	struct pp_labelset *set = NULL, key;
+	uint64_t h = tr_hash_mix(0, n);
 
 	if (!msgs || !kinds)
 		goto out;
@@ -621,27 +663,21 @@ static struct pp_labelset *labelset_of(struct pp_builder *b, const struct pp_lab
 		if (l.key < 0 || l.str < 0)
 			goto out;
 		msgs[k] = l;
-		h = mix(mix(mix(h, (uint64_t)l.key), (uint64_t)l.str), (uint64_t)l.num);
-		h = mix(h, kinds[k]);
+		h = tr_hash_mix(tr_hash_mix(tr_hash_mix(h, (uint64_t)l.key), (uint64_t)l.str),
+				(uint64_t)l.num);
+		h = tr_hash_mix(h, kinds[k]);
 	}
 	h ^= h >> 31;
-	if ((b->n_labelsets + 1) * 2 > b->labelsets_cap &&
-	    table_grow((void **)&b->labelsets, &b->labelsets_cap, sizeof(*b->labelsets), 256,
-		       labelset_move) < 0)
+	set = tr_probe_grow(b->labelsets, &b->labelsets_cap, b->n_labelsets + 1, &labelset_ops,
+			    NULL);
+	if (!set)
 		goto out;
-	for (i = h & (b->labelsets_cap - 1); (set = &b->labelsets[i])->labels;
-	     i = (i + 1) & (b->labelsets_cap - 1)) {
-		size_t k;
-
-		if (set->hash != h || set->n != n || memcmp(set->is_str, kinds, n) != 0)
-			continue;
-		for (k = 0; k < n; k++)
-			if (set->labels[k].key != msgs[k].key || set->labels[k].str != msgs[k].str ||
-			    set->labels[k].num != msgs[k].num)
-				break;
-		if (k == n)
-			goto out;
-	}
+	b->labelsets = set;
+	key = (struct pp_labelset){ msgs, kinds, n, h };
+	set = &b->labelsets[tr_probe_find(b->labelsets, b->labelsets_cap, &labelset_ops, h,
+					  labelset_is, &key)];
+	if (set->labels)
+		goto out;
 	set->labels = chunk_take(b, (n ? n : 1) * sizeof(*msgs) + n);
 	if (!set->labels) {
 		set = NULL;
@@ -663,51 +699,56 @@ out:
 
 static uint64_t sample_slot_hash(const uint64_t *stack, const pp_label_msg *labels)
 {
-	uint64_t h = mix(mix(0, (uintptr_t)stack), (uintptr_t)labels);
+	uint64_t h = tr_hash_mix(tr_hash_mix(0, (uintptr_t)stack), (uintptr_t)labels);
 
 	return h ^ (h >> 31);
 }
 
-static int samples_grow(struct pp_builder *b)
+static uint64_t sample_slot_hash_of(const void *slot, const void *ctx)
 {
-	size_t cap = b->sample_cap ? b->sample_cap * 2 : 1024;
-	uint32_t *tab = calloc(cap, sizeof(*tab));
+	const struct pp_builder *b = ctx;
+	const struct pp_sample *s = &b->samples[*(const uint32_t *)slot - 1];
 
-	if (!tab)
-		return -ENOMEM;
-	for (size_t i = 0; i < b->sample_cap; i++) {
-		const struct pp_sample *s;
-		size_t j;
+	return sample_slot_hash(s->locations, s->labels);
+}
 
-		if (!b->sample_slots[i])
-			continue;
-		s = &b->samples[b->sample_slots[i] - 1];
-		for (j = sample_slot_hash(s->locations, s->labels) & (cap - 1); tab[j];
-		     j = (j + 1) & (cap - 1))
-			;
-		tab[j] = b->sample_slots[i];
-	}
-	free(b->sample_slots);
-	b->sample_slots = tab;
-	b->sample_cap = cap;
-	return 0;
+/* Samples by (stack, label set): the slots hold index + 1. */
+static const struct tr_probe_ops sample_ops = {
+	.size = sizeof(uint32_t),
+	.first = 1024,
+	.used = id_used,
+	.hash = sample_slot_hash_of,
+};
+
+struct sample_key {
+	const struct pp_builder *b;
+	const uint64_t *stack;
+	const pp_label_msg *labels;
+};
+
+static int sample_slot_is(const void *slot, const void *key)
+{
+	const struct sample_key *k = key;
+	const struct pp_sample *s = &k->b->samples[*(const uint32_t *)slot - 1];
+
+	return s->locations == k->stack && s->labels == k->labels;
 }
 
 /* The slot of the sample of this stack and label set, or the free slot
- * where it would go. */
+ * where it would go; NULL when out of memory. */
 static uint32_t *sample_slot(struct pp_builder *b, const uint64_t *stack,
 			     const pp_label_msg *labels)
 {
-	size_t j;
+	struct sample_key key = { b, stack, labels };
+	uint32_t *grown =
+		tr_probe_grow(b->sample_slots, &b->sample_cap, b->n_samples + 1, &sample_ops, b);
 
-	for (j = sample_slot_hash(stack, labels) & (b->sample_cap - 1); b->sample_slots[j];
-	     j = (j + 1) & (b->sample_cap - 1)) {
-		const struct pp_sample *s = &b->samples[b->sample_slots[j] - 1];
-
-		if (s->locations == stack && s->labels == labels)
-			break;
-	}
-	return &b->sample_slots[j];
+	if (!grown)
+		return NULL;
+	b->sample_slots = grown;
+	return &b->sample_slots[tr_probe_find(b->sample_slots, b->sample_cap, &sample_ops,
+					      sample_slot_hash(stack, labels), sample_slot_is,
+					      &key)];
 }
 
 /* How much a sample weighs in ranking the mappings it passes through:
@@ -977,9 +1018,9 @@ int pp_add(struct pp_builder *b, const uint64_t *locations, size_t n_locations,
 	set = stack ? labelset_of(b, labels, n_labels) : NULL;
 	if (!set)
 		return -ENOMEM;
-	if ((b->n_samples + 1) * 2 > b->sample_cap && samples_grow(b) < 0)
-		return -ENOMEM;
 	slot = sample_slot(b, stack, set->labels);
+	if (!slot)
+		return -ENOMEM;
 	if (*slot) {
 		add_values(b, &b->samples[*slot - 1], values);
 		if (c)
@@ -1279,45 +1320,38 @@ struct pp_profile {
  * is none of ours. */
 #define READ_MAX (1u << 30)
 
+/* One gzread: the bytes inflated, 0 at the end, or -EIO. */
+static ssize_t gz_some(void *z, void *buf, size_t len)
+{
+	int got = gzread(z, buf, len > INT_MAX ? INT_MAX : (unsigned)len);
+
+	return got < 0 ? -EIO : got;
+}
+
 static int read_gz(const char *path, uint8_t **data, size_t *len)
 {
 	gzFile z = gzopen(path, "rbe");
-	size_t cap = 65536, n = 0;
-	uint8_t *buf;
-	int got;
+	char *buf;
+	int ret;
 
 	if (!z)
 		return errno == ENOENT ? -ENOENT : errno == ENOMEM ? -ENOMEM : -EIO;
-	buf = malloc(cap);
-	if (!buf) {
+	ret = tr_read_to_end(gz_some, z, 65536, READ_MAX, &buf, len);
+	if (ret < 0) {
 		gzclose(z);
-		return -ENOMEM;
+		return ret;
 	}
-	while ((got = gzread(z, buf + n, (unsigned)(cap - n))) > 0) {
-		n += (size_t)got;
-		if (n == cap) {
-			uint8_t *grown = cap < READ_MAX ? realloc(buf, cap * 2) : NULL;
-
-			if (!grown) {
-				free(buf);
-				gzclose(z);
-				return cap < READ_MAX ? -ENOMEM : -EINVAL;
-			}
-			buf = grown;
-			cap *= 2;
-		}
-	}
-	if (got < 0) {
+	/* As long as the limit: longer, as far as we know. */
+	if (*len == READ_MAX) {
 		gzclose(z);
 		free(buf);
-		return -EIO;
+		return -EINVAL;
 	}
 	if (gzclose(z) != Z_OK) {
 		free(buf);
 		return -EIO;
 	}
-	*data = buf;
-	*len = n;
+	*data = (uint8_t *)buf;
 	return 0;
 }
 
