@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "nettrace.h"
+#include "probe.h"
 #include "utf.h"
 #include "vec.h"
 
@@ -145,47 +147,61 @@ int tr_nettrace_utf16z(const uint8_t *p, size_t len, char **out, size_t *used)
 
 /* ---- metadata: one kind of event per id */
 
-static struct tr_nettrace_kind *find_kind(const struct tr_nettrace *nt, uint32_t id)
+static int kind_slot_used(const void *slot)
 {
-	if (!nt->n_slots)
-		return NULL;
-	for (size_t i = (id * 2654435761u) & (nt->n_slots - 1);; i = (i + 1) & (nt->n_slots - 1)) {
-		uint32_t s = nt->slots[i];
-
-		if (!s)
-			return NULL;
-		if (nt->kinds[s - 1].metadata_id == id)
-			return &nt->kinds[s - 1];
-	}
+	return *(const uint32_t *)slot != 0;
 }
 
+static uint64_t kind_slot_hash(const void *slot, const void *ctx)
+{
+	const struct tr_nettrace *nt = ctx;
+
+	return tr_u64_hash(nt->kinds[*(const uint32_t *)slot - 1].metadata_id);
+}
+
+/* Metadata ids to kinds: the slots hold index + 1. */
+static const struct tr_probe_ops kind_ops = {
+	.size = sizeof(uint32_t),
+	.first = 64,
+	.used = kind_slot_used,
+	.hash = kind_slot_hash,
+};
+
+struct kind_key {
+	const struct tr_nettrace *nt;
+	uint32_t id;
+};
+
+static int kind_is(const void *slot, const void *key)
+{
+	const struct kind_key *k = key;
+
+	return k->nt->kinds[*(const uint32_t *)slot - 1].metadata_id == k->id;
+}
+
+static struct tr_nettrace_kind *find_kind(const struct tr_nettrace *nt, uint32_t id)
+{
+	struct kind_key key = { nt, id };
+	uint32_t s;
+
+	if (!nt->n_slots)
+		return NULL;
+	s = nt->slots[tr_probe_find(nt->slots, nt->n_slots, &kind_ops, tr_u64_hash(id), kind_is,
+				    &key)];
+	return s ? &nt->kinds[s - 1] : NULL;
+}
+
+/* kinds[k], new, into the index (of the n_kinds before it). */
 static int index_kind(struct tr_nettrace *nt, size_t k)
 {
-	size_t i;
+	uint32_t *grown = tr_probe_grow(nt->slots, &nt->n_slots, nt->n_kinds + 1, &kind_ops, nt);
 
-	/* At most half full: probes stay short. */
-	if (2 * (nt->n_kinds + 1) > nt->n_slots) {
-		size_t n = nt->n_slots ? nt->n_slots * 2 : 64;
-		uint32_t *slots = calloc(n, sizeof(*slots));
-
-		if (!slots)
-			return -ENOMEM;
-		free(nt->slots);
-		nt->slots = slots;
-		nt->n_slots = n;
-		for (size_t j = 0; j < nt->n_kinds; j++) {
-			if (j == k)
-				continue;
-			for (i = (nt->kinds[j].metadata_id * 2654435761u) & (n - 1); slots[i];
-			     i = (i + 1) & (n - 1))
-				;
-			slots[i] = (uint32_t)(j + 1);
-		}
-	}
-	for (i = (nt->kinds[k].metadata_id * 2654435761u) & (nt->n_slots - 1); nt->slots[i];
-	     i = (i + 1) & (nt->n_slots - 1))
-		;
-	nt->slots[i] = (uint32_t)(k + 1);
+	if (!grown)
+		return -ENOMEM;
+	nt->slots = grown;
+	nt->slots[tr_probe_find(nt->slots, nt->n_slots, &kind_ops,
+				tr_u64_hash(nt->kinds[k].metadata_id), NULL, NULL)] =
+		(uint32_t)(k + 1);
 	return 0;
 }
 
@@ -300,49 +316,51 @@ static int add_metadata(struct tr_nettrace *nt, const uint8_t *p, size_t len, ui
 
 /* ---- lost events: each thread's sequence numbers */
 
-static size_t thread_slot(uint64_t id, size_t cap)
+static int thread_used(const void *slot)
 {
-	return (size_t)((id ^ id >> 32) * 2654435761u) & (cap - 1);
+	return ((const struct tr_nettrace_thread *)slot)->used != 0;
 }
+
+static uint64_t thread_hash(const void *slot, const void *ctx)
+{
+	(void)ctx;
+	return tr_u64_hash(((const struct tr_nettrace_thread *)slot)->id);
+}
+
+static int thread_is(const void *slot, const void *key)
+{
+	return ((const struct tr_nettrace_thread *)slot)->id == *(const uint64_t *)key;
+}
+
+static const struct tr_probe_ops thread_ops = {
+	.size = sizeof(struct tr_nettrace_thread),
+	.first = 64,
+	.used = thread_used,
+	.hash = thread_hash,
+};
 
 /* The thread `id`, added with `seq` as its last sequence number if new;
  * NULL when out of memory. */
 static struct tr_nettrace_thread *thread_of(struct tr_nettrace *nt, uint64_t id, uint32_t seq)
 {
 	struct tr_nettrace_thread *t;
-	size_t i;
 
 	if (nt->threads_cap) {
-		for (i = thread_slot(id, nt->threads_cap); nt->threads[i].used;
-		     i = (i + 1) & (nt->threads_cap - 1))
-			if (nt->threads[i].id == id)
-				return &nt->threads[i];
+		t = &nt->threads[tr_probe_find(nt->threads, nt->threads_cap, &thread_ops,
+					       tr_u64_hash(id), thread_is, &id)];
+		if (t->used)
+			return t;
 	}
 	if (nt->n_threads >= TR_NETTRACE_MAX_THREADS) {
 		memset(nt->threads, 0, nt->threads_cap * sizeof(*nt->threads));
 		nt->n_threads = 0;
 	}
-	if (2 * (nt->n_threads + 1) > nt->threads_cap) {
-		size_t cap = nt->threads_cap ? nt->threads_cap * 2 : 64;
-		struct tr_nettrace_thread *grown = calloc(cap, sizeof(*grown));
-
-		if (!grown)
-			return NULL;
-		for (size_t j = 0; j < nt->threads_cap; j++) {
-			if (!nt->threads[j].used)
-				continue;
-			for (i = thread_slot(nt->threads[j].id, cap); grown[i].used; i = (i + 1) & (cap - 1))
-				;
-			grown[i] = nt->threads[j];
-		}
-		free(nt->threads);
-		nt->threads = grown;
-		nt->threads_cap = cap;
-	}
-	for (i = thread_slot(id, nt->threads_cap); nt->threads[i].used;
-	     i = (i + 1) & (nt->threads_cap - 1))
-		;
-	t = &nt->threads[i];
+	t = tr_probe_grow(nt->threads, &nt->threads_cap, nt->n_threads + 1, &thread_ops, NULL);
+	if (!t)
+		return NULL;
+	nt->threads = t;
+	t = &nt->threads[tr_probe_find(nt->threads, nt->threads_cap, &thread_ops, tr_u64_hash(id),
+				       NULL, NULL)];
 	*t = (struct tr_nettrace_thread){ .id = id, .seq = seq, .used = 1 };
 	nt->n_threads++;
 	return t;
