@@ -6,6 +6,7 @@
 
 #include "comms.h"
 #include "lib/hash.h"
+#include "lib/probe.h"
 #include "lib/vec.h"
 #include "lib/sanitize.h"
 
@@ -102,46 +103,51 @@ int comms_add_fork(struct comms *c, pid_t tid, pid_t parent_tid, uint64_t time)
 	return 0;
 }
 
-static size_t slot_of(size_t cap, pid_t tid)
+static int thread_used(const void *slot)
 {
-	return tr_pid_hash(tid) & (cap - 1);
+	return ((const struct thread *)slot)->used;
 }
+
+static uint64_t thread_hash(const void *slot, const void *ctx)
+{
+	(void)ctx;
+	return tr_pid_hash(((const struct thread *)slot)->tid);
+}
+
+static int thread_is(const void *slot, const void *key)
+{
+	return ((const struct thread *)slot)->tid == *(const pid_t *)key;
+}
+
+static const struct tr_probe_ops thread_ops = {
+	.size = sizeof(struct thread),
+	.first = 256,
+	.used = thread_used,
+	.hash = thread_hash,
+};
 
 /* The thread's entry; NULL when it has none (create = 0) or out of memory. */
 static struct thread *thread_of(struct comms *c, pid_t tid, int create)
 {
-	size_t i;
+	struct thread *t;
 
 	if (c->tab_cap) {
-		for (i = slot_of(c->tab_cap, tid); c->tab[i].used; i = (i + 1) & (c->tab_cap - 1))
-			if (c->tab[i].tid == tid)
-				return &c->tab[i];
+		t = &c->tab[tr_probe_find(c->tab, c->tab_cap, &thread_ops, tr_pid_hash(tid),
+					  thread_is, &tid)];
+		if (t->used)
+			return t;
 	}
 	if (!create)
 		return NULL;
-	if ((c->tab_used + 1) * 2 > c->tab_cap) {
-		size_t cap = c->tab_cap ? c->tab_cap * 2 : 256;
-		struct thread *tab = calloc(cap, sizeof(*tab));
-
-		if (!tab)
-			return NULL;
-		for (size_t k = 0; k < c->tab_cap; k++) {
-			if (!c->tab[k].used)
-				continue;
-			for (i = slot_of(cap, c->tab[k].tid); tab[i].used; i = (i + 1) & (cap - 1))
-				;
-			tab[i] = c->tab[k];
-		}
-		free(c->tab);
-		c->tab = tab;
-		c->tab_cap = cap;
-	}
-	for (i = slot_of(c->tab_cap, tid); c->tab[i].used; i = (i + 1) & (c->tab_cap - 1))
-		;
-	c->tab[i].used = 1;
-	c->tab[i].tid = tid;
+	t = tr_probe_grow(c->tab, &c->tab_cap, c->tab_used + 1, &thread_ops, NULL);
+	if (!t)
+		return NULL;
+	c->tab = t;
+	t = &c->tab[tr_probe_find(c->tab, c->tab_cap, &thread_ops, tr_pid_hash(tid), NULL, NULL)];
+	t->used = 1;
+	t->tid = tid;
 	c->tab_used++;
-	return &c->tab[i];
+	return t;
 }
 
 static int before(uint64_t time, uint64_t seq, const struct name_at *n)

@@ -7,6 +7,7 @@
 
 #include "frametexts.h"
 #include "lib/hash.h"
+#include "lib/probe.h"
 #include "lib/vec.h"
 #include "textbuf.h"
 
@@ -127,76 +128,75 @@ void ft_sample(struct frametexts *ft)
 	ft->gen_ok = 0;
 }
 
+static int slot_used(const void *slot)
+{
+	return ((const struct ft_slot *)slot)->text != NULL;
+}
+
+static uint64_t slot_hash(const void *slot, const void *ctx)
+{
+	const struct ft_slot *s = slot;
+
+	(void)ctx;
+	return tr_frame_key_hash(s->pid, s->gen, s->addr);
+}
+
+/* Three quarters full at most, as the core's frame cache. */
+static const struct tr_probe_ops slot_ops = {
+	.size = sizeof(struct ft_slot),
+	.first = 1 << 12,
+	.quarters = 3,
+	.used = slot_used,
+	.hash = slot_hash,
+};
+
+static int slot_is(const void *slot, const void *key)
+{
+	const struct ft_slot *s = slot, *k = key;
+
+	return s->addr == k->addr && s->pid == k->pid && s->gen == k->gen && s->kernel == k->kernel;
+}
+
 /* The slot of the key, or the free slot where it would go. */
-static struct ft_slot *slot_of(const struct frametexts *ft, pid_t pid, uint32_t gen,
-			       uint64_t addr, int kernel)
+static struct ft_slot *slot_of(const struct frametexts *ft, pid_t pid, uint32_t gen, uint64_t addr,
+			       int kernel)
 {
-	size_t i;
+	struct ft_slot k = { .addr = addr, .pid = pid, .gen = gen, .kernel = kernel };
 
-	for (i = tr_frame_key_hash(pid, gen, addr) & (ft->cap - 1); ft->slots[i].text;
-	     i = (i + 1) & (ft->cap - 1)) {
-		const struct ft_slot *s = &ft->slots[i];
-
-		if (s->addr == addr && s->pid == pid && s->gen == gen && s->kernel == kernel)
-			break;
-	}
-	return &ft->slots[i];
-}
-
-static int grow(struct frametexts *ft)
-{
-	struct ft_slot *old = ft->slots;
-	size_t old_cap = ft->cap;
-
-	ft->slots = calloc(old_cap * 2, sizeof(*ft->slots));
-	if (!ft->slots) {
-		ft->slots = old;
-		return -ENOMEM;
-	}
-	ft->cap = old_cap * 2;
-	for (size_t i = 0; i < old_cap; i++)
-		if (old[i].text)
-			*slot_of(ft, old[i].pid, old[i].gen, old[i].addr, old[i].kernel) = old[i];
-	free(old);
-	return 0;
-}
-
-/* Empties slot i, moving up the entries after it that would no longer be
- * found past the hole (linear probing without tombstones). */
-static void slot_delete(struct frametexts *ft, size_t i)
-{
-	size_t mask = ft->cap - 1, j = i;
-
-	for (;;) {
-		const struct ft_slot *s;
-		size_t home;
-
-		j = (j + 1) & mask;
-		s = &ft->slots[j];
-		if (!s->text)
-			break;
-		home = tr_frame_key_hash(s->pid, s->gen, s->addr) & mask;
-		/* It stays when its home is cyclically within (i, j]. */
-		if (i <= j ? (home > i && home <= j) : (home > i || home <= j))
-			continue;
-		ft->slots[i] = *s;
-		i = j;
-	}
-	ft->slots[i].text = NULL;
-	ft->n--;
+	return &ft->slots[tr_probe_find(ft->slots, ft->cap, &slot_ops,
+					tr_frame_key_hash(pid, gen, addr), slot_is, &k)];
 }
 
 /* ---- processes followed from their birth ---- */
 
+static int proc_used(const void *slot)
+{
+	return ((const struct ft_proc *)slot)->pid != 0;
+}
+
+static uint64_t proc_hash(const void *slot, const void *ctx)
+{
+	(void)ctx;
+	return tr_u64_hash((uint32_t)((const struct ft_proc *)slot)->pid);
+}
+
+static int proc_is(const void *slot, const void *key)
+{
+	return ((const struct ft_proc *)slot)->pid == *(const pid_t *)key;
+}
+
+static const struct tr_probe_ops proc_ops = {
+	.size = sizeof(struct ft_proc),
+	.first = 256,
+	.used = proc_used,
+	.hash = proc_hash,
+};
+
 /* The process's slot, or the free slot where it would go (procs_cap > 0). */
 static struct ft_proc *proc_slot(const struct frametexts *ft, pid_t pid)
 {
-	size_t mask = ft->procs_cap - 1, i;
-
-	for (i = tr_u64_hash((uint32_t)pid) & mask; ft->procs[i].pid && ft->procs[i].pid != pid;
-	     i = (i + 1) & mask)
-		;
-	return &ft->procs[i];
+	return &ft->procs[tr_probe_find(ft->procs, ft->procs_cap, &proc_ops,
+					tr_u64_hash((uint32_t)pid), proc_is, &pid)];
 }
 
 static struct ft_proc *proc_find(const struct frametexts *ft, pid_t pid)
@@ -209,54 +209,26 @@ static struct ft_proc *proc_find(const struct frametexts *ft, pid_t pid)
 	return p->pid ? p : NULL;
 }
 
-static int procs_grow(struct frametexts *ft)
-{
-	struct ft_proc *old = ft->procs;
-	size_t old_cap = ft->procs_cap, cap = old_cap ? old_cap * 2 : 256;
-
-	ft->procs = calloc(cap, sizeof(*ft->procs));
-	if (!ft->procs) {
-		ft->procs = old;
-		return -ENOMEM;
-	}
-	ft->procs_cap = cap;
-	for (size_t i = 0; i < old_cap; i++)
-		if (old[i].pid)
-			*proc_slot(ft, old[i].pid) = old[i];
-	free(old);
-	return 0;
-}
-
 /* Frees the process's texts and its slot. */
 static void proc_drop(struct frametexts *ft, struct ft_proc *p)
 {
-	size_t mask = ft->procs_cap - 1, i = (size_t)(p - ft->procs), j = i;
 	struct ft_node *n = p->texts;
 
 	while (n) {
 		struct ft_node *next = n->next;
 		struct ft_slot *slot = slot_of(ft, n->pid, n->gen, n->addr, 0);
 
-		if (slot->text == (struct frame_text *)(n + 1))
-			slot_delete(ft, (size_t)(slot - ft->slots));
+		if (slot->text == (struct frame_text *)(n + 1)) {
+			tr_probe_delete(ft->slots, ft->cap, (size_t)(slot - ft->slots), &slot_ops,
+					NULL);
+			ft->n--;
+		}
 		free(n);
 		n = next;
 	}
 	if (ft->gen_pid == p->pid)
 		ft->gen_ok = 0;
-	for (;;) {
-		size_t home;
-
-		j = (j + 1) & mask;
-		if (!ft->procs[j].pid)
-			break;
-		home = tr_u64_hash((uint32_t)ft->procs[j].pid) & mask;
-		if (i <= j ? (home > i && home <= j) : (home > i || home <= j))
-			continue;
-		ft->procs[i] = ft->procs[j];
-		i = j;
-	}
-	ft->procs[i] = (struct ft_proc){ 0 };
+	tr_probe_delete(ft->procs, ft->procs_cap, (size_t)(p - ft->procs), &proc_ops, NULL);
 	ft->n_procs--;
 }
 
@@ -282,8 +254,10 @@ int ft_fork(struct frametexts *ft, pid_t pid, pid_t ppid, pid_t tid)
 		ended = p->ended;
 		proc_drop(ft, p);
 	}
-	if ((ft->n_procs + 1) * 2 > ft->procs_cap && procs_grow(ft) < 0)
+	p = tr_probe_grow(ft->procs, &ft->procs_cap, ft->n_procs + 1, &proc_ops, NULL);
+	if (!p)
 		return ended ? 1 : -ENOMEM;
+	ft->procs = p;
 	p = proc_slot(ft, pid);
 	*p = (struct ft_proc){ .pid = pid, .threads = 1, .serial = ++ft->serial };
 	ft->n_procs++;
@@ -461,10 +435,17 @@ static int reread_generation(struct frametexts *ft, pid_t pid)
 static struct ft_slot *slot_for_text(struct frametexts *ft, struct ft_slot *slot, pid_t pid,
 				     uint32_t gen, uint64_t addr, int kernel)
 {
-	if (!slot->text && (ft->n + 1) * 4 > ft->cap * 3) {
-		if (grow(ft) < 0)
+	if (!slot->text) {
+		struct ft_slot *grown =
+			tr_probe_grow(ft->slots, &ft->cap, ft->n + 1, &slot_ops, NULL);
+
+		if (!grown)
 			return NULL;
-		slot = slot_of(ft, pid, gen, addr, kernel);
+		/* A new table (the old one was alive still): the entries moved. */
+		if (grown != ft->slots) {
+			ft->slots = grown;
+			slot = slot_of(ft, pid, gen, addr, kernel);
+		}
 	}
 	if (!slot->text) {
 		ft->n++;

@@ -11,6 +11,7 @@
 
 #include "livesb.h"
 #include "lib/hash.h"
+#include "lib/probe.h"
 #include "lib/vec.h"
 
 struct lsb_thread {
@@ -114,61 +115,57 @@ static void free_record(struct livesb *s, unsigned char *r)
 
 /* ---- the table of processes ---- */
 
+static int proc_used(const void *slot)
+{
+	return *(struct lsb_proc *const *)slot != NULL;
+}
+
+static uint64_t proc_hash(const void *slot, const void *ctx)
+{
+	(void)ctx;
+	return tr_pid_hash((*(struct lsb_proc *const *)slot)->pid);
+}
+
+static int proc_is(const void *slot, const void *key)
+{
+	return (*(struct lsb_proc *const *)slot)->pid == *(const pid_t *)key;
+}
+
+/* lsb_replay walks the slots: the same entries in the same slots give the
+ * same sideband in the same order. */
+static const struct tr_probe_ops proc_ops = {
+	.size = sizeof(struct lsb_proc *),
+	.first = 256,
+	.used = proc_used,
+	.hash = proc_hash,
+};
+
+/* The slot of `pid`, or the free slot where it would go (n_slots > 0). */
 static size_t slot_of(const struct livesb *s, pid_t pid)
 {
-	return tr_pid_hash(pid) & (s->n_slots - 1);
+	return tr_probe_find(s->slots, s->n_slots, &proc_ops, tr_pid_hash(pid), proc_is, &pid);
 }
 
 static struct lsb_proc *proc_find(const struct livesb *s, pid_t pid)
 {
-	if (!s->n_slots)
-		return NULL;
-	for (size_t i = slot_of(s, pid);; i = (i + 1) & (s->n_slots - 1)) {
-		if (!s->slots[i])
-			return NULL;
-		if (s->slots[i]->pid == pid)
-			return s->slots[i];
-	}
-}
-
-static void slot_put(struct lsb_proc **slots, size_t n_slots, struct lsb_proc *p)
-{
-	size_t i = tr_pid_hash(p->pid) & (n_slots - 1);
-
-	while (slots[i])
-		i = (i + 1) & (n_slots - 1);
-	slots[i] = p;
-}
-
-static int table_grow(struct livesb *s)
-{
-	size_t n_slots = s->n_slots ? s->n_slots * 2 : 256;
-	struct lsb_proc **slots = calloc(n_slots, sizeof(*slots));
-
-	if (!slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < s->n_slots; i++)
-		if (s->slots[i])
-			slot_put(slots, n_slots, s->slots[i]);
-	free(s->slots);
-	s->slots = slots;
-	s->n_slots = n_slots;
-	return 0;
+	return s->n_slots ? s->slots[slot_of(s, pid)] : NULL;
 }
 
 static struct lsb_proc *proc_get(struct livesb *s, pid_t pid)
 {
-	struct lsb_proc *p = proc_find(s, pid);
+	struct lsb_proc *p = proc_find(s, pid), **slots;
 
 	if (p)
 		return p;
-	if ((s->n + 1) * 2 > s->n_slots && table_grow(s) < 0)
+	slots = tr_probe_grow(s->slots, &s->n_slots, s->n + 1, &proc_ops, NULL);
+	if (!slots)
 		return NULL;
+	s->slots = slots;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
 	p->pid = pid;
-	slot_put(s->slots, s->n_slots, p);
+	s->slots[slot_of(s, pid)] = p;
 	s->n++;
 	s->bytes += sizeof(*p);
 	return p;
@@ -193,21 +190,7 @@ static void proc_free(struct livesb *s, struct lsb_proc *p)
  * probing never meets a hole), and frees it. */
 static void proc_drop(struct livesb *s, struct lsb_proc *p)
 {
-	size_t mask = s->n_slots - 1, i = slot_of(s, p->pid), j;
-
-	while (s->slots[i] != p)
-		i = (i + 1) & mask;
-	s->slots[i] = NULL;
-	for (j = (i + 1) & mask; s->slots[j]; j = (j + 1) & mask) {
-		size_t home = slot_of(s, s->slots[j]->pid);
-
-		/* Move back unless its home lies cyclically in (i, j]. */
-		if (i <= j ? (home <= i || home > j) : (home <= i && home > j)) {
-			s->slots[i] = s->slots[j];
-			s->slots[j] = NULL;
-			i = j;
-		}
-	}
+	tr_probe_delete(s->slots, s->n_slots, slot_of(s, p->pid), &proc_ops, NULL);
 	s->n--;
 	proc_free(s, p);
 }
