@@ -7,6 +7,7 @@
 #include "lib/buildid.h"
 #include "lib/kallsyms.h"
 #include "lib/untrusted.h"
+#include "lib/vec.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -298,15 +299,10 @@ static const struct bid_cache_entry *lookup_build_id(struct synth_ctx *c, int ro
 		if (e->ino == ino && e->maj == maj && e->min == min)
 			return e;
 	}
-	if (c->cache.n == c->cache.cap) {
-		size_t cap = c->cache.cap ? 2 * c->cache.cap : 64;
-		void *v = realloc(c->cache.v, cap * sizeof(*c->cache.v));
-
-		if (!v)
-			return NULL;
-		c->cache.v = v;
-		c->cache.cap = cap;
-	}
+	e = tr_vec_grow(c->cache.v, &c->cache.cap, c->cache.n + 1, sizeof(*e), 64);
+	if (!e)
+		return NULL;
+	c->cache.v = e;
 	e = &c->cache.v[c->cache.n];
 	memset(e, 0, sizeof(*e));
 	e->maj = maj;
