@@ -6,38 +6,46 @@
 
 #include "hash.h"
 #include "pidset.h"
+#include "probe.h"
+#include "vec.h"
 
 #define FIRST_SLOTS 64
 
-/* The slot of `pid`, or the empty one where it would go. */
-static size_t slot_of(const size_t *slots, size_t n_slots, const pid_t *pids, pid_t pid)
+static int slot_used(const void *slot)
 {
-	size_t s = tr_pid_hash(pid) & (n_slots - 1);
-
-	while (slots[s] && pids[slots[s] - 1] != pid)
-		s = (s + 1) & (n_slots - 1);
-	return s;
+	return *(const size_t *)slot != 0;
 }
 
-/* At most half the slots are used, so a probe always ends. */
-static int grow(struct tr_pid_set *s)
+static uint64_t slot_hash(const void *slot, const void *pids)
 {
-	size_t n = s->n_slots ? s->n_slots * 2 : FIRST_SLOTS;
-	size_t *slots = calloc(n, sizeof(*slots));
-	pid_t *pids = realloc(s->pids, n / 2 * sizeof(*pids));
+	return tr_pid_hash(((const pid_t *)pids)[*(const size_t *)slot - 1]);
+}
 
-	if (pids)
-		s->pids = pids;
-	if (!slots || !pids) {
-		free(slots);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < s->n; i++)
-		slots[slot_of(slots, n, s->pids, s->pids[i])] = i + 1;
-	free(s->slots);
-	s->slots = slots;
-	s->n_slots = n;
-	return 0;
+static const struct tr_probe_ops slot_ops = {
+	.size = sizeof(size_t),
+	.first = FIRST_SLOTS,
+	.used = slot_used,
+	.hash = slot_hash,
+};
+
+struct key {
+	const pid_t *pids;
+	pid_t pid;
+};
+
+static int slot_is(const void *slot, const void *key)
+{
+	const struct key *k = key;
+
+	return k->pids[*(const size_t *)slot - 1] == k->pid;
+}
+
+/* The slot of `pid`, or the empty one where it would go. */
+static size_t slot_of(const struct tr_pid_set *s, pid_t pid)
+{
+	struct key k = { s->pids, pid };
+
+	return tr_probe_find(s->slots, s->n_slots, &slot_ops, tr_pid_hash(pid), slot_is, &k);
 }
 
 long tr_pid_set_find(const struct tr_pid_set *s, pid_t pid)
@@ -46,7 +54,7 @@ long tr_pid_set_find(const struct tr_pid_set *s, pid_t pid)
 
 	if (pid <= 0 || !s->n)
 		return -1;
-	at = s->slots[slot_of(s->slots, s->n_slots, s->pids, pid)];
+	at = s->slots[slot_of(s, pid)];
 	return at ? (long)at - 1 : -1;
 }
 
@@ -57,12 +65,21 @@ int tr_pid_set_has(const struct tr_pid_set *s, pid_t pid)
 
 int tr_pid_set_add(struct tr_pid_set *s, pid_t pid)
 {
+	size_t *slots;
+	pid_t *pids;
+
 	if (pid <= 0 || tr_pid_set_has(s, pid))
 		return 0;
-	if ((s->n + 1) * 2 > s->n_slots && grow(s) < 0)
+	slots = tr_probe_grow(s->slots, &s->n_slots, s->n + 1, &slot_ops, s->pids);
+	if (!slots)
 		return -ENOMEM;
+	s->slots = slots;
+	pids = tr_vec_grow(s->pids, &s->cap_pids, s->n + 1, sizeof(*pids), FIRST_SLOTS / 2);
+	if (!pids)
+		return -ENOMEM;
+	s->pids = pids;
 	s->pids[s->n] = pid;
-	s->slots[slot_of(s->slots, s->n_slots, s->pids, pid)] = ++s->n;
+	s->slots[slot_of(s, pid)] = ++s->n;
 	return 1;
 }
 

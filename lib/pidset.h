@@ -14,7 +14,7 @@ struct tr_pid_set {
 	size_t *slots; /* index into pids + 1; 0 = empty */
 	size_t n_slots;
 	pid_t *pids;
-	size_t n;
+	size_t n, cap_pids;
 };
 
 /* 1 when `pid` is new, 0 when it was there already or is not a PID (<= 0),

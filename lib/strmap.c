@@ -5,65 +5,72 @@
 #include <string.h>
 
 #include "hash.h"
+#include "probe.h"
 #include "strmap.h"
 
 #define FIRST_SLOTS 1024
 
-static int grow(struct tr_strmap *m)
+static int entry_used(const void *slot)
 {
-	size_t n = m->n_slots ? m->n_slots * 2 : FIRST_SLOTS;
-	struct tr_strmap_entry *slots = calloc(n, sizeof(*slots));
+	return ((const struct tr_strmap_entry *)slot)->key != NULL;
+}
 
-	if (!slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < m->n_slots; i++) {
-		size_t j;
+static uint64_t entry_hash(const void *slot, const void *ctx)
+{
+	(void)ctx;
+	return ((const struct tr_strmap_entry *)slot)->hash;
+}
 
-		if (!m->slots[i].key)
-			continue;
-		for (j = m->slots[i].hash & (n - 1); slots[j].key; j = (j + 1) & (n - 1))
-			;
-		slots[j] = m->slots[i];
-	}
-	free(m->slots);
-	m->slots = slots;
-	m->n_slots = n;
-	return 0;
+static const struct tr_probe_ops entry_ops = {
+	.size = sizeof(struct tr_strmap_entry),
+	.first = FIRST_SLOTS,
+	.used = entry_used,
+	.hash = entry_hash,
+};
+
+struct key {
+	const char *s;
+	size_t len;
+	uint64_t hash;
+};
+
+static int entry_is(const void *slot, const void *key)
+{
+	const struct tr_strmap_entry *e = slot;
+	const struct key *k = key;
+
+	return e->hash == k->hash && strncmp(e->key, k->s, k->len) == 0 && e->key[k->len] == '\0';
 }
 
 /* The slot of the key, or the empty slot where it would go. */
-static size_t slot_of(const struct tr_strmap *m, const char *key, size_t len, uint64_t h)
+static struct tr_strmap_entry *slot_of(const struct tr_strmap *m, const char *key, size_t len,
+				       uint64_t h)
 {
-	size_t j = h & (m->n_slots - 1);
+	struct key k = { key, len, h };
 
-	for (; m->slots[j].key; j = (j + 1) & (m->n_slots - 1)) {
-		const struct tr_strmap_entry *e = &m->slots[j];
-
-		if (e->hash == h && strncmp(e->key, key, len) == 0 && e->key[len] == '\0')
-			break;
-	}
-	return j;
+	return &m->slots[tr_probe_find(m->slots, m->n_slots, &entry_ops, h, entry_is, &k)];
 }
 
 struct tr_strmap_entry *tr_strmap_find(const struct tr_strmap *m, const char *key, size_t len)
 {
-	size_t j;
+	struct tr_strmap_entry *e;
 
 	if (!m->n)
 		return NULL;
-	j = slot_of(m, key, len, tr_hash_words(0, key, len));
-	return m->slots[j].key ? &m->slots[j] : NULL;
+	e = slot_of(m, key, len, tr_hash_words(0, key, len));
+	return e->key ? e : NULL;
 }
 
 struct tr_strmap_entry *tr_strmap_get(struct tr_strmap *m, const char *key, size_t len)
 {
 	uint64_t h = tr_hash_words(0, key, len);
-	struct tr_strmap_entry *e;
+	struct tr_strmap_entry *e =
+		tr_probe_grow(m->slots, &m->n_slots, m->n + 1, &entry_ops, NULL);
 
-	/* At most half full, so probes stay short and always end. */
-	if ((m->n + 1) * 2 > m->n_slots && grow(m) < 0)
+	if (!e)
 		return NULL;
-	e = &m->slots[slot_of(m, key, len, h)];
+	m->slots = e;
+	e = slot_of(m, key, len, h);
 	if (e->key)
 		return e;
 	e->key = strndup(key, len);

@@ -1,7 +1,7 @@
 /* Strings to 64-bit values (a count, a weight, an index into the caller's
- * own array), by open addressing on tr_hash_words (lib/hash.h).  Keys are
- * copied in and keep their address for the map's life, so callers may
- * point at them. */
+ * own array), by open addressing (lib/probe.h) on tr_hash_words
+ * (lib/hash.h).  Keys are copied in and keep their address for the map's
+ * life, so callers may point at them. */
 #ifndef TR_LIB_STRMAP_H
 #define TR_LIB_STRMAP_H
 
