@@ -16,6 +16,7 @@
 #include "flamegraph.h"
 #include "staging.h"
 #include "lib/hash.h"
+#include "lib/probe.h"
 #include "lib/sanitize.h"
 #include "lib/vec.h"
 
@@ -51,28 +52,38 @@ static uint64_t hash_key(const struct node *parent, const char *name, size_t len
 	return tr_hash_words((uint64_t)(uintptr_t)parent, name, len);
 }
 
-static int index_grow(struct index *ix)
+static int node_used(const void *slot)
 {
-	size_t n = ix->n_slots ? ix->n_slots * 2 : 4096;
-	struct node **slots = calloc(n, sizeof(*slots));
+	return *(struct node *const *)slot != NULL;
+}
 
-	if (!slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < ix->n_slots; i++) {
-		struct node *nd = ix->slots[i];
-		size_t s;
+static uint64_t node_hash(const void *slot, const void *ctx)
+{
+	(void)ctx;
+	return (*(struct node *const *)slot)->hash;
+}
 
-		if (!nd)
-			continue;
-		s = nd->hash & (n - 1);
-		while (slots[s])
-			s = (s + 1) & (n - 1);
-		slots[s] = nd;
-	}
-	free(ix->slots);
-	ix->slots = slots;
-	ix->n_slots = n;
-	return 0;
+static const struct tr_probe_ops node_ops = {
+	.size = sizeof(struct node *),
+	.first = 4096,
+	.used = node_used,
+	.hash = node_hash,
+};
+
+struct key {
+	const struct node *parent;
+	const char *name;
+	size_t len;
+	uint64_t hash;
+};
+
+static int node_is(const void *slot, const void *key)
+{
+	const struct node *nd = *(struct node *const *)slot;
+	const struct key *k = key;
+
+	return nd->hash == k->hash && nd->parent == k->parent &&
+	       memcmp(nd->name, k->name, k->len) == 0 && nd->name[k->len] == '\0';
 }
 
 /* A new last child of parent, named name[0..len). */
@@ -99,21 +110,22 @@ static struct node *new_child(struct node *parent, const char *name, size_t len)
 
 static struct node *child_of(struct index *ix, struct node *parent, const char *name, size_t len)
 {
-	uint64_t h = hash_key(parent, name, len);
+	struct key k = { parent, name, len, hash_key(parent, name, len) };
+	struct node **slots =
+		tr_probe_grow(ix->slots, &ix->n_slots, ix->n_used + 1, &node_ops, NULL);
 	struct node *nd;
 	size_t s;
 
-	if ((ix->n_used + 1) * 2 > ix->n_slots && index_grow(ix) < 0)
+	if (!slots)
 		return NULL;
-	for (s = h & (ix->n_slots - 1); (nd = ix->slots[s]); s = (s + 1) & (ix->n_slots - 1)) {
-		if (nd->hash == h && nd->parent == parent && memcmp(nd->name, name, len) == 0 &&
-		    nd->name[len] == '\0')
-			return nd;
-	}
+	ix->slots = slots;
+	s = tr_probe_find(ix->slots, ix->n_slots, &node_ops, k.hash, node_is, &k);
+	if (ix->slots[s])
+		return ix->slots[s];
 	nd = new_child(parent, name, len);
 	if (!nd)
 		return NULL;
-	nd->hash = h;
+	nd->hash = k.hash;
 	ix->slots[s] = nd;
 	ix->n_used++;
 	return nd;
@@ -193,27 +205,24 @@ struct sorted_build {
 	double scale;
 	struct node **path;   /* the previous line's nodes, path[0] the root */
 	size_t *path_end;     /* where path[d]'s frame ends in prev */
-	size_t depth, cap;
+	size_t depth, cap, cap_end;
 	char *prev;           /* the previous line's stack */
 	size_t prev_cap;
 };
 
+/* Room for path[depth] and path_end[depth]. */
 static int sb_reserve(struct sorted_build *b, size_t depth)
 {
-	if (depth < b->cap)
-		return 0;
-	size_t cap = depth * 2 + 16;
-	struct node **path = realloc(b->path, cap * sizeof(*path));
+	struct node **path = tr_vec_grow(b->path, &b->cap, depth + 1, sizeof(*path), 16);
+	size_t *ends;
 
 	if (!path)
 		return -ENOMEM;
 	b->path = path;
-	size_t *ends = realloc(b->path_end, cap * sizeof(*ends));
-
+	ends = tr_vec_grow(b->path_end, &b->cap_end, depth + 1, sizeof(*ends), 16);
 	if (!ends)
 		return -ENOMEM;
 	b->path_end = ends;
-	b->cap = cap;
 	return 0;
 }
 

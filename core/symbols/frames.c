@@ -9,6 +9,7 @@
 
 #include "frames.h"
 #include "lib/hash.h"
+#include "lib/probe.h"
 #include "lib/sanitize.h"
 
 /* Entries live in blocks that never move: the service hands out pointers
@@ -60,23 +61,43 @@ size_t tr_frame_name_format(char *dst, size_t size, const struct tracerig_symbol
 	return (size_t)n;
 }
 
-static int slot_is(const struct tr_frame_slot *s, pid_t pid, uint32_t gen, uint64_t addr,
-		   int kernel)
+static int slot_used(const void *slot)
 {
-	return s->addr == addr && s->kernel == kernel && s->pid == pid && s->gen == gen;
+	return ((const struct tr_frame_slot *)slot)->frame != NULL;
+}
+
+static uint64_t slot_hash(const void *slot, const void *ctx)
+{
+	const struct tr_frame_slot *s = slot;
+
+	(void)ctx;
+	return tr_frame_key_hash(s->pid, s->gen, s->addr);
+}
+
+/* Three quarters full at most: the cache is the core's largest table. */
+static const struct tr_probe_ops slot_ops = {
+	.size = sizeof(struct tr_frame_slot),
+	.first = 1 << 14,
+	.quarters = 3,
+	.used = slot_used,
+	.hash = slot_hash,
+};
+
+static int slot_is(const void *slot, const void *key)
+{
+	const struct tr_frame_slot *s = slot, *k = key;
+
+	return s->addr == k->addr && s->kernel == k->kernel && s->pid == k->pid && s->gen == k->gen;
 }
 
 /* The slot of the key, or the free slot where it would go. */
 static struct tr_frame_slot *slot_of(const struct tr_frames *c, pid_t pid, uint32_t gen,
 				     uint64_t addr, int kernel)
 {
-	size_t i;
+	struct tr_frame_slot k = { .addr = addr, .pid = pid, .gen = gen, .kernel = kernel };
 
-	for (i = tr_frame_key_hash(pid, gen, addr) & (c->cap - 1); c->slots[i].frame;
-	     i = (i + 1) & (c->cap - 1))
-		if (slot_is(&c->slots[i], pid, gen, addr, kernel))
-			break;
-	return &c->slots[i];
+	return &c->slots[tr_probe_find(c->slots, c->cap, &slot_ops,
+				       tr_frame_key_hash(pid, gen, addr), slot_is, &k)];
 }
 
 struct tr_frame *tr_frames_find(const struct tr_frames *c, pid_t pid, uint32_t gen,
@@ -91,20 +112,11 @@ struct tr_frame *tr_frames_find(const struct tr_frames *c, pid_t pid, uint32_t g
 
 static int grow(struct tr_frames *c)
 {
-	size_t ncap = c->cap ? c->cap * 2 : 1 << 14;
-	struct tr_frame_slot *old = c->slots;
-	size_t old_cap = c->cap;
+	struct tr_frame_slot *slots = tr_probe_grow(c->slots, &c->cap, c->n + 1, &slot_ops, NULL);
 
-	c->slots = calloc(ncap, sizeof(*c->slots));
-	if (!c->slots) {
-		c->slots = old;
+	if (!slots)
 		return -ENOMEM;
-	}
-	c->cap = ncap;
-	for (size_t i = 0; i < old_cap; i++)
-		if (old[i].frame)
-			*slot_of(c, old[i].pid, old[i].gen, old[i].addr, old[i].kernel) = old[i];
-	free(old);
+	c->slots = slots;
 	return 0;
 }
 
@@ -184,7 +196,7 @@ struct tr_frame *tr_frames_add(struct tr_frames *c, struct tr_arena *arena, pid_
 
 	if (kernel)
 		pid = 0, gen = 0;
-	if ((c->n + 1) * 4 > c->cap * 3 && grow(c) < 0)
+	if (grow(c) < 0)
 		return NULL;
 	f = new_frame(c);
 	if (!f)
@@ -214,39 +226,17 @@ struct tr_frame *tr_frames_add(struct tr_frames *c, struct tr_arena *arena, pid_
 	return f;
 }
 
-/* Empties slot i, moving up the entries after it that would no longer be
- * found past the hole (linear probing without tombstones). */
-static void slot_delete(struct tr_frames *c, size_t i)
-{
-	size_t mask = c->cap - 1, j = i;
-
-	for (;;) {
-		const struct tr_frame_slot *s;
-		size_t home;
-
-		j = (j + 1) & mask;
-		s = &c->slots[j];
-		if (!s->frame)
-			break;
-		home = tr_frame_key_hash(s->pid, s->gen, s->addr) & mask;
-		/* It stays when its home is cyclically within (i, j]. */
-		if (i <= j ? (home > i && home <= j) : (home > i || home <= j))
-			continue;
-		c->slots[i] = *s;
-		i = j;
-	}
-	c->slots[i].frame = NULL;
-	c->n--;
-}
-
 void tr_frames_drop(struct tr_frames *c, struct tr_frame *list)
 {
 	while (list) {
 		struct tr_frame *next = list->next_of_pid;
 		struct tr_frame_slot *slot = slot_of(c, list->pid, list->gen, list->addr, 0);
 
-		if (slot->frame == list)
-			slot_delete(c, (size_t)(slot - c->slots));
+		if (slot->frame == list) {
+			tr_probe_delete(c->slots, c->cap, (size_t)(slot - c->slots), &slot_ops,
+					NULL);
+			c->n--;
+		}
 		list->next_of_pid = c->spare;
 		c->spare = list;
 		list = next;

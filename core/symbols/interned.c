@@ -5,39 +5,52 @@
 
 #include "interned.h"
 #include "lib/hash.h"
+#include "lib/probe.h"
 
-static int grow(struct tr_interned *set)
+static int string_used(const void *slot)
 {
-	size_t cap = set->cap ? set->cap * 2 : 1024, i;
-	const char **slots = calloc(cap, sizeof(*slots));
+	return *(const char *const *)slot != NULL;
+}
 
-	if (!slots)
-		return -1;
-	for (size_t k = 0; k < set->cap; k++) {
-		const char *s = set->slots[k];
+static uint64_t string_hash(const void *slot, const void *ctx)
+{
+	(void)ctx;
+	return tr_fnv1a_str(*(const char *const *)slot);
+}
 
-		if (!s)
-			continue;
-		for (i = tr_fnv1a_str(s) & (cap - 1); slots[i]; i = (i + 1) & (cap - 1))
-			;
-		slots[i] = s;
-	}
-	free(set->slots);
-	set->slots = slots;
-	set->cap = cap;
-	return 0;
+static const struct tr_probe_ops string_ops = {
+	.size = sizeof(const char *),
+	.first = 1024,
+	.used = string_used,
+	.hash = string_hash,
+};
+
+struct key {
+	const char *s;
+	size_t len;
+};
+
+static int string_is(const void *slot, const void *key)
+{
+	const char *in = *(const char *const *)slot;
+	const struct key *k = key;
+
+	return strncmp(in, k->s, k->len) == 0 && in[k->len] == '\0';
 }
 
 const char *tr_interned_n(struct tr_interned *set, struct tr_arena *arena, const char *s,
 			  size_t len)
 {
+	const char **slots = tr_probe_grow(set->slots, &set->cap, set->n + 1, &string_ops, NULL);
+	struct key k = { s, len };
 	size_t i;
 
-	if ((set->n + 1) * 2 > set->cap && grow(set) < 0)
+	if (!slots)
 		return NULL;
-	for (i = tr_fnv1a(s, len) & (set->cap - 1); set->slots[i]; i = (i + 1) & (set->cap - 1))
-		if (strncmp(set->slots[i], s, len) == 0 && set->slots[i][len] == '\0')
-			return set->slots[i];
+	set->slots = slots;
+	i = tr_probe_find(set->slots, set->cap, &string_ops, tr_fnv1a(s, len), string_is, &k);
+	if (set->slots[i])
+		return set->slots[i];
 	set->slots[i] = tr_arena_strndup(arena, s, len);
 	if (!set->slots[i])
 		return NULL;
