@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "lib/hash.h"
+#include "lib/probe.h"
 #include "lib/unwind.h"
 #include "ustacks.h"
 #include "lib/vec.h"
@@ -73,24 +74,35 @@ static int same(const struct us_entry *x, const struct offcpu_ustack *u, const u
 	       x->n_ips == n && memcmp(x->ips, ips, n * sizeof(*ips)) == 0;
 }
 
-static int grow_slots(struct us_table *t)
+static int slot_used(const void *slot)
 {
-	size_t n = t->n_slots ? t->n_slots * 2 : 1024;
-	size_t *slots = calloc(n, sizeof(*slots));
+	return *(const size_t *)slot != 0;
+}
 
-	if (!slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->n; i++) {
-		size_t s = t->v[i].hash & (n - 1);
+static uint64_t slot_hash(const void *slot, const void *v)
+{
+	return ((const struct us_entry *)v)[*(const size_t *)slot - 1].hash;
+}
 
-		while (slots[s])
-			s = (s + 1) & (n - 1);
-		slots[s] = i + 1;
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->n_slots = n;
-	return 0;
+static const struct tr_probe_ops slot_ops = {
+	.size = sizeof(size_t),
+	.first = 1024,
+	.used = slot_used,
+	.hash = slot_hash,
+};
+
+struct key {
+	const struct us_entry *v;
+	const struct offcpu_ustack *u;
+	const uint64_t *ips;
+	size_t n;
+};
+
+static int slot_is(const void *slot, const void *key)
+{
+	const struct key *k = key;
+
+	return same(&k->v[*(const size_t *)slot - 1], k->u, k->ips, k->n);
 }
 
 /* A new entry for the interval, its slot at `s`. */
@@ -129,8 +141,9 @@ void us_add(void *table, const struct offcpu_ustack *u)
 	uint64_t regs[UW_N_REGS];
 	const uint64_t *ips;
 	struct us_entry *x = NULL;
+	struct key key;
 	uint64_t h;
-	size_t n, s;
+	size_t n, s, *slots;
 
 	_Static_assert(OFFCPU_N_REGS == UW_N_REGS, "the BPF program copies the unwinder's registers");
 	for (size_t i = 0; i < UW_N_REGS; i++)
@@ -144,15 +157,15 @@ void us_add(void *table, const struct offcpu_ustack *u)
 		n = t->depth;
 	h = tr_fnv1a_more(tr_fnv1a(ips, n * sizeof(*ips)), &u->kstack, sizeof(u->kstack));
 	h ^= tr_pid_hash((pid_t)u->pid);
-	if ((t->n + 1) * 2 > t->n_slots && grow_slots(t) < 0)
+	slots = tr_probe_grow(t->slots, &t->n_slots, t->n + 1, &slot_ops, t->v);
+	if (!slots)
 		goto lost;
-	for (s = h & (t->n_slots - 1); t->slots[s]; s = (s + 1) & (t->n_slots - 1)) {
-		if (same(&t->v[t->slots[s] - 1], u, ips, n)) {
-			x = &t->v[t->slots[s] - 1];
-			break;
-		}
-	}
-	if (!x && !(x = insert(t, s, h, u, ips, n)))
+	t->slots = slots;
+	key = (struct key){ t->v, u, ips, n };
+	s = tr_probe_find(t->slots, t->n_slots, &slot_ops, h, slot_is, &key);
+	if (t->slots[s])
+		x = &t->v[t->slots[s] - 1];
+	else if (!(x = insert(t, s, h, u, ips, n)))
 		goto lost;
 	x->e.val.weighted_ns += u->weighted_ns;
 	x->e.val.real_ns += u->real_ns;
