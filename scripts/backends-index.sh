@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Writes the index of the backends tracerig ships (core/backends.inc, built
-# into the core): one "{ NAME, PACKAGE }," a line, read from the descriptor
+# Writes the index of the backends tracerig ships (core/session/backends.inc,
+# built into the core): one "{ NAME, PACKAGE }," a line, read from the descriptor
 # (`TRACERIG_PLUGIN = { ... }`) of each in-tree plugin, so the name and the
 # package a missing backend's hint gives are the ones its descriptor says,
 # written once.  scripts/backends-index.sh OUT plugins/*/plugin.c

@@ -1,5 +1,8 @@
-# `tracerig report` (the command is core/report.c): one concern per file.
+# `tracerig report` (the command is report.c) and `tracerig convert`
+# (convert.c): one concern per file.
 tr_report_sources = \
+	core/report/report.c core/report/report.h \
+	core/report/convert.c core/report/convert.h \
 	core/report/archive.c core/report/archive.h \
 	core/report/lines.c core/report/lines.h \
 	core/report/text.c core/report/text.h \

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/jsonread.h"
+#include "core/archive/jsonread.h"
 #include "overview.h"
 #include "text.h"
 

@@ -1,4 +1,4 @@
-// Opens a flame graph SVG (core/flamegraph.c) in headless Chromium at
+// Opens a flame graph SVG (core/views/flamegraph.c) in headless Chromium at
 // 1280x800 and tells whether its first screen shows the graph: every frame
 // of the bottom row (the callers of everything) lies inside the window and
 // is what the browser finds at its centre (not hidden under the header),

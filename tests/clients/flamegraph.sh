@@ -1,6 +1,6 @@
 #!/bin/sh
 # The flame graph's first screen shows the graph, however deep the stacks:
-# core/flamegraph.c's SVG opened in headless Chromium at 1280x800, every
+# core/views/flamegraph.c's SVG opened in headless Chromium at 1280x800, every
 # frame of its bottom row in view and not under the header, the Search
 # button in view.  A shallow graph, a deep recursion (1000 frames), a
 # 127-frame garbage stack beside ordinary ones, and the cpu.svg of a real

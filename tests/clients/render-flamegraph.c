@@ -1,11 +1,11 @@
-/* core/flamegraph.c as a filter, for opening its output in a browser:
+/* core/views/flamegraph.c as a filter, for opening its output in a browser:
  *   render-flamegraph TITLE < stacks.folded > graph.svg */
 #include "config.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "../../core/flamegraph.h"
+#include "../../core/views/flamegraph.h"
 
 int main(int argc, char **argv)
 {

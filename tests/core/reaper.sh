@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The end of a run (core/reaper.c): tracerig exits once its archive is in
+# The end of a run (core/session/reaper.c): tracerig exits once its archive is in
 # place, and a reaper that shares its memory frees and closes the rest.
 # At tracerig's exit the archive is whole, the staging and the output's
 # lock are gone; the reaper then goes too.  In the sanitizer pass there is

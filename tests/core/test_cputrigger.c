@@ -1,4 +1,4 @@
-/* The flight recorder's CPU trigger (core/cputrigger.c): the decision fed
+/* The flight recorder's CPU trigger (core/session/cputrigger.c): the decision fed
  * with numbers (no clock, no load), then the CPU time read from /proc for
  * a child that burns a known amount of CPU. */
 #include "config.h"
@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../core/cputrigger.h"
+#include "../../core/session/cputrigger.h"
 #include "../testing.h"
 
 #define S 1000000000ull

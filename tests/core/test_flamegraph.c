@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../core/flamegraph.h"
+#include "../../core/views/flamegraph.h"
 #include "../testing.h"
 
 static char *render(const char *folded, const char *unit)

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../../core/json.h"
+#include "../../core/archive/json.h"
 #include "../testing.h"
 
 DEF_TEST(strings_are_escaped_and_nesting_is_balanced)

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../core/jsonread.h"
+#include "../../core/archive/jsonread.h"
 #include "../testing.h"
 
 static int parse(const char *text, struct tr_jv *v)

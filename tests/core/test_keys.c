@@ -5,7 +5,7 @@
 #include <string.h>
 #include <stdlib.h>
 
-#include "../../core/keys.h"
+#include "../../core/session/keys.h"
 #include "../testing.h"
 
 static const struct tracerig_key keys[] = {

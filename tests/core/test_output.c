@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../core/archive/output.h"
 #include "../../core/log.h"
-#include "../../core/output.h"
 #include "../testing.h"
 
 static char dir[] = "/tmp/tracerig-test-output-XXXXXX";

@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "../../core/pids.h"
+#include "../../core/session/pids.h"
 #include "../testing.h"
 
 static int calls;

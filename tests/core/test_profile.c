@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "../../core/log.h"
-#include "../../core/profile.h"
+#include "../../core/session/profile.h"
 #include "../testing.h"
 
 static char path[] = "/tmp/tracerig-test-profile-XXXXXX";

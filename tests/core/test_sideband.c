@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../core/sideband.h"
+#include "../../core/archive/sideband.h"
 #include "../../core/symbols/symbolizer.h"
 #include "../testing.h"
 

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../core/staging.h"
+#include "../../core/archive/staging.h"
 #include "../testing.h"
 
 struct seen {

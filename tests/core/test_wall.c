@@ -1,4 +1,4 @@
-/* The core's wall-clock step (core/wall.c): the declared views joined into
+/* The core's wall-clock step (core/views/wall.c): the declared views joined into
  * wall.folded (and wall.pb.gz, with the mappings of the profiles staged
  * beside the views, dated by the session's window), samples turned into
  * time at their declared worth, leaves marked, other processes left out,
@@ -13,12 +13,12 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "../../core/pids.h"
+#include "../../core/archive/staging.h"
+#include "../../core/session/pids.h"
+#include "../../core/views/wall.h"
 #include "../../lib/pprof.h"
-#include "profile.pb-c.h"
-#include "../../core/staging.h"
-#include "../../core/wall.h"
 #include "../testing.h"
+#include "profile.pb-c.h"
 
 static char dir[] = "/tmp/tracerig-test-wall.XXXXXX";
 /* The session's registry of observed processes. */

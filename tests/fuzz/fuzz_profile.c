@@ -1,5 +1,5 @@
-/* libFuzzer target: the profile parser (core/profile.c over inih) and the
- * typed value parser (core/keys.c).
+/* libFuzzer target: the profile parser (core/session/profile.c over inih) and the
+ * typed value parser (core/session/keys.c).
  *
  * The input is a profile file.  tr_profile_load() takes a path, so the
  * input goes to a memfd opened by its /proc/self/fd name, the way a real
@@ -17,9 +17,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "core/keys.h"
 #include "core/log.h"
-#include "core/profile.h"
+#include "core/session/keys.h"
+#include "core/session/profile.h"
 
 static int profile_fd = -1;
 static char profile_path[64];

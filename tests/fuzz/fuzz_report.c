@@ -1,9 +1,9 @@
 /* libFuzzer target: the archive readers, `tracerig report ARCHIVE`
- * (core/report.c and core/report/: libzip, the perf.data.txt and folded
- * readers; core/jsonread.c, the manifest.json reader) and `tracerig
- * convert ARCHIVE` (core/convert.c: the same readers into core/stackset.c,
- * whose weights are summed and scaled, written by core/export.c as pprof,
- * folded or speedscope), and the manifest writer (core/json.c) whose output
+ * (core/report/report.c and core/report/: libzip, the perf.data.txt and folded
+ * readers; core/archive/jsonread.c, the manifest.json reader) and `tracerig
+ * convert ARCHIVE` (core/report/convert.c: the same readers into core/views/stackset.c,
+ * whose weights are summed and scaled, written by core/views/export.c as pprof,
+ * folded or speedscope), and the manifest writer (core/archive/json.c) whose output
  * the reader must read back.
  *
  * Input: a zip file as is when it starts with "PK"; otherwise up to four
@@ -22,11 +22,11 @@
 #include <unistd.h>
 #include <zip.h>
 
-#include "core/convert.h"
-#include "core/json.h"
-#include "core/jsonread.h"
-#include "core/report.h"
+#include "core/archive/json.h"
+#include "core/archive/jsonread.h"
 #include "core/exitcodes.h"
+#include "core/report/convert.h"
+#include "core/report/report.h"
 
 #define SEP 0x1e
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../core/flamegraph.h"
+#include "../../core/views/flamegraph.h"
 #include "../testing.h"
 
 static char *render(const char *folded, size_t len)

@@ -1,6 +1,6 @@
 /* Deflated pieces put together into one zip entry (lib/zpiece.h,
  * plugins/zip/pieces.c) and the core's thread that deflates a staged file
- * while it grows (core/stream.c): the entry reads back byte for byte with
+ * while it grows (core/archive/stream.c): the entry reads back byte for byte with
  * libzip, unzip -t and python3's zipfile, however the file was cut into
  * head, streamed middle and tail, and whichever encoder (zlib, ISA-L)
  * wrote which piece; and what does not add up is refused. */
@@ -18,11 +18,11 @@
 #include <zip.h>
 #include <zlib.h>
 
-#include "core/stream.h"
-#include "core/writeback.h"
+#include "../testing.h"
+#include "core/archive/stream.h"
+#include "core/archive/writeback.h"
 #include "lib/zpiece.h"
 #include "plugins/zip/pieces.h"
-#include "../testing.h"
 
 static char dir[1024]; /* short enough for every name made in it */
 static unsigned rng = 12345;
@@ -483,7 +483,7 @@ DEF_TEST(unwritten_pages_are_none_after_fdatasync)
  * there before the thread's first round are three pieces (64, 64, 2),
  * each saved (and so freeable) as it ends, not one that ends after all
  * of it was deflated.  The count is the state record's (struct state_rec
- * in core/stream.c: magic[8], from, to, comp_size, pieces). */
+ * in core/archive/stream.c: magic[8], from, to, comp_size, pieces). */
 DEF_TEST(a_round_takes_at_most_64_mib_of_an_entry)
 {
 	char staging[1100], path[PATH_MAX], state[PATH_MAX];

@@ -1,0 +1,769 @@
+/* Folded stacks -> a self-contained interactive SVG flame graph, in the
+ * manner of Brendan Gregg's flamegraph.pl: one rectangle per call-path node,
+ * width proportional to its weight, root at the bottom, children sorted by
+ * name; embedded JavaScript gives hover details, click-to-zoom and search,
+ * so the file needs nothing but a browser. */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/archive/staging.h"
+#include "flamegraph.h"
+#include "lib/hash.h"
+#include "lib/probe.h"
+#include "lib/sanitize.h"
+#include "lib/vec.h"
+
+#define IMAGE_WIDTH 1200.0
+#define FRAME_HEIGHT 16
+#define PAD_SIDE 10.0
+#define PAD_TOP 56
+#define PAD_BOTTOM 36
+#define MIN_WIDTH_PX 0.1
+#define CHAR_WIDTH_PX 7.0
+/* Inputs from this size on are folded in two passes, pruned (below). */
+#define PRUNE_MIN_BYTES (64 << 20)
+
+struct node {
+	char *name;
+	uint64_t hash;   /* of (parent, name): the index regrows without hashing again */
+	uint64_t weight; /* inclusive */
+	struct node *parent;
+	struct node **children;
+	size_t n_children, cap_children;
+};
+
+/* (parent, name) -> child, so long input stays linear however wide a node is. */
+struct index {
+	struct node **slots;
+	size_t n_slots, n_used;
+};
+
+/* Every frame of every line is hashed: eight bytes at a time, as
+ * byte-wise FNV-1a was a fifth of the graph's time. */
+static uint64_t hash_key(const struct node *parent, const char *name, size_t len)
+{
+	return tr_hash_words((uint64_t)(uintptr_t)parent, name, len);
+}
+
+static int node_used(const void *slot)
+{
+	return *(struct node *const *)slot != NULL;
+}
+
+static uint64_t node_hash(const void *slot, const void *ctx)
+{
+	(void)ctx;
+	return (*(struct node *const *)slot)->hash;
+}
+
+static const struct tr_probe_ops node_ops = {
+	.size = sizeof(struct node *),
+	.first = 4096,
+	.used = node_used,
+	.hash = node_hash,
+};
+
+struct key {
+	const struct node *parent;
+	const char *name;
+	size_t len;
+	uint64_t hash;
+};
+
+static int node_is(const void *slot, const void *key)
+{
+	const struct node *nd = *(struct node *const *)slot;
+	const struct key *k = key;
+
+	return nd->hash == k->hash && nd->parent == k->parent &&
+	       memcmp(nd->name, k->name, k->len) == 0 && nd->name[k->len] == '\0';
+}
+
+/* A new last child of parent, named name[0..len). */
+static struct node *new_child(struct node *parent, const char *name, size_t len)
+{
+	struct node *nd = calloc(1, sizeof(*nd)), **grown;
+
+	if (!nd)
+		return NULL;
+	nd->name = strndup(name, len);
+	grown = tr_vec_grow(parent->children, &parent->cap_children, parent->n_children + 1,
+			    sizeof(*grown), 4);
+	if (grown)
+		parent->children = grown; /* the old array may be gone */
+	if (!nd->name || !grown) {
+		free(nd->name);
+		free(nd);
+		return NULL;
+	}
+	nd->parent = parent;
+	parent->children[parent->n_children++] = nd;
+	return nd;
+}
+
+static struct node *child_of(struct index *ix, struct node *parent, const char *name, size_t len)
+{
+	struct key k = { parent, name, len, hash_key(parent, name, len) };
+	struct node **slots =
+		tr_probe_grow(ix->slots, &ix->n_slots, ix->n_used + 1, &node_ops, NULL);
+	struct node *nd;
+	size_t s;
+
+	if (!slots)
+		return NULL;
+	ix->slots = slots;
+	s = tr_probe_find(ix->slots, ix->n_slots, &node_ops, k.hash, node_is, &k);
+	if (ix->slots[s])
+		return ix->slots[s];
+	nd = new_child(parent, name, len);
+	if (!nd)
+		return NULL;
+	nd->hash = k.hash;
+	ix->slots[s] = nd;
+	ix->n_used++;
+	return nd;
+}
+
+static void free_tree(struct node *nd)
+{
+	for (size_t i = 0; i < nd->n_children; i++)
+		free_tree(nd->children[i]);
+	free(nd->children);
+	free(nd->name);
+	free(nd);
+}
+
+/* "a;b;c 123": the weight follows the last space; frames may contain
+ * spaces.  The stack is cut off at that space; 0 for a blank or malformed
+ * line, which carries no weight. */
+static int parse_line(char *line, uint64_t *weight)
+{
+	char *space, *end;
+
+	line[strcspn(line, "\r\n")] = '\0';
+	space = strrchr(line, ' ');
+	if (!space || space == line)
+		return 0;
+	errno = 0;
+	*weight = strtoull(space + 1, &end, 10);
+	if (errno || *end != '\0' || end == space + 1)
+		return 0;
+	*space = '\0';
+	return 1;
+}
+
+static void free_children(struct node *nd)
+{
+	for (size_t i = 0; i < nd->n_children; i++)
+		free_tree(nd->children[i]);
+	free(nd->children);
+	nd->children = NULL;
+	nd->n_children = nd->cap_children = 0;
+}
+
+static int add_line(struct index *ix, struct node *root, char *line)
+{
+	char *frame;
+	uint64_t weight;
+	struct node *at = root;
+
+	if (!parse_line(line, &weight))
+		return 0;
+	root->weight += weight;
+	frame = line;
+	while (frame) {
+		char *semi = strchr(frame, ';');
+		size_t len = semi ? (size_t)(semi - frame) : strlen(frame);
+
+		if (len) {
+			at = child_of(ix, at, frame, len);
+			if (!at)
+				return -ENOMEM;
+			at->weight += weight;
+		}
+		frame = semi ? semi + 1 : NULL;
+	}
+	return 0;
+}
+
+/* Sorted input (what tr_folded_write writes) is folded with the graph's
+ * final scale known from a first pass: the lines under a node form one
+ * run (every string with a given prefix is contiguous in sorted order), so
+ * once a line no longer starts with a node's path the node is final, and
+ * if it is too narrow to draw, its subtree goes.  Memory then holds what
+ * is drawn and the narrow children of what is drawn, not every path of a
+ * session that saw hundreds of thousands of processes.  The picture is
+ * the same: render_node skips a narrow node with everything under it. */
+struct sorted_build {
+	double scale;
+	struct node **path;   /* the previous line's nodes, path[0] the root */
+	size_t *path_end;     /* where path[d]'s frame ends in prev */
+	size_t depth, cap, cap_end;
+	char *prev;           /* the previous line's stack */
+	size_t prev_cap;
+};
+
+/* Room for path[depth] and path_end[depth]. */
+static int sb_reserve(struct sorted_build *b, size_t depth)
+{
+	struct node **path = tr_vec_grow(b->path, &b->cap, depth + 1, sizeof(*path), 16);
+	size_t *ends;
+
+	if (!path)
+		return -ENOMEM;
+	b->path = path;
+	ends = tr_vec_grow(b->path_end, &b->cap_end, depth + 1, sizeof(*ends), 16);
+	if (!ends)
+		return -ENOMEM;
+	b->path_end = ends;
+	return 0;
+}
+
+/* The child of `at` named name[0..len): nodes are created in the input's
+ * order, so the siblings made after it all have names it begins (they
+ * sort between its line and its children's): look back while they do. */
+static struct node *sorted_child(struct node *at, const char *name, size_t len)
+{
+	for (size_t i = at->n_children; i-- > 0;) {
+		struct node *nd = at->children[i];
+
+		if (strncmp(nd->name, name, len) != 0)
+			break;
+		if (nd->name[len] == '\0')
+			return nd;
+	}
+	return new_child(at, name, len);
+}
+
+static int add_sorted_line(struct sorted_build *b, struct node *root, char *line)
+{
+	uint64_t weight;
+	size_t open = 0, len, depth = 0;
+	struct node *at = root;
+	char *frame;
+
+	if (!parse_line(line, &weight))
+		return 0;
+	/* The previous line's nodes whose path this line does not begin
+	 * are final: the narrow ones lose their subtrees. */
+	while (open < b->depth && strncmp(line, b->prev, b->path_end[open + 1]) == 0)
+		open++;
+	for (size_t d = b->depth; d > open; d--)
+		if (b->path[d]->weight * b->scale < MIN_WIDTH_PX)
+			free_children(b->path[d]);
+	root->weight += weight;
+	if (sb_reserve(b, 1) < 0)
+		return -ENOMEM;
+	b->path[0] = root;
+	frame = line;
+	while (frame) {
+		char *semi = strchr(frame, ';');
+
+		len = semi ? (size_t)(semi - frame) : strlen(frame);
+		if (len) {
+			at = sorted_child(at, frame, len);
+			if (!at || sb_reserve(b, depth + 2) < 0)
+				return -ENOMEM;
+			at->weight += weight;
+			b->path[++depth] = at;
+			b->path_end[depth] = (size_t)(frame - line) + len;
+		}
+		frame = semi ? semi + 1 : NULL;
+	}
+	b->depth = depth;
+	len = strlen(line) + 1;
+	if (len > b->prev_cap) {
+		char *grown = realloc(b->prev, len);
+
+		if (!grown)
+			return -ENOMEM;
+		b->prev = grown;
+		b->prev_cap = len;
+	}
+	memcpy(b->prev, line, len);
+	return 0;
+}
+
+/* The first pass over a regular file of at least prune_min_bytes: its
+ * total weight, and whether its stacks are sorted (then *sorted is 1);
+ * rewound.  -1 when the input is smaller (its whole tree is small: not
+ * worth reading it twice at the end of a session) or cannot be read
+ * twice. */
+static int first_pass(FILE *in, long long prune_min_bytes, uint64_t *total, int *sorted)
+{
+	char *line = NULL, *prev = NULL;
+	size_t cap = 0, prev_cap = 0;
+	off_t start = ftello(in);
+	struct stat st;
+	int ret = 0;
+
+	*total = 0;
+	*sorted = 1;
+	if (start < 0 || fstat(fileno(in), &st) != 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size - start < prune_min_bytes)
+		return -1;
+	while (getline(&line, &cap, in) >= 0) {
+		uint64_t weight;
+		size_t len;
+
+		if (!parse_line(line, &weight))
+			continue;
+		*total += weight;
+		if (*sorted && prev && strcmp(prev, line) > 0)
+			*sorted = 0;
+		len = strlen(line) + 1;
+		if (*sorted && len > prev_cap) {
+			char *grown = realloc(prev, len);
+
+			if (!grown) {
+				*sorted = 0;
+				continue;
+			}
+			prev = grown;
+			prev_cap = len;
+		}
+		if (*sorted)
+			memcpy(prev, line, len);
+	}
+	if (ferror(in) || fseeko(in, start, SEEK_SET) != 0)
+		ret = -1;
+	free(line);
+	free(prev);
+	return ret;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp((*(struct node *const *)a)->name, (*(struct node *const *)b)->name);
+}
+
+static int max_depth(struct node *nd, double scale)
+{
+	int deepest = 0;
+
+	for (size_t i = 0; i < nd->n_children; i++) {
+		struct node *c = nd->children[i];
+
+		if (c->weight * scale < MIN_WIDTH_PX)
+			continue;
+		int d = 1 + max_depth(c, scale);
+		if (d > deepest)
+			deepest = d;
+	}
+	return deepest;
+}
+
+/* Length of the valid UTF-8 sequence at s, or 0 when it is not one. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n;
+	unsigned cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* Overlong forms, UTF-16 surrogates, beyond U+10FFFF. */
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* `s` made clean by lib/sanitize.h's rule, markup escaped; what is left
+ * of an invalid sequence or a control character becomes '?'.  Plain runs
+ * go out in one write.  max_chars counts characters, never cutting one. */
+static void put_markup(FILE *out, const unsigned char *s, size_t max_chars)
+{
+	const unsigned char *run = s;
+
+	for (size_t chars = 0; *s && chars < max_chars; chars++) {
+		size_t n = utf8_len(s);
+		const char *replacement;
+
+		switch (*s) {
+		case '<': replacement = "&lt;"; break;
+		case '>': replacement = "&gt;"; break;
+		case '&': replacement = "&amp;"; break;
+		case '"': replacement = "&quot;"; break;
+		case '\'': replacement = "&apos;"; break;
+		default:
+			replacement = n == 0 || (*s < 0x20 && *s != '\t') ? "?" : NULL;
+		}
+		if (!replacement) {
+			s += n;
+			continue;
+		}
+		fwrite(run, 1, (size_t)(s - run), out);
+		fputs(replacement, out);
+		s += n ? n : 1;
+		run = s;
+	}
+	fwrite(run, 1, (size_t)(s - run), out);
+}
+
+/* Names come from symbol tables and JIT maps the traced program wrote:
+ * lib/sanitize.h's rule first (control characters, DEL, C1, invalid UTF-8
+ * become '?', as in every other output), into `buf` (grown as needed),
+ * which is returned; NULL when out of memory. */
+static const unsigned char *clean_name(const char *name, char **buf, size_t *cap)
+{
+	size_t len = strlen(name) + 1;
+
+	if (len > *cap) {
+		char *grown = realloc(*buf, len);
+
+		if (!grown)
+			return NULL;
+		*buf = grown;
+		*cap = len;
+	}
+	tr_sanitize_text(*buf, len, name);
+	return (const unsigned char *)*buf;
+}
+
+static void put_escaped(FILE *out, const char *str, size_t max_chars)
+{
+	char *buf = NULL;
+	size_t cap = 0;
+	const unsigned char *clean = clean_name(str, &buf, &cap);
+
+	if (clean)
+		put_markup(out, clean, max_chars);
+	free(buf);
+}
+
+/* A length in pixels as "%.1f" writes it, without the floating-point
+ * formatting that was a tenth of the graph's time. */
+static void put_px(FILE *out, double v)
+{
+	uint64_t tenths = (uint64_t)(v * 10 + 0.5);
+
+	fprintf(out, "%" PRIu64 ".%u", tenths / 10, (unsigned)(tenths % 10));
+}
+
+/* Warm colours like flamegraph.pl; off-CPU frames (from the wall view) blue,
+ * so on- and off-CPU time stand apart.  Hashing keeps a function's colour
+ * the same across graphs. */
+static void colour(const char *name, char *buf, size_t len)
+{
+	uint64_t h = tr_fnv1a_more(TR_FNV1A_BASIS, name, strlen(name));
+	unsigned v1 = h & 0xff, v2 = (h >> 8) & 0xff, v3 = (h >> 16) & 0xff;
+
+	if (strstr(name, "[off-cpu]") || strstr(name, "off-cpu"))
+		snprintf(buf, len, "rgb(%u,%u,%u)", 60 + v1 * 50 / 255, 110 + v2 * 80 / 255,
+			 200 + v3 * 55 / 255);
+	else
+		snprintf(buf, len, "rgb(%u,%u,%u)", 205 + v1 * 50 / 255, v2 * 230 / 255,
+			 v3 * 55 / 255);
+}
+
+struct render {
+	FILE *out;
+	double scale; /* px per unit of weight */
+	uint64_t total;
+	int depth_max;
+	const char *unit;
+	unsigned long frames;
+	char *name_buf; /* a node's name made clean, reused */
+	size_t name_cap;
+};
+
+static void render_node(struct render *r, struct node *nd, uint64_t offset, int depth)
+{
+	double x = PAD_SIDE + offset * r->scale, w = nd->weight * r->scale;
+	int y = PAD_TOP + (r->depth_max - depth) * FRAME_HEIGHT;
+	const unsigned char *clean;
+	uint64_t hundredths;
+	char fill[32];
+	size_t fit;
+
+	if (w < MIN_WIDTH_PX)
+		return;
+	if (depth > 0 && (clean = clean_name(nd->name, &r->name_buf, &r->name_cap))) {
+		colour(nd->name, fill, sizeof(fill));
+		fprintf(r->out, "<g class=\"f\" data-x=\"%" PRIu64 "\" data-w=\"%" PRIu64
+			"\" data-d=\"%d\" data-n=\"", offset, nd->weight, depth);
+		put_markup(r->out, clean, SIZE_MAX);
+		fputs("\"><title>", r->out);
+		put_markup(r->out, clean, SIZE_MAX);
+		hundredths = (uint64_t)(10000.0 * nd->weight / r->total + 0.5);
+		fprintf(r->out, " (%" PRIu64 " %s, %" PRIu64 ".%02u%%)</title><rect x=\"",
+			nd->weight, r->unit, hundredths / 100, (unsigned)(hundredths % 100));
+		put_px(r->out, x);
+		fprintf(r->out, "\" y=\"%d\" width=\"", y);
+		put_px(r->out, w);
+		fprintf(r->out, "\" height=\"%d\" fill=\"%s\" rx=\"2\"/><text x=\"",
+			FRAME_HEIGHT - 1, fill);
+		put_px(r->out, x + 3);
+		fprintf(r->out, "\" y=\"%d\">", y + FRAME_HEIGHT - 4);
+		fit = w > 6 ? (size_t)((w - 6) / CHAR_WIDTH_PX) : 0;
+		if (fit >= 3) {
+			if (strlen(nd->name) <= fit) {
+				put_markup(r->out, clean, SIZE_MAX);
+			} else {
+				put_markup(r->out, clean, fit - 2);
+				fputs("..", r->out);
+			}
+		}
+		fputs("</text></g>\n", r->out);
+		r->frames++;
+	}
+	if (nd->n_children > 1)
+		qsort(nd->children, nd->n_children, sizeof(*nd->children), by_name);
+	for (size_t i = 0; i < nd->n_children; i++) {
+		render_node(r, nd->children[i], offset, depth + 1);
+		offset += nd->children[i]->weight;
+	}
+}
+
+/* A deep graph (deep recursion; a runaway stack of garbage frames) is
+ * taller than a window, and a browser opens a document at its top, where
+ * only the few deepest frames are: a blank first screen.  So the script
+ * starts the view at the bottom, where the root and the widest frames are,
+ * and keeps the title and buttons at the top of the window while the graph
+ * scrolls under them.  Not chosen: an icicle layout (root at the top)
+ * breaks the convention flamegraph.pl's readers know, and cutting stacks
+ * at a depth limit would drop the leaves of deep recursion, where the time
+ * is spent.  Where scripts do not run (an <img>), the picture is scaled to
+ * fit anyway. */
+static const char script[] =
+	"<script type=\"text/ecmascript\"><![CDATA[\n"
+	"'use strict';\n"
+	"var W, PAD, frames, details, unzoomBtn, matchedTxt, zoomed = null, searching = null;\n"
+	"function init() {\n"
+	"  var svg = document.documentElement, header = document.getElementById('header');\n"
+	"  W = +svg.getAttribute('data-width'); PAD = +svg.getAttribute('data-pad');\n"
+	"  frames = Array.prototype.slice.call(document.querySelectorAll('g.f'));\n"
+	"  details = document.getElementById('details');\n"
+	"  unzoomBtn = document.getElementById('unzoom');\n"
+	"  matchedTxt = document.getElementById('matched');\n"
+	"  frames.forEach(function (g) {\n"
+	"    g.addEventListener('mouseover', function () {\n"
+	"      details.textContent = g.querySelector('title').textContent; });\n"
+	"    g.addEventListener('mouseout', function () { details.textContent = ' '; });\n"
+	"    g.addEventListener('click', function () { zoom(g); });\n"
+	"  });\n"
+	"  unzoomBtn.addEventListener('click', unzoom);\n"
+	"  function pinHeader() {\n"
+	"    header.setAttribute('transform', 'translate(0,' + window.scrollY + ')'); }\n"
+	"  window.addEventListener('scroll', pinHeader);\n"
+	"  window.scrollTo(0, svg.scrollHeight);\n"
+	"  pinHeader(); /* now: the scroll event comes later */\n"
+	"  document.getElementById('search').addEventListener('click', askSearch);\n"
+	"  window.addEventListener('keydown', function (e) {\n"
+	"    if ((e.ctrlKey || e.metaKey) && e.key === 'f') { e.preventDefault(); askSearch(); }\n"
+	"    if (e.key === 'Escape') { unzoom(); clearSearch(); }\n"
+	"  });\n"
+	"}\n"
+	"function label(g) {\n"
+	"  var r = g.querySelector('rect'), t = g.querySelector('text'), n = g.getAttribute('data-n');\n"
+	"  var w = +r.getAttribute('width'), fit = Math.floor((w - 6) / 7);\n"
+	"  t.setAttribute('x', +r.getAttribute('x') + 3);\n"
+	"  t.textContent = fit < 3 ? '' : (n.length <= fit ? n : n.substring(0, fit - 2) + '..');\n"
+	"}\n"
+	"function place(g, x, w) {\n"
+	"  var r = g.querySelector('rect');\n"
+	"  r.setAttribute('x', x.toFixed(1)); r.setAttribute('width', w.toFixed(1)); label(g);\n"
+	"}\n"
+	"function zoom(z) {\n"
+	"  var zx = +z.getAttribute('data-x'), zw = +z.getAttribute('data-w'), zd = +z.getAttribute('data-d');\n"
+	"  zoomed = z;\n"
+	"  frames.forEach(function (g) {\n"
+	"    var x = +g.getAttribute('data-x'), w = +g.getAttribute('data-w'), d = +g.getAttribute('data-d');\n"
+	"    if (d >= zd && x >= zx && x + w <= zx + zw) {\n"
+	"      g.style.display = ''; g.style.opacity = ''; place(g, PAD + (x - zx) / zw * W, w / zw * W);\n"
+	"    } else if (d < zd && x <= zx && x + w >= zx + zw) {\n"
+	"      g.style.display = ''; g.style.opacity = '0.6'; place(g, PAD, W);\n"
+	"    } else { g.style.display = 'none'; }\n"
+	"  });\n"
+	"  unzoomBtn.style.opacity = '1';\n"
+	"  if (searching) search(searching);\n"
+	"}\n"
+	"function unzoom() {\n"
+	"  var total = +document.documentElement.getAttribute('data-total');\n"
+	"  zoomed = null;\n"
+	"  frames.forEach(function (g) {\n"
+	"    g.style.display = ''; g.style.opacity = '';\n"
+	"    place(g, PAD + +g.getAttribute('data-x') / total * W, +g.getAttribute('data-w') / total * W);\n"
+	"  });\n"
+	"  unzoomBtn.style.opacity = '0';\n"
+	"  if (searching) search(searching);\n"
+	"}\n"
+	"function clearSearch() {\n"
+	"  searching = null; matchedTxt.textContent = ' ';\n"
+	"  frames.forEach(function (g) {\n"
+	"    var r = g.querySelector('rect');\n"
+	"    if (r.hasAttribute('data-fill')) { r.setAttribute('fill', r.getAttribute('data-fill')); r.removeAttribute('data-fill'); }\n"
+	"  });\n"
+	"}\n"
+	"function askSearch() {\n"
+	"  var term = window.prompt('Search for (regular expression):', searching || '');\n"
+	"  if (term === null) return;\n"
+	"  if (term === '') { clearSearch(); return; }\n"
+	"  search(term);\n"
+	"}\n"
+	"function search(term) {\n"
+	"  var re, total = +document.documentElement.getAttribute('data-total'), hits = [], sum = 0, end = -1;\n"
+	"  try { re = new RegExp(term); } catch (e) { matchedTxt.textContent = 'bad expression'; return; }\n"
+	"  clearSearch(); searching = term;\n"
+	"  var base = zoomed ? +zoomed.getAttribute('data-w') : total;\n"
+	"  frames.forEach(function (g) {\n"
+	"    if (g.style.display === 'none' || !re.test(g.getAttribute('data-n'))) return;\n"
+	"    var r = g.querySelector('rect');\n"
+	"    r.setAttribute('data-fill', r.getAttribute('fill')); r.setAttribute('fill', 'rgb(230,0,230)');\n"
+	"    hits.push([+g.getAttribute('data-x'), +g.getAttribute('data-w')]);\n"
+	"  });\n"
+	"  /* Nested matches must not be counted twice. */\n"
+	"  hits.sort(function (a, b) { return a[0] - b[0] || b[1] - a[1]; });\n"
+	"  hits.forEach(function (h) { if (h[0] >= end) { sum += h[1]; end = h[0] + h[1]; } });\n"
+	"  matchedTxt.textContent = 'Matched: ' + (100 * sum / base).toFixed(2) + '%';\n"
+	"}\n"
+	"window.addEventListener('load', init);\n"
+	"]]></script>\n";
+
+int tr_flamegraph_write(FILE *folded, FILE *svg, const char *title, const char *unit)
+{
+	return tr_flamegraph_write_pruned(folded, svg, title, unit, PRUNE_MIN_BYTES);
+}
+
+/* The folded lines as a tree under root: merged in one pass when they come
+ * sorted (as tracerig writes them), through the index else. */
+static int read_tree(FILE *folded, struct node *root, struct index *ix, long long prune_min_bytes)
+{
+	struct sorted_build sb = { 0 };
+	char *line = NULL;
+	size_t cap = 0;
+	uint64_t total = 0;
+	int ret = 0, sorted = 0;
+
+	if (first_pass(folded, prune_min_bytes, &total, &sorted) < 0)
+		sorted = 0;
+	sb.scale = IMAGE_WIDTH / (total ? total : 1);
+	while (getline(&line, &cap, folded) >= 0) {
+		ret = sorted ? add_sorted_line(&sb, root, line) : add_line(ix, root, line);
+		if (ret < 0)
+			break;
+	}
+	free(line);
+	free(sb.path);
+	free(sb.path_end);
+	free(sb.prev);
+	return ret;
+}
+
+/* The SVG around the frames: size, style, script, background, and the
+ * header drawn last, over the frames (the script keeps it at the top of
+ * the window as the graph scrolls under it). */
+static void write_svg(struct render *r, struct node *root, const char *title)
+{
+	FILE *svg = r->out;
+	int height = PAD_TOP + (r->depth_max + 1) * FRAME_HEIGHT + PAD_BOTTOM;
+
+	fprintf(svg,
+		"<?xml version=\"1.0\" standalone=\"no\"?>\n"
+		"<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
+		"height=\"%d\" viewBox=\"0 0 %.0f %d\" data-width=\"%.0f\" data-pad=\"%.0f\" "
+		"data-total=\"%" PRIu64 "\">\n",
+		IMAGE_WIDTH + 2 * PAD_SIDE, height, IMAGE_WIDTH + 2 * PAD_SIDE, height, IMAGE_WIDTH,
+		PAD_SIDE, r->total);
+	fputs("<style>text { font-family: Verdana, sans-serif; font-size: 12px; fill: #000; }\n"
+	      "g.f { cursor: pointer; } g.f:hover rect { stroke: #000; stroke-width: 0.5; }\n"
+	      "#title { font-size: 17px; } .button { fill: #006; cursor: pointer; }</style>\n",
+	      svg);
+	fputs(script, svg);
+	fprintf(svg, "<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" fill=\"#f8f8f0\"/>\n"
+		"<text id=\"matched\" x=\"%.0f\" y=\"%d\" text-anchor=\"end\"> </text>\n"
+		"<text id=\"details\" x=\"%.0f\" y=\"%d\"> </text>\n",
+		IMAGE_WIDTH + PAD_SIDE, height - 12, PAD_SIDE, height - 12);
+	if (root->weight == 0)
+		fprintf(svg, "<text x=\"%.0f\" y=\"%d\" text-anchor=\"middle\">no stacks were "
+			"recorded</text>\n", (IMAGE_WIDTH + 2 * PAD_SIDE) / 2, PAD_TOP + FRAME_HEIGHT);
+	else
+		render_node(r, root, 0, 0);
+	fprintf(svg, "<g id=\"header\"><rect width=\"100%%\" height=\"%d\" "
+		"fill=\"#f8f8f0\"/>\n<text id=\"title\" x=\"%.0f\" y=\"24\" text-anchor=\"middle\">",
+		PAD_TOP - 4, (IMAGE_WIDTH + 2 * PAD_SIDE) / 2);
+	put_escaped(svg, title ? title : "Flame Graph", SIZE_MAX);
+	fprintf(svg,
+		"</text>\n<text x=\"%.0f\" y=\"44\">%" PRIu64 " %s in all</text>\n"
+		"<text id=\"unzoom\" class=\"button\" x=\"%.0f\" y=\"24\" style=\"opacity:0\">"
+		"Reset Zoom</text>\n<text id=\"search\" class=\"button\" x=\"%.0f\" y=\"24\" "
+		"text-anchor=\"end\">Search</text>\n</g>\n",
+		PAD_SIDE, root->weight, r->unit, PAD_SIDE, IMAGE_WIDTH + PAD_SIDE);
+	fputs("</svg>\n", svg);
+}
+
+int tr_flamegraph_write_pruned(FILE *folded, FILE *svg, const char *title, const char *unit,
+			       long long prune_min_bytes)
+{
+	struct node *root = calloc(1, sizeof(*root));
+	struct index ix = { 0 };
+	struct render r = { .out = svg, .unit = unit ? unit : "samples" };
+	int ret;
+
+	if (!root)
+		return -ENOMEM;
+	root->name = strdup("all");
+	if (!root->name) {
+		free(root);
+		return -ENOMEM;
+	}
+	ret = read_tree(folded, root, &ix, prune_min_bytes);
+	if (ret == 0) {
+		r.total = root->weight ? root->weight : 1;
+		r.scale = IMAGE_WIDTH / r.total;
+		r.depth_max = root->weight ? max_depth(root, r.scale) : 0;
+		write_svg(&r, root, title);
+		if (ferror(svg))
+			ret = -EIO;
+	}
+	free(r.name_buf);
+	free(ix.slots);
+	free_tree(root);
+	return ret;
+}
+
+int tr_flamegraph_entry(struct tracerig_archive *ar, const char *folded_name,
+			const char *svg_name, const char *title, const char *unit)
+{
+	char path[4096];
+	FILE *in, *out;
+	int ret;
+
+	if (!tr_entry_name_ok(folded_name))
+		return -EINVAL;
+	snprintf(path, sizeof(path), "%s/%s", ar->dir, folded_name);
+	in = fopen(path, "re");
+	if (!in)
+		return -errno;
+	out = tr_staging_fopen_entry(ar, svg_name);
+	if (!out) {
+		ret = -errno;
+		fclose(in);
+		return ret;
+	}
+	ret = tr_flamegraph_write(in, out, title, unit);
+	fclose(in);
+	if (fclose(out) != 0 && ret == 0)
+		ret = -errno;
+	return ret;
+}
