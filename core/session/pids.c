@@ -149,6 +149,15 @@ size_t tr_pids_count(struct tr_pids *r)
 	return tr_pids_list(r, NULL, 0);
 }
 
+pid_t *tr_pids_all(struct tr_pids *r, size_t *n)
+{
+	size_t count = tr_pids_count(r);
+	pid_t *all = calloc(count + 1, sizeof(*all));
+
+	*n = all ? tr_pids_list(r, all, count) : 0;
+	return all;
+}
+
 int tr_pids_known(struct tr_pids *r, pid_t pid)
 {
 	int known;

@@ -17,6 +17,9 @@ void tr_pids_free(struct tr_pids *r);
 int tr_pids_observe(struct tr_pids *r, pid_t pid);
 size_t tr_pids_list(struct tr_pids *r, pid_t *out, size_t max);
 size_t tr_pids_count(struct tr_pids *r);
+/* The PIDs observed so far, malloc'd (the caller frees it; never NULL but
+ * out of memory), their number in *n. */
+pid_t *tr_pids_all(struct tr_pids *r, size_t *n);
 /* 1 when some source observed `pid`. */
 int tr_pids_known(struct tr_pids *r, pid_t pid);
 /* The cgroup path of `pid` (see the service process_cgroup), NULL when

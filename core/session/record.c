@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -19,6 +20,7 @@
 #include "core/views/wall.h"
 #include "ctx.h"
 #include "manifest.h"
+#include "pids.h"
 #include "session.h"
 #include "steps.h"
 #include "summary.h"
@@ -66,6 +68,18 @@ static int staging_complete(struct tr_session *s)
 			return 0;
 	snprintf(path, sizeof(path), "%s/manifest.json", s->archive.dir);
 	return access(path, F_OK) == 0;
+}
+
+void tr_session_write_wall(struct tr_session *s, struct tracerig_archive *ar,
+			   const struct tracerig_window *range)
+{
+	struct tr_wall_observed observed;
+	pid_t *seen = tr_pids_all(s->pids, &observed.n);
+
+	observed.pids = seen;
+	(void)tr_wall_write_dated(s->views, ar, &s->targets, observed,
+				  s->settings.pprof ? &s->wall_pprof : NULL, range);
+	free(seen);
 }
 
 int tr_session_write_archive(struct tr_session *s)
@@ -146,8 +160,7 @@ int tr_session_package(struct tr_session *s)
 	sideband_replay(s);
 	flush_all(s);
 	/* After the last source: it joins what they all staged. */
-	(void)tr_wall_write(s->views, &s->archive, &s->targets, s->pids,
-			    s->settings.pprof ? &s->wall_pprof : NULL);
+	tr_session_write_wall(s, &s->archive, NULL);
 	if (tr_session_sources_failed(s, 1))
 		status = TR_EXIT_FAILURE;
 	tr_summarize(s, 1);

@@ -14,7 +14,6 @@
 #include "core/archive/output.h"
 #include "core/exitcodes.h"
 #include "core/log.h"
-#include "core/views/wall.h"
 #include "ctx.h"
 #include "exitwatch.h"
 #include "flight.h"
@@ -163,9 +162,9 @@ static int take_snapshot(struct tr_session *s, enum tr_trigger trigger, int fina
 	/* The wall-clock view of the window, from the views the sources
 	 * declared in their callbacks, as after a recording's flush. */
 	memset(&s->wall_pprof, 0, sizeof(s->wall_pprof));
-	(void)tr_wall_write_dated(
-		s->views, &snap.ar, &s->targets, s->pids, s->settings.pprof ? &s->wall_pprof : NULL,
-		tr_flight_archive_window(s->flight, &snap.ar, &range) == 0 ? &range : NULL);
+	tr_session_write_wall(s, &snap.ar,
+			      tr_flight_archive_window(s->flight, &snap.ar, &range) == 0 ? &range
+											 : NULL);
 	snprintf(log_path, sizeof(log_path), "%s/tracerig.log", s->archive.dir);
 	tr_snapshot_copy_log(&snap, log_path);
 	if (tr_manifest_write_snapshot(s, &snap.ar, &snap) < 0) {

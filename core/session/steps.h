@@ -15,6 +15,8 @@
 struct tr_session;
 struct tracerig_ctx;
 struct tracerig_archive;
+struct tracerig_window;
+struct tracerig_window;
 
 uint64_t tr_session_now_ns(clockid_t clock);
 /* Milliseconds until `deadline` (CLOCK_MONOTONIC ns), rounded up; 0 once
@@ -53,6 +55,16 @@ int tr_session_sources_failed(const struct tr_session *s, int required);
 /* An optional backend that failed must not pass unnoticed in a run that
  * otherwise looks fine: one closing warning line names each. */
 void tr_session_warn_failed_optional(struct tr_session *s);
+/* The wall-clock view of archive `ar` (views/wall.c), from the views the
+ * sources declared and the processes they observed; wall.pb.gz (with
+ * [tracerig] pprof) dated by `range`, NULL: by the session's window. */
+void tr_session_write_wall(struct tr_session *s, struct tracerig_archive *ar,
+			   const struct tracerig_window *range);
+/* The wall-clock view of archive `ar` (core/views/wall.c), from the views
+ * the sources declared and the processes they observed; wall.pb.gz (with
+ * [tracerig] pprof) dated by `range`, NULL: by the session's window. */
+void tr_session_write_wall(struct tr_session *s, struct tracerig_archive *ar,
+			   const struct tracerig_window *range);
 /* Writes the manifest and has the packager turn the staging area into the
  * archive.  The packager runs on its driver when it has one (a session),
  * directly when not (the watchdog salvaging a dead collector). */

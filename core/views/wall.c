@@ -12,7 +12,6 @@
 
 #include "core/archive/staging.h"
 #include "core/log.h"
-#include "core/session/pids.h"
 #include "flamegraph.h"
 #include "lib/folded.h"
 #include "lib/pprof.h"
@@ -213,19 +212,20 @@ static int traced_accepts(void *arg, long pid)
  * other process is one a source saw around them (a system-wide on-CPU
  * sampler next to an off-CPU tracer filtered to a cgroup). */
 static int traced_load(struct traced *tr, const struct tracerig_targets *t,
-		       struct tr_pids *observed)
+		       struct tr_wall_observed observed)
 {
-	size_t n;
-
 	tr->pids = NULL;
 	tr->n = 0;
 	if (t->system_wide && !t->cgroup)
 		return 0;
-	n = tr_pids_count(observed);
-	tr->pids = calloc(n + t->n_pids + 1, sizeof(pid_t));
+	if (!observed.pids)
+		return -ENOMEM;
+	tr->pids = calloc(observed.n + t->n_pids + 1, sizeof(pid_t));
 	if (!tr->pids)
 		return -ENOMEM;
-	tr->n = tr_pids_list(observed, tr->pids, n);
+	if (observed.n)
+		memcpy(tr->pids, observed.pids, observed.n * sizeof(pid_t));
+	tr->n = observed.n;
 	for (size_t i = 0; i < t->n_pids; i++)
 		tr->pids[tr->n++] = t->pids[i];
 	if (t->command_pid > 0)
@@ -477,14 +477,14 @@ static int write_pprof(struct tracerig_archive *ar, const struct views *vs, stru
 }
 
 int tr_wall_write(struct tr_wall_views *views, struct tracerig_archive *ar,
-		  const struct tracerig_targets *t, struct tr_pids *observed,
+		  const struct tracerig_targets *t, struct tr_wall_observed observed,
 		  struct tr_wall_pprof *pb)
 {
 	return tr_wall_write_dated(views, ar, t, observed, pb, NULL);
 }
 
 int tr_wall_write_dated(struct tr_wall_views *views, struct tracerig_archive *ar,
-			const struct tracerig_targets *t, struct tr_pids *observed,
+			const struct tracerig_targets *t, struct tr_wall_observed observed,
 			struct tr_wall_pprof *pb, const struct tracerig_window *range)
 {
 	struct tr_folded *wall = NULL;

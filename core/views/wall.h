@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "tracerig-private/ext.h"
 
@@ -38,28 +39,33 @@ struct tr_folded;
 long tr_wall_add_view(struct tr_folded *wall, FILE *in, enum tracerig_time what,
 		      uint64_t ns_per_unit, tr_wall_filter_fn filter, void *arg);
 
-struct tr_pids;
-
 /* What tr_wall_write wrote as wall.pb.gz, for the manifest. */
 struct tr_wall_pprof {
 	int written;
 	uint64_t samples, total; /* pprof samples (stacks), their nanoseconds */
 };
 
+/* The processes some source observed (n of them, from the session's
+ * registry): pids NULL when they could not be listed (out of memory). */
+struct tr_wall_observed {
+	const pid_t *pids;
+	size_t n;
+};
+
 /* When the session declared on-CPU and off-CPU views: writes wall.folded
  * and wall.svg into the staging area, and wall.pb.gz when `pb` is not
  * NULL (filling it in; each view's samples from the NAME.pb.gz its source
- * staged beside NAME.folded, with their mappings, else from its lines), keeping the processes of `t` and
- * those in `observed` (the session's registry) unless it traced the whole machine, and
- * logs what it wrote.  0 (also when there is nothing to join) or a
- * negative errno, logged.  Forgets the declared views. */
+ * staged beside NAME.folded, with their mappings, else from its lines),
+ * keeping the processes of `t` and those `observed` unless it traced the
+ * whole machine, and logs what it wrote.  0 (also when there is nothing to
+ * join) or a negative errno, logged.  Forgets the declared views. */
 int tr_wall_write(struct tr_wall_views *views, struct tracerig_archive *ar,
-		  const struct tracerig_targets *t, struct tr_pids *observed,
+		  const struct tracerig_targets *t, struct tr_wall_observed observed,
 		  struct tr_wall_pprof *pb);
 /* The same for a flight snapshot: wall.pb.gz is dated by `range` (the
  * snapshot's) rather than by the session's window. */
 int tr_wall_write_dated(struct tr_wall_views *views, struct tracerig_archive *ar,
-			const struct tracerig_targets *t, struct tr_pids *observed,
+			const struct tracerig_targets *t, struct tr_wall_observed observed,
 			struct tr_wall_pprof *pb, const struct tracerig_window *range);
 
 #endif

@@ -71,6 +71,21 @@ static struct tr_wall_views *the_views(void)
 	return views;
 }
 
+/* tr_wall_write with the processes the registry has observed, listed as
+ * the session lists them (core/session/record.c). */
+static int write_wall(struct tracerig_archive *ar, const struct tracerig_targets *t,
+		      struct tr_wall_pprof *pb)
+{
+	struct tr_wall_observed seen;
+	pid_t *pids = tr_pids_all(observed, &seen.n);
+	int ret;
+
+	seen.pids = pids;
+	ret = tr_wall_write(the_views(), ar, t, seen, pb);
+	free(pids);
+	return ret;
+}
+
 /* Stages the two views, declares them (on-CPU at `oncpu_ns` a sample, off-CPU
  * in microseconds), runs the step and returns wall.folded (NULL: none). */
 static char *join(const char *cpu, uint64_t oncpu_ns, const char *off,
@@ -84,7 +99,7 @@ static char *join(const char *cpu, uint64_t oncpu_ns, const char *off,
 					 TRACERIG_TIME_ONCPU, oncpu_ns, NULL));
 	EXPECT_EQ_INT(0, tr_wall_declare(the_views(), "ebpf", "offcpu.folded", TRACERIG_TIME_OFFCPU,
 					 1000, NULL));
-	EXPECT_EQ_INT(0, tr_wall_write(the_views(), &ar, t, observed, NULL));
+	EXPECT_EQ_INT(0, write_wall(&ar, t, NULL));
 	return get("wall.folded");
 }
 
@@ -144,7 +159,7 @@ DEF_TEST(the_view_as_pprof_totals_its_nanoseconds)
 					 TRACERIG_TIME_ONCPU, 1000000, NULL));
 	EXPECT_EQ_INT(0, tr_wall_declare(the_views(), "ebpf", "offcpu.folded", TRACERIG_TIME_OFFCPU,
 					 1000, NULL));
-	EXPECT_EQ_INT(0, tr_wall_write(the_views(), &ar, &t, observed, &pb));
+	EXPECT_EQ_INT(0, write_wall(&ar, &t, &pb));
 	EXPECT_EQ_INT(1, pb.written);
 	/* One pprof sample per stack and thread; 1 ms on the CPU and 1502 us off. */
 	EXPECT_EQ_INT(3, pb.samples);
@@ -161,7 +176,7 @@ DEF_TEST(the_view_as_pprof_totals_its_nanoseconds)
 					 TRACERIG_TIME_ONCPU, 1000000, NULL));
 	EXPECT_EQ_INT(0, tr_wall_declare(the_views(), "ebpf", "offcpu.folded", TRACERIG_TIME_OFFCPU,
 					 1000, NULL));
-	EXPECT_EQ_INT(0, tr_wall_write(the_views(), &ar, &t, observed, NULL));
+	EXPECT_EQ_INT(0, write_wall(&ar, &t, NULL));
 	gz = get("wall.pb.gz");
 	EXPECT_TRUE(gz == NULL);
 	free(gz);
@@ -254,7 +269,7 @@ DEF_TEST(the_pprof_keeps_the_mappings_of_the_profiles_beside_the_views)
 					 TRACERIG_TIME_ONCPU, 1000000, &w));
 	EXPECT_EQ_INT(0, tr_wall_declare(the_views(), "ebpf", "offcpu.folded", TRACERIG_TIME_OFFCPU,
 					 1000, &w));
-	EXPECT_EQ_INT(0, tr_wall_write(the_views(), &ar, &t, observed, &pb));
+	EXPECT_EQ_INT(0, write_wall(&ar, &t, &pb));
 	EXPECT_EQ_INT(2, pb.samples);
 	EXPECT_EQ_INT(2900000 + 1500000, pb.total);
 	p = get_pprof("wall.pb.gz");
@@ -309,7 +324,7 @@ DEF_TEST(the_pprof_keeps_the_mappings_of_the_profiles_beside_the_views)
 					 TRACERIG_TIME_ONCPU, 1000000, NULL));
 	EXPECT_EQ_INT(0, tr_wall_declare(the_views(), "ebpf", "offcpu.folded", TRACERIG_TIME_OFFCPU,
 					 1000, NULL));
-	EXPECT_EQ_INT(0, tr_wall_write(the_views(), &ar, &t, observed, &pb));
+	EXPECT_EQ_INT(0, write_wall(&ar, &t, &pb));
 	EXPECT_EQ_INT(2, pb.samples);
 	EXPECT_EQ_INT(3000000 + 1500000, pb.total);
 	p = get_pprof("wall.pb.gz");
@@ -330,14 +345,14 @@ DEF_TEST(one_side_alone_writes_nothing_and_is_forgotten)
 
 	EXPECT_EQ_INT(0, tr_wall_declare(the_views(), "ebpf", "offcpu.folded", TRACERIG_TIME_OFFCPU,
 					 1000, NULL));
-	EXPECT_EQ_INT(0, tr_wall_write(the_views(), &ar, &t, observed, NULL));
+	EXPECT_EQ_INT(0, write_wall(&ar, &t, NULL));
 	out = get("wall.folded");
 	EXPECT_TRUE(out == NULL);
 	free(out);
 	/* The next session starts with no views. */
 	EXPECT_EQ_INT(0, tr_wall_declare(the_views(), "perf_events", "cpu.folded",
 					 TRACERIG_TIME_ONCPU, 1, NULL));
-	EXPECT_EQ_INT(0, tr_wall_write(the_views(), &ar, &t, observed, NULL));
+	EXPECT_EQ_INT(0, write_wall(&ar, &t, NULL));
 	out = get("wall.folded");
 	EXPECT_TRUE(out == NULL);
 	free(out);
@@ -366,7 +381,7 @@ DEF_TEST(a_declared_file_that_is_missing_is_an_error)
 					 NULL));
 	EXPECT_EQ_INT(0, tr_wall_declare(the_views(), "b", "offcpu.folded", TRACERIG_TIME_OFFCPU,
 					 1000, NULL));
-	EXPECT_EQ_INT(-ENOENT, tr_wall_write(the_views(), &ar, &t, observed, NULL));
+	EXPECT_EQ_INT(-ENOENT, write_wall(&ar, &t, NULL));
 	EXPECT_TRUE(get("wall.folded") == NULL);
 }
 
