@@ -1,6 +1,6 @@
 /* Background threads: nice 19 while the traced work runs, back to the
  * session's priority once what they have left is on the way to the
- * archive (core/stream.c, perf_events' conversion while collecting). */
+ * archive (core/archive/stream.c, perf_events' conversion while collecting). */
 #ifndef TR_PRIORITY_H
 #define TR_PRIORITY_H
 

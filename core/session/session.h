@@ -40,7 +40,7 @@ struct tr_session {
 
 	struct tr_settings settings; /* [tracerig] */
 	struct tracerig_archive archive;
-	struct tr_output *output; /* where the archive goes (core/output.c) */
+	struct tr_output *output; /* where the archive goes (core/archive/output.c) */
 	long long duration_ms;
 	struct tr_wall_pprof wall_pprof; /* the core's wall.pb.gz, for the manifest */
 
