@@ -115,8 +115,6 @@ int tr_session_check(struct tr_session *s)
 		tr_warn("cannot start the watchdog: %s (if tracerig is killed during the check, "
 			"what a backend started for it stays)",
 			strerror(-started));
-	/* The backends' lines first, so that the first line can say whether
-	 * the profile is valid: their checks may find errors in it. */
 	/* Every section's own checks before any backend's: the profile's
 	 * mistakes come first, all of them. */
 	for (size_t i = 0; i <= s->n_sources; i++) {
@@ -125,6 +123,8 @@ int tr_session_check(struct tr_session *s)
 		if (ctx && ctx->plugin->validate)
 			ctx->validated = ctx->plugin->validate(&tr_services, ctx);
 	}
+	/* The backends' lines before the verdict, so that the first line can
+	 * say whether the profile is valid: their checks may find errors. */
 	out = open_memstream(&body, &body_len);
 	if (!out)
 		out = stdout;

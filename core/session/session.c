@@ -78,8 +78,6 @@ static int admit(struct tr_session *s, struct tracerig_ctx *ctx)
 	return 0;
 }
 
-/* -1: a required plugin or the packager failed; -2: the profile is wrong
- * (every plugin was given the chance to say all that is wrong in it). */
 /* Every plugin's validate, before any init: the profile's mistakes are
  * said all at once and nothing starts.  -1: a required plugin or the
  * packager could not check (it crashed, ran out of memory); -2: the
@@ -109,6 +107,8 @@ static int validate_all(struct tr_session *s)
 	return tr_session_config_errors(s, 0) ? -2 : 0;
 }
 
+/* -1: a required plugin or the packager failed; -2: the profile is wrong
+ * (every plugin was given the chance to say all that is wrong in it). */
 static int init_all(struct tr_session *s)
 {
 	int ret = validate_all(s);
