@@ -42,6 +42,11 @@ const char *const oc_counter_names[OFFCPU_CNT__MAX] = {
 	[OFFCPU_CNT_UCOPY_RING_FULL] = "dwarf_copies_lost_ring_full",
 	[OFFCPU_CNT_UCOPY_SENT] = "dwarf_copies_sent",
 	[OFFCPU_CNT_RETURN_UNSEEN] = "intervals_lost_return_unseen",
+	[OFFCPU_CNT_CFI_WALKS] = "cfi_walks",
+	[OFFCPU_CNT_CFI_NO_TABLE] = "cfi_stacks_no_table",
+	[OFFCPU_CNT_CFI_CUT_SHORT] = "cfi_stacks_cut_short",
+	[OFFCPU_CNT_CFI_FP_FRAMES] = "cfi_frames_by_fp",
+	[OFFCPU_CNT_CFI_READ_FAILED] = "cfi_stacks_read_failed",
 };
 
 struct oc_collector {

@@ -51,6 +51,14 @@ enum offcpu_counter {
 	OFFCPU_CNT_RETURN_UNSEEN,   /* interval lost: the thread left a CPU again before its
 	                               * return to one was seen (it took the CPU from an
 	                               * untraced task) */
+	OFFCPU_CNT_CFI_WALKS,       /* callchain = cfi: user stacks walked in the kernel */
+	OFFCPU_CNT_CFI_NO_TABLE,    /* callchain = cfi: walks of a process with no tables yet
+	                               * (only the innermost frame kept) */
+	OFFCPU_CNT_CFI_CUT_SHORT,   /* callchain = cfi: walks stopped at an address no known
+	                               * mapping holds (mapped after the tables were loaded) */
+	OFFCPU_CNT_CFI_FP_FRAMES,   /* callchain = cfi: frames walked by frame pointers
+	                               * (JIT code, objects without CFI, rules rows cannot hold) */
+	OFFCPU_CNT_CFI_READ_FAILED, /* callchain = cfi: walks stopped by an unreadable stack word */
 	OFFCPU_CNT__MAX,
 };
 
@@ -97,6 +105,8 @@ enum offcpu_event_kind {
 	OFFCPU_EV_NEW_PROCESS = 1, /* first interval of a process: remember its maps */
 	OFFCPU_EV_EXEC = 2,        /* a seen process exec'd: its maps changed */
 	OFFCPU_EV_USTACK = 3,      /* a kept interval with its user stack copy (struct offcpu_ustack) */
+	OFFCPU_EV_CFI_STALE = 4,   /* callchain = cfi: a walk met an address the process's
+	                            * tables do not cover: read its mappings again */
 };
 
 /* Every record of the events ring starts with this. */
@@ -126,6 +136,41 @@ struct offcpu_ustack {
 	char comm[OFFCPU_COMM_LEN];  /* the process's (group leader's) name */
 	char tcomm[OFFCPU_COMM_LEN]; /* the thread's, for the folded root */
 	__u8 data[];
+};
+
+/* callchain = cfi: user stacks walked in the kernel by tables compiled
+ * from the objects' CFI in user space (lib/cfi.h), so no stack copy leaves
+ * the kernel.  Two maps: cfi_rows, every loaded object's rows one after
+ * the other (an array user space sizes and allocates ranges of, an
+ * object's range shared by every process mapping it), and cfi_procs, per
+ * process its executable mappings sorted by address, each pointing at its
+ * object's range.  User space replaces a process's entry whole. */
+#define OFFCPU_CFI_MAX_MAPPINGS 512 /* a power of two: the binary search's bound */
+#define OFFCPU_CFI_ROW_SEARCH 24    /* binary search steps: up to 2^24 rows per object */
+
+/* The layout of lib/cfi.h's struct tr_cfi_row, kinds as enum tr_cfi_kind
+ * (0 none, 1 CFA = RSP + offset, 2 CFA = RBP + offset, 3 fall back to
+ * frame pointers, 4 signal frame: the walk stops). */
+struct offcpu_cfi_row {
+	__u64 pc; /* ELF address the row starts at */
+	__s32 cfa_offset;
+	__s16 rbp_offset; /* the caller's RBP at CFA + this; 0: left as it was */
+	__u8 kind;
+	__u8 pad;
+};
+
+struct offcpu_cfi_mapping {
+	__u64 start, end; /* [start, end) in the process */
+	__u64 bias;       /* ELF address = address - bias */
+	__u32 row_start;  /* the object's first row in cfi_rows */
+	__u32 row_count;  /* 0: no rows (JIT code, no CFI): walked by frame pointers */
+};
+
+struct offcpu_cfi_proc {
+	__u32 n;     /* mappings used in m */
+	__u32 stale; /* set by the walker once it asked for a reread (not again
+	              * until user space replaces the entry) */
+	struct offcpu_cfi_mapping m[OFFCPU_CFI_MAX_MAPPINGS];
 };
 
 #endif
