@@ -82,13 +82,24 @@ tests_ebpf_dwarf_nofp_SOURCES = tests/ebpf/dwarf/nofp.c
 tests_ebpf_dwarf_nofp_CFLAGS = $(WARN_CFLAGS) -O2 -g -fomit-frame-pointer -pthread
 tests_ebpf_dwarf_nofp_LDFLAGS =
 
+# callchain = cfi's workload (cfi.sh): callers only the CFI knows, through
+# libc's wrappers, qsort's callback and a library loaded late (cfi.sh
+# builds tests/ebpf/cfi/libcfilate.c, as late.sh builds its library).
+# Without the sanitizers, like nofp.
+check_PROGRAMS += tests/ebpf/cfi/nofp2
+tests_ebpf_cfi_nofp2_SOURCES = tests/ebpf/cfi/nofp2.c
+tests_ebpf_cfi_nofp2_CFLAGS = $(WARN_CFLAGS) -O2 -g -fomit-frame-pointer -pthread
+tests_ebpf_cfi_nofp2_LDFLAGS =
+tests_ebpf_cfi_nofp2_LDADD = -ldl
+
 # flight.sh's workload: blocks in one known function, then another.
 check_PROGRAMS += tests/ebpf/flight/phases
 tests_ebpf_flight_phases_SOURCES = tests/ebpf/flight/phases.c
 
 # Integration tests (root): the real tracerig with the ebpf backend.
 ebpf_sh_tests = tests/ebpf/offcpu.sh tests/ebpf/filters.sh tests/ebpf/wall.sh tests/ebpf/late.sh \
-	tests/ebpf/dwarf.sh tests/ebpf/flight.sh tests/ebpf/container.sh tests/ebpf/errors.sh
+	tests/ebpf/dwarf.sh tests/ebpf/cfi.sh tests/ebpf/flight.sh tests/ebpf/container.sh \
+	tests/ebpf/errors.sh
 dist_check_DATA += tests/ebpf/lib-ebpf.sh
 TESTS += $(ebpf_sh_tests)
 dist_check_SCRIPTS += $(ebpf_sh_tests)
@@ -96,3 +107,4 @@ endif
 EXTRA_DIST += bench/ebpf/run.sh bench/ebpf/lib.sh bench/ebpf/pingpong.c bench/ebpf_late/run.sh \
 	tests/ebpf/late/lateblock.c tests/ebpf/late/liblateblock.c tests/ebpf/late/afterblock.c \
 	bench/ebpf_flight/run.sh bench/ebpf_flight/readmap.c
+EXTRA_DIST += tests/ebpf/cfi/libcfilate.c
