@@ -7,6 +7,7 @@ if BUILD_PLUGIN_EBPF
 plugin_LTLIBRARIES += plugins/ebpf/ebpf.la
 ebpf_sources = \
 	plugins/ebpf/buckets.c plugins/ebpf/buckets.h \
+	plugins/ebpf/cfimaps.c plugins/ebpf/cfimaps.h \
 	plugins/ebpf/collector.c plugins/ebpf/collector.h plugins/ebpf/offcpu.h \
 	plugins/ebpf/folded.c plugins/ebpf/folded.h \
 	plugins/ebpf/frames.c plugins/ebpf/frames.h \
@@ -16,8 +17,10 @@ plugins_ebpf_ebpf_la_SOURCES = plugins/ebpf/plugin.c $(ebpf_sources)
 nodist_plugins_ebpf_ebpf_la_SOURCES = plugins/ebpf/offcpu.skel.h
 plugins_ebpf_ebpf_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/plugins/ebpf \
 	-I$(top_srcdir)/plugins/ebpf
-plugins_ebpf_ebpf_la_CFLAGS = $(AM_CFLAGS) $(LIBBPF_CFLAGS)
-plugins_ebpf_ebpf_la_LIBADD = lib/libtrpprof.la lib/libtrunwind.la lib/libtrutil.la $(LIBBPF_LIBS)
+plugins_ebpf_ebpf_la_CFLAGS = $(AM_CFLAGS) $(LIBBPF_CFLAGS) $(LIBELF_CFLAGS)
+# libtrelf: callchain = cfi reads objects' build ids and program headers.
+plugins_ebpf_ebpf_la_LIBADD = lib/libtrpprof.la lib/libtrelf.la lib/libtrunwind.la \
+	lib/libtrutil.la $(LIBBPF_LIBS) $(LIBELF_LIBS)
 plugins_ebpf_ebpf_la_LDFLAGS = $(plugin_ldflags)
 
 BUILT_SOURCES += plugins/ebpf/offcpu.skel.h
@@ -67,6 +70,18 @@ tests_ebpf_test_collector_LDADD = lib/libtrutil.la $(LIBBPF_LIBS)
 tests_ebpf_test_collector_LDFLAGS = $(AM_LDFLAGS) -rdynamic
 TESTS += tests/ebpf/test_collector
 tests_ebpf_workload_SOURCES = tests/ebpf/workload.c tests/ebpf/blockers.c tests/ebpf/blockers.h
+
+# callchain = cfi's tables in real BPF maps (root): the maps text parsed,
+# load biases, ranges of rows shared and quarantined.
+check_PROGRAMS += tests/ebpf/test_cfimaps
+tests_ebpf_test_cfimaps_SOURCES = tests/ebpf/test_cfimaps.c plugins/ebpf/cfimaps.c \
+	plugins/ebpf/cfimaps.h
+tests_ebpf_test_cfimaps_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) -I$(top_srcdir)/tests \
+	-I$(top_srcdir)/plugins/ebpf
+tests_ebpf_test_cfimaps_CFLAGS = $(AM_CFLAGS) $(LIBBPF_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
+tests_ebpf_test_cfimaps_LDADD = lib/libtrelf.la lib/libtrunwind.la lib/libtrutil.la \
+	$(LIBBPF_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS)
+TESTS += tests/ebpf/test_cfimaps
 
 # A stand-in for perf_events' cpu.folded (wall.sh), found through the
 # plugin path the test sets.
