@@ -8,7 +8,8 @@ if BUILD_PLUGIN_PERF_EVENTS
 dist_profiles_DATA += conf/profiles/cpu.ini conf/profiles/cpu-dwarf.ini conf/profiles/threadtime.ini
 endif
 if BUILD_PLUGIN_EBPF
-dist_profiles_DATA += conf/profiles/offcpu.ini conf/profiles/offcpu-dwarf.ini
+dist_profiles_DATA += conf/profiles/offcpu.ini conf/profiles/offcpu-dwarf.ini \
+	conf/profiles/offcpu-cfi.ini
 if BUILD_PLUGIN_PERF_EVENTS
 dist_profiles_DATA += conf/profiles/wall.ini
 endif

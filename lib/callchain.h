@@ -14,16 +14,20 @@
 #define TR_CALLCHAIN_STR(x) TR_CALLCHAIN_STR_(x)
 
 /* The indexes TRACERIG_KEY_ENUM binds: the order of TR_CALLCHAIN_CHOICES. */
-enum tr_callchain { TR_CALLCHAIN_FP, TR_CALLCHAIN_DWARF, TR_CALLCHAIN_NONE };
+enum tr_callchain { TR_CALLCHAIN_FP, TR_CALLCHAIN_DWARF, TR_CALLCHAIN_CFI, TR_CALLCHAIN_NONE };
 
 /* Every choice, in enum order; a source offers a prefix of it (off-CPU
  * intervals are worth nothing without a user stack, so ebpf stops before
- * none). */
-#define TR_CALLCHAIN_CHOICES "fp,dwarf,none"
-#define TR_CALLCHAIN_CHOICES_WITH_STACK "fp,dwarf"
+ * none) and refuses at validation what it offers but cannot take
+ * (perf_events' samples are the kernel's: no cfi walk of ours there). */
+#define TR_CALLCHAIN_CHOICES "fp,dwarf,cfi,none"
+#define TR_CALLCHAIN_CHOICES_WITH_STACK "fp,dwarf,cfi"
 
 #define TR_CALLCHAIN_DWARF_UNAVAILABLE                                                \
 	"callchain = dwarf is not available in this build (built without libdw from " \
+	"elfutils, or not for x86_64): use callchain = fp, or rebuild with libdw-dev installed"
+#define TR_CALLCHAIN_CFI_UNAVAILABLE                                                \
+	"callchain = cfi is not available in this build (built without libdw from " \
 	"elfutils, or not for x86_64): use callchain = fp, or rebuild with libdw-dev installed"
 
 /* The callchain key.  WHEN says when a stack is taken ("with every
@@ -39,7 +43,8 @@ enum tr_callchain { TR_CALLCHAIN_FP, TR_CALLCHAIN_DWARF, TR_CALLCHAIN_NONE };
 			"dwarf_stack_bytes of user stack and unwinds them by the objects' CFI while "        \
 			"collecting, so that code built without frame pointers (Debian's libc and "          \
 			"libraries) shows its callers, going on by frame pointers through code without CFI " \
-			"(JIT)." MORE                                                                        \
+			"(JIT).  cfi walks user stacks in the kernel by tables compiled from the same CFI, " \
+			"without a stack copy (BPF sources only)." MORE                                      \
 			"  dwarf needs a build with elfutils' libdw on x86_64: other builds "                \
 			"refuse it with a message saying so."                                                \
 	}

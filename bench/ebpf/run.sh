@@ -8,9 +8,13 @@
 #   - tracerig -c offcpu-dwarf (callchain = dwarf: user registers and 8 KiB
 #     of user stack copied at switch-out, unwound in user space), every
 #     interval and with sample_period_us=1000;
+#   - tracerig -c offcpu-cfi (callchain = cfi: user stacks walked in the
+#     kernel by tables compiled from the objects' CFI, no copy);
 #   - libbpf-tools' offcputime (Debian libbpf-tools), system-wide, same work.
 # Prints a Markdown section: nanoseconds per context switch (median of REPS
-# runs of ROUNDS round trips) and the cost added by each tracer.
+# runs of ROUNDS round trips) and the cost added by each tracer, and the
+# BPF program's own run time per run (kernel.bpf_stats_enabled), steadier
+# on a shared machine than the workload's time.
 #
 #   bash bench/ebpf/run.sh [BUILDDIR]      (as root)
 set -euo pipefail
@@ -42,8 +46,25 @@ tracerig_args() {
 	sampled) echo "-c $top/conf/profiles/offcpu.ini --set ebpf.sample_period_us=1000" ;;
 	dwarf) echo "-c $top/conf/profiles/offcpu-dwarf.ini" ;;
 	dwarf_sampled) echo "-c $top/conf/profiles/offcpu-dwarf.ini --set ebpf.sample_period_us=1000" ;;
+	cfi) echo "-c $top/conf/profiles/offcpu-cfi.ini" ;;
 	esac
 }
+# prog_cost CONFIG NAME: the run time and runs of the attached BPF program
+# NAME (bpf_stats), appended to $tmp/CONFIG.bpf as "ns runs"
+prog_cost() {
+	bpftool -j prog show 2>/dev/null | python3 -c '
+import json, sys
+for p in json.load(sys.stdin):
+    if p.get("name") == sys.argv[1] and p.get("run_cnt"):
+        print(p["run_time_ns"], p["run_cnt"])
+        break' "$2" >>"$tmp/$1.bpf" || true
+}
+# ns_per_run CONFIG: the BPF program's mean run time over CONFIG's runs
+ns_per_run() {
+	[ -s "$tmp/$1.bpf" ] || { echo "—"; return; }
+	awk '{ t += $1; n += $2 } END { if (n) printf "%.0f", t / n; else printf "?" }' "$tmp/$1.bpf" 2>/dev/null || echo "?"
+}
+sysctl -q -w kernel.bpf_stats_enabled=1 >/dev/null 2>&1 || true
 n_tr=0
 run_config() {
 	case $1 in
@@ -51,26 +72,29 @@ run_config() {
 	offcputime)
 		"$offcputime" 600 >"$tmp/o.out" 2>&1 &
 		tracer=$!
-		wait_prog sched_switch ;;
+		prog=sched_switch
+		wait_prog "$prog" ;;
 	*)
 		n_tr=$((n_tr + 1))
 		# shellcheck disable=SC2046 # the arguments are words
 		"$tracerig" $(tracerig_args "$1") -d 600 -o "$tmp/$1.$n_tr.trace.zip" >"$tmp/t.out" 2>&1 &
 		tracer=$!
-		wait_prog 'offcpu_switch_[a-z]*' ;;
+		wait_prog 'offcpu_switch_[a-z]*'
+		prog=$(bpftool prog show 2>/dev/null | sed -n 's/.* name \(offcpu_switch_[a-z]*\) .*/\1/p' | head -1) ;;
 	esac
 	samples "$1"
+	prog_cost "$1" "$prog"
 	stop_tracer
 }
 
 # Each configuration twice, in mirrored order, so that drift over the run
 # (frequency, other load) does not favour one of them.
-for c in base full sampled dwarf dwarf_sampled offcputime \
-	offcputime dwarf_sampled dwarf sampled full base; do
+for c in base full sampled dwarf dwarf_sampled cfi offcputime \
+	offcputime cfi dwarf_sampled dwarf sampled full base; do
 	run_config "$c"
 done
 base=$(median base) tr_full=$(median full) tr_sampled=$(median sampled) oc=$(median offcputime)
-tr_dwarf=$(median dwarf) tr_dwarf_sampled=$(median dwarf_sampled)
+tr_dwarf=$(median dwarf) tr_dwarf_sampled=$(median dwarf_sampled) tr_cfi=$(median cfi)
 
 a=$(ls "$tmp"/full.*.trace.zip | head -1)
 unzip -p "$a" tracerig.log >"$tmp/a.log" 2>/dev/null || true
@@ -83,6 +107,17 @@ unzip -p "$(ls "$tmp"/dwarf.*.trace.zip | head -1)" manifest.json >"$tmp/d.json"
 counter() { sed -n "s/.*\"$1\": *\([0-9]*\).*/\1/p" "$tmp/d.json" | head -1; }
 d_sent=$(counter dwarf_copies_sent) d_ring=$(counter dwarf_copies_lost_ring_full)
 d_slot=$(counter dwarf_copies_lost_no_slot) d_cut=$(counter dwarf_stacks_cut_short)
+# share_main CONFIG: of pingpong's blocked time in CONFIG's first archive,
+# the percentage whose user stack reaches main (the caller of read/write)
+share_main() {
+	unzip -p "$(ls "$tmp"/"$1".*.trace.zip | head -1)" offcpu.folded 2>/dev/null |
+		awk '/^pingpong/ { all += $NF; if ($0 ~ /;main;/) m += $NF }
+			END { if (all) printf "%.1f", 100 * m / all; else printf "?" }'
+}
+unzip -p "$(ls "$tmp"/cfi.*.trace.zip | head -1)" manifest.json >"$tmp/c.json" 2>/dev/null || true
+ccounter() { sed -n "s/.*\"$1\": *\([0-9]*\).*/\1/p" "$tmp/c.json" | head -1; }
+c_walks=$(ccounter cfi_walks) c_cut=$(ccounter cfi_stacks_cut_short)
+c_none=$(ccounter cfi_stacks_no_table) c_lost=$(ccounter user_stacks_dropped)
 
 row() { awk -v n="$1" -v v="$2" -v b="$base" 'BEGIN { printf "| %s | %.0f | %+.0f |\n", n, v, v - b }'; }
 echo "## ebpf: cost per context switch"
@@ -94,14 +129,19 @@ echo "tracerig hooked \`${tr_hook:-?}\`."
 echo
 echo '    bash bench/ebpf/run.sh'
 echo
-echo "| configuration | ns per context switch | added ns |"
-echo "|---|---|---|"
-row "no tracing" "$base"
-row "tracerig \`-c offcpu\` (every interval)" "$tr_full"
-row "tracerig \`-c offcpu\`, \`sample_period_us=1000\`" "$tr_sampled"
-row "tracerig \`-c offcpu-dwarf\` (every interval)" "$tr_dwarf"
-row "tracerig \`-c offcpu-dwarf\`, \`sample_period_us=1000\`" "$tr_dwarf_sampled"
-row "libbpf-tools \`offcputime\`" "$oc"
+echo "| configuration | ns per context switch | added ns | BPF ns per run | blocked time reaching main |"
+echo "|---|---|---|---|---|"
+row() {
+	awk -v n="$1" -v v="$2" -v b="$base" -v r="$(ns_per_run "$3")" -v m="$4" \
+		'BEGIN { printf "| %s | %.0f | %+.0f | %s | %s |\n", n, v, v - b, r, m }'
+}
+row "no tracing" "$base" none "—"
+row "tracerig \`-c offcpu\` (every interval)" "$tr_full" full "$(share_main full) %"
+row "tracerig \`-c offcpu\`, \`sample_period_us=1000\`" "$tr_sampled" sampled "$(share_main sampled) %"
+row "tracerig \`-c offcpu-dwarf\` (every interval)" "$tr_dwarf" dwarf "$(share_main dwarf) %"
+row "tracerig \`-c offcpu-dwarf\`, \`sample_period_us=1000\`" "$tr_dwarf_sampled" dwarf_sampled "$(share_main dwarf_sampled) %"
+row "tracerig \`-c offcpu-cfi\` (every interval)" "$tr_cfi" cfi "$(share_main cfi) %"
+row "libbpf-tools \`offcputime\`" "$oc" offcputime "(not aggregated by caller)"
 echo
 echo "tracerig saw ${switches:-?} context switches and lost ${dropped:-?} stacks (its stack table:"
 echo "16384 entries, stored by content hash, so stacks are lost only when it is full;"
@@ -120,6 +160,14 @@ echo "slot, into the ring): every interval costs $(awk -v d="$tr_dwarf" -v f="$t
 	'BEGIN { if (f > b) printf "%.1f", (d - b) / (f - b); else printf "?" }') times what fp adds here, and"
 echo "copies the unwinding in user space has no room for count, with their time, as"
 echo "user stacks lost.  Sampled, only the captured intervals pay for the copy."
+echo
+echo "offcpu-cfi walks the same stacks in the BPF program by tables compiled from"
+echo "the objects' CFI: in its run ${c_walks:-?} stacks were walked, ${c_none:-?} kept their"
+echo "innermost frame only (the process's tables not loaded yet), ${c_cut:-?} were cut"
+echo "short at code mapped after the tables were loaded, and ${c_lost:-?} user stacks were"
+echo "lost to a full stack table.  \"BPF ns per run\" is the sched_switch program's own"
+echo "run time per run from kernel.bpf_stats_enabled (for tracerig, every switch on"
+echo "the machine, traced or not; offcputime's program likewise)."
 echo
 echo "The load average was $load when the run started (other jobs on the machine"
 echo "make every row slower alike)."

@@ -48,6 +48,8 @@ _Static_assert(offsetof(struct offcpu_cfi_row, rbp_offset) ==
 _Static_assert(offsetof(struct offcpu_cfi_row, kind) == offsetof(struct tr_cfi_row, kind), "kind");
 
 #define MAPS_MAX (4u << 20)    /* a process's maps text beyond this is not read */
+#define RETRY_NS 50000000ull   /* first retry of an incomplete entry, doubling */
+#define RETRY_SHIFT_MAX 5      /* at most 1.6 s between retries */
 #define SWEEP_NS 1000000000ull /* how often processes are checked for being gone */
 #define ID_MAX 64              /* build id bytes kept (longer ones cut: still a key) */
 #define PAGE 4096ull           /* x86-64's: segments are mapped from page-rounded offsets */
@@ -73,6 +75,12 @@ struct cfi_proc {
 	pid_t tgid;
 	struct cfi_object **objs; /* the objects its entry points at, a reference each */
 	size_t n_objs;
+	/* Its entry left out file mappings whose object could not be opened
+	 * yet (the process model lags an exec or a dlopen): cfi_maps_retry
+	 * loads it again from retry_at_ns on, backing off; walks meanwhile
+	 * stop there, counted, and do not each ask again. */
+	uint64_t retry_at_ns; /* 0: complete */
+	unsigned retries;
 };
 
 struct cfi_maps {
@@ -89,6 +97,7 @@ struct cfi_maps {
 	struct cfi_exec_map *maps;     /* a load's mappings */
 	struct offcpu_cfi_proc *entry; /* a load's entry */
 	uint64_t load_seq;
+	int incomplete; /* the load being made left a file mapping out */
 	uint64_t last_sweep_ns;
 	int warned_full;
 	struct cfi_maps_stats stats;
@@ -544,8 +553,10 @@ static struct cfi_object *object_at(struct cfi_maps *m, pid_t tgid, const struct
 	struct tracerig_object obj;
 	struct cfi_object *o = NULL;
 
-	if (tracerig_internal(m->svc)->symbolizer_object(m->ctx, tgid, x->start, &obj) != 0)
+	if (tracerig_internal(m->svc)->symbolizer_object(m->ctx, tgid, x->start, &obj) != 0) {
+		m->incomplete = 1;
 		return NULL;
+	}
 	if (obj.fd < 0)
 		return NULL; /* the vDSO: frame pointers */
 	/* The process model may lag the maps just read: the same mapping, or
@@ -553,6 +564,8 @@ static struct cfi_object *object_at(struct cfi_maps *m, pid_t tgid, const struct
 	if (obj.start <= x->start && x->start < obj.end &&
 	    obj.pgoff + (x->start - obj.start) == x->pgoff)
 		o = object_of_fd(m, obj.fd);
+	else
+		m->incomplete = 1;
 	close(obj.fd);
 	return o;
 }
@@ -714,8 +727,18 @@ static int fill_entry(struct cfi_maps *m, pid_t tgid, size_t n, struct cfi_objec
 			m->stats.mappings_dropped++;
 			continue;
 		}
-		if (x->kind == CFI_MAP_FILE)
+		if (x->kind == CFI_MAP_FILE) {
+			int was = m->incomplete;
+
+			m->incomplete = 0;
 			o = object_at(m, tgid, x);
+			/* Not known yet: left out, so that walks stop there
+			 * rather than go on by frame pointers through code
+			 * that has no frame pointers. */
+			if (m->incomplete)
+				continue;
+			m->incomplete = was;
+		}
 		if (o && hold(m, o, objs, n_objs, &cap) != 0) {
 			unref_all(*objs, *n_objs);
 			return -ENOMEM;
@@ -746,6 +769,7 @@ int cfi_maps_load_text(struct cfi_maps *m, pid_t tgid, const char *text)
 	cfi_ext_release(&m->ext, now);
 	sweep(m, now, tgid);
 	cfi_maps_parse(text, m->maps, MAPS_READ, &n, &m->stats.mappings_dropped);
+	m->incomplete = 0;
 	ret = fill_entry(m, tgid, n, &objs, &n_objs);
 	if (ret < 0)
 		goto out;
@@ -763,6 +787,16 @@ int cfi_maps_load_text(struct cfi_maps *m, pid_t tgid, const char *text)
 	p->objs = objs;
 	p->n_objs = n_objs;
 	m->stats.loads++;
+	if (m->incomplete) {
+		unsigned shift = p->retries < RETRY_SHIFT_MAX ? p->retries : RETRY_SHIFT_MAX;
+
+		p->retry_at_ns = now + (RETRY_NS << shift);
+		p->retries++;
+		m->stats.incomplete_loads++;
+	} else {
+		p->retry_at_ns = 0;
+		p->retries = 0;
+	}
 out:
 	collect(m, now);
 	return ret;
@@ -770,6 +804,7 @@ out:
 
 int cfi_maps_load(struct cfi_maps *m, pid_t tgid)
 {
+	struct cfi_proc *p;
 	char path[32];
 	char *text;
 	size_t len;
@@ -777,6 +812,11 @@ int cfi_maps_load(struct cfi_maps *m, pid_t tgid)
 
 	if (tgid <= 0)
 		return -EINVAL;
+	/* An incomplete entry is loaded again by cfi_maps_retry, in its time:
+	 * not at each walk that meets what it left out. */
+	p = proc_find(m, tgid);
+	if (p && p->retry_at_ns && monotonic_ns() < p->retry_at_ns)
+		return 0;
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)tgid);
 	ret = tr_read_proc_file(AT_FDCWD, path, MAPS_MAX, &text, &len);
 	if (ret == -ENOENT || ret == -ESRCH) {
@@ -852,4 +892,18 @@ void cfi_maps_get_stats(const struct cfi_maps *m, struct cfi_maps_stats *out)
 	out->processes = m->n_procs;
 	for (size_t i = 0; i < m->n_objs; i++)
 		out->objects_no_cfi += m->objs[i]->row_count == 0;
+}
+
+void cfi_maps_retry(struct cfi_maps *m)
+{
+	uint64_t now = monotonic_ns();
+
+	/* From the end: a process found gone is dropped by moving the last
+	 * one into its place, which this loop has passed already. */
+	for (size_t i = m->n_procs; i-- > 0;) {
+		if (i >= m->n_procs)
+			continue;
+		if (m->procs[i].retry_at_ns && now >= m->procs[i].retry_at_ns)
+			(void)cfi_maps_load(m, m->procs[i].tgid);
+	}
 }

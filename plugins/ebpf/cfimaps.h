@@ -28,6 +28,7 @@ struct cfi_maps_stats {
 	uint64_t rows_full;        /* objects left without rows: cfi_rows was full */
 	uint64_t mappings_dropped; /* executable mappings beyond OFFCPU_CFI_MAX_MAPPINGS
 				    * (adjacent ones without rows merged first) */
+	uint64_t incomplete_loads; /* loads that left out objects not openable yet */
 };
 
 /* `rows_fd`: cfi_rows, an array of `max_rows` struct offcpu_cfi_row;
@@ -48,6 +49,11 @@ void cfi_maps_free(struct cfi_maps *m);
  * forgotten). */
 int cfi_maps_load(struct cfi_maps *m, pid_t tgid);
 /* Deletes tgid's entry and lets go of its objects. */
+/* Loads again the entries that left out objects not openable then (the
+ * process model lagging an exec or a dlopen), whose time has come: call
+ * every few tens of milliseconds from the thread that calls
+ * cfi_maps_load. */
+void cfi_maps_retry(struct cfi_maps *m);
 void cfi_maps_forget(struct cfi_maps *m, pid_t tgid);
 void cfi_maps_get_stats(const struct cfi_maps *m, struct cfi_maps_stats *out);
 

@@ -55,6 +55,7 @@ struct oc_collector {
 	enum oc_hook hook;
 	uint32_t depth;
 	uint32_t stack_bytes; /* callchain = dwarf: bytes copied; 0: fp */
+	int cfi;              /* callchain = cfi */
 	int ncpus;
 	int cgroup_fd;
 	oc_event_fn cb;
@@ -302,6 +303,12 @@ static int size_maps(struct oc_collector *c, const struct oc_config *cfg)
 					       c->stack_bytes ? cfg->thread_entries : 1);
 	if (!ret)
 		ret = bpf_map__set_max_entries(skel->maps.events, ring_bytes(c->stack_bytes));
+	/* Without cfi, one entry each: never used. */
+	if (!ret)
+		ret = bpf_map__set_max_entries(skel->maps.cfi_rows, c->cfi ? cfg->cfi_rows : 1);
+	if (!ret)
+		ret = bpf_map__set_max_entries(skel->maps.cfi_procs,
+					       c->cfi ? cfg->cfi_processes : 1);
 	return ret;
 }
 
@@ -317,6 +324,7 @@ static void set_tunables(struct oc_collector *c, const struct oc_config *cfg)
 	skel->rodata->sample_period_ns = cfg->sample_period_ns;
 	skel->rodata->stack_depth = c->depth;
 	skel->rodata->dwarf_stack_bytes = c->stack_bytes;
+	skel->rodata->cfi = c->cfi;
 	skel->rodata->events_bytes = ring_bytes(c->stack_bytes);
 }
 
@@ -354,6 +362,7 @@ static void clamp_sizes(struct oc_collector *c, const struct oc_config *cfg)
 	c->stack_bytes = (cfg->dwarf_stack_bytes + 7) & ~7u;
 	if (c->stack_bytes > OFFCPU_MAX_STACK_BYTES)
 		c->stack_bytes = OFFCPU_MAX_STACK_BYTES;
+	c->cfi = cfg->cfi && !c->stack_bytes && cfg->cfi_rows && cfg->cfi_processes;
 }
 
 /* The BPF object opened, its hook chosen, its maps sized and loaded. */
@@ -484,6 +493,16 @@ void oc_on_ustack(struct oc_collector *c, oc_ustack_fn fn, void *arg)
 uint32_t oc_stack_bytes(const struct oc_collector *c)
 {
 	return c->stack_bytes;
+}
+
+int oc_cfi_rows_fd(const struct oc_collector *c)
+{
+	return c->cfi ? bpf_map__fd(c->skel->maps.cfi_rows) : -1;
+}
+
+int oc_cfi_procs_fd(const struct oc_collector *c)
+{
+	return c->cfi ? bpf_map__fd(c->skel->maps.cfi_procs) : -1;
 }
 
 int oc_attach(struct oc_collector *c, char *why, size_t why_len)

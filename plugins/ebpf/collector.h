@@ -28,6 +28,9 @@ struct oc_config {
 	uint32_t agg_entries;      /* distinct (thread, stacks) entries */
 	uint32_t thread_entries;   /* raw_tp: threads tracked at once; dwarf: copies at once */
 	uint32_t dwarf_stack_bytes; /* callchain = dwarf: user stack bytes copied; 0: fp */
+	int cfi;                    /* callchain = cfi: user stacks walked by CFI tables */
+	uint32_t cfi_rows;          /* callchain = cfi: rows the tables hold at once */
+	uint32_t cfi_processes;     /* callchain = cfi: processes with tables at once */
 	int lru;                   /* flight mode: the stack and aggregation maps make
 	                            * room by evicting their least recently used
 	                            * entries instead of refusing new ones */
@@ -72,6 +75,10 @@ void oc_detach(struct oc_collector *c);
  * its new-process notification. */
 void oc_on_ustack(struct oc_collector *c, oc_ustack_fn fn, void *arg);
 uint32_t oc_stack_bytes(const struct oc_collector *c);
+/* callchain = cfi: the maps the tables go into (plugins/ebpf/cfimaps.h);
+ * -1 when the collector walks no stacks by CFI. */
+int oc_cfi_rows_fd(const struct oc_collector *c);
+int oc_cfi_procs_fd(const struct oc_collector *c);
 /* Delivers new-process / exec notifications, waiting up to timeout_ms
  * for some unless `wake_fd` (-1: none) becomes readable first; returns the
  * number handled or a negative errno. */

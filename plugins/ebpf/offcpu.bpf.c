@@ -60,6 +60,7 @@ const volatile __u64 sample_period_ns = 0; /* 0: every interval */
 const volatile __u32 stack_depth = OFFCPU_MAX_DEPTH; /* frames kept per stack */
 const volatile __u32 dwarf_stack_bytes = 0; /* callchain = dwarf: stack copied; 0: fp */
 const volatile __u64 events_bytes = 64 * 1024; /* the events ring's size */
+const volatile bool cfi = false;               /* callchain = cfi: walk user stacks by the tables */
 
 /* Set after load, before attach: whether processes are selected is only
  * known once the launched command exists. */
@@ -164,6 +165,23 @@ struct {
 	__uint(max_entries, 1);
 } ucopy_scratch SEC(".maps");
 
+/* callchain = cfi: every loaded object's rows, and per process its
+ * executable mappings (offcpu.h).  Sized by user space; tiny otherwise. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct offcpu_cfi_row);
+} cfi_rows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct offcpu_cfi_proc);
+} cfi_procs SEC(".maps");
+
 static __always_inline void count(__u32 which)
 {
 	__u64 *c = bpf_map_lookup_elem(&counters, &which);
@@ -228,29 +246,25 @@ static __always_inline __u64 mix64(__u64 k)
 	return k;
 }
 
-/* The current task's kernel or user stack (flags), stored once per distinct
- * content; returns its id or OFFCPU_STACK_NONE / OFFCPU_STACK_LOST. */
-static __always_inline __u64 store_stack(void *ctx, __u64 flags, __u32 lost_counter)
+static __always_inline int announce(__u32 tgid, __u32 kind)
 {
-	__u32 zero = 0, depth = stack_depth, nr, i;
-	struct offcpu_stack *s;
-	long len, err;
-	__u64 id;
+	struct offcpu_event ev = { .tgid = tgid, .kind = kind };
 
-	s = bpf_map_lookup_elem(&stack_scratch, &zero);
-	if (!s)
-		return OFFCPU_STACK_LOST;
-	if (depth > OFFCPU_MAX_DEPTH || depth == 0)
-		depth = OFFCPU_MAX_DEPTH;
-	len = bpf_get_stack(ctx, s->ips, depth * sizeof(__u64), flags);
-	/* -EFAULT or nothing: no such stack (a kernel thread's user stack). */
-	if (len == 0 || len == -EFAULT)
-		return OFFCPU_STACK_NONE;
-	if (len < 0) {
-		count(lost_counter);
-		return OFFCPU_STACK_LOST;
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0) < 0) {
+		count(OFFCPU_CNT_EVENTS_LOST);
+		return -1;
 	}
-	nr = len / sizeof(__u64);
+	return 0;
+}
+
+/* Stores the `nr` frames in scratch `s` once per distinct content; returns
+ * its id, or OFFCPU_STACK_LOST (counted) when the table is full. */
+static __always_inline __u64 keep_stack(struct offcpu_stack *s, __u32 nr, __u32 lost_counter)
+{
+	__u64 id;
+	__u32 i;
+	long err;
+
 	s->nr = nr;
 	id = mix64(nr);
 	for (i = 0; i < OFFCPU_MAX_DEPTH; i++) {
@@ -269,6 +283,217 @@ static __always_inline __u64 store_stack(void *ctx, __u64 flags, __u32 lost_coun
 		return OFFCPU_STACK_LOST;
 	}
 	return id;
+}
+
+/* The current task's kernel or user stack (flags), stored once per distinct
+ * content; returns its id or OFFCPU_STACK_NONE / OFFCPU_STACK_LOST. */
+static __always_inline __u64 store_stack(void *ctx, __u64 flags, __u32 lost_counter)
+{
+	__u32 zero = 0, depth = stack_depth;
+	struct offcpu_stack *s;
+	long len;
+
+	s = bpf_map_lookup_elem(&stack_scratch, &zero);
+	if (!s)
+		return OFFCPU_STACK_LOST;
+	if (depth > OFFCPU_MAX_DEPTH || depth == 0)
+		depth = OFFCPU_MAX_DEPTH;
+	len = bpf_get_stack(ctx, s->ips, depth * sizeof(__u64), flags);
+	/* -EFAULT or nothing: no such stack (a kernel thread's user stack). */
+	if (len == 0 || len == -EFAULT)
+		return OFFCPU_STACK_NONE;
+	if (len < 0) {
+		count(lost_counter);
+		return OFFCPU_STACK_LOST;
+	}
+	return keep_stack(s, len / sizeof(__u64), lost_counter);
+}
+
+/* callchain = cfi: what a walk carries from frame to frame (bpf_loop's
+ * callback gets it by pointer). */
+struct cfi_walk {
+	__u64 pc, sp, bp;
+	struct offcpu_stack *s;
+	struct offcpu_cfi_proc *proc;
+	__u32 tgid;
+	__u32 n;     /* frames in s->ips */
+	__u32 depth; /* frames wanted */
+	__u32 pad;
+};
+
+/* A binary search for the last entry at or below `key` among [lo, hi),
+ * one bpf_loop step at a time: unrolled, its branches would multiply the
+ * verifier's paths by two per step. */
+struct cfi_search {
+	__u64 key;
+	__u32 lo, hi; /* lo ends as the first entry above key */
+	struct offcpu_cfi_proc *proc;
+};
+
+static long mapping_step(__u32 i, void *arg)
+{
+	struct cfi_search *q = arg;
+	__u32 mid;
+
+	if (q->lo >= q->hi || !q->proc)
+		return 1;
+	mid = (q->lo + q->hi) / 2;
+	if (q->proc->m[mid & (OFFCPU_CFI_MAX_MAPPINGS - 1)].start <= q->key)
+		q->lo = mid + 1;
+	else
+		q->hi = mid;
+	return 0;
+}
+
+static long row_step(__u32 i, void *arg)
+{
+	struct cfi_search *q = arg;
+	struct offcpu_cfi_row *row;
+	__u32 mid;
+
+	if (q->lo >= q->hi)
+		return 1;
+	mid = q->lo + (q->hi - q->lo) / 2;
+	row = bpf_map_lookup_elem(&cfi_rows, &mid);
+	if (!row)
+		return 1;
+	if (row->pc <= q->key)
+		q->lo = mid + 1;
+	else
+		q->hi = mid;
+	return 0;
+}
+
+/* The mapping of `proc` holding `addr`, or NULL. */
+static __always_inline struct offcpu_cfi_mapping *cfi_mapping(struct offcpu_cfi_proc *proc,
+							      __u64 addr)
+{
+	struct cfi_search q = { .key = addr, .hi = proc->n, .proc = proc };
+	__u32 k;
+
+	if (q.hi > OFFCPU_CFI_MAX_MAPPINGS)
+		q.hi = OFFCPU_CFI_MAX_MAPPINGS;
+	bpf_loop(10, mapping_step, &q, 0);
+	if (q.lo == 0)
+		return NULL;
+	k = (q.lo - 1) & (OFFCPU_CFI_MAX_MAPPINGS - 1);
+	return addr < proc->m[k].end ? &proc->m[k] : NULL;
+}
+
+/* The row of `m`'s object whose range holds ELF address `rel`, or NULL. */
+static __always_inline struct offcpu_cfi_row *cfi_row(struct offcpu_cfi_mapping *m, __u64 rel)
+{
+	struct cfi_search q = { .key = rel, .lo = m->row_start, .hi = m->row_start + m->row_count };
+
+	bpf_loop(OFFCPU_CFI_ROW_SEARCH, row_step, &q, 0);
+	if (q.lo == m->row_start)
+		return NULL;
+	q.lo--;
+	return bpf_map_lookup_elem(&cfi_rows, &q.lo);
+}
+
+static __always_inline int read_word(__u64 addr, __u64 *value)
+{
+	if (bpf_probe_read_user(value, sizeof(*value), (const void *)addr) == 0)
+		return 0;
+	count(OFFCPU_CNT_CFI_READ_FAILED);
+	return -1;
+}
+
+/* One frame: records the PC, then finds the caller's registers by the
+ * row of the PC (lib/cfi.c's tr_cfi_step, which the tests compare with)
+ * or, where no row says, by frame pointers.  1 stops the walk. */
+static long cfi_frame(__u32 i, void *arg)
+{
+	struct cfi_walk *w = arg;
+	struct offcpu_cfi_mapping *m;
+	struct offcpu_cfi_row *row = NULL;
+	__u64 look, cfa, ra, bp = w->bp;
+	__u32 n = w->n;
+	__u8 kind;
+
+	if (n >= OFFCPU_MAX_DEPTH || n >= w->depth || !w->s || !w->proc)
+		return 1;
+	w->s->ips[n] = w->pc;
+	w->n = n + 1;
+	/* A return address is the instruction after the call: the call's
+	 * rules are those of the byte before. */
+	look = i ? w->pc - 1 : w->pc;
+	m = cfi_mapping(w->proc, look);
+	if (!m) {
+		/* Code mapped after the tables were loaded: cut short, never
+		 * guessed; user space is asked once to read the maps again. */
+		count(OFFCPU_CNT_CFI_CUT_SHORT);
+		if (!w->proc->stale) {
+			w->proc->stale = 1;
+			announce(w->tgid, OFFCPU_EV_CFI_STALE);
+		}
+		return 1;
+	}
+	if (m->row_count)
+		row = cfi_row(m, look - m->bias);
+	kind = row ? row->kind : 0;
+	if (kind == 4) /* a signal frame */
+		return 1;
+	if (kind == 1 || kind == 2) {
+		cfa = (kind == 1 ? w->sp : w->bp) + (__s64)row->cfa_offset;
+		if (read_word(cfa - 8, &ra) < 0)
+			return 1;
+		if (row->rbp_offset && read_word(cfa + (__s64)row->rbp_offset, &bp) < 0)
+			return 1;
+	} else {
+		/* JIT code, an object without CFI, rules a row cannot hold:
+		 * [saved RBP, return address] at RBP.  RBP 0 is the end. */
+		if (!w->bp || read_word(w->bp + 8, &ra) < 0 || read_word(w->bp, &bp) < 0)
+			return 1;
+		cfa = w->bp + 16;
+		if (ra)
+			count(OFFCPU_CNT_CFI_FP_FRAMES);
+	}
+	if (!ra || cfa <= w->sp)
+		return 1;
+	w->pc = ra;
+	w->sp = cfa;
+	w->bp = bp;
+	return 0;
+}
+
+/* callchain = cfi: the current thread's user stack walked here, by the
+ * tables user space compiled from its objects' CFI. */
+static __always_inline __u64 walk_user_stack(__u32 tgid)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct cfi_walk w = { .tgid = tgid };
+	struct pt_regs *regs, r;
+	__u32 zero = 0;
+	__u8 one = 1;
+
+	if (task->flags & PF_KTHREAD)
+		return OFFCPU_STACK_NONE;
+	w.s = bpf_map_lookup_elem(&stack_scratch, &zero);
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	if (!w.s || bpf_probe_read_kernel(&r, sizeof(r), regs) < 0)
+		return OFFCPU_STACK_LOST;
+	w.pc = r.ip;
+	w.sp = r.sp;
+	w.bp = r.bp;
+	w.depth = stack_depth;
+	count(OFFCPU_CNT_CFI_WALKS);
+	w.proc = bpf_map_lookup_elem(&cfi_procs, &tgid);
+	if (!w.proc) {
+		/* Not loaded yet: the innermost frame only, and user space
+		 * told of the process if it was not yet. */
+		count(OFFCPU_CNT_CFI_NO_TABLE);
+		w.s->ips[0] = w.pc;
+		if (bpf_map_update_elem(&seen, &tgid, &one, BPF_NOEXIST) == 0 &&
+		    announce(tgid, OFFCPU_EV_NEW_PROCESS) < 0)
+			bpf_map_delete_elem(&seen, &tgid);
+		return keep_stack(w.s, 1, OFFCPU_CNT_USTACK_DROPPED);
+	}
+	bpf_loop(OFFCPU_MAX_DEPTH, cfi_frame, &w, 0);
+	if (!w.n)
+		return OFFCPU_STACK_NONE;
+	return keep_stack(w.s, w.n, OFFCPU_CNT_USTACK_DROPPED);
 }
 
 /* callchain = dwarf: the current thread's user registers and the top of
@@ -381,19 +606,12 @@ static __always_inline void switch_out(void *ctx, __u64 pid_tgid, struct offcpu_
 		st->ustack = copy_user_stack(st);
 		return;
 	}
+	if (cfi) {
+		st->ustack = walk_user_stack(st->tgid);
+		return;
+	}
 	/* A kernel thread has no user stack: found without a walk. */
 	st->ustack = store_stack(ctx, BPF_F_USER_STACK, OFFCPU_CNT_USTACK_DROPPED);
-}
-
-static __always_inline int announce(__u32 tgid, __u32 kind)
-{
-	struct offcpu_event ev = { .tgid = tgid, .kind = kind };
-
-	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0) < 0) {
-		count(OFFCPU_CNT_EVENTS_LOST);
-		return -1;
-	}
-	return 0;
 }
 
 /* callchain = dwarf: sends the kept interval with its stack copy.  0, or
@@ -598,6 +816,10 @@ int BPF_PROG(offcpu_exec, struct task_struct *p)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 
+	/* callchain = cfi: the old mappings' tables must not walk the new
+	 * image; until user space loads its own, stacks keep one frame. */
+	if (cfi)
+		bpf_map_delete_elem(&cfi_procs, &tgid);
 	if (bpf_map_lookup_elem(&seen, &tgid))
 		announce(tgid, OFFCPU_EV_EXEC);
 	return 0;

@@ -34,17 +34,17 @@ enum offcpu_threads {
 
 /* Per-CPU counters, summed by user space. */
 enum offcpu_counter {
-	OFFCPU_CNT_SWITCHES,        /* sched_switch events seen */
-	OFFCPU_CNT_INTERVALS,       /* off-CPU intervals of traced threads that ended */
-	OFFCPU_CNT_KEPT,            /* intervals added to the aggregation */
-	OFFCPU_CNT_SHORT,           /* dropped: shorter than min_block */
-	OFFCPU_CNT_LONG,            /* dropped: longer than max_block */
-	OFFCPU_CNT_SAMPLED_OUT,     /* not chosen by the low-overhead sampler */
-	OFFCPU_CNT_KSTACK_DROPPED,  /* kernel stack not stored (stack table full) */
-	OFFCPU_CNT_USTACK_DROPPED,  /* user stack not stored (stack table full) */
-	OFFCPU_CNT_AGG_FULL,        /* interval lost: aggregation map full */
-	OFFCPU_CNT_THREAD_FULL,     /* interval lost: per-thread state unavailable */
-	OFFCPU_CNT_EVENTS_LOST,     /* new-process notifications lost (ring buffer full) */
+	OFFCPU_CNT_SWITCHES,       /* sched_switch events seen */
+	OFFCPU_CNT_INTERVALS,      /* off-CPU intervals of traced threads that ended */
+	OFFCPU_CNT_KEPT,           /* intervals added to the aggregation */
+	OFFCPU_CNT_SHORT,          /* dropped: shorter than min_block */
+	OFFCPU_CNT_LONG,           /* dropped: longer than max_block */
+	OFFCPU_CNT_SAMPLED_OUT,    /* not chosen by the low-overhead sampler */
+	OFFCPU_CNT_KSTACK_DROPPED, /* kernel stack not stored (stack table full) */
+	OFFCPU_CNT_USTACK_DROPPED, /* user stack not stored (stack table full) */
+	OFFCPU_CNT_AGG_FULL,       /* interval lost: aggregation map full */
+	OFFCPU_CNT_THREAD_FULL,    /* interval lost: per-thread state unavailable */
+	OFFCPU_CNT_EVENTS_LOST,    /* new-process notifications lost (ring buffer full) */
 	OFFCPU_CNT_UCOPY_SLOT_FULL, /* callchain = dwarf: no slot for the stack copy (user stack lost) */
 	OFFCPU_CNT_UCOPY_RING_FULL, /* callchain = dwarf: copy not sent, ring buffer full (lost) */
 	OFFCPU_CNT_UCOPY_SENT,      /* callchain = dwarf: copies sent to user space to unwind */
@@ -104,8 +104,8 @@ struct offcpu_start {
 enum offcpu_event_kind {
 	OFFCPU_EV_NEW_PROCESS = 1, /* first interval of a process: remember its maps */
 	OFFCPU_EV_EXEC = 2,        /* a seen process exec'd: its maps changed */
-	OFFCPU_EV_USTACK = 3,      /* a kept interval with its user stack copy (struct offcpu_ustack) */
-	OFFCPU_EV_CFI_STALE = 4,   /* callchain = cfi: a walk met an address the process's
+	OFFCPU_EV_USTACK = 3, /* a kept interval with its user stack copy (struct offcpu_ustack) */
+	OFFCPU_EV_CFI_STALE = 4, /* callchain = cfi: a walk met an address the process's
 	                            * tables do not cover: read its mappings again */
 };
 

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,6 +28,7 @@
 #include "lib/unwind.h"
 
 #include "buckets.h"
+#include "cfimaps.h"
 #include "collector.h"
 #include "folded.h"
 #include "frames.h"
@@ -44,7 +46,7 @@ struct ebpf_settings {
 	int hook, threads, callchain; /* indexes of the choices */
 	struct tracerig_list states;
 	long long min_block_us, max_block_us, sample_period_us, stack_storage_size, stack_depth,
-		aggregation_size, max_threads, dwarf_stack_bytes;
+		aggregation_size, max_threads, dwarf_stack_bytes, cfi_max_rows, cfi_max_processes;
 	int wall;
 };
 
@@ -55,6 +57,10 @@ struct ebpf {
 	struct oc_config cfg;
 	struct oc_collector *oc;
 	struct us_table *us; /* callchain = dwarf: intervals unwound in user space */
+	struct cfi_maps *cfi; /* callchain = cfi: the walker's tables, kept on the
+	                       * notification thread */
+	dev_t self_dev;       /* callchain = cfi: tracerig's own executable */
+	ino_t self_ino;
 	int wall;
 
 	pthread_t thread;
@@ -166,6 +172,9 @@ static int judge_keys(const struct tracerig_services *say, struct tracerig_ctx *
 	if (k->callchain == TR_CALLCHAIN_DWARF && !UW_AVAILABLE)
 		tr_key_error(say, ctx, &wrong, first, first_len, "callchain", "%s",
 			     TR_CALLCHAIN_DWARF_UNAVAILABLE);
+	if (k->callchain == TR_CALLCHAIN_CFI && !UW_AVAILABLE)
+		tr_key_error(say, ctx, &wrong, first, first_len, "callchain", "%s",
+			     TR_CALLCHAIN_CFI_UNAVAILABLE);
 	return wrong;
 }
 
@@ -186,12 +195,45 @@ static int ebpf_validate(const struct tracerig_services *svc, struct tracerig_ct
 
 /* ---- notification thread: remember processes while they are alive ---- */
 
+/* callchain = cfi: the tables of a process first seen, exec'd, or whose
+ * walks met code mapped since its tables were loaded. */
+static void load_tables(struct ebpf *e, uint32_t tgid)
+{
+	uint64_t t0 = e->svc->run->clock_ns();
+	char exe[64];
+	struct stat st;
+	int ret;
+
+	/* The launched command before its exec is a copy of tracerig: the
+	 * tables of our own libraries (a tenth of a second) would only delay
+	 * those of the program, whose exec is announced next. */
+	snprintf(exe, sizeof(exe), "/proc/%u/exe", tgid);
+	if (stat(exe, &st) == 0 && st.st_dev == e->self_dev && st.st_ino == e->self_ino)
+		return;
+	ret = cfi_maps_load(e->cfi, (pid_t)tgid);
+	e->svc->run->log(e->ctx, TRACERIG_LOG_DEBUG,
+			 "callchain = cfi: tables of %u loaded in %.1f ms", tgid,
+			 (e->svc->run->clock_ns() - t0) / 1e6);
+
+	if (ret < 0 && ret != -ESRCH && ret != -ENOENT)
+		e->svc->run->log(e->ctx, TRACERIG_LOG_DEBUG,
+				 "callchain = cfi: cannot load the tables of %u: %s", tgid,
+				 strerror(-ret));
+}
+
 static void on_event(void *arg, const struct offcpu_event *ev)
 {
 	struct ebpf *e = arg;
 	int ret;
 
 	e->notified++;
+	if (ev->kind == OFFCPU_EV_CFI_STALE) {
+		/* Remembered again: the tables' objects are opened through
+		 * the process model, which must know the new mappings. */
+		(void)tracerig_internal(e->svc)->symbolizer_remember(e->ctx, (pid_t)ev->tgid);
+		load_tables(e, ev->tgid);
+		return;
+	}
 	if (e->us && ev->kind == OFFCPU_EV_EXEC) {
 		pthread_mutex_lock(&e->us_lock);
 		us_exec(e->us, ev->tgid);
@@ -205,6 +247,10 @@ static void on_event(void *arg, const struct offcpu_event *ev)
 		e->svc->run->log(e->ctx, TRACERIG_LOG_DEBUG,
 				 "cannot remember the mappings of %u: %s", ev->tgid,
 				 strerror(-ret));
+	if (e->cfi && ev->kind == OFFCPU_EV_EXEC)
+		cfi_maps_forget(e->cfi, (pid_t)ev->tgid); /* its old image's */
+	if (e->cfi)
+		load_tables(e, ev->tgid);
 }
 
 /* callchain = dwarf: an interval unwound into the table, which flight
@@ -225,11 +271,13 @@ static void *notify_thread(void *arg)
 	/* callchain = dwarf: copies wake this thread only in batches (see
 	 * offcpu.bpf.c), a short timeout takes the rest while their processes
 	 * are likely still there. */
-	int timeout_ms = e->us ? 20 : 250;
+	int timeout_ms = e->us ? 20 : e->cfi ? 50 : 250;
 
 	while (!atomic_load(&e->stopping)) {
 		int ret = oc_poll(e->oc, timeout_ms, e->wake_fd, on_event, e);
 
+		if (e->cfi)
+			cfi_maps_retry(e->cfi);
 		if (ret < 0) {
 			e->svc->run->log(e->ctx, TRACERIG_LOG_WARN,
 					 "reading process notifications failed: "
@@ -412,6 +460,9 @@ static void config_from_keys(struct ebpf *e, const struct tracerig_targets *t)
 	e->cfg.stack_depth = (uint32_t)k->stack_depth;
 	e->cfg.agg_entries = (uint32_t)k->aggregation_size;
 	e->cfg.thread_entries = (uint32_t)k->max_threads;
+	e->cfg.cfi = k->callchain == TR_CALLCHAIN_CFI;
+	e->cfg.cfi_rows = (uint32_t)k->cfi_max_rows;
+	e->cfg.cfi_processes = (uint32_t)k->cfi_max_processes;
 	/* Decided at start, when the launched command exists. */
 	e->cfg.filter_tgids = 0;
 	e->cfg.cgroup = t->cgroup;
@@ -453,6 +504,25 @@ static int load_collector(struct ebpf *e)
 	}
 	if (e->us)
 		oc_on_ustack(e->oc, on_ustack, e);
+	if (e->cfg.cfi) {
+		struct stat self;
+
+		if (stat("/proc/self/exe", &self) == 0) {
+			e->self_dev = self.st_dev;
+			e->self_ino = self.st_ino;
+		}
+		ret = cfi_maps_new(svc, ctx, oc_cfi_rows_fd(e->oc), e->cfg.cfi_rows,
+				   oc_cfi_procs_fd(e->oc), &e->cfi);
+		if (ret < 0) {
+			svc->run->log(ctx, TRACERIG_LOG_ERROR,
+				      "callchain = cfi: cannot set up the tables: %s",
+				      strerror(-ret));
+			oc_close(e->oc);
+			e->oc = NULL;
+			oc_set_log(NULL, NULL);
+			return ret;
+		}
+	}
 	/* Stacks are named at flush, when processes may be gone and may have
 	 * loaded libraries after they were first seen.  Not in flight mode:
 	 * the core replays its side-band only before a flush, and would keep
@@ -468,7 +538,9 @@ static void log_loaded(struct ebpf *e)
 		e->ctx, TRACERIG_LOG_INFO, "context switches hooked with %s%s%s",
 		oc_hook_name(e->oc),
 		e->cfg.sample_period_ns ? ", sampling intervals in proportion to blocked time" : "",
-		e->us ? ", user stacks copied and unwound by CFI (callchain = dwarf)" : "");
+		e->us    ? ", user stacks copied and unwound by CFI (callchain = dwarf)"
+		: e->cfi ? ", user stacks walked in the kernel by CFI tables (callchain = cfi)"
+			 : "");
 	if (e->flight_ns)
 		e->svc->run->log(e->ctx, TRACERIG_LOG_INFO,
 				 "flight mode: totals read every %.3f s, %zu "
@@ -549,6 +621,35 @@ fail:
 	return ret;
 }
 
+/* -p and a launched command select processes; a cgroup alone does not. */
+static int select_processes(struct ebpf *e, const struct tracerig_targets *t)
+{
+	int ret;
+
+	e->cfg.filter_tgids = t->n_pids > 0 || t->command_pid > 0;
+	oc_filter_tgids(e->oc, e->cfg.filter_tgids);
+	if (!e->cfg.filter_tgids)
+		return 0;
+	for (size_t i = 0; i <= t->n_pids; i++) {
+		pid_t pid = i < t->n_pids ? t->pids[i] : t->command_pid;
+
+		if (pid <= 0)
+			continue;
+		ret = oc_add_tgid(e->oc, (uint32_t)pid);
+		if (ret < 0) {
+			e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR,
+					 "cannot add process %d to the filter: %s", (int)pid,
+					 strerror(-ret));
+			return ret;
+		}
+		/* -p's processes walk whole from their first switch (the
+		 * command is not exec'd yet: its tables come by event). */
+		if (e->cfi && i < t->n_pids)
+			load_tables(e, (uint32_t)pid);
+	}
+	return 0;
+}
+
 static int ebpf_start(void *state)
 {
 	struct ebpf *e = state;
@@ -556,25 +657,8 @@ static int ebpf_start(void *state)
 	char why[512];
 	int ret;
 
-	/* -p and a launched command select processes; a cgroup alone does not. */
-	e->cfg.filter_tgids = t->n_pids > 0 || t->command_pid > 0;
-	oc_filter_tgids(e->oc, e->cfg.filter_tgids);
-	if (e->cfg.filter_tgids) {
-		for (size_t i = 0; i <= t->n_pids; i++) {
-			pid_t pid = i < t->n_pids ? t->pids[i] : t->command_pid;
-
-			if (pid <= 0)
-				continue;
-			ret = oc_add_tgid(e->oc, (uint32_t)pid);
-			if (ret < 0) {
-				e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR,
-						 "cannot add process %d to the "
-						 "filter: %s",
-						 (int)pid, strerror(-ret));
-				return ret;
-			}
-		}
-	}
+	if ((ret = select_processes(e, t)) < 0)
+		return ret;
 	ret = oc_attach(e->oc, why, sizeof(why));
 	if (ret < 0) {
 		e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR, "%s", why);
@@ -720,6 +804,34 @@ static void count_dwarf(struct ebpf *e, const struct us_stats *st)
 				 oc_stack_bytes(e->oc));
 }
 
+/* The BPF program's counters (callchain = cfi's only when it walks). */
+static void count_kernel(struct ebpf *e, const uint64_t *c)
+{
+	for (int i = 0; i < OFFCPU_CNT__MAX; i++)
+		if (e->cfi || i < OFFCPU_CNT_CFI_WALKS || i > OFFCPU_CNT_CFI_READ_FAILED)
+			e->svc->run->counter_set(e->ctx, oc_counter_names[i], c[i]);
+	if (e->cfg.sample_period_ns)
+		e->svc->run->counter_set(e->ctx, "sample_period_us",
+					 e->cfg.sample_period_ns / 1000);
+}
+
+/* callchain = cfi's manifest counters: what the tables hold and what
+ * found no room (raise cfi_max_rows), beside the walks' own counters. */
+static void count_cfi(struct ebpf *e)
+{
+	struct cfi_maps_stats st;
+
+	cfi_maps_get_stats(e->cfi, &st);
+	e->svc->run->counter_set(e->ctx, "cfi_objects", st.objects);
+	e->svc->run->counter_set(e->ctx, "cfi_objects_without_cfi", st.objects_no_cfi);
+	e->svc->run->counter_set(e->ctx, "cfi_objects_no_room", st.rows_full);
+	e->svc->run->counter_set(e->ctx, "cfi_rows_used", st.rows_used);
+	e->svc->run->counter_set(e->ctx, "cfi_processes", st.processes);
+	e->svc->run->counter_set(e->ctx, "cfi_table_loads", st.loads);
+	e->svc->run->counter_set(e->ctx, "cfi_mappings_dropped", st.mappings_dropped);
+	e->svc->run->counter_set(e->ctx, "cfi_table_loads_incomplete", st.incomplete_loads);
+}
+
 /* The entries of `t`, the kernel's and callchain = dwarf's, as folded
  * lines into `off` (and the profile `pp`, when one is wanted). */
 static int add_totals(struct ebpf *e, struct tr_folded *off, struct op_profile *pp,
@@ -833,11 +945,7 @@ static int write_offcpu(struct ebpf *e, struct tracerig_archive *ar, const struc
 	int ret;
 
 	e->weighted = e->real = 0;
-	for (int i = 0; i < OFFCPU_CNT__MAX; i++)
-		e->svc->run->counter_set(e->ctx, oc_counter_names[i], c[i]);
-	if (e->cfg.sample_period_ns)
-		e->svc->run->counter_set(e->ctx, "sample_period_us",
-					 e->cfg.sample_period_ns / 1000);
+	count_kernel(e, c);
 
 	off = tr_folded_new();
 	line = malloc(LINE_MAX_LEN);
@@ -860,6 +968,8 @@ static int write_offcpu(struct ebpf *e, struct tracerig_archive *ar, const struc
 	e->svc->run->counter_set(e->ctx, "unknown_frames_folded", folded_away);
 	if (e->us)
 		count_dwarf(e, &t->st);
+	if (e->cfi)
+		count_cfi(e);
 
 	ret = write_entries(e, ar, off, pp);
 	if (ret < 0)
@@ -980,6 +1090,7 @@ static void ebpf_fini(void *state)
 	join_thread(e);
 	if (e->wake_fd >= 0)
 		close(e->wake_fd);
+	cfi_maps_free(e->cfi); /* before the maps it writes go */
 	oc_close(e->oc);
 	us_free(e->us);
 	oc_set_log(NULL, NULL);
@@ -1025,6 +1136,18 @@ static const struct tracerig_key ebpf_keys[] = {
 				 " (counted: dwarf_stacks_cut_short), bigger copies cost more per context "
 				 "switch.  Each thread holds its copy in kernel memory while it is off-CPU (at "
 				 "most max_threads copies: 8 KiB x 1000 sleeping threads = 8 MiB)."),
+	{ .name = "cfi_max_rows", .type = TRACERIG_KEY_INT, .default_value = "1048576",
+	  .min = 4096, .max = 16777216, BIND(cfi_max_rows),
+	  .description = "callchain = cfi: rows of compiled CFI the kernel holds at once, 16 bytes "
+	  "each, allocated when the program loads (the default takes 16 MiB).  Every object "
+	  "mapped by a traced process is compiled once and shared (Debian's libc: about "
+	  "10,000 rows); an object that finds no room is walked by frame pointers, counted "
+	  "(cfi_objects_no_room) and said once." },
+	{ .name = "cfi_max_processes", .type = TRACERIG_KEY_INT, .default_value = "1024",
+	  .min = 16, .max = 65536, BIND(cfi_max_processes),
+	  .description = "callchain = cfi: processes whose mappings the kernel knows at once "
+	  "(about 16 KiB each, taken as processes are seen); the stacks of processes beyond "
+	  "keep their innermost frame only (cfi_stacks_no_table)." },
 	{ .name = "stack_storage_size", .type = TRACERIG_KEY_INT, .default_value = "16384",
 	  .min = 64, .max = 4194304, BIND(stack_storage_size),
 	  .description = "Distinct stacks the kernel keeps; stacks that do not fit are counted "

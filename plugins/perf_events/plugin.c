@@ -234,6 +234,10 @@ static void configure_sampling(struct perf *p, char *why, size_t why_len)
 	if (k->callchain == TR_CALLCHAIN_DWARF && !UW_AVAILABLE)
 		tr_key_error(p->say, p->ctx, &p->wrong, why, why_len, "callchain", "%s",
 			     TR_CALLCHAIN_DWARF_UNAVAILABLE);
+	if (k->callchain == TR_CALLCHAIN_CFI)
+		tr_key_error(p->say, p->ctx, &p->wrong, why, why_len, "callchain",
+			     "cfi walks stacks in a BPF program, which perf_events' samples do not "
+			     "go through: use callchain = dwarf here (ebpf takes cfi)");
 	if (k->callchain == TR_CALLCHAIN_DWARF)
 		p->cfg.dwarf_stack_bytes =
 			tr_dwarf_stack_bytes(k->dwarf_stack_bytes, PC_MAX_STACK_BYTES);

@@ -57,6 +57,7 @@ int my_compare(const void *a, const void *b);
 long my_sorter(int *v, size_t len);
 long sort_caller(int n);
 long late_caller(long (*fn)(int), int n);
+void warm_up(int ms);
 void wait_asleep_in(pid_t tid, long nr, long nr2);
 long ticker(void);
 long tick_caller(int n);
@@ -330,23 +331,32 @@ static void *late_thread(void *arg)
 	return NULL;
 }
 
+/* A service's start: the tables of a process come after its first
+ * blocks (callchain = cfi loads them when it first sees the process, and
+ * again for libraries it maps after that), so the threads measured start
+ * once the process has run a while. */
+NOINLINE void warm_up(int ms)
+{
+	const struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	if (ms > 0)
+		nanosleep(&ts, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
 	pthread_t t[5];
 	long got[5] = { 0 }, put;
-	int opt;
+	int opt, warm_ms = 0;
 
-	while ((opt = getopt(argc, argv, "n:l:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:l:w:")) != -1) {
 		switch (opt) {
-		case 'n':
-			rounds = atoi(optarg);
-			break;
-		case 'l':
-			late_path = optarg;
-			break;
+		case 'n': rounds = atoi(optarg); break;
+		case 'l': late_path = optarg; break;
+		case 'w': warm_ms = atoi(optarg); break;
 		default:
-			fprintf(stderr, "usage: nofp2 [-n ROUNDS] -l LIBRARY\n");
+			fprintf(stderr, "usage: nofp2 [-n ROUNDS] [-w WARM_UP_MS] -l LIBRARY\n");
 			return 2;
 		}
 	}
@@ -360,6 +370,7 @@ int main(int argc, char **argv)
 		perror("nofp2");
 		return 1;
 	}
+	warm_up(warm_ms);
 	/* The ticker reads the waiters' IDs only after the barrier. */
 	pthread_barrier_init(&started, NULL, 4);
 	if (pthread_create(&t[0], NULL, condwait_thread, &got[0]) ||
