@@ -80,6 +80,9 @@ run_config() {
 		"$tracerig" $(tracerig_args "$1") -d 600 -o "$tmp/$1.$n_tr.trace.zip" >"$tmp/t.out" 2>&1 &
 		tracer=$!
 		wait_prog 'offcpu_switch_[a-z]*'
+		# System-wide, cfi first loads the tables of every process
+		# running; a service traced is one that was running.
+		sleep 2
 		prog=$(bpftool prog show 2>/dev/null | sed -n 's/.* name \(offcpu_switch_[a-z]*\) .*/\1/p' | head -1) ;;
 	esac
 	samples "$1"

@@ -168,6 +168,22 @@ int oc_check(char *advice, size_t advice_len)
 	return 0;
 }
 
+int oc_check_cfi(char *advice, size_t advice_len)
+{
+	/* The walker's steps are bpf_loop callbacks (Linux 5.17), from the
+	 * registers bpf_task_pt_regs gives (5.15). */
+	if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT, BPF_FUNC_loop, NULL) <= 0 ||
+	    libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT, BPF_FUNC_task_pt_regs, NULL) <=
+		    0) {
+		snprintf(
+			advice, advice_len,
+			"callchain = cfi needs a kernel whose BPF programs can call bpf_loop and "
+			"bpf_task_pt_regs (Linux 5.17 or later): use callchain = dwarf on this one");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
 /* tp_btf is a BPF_PROG_TYPE_TRACING program: load an empty one to learn
  * whether this kernel takes it (libbpf's type probe does not cover it). */
 static int probe_tp_btf(const char *tp)

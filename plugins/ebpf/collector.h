@@ -61,6 +61,10 @@ void oc_set_log(oc_log_fn log, void *arg);
  * advice in `advice`. */
 int oc_check(char *advice, size_t advice_len);
 
+/* 0 when this kernel can run callchain = cfi's walker, else a negative
+ * errno and advice. */
+int oc_check_cfi(char *advice, size_t advice_len);
+
 /* Opens and loads the BPF program (the verifier runs here).  On failure
  * returns a negative errno with the reason in `why`. */
 int oc_open(const struct oc_config *cfg, struct oc_collector **out, char *why, size_t why_len);

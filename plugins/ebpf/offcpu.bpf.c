@@ -800,12 +800,19 @@ int BPF_PROG(offcpu_fork, struct task_struct *parent, struct task_struct *child)
 	__u32 ptgid, ctgid;
 	__u8 one = 1;
 
-	if (!filter_tgids)
-		return 0;
 	ptgid = BPF_CORE_READ(parent, tgid);
-	if (!bpf_map_lookup_elem(&tgids, &ptgid))
-		return 0;
 	ctgid = BPF_CORE_READ(child, tgid);
+	/* callchain = cfi: a new process maps what its parent maps, so it
+	 * walks by the parent's tables until user space, told of it at its
+	 * first interval, loads its own. */
+	if (cfi && ctgid != ptgid) {
+		struct offcpu_cfi_proc *p = bpf_map_lookup_elem(&cfi_procs, &ptgid);
+
+		if (p)
+			bpf_map_update_elem(&cfi_procs, &ctgid, p, BPF_NOEXIST);
+	}
+	if (!filter_tgids || !bpf_map_lookup_elem(&tgids, &ptgid))
+		return 0;
 	bpf_map_update_elem(&tgids, &ctgid, &one, BPF_ANY);
 	return 0;
 }

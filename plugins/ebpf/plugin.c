@@ -442,9 +442,12 @@ static int ebpf_snapshot(void *state, struct tracerig_archive *ar, uint64_t from
 static int ebpf_check(const struct tracerig_services *svc, struct tracerig_ctx *ctx,
 		      char *advice, size_t advice_len)
 {
-	(void)svc;
-	(void)ctx;
-	return oc_check(advice, advice_len);
+	struct ebpf_settings keys;
+	int ret = oc_check(advice, advice_len);
+
+	if (ret < 0 || svc->run->config_bind(ctx, &keys) < 0 || keys.callchain != TR_CALLCHAIN_CFI)
+		return ret;
+	return oc_check_cfi(advice, advice_len);
 }
 
 /* The collector's configuration from the [ebpf] keys (but the hook, the
@@ -495,6 +498,11 @@ static int load_collector(struct ebpf *e)
 	char why[1024];
 	int ret;
 
+	/* Said plainly, before the verifier would say it its way. */
+	if (e->cfg.cfi && (ret = oc_check_cfi(why, sizeof(why))) < 0) {
+		svc->run->log(ctx, TRACERIG_LOG_ERROR, "%s", why);
+		return ret;
+	}
 	oc_set_log(log_libbpf, e);
 	ret = oc_open(&e->cfg, &e->oc, why, sizeof(why));
 	if (ret < 0) {

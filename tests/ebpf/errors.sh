@@ -60,4 +60,21 @@ printf '[tracerig]\nname = empty\n[ebpf]\nstates =\n' >"$TEST_TMP/empty.ini"
 run_tracerig --check -c "$TEST_TMP/empty.ini"
 check_eq "an empty states list: --check exit 2" 2 "$rc"
 check_grep "said so" "empty\\.ini:4: \\[ebpf\\] states: no thread state given" "$TEST_TMP/out"
+
+# callchain = cfi: this kernel runs the walker, so --check says ebpf is
+# usable with it (a kernel without bpf_loop would get the line saying to
+# use dwarf); perf_events' samples cannot take it, and say so at its line.
+run_tracerig --check -c "$top_srcdir/conf/profiles/offcpu-cfi.ini"
+if grep -q "callchain = cfi is not available in this build" "$TEST_TMP/out"; then
+	skip "--check of offcpu-cfi.ini" "callchain = cfi is not available in this build (no libdw)"
+else
+	check_eq "--check of offcpu-cfi.ini: exit 0" 0 "$rc"
+	check_grep "ebpf is usable with callchain = cfi" '^  ebpf .* usable' "$TEST_TMP/out"
+fi
+printf '[tracerig]\nname = pcfi\n[perf_events]\ncallchain = cfi\n' >"$TEST_TMP/pcfi.ini"
+run_tracerig --check -c "$TEST_TMP/pcfi.ini"
+check_eq "perf_events callchain = cfi: --check exit 2" 2 "$rc"
+check_grep "said at its line, with what to use" \
+	"pcfi\\.ini:4: \\[perf_events\\] callchain: cfi walks stacks in a BPF program.*use callchain = dwarf here" \
+	"$TEST_TMP/out"
 done_testing
