@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <gelf.h>
 #include <signal.h>
 #include <stddef.h>
@@ -27,6 +28,7 @@
 #include "lib/cfi.h"
 #include "lib/elfopen.h"
 #include "lib/procpid.h"
+#include "lib/untrusted.h"
 #include "lib/vec.h"
 #include "offcpu.h"
 
@@ -160,8 +162,15 @@ static int path_kind(const char *path, const char *eol, uint64_t ino)
 	if ((size_t)(eol - path) == sizeof(vsyscall) - 1 &&
 	    memcmp(path, vsyscall, sizeof(vsyscall) - 1) == 0)
 		return 0;
-	/* "//anon" and "memfd:..." have no file to open; the symbolizer
-	 * judges the rest, " (deleted)" ones included. */
+	static const char memfd[] = "/memfd:";
+
+	/* "//anon" and memfd's ("/memfd:doublemapper (deleted)": the .NET
+	 * runtime's JIT code, written through a second mapping) have no file
+	 * to open; the rest is opened by its path, and " (deleted)" ones
+	 * are walked by frame pointers. */
+	if ((size_t)(eol - path) >= sizeof(memfd) - 1 &&
+	    memcmp(path, memfd, sizeof(memfd) - 1) == 0)
+		return CFI_MAP_ANON;
 	if (path < eol && path[0] == '/' && ino != 0 && !(eol - path >= 2 && path[1] == '/'))
 		return CFI_MAP_FILE;
 	return CFI_MAP_ANON;
@@ -196,6 +205,8 @@ static int parse_line(const char *s, const char *eol, struct cfi_exec_map *out)
 	if (!kind)
 		return 0;
 	out->kind = kind;
+	out->path = s;
+	out->path_len = (size_t)(eol - s);
 	return 1;
 }
 
@@ -546,27 +557,43 @@ static struct cfi_object *object_of_fd(struct cfi_maps *m, int fd)
 	return o;
 }
 
-/* The object mapped at x (NULL: none to walk by rows), opened the way the
- * symbolizer opens its objects: through the process's root, checked. */
+/* The object mapped at x, opened by its path in the maps just read, inside
+ * the process's root, no link followed (lib/untrusted.h), and checked to
+ * be the mapped inode: what the process maps now, whatever the process
+ * model has seen of it yet (it may lag an exec or a dlopen, or hold a
+ * recording's view).  Transient failures (a file system that did not
+ * answer, no descriptor free) leave the mapping out, to be loaded again;
+ * others (a file deleted or replaced since it was mapped) walk it by
+ * frame pointers. */
 static struct cfi_object *object_at(struct cfi_maps *m, pid_t tgid, const struct cfi_exec_map *x)
 {
-	struct tracerig_object obj;
+	static const char deleted[] = " (deleted)";
 	struct cfi_object *o = NULL;
+	struct tr_untrusted u;
+	char path[PATH_MAX];
+	int fd;
 
-	if (tracerig_internal(m->svc)->symbolizer_object(m->ctx, tgid, x->start, &obj) != 0) {
+	if (x->path_len >= sizeof(path) || (x->path_len >= sizeof(deleted) - 1 &&
+					    memcmp(x->path + x->path_len - (sizeof(deleted) - 1),
+						   deleted, sizeof(deleted) - 1) == 0))
+		return NULL;
+	memcpy(path, x->path, x->path_len);
+	path[x->path_len] = '\0';
+	fd = tr_untrusted_open(tgid, path, TR_OBJECT_MAX, &u);
+	if (fd == -ETIMEDOUT || fd == -EMFILE || fd == -ENFILE || fd == -ENOMEM) {
 		m->incomplete = 1;
+		m->svc->run->log(
+			m->ctx, TRACERIG_LOG_DEBUG,
+			"callchain = cfi: pid %d: cannot open %s now (%s): its frames stop "
+			"the walk until it opens",
+			(int)tgid, path, strerror(-fd));
 		return NULL;
 	}
-	if (obj.fd < 0)
-		return NULL; /* the vDSO: frame pointers */
-	/* The process model may lag the maps just read: the same mapping, or
-	 * rows of another file would be applied. */
-	if (obj.start <= x->start && x->start < obj.end &&
-	    obj.pgoff + (x->start - obj.start) == x->pgoff)
-		o = object_of_fd(m, obj.fd);
-	else
-		m->incomplete = 1;
-	close(obj.fd);
+	if (fd < 0)
+		return NULL;
+	if ((uint64_t)u.st.st_ino == x->ino)
+		o = object_of_fd(m, fd);
+	close(fd);
 	return o;
 }
 

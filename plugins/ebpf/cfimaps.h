@@ -69,6 +69,8 @@ struct cfi_exec_map {
 	uint64_t start, end, pgoff;
 	uint64_t ino;
 	enum cfi_map_kind kind;
+	const char *path; /* into the maps text, path_len bytes, not terminated */
+	size_t path_len;
 };
 
 /* The executable mappings of /proc/PID/maps text, in its (address) order,
