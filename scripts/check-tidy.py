@@ -21,8 +21,12 @@ DEFAULT_BASE = "5d3de2fbab51dc81538bd8710673fb71872a8f95"
 
 
 def changed_lines(top, base):
-    """{absolute path: [[first, last], ...]} of the .c lines changed since base."""
-    out = subprocess.run(["git", "-C", top, "diff", "-U0", "--no-color", "--no-ext-diff", base, "--", "*.c"],
+    """{absolute path: [[first, last], ...]} of the .c lines changed since base.
+
+    -M: a file moved since (core/ into folders) counts the lines the move
+    changed, not all of them, as check-format.sh's blame does."""
+    out = subprocess.run(["git", "-C", top, "diff", "-M", "-U0", "--no-color", "--no-ext-diff", base,
+                          "--", "*.c"],
                          check=True, capture_output=True, text=True).stdout
     lines, path = {}, None
     for line in out.splitlines():

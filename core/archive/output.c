@@ -499,21 +499,25 @@ const char *tr_output_absolute_dir(const struct tr_output *o)
 
 int tr_output_written(struct tr_output *o, const char *path)
 {
-	char *copy = strdup(path), *abs = path[0] == '/' ? strdup(path) : NULL;
+	char *copy, *abs;
 
-	if (!copy || (path[0] == '/' && !abs)) {
+	/* Snapshots are named in the absolute directory resolved once: a
+	 * relative name here would be resolved against a working directory
+	 * that plays no part. */
+	if (path[0] != '/')
+		return -EINVAL;
+	copy = strdup(path);
+	abs = strdup(path);
+	if (!copy || !abs) {
 		free(copy);
 		free(abs);
 		return -ENOMEM;
 	}
 	free(o->path);
 	o->path = copy;
-	if (abs) {
-		free(o->abs);
-		o->abs = abs;
-		return 0;
-	}
-	return resolve_absolute(o);
+	free(o->abs);
+	o->abs = abs;
+	return 0;
 }
 
 const char *tr_output_what_is(const char *path)

@@ -33,8 +33,8 @@ int tr_output_prepare(struct tr_output *o, const char *given, const char *name, 
 const char *tr_output_path(const struct tr_output *o);
 const char *tr_output_absolute(const struct tr_output *o);
 const char *tr_output_absolute_dir(const struct tr_output *o);
-/* Flight mode: the session's last archive is its final snapshot's `path`,
- * which `tracerig stop` is told.  0 or -errno. */
+/* Flight mode: the session's last archive is its final snapshot's `path`
+ * (absolute), which `tracerig stop` is told.  0, -EINVAL or -ENOMEM. */
 int tr_output_written(struct tr_output *o, const char *path);
 
 /* Creates ar->output (the temporary archive next to the final one, named by

@@ -45,7 +45,7 @@ int tr_session_config_errors(const struct tr_session *s, int checking)
 static int check_backend(const struct tr_session *s, struct tracerig_ctx *ctx, FILE *out)
 {
 	char advice[1024] = "", wrong_item[512];
-	int ret = 0, wrong = tr_judge_list_choices(ctx, wrong_item, sizeof(wrong_item));
+	int ret = 0, wrong = tr_judge_list_choices(ctx, wrong_item, sizeof(wrong_item)), errors;
 
 	if (ctx->validated < 0) {
 		snprintf(advice, sizeof(advice), "cannot check its profile section: %s",
@@ -54,9 +54,11 @@ static int check_backend(const struct tr_session *s, struct tracerig_ctx *ctx, F
 	} else if (ctx->plugin->check) {
 		ret = ctx->plugin->check(&tr_services, ctx, advice, sizeof(advice));
 	}
-	if (ret == 0 && ctx->config_errors) {
-		snprintf(advice, sizeof(advice), "%d error%s in [%s] (on stderr)",
-			 ctx->config_errors, ctx->config_errors == 1 ? "" : "s", ctx->plugin->name);
+	/* Counted by the plugin's driver thread (config_error()). */
+	errors = __atomic_load_n(&ctx->config_errors, __ATOMIC_RELAXED);
+	if (ret == 0 && errors) {
+		snprintf(advice, sizeof(advice), "%d error%s in [%s] (on stderr)", errors,
+			 errors == 1 ? "" : "s", ctx->plugin->name);
 		ret = -EINVAL;
 	}
 	if (wrong) {

@@ -27,7 +27,8 @@
 struct tr_flight {
 	uint64_t window_ns;
 	long long keep;
-	char dir[PATH_MAX];
+	const char *dir; /* the output's absolute directory, which it keeps
+	                  * for the session: resolved once, never copied */
 	char name[256];
 	enum tr_trigger pending;
 	char pending_why[256];
@@ -68,8 +69,9 @@ int tr_flight_configure(struct tr_flight *f, long long window_ms, long long keep
 	}
 	/* Resolved (and checked writable) once, with the output: answers go
 	 * to `tracerig snapshot` callers in other directories. */
-	if (snprintf(f->dir, sizeof(f->dir), "%s", dir) >= (int)sizeof(f->dir))
-		return -ENAMETOOLONG;
+	if (!dir)
+		return -EINVAL;
+	f->dir = dir;
 	snprintf(f->name, sizeof(f->name), "%s", name ? name : "tracerig");
 	f->window_ns = (uint64_t)window_ms * 1000000ull;
 	f->keep = keep;

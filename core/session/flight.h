@@ -37,8 +37,9 @@ struct tr_flight;
 struct tr_flight *tr_flight_new(void);
 
 /* Flight mode on, with its window, retention and the directory archives go
- * to: `dir`, absolute, the output's (`given`, the output as the profile or
- * -o named it, NULL for the working directory, must be a directory).  Logs
+ * to: `dir`, absolute, the output's, kept (not copied) for as long as the
+ * output is (`given`, the output as the profile or -o named it, NULL for
+ * the working directory, must be a directory).  Logs
  * what is wrong; 0 or a negative errno. */
 int tr_flight_configure(struct tr_flight *f, long long window_ms, long long keep, const char *given,
 			const char *dir, const char *name);

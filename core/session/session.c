@@ -52,6 +52,26 @@ static void fini_all(struct tr_session *s)
 	}
 }
 
+/* What a plugin that failed to start had set up goes (unless it is stuck
+ * or crashed: then the watchdog and the driver's end take care of it). */
+static void fini_failed(struct tr_session *s, struct tracerig_ctx *ctx)
+{
+	if (ctx->state && !ctx->fault_signal && !ctx->hung_ms)
+		tr_session_run_call(s, ctx, TR_CALL_FINI, NULL, s->settings.stop_timeout_ms,
+				    "starting");
+}
+
+/* A required backend or the packager that could not do `what` ends the
+ * session before anything is collected: -1; any other plugin: 0. */
+static int essential_failed(struct tr_session *s, struct tracerig_ctx *ctx, const char *what)
+{
+	if (!ctx->required && ctx != s->packager)
+		return 0;
+	tr_err("%s %s could not %s: nothing was collected",
+	       ctx == s->packager ? "the packager" : "required backend", ctx->plugin->name, what);
+	return -1;
+}
+
 /* After `ctx`'s init: a source the mode cannot run (flight mode's without
  * a snapshot callback, which cannot keep a window) is left out, or ends
  * the session when it is required.  -1 when the session cannot go on. */
@@ -61,9 +81,7 @@ static int admit(struct tr_session *s, struct tracerig_ctx *ctx)
 
 	if (s->mode->admits(s, ctx, why, sizeof(why)) == 0)
 		return 0;
-	if (ctx->state && !ctx->fault_signal && !ctx->hung_ms)
-		tr_session_run_call(s, ctx, TR_CALL_FINI, NULL, s->settings.stop_timeout_ms,
-				    "starting");
+	fini_failed(s, ctx);
 	ctx->state = NULL;
 	ctx->phase = TR_PHASE_FAILED;
 	ctx->failed_in = "init";
@@ -93,16 +111,12 @@ static int validate_all(struct tr_session *s)
 		if (ret == 0 && ctx->plugin->validate)
 			ret = tr_session_run_call(s, ctx, TR_CALL_VALIDATE, NULL,
 						  s->settings.start_timeout_ms, "starting");
-		if (ret >= 0 || ctx->config_errors)
+		if (ret >= 0 || __atomic_load_n(&ctx->config_errors, __ATOMIC_RELAXED))
 			continue;
 		if (ctx->phase != TR_PHASE_FAILED)
 			tr_session_fail_plugin(ctx, "validate", ret);
-		if (ctx->required || ctx == s->packager) {
-			tr_err("%s %s could not check its profile section: nothing was collected",
-			       ctx == s->packager ? "the packager" : "required backend",
-			       ctx->plugin->name);
+		if (essential_failed(s, ctx, "check its profile section") < 0)
 			return -1;
-		}
 	}
 	return tr_session_config_errors(s, 0) ? -2 : 0;
 }
@@ -122,30 +136,22 @@ static int init_all(struct tr_session *s)
 			continue;
 		ret = tr_session_run_call(s, ctx, TR_CALL_INIT, NULL, s->settings.start_timeout_ms,
 					  "starting");
-		if (ret < 0 && ctx->config_errors) {
+		if (ret < 0 && __atomic_load_n(&ctx->config_errors, __ATOMIC_RELAXED)) {
 			/* Said already (and what else it said, as it said it); the
 			 * others may have more to say. */
 			tr_ctx_say_reason(ctx);
 			ctx->phase = TR_PHASE_FAILED;
 			ctx->failed_in = "init";
 			ctx->error = ret;
-			if (ctx->state && !ctx->fault_signal && !ctx->hung_ms)
-				tr_session_run_call(s, ctx, TR_CALL_FINI, NULL,
-						    s->settings.stop_timeout_ms, "starting");
+			fini_failed(s, ctx);
 			continue;
 		}
 		if (ret < 0) {
 			if (ctx->phase != TR_PHASE_FAILED)
 				tr_session_fail_plugin(ctx, "init", ret);
-			if (ctx->state && !ctx->fault_signal && !ctx->hung_ms)
-				tr_session_run_call(s, ctx, TR_CALL_FINI, NULL,
-						    s->settings.stop_timeout_ms, "starting");
-			if (ctx->required || ctx == s->packager) {
-				tr_err("%s %s could not be initialised: nothing was collected",
-				       ctx == s->packager ? "the packager" : "required backend",
-				       ctx->plugin->name);
+			fini_failed(s, ctx);
+			if (essential_failed(s, ctx, "be initialised") < 0)
 				return -1;
-			}
 			continue;
 		}
 		ctx->phase = TR_PHASE_INITIALIZED;

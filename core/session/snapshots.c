@@ -245,7 +245,7 @@ int tr_session_snapshot_and_stop(struct tr_session *s)
 	tr_session_warn_failed_optional(s);
 	/* `tracerig stop` answers with the final snapshot. */
 	if (tr_output_written(s->output, path) < 0)
-		tr_warn("out of memory: `tracerig stop` is not told %s", path);
+		tr_warn("`tracerig stop` is not told %s (out of memory)", path);
 	free(path);
 	tr_log_close_file();
 	return tr_session_finish_staging(s, status);

@@ -131,13 +131,19 @@ static void closest_tracepoint(const char *tracefs, const char *sys, const char 
 		}
 		if (d < best) {
 			best = d;
-			snprintf(best_name, sizeof(best_name), "%s:%s", path,
-				 sys_known ? colon + 1 : "...");
+			snprintf(best_name, sizeof(best_name), "%s%s%s", path, sys_known ? ":" : "",
+				 sys_known ? colon + 1 : "");
 		}
 	}
 	fclose(ls);
-	if (best_name[0] && best <= 4)
+	/* For an unknown subsystem, the closest subsystem and where its
+	 * events are listed, not one of them picked at random. */
+	if (best_name[0] && best <= 4 && sys_known)
 		snprintf(hint, hint_len, "did you mean %s?", best_name);
+	else if (best_name[0] && best <= 4)
+		snprintf(hint, hint_len,
+			 "no subsystem %s: did you mean %s? (its events: ls %s/events/%s)", sys,
+			 best_name, tracefs, best_name);
 	else
 		snprintf(hint, hint_len, "no such tracepoint in %s/events", tracefs);
 }

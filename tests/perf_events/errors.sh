@@ -12,6 +12,14 @@ check_grep "unknown event: where it was set, and a close match" \
 check "unknown event: no archive" test ! -e "$TEST_TMP/e.trace.zip"
 check_eq "unknown event: said once, where it was set" 1 "$(grep -c 'is not an event here' "$TEST_TMP/out")"
 
+# A misspelt subsystem: the closest subsystem, and where its events are
+# listed (not one of its events picked at random).
+run_tracerig --check -c "$CPU_INI" --set perf_events.events=schde:sched_switch
+check_eq "misspelt subsystem: --check exit 2" 2 "$rc"
+check_grep "misspelt subsystem: the closest one, and where its events are" \
+	'events: schde:sched_switch is not an event here: no subsystem schde: did you mean sched\? \(its events: ls /[^ ]*/events/sched\)' \
+	"$TEST_TMP/out"
+
 printf '[tracerig]\nname = ev\n\n[perf_events]\nfrequency = 99\nevents = cpu-clok, page-faults, sched:sched_swich\n' \
 	>"$TEST_TMP/ev.ini"
 run_tracerig -c "$TEST_TMP/ev.ini" -o "$TEST_TMP/e.trace.zip" -d 1
