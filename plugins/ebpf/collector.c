@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/perf_event.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -19,6 +21,7 @@
 
 #include "collector.h"
 #include "offcpu.skel.h"
+#include "lib/cpus.h"
 #include "lib/vec.h"
 
 #define VMLINUX_BTF_PATH "/sys/kernel/btf/vmlinux"
@@ -47,6 +50,8 @@ const char *const oc_counter_names[OFFCPU_CNT__MAX] = {
 	[OFFCPU_CNT_CFI_CUT_SHORT] = "cfi_stacks_cut_short",
 	[OFFCPU_CNT_CFI_FP_FRAMES] = "cfi_frames_by_fp",
 	[OFFCPU_CNT_CFI_READ_FAILED] = "cfi_stacks_read_failed",
+	[OFFCPU_CNT_ONCPU_SAMPLES] = "oncpu_samples",
+	[OFFCPU_CNT_ONCPU_AGG_FULL] = "oncpu_samples_lost_map_full",
 };
 
 struct oc_collector {
@@ -58,6 +63,10 @@ struct oc_collector {
 	int cfi;              /* callchain = cfi */
 	int ncpus;
 	int cgroup_fd;
+	uint32_t oncpu_hz; /* 0: no on-CPU sampler */
+	int *oncpu_fds;    /* its perf events, one per online CPU (-1: none) */
+	struct bpf_link **oncpu_links;
+	int n_oncpu;
 	oc_event_fn cb;
 	void *cb_arg;
 	oc_ustack_fn ustack_cb;
@@ -256,6 +265,8 @@ static int choose_hook(struct oc_collector *c, const struct oc_config *cfg)
 	struct offcpu_bpf *skel = c->skel;
 
 	c->hook = cfg->hook;
+	if (!c->oncpu_hz)
+		bpf_program__set_autoload(skel->progs.oncpu_sample, false);
 	if (c->hook == OC_HOOK_AUTO)
 		c->hook = probe_tp_btf("sched_switch") ? OC_HOOK_BTF : OC_HOOK_RAW;
 	if (c->hook == OC_HOOK_BTF) {
@@ -309,6 +320,10 @@ static int size_maps(struct oc_collector *c, const struct oc_config *cfg)
 		ret = bpf_map__set_max_entries(skel->maps.stacks, cfg->stack_storage);
 	if (!ret)
 		ret = bpf_map__set_max_entries(skel->maps.agg, cfg->agg_entries);
+	/* The sampler's entries as many as the intervals'; one when off. */
+	if (!ret)
+		ret = bpf_map__set_max_entries(skel->maps.oncpu_agg,
+					       c->oncpu_hz ? cfg->agg_entries : 1);
 	if (!ret)
 		ret = bpf_map__set_value_size(skel->maps.ucopies, copy_size);
 	if (!ret)
@@ -379,6 +394,7 @@ static void clamp_sizes(struct oc_collector *c, const struct oc_config *cfg)
 	if (c->stack_bytes > OFFCPU_MAX_STACK_BYTES)
 		c->stack_bytes = OFFCPU_MAX_STACK_BYTES;
 	c->cfi = cfg->cfi && !c->stack_bytes && cfg->cfi_rows && cfg->cfi_processes;
+	c->oncpu_hz = cfg->oncpu_hz;
 }
 
 /* The BPF object opened, its hook chosen, its maps sized and loaded. */
@@ -521,6 +537,74 @@ int oc_cfi_procs_fd(const struct oc_collector *c)
 	return c->cfi ? bpf_map__fd(c->skel->maps.cfi_procs) : -1;
 }
 
+static void detach_oncpu(struct oc_collector *c)
+{
+	for (int i = 0; i < c->n_oncpu; i++) {
+		bpf_link__destroy(c->oncpu_links[i]);
+		if (c->oncpu_fds[i] >= 0)
+			close(c->oncpu_fds[i]);
+	}
+	free(c->oncpu_links);
+	free(c->oncpu_fds);
+	c->oncpu_links = NULL;
+	c->oncpu_fds = NULL;
+	c->n_oncpu = 0;
+}
+
+/* A cpu-clock event on `cpu` sampling every thread there oncpu_hz times a
+ * second, its samples handed to oncpu_sample; the event's own ring is
+ * never mapped, the program is all it feeds. */
+static int attach_cpu(struct oc_collector *c, int cpu, int *fd, struct bpf_link **link)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.freq = 1,
+		.sample_freq = c->oncpu_hz,
+	};
+
+	*fd = (int)syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (*fd < 0)
+		return -errno;
+	*link = bpf_program__attach_perf_event(c->skel->progs.oncpu_sample, *fd);
+	if (!*link)
+		return -errno;
+	return 0;
+}
+
+static int attach_oncpu(struct oc_collector *c, char *why, size_t why_len)
+{
+	int *cpus = NULL, ret;
+	size_t n = 0;
+
+	ret = tr_online_cpus(&cpus, &n);
+	if (ret < 0) {
+		snprintf(why, why_len, "oncpu: cannot list the online CPUs: %s", strerror(-ret));
+		return ret;
+	}
+	c->oncpu_fds = malloc(n * sizeof(*c->oncpu_fds));
+	c->oncpu_links = calloc(n, sizeof(*c->oncpu_links));
+	if (!c->oncpu_fds || !c->oncpu_links) {
+		free(cpus);
+		snprintf(why, why_len, "oncpu: out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		c->oncpu_fds[i] = -1;
+		c->n_oncpu = (int)i + 1;
+		ret = attach_cpu(c, cpus[i], &c->oncpu_fds[i], &c->oncpu_links[i]);
+		if (ret < 0) {
+			snprintf(why, why_len,
+				 "oncpu: cannot sample CPU %d at %u Hz (cpu-clock): %s", cpus[i],
+				 c->oncpu_hz, strerror(-ret));
+			break;
+		}
+	}
+	free(cpus);
+	return ret;
+}
+
 int oc_attach(struct oc_collector *c, char *why, size_t why_len)
 {
 	int ret;
@@ -537,12 +621,19 @@ int oc_attach(struct oc_collector *c, char *why, size_t why_len)
 			 c->hook == OC_HOOK_BTF ? " (try hook = raw_tp)" : "");
 		return ret;
 	}
+	if (c->oncpu_hz && (ret = attach_oncpu(c, why, why_len)) < 0) {
+		oc_detach(c);
+		return ret;
+	}
 	return 0;
 }
 
 void oc_detach(struct oc_collector *c)
 {
-	if (c && c->skel)
+	if (!c)
+		return;
+	detach_oncpu(c);
+	if (c->skel)
 		offcpu_bpf__detach(c->skel);
 }
 
@@ -675,6 +766,17 @@ int oc_read(struct oc_collector *c, struct oc_entry **out, size_t *n)
 	return c->no_batch ? read_walk(fd, out, n) : read_batch(fd, out, n);
 }
 
+int oc_read_oncpu(struct oc_collector *c, struct oc_entry **out, size_t *n)
+{
+	int fd = bpf_map__fd(c->skel->maps.oncpu_agg);
+
+	*out = NULL;
+	*n = 0;
+	if (!c->oncpu_hz)
+		return 0;
+	return c->no_batch ? read_walk(fd, out, n) : read_batch(fd, out, n);
+}
+
 /* Whether the kernel reads the aggregation in batches: asked of the map
  * while it is still empty. */
 static int batch_supported(struct oc_collector *c)
@@ -706,6 +808,7 @@ void oc_close(struct oc_collector *c)
 {
 	if (!c)
 		return;
+	detach_oncpu(c);
 	ring_buffer__free(c->rb);
 	offcpu_bpf__destroy(c->skel);
 	if (c->cgroup_fd >= 0)

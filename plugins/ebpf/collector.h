@@ -31,6 +31,7 @@ struct oc_config {
 	int cfi;                    /* callchain = cfi: user stacks walked by CFI tables */
 	uint32_t cfi_rows;          /* callchain = cfi: rows the tables hold at once */
 	uint32_t cfi_processes;     /* callchain = cfi: processes with tables at once */
+	uint32_t oncpu_hz;          /* on-CPU samples per second and CPU (cpu-clock); 0: none */
 	int lru;                   /* flight mode: the stack and aggregation maps make
 	                            * room by evicting their least recently used
 	                            * entries instead of refusing new ones */
@@ -90,6 +91,9 @@ int oc_poll(struct oc_collector *c, int timeout_ms, int wake_fd, oc_event_fn cb,
 void oc_counters(struct oc_collector *c, uint64_t out[OFFCPU_CNT__MAX]);
 /* All aggregated entries (malloc'd array, caller frees). */
 int oc_read(struct oc_collector *c, struct oc_entry **out, size_t *n);
+/* The on-CPU samples' entries (oncpu_hz > 0; none otherwise): val.count
+ * samples, val.weighted_ns = val.real_ns the nanoseconds they stand for. */
+int oc_read_oncpu(struct oc_collector *c, struct oc_entry **out, size_t *n);
 /* The frames of stack `id`, innermost first; returns how many (0 for
  * OFFCPU_STACK_NONE, OFFCPU_STACK_LOST or an unknown id). */
 size_t oc_stack(struct oc_collector *c, uint64_t id, uint64_t *ips, size_t max);

@@ -34,7 +34,12 @@
  *
  * Two entry points for the same logic: tp_btf/sched_switch (typed
  * arguments, per-task storage) where the kernel has it, raw_tp otherwise
- * (hash map keyed by thread id).  User space disables the one not used. */
+ * (hash map keyed by thread id).  User space disables the one not used.
+ *
+ * oncpu_sample, a cpu-clock perf_event program, adds on-CPU samples with
+ * the same stacks into a map of their own (oncpu_agg): user stacks of code
+ * without frame pointers walked whole by callchain = cfi's tables, no
+ * stack copy leaving the kernel.  Not loaded unless asked for. */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
@@ -105,6 +110,16 @@ struct {
 	__type(key, struct offcpu_key);
 	__type(value, struct offcpu_val);
 } agg SEC(".maps");
+
+/* The on-CPU samples (oncpu_sample), keyed as agg: count is samples,
+ * weighted_ns = real_ns their periods.  Sized by user space; tiny when
+ * the sampler is off. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, struct offcpu_key);
+	__type(value, struct offcpu_val);
+} oncpu_agg SEC(".maps");
 
 /* Traced processes when filtering by process; followed across fork. */
 struct {
@@ -215,24 +230,31 @@ static __always_inline __u32 state_class(struct task_struct *t)
 	return OFFCPU_STATE_OTHER;
 }
 
-/* Should the thread leaving the CPU (current) be traced?  Cheapest tests first. */
-static __always_inline bool traced(struct task_struct *prev, __u32 tgid, __u32 pid)
+/* Is `task` (current) one of the profile's processes and threads?
+ * Cheapest tests first. */
+static __always_inline bool selected(struct task_struct *task, __u32 tgid, __u32 pid)
 {
 	if (pid == 0) /* the idle task: its "off-CPU" time is the CPU being busy */
 		return false;
 	if (filter_tgids && !bpf_map_lookup_elem(&tgids, &tgid))
 		return false;
 	if (threads != OFFCPU_THREADS_ALL) {
-		bool kthread = BPF_CORE_READ(prev, flags) & PF_KTHREAD;
+		bool kthread = BPF_CORE_READ(task, flags) & PF_KTHREAD;
 
 		if (kthread != (threads == OFFCPU_THREADS_KERNEL))
 			return false;
 	}
-	if (state_mask != OFFCPU_STATE_ALL && !(state_class(prev) & state_mask))
-		return false;
 	if (filter_cgroup && bpf_current_task_under_cgroup(&cgroup, 0) != 1)
 		return false;
 	return true;
+}
+
+/* Should the thread leaving the CPU (current) be traced? */
+static __always_inline bool traced(struct task_struct *prev, __u32 tgid, __u32 pid)
+{
+	if (!selected(prev, tgid, pid))
+		return false;
+	return state_mask == OFFCPU_STATE_ALL || (state_class(prev) & state_mask);
 }
 
 /* murmur3's 64-bit finalizer: every input bit reaches every output bit. */
@@ -729,6 +751,57 @@ static __always_inline void switch_in(struct task_struct *next, struct offcpu_st
 	val->real_ns += delta;
 	val->count++;
 	count(OFFCPU_CNT_KEPT);
+}
+
+/* oncpu_hz > 0: where threads run, sampled by a cpu-clock perf event per
+ * CPU, user stacks walked as at switch-out (by the CFI tables with
+ * callchain = cfi, else by frame pointers).  Runs in the timer's hardirq,
+ * which cannot interrupt sched_switch (it runs with interrupts off), so
+ * the per-CPU stack scratch is never used by both at once. */
+SEC("perf_event")
+int oncpu_sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct offcpu_key key = { .tgid = pid_tgid >> 32, .pid = (__u32)pid_tgid };
+	struct offcpu_val *val;
+
+	if (!selected(task, key.tgid, key.pid))
+		return 0;
+	count(OFFCPU_CNT_ONCPU_SAMPLES);
+	/* Empty when the sample interrupted user mode. */
+	key.kstack = store_stack(ctx, 0, OFFCPU_CNT_KSTACK_DROPPED);
+	if (cfi)
+		key.ustack = walk_user_stack(key.tgid);
+	else
+		key.ustack = store_stack(ctx, BPF_F_USER_STACK, OFFCPU_CNT_USTACK_DROPPED);
+	val = bpf_map_lookup_elem(&oncpu_agg, &key);
+	if (!val) {
+		struct offcpu_val zero = {};
+		__u8 one = 1;
+
+		BPF_CORE_READ_STR_INTO(&zero.comm, task, group_leader, comm);
+		BPF_CORE_READ_STR_INTO(&zero.tcomm, task, comm);
+		zero.first_ns = bpf_ktime_get_ns();
+		/* A process that only runs is announced here (its tables,
+		 * its mappings), as switch_in announces one that blocks. */
+		if (bpf_map_update_elem(&oncpu_agg, &key, &zero, BPF_NOEXIST) == 0 &&
+		    bpf_map_update_elem(&seen, &key.tgid, &one, BPF_NOEXIST) == 0 &&
+		    announce(key.tgid, OFFCPU_EV_NEW_PROCESS) < 0)
+			bpf_map_delete_elem(&seen, &key.tgid);
+		val = bpf_map_lookup_elem(&oncpu_agg, &key);
+		if (!val) {
+			count(OFFCPU_CNT_ONCPU_AGG_FULL);
+			return 0;
+		}
+	}
+	/* The thread in the key is current here, on this CPU only: nobody
+	 * else updates this entry now.  The period is nanoseconds of cpu-clock
+	 * (the kernel adjusts it to keep the frequency). */
+	val->count++;
+	val->weighted_ns += ctx->sample_period;
+	val->real_ns += ctx->sample_period;
+	return 0;
 }
 
 SEC("tp_btf/sched_switch")

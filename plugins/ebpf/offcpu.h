@@ -59,6 +59,8 @@ enum offcpu_counter {
 	OFFCPU_CNT_CFI_FP_FRAMES,   /* callchain = cfi: frames walked by frame pointers
 	                               * (JIT code, objects without CFI, rules rows cannot hold) */
 	OFFCPU_CNT_CFI_READ_FAILED, /* callchain = cfi: walks stopped by an unreadable stack word */
+	OFFCPU_CNT_ONCPU_SAMPLES,   /* oncpu: samples of traced threads taken */
+	OFFCPU_CNT_ONCPU_AGG_FULL,  /* oncpu: samples lost, their aggregation map full */
 	OFFCPU_CNT__MAX,
 };
 
