@@ -9,7 +9,7 @@ dist_profiles_DATA += conf/profiles/cpu.ini conf/profiles/cpu-dwarf.ini conf/pro
 endif
 if BUILD_PLUGIN_EBPF
 dist_profiles_DATA += conf/profiles/offcpu.ini conf/profiles/offcpu-dwarf.ini \
-	conf/profiles/offcpu-cfi.ini
+	conf/profiles/offcpu-cfi.ini conf/profiles/cpu-cfi.ini
 if BUILD_PLUGIN_PERF_EVENTS
 dist_profiles_DATA += conf/profiles/wall.ini
 endif

@@ -107,6 +107,13 @@ tests_ebpf_cfi_nofp2_CFLAGS = $(WARN_CFLAGS) -O2 -g -fomit-frame-pointer -pthrea
 tests_ebpf_cfi_nofp2_LDFLAGS =
 tests_ebpf_cfi_nofp2_LDADD = -ldl
 
+# oncpu.sh's workload: burns CPU in known functions, through qsort's
+# callback.  Without the sanitizers, like nofp.
+check_PROGRAMS += tests/ebpf/oncpu/burn
+tests_ebpf_oncpu_burn_SOURCES = tests/ebpf/oncpu/burn.c
+tests_ebpf_oncpu_burn_CFLAGS = $(WARN_CFLAGS) -O2 -g -fomit-frame-pointer -pthread
+tests_ebpf_oncpu_burn_LDFLAGS =
+
 # flight.sh's workload: blocks in one known function, then another.
 check_PROGRAMS += tests/ebpf/flight/phases
 tests_ebpf_flight_phases_SOURCES = tests/ebpf/flight/phases.c
@@ -114,7 +121,7 @@ tests_ebpf_flight_phases_SOURCES = tests/ebpf/flight/phases.c
 # Integration tests (root): the real tracerig with the ebpf backend.
 ebpf_sh_tests = tests/ebpf/offcpu.sh tests/ebpf/filters.sh tests/ebpf/wall.sh tests/ebpf/late.sh \
 	tests/ebpf/dwarf.sh tests/ebpf/cfi.sh tests/ebpf/flight.sh tests/ebpf/container.sh \
-	tests/ebpf/errors.sh
+	tests/ebpf/errors.sh tests/ebpf/oncpu.sh
 dist_check_DATA += tests/ebpf/lib-ebpf.sh
 TESTS += $(ebpf_sh_tests)
 dist_check_SCRIPTS += $(ebpf_sh_tests)

@@ -46,8 +46,9 @@ struct ebpf_settings {
 	int hook, threads, callchain; /* indexes of the choices */
 	struct tracerig_list states;
 	long long min_block_us, max_block_us, sample_period_us, stack_storage_size, stack_depth,
-		aggregation_size, max_threads, dwarf_stack_bytes, cfi_max_rows, cfi_max_processes;
-	int wall;
+		aggregation_size, max_threads, dwarf_stack_bytes, cfi_max_rows, cfi_max_processes,
+		oncpu_frequency;
+	int wall, oncpu;
 };
 
 struct ebpf {
@@ -69,6 +70,7 @@ struct ebpf {
 	int wake_fd; /* an eventfd: the notification thread's poll ends at once */
 	uint64_t notified;
 	uint64_t weighted, real; /* flush: the folded weights' sum, the time measured */
+	uint64_t samples;        /* flush: the entries' intervals or samples */
 	/* callchain = dwarf's table: filled on the notification thread, read
 	 * by flight mode's bucket thread and snapshots. */
 	pthread_mutex_t us_lock;
@@ -98,6 +100,18 @@ struct totals {
 	uint64_t c[OFFCPU_CNT__MAX];
 	struct us_stats st;
 };
+
+/* What a set of entries is written as: off-CPU intervals weighted by
+ * their time, or on-CPU samples by their number. */
+struct view {
+	const char *folded, *svg, *pb, *title, *unit;
+	int samples;
+};
+
+static const struct view offcpu_view = { "offcpu.folded", "offcpu.svg", "offcpu.pb.gz",
+					 "Off-CPU time",  "us",         0 };
+static const struct view oncpu_view = { "oncpu.folded",   "oncpu.svg", "oncpu.pb.gz",
+					"On-CPU samples", "samples",   1 };
 
 static void log_libbpf(void *arg, int level, const char *msg)
 {
@@ -143,6 +157,29 @@ static int parse_states(const struct tracerig_list *list, uint32_t *mask, const 
 	return *mask ? 0 : -EINVAL;
 }
 
+/* The sampler's keys: a rate the kernel allows, stacks it can walk. */
+static void judge_oncpu(const struct tracerig_services *say, struct tracerig_ctx *ctx,
+			const struct ebpf_settings *k, int *wrong, char *first, size_t first_len)
+{
+	unsigned long long max_rate = 0;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+
+	if (f) {
+		if (fscanf(f, "%llu", &max_rate) != 1)
+			max_rate = 0;
+		fclose(f);
+	}
+	if (max_rate && (unsigned long long)k->oncpu_frequency > max_rate)
+		tr_key_error(say, ctx, wrong, first, first_len, "oncpu_frequency",
+			     "%lld is above kernel.perf_event_max_sample_rate = %llu: lower it, or "
+			     "raise the limit (sysctl kernel.perf_event_max_sample_rate=%lld)",
+			     k->oncpu_frequency, max_rate, k->oncpu_frequency);
+	if (k->callchain == TR_CALLCHAIN_DWARF)
+		tr_key_error(say, ctx, wrong, first, first_len, "callchain",
+			     "oncpu samples walk user stacks in the kernel: use callchain = cfi "
+			     "(or fp) with oncpu = yes");
+}
+
 /* What the key table cannot judge of the bound keys: how many values are
  * wrong, each said with its line when `say` is the services (validate),
  * only counted otherwise, the first kept in `first` ("key: message"). */
@@ -175,6 +212,8 @@ static int judge_keys(const struct tracerig_services *say, struct tracerig_ctx *
 	if (k->callchain == TR_CALLCHAIN_CFI && !UW_AVAILABLE)
 		tr_key_error(say, ctx, &wrong, first, first_len, "callchain", "%s",
 			     TR_CALLCHAIN_CFI_UNAVAILABLE);
+	if (k->oncpu)
+		judge_oncpu(say, ctx, k, &wrong, first, first_len);
 	return wrong;
 }
 
@@ -286,8 +325,14 @@ static void *notify_thread(void *arg)
 			break;
 		}
 		oc_counters(e->oc, c);
-		e->svc->run->progress_set(e->ctx, "%llu off-CPU intervals",
-					  (unsigned long long)c[OFFCPU_CNT_KEPT]);
+		if (e->cfg.oncpu_hz)
+			e->svc->run->progress_set(e->ctx,
+						  "%llu off-CPU intervals, %llu on-CPU samples",
+						  (unsigned long long)c[OFFCPU_CNT_KEPT],
+						  (unsigned long long)c[OFFCPU_CNT_ONCPU_SAMPLES]);
+		else
+			e->svc->run->progress_set(e->ctx, "%llu off-CPU intervals",
+						  (unsigned long long)c[OFFCPU_CNT_KEPT]);
 	}
 	return NULL;
 }
@@ -466,6 +511,7 @@ static void config_from_keys(struct ebpf *e, const struct tracerig_targets *t)
 	e->cfg.cfi = k->callchain == TR_CALLCHAIN_CFI;
 	e->cfg.cfi_rows = (uint32_t)k->cfi_max_rows;
 	e->cfg.cfi_processes = (uint32_t)k->cfi_max_processes;
+	e->cfg.oncpu_hz = k->oncpu ? (uint32_t)k->oncpu_frequency : 0;
 	/* Decided at start, when the launched command exists. */
 	e->cfg.filter_tgids = 0;
 	e->cfg.cgroup = t->cgroup;
@@ -549,6 +595,10 @@ static void log_loaded(struct ebpf *e)
 		e->us    ? ", user stacks copied and unwound by CFI (callchain = dwarf)"
 		: e->cfi ? ", user stacks walked in the kernel by CFI tables (callchain = cfi)"
 			 : "");
+	if (e->cfg.oncpu_hz)
+		e->svc->run->log(e->ctx, TRACERIG_LOG_INFO,
+				 "on-CPU samples: cpu-clock at %u Hz per CPU into a BPF program",
+				 e->cfg.oncpu_hz);
 	if (e->flight_ns)
 		e->svc->run->log(e->ctx, TRACERIG_LOG_INFO,
 				 "flight mode: totals read every %.3f s, %zu "
@@ -566,6 +616,26 @@ static int keys_usable(struct ebpf *e)
 		return 0;
 	e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR, "%s", why);
 	return -EINVAL;
+}
+
+/* The sampler's keys where validate cannot judge them: in flight mode,
+ * whose snapshots hold off-CPU time only, it is refused. */
+static int oncpu_usable(struct ebpf *e)
+{
+	/* Profiles once set it for the wall-clock view, which now weighs the
+	 * on-CPU samples by what their source declares. */
+	if (!e->keys.oncpu && e->svc->run->config_is_set(e->ctx, "oncpu_frequency"))
+		e->svc->run->log(e->ctx, TRACERIG_LOG_WARN,
+				 "oncpu_frequency is no longer needed and is "
+				 "ignored without oncpu = yes: the on-CPU source says what its "
+				 "samples are worth (remove the key from the profile)");
+	if (e->keys.oncpu && e->flight_ns) {
+		e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR,
+				 "oncpu = yes is not available in flight mode: snapshots hold "
+				 "off-CPU time only (use perf_events for on-CPU samples)");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static int ebpf_init(const struct tracerig_services *svc, struct tracerig_ctx *ctx, void **state)
@@ -608,12 +678,8 @@ static int ebpf_init(const struct tracerig_services *svc, struct tracerig_ctx *c
 	if (k->callchain == TR_CALLCHAIN_DWARF && (ret = dwarf_setup(e)) < 0)
 		goto fail;
 	e->wall = k->wall;
-	/* The core weighs the on-CPU samples by what their source declares. */
-	if (svc->run->config_is_set(ctx, "oncpu_frequency"))
-		svc->run->log(ctx, TRACERIG_LOG_WARN,
-			      "oncpu_frequency is no longer needed and is "
-			      "ignored: the on-CPU source says what its samples are worth (remove "
-			      "the key from the profile)");
+	if ((ret = oncpu_usable(e)) < 0)
+		goto fail;
 
 	if ((ret = load_collector(e)) < 0)
 		goto fail;
@@ -740,7 +806,7 @@ static int ebpf_stop(void *state)
 }
 
 static int write_entry(struct ebpf *e, struct tracerig_archive *ar, const char *name,
-		       const struct tr_folded *set)
+		       const struct tr_folded *set, uint64_t divisor)
 {
 	FILE *f = e->svc->archive->fopen(ar, name);
 	int ret;
@@ -751,7 +817,7 @@ static int write_entry(struct ebpf *e, struct tracerig_archive *ar, const char *
 				 strerror(-ret));
 		return ret;
 	}
-	ret = tr_folded_write(set, f, 1000); /* ns -> us */
+	ret = tr_folded_write(set, f, divisor);
 	if (fclose(f) != 0 && !ret)
 		ret = -errno;
 	if (ret < 0)
@@ -763,9 +829,10 @@ static int write_entry(struct ebpf *e, struct tracerig_archive *ar, const char *
 /* One aggregated entry as a folded line: the user frames `uips` (from
  * the kernel's stack map or unwound in user space), the kernel's from
  * its stack map. */
-static int add_entry(struct ebpf *e, struct tr_folded *off, struct op_profile *pp,
-		     const struct oc_entry *en, const uint64_t *uips, size_t nu, int ulost,
-		     uint64_t *kips, char *line, struct fr_namer *frames, uint64_t *folded_away)
+static int add_entry(struct ebpf *e, const struct view *v, struct tr_folded *off,
+		     struct op_profile *pp, const struct oc_entry *en, const uint64_t *uips,
+		     size_t nu, int ulost, uint64_t *kips, char *line, struct fr_namer *frames,
+		     uint64_t *folded_away)
 {
 	size_t nk = oc_stack(e->oc, en->key.kstack, kips, oc_stack_depth(e->oc));
 	/* Flight mode's stack map evicts: a stack gone since is lost too. */
@@ -783,15 +850,17 @@ static int add_entry(struct ebpf *e, struct tr_folded *off, struct op_profile *p
 			    kips, nk, ulost, klost, fr_name, frames, folded_away);
 	if (len < 0)
 		return 0; /* cannot happen with 2 x 127 frames of 512 bytes */
-	ret = tr_folded_add(off, line, (size_t)len, en->val.weighted_ns);
+	ret = tr_folded_add(off, line, (size_t)len,
+			    v->samples ? en->val.count : en->val.weighted_ns);
 	if (ret == 0 && pp)
 		ret = op_add(pp, pid, (pid_t)en->key.pid, tcomm,
 			     tracerig_internal(e->svc)->process_cgroup(e->ctx, pid), uips, nu,
-			     ulost, kips, nk, klost, en->val.weighted_ns);
+			     ulost, kips, nk, klost, en->val.count, en->val.weighted_ns);
 	if (ret < 0)
 		return ret;
 	e->weighted += en->val.weighted_ns;
 	e->real += en->val.real_ns;
+	e->samples += en->val.count;
 	return 0;
 }
 
@@ -812,12 +881,18 @@ static void count_dwarf(struct ebpf *e, const struct us_stats *st)
 				 oc_stack_bytes(e->oc));
 }
 
-/* The BPF program's counters (callchain = cfi's only when it walks). */
+/* The BPF program's counters (callchain = cfi's only when it walks, the
+ * sampler's only when it samples; cfi's count the sampler's walks too). */
 static void count_kernel(struct ebpf *e, const uint64_t *c)
 {
-	for (int i = 0; i < OFFCPU_CNT__MAX; i++)
-		if (e->cfi || i < OFFCPU_CNT_CFI_WALKS || i > OFFCPU_CNT_CFI_READ_FAILED)
-			e->svc->run->counter_set(e->ctx, oc_counter_names[i], c[i]);
+	for (int i = 0; i < OFFCPU_CNT__MAX; i++) {
+		if (!e->cfi && i >= OFFCPU_CNT_CFI_WALKS && i <= OFFCPU_CNT_CFI_READ_FAILED)
+			continue;
+		if (!e->cfg.oncpu_hz && i >= OFFCPU_CNT_ONCPU_SAMPLES &&
+		    i <= OFFCPU_CNT_ONCPU_AGG_FULL)
+			continue;
+		e->svc->run->counter_set(e->ctx, oc_counter_names[i], c[i]);
+	}
 	if (e->cfg.sample_period_ns)
 		e->svc->run->counter_set(e->ctx, "sample_period_us",
 					 e->cfg.sample_period_ns / 1000);
@@ -842,9 +917,9 @@ static void count_cfi(struct ebpf *e)
 
 /* The entries of `t`, the kernel's and callchain = dwarf's, as folded
  * lines into `off` (and the profile `pp`, when one is wanted). */
-static int add_totals(struct ebpf *e, struct tr_folded *off, struct op_profile *pp,
-		      const struct totals *t, uint64_t *uips, uint64_t *kips, char *line,
-		      struct fr_namer *frames, uint64_t *folded_away)
+static int add_totals(struct ebpf *e, const struct view *v, struct tr_folded *off,
+		      struct op_profile *pp, const struct totals *t, uint64_t *uips, uint64_t *kips,
+		      char *line, struct fr_namer *frames, uint64_t *folded_away)
 {
 	size_t depth = oc_stack_depth(e->oc);
 	int ret;
@@ -853,7 +928,7 @@ static int add_totals(struct ebpf *e, struct tr_folded *off, struct op_profile *
 		const struct oc_entry *en = &t->agg[i];
 		size_t nu = oc_stack(e->oc, en->key.ustack, uips, depth);
 
-		ret = add_entry(e, off, pp, en, uips, nu,
+		ret = add_entry(e, v, off, pp, en, uips, nu,
 				en->key.ustack == OFFCPU_STACK_LOST ||
 					(en->key.ustack >= OFFCPU_STACK_FIRST_ID && nu == 0),
 				kips, line, frames, folded_away);
@@ -861,31 +936,32 @@ static int add_totals(struct ebpf *e, struct tr_folded *off, struct op_profile *
 			return ret;
 	}
 	for (size_t i = 0; i < t->n_us; i++) {
-		ret = add_entry(e, off, pp, &t->us[i], t->us_ips[i], t->us_n_ips[i], 0, kips, line,
-				frames, folded_away);
+		ret = add_entry(e, v, off, pp, &t->us[i], t->us_ips[i], t->us_n_ips[i], 0, kips,
+				line, frames, folded_away);
 		if (ret < 0)
 			return ret;
 	}
 	return 0;
 }
 
-/* offcpu.folded, its flame graph and, when wanted, offcpu.pb.gz. */
-static int write_entries(struct ebpf *e, struct tracerig_archive *ar, const struct tr_folded *off,
-			 struct op_profile *pp)
+/* The view's folded entry, its flame graph and, when wanted, its pprof
+ * profile. */
+static int write_entries(struct ebpf *e, struct tracerig_archive *ar, const struct view *v,
+			 const struct tr_folded *off, struct op_profile *pp)
 {
-	int ret = write_entry(e, ar, "offcpu.folded", off);
+	int ret = write_entry(e, ar, v->folded, off, v->samples ? 1 : 1000 /* ns -> us */);
 
 	if (ret < 0)
 		return ret;
-	ret = tracerig_internal(e->svc)->archive_flamegraph(ar, "offcpu.folded", "offcpu.svg",
-							    "Off-CPU time", "us");
+	ret = tracerig_internal(e->svc)->archive_flamegraph(ar, v->folded, v->svg, v->title,
+							    v->unit);
 	if (ret < 0) {
-		e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR, "cannot render offcpu.svg: %s",
+		e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR, "cannot render %s: %s", v->svg,
 				 strerror(-ret));
 		return ret;
 	}
 	if (pp)
-		ret = pp_stage_entry(e->svc, e->ctx, ar, "offcpu.pb.gz", op_builder(pp));
+		ret = pp_stage_entry(e->svc, e->ctx, ar, v->pb, op_builder(pp));
 	return ret;
 }
 
@@ -935,42 +1011,26 @@ static void log_written(struct ebpf *e, const uint64_t *c, const struct tr_folde
 				 (unsigned long long)frames->unnamed);
 }
 
-/* offcpu.folded, .svg and .pb.gz of `t` (the whole session's totals at
- * flush, a window's at a snapshot) into `ar`, with the counters and the
- * log lines, offered to the core's wall-clock view of that archive;
- * `flight`: a snapshot's. */
-static int write_offcpu(struct ebpf *e, struct tracerig_archive *ar, const struct totals *t,
-			int flight)
+/* The mean nanoseconds an on-CPU sample of `t` stands for: the kernel
+ * moves a frequency's period to keep the rate, throttling included. */
+static uint64_t ns_per_sample(const struct ebpf *e, const struct totals *t)
 {
-	const uint64_t *c = t->c;
-	uint64_t *uips = NULL, *kips = NULL;
-	struct tr_folded *off = NULL;
-	struct fr_namer frames = { .svc = e->svc, .ctx = e->ctx };
-	struct op_profile *pp = NULL;
-	char *line = NULL;
-	size_t depth = oc_stack_depth(e->oc);
-	uint64_t folded_away = 0;
-	int ret;
+	uint64_t ns = 0, n = 0;
 
-	e->weighted = e->real = 0;
-	count_kernel(e, c);
-
-	off = tr_folded_new();
-	line = malloc(LINE_MAX_LEN);
-	uips = calloc(depth, sizeof(*uips));
-	kips = calloc(depth, sizeof(*kips));
-	if (tracerig_internal(e->svc)->pprof_wanted(e->ctx))
-		pp = op_new(e->svc, e->ctx, depth, &frames);
-	if (!off || !line || !uips || !kips ||
-	    (tracerig_internal(e->svc)->pprof_wanted(e->ctx) && !pp)) {
-		ret = -ENOMEM;
-		goto out;
+	for (size_t i = 0; i < t->n_agg; i++) {
+		ns += t->agg[i].val.weighted_ns;
+		n += t->agg[i].val.count;
 	}
-	ret = add_totals(e, off, pp, t, uips, kips, line, &frames, &folded_away);
-	if (ret < 0)
-		goto out;
-	/* What the folded weights add up to, and what was actually measured:
-	 * equal unless sample_period_us weighted the sampled intervals. */
+	if (!n)
+		return 1000000000ull / e->cfg.oncpu_hz;
+	return (ns + n / 2) / n;
+}
+
+/* offcpu.folded's counters: what its weights add up to, and what was
+ * actually measured (equal unless sample_period_us weighted the sampled
+ * intervals). */
+static void count_offcpu(struct ebpf *e, const struct totals *t, uint64_t folded_away)
+{
 	e->svc->run->counter_set(e->ctx, "blocked_us", e->weighted / 1000);
 	e->svc->run->counter_set(e->ctx, "blocked_us_measured", e->real / 1000);
 	e->svc->run->counter_set(e->ctx, "unknown_frames_folded", folded_away);
@@ -978,27 +1038,110 @@ static int write_offcpu(struct ebpf *e, struct tracerig_archive *ar, const struc
 		count_dwarf(e, &t->st);
 	if (e->cfi)
 		count_cfi(e);
+}
 
-	ret = write_entries(e, ar, off, pp);
+static void count_oncpu(struct ebpf *e, const struct tr_folded *set, uint64_t period,
+			uint64_t folded_away)
+{
+	e->svc->run->counter_set(e->ctx, "oncpu_ns_per_sample", period);
+	e->svc->run->counter_set(e->ctx, "oncpu_unknown_frames_folded", folded_away);
+	e->svc->run->log(e->ctx, TRACERIG_LOG_INFO,
+			 "oncpu.folded: %zu stacks, %llu samples of %.3f ms (%.3f s on-CPU)",
+			 tr_folded_count(set), (unsigned long long)e->samples, period / 1e6,
+			 e->real / 1e9);
+}
+
+/* `v` offered to the core's wall-clock view, each unit worth ns_per_unit. */
+static void offer_view(struct ebpf *e, const struct view *v, uint64_t ns_per_unit)
+{
+	int ret;
+
+	if (!e->wall || !e->samples)
+		return;
+	ret = tracerig_internal(e->svc)->folded_view(
+		e->ctx, v->folded, v->samples ? TRACERIG_TIME_ONCPU : TRACERIG_TIME_OFFCPU,
+		ns_per_unit);
+	if (ret < 0)
+		e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR,
+				 "cannot offer %s to the wall-clock view: %s", v->folded,
+				 strerror(-ret));
+}
+
+/* The view `v` of `t` (the whole session's totals at flush, a window's at
+ * a snapshot; `flight`: a snapshot's) into `ar`: its folded entry, flame
+ * graph and pprof profile, with its counters and log lines, offered to the
+ * core's wall-clock view of that archive. */
+static int write_view(struct ebpf *e, struct tracerig_archive *ar, const struct view *v,
+		      const struct totals *t, int flight)
+{
+	uint64_t *uips = NULL, *kips = NULL;
+	struct tr_folded *set = NULL;
+	struct fr_namer frames = { .svc = e->svc, .ctx = e->ctx };
+	struct op_profile *pp = NULL;
+	char *line = NULL;
+	size_t depth = oc_stack_depth(e->oc);
+	uint64_t folded_away = 0, period = v->samples ? ns_per_sample(e, t) : 0;
+	int want_pp = tracerig_internal(e->svc)->pprof_wanted(e->ctx);
+	int ret;
+
+	e->weighted = e->real = e->samples = 0;
+	set = tr_folded_new();
+	line = malloc(LINE_MAX_LEN);
+	uips = calloc(depth, sizeof(*uips));
+	kips = calloc(depth, sizeof(*kips));
+	if (want_pp)
+		pp = op_new(e->svc, e->ctx, depth, &frames, period);
+	if (!set || !line || !uips || !kips || (want_pp && !pp)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = add_totals(e, v, set, pp, t, uips, kips, line, &frames, &folded_away);
 	if (ret < 0)
 		goto out;
-	log_written(e, c, off, &frames, flight);
-	if (e->wall) {
-		ret = tracerig_internal(e->svc)->folded_view(e->ctx, "offcpu.folded",
-							     TRACERIG_TIME_OFFCPU, 1000);
-		if (ret < 0)
-			e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR,
-					 "cannot offer offcpu.folded to the wall-clock view: %s",
-					 strerror(-ret));
-	}
+	if (v->samples)
+		count_oncpu(e, set, period, folded_away);
+	else
+		count_offcpu(e, t, folded_away);
+	ret = write_entries(e, ar, v, set, pp);
+	if (ret < 0)
+		goto out;
+	if (!v->samples)
+		log_written(e, t->c, set, &frames, flight);
+	offer_view(e, v, v->samples ? period : 1000);
 out:
 	if (ret == -ENOMEM)
-		e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR, "out of memory writing offcpu.folded");
+		e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR, "out of memory writing %s", v->folded);
 	free(kips);
 	free(uips);
 	free(line);
 	op_free(pp);
-	tr_folded_free(off);
+	tr_folded_free(set);
+	return ret;
+}
+
+/* offcpu.folded, .svg and .pb.gz of `t`, with the program's counters. */
+static int write_offcpu(struct ebpf *e, struct tracerig_archive *ar, const struct totals *t,
+			int flight)
+{
+	count_kernel(e, t->c);
+	return write_view(e, ar, &offcpu_view, t, flight);
+}
+
+/* oncpu.folded, .svg and .pb.gz: the on-CPU samples of the session. */
+static int write_oncpu(struct ebpf *e, struct tracerig_archive *ar)
+{
+	struct totals t;
+	int ret;
+
+	memset(&t, 0, sizeof(t));
+	ret = oc_read_oncpu(e->oc, &t.agg, &t.n_agg);
+	if (ret < 0) {
+		e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR, "cannot read the on-CPU samples: %s",
+				 strerror(-ret));
+		return ret;
+	}
+	ret = write_view(e, ar, &oncpu_view, &t, 0);
+	totals_free(&t);
 	return ret;
 }
 
@@ -1015,6 +1158,8 @@ static int ebpf_flush(void *state, struct tracerig_archive *ar)
 	}
 	ret = write_offcpu(e, ar, &t, 0);
 	totals_free(&t);
+	if (ret == 0 && e->cfg.oncpu_hz)
+		ret = write_oncpu(e, ar);
 	return ret;
 }
 
@@ -1178,10 +1323,19 @@ static const struct tracerig_key ebpf_keys[] = {
 	  "runs in the same session, in any order, tracerig writes wall.folded and wall.svg, on- "
 	  "and off-CPU time of the traced threads in one flame graph, leaves marked [on-cpu] / "
 	  "[off-cpu]." },
-	/* Not bound: only whether a profile still sets it matters. */
-	{ .name = "oncpu_frequency", .type = TRACERIG_KEY_INT, .min = 1, .max = 1000000,
-	  .description = "Deprecated and ignored (a warning says so): the on-CPU source declares what "
-	  "its samples are worth, the period perf_events actually sampled at." },
+	{ .name = "oncpu", .type = TRACERIG_KEY_BOOL, .default_value = "no", BIND(oncpu),
+	  .description = "Also sample where the traced threads run: a cpu-clock perf event per CPU "
+	  "feeds a BPF program that takes each sample's stacks as the off-CPU ones are taken (with "
+	  "callchain = cfi, user stacks of code without frame pointers walked whole in the kernel, "
+	  "no stack copy leaving it), aggregated in the kernel and written as oncpu.folded, "
+	  "oncpu.svg and oncpu.pb.gz (weights: samples), offered to the wall-clock view as its "
+	  "on-CPU source.  Off-CPU time is still recorded.  Not with callchain = dwarf, nor in "
+	  "flight mode." },
+	{ .name = "oncpu_frequency", .type = TRACERIG_KEY_INT, .default_value = "999", .min = 1,
+	  .max = 20000, BIND(oncpu_frequency),
+	  .description = "With oncpu = yes: samples per second and CPU (at most "
+	  "kernel.perf_event_max_sample_rate).  Without it ignored, with a warning (profiles once set "
+	  "it for the wall-clock view, which now weighs on-CPU samples by their source's period)." },
 	{ .name = NULL },
 };
 /* clang-format on */

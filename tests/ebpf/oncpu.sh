@@ -1,0 +1,147 @@
+#!/bin/sh
+# ebpf oncpu = yes (conf/profiles/cpu-cfi.ini): on-CPU samples taken by a
+# BPF program on a cpu-clock perf event, their user stacks walked in the
+# kernel by callchain = cfi's tables, give whole stacks of code built
+# without frame pointers, running through Debian's libc (no frame pointers
+# either), and the chains perf's --call-graph dwarf gives.  The workload
+# (tests/ebpf/oncpu/burn.c, -O2 -fomit-frame-pointer) burns CPU in a qsort
+# comparator, from a thread and from main, and in a thread's own chain.
+#
+# Nothing depends on load: the work is fixed (ROUNDS sorts of the same
+# data, the same spins), and a clock sampling CPU time takes about as many
+# samples of it however busy the machine is; thresholds are shares of the
+# workload's samples (90 % of the comparator's whole, from the thread
+# start or main) and a floor far below what the work takes (about 1,000
+# samples at 999 Hz).  Half a second of warm-up: a process's first
+# samples, before its tables are loaded, keep one frame (counted).
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/ebpf/lib-ebpf.sh"
+need_ebpf
+burn="$top_builddir/tests/ebpf/oncpu/burn"
+[ -x "$burn" ] || skip_all "tests/ebpf/oncpu/burn is not built"
+profile="$top_srcdir/conf/profiles/cpu-cfi.ini"
+rounds=60
+least=100
+
+root='^burn-[0-9]+;burn-[0-9]+;'
+sort_chain='sort_caller;my_sorter;[^;]*qsort[^;]*;([^;]+;)*my_compare'
+# Whole: two frames above the thread function (libc's thread start), or
+# _start's way down to main.
+thread_whole="${root}[^;]+;[^;]+;sort_thread;$sort_chain\$"
+main_whole="${root}_start;([^;]+;)*main;$sort_chain\$"
+spin_whole="${root}[^;]+;[^;]+;spin_thread;spin_caller;spin_leaf\$"
+
+# user_lines FOLDED: the workload's lines without their kernel frames,
+# "root;user frames COUNT" -> "root;user frames<TAB>COUNT".
+user_lines() {
+	grep -E "$root" "$1" | awk '{
+		n = $NF; line = $0; sub(/ [0-9]+$/, "", line)
+		k = split(line, f, ";"); s = ""
+		for (i = 1; i <= k; i++) if (f[i] !~ /_\[k\]$/) s = s (s == "" ? "" : ";") f[i]
+		print s "\t" n
+	}' | sed -E 's/@[^;	]*//g'
+}
+# share LINES LEAF_RE WHOLE_RE MAIN: of the samples whose innermost user
+# frame matches LEAF_RE (of the main thread when MAIN is 1, of the others
+# when 0), "per cent (floor) whose stack matches WHOLE_RE, those, all".
+share() {
+	awk -F'\t' -v leaf="$2" -v re="$3" -v main="$4" '{
+		k = split($1, f, ";"); split(f[1], p, "-"); split(f[2], t, "-")
+		if ((p[2] == t[2]) != main || f[k] !~ leaf) next
+		all += $2
+		if ($1 ~ re) whole += $2
+	} END { printf "%d %d %d\n", all ? int(whole * 100 / all) : 0, whole, all }' "$1"
+}
+at_least() {
+	if [ "${2:-0}" -ge "$3" ]; then ok "$1"; else not_ok "$1" "got ${2:-0}, expected at least $3"; fi
+}
+# whole_share NAME LINES LEAF_RE WHOLE_RE MAIN: 90 % of those samples whole.
+whole_share() {
+	set -- "$1" $(share "$2" "$3" "$4" "$5")
+	at_least "$1: samples" "$4" "$least"
+	if [ "$2" -ge 90 ]; then
+		ok "$1: $3 of $4 samples (${2} %) have the whole chain"
+	else
+		not_ok "$1: 90 % of the samples have the whole chain" "$3 of $4 (${2} %)"
+	fi
+}
+
+# callchain = dwarf copies stacks to unwind them in user space: not for
+# samples taken in the kernel.
+printf '[tracerig]\nname = bad\n[ebpf]\ncallchain = dwarf\noncpu = yes\n' >"$TEST_TMP/bad.ini"
+run_tracerig -c "$TEST_TMP/bad.ini" -d 1 -o "$TEST_TMP/bad.trace.zip"
+check_eq "oncpu with callchain = dwarf: a profile error (exit 2)" 2 "$rc"
+check_grep "said at the key" "\\[ebpf\\] callchain: oncpu samples walk user stacks in the kernel" \
+	"$TEST_TMP/out"
+
+run_tracerig -c "$profile" -o "$TEST_TMP/t.zip" -- "$burn" -n "$rounds" -w 500
+if grep -q "callchain = cfi is not available in this build" "$TEST_TMP/out"; then
+	skip_all "callchain = cfi is not available in this build (no libdw)"
+fi
+check_eq "tracerig -c cpu-cfi.ini traces the workload" 0 "$rc"
+[ "$rc" = 0 ] || sed 's/^/# /' "$TEST_TMP/out"
+unzip_archive "$TEST_TMP/t.zip" "$TEST_TMP/t"
+f="$TEST_TMP/t/oncpu.folded"
+m="$TEST_TMP/t/manifest.json"
+check "oncpu.folded is in the archive" test -s "$f"
+check "oncpu.svg is in the archive" test -s "$TEST_TMP/t/oncpu.svg"
+check "oncpu.pb.gz is in the archive" test -s "$TEST_TMP/t/oncpu.pb.gz"
+check "offcpu.folded still is" test -s "$TEST_TMP/t/offcpu.folded"
+check_grep "wall.folded has the on-CPU samples" "^burn-[0-9]+;.*\\[on-cpu\\] [0-9]+\$" \
+	"$TEST_TMP/t/wall.folded"
+user_lines "$f" >"$TEST_TMP/user"
+samples=$(awk -F'\t' '{ s += $2 } END { print s + 0 }' "$TEST_TMP/user")
+at_least "the workload's samples" "$samples" "$((3 * least))"
+counted=$(python3 -c 'import json, sys
+p = [p for p in json.load(open(sys.argv[1]))["plugins"] if p["name"] == "ebpf"][0]["counters"]
+print(p.get("oncpu_samples", -1) - p.get("oncpu_samples_lost_map_full", 0))' "$m")
+total=$(awk '{ s += $NF } END { print s + 0 }' "$f")
+check_eq "the manifest's oncpu_samples are oncpu.folded's" "$counted" "$total"
+check_grep "the manifest counts the walks" '"cfi_walks": *[1-9]' "$m"
+
+whole_share "sort_thread's comparator" "$TEST_TMP/user" '^my_compare$' "$thread_whole" 0
+whole_share "main's comparator" "$TEST_TMP/user" '^my_compare$' "$main_whole" 1
+whole_share "spin_thread's leaf" "$TEST_TMP/user" '^spin_leaf$' "$spin_whole" 0
+
+# chains STACKS: the distinct comparator chains, from the thread function
+# (or main) down to my_compare, of stacks as "outer;...;inner" lines.
+chains() {
+	sed -nE "s/^(.*;)?((sort_thread|main);$sort_chain)\$/\\2/p" "$1" | sort -u
+}
+# perf script's samples: "comm tid" then "ip sym" lines, innermost first.
+perf_stacks() {
+	awk 'BEGIN { RS = "" }
+	{
+		n = split($0, l, "\n"); s = ""
+		for (i = n; i >= 2; i--) {
+			sub(/^[ \t]+/, "", l[i])
+			ip = l[i]; sub(/ .*/, "", ip)
+			if (ip ~ /^ffffffff/) continue
+			sym = l[i]; sub(/^[^ ]+ /, "", sym)
+			s = s (s == "" ? "" : ";") sym
+		}
+		print s
+	}' "$1" | sed -E 's/@[^;]*//g'
+}
+if ! command -v perf >/dev/null; then
+	skip "perf: tracerig finds the comparator chains perf finds" "perf is not installed"
+elif ! perf record -q -o "$TEST_TMP/perf.data" -F 999 --call-graph dwarf -- \
+	"$burn" -n "$rounds" >"$TEST_TMP/perf.out" 2>&1; then
+	skip "perf: tracerig finds the comparator chains perf finds" \
+		"perf record failed: $(tail -1 "$TEST_TMP/perf.out")"
+else
+	perf script -i "$TEST_TMP/perf.data" --no-inline -F comm,tid,ip,sym >"$TEST_TMP/perf.script" \
+		2>"$TEST_TMP/perf.err"
+	perf_stacks "$TEST_TMP/perf.script" >"$TEST_TMP/perf.stacks"
+	chains "$TEST_TMP/perf.stacks" >"$TEST_TMP/p.chains"
+	sed -E 's/^[^;]*;[^;]*;//; s/	.*//' "$TEST_TMP/user" >"$TEST_TMP/t.stacks"
+	chains "$TEST_TMP/t.stacks" >"$TEST_TMP/t.chains"
+	missing=$(comm -23 "$TEST_TMP/p.chains" "$TEST_TMP/t.chains")
+	if [ -s "$TEST_TMP/p.chains" ] && [ -z "$missing" ]; then
+		ok "perf: tracerig finds the $(wc -l <"$TEST_TMP/p.chains") comparator chains perf finds ($(wc -l <"$TEST_TMP/t.chains") in all)"
+	else
+		not_ok "perf: tracerig finds the comparator chains perf finds" \
+			"perf's ($(wc -l <"$TEST_TMP/p.chains")) that tracerig lacks:" "$missing"
+	fi
+fi
+done_testing
