@@ -10,8 +10,9 @@
  * sorts of the same data, the same spins), not its time: the samples a
  * clock takes of it do not depend on the machine's load.
  *
- *   burn [-n ROUNDS] [-w WARMUP_MS]   (40 rounds; warm-up: a sleep before
- *   the work, for the tracer to load the process's tables) */
+ *   burn [-n ROUNDS] [-w WARMUP_MS] [-t]   (40 rounds; warm-up: a sleep
+ *   before the work, for the tracer to load the process's tables; -t: the
+ *   work's wall-clock time on stdout, "work_ns N", for bench/ebpf_oncpu) */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,14 +99,17 @@ int main(int argc, char **argv)
 {
 	static int v[N];
 	pthread_t sorter, spinner;
+	struct timespec t0, t1;
 	long warmup_ms = 0;
-	int opt;
+	int opt, timed = 0;
 
-	while ((opt = getopt(argc, argv, "n:w:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:w:t")) != -1) {
 		if (opt == 'n')
 			rounds = atoi(optarg);
 		else if (opt == 'w')
 			warmup_ms = atol(optarg);
+		else if (opt == 't')
+			timed = 1;
 		else
 			return 2;
 	}
@@ -114,6 +118,7 @@ int main(int argc, char **argv)
 
 		nanosleep(&ts, NULL);
 	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (pthread_create(&sorter, NULL, sort_thread, NULL) ||
 	    pthread_create(&spinner, NULL, spin_thread, NULL)) {
 		fprintf(stderr, "burn: cannot start the threads\n");
@@ -122,5 +127,9 @@ int main(int argc, char **argv)
 	sort_caller(v);
 	pthread_join(sorter, NULL);
 	pthread_join(spinner, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (timed)
+		printf("work_ns %lld\n",
+		       (t1.tv_sec - t0.tv_sec) * 1000000000ll + (t1.tv_nsec - t0.tv_nsec));
 	return 0;
 }
