@@ -61,9 +61,21 @@ int tr_wall_declare(struct tr_wall_views *views, const char *who, const char *fo
 		v.window = *window;
 		v.has_window = 1;
 	}
+	pthread_mutex_lock(&views->lock);
+	/* One source of on-CPU time: two (perf_events' samples and ebpf's
+	 * sampler) would count the same CPU time twice.  The first declared
+	 * (perf_events flushes first) stays. */
+	for (size_t i = 0; what == TRACERIG_TIME_ONCPU && i < views->n; i++) {
+		if (views->v[i].what == TRACERIG_TIME_ONCPU && strcmp(views->v[i].who, who ? who : "?")) {
+			tr_info("wall view: on-CPU time from %s's %s; %s's %s is not added to it "
+				"(the same CPU time twice)",
+				views->v[i].who, views->v[i].name, who ? who : "?", folded_name);
+			pthread_mutex_unlock(&views->lock);
+			return 0;
+		}
+	}
 	v.who = strdup(who ? who : "?");
 	v.name = strdup(folded_name);
-	pthread_mutex_lock(&views->lock);
 	grown = v.who && v.name
 			? tr_vec_grow(views->v, &views->cap, views->n + 1, sizeof(*grown), 4)
 			: NULL;

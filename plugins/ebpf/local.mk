@@ -128,5 +128,5 @@ dist_check_SCRIPTS += $(ebpf_sh_tests)
 endif
 EXTRA_DIST += bench/ebpf/run.sh bench/ebpf/lib.sh bench/ebpf/pingpong.c bench/ebpf_late/run.sh \
 	tests/ebpf/late/lateblock.c tests/ebpf/late/liblateblock.c tests/ebpf/late/afterblock.c \
-	bench/ebpf_flight/run.sh bench/ebpf_flight/readmap.c
+	bench/ebpf_flight/run.sh bench/ebpf_flight/readmap.c bench/ebpf_oncpu/run.sh
 EXTRA_DIST += tests/ebpf/cfi/libcfilate.c

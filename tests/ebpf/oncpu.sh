@@ -144,4 +144,23 @@ else
 			"perf's ($(wc -l <"$TEST_TMP/p.chains")) that tracerig lacks:" "$missing"
 	fi
 fi
+# With perf_events in the same session, the wall view takes one source of
+# on-CPU time (perf_events', flushed first), not both: the same CPU time
+# would count twice.
+if [ -e "$top_builddir/plugins/perf_events/perf_events.la" ]; then
+	printf '[tracerig]\nname = both\n[perf_events]\nfrequency = 99\n[ebpf]\ncallchain = cfi\noncpu = yes\n' \
+		>"$TEST_TMP/both.ini"
+	run_tracerig -c "$TEST_TMP/both.ini" -o "$TEST_TMP/both.trace.zip" -- "$burn" -n 5
+	check_eq "perf_events and the sampler together: exit 0" 0 "$rc"
+	unzip_archive "$TEST_TMP/both.trace.zip" "$TEST_TMP/both"
+	check_grep "the wall view's log says which on-CPU time it took" \
+		"wall view: on-CPU time from perf_events's cpu\\.folded; ebpf's oncpu\\.folded is not added" \
+		"$TEST_TMP/both/tracerig.log"
+	check_grep "and the wall view reads cpu.folded only, for on-CPU time" \
+		'wall\.folded: [0-9]+ lines of cpu\.folded \(on-CPU' "$TEST_TMP/both/tracerig.log"
+	check_no_grep "not oncpu.folded" 'wall\.folded: [0-9]+ lines of oncpu\.folded' \
+		"$TEST_TMP/both/tracerig.log"
+else
+	skip "perf_events and the sampler together" "perf_events is not built"
+fi
 done_testing
