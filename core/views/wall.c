@@ -66,7 +66,8 @@ int tr_wall_declare(struct tr_wall_views *views, const char *who, const char *fo
 	 * sampler) would count the same CPU time twice.  The first declared
 	 * (perf_events flushes first) stays. */
 	for (size_t i = 0; what == TRACERIG_TIME_ONCPU && i < views->n; i++) {
-		if (views->v[i].what == TRACERIG_TIME_ONCPU && strcmp(views->v[i].who, who ? who : "?")) {
+		if (views->v[i].what == TRACERIG_TIME_ONCPU &&
+		    strcmp(views->v[i].who, who ? who : "?") != 0) {
 			tr_info("wall view: on-CPU time from %s's %s; %s's %s is not added to it "
 				"(the same CPU time twice)",
 				views->v[i].who, views->v[i].name, who ? who : "?", folded_name);

@@ -87,7 +87,7 @@ check_eq "--check passes when only an optional backend is unusable" 0 "$rc"
 check_eq "an unknown profile is a usage error" 2 "$rc"
 check_grep "an unknown profile says where it looked" "cannot find profile 'profiles/does-not-exist.ini'.*looked" "$TEST_TMP/out"
 check_grep "and names the shipped profiles" \
-	"the profiles shipped with tracerig are in [^ ]+/profiles/: cpu-dwarf, cpu, dotnet, " "$TEST_TMP/out"
+	"the profiles shipped with tracerig are in [^ ]+/profiles/: cpu-cfi, cpu-dwarf, cpu, dotnet, " "$TEST_TMP/out"
 shown=$(sed -n 's/.*the profiles shipped with tracerig are in \([^ ]*\)\/: .*/\1/p' "$TEST_TMP/out")
 check "in a directory that exists ($shown)" test -n "$shown" -a -d "${shown:-/nonexistent}"
 
