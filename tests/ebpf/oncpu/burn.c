@@ -29,7 +29,7 @@
 
 #define N 1024
 #define COMPARE_SPIN 1500
-#define LEAF_SPIN (N * 10 * COMPARE_SPIN)
+#define LEAF_SPIN ((unsigned long)N * 10 * COMPARE_SPIN)
 
 static int rounds = 40;
 
@@ -130,6 +130,6 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (timed)
 		printf("work_ns %lld\n",
-		       (t1.tv_sec - t0.tv_sec) * 1000000000ll + (t1.tv_nsec - t0.tv_nsec));
+		       (t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec));
 	return 0;
 }
