@@ -108,21 +108,6 @@ folded_stacks() {
 		awk -F';' '{ s = ""; for (i = 1; i <= NF; i++) if ($i !~ /_\[k\]$/) s = s (s == "" ? "" : ";") $i; print s }' |
 		sed -E 's/@[^;]*//g'
 }
-# perf script's samples: "comm tid" then "ip sym" lines, innermost first.
-perf_stacks() {
-	awk 'BEGIN { RS = "" }
-	{
-		n = split($0, l, "\n"); s = ""
-		for (i = n; i >= 2; i--) {
-			sub(/^[ \t]+/, "", l[i])
-			ip = l[i]; sub(/ .*/, "", ip)
-			if (ip ~ /^ffffffff/) continue
-			sym = l[i]; sub(/^[^ ]+ /, "", sym)
-			s = s (s == "" ? "" : ";") sym
-		}
-		print s
-	}' "$1" | sed -E 's/@[^;]*//g'
-}
 # chains STACKS THREAD_FN CALLER BLOCKER WRAPPER: the distinct parts of
 # STACKS from THREAD_FN down to the wrapper, of the stacks that reach the
 # thread start (its second frame is THREAD_FN's caller).

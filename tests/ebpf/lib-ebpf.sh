@@ -81,3 +81,20 @@ check_cut_below() {
 			"$(grep "^calls:$5 " "$4")"
 	fi
 }
+
+# perf script's samples: "comm tid" then "ip sym" lines, innermost first;
+# printed outermost first, user frames only, symbol versions dropped.
+perf_stacks() {
+	awk 'BEGIN { RS = "" }
+	{
+		n = split($0, l, "\n"); s = ""
+		for (i = n; i >= 2; i--) {
+			sub(/^[ \t]+/, "", l[i])
+			ip = l[i]; sub(/ .*/, "", ip)
+			if (ip ~ /^ffffffff/) continue
+			sym = l[i]; sub(/^[^ ]+ /, "", sym)
+			s = s (s == "" ? "" : ";") sym
+		}
+		print s
+	}' "$1" | sed -E 's/@[^;]*//g'
+}

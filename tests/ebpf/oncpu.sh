@@ -108,21 +108,6 @@ whole_share "spin_thread's leaf" "$TEST_TMP/user" '^spin_leaf$' "$spin_whole" 0
 chains() {
 	sed -nE "s/^(.*;)?((sort_thread|main);$sort_chain)\$/\\2/p" "$1" | sort -u
 }
-# perf script's samples: "comm tid" then "ip sym" lines, innermost first.
-perf_stacks() {
-	awk 'BEGIN { RS = "" }
-	{
-		n = split($0, l, "\n"); s = ""
-		for (i = n; i >= 2; i--) {
-			sub(/^[ \t]+/, "", l[i])
-			ip = l[i]; sub(/ .*/, "", ip)
-			if (ip ~ /^ffffffff/) continue
-			sym = l[i]; sub(/^[^ ]+ /, "", sym)
-			s = s (s == "" ? "" : ";") sym
-		}
-		print s
-	}' "$1" | sed -E 's/@[^;]*//g'
-}
 if ! command -v perf >/dev/null; then
 	skip "perf: tracerig finds the comparator chains perf finds" "perf is not installed"
 elif ! perf record -q -o "$TEST_TMP/perf.data" -F 999 --call-graph dwarf -- \
