@@ -52,6 +52,7 @@ const char *const oc_counter_names[OFFCPU_CNT__MAX] = {
 	[OFFCPU_CNT_CFI_READ_FAILED] = "cfi_stacks_read_failed",
 	[OFFCPU_CNT_ONCPU_SAMPLES] = "oncpu_samples",
 	[OFFCPU_CNT_ONCPU_AGG_FULL] = "oncpu_samples_lost_map_full",
+	[OFFCPU_CNT_ONCPU_RING_FULL] = "oncpu_samples_not_in_script",
 };
 
 struct oc_collector {
@@ -70,6 +71,9 @@ struct oc_collector {
 	oc_event_fn cb;
 	void *cb_arg;
 	oc_ustack_fn ustack_cb;
+	oc_sample_fn sample_cb;
+	void *sample_arg;
+	uint32_t samples_bytes; /* the samples ring's size; 0: no script */
 	void *ustack_arg;
 	int no_batch; /* the kernel has no BPF_MAP_LOOKUP_BATCH for the map (set at
 	               * open, before any thread reads the map) */
@@ -299,6 +303,19 @@ static uint32_t ring_bytes(uint32_t stack_bytes)
 	return size;
 }
 
+/* oncpu's samples ring: a second of samples at the highest rate the
+ * kernel allows on every CPU is more than the notification thread's
+ * timeout lets pile up; a quarter full wakes it. */
+static uint32_t samples_ring_bytes(const struct oc_collector *c)
+{
+	uint64_t want = (uint64_t)c->oncpu_hz * (uint64_t)c->ncpus * sizeof(struct offcpu_sample);
+	uint32_t size = RING_MIN;
+
+	while (size < want && size < RING_MAX)
+		size *= 2;
+	return size;
+}
+
 static int size_maps(struct oc_collector *c, const struct oc_config *cfg)
 {
 	struct offcpu_bpf *skel = c->skel;
@@ -334,6 +351,8 @@ static int size_maps(struct oc_collector *c, const struct oc_config *cfg)
 					       c->stack_bytes ? cfg->thread_entries : 1);
 	if (!ret)
 		ret = bpf_map__set_max_entries(skel->maps.events, ring_bytes(c->stack_bytes));
+	if (!ret && c->samples_bytes)
+		ret = bpf_map__set_max_entries(skel->maps.samples, c->samples_bytes);
 	/* Without cfi, one entry each: never used. */
 	if (!ret)
 		ret = bpf_map__set_max_entries(skel->maps.cfi_rows, c->cfi ? cfg->cfi_rows : 1);
@@ -357,6 +376,7 @@ static void set_tunables(struct oc_collector *c, const struct oc_config *cfg)
 	skel->rodata->dwarf_stack_bytes = c->stack_bytes;
 	skel->rodata->cfi = c->cfi;
 	skel->rodata->events_bytes = ring_bytes(c->stack_bytes);
+	skel->rodata->samples_bytes = c->samples_bytes;
 }
 
 static int filter_cgroup(struct oc_collector *c, const char *cgroup, char *why, size_t why_len)
@@ -395,6 +415,7 @@ static void clamp_sizes(struct oc_collector *c, const struct oc_config *cfg)
 		c->stack_bytes = OFFCPU_MAX_STACK_BYTES;
 	c->cfi = cfg->cfi && !c->stack_bytes && cfg->cfi_rows && cfg->cfi_processes;
 	c->oncpu_hz = cfg->oncpu_hz;
+	c->samples_bytes = c->oncpu_hz && cfg->oncpu_script ? samples_ring_bytes(c) : 0;
 }
 
 /* The BPF object opened, its hook chosen, its maps sized and loaded. */
@@ -516,6 +537,21 @@ static int on_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+static int on_sample(void *ctx, void *data, size_t size)
+{
+	struct oc_collector *c = ctx;
+
+	if (size >= sizeof(struct offcpu_sample) && c->sample_cb)
+		c->sample_cb(c->sample_arg, data);
+	return 0;
+}
+
+void oc_on_sample(struct oc_collector *c, oc_sample_fn fn, void *arg)
+{
+	c->sample_cb = fn;
+	c->sample_arg = arg;
+}
+
 void oc_on_ustack(struct oc_collector *c, oc_ustack_fn fn, void *arg)
 {
 	c->ustack_cb = fn;
@@ -613,6 +649,13 @@ int oc_attach(struct oc_collector *c, char *why, size_t why_len)
 	if (!c->rb) {
 		ret = -errno;
 		snprintf(why, why_len, "cannot map the BPF ring buffer: %s", strerror(-ret));
+		return ret;
+	}
+	if (c->samples_bytes &&
+	    ring_buffer__add(c->rb, bpf_map__fd(c->skel->maps.samples), on_sample, c) < 0) {
+		ret = -errno;
+		snprintf(why, why_len, "cannot map the samples' BPF ring buffer: %s",
+			 strerror(-ret));
 		return ret;
 	}
 	ret = offcpu_bpf__attach(c->skel);

@@ -32,6 +32,8 @@ struct oc_config {
 	uint32_t cfi_rows;          /* callchain = cfi: rows the tables hold at once */
 	uint32_t cfi_processes;     /* callchain = cfi: processes with tables at once */
 	uint32_t oncpu_hz;          /* on-CPU samples per second and CPU (cpu-clock); 0: none */
+	int oncpu_script;           /* oncpu: every sample also sent (oc_on_sample), for
+	                             * perf.data.txt */
 	int lru;                   /* flight mode: the stack and aggregation maps make
 	                            * room by evicting their least recently used
 	                            * entries instead of refusing new ones */
@@ -46,6 +48,9 @@ typedef void (*oc_event_fn)(void *arg, const struct offcpu_event *ev);
 /* A kept interval with its user stack copy (callchain = dwarf); u->size
  * bytes of u->data are there. */
 typedef void (*oc_ustack_fn)(void *arg, const struct offcpu_ustack *u);
+/* An on-CPU sample as taken (oncpu_script), in the order of its CPU's
+ * ring; the CPUs' orders interleave. */
+typedef void (*oc_sample_fn)(void *arg, const struct offcpu_sample *s);
 
 struct oc_entry {
 	struct offcpu_key key;
@@ -79,6 +84,7 @@ void oc_detach(struct oc_collector *c);
  * in ring order with the notifications, a process's first interval after
  * its new-process notification. */
 void oc_on_ustack(struct oc_collector *c, oc_ustack_fn fn, void *arg);
+void oc_on_sample(struct oc_collector *c, oc_sample_fn fn, void *arg);
 uint32_t oc_stack_bytes(const struct oc_collector *c);
 /* callchain = cfi: the maps the tables go into (plugins/ebpf/cfimaps.h);
  * -1 when the collector walks no stacks by CFI. */

@@ -12,6 +12,7 @@ ebpf_sources = \
 	plugins/ebpf/folded.c plugins/ebpf/folded.h \
 	plugins/ebpf/frames.c plugins/ebpf/frames.h \
 	plugins/ebpf/profile.c plugins/ebpf/profile.h \
+	plugins/ebpf/script.c plugins/ebpf/script.h \
 	plugins/ebpf/ustacks.c plugins/ebpf/ustacks.h
 plugins_ebpf_ebpf_la_SOURCES = plugins/ebpf/plugin.c $(ebpf_sources)
 nodist_plugins_ebpf_ebpf_la_SOURCES = plugins/ebpf/offcpu.skel.h

@@ -66,6 +66,7 @@ const volatile __u32 stack_depth = OFFCPU_MAX_DEPTH; /* frames kept per stack */
 const volatile __u32 dwarf_stack_bytes = 0; /* callchain = dwarf: stack copied; 0: fp */
 const volatile __u64 events_bytes = 64 * 1024; /* the events ring's size */
 const volatile bool cfi = false;               /* callchain = cfi: walk user stacks by the tables */
+const volatile __u64 samples_bytes = 0;        /* oncpu: the samples ring's size; 0: no script */
 
 /* Set after load, before attach: whether processes are selected is only
  * known once the launched command exists. */
@@ -158,6 +159,13 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 64 * 1024);
 } events SEC(".maps");
+
+/* oncpu with a script: every sample (struct offcpu_sample), for
+ * perf.data.txt.  Sized by user space; one page when unused. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} samples SEC(".maps");
 
 /* callchain = dwarf: a thread's copy between switch-out and switch-in
  * (value: struct offcpu_ustack and dwarf_stack_bytes of data; user space
@@ -753,6 +761,32 @@ static __always_inline void switch_in(struct task_struct *next, struct offcpu_st
 	count(OFFCPU_CNT_KEPT);
 }
 
+/* The sample for perf.data.txt.  User space drains the ring on a timer
+ * too: a wakeup only when it fills up, not one per sample. */
+static __always_inline void send_sample(const struct offcpu_key *key, __u64 period)
+{
+	struct offcpu_sample *s = bpf_ringbuf_reserve(&samples, sizeof(*s), 0);
+	__u64 wake;
+
+	if (!s) {
+		count(OFFCPU_CNT_ONCPU_RING_FULL);
+		return;
+	}
+	s->time_ns = bpf_ktime_get_ns();
+	s->period_ns = period;
+	s->kstack = key->kstack;
+	s->ustack = key->ustack;
+	s->tgid = key->tgid;
+	s->pid = key->pid;
+	s->cpu = bpf_get_smp_processor_id();
+	s->pad = 0;
+	bpf_get_current_comm(s->tcomm, sizeof(s->tcomm));
+	wake = bpf_ringbuf_query(&samples, BPF_RB_AVAIL_DATA) >= samples_bytes / 4
+		       ? BPF_RB_FORCE_WAKEUP
+		       : BPF_RB_NO_WAKEUP;
+	bpf_ringbuf_submit(s, wake);
+}
+
 /* oncpu_hz > 0: where threads run, sampled by a cpu-clock perf event per
  * CPU, user stacks walked as at switch-out (by the CFI tables with
  * callchain = cfi, else by frame pointers).  Runs in the timer's hardirq,
@@ -801,6 +835,8 @@ int oncpu_sample(struct bpf_perf_event_data *ctx)
 	val->count++;
 	val->weighted_ns += ctx->sample_period;
 	val->real_ns += ctx->sample_period;
+	if (samples_bytes)
+		send_sample(&key, ctx->sample_period);
 	return 0;
 }
 

@@ -61,6 +61,8 @@ enum offcpu_counter {
 	OFFCPU_CNT_CFI_READ_FAILED, /* callchain = cfi: walks stopped by an unreadable stack word */
 	OFFCPU_CNT_ONCPU_SAMPLES,   /* oncpu: samples of traced threads taken */
 	OFFCPU_CNT_ONCPU_AGG_FULL,  /* oncpu: samples lost, their aggregation map full */
+	OFFCPU_CNT_ONCPU_RING_FULL, /* oncpu: samples not in perf.data.txt, their ring full
+	                               * (still in the aggregation) */
 	OFFCPU_CNT__MAX,
 };
 
@@ -115,6 +117,21 @@ enum offcpu_event_kind {
 struct offcpu_event {
 	__u32 tgid;
 	__u32 kind;
+};
+
+/* oncpu with a script: one sample as it was taken, for perf.data.txt
+ * (the aggregation keeps no times).  The stacks are ids of the stacks
+ * map, as in struct offcpu_key. */
+struct offcpu_sample {
+	__u64 time_ns; /* bpf_ktime_get_ns: CLOCK_MONOTONIC, the session clock */
+	__u64 period_ns;
+	__u64 kstack;
+	__u64 ustack;
+	__u32 tgid;
+	__u32 pid;
+	__u32 cpu;
+	__u32 pad;
+	char tcomm[OFFCPU_COMM_LEN]; /* the thread's name when it was sampled */
 };
 
 /* callchain = dwarf: the most bytes of user stack copied per interval.  A

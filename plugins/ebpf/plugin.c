@@ -33,6 +33,7 @@
 #include "folded.h"
 #include "frames.h"
 #include "profile.h"
+#include "script.h"
 #include "ustacks.h"
 
 #define LINE_MAX_LEN ((size_t)64 * 1024)
@@ -48,7 +49,7 @@ struct ebpf_settings {
 	long long min_block_us, max_block_us, sample_period_us, stack_storage_size, stack_depth,
 		aggregation_size, max_threads, dwarf_stack_bytes, cfi_max_rows, cfi_max_processes,
 		oncpu_frequency;
-	int wall, oncpu;
+	int wall, oncpu, oncpu_script;
 };
 
 struct ebpf {
@@ -58,9 +59,10 @@ struct ebpf {
 	struct oc_config cfg;
 	struct oc_collector *oc;
 	struct us_table *us; /* callchain = dwarf: intervals unwound in user space */
-	struct cfi_maps *cfi; /* callchain = cfi: the walker's tables, kept on the
+	struct sc_script *script; /* oncpu_script: the samples for perf.data.txt */
+	struct cfi_maps *cfi;     /* callchain = cfi: the walker's tables, kept on the
 	                       * notification thread */
-	dev_t self_dev;       /* callchain = cfi: tracerig's own executable */
+	dev_t self_dev;           /* callchain = cfi: tracerig's own executable */
 	ino_t self_ino;
 	int wall;
 
@@ -512,6 +514,7 @@ static void config_from_keys(struct ebpf *e, const struct tracerig_targets *t)
 	e->cfg.cfi_rows = (uint32_t)k->cfi_max_rows;
 	e->cfg.cfi_processes = (uint32_t)k->cfi_max_processes;
 	e->cfg.oncpu_hz = k->oncpu ? (uint32_t)k->oncpu_frequency : 0;
+	e->cfg.oncpu_script = k->oncpu && k->oncpu_script;
 	/* Decided at start, when the launched command exists. */
 	e->cfg.filter_tgids = 0;
 	e->cfg.cgroup = t->cgroup;
@@ -558,6 +561,8 @@ static int load_collector(struct ebpf *e)
 	}
 	if (e->us)
 		oc_on_ustack(e->oc, on_ustack, e);
+	if (e->script)
+		oc_on_sample(e->oc, sc_add, e->script);
 	if (e->cfg.cfi) {
 		struct stat self;
 
@@ -638,6 +643,24 @@ static int oncpu_usable(struct ebpf *e)
 	return 0;
 }
 
+/* oncpu_script: where the samples wait for flush, beside the staging
+ * directory's entries but never one of them. */
+static int script_setup(struct ebpf *e)
+{
+	const char *dir = e->svc->archive->staging_dir(e->ctx);
+	int ret;
+
+	if (!e->cfg.oncpu_script)
+		return 0;
+	ret = sc_new(dir, &e->script);
+	if (ret < 0)
+		e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR,
+				 "oncpu_script: cannot make a file for the samples in %s: %s "
+				 "(or set oncpu_script = no)",
+				 dir, strerror(-ret));
+	return ret;
+}
+
 static int ebpf_init(const struct tracerig_services *svc, struct tracerig_ctx *ctx, void **state)
 {
 	/* In the order of the hook and threads keys' choices. */
@@ -678,7 +701,7 @@ static int ebpf_init(const struct tracerig_services *svc, struct tracerig_ctx *c
 	if (k->callchain == TR_CALLCHAIN_DWARF && (ret = dwarf_setup(e)) < 0)
 		goto fail;
 	e->wall = k->wall;
-	if ((ret = oncpu_usable(e)) < 0)
+	if ((ret = oncpu_usable(e)) < 0 || (ret = script_setup(e)) < 0)
 		goto fail;
 
 	if ((ret = load_collector(e)) < 0)
@@ -688,6 +711,7 @@ static int ebpf_init(const struct tracerig_services *svc, struct tracerig_ctx *c
 	return 0;
 fail:
 	us_free(e->us);
+	sc_free(e->script);
 	bk_ring_free(e->ring);
 	if (e->ring)
 		pthread_cond_destroy(&e->tick);
@@ -889,7 +913,7 @@ static void count_kernel(struct ebpf *e, const uint64_t *c)
 		if (!e->cfi && i >= OFFCPU_CNT_CFI_WALKS && i <= OFFCPU_CNT_CFI_READ_FAILED)
 			continue;
 		if (!e->cfg.oncpu_hz && i >= OFFCPU_CNT_ONCPU_SAMPLES &&
-		    i <= OFFCPU_CNT_ONCPU_AGG_FULL)
+		    i <= OFFCPU_CNT_ONCPU_RING_FULL)
 			continue;
 		e->svc->run->counter_set(e->ctx, oc_counter_names[i], c[i]);
 	}
@@ -1127,6 +1151,62 @@ static int write_offcpu(struct ebpf *e, struct tracerig_archive *ar, const struc
 	return write_view(e, ar, &offcpu_view, t, flight);
 }
 
+/* perf.data.txt's name, unless another backend (perf_events) staged one:
+ * then the samples go beside it. */
+static const char *script_name(struct ebpf *e)
+{
+	char path[4096];
+	struct stat st;
+
+	if (snprintf(path, sizeof(path), "%s/perf.data.txt", e->svc->archive->staging_dir(e->ctx)) <
+		    (int)sizeof(path) &&
+	    lstat(path, &st) == 0) {
+		e->svc->run->log(e->ctx, TRACERIG_LOG_INFO,
+				 "perf.data.txt is another backend's: the on-CPU BPF samples "
+				 "are in oncpu.data.txt");
+		return "oncpu.data.txt";
+	}
+	return "perf.data.txt";
+}
+
+/* The samples, every one, as perf script text (script.h). */
+static int write_script(struct ebpf *e, struct tracerig_archive *ar)
+{
+	const char *name = script_name(e);
+	FILE *f = e->svc->archive->fopen(ar, name);
+	struct sc_stats st;
+	int ret;
+
+	if (!f) {
+		ret = -errno;
+		e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR, "cannot create %s: %s", name,
+				 strerror(-ret));
+		return ret;
+	}
+	ret = sc_write(e->script, e->oc, e->svc, e->ctx, f, &st);
+	if (fclose(f) != 0 && !ret)
+		ret = -errno;
+	if (ret < 0) {
+		e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR, "cannot write %s: %s", name,
+				 strerror(-ret));
+		return ret;
+	}
+	e->svc->run->counter_set(e->ctx, "oncpu_script_samples", st.samples);
+	e->svc->run->counter_set(e->ctx, "oncpu_script_samples_not_kept", st.not_kept);
+	if (st.not_kept)
+		e->svc->run->log(e->ctx, TRACERIG_LOG_WARN,
+				 "%s: %llu samples not kept while collecting (%s); "
+				 "oncpu.folded has them",
+				 name, (unsigned long long)st.not_kept, strerror(st.keep_errno));
+	if (st.stacks_gone)
+		e->svc->run->log(e->ctx, TRACERIG_LOG_WARN,
+				 "%s: %llu samples' stacks were no longer in the kernel's table",
+				 name, (unsigned long long)st.stacks_gone);
+	e->svc->run->log(e->ctx, TRACERIG_LOG_INFO, "%s: %llu samples", name,
+			 (unsigned long long)st.samples);
+	return 0;
+}
+
 /* oncpu.folded, .svg and .pb.gz: the on-CPU samples of the session. */
 static int write_oncpu(struct ebpf *e, struct tracerig_archive *ar)
 {
@@ -1142,6 +1222,8 @@ static int write_oncpu(struct ebpf *e, struct tracerig_archive *ar)
 	}
 	ret = write_view(e, ar, &oncpu_view, &t, 0);
 	totals_free(&t);
+	if (ret == 0 && e->script)
+		ret = write_script(e, ar);
 	return ret;
 }
 
@@ -1246,6 +1328,7 @@ static void ebpf_fini(void *state)
 	cfi_maps_free(e->cfi); /* before the maps it writes go */
 	oc_close(e->oc);
 	us_free(e->us);
+	sc_free(e->script);
 	oc_set_log(NULL, NULL);
 	if (e->ring) {
 		bk_ring_free(e->ring);
@@ -1331,6 +1414,13 @@ static const struct tracerig_key ebpf_keys[] = {
 	  "oncpu.svg and oncpu.pb.gz (weights: samples), offered to the wall-clock view as its "
 	  "on-CPU source.  Off-CPU time is still recorded.  Not with callchain = dwarf, nor in "
 	  "flight mode." },
+	{ .name = "oncpu_script", .type = TRACERIG_KEY_BOOL, .default_value = "yes",
+	  BIND(oncpu_script),
+	  .description = "With oncpu = yes: also write every sample, with its time, thread and "
+	  "CPU, as perf script prints it, into perf.data.txt (oncpu.data.txt when another "
+	  "backend wrote perf.data.txt), so that PerfView and perf script readers open the run.  "
+	  "The kernel sends 64 bytes per sample for it, no stack; frames are named at the end of "
+	  "collection.  no: the aggregation only." },
 	{ .name = "oncpu_frequency", .type = TRACERIG_KEY_INT, .default_value = "999", .min = 1,
 	  .max = 20000, BIND(oncpu_frequency),
 	  .description = "With oncpu = yes: samples per second and CPU (at most "

@@ -4,7 +4,8 @@
 # what tracerig recorded of the real .NET workload with profiles/dotnet.ini:
 # every sample read, managed frames named in the stacks it builds, the
 # workload's hot methods on top; a system-wide archive read whole;
-# lttngTrace/ through CtfTraceEventSource.
+# lttngTrace/ through CtfTraceEventSource; the BPF sampler's synthesised
+# perf.data.txt (ebpf oncpu = yes, callchain = cfi) read the same way.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/dotnet/lib-dotnet.sh"
 need_plugins perf_events mapharvest
@@ -85,6 +86,48 @@ if unzip -l "$TEST_TMP/a.trace.zip" | grep -q 'lttngTrace/.*/metadata$'; then
 	check_eq "CtfTraceEventSource reads lttngTrace/" 0 "$crc"
 else
 	check_eq "no CTF in the archive: TraceEvent finds none (exit 3)" 3 "$crc"
+fi
+
+# --- the BPF sampler (ebpf oncpu = yes, callchain = cfi): no perf_events,
+# perf.data.txt synthesised from the kernel's samples, read the same way.
+if [ ! -e "$top_builddir/plugins/ebpf/ebpf.la" ] || [ ! -r /sys/kernel/btf/vmlinux ]; then
+	skip "the BPF sampler's perf.data.txt" "the ebpf backend is not built, or no BTF"
+else
+	printf '[tracerig]\nname = bpfcpu\nrequired = ebpf\n[ebpf]\ncallchain = cfi\noncpu = yes\n[mapharvest]\n' \
+		>"$TEST_TMP/bpf.ini"
+	rc=0
+	env -u DOTNET_PerfMapEnabled TMPDIR="$TEST_TMP" timeout 120 "$TRACERIG" -c "$TEST_TMP/bpf.ini" \
+		-o "$TEST_TMP/b.trace.zip" -- dotnet "$HOT_DLL" 3 >"$TEST_TMP/b.out" 2>&1 </dev/null || rc=$?
+	bpid=$(awk '/^ready /{print $2}' "$TEST_TMP/b.out")
+	[ -n "$bpid" ] && on_exit "rm -f /tmp/perf-$bpid.map /tmp/jit-$bpid.dump"
+	if [ "$rc" != 0 ] && grep -q "callchain = cfi is not available" "$TEST_TMP/b.out"; then
+		skip "the BPF sampler's perf.data.txt" "callchain = cfi is not available in this build"
+	else
+		check_eq "ebpf oncpu: tracerig exits 0" 0 "$rc"
+		prc=0
+		dotnet "$PV" stacks "$TEST_TMP/b.trace.zip" --no-stacks --top 50 --grep 'Hot\.Work::' \
+			>"$TEST_TMP/bpf.out" 2>"$TEST_TMP/bpf.err" || prc=$?
+		check_eq "ebpf oncpu: LinuxPerfScriptStackSource reads the archive" 0 "$prc"
+		check_grep "ebpf oncpu: from perf.data.txt" '^entry perf\.data\.txt$' "$TEST_TMP/bpf.out"
+		archive=$(field archive_samples "$TEST_TMP/bpf.out")
+		manifest=$(unzip -p "$TEST_TMP/b.trace.zip" manifest.json |
+			grep -oE '"oncpu_script_samples": *[0-9]+' | grep -oE '[0-9]+$')
+		check_eq "ebpf oncpu: perf.data.txt holds the manifest's samples" "$manifest" "$archive"
+		samples=$(field samples "$TEST_TMP/bpf.out")
+		check_eq "ebpf oncpu: every sample read (less TraceEvent's last one per CPU)" \
+			"$((archive - $(field archive_cpus "$TEST_TMP/bpf.out")))" "$samples"
+		hot=$(awk '$1 == "grep" && $3 == "Hot\\.Work::" { print $2 }' "$TEST_TMP/bpf.out")
+		if [ "${hot:-0}" -gt 0 ] && [ $((hot * 4)) -ge "$samples" ]; then
+			ok "ebpf oncpu: the workload's methods are named in its stacks ($hot of $samples samples)"
+		else
+			not_ok "ebpf oncpu: the workload's methods are named in its stacks" \
+				"${hot:-0} of $samples samples"
+		fi
+		check_grep "ebpf oncpu: with their tier, as PerfView shows it" \
+			'^match [0-9]+ Hot!\[(QuickJitted|OptimizedTier1|Optimized)\]Hot\.Work::' "$TEST_TMP/bpf.out"
+		check_grep "ebpf oncpu: the process is named, with its PID" "^process $bpid [0-9]+ .*dotnet" \
+			"$TEST_TMP/bpf.out"
+	fi
 fi
 
 # --- system-wide, while tasks come and go.  A sample taken in a task's last

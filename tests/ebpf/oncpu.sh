@@ -99,6 +99,56 @@ total=$(awk '{ s += $NF } END { print s + 0 }' "$f")
 check_eq "the manifest's oncpu_samples are oncpu.folded's" "$counted" "$total"
 check_grep "the manifest counts the walks" '"cfi_walks": *[1-9]' "$m"
 
+# perf.data.txt: every sample as perf script prints it, the same ones as
+# oncpu.folded (the kernel sends each one's time, thread and stack ids).
+d="$TEST_TMP/t/perf.data.txt"
+check "perf.data.txt is in the archive" test -s "$d"
+headers=$(grep -cE '^[^	 ].* +[0-9]+/[0-9]+ +\[[0-9]{3}\] +[0-9]+\.[0-9]{6}: +[0-9]+ cpu-clock: $' "$d")
+check_eq "perf.data.txt: a perf script header per sample, as many as oncpu.folded's" \
+	"$total" "$headers"
+check_grep "the manifest counts them" "\"oncpu_script_samples\": *$total," "$m"
+# script_user SCRIPT: the workload's samples as "PID-TID;user frames outermost
+# first", kernel frames left out (as user_lines does).
+script_user() {
+	awk 'BEGIN { RS = "" } $1 == "burn" {
+		n = split($0, l, "\n"); split(l[1], h, " +"); s = ""
+		for (i = n; i > 1; i--) {
+			if (l[i] ~ /\(\[kernel\.kallsyms\]\)$/) continue
+			f = l[i]; sub(/^[ \t]*[0-9a-f]+ /, "", f); sub(/ \([^()]*\)$/, "", f)
+			s = s ";" f
+		}
+		split(h[2], pt, "/"); print pt[1] "-" pt[2] s
+	}' "$1" | sed -E 's/@[^;]*//g' | sort | uniq -c | awk '{ print $2 "\t" $1 }'
+}
+script_user "$d" >"$TEST_TMP/script.user"
+awk -F'\t' '{ split($1, f, ";"); split(f[1], p, "-"); split(f[2], t, "-")
+	r = $1; sub(/^[^;]*;[^;]*/, "", r); c[p[2] "-" t[2] r] += $2 }
+	END { for (k in c) print k "\t" c[k] }' "$TEST_TMP/user" | sort >"$TEST_TMP/folded.user"
+sort "$TEST_TMP/script.user" >"$TEST_TMP/script.sorted"
+if cmp -s "$TEST_TMP/script.sorted" "$TEST_TMP/folded.user"; then
+	ok "perf.data.txt's user stacks, per thread, are oncpu.folded's ($(wc -l <"$TEST_TMP/folded.user") stacks)"
+else
+	not_ok "perf.data.txt's user stacks, per thread, are oncpu.folded's" \
+		"$(diff "$TEST_TMP/folded.user" "$TEST_TMP/script.sorted" | head -8)"
+fi
+whole=$(grep -cE ';_start;([^;]+;)*main;sort_caller;my_sorter;[^;]*qsort[^;]*;([^;]+;)*my_compare	' \
+	"$TEST_TMP/script.user")
+at_least "perf.data.txt: main's comparator stacks reach _start" "$whole" 1
+# Its times are the session clock's (CLOCK_MONOTONIC): inside the run's
+# window, in order but for CPUs a few microseconds apart.
+python3 - "$d" "$m" >"$TEST_TMP/times" <<'PY'
+import json, re, sys
+times = [int(a) * 10**9 + int(b) * 1000 for a, b in
+         re.findall(r"^\S.*\] +(\d+)\.(\d{6}): ", open(sys.argv[1]).read(), re.M)]
+c = json.load(open(sys.argv[2]))["clock"]
+inside = all(c["start_monotonic_ns"] - 1000 <= t <= c["end_monotonic_ns"] for t in times)
+ordered = all(b >= a - 1000000 for a, b in zip(times, times[1:]))
+print(len(times), int(inside), int(ordered))
+PY
+check_eq "perf.data.txt's times: all inside the run, in order" "$total 1 1" "$(cat "$TEST_TMP/times")"
+report=$("$TRACERIG" report "$TEST_TMP/t.zip" 2>&1 | grep '^CPU samples:')
+check_eq "tracerig report reads them" "CPU samples: $total in perf.data.txt (cpu-clock $total)" "$report"
+
 whole_share "sort_thread's comparator" "$TEST_TMP/user" '^my_compare$' "$thread_whole" 0
 whole_share "main's comparator" "$TEST_TMP/user" '^my_compare$' "$main_whole" 1
 whole_share "spin_thread's leaf" "$TEST_TMP/user" '^spin_leaf$' "$spin_whole" 0
@@ -129,6 +179,11 @@ else
 			"perf's ($(wc -l <"$TEST_TMP/p.chains")) that tracerig lacks:" "$missing"
 	fi
 fi
+run_tracerig -c "$profile" --set ebpf.oncpu_script=no -o "$TEST_TMP/noscript.zip" -- "$burn" -n 2
+check_eq "oncpu_script = no: exit 0" 0 "$rc"
+check "oncpu_script = no: no perf.data.txt" sh -c "! unzip -l '$TEST_TMP/noscript.zip' | grep -q 'data\.txt'"
+check "oncpu_script = no: oncpu.folded still" sh -c "unzip -l '$TEST_TMP/noscript.zip' | grep -q oncpu.folded"
+
 # With perf_events in the same session, the wall view takes one source of
 # on-CPU time (perf_events', flushed first), not both: the same CPU time
 # would count twice.
@@ -145,6 +200,13 @@ if [ -e "$top_builddir/plugins/perf_events/perf_events.la" ]; then
 		'wall\.folded: [0-9]+ lines of cpu\.folded \(on-CPU' "$TEST_TMP/both/tracerig.log"
 	check_no_grep "not oncpu.folded" 'wall\.folded: [0-9]+ lines of oncpu\.folded' \
 		"$TEST_TMP/both/tracerig.log"
+	# perf.data.txt is perf_events' (its event list is its own); the BPF
+	# samples go beside it, where PerfView's readers find *.data.txt too.
+	check "the sampler's perf script text is oncpu.data.txt" test -s "$TEST_TMP/both/oncpu.data.txt"
+	check_grep "and the log says why" "perf\\.data\\.txt is another backend's: the on-CPU BPF samples are in oncpu\\.data\\.txt" \
+		"$TEST_TMP/both/tracerig.log"
+	check_eq "perf.data.txt has perf_events' samples (99 Hz)" "" \
+		"$(grep -E ' cpu-clock: $' "$TEST_TMP/both/perf.data.txt" | grep -v ' 10101010 cpu-clock: $' | head -1)"
 else
 	skip "perf_events and the sampler together" "perf_events is not built"
 fi
