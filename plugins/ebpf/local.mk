@@ -9,6 +9,7 @@ ebpf_sources = \
 	plugins/ebpf/buckets.c plugins/ebpf/buckets.h \
 	plugins/ebpf/cfimaps.c plugins/ebpf/cfimaps.h \
 	plugins/ebpf/collector.c plugins/ebpf/collector.h plugins/ebpf/offcpu.h \
+	plugins/ebpf/fallback.c plugins/ebpf/fallback.h \
 	plugins/ebpf/folded.c plugins/ebpf/folded.h \
 	plugins/ebpf/frames.c plugins/ebpf/frames.h \
 	plugins/ebpf/profile.c plugins/ebpf/profile.h \
@@ -119,6 +120,15 @@ tests_ebpf_oncpu_burn_LDFLAGS =
 check_PROGRAMS += tests/ebpf/flight/phases
 tests_ebpf_flight_phases_SOURCES = tests/ebpf/flight/phases.c
 
+# What callchain = cfi becomes where the walker cannot run (no root).
+check_PROGRAMS += tests/ebpf/test_fallback
+tests_ebpf_test_fallback_SOURCES = tests/ebpf/test_fallback.c plugins/ebpf/fallback.c \
+	plugins/ebpf/fallback.h
+tests_ebpf_test_fallback_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) -I$(top_srcdir)/tests \
+	-I$(top_srcdir)/plugins/ebpf
+TESTS += tests/ebpf/test_fallback
+UNIT_TESTS += tests/ebpf/test_fallback
+
 # Integration tests (root): the real tracerig with the ebpf backend.
 ebpf_sh_tests = tests/ebpf/offcpu.sh tests/ebpf/filters.sh tests/ebpf/wall.sh tests/ebpf/late.sh \
 	tests/ebpf/dwarf.sh tests/ebpf/cfi.sh tests/ebpf/flight.sh tests/ebpf/container.sh \
@@ -131,3 +141,4 @@ EXTRA_DIST += bench/ebpf/run.sh bench/ebpf/lib.sh bench/ebpf/pingpong.c bench/eb
 	tests/ebpf/late/lateblock.c tests/ebpf/late/liblateblock.c tests/ebpf/late/afterblock.c \
 	bench/ebpf_flight/run.sh bench/ebpf_flight/readmap.c bench/ebpf_oncpu/run.sh
 EXTRA_DIST += tests/ebpf/cfi/libcfilate.c
+

@@ -30,6 +30,7 @@
 #include "buckets.h"
 #include "cfimaps.h"
 #include "collector.h"
+#include "fallback.h"
 #include "folded.h"
 #include "frames.h"
 #include "profile.h"
@@ -44,7 +45,7 @@
 
 /* The profile's [ebpf] keys, bound by the core. */
 struct ebpf_settings {
-	int hook, threads, callchain; /* indexes of the choices */
+	int hook, threads, callchain, cfi_fallback; /* indexes of the choices */
 	struct tracerig_list states;
 	long long min_block_us, max_block_us, sample_period_us, stack_storage_size, stack_depth,
 		aggregation_size, max_threads, dwarf_stack_bytes, cfi_max_rows, cfi_max_processes,
@@ -216,6 +217,10 @@ static int judge_keys(const struct tracerig_services *say, struct tracerig_ctx *
 			     TR_CALLCHAIN_CFI_UNAVAILABLE);
 	if (k->oncpu)
 		judge_oncpu(say, ctx, k, &wrong, first, first_len);
+	if (k->oncpu && k->callchain == TR_CALLCHAIN_CFI && k->cfi_fallback == CFI_FALLBACK_DWARF)
+		tr_key_error(say, ctx, &wrong, first, first_len, "cfi_fallback",
+			     "oncpu samples cannot fall back to dwarf (stacks are taken in the "
+			     "kernel): use cfi_fallback = fp or refuse");
 	return wrong;
 }
 
@@ -490,11 +495,16 @@ static int ebpf_check(const struct tracerig_services *svc, struct tracerig_ctx *
 		      char *advice, size_t advice_len)
 {
 	struct ebpf_settings keys;
+	char why[512];
 	int ret = oc_check(advice, advice_len);
 
 	if (ret < 0 || svc->run->config_bind(ctx, &keys) < 0 || keys.callchain != TR_CALLCHAIN_CFI)
 		return ret;
-	return oc_check_cfi(advice, advice_len);
+	/* What the run will do: walk, fall back (a note), or refuse. */
+	ret = oc_check_cfi(why, sizeof(why));
+	if (cfi_fallback_choose(ret, why, keys.cfi_fallback, keys.oncpu, advice, advice_len) < 0)
+		return ret;
+	return 0;
 }
 
 /* The collector's configuration from the [ebpf] keys (but the hook, the
@@ -519,6 +529,31 @@ static void config_from_keys(struct ebpf *e, const struct tracerig_targets *t)
 	e->cfg.filter_tgids = 0;
 	e->cfg.cgroup = t->cgroup;
 	e->cfg.lru = e->flight_ns != 0;
+}
+
+/* callchain = cfi where this kernel cannot run the walker: said plainly,
+ * before the verifier would say it its way, and what cfi_fallback says
+ * done (the keys' callchain becomes the fallback's). */
+static int walker_usable(struct ebpf *e)
+{
+	char why[512], msg[1024];
+	int probe, chosen;
+
+	if (e->keys.callchain != TR_CALLCHAIN_CFI)
+		return 0;
+	probe = oc_check_cfi(why, sizeof(why));
+	chosen = cfi_fallback_choose(probe, why, e->keys.cfi_fallback, e->keys.oncpu, msg,
+				     sizeof(msg));
+	if (chosen < 0) {
+		e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR, "%s", msg);
+		return probe;
+	}
+	if (chosen != TR_CALLCHAIN_CFI) {
+		e->svc->run->log(e->ctx, TRACERIG_LOG_WARN, "%s", msg);
+		e->svc->run->counter_set(e->ctx, "cfi_fallback_used", 1);
+		e->keys.callchain = chosen;
+	}
+	return 0;
 }
 
 /* callchain = dwarf: the table of intervals unwound in user space, and
@@ -547,11 +582,6 @@ static int load_collector(struct ebpf *e)
 	char why[1024];
 	int ret;
 
-	/* Said plainly, before the verifier would say it its way. */
-	if (e->cfg.cfi && (ret = oc_check_cfi(why, sizeof(why))) < 0) {
-		svc->run->log(ctx, TRACERIG_LOG_ERROR, "%s", why);
-		return ret;
-	}
 	oc_set_log(log_libbpf, e);
 	ret = oc_open(&e->cfg, &e->oc, why, sizeof(why));
 	if (ret < 0) {
@@ -695,7 +725,7 @@ static int ebpf_init(const struct tracerig_services *svc, struct tracerig_ctx *c
 	}
 	e->cfg.hook = hooks[k->hook];
 	e->cfg.threads = threads[k->threads];
-	if ((ret = keys_usable(e)) < 0)
+	if ((ret = keys_usable(e)) < 0 || (ret = walker_usable(e)) < 0)
 		goto fail;
 	config_from_keys(e, t);
 	if (k->callchain == TR_CALLCHAIN_DWARF && (ret = dwarf_setup(e)) < 0)
@@ -1406,6 +1436,13 @@ static const struct tracerig_key ebpf_keys[] = {
 	  "runs in the same session, in any order, tracerig writes wall.folded and wall.svg, on- "
 	  "and off-CPU time of the traced threads in one flame graph, leaves marked [on-cpu] / "
 	  "[off-cpu]." },
+	{ .name = "cfi_fallback", .type = TRACERIG_KEY_ENUM, .default_value = "refuse",
+	  .choices = CFI_FALLBACK_CHOICES, BIND(cfi_fallback),
+	  .description = "With callchain = cfi, on a kernel whose BPF programs cannot run the walker "
+	  "(no bpf_loop or bpf_task_pt_regs: before Linux 5.17): refuse to start (said at --check "
+	  "too), or record anyway with fp (user stacks stop at the first frame without frame "
+	  "pointers) or dwarf (stack copies unwound in user space; not with oncpu = yes).  A "
+	  "fallback is said at --check, in the log and in the manifest (cfi_fallback_used)." },
 	{ .name = "oncpu", .type = TRACERIG_KEY_BOOL, .default_value = "no", BIND(oncpu),
 	  .description = "Also sample where the traced threads run: a cpu-clock perf event per CPU "
 	  "feeds a BPF program that takes each sample's stacks as the off-CPU ones are taken (with "

@@ -70,7 +70,20 @@ if grep -q "callchain = cfi is not available in this build" "$TEST_TMP/out"; the
 else
 	check_eq "--check of offcpu-cfi.ini: exit 0" 0 "$rc"
 	check_grep "ebpf is usable with callchain = cfi" '^  ebpf .* usable' "$TEST_TMP/out"
+	# The walker runs here: a fallback, whatever it is, is never taken nor noted.
+	printf '[tracerig]\nname = fb\n[ebpf]\ncallchain = cfi\ncfi_fallback = fp\n' >"$TEST_TMP/fb.ini"
+	run_tracerig --check -c "$TEST_TMP/fb.ini"
+	check_eq "cfi_fallback = fp where the walker runs: --check exit 0" 0 "$rc"
+	check_no_grep "and no fallback noted" 'falling back' "$TEST_TMP/out"
 fi
+# The sampler takes its stacks in the kernel: dwarf cannot be its fallback.
+printf '[tracerig]\nname = fbd\n[ebpf]\ncallchain = cfi\noncpu = yes\ncfi_fallback = dwarf\n' \
+	>"$TEST_TMP/fbd.ini"
+run_tracerig --check -c "$TEST_TMP/fbd.ini"
+check_eq "oncpu with cfi_fallback = dwarf: --check exit 2" 2 "$rc"
+check_grep "said at its line, with what to use" \
+	"fbd\\.ini:6: \\[ebpf\\] cfi_fallback: oncpu samples cannot fall back to dwarf.*use cfi_fallback = fp or refuse" \
+	"$TEST_TMP/out"
 printf '[tracerig]\nname = pcfi\n[perf_events]\ncallchain = cfi\n' >"$TEST_TMP/pcfi.ini"
 run_tracerig --check -c "$TEST_TMP/pcfi.ini"
 check_eq "perf_events callchain = cfi: --check exit 2" 2 "$rc"
