@@ -742,6 +742,8 @@ static int fill_entry(struct cfi_maps *m, pid_t tgid, size_t n, struct cfi_objec
 	e->n = 0;
 	e->stale = 0;
 	m->load_seq++;
+	/* Unique per write, never 0: the walker's cache is keyed by it. */
+	e->gen = (uint32_t)m->load_seq ? (uint32_t)m->load_seq : 1;
 	for (size_t i = 0; i < n; i++) {
 		const struct cfi_exec_map *x = &m->maps[i];
 		struct offcpu_cfi_mapping cm = { .start = x->start, .end = x->end };

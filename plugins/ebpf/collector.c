@@ -359,6 +359,8 @@ static int size_maps(struct oc_collector *c, const struct oc_config *cfg)
 	if (!ret)
 		ret = bpf_map__set_max_entries(skel->maps.cfi_procs,
 					       c->cfi ? cfg->cfi_processes : 1);
+	if (!ret && !c->cfi)
+		ret = bpf_map__set_max_entries(skel->maps.cfi_cache, 1);
 	return ret;
 }
 

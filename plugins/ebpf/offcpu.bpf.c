@@ -205,6 +205,28 @@ struct {
 	__type(value, struct offcpu_cfi_proc);
 } cfi_procs SEC(".maps");
 
+/* callchain = cfi: the rules last found per (entry version, address),
+ * per CPU and direct-mapped, so that a stack walked again (a thread that
+ * blocks in the same place, a hot loop sampled) skips both binary
+ * searches.  A copy of the row, not a pointer: valid for the entry
+ * version (gen) it was found with, whatever happens to the rows later.
+ * Walks do not nest on a CPU (sched_switch runs with interrupts off). */
+struct cfi_cached {
+	__u64 look;
+	__u32 gen; /* 0: empty */
+	__s32 cfa_offset;
+	__s16 rbp_offset;
+	__u8 kind;
+	__u8 pad[5];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, OFFCPU_CFI_CACHE);
+	__type(key, __u32);
+	__type(value, struct cfi_cached);
+} cfi_cache SEC(".maps");
+
 static __always_inline void count(__u32 which)
 {
 	__u64 *c = bpf_map_lookup_elem(&counters, &which);
@@ -348,7 +370,7 @@ struct cfi_walk {
 	__u32 tgid;
 	__u32 n;     /* frames in s->ips */
 	__u32 depth; /* frames wanted */
-	__u32 pad;
+	__u32 gen;   /* proc's version, read once */
 };
 
 /* A binary search for the last entry at or below `key` among [lo, hi),
@@ -430,14 +452,43 @@ static __always_inline int read_word(__u64 addr, __u64 *value)
 	return -1;
 }
 
+/* The rules for `look` into *r (kind 0: none, by frame pointers): from
+ * the cache, else by the two binary searches, then cached.  -1: no
+ * mapping holds it. */
+static __always_inline int cfi_rules(struct cfi_walk *w, __u64 look, struct cfi_cached *r)
+{
+	__u32 slot = (__u32)((look ^ (look >> 17) ^ ((__u64)w->gen * 0x9e3779b1u)) &
+			     (OFFCPU_CFI_CACHE - 1));
+	struct cfi_cached *c = bpf_map_lookup_elem(&cfi_cache, &slot);
+	struct offcpu_cfi_mapping *m;
+	struct offcpu_cfi_row *row = NULL;
+
+	if (c && w->gen && c->gen == w->gen && c->look == look) {
+		*r = *c;
+		return 0;
+	}
+	m = cfi_mapping(w->proc, look);
+	if (!m)
+		return -1;
+	if (m->row_count)
+		row = cfi_row(m, look - m->bias);
+	r->look = look;
+	r->gen = w->gen;
+	r->kind = row ? row->kind : 0;
+	r->cfa_offset = row ? row->cfa_offset : 0;
+	r->rbp_offset = row ? row->rbp_offset : 0;
+	if (c)
+		*c = *r;
+	return 0;
+}
+
 /* One frame: records the PC, then finds the caller's registers by the
  * row of the PC (lib/cfi.c's tr_cfi_step, which the tests compare with)
  * or, where no row says, by frame pointers.  1 stops the walk. */
 static long cfi_frame(__u32 i, void *arg)
 {
 	struct cfi_walk *w = arg;
-	struct offcpu_cfi_mapping *m;
-	struct offcpu_cfi_row *row = NULL;
+	struct cfi_cached r = {};
 	__u64 look, cfa, ra, bp = w->bp;
 	__u32 n = w->n;
 	__u8 kind;
@@ -449,8 +500,7 @@ static long cfi_frame(__u32 i, void *arg)
 	/* A return address is the instruction after the call: the call's
 	 * rules are those of the byte before. */
 	look = i ? w->pc - 1 : w->pc;
-	m = cfi_mapping(w->proc, look);
-	if (!m) {
+	if (cfi_rules(w, look, &r) < 0) {
 		/* Code mapped after the tables were loaded: cut short, never
 		 * guessed; user space is asked once to read the maps again. */
 		count(OFFCPU_CNT_CFI_CUT_SHORT);
@@ -460,16 +510,14 @@ static long cfi_frame(__u32 i, void *arg)
 		}
 		return 1;
 	}
-	if (m->row_count)
-		row = cfi_row(m, look - m->bias);
-	kind = row ? row->kind : 0;
+	kind = r.kind;
 	if (kind == 4) /* a signal frame */
 		return 1;
 	if (kind == 1 || kind == 2) {
-		cfa = (kind == 1 ? w->sp : w->bp) + (__s64)row->cfa_offset;
+		cfa = (kind == 1 ? w->sp : w->bp) + (__s64)r.cfa_offset;
 		if (read_word(cfa - 8, &ra) < 0)
 			return 1;
-		if (row->rbp_offset && read_word(cfa + (__s64)row->rbp_offset, &bp) < 0)
+		if (r.rbp_offset && read_word(cfa + (__s64)r.rbp_offset, &bp) < 0)
 			return 1;
 	} else {
 		/* JIT code, an object without CFI, rules a row cannot hold:
@@ -520,6 +568,7 @@ static __always_inline __u64 walk_user_stack(__u32 tgid)
 			bpf_map_delete_elem(&seen, &tgid);
 		return keep_stack(w.s, 1, OFFCPU_CNT_USTACK_DROPPED);
 	}
+	w.gen = w.proc->gen;
 	bpf_loop(OFFCPU_MAX_DEPTH, cfi_frame, &w, 0);
 	if (!w.n)
 		return OFFCPU_STACK_NONE;

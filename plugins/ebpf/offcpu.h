@@ -166,6 +166,7 @@ struct offcpu_ustack {
  * object's range.  User space replaces a process's entry whole. */
 #define OFFCPU_CFI_MAX_MAPPINGS 512 /* a power of two: the binary search's bound */
 #define OFFCPU_CFI_ROW_SEARCH 24    /* binary search steps: up to 2^24 rows per object */
+#define OFFCPU_CFI_CACHE 1024       /* rows found, kept per CPU: a power of two */
 
 /* The layout of lib/cfi.h's struct tr_cfi_row, kinds as enum tr_cfi_kind
  * (0 none, 1 CFA = RSP + offset, 2 CFA = RBP + offset, 3 fall back to
@@ -189,6 +190,9 @@ struct offcpu_cfi_proc {
 	__u32 n;     /* mappings used in m */
 	__u32 stale; /* set by the walker once it asked for a reread (not again
 	              * until user space replaces the entry) */
+	__u32 gen;   /* this version of the entry, unique per write (0: none):
+	              * the walker's cache of rows found is valid for it only */
+	__u32 pad;
 	struct offcpu_cfi_mapping m[OFFCPU_CFI_MAX_MAPPINGS];
 };
 
