@@ -1199,6 +1199,22 @@ static const char *script_name(struct ebpf *e)
 	return "perf.data.txt";
 }
 
+/* A perf.data.txt cut by a full disk is no record of the run (its last
+ * sample half written, the rest missing): gone, and said, while
+ * oncpu.folded keeps every sample. */
+static void drop_partial(struct ebpf *e, const char *name, int err)
+{
+	char path[4096];
+	int gone = snprintf(path, sizeof(path), "%s/%s", e->svc->archive->staging_dir(e->ctx),
+			    name) < (int)sizeof(path) &&
+		   unlink(path) == 0;
+
+	e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR,
+			 "cannot write %s: %s (%s; oncpu.folded has every sample)", name,
+			 strerror(-err),
+			 gone ? "left out of the archive" : "what was written is kept");
+}
+
 /* The samples, every one, as perf script text (script.h). */
 static int write_script(struct ebpf *e, struct tracerig_archive *ar)
 {
@@ -1216,9 +1232,12 @@ static int write_script(struct ebpf *e, struct tracerig_archive *ar)
 	ret = sc_write(e->script, e->oc, e->svc, e->ctx, f, &st);
 	if (fclose(f) != 0 && !ret)
 		ret = -errno;
+	/* The samples' file is done with: its room goes back before the
+	 * manifest and the log are written. */
+	sc_free(e->script);
+	e->script = NULL;
 	if (ret < 0) {
-		e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR, "cannot write %s: %s", name,
-				 strerror(-ret));
+		drop_partial(e, name, ret);
 		return ret;
 	}
 	e->svc->run->counter_set(e->ctx, "oncpu_script_samples", st.samples);

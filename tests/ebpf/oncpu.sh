@@ -179,6 +179,25 @@ else
 			"perf's ($(wc -l <"$TEST_TMP/p.chains")) that tracerig lacks:" "$missing"
 	fi
 fi
+# A staging disk with room for everything but perf.data.txt (sized from
+# the run above: its other entries and half of its perf.data.txt): the
+# cut perf.data.txt is left out and said, everything else is archived,
+# and the exit status says a backend failed.
+room=$(python3 -c 'import json, sys
+f = {e["name"]: e["size"] for e in json.load(open(sys.argv[1]))["files"]}
+print((sum(f.values()) - f["perf.data.txt"] // 2) // 1024)' "$m")
+mkdir -p "$TEST_TMP/small" "$TEST_TMP/fullout"
+rc=0
+STAGE="$TEST_TMP/small" unshare -m bash -c 'mount -t tmpfs -o size="$1"k tmpfs "$STAGE" || exit 99
+	shift; TMPDIR="$STAGE" "$@"' - "$room" "$TRACERIG" -c "$profile" \
+	-o "$TEST_TMP/fullout/f.zip" -- "$burn" -n "$rounds" -w 500 >"$TEST_TMP/full.out" 2>&1 </dev/null || rc=$?
+check_eq "perf.data.txt on a full staging disk: exit 1 (a backend failed)" 1 "$rc"
+check_grep "said, with what is kept" \
+	"^tracerig: ebpf: flush failed: cannot write perf\\.data\\.txt: No space left on device \\(left out of the archive; oncpu\\.folded has every sample\\)$" \
+	"$TEST_TMP/full.out"
+check_eq "the archive has the rest, and no cut perf.data.txt" "manifest.json oncpu.folded" \
+	"$(unzip -Z1 "$TEST_TMP/fullout/f.zip" 2>/dev/null | grep -E '^(manifest\.json|oncpu\.folded|perf\.data\.txt)$' | sort | xargs)"
+
 run_tracerig -c "$profile" --set ebpf.oncpu_script=no -o "$TEST_TMP/noscript.zip" -- "$burn" -n 2
 check_eq "oncpu_script = no: exit 0" 0 "$rc"
 check "oncpu_script = no: no perf.data.txt" sh -c "! unzip -l '$TEST_TMP/noscript.zip' | grep -q 'data\.txt'"
