@@ -76,6 +76,22 @@ else
 	check_eq "cfi_fallback = fp where the walker runs: --check exit 0" 0 "$rc"
 	check_no_grep "and no fallback noted" 'falling back' "$TEST_TMP/out"
 fi
+# The sampler's rate against the kernel's limit: lowered for the check
+# (the key allows up to 20000, this machine's limit is higher), and put
+# back whatever happens.
+rate=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+on_exit "echo $rate >/proc/sys/kernel/perf_event_max_sample_rate"
+if echo 500 >/proc/sys/kernel/perf_event_max_sample_rate 2>/dev/null; then
+	printf '[tracerig]\nname = hz\n[ebpf]\noncpu = yes\noncpu_frequency = 999\n' >"$TEST_TMP/hz.ini"
+	run_tracerig --check -c "$TEST_TMP/hz.ini"
+	echo "$rate" >/proc/sys/kernel/perf_event_max_sample_rate
+	check_eq "oncpu_frequency above kernel.perf_event_max_sample_rate: --check exit 2" 2 "$rc"
+	check_grep "said at its line, with both ways out" \
+		"hz\\.ini:5: \\[ebpf\\] oncpu_frequency: 999 is above kernel\\.perf_event_max_sample_rate = 500: lower it, or raise the limit \\(sysctl kernel\\.perf_event_max_sample_rate=999\\)" \
+		"$TEST_TMP/out"
+else
+	skip "oncpu_frequency above the kernel's limit" "cannot lower kernel.perf_event_max_sample_rate here"
+fi
 # The sampler takes its stacks in the kernel: dwarf cannot be its fallback.
 printf '[tracerig]\nname = fbd\n[ebpf]\ncallchain = cfi\noncpu = yes\ncfi_fallback = dwarf\n' \
 	>"$TEST_TMP/fbd.ini"
