@@ -1475,8 +1475,10 @@ static const struct tracerig_key ebpf_keys[] = {
 	  .description = "With oncpu = yes: also write every sample, with its time, thread and "
 	  "CPU, as perf script prints it, into perf.data.txt (oncpu.data.txt when another "
 	  "backend wrote perf.data.txt), so that PerfView and perf script readers open the run.  "
-	  "The kernel sends 64 bytes per sample for it, no stack; frames are named at the end of "
-	  "collection.  no: the aggregation only." },
+	  "The kernel sends 64 bytes per sample for it, no stack, kept in an unnamed file under "
+	  "TMPDIR; frames are named at the end of collection, and the text (0.7 to 3 KiB a sample "
+	  "before the archive deflates it to 15 to 180 bytes) is staged there too: system-wide "
+	  "on many CPUs for long, mind TMPDIR's room.  no: the aggregation only." },
 	{ .name = "oncpu_frequency", .type = TRACERIG_KEY_INT, .default_value = "999", .min = 1,
 	  .max = 20000, BIND(oncpu_frequency),
 	  .description = "With oncpu = yes: samples per second and CPU (at most "
