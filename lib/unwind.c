@@ -163,6 +163,7 @@ struct unwinder {
 	const unsigned char *stack;
 	uint64_t stack_size, sp;
 	int stack_end_hit;
+	int unmapped_hit; /* the last frame so far is in no known object */
 	uint64_t ips[MAX_USER_FRAMES];
 	size_t n_ips;
 	struct uw_lookup lookups[MAX_LOOKUPS];
@@ -798,6 +799,9 @@ static int on_frame(Dwfl_Frame *state, void *arg)
 	/* The next step needs this frame's CFI. */
 	report_module(u, raw);
 	note_lookup(u, raw, 1);
+	/* Past code of no known object the stack is guessed or stops: said
+	 * if the unwinding ends there. */
+	u->unmapped_hit = dwfl_addrmodule(u->cur->dwfl, raw) == NULL;
 	if (!dwfl_frame_pc(state, &pc, &activation))
 		return DWARF_CB_ABORT;
 	/* A return address names the instruction after the call: as perf,
@@ -870,6 +874,7 @@ size_t uw_unwind(struct unwinder *u, pid_t pid, pid_t tid, const uint64_t regs[U
 	u->stack_size = stack ? stack_size : 0;
 	u->sp = regs[UW_REG_SP];
 	u->stack_end_hit = 0;
+	u->unmapped_hit = 0;
 	u->n_lookups = 0;
 	u->checkable = 1;
 	u->sample++;
@@ -889,13 +894,18 @@ size_t uw_unwind(struct unwinder *u, pid_t pid, pid_t tid, const uint64_t regs[U
 	}
 	u->stats.frames += u->n_ips;
 	u->stats.stack_end += u->stack_end_hit;
+	u->stats.unmapped += u->unmapped_hit;
 	return u->n_ips;
 }
 
 void uw_last(const struct unwinder *u, struct uw_frames *out)
 {
-	*out = (struct uw_frames){ .ips = u->ips, .n_ips = u->n_ips, .lookups = u->lookups,
-				   .n_lookups = u->n_lookups, .stack_end = u->stack_end_hit,
+	*out = (struct uw_frames){ .ips = u->ips,
+				   .n_ips = u->n_ips,
+				   .lookups = u->lookups,
+				   .n_lookups = u->n_lookups,
+				   .stack_end = u->stack_end_hit,
+				   .unmapped = u->unmapped_hit,
 				   .checkable = u->checkable };
 }
 
@@ -926,6 +936,7 @@ int uw_adopt(struct unwinder *u, pid_t pid, const struct uw_frames *f)
 	u->stats.samples++;
 	u->stats.frames += f->n_ips;
 	u->stats.stack_end += !!f->stack_end;
+	u->stats.unmapped += !!f->unmapped;
 	u->stats.adopted++;
 	return 1;
 }

@@ -35,6 +35,9 @@ struct uw_stats {
 	uint64_t samples;   /* samples with user registers and stack */
 	uint64_t frames;    /* user frames unwound */
 	uint64_t stack_end; /* unwinds that needed stack beyond the copied bytes */
+	uint64_t unmapped;  /* unwinds that ended in code no object the model knew
+	                     * holds: mapped after its mappings were read (a
+	                     * library dlopen()ed a moment ago), or JIT code */
 	uint64_t adopted;   /* samples whose frames came from uw_adopt */
 	/* Objects closed to keep within the unwinder's share of the
 	 * open-files limit (reported again when needed), and opens that
@@ -65,6 +68,7 @@ struct uw_frames {
 	const struct uw_lookup *lookups;
 	size_t n_lookups;
 	int stack_end;
+	int unmapped;
 	int checkable; /* 0: not to be adopted (too many lookups, ...) */
 };
 

@@ -30,7 +30,7 @@ struct bk_totals {
 	struct bk_val *us; /* key unused */
 	size_t n_us;
 	uint64_t counters[OFFCPU_CNT__MAX];
-	uint64_t us_unwound, us_cut_short, us_lost;
+	uint64_t us_unwound, us_cut_short, us_unmapped, us_lost;
 };
 
 struct bk_ring;

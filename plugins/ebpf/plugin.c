@@ -413,6 +413,7 @@ static int bucket_take(struct ebpf *e)
 		memcpy(b.counters, t.c, sizeof(b.counters));
 		b.us_unwound = t.st.unwound;
 		b.us_cut_short = t.st.cut_short;
+		b.us_unmapped = t.st.unmapped;
 		b.us_lost = t.st.lost;
 		pthread_mutex_lock(&e->ring_lock);
 		bk_ring_push(e->ring, &b);
@@ -926,6 +927,7 @@ static void count_dwarf(struct ebpf *e, const struct us_stats *st)
 	e->svc->run->counter_set(e->ctx, "dwarf_stack_bytes", oc_stack_bytes(e->oc));
 	e->svc->run->counter_set(e->ctx, "dwarf_stacks_unwound", st->unwound);
 	e->svc->run->counter_set(e->ctx, "dwarf_stacks_cut_short", st->cut_short);
+	e->svc->run->counter_set(e->ctx, "dwarf_stacks_ended_unmapped", st->unmapped);
 	e->svc->run->counter_set(e->ctx, "dwarf_stacks_lost_no_memory", st->lost);
 	if (st->cut_short)
 		e->svc->run->log(e->ctx, TRACERIG_LOG_INFO,
@@ -1319,6 +1321,7 @@ static void totals_minus(struct totals *t, const struct bk_totals *b)
 		t->c[i] = t->c[i] >= b->counters[i] ? t->c[i] - b->counters[i] : 0;
 	t->st.unwound -= b->us_unwound <= t->st.unwound ? b->us_unwound : t->st.unwound;
 	t->st.cut_short -= b->us_cut_short <= t->st.cut_short ? b->us_cut_short : t->st.cut_short;
+	t->st.unmapped -= b->us_unmapped <= t->st.unmapped ? b->us_unmapped : t->st.unmapped;
 	t->st.lost -= b->us_lost <= t->st.lost ? b->us_lost : t->st.lost;
 }
 

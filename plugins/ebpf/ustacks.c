@@ -153,6 +153,7 @@ void us_add(void *table, const struct offcpu_ustack *u)
 	uw_get_stats(t->uw, &after);
 	t->stats.unwound++;
 	t->stats.cut_short += after.stack_end - before.stack_end;
+	t->stats.unmapped += after.unmapped - before.unmapped;
 	if (n > t->depth)
 		n = t->depth;
 	h = tr_fnv1a_more(tr_fnv1a(ips, n * sizeof(*ips)), &u->kstack, sizeof(u->kstack));

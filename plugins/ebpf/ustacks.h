@@ -18,6 +18,8 @@ struct us_table;
 struct us_stats {
 	uint64_t unwound;   /* intervals unwound */
 	uint64_t cut_short; /* of which the unwinding needed stack beyond the copy */
+	uint64_t unmapped;  /* of which the unwinding ended in code of no known object
+	                     * (mapped since its process's mappings were read) */
 	uint64_t lost;      /* intervals dropped: out of memory */
 };
 

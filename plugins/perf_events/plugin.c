@@ -928,6 +928,7 @@ static void report_unwinding(struct perf *p, const struct unwinder *uw)
 		(unsigned long long)(bs.cpu_ns / 1000000));
 	p->svc->run->counter_set(p->ctx, "unwound_frames", us.frames);
 	p->svc->run->counter_set(p->ctx, "stacks_cut_by_copy_size", us.stack_end);
+	p->svc->run->counter_set(p->ctx, "stacks_ended_unmapped", us.unmapped);
 	if (us.samples && us.stack_end * 10 > us.samples)
 		p->svc->run->log(p->ctx, TRACERIG_LOG_WARN,
 				 "%llu of %llu stacks needed more than the "

@@ -66,7 +66,7 @@ struct chunk {
 
 struct kept_head {
 	uint32_t n_ips, n_lookups;
-	uint32_t stack_end, pad;
+	uint32_t stack_end, unmapped;
 };
 
 struct uw_bg {
@@ -167,7 +167,8 @@ void uw_bg_pass(void *arg)
  * has passed it already (nothing kept), or -ENOSPC / -ENOMEM. */
 static int keep(struct uw_bg *bg, uint64_t offset, const struct uw_frames *f)
 {
-	struct kept_head kh = { (uint32_t)f->n_ips, (uint32_t)f->n_lookups, (uint32_t)f->stack_end, 0 };
+	struct kept_head kh = { (uint32_t)f->n_ips, (uint32_t)f->n_lookups, (uint32_t)f->stack_end,
+				(uint32_t)f->unmapped };
 	size_t ips = f->n_ips * sizeof(*f->ips), lookups = f->n_lookups * sizeof(*f->lookups);
 	size_t need = round8(sizeof(kh) + ips + lookups);
 	struct chunk *c;
@@ -461,6 +462,7 @@ int uw_bg_frames(struct uw_bg *bg, uint64_t offset, struct uw_frames *out)
 		.lookups = (const struct uw_lookup *)(p + sizeof(kh) + kh.n_ips * sizeof(uint64_t)),
 		.n_lookups = kh.n_lookups,
 		.stack_end = (int)kh.stack_end,
+		.unmapped = (int)kh.unmapped,
 		.checkable = 1,
 	};
 	return 1;
