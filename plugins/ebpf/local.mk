@@ -102,9 +102,12 @@ tests_ebpf_dwarf_nofp_LDFLAGS =
 # callchain = cfi's workload (cfi.sh): callers only the CFI knows, through
 # libc's wrappers, qsort's callback and a library loaded late (cfi.sh
 # builds tests/ebpf/cfi/libcfilate.c, as late.sh builds its library).
-# Without the sanitizers, like nofp.
+# Without the sanitizers, like nofp; blockers.c (wait_asleep_in) gets an
+# object of its own built the same way, so the ticker's stacks through it
+# too have no frame pointers.
 check_PROGRAMS += tests/ebpf/cfi/nofp2
-tests_ebpf_cfi_nofp2_SOURCES = tests/ebpf/cfi/nofp2.c
+tests_ebpf_cfi_nofp2_SOURCES = tests/ebpf/cfi/nofp2.c tests/ebpf/blockers.c tests/ebpf/blockers.h
+tests_ebpf_cfi_nofp2_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/ebpf
 tests_ebpf_cfi_nofp2_CFLAGS = $(WARN_CFLAGS) -O2 -g -fomit-frame-pointer -pthread
 tests_ebpf_cfi_nofp2_LDFLAGS =
 tests_ebpf_cfi_nofp2_LDADD = -ldl

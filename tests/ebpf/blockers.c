@@ -195,47 +195,52 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Whether thread `tid` of this process sleeps (state S) in system call
- * `nr`; -1 when /proc cannot tell. */
-static int asleep_in(pid_t tid, long nr)
+/* /proc/self/task/TID/FILE as a string in buf; -1 when it cannot be read. */
+static int read_proc_text(pid_t tid, const char *file, char *buf, size_t size)
 {
-	char path[64], buf[512], *p;
+	char path[64];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	if (snprintf(path, sizeof(path), "/proc/self/task/%d/%s", (int)tid, file) >=
+	    (int)sizeof(path))
+		return -1;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
+	n = read(fd, buf, size - 1);
 	close(fd);
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';
+	return 0;
+}
+
+/* Whether thread `tid` of this process sleeps (state S) in system call
+ * `nr` or `nr2`; -1 when /proc cannot tell. */
+static int asleep_in(pid_t tid, long nr, long nr2)
+{
+	char buf[512], *p;
+	long got;
+
+	if (read_proc_text(tid, "stat", buf, sizeof(buf)) < 0)
+		return -1;
 	p = strrchr(buf, ')'); /* the comm may hold anything */
 	if (!p || p[1] != ' ' || p[2] != 'S')
 		return 0;
-	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (read_proc_text(tid, "syscall", buf, sizeof(buf)) < 0)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	return strtol(buf, NULL, 10) == nr && buf[0] != 'r'; /* not "running" */
+	if (buf[0] == 'r') /* "running" */
+		return 0;
+	got = strtol(buf, NULL, 10);
+	return got == nr || got == nr2;
 }
 
-/* Waits until `tid` sleeps in system call `nr`.  Without this, the time a
- * thread waits for depends on when the scheduler first runs it after the
- * start barrier: on a loaded machine the mutex waiter could get the CPU
- * only after the holder's whole hold, and block 0 ms. */
-static void wait_asleep_in(pid_t tid, long nr)
+void wait_asleep_in(pid_t tid, long nr, long nr2)
 {
 	const struct timespec ms = { 0, 1000000L };
 
-	while (asleep_in(tid, nr) == 0)
+	while (asleep_in(tid, nr, nr2) == 0)
 		nanosleep(&ms, NULL);
 }
 
@@ -279,7 +284,7 @@ static void *holder(void *arg)
 	tw_mutex_lock(&s->mutex);
 	pthread_barrier_wait(&s->start);
 	/* The hold counts from the moment the waiter waits. */
-	wait_asleep_in(s->waiter_tid, SYS_futex);
+	wait_asleep_in(s->waiter_tid, SYS_futex, SYS_futex);
 	t0 = now_ns();
 	holding_mutex_sleep(s->plan->mutex_ms);
 	s->times.hold_ns = now_ns() - t0;
@@ -357,7 +362,7 @@ int tw_run(const struct tw_plan *plan, struct tw_times *times)
 	}
 	pthread_barrier_wait(&s.start);
 	/* The answer comes pipe_ms after the reader waits for it. */
-	wait_asleep_in(s.reader_tid, SYS_read);
+	wait_asleep_in(s.reader_tid, SYS_read, SYS_read);
 	nanosleep(&ts, NULL);
 	if (write(s.pipefd[1], "x", 1) != 1)
 		s.failed = 1;

@@ -1,8 +1,9 @@
 /* Functions that block the calling thread in themselves for a known time,
- * shared by the workload and the collector test.  Each makes its system
- * call directly (no libc wrapper), so the innermost user frame of the
- * blocked thread is the function itself: libc is built without frame
- * pointers, and a frame-pointer walk from inside it skips its caller. */
+ * shared by the workload and the collector test (and wait_asleep_in by
+ * callchain = cfi's workload).  Each makes its system call directly (no
+ * libc wrapper), so the innermost user frame of the blocked thread is the
+ * function itself: libc is built without frame pointers, and a
+ * frame-pointer walk from inside it skips its caller. */
 #ifndef TR_TESTS_EBPF_BLOCKERS_H
 #define TR_TESTS_EBPF_BLOCKERS_H
 
@@ -21,6 +22,14 @@ ssize_t blocked_in_pipe_read(int fd, void *buf, size_t len);
 void blocked_on_mutex(struct tw_mutex *m);
 void tw_mutex_lock(struct tw_mutex *m);
 void tw_mutex_unlock(struct tw_mutex *m);
+
+/* Returns once thread `tid` of this process sleeps in system call `nr` or
+ * `nr2` (two for a libc wrapper that may make either, as epoll_wait; the
+ * same one twice otherwise), or at once when /proc cannot tell.  A wake
+ * given only then makes the thread's wait independent of when the
+ * scheduler first ran it: on a loaded machine, a waiter woken before it
+ * sleeps could get the CPU only after the whole wait, and block 0 ms. */
+void wait_asleep_in(pid_t tid, long nr, long nr2);
 
 /* Blocks once at the end of each of the 2^bits call paths through
  * path_bit_zero / path_bit_one (outermost call = highest bit): 2^bits

@@ -21,15 +21,15 @@
  *   nofp2 [-n ROUNDS] -l LIBRARY   (200 rounds of 5 ms; LIBRARY is
  *   tests/ebpf/cfi/libcfilate.c built, as cfi.sh does) */
 #include <dlfcn.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/epoll.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "blockers.h"
 
 /* noipa: GCC would otherwise fold look-alike functions into one symbol or
  * clone them under another name. */
@@ -58,7 +58,6 @@ long my_sorter(int *v, size_t len);
 long sort_caller(int n);
 long late_caller(long (*fn)(int), int n);
 void warm_up(int ms);
-void wait_asleep_in(pid_t tid, long nr, long nr2);
 long ticker(void);
 long tick_caller(int n);
 
@@ -192,52 +191,6 @@ NOINLINE long late_caller(long (*fn)(int), int n)
 }
 
 /* ---- the ticker ---- */
-
-/* Whether thread `tid` sleeps (state S) in system call `nr` or `nr2`; -1
- * when /proc cannot tell. */
-static int asleep_in(pid_t tid, long nr, long nr2)
-{
-	char path[64], buf[512], *p;
-	ssize_t n;
-	long got;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	p = strrchr(buf, ')'); /* the comm may hold anything */
-	if (!p || p[1] != ' ' || p[2] != 'S')
-		return 0;
-	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	if (buf[0] == 'r') /* "running" */
-		return 0;
-	got = strtol(buf, NULL, 10);
-	return got == nr || got == nr2;
-}
-
-/* A wake given before the waiter sleeps would make its wait depend on
- * when the scheduler ran it: given after, it blocks STEP_NS at least. */
-NOINLINE void wait_asleep_in(pid_t tid, long nr, long nr2)
-{
-	const struct timespec ms = { 0, 1000000L };
-
-	while (asleep_in(tid, nr, nr2) == 0)
-		nanosleep(&ms, NULL);
-}
 
 NOINLINE long ticker(void)
 {
