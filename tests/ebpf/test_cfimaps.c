@@ -465,6 +465,21 @@ static void end_child(pid_t pid, int wfd)
 	waitpid(pid, NULL, 0);
 }
 
+/* New maps with this process loaded: its entry in `entry`, its libc's
+ * mapping (checked) in *libc; NULL when the maps cannot be made. */
+static struct cfi_maps *maps_with_own_process(struct offcpu_cfi_mapping *libc)
+{
+	struct cfi_maps *m = NULL;
+
+	EXPECT_EQ_INT(0, cfi_maps_new(&svc, NULL, rows_fd, ROWS_MAX, procs_fd, &m));
+	if (!m)
+		return NULL;
+	EXPECT_EQ_INT(0, cfi_maps_load(m, getpid()));
+	EXPECT_EQ_INT(0, get_entry(getpid(), &entry));
+	expect_own_qsort(&entry, libc);
+	return m;
+}
+
 DEF_TEST(own_process)
 {
 	struct offcpu_cfi_mapping first, again, child_libc;
@@ -474,11 +489,8 @@ DEF_TEST(own_process)
 	pid_t child;
 	int wfd;
 
-	EXPECT_EQ_INT(0, cfi_maps_new(&svc, NULL, rows_fd, ROWS_MAX, procs_fd, &m));
+	m = maps_with_own_process(&first);
 	CHECK_NOT_NULL(m);
-	EXPECT_EQ_INT(0, cfi_maps_load(m, getpid()));
-	EXPECT_EQ_INT(0, get_entry(getpid(), &entry));
-	expect_own_qsort(&entry, &first);
 	/* The program's own bias, PIE or not. */
 	if (dl_find((const void *)expect_sorted, &main_prog) == 0 &&
 	    mapping_of(&entry, (uint64_t)(uintptr_t)expect_sorted))
@@ -526,11 +538,8 @@ DEF_TEST(release_and_quarantine)
 	pid_t child;
 	int wfd;
 
-	EXPECT_EQ_INT(0, cfi_maps_new(&svc, NULL, rows_fd, ROWS_MAX, procs_fd, &m));
+	m = maps_with_own_process(&first);
 	CHECK_NOT_NULL(m);
-	EXPECT_EQ_INT(0, cfi_maps_load(m, getpid()));
-	EXPECT_EQ_INT(0, get_entry(getpid(), &entry));
-	expect_own_qsort(&entry, &first);
 	cfi_maps_forget(m, getpid());
 	EXPECT_EQ_INT(-ENOENT, get_entry(getpid(), &entry));
 	cfi_maps_get_stats(m, &st);
