@@ -25,6 +25,7 @@ REPS=${REPS:-5}
 bench=bench/ebpf
 load=$(cut -d' ' -f1 /proc/loadavg)
 . "$top/bench/ebpf/lib.sh"
+need_offcputime
 ${CC:-cc} -O2 -o "$tmp/pingpong" "$top/bench/ebpf/pingpong.c"
 
 # samples CONFIG: REPS runs of the workload, ns per switch appended to $tmp/CONFIG

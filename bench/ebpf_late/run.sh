@@ -11,6 +11,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-${BUILD:-.}}" && pwd)
 bench=bench/ebpf_late
 . "$top/bench/ebpf/lib.sh"
+need_offcputime
 
 src="$top/tests/ebpf/late"
 ${CC:-cc} -O1 -fno-omit-frame-pointer -o "$tmp/lateblock" "$src/lateblock.c" -ldl

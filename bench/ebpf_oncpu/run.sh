@@ -23,7 +23,6 @@ ROUNDS=${ROUNDS:-60}
 REPS=${REPS:-3}
 bench=bench/ebpf_oncpu
 load=$(cut -d' ' -f1 /proc/loadavg)
-export OFFCPUTIME=${OFFCPUTIME:-/bin/true} # lib.sh asks for it; not used here
 . "$top/bench/ebpf/lib.sh"
 command -v perf >/dev/null || { echo "$bench: needs perf" >&2; exit 1; }
 ${CC:-cc} -O2 -g -fomit-frame-pointer -pthread -o "$tmp/burn" "$top/tests/ebpf/oncpu/burn.c"
