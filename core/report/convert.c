@@ -472,8 +472,8 @@ static int read_entry(struct rp_archive *ar, const char *entry, struct tr_stacks
 	set->max_bytes = ar->max_size;
 	if (strcmp(entry, "perf.data.txt") == 0)
 		ret = read_perf_script(ar, set, w);
-	else if (strcmp(entry, "cpu.folded") == 0)
-		ret = read_folded(ar, entry, set, 1, 1);
+	else if (strcmp(entry, "cpu.folded") == 0 || strcmp(entry, "oncpu.folded") == 0)
+		ret = read_folded(ar, entry, set, 1, 1); /* weights: samples */
 	else
 		ret = read_folded(ar, entry, set, 1000, 0);
 	if (ret < 0)
@@ -547,19 +547,19 @@ static int parse_args(int argc, char **argv, struct outputs *out, uint64_t *max_
 }
 
 /* The archive's stacks into sets[0] (cpu: perf.data.txt's samples, else
- * cpu.folded's counts) and one set per other view.  0 or -errno. */
+ * cpu.folded's counts, else the BPF sampler's oncpu.folded: each holds
+ * the one before's stacks again, when both are there) and one set per
+ * other view.  0 or -errno. */
 static int read_sets(struct rp_archive *ar, const char *archive, struct tr_stackset *sets,
 		     size_t *n_sets, struct when *when)
 {
 	static const struct {
 		const char *entry, *kind;
 	} entries[] = {
-		{ "perf.data.txt", "cpu" },
-		{ "cpu.folded", "cpu" },
-		{ "offcpu.folded", "offcpu" },
-		{ "wall.folded", "wall" },
+		{ "perf.data.txt", "cpu" },    { "cpu.folded", "cpu" },   { "oncpu.folded", "cpu" },
+		{ "offcpu.folded", "offcpu" }, { "wall.folded", "wall" },
 	};
-	int ret = tr_stackset_init(&sets[(*n_sets)++], "cpu", "cpu", "nanoseconds");
+	int ret = tr_stackset_init(&sets[(*n_sets)++], "cpu", "cpu", "nanoseconds"), have_cpu = 0;
 
 	if (ret < 0)
 		fprintf(stderr, "tracerig convert: %s: %s\n", archive, strerror(ENOMEM));
@@ -567,7 +567,7 @@ static int read_sets(struct rp_archive *ar, const char *archive, struct tr_stack
 		int cpu = strcmp(entries[i].kind, "cpu") == 0;
 		struct tr_stackset *set = &sets[cpu ? 0 : *n_sets];
 
-		if (!rp_archive_has(ar, entries[i].entry))
+		if ((cpu && have_cpu) || !rp_archive_has(ar, entries[i].entry))
 			continue;
 		if (!cpu && tr_stackset_init(&sets[(*n_sets)++], entries[i].kind, entries[i].kind,
 					     "nanoseconds") < 0) {
@@ -575,8 +575,7 @@ static int read_sets(struct rp_archive *ar, const char *archive, struct tr_stack
 			return -ENOMEM;
 		}
 		ret = read_entry(ar, entries[i].entry, set, when);
-		if (i == 0)
-			i++; /* cpu.folded holds perf.data.txt's stacks again */
+		have_cpu |= cpu;
 	}
 	return ret;
 }

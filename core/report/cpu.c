@@ -15,6 +15,7 @@
 
 #define FOLDED "cpu.folded"
 #define SCRIPT "perf.data.txt"
+#define BPF_FOLDED "oncpu.folded" /* ebpf's sampler (oncpu = yes): the same lines */
 
 /* A cpu.folded line: "comm-PID;tcomm-TID;outermost;...;leaf" (lib/folded.h),
  * or "comm-PID;outermost;...;leaf" in archives written before the thread
@@ -126,9 +127,12 @@ int rp_report_cpu(struct rp_archive *ar, int top)
 	} else if (rp_archive_has(ar, SCRIPT)) {
 		entry = SCRIPT;
 		ret = rp_perfscript_read(ar, entry, &p);
+	} else if (rp_archive_has(ar, BPF_FOLDED)) {
+		entry = BPF_FOLDED;
+		ret = rp_folded_read(ar, entry, add_folded, &p);
 	} else {
-		printf("\nCPU samples: none (the archive has no " SCRIPT " nor " FOLDED ": "
-		       "the perf_events backend did not run or wrote nothing)\n");
+		printf("\nCPU samples: none (the archive has no " SCRIPT ", " FOLDED
+		       " nor " BPF_FOLDED ": no on-CPU source ran, or it wrote nothing)\n");
 		return 0;
 	}
 	if (ret < 0) {

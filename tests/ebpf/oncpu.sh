@@ -197,6 +197,18 @@ check_grep "said, with what is kept" \
 	"$TEST_TMP/full.out"
 check_eq "the archive has the rest, and no cut perf.data.txt" "manifest.json oncpu.folded" \
 	"$(unzip -Z1 "$TEST_TMP/fullout/f.zip" 2>/dev/null | grep -E '^(manifest\.json|oncpu\.folded|perf\.data\.txt)$' | sort | xargs)"
+# Without perf.data.txt, report and convert take oncpu.folded's samples.
+fsamples=$(unzip -p "$TEST_TMP/fullout/f.zip" oncpu.folded | awk '{ s += $NF } END { print s + 0 }')
+check_eq "report: the CPU samples of oncpu.folded" "CPU samples: $fsamples in oncpu.folded" \
+	"$("$TRACERIG" report "$TEST_TMP/fullout/f.zip" 2>&1 | grep '^CPU samples:')"
+mkdir -p "$TEST_TMP/conv"
+"$TRACERIG" convert "$TEST_TMP/fullout/f.zip" --to folded -o "$TEST_TMP/conv" >/dev/null 2>&1
+check_eq "convert: its cpu stacks are oncpu.folded's" "$fsamples" \
+	"$(awk '{ s += $NF } END { print s + 0 }' "$TEST_TMP/conv/f.cpu.folded" 2>/dev/null)"
+# With it, perf.data.txt's, not both.
+"$TRACERIG" convert "$TEST_TMP/t.zip" --to folded -o "$TEST_TMP/conv" >/dev/null 2>&1
+check_eq "convert: from perf.data.txt, oncpu.folded not added again" "$total" \
+	"$(awk '{ s += $NF } END { print s + 0 }' "$TEST_TMP/conv/t.cpu.folded" 2>/dev/null)"
 
 run_tracerig -c "$profile" --set ebpf.oncpu_script=no -o "$TEST_TMP/noscript.zip" -- "$burn" -n 2
 check_eq "oncpu_script = no: exit 0" 0 "$rc"
