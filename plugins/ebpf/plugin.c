@@ -860,18 +860,27 @@ static int ebpf_stop(void *state)
 	return 0;
 }
 
+/* Entry `name` of `ar` to write, or NULL with *ret set and said. */
+static FILE *create_entry(struct ebpf *e, struct tracerig_archive *ar, const char *name, int *ret)
+{
+	FILE *f = e->svc->archive->fopen(ar, name);
+
+	if (!f) {
+		*ret = -errno;
+		e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR, "cannot create %s: %s", name,
+				 strerror(-*ret));
+	}
+	return f;
+}
+
 static int write_entry(struct ebpf *e, struct tracerig_archive *ar, const char *name,
 		       const struct tr_folded *set, uint64_t divisor)
 {
-	FILE *f = e->svc->archive->fopen(ar, name);
 	int ret;
+	FILE *f = create_entry(e, ar, name, &ret);
 
-	if (!f) {
-		ret = -errno;
-		e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR, "cannot create %s: %s", name,
-				 strerror(-ret));
+	if (!f)
 		return ret;
-	}
 	ret = tr_folded_write(set, f, divisor);
 	if (fclose(f) != 0 && !ret)
 		ret = -errno;
@@ -1221,16 +1230,12 @@ static void drop_partial(struct ebpf *e, const char *name, int err)
 static int write_script(struct ebpf *e, struct tracerig_archive *ar)
 {
 	const char *name = script_name(e);
-	FILE *f = e->svc->archive->fopen(ar, name);
 	struct sc_stats st;
 	int ret;
+	FILE *f = create_entry(e, ar, name, &ret);
 
-	if (!f) {
-		ret = -errno;
-		e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR, "cannot create %s: %s", name,
-				 strerror(-ret));
+	if (!f)
 		return ret;
-	}
 	ret = sc_write(e->script, e->oc, e->svc, e->ctx, f, &st);
 	if (fclose(f) != 0 && !ret)
 		ret = -errno;
