@@ -20,31 +20,38 @@
 #define DWARF_RSP 7
 #define DWARF_RA 16
 
-/* The pointer encodings .eh_frame_hdr uses (LSB's DW_EH_PE_*). */
+/* The pointer encodings of .eh_frame_hdr and of .eh_frame's CIEs and FDEs
+ * (LSB's DW_EH_PE_*). */
 #define PE_OMIT 0xff
+#define PE_UDATA2 0x02
 #define PE_UDATA4 0x03
+#define PE_SDATA2 0x0a
 #define PE_SDATA4 0x0b
 #define PE_UDATA8 0x04
 #define PE_SDATA8 0x0c
 #define PE_PCREL 0x10
 #define PE_DATAREL 0x30
+#define PE_INDIRECT 0x80
 
-/* A value of .eh_frame_hdr at `*pos`, moved past.  `field_addr` is its
- * address (pcrel), `hdr_addr` the section's (datarel).  -1 for an
- * encoding this reader does not take. */
+/* A value of a section at `*pos`, moved past.  `sec_addr` is the
+ * section's address: pcrel values are from their own, datarel ones (in
+ * .eh_frame_hdr) from the section's.  -1 for an encoding this reader does
+ * not take. */
 static int read_encoded(const uint8_t *data, size_t len, size_t *pos, uint8_t enc,
-			uint64_t hdr_addr, uint64_t *out)
+			uint64_t sec_addr, uint64_t *out)
 {
 	uint64_t base = 0, value;
 	size_t size;
 
 	switch (enc & 0x70) {
 	case 0: break;
-	case PE_PCREL: base = hdr_addr + *pos; break;
-	case PE_DATAREL: base = hdr_addr; break;
+	case PE_PCREL: base = sec_addr + *pos; break;
+	case PE_DATAREL: base = sec_addr; break;
 	default: return -1;
 	}
 	switch (enc & 0x0f) {
+	case PE_UDATA2:
+	case PE_SDATA2: size = 2; break;
 	case PE_UDATA4:
 	case PE_SDATA4: size = 4; break;
 	case PE_UDATA8:
@@ -52,9 +59,14 @@ static int read_encoded(const uint8_t *data, size_t len, size_t *pos, uint8_t en
 	case 0: /* absptr: a pointer of the machine, 8 bytes here */ size = 8; break;
 	default: return -1;
 	}
-	if (*pos + size > len)
+	if (*pos > len || len - *pos < size)
 		return -1;
-	if (size == 4) {
+	if (size == 2) {
+		uint16_t v;
+
+		memcpy(&v, data + *pos, 2);
+		value = (enc & 0x0f) == PE_SDATA2 ? (uint64_t)(int64_t)(int16_t)v : v;
+	} else if (size == 4) {
 		uint32_t v;
 
 		memcpy(&v, data + *pos, 4);
@@ -171,15 +183,40 @@ static int add_row(struct builder *b, const struct tr_cfi_row *row)
 	return 0;
 }
 
-/* The rows of one FDE, from its first address `loc` up to `next` (the
- * next FDE's): each libdw frame state covers [start, end). */
-static int add_fde(struct builder *b, Dwarf_CFI *cfi, uint64_t loc, uint64_t next,
+/* The code one FDE describes, [start, end), and the section its rules are
+ * in (enum tr_cfi_source).  .eh_frame_hdr's list gives no end: there the
+ * FDE ends where libdw's rules for it stop. */
+struct fde_range {
+	uint64_t start, end;
+	unsigned source;
+};
+
+struct fde_list {
+	struct fde_range *v;
+	size_t n, cap;
+};
+
+static int add_range(struct fde_list *l, uint64_t start, uint64_t end, unsigned source)
+{
+	struct fde_range *grown = tr_vec_grow(l->v, &l->cap, l->n + 1, sizeof(*l->v), 256);
+
+	if (!grown)
+		return -ENOMEM;
+	l->v = grown;
+	l->v[l->n++] = (struct fde_range){ .start = start, .end = end, .source = source };
+	return 0;
+}
+
+/* The rows of one FDE, up to its end or to the next FDE's start (`next`),
+ * whichever comes first: each libdw frame state covers [start, end). */
+static int add_fde(struct builder *b, Dwarf_CFI *cfi, const struct fde_range *r, uint64_t next,
 		   struct tr_cfi_stats *st)
 {
-	uint64_t pc = loc;
+	uint64_t pc = r->start, stop = r->end < next ? r->end : next;
+	struct tr_cfi_row none = { .kind = TR_CFI_NONE };
 	int ret;
 
-	while (pc < next) {
+	while (pc < stop) {
 		Dwarf_Frame *frame;
 		Dwarf_Addr start, end;
 		bool signal;
@@ -197,16 +234,17 @@ static int add_fde(struct builder *b, Dwarf_CFI *cfi, uint64_t loc, uint64_t nex
 			return ret;
 		pc = end;
 	}
-	if (pc == loc)
-		return 0;
-	st->fdes++;
-	/* Past its end and before the next FDE, nothing is described. */
-	if (pc < next) {
-		struct tr_cfi_row none = { .pc = pc, .kind = TR_CFI_NONE };
-
-		return add_row(b, &none);
+	if (pc != r->start) {
+		st->fdes++;
+		st->sources |= r->source;
 	}
-	return 0;
+	/* Past its end (or from its start, when libdw read no rules) and
+	 * before the next FDE, nothing is described: the rules of the code
+	 * before must not run on into it. */
+	if (pc >= next || b->n == 0)
+		return 0;
+	none.pc = pc;
+	return add_row(b, &none);
 }
 
 static Elf_Scn *section_named(Elf *elf, const char *name, GElf_Shdr *shdr)
@@ -228,9 +266,31 @@ static Elf_Scn *section_named(Elf *elf, const char *name, GElf_Shdr *shdr)
 	return NULL;
 }
 
-/* Every FDE of the sorted list in .eh_frame_hdr (LSB 5.0, "Exception
- * Frames"), compiled. */
-static int build_from_hdr(Elf *elf, Dwarf_CFI *cfi, struct builder *b, struct tr_cfi_stats *st)
+/* A section's bytes, inflated first where they are compressed: Go's
+ * linker and some distributions compress .debug_frame (SHF_COMPRESSED,
+ * or, before Go 1.19, a .zdebug_ section with GNU's "ZLIB" header). */
+static Elf_Data *section_bytes(Elf_Scn *scn, const char *name)
+{
+	GElf_Shdr shdr;
+	Elf_Data *data;
+
+	if (!gelf_getshdr(scn, &shdr))
+		return NULL;
+	if ((shdr.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
+		return NULL;
+	data = elf_getdata(scn, NULL);
+	if (data && data->d_buf && data->d_size >= 12 && strncmp(name, ".zdebug", 7) == 0 &&
+	    memcmp(data->d_buf, "ZLIB", 4) == 0) {
+		if (elf_compress_gnu(scn, 0, 0) < 0)
+			return NULL;
+		data = elf_getdata(scn, NULL);
+	}
+	return data && data->d_buf ? data : NULL;
+}
+
+/* The FDEs of the sorted list in .eh_frame_hdr (LSB 5.0, "Exception
+ * Frames"): where each starts. */
+static int ranges_from_hdr(Elf *elf, struct fde_list *l)
 {
 	GElf_Shdr shdr;
 	Elf_Scn *scn = section_named(elf, ".eh_frame_hdr", &shdr);
@@ -254,30 +314,242 @@ static int build_from_hdr(Elf *elf, Dwarf_CFI *cfi, struct builder *b, struct tr
 	if (count > (data->d_size - pos) / 8)
 		return -EINVAL;
 	for (uint64_t i = 0; i < count; i++) {
-		uint64_t loc, fde, next = UINT64_MAX;
-		size_t peek;
+		uint64_t loc, fde;
 
 		if (read_encoded(d, data->d_size, &pos, d[3], shdr.sh_addr, &loc) < 0 ||
 		    read_encoded(d, data->d_size, &pos, d[3], shdr.sh_addr, &fde) < 0)
 			return -ENOTSUP;
+		/* libdw binary-searches the list too: unsorted, its lookups
+		 * would miss */
 		if (i && loc < prev)
-			return -EINVAL; /* the list must be sorted: binary search needs it */
+			return -EINVAL;
 		prev = loc;
-		peek = pos;
-		if (i + 1 < count &&
-		    read_encoded(d, data->d_size, &peek, d[3], shdr.sh_addr, &next) < 0)
-			return -ENOTSUP;
-		if ((ret = add_fde(b, cfi, loc, next, st)) < 0)
+		if ((ret = add_range(l, loc, UINT64_MAX, TR_CFI_FROM_EH_FRAME_HDR)) < 0)
 			return ret;
 	}
 	return 0;
 }
 
+/* A CFI section read through, entry by entry (dwarf_next_cfi). */
+struct cfi_section {
+	const unsigned char *ident;
+	Elf_Data *data;
+	uint64_t addr; /* the section's: pcrel values are from it */
+	bool eh;       /* .eh_frame: CIE ids and pointers of its own */
+	unsigned source;
+	/* The last CIE read and its FDE encoding: FDEs share a few CIEs. */
+	Dwarf_Off cie;
+	int enc;
+};
+
+/* The encoding of the addresses in the FDEs of the CIE at `off`: its
+ * augmentation's 'R' (LSB 5.0, "The Common Information Entry Format"),
+ * else plain addresses, as .debug_frame's are.  -1 for a CIE this reader
+ * cannot go through. */
+static int fde_encoding(const struct cfi_section *s, Dwarf_Off off)
+{
+	const uint8_t *base = s->data->d_buf;
+	Dwarf_CFI_Entry e;
+	Dwarf_Off next;
+	size_t pos, end;
+	uint64_t ignored;
+
+	if (dwarf_next_cfi(s->ident, s->data, s->eh, off, &next, &e) != 0 || !dwarf_cfi_cie_p(&e))
+		return -1;
+	if (e.cie.augmentation[0] != 'z')
+		return e.cie.augmentation[0] ? -1 : 0; /* data of a size unknown */
+	pos = (size_t)(e.cie.augmentation_data - base);
+	end = pos + e.cie.augmentation_data_size;
+	for (const char *a = e.cie.augmentation + 1; *a; a++) {
+		if (*a == 'R')
+			return pos < end ? base[pos] : -1;
+		if (*a == 'L') {
+			pos++;
+		} else if (*a == 'P') {
+			/* The personality routine: its encoding, then its
+			 * address, which only the size of matters here. */
+			uint8_t enc = pos < end ? base[pos++] : PE_OMIT;
+
+			if (read_encoded(base, end, &pos, (uint8_t)(enc & ~PE_INDIRECT), s->addr,
+					 &ignored) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* The code an FDE describes.  1 for one to pass over: under a CIE this
+ * reader does not take, or covering nothing (the FDE of code the linker
+ * discarded, left at 0 or at lld's tombstone, -1). */
+static int fde_range(struct cfi_section *s, const Dwarf_FDE *fde, uint64_t *start, uint64_t *end)
+{
+	const uint8_t *base = s->data->d_buf;
+	size_t pos = (size_t)(fde->start - base), len = (size_t)(fde->end - base);
+	uint64_t range;
+
+	if (fde->CIE_pointer != s->cie) {
+		s->cie = fde->CIE_pointer;
+		s->enc = fde_encoding(s, s->cie);
+	}
+	/* Relative to the FDE's own address or to nothing: the others
+	 * (datarel, textrel, indirect) do not describe x86-64 code. */
+	if (s->enc < 0 || (s->enc & ~0x1f) != 0)
+		return 1;
+	if (read_encoded(base, len, &pos, (uint8_t)s->enc, s->addr, start) < 0 ||
+	    read_encoded(base, len, &pos, (uint8_t)(s->enc & 0x0f), s->addr, &range) < 0)
+		return 1;
+	*end = *start + range;
+	return *start == 0 || *end <= *start;
+}
+
+/* Every FDE of a CFI section, read through.  A malformed entry ends the
+ * reading: what came before it is kept, what follows goes by frame
+ * pointers. */
+static int ranges_from_section(struct cfi_section *s, struct fde_list *l)
+{
+	Dwarf_Off off = 0, next;
+	Dwarf_CFI_Entry e;
+	int ret;
+
+	while (dwarf_next_cfi(s->ident, s->data, s->eh, off, &next, &e) == 0) {
+		uint64_t start, end;
+
+		off = next;
+		if (dwarf_cfi_cie_p(&e) || fde_range(s, &e.fde, &start, &end) != 0)
+			continue;
+		if ((ret = add_range(l, start, end, s->source)) < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* Where an object's rules are looked up: .eh_frame's CFI, which libdw
+ * reads from the ELF, and .debug_frame's, through a DWARF handle that
+ * stays open while the rows are compiled. */
+struct sources {
+	const unsigned char *ident;
+	Dwarf_CFI *eh;
+	Dwarf *dwarf;
+	Dwarf_CFI *debug; /* the handle's */
+};
+
+/* .eh_frame's FDEs: by .eh_frame_hdr's list or, where there is none
+ * (linked without --eh-frame-hdr) or one this reader does not take, by
+ * reading .eh_frame through. */
+static int ranges_from_eh(Elf *elf, struct sources *src, struct fde_list *l)
+{
+	struct cfi_section s = { .ident = src->ident,
+				 .eh = true,
+				 .source = TR_CFI_FROM_EH_FRAME,
+				 .cie = (Dwarf_Off)-1 };
+	GElf_Shdr shdr;
+	Elf_Scn *scn;
+	int ret;
+
+	src->eh = dwarf_getcfi_elf(elf);
+	if (!src->eh)
+		return 0;
+	ret = ranges_from_hdr(elf, l);
+	if (ret == 0 || ret == -ENOMEM)
+		return ret;
+	l->n = 0;
+	scn = section_named(elf, ".eh_frame", &shdr);
+	if (!scn || !(s.data = section_bytes(scn, ".eh_frame")))
+		return 0;
+	s.addr = shdr.sh_addr;
+	return ranges_from_section(&s, l);
+}
+
+/* .debug_frame's FDEs: code built without unwind tables, Go's.  An
+ * executable has .eh_frame beside it for the C library's start code. */
+static int ranges_from_debug(Elf *elf, struct sources *src, struct fde_list *l)
+{
+	struct cfi_section s = { .ident = src->ident,
+				 .source = TR_CFI_FROM_DEBUG_FRAME,
+				 .cie = (Dwarf_Off)-1 };
+	const char *name = ".debug_frame";
+	GElf_Shdr shdr;
+	Elf_Scn *scn = section_named(elf, name, &shdr);
+
+	if (!scn)
+		scn = section_named(elf, name = ".zdebug_frame", &shdr);
+	if (!scn)
+		return 0;
+	/* Where libdw cannot read the DWARF, .eh_frame's FDEs go alone. */
+	src->dwarf = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	if (!src->dwarf || !(src->debug = dwarf_getcfi(src->dwarf)))
+		return 0;
+	/* After dwarf_begin_elf, which inflates the sections it reads:
+	 * inflated twice, GNU's format would fail it. */
+	s.data = section_bytes(scn, name);
+	if (!s.data)
+		return 0;
+	return ranges_from_section(&s, l);
+}
+
+/* By start; where both sections describe the same code, .eh_frame's FDE
+ * first: its rules are the ones the program's own unwinder follows. */
+static int by_start(const void *a, const void *b)
+{
+	const struct fde_range *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->source == TR_CFI_FROM_DEBUG_FRAME) - (y->source == TR_CFI_FROM_DEBUG_FRAME);
+}
+
+/* The rows of every FDE in the order of their addresses, so that the
+ * table comes out sorted; of FDEs that start at the same address, the
+ * first. */
+static int compile_ranges(struct builder *b, struct fde_list *l, const struct sources *src,
+			  struct tr_cfi_stats *st)
+{
+	int ret;
+
+	qsort(l->v, l->n, sizeof(*l->v), by_start);
+	for (size_t i = 0, j; i < l->n; i = j) {
+		const struct fde_range *r = &l->v[i];
+		Dwarf_CFI *cfi = r->source == TR_CFI_FROM_DEBUG_FRAME ? src->debug : src->eh;
+
+		for (j = i + 1; j < l->n && l->v[j].start == r->start; j++)
+			;
+		ret = add_fde(b, cfi, r, j < l->n ? l->v[j].start : UINT64_MAX, st);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+static void take_rows(struct tr_cfi_table *out, struct builder *b)
+{
+	out->rows = b->rows;
+	out->n = b->n;
+	out->stats.rows = b->n;
+	for (size_t i = 0; i < b->n; i++)
+		out->stats.fallbacks += b->rows[i].kind == TR_CFI_FALLBACK;
+	b->rows = NULL;
+}
+
+static int read_ranges(Elf *elf, struct sources *src, struct fde_list *l)
+{
+	GElf_Ehdr ehdr;
+	int ret;
+
+	if (!gelf_getehdr(elf, &ehdr) ||
+	    !(src->ident = (const unsigned char *)elf_getident(elf, NULL)))
+		return -EINVAL;
+	if (ehdr.e_machine != EM_X86_64 || ehdr.e_ident[EI_CLASS] != ELFCLASS64)
+		return -ENOTSUP;
+	if ((ret = ranges_from_eh(elf, src, l)) < 0 || (ret = ranges_from_debug(elf, src, l)) < 0)
+		return ret;
+	return l->n ? 0 : -ENOENT;
+}
+
 int tr_cfi_build(int fd, struct tr_cfi_table *out)
 {
 	struct builder b = { 0 };
-	Dwarf_CFI *cfi = NULL;
-	GElf_Ehdr ehdr;
+	struct fde_list l = { 0 };
+	struct sources src = { 0 };
 	Elf *elf;
 	int ret;
 
@@ -286,32 +558,17 @@ int tr_cfi_build(int fd, struct tr_cfi_table *out)
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf)
 		return -EINVAL;
-	if (!gelf_getehdr(elf, &ehdr)) {
-		ret = -EINVAL;
-		goto out;
-	}
-	if (ehdr.e_machine != EM_X86_64 || ehdr.e_ident[EI_CLASS] != ELFCLASS64) {
-		ret = -ENOTSUP;
-		goto out;
-	}
-	cfi = dwarf_getcfi_elf(elf);
-	if (!cfi) {
-		ret = -ENOENT;
-		goto out;
-	}
-	ret = build_from_hdr(elf, cfi, &b, &out->stats);
-	if (ret == 0) {
-		out->rows = b.rows;
-		out->n = b.n;
-		out->stats.rows = b.n;
-		for (size_t i = 0; i < b.n; i++)
-			out->stats.fallbacks += b.rows[i].kind == TR_CFI_FALLBACK;
-		b.rows = NULL;
-	}
-out:
+	ret = read_ranges(elf, &src, &l);
+	if (ret == 0)
+		ret = compile_ranges(&b, &l, &src, &out->stats);
+	if (ret == 0)
+		take_rows(out, &b);
 	free(b.rows);
-	if (cfi)
-		dwarf_cfi_end(cfi);
+	free(l.v);
+	if (src.eh)
+		dwarf_cfi_end(src.eh);
+	if (src.dwarf)
+		dwarf_end(src.dwarf);
 	elf_end(elf);
 	return ret;
 }

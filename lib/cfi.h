@@ -1,5 +1,5 @@
-/* callchain = cfi: an object's call frame information (.eh_frame, as
- * elfutils' libdw reads it) compiled once into a sorted table of compact
+/* callchain = cfi: an object's call frame information (.eh_frame and
+ * .debug_frame, as elfutils' libdw reads them) compiled once into a sorted table of compact
  * rows, one per address range with the same rules, for a walker that
  * needs no stack copy: it finds the row of a PC by binary search and
  * computes the caller's PC, SP and RBP from the registers and a few reads
@@ -40,10 +40,18 @@ struct tr_cfi_row {
 	uint8_t pad;
 };
 
+/* Where the FDEs compiled were found: tr_cfi_stats.sources, a mask. */
+enum tr_cfi_source {
+	TR_CFI_FROM_EH_FRAME_HDR = 1, /* .eh_frame, by .eh_frame_hdr's list */
+	TR_CFI_FROM_EH_FRAME = 2,     /* .eh_frame read through: no usable list */
+	TR_CFI_FROM_DEBUG_FRAME = 4,  /* .debug_frame: code without unwind tables */
+};
+
 struct tr_cfi_stats {
 	size_t fdes;      /* FDEs read */
 	size_t rows;      /* rows in the table */
 	size_t fallbacks; /* rows of kind TR_CFI_FALLBACK */
+	unsigned sources; /* enum tr_cfi_source bits */
 };
 
 struct tr_cfi_table {
@@ -52,11 +60,13 @@ struct tr_cfi_table {
 	struct tr_cfi_stats stats;
 };
 
-/* Compiles the table of the ELF object open on `fd` from its .eh_frame
- * (found through .eh_frame_hdr's sorted list of FDEs).  0, -ENOENT (no
- * .eh_frame_hdr), -ENOTSUP (not x86-64, or an encoding of the list this
- * reader does not take), -EINVAL (malformed), -ENOMEM.  The caller frees
- * the table with tr_cfi_free. */
+/* Compiles the table of the ELF object open on `fd` from the FDEs of its
+ * .eh_frame (found through .eh_frame_hdr's sorted list, or by reading the
+ * section through where the object has no such list) and of its
+ * .debug_frame (compressed or not), for the code no FDE of .eh_frame
+ * describes.  0, -ENOENT (no FDE in either), -ENOTSUP (not x86-64),
+ * -EINVAL (not ELF), -ENOMEM.  The caller frees the table with
+ * tr_cfi_free. */
 int tr_cfi_build(int fd, struct tr_cfi_table *out);
 void tr_cfi_free(struct tr_cfi_table *t);
 

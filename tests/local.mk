@@ -92,7 +92,33 @@ UNIT_TESTS += tests/lib/test_cfi
 tests_lib_test_cfi_SOURCES = tests/lib/test_cfi.c
 tests_lib_test_cfi_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) -I$(top_srcdir)/tests
 tests_lib_test_cfi_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS) -O2 -fomit-frame-pointer
-tests_lib_test_cfi_LDADD = lib/libtrunwind.la lib/libtrutil.la $(LIBDW_LIBS) $(LIBELF_LIBS)
+tests_lib_test_cfi_LDADD = lib/libtrunwind.la lib/libtrutil.la $(LIBDW_LIBS) $(LIBELF_LIBS) -ldl
+# The same code (tests/lib/cfi/frames.c) with its CFI in .debug_frame
+# alone, in .eh_frame with and without .eh_frame_hdr, and as an
+# executable with .debug_frame beside crt1's .eh_frame: test_cfi reads
+# them by path and walks through the first.  Without the sanitizers and
+# without frame pointers, like the code they stand for.
+EXTRA_tests_lib_test_cfi_DEPENDENCIES = tests/lib/cfi/libframes_debug.la \
+	tests/lib/cfi/libframes_eh.la tests/lib/cfi/libframes_nohdr.la tests/lib/cfi/frames_debug
+frames_debug_cflags = $(WARN_CFLAGS) -g -O2 -fomit-frame-pointer -fno-asynchronous-unwind-tables \
+	-fno-unwind-tables
+frames_module_ldflags = -module -avoid-version -shared -rpath /nowhere
+check_LTLIBRARIES += tests/lib/cfi/libframes_debug.la tests/lib/cfi/libframes_eh.la \
+	tests/lib/cfi/libframes_nohdr.la
+tests_lib_cfi_libframes_debug_la_SOURCES = tests/lib/cfi/frames.c
+tests_lib_cfi_libframes_debug_la_CFLAGS = $(frames_debug_cflags)
+tests_lib_cfi_libframes_debug_la_LDFLAGS = $(frames_module_ldflags)
+tests_lib_cfi_libframes_eh_la_SOURCES = tests/lib/cfi/frames.c
+tests_lib_cfi_libframes_eh_la_CFLAGS = $(WARN_CFLAGS) -O2 -fomit-frame-pointer
+tests_lib_cfi_libframes_eh_la_LDFLAGS = $(frames_module_ldflags)
+tests_lib_cfi_libframes_nohdr_la_SOURCES = tests/lib/cfi/frames.c
+tests_lib_cfi_libframes_nohdr_la_CFLAGS = $(WARN_CFLAGS) -O2 -fomit-frame-pointer
+tests_lib_cfi_libframes_nohdr_la_LDFLAGS = $(frames_module_ldflags) -Wl,--no-eh-frame-hdr
+check_PROGRAMS += tests/lib/cfi/frames_debug
+tests_lib_cfi_frames_debug_SOURCES = tests/lib/cfi/frames.c
+tests_lib_cfi_frames_debug_CPPFLAGS = $(AM_CPPFLAGS) -DFRAMES_MAIN
+tests_lib_cfi_frames_debug_CFLAGS = $(frames_debug_cflags)
+tests_lib_cfi_frames_debug_LDFLAGS =
 # The same under a hard limit below the objects a traced process maps: the
 # flush still writes every view (root: perf_events).
 if BUILD_PLUGIN_PERF_EVENTS
