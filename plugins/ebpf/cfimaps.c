@@ -446,7 +446,7 @@ static void compile(struct cfi_maps *m, struct cfi_object *o, int fd)
 	uint32_t start;
 
 	if (tr_cfi_build(fd, &t) != 0)
-		return; /* no .eh_frame_hdr, not x86-64: frame pointers for good */
+		return; /* no FDE in .eh_frame nor .debug_frame, not x86-64: frame pointers for good */
 	if (t.n == 0 || t.n > 1u << OFFCPU_CFI_ROW_SEARCH)
 		goto out; /* beyond the walker's binary search */
 	if (cfi_ext_alloc(&m->ext, (uint32_t)t.n, &start) != 0) {
