@@ -291,29 +291,30 @@ static int choose_hook(struct oc_collector *c, const struct oc_config *cfg)
 #define RING_MIN (64 * 1024)
 #define RING_MAX (64u << 20)
 
-static uint32_t ring_bytes(uint32_t stack_bytes)
+/* A ring's size for `want` bytes: a power of two of pages, within
+ * [RING_MIN, RING_MAX]. */
+static uint32_t ring_size(uint64_t want)
 {
-	uint64_t want = stack_bytes ? (uint64_t)RING_COPIES *
-		(sizeof(struct offcpu_ustack) + stack_bytes + 8) : RING_MIN;
 	uint32_t size = RING_MIN;
 
-	/* A power of two of pages. */
 	while (size < want && size < RING_MAX)
 		size *= 2;
 	return size;
 }
 
-/* oncpu's samples ring: a second of samples at the highest rate the
- * kernel allows on every CPU is more than the notification thread's
- * timeout lets pile up; a quarter full wakes it. */
+static uint32_t ring_bytes(uint32_t stack_bytes)
+{
+	if (!stack_bytes)
+		return RING_MIN;
+	return ring_size((uint64_t)RING_COPIES * (sizeof(struct offcpu_ustack) + stack_bytes + 8));
+}
+
+/* oncpu's samples ring: a second of samples at the profile's rate on
+ * every possible CPU is more than the notification thread's timeout lets
+ * pile up; a quarter full wakes it. */
 static uint32_t samples_ring_bytes(const struct oc_collector *c)
 {
-	uint64_t want = (uint64_t)c->oncpu_hz * (uint64_t)c->ncpus * sizeof(struct offcpu_sample);
-	uint32_t size = RING_MIN;
-
-	while (size < want && size < RING_MAX)
-		size *= 2;
-	return size;
+	return ring_size((uint64_t)c->oncpu_hz * (uint64_t)c->ncpus * sizeof(struct offcpu_sample));
 }
 
 static int size_maps(struct oc_collector *c, const struct oc_config *cfg)

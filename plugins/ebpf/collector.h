@@ -48,8 +48,8 @@ typedef void (*oc_event_fn)(void *arg, const struct offcpu_event *ev);
 /* A kept interval with its user stack copy (callchain = dwarf); u->size
  * bytes of u->data are there. */
 typedef void (*oc_ustack_fn)(void *arg, const struct offcpu_ustack *u);
-/* An on-CPU sample as taken (oncpu_script), in the order of its CPU's
- * ring; the CPUs' orders interleave. */
+/* An on-CPU sample as taken (oncpu_script), in the order the CPUs
+ * reserved room in the one ring: by time, to within a reservation. */
 typedef void (*oc_sample_fn)(void *arg, const struct offcpu_sample *s);
 
 struct oc_entry {

@@ -811,7 +811,7 @@ static __always_inline void switch_in(struct task_struct *next, struct offcpu_st
 }
 
 /* The sample for perf.data.txt.  User space drains the ring on a timer
- * too: a wakeup only when it fills up, not one per sample. */
+ * too: a wakeup once it is a quarter full, not one per sample. */
 static __always_inline void send_sample(const struct offcpu_key *key, __u64 period)
 {
 	struct offcpu_sample *s = bpf_ringbuf_reserve(&samples, sizeof(*s), 0);

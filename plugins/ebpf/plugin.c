@@ -1192,6 +1192,15 @@ static int write_offcpu(struct ebpf *e, struct tracerig_archive *ar, const struc
 	return write_view(e, ar, &offcpu_view, t, flight);
 }
 
+/* Staged entry `name`'s path into path (len bytes); 0, or -1 when too
+ * long. */
+static int staged_path(struct ebpf *e, const char *name, char *path, size_t len)
+{
+	int n = snprintf(path, len, "%s/%s", e->svc->archive->staging_dir(e->ctx), name);
+
+	return n >= 0 && (size_t)n < len ? 0 : -1;
+}
+
 /* perf.data.txt's name, unless another backend (perf_events) staged one:
  * then the samples go beside it. */
 static const char *script_name(struct ebpf *e)
@@ -1199,9 +1208,7 @@ static const char *script_name(struct ebpf *e)
 	char path[4096];
 	struct stat st;
 
-	if (snprintf(path, sizeof(path), "%s/perf.data.txt", e->svc->archive->staging_dir(e->ctx)) <
-		    (int)sizeof(path) &&
-	    lstat(path, &st) == 0) {
+	if (staged_path(e, "perf.data.txt", path, sizeof(path)) == 0 && lstat(path, &st) == 0) {
 		e->svc->run->log(e->ctx, TRACERIG_LOG_INFO,
 				 "perf.data.txt is another backend's: the on-CPU BPF samples "
 				 "are in oncpu.data.txt");
@@ -1216,9 +1223,7 @@ static const char *script_name(struct ebpf *e)
 static void drop_partial(struct ebpf *e, const char *name, int err)
 {
 	char path[4096];
-	int gone = snprintf(path, sizeof(path), "%s/%s", e->svc->archive->staging_dir(e->ctx),
-			    name) < (int)sizeof(path) &&
-		   unlink(path) == 0;
+	int gone = staged_path(e, name, path, sizeof(path)) == 0 && unlink(path) == 0;
 
 	e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR,
 			 "cannot write %s: %s (%s; oncpu.folded has every sample)", name,
