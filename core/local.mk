@@ -35,11 +35,12 @@ include core/symbols/local.mk
 # ---- the core's unit tests (no root): tests/core/test_X.c each, linking
 # the core; the flight recorder's CPU trigger is decided from numbers, CPU
 # time read from /proc; test_frames is the frame_name service against the
-# process model (ebpf's adapter is one of its callers).
+# process model (the stack sink is one of its callers); test_stacks is
+# the stack sink's folded lines, pprof and entries.
 core_unit_tests = tests/core/test_keys tests/core/test_profile tests/core/test_pids \
 	tests/core/test_staging tests/core/test_json tests/core/test_flamegraph \
 	tests/core/test_output tests/core/test_jsonread tests/core/test_wall \
-	tests/core/test_frames tests/core/test_cputrigger
+	tests/core/test_frames tests/core/test_cputrigger tests/core/test_stacks
 check_PROGRAMS += $(core_unit_tests)
 TESTS += $(core_unit_tests)
 UNIT_TESTS += $(core_unit_tests)
@@ -53,7 +54,7 @@ tests_core_test_json_LDADD = $(tr_core_libs)
 tests_core_test_jsonread_LDADD = $(tr_core_libs)
 tests_core_test_flamegraph_LDADD = $(tr_core_libs)
 tests_core_test_cputrigger_LDADD = $(tr_core_libs)
-tests_core_test_frames_SOURCES = tests/core/test_frames.c plugins/ebpf/frames.c
+tests_core_test_stacks_LDADD = $(tr_core_libs)
 tests_core_test_frames_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
 tests_core_test_frames_LDADD = $(tr_core_libs)
 # It reads wall.pb.gz back with the code generated from profile.proto.

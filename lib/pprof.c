@@ -164,6 +164,11 @@ static int64_t intern(struct pp_builder *b, const char *s)
 	return (int64_t)e->value;
 }
 
+void pp_set_period(struct pp_builder *b, int64_t period)
+{
+	b->period = period;
+}
+
 struct pp_builder *pp_new(const struct pp_value_type *sample_types, size_t n_types,
 			  struct pp_value_type period_type, int64_t period)
 {

@@ -25,6 +25,9 @@ void pp_free(struct pp_builder *b);
 
 /* Profile-wide facts: when it starts (ns since the epoch) and how long. */
 void pp_set_time(struct pp_builder *b, int64_t time_nanos, int64_t duration_nanos);
+/* What one sample stands for, when it is known only once every sample
+ * is in (the mean period of samples taken at a frequency). */
+void pp_set_period(struct pp_builder *b, int64_t period);
 /* A free-form comment line (`pprof -comments`). */
 int pp_add_comment(struct pp_builder *b, const char *text);
 

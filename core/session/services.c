@@ -15,6 +15,7 @@
 #include "core/log.h"
 #include "core/symbols/symbolizer.h"
 #include "core/views/flamegraph.h"
+#include "core/views/stacks.h"
 #include "core/views/wall.h"
 #include "ctx.h"
 #include "flight.h"
@@ -726,6 +727,14 @@ static int svc_pprof_entry(struct tracerig_ctx *ctx, const char *name, uint64_t 
 	return 0;
 }
 
+static struct tracerig_stacks *svc_stacks_open(struct tracerig_ctx *ctx, const char *name,
+					       enum tracerig_time what, const char *title,
+					       unsigned flags)
+{
+	return tr_stacks_open(&tr_services, ctx, name, what, title, flags,
+			      ctx->session->settings.pprof);
+}
+
 static int svc_archive_foreach(struct tracerig_archive *ar, tracerig_entry_cb cb, void *arg)
 {
 	return tr_staging_foreach(ar, cb, arg);
@@ -816,6 +825,10 @@ static const struct tracerig_internal_services internal_services = {
 	.archive_stream_level = svc_archive_stream_level,
 	.archive_streamed = svc_archive_streamed,
 	.archive_release = svc_archive_release,
+	.stacks_open = svc_stacks_open,
+	.stacks_add = tr_stacks_add,
+	.stacks_write = tr_stacks_write,
+	.stacks_close = tr_stacks_close,
 };
 
 const struct tracerig_services tr_services = {

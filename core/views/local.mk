@@ -5,4 +5,5 @@ tr_views_sources = \
 	core/views/flamegraph.c core/views/flamegraph.h \
 	core/views/wall.c core/views/wall.h \
 	core/views/stackset.c core/views/stackset.h \
-	core/views/export.c core/views/export.h
+	core/views/export.c core/views/export.h \
+	core/views/stacks.c core/views/stacks.h

@@ -19,7 +19,7 @@ extern "C" {
 #endif
 
 /* Bumped on any change of this header. */
-#define TRACERIG_INTERNAL_VERSION 1
+#define TRACERIG_INTERNAL_VERSION 2
 
 /* See symbolizer_model(). */
 enum tracerig_model {
@@ -71,6 +71,41 @@ enum tracerig_time {
 	TRACERIG_TIME_ONCPU = 1,  /* threads running on a CPU (sampled) */
 	TRACERIG_TIME_OFFCPU = 2, /* threads switched out: blocked, waiting, preempted */
 };
+
+/* One stack for stacks_add(): frames as addresses, each part innermost
+ * first, as the kernel's stack tables and callchains give them. */
+struct tracerig_stack {
+	pid_t pid, tid;           /* host PIDs */
+	const char *comm, *tcomm; /* the process's and the thread's names; NULL: unknown */
+	const uint64_t *user;     /* n_user user frames */
+	size_t n_user;
+	const uint64_t *kernel; /* n_kernel kernel frames */
+	size_t n_kernel;
+	unsigned flags;   /* TRACERIG_STACK_* */
+	uint64_t time_ns; /* when it was taken (frame_name's time_ns), 0: unknown */
+	uint64_t count;   /* samples, or intervals, it stands for */
+	uint64_t ns;      /* the time they add up to */
+};
+
+/* tracerig_stack.flags: a part of the stack the source could not get
+ * (its table full, its copy failed) is shown as a frame saying so. */
+#define TRACERIG_STACK_USER_LOST 0x1u
+#define TRACERIG_STACK_KERNEL_LOST 0x2u
+
+/* stacks_open()'s flags. */
+/* Offered to the core's wall-clock view (as folded_view() would). */
+#define TRACERIG_STACKS_WALL 0x1u
+
+/* What stacks_write() wrote, for the source's counters and log. */
+struct tracerig_stacks_stats {
+	uint64_t stacks;        /* distinct folded stacks */
+	uint64_t count, ns;     /* sums of the stacks' count and ns */
+	uint64_t folded_away;   /* [unknown] frames a run of them stood for */
+	uint64_t unnamed;       /* frame lookups no symbol answered */
+	uint64_t ns_per_sample; /* on-CPU: ns / count, rounded; 0 without samples */
+};
+
+struct tracerig_stacks;
 
 /* Or-ed into archive_stream_level()'s level: the core deflates with
  * Intel's ISA-L (igzip) instead of zlib, at its level 1 for 1..6, 2 for
@@ -286,6 +321,30 @@ struct tracerig_internal_services {
 	 * when _text is not listed; -ENOSYS without a symbolizer.  *etext is
 	 * 0 when not listed.  Thread-safe. */
 	int (*kernel_text)(struct tracerig_ctx *ctx, uint64_t *text, uint64_t *etext);
+
+	/* The stack sink: a source hands the core its stacks as addresses and
+	 * the core names their frames (frame_name, at the point of the
+	 * replay where they are added), sums them, and writes NAME.folded,
+	 * NAME.svg and, when the profile wants pprof, NAME.pb.gz: one place
+	 * that folds, names and maps a frame alike for every source.
+	 * `what` says what the weights measure: TRACERIG_TIME_ONCPU stacks
+	 * are weighted by their count (samples; pprof: samples and
+	 * nanoseconds), TRACERIG_TIME_OFFCPU ones by their ns (written in
+	 * microseconds; pprof: nanoseconds).  `title` heads the flame
+	 * graph.  NULL with errno set (EINVAL, ENOMEM).  Use from one thread. */
+	struct tracerig_stacks *(*stacks_open)(struct tracerig_ctx *ctx, const char *name,
+					       enum tracerig_time what, const char *title,
+					       unsigned flags);
+	/* Adds `n` stacks, naming their frames now.  0 or -ENOMEM. */
+	int (*stacks_add)(struct tracerig_stacks *s, const struct tracerig_stack *stacks, size_t n);
+	/* Writes the entries into `ar` (in flush or snapshot), declares the
+	 * pprof entry for the manifest and, with TRACERIG_STACKS_WALL and
+	 * stacks added, the folded view for the wall-clock view; logs what
+	 * fails.  *out (when not NULL) says what was written.  0 or a
+	 * negative errno. */
+	int (*stacks_write)(struct tracerig_stacks *s, struct tracerig_archive *ar,
+			    struct tracerig_stacks_stats *out);
+	void (*stacks_close)(struct tracerig_stacks *s);
 };
 
 static inline const struct tracerig_internal_services *

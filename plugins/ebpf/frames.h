@@ -1,6 +1,6 @@
-/* Frame names for the folded stacks: the core's frame_name service (one
- * naming for every output, cached there per process and address), handed
- * to fd_build_line in the shape of its fd_frame_fn. */
+/* The tracing machinery's own frames at the inner end of every kernel
+ * stack the BPF program takes (the program, bpf_trace_run): the same in
+ * every stack, so left out of every output. */
 #ifndef TR_EBPF_FRAMES_H
 #define TR_EBPF_FRAMES_H
 
@@ -10,15 +10,12 @@
 
 #include "tracerig-private/ext.h"
 
-struct fr_namer {
-	const struct tracerig_services *svc;
-	struct tracerig_ctx *ctx;
-	uint64_t unnamed; /* lookups no symbol answered (for the log) */
-};
+/* 1 when `name` (as frame_name gives it) is one of the machinery's. */
+int fr_is_tracing_frame(const char *name);
 
-/* Writes the frame's name as frame_name gives it (see tracerig/plugin.h:
- * "name", "name_[k]", "[object]", "[unknown]") into buf, cut at len.  Has the
- * fd_frame_fn signature; `namer` is a struct fr_namer. */
-void fr_name(void *namer, pid_t pid, uint64_t addr, int kernel, char *buf, size_t len);
+/* How many of the innermost kernel frames `kips` (of `nk`) are the
+ * machinery's, named by svc's frame_name. */
+size_t fr_tracing_frames(const struct tracerig_services *svc, struct tracerig_ctx *ctx, pid_t pid,
+			 const uint64_t *kips, size_t nk);
 
 #endif

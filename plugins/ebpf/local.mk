@@ -10,9 +10,7 @@ ebpf_sources = \
 	plugins/ebpf/cfimaps.c plugins/ebpf/cfimaps.h \
 	plugins/ebpf/collector.c plugins/ebpf/collector.h plugins/ebpf/offcpu.h \
 	plugins/ebpf/fallback.c plugins/ebpf/fallback.h \
-	plugins/ebpf/folded.c plugins/ebpf/folded.h \
 	plugins/ebpf/frames.c plugins/ebpf/frames.h \
-	plugins/ebpf/profile.c plugins/ebpf/profile.h \
 	plugins/ebpf/script.c plugins/ebpf/script.h \
 	plugins/ebpf/ustacks.c plugins/ebpf/ustacks.h
 plugins_ebpf_ebpf_la_SOURCES = plugins/ebpf/plugin.c $(ebpf_sources)
@@ -21,7 +19,7 @@ plugins_ebpf_ebpf_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/plugins/ebpf \
 	-I$(top_srcdir)/plugins/ebpf
 plugins_ebpf_ebpf_la_CFLAGS = $(AM_CFLAGS) $(LIBBPF_CFLAGS) $(LIBELF_CFLAGS)
 # libtrelf: callchain = cfi reads objects' build ids and program headers.
-plugins_ebpf_ebpf_la_LIBADD = lib/libtrpprof.la lib/libtrelf.la lib/libtrunwind.la \
+plugins_ebpf_ebpf_la_LIBADD = lib/libtrelf.la lib/libtrunwind.la \
 	lib/libtrutil.la $(LIBBPF_LIBS) $(LIBELF_LIBS)
 plugins_ebpf_ebpf_la_LDFLAGS = $(plugin_ldflags)
 
@@ -43,13 +41,12 @@ plugins/ebpf/offcpu.skel.h: plugins/ebpf/offcpu.bpf.o
 	$(AM_V_GEN)$(BPFTOOL) gen skeleton plugins/ebpf/offcpu.bpf.o name offcpu_bpf >$@.tmp && \
 	mv $@.tmp $@
 
-# Unit tests: off-CPU folded lines from frame addresses.
-check_PROGRAMS += tests/ebpf/test_folded
-tests_ebpf_test_folded_SOURCES = tests/ebpf/test_folded.c plugins/ebpf/folded.c plugins/ebpf/folded.h
-tests_ebpf_test_folded_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests -I$(top_srcdir)/plugins/ebpf
-tests_ebpf_test_folded_LDADD = lib/libtrutil.la
-TESTS += tests/ebpf/test_folded
-UNIT_TESTS += tests/ebpf/test_folded
+# Unit tests: the tracing machinery's frames found by name.
+check_PROGRAMS += tests/ebpf/test_frames
+tests_ebpf_test_frames_SOURCES = tests/ebpf/test_frames.c plugins/ebpf/frames.c plugins/ebpf/frames.h
+tests_ebpf_test_frames_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests -I$(top_srcdir)/plugins/ebpf
+TESTS += tests/ebpf/test_frames
+UNIT_TESTS += tests/ebpf/test_frames
 
 # Unit tests: flight mode's ring of totals at bucket boundaries.
 check_PROGRAMS += tests/ebpf/test_buckets

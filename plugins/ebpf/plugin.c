@@ -22,22 +22,17 @@
 #include "tracerig-private/ext.h"
 
 #include "lib/callchain.h"
-#include "lib/folded.h"
 #include "lib/keyerror.h"
-#include "lib/ppframes.h"
 #include "lib/unwind.h"
 
 #include "buckets.h"
 #include "cfimaps.h"
 #include "collector.h"
 #include "fallback.h"
-#include "folded.h"
 #include "frames.h"
-#include "profile.h"
 #include "script.h"
 #include "ustacks.h"
 
-#define LINE_MAX_LEN ((size_t)64 * 1024)
 /* Flight mode: totals are read every window / BUCKETS_PER_WINDOW, at
  * least every BUCKET_MIN_NS. */
 #define BUCKETS_PER_WINDOW 8
@@ -107,14 +102,12 @@ struct totals {
 /* What a set of entries is written as: off-CPU intervals weighted by
  * their time, or on-CPU samples by their number. */
 struct view {
-	const char *folded, *svg, *pb, *title, *unit;
-	int samples;
+	const char *name, *title; /* NAME.folded, .svg, .pb.gz */
+	enum tracerig_time what;
 };
 
-static const struct view offcpu_view = { "offcpu.folded", "offcpu.svg", "offcpu.pb.gz",
-					 "Off-CPU time",  "us",         0 };
-static const struct view oncpu_view = { "oncpu.folded",   "oncpu.svg", "oncpu.pb.gz",
-					"On-CPU samples", "samples",   1 };
+static const struct view offcpu_view = { "offcpu", "Off-CPU time", TRACERIG_TIME_OFFCPU };
+static const struct view oncpu_view = { "oncpu", "On-CPU samples", TRACERIG_TIME_ONCPU };
 
 static void log_libbpf(void *arg, int level, const char *msg)
 {
@@ -873,59 +866,40 @@ static FILE *create_entry(struct ebpf *e, struct tracerig_archive *ar, const cha
 	return f;
 }
 
-static int write_entry(struct ebpf *e, struct tracerig_archive *ar, const char *name,
-		       const struct tr_folded *set, uint64_t divisor)
-{
-	int ret;
-	FILE *f = create_entry(e, ar, name, &ret);
-
-	if (!f)
-		return ret;
-	ret = tr_folded_write(set, f, divisor);
-	if (fclose(f) != 0 && !ret)
-		ret = -errno;
-	if (ret < 0)
-		e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR, "cannot write %s: %s", name,
-				 strerror(-ret));
-	return ret;
-}
-
-/* One aggregated entry as a folded line: the user frames `uips` (from
- * the kernel's stack map or unwound in user space), the kernel's from
- * its stack map. */
-static int add_entry(struct ebpf *e, const struct view *v, struct tr_folded *off,
-		     struct op_profile *pp, const struct oc_entry *en, const uint64_t *uips,
-		     size_t nu, int ulost, uint64_t *kips, char *line, struct fr_namer *frames,
-		     uint64_t *folded_away)
+/* One aggregated entry as a stack: the user frames `uips` (from the
+ * kernel's stack map or unwound in user space), the kernel's from its
+ * stack map, the tracing machinery's innermost frames left out. */
+static int add_entry(struct ebpf *e, struct tracerig_stacks *sink, const struct oc_entry *en,
+		     const uint64_t *uips, size_t nu, int ulost, uint64_t *kips)
 {
 	size_t nk = oc_stack(e->oc, en->key.kstack, kips, oc_stack_depth(e->oc));
 	/* Flight mode's stack map evicts: a stack gone since is lost too. */
 	int klost = en->key.kstack == OFFCPU_STACK_LOST ||
 		    (en->key.kstack >= OFFCPU_STACK_FIRST_ID && nk == 0);
 	pid_t pid = (pid_t)en->key.tgid;
+	size_t kstart = fr_tracing_frames(e->svc, e->ctx, pid, kips, nk);
 	char comm[OFFCPU_COMM_LEN + 1], tcomm[OFFCPU_COMM_LEN + 1];
-	int len, ret;
+	struct tracerig_stack st = {
+		.pid = pid,
+		.tid = (pid_t)en->key.pid,
+		.comm = comm,
+		.tcomm = tcomm,
+		.user = uips,
+		.n_user = nu,
+		.kernel = kips + kstart,
+		.n_kernel = nk - kstart,
+		.flags = (ulost ? TRACERIG_STACK_USER_LOST : 0) |
+			 (klost ? TRACERIG_STACK_KERNEL_LOST : 0),
+		.count = en->val.count,
+		.ns = en->val.weighted_ns,
+	};
 
 	memcpy(comm, en->val.comm, OFFCPU_COMM_LEN);
 	comm[OFFCPU_COMM_LEN] = '\0';
 	memcpy(tcomm, en->val.tcomm, OFFCPU_COMM_LEN);
 	tcomm[OFFCPU_COMM_LEN] = '\0';
-	len = fd_build_line(line, LINE_MAX_LEN, comm, pid, tcomm, (pid_t)en->key.pid, uips, nu,
-			    kips, nk, ulost, klost, fr_name, frames, folded_away);
-	if (len < 0)
-		return 0; /* cannot happen with 2 x 127 frames of 512 bytes */
-	ret = tr_folded_add(off, line, (size_t)len,
-			    v->samples ? en->val.count : en->val.weighted_ns);
-	if (ret == 0 && pp)
-		ret = op_add(pp, pid, (pid_t)en->key.pid, tcomm,
-			     tracerig_internal(e->svc)->process_cgroup(e->ctx, pid), uips, nu,
-			     ulost, kips, nk, klost, en->val.count, en->val.weighted_ns);
-	if (ret < 0)
-		return ret;
-	e->weighted += en->val.weighted_ns;
 	e->real += en->val.real_ns;
-	e->samples += en->val.count;
-	return 0;
+	return tracerig_internal(e->svc)->stacks_add(sink, &st, 1);
 }
 
 /* callchain = dwarf's manifest counters: how many stacks were unwound,
@@ -980,11 +954,10 @@ static void count_cfi(struct ebpf *e)
 	e->svc->run->counter_set(e->ctx, "cfi_table_loads_incomplete", st.incomplete_loads);
 }
 
-/* The entries of `t`, the kernel's and callchain = dwarf's, as folded
- * lines into `off` (and the profile `pp`, when one is wanted). */
-static int add_totals(struct ebpf *e, const struct view *v, struct tr_folded *off,
-		      struct op_profile *pp, const struct totals *t, uint64_t *uips, uint64_t *kips,
-		      char *line, struct fr_namer *frames, uint64_t *folded_away)
+/* The entries of `t`, the kernel's and callchain = dwarf's, as stacks of
+ * `sink`. */
+static int add_totals(struct ebpf *e, struct tracerig_stacks *sink, const struct totals *t,
+		      uint64_t *uips, uint64_t *kips)
 {
 	size_t depth = oc_stack_depth(e->oc);
 	int ret;
@@ -993,53 +966,30 @@ static int add_totals(struct ebpf *e, const struct view *v, struct tr_folded *of
 		const struct oc_entry *en = &t->agg[i];
 		size_t nu = oc_stack(e->oc, en->key.ustack, uips, depth);
 
-		ret = add_entry(e, v, off, pp, en, uips, nu,
+		ret = add_entry(e, sink, en, uips, nu,
 				en->key.ustack == OFFCPU_STACK_LOST ||
 					(en->key.ustack >= OFFCPU_STACK_FIRST_ID && nu == 0),
-				kips, line, frames, folded_away);
+				kips);
 		if (ret < 0)
 			return ret;
 	}
 	for (size_t i = 0; i < t->n_us; i++) {
-		ret = add_entry(e, v, off, pp, &t->us[i], t->us_ips[i], t->us_n_ips[i], 0, kips,
-				line, frames, folded_away);
+		ret = add_entry(e, sink, &t->us[i], t->us_ips[i], t->us_n_ips[i], 0, kips);
 		if (ret < 0)
 			return ret;
 	}
 	return 0;
 }
 
-/* The view's folded entry, its flame graph and, when wanted, its pprof
- * profile. */
-static int write_entries(struct ebpf *e, struct tracerig_archive *ar, const struct view *v,
-			 const struct tr_folded *off, struct op_profile *pp)
-{
-	int ret = write_entry(e, ar, v->folded, off, v->samples ? 1 : 1000 /* ns -> us */);
-
-	if (ret < 0)
-		return ret;
-	ret = tracerig_internal(e->svc)->archive_flamegraph(ar, v->folded, v->svg, v->title,
-							    v->unit);
-	if (ret < 0) {
-		e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR, "cannot render %s: %s", v->svg,
-				 strerror(-ret));
-		return ret;
-	}
-	if (pp)
-		ret = pp_stage_entry(e->svc, e->ctx, ar, v->pb, op_builder(pp));
-	return ret;
-}
-
 /* What was written and what was lost on the way (the counters `c`), with
  * the profile keys that would have kept it. */
-static void log_written(struct ebpf *e, const uint64_t *c, const struct tr_folded *off,
-			const struct fr_namer *frames, int flight)
+static void log_written(struct ebpf *e, const uint64_t *c, const struct tracerig_stacks_stats *st,
+			int flight)
 {
 	e->svc->run->log(e->ctx, TRACERIG_LOG_INFO,
 			 "offcpu.folded: %zu stacks, %.3f s off-CPU in %llu "
 			 "of %llu intervals (%llu below min_block_us)%s",
-			 tr_folded_count(off), e->weighted / 1e9,
-			 (unsigned long long)c[OFFCPU_CNT_KEPT],
+			 (size_t)st->stacks, st->ns / 1e9, (unsigned long long)c[OFFCPU_CNT_KEPT],
 			 (unsigned long long)c[OFFCPU_CNT_INTERVALS],
 			 (unsigned long long)c[OFFCPU_CNT_SHORT], flight ? " in the snapshot" : "");
 	if (e->cfg.sample_period_ns)
@@ -1049,8 +999,7 @@ static void log_written(struct ebpf *e, const uint64_t *c, const struct tr_folde
 			"weights are blocked time / capture probability (%.3f s as measured, "
 			"%.3f s estimated total)",
 			(unsigned long long)c[OFFCPU_CNT_KEPT],
-			(unsigned long long)c[OFFCPU_CNT_SAMPLED_OUT], e->real / 1e9,
-			e->weighted / 1e9);
+			(unsigned long long)c[OFFCPU_CNT_SAMPLED_OUT], e->real / 1e9, st->ns / 1e9);
 	if (c[OFFCPU_CNT_KSTACK_DROPPED] || c[OFFCPU_CNT_USTACK_DROPPED])
 		e->svc->run->log(e->ctx, TRACERIG_LOG_WARN,
 				 "%llu kernel and %llu user stacks did not fit "
@@ -1071,116 +1020,77 @@ static void log_written(struct ebpf *e, const uint64_t *c, const struct tr_folde
 			"reaches any tracer), so when its wait ended is unknown; the manifest "
 			"counts them as intervals_lost_return_unseen",
 			(unsigned long long)c[OFFCPU_CNT_RETURN_UNSEEN]);
-	if (frames->unnamed)
+	if (st->unnamed)
 		e->svc->run->log(e->ctx, TRACERIG_LOG_DEBUG, "%llu frame lookups found no symbol",
-				 (unsigned long long)frames->unnamed);
-}
-
-/* The mean nanoseconds an on-CPU sample of `t` stands for: the kernel
- * moves a frequency's period to keep the rate, throttling included. */
-static uint64_t ns_per_sample(const struct ebpf *e, const struct totals *t)
-{
-	uint64_t ns = 0, n = 0;
-
-	for (size_t i = 0; i < t->n_agg; i++) {
-		ns += t->agg[i].val.weighted_ns;
-		n += t->agg[i].val.count;
-	}
-	if (!n)
-		return 1000000000ull / e->cfg.oncpu_hz;
-	return (ns + n / 2) / n;
+				 (unsigned long long)st->unnamed);
 }
 
 /* offcpu.folded's counters: what its weights add up to, and what was
  * actually measured (equal unless sample_period_us weighted the sampled
  * intervals). */
-static void count_offcpu(struct ebpf *e, const struct totals *t, uint64_t folded_away)
+static void count_offcpu(struct ebpf *e, const struct totals *t,
+			 const struct tracerig_stacks_stats *st)
 {
-	e->svc->run->counter_set(e->ctx, "blocked_us", e->weighted / 1000);
+	e->svc->run->counter_set(e->ctx, "blocked_us", st->ns / 1000);
 	e->svc->run->counter_set(e->ctx, "blocked_us_measured", e->real / 1000);
-	e->svc->run->counter_set(e->ctx, "unknown_frames_folded", folded_away);
+	e->svc->run->counter_set(e->ctx, "unknown_frames_folded", st->folded_away);
 	if (e->us)
 		count_dwarf(e, &t->st);
 	if (e->cfi)
 		count_cfi(e);
 }
 
-static void count_oncpu(struct ebpf *e, const struct tr_folded *set, uint64_t period,
-			uint64_t folded_away)
+static void count_oncpu(struct ebpf *e, const struct tracerig_stacks_stats *st)
 {
+	/* Without samples, what one would have stood for. */
+	uint64_t period = st->ns_per_sample ? st->ns_per_sample : 1000000000ull / e->cfg.oncpu_hz;
+
 	e->svc->run->counter_set(e->ctx, "oncpu_ns_per_sample", period);
-	e->svc->run->counter_set(e->ctx, "oncpu_unknown_frames_folded", folded_away);
+	e->svc->run->counter_set(e->ctx, "oncpu_unknown_frames_folded", st->folded_away);
 	e->svc->run->log(e->ctx, TRACERIG_LOG_INFO,
-			 "oncpu.folded: %zu stacks, %llu samples of %.3f ms (%.3f s on-CPU)",
-			 tr_folded_count(set), (unsigned long long)e->samples, period / 1e6,
-			 e->real / 1e9);
-}
-
-/* `v` offered to the core's wall-clock view, each unit worth ns_per_unit. */
-static void offer_view(struct ebpf *e, const struct view *v, uint64_t ns_per_unit)
-{
-	int ret;
-
-	if (!e->wall || !e->samples)
-		return;
-	ret = tracerig_internal(e->svc)->folded_view(
-		e->ctx, v->folded, v->samples ? TRACERIG_TIME_ONCPU : TRACERIG_TIME_OFFCPU,
-		ns_per_unit);
-	if (ret < 0)
-		e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR,
-				 "cannot offer %s to the wall-clock view: %s", v->folded,
-				 strerror(-ret));
+			 "oncpu.folded: %llu stacks, %llu samples of %.3f ms (%.3f s on-CPU)",
+			 (unsigned long long)st->stacks, (unsigned long long)st->count,
+			 period / 1e6, e->real / 1e9);
 }
 
 /* The view `v` of `t` (the whole session's totals at flush, a window's at
- * a snapshot; `flight`: a snapshot's) into `ar`: its folded entry, flame
- * graph and pprof profile, with its counters and log lines, offered to the
- * core's wall-clock view of that archive. */
+ * a snapshot; `flight`: a snapshot's) into `ar` through the core's stack
+ * sink: its folded entry, flame graph and pprof profile, offered to the
+ * core's wall-clock view of that archive, with its counters and log
+ * lines. */
 static int write_view(struct ebpf *e, struct tracerig_archive *ar, const struct view *v,
 		      const struct totals *t, int flight)
 {
-	uint64_t *uips = NULL, *kips = NULL;
-	struct tr_folded *set = NULL;
-	struct fr_namer frames = { .svc = e->svc, .ctx = e->ctx };
-	struct op_profile *pp = NULL;
-	char *line = NULL;
+	const struct tracerig_internal_services *in = tracerig_internal(e->svc);
 	size_t depth = oc_stack_depth(e->oc);
-	uint64_t folded_away = 0, period = v->samples ? ns_per_sample(e, t) : 0;
-	int want_pp = tracerig_internal(e->svc)->pprof_wanted(e->ctx);
-	int ret;
+	uint64_t *uips = calloc(depth, sizeof(*uips)), *kips = calloc(depth, sizeof(*kips));
+	struct tracerig_stacks *sink = in->stacks_open(e->ctx, v->name, v->what, v->title,
+						       e->wall ? TRACERIG_STACKS_WALL : 0);
+	struct tracerig_stacks_stats st;
+	int ret = -ENOMEM;
 
-	e->weighted = e->real = e->samples = 0;
-	set = tr_folded_new();
-	line = malloc(LINE_MAX_LEN);
-	uips = calloc(depth, sizeof(*uips));
-	kips = calloc(depth, sizeof(*kips));
-	if (want_pp)
-		pp = op_new(e->svc, e->ctx, depth, &frames, period);
-	if (!set || !line || !uips || !kips || (want_pp && !pp)) {
-		ret = -ENOMEM;
+	e->real = 0;
+	if (!uips || !kips || !sink)
 		goto out;
+	ret = add_totals(e, sink, t, uips, kips);
+	if (ret < 0)
+		goto out;
+	ret = in->stacks_write(sink, ar, &st);
+	if (ret < 0)
+		goto out;
+	if (v->what == TRACERIG_TIME_ONCPU) {
+		count_oncpu(e, &st);
+	} else {
+		count_offcpu(e, t, &st);
+		log_written(e, t->c, &st, flight);
 	}
-	ret = add_totals(e, v, set, pp, t, uips, kips, line, &frames, &folded_away);
-	if (ret < 0)
-		goto out;
-	if (v->samples)
-		count_oncpu(e, set, period, folded_away);
-	else
-		count_offcpu(e, t, folded_away);
-	ret = write_entries(e, ar, v, set, pp);
-	if (ret < 0)
-		goto out;
-	if (!v->samples)
-		log_written(e, t->c, set, &frames, flight);
-	offer_view(e, v, v->samples ? period : 1000);
 out:
 	if (ret == -ENOMEM)
-		e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR, "out of memory writing %s", v->folded);
+		e->svc->run->log(e->ctx, TRACERIG_LOG_ERROR, "out of memory writing %s.folded",
+				 v->name);
+	in->stacks_close(sink);
 	free(kips);
 	free(uips);
-	free(line);
-	op_free(pp);
-	tr_folded_free(set);
 	return ret;
 }
 

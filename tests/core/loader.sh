@@ -2,12 +2,15 @@
 # Plugins that cannot be used are refused with the file and the cause.
 . "$top_srcdir/tests/lib.sh"
 
+# The private services' version of this tree, as the loader states it.
+internal=$(sed -n 's/^#define TRACERIG_INTERNAL_VERSION \([0-9]*\)$/\1/p' \
+	"$top_srcdir/include/tracerig-private/ext.h")
 for case in \
 	"badabi|badabi.so: plugin 'badabi' was built for plugin ABI 999, this tracerig speaks ABI 3: rebuild it against tracerig-plugin.pc" \
 	"abi1|abi1.so: plugin 'abi1' was built for plugin ABI 1, this tracerig speaks ABI 3: rebuild it against tracerig-plugin.pc \(pkg-config --cflags tracerig-plugin\)" \
 	"abi2|abi2.so: plugin 'abi2' was built for plugin ABI 2, this tracerig speaks ABI 3: rebuild it against tracerig-plugin.pc \(pkg-config --cflags tracerig-plugin\)" \
 	"newcaps|newcaps.so asks for capabilities 0x80 this tracerig does not know \(it was built for a later one\)" \
-	"otherrelease|otherrelease.so was built with another release of tracerig \(its private services version 999, this tracerig's 1\): install the plugin package of the same release as tracerig" \
+	"otherrelease|otherrelease.so was built with another release of tracerig \(its private services version 999, this tracerig's $internal\): install the plugin package of the same release as tracerig" \
 	"badbind|badbind.so has an unusable key table: key 'level' \(integer\) is bound to a field of 2 bytes; it needs a long long \(an int only with a \[min, max\] that fits one\) \(fix the plugin's tracerig_key table\)" \
 	"nosymbol|nosymbol.* does not export 'tracerig_plugin': not a tracerig plugin" \
 	"unresolved|cannot load .*unresolved.*: .*(tracerig_test_symbol_that_does_not_exist|undefined symbol|file not found)"

@@ -20,7 +20,8 @@
 
 #include "../../core/symbols/frames.h"
 #include "../../core/symbols/symbolizer.h"
-#include "../../plugins/ebpf/frames.h"
+#include "../../core/views/stacks.h"
+#include "../../lib/folded.h"
 #include "../testing.h"
 
 /* PIDs no process has (above the kernel's PID_MAX_LIMIT): nothing of them
@@ -209,36 +210,75 @@ static int svc_frame_name(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, in
 
 static const struct tracerig_symbol_services symbols = { .frame_name = svc_frame_name };
 
+/* The folded line the stack sink made of `st`, in buf. */
+static int first_line(void *arg, const char *line, uint64_t weight)
+{
+	(void)weight;
+	snprintf(arg, 512, "%s", line);
+	return 1;
+}
+
+static void sink_line(struct tracerig_services *svc, struct tr_symbolizer *sym,
+		      const struct tracerig_stack *st, char *buf, uint64_t *unnamed)
+{
+	struct tracerig_stacks *s = tr_stacks_open(svc, (struct tracerig_ctx *)sym, "t",
+						   TRACERIG_TIME_OFFCPU, "t", 0, 0);
+	struct tracerig_stacks_stats stats;
+
+	buf[0] = '\0';
+	if (!s)
+		return;
+	EXPECT_EQ_INT(0, tr_stacks_add(s, st, 1));
+	(void)tr_folded_each(tr_stacks_folded(s), first_line, buf);
+	tr_stacks_stats(s, &stats);
+	*unnamed = stats.unnamed;
+	tr_stacks_close(s);
+}
+
 DEF_TEST(one_frame_has_one_name_for_every_caller)
 {
 	struct tr_symbolizer *sym = tr_symbolizer_new();
 	struct tracerig_services svc = { .symbols = &symbols };
-	struct fr_namer ebpf = { .svc = &svc, .ctx = (struct tracerig_ctx *)sym };
-	char dir[] = "/tmp/test_frames.XXXXXX", buf[512];
+	char dir[] = "/tmp/test_frames.XXXXXX", buf[512], want[600];
 	const char *first = NULL, *again = NULL;
 	struct tracerig_symbol s;
-	uint64_t k = 0xffffffff81000000ull;
+	uint64_t k = 0xffffffff81000000ull, named = 0x1000, unknown = 0x9000, unnamed = 0;
+	struct tracerig_stack st = { .pid = P, .tid = P, .comm = "p", .tcomm = "p", .ns = 1 };
 
 	CHECK_NOT_NULL(sym);
 	CHECK_NOT_NULL(mkdtemp(dir));
 	EXPECT_EQ_INT(0, add_perf_map(sym, dir, "1000 100 dup;name\n"));
-	/* perf_events asks with the symbol (for perf.data.txt), ebpf through
-	 * its fd_frame_fn: the same text, from the same cache entry. */
+	/* perf_events asks with the symbol (for perf.data.txt), the stack
+	 * sink for folded stacks: the same text, from the same cache entry. */
 	EXPECT_EQ_INT(0, tr_symbolizer_frame_name(sym, P, 0x1000, 0, &first, &s));
-	fr_name(&ebpf, P, 0x1000, 0, buf, sizeof(buf));
-	EXPECT_EQ_STR(first, buf);
+	st.user = &named;
+	st.n_user = 1;
+	sink_line(&svc, sym, &st, buf, &unnamed);
+	snprintf(want, sizeof(want), "p-%d;p-%d;%s", (int)P, (int)P, first);
+	EXPECT_EQ_STR(want, buf);
+	EXPECT_EQ_INT(0, unnamed);
 	EXPECT_EQ_INT(0, tr_symbolizer_frame_name(sym, P, 0x1000, 0, &again, NULL));
 	EXPECT_TRUE(first == again);
-	fr_name(&ebpf, P, 0x9000, 0, buf, sizeof(buf));
-	EXPECT_EQ_STR("[unknown]", buf);
-	EXPECT_EQ_INT(1, ebpf.unnamed);
+	st.user = &unknown;
+	sink_line(&svc, sym, &st, buf, &unnamed);
+	snprintf(want, sizeof(want), "p-%d;p-%d;[unknown]", (int)P, (int)P);
+	EXPECT_EQ_STR(want, buf);
+	EXPECT_EQ_INT(1, unnamed);
 	/* A kernel address: one entry whichever process it was sampled in. */
 	first = name_of(sym, P, k, 1);
 	again = name_of(sym, OTHER, k, 1);
 	EXPECT_TRUE(first && first == again);
 	EXPECT_TRUE(first && strlen(first) > 4 && strcmp(first + strlen(first) - 4, "_[k]") == 0);
-	fr_name(&ebpf, CHILD, k, 1, buf, sizeof(buf));
-	EXPECT_EQ_STR(first, buf);
+	st = (struct tracerig_stack){ .pid = CHILD,
+				      .tid = CHILD,
+				      .comm = "c",
+				      .tcomm = "c",
+				      .kernel = &k,
+				      .n_kernel = 1,
+				      .ns = 1 };
+	sink_line(&svc, sym, &st, buf, &unnamed);
+	snprintf(want, sizeof(want), "c-%d;c-%d;%s", (int)CHILD, (int)CHILD, first ? first : "");
+	EXPECT_EQ_STR(want, buf);
 	EXPECT_EQ_INT(0, rmdir(dir));
 	tr_symbolizer_free(sym);
 }

@@ -1,0 +1,32 @@
+/* The stack sink (the stacks_open/add/write/close services): sources hand
+ * their stacks over as addresses; frames are named here, through the
+ * services' frame_name, and the stacks summed and written as NAME.folded,
+ * NAME.svg and NAME.pb.gz, so that every source folds, names and maps a
+ * frame alike.  Below the session: what it needs of the core comes
+ * through the services table. */
+#ifndef TR_STACKS_H
+#define TR_STACKS_H
+
+#include <stddef.h>
+
+#include "tracerig-private/ext.h"
+
+struct tr_folded;
+
+/* `pprof`: whether NAME.pb.gz is wanted (the profile's `pprof`). */
+struct tracerig_stacks *tr_stacks_open(const struct tracerig_services *svc,
+				       struct tracerig_ctx *ctx, const char *name,
+				       enum tracerig_time what, const char *title, unsigned flags,
+				       int pprof);
+int tr_stacks_add(struct tracerig_stacks *s, const struct tracerig_stack *stacks, size_t n);
+int tr_stacks_write(struct tracerig_stacks *s, struct tracerig_archive *ar,
+		    struct tracerig_stacks_stats *out);
+void tr_stacks_close(struct tracerig_stacks *s);
+
+/* The folded lines added so far, as NAME.folded will hold them (before
+ * the microseconds' division): for tests. */
+const struct tr_folded *tr_stacks_folded(const struct tracerig_stacks *s);
+/* What tr_stacks_write would report now, without writing. */
+void tr_stacks_stats(const struct tracerig_stacks *s, struct tracerig_stacks_stats *out);
+
+#endif

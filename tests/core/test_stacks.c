@@ -1,0 +1,473 @@
+/* The stack sink (core/views/stacks.c): stacks as addresses become folded
+ * lines rooted "comm-PID;tcomm-TID", user frames outer to inner then the
+ * kernel's, lost parts shown, runs of unknown frames folded; written as
+ * NAME.folded (off-CPU in microseconds), NAME.svg and NAME.pb.gz, and
+ * offered to the wall-clock view at the worth of one unit. */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../core/archive/staging.h"
+#include "../../core/views/stacks.h"
+#include "../../lib/folded.h"
+#include "../testing.h"
+
+/* A symbolizer stand-in: addresses name themselves ("u1", "ka1_[k]"),
+ * those with bit 16 set are in no known object, 0xbad has a name that
+ * would break the format had the symbolizer not sanitized it. */
+static int frame_name(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, int kernel,
+		      uint64_t time_ns, const char **name, struct tracerig_symbol *sym)
+{
+	static char buf[8][128];
+	static unsigned next;
+	char *b = buf[next++ % 8];
+
+	(void)ctx;
+	(void)pid;
+	(void)time_ns;
+	(void)sym;
+	if (addr & 0x10000) {
+		*name = kernel ? "[unknown]_[k]" : "[unknown]";
+		return -ENOENT;
+	}
+	if (addr == 0xbad)
+		*name = "operator:weird?name";
+	else if (addr >= 0x100000) /* a long name, for the deep stacks */
+		snprintf(b, sizeof(buf[0]), "%0100" PRIx64, addr), *name = b;
+	else
+		snprintf(b, sizeof(buf[0]), "%s%" PRIx64 "%s", kernel ? "k" : "u", addr,
+			 kernel ? "_[k]" : ""),
+			*name = b;
+	return 0;
+}
+
+static void log_line(struct tracerig_ctx *ctx, enum tracerig_log_level level, const char *fmt, ...)
+	TRACERIG_PRINTF(3, 4);
+static void log_line(struct tracerig_ctx *ctx, enum tracerig_log_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	(void)ctx;
+	(void)level;
+	va_start(ap, fmt);
+	printf("# ");
+	vprintf(fmt, ap);
+	printf("\n");
+	va_end(ap);
+}
+
+static uint64_t clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static FILE *archive_fopen(struct tracerig_archive *ar, const char *name)
+{
+	return tr_staging_fopen_entry(ar, name);
+}
+
+/* What the sink told the core. */
+static struct {
+	char view[64];
+	enum tracerig_time what;
+	uint64_t ns_per_unit;
+	char pprof[64];
+	uint64_t pprof_samples, pprof_total;
+} told;
+
+static int folded_view(struct tracerig_ctx *ctx, const char *name, enum tracerig_time what,
+		       uint64_t ns_per_unit)
+{
+	(void)ctx;
+	snprintf(told.view, sizeof(told.view), "%s", name);
+	told.what = what;
+	told.ns_per_unit = ns_per_unit;
+	return 0;
+}
+
+static int pprof_entry(struct tracerig_ctx *ctx, const char *name, uint64_t samples, uint64_t total)
+{
+	(void)ctx;
+	snprintf(told.pprof, sizeof(told.pprof), "%s", name);
+	told.pprof_samples = samples;
+	told.pprof_total = total;
+	return 0;
+}
+
+static const char *process_cgroup(struct tracerig_ctx *ctx, pid_t pid)
+{
+	(void)ctx;
+	return pid == 42 ? "/system.slice/app.service" : NULL;
+}
+
+static int no_mapping(struct tracerig_ctx *ctx, pid_t pid, uint64_t addr, int kernel,
+		      struct tracerig_frame_mapping *out)
+{
+	(void)ctx;
+	(void)pid;
+	(void)addr;
+	(void)kernel;
+	(void)out;
+	return -ENOENT;
+}
+
+static int no_window(struct tracerig_ctx *ctx, struct tracerig_archive *ar,
+		     struct tracerig_window *out)
+{
+	(void)ctx;
+	(void)ar;
+	(void)out;
+	return -ENOENT;
+}
+
+static const struct tracerig_symbol_services symbols = { .frame_name = frame_name };
+static const struct tracerig_run_services run = { .log = log_line, .clock_ns = clock_ns };
+static const struct tracerig_archive_services archive = { .fopen = archive_fopen };
+static const struct tracerig_internal_services internal = {
+	.folded_view = folded_view,
+	.pprof_entry = pprof_entry,
+	.process_cgroup = process_cgroup,
+	.symbolizer_mapping = no_mapping,
+	.archive_window = no_window,
+};
+static const struct tracerig_services svc = {
+	.run = &run, .symbols = &symbols, .archive = &archive, .internal = &internal
+};
+
+static int first_line(void *arg, const char *line, uint64_t weight)
+{
+	(void)weight;
+	snprintf(arg, 1024, "%s", line);
+	return 1;
+}
+
+/* The folded line of one stack. */
+static void line_of(const struct tracerig_stack *st, char *line, uint64_t *folded_away)
+{
+	struct tracerig_stacks *s =
+		tr_stacks_open(&svc, NULL, "t", TRACERIG_TIME_OFFCPU, "t", 0, 0);
+	struct tracerig_stacks_stats stats;
+
+	line[0] = '\0';
+	if (!s)
+		return;
+	EXPECT_EQ_INT(0, tr_stacks_add(s, st, 1));
+	(void)tr_folded_each(tr_stacks_folded(s), first_line, line);
+	tr_stacks_stats(s, &stats);
+	if (folded_away)
+		*folded_away = stats.folded_away;
+	tr_stacks_close(s);
+}
+
+DEF_TEST(line_is_process_thread_then_user_outer_to_inner_then_kernel)
+{
+	uint64_t u[] = { 0x1, 0x2, 0x3 }; /* innermost first, as the stack map gives them */
+	uint64_t k[] = { 0xa1, 0xa2 };
+	struct tracerig_stack st = { .pid = 42,
+				     .tid = 43,
+				     .comm = "app",
+				     .tcomm = "worker",
+				     .user = u,
+				     .n_user = 3,
+				     .kernel = k,
+				     .n_kernel = 2,
+				     .ns = 1 };
+	char line[1024];
+
+	line_of(&st, line, NULL);
+	EXPECT_EQ_STR("app-42;worker-43;u3;u2;u1;ka2_[k];ka1_[k]", line);
+}
+
+DEF_TEST(lost_stacks_are_shown_not_hidden)
+{
+	uint64_t k[] = { 0xa1 };
+	struct tracerig_stack st = { .pid = 42,
+				     .tid = 43,
+				     .comm = "app",
+				     .tcomm = "worker",
+				     .kernel = k,
+				     .n_kernel = 1,
+				     .ns = 1,
+				     .flags = TRACERIG_STACK_USER_LOST };
+	char line[1024];
+
+	line_of(&st, line, NULL);
+	EXPECT_EQ_STR("app-42;worker-43;[user stack lost];ka1_[k]", line);
+	st.n_kernel = 0;
+	st.flags |= TRACERIG_STACK_KERNEL_LOST;
+	line_of(&st, line, NULL);
+	EXPECT_EQ_STR("app-42;worker-43;[user stack lost];[kernel stack lost]", line);
+}
+
+DEF_TEST(names_cannot_break_the_format)
+{
+	uint64_t u[] = { 0xbad };
+	struct tracerig_stack st = { .pid = 7,
+				     .tid = 8,
+				     .comm = "we;ird",
+				     .tcomm = "t\n",
+				     .user = u,
+				     .n_user = 1,
+				     .ns = 1 };
+	char line[1024];
+
+	line_of(&st, line, NULL);
+	/* The one rule of lib/sanitize.h: the newline becomes "?". */
+	EXPECT_EQ_STR("we:ird-7;t?-8;operator:weird?name", line);
+	st = (struct tracerig_stack){ .pid = 7, .tid = 8, .comm = "", .ns = 1 };
+	line_of(&st, line, NULL);
+	EXPECT_EQ_STR("[unknown]-7;[unknown]-8", line);
+}
+
+DEF_TEST(runs_of_frames_in_no_object_become_one_unknown_frame)
+{
+	/* Innermost first: u1, a run of three, u2, a single one, u3. */
+	uint64_t u[] = { 0x1, 0x10001, 0x10002, 0x10003, 0x2, 0x10004, 0x3 };
+	uint64_t k[] = { 0x10005, 0x10006, 0xa1 };
+	struct tracerig_stack st = { .pid = 42,
+				     .tid = 43,
+				     .comm = "app",
+				     .tcomm = "worker",
+				     .user = u,
+				     .n_user = 7,
+				     .kernel = k,
+				     .n_kernel = 3,
+				     .ns = 1 };
+	uint64_t folded_away = 0;
+	char line[1024];
+
+	line_of(&st, line, &folded_away);
+	EXPECT_EQ_STR("app-42;worker-43;u3;[unknown];u2;[unknown];u1;ka1_[k];[unknown]_[k]", line);
+	EXPECT_EQ_INT(3, folded_away);
+}
+
+static int line_length(void *arg, const char *line, uint64_t weight)
+{
+	size_t *len = arg;
+
+	(void)weight;
+	*len = strlen(line);
+	return strncmp(line, "app-42;worker-43;", 17) == 0 ? 1 : 2;
+}
+
+DEF_TEST(too_deep_a_stack_keeps_its_outer_frames)
+{
+	size_t n = 2000, len = 0;
+	uint64_t *u = calloc(n, sizeof(*u));
+	struct tracerig_stacks *s = tr_stacks_open(&svc, NULL, "t", TRACERIG_TIME_ONCPU, "t", 0, 0);
+	struct tracerig_stack st = { .pid = 42,
+				     .tid = 43,
+				     .comm = "app",
+				     .tcomm = "worker",
+				     .user = u,
+				     .n_user = n,
+				     .count = 1 };
+
+	CHECK_NOT_NULL(u);
+	CHECK_NOT_NULL(s);
+	for (size_t i = 0; i < n; i++)
+		u[i] = 0x100000 + i;
+	EXPECT_EQ_INT(0, tr_stacks_add(s, &st, 1));
+	/* Counted, rooted, cut below 64 KiB of line. */
+	EXPECT_EQ_INT(1, tr_folded_each(tr_stacks_folded(s), line_length, &len));
+	EXPECT_TRUE(len > 60000 && len < (size_t)64 * 1024);
+	tr_stacks_close(s);
+	free(u);
+}
+
+static char *slurp(const char *dir, const char *name)
+{
+	char path[4096], *buf = NULL;
+	size_t cap = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	if (getdelim(&buf, &cap, '\0', f) < 0) {
+		free(buf);
+		buf = strdup("");
+	}
+	fclose(f);
+	return buf;
+}
+
+static void remove_entries(const char *dir, const char *name)
+{
+	static const char *const ext[] = { ".folded", ".svg", ".pb.gz" };
+	char path[4096];
+
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%s%s", dir, name, ext[i]);
+		unlink(path);
+	}
+}
+
+DEF_TEST(offcpu_is_written_in_microseconds_and_offered_to_the_wall)
+{
+	char dir[] = "/tmp/tracerig-test-stacks.XXXXXX";
+	struct tracerig_archive ar = { .dir = dir };
+	uint64_t u[] = { 0x1, 0x2 }, k[] = { 0xa1 };
+	struct tracerig_stack st[] = {
+		{ .pid = 42,
+		  .tid = 43,
+		  .comm = "app",
+		  .tcomm = "w",
+		  .user = u,
+		  .n_user = 2,
+		  .kernel = k,
+		  .n_kernel = 1,
+		  .count = 3,
+		  .ns = 2500000 },
+		{ .pid = 42,
+		  .tid = 43,
+		  .comm = "app",
+		  .tcomm = "w",
+		  .user = u,
+		  .n_user = 2,
+		  .kernel = k,
+		  .n_kernel = 1,
+		  .count = 1,
+		  .ns = 500000 },
+		{ .pid = 9,
+		  .tid = 9,
+		  .comm = "other",
+		  .tcomm = "other",
+		  .user = u + 1,
+		  .n_user = 1,
+		  .count = 1,
+		  .ns = 1000 },
+	};
+	struct tracerig_stacks *s;
+	struct tracerig_stacks_stats stats;
+	char *folded, *svg;
+
+	CHECK_NOT_NULL(mkdtemp(dir));
+	memset(&told, 0, sizeof(told));
+	s = tr_stacks_open(&svc, NULL, "offcpu", TRACERIG_TIME_OFFCPU, "Off-CPU time",
+			   TRACERIG_STACKS_WALL, 1);
+	CHECK_NOT_NULL(s);
+	EXPECT_EQ_INT(0, tr_stacks_add(s, st, 3));
+	EXPECT_EQ_INT(0, tr_stacks_write(s, &ar, &stats));
+	tr_stacks_close(s);
+	EXPECT_EQ_INT(2, stats.stacks);
+	EXPECT_EQ_INT(5, stats.count);
+	EXPECT_EQ_INT(3001000, stats.ns);
+	folded = slurp(dir, "offcpu.folded");
+	svg = slurp(dir, "offcpu.svg");
+	EXPECT_EQ_STR("app-42;w-43;u2;u1;ka1_[k] 3000\nother-9;other-9;u2 1\n",
+		      folded ? folded : "");
+	EXPECT_TRUE(svg && strstr(svg, "<svg") && strstr(svg, "Off-CPU time") &&
+		    strstr(svg, "ka1_[k]"));
+	/* The view at a microsecond per unit; the profile's samples are its
+	 * two stacks' (the labels set them apart), their nanoseconds. */
+	EXPECT_EQ_STR("offcpu.folded", told.view);
+	EXPECT_EQ_INT(TRACERIG_TIME_OFFCPU, told.what);
+	EXPECT_EQ_INT(1000, told.ns_per_unit);
+	EXPECT_EQ_STR("offcpu.pb.gz", told.pprof);
+	EXPECT_EQ_INT(2, told.pprof_samples);
+	EXPECT_EQ_INT(3001000, told.pprof_total);
+	free(folded);
+	free(svg);
+	remove_entries(dir, "offcpu");
+	EXPECT_EQ_INT(0, rmdir(dir));
+}
+
+DEF_TEST(oncpu_samples_are_counted_and_worth_their_mean_period)
+{
+	char dir[] = "/tmp/tracerig-test-stacks.XXXXXX";
+	struct tracerig_archive ar = { .dir = dir };
+	uint64_t u[] = { 0x1 };
+	struct tracerig_stack st[] = {
+		{ .pid = 42,
+		  .tid = 42,
+		  .comm = "app",
+		  .tcomm = "app",
+		  .user = u,
+		  .n_user = 1,
+		  .count = 3,
+		  .ns = 3000001 },
+		{ .pid = 42, .tid = 42, .comm = "app", .tcomm = "app", .count = 1, .ns = 1000003 },
+	};
+	struct tracerig_stacks *s;
+	struct tracerig_stacks_stats stats;
+	char *folded;
+
+	CHECK_NOT_NULL(mkdtemp(dir));
+	memset(&told, 0, sizeof(told));
+	s = tr_stacks_open(&svc, NULL, "oncpu", TRACERIG_TIME_ONCPU, "On-CPU samples",
+			   TRACERIG_STACKS_WALL, 0);
+	CHECK_NOT_NULL(s);
+	EXPECT_EQ_INT(0, tr_stacks_add(s, st, 2));
+	EXPECT_EQ_INT(0, tr_stacks_write(s, &ar, &stats));
+	tr_stacks_close(s);
+	EXPECT_EQ_INT(1000001, stats.ns_per_sample);
+	folded = slurp(dir, "oncpu.folded");
+	EXPECT_EQ_STR("app-42;app-42 1\napp-42;app-42;u1 3\n", folded ? folded : "");
+	EXPECT_EQ_INT(1000001, told.ns_per_unit);
+	EXPECT_EQ_INT(TRACERIG_TIME_ONCPU, told.what);
+	/* No pprof asked for: none written, none declared. */
+	EXPECT_EQ_STR("", told.pprof);
+	free(folded);
+	folded = slurp(dir, "oncpu.pb.gz");
+	EXPECT_TRUE(folded == NULL);
+	remove_entries(dir, "oncpu");
+	EXPECT_EQ_INT(0, rmdir(dir));
+}
+
+DEF_TEST(nothing_added_offers_no_view)
+{
+	char dir[] = "/tmp/tracerig-test-stacks.XXXXXX";
+	struct tracerig_archive ar = { .dir = dir };
+	struct tracerig_stacks *s;
+	char *folded;
+
+	CHECK_NOT_NULL(mkdtemp(dir));
+	memset(&told, 0, sizeof(told));
+	s = tr_stacks_open(&svc, NULL, "offcpu", TRACERIG_TIME_OFFCPU, "Off-CPU time",
+			   TRACERIG_STACKS_WALL, 0);
+	CHECK_NOT_NULL(s);
+	EXPECT_EQ_INT(0, tr_stacks_write(s, &ar, NULL));
+	tr_stacks_close(s);
+	folded = slurp(dir, "offcpu.folded");
+	EXPECT_EQ_STR("", folded ? folded : "(none)");
+	EXPECT_EQ_STR("", told.view);
+	free(folded);
+	remove_entries(dir, "offcpu");
+	EXPECT_EQ_INT(0, rmdir(dir));
+}
+
+DEF_TEST(bad_arguments_are_refused)
+{
+	errno = 0;
+	EXPECT_TRUE(!tr_stacks_open(&svc, NULL, "../x", TRACERIG_TIME_OFFCPU, "t", 0, 0));
+	EXPECT_EQ_INT(EINVAL, errno);
+	EXPECT_TRUE(!tr_stacks_open(&svc, NULL, "x", (enum tracerig_time)7, "t", 0, 0));
+	EXPECT_TRUE(!tr_stacks_open(&svc, NULL, NULL, TRACERIG_TIME_OFFCPU, "t", 0, 0));
+}
+
+int main(void)
+{
+	RUN_TEST(line_is_process_thread_then_user_outer_to_inner_then_kernel);
+	RUN_TEST(lost_stacks_are_shown_not_hidden);
+	RUN_TEST(names_cannot_break_the_format);
+	RUN_TEST(runs_of_frames_in_no_object_become_one_unknown_frame);
+	RUN_TEST(too_deep_a_stack_keeps_its_outer_frames);
+	RUN_TEST(offcpu_is_written_in_microseconds_and_offered_to_the_wall);
+	RUN_TEST(oncpu_samples_are_counted_and_worth_their_mean_period);
+	RUN_TEST(nothing_added_offers_no_view);
+	RUN_TEST(bad_arguments_are_refused);
+	TEST_MAIN_END();
+}
