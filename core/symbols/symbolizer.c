@@ -32,6 +32,7 @@
 #include "kallsyms.h"
 #include "lib/buildid.h"
 #include "lib/hash.h"
+#include "lib/probe.h"
 #include "lib/untrusted.h"
 #include "lib/vec.h"
 #include "procfs.h"
@@ -39,8 +40,6 @@
 #include "symbolizer.h"
 #include "symtab.h"
 
-#define PROC_BUCKETS 1024
-#define DSO_BUCKETS 1024
 #define REREAD_NS (50 * 1000000ull)
 #define OPEN_ATTEMPTS 3
 #define VDSO_MAX (1u << 20)
@@ -55,7 +54,7 @@ struct dso {
 	int state; /* 0 not read yet, 1 read, -1 unreadable for good */
 	int attempts;
 	struct tr_elf elf;
-	struct dso *next;
+	struct dso *next; /* on the vdsos or bid_dsos list only */
 };
 
 enum map_kind { MAP_FILE, MAP_ANON, MAP_VDSO, MAP_OTHER };
@@ -89,16 +88,26 @@ struct proc {
 	uint32_t gen;
 	/* Its entries in the frame-name cache, dropped with it. */
 	struct tr_frame *frames;
-	struct proc *next;
 };
 
 struct tr_symbolizer {
 	pthread_mutex_t lock;
 	struct tr_arena arena;
-	struct proc *procs[PROC_BUCKETS];
-	struct dso *dsos[DSO_BUCKETS];
-	struct dso *vdsos; /* keyed by content hash in ino */
-	struct dso *bid_dsos; /* known by build id only */
+	/* Processes by PID and objects by (device, inode), lib/probe.h tables
+	 * of pointers, not of entries: every mapping points at its object,
+	 * and a fork holds its parent while proc_get makes the child, which
+	 * may grow the table; growing moves slots, never what they point to. */
+	struct proc **procs;
+	size_t procs_cap, n_procs;
+	struct dso **dsos;
+	size_t dsos_cap, n_dsos;
+	/* One per vDSO image (one per ABI of the kernel), keyed by content
+	 * hash in ino: a few at most. */
+	struct dso *vdsos;
+	/* Known by build id only: one per object of a recording that none
+	 * read by (device, inode) already is, tens to hundreds.  A list, for
+	 * a miss in it walks the whole dsos table (dso_by_build_id) anyway. */
+	struct dso *bid_dsos;
 	struct tr_interned paths; /* object paths, once each */
 	struct tr_kallsyms kallsyms;
 	int kallsyms_state; /* 0 not read, 1 read, < 0 failed */
@@ -113,7 +122,6 @@ struct tr_symbolizer {
 	 * a PID whose earlier process was forgotten (tr_symbolizer_forget)
 	 * never finds what callers kept under that PID and an old generation. */
 	uint32_t gen_seq;
-	size_t n_procs;
 	int own_vdso_tried;
 };
 
@@ -142,21 +150,72 @@ static void say_out_of_fds(struct tr_symbolizer *sym, const char *path, int err)
 	       "or LimitNOFILE= for a service)", path, strerror(-err));
 }
 
+/* Both tables hold pointers: a free slot is NULL. */
+static int ptr_used(const void *slot)
+{
+	return *(void *const *)slot != NULL;
+}
+
+static uint64_t dso_key_hash(dev_t dev, uint64_t ino)
+{
+	uint64_t h = tr_hash_mix(tr_hash_mix(0, (uint64_t)dev), ino);
+
+	return h ^ (h >> 31);
+}
+
+static uint64_t dso_hash(const void *slot, const void *ctx)
+{
+	const struct dso *d = *(struct dso *const *)slot;
+
+	(void)ctx;
+	return dso_key_hash(d->dev, d->ino);
+}
+
+struct dso_key {
+	dev_t dev;
+	uint64_t ino;
+};
+
+static int dso_is(const void *slot, const void *key)
+{
+	const struct dso *d = *(struct dso *const *)slot;
+	const struct dso_key *k = key;
+
+	return d->dev == k->dev && d->ino == k->ino;
+}
+
+static const struct tr_probe_ops dso_ops = {
+	.size = sizeof(struct dso *),
+	.first = 256,
+	.used = ptr_used,
+	.hash = dso_hash,
+};
+
+/* The slot of the object, or the free slot where it would go (dsos_cap > 0). */
+static size_t dso_slot(const struct tr_symbolizer *sym, const struct dso_key *k)
+{
+	return tr_probe_find(sym->dsos, sym->dsos_cap, &dso_ops, dso_key_hash(k->dev, k->ino),
+			     dso_is, k);
+}
+
 static struct dso *dso_get(struct tr_symbolizer *sym, dev_t dev, uint64_t ino)
 {
-	size_t b = (size_t)((ino * 31 + dev) % DSO_BUCKETS);
-	struct dso *d;
+	struct dso_key k = { .dev = dev, .ino = ino };
+	struct dso **slots, *d;
 
-	for (d = sym->dsos[b]; d; d = d->next)
-		if (d->dev == dev && d->ino == ino)
-			return d;
+	if (sym->dsos_cap && (d = sym->dsos[dso_slot(sym, &k)]))
+		return d;
+	slots = tr_probe_grow(sym->dsos, &sym->dsos_cap, sym->n_dsos + 1, &dso_ops, NULL);
+	if (!slots)
+		return NULL;
+	sym->dsos = slots;
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return NULL;
 	d->dev = dev;
 	d->ino = ino;
-	d->next = sym->dsos[b];
-	sym->dsos[b] = d;
+	sym->dsos[dso_slot(sym, &k)] = d;
+	sym->n_dsos++;
 	return d;
 }
 
@@ -400,15 +459,42 @@ static void proc_free(struct proc *p)
 	free(p);
 }
 
+static uint64_t proc_hash(const void *slot, const void *ctx)
+{
+	(void)ctx;
+	return tr_pid_hash((*(struct proc *const *)slot)->pid);
+}
+
+static int proc_is(const void *slot, const void *key)
+{
+	return (*(struct proc *const *)slot)->pid == *(const pid_t *)key;
+}
+
+static const struct tr_probe_ops proc_ops = {
+	.size = sizeof(struct proc *),
+	.first = 256,
+	.used = ptr_used,
+	.hash = proc_hash,
+};
+
+/* The slot of `pid`, or the free slot where it would go (procs_cap > 0). */
+static size_t proc_slot(const struct tr_symbolizer *sym, pid_t pid)
+{
+	return tr_probe_find(sym->procs, sym->procs_cap, &proc_ops, tr_pid_hash(pid), proc_is,
+			     &pid);
+}
+
 static struct proc *proc_get(struct tr_symbolizer *sym, pid_t pid)
 {
-	size_t b = (size_t)pid % PROC_BUCKETS;
+	struct proc **slots, *p;
 	char buf[64];
-	struct proc *p;
 
-	for (p = sym->procs[b]; p; p = p->next)
-		if (p->pid == pid)
-			return p;
+	if (sym->procs_cap && (p = sym->procs[proc_slot(sym, pid)]))
+		return p;
+	slots = tr_probe_grow(sym->procs, &sym->procs_cap, sym->n_procs + 1, &proc_ops, NULL);
+	if (!slots)
+		return NULL;
+	sym->procs = slots;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
@@ -423,8 +509,7 @@ static struct proc *proc_get(struct tr_symbolizer *sym, pid_t pid)
 		free(p);
 		return NULL;
 	}
-	p->next = sym->procs[b];
-	sym->procs[b] = p;
+	sym->procs[proc_slot(sym, pid)] = p;
 	sym->n_procs++;
 	return p;
 }
@@ -1083,11 +1168,12 @@ static struct dso *dso_by_build_id(struct tr_symbolizer *sym, const unsigned cha
 	for (d = sym->bid_dsos; d; d = d->next)
 		if (d->bid_len == len && memcmp(d->bid, bid, len) == 0)
 			return d;
-	for (size_t b = 0; b < DSO_BUCKETS; b++)
-		for (d = sym->dsos[b]; d; d = d->next)
-			if (d->state == 1 && d->elf.build_id_len == len &&
-			    memcmp(d->elf.build_id, bid, len) == 0)
-				return d;
+	for (size_t i = 0; i < sym->dsos_cap; i++) {
+		d = sym->dsos[i];
+		if (d && d->state == 1 && d->elf.build_id_len == len &&
+		    memcmp(d->elf.build_id, bid, len) == 0)
+			return d;
+	}
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return NULL;
@@ -1330,14 +1416,17 @@ out:
 
 int tr_symbolizer_forget(struct tr_symbolizer *sym, pid_t pid)
 {
-	struct proc **pp, *p;
+	struct proc *p = NULL;
+	size_t i = 0;
 
 	pthread_mutex_lock(&sym->lock);
-	for (pp = &sym->procs[(size_t)pid % PROC_BUCKETS]; (p = *pp); pp = &p->next)
-		if (p->pid == pid)
-			break;
+	if (sym->procs_cap) {
+		i = proc_slot(sym, pid);
+		p = sym->procs[i];
+	}
 	if (p) {
-		*pp = p->next;
+		/* No tombstone: the processes after it move back (lib/probe.h). */
+		tr_probe_delete(sym->procs, sym->procs_cap, i, &proc_ops, NULL);
 		sym->n_procs--;
 		tr_frames_drop(&sym->frames, p->frames);
 		proc_free(p);
@@ -1374,11 +1463,16 @@ struct tr_symbolizer *tr_symbolizer_new(void)
 
 static void dso_free(struct dso *d)
 {
+	tr_elf_free(&d->elf);
+	free(d);
+}
+
+static void dso_list_free(struct dso *d)
+{
 	while (d) {
 		struct dso *next = d->next;
 
-		tr_elf_free(&d->elf);
-		free(d);
+		dso_free(d);
 		d = next;
 	}
 }
@@ -1387,18 +1481,16 @@ void tr_symbolizer_free(struct tr_symbolizer *sym)
 {
 	if (!sym)
 		return;
-	for (size_t b = 0; b < PROC_BUCKETS; b++) {
-		while (sym->procs[b]) {
-			struct proc *p = sym->procs[b];
-
-			sym->procs[b] = p->next;
-			proc_free(p);
-		}
-	}
-	for (size_t b = 0; b < DSO_BUCKETS; b++)
-		dso_free(sym->dsos[b]);
-	dso_free(sym->vdsos);
-	dso_free(sym->bid_dsos);
+	for (size_t i = 0; i < sym->procs_cap; i++)
+		if (sym->procs[i])
+			proc_free(sym->procs[i]);
+	free(sym->procs);
+	for (size_t i = 0; i < sym->dsos_cap; i++)
+		if (sym->dsos[i])
+			dso_free(sym->dsos[i]);
+	free(sym->dsos);
+	dso_list_free(sym->vdsos);
+	dso_list_free(sym->bid_dsos);
 	tr_jit_shared_free(&sym->jit_shared);
 	tr_kallsyms_free(&sym->kallsyms);
 	tr_frames_free(&sym->frames);

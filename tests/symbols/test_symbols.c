@@ -910,6 +910,58 @@ DEF_TEST(a_process_forgotten_at_its_end_keeps_nothing)
 	tr_symbolizer_free(sym);
 }
 
+/* Thousands of processes alive at once, as a busy host's recording has
+ * them, under PIDs that share their low bits so that many want the same
+ * slots of the process table: the table grows many times over, and ending
+ * every third process leaves each of the others found, as the process it
+ * was (one made anew would have a new generation) and still resolving. */
+DEF_TEST(processes_stay_found_as_others_among_thousands_are_forgotten)
+{
+	struct tr_symbolizer *sym = tr_symbolizer_new();
+	struct tracerig_symbol s;
+	const char *name;
+	const pid_t first = 5000000, stride = 64;
+	const int n = 4000;
+	uint32_t *gens = calloc(n, sizeof(*gens)), gen = 0;
+	int failed = 0, still_there = 0, made_anew = 0;
+	size_t procs_before;
+	struct child c;
+
+	CHECK_NOT_NULL(sym);
+	CHECK_NOT_NULL(gens);
+	EXPECT_EQ_INT(0, start_fixture(&c));
+	EXPECT_EQ_INT(0, tr_symbolizer_remember(sym, c.hostpid));
+	procs_before = tr_symbolizer_processes(sym, NULL);
+	for (int i = 0; i < n; i++)
+		failed += tr_symbolizer_record_fork(sym, c.hostpid, first + i * stride) != 0 ||
+			  tr_symbolizer_frame_generation(sym, first + i * stride, &gens[i]) != 0;
+	EXPECT_EQ_INT(0, failed);
+	EXPECT_EQ_INT((int)procs_before + n, (int)tr_symbolizer_processes(sym, NULL));
+	for (int i = 0; i < n; i += 3)
+		failed += tr_symbolizer_forget(sym, first + i * stride) != 0;
+	EXPECT_EQ_INT(0, failed);
+	for (int i = 0; i < n; i++) {
+		if (i % 3 == 0) {
+			still_there += tr_symbolizer_forget(sym, first + i * stride) != -ENOENT;
+			continue;
+		}
+		failed += tr_symbolizer_frame_generation(sym, first + i * stride, &gen) != 0;
+		made_anew += gen != gens[i];
+	}
+	EXPECT_EQ_INT(0, failed);
+	EXPECT_EQ_INT(0, still_there);
+	EXPECT_EQ_INT(0, made_anew);
+	EXPECT_EQ_INT((int)procs_before + n - (n + 2) / 3, (int)tr_symbolizer_processes(sym, NULL));
+	EXPECT_EQ_INT(
+		0, tr_symbolizer_frame_name(sym, first + (n - 2) * stride, c.alpha, 0, &name, &s));
+	EXPECT_EQ_STR("tr_fixture_alpha", name);
+	EXPECT_EQ_INT(0, tr_symbolizer_frame_name(sym, c.hostpid, c.lib, 0, &name, &s));
+	EXPECT_EQ_STR("tr_fixture_lib_func", name);
+	EXPECT_EQ_INT(0, child_stop(&c));
+	free(gens);
+	tr_symbolizer_free(sym);
+}
+
 DEF_TEST(deleted_binary_resolves_through_map_files)
 {
 	char dir[] = "/tmp/trsym-XXXXXX", path[128], cmd[512];
@@ -1153,6 +1205,7 @@ int main(void)
 			  "needs root and unshare(1) with mount and PID namespaces");
 	RUN_TEST(remembered_process_resolves_after_exit);
 	RUN_TEST(a_process_forgotten_at_its_end_keeps_nothing);
+	RUN_TEST(processes_stay_found_as_others_among_thousands_are_forgotten);
 	/* /proc/PID/map_files needs CAP_SYS_ADMIN (or CAP_CHECKPOINT_RESTORE). */
 	if (geteuid() == 0)
 		RUN_TEST(deleted_binary_resolves_through_map_files);
