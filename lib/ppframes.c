@@ -51,9 +51,9 @@ void pp_frames_free(struct pp_frames *f)
 	free(f);
 }
 
-void pp_frames_forget(struct pp_frames *f)
+void pp_frames_generation(struct pp_frames *f, uint32_t gen)
 {
-	f->gen++;
+	f->gen = gen;
 }
 
 /* The name as frame_name gives it, "_[k]" taken off a kernel frame's, in

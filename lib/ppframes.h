@@ -21,15 +21,17 @@ struct pp_frames *pp_frames_new(struct pp_builder *b, const struct tracerig_serv
 				struct tracerig_ctx *ctx);
 void pp_frames_free(struct pp_frames *f);
 
-/* The process model changed (a replayed mmap, exec or fork): user frames
- * cached so far may now be in other mappings. */
-void pp_frames_forget(struct pp_frames *f);
+/* The generation of the address space (the frame_generation service's)
+ * of the process whose user frames come next: a user frame's location is
+ * cached per (process, address, generation), since the process model
+ * moves user frames into other mappings (a replayed mmap, exec or fork). */
+void pp_frames_generation(struct pp_frames *f, uint32_t gen);
 
 /* The location of the frame at `addr` of `pid` (ignored when `kernel`),
  * named `name` (`name_len` bytes; NULL: as frame_name names it).  Kernel
  * frames are named without frame_name's "_[k]": their mapping,
- * "[kernel.kallsyms]", says so.  Cached per (process, address) until
- * pp_frames_forget.  0 when out of memory. */
+ * "[kernel.kallsyms]", says so.  Cached per (process, address) and
+ * generation (pp_frames_generation).  0 when out of memory. */
 uint64_t pp_frames_location(struct pp_frames *f, pid_t pid, uint64_t addr, int kernel,
 			    const char *name, size_t name_len);
 

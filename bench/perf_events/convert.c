@@ -1,6 +1,6 @@
 /* perf_events' conversion alone, on a perf.data already recorded: the
  * code tracerig runs in its flush (sc_convert into perf.data.txt and the
- * folded stacks, tr_folded_write of cpu.folded) against a fresh symbolizer,
+ * core's stack sink, tr_folded_write of cpu.folded) against a fresh symbolizer,
  * timed.  For comparing the conversion before and after a change on the
  * same files (their output must not change) and for profiling it under
  * valgrind or perf without recording again.
@@ -29,6 +29,7 @@
 #include <tracerig/plugin.h>
 
 #include "core/symbols/symbolizer.h"
+#include "core/views/stacks.h"
 #include "plugins/perf_events/collector.h"
 #include "lib/folded.h"
 #include "lib/pprof.h"
@@ -188,6 +189,7 @@ int main(int argc, char **argv)
 		.frame_generation = svc_frame_generation,
 		.symbolizer_mapping = svc_mapping,
 		.process_cgroup = svc_cgroup,
+		.stacks_add = tr_stacks_add,
 	};
 	/* No core: what the conversion asks of the run (log, counters) it skips. */
 	static const struct tracerig_run_services no_run = { 0 };
@@ -198,14 +200,16 @@ int main(int argc, char **argv)
 					 .symbols = &symbols,
 					 .archive = &no_archive,
 					 .internal = &internal };
-	static const struct pp_value_type types[2] = { { "samples", "count" },
-						       { "cpu", "nanoseconds" } };
-	struct pp_builder *pp = NULL;
+	struct tracerig_stacks_spec spec = { .name = "cpu",
+					     .title = "CPU samples",
+					     .what = TRACERIG_TIME_ONCPU };
+	struct tracerig_stacks *sink = NULL;
+	const struct tr_folded *folded;
+	struct pp_builder *pp;
 	FILE *pf = NULL;
 	struct tracerig_ctx ctx = { 0 };
 	struct pc_opened ev[MAX_EVENTS];
 	struct unwinder *uw = NULL;
-	struct tr_folded *folded = NULL;
 	struct sc_stats st;
 	struct timespec wall0, cpu0;
 	double convert_ms, convert_cpu_ms, fold_ms = 0, pprof_ms = 0;
@@ -231,19 +235,18 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	ctx.sym = tr_symbolizer_new();
-	folded = tr_folded_new();
+	spec.period = ev[0].attr.freq && ev[0].attr.sample_freq
+			      ? 1000000000 / ev[0].attr.sample_freq
+			      : ev[0].attr.sample_period;
+	sink = tr_stacks_open(&svc, &ctx, &spec, argc == 5);
 	txt = create(argv[2]);
 	ff = create(argv[3]);
 	/* callchain = dwarf recordings: the user stacks are unwound, as in a flush. */
 	if (ev[0].attr.sample_type & PERF_SAMPLE_REGS_USER)
 		uw = uw_new(&svc, &ctx, NULL);
-	if (argc == 5) {
-		pp = pp_new(types, 2, types[1], ev[0].attr.freq && ev[0].attr.sample_freq
-						    ? (int64_t)(1000000000 / ev[0].attr.sample_freq)
-						    : (int64_t)ev[0].attr.sample_period);
+	if (argc == 5)
 		pf = create(argv[4]);
-	}
-	if (!ctx.sym || !folded || !txt || !ff || (argc == 5 && (!pp || !pf)) ||
+	if (!ctx.sym || !sink || !txt || !ff || (argc == 5 && !pf) ||
 	    ((ev[0].attr.sample_type & PERF_SAMPLE_REGS_USER) && !uw)) {
 		fprintf(stderr, "convert: cannot start\n");
 		goto out;
@@ -254,15 +257,17 @@ int main(int argc, char **argv)
 	(void)tr_symbolizer_remember(ctx.sym, getpid());
 	clock_gettime(CLOCK_MONOTONIC, &wall0);
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu0);
-	if (sc_convert(argv[1], ev, n_ev, txt, folded, pp, &svc, &ctx, uw, NULL, &st, why,
-		       sizeof(why)) < 0) {
+	if (sc_convert(argv[1], ev, n_ev, txt, sink, &svc, &ctx, uw, NULL, &st, why, sizeof(why)) <
+	    0) {
 		fprintf(stderr, "convert: %s\n", why);
 		goto out;
 	}
 	convert_ms = ms_since(CLOCK_MONOTONIC, &wall0);
 	convert_cpu_ms = ms_since(CLOCK_PROCESS_CPUTIME_ID, &cpu0);
 	clock_gettime(CLOCK_MONOTONIC, &wall0);
-	if (tr_folded_write(folded, ff, 1) < 0 || fflush(ff) != 0) {
+	folded = tr_stacks_folded(sink);
+	pp = tr_stacks_pprof(sink);
+	if (!folded || tr_folded_write(folded, ff, 1) < 0 || fflush(ff) != 0) {
 		fprintf(stderr, "convert: cannot write %s\n", argv[3]);
 		goto out;
 	}
@@ -289,8 +294,7 @@ out:
 		ret = 1;
 	if (pf && fclose(pf) != 0)
 		ret = 1;
-	pp_free(pp);
-	tr_folded_free(folded);
+	tr_stacks_close(sink);
 	uw_free(uw);
 	tr_symbolizer_free(ctx.sym);
 	for (size_t i = 0; i < n_ev; i++)

@@ -14,7 +14,6 @@
 #include "core/archive/stream.h"
 #include "core/log.h"
 #include "core/symbols/symbolizer.h"
-#include "core/views/flamegraph.h"
 #include "core/views/stacks.h"
 #include "core/views/wall.h"
 #include "ctx.h"
@@ -677,12 +676,6 @@ static FILE *svc_archive_fopen(struct tracerig_archive *ar, const char *name)
 	return tr_staging_fopen_entry(ar, name);
 }
 
-static int svc_archive_flamegraph(struct tracerig_archive *ar, const char *folded_name,
-				  const char *svg_name, const char *title, const char *unit)
-{
-	return tr_flamegraph_entry(ar, folded_name, svg_name, title, unit);
-}
-
 static int svc_folded_view(struct tracerig_ctx *ctx, const char *folded_name,
 			   enum tracerig_time what, uint64_t ns_per_unit)
 {
@@ -727,12 +720,10 @@ static int svc_pprof_entry(struct tracerig_ctx *ctx, const char *name, uint64_t 
 	return 0;
 }
 
-static struct tracerig_stacks *svc_stacks_open(struct tracerig_ctx *ctx, const char *name,
-					       enum tracerig_time what, const char *title,
-					       unsigned flags)
+static struct tracerig_stacks *svc_stacks_open(struct tracerig_ctx *ctx,
+					       const struct tracerig_stacks_spec *spec)
 {
-	return tr_stacks_open(&tr_services, ctx, name, what, title, flags,
-			      ctx->session->settings.pprof);
+	return tr_stacks_open(&tr_services, ctx, spec, ctx->session->settings.pprof);
 }
 
 static int svc_archive_foreach(struct tracerig_archive *ar, tracerig_entry_cb cb, void *arg)
@@ -816,7 +807,6 @@ static const struct tracerig_internal_services internal_services = {
 	.frame_generation = svc_frame_generation,
 	.kernel_text = svc_kernel_text,
 	.archive_dir = svc_archive_dir,
-	.archive_flamegraph = svc_archive_flamegraph,
 	.folded_view = svc_folded_view,
 	.pprof_wanted = svc_pprof_wanted,
 	.pprof_entry = svc_pprof_entry,

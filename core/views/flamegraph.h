@@ -16,8 +16,8 @@ int tr_flamegraph_write_pruned(FILE *folded, FILE *svg, const char *title, const
 			       long long prune_min_bytes);
 
 struct tracerig_archive;
-/* Renders staged entry `folded_name` as staged entry `svg_name` (the
- * archive_flamegraph service).  0 or a negative errno. */
+/* Renders staged entry `folded_name` as staged entry `svg_name` (for the
+ * stack sink).  0 or a negative errno. */
 int tr_flamegraph_entry(struct tracerig_archive *ar, const char *folded_name,
 			const char *svg_name, const char *title, const char *unit);
 

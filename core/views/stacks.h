@@ -15,18 +15,20 @@ struct tr_folded;
 
 /* `pprof`: whether NAME.pb.gz is wanted (the profile's `pprof`). */
 struct tracerig_stacks *tr_stacks_open(const struct tracerig_services *svc,
-				       struct tracerig_ctx *ctx, const char *name,
-				       enum tracerig_time what, const char *title, unsigned flags,
-				       int pprof);
+				       struct tracerig_ctx *ctx,
+				       const struct tracerig_stacks_spec *spec, int pprof);
 int tr_stacks_add(struct tracerig_stacks *s, const struct tracerig_stack *stacks, size_t n);
 int tr_stacks_write(struct tracerig_stacks *s, struct tracerig_archive *ar,
 		    struct tracerig_stacks_stats *out);
 void tr_stacks_close(struct tracerig_stacks *s);
 
 /* The folded lines added so far, as NAME.folded will hold them (before
- * the microseconds' division): for tests. */
-const struct tr_folded *tr_stacks_folded(const struct tracerig_stacks *s);
+ * the microseconds' division), NULL when they cannot all be counted (out
+ * of memory), and the pprof builder (NULL: no pprof): for tests and for
+ * bench/perf_events/convert, which write them without a session. */
+const struct tr_folded *tr_stacks_folded(struct tracerig_stacks *s);
+struct pp_builder *tr_stacks_pprof(struct tracerig_stacks *s);
 /* What tr_stacks_write would report now, without writing. */
-void tr_stacks_stats(const struct tracerig_stacks *s, struct tracerig_stacks_stats *out);
+void tr_stacks_stats(struct tracerig_stacks *s, struct tracerig_stacks_stats *out);
 
 #endif

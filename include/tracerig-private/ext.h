@@ -81,28 +81,66 @@ struct tracerig_stack {
 	size_t n_user;
 	const uint64_t *kernel; /* n_kernel kernel frames */
 	size_t n_kernel;
+	/* The frames' names as frame_name() answered them for this stack
+	 * (kernel ones ending in "_[k]"), for a source that asked already
+	 * (for a text of its own); NULL: the sink asks. */
+	const char *const *user_names;
+	const char *const *kernel_names;
 	unsigned flags;   /* TRACERIG_STACK_* */
 	uint64_t time_ns; /* when it was taken (frame_name's time_ns), 0: unknown */
 	uint64_t count;   /* samples, or intervals, it stands for */
-	uint64_t ns;      /* the time they add up to */
+	uint64_t ns;      /* the time they add up to (an event's period: its count) */
 };
 
 /* tracerig_stack.flags: a part of the stack the source could not get
- * (its table full, its copy failed) is shown as a frame saying so. */
+ * (its table full, its copy failed) is shown as a frame saying so; a
+ * stack the kernel cut at its callchain limit has no outermost frames,
+ * and must not pass for one that starts where it was cut. */
 #define TRACERIG_STACK_USER_LOST 0x1u
 #define TRACERIG_STACK_KERNEL_LOST 0x2u
+#define TRACERIG_STACK_CUT 0x4u
 
 /* stacks_open()'s flags. */
-/* Offered to the core's wall-clock view (as folded_view() would). */
+/* Offered to the core's wall-clock view (as folded_view() would), on-CPU
+ * stacks at the mean ns of their samples. */
 #define TRACERIG_STACKS_WALL 0x1u
+/* No NAME.folded nor NAME.svg: only NAME.pb.gz (when pprof is wanted). */
+#define TRACERIG_STACKS_NO_FOLDED 0x2u
+/* On-CPU: NAME.pb.gz's period is the mean of the stacks' ns per sample
+ * (samples taken at a frequency, whose period the kernel moves). */
+#define TRACERIG_STACKS_MEAN_PERIOD 0x4u
+
+/* What a source's stacks are written as (see stacks_open()). */
+struct tracerig_stacks_spec {
+	const char *name;  /* NAME.folded, NAME.svg, NAME.pb.gz */
+	const char *title; /* the flame graph's */
+	enum tracerig_time what;
+	unsigned flags; /* TRACERIG_STACKS_* */
+	/* On-CPU: NAME.pb.gz's column beside the samples' count, which sums
+	 * the stacks' ns; NULL: ("cpu", "nanoseconds").  An event counted by
+	 * occurrences names its own ("cycles", "count"). */
+	const char *value_type, *value_unit;
+	/* On-CPU: what one sample stands for in NAME.pb.gz (its period); 0:
+	 * unknown (unless TRACERIG_STACKS_MEAN_PERIOD). */
+	uint64_t period;
+	/* Bytes the distinct folded lines, and apart from them the pprof
+	 * samples, may take in memory before they are written sorted to the
+	 * staging directory and merged back at stacks_write(); 0: no limit. */
+	size_t memory_limit;
+};
 
 /* What stacks_write() wrote, for the source's counters and log. */
 struct tracerig_stacks_stats {
 	uint64_t stacks;        /* distinct folded stacks */
 	uint64_t count, ns;     /* sums of the stacks' count and ns */
 	uint64_t folded_away;   /* [unknown] frames a run of them stood for */
-	uint64_t unnamed;       /* frame lookups no symbol answered */
-	uint64_t ns_per_sample; /* on-CPU: ns / count, rounded; 0 without samples */
+	uint64_t unnamed;       /* frame lookups no symbol answered (names not given) */
+	uint64_t ns_per_sample; /* ns / count, rounded; 0 without samples */
+	/* memory_limit: sorted runs of lines and spills of pprof samples
+	 * written, and the first error that kept them in memory instead. */
+	size_t folded_runs, pprof_spills;
+	uint64_t pprof_spill_bytes;
+	int spill_err;
 };
 
 struct tracerig_stacks;
@@ -180,11 +218,6 @@ struct tracerig_internal_services {
 	 * relative to it is their name in the archive ("perf.data",
 	 * "lttngTrace/ust/..."). */
 	const char *(*archive_dir)(struct tracerig_archive *ar);
-	/* Renders a folded-stack entry ("a;b;c 123" lines) as an SVG flame graph
-	 * entry.  `unit` names the weight ("samples", "us"). */
-	int (*archive_flamegraph)(struct tracerig_archive *ar, const char *folded_name,
-				  const char *svg_name, const char *title, const char *unit);
-
 	/* Declares a folded-stack entry this source has staged (in flush,
 	 * once it is written) as a view of where the traced threads spent
 	 * their time: `what` its weights measure and how many nanoseconds
@@ -327,14 +360,12 @@ struct tracerig_internal_services {
 	 * replay where they are added), sums them, and writes NAME.folded,
 	 * NAME.svg and, when the profile wants pprof, NAME.pb.gz: one place
 	 * that folds, names and maps a frame alike for every source.
-	 * `what` says what the weights measure: TRACERIG_TIME_ONCPU stacks
-	 * are weighted by their count (samples; pprof: samples and
-	 * nanoseconds), TRACERIG_TIME_OFFCPU ones by their ns (written in
-	 * microseconds; pprof: nanoseconds).  `title` heads the flame
-	 * graph.  NULL with errno set (EINVAL, ENOMEM).  Use from one thread. */
-	struct tracerig_stacks *(*stacks_open)(struct tracerig_ctx *ctx, const char *name,
-					       enum tracerig_time what, const char *title,
-					       unsigned flags);
+	 * TRACERIG_TIME_ONCPU stacks are weighted by their count (samples;
+	 * pprof: samples and the spec's column), TRACERIG_TIME_OFFCPU ones by
+	 * their ns (written in microseconds; pprof: nanoseconds).  NULL with
+	 * errno set (EINVAL, ENOMEM).  Use from one thread. */
+	struct tracerig_stacks *(*stacks_open)(struct tracerig_ctx *ctx,
+					       const struct tracerig_stacks_spec *spec);
 	/* Adds `n` stacks, naming their frames now.  0 or -ENOMEM. */
 	int (*stacks_add)(struct tracerig_stacks *s, const struct tracerig_stack *stacks, size_t n);
 	/* Writes the entries into `ar` (in flush or snapshot), declares the

@@ -1064,8 +1064,14 @@ static int write_view(struct ebpf *e, struct tracerig_archive *ar, const struct 
 	const struct tracerig_internal_services *in = tracerig_internal(e->svc);
 	size_t depth = oc_stack_depth(e->oc);
 	uint64_t *uips = calloc(depth, sizeof(*uips)), *kips = calloc(depth, sizeof(*kips));
-	struct tracerig_stacks *sink = in->stacks_open(e->ctx, v->name, v->what, v->title,
-						       e->wall ? TRACERIG_STACKS_WALL : 0);
+	struct tracerig_stacks_spec spec = {
+		.name = v->name,
+		.title = v->title,
+		.what = v->what,
+		.flags = (e->wall ? TRACERIG_STACKS_WALL : 0) |
+			 (v->what == TRACERIG_TIME_ONCPU ? TRACERIG_STACKS_MEAN_PERIOD : 0),
+	};
+	struct tracerig_stacks *sink = in->stacks_open(e->ctx, &spec);
 	struct tracerig_stacks_stats st;
 	int ret = -ENOMEM;
 
@@ -1151,6 +1157,13 @@ static int write_script(struct ebpf *e, struct tracerig_archive *ar)
 
 	if (!f)
 		return ret;
+	/* Written once, front to back, and never read back: the core
+	 * deflates it on another CPU as it grows (-ENOTSUP: streaming is
+	 * off) and frees what it has deflated, so packaging has little left
+	 * to do and the staging directory holds little of it at a time. */
+	setvbuf(f, NULL, _IOFBF, 1 << 20);
+	if (tracerig_internal(e->svc)->archive_append_only(e->ctx, name, 0) == 0)
+		(void)tracerig_internal(e->svc)->archive_release(e->ctx, name, UINT64_MAX);
 	ret = sc_write(e->script, e->oc, e->svc, e->ctx, f, &st);
 	if (fclose(f) != 0 && !ret)
 		ret = -errno;
@@ -1399,9 +1412,10 @@ static const struct tracerig_key ebpf_keys[] = {
 	  "CPU, as perf script prints it, into perf.data.txt (oncpu.data.txt when another "
 	  "backend wrote perf.data.txt), so that PerfView and perf script readers open the run.  "
 	  "The kernel sends 64 bytes per sample for it, no stack, kept in an unnamed file under "
-	  "TMPDIR; frames are named at the end of collection, and the text (0.7 to 3 KiB a sample "
-	  "before the archive deflates it to 15 to 180 bytes) is staged there too: system-wide "
-	  "on many CPUs for long, mind TMPDIR's room.  no: the aggregation only." },
+	  "TMPDIR; frames are named at the end of collection, and the text (0.7 to 3 KiB a sample, "
+	  "deflated to 15 to 180 bytes as it is written, or kept whole until packaging with "
+	  "[tracerig] stream = no) is staged there too: system-wide on many CPUs for long, mind "
+	  "TMPDIR's room.  no: the aggregation only." },
 	{ .name = "oncpu_frequency", .type = TRACERIG_KEY_INT, .default_value = "999", .min = 1,
 	  .max = 20000, BIND(oncpu_frequency),
 	  .description = "With oncpu = yes: samples per second and CPU (at most "

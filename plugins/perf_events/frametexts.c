@@ -368,7 +368,8 @@ static struct frame_text *text_room(struct frametexts *ft, pid_t pid, uint32_t g
 	return (struct frame_text *)(n + 1);
 }
 
-/* "\t%16llx name (object)\n" and the folded name; NULL when out of memory. */
+/* "\t%16llx name (object)\n" and the name, NUL-terminated; NULL when out
+ * of memory. */
 static struct frame_text *make_text(struct frametexts *ft, pid_t pid, uint32_t gen,
 				    uint64_t addr, int kernel, const char *fold,
 				    const struct tracerig_symbol *sym)
@@ -379,13 +380,9 @@ static struct frame_text *make_text(struct frametexts *ft, pid_t pid, uint32_t g
 	struct frame_text *t;
 	char *p;
 
-	/* fold_frames marks kernel frames itself: the name goes without
-	 * the "_[k]" that frame_name ends every kernel frame's name with. */
-	if (kernel && fold_len >= 4 && memcmp(fold + fold_len - 4, "_[k]", 4) == 0)
-		fold_len -= 4;
-	if (line_len + fold_len > UINT32_MAX)
+	if (line_len + fold_len + 1 > UINT32_MAX)
 		return NULL;
-	t = text_room(ft, pid, gen, addr, kernel, sizeof(*t) + line_len + fold_len);
+	t = text_room(ft, pid, gen, addr, kernel, sizeof(*t) + line_len + fold_len + 1);
 	if (!t)
 		return NULL;
 	p = t->s;
@@ -400,10 +397,9 @@ static struct frame_text *make_text(struct frametexts *ft, pid_t pid, uint32_t g
 	p += dso_len;
 	*p++ = ')';
 	*p++ = '\n';
-	memcpy(p, fold, fold_len);
+	memcpy(p, fold, fold_len + 1);
 	t->line_len = (uint32_t)line_len;
 	t->fold_len = (uint32_t)fold_len;
-	t->no_object = !sym->name && strcmp(sym->dso, "[unknown]") == 0;
 	return t;
 }
 

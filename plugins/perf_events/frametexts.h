@@ -23,9 +23,9 @@
  * ';' would split a folded frame). */
 struct frame_text {
 	uint32_t line_len, fold_len;
-	int no_object; /* in no known object: see fold_frames */
-	/* "\t%16llx name (object)\n", then the folded name without the
-	 * "_[k]" of kernel frames (fold_frames marks them itself). */
+	/* "\t%16llx name (object)\n", then the name as frame_name gives it
+	 * ("_[k]" after a kernel frame's), NUL-terminated: what the stack
+	 * sink folds. */
 	char s[];
 };
 

@@ -21,11 +21,8 @@
 #include "tracerig-private/ext.h"
 
 #include "lib/callchain.h"
-#include "lib/folded.h"
 #include "lib/keyerror.h"
 #include "lib/pidqueue.h"
-#include "lib/ppframes.h"
-#include "lib/pprof.h"
 
 #include "collector.h"
 #include "events.h"
@@ -78,8 +75,7 @@ struct perf {
 	struct conv_out {
 		FILE *txt;
 		struct unwinder *uw; /* callchain = dwarf: its own unwinding */
-		struct tr_folded *folded;
-		struct pp_builder *pp;
+		struct tracerig_stacks *sink; /* cpu.folded, .svg, .pb.gz; NULL: none */
 		struct sc_stats st;
 		struct sc_conv *cv;
 	} out;
@@ -486,7 +482,7 @@ static void stream_perf_data(struct perf *p)
 				 strerror(-ret));
 }
 
-static struct pp_builder *new_cpu_pprof(struct perf *p, const struct pc_opened *ev);
+static struct tracerig_stacks *open_sink(struct perf *p, const struct pc_opened *ev);
 
 /* A staged entry the conversion only appends to, as `f`; `never_read`:
  * nothing here reads it back (perf.data.txt; the flame graph reads
@@ -502,46 +498,38 @@ static FILE *appended_entry(struct perf *p, FILE *f, const char *name, int never
 	return f;
 }
 
-static void free_outputs(struct conv_out *o)
+static void free_outputs(struct perf *p, struct conv_out *o)
 {
 	(void)sc_close(o->cv, 0, NULL, 0);
 	if (o->txt)
 		fclose(o->txt);
-	pp_free(o->pp);
-	tr_folded_free(o->folded);
+	tracerig_internal(p->svc)->stacks_close(o->sink);
 	uw_free(o->uw);
 	memset(o, 0, sizeof(*o));
 }
 
 /* Where the views' lines and samples waited: said, since a spill that
  * failed means memory grew as view_memory was set to prevent. */
-static void report_spill(struct perf *p, const struct tr_folded *folded,
-			 const struct pp_builder *pp)
+static void report_spill(struct perf *p, const struct tracerig_stacks_stats *st)
 {
-	size_t runs = 0, spills = 0;
-	uint64_t bytes = 0;
-	int err = folded ? tr_folded_spilled(folded, &runs) : 0;
-	int pp_err = pp ? pp_spilled(pp, &spills, &bytes) : 0;
-
-	if (err < 0 || pp_err < 0)
+	if (st->spill_err < 0)
 		p->svc->run->log(p->ctx, TRACERIG_LOG_WARN,
-				 "%s could not be written to the staging "
-				 "directory (%s): kept in memory beyond view_memory",
-				 err < 0 ? "cpu.folded's lines" : "cpu.pb.gz's samples",
-				 strerror(-(err < 0 ? err : pp_err)));
-	if (runs)
+				 "cpu.folded's lines or cpu.pb.gz's samples could not be written "
+				 "to the staging directory (%s): kept in memory beyond view_memory",
+				 strerror(-st->spill_err));
+	if (st->folded_runs)
 		p->svc->run->log(p->ctx, TRACERIG_LOG_DEBUG,
 				 "cpu.folded: merged from %zu sorted runs "
 				 "written beyond view_memory (%lld bytes)",
-				 runs, p->keys.view_memory);
-	if (spills)
+				 st->folded_runs, p->keys.view_memory);
+	if (st->pprof_spills)
 		p->svc->run->log(p->ctx, TRACERIG_LOG_DEBUG,
 				 "cpu.pb.gz: %zu spills of samples beyond "
 				 "view_memory (%llu bytes) appended",
-				 spills, (unsigned long long)bytes);
+				 st->pprof_spills, (unsigned long long)st->pprof_spill_bytes);
 }
 
-/* perf.data.txt, the folded counts and cpu.pb.gz's builder, and the
+/* perf.data.txt, the stack sink of cpu.folded and cpu.pb.gz, and the
  * conversion that fills them, for the flush or to convert while
  * collecting.  `txt` is opened by the caller (NULL: script = no), and
  * `uw` made by it (NULL: no user stacks to unwind): both are o's from here
@@ -554,26 +542,18 @@ static int open_outputs(struct perf *p, FILE *txt, struct unwinder *uw, struct c
 	int ret;
 
 	*o = (struct conv_out){ .txt = txt, .uw = uw };
-	o->folded = p->flamegraph ? tr_folded_new() : NULL;
-	/* Every process's stacks are rooted at its PID: in a long session
-	 * their distinct lines grow with each process it sees. */
-	if (o->folded && p->keys.view_memory > 0 &&
-	    tr_folded_spill(o->folded, p->svc->archive->staging_dir(p->ctx),
-			    (size_t)p->keys.view_memory) < 0) {
-		tr_folded_free(o->folded);
-		o->folded = NULL;
+	if (p->flamegraph || tracerig_internal(p->svc)->pprof_wanted(p->ctx)) {
+		o->sink = open_sink(p, &ev[0]);
+		if (!o->sink) {
+			snprintf(why, why_len, "cannot keep the stacks: %s", strerror(errno));
+			free_outputs(p, o);
+			return -ENOMEM;
+		}
 	}
-	o->pp = tracerig_internal(p->svc)->pprof_wanted(p->ctx) ? new_cpu_pprof(p, &ev[0]) : NULL;
-	if ((p->flamegraph && !o->folded) ||
-	    (tracerig_internal(p->svc)->pprof_wanted(p->ctx) && !o->pp)) {
-		snprintf(why, why_len, "out of memory");
-		free_outputs(o);
-		return -ENOMEM;
-	}
-	ret = sc_open(ev, n_ev, txt, o->folded, o->pp, p->svc, p->ctx, uw, p->bg, &o->st, &o->cv,
-		      why, why_len);
+	ret = sc_open(ev, n_ev, txt, o->sink, p->svc, p->ctx, uw, p->bg, &o->st, &o->cv, why,
+		      why_len);
 	if (ret < 0)
-		free_outputs(o);
+		free_outputs(p, o);
 	return ret;
 }
 
@@ -636,7 +616,7 @@ static void convert_while_collecting(struct perf *p)
 		return;
 	snprintf(why, sizeof(why), "cannot start a thread: %s", strerror(-ret));
 fail:
-	free_outputs(&p->out);
+	free_outputs(p, &p->out);
 	uw_free(uw);
 	if (created)
 		(void)unlink(path);
@@ -981,29 +961,51 @@ static int declare_oncpu(struct perf *p, const struct pc_opened *ev, const struc
 	return ret;
 }
 
-/* cpu.pb.gz's builder: one sample and its period per sample.  A clock
- * event's period is nanoseconds on the CPU, and one sample stands for
- * 1e9 / frequency of them (or the fixed period); another event's period
- * counts its occurrences. */
-static struct pp_builder *new_cpu_pprof(struct perf *p, const struct pc_opened *ev)
+/* cpu.folded, cpu.svg and cpu.pb.gz: one sample and its period per
+ * sample.  A clock event's period is nanoseconds on the CPU, and one
+ * sample stands for 1e9 / frequency of them (or the fixed period);
+ * another event's period counts its occurrences.  Every process's stacks
+ * are rooted at its PID and every sample labelled with it: in a long
+ * session they grow with each process it sees, up to view_memory. */
+static struct tracerig_stacks *open_sink(struct perf *p, const struct pc_opened *ev)
 {
 	int clock = is_clock(ev);
-	struct pp_value_type types[2] = {
-		{ "samples", "count" },
-		{ clock ? "cpu" : ev->spec.name, clock ? "nanoseconds" : "count" },
+	struct tracerig_stacks_spec spec = {
+		.name = "cpu",
+		.title = "CPU samples",
+		.what = TRACERIG_TIME_ONCPU,
+		.flags = p->flamegraph ? 0 : TRACERIG_STACKS_NO_FOLDED,
+		.value_type = clock ? "cpu" : ev->spec.name,
+		.value_unit = clock ? "nanoseconds" : "count",
+		.period = p->cfg.period               ? p->cfg.period
+			  : clock && p->cfg.frequency ? 1000000000ull / p->cfg.frequency
+						      : 0,
+		.memory_limit = p->keys.view_memory > 0 ? (size_t)p->keys.view_memory : 0,
 	};
-	int64_t period = p->cfg.period ? (int64_t)p->cfg.period
-		       : clock && p->cfg.frequency ? (int64_t)(1000000000ull / p->cfg.frequency) : 0;
-	struct pp_builder *b = pp_new(types, 2, types[1], period);
 
-	/* Every sample is labelled with its pid: in a long session the
-	 * samples grow with each process it sees. */
-	if (b && p->keys.view_memory > 0 &&
-	    pp_spill(b, p->svc->archive->staging_dir(p->ctx), (size_t)p->keys.view_memory) < 0) {
-		pp_free(b);
-		b = NULL;
-	}
-	return b;
+	return tracerig_internal(p->svc)->stacks_open(p->ctx, &spec);
+}
+
+/* cpu.folded, cpu.svg (offered to the core's wall-clock view of that
+ * archive) and cpu.pb.gz, from the stack sink. */
+static int write_stacks(struct perf *p, struct tracerig_archive *ar, struct conv_out *o)
+{
+	size_t n_ev;
+	const struct pc_opened *ev = pc_events(p->pc, &n_ev);
+	struct tracerig_stacks_stats st;
+	int ret = tracerig_internal(p->svc)->stacks_write(o->sink, ar, &st);
+
+	if (ret < 0)
+		return ret;
+	p->svc->run->counter_set(p->ctx, "unknown_frames_folded", st.folded_away);
+	report_spill(p, &st);
+	if (!p->flamegraph)
+		return 0;
+	/* Whole and never read back: deflated on another CPU while the flush
+	 * goes on, not by the packager after it. */
+	if (tracerig_internal(p->svc)->archive_append_only(p->ctx, "cpu.svg", 0) == 0)
+		(void)tracerig_internal(p->svc)->archive_release(p->ctx, "cpu.svg", UINT64_MAX);
+	return declare_oncpu(p, &ev[0], &o->st);
 }
 
 /* What a conversion made, into `ar`: its counters, perf.data.txt closed,
@@ -1011,10 +1013,7 @@ static struct pp_builder *new_cpu_pprof(struct perf *p, const struct pc_opened *
  * archive), cpu.pb.gz.  Frees o. */
 static int write_outputs(struct perf *p, struct tracerig_archive *ar, struct conv_out *o)
 {
-	size_t n_ev;
-	const struct pc_opened *ev = pc_events(p->pc, &n_ev);
 	const struct sc_stats *st = &o->st;
-	FILE *ff;
 	int ret = close_entry(p, o->txt, "perf.data.txt");
 
 	o->txt = NULL;
@@ -1023,7 +1022,6 @@ static int write_outputs(struct perf *p, struct tracerig_archive *ar, struct con
 	p->svc->run->counter_set(p->ctx, "frames", st->frames);
 	p->svc->run->counter_set(p->ctx, "unresolved_frames", st->unresolved);
 	p->svc->run->counter_set(p->ctx, "mappings_replayed", st->mappings);
-	p->svc->run->counter_set(p->ctx, "unknown_frames_folded", st->frames_folded_away);
 	p->svc->run->counter_set(p->ctx, "stacks_cut", st->stacks_cut);
 	if (st->stacks_cut)
 		p->svc->run->log(p->ctx, TRACERIG_LOG_WARN,
@@ -1039,37 +1037,13 @@ static int write_outputs(struct perf *p, struct tracerig_archive *ar, struct con
 			 "symbol)",
 			 (unsigned long long)st->samples, (unsigned long long)st->frames,
 			 (unsigned long long)st->unresolved);
-	if (o->folded) {
-		ff = create_entry(p, ar, "cpu.folded", 0);
-		if (!ff) {
-			ret = -EIO;
-			goto out;
-		}
-		ret = tr_folded_write(o->folded, ff, 1);
-		if (close_entry(p, ff, "cpu.folded") < 0 && !ret)
-			ret = -EIO;
-		if (ret < 0)
-			goto out;
-		ret = tracerig_internal(p->svc)->archive_flamegraph(ar, "cpu.folded", "cpu.svg",
-								    "CPU samples", "samples");
-		if (ret < 0)
-			p->svc->run->log(p->ctx, TRACERIG_LOG_ERROR, "cannot render cpu.svg: %s",
-					 strerror(-ret));
-		else if (tracerig_internal(p->svc)->archive_append_only(p->ctx, "cpu.svg", 0) == 0)
-			/* Whole and never read back: deflated on another CPU
-			 * while the flush goes on, not by the packager after it. */
-			(void)tracerig_internal(p->svc)->archive_release(p->ctx, "cpu.svg",
-									 UINT64_MAX);
-		if (ret == 0)
-			ret = declare_oncpu(p, &ev[0], st);
+	if (o->sink) {
+		ret = write_stacks(p, ar, o);
 		if (ret < 0)
 			goto out;
 	}
-	if (o->pp)
-		ret = pp_stage_entry(p->svc, p->ctx, ar, "cpu.pb.gz", o->pp);
-	report_spill(p, o->folded, o->pp);
 out:
-	free_outputs(o);
+	free_outputs(p, o);
 	return ret;
 }
 
@@ -1093,7 +1067,7 @@ static int finish_live(struct perf *p, struct tracerig_archive *ar)
 	p->out.cv = NULL;
 	if (ret < 0) {
 		p->svc->run->log(p->ctx, TRACERIG_LOG_ERROR, "%s", why);
-		free_outputs(&p->out);
+		free_outputs(p, &p->out);
 		return ret;
 	}
 	p->svc->run->counter_set(p->ctx, "converted_while_collecting_bytes", ls.bytes);
@@ -1141,7 +1115,7 @@ static int convert(struct perf *p, struct tracerig_archive *ar, const char *data
 	}
 	if (ret < 0) {
 		p->svc->run->log(p->ctx, TRACERIG_LOG_ERROR, "%s", why);
-		free_outputs(&o);
+		free_outputs(p, &o);
 	} else {
 		ret = write_outputs(p, ar, &o);
 	}
@@ -1220,7 +1194,7 @@ static void perf_fini(void *state)
 
 	stop_remember_thread(p);
 	ls_free(p->live); /* before the collector it reads goes */
-	free_outputs(&p->out);
+	free_outputs(p, &p->out);
 	if (p->bg)
 		uw_bg_join(p->bg); /* before the events it reads go */
 	pc_close(p->pc);

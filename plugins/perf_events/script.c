@@ -1,4 +1,4 @@
-/* perf.data -> perf script text and folded stacks.
+/* perf.data -> perf script text, and stacks for the core's sink.
  *
  * The text has the shape of `perf script -F comm,pid,tid,cpu,time,period,
  * event,ip,sym,dso,trace` (what perfcollect runs and TraceEvent parses):
@@ -25,8 +25,6 @@
 
 #include "comms.h"
 #include "frametexts.h"
-#include "lib/ppframes.h"
-#include "lib/pprof.h"
 #include "lib/sideband.h"
 #include "perffile.h"
 #include "sample.h"
@@ -35,46 +33,8 @@
 #include "timesort.h"
 #include "lib/vec.h"
 
-#define FOLD_LINE_MAX (64 * 1024)
 /* perf.data.txt goes to its FILE in blocks of this size. */
 #define TEXT_BLOCK (1 << 20)
-
-/* A thread's samples often fold to the line its previous one did: repeats
- * are counted here and handed to the fold table once per run, rather than
- * hashed and looked up again one by one. */
-#define PENDING 64
-
-/* A thread's folded root as last made: made again only when its process
- * or thread name changed (names of ROOT_NAME bytes or more are not kept). */
-#define ROOT_NAME 128
-
-struct root_memo {
-	pid_t pid, tid;
-	int len; /* 0: nothing kept */
-	char comm[ROOT_NAME], tcomm[ROOT_NAME];
-	char root[512];
-};
-
-struct pending {
-	pid_t tid;
-	char *line;
-	size_t len, cap;
-	uint64_t weight; /* 0: empty */
-};
-
-/* cpu.pb.gz as the samples are converted. */
-#define CGROUP_CACHE 64
-
-struct cpu_pprof {
-	struct pp_builder *b;
-	struct pp_frames *frames; /* locations with their mappings, cached */
-	uint64_t *locs;           /* the sample's, leaf first */
-	struct {
-		pid_t pid; /* 0: empty */
-		const char *path; /* NULL: unknown */
-	} cgroups[CGROUP_CACHE]; /* the core's answers for recent processes */
-	int err;
-};
 
 struct sc_conv {
 	const struct pc_opened *ev;
@@ -85,13 +45,13 @@ struct sc_conv {
 	unsigned trailer_time_from_end; /* bytes from a record's end to its time */
 	struct tep_handle *tep;
 	struct trace_seq seq;
-	char *line;
-	size_t line_len;
 	struct textbuf txt;
 	int with_txt;
-	struct tr_folded *folded;
-	struct pending pending[PENDING]; /* by tid % PENDING */
-	struct root_memo roots[PENDING]; /* by tid % PENDING */
+	/* cpu.folded, cpu.svg and cpu.pb.gz: the core's stack sink (NULL:
+	 * none), and room for one sample's frames as it takes them. */
+	struct tracerig_stacks *sink;
+	uint64_t *stack_ips;
+	const char **stack_names;
 	const struct tracerig_services *svc;
 	struct tracerig_ctx *ctx;
 	/* Every frame's text, made once per (process, generation, address)
@@ -101,7 +61,6 @@ struct sc_conv {
 	struct uw_bg *bg; /* NULL: none unwound while collecting */
 	const char *data; /* perf.data's data section, mapped */
 	struct sc_stats *st;
-	struct cpu_pprof *pp; /* NULL: no cpu.pb.gz */
 	struct frame *frames; /* one sample's, innermost first */
 	int txt_open;         /* txt is set up */
 	/* Fed in steps (sc_feed): the records read but not replayed yet,
@@ -192,23 +151,6 @@ static const struct frame_text *add_text(struct sc_conv *cv, pid_t pid, uint64_t
 	return t;
 }
 
-/* ---- folded lines ---- */
-
-/* Appends a frame (with a ';' before it) to the line; -ENOSPC when the
- * line would be too long. */
-static int fold_append(struct sc_conv *cv, size_t *pos, const char *s, size_t len,
-		       const char *suffix, size_t suffix_len)
-{
-	if (*pos + len + suffix_len + 1 + 1 >= FOLD_LINE_MAX)
-		return -ENOSPC;
-	if (*pos)
-		cv->line[(*pos)++] = ';';
-	memcpy(cv->line + *pos, s, len);
-	memcpy(cv->line + *pos + len, suffix, suffix_len);
-	*pos += len + suffix_len;
-	return 0;
-}
-
 /* ---- samples ---- */
 
 struct frame {
@@ -216,11 +158,6 @@ struct frame {
 	int kernel;
 	const struct frame_text *text;
 };
-
-static int in_no_object(const struct frame *f)
-{
-	return f->text->no_object;
-}
 
 static const char *comm_of(struct sc_conv *cv, pid_t tid, uint64_t time, char *buf, size_t len)
 {
@@ -268,103 +205,6 @@ static void print_header(struct sc_conv *cv, const struct pc_opened *ev, const c
 	if (raw)
 		print_payload(cv, raw, raw_size, time, cpu);
 	textbuf_putc(&cv->txt, '\n');
-}
-
-static void flush_pending(struct sc_conv *cv, struct pending *pd)
-{
-	if (pd->weight)
-		(void)tr_folded_add(cv->folded, pd->line, pd->len, pd->weight);
-	pd->weight = 0;
-}
-
-/* Counts the line built in cv->line for a sample of `tid`. */
-static void count_line(struct sc_conv *cv, pid_t tid, size_t len)
-{
-	struct pending *pd = &cv->pending[(uint32_t)tid % PENDING];
-
-	if (pd->weight && pd->tid == tid && pd->len == len && memcmp(pd->line, cv->line, len) == 0) {
-		pd->weight++;
-		return;
-	}
-	flush_pending(cv, pd);
-	if (len > pd->cap) {
-		char *grown = realloc(pd->line, len);
-
-		if (!grown) {
-			(void)tr_folded_add(cv->folded, cv->line, len, 1);
-			return;
-		}
-		pd->line = grown;
-		pd->cap = len;
-	}
-	memcpy(pd->line, cv->line, len);
-	pd->len = len;
-	pd->tid = tid;
-	pd->weight = 1;
-}
-
-/* Folded lines go outermost first: user frames, then kernel ones.  A run
- * of frames in no known object is what a frame-pointer walk through code
- * without frame pointers reads off the stack (clone3 followed by 115 of
- * them): one [unknown] stands for the run, so the flame graph keeps its
- * height; perf.data.txt keeps every frame. */
-/* "comm-PID;tcomm-TID", the root of every folded file (lib/folded.h); a
- * name is perf's ":TID" when nothing named the thread.  Made for every
- * sample, it is kept per thread rather than made again. */
-static int folded_root(struct sc_conv *cv, const char *comm, pid_t pid, const char *tcomm,
-		       pid_t tid, const char **root)
-{
-	struct root_memo *m = &cv->roots[(uint32_t)tid % PENDING];
-	const char *c = comm ? comm : "", *t = tcomm ? tcomm : "";
-	size_t c_len = strlen(c), t_len = strlen(t);
-	int len;
-
-	if (m->len > 0 && m->pid == pid && m->tid == tid && strcmp(m->comm, c) == 0 &&
-	    strcmp(m->tcomm, t) == 0) {
-		*root = m->root;
-		return m->len;
-	}
-	m->len = 0;
-	len = tr_folded_root(m->root, sizeof(m->root), comm, pid, tcomm, tid);
-	*root = m->root;
-	if (len < 0 || c_len >= ROOT_NAME || t_len >= ROOT_NAME)
-		return len; /* made, not kept */
-	m->len = len;
-	memcpy(m->comm, c, c_len + 1);
-	memcpy(m->tcomm, t, t_len + 1);
-	m->pid = pid;
-	m->tid = tid;
-	return len;
-}
-
-/* Where a stack cut at the callchain limit begins: its outermost frames
- * are missing, so it must not pass for a stack that starts there. */
-#define CUT_FRAME "[cut at max_stack]"
-
-static void fold_frames(struct sc_conv *cv, const char *comm, pid_t pid, const char *tcomm,
-			pid_t tid, const struct frame *frames, size_t n, int cut)
-{
-	const char *root;
-	int len = folded_root(cv, comm, pid, tcomm, tid, &root);
-	size_t pos = 0;
-
-	if (len < 0 || fold_append(cv, &pos, root, (size_t)len, "", 0) < 0)
-		return;
-	if (cut && fold_append(cv, &pos, CUT_FRAME, strlen(CUT_FRAME), "", 0) < 0)
-		return;
-	for (size_t i = n; i-- > 0;) {
-		const struct frame_text *t = frames[i].text;
-
-		if (i + 1 < n && in_no_object(&frames[i]) && in_no_object(&frames[i + 1]) &&
-		    frames[i].kernel == frames[i + 1].kernel) {
-			cv->st->frames_folded_away++;
-			continue;
-		}
-		if (fold_append(cv, &pos, t->s + t->line_len, t->fold_len,
-				frames[i].kernel ? "_[k]" : "", frames[i].kernel ? 4 : 0) < 0)
-			break;
-	}
-	count_line(cv, tid, pos);
 }
 
 /* The user frames of a sample with user registers: those the unwinding
@@ -458,62 +298,47 @@ static int symbolize_and_print(struct sc_conv *cv, const struct pc_opened *ev,
 	return 0;
 }
 
-/* Counts the sample in cpu.folded (the first event's samples only: the
- * flame graph is of one event), with the period it stands for. */
-static void fold_sample(struct sc_conv *cv, const struct sample *s, const char *comm,
+/* Hands the sample to the stack sink (the first event's samples only:
+ * the flame graph is of one event): its kernel frames, then its user
+ * frames, named as perf.data.txt names them, one sample worth its period. */
+static int stack_sample(struct sc_conv *cv, const struct sample *s, const char *comm,
 			const struct frame *frames, size_t n, int cut)
 {
 	char pbuf[32];
 	const char *process = s->tid == s->pid ? comm : comm_of(cv, s->pid, s->time, pbuf,
 								 sizeof(pbuf));
-
-	fold_frames(cv, process, s->pid, comm, s->tid, frames, n, cut);
-	cv->st->folded_samples++;
-	cv->st->folded_period += s->period;
-}
-
-/* Adds the sample to cpu.pb.gz: its frames leaf first, one sample and its
- * period, labelled by process, thread, the thread's name and the cgroup. */
-static void pprof_sample(struct sc_conv *cv, const struct sample *s, const char *comm,
-			 const struct frame *frames, size_t n)
-{
-	struct cpu_pprof *pp = cv->pp;
-	int64_t values[2] = { 1, (int64_t)s->period };
-	struct pp_label labels[] = {
-		{ .key = "pid", .num = s->pid },
-		{ .key = "tid", .num = s->tid },
-		{ .key = "comm", .str = comm },
-		{ .key = "cgroup", .str = NULL },
+	size_t nk = 0;
+	struct tracerig_stack st = {
+		.pid = s->pid,
+		.tid = s->tid,
+		.comm = process,
+		.tcomm = comm,
+		.flags = cut ? TRACERIG_STACK_CUT : 0,
+		.count = 1,
+		.ns = s->period,
 	};
-	size_t n_labels = 3, slot = (uint32_t)s->pid % CGROUP_CACHE;
 
-	if (pp->err)
-		return;
-	if (pp->cgroups[slot].pid != s->pid || !s->pid) {
-		pp->cgroups[slot].pid = s->pid;
-		pp->cgroups[slot].path =
-			s->pid > 0 ? tracerig_internal(cv->svc)->process_cgroup(cv->ctx, s->pid)
-				   : NULL;
-	}
-	/* The container, where known. */
-	if (pp->cgroups[slot].path)
-		labels[n_labels++].str = pp->cgroups[slot].path;
+	/* The kernel's callchain comes first, innermost first. */
+	while (nk < n && frames[nk].kernel)
+		nk++;
 	for (size_t i = 0; i < n; i++) {
 		const struct frame_text *t = frames[i].text;
 
-		/* Named as cpu.folded names it. */
-		pp->locs[i] = pp_frames_location(pp->frames, s->pid, frames[i].addr,
-						 frames[i].kernel, t->s + t->line_len, t->fold_len);
-		if (!pp->locs[i]) {
-			pp->err = -ENOMEM;
-			return;
-		}
+		cv->stack_ips[i] = frames[i].addr;
+		cv->stack_names[i] = t->s + t->line_len;
 	}
-	if (pp_add(pp->b, pp->locs, n, values, labels, n_labels) < 0)
-		pp->err = -ENOMEM;
+	st.kernel = cv->stack_ips;
+	st.kernel_names = cv->stack_names;
+	st.n_kernel = nk;
+	st.user = cv->stack_ips + nk;
+	st.user_names = cv->stack_names + nk;
+	st.n_user = n - nk;
+	cv->st->folded_samples++;
+	cv->st->folded_period += s->period;
+	return tracerig_internal(cv->svc)->stacks_add(cv->sink, &st, 1);
 }
 
-/* One PERF_RECORD_SAMPLE: its frames, its text block, its folded line.
+/* One PERF_RECORD_SAMPLE: its frames, its text block, its stack.
  * 0, or -ENOMEM. */
 static int convert_sample(struct sc_conv *cv, const struct perf_event_header *h,
 			  struct frame *frames, size_t max_frames)
@@ -537,10 +362,8 @@ static int convert_sample(struct sc_conv *cv, const struct perf_event_header *h,
 	ret = symbolize_and_print(cv, ev, &s, comm, frames, n);
 	if (ret < 0)
 		return ret;
-	if (cv->folded && ev == &cv->ev[0])
-		fold_sample(cv, &s, comm, frames, n, cut);
-	if (cv->pp && ev == &cv->ev[0])
-		pprof_sample(cv, &s, comm, frames, n);
+	if (cv->sink && ev == &cv->ev[0])
+		return stack_sample(cv, &s, comm, frames, n, cut);
 	return 0;
 }
 
@@ -692,8 +515,6 @@ static int replay(struct sc_conv *cv, const struct perf_event_header *h, uint64_
 	if ((h->type == PERF_RECORD_FORK || h->type == PERF_RECORD_EXIT) &&
 	    note_task(cv, h, time))
 		return 0;
-	if (cv->pp)
-		pp_frames_forget(cv->pp->frames); /* user frames may move from here on */
 	switch (tr_sideband_decode(h, cv->trailer_time_from_end, &ev)) {
 	case TR_SIDEBAND_MMAP:
 		if (cv->uw)
@@ -751,30 +572,28 @@ static int map_perf_data(const char *perf_data, int *fd, void **map, size_t *siz
 	return 0;
 }
 
-/* What the conversion works with: sample ids, frame texts, the folded
- * line, perf.data.txt's buffer, cpu.pb.gz's builder state, the comms.
- * 0 or -ENOMEM (conv_free frees what was made). */
-static int conv_alloc(struct sc_conv *cv, FILE *txt, struct pp_builder *pp)
+/* What the conversion works with: sample ids, frame texts, a sample's
+ * stack, perf.data.txt's buffer, the comms.  0 or -ENOMEM (conv_free
+ * frees what was made). */
+static int conv_alloc(struct sc_conv *cv, FILE *txt)
 {
 	if (sample_ids_build(&cv->ids, cv->ev, cv->n_ev) < 0)
 		return -ENOMEM;
 	cv->frames = malloc(PERF_MAX_STACK_DEPTH * 2 * sizeof(*cv->frames));
 	cv->texts = ft_new(cv->svc, cv->ctx);
-	cv->line = malloc(FOLD_LINE_MAX);
 	cv->comms = comms_new();
-	if (!cv->frames || !cv->texts || !cv->line || !cv->comms)
+	if (!cv->frames || !cv->texts || !cv->comms)
 		return -ENOMEM;
+	if (cv->sink) {
+		cv->stack_ips = malloc(PERF_MAX_STACK_DEPTH * 2 * sizeof(*cv->stack_ips));
+		cv->stack_names = malloc(PERF_MAX_STACK_DEPTH * 2 * sizeof(*cv->stack_names));
+		if (!cv->stack_ips || !cv->stack_names)
+			return -ENOMEM;
+	}
 	if (txt) {
 		if (textbuf_init(&cv->txt, txt, TEXT_BLOCK) < 0)
 			return -ENOMEM;
 		cv->txt_open = 1;
-	}
-	if (pp) {
-		cv->pp = calloc(1, sizeof(*cv->pp));
-		if (!cv->pp || !(cv->pp->locs = malloc(PERF_MAX_STACK_DEPTH * 2 * sizeof(uint64_t))) ||
-		    !(cv->pp->frames = pp_frames_new(pp, cv->svc, cv->ctx)))
-			return -ENOMEM;
-		cv->pp->b = pp;
 	}
 	return 0;
 }
@@ -786,16 +605,10 @@ static void conv_free(struct sc_conv *cv)
 		tep_free(cv->tep);
 	if (cv->txt_open)
 		(void)textbuf_fini(&cv->txt);
-	for (size_t i = 0; i < PENDING; i++)
-		free(cv->pending[i].line);
-	free(cv->line);
+	free(cv->stack_names);
+	free(cv->stack_ips);
 	ft_free(cv->texts);
 	free(cv->frames);
-	if (cv->pp) {
-		free(cv->pp->locs);
-		pp_frames_free(cv->pp->frames);
-	}
-	free(cv->pp);
 	comms_free(cv->comms);
 	sample_ids_free(&cv->ids);
 }
@@ -816,10 +629,9 @@ static unsigned read_max_stack(void)
 	return v;
 }
 
-int sc_open(const struct pc_opened *ev, size_t n_ev, FILE *txt, struct tr_folded *folded,
-	    struct pp_builder *pp, const struct tracerig_services *svc, struct tracerig_ctx *ctx,
-	    struct unwinder *uw, struct uw_bg *bg, struct sc_stats *st, struct sc_conv **out,
-	    char *why, size_t why_len)
+int sc_open(const struct pc_opened *ev, size_t n_ev, FILE *txt, struct tracerig_stacks *sink,
+	    const struct tracerig_services *svc, struct tracerig_ctx *ctx, struct unwinder *uw,
+	    struct uw_bg *bg, struct sc_stats *st, struct sc_conv **out, char *why, size_t why_len)
 {
 	struct sc_conv *cv = calloc(1, sizeof(*cv));
 	int ret;
@@ -830,10 +642,17 @@ int sc_open(const struct pc_opened *ev, size_t n_ev, FILE *txt, struct tr_folded
 		snprintf(why, why_len, "out of memory");
 		return -ENOMEM;
 	}
-	*cv = (struct sc_conv){ .ev = ev, .n_ev = n_ev, .with_txt = txt != NULL, .folded = folded,
-			     .svc = svc, .ctx = ctx, .uw = uw, .bg = bg, .st = st };
+	*cv = (struct sc_conv){ .ev = ev,
+				.n_ev = n_ev,
+				.with_txt = txt != NULL,
+				.sink = sink,
+				.svc = svc,
+				.ctx = ctx,
+				.uw = uw,
+				.bg = bg,
+				.st = st };
 	trace_seq_init(&cv->seq);
-	ret = conv_alloc(cv, txt, pp);
+	ret = conv_alloc(cv, txt);
 	if (ret < 0) {
 		snprintf(why, why_len, "out of memory");
 		goto fail;
@@ -884,10 +703,6 @@ int sc_feed(struct sc_conv *cv, const void *data, uint64_t len, uint64_t until_n
 	}
 	memmove(cv->held, cv->held + n, (cv->n_held - n) * sizeof(*cv->held));
 	cv->n_held -= n;
-	if (cv->pp && cv->pp->err) {
-		snprintf(why, why_len, "out of memory building cpu.pb.gz");
-		return cv->pp->err;
-	}
 	return 0;
 }
 
@@ -918,8 +733,6 @@ int sc_close(struct sc_conv *cv, int ret, char *why, size_t why_len)
 
 	if (!cv)
 		return ret;
-	for (size_t i = 0; i < PENDING; i++)
-		flush_pending(cv, &cv->pending[i]);
 	if (cv->svc->run->log) {
 		size_t procs, user, kernel;
 
@@ -961,12 +774,12 @@ int sc_feed_file(struct sc_conv *cv, const char *perf_data, char *why, size_t wh
 }
 
 int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, FILE *txt,
-	       struct tr_folded *folded, struct pp_builder *pp, const struct tracerig_services *svc,
-	       struct tracerig_ctx *ctx, struct unwinder *uw, struct uw_bg *bg,
-	       struct sc_stats *st, char *why, size_t why_len)
+	       struct tracerig_stacks *sink, const struct tracerig_services *svc,
+	       struct tracerig_ctx *ctx, struct unwinder *uw, struct uw_bg *bg, struct sc_stats *st,
+	       char *why, size_t why_len)
 {
 	struct sc_conv *cv;
-	int ret = sc_open(ev, n_ev, txt, folded, pp, svc, ctx, uw, bg, st, &cv, why, why_len);
+	int ret = sc_open(ev, n_ev, txt, sink, svc, ctx, uw, bg, st, &cv, why, why_len);
 
 	if (ret < 0)
 		return ret;

@@ -1,5 +1,5 @@
 /* perf.data as `perf script` text (perf.data.txt, the file PerfView and
- * TraceEvent read from a .trace.zip) and as folded stacks, symbolized on
+ * TraceEvent read from a .trace.zip) and as stacks for the core's sink, symbolized on
  * the collecting machine.  Reads perf.data back, whole once finished or
  * while it grows: what the text says is exactly what the file holds. */
 #ifndef TR_PERF_SCRIPT_H
@@ -12,7 +12,6 @@
 #include "tracerig-private/ext.h"
 
 #include "collector.h"
-#include "lib/folded.h"
 #include "unwind.h"
 #include "unwindbg.h"
 
@@ -20,7 +19,6 @@ struct sc_stats {
 	uint64_t samples, frames;
 	uint64_t unresolved; /* frames no symbol names */
 	uint64_t mappings; /* MMAP2 records replayed into the process model */
-	uint64_t frames_folded_away; /* repeats of [unknown] left out of cpu.folded */
 	/* Samples whose kernel callchain stopped at the limit (the event's
 	 * sample_max_stack, else kernel.perf_event_max_stack): their
 	 * outermost frames are missing.  max_stack: that limit, of the first
@@ -32,30 +30,27 @@ struct sc_stats {
 	uint64_t folded_samples, folded_period;
 };
 
-/* Writes one text block per sample to `txt` (NULL: none) and one folded
- * line per sample to `folded` (NULL: none; events other than the first
- * are left out of it: the flame graph is of one event), and adds the
- * first event's samples to `pp` (NULL: none) with two values each, one
- * sample and its period, every frame's location in its mapping.  Samples with
- * user registers and stack get their user frames from `uw` (NULL: only
- * the kernel's callchain), adopting those `bg` found while collecting
- * (NULL: none) where they hold.  The recording's side-band records are
- * replayed into the core's process model (svc's symbolizer_mmap/exec/fork)
- * and frames named by svc's frame_name.  0 or -errno with `why` filled. */
-struct pp_builder;
+/* Writes one text block per sample to `txt` (NULL: none) and adds each
+ * sample of the first event to the core's stack sink `sink` (NULL: none;
+ * the flame graph is of one event): one sample worth its period, its
+ * frames named as in the text.  Samples with user registers and stack
+ * get their user frames from `uw` (NULL: only the kernel's callchain),
+ * adopting those `bg` found while collecting (NULL: none) where they
+ * hold.  The recording's side-band records are replayed into the core's
+ * process model (svc's symbolizer_mmap/exec/fork) and frames named by
+ * svc's frame_name.  0 or -errno with `why` filled. */
 int sc_convert(const char *perf_data, const struct pc_opened *ev, size_t n_ev, FILE *txt,
-	       struct tr_folded *folded, struct pp_builder *pp, const struct tracerig_services *svc,
-	       struct tracerig_ctx *ctx, struct unwinder *uw, struct uw_bg *bg,
-	       struct sc_stats *st, char *why, size_t why_len);
+	       struct tracerig_stacks *sink, const struct tracerig_services *svc,
+	       struct tracerig_ctx *ctx, struct unwinder *uw, struct uw_bg *bg, struct sc_stats *st,
+	       char *why, size_t why_len);
 
 /* The same in steps, while perf.data grows (livescript.h): sc_open, then
  * sc_feed as records are written, then sc_close.  Same arguments and
  * ownership as sc_convert; `st` is filled as it goes. */
 struct sc_conv;
-int sc_open(const struct pc_opened *ev, size_t n_ev, FILE *txt, struct tr_folded *folded,
-	    struct pp_builder *pp, const struct tracerig_services *svc, struct tracerig_ctx *ctx,
-	    struct unwinder *uw, struct uw_bg *bg, struct sc_stats *st, struct sc_conv **out,
-	    char *why, size_t why_len);
+int sc_open(const struct pc_opened *ev, size_t n_ev, FILE *txt, struct tracerig_stacks *sink,
+	    const struct tracerig_services *svc, struct tracerig_ctx *ctx, struct unwinder *uw,
+	    struct uw_bg *bg, struct sc_stats *st, struct sc_conv **out, char *why, size_t why_len);
 /* `data` is perf.data's data section, `len` bytes of whole records so far
  * (the same bytes as before, and more; it may be mapped elsewhere each
  * time).  Reads the records not read yet and converts, in time order,

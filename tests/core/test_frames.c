@@ -221,8 +221,10 @@ static int first_line(void *arg, const char *line, uint64_t weight)
 static void sink_line(struct tracerig_services *svc, struct tr_symbolizer *sym,
 		      const struct tracerig_stack *st, char *buf, uint64_t *unnamed)
 {
-	struct tracerig_stacks *s = tr_stacks_open(svc, (struct tracerig_ctx *)sym, "t",
-						   TRACERIG_TIME_OFFCPU, "t", 0, 0);
+	struct tracerig_stacks_spec spec = { .name = "t",
+					     .title = "t",
+					     .what = TRACERIG_TIME_OFFCPU };
+	struct tracerig_stacks *s = tr_stacks_open(svc, (struct tracerig_ctx *)sym, &spec, 0);
 	struct tracerig_stacks_stats stats;
 
 	buf[0] = '\0';

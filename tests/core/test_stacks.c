@@ -131,6 +131,15 @@ static int no_window(struct tracerig_ctx *ctx, struct tracerig_archive *ar,
 	return -ENOENT;
 }
 
+/* Nothing moves in the stand-in's processes. */
+static int same_generation(struct tracerig_ctx *ctx, pid_t pid, uint32_t *gen)
+{
+	(void)ctx;
+	(void)pid;
+	*gen = 1;
+	return 0;
+}
+
 static const struct tracerig_symbol_services symbols = { .frame_name = frame_name };
 static const struct tracerig_run_services run = { .log = log_line, .clock_ns = clock_ns };
 static const struct tracerig_archive_services archive = { .fopen = archive_fopen };
@@ -140,10 +149,22 @@ static const struct tracerig_internal_services internal = {
 	.process_cgroup = process_cgroup,
 	.symbolizer_mapping = no_mapping,
 	.archive_window = no_window,
+	.frame_generation = same_generation,
 };
 static const struct tracerig_services svc = {
 	.run = &run, .symbols = &symbols, .archive = &archive, .internal = &internal
 };
+
+/* A sink for `name`, NAME.pb.gz when `pprof`. */
+static struct tracerig_stacks *open_sink(const char *name, enum tracerig_time what,
+					 const char *title, unsigned flags, int pprof)
+{
+	struct tracerig_stacks_spec spec = {
+		.name = name, .title = title, .what = what, .flags = flags
+	};
+
+	return tr_stacks_open(&svc, NULL, &spec, pprof);
+}
 
 static int first_line(void *arg, const char *line, uint64_t weight)
 {
@@ -155,8 +176,7 @@ static int first_line(void *arg, const char *line, uint64_t weight)
 /* The folded line of one stack. */
 static void line_of(const struct tracerig_stack *st, char *line, uint64_t *folded_away)
 {
-	struct tracerig_stacks *s =
-		tr_stacks_open(&svc, NULL, "t", TRACERIG_TIME_OFFCPU, "t", 0, 0);
+	struct tracerig_stacks *s = open_sink("t", TRACERIG_TIME_OFFCPU, "t", 0, 0);
 	struct tracerig_stacks_stats stats;
 
 	line[0] = '\0';
@@ -265,7 +285,7 @@ DEF_TEST(too_deep_a_stack_keeps_its_outer_frames)
 {
 	size_t n = 2000, len = 0;
 	uint64_t *u = calloc(n, sizeof(*u));
-	struct tracerig_stacks *s = tr_stacks_open(&svc, NULL, "t", TRACERIG_TIME_ONCPU, "t", 0, 0);
+	struct tracerig_stacks *s = open_sink("t", TRACERIG_TIME_ONCPU, "t", 0, 0);
 	struct tracerig_stack st = { .pid = 42,
 				     .tid = 43,
 				     .comm = "app",
@@ -356,8 +376,7 @@ DEF_TEST(offcpu_is_written_in_microseconds_and_offered_to_the_wall)
 
 	CHECK_NOT_NULL(mkdtemp(dir));
 	memset(&told, 0, sizeof(told));
-	s = tr_stacks_open(&svc, NULL, "offcpu", TRACERIG_TIME_OFFCPU, "Off-CPU time",
-			   TRACERIG_STACKS_WALL, 1);
+	s = open_sink("offcpu", TRACERIG_TIME_OFFCPU, "Off-CPU time", TRACERIG_STACKS_WALL, 1);
 	CHECK_NOT_NULL(s);
 	EXPECT_EQ_INT(0, tr_stacks_add(s, st, 3));
 	EXPECT_EQ_INT(0, tr_stacks_write(s, &ar, &stats));
@@ -407,8 +426,7 @@ DEF_TEST(oncpu_samples_are_counted_and_worth_their_mean_period)
 
 	CHECK_NOT_NULL(mkdtemp(dir));
 	memset(&told, 0, sizeof(told));
-	s = tr_stacks_open(&svc, NULL, "oncpu", TRACERIG_TIME_ONCPU, "On-CPU samples",
-			   TRACERIG_STACKS_WALL, 0);
+	s = open_sink("oncpu", TRACERIG_TIME_ONCPU, "On-CPU samples", TRACERIG_STACKS_WALL, 0);
 	CHECK_NOT_NULL(s);
 	EXPECT_EQ_INT(0, tr_stacks_add(s, st, 2));
 	EXPECT_EQ_INT(0, tr_stacks_write(s, &ar, &stats));
@@ -436,8 +454,7 @@ DEF_TEST(nothing_added_offers_no_view)
 
 	CHECK_NOT_NULL(mkdtemp(dir));
 	memset(&told, 0, sizeof(told));
-	s = tr_stacks_open(&svc, NULL, "offcpu", TRACERIG_TIME_OFFCPU, "Off-CPU time",
-			   TRACERIG_STACKS_WALL, 0);
+	s = open_sink("offcpu", TRACERIG_TIME_OFFCPU, "Off-CPU time", TRACERIG_STACKS_WALL, 0);
 	CHECK_NOT_NULL(s);
 	EXPECT_EQ_INT(0, tr_stacks_write(s, &ar, NULL));
 	tr_stacks_close(s);
@@ -449,13 +466,147 @@ DEF_TEST(nothing_added_offers_no_view)
 	EXPECT_EQ_INT(0, rmdir(dir));
 }
 
+DEF_TEST(given_names_are_taken_and_a_cut_stack_says_so)
+{
+	/* A source that named its frames already (for a text of its own)
+	 * hands the names over: nothing is asked again. */
+	uint64_t u[] = { 0x1, 0x10001, 0x10002 }, k[] = { 0xa1 };
+	const char *un[] = { "inner", "[unknown]", "[unknown]" }, *kn[] = { "do_work_[k]" };
+	struct tracerig_stack st = { .pid = 42,
+				     .tid = 43,
+				     .comm = "app",
+				     .tcomm = "worker",
+				     .user = u,
+				     .n_user = 3,
+				     .user_names = un,
+				     .kernel = k,
+				     .n_kernel = 1,
+				     .kernel_names = kn,
+				     .flags = TRACERIG_STACK_CUT,
+				     .count = 1,
+				     .ns = 1 };
+	uint64_t folded_away = 0;
+	char line[1024];
+
+	line_of(&st, line, &folded_away);
+	EXPECT_EQ_STR("app-42;worker-43;[cut at max_stack];[unknown];inner;do_work_[k]", line);
+	EXPECT_EQ_INT(1, folded_away);
+}
+
+static int all_lines(void *arg, const char *line, uint64_t weight)
+{
+	char *out = arg;
+	size_t len = strlen(out);
+
+	snprintf(out + len, 1024 - len, "%s %llu\n", line, (unsigned long long)weight);
+	return 0;
+}
+
+DEF_TEST(repeats_of_a_threads_stack_are_summed)
+{
+	uint64_t a = 0x1, b = 0x2;
+	struct tracerig_stack st[] = {
+		{ .pid = 1,
+		  .tid = 1,
+		  .comm = "p",
+		  .tcomm = "p",
+		  .user = &a,
+		  .n_user = 1,
+		  .count = 1 },
+		{ .pid = 1,
+		  .tid = 1,
+		  .comm = "p",
+		  .tcomm = "p",
+		  .user = &a,
+		  .n_user = 1,
+		  .count = 2 },
+		{ .pid = 1,
+		  .tid = 2,
+		  .comm = "p",
+		  .tcomm = "q",
+		  .user = &a,
+		  .n_user = 1,
+		  .count = 1 },
+		{ .pid = 1,
+		  .tid = 1,
+		  .comm = "p",
+		  .tcomm = "p",
+		  .user = &a,
+		  .n_user = 1,
+		  .count = 1 },
+		{ .pid = 1,
+		  .tid = 1,
+		  .comm = "p",
+		  .tcomm = "p",
+		  .user = &b,
+		  .n_user = 1,
+		  .count = 1 },
+		/* Renamed: a new root, not the one kept for the thread. */
+		{ .pid = 1,
+		  .tid = 1,
+		  .comm = "p",
+		  .tcomm = "r",
+		  .user = &b,
+		  .n_user = 1,
+		  .count = 5 },
+	};
+	struct tracerig_stacks *s = open_sink("t", TRACERIG_TIME_ONCPU, "t", 0, 0);
+	const struct tr_folded *set;
+	char out[1024] = "";
+
+	CHECK_NOT_NULL(s);
+	EXPECT_EQ_INT(0, tr_stacks_add(s, st, 6));
+	set = tr_stacks_folded(s);
+	CHECK_NOT_NULL(set);
+	EXPECT_EQ_INT(0, tr_folded_each(set, all_lines, out));
+	EXPECT_EQ_STR("p-1;p-1;u1 4\np-1;p-1;u2 1\np-1;q-2;u1 1\np-1;r-1;u2 5\n", out);
+	tr_stacks_close(s);
+}
+
+DEF_TEST(pprof_alone_writes_no_folded_view)
+{
+	char dir[] = "/tmp/tracerig-test-stacks.XXXXXX";
+	struct tracerig_archive ar = { .dir = dir };
+	uint64_t u[] = { 0x1 };
+	struct tracerig_stack st = { .pid = 42,
+				     .tid = 42,
+				     .comm = "app",
+				     .tcomm = "app",
+				     .user = u,
+				     .n_user = 1,
+				     .count = 2,
+				     .ns = 2000 };
+	struct tracerig_stacks *s;
+	struct tracerig_stacks_stats stats;
+	char *folded;
+
+	CHECK_NOT_NULL(mkdtemp(dir));
+	memset(&told, 0, sizeof(told));
+	s = open_sink("cpu", TRACERIG_TIME_ONCPU, "CPU samples",
+		      TRACERIG_STACKS_NO_FOLDED | TRACERIG_STACKS_WALL, 1);
+	CHECK_NOT_NULL(s);
+	EXPECT_EQ_INT(0, tr_stacks_add(s, &st, 1));
+	EXPECT_EQ_INT(0, tr_stacks_write(s, &ar, &stats));
+	tr_stacks_close(s);
+	folded = slurp(dir, "cpu.folded");
+	EXPECT_TRUE(folded == NULL);
+	free(folded);
+	EXPECT_EQ_STR("cpu.pb.gz", told.pprof);
+	EXPECT_EQ_INT(1, told.pprof_samples);
+	EXPECT_EQ_INT(2, told.pprof_total);
+	/* No folded view, none for the wall. */
+	EXPECT_EQ_STR("", told.view);
+	remove_entries(dir, "cpu");
+	EXPECT_EQ_INT(0, rmdir(dir));
+}
+
 DEF_TEST(bad_arguments_are_refused)
 {
 	errno = 0;
-	EXPECT_TRUE(!tr_stacks_open(&svc, NULL, "../x", TRACERIG_TIME_OFFCPU, "t", 0, 0));
+	EXPECT_TRUE(!open_sink("../x", TRACERIG_TIME_OFFCPU, "t", 0, 0));
 	EXPECT_EQ_INT(EINVAL, errno);
-	EXPECT_TRUE(!tr_stacks_open(&svc, NULL, "x", (enum tracerig_time)7, "t", 0, 0));
-	EXPECT_TRUE(!tr_stacks_open(&svc, NULL, NULL, TRACERIG_TIME_OFFCPU, "t", 0, 0));
+	EXPECT_TRUE(!open_sink("x", (enum tracerig_time)7, "t", 0, 0));
+	EXPECT_TRUE(!open_sink(NULL, TRACERIG_TIME_OFFCPU, "t", 0, 0));
 }
 
 int main(void)
@@ -468,6 +619,9 @@ int main(void)
 	RUN_TEST(offcpu_is_written_in_microseconds_and_offered_to_the_wall);
 	RUN_TEST(oncpu_samples_are_counted_and_worth_their_mean_period);
 	RUN_TEST(nothing_added_offers_no_view);
+	RUN_TEST(given_names_are_taken_and_a_cut_stack_says_so);
+	RUN_TEST(repeats_of_a_threads_stack_are_summed);
+	RUN_TEST(pprof_alone_writes_no_folded_view);
 	RUN_TEST(bad_arguments_are_refused);
 	TEST_MAIN_END();
 }
