@@ -36,6 +36,15 @@ skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1 # SKIP $2"; }
 # skip_all REASON: the whole script cannot run here.
 skip_all() { echo "1..0 # SKIP $1"; tap_quiet_cleanup=1; exit 0; }
 
+# skip_in_sanitizer_pass WHY: a check whose outcome does not depend on how
+# tracerig was built (the sources' style, packages built with the
+# distribution's flags) runs once, in the plain pass.
+skip_in_sanitizer_pass() {
+	if grep -q '^SAN_CFLAGS = .*-fsanitize' "$top_builddir/Makefile" 2>/dev/null; then
+		skip_all "the sanitizer pass: $1 (the plain pass runs it)"
+	fi
+}
+
 # check NAME COMMAND...: passes when the command exits 0.
 check() {
 	local name=$1; shift

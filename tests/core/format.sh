@@ -4,6 +4,7 @@
 # says how to fix it), and the check does catch a line that is not.
 . "$top_srcdir/tests/lib.sh"
 
+skip_in_sanitizer_pass "the sources' layout is the same in both builds"
 command -v git >/dev/null && git -C "$top_srcdir" rev-parse --git-dir >/dev/null 2>&1 ||
 	skip_all "not a git checkout (the check compares with an older commit)"
 command -v clang-format-14 >/dev/null || command -v clang-format >/dev/null ||

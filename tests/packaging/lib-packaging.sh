@@ -3,9 +3,7 @@
 
 # The packages are built with the distribution's flags, not this build's:
 # the sanitizer pass would only build and test the same packages again.
-if grep -q '^SAN_CFLAGS = .*-fsanitize' "$top_builddir/Makefile"; then
-	skip_all "the sanitizer build does not build packages (the plain build tests them)"
-fi
+skip_in_sanitizer_pass "packages are built with the distribution's flags, not this build's"
 version=$("$top_srcdir/packaging/version.sh")
 cache=$top_builddir/tests/packaging/cache
 
