@@ -238,7 +238,7 @@ int main(int argc, char **argv)
 	spec.period = ev[0].attr.freq && ev[0].attr.sample_freq
 			      ? 1000000000 / ev[0].attr.sample_freq
 			      : ev[0].attr.sample_period;
-	sink = tr_stacks_open(&svc, &ctx, &spec, argc == 5);
+	sink = tr_stacks_open(&svc, &ctx, &spec, argc == 5, NULL);
 	txt = create(argv[2]);
 	ff = create(argv[3]);
 	/* callchain = dwarf recordings: the user stacks are unwound, as in a flush. */

@@ -676,8 +676,10 @@ static FILE *svc_archive_fopen(struct tracerig_archive *ar, const char *name)
 	return tr_staging_fopen_entry(ar, name);
 }
 
-static int svc_folded_view(struct tracerig_ctx *ctx, const char *folded_name,
-			   enum tracerig_time what, uint64_t ns_per_unit)
+/* A stack sink's view, for the wall-clock view of the archive being
+ * written, dated by the session's window. */
+static int offer_to_wall(struct tracerig_ctx *ctx, const char *folded_name, enum tracerig_time what,
+			 uint64_t ns_per_unit)
 {
 	struct tracerig_window w;
 
@@ -723,7 +725,7 @@ static int svc_pprof_entry(struct tracerig_ctx *ctx, const char *name, uint64_t 
 static struct tracerig_stacks *svc_stacks_open(struct tracerig_ctx *ctx,
 					       const struct tracerig_stacks_spec *spec)
 {
-	return tr_stacks_open(&tr_services, ctx, spec, ctx->session->settings.pprof);
+	return tr_stacks_open(&tr_services, ctx, spec, ctx->session->settings.pprof, offer_to_wall);
 }
 
 static int svc_archive_foreach(struct tracerig_archive *ar, tracerig_entry_cb cb, void *arg)
@@ -807,7 +809,6 @@ static const struct tracerig_internal_services internal_services = {
 	.frame_generation = svc_frame_generation,
 	.kernel_text = svc_kernel_text,
 	.archive_dir = svc_archive_dir,
-	.folded_view = svc_folded_view,
 	.pprof_wanted = svc_pprof_wanted,
 	.pprof_entry = svc_pprof_entry,
 	.archive_window = svc_archive_window,

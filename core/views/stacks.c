@@ -59,6 +59,8 @@ struct tracerig_stacks {
 	struct tracerig_ctx *ctx;
 	enum tracerig_time what;
 	unsigned flags;
+	uint64_t ns_per_sample; /* the spec's: 0 for the mean */
+	tr_stacks_offer_fn offer;
 	char folded_name[ENTRY_NAME_MAX], svg_name[ENTRY_NAME_MAX], pb_name[ENTRY_NAME_MAX];
 	char *title;
 	struct tr_folded *set; /* NULL with TRACERIG_STACKS_NO_FOLDED */
@@ -124,7 +126,8 @@ static int set_limit(struct tracerig_stacks *s, size_t limit)
 
 struct tracerig_stacks *tr_stacks_open(const struct tracerig_services *svc,
 				       struct tracerig_ctx *ctx,
-				       const struct tracerig_stacks_spec *spec, int pprof)
+				       const struct tracerig_stacks_spec *spec, int pprof,
+				       tr_stacks_offer_fn offer)
 {
 	struct tracerig_stacks *s;
 	int folded = spec && !(spec->flags & TRACERIG_STACKS_NO_FOLDED);
@@ -140,6 +143,8 @@ struct tracerig_stacks *tr_stacks_open(const struct tracerig_services *svc,
 	s->ctx = ctx;
 	s->what = spec->what;
 	s->flags = spec->flags;
+	s->ns_per_sample = spec->ns_per_sample;
+	s->offer = offer;
 	if (!entry_names(s, spec->name)) {
 		free(s);
 		errno = EINVAL;
@@ -493,12 +498,15 @@ static int write_folded(struct tracerig_stacks *s, struct tracerig_archive *ar)
 
 static void offer_to_wall(struct tracerig_stacks *s, const struct tracerig_stacks_stats *st)
 {
-	uint64_t ns_per_unit = s->what == TRACERIG_TIME_ONCPU ? st->ns_per_sample : 1000;
+	/* NAME.folded counts on-CPU samples, off-CPU microseconds. */
+	uint64_t ns_per_unit = s->what == TRACERIG_TIME_OFFCPU ? 1000
+			       : s->ns_per_sample              ? s->ns_per_sample
+							       : st->ns_per_sample;
 	int ret;
 
-	if (!(s->flags & TRACERIG_STACKS_WALL) || !st->count || !ns_per_unit)
+	if (!(s->flags & TRACERIG_STACKS_WALL) || !s->offer || !st->count || !ns_per_unit)
 		return;
-	ret = tracerig_internal(s->svc)->folded_view(s->ctx, s->folded_name, s->what, ns_per_unit);
+	ret = s->offer(s->ctx, s->folded_name, s->what, ns_per_unit);
 	if (ret < 0)
 		s->svc->run->log(s->ctx, TRACERIG_LOG_ERROR,
 				 "cannot offer %s to the wall-clock view: %s", s->folded_name,

@@ -13,10 +13,18 @@
 
 struct tr_folded;
 
-/* `pprof`: whether NAME.pb.gz is wanted (the profile's `pprof`). */
+/* How the sink offers its folded view to the wall-clock view (the
+ * session's tr_wall_declare): `ns_per_unit` nanoseconds a unit of
+ * NAME.folded's weights stands for.  0 or a negative errno. */
+typedef int (*tr_stacks_offer_fn)(struct tracerig_ctx *ctx, const char *folded_name,
+				  enum tracerig_time what, uint64_t ns_per_unit);
+
+/* `pprof`: whether NAME.pb.gz is wanted (the profile's `pprof`); `offer`
+ * (NULL: none) takes the view of a sink opened with TRACERIG_STACKS_WALL. */
 struct tracerig_stacks *tr_stacks_open(const struct tracerig_services *svc,
 				       struct tracerig_ctx *ctx,
-				       const struct tracerig_stacks_spec *spec, int pprof);
+				       const struct tracerig_stacks_spec *spec, int pprof,
+				       tr_stacks_offer_fn offer);
 int tr_stacks_add(struct tracerig_stacks *s, const struct tracerig_stack *stacks, size_t n);
 int tr_stacks_write(struct tracerig_stacks *s, struct tracerig_archive *ar,
 		    struct tracerig_stacks_stats *out);

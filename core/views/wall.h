@@ -1,7 +1,8 @@
 /* The wall-clock view: a core step after every source has flushed.  It
- * joins the folded views sources declared (folded_view, on-CPU samples and
- * off-CPU time) into wall.folded and wall.svg, so that where the traced
- * threads spent their time, running or waiting, is one flame graph. */
+ * joins the folded views stack sinks offered (TRACERIG_STACKS_WALL:
+ * on-CPU samples and off-CPU time) into wall.folded and wall.svg, so that
+ * where the traced threads spent their time, running or waiting, is one
+ * flame graph. */
 #ifndef TR_WALL_H
 #define TR_WALL_H
 
@@ -21,8 +22,8 @@ struct tr_wall_views;
 struct tr_wall_views *tr_wall_views_new(void);
 void tr_wall_views_free(struct tr_wall_views *views);
 
-/* Remembers a staged folded entry for the wall view (the folded_view
- * service), and the session window it covers (NULL: unknown), which dates
+/* Remembers a staged folded entry for the wall view (a stack sink's
+ * offer), and the session window it covers (NULL: unknown), which dates
  * wall.pb.gz.  0, -EINVAL or -ENOMEM. */
 int tr_wall_declare(struct tr_wall_views *views, const char *who, const char *folded_name,
 		    enum tracerig_time what, uint64_t ns_per_unit,

@@ -66,7 +66,7 @@ struct tracerig_window {
 	int64_t start_real_ns; /* start_ns as CLOCK_REALTIME: ns since the epoch */
 };
 
-/* What the weights of a folded view measure (see folded_view()). */
+/* What the weights of a stack view measure (see stacks_open()). */
 enum tracerig_time {
 	TRACERIG_TIME_ONCPU = 1,  /* threads running on a CPU (sampled) */
 	TRACERIG_TIME_OFFCPU = 2, /* threads switched out: blocked, waiting, preempted */
@@ -101,8 +101,10 @@ struct tracerig_stack {
 #define TRACERIG_STACK_CUT 0x4u
 
 /* stacks_open()'s flags. */
-/* Offered to the core's wall-clock view (as folded_view() would), on-CPU
- * stacks at the mean ns of their samples. */
+/* Offered to the core's wall-clock view, which joins the session's on-CPU
+ * and off-CPU views (only processes the session traced) into wall.folded,
+ * wall.svg and wall.pb.gz, leaves marked [on-cpu] / [off-cpu]; on-CPU
+ * stacks at the spec's ns_per_sample. */
 #define TRACERIG_STACKS_WALL 0x1u
 /* No NAME.folded nor NAME.svg: only NAME.pb.gz (when pprof is wanted). */
 #define TRACERIG_STACKS_NO_FOLDED 0x2u
@@ -123,6 +125,10 @@ struct tracerig_stacks_spec {
 	/* On-CPU: what one sample stands for in NAME.pb.gz (its period); 0:
 	 * unknown (unless TRACERIG_STACKS_MEAN_PERIOD). */
 	uint64_t period;
+	/* On-CPU, with TRACERIG_STACKS_WALL: what one sample is worth in the
+	 * wall-clock view, in ns; 0: the stacks' mean ns per sample (a clock
+	 * event's periods, which the kernel moves to keep a frequency). */
+	uint64_t ns_per_sample;
 	/* Bytes the distinct folded lines, and apart from them the pprof
 	 * samples, may take in memory before they are written sorted to the
 	 * staging directory and merged back at stacks_write(); 0: no limit. */
@@ -218,20 +224,6 @@ struct tracerig_internal_services {
 	 * relative to it is their name in the archive ("perf.data",
 	 * "lttngTrace/ust/..."). */
 	const char *(*archive_dir)(struct tracerig_archive *ar);
-	/* Declares a folded-stack entry this source has staged (in flush,
-	 * once it is written) as a view of where the traced threads spent
-	 * their time: `what` its weights measure and how many nanoseconds
-	 * one unit of weight stands for (1000 for microseconds; for samples,
-	 * the mean period they were actually taken at).  Its lines must be
-	 * rooted "comm-PID;tcomm-TID;" (docs/ARCHITECTURE.md).  After every
-	 * source has flushed, the core joins the session's on-CPU and
-	 * off-CPU views into wall.folded and wall.svg (microseconds, leaves
-	 * marked [on-cpu] / [off-cpu], only processes the session traced), so
-	 * no source reads another's files.  0, -EINVAL (a bad name, a zero
-	 * unit) or -ENOMEM. */
-	int (*folded_view)(struct tracerig_ctx *ctx, const char *folded_name,
-			   enum tracerig_time what, uint64_t ns_per_unit);
-
 	/* The mapping holding the frame at `addr` of `pid` (a host PID;
 	 * ignored when `kernel`), as frame_name() finds it at this point (of
 	 * the replay): its range, file offset, path and the object's build
@@ -244,7 +236,7 @@ struct tracerig_internal_services {
 	/* 1 when the profile wants pprof profiles in the archive (`[tracerig]
 	 * pprof`, on by default): a source that has stacks writes its view as
 	 * NAME.pb.gz beside its folded file.  The core's wall.pb.gz takes a
-	 * folded_view()'s samples from that profile (its first column whose
+	 * view's samples from that profile (its first column whose
 	 * unit is nanoseconds, else its first at the view's ns_per_unit),
 	 * so it must hold the same samples as NAME.folded. */
 	int (*pprof_wanted)(struct tracerig_ctx *ctx);

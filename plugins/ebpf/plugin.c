@@ -1,7 +1,8 @@
 /* ebpf: where threads wait — off-CPU time with kernel and user stacks,
  * measured at each context switch by a BPF program and aggregated in the
  * kernel (collector.c, offcpu.bpf.c), written as offcpu.folded/.svg and
- * offered to the core's wall-clock view (folded_view), which joins it with
+ * offered to the core's wall-clock view (both through the core's stack
+ * sink), which joins it with
  * an on-CPU source's samples.  In flight mode the cumulative totals are
  * read at every bucket boundary (buckets.c) and a snapshot writes the
  * totals now minus those before its window.  This file is the glue: keys,

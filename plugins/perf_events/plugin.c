@@ -927,38 +927,20 @@ static int is_clock(const struct pc_opened *ev)
 /* cpu.folded as on-CPU time, for the core's wall-clock view: a sample of
  * a clock event stands for its period, nanoseconds the thread ran (in
  * frequency mode the kernel moves the period to keep the rate, so the mean
- * of what was recorded is what it sampled at, throttling included); other
- * events sampled at a frequency stand for 1/frequency s each; tracepoints
- * and events sampled every N occurrences say nothing about time. */
-static int declare_oncpu(struct perf *p, const struct pc_opened *ev, const struct sc_stats *st)
+ * of what was recorded is what it sampled at, throttling included: *ns
+ * 0); other events sampled at a frequency stand for 1/frequency s each;
+ * tracepoints and events sampled every N occurrences say nothing about
+ * time (0 returned). */
+static int wall_worth(const struct perf *p, const struct pc_opened *ev, uint64_t *ns)
 {
-	int clock = is_clock(ev);
-	uint64_t ns;
-	int ret;
-
-	if (!st->folded_samples)
-		return 0;
-	if (clock && st->folded_period)
-		ns = (st->folded_period + st->folded_samples / 2) / st->folded_samples;
-	else if (ev->spec.kind != EV_TRACEPOINT && !p->cfg.period && p->cfg.frequency)
-		ns = 1000000000ull / p->cfg.frequency;
-	else
-		ns = 0;
-	if (!ns) {
-		p->svc->run->log(p->ctx, TRACERIG_LOG_INFO,
-				 "%s is sampled by occurrences, not time: "
-				 "cpu.folded stays out of the wall-clock view",
-				 ev->spec.name);
-		return 0;
+	*ns = 0;
+	if (is_clock(ev))
+		return 1;
+	if (ev->spec.kind != EV_TRACEPOINT && !p->cfg.period && p->cfg.frequency) {
+		*ns = 1000000000ull / p->cfg.frequency;
+		return 1;
 	}
-	p->svc->run->counter_set(p->ctx, "ns_per_sample", ns);
-	ret = tracerig_internal(p->svc)->folded_view(p->ctx, "cpu.folded", TRACERIG_TIME_ONCPU, ns);
-	if (ret < 0)
-		p->svc->run->log(p->ctx, TRACERIG_LOG_ERROR,
-				 "cannot offer cpu.folded to the "
-				 "wall-clock view: %s",
-				 strerror(-ret));
-	return ret;
+	return 0;
 }
 
 /* cpu.folded, cpu.svg and cpu.pb.gz: one sample and its period per
@@ -983,6 +965,9 @@ static struct tracerig_stacks *open_sink(struct perf *p, const struct pc_opened 
 		.memory_limit = p->keys.view_memory > 0 ? (size_t)p->keys.view_memory : 0,
 	};
 
+	if (p->flamegraph && wall_worth(p, ev, &spec.ns_per_sample))
+		spec.flags |= TRACERIG_STACKS_WALL;
+
 	return tracerig_internal(p->svc)->stacks_open(p->ctx, &spec);
 }
 
@@ -993,6 +978,7 @@ static int write_stacks(struct perf *p, struct tracerig_archive *ar, struct conv
 	size_t n_ev;
 	const struct pc_opened *ev = pc_events(p->pc, &n_ev);
 	struct tracerig_stacks_stats st;
+	uint64_t ns;
 	int ret = tracerig_internal(p->svc)->stacks_write(o->sink, ar, &st);
 
 	if (ret < 0)
@@ -1005,7 +991,16 @@ static int write_stacks(struct perf *p, struct tracerig_archive *ar, struct conv
 	 * goes on, not by the packager after it. */
 	if (tracerig_internal(p->svc)->archive_append_only(p->ctx, "cpu.svg", 0) == 0)
 		(void)tracerig_internal(p->svc)->archive_release(p->ctx, "cpu.svg", UINT64_MAX);
-	return declare_oncpu(p, &ev[0], &o->st);
+	if (!st.count)
+		return 0;
+	if (!wall_worth(p, &ev[0], &ns))
+		p->svc->run->log(p->ctx, TRACERIG_LOG_INFO,
+				 "%s is sampled by occurrences, not time: "
+				 "cpu.folded stays out of the wall-clock view",
+				 ev[0].spec.name);
+	else
+		p->svc->run->counter_set(p->ctx, "ns_per_sample", ns ? ns : st.ns_per_sample);
+	return 0;
 }
 
 /* What a conversion made, into `ar`: its counters, perf.data.txt closed,

@@ -333,8 +333,6 @@ static int stack_sample(struct sc_conv *cv, const struct sample *s, const char *
 	st.user = cv->stack_ips + nk;
 	st.user_names = cv->stack_names + nk;
 	st.n_user = n - nk;
-	cv->st->folded_samples++;
-	cv->st->folded_period += s->period;
 	return tracerig_internal(cv->svc)->stacks_add(cv->sink, &st, 1);
 }
 

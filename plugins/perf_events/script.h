@@ -25,9 +25,6 @@ struct sc_stats {
 	 * event. */
 	uint64_t stacks_cut;
 	unsigned max_stack;
-	/* Samples folded (those of the first event) and the sum of their
-	 * periods: for a clock event, nanoseconds on the CPU. */
-	uint64_t folded_samples, folded_period;
 };
 
 /* Writes one text block per sample to `txt` (NULL: none) and adds each

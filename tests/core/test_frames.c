@@ -224,7 +224,7 @@ static void sink_line(struct tracerig_services *svc, struct tr_symbolizer *sym,
 	struct tracerig_stacks_spec spec = { .name = "t",
 					     .title = "t",
 					     .what = TRACERIG_TIME_OFFCPU };
-	struct tracerig_stacks *s = tr_stacks_open(svc, (struct tracerig_ctx *)sym, &spec, 0);
+	struct tracerig_stacks *s = tr_stacks_open(svc, (struct tracerig_ctx *)sym, &spec, 0, NULL);
 	struct tracerig_stacks_stats stats;
 
 	buf[0] = '\0';

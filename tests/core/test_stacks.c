@@ -86,6 +86,7 @@ static struct {
 	uint64_t pprof_samples, pprof_total;
 } told;
 
+/* The wall-clock view's side (tr_wall_declare). */
 static int folded_view(struct tracerig_ctx *ctx, const char *name, enum tracerig_time what,
 		       uint64_t ns_per_unit)
 {
@@ -144,7 +145,6 @@ static const struct tracerig_symbol_services symbols = { .frame_name = frame_nam
 static const struct tracerig_run_services run = { .log = log_line, .clock_ns = clock_ns };
 static const struct tracerig_archive_services archive = { .fopen = archive_fopen };
 static const struct tracerig_internal_services internal = {
-	.folded_view = folded_view,
 	.pprof_entry = pprof_entry,
 	.process_cgroup = process_cgroup,
 	.symbolizer_mapping = no_mapping,
@@ -163,7 +163,7 @@ static struct tracerig_stacks *open_sink(const char *name, enum tracerig_time wh
 		.name = name, .title = title, .what = what, .flags = flags
 	};
 
-	return tr_stacks_open(&svc, NULL, &spec, pprof);
+	return tr_stacks_open(&svc, NULL, &spec, pprof, folded_view);
 }
 
 static int first_line(void *arg, const char *line, uint64_t weight)

@@ -1,8 +1,8 @@
 /* A stand-in for perf_events in the wall-clock test: a source plugin that
- * writes cpu.folded at flush, as perf_events does, with on-CPU "samples" of
- * the launched command ("comm-PID;tcomm-TID") and of another process that
- * must be left out of the wall view, and declares it as on-CPU time at
- * 10 ms a sample (folded_view).  Test-only, never installed. */
+ * hands the core's stack sink on-CPU "samples" at flush, as perf_events
+ * does, of the launched command ("comm-PID;tcomm-TID") and of another
+ * process that must be left out of the wall view, offered as on-CPU time
+ * at 10 ms a sample.  Test-only, never installed. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,22 +49,60 @@ static int fakecpu_stop(void *state)
 static int fakecpu_flush(void *state, struct tracerig_archive *ar)
 {
 	struct fakecpu *f = state;
-	const struct tracerig_targets *t = f->svc->procs->targets(f->ctx);
-	FILE *out = f->svc->archive->fopen(ar, "cpu.folded");
-
-	if (!out)
-		return -errno;
+	const struct tracerig_internal_services *in = tracerig_internal(f->svc);
+	pid_t pid = f->svc->procs->targets(f->ctx)->command_pid;
+	/* Addresses nothing maps, named by the source (innermost first). */
+	static const uint64_t spin[] = { 0x1002, 0x1001 }, other[] = { 0x2001 };
+	static const char *const spin_names[] = { "spin_on_cpu", "main" };
+	static const char *const other_names[] = { "other_process" };
 	/* 10 samples of 10 ms = 100 ms in main;spin_on_cpu; the other
 	 * process (PID 1) must not show up. */
-	fprintf(out, "workload-%d;workload-%d;main;spin_on_cpu 7\n", (int)t->command_pid,
-		(int)t->command_pid);
-	fprintf(out, "workload-%d;workload-%d;main;spin_on_cpu 3\n", (int)t->command_pid,
-		(int)t->command_pid);
-	fprintf(out, "init-1;init-1;other_process 50\n");
-	if (fclose(out) != 0)
-		return -EIO;
-	return tracerig_internal(f->svc)->folded_view(f->ctx, "cpu.folded", TRACERIG_TIME_ONCPU,
-						      10000000);
+	const struct tracerig_stack stacks[] = {
+		{ .pid = pid,
+		  .tid = pid,
+		  .comm = "workload",
+		  .tcomm = "workload",
+		  .user = spin,
+		  .user_names = spin_names,
+		  .n_user = 2,
+		  .count = 7,
+		  .ns = 70000000 },
+		{ .pid = pid,
+		  .tid = pid,
+		  .comm = "workload",
+		  .tcomm = "workload",
+		  .user = spin,
+		  .user_names = spin_names,
+		  .n_user = 2,
+		  .count = 3,
+		  .ns = 30000000 },
+		{ .pid = 1,
+		  .tid = 1,
+		  .comm = "init",
+		  .tcomm = "init",
+		  .user = other,
+		  .user_names = other_names,
+		  .n_user = 1,
+		  .count = 50,
+		  .ns = 500000000 },
+	};
+	const struct tracerig_stacks_spec spec = {
+		.name = "cpu",
+		.title = "CPU samples",
+		.what = TRACERIG_TIME_ONCPU,
+		.flags = TRACERIG_STACKS_WALL,
+		.ns_per_sample = 10000000,
+	};
+	struct tracerig_stacks *sink = in->stacks_open(f->ctx, &spec);
+	int ret;
+
+	if (!sink)
+		return -errno;
+	ret = in->stacks_add(sink, stacks, sizeof(stacks) / sizeof(stacks[0]));
+	if (ret == 0)
+		ret = in->stacks_write(sink, ar, NULL);
+	in->stacks_close(sink);
+	return ret;
 }
 
 static void fakecpu_fini(void *state)

@@ -144,6 +144,20 @@ check_grep "sched_switch stacks have the kernel's scheduler frames" \
 perf script -i "$TEST_TMP/t/perf.data" -F event,trace 2>/dev/null | grep -m1 'sched_switch' >"$TEST_TMP/t-perf" || true
 check_grep "perf script reads the tracepoint payload too" 'prev_comm=.*next_comm=' "$TEST_TMP/t-perf"
 
+# cpu.folded is on-CPU time only for time-based events: the first event
+# a tracepoint, its samples count occurrences, and they stay out of the
+# wall-clock view (said, and no ns_per_sample), while cpu.folded has them.
+run_tracerig -c "$CPU_INI" -o "$TEST_TMP/tp.trace.zip" --set perf_events.events=sched:sched_switch -- \
+	sh -c 'for i in 1 2 3 4 5; do sleep 0.05; done'
+check_eq "sched:sched_switch alone: exit 0" 0 "$rc"
+unzip_archive "$TEST_TMP/tp.trace.zip" "$TEST_TMP/tp"
+check_grep "cpu.folded has the switches' stacks" ';(__)?schedule_\[k\]' "$TEST_TMP/tp/cpu.folded"
+check_grep "said to stay out of the wall-clock view" \
+	'sched:sched_switch is sampled by occurrences, not time: cpu\.folded stays out of the wall-clock view' \
+	"$TEST_TMP/tp/tracerig.log"
+check_no_grep "no ns_per_sample for it" '"ns_per_sample"' "$TEST_TMP/tp/manifest.json"
+check_grep "a cpu-clock run has one" '"ns_per_sample": *[1-9]' "$TEST_TMP/t/manifest.json"
+
 # perfcollect's thread-time events, as shipped.
 run_tracerig -c "$top_srcdir/conf/profiles/threadtime.ini" -o "$TEST_TMP/tt.trace.zip" -- \
 	sh -c 'for i in 1 2 3; do sleep 0.05; done'
