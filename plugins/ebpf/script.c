@@ -124,24 +124,26 @@ void sc_add(void *script, const struct offcpu_sample *sample)
 	s->kept++;
 }
 
-/* The frames of stack `id`, read from the map once; NULL with *n = 0
+/* The frames of stack `id`, read from the map once: *n of them at
+ * c->pool + *first, an offset since the pool moves as it grows; *n = 0
  * for none (OFFCPU_STACK_NONE, _LOST, an id gone from the map). */
-static const uint64_t *stack_frames(struct stack_cache *c, struct oc_collector *oc, uint64_t id,
-				    size_t *n)
+static void stack_frames(struct stack_cache *c, struct oc_collector *oc, uint64_t id, size_t *first,
+			 size_t *n)
 {
 	uint64_t ips[OFFCPU_MAX_DEPTH];
 	struct cached_stack *grown;
 	size_t i, depth = oc_stack_depth(oc);
 	uint64_t *pool;
 
-	*n = 0;
+	*first = *n = 0;
 	if (id < OFFCPU_STACK_FIRST_ID)
-		return NULL;
+		return;
 	if (c->cap) {
 		i = tr_probe_find(c->slots, c->cap, &stack_ops, tr_u64_hash(id), slot_is, &id);
 		if (c->slots[i].id) {
+			*first = c->slots[i].first;
 			*n = c->slots[i].n;
-			return c->pool + c->slots[i].first;
+			return;
 		}
 	}
 	*n = oc_stack(oc, id, ips, depth < OFFCPU_MAX_DEPTH ? depth : OFFCPU_MAX_DEPTH);
@@ -152,7 +154,7 @@ static const uint64_t *stack_frames(struct stack_cache *c, struct oc_collector *
 		c->slots = grown;
 	if (!pool) {
 		*n = 0; /* out of memory: the sample goes without these frames */
-		return NULL;
+		return;
 	}
 	c->pool = pool;
 	i = tr_probe_find(c->slots, c->cap, &stack_ops, tr_u64_hash(id), NULL, NULL);
@@ -161,8 +163,8 @@ static const uint64_t *stack_frames(struct stack_cache *c, struct oc_collector *
 					     .n = (uint32_t)*n };
 	c->n++;
 	memcpy(c->pool + c->pool_len, ips, *n * sizeof(*ips));
+	*first = c->pool_len;
 	c->pool_len += *n;
-	return c->pool + c->slots[i].first;
 }
 
 /* "\t%16llx name (object)": perf script's frame line, from the core's
@@ -189,23 +191,24 @@ static void write_sample(FILE *out, struct stack_cache *c, struct oc_collector *
 			 const struct offcpu_sample *s, struct sc_stats *st)
 {
 	char comm[OFFCPU_COMM_LEN + 1];
-	const uint64_t *kips, *uips;
-	size_t nk, nu;
+	size_t kfirst, nk, ufirst, nu;
 
 	memcpy(comm, s->tcomm, OFFCPU_COMM_LEN);
 	comm[OFFCPU_COMM_LEN] = '\0';
 	/* The thread names itself: one with a newline would add lines. */
 	tr_sanitize_name(comm, sizeof(comm), comm);
-	kips = stack_frames(c, oc, s->kstack, &nk);
-	uips = stack_frames(c, oc, s->ustack, &nu);
+	/* Both read before either is used: reading the second may move the
+	 * pool the first is in. */
+	stack_frames(c, oc, s->kstack, &kfirst, &nk);
+	stack_frames(c, oc, s->ustack, &ufirst, &nu);
 	if ((s->kstack >= OFFCPU_STACK_FIRST_ID && !nk) ||
 	    (s->ustack >= OFFCPU_STACK_FIRST_ID && !nu))
 		st->stacks_gone++;
 	fprintf(out, "%s %5u/%-5u [%03u] %5" PRIu64 ".%06" PRIu64 ": %10" PRIu64 " cpu-clock: \n",
 		comm[0] ? comm : ":", s->tgid, s->pid, s->cpu, (uint64_t)s->time_ns / 1000000000u,
 		(uint64_t)s->time_ns % 1000000000u / 1000u, (uint64_t)s->period_ns);
-	write_frames(out, svc, ctx, s, kips, nk, 1);
-	write_frames(out, svc, ctx, s, uips, nu, 0);
+	write_frames(out, svc, ctx, s, nk ? c->pool + kfirst : NULL, nk, 1);
+	write_frames(out, svc, ctx, s, nu ? c->pool + ufirst : NULL, nu, 0);
 	fputc_unlocked('\n', out);
 	st->samples++;
 }
