@@ -570,10 +570,11 @@ DEF_TEST(every_distinct_stack_is_kept)
 		printf("# %llu intervals lost, their return unseen\n",
 		       (unsigned long long)c[OFFCPU_CNT_RETURN_UNSEEN]);
 	EXPECT_EQ_INT(1024, kept + (int)c[OFFCPU_CNT_RETURN_UNSEEN]);
-	/* How many depends on the machine's load (14 once in CI, mostly 0):
-	 * the sum above is what tells a stack lost to a collision, this bound
-	 * only that the run measured something. */
-	EXPECT_TRUE(c[OFFCPU_CNT_RETURN_UNSEEN] <= 64);
+	/* How many depends on the machine's load (mostly 0, 14 and 86 seen
+	 * in CI's sanitizer pass): the sum above is what tells a stack lost
+	 * to a collision; this only that the run measured the stacks rather
+	 * than losing them all. */
+	EXPECT_TRUE(kept >= 512);
 	EXPECT_EQ_INT(0, c[OFFCPU_CNT_USTACK_DROPPED]);
 	EXPECT_EQ_INT(0, c[OFFCPU_CNT_KSTACK_DROPPED]);
 	EXPECT_EQ_INT(0, lost);
