@@ -65,6 +65,7 @@ struct tracerig_stacks {
 	char *title;
 	struct tr_folded *set; /* NULL with TRACERIG_STACKS_NO_FOLDED */
 	char *line;
+	int line_full; /* a frame did not fit: the line ends before it */
 	struct root_memo roots[MEMO_SLOTS];
 	struct pending pending[MEMO_SLOTS];
 	/* pprof, when wanted: the builder, its locations' cache, and room
@@ -210,8 +211,8 @@ static void append(struct tracerig_stacks *s, size_t *pos, const char *frame)
 {
 	size_t n = strlen(frame);
 
-	if (*pos + 1 + n + 1 > LINE_MAX_LEN) {
-		*pos = LINE_MAX_LEN; /* full: nothing more goes in */
+	if (s->line_full || *pos + 1 + n + 1 > LINE_MAX_LEN) {
+		s->line_full = 1; /* nothing more goes in: the line stays as it is */
 		return;
 	}
 	if (*pos)
@@ -274,6 +275,7 @@ static size_t fold(struct tracerig_stacks *s, const struct tracerig_stack *st)
 {
 	size_t pos;
 
+	s->line_full = 0;
 	append_root(s, &pos, st);
 	if (st->flags & TRACERIG_STACK_CUT)
 		append(s, &pos, CUT);
@@ -283,7 +285,7 @@ static size_t fold(struct tracerig_stacks *s, const struct tracerig_stack *st)
 	if (st->flags & TRACERIG_STACK_KERNEL_LOST)
 		append(s, &pos, KERNEL_LOST);
 	append_frames(s, &pos, st, st->kernel, st->kernel_names, st->n_kernel, 1);
-	return pos < LINE_MAX_LEN ? pos : strnlen(s->line, LINE_MAX_LEN);
+	return pos;
 }
 
 static int add_locations(struct tracerig_stacks *s, size_t *n, const struct tracerig_stack *st,

@@ -302,6 +302,9 @@ DEF_TEST(too_deep_a_stack_keeps_its_outer_frames)
 	/* Counted, rooted, cut below 64 KiB of line. */
 	EXPECT_EQ_INT(1, tr_folded_each(tr_stacks_folded(s), line_length, &len));
 	EXPECT_TRUE(len > 60000 && len < (size_t)64 * 1024);
+	/* It ends with a whole frame: the root, then frames of 100 digits
+	 * each after their ';', nothing of a frame that did not fit. */
+	EXPECT_EQ_INT(0, (int)((len - strlen("app-42;worker-43")) % 101));
 	tr_stacks_close(s);
 	free(u);
 }
