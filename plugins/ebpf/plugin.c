@@ -68,8 +68,7 @@ struct ebpf {
 	atomic_int stopping;
 	int wake_fd; /* an eventfd: the notification thread's poll ends at once */
 	uint64_t notified;
-	uint64_t weighted, real; /* flush: the folded weights' sum, the time measured */
-	uint64_t samples;        /* flush: the entries' intervals or samples */
+	uint64_t real; /* flush: the time measured (the sink sums the weights) */
 	/* callchain = dwarf's table: filled on the notification thread, read
 	 * by flight mode's bucket thread and snapshots. */
 	pthread_mutex_t us_lock;
