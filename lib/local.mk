@@ -102,6 +102,9 @@ tests_lib_test_folded_LDADD = lib/libtrutil.la
 tests_lib_test_path_LDADD = lib/libtrutil.la
 tests_lib_test_vec_LDADD = lib/libtrutil.la
 tests_lib_test_pprof_LDADD = lib/libtrpprof.la lib/libtrutil.la
+# Reads what it writes with protobuf-c itself.
+tests_lib_test_pprof_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/lib
+tests_lib_test_pprof_CFLAGS = $(AM_CFLAGS) $(PROTOBUF_C_CFLAGS) $(ZLIB_CFLAGS)
 tests_lib_test_dotnetipc_LDADD = lib/libtrutil.la
 tests_lib_test_nettrace_LDADD = lib/libtrutil.la
 tests_lib_test_nettrace_SOURCES = tests/lib/test_nettrace.c tests/lib/nettrace-build.h

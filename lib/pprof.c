@@ -1149,7 +1149,7 @@ static int by_rank(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-/* The mappings in that order, renumbered from 1 as pp_read_gz wants, in
+/* The mappings in that order, renumbered densely from 1, in
  * *out; the locations (copies in *loc_out) point at the new ids.  0 or
  * -ENOMEM. */
 static int order_mappings(const struct pp_builder *b, pp_mapping_msg **out,
@@ -1317,239 +1317,250 @@ out:
 	return ret;
 }
 
-struct pp_profile {
-	Perftools__Profiles__Profile *msg;
-};
-
-/* Staged profiles are as big as their distinct stacks: a file past this
- * is none of ours. */
-#define READ_MAX (1u << 30)
-
-/* One gzread: the bytes inflated, 0 at the end, or -EIO. */
-static ssize_t gz_some(void *z, void *buf, size_t len)
+int pp_column(const struct pp_builder *b, const char *unit)
 {
-	int got = gzread(z, buf, len > INT_MAX ? INT_MAX : (unsigned)len);
-
-	return got < 0 ? -EIO : got;
-}
-
-static int read_gz(const char *path, uint8_t **data, size_t *len)
-{
-	gzFile z = gzopen(path, "rbe");
-	char *buf;
-	int ret;
-
-	if (!z)
-		return errno == ENOENT ? -ENOENT : errno == ENOMEM ? -ENOMEM : -EIO;
-	ret = tr_read_to_end(gz_some, z, 65536, READ_MAX, &buf, len);
-	if (ret < 0) {
-		gzclose(z);
-		return ret;
-	}
-	/* As long as the limit: longer, as far as we know. */
-	if (*len == READ_MAX) {
-		gzclose(z);
-		free(buf);
-		return -EINVAL;
-	}
-	if (gzclose(z) != Z_OK) {
-		free(buf);
-		return -EIO;
-	}
-	*data = (uint8_t *)buf;
-	return 0;
-}
-
-/* Every reference inside the profile points at something it holds, so
- * pp_merge may index by id without checking again. */
-static int profile_ok(const Perftools__Profiles__Profile *m)
-{
-	size_t ns = m->n_string_table;
-
-	if (ns == 0)
-		return 0;
-	for (size_t i = 0; i < m->n_mapping; i++) {
-		const pp_mapping_msg *x = m->mapping[i];
-
-		if (x->id != i + 1 || x->filename < 0 || (uint64_t)x->filename >= ns ||
-		    x->build_id < 0 || (uint64_t)x->build_id >= ns)
-			return 0;
-	}
-	for (size_t i = 0; i < m->n_function; i++) {
-		const pp_function_msg *x = m->function[i];
-
-		if (x->id != i + 1 || x->name < 0 || (uint64_t)x->name >= ns)
-			return 0;
-	}
-	for (size_t i = 0; i < m->n_location; i++) {
-		const pp_location_msg *x = m->location[i];
-
-		if (x->id != i + 1 || x->mapping_id > m->n_mapping)
-			return 0;
-		for (size_t k = 0; k < x->n_line; k++)
-			if (x->line[k]->function_id > m->n_function)
-				return 0;
-	}
-	for (size_t i = 0; i < m->n_sample; i++) {
-		const pp_sample_msg *x = m->sample[i];
-
-		if (x->n_value != m->n_sample_type)
-			return 0;
-		for (size_t k = 0; k < x->n_location_id; k++)
-			if (x->location_id[k] == 0 || x->location_id[k] > m->n_location)
-				return 0;
-		for (size_t k = 0; k < x->n_label; k++) {
-			const pp_label_msg *l = x->label[k];
-
-			if (l->key < 0 || (uint64_t)l->key >= ns || l->str < 0 ||
-			    (uint64_t)l->str >= ns)
-				return 0;
-		}
-	}
-	for (size_t i = 0; i < m->n_sample_type; i++)
-		if (m->sample_type[i]->unit < 0 || (uint64_t)m->sample_type[i]->unit >= ns)
-			return 0;
-	return 1;
-}
-
-int pp_read_gz(const char *path, struct pp_profile **out)
-{
-	struct pp_profile *p;
-	uint8_t *data;
-	size_t len;
-	int ret = read_gz(path, &data, &len);
-
-	if (ret < 0)
-		return ret;
-	p = calloc(1, sizeof(*p));
-	if (!p) {
-		free(data);
-		return -ENOMEM;
-	}
-	p->msg = perftools__profiles__profile__unpack(NULL, len, data);
-	free(data);
-	if (!p->msg || !profile_ok(p->msg)) {
-		pp_profile_free(p);
-		return -EINVAL;
-	}
-	*out = p;
-	return 0;
-}
-
-void pp_profile_free(struct pp_profile *p)
-{
-	if (!p)
-		return;
-	if (p->msg)
-		perftools__profiles__profile__free_unpacked(p->msg, NULL);
-	free(p);
-}
-
-int pp_profile_column(const struct pp_profile *p, const char *unit)
-{
-	const Perftools__Profiles__Profile *m = p->msg;
-
-	for (size_t i = 0; i < m->n_sample_type; i++)
-		if (strcmp(m->string_table[m->sample_type[i]->unit], unit) == 0)
+	for (size_t i = 0; i < b->n_types; i++)
+		if (strcmp(b->string_table[b->sample_types[i].unit], unit) == 0)
 			return (int)i;
 	return -1;
 }
 
-/* The ids in b of p's mappings and locations, by their id - 1. */
-static int merge_locations(struct pp_builder *b, const Perftools__Profiles__Profile *m,
-			   uint64_t *mapping_of, uint64_t *location_of)
-{
-	char *const *str = m->string_table;
+/* One merge of src into dst: src's mappings and locations as ids of dst
+ * (by src id - 1), and room for a sample's stack and labels. */
+struct merge {
+	struct pp_builder *dst;
+	const struct pp_builder *src;
+	size_t column;
+	int64_t scale;
+	uint64_t leaf;
+	pp_keep_fn keep;
+	void *arg;
+	uint64_t *mapping_of, *location_of, *ids;
+	struct pp_label *labels;
+	size_t cap_ids, cap_labels;
+};
 
-	for (size_t i = 0; i < m->n_mapping; i++) {
-		const pp_mapping_msg *x = m->mapping[i];
+static int merge_tables(struct merge *mg)
+{
+	const struct pp_builder *src = mg->src;
+	char *const *str = src->string_table;
+
+	for (size_t i = 0; i < src->n_mappings; i++) {
+		const pp_mapping_msg *x = &src->mappings[i];
 		const char *build_id = str[x->build_id];
 
-		mapping_of[i] = pp_mapping(b, x->memory_start, x->memory_limit, x->file_offset,
-					   str[x->filename], *build_id ? build_id : NULL);
-		if (!mapping_of[i])
+		mg->mapping_of[i] =
+			pp_mapping(mg->dst, x->memory_start, x->memory_limit, x->file_offset,
+				   str[x->filename], build_id && *build_id ? build_id : NULL);
+		if (!mg->mapping_of[i])
 			return -ENOMEM;
 	}
-	for (size_t i = 0; i < m->n_location; i++) {
-		const pp_location_msg *x = m->location[i];
-		const char *name = NULL;
-
-		/* One line per location is what pp_location writes; of inlined
-		 * lines, the innermost (the first) names the frame. */
-		if (x->n_line && x->line[0]->function_id)
-			name = str[m->function[x->line[0]->function_id - 1]->name];
-		uint64_t mapping = 0, address = x->address;
+	for (size_t i = 0; i < src->n_locations; i++) {
+		const pp_location_msg *x = &src->locations[i];
+		uint64_t fid = src->lines[i].function_id, mapping = 0, address = x->address;
+		const char *name = fid ? str[src->functions[fid - 1].name] : NULL;
 
 		if (x->mapping_id) {
-			mapping = mapping_of[x->mapping_id - 1];
-			address = pp_mapped_address(b, mapping,
-						    m->mapping[x->mapping_id - 1]->memory_start,
+			mapping = mg->mapping_of[x->mapping_id - 1];
+			address = pp_mapped_address(mg->dst, mapping,
+						    src->mappings[x->mapping_id - 1].memory_start,
 						    address);
 		}
-		location_of[i] = pp_location(b, mapping, address, name);
-		if (!location_of[i])
+		mg->location_of[i] = pp_location(mg->dst, mapping, address, name);
+		if (!mg->location_of[i])
 			return -ENOMEM;
 	}
 	return 0;
 }
 
-int pp_merge(struct pp_builder *b, const struct pp_profile *p, size_t column, int64_t scale,
+/* One of src's samples (its location ids, values and labels as src has
+ * them) added to dst. */
+static int merge_sample(struct merge *mg, const uint64_t *locations, size_t n_locations,
+			const int64_t *values, pp_label_msg *const *labels, size_t n_labels)
+{
+	char *const *str = mg->src->string_table;
+	size_t n = 0;
+	int64_t value;
+
+	/* Held at the limit rather than wrapped, as every sum here. */
+	if (__builtin_mul_overflow(values[mg->column], mg->scale, &value))
+		value = (values[mg->column] < 0) != (mg->scale < 0) ? INT64_MIN : INT64_MAX;
+	if (value == 0)
+		return 0;
+	if (grow(&mg->ids, &mg->cap_ids, n_locations, sizeof(*mg->ids)) < 0 ||
+	    grow(&mg->labels, &mg->cap_labels, n_labels, sizeof(*mg->labels)) < 0)
+		return -ENOMEM;
+	for (size_t k = 0; k < n_labels; k++) {
+		const pp_label_msg *l = labels[k];
+
+		mg->labels[k] =
+			(struct pp_label){ str[l->key], l->str ? str[l->str] : NULL, l->num };
+		if (mg->keep && !l->str && strcmp(str[l->key], "pid") == 0 &&
+		    !mg->keep(mg->arg, l->num))
+			return 0;
+	}
+	if (mg->leaf)
+		mg->ids[n++] = mg->leaf;
+	for (size_t k = 0; k < n_locations; k++)
+		mg->ids[n++] = mg->location_of[locations[k] - 1];
+	return pp_add(mg->dst, mg->ids, n, &value, mg->labels, n_labels);
+}
+
+static int merge_in_memory(struct merge *mg)
+{
+	pp_label_msg *small[16], **ptrs = small;
+	int ret = 0;
+
+	for (size_t i = 0; i < mg->src->n_samples && ret == 0; i++) {
+		const struct pp_sample *s = &mg->src->samples[i];
+
+		if (s->n_labels > 16) {
+			if (ptrs != small)
+				free(ptrs);
+			ptrs = malloc(s->n_labels * sizeof(*ptrs));
+			if (!ptrs)
+				return -ENOMEM;
+		}
+		for (size_t k = 0; k < s->n_labels; k++)
+			ptrs[k] = &s->labels[k];
+		ret = merge_sample(mg, s->locations, s->n_locations, s->values, ptrs, s->n_labels);
+		if (ptrs != small) {
+			free(ptrs);
+			ptrs = small;
+		}
+	}
+	return ret;
+}
+
+/* A spilled sample refers to nothing src does not hold: the spill file
+ * is in a staging directory others may write to. */
+static int spilled_sample_ok(const struct pp_builder *src, const pp_sample_msg *m)
+{
+	if (m->n_value != src->n_types)
+		return 0;
+	for (size_t k = 0; k < m->n_location_id; k++)
+		if (m->location_id[k] == 0 || m->location_id[k] > src->n_locations)
+			return 0;
+	for (size_t k = 0; k < m->n_label; k++)
+		if (m->label[k]->key < 0 || (uint64_t)m->label[k]->key >= src->n_strings ||
+		    m->label[k]->str < 0 || (uint64_t)m->label[k]->str >= src->n_strings)
+			return 0;
+	return 1;
+}
+
+/* The spill file read back a window at a time: its Sample fields as
+ * spill_put wrote them. */
+struct spill_in {
+	int fd;
+	uint64_t off, end; /* of the file: the next byte to read, the last + 1 */
+	uint8_t *buf;
+	size_t cap, pos, used;
+};
+
+/* At least n bytes from pos on in the window, or -EIO. */
+static int spill_need(struct spill_in *in, size_t n)
+{
+	if (in->used - in->pos >= n)
+		return 0;
+	memmove(in->buf, in->buf + in->pos, in->used - in->pos);
+	in->used -= in->pos;
+	in->pos = 0;
+	if (n > in->cap && grow(&in->buf, &in->cap, n - 1, 1) < 0)
+		return -ENOMEM;
+	while (in->used < n) {
+		size_t want = in->cap - in->used;
+		ssize_t got;
+
+		if (want > in->end - in->off)
+			want = (size_t)(in->end - in->off);
+		got = want ? pread(in->fd, in->buf + in->used, want, (off_t)in->off) : 0;
+		if (got <= 0)
+			return -EIO;
+		in->used += (size_t)got;
+		in->off += (uint64_t)got;
+	}
+	return 0;
+}
+
+/* The next sample's bytes: *len of them at in->buf + in->pos. */
+static int spill_next(struct spill_in *in, size_t *len)
+{
+	uint64_t v = 0;
+	size_t shift = 0;
+	int ret;
+
+	for (size_t i = 1;; i++) {
+		ret = spill_need(in, i + 1);
+		if (ret < 0)
+			return ret;
+		if (in->buf[in->pos] != 0x12 || i > 10)
+			return -EIO;
+		v |= (uint64_t)(in->buf[in->pos + i] & 0x7f) << shift;
+		shift += 7;
+		if (!(in->buf[in->pos + i] & 0x80)) {
+			in->pos += i + 1;
+			break;
+		}
+	}
+	if (v > in->end)
+		return -EIO;
+	*len = (size_t)v;
+	return spill_need(in, *len);
+}
+
+static int merge_spilled(struct merge *mg)
+{
+	struct spill_in in = { .fd = mg->src->spill_fd, .end = mg->src->spilled_bytes };
+	int ret = grow(&in.buf, &in.cap, (1 << 16) - 1, 1);
+
+	while (ret == 0 && (in.off < in.end || in.pos < in.used)) {
+		pp_sample_msg *m;
+		size_t len;
+
+		ret = spill_next(&in, &len);
+		if (ret < 0)
+			break;
+		m = perftools__profiles__sample__unpack(NULL, len, in.buf + in.pos);
+		in.pos += len;
+		if (!m || !spilled_sample_ok(mg->src, m))
+			ret = -EIO;
+		else
+			ret = merge_sample(mg, m->location_id, m->n_location_id, m->value, m->label,
+					   m->n_label);
+		if (m)
+			perftools__profiles__sample__free_unpacked(m, NULL);
+	}
+	free(in.buf);
+	return ret;
+}
+
+int pp_merge(struct pp_builder *dst, const struct pp_builder *src, size_t column, int64_t scale,
 	     uint64_t leaf, pp_keep_fn keep, void *arg)
 {
-	const Perftools__Profiles__Profile *m = p->msg;
-	char *const *str = m->string_table;
-	uint64_t *mapping_of, *location_of, *ids = NULL;
-	struct pp_label *labels = NULL;
-	size_t max_depth = 0, max_labels = 0;
+	struct merge mg = {
+		.dst = dst,
+		.src = src,
+		.column = column,
+		.scale = scale,
+		.leaf = leaf,
+		.keep = keep,
+		.arg = arg,
+	};
 	int ret = -ENOMEM;
 
-	if (column >= m->n_sample_type || b->n_types != 1)
+	if (column >= src->n_types || dst->n_types != 1)
 		return -EINVAL;
-	for (size_t i = 0; i < m->n_sample; i++) {
-		if (m->sample[i]->n_location_id > max_depth)
-			max_depth = m->sample[i]->n_location_id;
-		if (m->sample[i]->n_label > max_labels)
-			max_labels = m->sample[i]->n_label;
-	}
-	mapping_of = calloc(m->n_mapping + 1, sizeof(*mapping_of));
-	location_of = calloc(m->n_location + 1, sizeof(*location_of));
-	ids = calloc(max_depth + 1, sizeof(*ids));
-	labels = calloc(max_labels + 1, sizeof(*labels));
-	if (!mapping_of || !location_of || !ids || !labels)
-		goto out;
-	ret = merge_locations(b, m, mapping_of, location_of);
-	for (size_t i = 0; i < m->n_sample && ret == 0; i++) {
-		const pp_sample_msg *s = m->sample[i];
-		size_t n = 0;
-		int kept = 1;
-		int64_t value;
-
-		/* A file read back: held at the limit rather than wrapped. */
-		if (__builtin_mul_overflow(s->value[column], scale, &value))
-			value = (s->value[column] < 0) != (scale < 0) ? INT64_MIN : INT64_MAX;
-
-		if (value == 0)
-			continue;
-		for (size_t k = 0; k < s->n_label; k++) {
-			const pp_label_msg *l = s->label[k];
-
-			labels[k] = (struct pp_label){ str[l->key], l->str ? str[l->str] : NULL,
-						       l->num };
-			if (keep && !l->str && strcmp(str[l->key], "pid") == 0)
-				kept = keep(arg, l->num);
-		}
-		if (!kept)
-			continue;
-		if (leaf)
-			ids[n++] = leaf;
-		for (size_t k = 0; k < s->n_location_id; k++)
-			ids[n++] = location_of[s->location_id[k] - 1];
-		ret = pp_add(b, ids, n, &value, labels, s->n_label);
-	}
-out:
-	free(labels);
-	free(ids);
-	free(location_of);
-	free(mapping_of);
+	mg.mapping_of = calloc(src->n_mappings + 1, sizeof(*mg.mapping_of));
+	mg.location_of = calloc(src->n_locations + 1, sizeof(*mg.location_of));
+	if (mg.mapping_of && mg.location_of)
+		ret = merge_tables(&mg);
+	if (ret == 0)
+		ret = merge_in_memory(&mg);
+	if (ret == 0 && src->spill_fd >= 0 && src->spilled_bytes)
+		ret = merge_spilled(&mg);
+	free(mg.labels);
+	free(mg.ids);
+	free(mg.location_of);
+	free(mg.mapping_of);
 	return ret;
 }

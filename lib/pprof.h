@@ -84,28 +84,20 @@ int64_t pp_total(const struct pp_builder *b, size_t i);
 /* Encodes and gzips the profile to f; 0 or a negative errno. */
 int pp_write_gz(struct pp_builder *b, FILE *f);
 
-/* A profile read back (one pp_write_gz wrote: its ids dense from 1). */
-struct pp_profile;
-
-/* Reads the gzipped profile at `path`; 0, -ENOENT (no such file), -EIO,
- * -EINVAL (not a profile, or one with ids this does not follow) or
- * -ENOMEM. */
-int pp_read_gz(const char *path, struct pp_profile **out);
-void pp_profile_free(struct pp_profile *p);
-
 /* The first value column whose unit is `unit`, or -1. */
-int pp_profile_column(const struct pp_profile *p, const char *unit);
+int pp_column(const struct pp_builder *b, const char *unit);
 
 /* Which samples pp_merge keeps, by their "pid" label. */
 typedef int (*pp_keep_fn)(void *arg, int64_t pid);
 
-/* Adds every sample of `p` to `b` (of one value column): its locations
- * with their mappings and function names, `leaf` (a location of `b`; 0:
- * none) below its own leaf, its labels, and as value its column `column`
- * times `scale`.  Samples whose value is 0, or whose "pid" label `keep`
- * refuses, stay out (NULL keeps all; a sample without that label is
- * kept).  0, -EINVAL (no such column) or -ENOMEM. */
-int pp_merge(struct pp_builder *b, const struct pp_profile *p, size_t column, int64_t scale,
+/* Adds every sample of `src` (spilled ones too) to `dst` (of one value
+ * column): its locations with their mappings and function names, `leaf`
+ * (a location of `dst`; 0: none) below its own leaf, its labels, and as
+ * value its column `column` times `scale`.  Samples whose value is 0, or
+ * whose "pid" label `keep` refuses, stay out (NULL keeps all; a sample
+ * without that label is kept).  0, -EINVAL (no such column), -EIO (a
+ * spill that does not read back as written) or -ENOMEM. */
+int pp_merge(struct pp_builder *dst, const struct pp_builder *src, size_t column, int64_t scale,
 	     uint64_t leaf, pp_keep_fn keep, void *arg);
 
 #endif

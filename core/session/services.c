@@ -678,13 +678,12 @@ static FILE *svc_archive_fopen(struct tracerig_archive *ar, const char *name)
 
 /* A stack sink's view, for the wall-clock view of the archive being
  * written, dated by the session's window. */
-static int offer_to_wall(struct tracerig_ctx *ctx, const char *folded_name, enum tracerig_time what,
-			 uint64_t ns_per_unit)
+static int offer_to_wall(struct tracerig_ctx *ctx, struct tr_wall_view *v)
 {
 	struct tracerig_window w;
 
-	return tr_wall_declare(ctx->session->views, ctx->plugin->name, folded_name, what,
-			       ns_per_unit, tr_session_window(ctx->session, &w) == 0 ? &w : NULL);
+	return tr_wall_take(ctx->session->views, ctx->plugin->name, v,
+			    tr_session_window(ctx->session, &w) == 0 ? &w : NULL);
 }
 
 static const char *svc_process_cgroup(struct tracerig_ctx *ctx, pid_t pid)

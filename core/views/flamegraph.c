@@ -15,6 +15,7 @@
 
 #include "core/archive/staging.h"
 #include "flamegraph.h"
+#include "lib/folded.h"
 #include "lib/hash.h"
 #include "lib/probe.h"
 #include "lib/sanitize.h"
@@ -242,15 +243,13 @@ static struct node *sorted_child(struct node *at, const char *name, size_t len)
 	return new_child(at, name, len);
 }
 
-static int add_sorted_line(struct sorted_build *b, struct node *root, char *line)
+/* One stack ("a;b;c", sorted after the previous one) of `weight`. */
+static int add_sorted_stack(struct sorted_build *b, struct node *root, const char *line,
+			    uint64_t weight)
 {
-	uint64_t weight;
 	size_t open = 0, len, depth = 0;
 	struct node *at = root;
-	char *frame;
-
-	if (!parse_line(line, &weight))
-		return 0;
+	const char *frame;
 	/* The previous line's nodes whose path this line does not begin
 	 * are final: the narrow ones lose their subtrees. */
 	while (open < b->depth && strncmp(line, b->prev, b->path_end[open + 1]) == 0)
@@ -264,7 +263,7 @@ static int add_sorted_line(struct sorted_build *b, struct node *root, char *line
 	b->path[0] = root;
 	frame = line;
 	while (frame) {
-		char *semi = strchr(frame, ';');
+		const char *semi = strchr(frame, ';');
 
 		len = semi ? (size_t)(semi - frame) : strlen(frame);
 		if (len) {
@@ -289,6 +288,13 @@ static int add_sorted_line(struct sorted_build *b, struct node *root, char *line
 	}
 	memcpy(b->prev, line, len);
 	return 0;
+}
+
+static int add_sorted_line(struct sorted_build *b, struct node *root, char *line)
+{
+	uint64_t weight;
+
+	return parse_line(line, &weight) ? add_sorted_stack(b, root, line, weight) : 0;
 }
 
 /* The first pass over a regular file of at least prune_min_bytes: its
@@ -712,57 +718,113 @@ static void write_svg(struct render *r, struct node *root, const char *title)
 	fputs("</svg>\n", svg);
 }
 
-int tr_flamegraph_write_pruned(FILE *folded, FILE *svg, const char *title, const char *unit,
-			       long long prune_min_bytes)
+static struct node *new_root(void)
 {
 	struct node *root = calloc(1, sizeof(*root));
-	struct index ix = { 0 };
-	struct render r = { .out = svg, .unit = unit ? unit : "samples" };
-	int ret;
 
-	if (!root)
-		return -ENOMEM;
-	root->name = strdup("all");
-	if (!root->name) {
+	if (root && !(root->name = strdup("all"))) {
 		free(root);
-		return -ENOMEM;
+		root = NULL;
 	}
-	ret = read_tree(folded, root, &ix, prune_min_bytes);
-	if (ret == 0) {
-		r.total = root->weight ? root->weight : 1;
-		r.scale = IMAGE_WIDTH / r.total;
-		r.depth_max = root->weight ? max_depth(root, r.scale) : 0;
-		write_svg(&r, root, title);
-		if (ferror(svg))
-			ret = -EIO;
-	}
+	return root;
+}
+
+/* The tree drawn, then freed. */
+static int render(struct node *root, FILE *svg, const char *title, const char *unit)
+{
+	struct render r = { .out = svg, .unit = unit ? unit : "samples" };
+	int ret = 0;
+
+	r.total = root->weight ? root->weight : 1;
+	r.scale = IMAGE_WIDTH / r.total;
+	r.depth_max = root->weight ? max_depth(root, r.scale) : 0;
+	write_svg(&r, root, title);
+	if (ferror(svg))
+		ret = -EIO;
 	free(r.name_buf);
-	free(ix.slots);
 	free_tree(root);
 	return ret;
 }
 
-int tr_flamegraph_entry(struct tracerig_archive *ar, const char *folded_name,
-			const char *svg_name, const char *title, const char *unit)
+int tr_flamegraph_write_pruned(FILE *folded, FILE *svg, const char *title, const char *unit,
+			       long long prune_min_bytes)
 {
-	char path[4096];
-	FILE *in, *out;
+	struct node *root = new_root();
+	struct index ix = { 0 };
 	int ret;
 
-	if (!tr_entry_name_ok(folded_name))
-		return -EINVAL;
-	snprintf(path, sizeof(path), "%s/%s", ar->dir, folded_name);
-	in = fopen(path, "re");
-	if (!in)
-		return -errno;
-	out = tr_staging_fopen_entry(ar, svg_name);
-	if (!out) {
-		ret = -errno;
-		fclose(in);
+	if (!root)
+		return -ENOMEM;
+	ret = read_tree(folded, root, &ix, prune_min_bytes);
+	free(ix.slots);
+	if (ret < 0) {
+		free_tree(root);
 		return ret;
 	}
-	ret = tr_flamegraph_write(in, out, title, unit);
-	fclose(in);
+	return render(root, svg, title, unit);
+}
+
+/* The lines of a set, in the units its file shows. */
+struct set_pass {
+	uint64_t divisor, total;
+	struct sorted_build sb;
+	struct node *root;
+};
+
+static uint64_t shown(const struct set_pass *p, uint64_t weight)
+{
+	return p->divisor == 1 ? weight : (weight + p->divisor / 2) / p->divisor;
+}
+
+static int sum_line(void *arg, const char *line, uint64_t weight)
+{
+	struct set_pass *p = arg;
+
+	(void)line;
+	p->total += shown(p, weight);
+	return 0;
+}
+
+static int add_set_line(void *arg, const char *line, uint64_t weight)
+{
+	struct set_pass *p = arg;
+	uint64_t v = shown(p, weight);
+
+	return v ? add_sorted_stack(&p->sb, p->root, line, v) : 0;
+}
+
+int tr_flamegraph_write_set(const struct tr_folded *set, uint64_t divisor, FILE *svg,
+			    const char *title, const char *unit)
+{
+	struct set_pass p = { .divisor = divisor ? divisor : 1, .root = new_root() };
+	int ret;
+
+	if (!p.root)
+		return -ENOMEM;
+	/* Sorted, as written: folded with the graph's scale known, pruned. */
+	ret = tr_folded_each(set, sum_line, &p);
+	p.sb.scale = IMAGE_WIDTH / (p.total ? p.total : 1);
+	if (ret == 0)
+		ret = tr_folded_each(set, add_set_line, &p);
+	free(p.sb.path);
+	free(p.sb.path_end);
+	free(p.sb.prev);
+	if (ret < 0) {
+		free_tree(p.root);
+		return ret;
+	}
+	return render(p.root, svg, title, unit);
+}
+
+int tr_flamegraph_stage(struct tracerig_archive *ar, const struct tr_folded *set, uint64_t divisor,
+			const char *svg_name, const char *title, const char *unit)
+{
+	FILE *out = tr_staging_fopen_entry(ar, svg_name);
+	int ret;
+
+	if (!out)
+		return -errno;
+	ret = tr_flamegraph_write_set(set, divisor, out, title, unit);
 	if (fclose(out) != 0 && ret == 0)
 		ret = -errno;
 	return ret;

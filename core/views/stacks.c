@@ -498,17 +498,27 @@ static int write_folded(struct tracerig_stacks *s, struct tracerig_archive *ar)
 	return ret;
 }
 
+/* The lines and the profile, written, go to the wall-clock view as they
+ * are in memory. */
 static void offer_to_wall(struct tracerig_stacks *s, const struct tracerig_stacks_stats *st)
 {
-	/* NAME.folded counts on-CPU samples, off-CPU microseconds. */
-	uint64_t ns_per_unit = s->what == TRACERIG_TIME_OFFCPU ? 1000
+	/* The lines count on-CPU samples, off-CPU nanoseconds. */
+	struct tr_wall_view v = {
+		.name = s->folded_name,
+		.what = s->what,
+		.lines = s->set,
+		.ns_per_unit = s->what == TRACERIG_TIME_OFFCPU ? 1
 			       : s->ns_per_sample              ? s->ns_per_sample
-							       : st->ns_per_sample;
+							       : st->ns_per_sample,
+		.profile = s->pp,
+	};
 	int ret;
 
-	if (!(s->flags & TRACERIG_STACKS_WALL) || !s->offer || !st->count || !ns_per_unit)
+	if (!(s->flags & TRACERIG_STACKS_WALL) || !s->offer || !st->count || !v.ns_per_unit)
 		return;
-	ret = s->offer(s->ctx, s->folded_name, s->what, ns_per_unit);
+	s->set = NULL;
+	s->pp = NULL;
+	ret = s->offer(s->ctx, &v);
 	if (ret < 0)
 		s->svc->run->log(s->ctx, TRACERIG_LOG_ERROR,
 				 "cannot offer %s to the wall-clock view: %s", s->folded_name,
@@ -522,7 +532,8 @@ static int write_views(struct tracerig_stacks *s, struct tracerig_archive *ar)
 
 	if (ret < 0)
 		return ret;
-	ret = tr_flamegraph_entry(ar, s->folded_name, s->svg_name, s->title,
+	ret = tr_flamegraph_stage(ar, s->set, s->what == TRACERIG_TIME_ONCPU ? 1 : 1000,
+				  s->svg_name, s->title,
 				  s->what == TRACERIG_TIME_ONCPU ? "samples" : "us");
 	if (ret < 0)
 		log_error(s, "render", s->svg_name, ret);

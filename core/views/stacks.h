@@ -10,17 +10,18 @@
 #include <stddef.h>
 
 #include "tracerig-private/ext.h"
+#include "wall.h"
 
 struct tr_folded;
 
-/* How the sink offers its folded view to the wall-clock view (the
- * session's tr_wall_declare): `ns_per_unit` nanoseconds a unit of
- * NAME.folded's weights stands for.  0 or a negative errno. */
-typedef int (*tr_stacks_offer_fn)(struct tracerig_ctx *ctx, const char *folded_name,
-				  enum tracerig_time what, uint64_t ns_per_unit);
+/* How the sink hands its view (its lines and profile, once written) to
+ * the wall-clock view: the session's tr_wall_take, which owns them from
+ * then on.  0 or a negative errno. */
+typedef int (*tr_stacks_offer_fn)(struct tracerig_ctx *ctx, struct tr_wall_view *v);
 
 /* `pprof`: whether NAME.pb.gz is wanted (the profile's `pprof`); `offer`
- * (NULL: none) takes the view of a sink opened with TRACERIG_STACKS_WALL. */
+ * (NULL: none) takes the view of a sink opened with TRACERIG_STACKS_WALL
+ * at tr_stacks_write, after which the sink holds no stacks. */
 struct tracerig_stacks *tr_stacks_open(const struct tracerig_services *svc,
 				       struct tracerig_ctx *ctx,
 				       const struct tracerig_stacks_spec *spec, int pprof,

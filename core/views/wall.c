@@ -1,5 +1,5 @@
-/* The wall-clock view, joined by the core from the folded views sources
- * declare: on-CPU samples turned into time at the period they were taken
+/* The wall-clock view, joined by the core from the views stack sinks
+ * hand over (their lines and profiles, in memory): on-CPU samples turned into time at the period they were taken
  * at, off-CPU time as measured, both under the same root
  * ("comm-PID;tcomm-TID", lib/folded.h) and marked at the leaf. */
 #include "config.h"
@@ -21,13 +21,10 @@
 #define WALL_ENTRY "wall.folded"
 #define WALL_SVG "wall.svg"
 #define WALL_PPROF "wall.pb.gz"
-/* Frames of a folded line wall.pb.gz keeps (the outermost): as convert. */
-#define MAX_DEPTH 1024
 
 struct view {
 	char *who, *name;
-	enum tracerig_time what;
-	uint64_t ns_per_unit;
+	struct tr_wall_view v;         /* v.name: name */
 	struct tracerig_window window; /* when has_window */
 	int has_window;
 };
@@ -48,35 +45,47 @@ struct tr_wall_views *tr_wall_views_new(void)
 	return views;
 }
 
-int tr_wall_declare(struct tr_wall_views *views, const char *who, const char *folded_name,
-		    enum tracerig_time what, uint64_t ns_per_unit,
-		    const struct tracerig_window *window)
+static void view_free(struct tr_wall_view *v)
 {
-	struct view *grown, v = { .what = what, .ns_per_unit = ns_per_unit };
+	tr_folded_free(v->lines);
+	pp_free(v->profile);
+	*v = (struct tr_wall_view){ 0 };
+}
 
-	if (!folded_name || !tr_entry_name_ok(folded_name) || !ns_per_unit ||
-	    (what != TRACERIG_TIME_ONCPU && what != TRACERIG_TIME_OFFCPU))
+int tr_wall_take(struct tr_wall_views *views, const char *who, struct tr_wall_view *taken,
+		 const struct tracerig_window *window)
+{
+	struct view *grown, v = { .v = *taken };
+	const char *source = who ? who : "?", *name = taken->name ? taken->name : "?";
+
+	*taken = (struct tr_wall_view){ 0 };
+	if (!v.v.lines || !v.v.ns_per_unit ||
+	    (v.v.what != TRACERIG_TIME_ONCPU && v.v.what != TRACERIG_TIME_OFFCPU)) {
+		view_free(&v.v);
 		return -EINVAL;
+	}
 	if (window) {
 		v.window = *window;
 		v.has_window = 1;
 	}
 	pthread_mutex_lock(&views->lock);
 	/* One source of on-CPU time: two (perf_events' samples and ebpf's
-	 * sampler) would count the same CPU time twice.  The first declared
+	 * sampler) would count the same CPU time twice.  The first offered
 	 * (perf_events flushes first) stays. */
-	for (size_t i = 0; what == TRACERIG_TIME_ONCPU && i < views->n; i++) {
-		if (views->v[i].what == TRACERIG_TIME_ONCPU &&
-		    strcmp(views->v[i].who, who ? who : "?") != 0) {
+	for (size_t i = 0; v.v.what == TRACERIG_TIME_ONCPU && i < views->n; i++) {
+		if (views->v[i].v.what == TRACERIG_TIME_ONCPU &&
+		    strcmp(views->v[i].who, source) != 0) {
 			tr_info("wall view: on-CPU time from %s's %s; %s's %s is not added to it "
 				"(the same CPU time twice)",
-				views->v[i].who, views->v[i].name, who ? who : "?", folded_name);
+				views->v[i].who, views->v[i].name, source, name);
 			pthread_mutex_unlock(&views->lock);
+			view_free(&v.v);
 			return 0;
 		}
 	}
-	v.who = strdup(who ? who : "?");
-	v.name = strdup(folded_name);
+	v.who = strdup(source);
+	v.name = strdup(name);
+	v.v.name = v.name;
 	grown = v.who && v.name
 			? tr_vec_grow(views->v, &views->cap, views->n + 1, sizeof(*grown), 4)
 			: NULL;
@@ -88,13 +97,14 @@ int tr_wall_declare(struct tr_wall_views *views, const char *who, const char *fo
 	if (!grown) {
 		free(v.who);
 		free(v.name);
+		view_free(&v.v);
 		return -ENOMEM;
 	}
 	return 0;
 }
 
-/* The declared views, taken: a source frozen in flush past its deadline
- * may still declare while the step runs, into the next list. */
+/* The views handed over, taken: a source frozen in flush past its deadline
+ * may still hand one over while the step runs, into the next list. */
 struct views {
 	struct view *v;
 	size_t n;
@@ -118,6 +128,7 @@ static void free_views(struct views *vs)
 	for (size_t i = 0; i < vs->n; i++) {
 		free(vs->v[i].who);
 		free(vs->v[i].name);
+		view_free(&vs->v[i].v);
 	}
 	free(vs->v);
 }
@@ -134,69 +145,54 @@ void tr_wall_views_free(struct tr_wall_views *views)
 	free(views);
 }
 
-/* One line of a folded view: its weight cut off, its root parsed; 0 when
- * it is none (a comment, no weight). */
-static int parse_view_line(char *line, ssize_t n, unsigned long long *units,
-			   struct tr_folded_rootinfo *root)
-{
-	char *sp, *end;
+struct adding {
+	struct tr_folded *wall;
+	const char *mark;
+	uint64_t ns_per_unit;
+	tr_wall_filter_fn filter;
+	void *arg;
+	char *out;
+	size_t out_cap;
+	long added;
+};
 
-	while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
-		line[--n] = '\0';
-	/* The weight follows the last space: names may hold spaces. */
-	sp = strrchr(line, ' ');
-	if (!sp || sp == line || line[0] == '#')
+static int add_line(void *arg, const char *line, uint64_t weight)
+{
+	struct adding *a = arg;
+	struct tr_folded_rootinfo root;
+	size_t need = strlen(line) + strlen(a->mark) + 2;
+	int n;
+
+	tr_folded_root_parse(line, &root);
+	if (root.pid >= 0 && a->filter && !a->filter(a->arg, root.pid))
 		return 0;
-	errno = 0;
-	*units = strtoull(sp + 1, &end, 10);
-	if (errno || *end || end == sp + 1 || !*units)
-		return 0;
-	*sp = '\0';
-	tr_folded_root_parse(line, root);
-	return 1;
+	if (need > a->out_cap) {
+		char *grown = realloc(a->out, need);
+
+		if (!grown)
+			return -ENOMEM;
+		a->out = grown;
+		a->out_cap = need;
+	}
+	n = snprintf(a->out, a->out_cap, "%s;%s", line, a->mark);
+	a->added++;
+	return tr_folded_add(a->wall, a->out, (size_t)n, weight * a->ns_per_unit);
 }
 
-long tr_wall_add_view(struct tr_folded *wall, FILE *in, enum tracerig_time what,
-		      uint64_t ns_per_unit, tr_wall_filter_fn filter, void *arg)
+long tr_wall_add_view(struct tr_folded *wall, const struct tr_wall_view *v,
+		      tr_wall_filter_fn filter, void *arg)
 {
-	const char *mark = what == TRACERIG_TIME_ONCPU ? TR_WALL_ONCPU : TR_WALL_OFFCPU;
-	char *line = NULL, *out = NULL;
-	size_t cap = 0, out_cap = 0;
-	long added = 0;
-	ssize_t n;
-	int ret = 0;
+	struct adding a = {
+		.wall = wall,
+		.mark = v->what == TRACERIG_TIME_ONCPU ? TR_WALL_ONCPU : TR_WALL_OFFCPU,
+		.ns_per_unit = v->ns_per_unit,
+		.filter = filter,
+		.arg = arg,
+	};
+	int ret = tr_folded_each(v->lines, add_line, &a);
 
-	while ((n = getline(&line, &cap, in)) > 0) {
-		struct tr_folded_rootinfo root;
-		unsigned long long units;
-		size_t need;
-
-		if (!parse_view_line(line, n, &units, &root))
-			continue;
-		if (root.pid >= 0 && filter && !filter(arg, root.pid))
-			continue;
-		need = strlen(line) + strlen(mark) + 2;
-		if (need > out_cap) {
-			char *grown = realloc(out, need);
-
-			if (!grown) {
-				ret = -ENOMEM;
-				break;
-			}
-			out = grown;
-			out_cap = need;
-		}
-		n = snprintf(out, out_cap, "%s;%s", line, mark);
-		ret = tr_folded_add(wall, out, (size_t)n, (uint64_t)units * ns_per_unit);
-		if (ret < 0)
-			break;
-		added++;
-	}
-	if (!ret && ferror(in))
-		ret = -EIO;
-	free(line);
-	free(out);
-	return ret < 0 ? ret : added;
+	free(a.out);
+	return ret < 0 ? ret : a.added;
 }
 
 /* The processes the session traced, sorted: NULL for the whole machine. */
@@ -247,37 +243,24 @@ static int traced_load(struct traced *tr, const struct tracerig_targets *t,
 	return 0;
 }
 
-static int add_views(struct tr_folded *wall, const struct views *vs,
-		     struct tracerig_archive *ar, struct traced *tr, long added[2])
+/* Each view's lines into wall, then freed: the profiles are joined next. */
+static int add_views(struct tr_folded *wall, struct views *vs, struct traced *tr, long added[2])
 {
-	char path[4096];
-
 	for (size_t i = 0; i < vs->n; i++) {
-		const struct view *v = &vs->v[i];
-		long n;
-		FILE *in;
+		struct view *v = &vs->v[i];
+		long n = tr_wall_add_view(wall, &v->v, tr->pids ? traced_accepts : NULL, tr);
 
-		snprintf(path, sizeof(path), "%s/%s", ar->dir, v->name);
-		in = fopen(path, "re");
-		if (!in) {
-			int ret = -errno;
-
-			tr_err("%s: cannot read %s for " WALL_ENTRY ": %s", v->who, v->name,
-			       strerror(-ret));
-			return ret;
-		}
-		n = tr_wall_add_view(wall, in, v->what, v->ns_per_unit,
-				     tr->pids ? traced_accepts : NULL, tr);
-		fclose(in);
+		tr_folded_free(v->v.lines);
+		v->v.lines = NULL;
 		if (n < 0) {
-			tr_err("%s: cannot read %s for " WALL_ENTRY ": %s", v->who, v->name,
+			tr_err("%s: cannot add %s to " WALL_ENTRY ": %s", v->who, v->name,
 			       strerror((int)-n));
 			return (int)n;
 		}
-		added[v->what == TRACERIG_TIME_ONCPU ? 0 : 1] += n;
-		tr_log(TRACERIG_LOG_DEBUG, NULL, WALL_ENTRY ": %ld lines of %s (%s, %" PRIu64
-		       " ns per unit)", n, v->name, v->what == TRACERIG_TIME_ONCPU ? "on-CPU" :
-		       "off-CPU", v->ns_per_unit);
+		added[v->v.what == TRACERIG_TIME_ONCPU ? 0 : 1] += n;
+		tr_log(TRACERIG_LOG_DEBUG, NULL,
+		       WALL_ENTRY ": %ld lines of %s (%s, %" PRIu64 " ns per unit)", n, v->name,
+		       v->v.what == TRACERIG_TIME_ONCPU ? "on-CPU" : "off-CPU", v->v.ns_per_unit);
 	}
 	return 0;
 }
@@ -301,165 +284,47 @@ static int traced_keeps(void *arg, int64_t pid)
 	return traced_accepts(arg, (long)pid);
 }
 
-/* "cpu.folded" -> "cpu.pb.gz": where a source that writes pprof puts the
- * profile of a folded view (plugin.h, pprof_wanted).  0, or -1 when the
- * view's name is not NAME.folded. */
-static int pprof_beside(const char *folded, char *buf, size_t len)
+/* One view's samples, under a leaf saying on or off CPU, with the
+ * mappings (object, build id, file offset) and addresses of their
+ * locations: time as measured where the profile has nanoseconds
+ * (cpu.pb.gz's periods, offcpu.pb.gz's intervals), else its first column
+ * at the view's worth.  0 or a negative errno. */
+static int add_view(struct pp_builder *b, const struct view *v, struct traced *tr)
 {
-	size_t n = strlen(folded);
-
-	if (n <= 7 || strcmp(folded + n - 7, ".folded") != 0 ||
-	    (size_t)snprintf(buf, len, "%.*s.pb.gz", (int)(n - 7), folded) >= len)
-		return -1;
-	return 0;
-}
-
-/* The view's samples from the profile its source staged beside it, with
- * the mappings (object, build id, file offset) and addresses of its
- * locations: time as measured where the profile has nanoseconds (cpu.pb.gz's
- * periods, offcpu.pb.gz's intervals), else its first column at the view's
- * worth.  1 when merged, 0 when there is no such profile to read (the view
- * is then taken from its folded lines), or -ENOMEM. */
-static int add_view_pprof(struct pp_builder *b, struct tracerig_archive *ar,
-			  const struct view *v, struct traced *tr, uint64_t leaf)
-{
-	struct pp_profile *p = NULL;
-	char name[4096], path[8192];
-	int column, ret;
-
-	if (pprof_beside(v->name, name, sizeof(name)) < 0)
-		return 0;
-	snprintf(path, sizeof(path), "%s/%s", ar->dir, name);
-	ret = pp_read_gz(path, &p);
-	if (ret == -ENOENT)
-		return 0;
-	if (ret < 0) {
-		if (ret != -ENOMEM)
-			tr_log(TRACERIG_LOG_WARN, NULL, WALL_PPROF ": cannot read %s of %s (%s): "
-			       "its frames from %s, without mappings", name, v->who, strerror(-ret),
-			       v->name);
-		return ret == -ENOMEM ? ret : 0;
-	}
-	column = pp_profile_column(p, "nanoseconds");
-	ret = pp_merge(b, p, column >= 0 ? (size_t)column : 0,
-		       column >= 0 ? 1 : (int64_t)v->ns_per_unit, leaf,
-		       tr->pids ? traced_keeps : NULL, tr);
-	pp_profile_free(p);
-	return ret < 0 ? ret : 1;
-}
-
-/* The view's samples from its folded lines, for a source that staged no
- * profile beside it: frames are names only (kernel frames in the kernel's
- * mapping), labelled from the root.  0 or a negative errno. */
-static int add_view_folded(struct pp_builder *b, FILE *in, const struct view *v,
-			   struct traced *tr, uint64_t leaf)
-{
-	uint64_t ids[1 + MAX_DEPTH], kernel = 0;
-	char *line = NULL, comm[256];
-	size_t cap = 0;
-	ssize_t n;
-	int ret = 0;
-
-	while (ret == 0 && (n = getline(&line, &cap, in)) > 0) {
-		struct tr_folded_rootinfo root;
-		struct pp_label labels[3];
-		unsigned long long units;
-		size_t n_ids = 0, n_labels = 0, depth = 0;
-		char *frames[MAX_DEPTH], *p;
-		int64_t value;
-
-		if (!parse_view_line(line, n, &units, &root))
-			continue;
-		if (root.pid >= 0 && tr->pids && !traced_accepts(tr, root.pid))
-			continue;
-		for (p = (char *)root.frames; p && depth < MAX_DEPTH;) {
-			frames[depth++] = p;
-			p = strchr(p, ';');
-			if (p)
-				*p++ = '\0';
-		}
-		/* The thread's name, as cpu.pb.gz and offcpu.pb.gz label it. */
-		snprintf(comm, sizeof(comm), "%.*s", (int)(root.tcomm ? root.tcomm_len : root.comm_len),
-			 root.tcomm ? root.tcomm : root.comm);
-		if (root.pid >= 0)
-			labels[n_labels++] = (struct pp_label){ "pid", NULL, root.pid };
-		if (root.tid >= 0)
-			labels[n_labels++] = (struct pp_label){ "tid", NULL, root.tid };
-		if (*comm)
-			labels[n_labels++] = (struct pp_label){ "comm", comm, 0 };
-		ids[n_ids++] = leaf;
-		while (depth-- > 0 && ret == 0) {
-			char *name = frames[depth];
-			size_t len = strlen(name);
-			int k = len > 4 && strcmp(name + len - 4, "_[k]") == 0;
-
-			if (k) {
-				name[len - 4] = '\0';
-				if (!kernel)
-					kernel = pp_mapping(b, 0, 0, 0, "[kernel.kallsyms]", NULL);
-				if (!kernel)
-					ret = -ENOMEM;
-			}
-			if (ret == 0 && !(ids[n_ids++] = pp_location(b, k ? kernel : 0, 0, name)))
-				ret = -ENOMEM;
-		}
-		value = (int64_t)(units * v->ns_per_unit);
-		if (ret == 0)
-			ret = pp_add(b, ids, n_ids, &value, labels, n_labels);
-	}
-	if (ret == 0 && ferror(in))
-		ret = -EIO;
-	free(line);
-	return ret;
-}
-
-/* One view's samples, under a leaf saying on or off CPU: 1 when taken from
- * the profile its source staged (with mappings), 0 from its folded
- * lines, or a negative errno. */
-static int add_view(struct pp_builder *b, struct tracerig_archive *ar, const struct view *v,
-		    struct traced *tr)
-{
+	const struct pp_builder *p = v->v.profile;
 	uint64_t leaf = pp_location(
-		b, 0, 0, v->what == TRACERIG_TIME_ONCPU ? TR_WALL_ONCPU : TR_WALL_OFFCPU);
-	char path[4096];
-	FILE *in;
-	int ret;
+		b, 0, 0, v->v.what == TRACERIG_TIME_ONCPU ? TR_WALL_ONCPU : TR_WALL_OFFCPU);
+	int column = pp_column(p, "nanoseconds");
 
 	if (!leaf)
 		return -ENOMEM;
-	ret = add_view_pprof(b, ar, v, tr, leaf);
-	if (ret != 0)
-		return ret;
-	snprintf(path, sizeof(path), "%s/%s", ar->dir, v->name);
-	in = fopen(path, "re");
-	if (!in)
-		return -errno;
-	ret = add_view_folded(b, in, v, tr, leaf);
-	fclose(in);
-	return ret;
+	return pp_merge(b, p, column >= 0 ? (size_t)column : 0,
+			column >= 0 ? 1 : (int64_t)v->v.ns_per_unit, leaf,
+			tr->pids ? traced_keeps : NULL, tr);
 }
 
-/* wall.pb.gz: each view's samples, from the profile its source staged
- * beside it where there is one (so its locations keep their mappings and
- * build ids), else from its folded lines; dated by the session's window
- * or the flight snapshot's range.
- * 0 or a negative errno. */
+/* wall.pb.gz: each view's samples from its source's profile (so its
+ * locations keep their mappings and build ids), dated by the session's
+ * window or the flight snapshot's range; none when a view came without a
+ * profile (pprof off).  0 or a negative errno. */
 static int write_pprof(struct tracerig_archive *ar, const struct views *vs, struct traced *tr,
 		       struct tr_wall_pprof *pb, const struct tracerig_window *range)
 {
 	static const struct pp_value_type wall = { "wall", "nanoseconds" };
 	struct pp_builder *b = pp_new(&wall, 1, wall, 0);
-	size_t mapped = 0;
 	FILE *f = NULL;
 	int ret = b ? 0 : -ENOMEM;
 
-	for (size_t i = 0; i < vs->n && ret == 0; i++) {
-		ret = add_view(b, ar, &vs->v[i], tr);
-		if (ret > 0) {
-			mapped++;
-			ret = 0;
+	for (size_t i = 0; i < vs->n; i++)
+		if (!vs->v[i].v.profile) {
+			tr_log(TRACERIG_LOG_DEBUG, NULL,
+			       "no " WALL_PPROF ": %s's %s has no profile", vs->v[i].who,
+			       vs->v[i].name);
+			pp_free(b);
+			return 0;
 		}
-	}
+	for (size_t i = 0; i < vs->n && ret == 0; i++)
+		ret = add_view(b, &vs->v[i], tr);
 	/* A flight snapshot is dated by its own range; a recording by its
 	 * sources' window. */
 	if (ret == 0 && range)
@@ -480,8 +345,8 @@ static int write_pprof(struct tracerig_archive *ar, const struct views *vs, stru
 		ret = -errno;
 	if (ret == 0) {
 		*pb = (struct tr_wall_pprof){ 1, pp_sample_count(b), (uint64_t)pp_total(b, 0) };
-		tr_log(TRACERIG_LOG_DEBUG, NULL, WALL_PPROF ": %zu samples; %zu of %zu views "
-		       "with their mappings", pp_sample_count(b), mapped, vs->n);
+		tr_log(TRACERIG_LOG_DEBUG, NULL, WALL_PPROF ": %zu samples of %zu views",
+		       pp_sample_count(b), vs->n);
 	} else if (f) {
 		tr_staging_remove_entry(ar, WALL_PPROF);
 	}
@@ -507,7 +372,7 @@ int tr_wall_write_dated(struct tr_wall_views *views, struct tracerig_archive *ar
 	int have[2] = { 0, 0 }, ret;
 
 	for (size_t i = 0; i < vs.n; i++)
-		have[vs.v[i].what == TRACERIG_TIME_ONCPU ? 0 : 1] = 1;
+		have[vs.v[i].v.what == TRACERIG_TIME_ONCPU ? 0 : 1] = 1;
 	if (!have[0] || !have[1]) {
 		if (vs.n)
 			tr_log(TRACERIG_LOG_DEBUG, NULL, "no %s view: no " WALL_ENTRY,
@@ -520,7 +385,7 @@ int tr_wall_write_dated(struct tr_wall_views *views, struct tracerig_archive *ar
 	if (ret < 0)
 		tr_err("out of memory joining " WALL_ENTRY);
 	else
-		ret = add_views(wall, &vs, ar, &tr, added); /* logs its failures */
+		ret = add_views(wall, &vs, &tr, added); /* logs its failures */
 	if (ret == 0) {
 		ret = write_folded(ar, wall);
 		if (ret < 0) {
@@ -529,7 +394,7 @@ int tr_wall_write_dated(struct tr_wall_views *views, struct tracerig_archive *ar
 		}
 	}
 	if (ret == 0) {
-		ret = tr_flamegraph_entry(ar, WALL_ENTRY, WALL_SVG,
+		ret = tr_flamegraph_stage(ar, wall, 1000, WALL_SVG,
 					  "Wall clock: on-CPU and off-CPU time", "us");
 		if (ret < 0)
 			tr_err("cannot render " WALL_SVG ": %s", strerror(-ret));

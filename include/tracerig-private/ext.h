@@ -362,9 +362,9 @@ struct tracerig_internal_services {
 	int (*stacks_add)(struct tracerig_stacks *s, const struct tracerig_stack *stacks, size_t n);
 	/* Writes the entries into `ar` (in flush or snapshot), declares the
 	 * pprof entry for the manifest and, with TRACERIG_STACKS_WALL and
-	 * stacks added, the folded view for the wall-clock view; logs what
-	 * fails.  *out (when not NULL) says what was written.  0 or a
-	 * negative errno. */
+	 * stacks added, hands the stacks to the wall-clock view (add none
+	 * after it); logs what fails.  *out (when not NULL) says what was
+	 * written.  0 or a negative errno. */
 	int (*stacks_write)(struct tracerig_stacks *s, struct tracerig_archive *ar,
 			    struct tracerig_stacks_stats *out);
 	void (*stacks_close)(struct tracerig_stacks *s);

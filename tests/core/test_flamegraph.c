@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "../../core/views/flamegraph.h"
+#include "../../lib/folded.h"
 #include "../testing.h"
 
 static char *render(const char *folded, const char *unit)
@@ -244,6 +245,46 @@ DEF_TEST(a_pruned_sorted_input_draws_the_same_graph)
 	free(text);
 }
 
+/* The sink and the wall draw from their lines in memory: the same graph
+ * as their folded file's, microseconds rounded as the file has them and
+ * lines that round to nothing left out, however many lines. */
+DEF_TEST(a_set_in_memory_draws_its_files_graph)
+{
+	struct tr_folded *set = tr_folded_new();
+	char *text = NULL, *from_file, *from_set = NULL, line[96];
+	size_t len = 0, svg_len = 0;
+	FILE *f = open_memstream(&text, &len), *svg;
+
+	CHECK_NOT_NULL(set);
+	CHECK_NOT_NULL(f);
+	for (int i = 0; i < 3000; i++) {
+		int n = snprintf(line, sizeof(line), "cc1-%05d;cc1-%05d;main;parse;expr%d",
+				 10000 + i % 700, 10000 + i % 700, i % 13);
+
+		/* 400 ns to 1.4 ms: some lines round to 0 us. */
+		EXPECT_EQ_INT(
+			0, tr_folded_add(set, line, (size_t)n, 400 + (uint64_t)(i % 7) * 233333));
+	}
+	EXPECT_EQ_INT(0, tr_folded_add(set, "app-1;main;b;x", 14, 700499));
+	EXPECT_EQ_INT(0, tr_folded_add(set, "app-1;main;b-2;x", 16, 300500));
+	EXPECT_EQ_INT(0, tr_folded_write(set, f, 1000));
+	fclose(f);
+	from_file = render(text, "us");
+	svg = open_memstream(&from_set, &svg_len);
+	CHECK_NOT_NULL(svg);
+	/* render() titles its graphs so. */
+	EXPECT_EQ_INT(0, tr_flamegraph_write_set(set, 1000, svg, "CPU <test>", "us"));
+	fclose(svg);
+	CHECK_NOT_NULL(from_file);
+	CHECK_NOT_NULL(from_set);
+	EXPECT_EQ_STR(from_file, from_set);
+	EXPECT_TRUE(strstr(from_set, "data-n=\"b-2\"") != NULL);
+	free(from_file);
+	free(from_set);
+	free(text);
+	tr_folded_free(set);
+}
+
 int main(void)
 {
 	RUN_TEST(common_prefixes_merge_into_one_frame);
@@ -254,5 +295,6 @@ int main(void)
 	RUN_TEST(bottom_row_is_at_the_bottom_however_deep);
 	RUN_TEST(the_view_starts_at_the_bottom_under_a_header_drawn_last);
 	RUN_TEST(a_pruned_sorted_input_draws_the_same_graph);
+	RUN_TEST(a_set_in_memory_draws_its_files_graph);
 	TEST_MAIN_END();
 }

@@ -2,7 +2,8 @@
  * lines rooted "comm-PID;tcomm-TID", user frames outer to inner then the
  * kernel's, lost parts shown, runs of unknown frames folded; written as
  * NAME.folded (off-CPU in microseconds), NAME.svg and NAME.pb.gz, and
- * offered to the wall-clock view at the worth of one unit. */
+ * handed to the wall-clock view (lines and profile, in memory) at the
+ * worth of one unit. */
 #include "config.h"
 
 #include <errno.h>
@@ -18,6 +19,7 @@
 #include "../../core/archive/staging.h"
 #include "../../core/views/stacks.h"
 #include "../../lib/folded.h"
+#include "../../lib/pprof.h"
 #include "../testing.h"
 
 /* A symbolizer stand-in: addresses name themselves ("u1", "ka1_[k]"),
@@ -79,21 +81,25 @@ static FILE *archive_fopen(struct tracerig_archive *ar, const char *name)
 
 /* What the sink told the core. */
 static struct {
-	char view[64];
+	int offered;
 	enum tracerig_time what;
 	uint64_t ns_per_unit;
+	size_t lines, samples; /* of the view handed over */
 	char pprof[64];
 	uint64_t pprof_samples, pprof_total;
 } told;
 
-/* The wall-clock view's side (tr_wall_declare). */
-static int folded_view(struct tracerig_ctx *ctx, const char *name, enum tracerig_time what,
-		       uint64_t ns_per_unit)
+/* The wall-clock view's side (tr_wall_take): it owns what it is handed. */
+static int wall_view(struct tracerig_ctx *ctx, struct tr_wall_view *v)
 {
 	(void)ctx;
-	snprintf(told.view, sizeof(told.view), "%s", name);
-	told.what = what;
-	told.ns_per_unit = ns_per_unit;
+	told.offered++;
+	told.what = v->what;
+	told.ns_per_unit = v->ns_per_unit;
+	told.lines = tr_folded_count(v->lines);
+	told.samples = v->profile ? pp_sample_count(v->profile) : 0;
+	tr_folded_free(v->lines);
+	pp_free(v->profile);
 	return 0;
 }
 
@@ -163,7 +169,7 @@ static struct tracerig_stacks *open_sink(const char *name, enum tracerig_time wh
 		.name = name, .title = title, .what = what, .flags = flags
 	};
 
-	return tr_stacks_open(&svc, NULL, &spec, pprof, folded_view);
+	return tr_stacks_open(&svc, NULL, &spec, pprof, wall_view);
 }
 
 static int first_line(void *arg, const char *line, uint64_t weight)
@@ -393,11 +399,14 @@ DEF_TEST(offcpu_is_written_in_microseconds_and_offered_to_the_wall)
 		      folded ? folded : "");
 	EXPECT_TRUE(svg && strstr(svg, "<svg") && strstr(svg, "Off-CPU time") &&
 		    strstr(svg, "ka1_[k]"));
-	/* The view at a microsecond per unit; the profile's samples are its
-	 * two stacks' (the labels set them apart), their nanoseconds. */
-	EXPECT_EQ_STR("offcpu.folded", told.view);
+	/* The view in nanoseconds, its lines and profile handed over; the
+	 * profile's samples are its two stacks' (the labels set them apart),
+	 * their nanoseconds. */
+	EXPECT_EQ_INT(1, told.offered);
 	EXPECT_EQ_INT(TRACERIG_TIME_OFFCPU, told.what);
-	EXPECT_EQ_INT(1000, told.ns_per_unit);
+	EXPECT_EQ_INT(1, told.ns_per_unit);
+	EXPECT_EQ_INT(2, told.lines);
+	EXPECT_EQ_INT(2, told.samples);
 	EXPECT_EQ_STR("offcpu.pb.gz", told.pprof);
 	EXPECT_EQ_INT(2, told.pprof_samples);
 	EXPECT_EQ_INT(3001000, told.pprof_total);
@@ -437,8 +446,11 @@ DEF_TEST(oncpu_samples_are_counted_and_worth_their_mean_period)
 	EXPECT_EQ_INT(1000001, stats.ns_per_sample);
 	folded = slurp(dir, "oncpu.folded");
 	EXPECT_EQ_STR("app-42;app-42 1\napp-42;app-42;u1 3\n", folded ? folded : "");
+	EXPECT_EQ_INT(1, told.offered);
 	EXPECT_EQ_INT(1000001, told.ns_per_unit);
 	EXPECT_EQ_INT(TRACERIG_TIME_ONCPU, told.what);
+	EXPECT_EQ_INT(2, told.lines);
+	EXPECT_EQ_INT(0, told.samples);
 	/* No pprof asked for: none written, none declared. */
 	EXPECT_EQ_STR("", told.pprof);
 	free(folded);
@@ -463,7 +475,7 @@ DEF_TEST(nothing_added_offers_no_view)
 	tr_stacks_close(s);
 	folded = slurp(dir, "offcpu.folded");
 	EXPECT_EQ_STR("", folded ? folded : "(none)");
-	EXPECT_EQ_STR("", told.view);
+	EXPECT_EQ_INT(0, told.offered);
 	free(folded);
 	remove_entries(dir, "offcpu");
 	EXPECT_EQ_INT(0, rmdir(dir));
@@ -598,7 +610,7 @@ DEF_TEST(pprof_alone_writes_no_folded_view)
 	EXPECT_EQ_INT(1, told.pprof_samples);
 	EXPECT_EQ_INT(2, told.pprof_total);
 	/* No folded view, none for the wall. */
-	EXPECT_EQ_STR("", told.view);
+	EXPECT_EQ_INT(0, told.offered);
 	remove_entries(dir, "cpu");
 	EXPECT_EQ_INT(0, rmdir(dir));
 }
