@@ -7,17 +7,16 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "core/archive/staging.h"
 #include "flamegraph.h"
 #include "lib/folded.h"
 #include "lib/hash.h"
-#include "lib/probe.h"
 #include "lib/sanitize.h"
 #include "lib/vec.h"
 
@@ -28,64 +27,14 @@
 #define PAD_BOTTOM 36
 #define MIN_WIDTH_PX 0.1
 #define CHAR_WIDTH_PX 7.0
-/* Inputs from this size on are folded in two passes, pruned (below). */
-#define PRUNE_MIN_BYTES (64 << 20)
 
 struct node {
 	char *name;
-	uint64_t hash;   /* of (parent, name): the index regrows without hashing again */
 	uint64_t weight; /* inclusive */
 	struct node *parent;
 	struct node **children;
 	size_t n_children, cap_children;
 };
-
-/* (parent, name) -> child, so long input stays linear however wide a node is. */
-struct index {
-	struct node **slots;
-	size_t n_slots, n_used;
-};
-
-/* Every frame of every line is hashed: eight bytes at a time, as
- * byte-wise FNV-1a was a fifth of the graph's time. */
-static uint64_t hash_key(const struct node *parent, const char *name, size_t len)
-{
-	return tr_hash_words((uint64_t)(uintptr_t)parent, name, len);
-}
-
-static int node_used(const void *slot)
-{
-	return *(struct node *const *)slot != NULL;
-}
-
-static uint64_t node_hash(const void *slot, const void *ctx)
-{
-	(void)ctx;
-	return (*(struct node *const *)slot)->hash;
-}
-
-static const struct tr_probe_ops node_ops = {
-	.size = sizeof(struct node *),
-	.first = 4096,
-	.used = node_used,
-	.hash = node_hash,
-};
-
-struct key {
-	const struct node *parent;
-	const char *name;
-	size_t len;
-	uint64_t hash;
-};
-
-static int node_is(const void *slot, const void *key)
-{
-	const struct node *nd = *(struct node *const *)slot;
-	const struct key *k = key;
-
-	return nd->hash == k->hash && nd->parent == k->parent &&
-	       memcmp(nd->name, k->name, k->len) == 0 && nd->name[k->len] == '\0';
-}
 
 /* A new last child of parent, named name[0..len). */
 static struct node *new_child(struct node *parent, const char *name, size_t len)
@@ -106,29 +55,6 @@ static struct node *new_child(struct node *parent, const char *name, size_t len)
 	}
 	nd->parent = parent;
 	parent->children[parent->n_children++] = nd;
-	return nd;
-}
-
-static struct node *child_of(struct index *ix, struct node *parent, const char *name, size_t len)
-{
-	struct key k = { parent, name, len, hash_key(parent, name, len) };
-	struct node **slots =
-		tr_probe_grow(ix->slots, &ix->n_slots, ix->n_used + 1, &node_ops, NULL);
-	struct node *nd;
-	size_t s;
-
-	if (!slots)
-		return NULL;
-	ix->slots = slots;
-	s = tr_probe_find(ix->slots, ix->n_slots, &node_ops, k.hash, node_is, &k);
-	if (ix->slots[s])
-		return ix->slots[s];
-	nd = new_child(parent, name, len);
-	if (!nd)
-		return NULL;
-	nd->hash = k.hash;
-	ix->slots[s] = nd;
-	ix->n_used++;
 	return nd;
 }
 
@@ -167,31 +93,6 @@ static void free_children(struct node *nd)
 	free(nd->children);
 	nd->children = NULL;
 	nd->n_children = nd->cap_children = 0;
-}
-
-static int add_line(struct index *ix, struct node *root, char *line)
-{
-	char *frame;
-	uint64_t weight;
-	struct node *at = root;
-
-	if (!parse_line(line, &weight))
-		return 0;
-	root->weight += weight;
-	frame = line;
-	while (frame) {
-		char *semi = strchr(frame, ';');
-		size_t len = semi ? (size_t)(semi - frame) : strlen(frame);
-
-		if (len) {
-			at = child_of(ix, at, frame, len);
-			if (!at)
-				return -ENOMEM;
-			at->weight += weight;
-		}
-		frame = semi ? semi + 1 : NULL;
-	}
-	return 0;
 }
 
 /* Sorted input (what tr_folded_write writes) is folded with the graph's
@@ -288,61 +189,6 @@ static int add_sorted_stack(struct sorted_build *b, struct node *root, const cha
 	}
 	memcpy(b->prev, line, len);
 	return 0;
-}
-
-static int add_sorted_line(struct sorted_build *b, struct node *root, char *line)
-{
-	uint64_t weight;
-
-	return parse_line(line, &weight) ? add_sorted_stack(b, root, line, weight) : 0;
-}
-
-/* The first pass over a regular file of at least prune_min_bytes: its
- * total weight, and whether its stacks are sorted (then *sorted is 1);
- * rewound.  -1 when the input is smaller (its whole tree is small: not
- * worth reading it twice at the end of a session) or cannot be read
- * twice. */
-static int first_pass(FILE *in, long long prune_min_bytes, uint64_t *total, int *sorted)
-{
-	char *line = NULL, *prev = NULL;
-	size_t cap = 0, prev_cap = 0;
-	off_t start = ftello(in);
-	struct stat st;
-	int ret = 0;
-
-	*total = 0;
-	*sorted = 1;
-	if (start < 0 || fstat(fileno(in), &st) != 0 || !S_ISREG(st.st_mode) ||
-	    st.st_size - start < prune_min_bytes)
-		return -1;
-	while (getline(&line, &cap, in) >= 0) {
-		uint64_t weight;
-		size_t len;
-
-		if (!parse_line(line, &weight))
-			continue;
-		*total += weight;
-		if (*sorted && prev && strcmp(prev, line) > 0)
-			*sorted = 0;
-		len = strlen(line) + 1;
-		if (*sorted && len > prev_cap) {
-			char *grown = realloc(prev, len);
-
-			if (!grown) {
-				*sorted = 0;
-				continue;
-			}
-			prev = grown;
-			prev_cap = len;
-		}
-		if (*sorted)
-			memcpy(prev, line, len);
-	}
-	if (ferror(in) || fseeko(in, start, SEEK_SET) != 0)
-		ret = -1;
-	free(line);
-	free(prev);
-	return ret;
 }
 
 static int by_name(const void *a, const void *b)
@@ -646,36 +492,6 @@ static const char script[] =
 	"window.addEventListener('load', init);\n"
 	"]]></script>\n";
 
-int tr_flamegraph_write(FILE *folded, FILE *svg, const char *title, const char *unit)
-{
-	return tr_flamegraph_write_pruned(folded, svg, title, unit, PRUNE_MIN_BYTES);
-}
-
-/* The folded lines as a tree under root: merged in one pass when they come
- * sorted (as tracerig writes them), through the index else. */
-static int read_tree(FILE *folded, struct node *root, struct index *ix, long long prune_min_bytes)
-{
-	struct sorted_build sb = { 0 };
-	char *line = NULL;
-	size_t cap = 0;
-	uint64_t total = 0;
-	int ret = 0, sorted = 0;
-
-	if (first_pass(folded, prune_min_bytes, &total, &sorted) < 0)
-		sorted = 0;
-	sb.scale = IMAGE_WIDTH / (total ? total : 1);
-	while (getline(&line, &cap, folded) >= 0) {
-		ret = sorted ? add_sorted_line(&sb, root, line) : add_line(ix, root, line);
-		if (ret < 0)
-			break;
-	}
-	free(line);
-	free(sb.path);
-	free(sb.path_end);
-	free(sb.prev);
-	return ret;
-}
-
 /* The SVG around the frames: size, style, script, background, and the
  * header drawn last, over the frames (the script keeps it at the top of
  * the window as the graph scrolls under it). */
@@ -746,24 +562,6 @@ static int render(struct node *root, FILE *svg, const char *title, const char *u
 	return ret;
 }
 
-int tr_flamegraph_write_pruned(FILE *folded, FILE *svg, const char *title, const char *unit,
-			       long long prune_min_bytes)
-{
-	struct node *root = new_root();
-	struct index ix = { 0 };
-	int ret;
-
-	if (!root)
-		return -ENOMEM;
-	ret = read_tree(folded, root, &ix, prune_min_bytes);
-	free(ix.slots);
-	if (ret < 0) {
-		free_tree(root);
-		return ret;
-	}
-	return render(root, svg, title, unit);
-}
-
 /* The lines of a set, in the units its file shows. */
 struct set_pass {
 	uint64_t divisor, total;
@@ -793,17 +591,18 @@ static int add_set_line(void *arg, const char *line, uint64_t weight)
 	return v ? add_sorted_stack(&p->sb, p->root, line, v) : 0;
 }
 
-int tr_flamegraph_write_set(const struct tr_folded *set, uint64_t divisor, FILE *svg,
-			    const char *title, const char *unit)
+int tr_flamegraph_write_set_pruned(const struct tr_folded *set, uint64_t divisor, FILE *svg,
+				   const char *title, const char *unit, int prune)
 {
 	struct set_pass p = { .divisor = divisor ? divisor : 1, .root = new_root() };
 	int ret;
 
 	if (!p.root)
 		return -ENOMEM;
-	/* Sorted, as written: folded with the graph's scale known, pruned. */
+	/* Sorted, as written: folded with the graph's scale known, pruned
+	 * (an infinite scale keeps every node). */
 	ret = tr_folded_each(set, sum_line, &p);
-	p.sb.scale = IMAGE_WIDTH / (p.total ? p.total : 1);
+	p.sb.scale = prune ? IMAGE_WIDTH / (p.total ? p.total : 1) : HUGE_VAL;
 	if (ret == 0)
 		ret = tr_folded_each(set, add_set_line, &p);
 	free(p.sb.path);
@@ -814,6 +613,34 @@ int tr_flamegraph_write_set(const struct tr_folded *set, uint64_t divisor, FILE 
 		return ret;
 	}
 	return render(p.root, svg, title, unit);
+}
+
+int tr_flamegraph_write_set(const struct tr_folded *set, uint64_t divisor, FILE *svg,
+			    const char *title, const char *unit)
+{
+	return tr_flamegraph_write_set_pruned(set, divisor, svg, title, unit, 1);
+}
+
+int tr_flamegraph_write(FILE *folded, FILE *svg, const char *title, const char *unit)
+{
+	struct tr_folded *set = tr_folded_new();
+	char *line = NULL;
+	size_t cap = 0;
+	int ret = set ? 0 : -ENOMEM;
+
+	while (ret == 0 && getline(&line, &cap, folded) >= 0) {
+		uint64_t weight;
+
+		if (parse_line(line, &weight) && weight)
+			ret = tr_folded_add(set, line, strlen(line), weight);
+	}
+	if (ret == 0 && ferror(folded))
+		ret = -EIO;
+	free(line);
+	if (ret == 0)
+		ret = tr_flamegraph_write_set(set, 1, svg, title, unit);
+	tr_folded_free(set);
+	return ret;
 }
 
 int tr_flamegraph_stage(struct tracerig_archive *ar, const struct tr_folded *set, uint64_t divisor,

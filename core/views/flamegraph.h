@@ -5,23 +5,26 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* Reads "frame;frame;frame weight" lines from `folded` and writes the SVG to
- * `svg`.  Returns 0 or a negative errno; an empty input gives a valid SVG
- * that says there were no stacks. */
-int tr_flamegraph_write(FILE *folded, FILE *svg, const char *title, const char *unit);
-/* The same, pruning the tree (read in two passes) when `folded` is a
- * regular file of at least `prune_min_bytes` with its stacks sorted, as
- * tr_folded_write writes them (tr_flamegraph_write: from 64 MiB on); the
- * SVG is the same either way. */
-int tr_flamegraph_write_pruned(FILE *folded, FILE *svg, const char *title, const char *unit,
-			       long long prune_min_bytes);
-
 struct tr_folded;
-/* The same from a set of lines in memory (lib/folded.h), each weight
- * divided by `divisor` and rounded as tr_folded_write writes it: the
- * picture of the file it writes, without reading that file back. */
+/* Writes the SVG of a set of folded lines (lib/folded.h) to `svg`, each
+ * weight divided by `divisor` and rounded as tr_folded_write writes it:
+ * the picture of the file it writes, without reading that file back.
+ * The lines come sorted, so they are folded with the graph's scale known
+ * and a node too narrow to draw loses its subtree as soon as it is final:
+ * memory holds what is drawn, not every path of a session that saw
+ * hundreds of thousands of processes.  0 or a negative errno; no lines
+ * give a valid SVG that says there were no stacks. */
 int tr_flamegraph_write_set(const struct tr_folded *set, uint64_t divisor, FILE *svg,
 			    const char *title, const char *unit);
+/* The same, keeping every node when `prune` is 0 (for tests: the picture
+ * must not change). */
+int tr_flamegraph_write_set_pruned(const struct tr_folded *set, uint64_t divisor, FILE *svg,
+				   const char *title, const char *unit, int prune);
+
+/* Reads "frame;frame;frame weight" lines from `folded` (malformed ones
+ * skipped, the same stack summed) and writes their SVG.  0 or a negative
+ * errno. */
+int tr_flamegraph_write(FILE *folded, FILE *svg, const char *title, const char *unit);
 
 struct tracerig_archive;
 /* tr_flamegraph_write_set into staged entry `svg_name` (for the stack
