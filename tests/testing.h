@@ -5,6 +5,7 @@
 #define TR_TESTING_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int tr_test_failed_now;
@@ -75,6 +76,26 @@ static int tr_test_failures;
 			return;                                                 \
 		}                                                               \
 	} while (0)
+
+/* The whole of file dir/name ("" when empty), NULL when it cannot be
+ * opened; the caller frees it. */
+static inline char *tr_test_slurp(const char *dir, const char *name)
+{
+	char path[4096], *buf = NULL;
+	size_t cap = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	if (getdelim(&buf, &cap, '\0', f) < 0) {
+		free(buf);
+		buf = strdup("");
+	}
+	fclose(f);
+	return buf;
+}
 
 #define TEST_MAIN_END()                                                         \
 	do {                                                                    \

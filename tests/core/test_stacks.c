@@ -315,24 +315,6 @@ DEF_TEST(too_deep_a_stack_keeps_its_outer_frames)
 	free(u);
 }
 
-static char *slurp(const char *dir, const char *name)
-{
-	char path[4096], *buf = NULL;
-	size_t cap = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "re");
-	if (!f)
-		return NULL;
-	if (getdelim(&buf, &cap, '\0', f) < 0) {
-		free(buf);
-		buf = strdup("");
-	}
-	fclose(f);
-	return buf;
-}
-
 static void remove_entries(const char *dir, const char *name)
 {
 	static const char *const ext[] = { ".folded", ".svg", ".pb.gz" };
@@ -393,8 +375,8 @@ DEF_TEST(offcpu_is_written_in_microseconds_and_offered_to_the_wall)
 	EXPECT_EQ_INT(2, stats.stacks);
 	EXPECT_EQ_INT(5, stats.count);
 	EXPECT_EQ_INT(3001000, stats.ns);
-	folded = slurp(dir, "offcpu.folded");
-	svg = slurp(dir, "offcpu.svg");
+	folded = tr_test_slurp(dir, "offcpu.folded");
+	svg = tr_test_slurp(dir, "offcpu.svg");
 	EXPECT_EQ_STR("app-42;w-43;u2;u1;ka1_[k] 3000\nother-9;other-9;u2 1\n",
 		      folded ? folded : "");
 	EXPECT_TRUE(svg && strstr(svg, "<svg") && strstr(svg, "Off-CPU time") &&
@@ -444,7 +426,7 @@ DEF_TEST(oncpu_samples_are_counted_and_worth_their_mean_period)
 	EXPECT_EQ_INT(0, tr_stacks_write(s, &ar, &stats));
 	tr_stacks_close(s);
 	EXPECT_EQ_INT(1000001, stats.ns_per_sample);
-	folded = slurp(dir, "oncpu.folded");
+	folded = tr_test_slurp(dir, "oncpu.folded");
 	EXPECT_EQ_STR("app-42;app-42 1\napp-42;app-42;u1 3\n", folded ? folded : "");
 	EXPECT_EQ_INT(1, told.offered);
 	EXPECT_EQ_INT(1000001, told.ns_per_unit);
@@ -454,7 +436,7 @@ DEF_TEST(oncpu_samples_are_counted_and_worth_their_mean_period)
 	/* No pprof asked for: none written, none declared. */
 	EXPECT_EQ_STR("", told.pprof);
 	free(folded);
-	folded = slurp(dir, "oncpu.pb.gz");
+	folded = tr_test_slurp(dir, "oncpu.pb.gz");
 	EXPECT_TRUE(folded == NULL);
 	remove_entries(dir, "oncpu");
 	EXPECT_EQ_INT(0, rmdir(dir));
@@ -473,7 +455,7 @@ DEF_TEST(nothing_added_offers_no_view)
 	CHECK_NOT_NULL(s);
 	EXPECT_EQ_INT(0, tr_stacks_write(s, &ar, NULL));
 	tr_stacks_close(s);
-	folded = slurp(dir, "offcpu.folded");
+	folded = tr_test_slurp(dir, "offcpu.folded");
 	EXPECT_EQ_STR("", folded ? folded : "(none)");
 	EXPECT_EQ_INT(0, told.offered);
 	free(folded);
@@ -603,7 +585,7 @@ DEF_TEST(pprof_alone_writes_no_folded_view)
 	EXPECT_EQ_INT(0, tr_stacks_add(s, &st, 1));
 	EXPECT_EQ_INT(0, tr_stacks_write(s, &ar, &stats));
 	tr_stacks_close(s);
-	folded = slurp(dir, "cpu.folded");
+	folded = tr_test_slurp(dir, "cpu.folded");
 	EXPECT_TRUE(folded == NULL);
 	free(folded);
 	EXPECT_EQ_STR("cpu.pb.gz", told.pprof);

@@ -27,20 +27,7 @@ static struct tr_pids *observed;
 
 static char *get(const char *name)
 {
-	char path[4096], *buf = NULL;
-	size_t cap = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	if (getdelim(&buf, &cap, '\0', f) < 0) {
-		free(buf);
-		buf = strdup("");
-	}
-	fclose(f);
-	return buf;
+	return tr_test_slurp(dir, name);
 }
 
 static void rm(const char *name)
