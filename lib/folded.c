@@ -30,6 +30,13 @@ struct tr_folded {
 	size_t n_runs;
 	size_t spilled; /* lines written to runs (a line may be in several) */
 	int spill_error; /* the first failure to spill: kept in memory since */
+	/* The lines in memory in sorted order, kept while none is added: a
+	 * set is read several times once complete (its file, its graph's
+	 * two passes, the wall view), and sorting long lines is most of
+	 * each read.  Valid while n_sorted == lines.n (a new line grows n;
+	 * a spill empties memory and drops it). */
+	const struct tr_strmap_entry **sorted;
+	size_t n_sorted;
 };
 
 struct tr_folded *tr_folded_new(void)
@@ -44,6 +51,7 @@ void tr_folded_free(struct tr_folded *f)
 	tr_strmap_free(&f->lines);
 	for (size_t i = 0; i < f->n_runs; i++)
 		fclose(f->runs[i]);
+	free(f->sorted);
 	free(f->dir);
 	free(f);
 }
@@ -127,9 +135,46 @@ static int source_next(struct source *s)
 	return 0;
 }
 
-/* Calls each(arg, line, weight) for every distinct line of the runs and
- * of memory, in sorted order, each line's weights summed across them. */
-static int merge(const struct tr_folded *f,
+/* The lines in memory, sorted (see struct tr_folded); NULL when out of
+ * memory.  The cache is not what the set holds, so a const set fills it. */
+static const struct tr_strmap_entry **sorted_lines(const struct tr_folded *set)
+{
+	struct tr_folded *f = (struct tr_folded *)set;
+
+	if (f->sorted && f->n_sorted == f->lines.n)
+		return f->sorted;
+	free(f->sorted);
+	f->sorted = tr_strmap_sorted(&f->lines);
+	f->n_sorted = f->sorted ? f->lines.n : 0;
+	return f->sorted;
+}
+
+static void forget_sorted(struct tr_folded *f)
+{
+	free(f->sorted);
+	f->sorted = NULL;
+	f->n_sorted = 0;
+}
+
+/* Memory alone: its lines are distinct, nothing to merge. */
+static int each_in_memory(const struct tr_folded *f,
+			  int (*each)(void *arg, const char *line, size_t len, uint64_t weight),
+			  void *arg)
+{
+	const struct tr_strmap_entry **v = f->lines.n ? sorted_lines(f) : NULL;
+	int ret = 0;
+
+	if (f->lines.n && !v)
+		return -ENOMEM;
+	for (size_t i = 0; i < f->lines.n && !ret; i++)
+		ret = each(arg, v[i]->key, strlen(v[i]->key), v[i]->value);
+	return ret;
+}
+
+/* Calls each(arg, line, weight) for every distinct line of memory and,
+ * with `with_runs`, of the runs, in sorted order, each line's weights
+ * summed across them. */
+static int merge(const struct tr_folded *f, int with_runs,
 		 int (*each)(void *arg, const char *line, size_t len, uint64_t weight), void *arg)
 {
 	struct source src[MAX_RUNS + 1];
@@ -138,9 +183,11 @@ static int merge(const struct tr_folded *f,
 	size_t cur_cap = 0;
 	int ret = 0;
 
+	if (!with_runs || !f->n_runs)
+		return each_in_memory(f, each, arg);
 	memset(src, 0, sizeof(src));
 	if (f->lines.n) {
-		src[0].v = tr_strmap_sorted(&f->lines);
+		src[0].v = sorted_lines(f);
 		if (!src[0].v)
 			return -ENOMEM;
 		src[0].n = f->lines.n;
@@ -186,7 +233,6 @@ static int merge(const struct tr_folded *f,
 	}
 	for (size_t i = 0; i < n_src; i++)
 		free(src[i].buf);
-	free(n_src && !src[0].fp ? (void *)src[0].v : NULL);
 	free(cur);
 	return ret;
 }
@@ -200,27 +246,27 @@ static int to_run(void *arg, const char *line, size_t len, uint64_t weight)
  * one new run; memory emptied. */
 static int spill(struct tr_folded *f)
 {
-	struct tr_folded only_memory = { .lines = f->lines };
-	const struct tr_folded *what = f->n_runs == MAX_RUNS ? f : &only_memory;
+	int all = f->n_runs == MAX_RUNS;
 	FILE *run = run_file(f->dir);
 	int ret;
 
 	if (!run)
 		return errno ? -errno : -EIO;
-	ret = merge(what, to_run, run);
+	ret = merge(f, all, to_run, run);
 	if (!ret && fflush(run) != 0)
 		ret = -EIO;
 	if (ret < 0) {
 		fclose(run);
 		return ret;
 	}
-	if (what == f) {
+	if (all) {
 		for (size_t i = 0; i < f->n_runs; i++)
 			fclose(f->runs[i]);
 		f->n_runs = 0;
 	}
 	f->runs[f->n_runs++] = run;
 	f->spilled += f->lines.n;
+	forget_sorted(f);
 	tr_strmap_free(&f->lines);
 	memset(&f->lines, 0, sizeof(f->lines));
 	f->bytes = 0;
@@ -283,7 +329,7 @@ int tr_folded_write(const struct tr_folded *f, FILE *out, uint64_t divisor)
 	int ret;
 
 	/* Sorted: one collection always gives the same file. */
-	ret = merge(f, write_line, &w);
+	ret = merge(f, 1, write_line, &w);
 	if (!ret && ferror(out))
 		ret = -EIO;
 	return ret;
@@ -307,7 +353,7 @@ int tr_folded_each(const struct tr_folded *f,
 {
 	struct each_arg e = { each, arg };
 
-	return merge(f, each_line, &e);
+	return merge(f, 1, each_line, &e);
 }
 
 /* "name-ID" at buf[*pos...], the name under the sanitize rule.  Every

@@ -291,6 +291,32 @@ DEF_TEST(spilled_lines_merge_back_to_what_memory_alone_writes)
 	EXPECT_EQ_INT(0, rmdir(dir));
 }
 
+/* A set is read several times once complete (its file, its graph, the
+ * wall view), in an order kept between reads: a line added after a read,
+ * or more weight on one already there, shows in the next. */
+DEF_TEST(a_set_read_then_added_to_reads_anew)
+{
+	struct tr_folded *f = tr_folded_new();
+	char *first, *again, *after;
+
+	CHECK_NOT_NULL(f);
+	EXPECT_EQ_INT(0, tr_folded_add(f, "b;y", 3, 2));
+	EXPECT_EQ_INT(0, tr_folded_add(f, "a;x", 3, 1));
+	first = written(f, 1);
+	again = written(f, 1);
+	EXPECT_EQ_STR("a;x 1\nb;y 2\n", first);
+	EXPECT_EQ_STR("a;x 1\nb;y 2\n", again);
+	EXPECT_EQ_INT(0, tr_folded_add(f, "b;y", 3, 5));
+	EXPECT_EQ_INT(0, tr_folded_add(f, "a;w", 3, 4));
+	EXPECT_EQ_INT(0, tr_folded_add(f, "c", 1, 1));
+	after = written(f, 1);
+	EXPECT_EQ_STR("a;w 4\na;x 1\nb;y 7\nc 1\n", after);
+	free(first);
+	free(again);
+	free(after);
+	tr_folded_free(f);
+}
+
 int main(void)
 {
 	RUN_TEST(identical_lines_are_summed_and_written_sorted_in_units);
@@ -300,5 +326,6 @@ int main(void)
 	RUN_TEST(the_root_parses_in_the_new_form_and_both_old_ones);
 	RUN_TEST(what_the_builder_writes_parses_back);
 	RUN_TEST(spilled_lines_merge_back_to_what_memory_alone_writes);
+	RUN_TEST(a_set_read_then_added_to_reads_anew);
 	TEST_MAIN_END();
 }
