@@ -1,7 +1,8 @@
 /* The wall-clock view, joined by the core from the views stack sinks
- * hand over (their lines and profiles, in memory): on-CPU samples turned into time at the period they were taken
- * at, off-CPU time as measured, both under the same root
- * ("comm-PID;tcomm-TID", lib/folded.h) and marked at the leaf. */
+ * hand over (their lines and profiles, in memory): on-CPU samples turned
+ * into time at the period they were taken at, off-CPU time as measured,
+ * both under the same root ("comm-PID;tcomm-TID", lib/folded.h) and
+ * marked at the leaf. */
 #include "config.h"
 
 #include <errno.h>
