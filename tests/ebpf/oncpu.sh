@@ -116,13 +116,22 @@ print([f for f in m["files"] if f["name"] == "perf.data.txt"][0].get("deflated_b
 check "perf.data.txt was deflated as it was written ($streamed of $(stat -c %s "$d") bytes before packaging)" \
 	test "$streamed" != none -a "$streamed" -le "$(stat -c %s "$d")"
 # script_user SCRIPT: the workload's samples as "PID-TID;user frames outermost
-# first", kernel frames left out (as user_lines does).
+# first", kernel frames left out (as user_lines does).  Kernel frames are
+# those at kernel addresses, whatever their object: a sample can land in a
+# BPF program ("[bpf]") or a module as well as in [kernel.kallsyms].  A
+# frame perf script calls "[unknown] (/lib/libc.so.6)" is "[libc.so.6]" in
+# oncpu.folded, as stackcollapse-perf names it.
 script_user() {
 	awk 'BEGIN { RS = "" } $1 == "burn" {
 		n = split($0, l, "\n"); split(l[1], h, " +"); s = ""
 		for (i = n; i > 1; i--) {
-			if (l[i] ~ /\(\[kernel\.kallsyms\]\)$/) continue
-			f = l[i]; sub(/^[ \t]*[0-9a-f]+ /, "", f); sub(/ \([^()]*\)$/, "", f)
+			split(l[i], w, " ")
+			if (length(w[1]) == 16 && substr(w[1], 1, 4) == "ffff") continue
+			f = l[i]; sub(/^[ \t]*[0-9a-f]+ /, "", f)
+			if (f ~ /^\[unknown\] \(.*\/[^\/()]+\)$/) {
+				sub(/^\[unknown\] \(.*\//, "", f); sub(/\)$/, "", f); f = "[" f "]"
+			}
+			sub(/ \([^()]*\)$/, "", f)
 			s = s ";" f
 		}
 		split(h[2], pt, "/"); print pt[1] "-" pt[2] s
