@@ -295,6 +295,43 @@ int tr_folded_add(struct tr_folded *f, const char *line, size_t len, uint64_t we
 	return 0;
 }
 
+/* "a;b;c 123": the weight follows the last space (frames may contain
+ * spaces), and the stack is cut off there; 0 for a blank or malformed
+ * line, which carries no weight. */
+static int split_line(char *line, uint64_t *weight)
+{
+	char *space, *end;
+
+	line[strcspn(line, "\r\n")] = '\0';
+	space = strrchr(line, ' ');
+	if (!space || space == line)
+		return 0;
+	errno = 0;
+	*weight = strtoull(space + 1, &end, 10);
+	if (errno || *end != '\0' || end == space + 1)
+		return 0;
+	*space = '\0';
+	return 1;
+}
+
+int tr_folded_read(struct tr_folded *f, FILE *in)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	int ret = 0;
+
+	while (ret == 0 && getline(&line, &cap, in) >= 0) {
+		uint64_t weight;
+
+		if (split_line(line, &weight) && weight)
+			ret = tr_folded_add(f, line, strlen(line), weight);
+	}
+	if (ret == 0 && ferror(in))
+		ret = -EIO;
+	free(line);
+	return ret;
+}
+
 size_t tr_folded_count(const struct tr_folded *f)
 {
 	return f->lines.n + f->spilled;

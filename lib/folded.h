@@ -26,6 +26,10 @@ struct tr_folded *tr_folded_new(void);
 void tr_folded_free(struct tr_folded *f);
 /* Adds `weight` to line[0..len) (no NUL needed).  0 or -ENOMEM. */
 int tr_folded_add(struct tr_folded *f, const char *line, size_t len, uint64_t weight);
+/* Adds every "stack weight" line of `in` (folded text, as
+ * tr_folded_write writes it); lines without a weight and weights of 0
+ * are skipped.  0, -ENOMEM or -EIO. */
+int tr_folded_read(struct tr_folded *f, FILE *in);
 /* From now on, once the distinct lines in memory take more than about
  * `limit` bytes, they are written sorted to a run (an unlinked file in
  * `dir`, the session's staging directory) and memory starts empty again;

@@ -67,25 +67,6 @@ static void free_tree(struct node *nd)
 	free(nd);
 }
 
-/* "a;b;c 123": the weight follows the last space; frames may contain
- * spaces.  The stack is cut off at that space; 0 for a blank or malformed
- * line, which carries no weight. */
-static int parse_line(char *line, uint64_t *weight)
-{
-	char *space, *end;
-
-	line[strcspn(line, "\r\n")] = '\0';
-	space = strrchr(line, ' ');
-	if (!space || space == line)
-		return 0;
-	errno = 0;
-	*weight = strtoull(space + 1, &end, 10);
-	if (errno || *end != '\0' || end == space + 1)
-		return 0;
-	*space = '\0';
-	return 1;
-}
-
 static void free_children(struct node *nd)
 {
 	for (size_t i = 0; i < nd->n_children; i++)
@@ -624,19 +605,8 @@ int tr_flamegraph_write_set(const struct tr_folded *set, uint64_t divisor, FILE 
 int tr_flamegraph_write(FILE *folded, FILE *svg, const char *title, const char *unit)
 {
 	struct tr_folded *set = tr_folded_new();
-	char *line = NULL;
-	size_t cap = 0;
-	int ret = set ? 0 : -ENOMEM;
+	int ret = set ? tr_folded_read(set, folded) : -ENOMEM;
 
-	while (ret == 0 && getline(&line, &cap, folded) >= 0) {
-		uint64_t weight;
-
-		if (parse_line(line, &weight) && weight)
-			ret = tr_folded_add(set, line, strlen(line), weight);
-	}
-	if (ret == 0 && ferror(folded))
-		ret = -EIO;
-	free(line);
 	if (ret == 0)
 		ret = tr_flamegraph_write_set(set, 1, svg, title, unit);
 	tr_folded_free(set);

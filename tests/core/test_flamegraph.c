@@ -177,23 +177,18 @@ DEF_TEST(the_view_starts_at_the_bottom_under_a_header_drawn_last)
 static char *render_set(const char *text, int prune)
 {
 	struct tr_folded *set = tr_folded_new();
-	char *copy = strdup(text), *line, *save = NULL, *buf = NULL;
+	FILE *in = fmemopen((void *)text, strlen(text), "r");
+	char *buf = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&buf, &len);
-	int ret = set && copy && out ? 0 : -1;
+	int ret = set && in && out ? tr_folded_read(set, in) : -1;
 
-	for (line = copy ? strtok_r(copy, "\n", &save) : NULL; line && ret == 0;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *sp = strrchr(line, ' ');
-
-		ret = sp ? tr_folded_add(set, line, (size_t)(sp - line), strtoull(sp + 1, NULL, 10))
-			 : -1;
-	}
 	if (ret == 0)
 		ret = tr_flamegraph_write_set_pruned(set, 1, out, "CPU <test>", "samples", prune);
+	if (in)
+		fclose(in);
 	if (out)
 		fclose(out);
-	free(copy);
 	tr_folded_free(set);
 	if (ret != 0) {
 		free(buf);

@@ -317,6 +317,34 @@ DEF_TEST(a_set_read_then_added_to_reads_anew)
 	tr_folded_free(f);
 }
 
+/* Folded text read back: stacks with spaces in frames, CRLF endings and a
+ * repeated line summed; blank lines, lines without a weight, a bare
+ * weight and weights of 0 carry nothing. */
+DEF_TEST(folded_text_reads_into_a_set)
+{
+	static const char text[] = "a-1;a-1;operator new(unsigned long) 3\r\n"
+				   "\n"
+				   "no weight here\n"
+				   " 7\n"
+				   "a-1;a-1;f 0\n"
+				   "a-1;a-1;f 12x\n"
+				   "a-1;a-1;g 2\n"
+				   "a-1;a-1;g 5";
+	struct tr_folded *f = tr_folded_new();
+	FILE *in = fmemopen((void *)text, sizeof(text) - 1, "r");
+	char *out;
+
+	CHECK_NOT_NULL(f);
+	CHECK_NOT_NULL(in);
+	EXPECT_EQ_INT(0, tr_folded_read(f, in));
+	fclose(in);
+	EXPECT_EQ_INT(2, (int)tr_folded_count(f));
+	out = written(f, 1);
+	EXPECT_EQ_STR("a-1;a-1;g 7\na-1;a-1;operator new(unsigned long) 3\n", out);
+	free(out);
+	tr_folded_free(f);
+}
+
 int main(void)
 {
 	RUN_TEST(identical_lines_are_summed_and_written_sorted_in_units);
@@ -327,5 +355,6 @@ int main(void)
 	RUN_TEST(what_the_builder_writes_parses_back);
 	RUN_TEST(spilled_lines_merge_back_to_what_memory_alone_writes);
 	RUN_TEST(a_set_read_then_added_to_reads_anew);
+	RUN_TEST(folded_text_reads_into_a_set);
 	TEST_MAIN_END();
 }
