@@ -102,11 +102,26 @@ async function profileCount(page) {
 	return m ? Number(m[2]) : 1;
 }
 
+// The search box, which Ctrl+F opens.  A press that lands while the page
+// is busy (a loaded machine) may be lost, and switching profiles may close
+// the box: pressed again until it shows, rather than waiting out
+// PAGE_TIMEOUT_MS on a box that is not there.
+async function searchBox(page) {
+	const box = page.locator('input:visible').first();
+	for (let tries = 0; tries < 20; tries++) {
+		if (await box.isVisible())
+			return box;
+		await page.keyboard.press('Control+f');
+		await box.waitFor({ timeout: 1000 }).catch(() => {});
+	}
+	return box;
+}
+
 // The sandwich view's table is plain DOM: its symbol cells hold the names.
 // Filtered by the search box, it shows either the name or speedscope's
 // "No symbol names match" line for that query.
 async function symbolShown(page, name) {
-	await page.locator('input:visible').fill(name);
+	await (await searchBox(page)).fill(name);
 	await page.waitForFunction(want => document.body.innerText.includes(`No symbol names match query "${want}"`) ||
 		Array.from(document.querySelectorAll('td, span')).some(e => e.children.length === 0 && e.textContent === want),
 	name, { timeout: PAGE_TIMEOUT_MS });

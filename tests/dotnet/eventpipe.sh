@@ -214,7 +214,7 @@ if [ -n "$hostpid" ]; then
 else
 	not_ok "the containerised workload started" "$(cat "$TEST_TMP/c.out")"
 fi
-kill "$CONTAINER_PID" 2>/dev/null
+kill -KILL "$CONTAINER_PID" 2>/dev/null
 
 # --- hostile sockets: a process that is not .NET listening where a
 # runtime's diagnostic socket would be.  Each is given up on within its

@@ -33,15 +33,17 @@ size() { stat -c %s "$1" 2>/dev/null || echo 0; }
 # forget_maps PID: the files a runtime of that PID wrote in our /tmp go
 # when the test ends, after the process.
 forget_maps() { on_exit "kill $1 2>/dev/null; wait $1 2>/dev/null; rm -f /tmp/perf-$1.map /tmp/jit-$1.dump"; }
-# start_app: a fresh console workload, its PID in $APP.
+# start_app [MODE]: a fresh console workload, its PID in $APP.  Only MAIN
+# works after "ready" (its tiering makes its map grow); the others idle,
+# which leaves the CPUs to the runtimes starting after them.
 start_app() {
-	hot_start 120
+	hot_start 120 "${1:-idle}"
 	APP=$HOT_PID
 	forget_maps "$APP"
 }
 
 # ---- ProcessInfo2 --------------------------------------------------------
-start_app
+start_app cpu
 MAIN=$APP
 if tr '\0' '\n' <"/proc/$MAIN/environ" | grep -q '^DOTNET_PerfMapEnabled='; then
 	not_ok "the workload runs without DOTNET_PerfMapEnabled"
@@ -53,7 +55,7 @@ check_eq "info succeeds" 0 "$rc"
 check_eq "ProcessInfo2 answered" ProcessInfo2 "$(value command info)"
 check_eq "the runtime version is the installed Microsoft.NETCore.App" "$expect_version" "$(value version info)"
 check_eq "the entry point assembly is Hot" Hot "$(value entrypoint info)"
-check_grep "the command line names the dll" '^commandline=.*/Hot\.dll 120$' "$TEST_TMP/info.out"
+check_grep "the command line names the dll" '^commandline=.*/Hot\.dll 120 cpu$' "$TEST_TMP/info.out"
 check_eq "the socket has the exact name of its PID and start time" \
 	"/tmp/dotnet-diagnostic-$MAIN-$(awk '{ sub(/.*\) /, ""); print $20 }' "/proc/$MAIN/stat")-socket" \
 	"$(value socket info)"
@@ -111,6 +113,9 @@ check_eq "EnablePerfMap 3 after DisablePerfMap succeeds" 0 "$rc"
 check_grep "the map names what was compiled" 'Hot\.Work::SpinLeaf\(int32\)' "$map"
 check_eq "it was rewritten from the start, not appended to" "" "$(sort "$map" | uniq -d | head -3)"
 check_eq "type 3 leaves the closed jitdump alone" "$d1" "$(size "$dump")"
+tool badtype enable "$MAIN" 4
+check_eq "type 4 is refused before anything is sent" "error=EINVAL" "$(cat "$TEST_TMP/badtype.out")"
+kill "$MAIN"
 
 # ---- types 2 and 3 on fresh processes -------------------------------------
 # .NET 10 reports stubs by 64 KiB block by default, and the jitdump writer
@@ -131,14 +136,11 @@ check "but no perf map" test ! -e "/tmp/perf-$APP.map"
 kill "$APP"
 
 start_app
+OTHER=$APP
 tool enable3 enable "$APP" 3
 check_eq "EnablePerfMap 3 succeeds" 0 "$rc"
 check_grep "type 3 writes a perf map" 'Hot\.Work::SpinLeaf\(int32\)' "/tmp/perf-$APP.map"
 check "but no jitdump" test ! -e "/tmp/jit-$APP.dump"
-kill "$APP"
-
-tool badtype enable "$MAIN" 4
-check_eq "type 4 is refused before anything is sent" "error=EINVAL" "$(cat "$TEST_TMP/badtype.out")"
 
 # ---- a container: own mount and PID namespaces, private /tmp --------------
 # start_container NAME [UNSHARE-OPTIONS]: the workload as PID 1 of new
@@ -150,20 +152,21 @@ start_container() {
 	# shellcheck disable=SC2016
 	unshare --mount --pid --fork --kill-child "$@" sh -c 'cd "$0" &&
 		mount -t tmpfs tmpfs /tmp && mkdir /tmp/app && cp -R . /tmp/app/ && cd /tmp/app &&
-		exec env -u DOTNET_PerfMapEnabled dotnet Hot.dll 120 cpu "$1"' \
+		exec env -u DOTNET_PerfMapEnabled dotnet Hot.dll 120 idle "$1"' \
 		"$(dirname "$HOT_DLL")" "$mark" >"$TEST_TMP/$name.log" 2>&1 &
 	local unshare_pid=$!
 	CT_PID=""
 	for _ in $(seq 300); do
-		for p in $(pgrep -f "Hot.dll 120 cpu $mark"); do
+		for p in $(pgrep -f "Hot.dll 120 idle $mark"); do
 			[ "$(cat "/proc/$p/comm" 2>/dev/null)" = dotnet ] && CT_PID=$p
 		done
 		[ -n "$CT_PID" ] && grep -q '^ready' "$TEST_TMP/$name.log" && break
 		sleep 0.1
 	done
-	# SIGTERM reaches a namespace's init only through its handler, which
-	# .NET has; unshare ignores it while it waits.
-	on_exit "kill ${CT_PID:-$unshare_pid} 2>/dev/null; wait $unshare_pid 2>/dev/null"
+	# SIGKILL: a namespace's init gets SIGTERM only through its handler,
+	# and .NET's, as PID 1 with a /proc of its own, lets the process run
+	# on to its end (120 s); unshare ignores SIGTERM while it waits.
+	on_exit "kill -KILL ${CT_PID:-$unshare_pid} 2>/dev/null; wait $unshare_pid 2>/dev/null"
 	if [ -z "$CT_PID" ] || ! grep -q '^ready' "$TEST_TMP/$name.log"; then
 		not_ok "the workload started in its namespaces" "$(cat "$TEST_TMP/$name.log")"
 		done_testing
@@ -196,7 +199,7 @@ start_container ctproc --mount-proc
 tool ctprocinfo info "$CT_PID"
 check_eq "with its own /proc, info succeeds" 0 "$rc"
 check_eq "and the socket has the exact name (key = start time)" 1 "$(value exact ctprocinfo)"
-kill "$CT_PID" "$ct_first" 2>/dev/null
+kill -KILL "$CT_PID" "$ct_first" 2>/dev/null
 
 # ---- what is refused -------------------------------------------------------
 start_app
@@ -204,7 +207,9 @@ VICTIM=$APP
 tool victim locate "$VICTIM"
 vsock=$(value socket victim)
 on_exit "rm -f '$vsock' '$vsock.orig'"
-msock=/tmp/dotnet-diagnostic-$MAIN-$(awk '{ sub(/.*\) /, ""); print $20 }' "/proc/$MAIN/stat")-socket
+# The link goes to a live runtime's socket: followed, it would talk to that one.
+msock=/tmp/dotnet-diagnostic-$OTHER-$(awk '{ sub(/.*\) /, ""); print $20 }' "/proc/$OTHER/stat")-socket
+check "the other runtime's socket is there" test -S "$msock"
 check "the victim's socket is where it should be" test -S "$vsock"
 mv "$vsock" "$vsock.orig" && ln -s "$msock" "$vsock"
 tool symlink info "$VICTIM"
@@ -215,7 +220,7 @@ rm -f "$vsock" && : >"$vsock"
 tool regular info "$VICTIM"
 check_eq "a regular file in its place is refused" "1 error=EPERM" "$rc $(cat "$TEST_TMP/regular.out")"
 check_grep "saying what it is" "$vsock is a regular file, not a socket" "$TEST_TMP/regular.err"
-kill "$VICTIM"
+kill "$VICTIM" "$OTHER"
 
 sleep 300 &
 NOTNET=$!

@@ -133,7 +133,9 @@ container_hot() {
 		sh -c 'mount -t tmpfs tmpfs /tmp && app=$0 && exec dotnet "$app/Hot.dll" "$@"' "$app" "$@" \
 		>"$out" 2>&1 &
 	CONTAINER_PID=$!
-	on_exit "kill $CONTAINER_PID 2>/dev/null; wait $CONTAINER_PID 2>/dev/null"
+	# SIGKILL: unshare ignores SIGTERM while it waits, so the workload
+	# would run on to its end; its death kills the workload (--kill-child).
+	on_exit "kill -KILL $CONTAINER_PID 2>/dev/null; wait $CONTAINER_PID 2>/dev/null"
 	for _ in $(seq 300); do grep -q '^ready' "$out" && break; sleep 0.1; done
 	CONTAINED_PID=""
 	for p in $(pgrep -f "$app/Hot.dll"); do

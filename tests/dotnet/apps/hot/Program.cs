@@ -1,9 +1,12 @@
 // The console workload of tests/dotnet.  Usage:
 //   Hot SECONDS [MODE...]
-// MODE is any of: cpu (default), exceptions, gc, contention, threadpool.
+// MODE is any of: cpu (default), exceptions, gc, contention, threadpool,
+// idle; other words are ignored (a test's mark to find the process by).
 // It prints "ready PID" once every hot method has run at least once (so a
 // trace that starts after that line sees each of them), then works until
-// SECONDS have passed, and prints what it did.
+// SECONDS have passed, and prints what it did.  With idle it sleeps
+// instead of working after "ready": a runtime that is only talked to
+// (its diagnostics socket, its perf maps) leaves the CPUs to the rest.
 using System;
 using System.Collections.Generic;
 using System.Diagnostics;
@@ -204,7 +207,7 @@ public static class Program
     {
         double seconds = args.Length > 0 ? double.Parse(args[0], System.Globalization.CultureInfo.InvariantCulture) : 5;
         var modes = new HashSet<string>(args.Skip(1));
-        if (modes.Count == 0)
+        if (!modes.Overlaps(new[] { "cpu", "exceptions", "gc", "contention", "threadpool" }))
             modes.Add("cpu");
         var orders = MakeOrders();
         string text = string.Join(" ", Enumerable.Range(0, 200).Select(i => $"customer-{i}-name{i % 7}"));
@@ -215,6 +218,8 @@ public static class Program
         Console.WriteLine($"ready {Environment.ProcessId}");
         Console.Out.Flush();
         var clock = Stopwatch.StartNew();
+        if (modes.Contains("idle"))
+            Thread.Sleep(TimeSpan.FromSeconds(seconds));
         while (clock.Elapsed.TotalSeconds < seconds) {
             rounds++;
             Round(orders, text, modes, rounds, ref sink);
