@@ -27,7 +27,7 @@ if [ "$have_perf_events" = yes ]; then
 else
 	skip "perf.data.txt names the JS function in its frames" "perf_events plugin not built"
 fi
-kill "$CONTAINER_PID" 2>/dev/null; wait "$CONTAINER_PID" 2>/dev/null
+kill -KILL "$CONTAINER_PID" 2>/dev/null; wait "$CONTAINER_PID" 2>/dev/null
 
 # ---- --perf-prof: ./jit-1.dump in /tmp/work inside
 start_container 8 --perf-prof
@@ -44,7 +44,7 @@ check_grep "found in the working directory" "harvesting /tmp/work/jit-1.dump" \
 	"$TEST_TMP/jit/tracerig.log"
 check_eq "its header says the host PID, not 1" "$NODE_PID" \
 	"$(od -An -tu4 -j20 -N4 "$TEST_TMP/jit/jit-$NODE_PID.dump" 2>/dev/null | tr -d ' ')"
-kill "$CONTAINER_PID" 2>/dev/null; wait "$CONTAINER_PID" 2>/dev/null
+kill -KILL "$CONTAINER_PID" 2>/dev/null; wait "$CONTAINER_PID" 2>/dev/null
 
 # ---- asked for a map that is not there (a /tmp cleaner took it): said so
 start_container 8 --perf-basic-prof
