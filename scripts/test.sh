@@ -39,8 +39,14 @@ for b in "${builds[@]}"; do
 		export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 		export TRACERIG_KEEP_PLUGINS_LOADED=1
 	fi
+	started=$(date +%s)
 	(cd "$dir" && make -s check -j1 >/dev/null 2>&1) || status=1
 	unset ASAN_OPTIONS UBSAN_OPTIONS TRACERIG_KEEP_PLUGINS_LOADED
+	# One at a time, each test ends when the next starts: the gaps between
+	# their results are their durations (what CI's time limit is spent on).
+	echo "  $dir: $(($(date +%s) - started)) s; the slowest:" $(find "$dir" -name '*.trs' -printf '%T@ %p\n' |
+		sort -n | awk -v t="$started" '{ printf "%d %s\n", $1 - t, $2; t = $1 }' | sort -rn | head -6 |
+		sed "s|^\([0-9]*\) $dir/\(.*\)\.trs\$|\2 \1 s,|") | sed 's/,$//'
 	grep -h '^FAIL:\|^ERROR:\|^XPASS:' "$dir"/test-suite.log 2>/dev/null | sed "s|^|  $dir: |" | head -50
 	# CI keeps only what is printed: each failed check with the
 	# diagnostics its test wrote under it.
