@@ -868,16 +868,19 @@ static FILE *create_entry(struct ebpf *e, struct tracerig_archive *ar, const cha
 
 /* One aggregated entry as a stack: the user frames `uips` (from the
  * kernel's stack map or unwound in user space), the kernel's from its
- * stack map, the tracing machinery's innermost frames left out. */
+ * stack map.  An off-CPU stack is taken inside our probe: its innermost
+ * frames, the tracing machinery's, are left out.  An on-CPU sample's
+ * stack starts where the timer interrupted: a probe there (ours, at a
+ * context switch) was running, and keeps its frames, as in perf.data.txt. */
 static int add_entry(struct ebpf *e, struct tracerig_stacks *sink, const struct oc_entry *en,
-		     const uint64_t *uips, size_t nu, int ulost, uint64_t *kips)
+		     const uint64_t *uips, size_t nu, int ulost, uint64_t *kips, int oncpu)
 {
 	size_t nk = oc_stack(e->oc, en->key.kstack, kips, oc_stack_depth(e->oc));
 	/* Flight mode's stack map evicts: a stack gone since is lost too. */
 	int klost = en->key.kstack == OFFCPU_STACK_LOST ||
 		    (en->key.kstack >= OFFCPU_STACK_FIRST_ID && nk == 0);
 	pid_t pid = (pid_t)en->key.tgid;
-	size_t kstart = fr_tracing_frames(e->svc, e->ctx, pid, kips, nk);
+	size_t kstart = oncpu ? 0 : fr_tracing_frames(e->svc, e->ctx, pid, kips, nk);
 	char comm[OFFCPU_COMM_LEN + 1], tcomm[OFFCPU_COMM_LEN + 1];
 	struct tracerig_stack st = {
 		.pid = pid,
@@ -955,9 +958,9 @@ static void count_cfi(struct ebpf *e)
 }
 
 /* The entries of `t`, the kernel's and callchain = dwarf's, as stacks of
- * `sink`. */
+ * `sink` (an on-CPU view's when `oncpu`). */
 static int add_totals(struct ebpf *e, struct tracerig_stacks *sink, const struct totals *t,
-		      uint64_t *uips, uint64_t *kips)
+		      uint64_t *uips, uint64_t *kips, int oncpu)
 {
 	size_t depth = oc_stack_depth(e->oc);
 	int ret;
@@ -969,12 +972,12 @@ static int add_totals(struct ebpf *e, struct tracerig_stacks *sink, const struct
 		ret = add_entry(e, sink, en, uips, nu,
 				en->key.ustack == OFFCPU_STACK_LOST ||
 					(en->key.ustack >= OFFCPU_STACK_FIRST_ID && nu == 0),
-				kips);
+				kips, oncpu);
 		if (ret < 0)
 			return ret;
 	}
 	for (size_t i = 0; i < t->n_us; i++) {
-		ret = add_entry(e, sink, &t->us[i], t->us_ips[i], t->us_n_ips[i], 0, kips);
+		ret = add_entry(e, sink, &t->us[i], t->us_ips[i], t->us_n_ips[i], 0, kips, oncpu);
 		if (ret < 0)
 			return ret;
 	}
@@ -1078,7 +1081,7 @@ static int write_view(struct ebpf *e, struct tracerig_archive *ar, const struct 
 	e->real = 0;
 	if (!uips || !kips || !sink)
 		goto out;
-	ret = add_totals(e, sink, t, uips, kips);
+	ret = add_totals(e, sink, t, uips, kips, v->what == TRACERIG_TIME_ONCPU);
 	if (ret < 0)
 		goto out;
 	ret = in->stacks_write(sink, ar, &st);

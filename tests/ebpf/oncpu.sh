@@ -115,39 +115,58 @@ m = json.load(open(sys.argv[1]))
 print([f for f in m["files"] if f["name"] == "perf.data.txt"][0].get("deflated_before_packaging", "none"))' "$m")
 check "perf.data.txt was deflated as it was written ($streamed of $(stat -c %s "$d") bytes before packaging)" \
 	test "$streamed" != none -a "$streamed" -le "$(stat -c %s "$d")"
-# script_user SCRIPT: the workload's samples as "PID-TID;user frames outermost
-# first", kernel frames left out (as user_lines does).  Kernel frames are
-# those at kernel addresses, whatever their object: a sample can land in a
-# BPF program ("[bpf]") or a module as well as in [kernel.kallsyms].  A
-# frame perf script calls "[unknown] (/lib/libc.so.6)" is "[libc.so.6]" in
-# oncpu.folded, as stackcollapse-perf names it.
-script_user() {
-	awk 'BEGIN { RS = "" } $1 == "burn" {
+# script_stacks SCRIPT KERNEL: the workload's samples as "PID-TID;frames
+# outermost first<TAB>count", their kernel frames named as oncpu.folded
+# names them (NAME_[k]) when KERNEL is 1, left out (as user_lines does)
+# when 0.  Kernel frames are those at kernel addresses, whatever their
+# object: a sample can land in a BPF program ("[bpf]") or a module as well
+# as in [kernel.kallsyms].  A frame perf script calls "[unknown]
+# (/lib/libc.so.6)" is "[libc.so.6]" in oncpu.folded, as stackcollapse-perf
+# names it.
+script_stacks() {
+	awk -v kernel="$2" 'BEGIN { RS = "" } $1 == "burn" {
 		n = split($0, l, "\n"); split(l[1], h, " +"); s = ""
 		for (i = n; i > 1; i--) {
 			split(l[i], w, " ")
-			if (length(w[1]) == 16 && substr(w[1], 1, 4) == "ffff") continue
+			kern = length(w[1]) == 16 && substr(w[1], 1, 4) == "ffff"
+			if (kern && !kernel) continue
 			f = l[i]; sub(/^[ \t]*[0-9a-f]+ /, "", f)
-			if (f ~ /^\[unknown\] \(.*\/[^\/()]+\)$/) {
-				sub(/^\[unknown\] \(.*\//, "", f); sub(/\)$/, "", f); f = "[" f "]"
+			if (f ~ /^\[unknown\] \(/) {
+				sub(/^\[unknown\] \(/, "", f); sub(/\)$/, "", f)
+				if (f !~ /^\[/) { sub(/.*\//, "", f); f = "[" f "]" }
+			} else {
+				sub(/ \([^()]*\)$/, "", f)
 			}
-			sub(/ \([^()]*\)$/, "", f)
-			s = s ";" f
+			s = s ";" f (kern ? "_[k]" : "")
 		}
 		split(h[2], pt, "/"); print pt[1] "-" pt[2] s
-	}' "$1" | sed -E 's/@[^;]*//g' | sort | uniq -c | awk '{ print $2 "\t" $1 }'
+	}' "$1" | sed -E 's/@[^;]*//g' | sort | uniq -c | awk '{ print $2 "\t" $1 }' | sort
 }
-script_user "$d" >"$TEST_TMP/script.user"
-awk -F'\t' '{ split($1, f, ";"); split(f[1], p, "-"); split(f[2], t, "-")
-	r = $1; sub(/^[^;]*;[^;]*/, "", r); c[p[2] "-" t[2] r] += $2 }
-	END { for (k in c) print k "\t" c[k] }' "$TEST_TMP/user" | sort >"$TEST_TMP/folded.user"
-sort "$TEST_TMP/script.user" >"$TEST_TMP/script.sorted"
-if cmp -s "$TEST_TMP/script.sorted" "$TEST_TMP/folded.user"; then
-	ok "perf.data.txt's user stacks, per thread, are oncpu.folded's ($(wc -l <"$TEST_TMP/folded.user") stacks)"
-else
-	not_ok "perf.data.txt's user stacks, per thread, are oncpu.folded's" \
-		"$(diff "$TEST_TMP/folded.user" "$TEST_TMP/script.sorted" | head -8)"
-fi
+# per_thread LINES: "root;frames<TAB>count" lines as "PID-TID;frames<TAB>count".
+per_thread() {
+	awk -F'\t' '{ split($1, f, ";"); split(f[1], p, "-"); split(f[2], t, "-")
+		r = $1; sub(/^[^;]*;[^;]*/, "", r); c[p[2] "-" t[2] r] += $2 }
+		END { for (k in c) print k "\t" c[k] }' "$1" | sort
+}
+# same_stacks WHAT FOLDED SCRIPT: one check that both hold the same stacks.
+same_stacks() {
+	if cmp -s "$2" "$3"; then
+		ok "perf.data.txt's $1, per thread, are oncpu.folded's ($(wc -l <"$2") stacks)"
+	else
+		not_ok "perf.data.txt's $1, per thread, are oncpu.folded's" "$(diff "$2" "$3" | head -8)"
+	fi
+}
+script_stacks "$d" 0 >"$TEST_TMP/script.user"
+per_thread "$TEST_TMP/user" >"$TEST_TMP/folded.user"
+same_stacks "user stacks" "$TEST_TMP/folded.user" "$TEST_TMP/script.user"
+# Kernel frames too: an on-CPU sample's kernel stack starts where the timer
+# interrupted, so even one that landed in the off-CPU probe (tracerig's own
+# cost) keeps the probe's frames in both.
+grep -E "$root" "$f" | awk '{ n = $NF; sub(/ [0-9]+$/, ""); print $0 "\t" n }' |
+	sed -E 's/@[^;	]*//g' >"$TEST_TMP/whole"
+per_thread "$TEST_TMP/whole" >"$TEST_TMP/folded.whole"
+script_stacks "$d" 1 >"$TEST_TMP/script.whole"
+same_stacks "stacks with their kernel frames" "$TEST_TMP/folded.whole" "$TEST_TMP/script.whole"
 whole=$(grep -cE ';_start;([^;]+;)*main;sort_caller;my_sorter;[^;]*qsort[^;]*;([^;]+;)*my_compare	' \
 	"$TEST_TMP/script.user")
 at_least "perf.data.txt: main's comparator stacks reach _start" "$whole" 1
