@@ -295,22 +295,26 @@ int tr_folded_add(struct tr_folded *f, const char *line, size_t len, uint64_t we
 	return 0;
 }
 
-/* "a;b;c 123": the weight follows the last space (frames may contain
- * spaces), and the stack is cut off there; 0 for a blank or malformed
- * line, which carries no weight. */
-static int split_line(char *line, uint64_t *weight)
+int tr_folded_split(char *line, uint64_t max, uint64_t *weight)
 {
 	char *space, *end;
+	uint64_t w;
 
 	line[strcspn(line, "\r\n")] = '\0';
 	space = strrchr(line, ' ');
 	if (!space || space == line)
 		return 0;
+	/* strtoull takes "-5" for 2^64 - 5: digits only. */
+	if (space[1] < '0' || space[1] > '9')
+		return space[1] == '-' ? -ERANGE : 0;
 	errno = 0;
-	*weight = strtoull(space + 1, &end, 10);
-	if (errno || *end != '\0' || end == space + 1)
+	w = strtoull(space + 1, &end, 10);
+	if (*end != '\0')
 		return 0;
+	if (errno == ERANGE || w > max)
+		return -ERANGE;
 	*space = '\0';
+	*weight = w;
 	return 1;
 }
 
@@ -323,7 +327,7 @@ int tr_folded_read(struct tr_folded *f, FILE *in)
 	while (ret == 0 && getline(&line, &cap, in) >= 0) {
 		uint64_t weight;
 
-		if (split_line(line, &weight) && weight)
+		if (tr_folded_split(line, UINT64_MAX, &weight) == 1 && weight)
 			ret = tr_folded_add(f, line, strlen(line), weight);
 	}
 	if (ret == 0 && ferror(in))

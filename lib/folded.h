@@ -26,6 +26,12 @@ struct tr_folded *tr_folded_new(void);
 void tr_folded_free(struct tr_folded *f);
 /* Adds `weight` to line[0..len) (no NUL needed).  0 or -ENOMEM. */
 int tr_folded_add(struct tr_folded *f, const char *line, size_t len, uint64_t weight);
+/* Splits a folded line, "stack weight", at its last space (frames may
+ * hold spaces): 1 with the line cut there and *weight set; 0 for a line
+ * that carries no weight (blank, or no digits after the space); -ERANGE
+ * for a weight that is negative or over `max`.  Ends the line at its
+ * first \r or \n. */
+int tr_folded_split(char *line, uint64_t max, uint64_t *weight);
 /* Adds every "stack weight" line of `in` (folded text, as
  * tr_folded_write writes it); lines without a weight and weights of 0
  * are skipped.  0, -ENOMEM or -EIO. */

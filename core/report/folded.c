@@ -1,12 +1,10 @@
 #include "config.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "folded.h"
+#include "lib/folded.h"
 #include "lines.h"
 
 struct folded_reader {
@@ -18,28 +16,13 @@ struct folded_reader {
 static int folded_line(void *arg, char *line)
 {
 	struct folded_reader *fr = arg;
-	/* The weight follows the last space: names may hold spaces. */
-	char *sp = strrchr(line, ' '), *end;
-	uint64_t w;
-
-	if (!sp || sp == line)
-		return 0;
-	/* strtoull takes "-5" for 2^64 - 5: digits only. */
-	if (sp[1] < '0' || sp[1] > '9') {
-		fr->refused += sp[1] == '-';
-		return 0;
-	}
-	errno = 0;
-	w = strtoull(sp + 1, &end, 10);
-	if (*end)
-		return 0;
+	uint64_t weight;
 	/* Readers add weights up and scale them in signed 64 bits. */
-	if (errno == ERANGE || w > RP_FOLDED_MAX_WEIGHT) {
+	int ret = tr_folded_split(line, RP_FOLDED_MAX_WEIGHT, &weight);
+
+	if (ret < 0)
 		fr->refused++;
-		return 0;
-	}
-	*sp = '\0';
-	return fr->each(fr->arg, line, w);
+	return ret == 1 ? fr->each(fr->arg, line, weight) : 0;
 }
 
 int rp_folded_read(struct rp_archive *ar, const char *entry,

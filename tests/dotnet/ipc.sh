@@ -163,10 +163,7 @@ start_container() {
 		[ -n "$CT_PID" ] && grep -q '^ready' "$TEST_TMP/$name.log" && break
 		sleep 0.1
 	done
-	# SIGKILL: a namespace's init gets SIGTERM only through its handler,
-	# and .NET's, as PID 1 with a /proc of its own, lets the process run
-	# on to its end (120 s); unshare ignores SIGTERM while it waits.
-	on_exit "kill -KILL ${CT_PID:-$unshare_pid} 2>/dev/null; wait $unshare_pid 2>/dev/null"
+	on_exit_kill_container "${CT_PID:-$unshare_pid}" "$unshare_pid"
 	if [ -z "$CT_PID" ] || ! grep -q '^ready' "$TEST_TMP/$name.log"; then
 		not_ok "the workload started in its namespaces" "$(cat "$TEST_TMP/$name.log")"
 		done_testing

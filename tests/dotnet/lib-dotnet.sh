@@ -133,9 +133,7 @@ container_hot() {
 		sh -c 'mount -t tmpfs tmpfs /tmp && app=$0 && exec dotnet "$app/Hot.dll" "$@"' "$app" "$@" \
 		>"$out" 2>&1 &
 	CONTAINER_PID=$!
-	# SIGKILL: unshare ignores SIGTERM while it waits, so the workload
-	# would run on to its end; its death kills the workload (--kill-child).
-	on_exit "kill -KILL $CONTAINER_PID 2>/dev/null; wait $CONTAINER_PID 2>/dev/null"
+	on_exit_kill_container "$CONTAINER_PID"
 	for _ in $(seq 300); do grep -q '^ready' "$out" && break; sleep 0.1; done
 	CONTAINED_PID=""
 	for p in $(pgrep -f "$app/Hot.dll"); do

@@ -12,9 +12,8 @@ unshare --mount --pid --fork --kill-child sh -c '
 	mount --make-rprivate / && mkdir -p "$2" && mount -t tmpfs tmpfs "$2" &&
 	cp "$1" "$2/boxed" && exec "$2/boxed" -n incontainer -l' sh "$workload" "/tmp$box" &
 launcher=$!
-# The boxed process is its namespace's init: it ignores SIGTERM, and
-# unshare --fork holds SIGTERM while it waits for it.  SIGKILL ends both.
-on_exit 'kill -KILL $pid $launcher 2>/dev/null; wait 2>/dev/null; rmdir /tmp'"$box"' 2>/dev/null'
+on_exit "rmdir /tmp$box 2>/dev/null"
+on_exit_kill_container "$launcher"
 pid=""
 for _ in $(seq 100); do
 	for c in $(pgrep -P "$launcher"); do

@@ -31,13 +31,13 @@ thread_whole="${root}[^;]+;[^;]+;sort_thread;$sort_chain\$"
 main_whole="${root}_start;([^;]+;)*main;$sort_chain\$"
 spin_whole="${root}[^;]+;[^;]+;spin_thread;spin_caller;spin_leaf\$"
 
-# user_lines FOLDED: the workload's lines without their kernel frames,
-# "root;user frames COUNT" -> "root;user frames<TAB>COUNT".
+# user_lines FOLDED [KERNEL]: the workload's lines, "root;frames COUNT" ->
+# "root;frames<TAB>COUNT", without their kernel frames unless KERNEL is 1.
 user_lines() {
-	grep -E "$root" "$1" | awk '{
+	grep -E "$root" "$1" | awk -v kernel="${2:-0}" '{
 		n = $NF; line = $0; sub(/ [0-9]+$/, "", line)
 		k = split(line, f, ";"); s = ""
-		for (i = 1; i <= k; i++) if (f[i] !~ /_\[k\]$/) s = s (s == "" ? "" : ";") f[i]
+		for (i = 1; i <= k; i++) if (kernel || f[i] !~ /_\[k\]$/) s = s (s == "" ? "" : ";") f[i]
 		print s "\t" n
 	}' | sed -E 's/@[^;	]*//g'
 }
@@ -162,8 +162,7 @@ same_stacks "user stacks" "$TEST_TMP/folded.user" "$TEST_TMP/script.user"
 # Kernel frames too: an on-CPU sample's kernel stack starts where the timer
 # interrupted, so even one that landed in the off-CPU probe (tracerig's own
 # cost) keeps the probe's frames in both.
-grep -E "$root" "$f" | awk '{ n = $NF; sub(/ [0-9]+$/, ""); print $0 "\t" n }' |
-	sed -E 's/@[^;	]*//g' >"$TEST_TMP/whole"
+user_lines "$f" 1 >"$TEST_TMP/whole"
 per_thread "$TEST_TMP/whole" >"$TEST_TMP/folded.whole"
 script_stacks "$d" 1 >"$TEST_TMP/script.whole"
 same_stacks "stacks with their kernel frames" "$TEST_TMP/folded.whole" "$TEST_TMP/script.whole"

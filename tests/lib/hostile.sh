@@ -58,13 +58,8 @@ start() {
 	p=$(sed -n 's/^pid=//p' "$out")
 	# Killed by its PID (setpriv's change of credentials cleared the
 	# parent-death signal of unshare --kill-child), then reaped by unshare,
-	# which then exits.  unshare --fork ignores SIGTERM: SIGKILL when the
-	# process never said its PID.
-	if [ -n "$p" ]; then
-		on_exit "kill -KILL $p 2>/dev/null; wait $u 2>/dev/null"
-	else
-		on_exit "kill -KILL $u 2>/dev/null; wait $u 2>/dev/null"
-	fi
+	# which then exits; unshare itself when the process never said its PID.
+	on_exit_kill_container "${p:-$u}" "$u"
 	if [ -z "$p" ] || ! grep -q '^ready$' "$out"; then
 		not_ok "the hostile process '$name' runs" "$(cat "$out")"
 		done_testing

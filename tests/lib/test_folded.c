@@ -345,6 +345,35 @@ DEF_TEST(folded_text_reads_into_a_set)
 	tr_folded_free(f);
 }
 
+/* A line's weight: digits after the last space, at most the caller's
+ * limit; a negative or too large one is told apart from a line that
+ * carries none, and leaves the line whole. */
+DEF_TEST(a_line_splits_at_its_last_space)
+{
+	char line[64];
+	uint64_t w = 0;
+
+	strcpy(line, "a-1;b c;d 42\n");
+	EXPECT_EQ_INT(1, tr_folded_split(line, 100, &w));
+	EXPECT_EQ_STR("a-1;b c;d", line);
+	EXPECT_EQ_INT(42, (int)w);
+	strcpy(line, "a-1;d 101");
+	EXPECT_EQ_INT(-ERANGE, tr_folded_split(line, 100, &w));
+	EXPECT_EQ_STR("a-1;d 101", line);
+	strcpy(line, "a-1;d -5");
+	EXPECT_EQ_INT(-ERANGE, tr_folded_split(line, UINT64_MAX, &w));
+	strcpy(line, "a-1;d 99999999999999999999999");
+	EXPECT_EQ_INT(-ERANGE, tr_folded_split(line, UINT64_MAX, &w));
+	strcpy(line, "a-1;d 5x");
+	EXPECT_EQ_INT(0, tr_folded_split(line, 100, &w));
+	strcpy(line, "a-1;d +5");
+	EXPECT_EQ_INT(0, tr_folded_split(line, 100, &w));
+	strcpy(line, " 7");
+	EXPECT_EQ_INT(0, tr_folded_split(line, 100, &w));
+	strcpy(line, "");
+	EXPECT_EQ_INT(0, tr_folded_split(line, 100, &w));
+}
+
 int main(void)
 {
 	RUN_TEST(identical_lines_are_summed_and_written_sorted_in_units);
@@ -356,5 +385,6 @@ int main(void)
 	RUN_TEST(spilled_lines_merge_back_to_what_memory_alone_writes);
 	RUN_TEST(a_set_read_then_added_to_reads_anew);
 	RUN_TEST(folded_text_reads_into_a_set);
+	RUN_TEST(a_line_splits_at_its_last_space);
 	TEST_MAIN_END();
 }

@@ -10,8 +10,7 @@ unshare --mount --pid --fork --kill-child sh -c 'mount -t tmpfs tmpfs /tmp &&
 	ln -s /etc/shadow /tmp/perf-1.map && mkfifo /tmp/jit-1.dump &&
 	head -c 300000 /dev/zero >/tmp/perfinfo-1.map && exec sleep 30' >/dev/null 2>&1 &
 cpid=$!
-# SIGKILL: unshare holds SIGTERM while it waits (--kill-child ends the rest).
-on_exit "kill -KILL $cpid 2>/dev/null; wait $cpid 2>/dev/null"
+on_exit_kill_container "$cpid"
 victim=""
 for _ in $(seq 100); do
 	for p in $(pgrep -P "$cpid") $(pgrep -P "$(pgrep -P "$cpid" | head -1)" 2>/dev/null); do

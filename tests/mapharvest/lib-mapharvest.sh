@@ -29,8 +29,7 @@ start_container() {
 		printf "%s\n" "$js" >hot.js && exec node "$@"' "$HOT_JS" "$@" /tmp/work/hot.js "$seconds" "$MARK" \
 		>"$TEST_TMP/node.out" 2>&1 &
 	CONTAINER_PID=$!
-	# SIGKILL: unshare holds SIGTERM while it waits (--kill-child ends node).
-	on_exit "kill -KILL $CONTAINER_PID 2>/dev/null; wait $CONTAINER_PID 2>/dev/null"
+	on_exit_kill_container "$CONTAINER_PID"
 	NODE_PID=""
 	for _ in $(seq 100); do
 		for p in $(pgrep -f "hot.js $seconds $MARK"); do
