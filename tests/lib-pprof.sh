@@ -5,8 +5,11 @@
 # Debian's golang-go and golang-github-google-pprof-dev (scripts/deps.sh),
 # offline: the same tool `go tool pprof` is.
 need_pprof() {
+	PPROF="$top_builddir/tests/pprof-tool/pprof"
+	cache_locked "$PPROF.lock" build_pprof
+}
+build_pprof() {
 	local dir="$top_builddir/tests/pprof-tool"
-	PPROF="$dir/pprof"
 	[ -x "$PPROF" ] && return 0
 	command -v go >/dev/null 2>&1 || skip_all "no go compiler (golang-go, scripts/deps.sh) to build pprof"
 	[ -d /usr/share/gocode/src/github.com/google/pprof ] ||

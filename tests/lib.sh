@@ -14,6 +14,21 @@ on_exit() { tap_cleanup_hooks="$1; $tap_cleanup_hooks"; }
 # through a handler (.NET as PID 1 with a /proc of its own runs on to its
 # end).  KILL is the process to kill, REAP the unshare to wait for (KILL
 # when not given); with --kill-child, unshare's death ends the rest.
+# cache_locked LOCK COMMAND...: runs COMMAND (a shell function may be)
+# holding an exclusive lock on the file LOCK, so that a cache tests fill
+# (a built app, an installed tool) is filled by one test at a time and the
+# others, under `make check -jN`, wait until it is whole.  COMMAND checks
+# whether the cache is whole once it holds the lock.  What it starts does
+# not inherit the lock: a build server left running would hold it.
+cache_locked() {
+	_lock=$1
+	shift
+	mkdir -p "$(dirname "$_lock")" && exec 7>>"$_lock" && flock -x 7 || return 1
+	"$@" 7>&-
+	_rc=$?
+	exec 7>&-
+	return $_rc
+}
 on_exit_kill_container() { # KILL [REAP]
 	on_exit "kill -KILL $1 2>/dev/null; wait ${2:-$1} 2>/dev/null"
 }

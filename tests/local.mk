@@ -72,7 +72,7 @@ if BUILD_PLUGIN_PERF_EVENTS
 TESTS += tests/core/service.sh
 endif
 dist_check_SCRIPTS += tests/core/service.sh
-EXTRA_DIST += tests/lib.sh tests/lib-pprof.sh tests/pprof-dated.py tests/core/profiles
+EXTRA_DIST += tests/lib.sh tests/lock.sh tests/lib-pprof.sh tests/pprof-dated.py tests/core/profiles
 
 
 # The unwinder's open objects within the open-files limit (issue 27): kept

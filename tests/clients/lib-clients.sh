@@ -15,6 +15,11 @@ need_clients() {
 	[ -x "$CHROMIUM" ] || skip_all "no $CHROMIUM (scripts/deps.sh installs chromium)"
 	command -v node >/dev/null 2>&1 || skip_all "no node (scripts/deps.sh installs nodejs)"
 	command -v npm >/dev/null 2>&1 || skip_all "no npm (it comes with nodejs)"
+	cache_locked "$clients_dir.lock" install_clients
+	NODE_PATH="$clients_dir/node_modules"
+	export NODE_PATH
+}
+install_clients() {
 	if ! cmp -s "$clients_src/package-lock.json" "$clients_dir/node_modules/.tracerig-lock" 2>/dev/null; then
 		mkdir -p "$clients_dir" &&
 		cp "$clients_src/package.json" "$clients_src/package-lock.json" "$clients_dir/" || exit 1
@@ -29,8 +34,6 @@ need_clients() {
 		fi
 		cp "$clients_src/package-lock.json" "$clients_dir/node_modules/.tracerig-lock"
 	fi
-	NODE_PATH="$clients_dir/node_modules"
-	export NODE_PATH
 }
 
 # speedscope FILE [--import url|browse] [--expect-error] [FUNCTION...]:

@@ -26,11 +26,14 @@ DOTNET_APPS_OUT="$DOTNET_CACHE/apps"
 # project is copied into the build tree first, so that the source tree
 # gets no obj/ or bin/.  A failed build fails the test script.
 dotnet_app() {
-	local name=$1 src="$DOTNET_APPS_SRC/$1" work="$DOTNET_APPS_OUT/$1"
-	local proj stamp="$work/out/.built"
+	local src="$DOTNET_APPS_SRC/$1" work="$DOTNET_APPS_OUT/$1" proj
 	proj=$(cd "$src" && ls ./*.csproj | head -1)
 	proj=${proj#./}
 	DOTNET_APP="$work/out/${proj%.csproj}.dll"
+	cache_locked "$work.lock" dotnet_app_build "$1" "$src" "$work" "$proj"
+}
+dotnet_app_build() {
+	local name=$1 src=$2 work=$3 proj=$4 stamp="$3/out/.built"
 	if [ -e "$stamp" ] && [ -z "$(find "$src" -newer "$stamp" -type f | head -1)" ]; then
 		return 0
 	fi
@@ -48,9 +51,12 @@ dotnet_app() {
 # per build tree) and sets DOTNET_TOOL to its path; returns 1, with the
 # reason in DOTNET_TOOL_WHY, when it cannot be installed.
 dotnet_tool() {
-	local dir="$DOTNET_CACHE/tools"
-	DOTNET_TOOL="$dir/$1"
+	DOTNET_TOOL="$DOTNET_CACHE/tools/$1"
 	DOTNET_TOOL_WHY=""
+	cache_locked "$DOTNET_TOOL.lock" dotnet_tool_install "$@"
+}
+dotnet_tool_install() {
+	local dir="$DOTNET_CACHE/tools"
 	[ -x "$DOTNET_TOOL" ] && return 0
 	mkdir -p "$dir"
 	if ! dotnet tool install --tool-path "$dir" "$1" --version "$2" >"$dir/$1.log" 2>&1; then

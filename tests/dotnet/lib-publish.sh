@@ -21,13 +21,17 @@ DOTNET_CACHE=${TRACERIG_DOTNET_CACHE:-$top_builddir/tests/dotnet}
 # for two runtime identifiers do not share an obj/.  A publish that fails
 # fails the script, but one that could not reach NuGet skips it.
 dotnet_publish() {
+	local work="$DOTNET_CACHE/apps/$1/$2"
+	DOTNET_PUBLISHED=$work/out
+	DOTNET_PUBLISH_OBJ=$work/src/obj/Release
+	cache_locked "$work.lock" dotnet_publish_once "$@"
+}
+dotnet_publish_once() {
 	local name=$1 label=$2 src="$top_srcdir/tests/dotnet/apps/$1" proj
 	local work="$DOTNET_CACHE/apps/$1/$2"
 	shift 2
 	proj=$(cd "$src" && ls ./*.csproj | head -1)
 	proj=${proj#./}
-	DOTNET_PUBLISHED=$work/out
-	DOTNET_PUBLISH_OBJ=$work/src/obj/Release
 	if [ -e "$work/out/.published" ] &&
 	   [ -z "$(find "$src" -newer "$work/out/.published" -type f | head -1)" ]; then
 		return 0

@@ -5,6 +5,7 @@
 # runtime runs on and no DotNETRuntime event can ever reach LTTng.  --check,
 # the run's log and manifest.json must say exactly that, and what to use
 # instead.  Where the provider can load, the events themselves are checked.
+# test-lock: exclusive (the machine has one lttng-sessiond: tests start, stop and kill it)
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/dotnet/lib-dotnet.sh"
 need_plugins lttng

@@ -3,6 +3,7 @@
 # exist, max_block_us below min_block_us) are the profile's errors: all of
 # them said before anything is collected, each once, with its line, by
 # the run and by --check alike.
+# test-lock: exclusive (it lowers kernel.perf_event_max_sample_rate for a moment)
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/ebpf/lib-ebpf.sh"
 need_ebpf

@@ -4,6 +4,7 @@
 # left running: the core's watchdog runs the backend's cleanups.  A test
 # backend that takes 30 s to stop holds tracerig in packaging while the
 # second SIGINT lands.
+# test-lock: exclusive (the machine has one lttng-sessiond: tests start, stop and kill it)
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/lttng/lib-lttng.sh"
 lttng_prereqs

@@ -2,6 +2,7 @@
 # lttng-sessiond dying mid-session is a failure of the lttng backend, said
 # with its cause and what to do -- not "lttng ok" with an empty trace -- and
 # the consumer daemons of a daemon tracerig started do not outlive it.
+# test-lock: exclusive (the machine has one lttng-sessiond: tests start, stop and kill it)
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/lttng/lib-lttng.sh"
 lttng_prereqs

@@ -6,6 +6,7 @@
 # resolved inside that root), or DOTNET_LTTng=0; and whether
 # DOTNET_PerfMapEnabled is set.  The stand-in process dlopen()s empty
 # shared objects named like the runtime's.
+# test-lock: exclusive (the machine has one lttng-sessiond: tests start, stop and kill it)
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/lttng/lib-lttng.sh"
 lttng_prereqs

@@ -3,6 +3,7 @@
 # procname contexts matching the pid/tid the app wrote into each event, in
 # the CTF layout TraceEvent reads; log-level and filter keys narrow them; a
 # session daemon tracerig started is gone afterwards.
+# test-lock: exclusive (the machine has one lttng-sessiond: tests start, stop and kill it)
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/lttng/lib-lttng.sh"
 lttng_prereqs

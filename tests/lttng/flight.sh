@@ -8,6 +8,7 @@
 # one (the session still exists after stop), and no session of ours is
 # left, after a normal end or a kill -9 (whose salvaged archive has the
 # rings' last snapshot).
+# test-lock: exclusive (the machine has one lttng-sessiond: tests start, stop and kill it)
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/lttng/lib-lttng.sh"
 lttng_prereqs

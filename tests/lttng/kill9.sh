@@ -5,6 +5,7 @@
 # by a tracerig that no longer runs (named tracerig-<pid>-<start time>) is
 # destroyed by the next run, which says so.  A session whose owner still
 # runs is left alone.
+# test-lock: exclusive (the machine has one lttng-sessiond: tests start, stop and kill it)
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/lttng/lib-lttng.sh"
 lttng_prereqs

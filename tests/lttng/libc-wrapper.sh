@@ -4,6 +4,7 @@
 # name; the command also gets DOTNET_EnableEventLog=1 (with no .NET
 # installation to judge: DOTNET_ROOT names none; tests/dotnet/lttng.sh has
 # the real runtime, whose provider cannot load on Debian 12).
+# test-lock: exclusive (the machine has one lttng-sessiond: tests start, stop and kill it)
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/lttng/lib-lttng.sh"
 lttng_prereqs

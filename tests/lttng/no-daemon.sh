@@ -1,6 +1,7 @@
 #!/bin/sh
 # With no session daemon and start_sessiond = no, tracerig fails with the
 # documented message naming the fix, and --check says the same.
+# test-lock: exclusive (the machine has one lttng-sessiond: tests start, stop and kill it)
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/lttng/lib-lttng.sh"
 lttng_prereqs

@@ -4,6 +4,7 @@
 # directory next to a relative archive path is relative.  Failures name the
 # real cause (never an invented "Cannot allocate memory"), and --check
 # catches what the real run would hit.
+# test-lock: exclusive (the machine has one lttng-sessiond: tests start, stop and kill it)
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/lttng/lib-lttng.sh"
 lttng_prereqs

@@ -1,6 +1,7 @@
 #!/bin/sh
 # -p PID records that process only: another process emitting the same
 # events at the same time stays out of the archive.
+# test-lock: exclusive (the machine has one lttng-sessiond: tests start, stop and kill it)
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/lttng/lib-lttng.sh"
 lttng_prereqs

@@ -4,6 +4,7 @@
 # log, counted (ust_providers_seen / ust_providers_missing among the raw
 # counters of tracerig.log and -v, and in the manifest), never silently
 # missing.
+# test-lock: exclusive (the machine has one lttng-sessiond: tests start, stop and kill it)
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/lttng/lib-lttng.sh"
 lttng_prereqs
