@@ -123,6 +123,7 @@ struct uw_mod {
 	struct uw_proc *proc;
 	uint64_t used;   /* the sample (unwinder's `sample`) that last needed it */
 	uint32_t object; /* object_of's number, 0 until known */
+	pid_t debug_root; /* whose root its debug file is in (tracerig_object) */
 	int closing;
 };
 
@@ -194,14 +195,15 @@ static int find_debug_file(Dwfl_Module *mod, void **userdata, const char *modnam
 	/* Looked for in the object's own root only: a container's object never
 	 * gets the host's debug file, whatever build id it claims.  Whose
 	 * object it is is known once the module is reported (the CFI is asked
-	 * for after that). */
-	if (len < 2 || len > 64 || !m || !m->proc)
+	 * for after that); a process gone by then has the root the symbolizer
+	 * found its file in, ours only for our own file at that path. */
+	if (len < 2 || len > 64 || !m)
 		return -1;
 	n = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", bid[0]);
 	for (int i = 1; i < len; i++)
 		n += snprintf(path + n, sizeof(path) - (size_t)n, "%02x", bid[i]);
 	snprintf(path + n, sizeof(path) - (size_t)n, ".debug");
-	fd = tr_untrusted_open(m->proc->pid, path, TR_OBJECT_MAX, &why);
+	fd = tr_untrusted_open(m->debug_root, path, TR_OBJECT_MAX, &why);
 	if (fd < 0)
 		return -1;
 	*debuginfo_file_name = strdup(path);
@@ -699,7 +701,7 @@ static void report_module(struct unwinder *u, Dwarf_Addr pc)
 		needed(u, mod);
 		return;
 	}
-	*m = (struct uw_mod){ .proc = u->cur, .used = u->sample };
+	*m = (struct uw_mod){ .proc = u->cur, .used = u->sample, .debug_root = obj.root_pid };
 	*userdata = m;
 	mod_push(u, m);
 	u->n_mods++;

@@ -1001,17 +1001,18 @@ int tr_symbolizer_object(struct tr_symbolizer *sym, pid_t pid, uint64_t addr,
 {
 	struct proc *p;
 	struct mapping *m;
-	int ret = -ENOENT, fd = -1;
+	int ret = -ENOENT, fd = -1, host = 0;
 
 	pthread_mutex_lock(&sym->lock);
 	p = proc_get(sym, pid);
 	m = p ? map_of(sym, p, addr, 0) : NULL;
 	if (m && m->kind == MAP_FILE) {
 		/* Read once, so the object's identity (inode) is known. */
-		int loaded = dso_load(sym, p, m), place;
+		int loaded = dso_load(sym, p, m), place = AT_ROOT_PATH;
 
 		if (m->dso->state == 1 && m->dso->ino)
 			fd = open_mapped(p, m, 0, &place);
+		host = place == AT_HOST_PATH;
 		/* Out of descriptors: the caller may close some and ask again. */
 		if (fd >= 0)
 			ret = 0;
@@ -1023,8 +1024,12 @@ int tr_symbolizer_object(struct tr_symbolizer *sym, pid_t pid, uint64_t addr,
 		ret = p->maps_err;
 	}
 	if (ret == 0)
-		*out = (struct tracerig_object){ .fd = fd, .start = m->start, .end = m->end,
-						 .pgoff = m->pgoff, .path = m->path };
+		*out = (struct tracerig_object){ .fd = fd,
+						 .start = m->start,
+						 .end = m->end,
+						 .pgoff = m->pgoff,
+						 .path = m->path,
+						 .root_pid = host ? 0 : pid };
 	pthread_mutex_unlock(&sym->lock);
 	return ret;
 }

@@ -44,6 +44,10 @@ struct tracerig_object {
 	                         * same as the caller's own when the sizes match */
 	uint64_t start, end, pgoff; /* the mapping holding the address asked about */
 	const char *path;           /* as the process sees it; lives as long as the session */
+	pid_t root_pid;             /* whose root its debug files are in: the process's
+	                         * own, or 0 (ours) once the process is gone and
+	                         * the file was found at the same path in our root,
+	                         * the same inode (as the symbolizer reads them) */
 };
 
 /* The mapping a frame is in, for outputs that carry it (pprof's Mapping:

@@ -769,6 +769,7 @@ DEF_TEST(binary_only_inside_a_namespace_resolves_by_host_pid)
 	char dir[] = "/var/tmp/trsym-XXXXXX", script[2048], path[512], want[64];
 	struct tr_symbolizer *sym = tr_symbolizer_new();
 	struct tracerig_symbol s;
+	struct tracerig_object o;
 	struct child c;
 
 	CHECK_NOT_NULL(sym);
@@ -793,6 +794,12 @@ DEF_TEST(binary_only_inside_a_namespace_resolves_by_host_pid)
 	EXPECT_EQ_INT(4, s.sym_offset);
 	EXPECT_EQ_INT(0, tr_symbolizer_lookup(sym, c.hostpid, c.lib, 0, &s));
 	EXPECT_EQ_STR("tr_fixture_lib_func", s.name);
+	/* Its object, and the root its debug files are in: its own. */
+	EXPECT_EQ_INT(0, tr_symbolizer_object(sym, c.hostpid, c.lib, &o));
+	EXPECT_TRUE(o.fd >= 0);
+	EXPECT_EQ_INT((int)c.hostpid, (int)o.root_pid);
+	if (o.fd >= 0)
+		close(o.fd);
 	/* Its own /tmp/perf-1.map, named by its namespace PID. */
 	snprintf(want, sizeof(want), "/tmp/perf-%d.map", (int)c.hostpid);
 	EXPECT_EQ_INT(0, tr_symbolizer_lookup(sym, c.hostpid, c.anon + 0x201, 0, &s));
@@ -851,6 +858,9 @@ DEF_TEST(remembered_process_resolves_after_exit)
 	EXPECT_TRUE(is_file(o.fd, FIXTURE_LIB));
 	EXPECT_TRUE(o.start <= c.lib && c.lib < o.end);
 	EXPECT_TRUE(same_file(FIXTURE_LIB, o.path));
+	/* Gone, its file found at the same path in our root: its debug
+	 * files are ours. */
+	EXPECT_EQ_INT(0, o.root_pid);
 	close(o.fd);
 	EXPECT_EQ_INT(0, tr_symbolizer_object(sym, c.hostpid, c.alpha, &o));
 	EXPECT_TRUE(is_file(o.fd, FIXTURE));
