@@ -107,11 +107,16 @@ fi
 check_eq "the jitdump stops growing" "$d1" "$(size "$dump")"
 
 # Enabled again, the runtime truncates its map and writes all it compiled:
-# no line twice.
+# appended to, every line written before would be there twice.  (A method
+# whose compilation ends while the runtime lists what it compiled may be
+# written twice, as on a loaded machine.)
+before=$(wc -l <"$map")
 tool reenable enable "$MAIN" 3
 check_eq "EnablePerfMap 3 after DisablePerfMap succeeds" 0 "$rc"
 check_grep "the map names what was compiled" 'Hot\.Work::SpinLeaf\(int32\)' "$map"
-check_eq "it was rewritten from the start, not appended to" "" "$(sort "$map" | uniq -d | head -3)"
+twice=$(sort "$map" | uniq -d | wc -l)
+check "it was rewritten from the start, not appended to ($twice lines twice, $before before)" \
+	test "$before" -ge 20 -a "$twice" -le $((before / 10))
 check_eq "type 3 leaves the closed jitdump alone" "$d1" "$(size "$dump")"
 tool badtype enable "$MAIN" 4
 check_eq "type 4 is refused before anything is sent" "error=EINVAL" "$(cat "$TEST_TMP/badtype.out")"

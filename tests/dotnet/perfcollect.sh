@@ -5,6 +5,8 @@
 # `perf inject --jit` and `perf script`, while tracerig records the same
 # process.  Every frame perf names, tracerig names too, and tracerig leaves
 # no more samples with an unnamed managed frame than perf does.
+# test-lock: exclusive (stock perf: perf 6.1 aborts, util/build-id.c:1010, on
+# perf.data recorded while another test's tracerig has BPF programs loaded)
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/dotnet/lib-dotnet.sh"
 need_plugins perf_events mapharvest

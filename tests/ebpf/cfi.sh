@@ -25,6 +25,8 @@
 # process's first stacks, before callchain = cfi has its tables, keep one
 # frame (counted, as the test checks), which is the start of a service,
 # not its steady state.
+# test-lock: exclusive (stock perf: perf 6.1 aborts, util/build-id.c:1010, on
+# perf.data recorded while another test's tracerig has BPF programs loaded)
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/ebpf/lib-ebpf.sh"
 need_ebpf

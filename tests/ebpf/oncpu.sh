@@ -14,6 +14,8 @@
 # start or main) and a floor far below what the work takes (about 1,000
 # samples at 999 Hz).  Half a second of warm-up: a process's first
 # samples, before its tables are loaded, keep one frame (counted).
+# test-lock: exclusive (stock perf: perf 6.1 aborts, util/build-id.c:1010, on
+# perf.data recorded while another test's tracerig has BPF programs loaded)
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/ebpf/lib-ebpf.sh"
 need_ebpf

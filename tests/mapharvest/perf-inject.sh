@@ -4,6 +4,8 @@
 # PID) turns JIT code into jitted-*.so objects that name the hot JS function.
 # The perf.data side is recorded here by stock perf, with the jitdump's mmap
 # renamed the way tracerig's perf.data must name it: ./jit-<hostpid>.dump.
+# test-lock: exclusive (stock perf: perf 6.1 aborts, util/build-id.c:1010, on
+# perf.data recorded while another test's tracerig has BPF programs loaded)
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/mapharvest/lib-mapharvest.sh"
 command -v perf >/dev/null 2>&1 || skip_all "needs perf (apt-get install linux-perf)"

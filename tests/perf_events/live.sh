@@ -78,11 +78,26 @@ while off + 8 <= end:
 assert n > 100, n
 PY
 }
-# same_as_offline DIR NAME: DIR's perf.data.txt and cpu.folded are what
-# the conversion gives on DIR's perf.data once finished.
+# same_as_offline DIR NAME [PID]: DIR's perf.data.txt and cpu.folded are
+# what the conversion gives on DIR's perf.data once finished (PID's
+# samples only, when given: a process that ended since, another test's,
+# can no longer be named from its perf map).
 same_as_offline() {
 	"$CONVERT" "$1/perf.data" "$1/offline.txt" "$1/offline.folded" >"$1/convert.out" 2>&1
 	check_eq "$2: the offline conversion of its perf.data runs" 0 "$?"
+	if [ -n "${3:-}" ]; then
+		for f in perf.data.txt offline.txt; do
+			awk -v pid="$3" 'BEGIN { RS = ""; ORS = "\n\n"; re = " " pid "/[0-9]+ \\[" }
+				{ split($0, l, "\n"); if (l[1] ~ re) print }' "$1/$f" >"$1/$f.$3"
+		done
+		check "$2: $3's samples are there" test -s "$1/offline.txt.$3"
+		check "$2: $3's samples in perf.data.txt are byte for byte the offline conversion's" \
+			cmp "$1/perf.data.txt.$3" "$1/offline.txt.$3"
+		check_eq "$2: cpu.folded has the same stacks and counts for $3" \
+			"$(grep -- "^[^;]*-$3;" "$1/offline.folded" | sort | md5sum)" \
+			"$(grep -- "^[^;]*-$3;" "$1/cpu.folded" | sort | md5sum)"
+		return
+	fi
 	check "$2: perf.data.txt is byte for byte the offline conversion's" \
 		cmp "$1/perf.data.txt" "$1/offline.txt"
 	check_eq "$2: cpu.folded has the same stacks and counts" \
@@ -161,7 +176,7 @@ for line in open(sys.argv[1], errors='replace'):
         assert t >= last, (t, last)
         last = t
 PY
-same_as_offline "$TEST_TMP/s" "system-wide"
+same_as_offline "$TEST_TMP/s" "system-wide" "$demo"
 
 # ---- convert_while_collecting = no: the flush converts it all, the same way
 run_tracerig -c "$CPU_INI" -p "$demo" -d 1 -o "$TEST_TMP/n.trace.zip" \
