@@ -51,6 +51,17 @@ set -- $(reach "$TEST_TMP/host.trace.zip")
 check "host: the debug file's CFI takes most of the library's samples to main ($2 of $1)" \
 	test "$1" -ge 100 -a $(($2 * 10)) -ge $(($1 * 9))
 
+# The same, every sample unwound once the program has ended (nothing
+# unwound or converted while collecting): its root is gone, and its
+# library, our root's own file at that path, has its debug file in ours.
+run_tracerig -c "$dwarf_ini" -o "$TEST_TMP/late.trace.zip" \
+	--set perf_events.convert_while_collecting=no --set perf_events.unwind_queue_bytes=0 \
+	-- "$w/prog" 2
+check_eq "host, unwound after the end: tracerig exits 0" 0 "$rc"
+set -- $(reach "$TEST_TMP/late.trace.zip")
+check "host, unwound after the end: the debug file still takes the samples to main ($2 of $1)" \
+	test "$1" -ge 100 -a $(($2 * 10)) -ge $(($1 * 9))
+
 # The same program in a mount namespace of its own, /usr/lib/debug an
 # empty tmpfs there: the host's file is not its root's.
 unshare -m --propagation private sh -c 'mount -t tmpfs none /usr/lib/debug && exec "$0" 8' \
