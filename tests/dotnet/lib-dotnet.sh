@@ -38,7 +38,9 @@ dotnet_app_build() {
 		return 0
 	fi
 	mkdir -p "$work/src" && cp -R "$src/." "$work/src/" || return 1
-	if ! (cd "$work/src" && dotnet build "$proj" -c Release -o "$work/out" --nologo -v q \
+	# TMPDIR: the SDK leaves two empty directories in it per build.
+	mkdir -p "$work/tmp" || return 1
+	if ! (cd "$work/src" && TMPDIR="$work/tmp" dotnet build "$proj" -c Release -o "$work/out" --nologo -v q \
 	      >"$work/build.log" 2>&1); then
 		not_ok "dotnet build $name" "$(tail -30 "$work/build.log")"
 		done_testing
@@ -59,7 +61,7 @@ dotnet_tool_install() {
 	local dir="$DOTNET_CACHE/tools"
 	[ -x "$DOTNET_TOOL" ] && return 0
 	mkdir -p "$dir"
-	if ! dotnet tool install --tool-path "$dir" "$1" --version "$2" >"$dir/$1.log" 2>&1; then
+	if ! TMPDIR="$dir" dotnet tool install --tool-path "$dir" "$1" --version "$2" >"$dir/$1.log" 2>&1; then
 		DOTNET_TOOL_WHY="$1 $2 could not be installed from the NuGet feed: $(tail -n 2 "$dir/$1.log" | tr '\n' ' ')"
 		return 1
 	fi

@@ -36,8 +36,9 @@ dotnet_publish_once() {
 	   [ -z "$(find "$src" -newer "$work/out/.published" -type f | head -1)" ]; then
 		return 0
 	fi
-	rm -rf "$work/out" && mkdir -p "$work/src" && cp -R "$src/." "$work/src/" || return 1
-	if ! (cd "$work/src" && dotnet publish "$proj" -c Release -o "$work/out" --nologo "$@" \
+	rm -rf "$work/out" && mkdir -p "$work/src" "$work/tmp" && cp -R "$src/." "$work/src/" || return 1
+	# TMPDIR: the SDK leaves two empty directories in it per publish.
+	if ! (cd "$work/src" && TMPDIR="$work/tmp" dotnet publish "$proj" -c Release -o "$work/out" --nologo "$@" \
 	      >"$work/publish.log" 2>&1); then
 		# NU1301: the feed could not be read; NU1101/NU1102: a package not
 		# found there (an offline mirror without it).

@@ -87,10 +87,11 @@ same_as_offline() {
 	check_eq "$2: the offline conversion of its perf.data runs" 0 "$?"
 	if [ -n "${3:-}" ]; then
 		for f in perf.data.txt offline.txt; do
-			awk -v pid="$3" 'BEGIN { RS = ""; ORS = "\n\n"; re = " " pid "/[0-9]+ \\[" }
+			awk -v pid="$3" 'BEGIN { RS = ""; ORS = "\n\n"; re = " " pid "/[0-9]+ +\\[" }
 				{ split($0, l, "\n"); if (l[1] ~ re) print }' "$1/$f" >"$1/$f.$3"
 		done
-		check "$2: $3's samples are there" test -s "$1/offline.txt.$3"
+		check "$2: $3's samples are there, and its stacks" \
+			sh -c "test -s '$1/offline.txt.$3' && grep -q -- '^[^;]*-$3;' '$1/cpu.folded'"
 		check "$2: $3's samples in perf.data.txt are byte for byte the offline conversion's" \
 			cmp "$1/perf.data.txt.$3" "$1/offline.txt.$3"
 		check_eq "$2: cpu.folded has the same stacks and counts for $3" \
