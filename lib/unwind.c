@@ -120,8 +120,10 @@ struct uw_proc {
  * list, the most recently needed first. */
 struct uw_mod {
 	struct uw_mod *newer, *older;
+	struct unwinder *owner;
 	struct uw_proc *proc;
 	uint64_t used;   /* the sample (unwinder's `sample`) that last needed it */
+	uint64_t start;  /* the mapping it was reported for */
 	uint32_t object; /* object_of's number, 0 until known */
 	pid_t debug_root; /* whose root its debug file is in (tracerig_object) */
 	int closing;
@@ -172,6 +174,8 @@ struct unwinder {
 	int checkable;
 };
 
+static int gone_to_our_root(const struct uw_mod *m);
+
 /* A separate debug file (.debug_frame of code without .eh_frame) by build
  * id only, in our own /usr/lib/debug, opened as every file a traced
  * process may have a say in: no path it chose, no link followed, and no
@@ -196,7 +200,8 @@ static int find_debug_file(Dwfl_Module *mod, void **userdata, const char *modnam
 	 * gets the host's debug file, whatever build id it claims.  Whose
 	 * object it is is known once the module is reported (the CFI is asked
 	 * for after that); a process gone by then has the root the symbolizer
-	 * found its file in, ours only for our own file at that path. */
+	 * found its file in, ours only for our own file at that path, and
+	 * one gone since is asked about again. */
 	if (len < 2 || len > 64 || !m)
 		return -1;
 	n = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", bid[0]);
@@ -204,6 +209,8 @@ static int find_debug_file(Dwfl_Module *mod, void **userdata, const char *modnam
 		n += snprintf(path + n, sizeof(path) - (size_t)n, "%02x", bid[i]);
 	snprintf(path + n, sizeof(path) - (size_t)n, ".debug");
 	fd = tr_untrusted_open(m->debug_root, path, TR_OBJECT_MAX, &why);
+	if (fd == -ESRCH && m->debug_root > 0 && gone_to_our_root(m))
+		fd = tr_untrusted_open(0, path, TR_OBJECT_MAX, &why);
 	if (fd < 0)
 		return -1;
 	*debuginfo_file_name = strdup(path);
@@ -213,6 +220,21 @@ static int find_debug_file(Dwfl_Module *mod, void **userdata, const char *modnam
 static const Dwfl_Callbacks dwfl_callbacks = {
 	.find_debuginfo = find_debug_file,
 };
+
+/* Whether the process, gone since its object was opened (the unwinder
+ * may run well behind the samples), has that object in our root now, as
+ * the symbolizer finds it: our own file at that path, the same inode. */
+static int gone_to_our_root(const struct uw_mod *m)
+{
+	struct unwinder *u = m->owner;
+	struct tracerig_object obj;
+
+	if (tracerig_internal(u->svc)->symbolizer_object(u->ctx, m->proc->pid, m->start, &obj) != 0)
+		return 0;
+	if (obj.fd >= 0)
+		close(obj.fd);
+	return obj.root_pid == 0;
+}
 
 /* ---- objects ---- */
 
@@ -701,7 +723,8 @@ static void report_module(struct unwinder *u, Dwarf_Addr pc)
 		needed(u, mod);
 		return;
 	}
-	*m = (struct uw_mod){ .proc = u->cur, .used = u->sample, .debug_root = obj.root_pid };
+	*m = (struct uw_mod){ .owner = u, .proc = u->cur, .used = u->sample, .start = obj.start };
+	m->debug_root = obj.root_pid;
 	*userdata = m;
 	mod_push(u, m);
 	u->n_mods++;
