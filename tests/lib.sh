@@ -9,11 +9,6 @@ trap 'tap_cleanup' EXIT
 tap_cleanup_hooks=""
 
 on_exit() { tap_cleanup_hooks="$1; $tap_cleanup_hooks"; }
-# A container (unshare --fork) is ended with SIGKILL: unshare holds SIGTERM
-# while it waits for its child, and a namespace's init acts on SIGTERM only
-# through a handler (.NET as PID 1 with a /proc of its own runs on to its
-# end).  KILL is the process to kill, REAP the unshare to wait for (KILL
-# when not given); with --kill-child, unshare's death ends the rest.
 # cache_locked LOCK COMMAND...: runs COMMAND (a shell function may be)
 # holding an exclusive lock on the file LOCK, so that a cache tests fill
 # (a built app, an installed tool) is filled by one test at a time and the
@@ -29,6 +24,11 @@ cache_locked() {
 	exec 7>&-
 	return $_rc
 }
+# A container (unshare --fork) is ended with SIGKILL: unshare holds SIGTERM
+# while it waits for its child, and a namespace's init acts on SIGTERM only
+# through a handler (.NET as PID 1 with a /proc of its own runs on to its
+# end).  KILL is the process to kill, REAP the unshare to wait for (KILL
+# when not given); with --kill-child, unshare's death ends the rest.
 on_exit_kill_container() { # KILL [REAP]
 	on_exit "kill -KILL $1 2>/dev/null; wait ${2:-$1} 2>/dev/null"
 }
