@@ -6,7 +6,8 @@ EXTRA_DIST += packaging/build-debs.sh packaging/build-rpms.sh packaging/clean-co
 
 # The core on a split install (no packages needed), then the real packages
 # in a Debian 12 root, and the RPM spec (each skips without its tools).
-packaging_sh_tests = tests/packaging/split.sh tests/packaging/debs.sh tests/packaging/rpms.sh
 dist_check_DATA += tests/packaging/lib-packaging.sh
-TESTS += $(packaging_sh_tests)
-dist_check_SCRIPTS += $(packaging_sh_tests)
+TESTS += tests/packaging/split.sh
+TESTS_SLOWEST += tests/packaging/debs.sh
+TESTS_SLOW += tests/packaging/rpms.sh
+dist_check_SCRIPTS += tests/packaging/split.sh tests/packaging/debs.sh tests/packaging/rpms.sh

@@ -49,6 +49,13 @@ build_done() {
 # The .NET test apps and tools do not depend on how tracerig was built:
 # built once for both passes.
 export TRACERIG_DOTNET_CACHE="$top/_build/dotnet"
+# one_at_a_time TEST-TIMES: how many seconds of the pass one test ran
+# alone, and how many of those were tests that must (tests/lock.sh).
+one_at_a_time() {
+	awk '{ for (t = $3; t < $3 + $1; t++) { n[t]++; if ($4 == "-x") x[t] = 1 } }
+	     END { for (t in n) if (n[t] == 1) { one++; alone += (t in x) }
+		   printf "one test at a time for %d s (%d s in tests that run alone)", one, alone }' "$1" 2>/dev/null
+}
 run_pass() {
 	local dir=$1 started
 	echo "== tests in $dir ($jobs at a time)"
@@ -63,9 +70,11 @@ run_pass() {
 	(cd "$dir" && TRACERIG_TEST_TIMES="$top/$dir/test-times" make -s check -j"$jobs" >/dev/null 2>&1) || status=1
 	unset ASAN_OPTIONS UBSAN_OPTIONS TRACERIG_KEEP_PLUGINS_LOADED
 	# Each test's own time (tests/lock.sh), its wait for others left out:
-	# what CI's time limit is spent on.
-	echo "  $dir: $(($(date +%s) - started)) s; the slowest:" $(sort -rn "$dir/test-times" 2>/dev/null |
-		head -6 | sed -E 's|^([0-9]+) (.*/)?(tests/[^ ]*)$|\3 \1 s,|') | sed 's/,$//'
+	# what CI's time limit is spent on.  The seconds only one test ran
+	# are what running side by side did not save.
+	echo "  $dir: $(($(date +%s) - started)) s, $(one_at_a_time "$dir/test-times"); the slowest:" \
+		$(sort -rn "$dir/test-times" 2>/dev/null | head -6 |
+			sed -E 's|^([0-9]+) (.*/)?(tests/[^ ]*) .*$|\3 \1 s,|') | sed 's/,$//'
 	grep -h '^FAIL:\|^ERROR:\|^XPASS:' "$dir"/test-suite.log 2>/dev/null | sed "s|^|  $dir: |" | head -50
 	# CI keeps only what is printed: each failed check with the
 	# diagnostics its test wrote under it.

@@ -50,7 +50,6 @@ CORE_SH_TESTS = \
 	tests/core/signals.sh \
 	tests/core/detached.sh tests/core/control_trust.sh tests/core/flight_keep.sh \
 	tests/core/convert.sh tests/core/pprof_archive.sh tests/core/archive_readers.sh \
-	tests/core/supervise.sh \
 	tests/core/cleanup.sh \
 	tests/core/reaper.sh \
 	tests/core/archive.sh \
@@ -61,11 +60,12 @@ CORE_SH_TESTS = \
 	tests/core/report.sh \
 	tests/core/report_perfcollect.sh \
 	tests/core/unit_tests.sh \
-	tests/core/format.sh \
-	tests/core/tidy.sh \
+	tests/core/order.sh \
 	tests/core/function_length.sh
+core_slow_sh_tests = tests/core/supervise.sh tests/core/format.sh tests/core/tidy.sh
 TESTS += $(CORE_SH_TESTS)
-dist_check_SCRIPTS += $(CORE_SH_TESTS)
+TESTS_SLOW += $(core_slow_sh_tests)
+dist_check_SCRIPTS += $(CORE_SH_TESTS) $(core_slow_sh_tests)
 # `tracerig start --foreground` and tracerig@.service: flight mode, so
 # perf_events.
 if BUILD_PLUGIN_PERF_EVENTS
@@ -131,7 +131,7 @@ dist_check_DATA += tests/perf_events/fdlimit/many.c
 # (issue 27, item 7): the session ends and packages all the same (root,
 # /dev/fuse; the test builds the FUSE server, fusepit.c, itself).
 if BUILD_PLUGIN_PERF_EVENTS
-TESTS += tests/perf_events/fuse.sh
+TESTS_SLOWEST += tests/perf_events/fuse.sh
 endif
 dist_check_SCRIPTS += tests/perf_events/fuse.sh
 dist_check_DATA += tests/perf_events/fusepit.c

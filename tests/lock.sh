@@ -8,10 +8,11 @@
 # and runs alone: it waits for the tests running to end, and none starts
 # before it has ended.  The others hold the lock shared.
 #
-# With TRACERIG_TEST_TIMES set to a file, appends "SECONDS TEST" to it:
-# how long the test ran, its wait for the lock left out (what CI's time
-# limit is spent on, which the order of results no longer tells once
-# tests overlap).
+# With TRACERIG_TEST_TIMES set to a file, appends "SECONDS TEST START
+# MODE" to it: how long the test ran, its wait for the lock left out
+# (what CI's time limit is spent on, which the order of results no longer
+# tells once tests overlap), when it started (epoch seconds) and how it
+# held the lock (-s shared, -x alone).
 for last; do :; done
 mode=-s
 grep -qs '^# test-lock: exclusive' "$last" && mode=-x
@@ -23,6 +24,6 @@ started=$(date +%s)
 "$@" 9>&-
 rc=$?
 if [ -n "${TRACERIG_TEST_TIMES:-}" ]; then
-	echo "$(($(date +%s) - started)) $last" >>"$TRACERIG_TEST_TIMES"
+	echo "$(($(date +%s) - started)) $last $started $mode" >>"$TRACERIG_TEST_TIMES"
 fi
 exit $rc

@@ -131,11 +131,13 @@ UNIT_TESTS += tests/ebpf/test_fallback
 
 # Integration tests (root): the real tracerig with the ebpf backend.
 ebpf_sh_tests = tests/ebpf/offcpu.sh tests/ebpf/filters.sh tests/ebpf/wall.sh tests/ebpf/late.sh \
-	tests/ebpf/dwarf.sh tests/ebpf/cfi.sh tests/ebpf/flight.sh tests/ebpf/container.sh \
-	tests/ebpf/errors.sh tests/ebpf/oncpu.sh
+	tests/ebpf/dwarf.sh tests/ebpf/container.sh
+ebpf_alone_tests = tests/ebpf/cfi.sh tests/ebpf/errors.sh tests/ebpf/oncpu.sh
 dist_check_DATA += tests/ebpf/lib-ebpf.sh
 TESTS += $(ebpf_sh_tests)
-dist_check_SCRIPTS += $(ebpf_sh_tests)
+TESTS_ALONE += $(ebpf_alone_tests)
+TESTS_SLOW += tests/ebpf/flight.sh
+dist_check_SCRIPTS += $(ebpf_sh_tests) $(ebpf_alone_tests) tests/ebpf/flight.sh
 endif
 EXTRA_DIST += bench/ebpf/run.sh bench/ebpf/lib.sh bench/ebpf/pingpong.c bench/ebpf_late/run.sh \
 	tests/ebpf/late/lateblock.c tests/ebpf/late/liblateblock.c tests/ebpf/late/afterblock.c \

@@ -55,7 +55,7 @@ lttng_shell_tests = \
 	tests/lttng/abort.sh \
 	tests/lttng/flight.sh \
 	tests/lttng/dotnet-check.sh
-TESTS += $(lttng_shell_tests)
+TESTS_ALONE += $(lttng_shell_tests)
 dist_check_SCRIPTS += $(lttng_shell_tests)
 dist_check_DATA += tests/lttng/lib-lttng.sh
 EXTRA_DIST += bench/lttng/run.sh conf/profiles/lttng.ini conf/profiles/dotnet.ini \

@@ -28,10 +28,10 @@ mapharvest_sh_tests = \
 	tests/mapharvest/hostile.sh \
 	tests/mapharvest/mounts.sh \
 	tests/mapharvest/shared.sh \
-	tests/mapharvest/perf-inject.sh \
 	tests/mapharvest/flight.sh
 TESTS += $(mapharvest_sh_tests)
-dist_check_SCRIPTS += $(mapharvest_sh_tests)
+TESTS_ALONE += tests/mapharvest/perf-inject.sh
+dist_check_SCRIPTS += $(mapharvest_sh_tests) tests/mapharvest/perf-inject.sh
 dist_check_DATA += tests/mapharvest/lib-mapharvest.sh tests/mapharvest/hot.js
 endif
 EXTRA_DIST += bench/mapharvest/run.sh docs/kubernetes.md

@@ -110,7 +110,6 @@ perf_events_sh_tests = \
 	tests/perf_events/container.sh \
 	tests/perf_events/errors.sh \
 	tests/perf_events/killed.sh \
-	tests/perf_events/live.sh \
 	tests/perf_events/exited.sh \
 	tests/perf_events/spill.sh \
 	tests/perf_events/unmapped.sh \
@@ -120,11 +119,12 @@ perf_events_sh_tests = \
 	tests/perf_events/dwarf.sh \
 	tests/perf_events/debugroot.sh \
 	tests/perf_events/fpcheck.sh \
-	tests/core/flight.sh \
 	tests/core/flight_triggers.sh \
 	tests/core/flight_sideband.sh
 TESTS += $(perf_events_sh_tests)
-dist_check_SCRIPTS += $(perf_events_sh_tests)
+TESTS_SLOWEST += tests/perf_events/live.sh
+TESTS_SLOW += tests/core/flight.sh
+dist_check_SCRIPTS += $(perf_events_sh_tests) tests/perf_events/live.sh tests/core/flight.sh
 dist_check_DATA += tests/perf_events/lib-perf.sh tests/perf_events/late/late.c tests/perf_events/late/liblate.c tests/perf_events/late/after.c \
 	tests/perf_events/dwarf/chain.c tests/perf_events/dwarf/chain.h tests/perf_events/dwarf/libchain.c \
 	tests/perf_events/dwarf/jit.c tests/perf_events/debugroot/libdbg.c \

@@ -19,5 +19,5 @@ tests_zip_test_pieces_SOURCES = tests/zip/test_pieces.c plugins/zip/pieces.c
 tests_zip_test_pieces_CFLAGS = $(AM_CFLAGS) $(LIBZIP_CFLAGS) $(ZLIB_CFLAGS) -include config.h
 tests_zip_test_pieces_LDADD = $(tr_core_libs) $(LIBZIP_LIBS) $(ZLIB_LIBS)
 endif
-TESTS += tests/zip/stream.sh
+TESTS_SLOW += tests/zip/stream.sh
 dist_check_SCRIPTS += tests/zip/stream.sh

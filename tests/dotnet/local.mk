@@ -1,10 +1,14 @@
 # The .NET tests: the real runtime (the .NET SDK builds the apps under
 # tests/dotnet/apps from source, in the build tree, when a test needs one).
-dotnet_tests = tests/dotnet/ipc.sh tests/dotnet/frames.sh tests/dotnet/enable.sh tests/dotnet/eventpipe.sh \
-	tests/dotnet/lttng.sh tests/dotnet/perfview.sh tests/dotnet/perfcollect.sh tests/dotnet/r2r.sh \
-	tests/dotnet/r2r-arm64.sh tests/dotnet/composite.sh
+dotnet_tests = tests/dotnet/ipc.sh tests/dotnet/enable.sh tests/dotnet/perfview.sh tests/dotnet/r2r.sh \
+	tests/dotnet/r2r-arm64.sh
+dotnet_alone_tests = tests/dotnet/lttng.sh tests/dotnet/perfcollect.sh
+dotnet_slow_tests = tests/dotnet/frames.sh tests/dotnet/eventpipe.sh
 TESTS += $(dotnet_tests)
-dist_check_SCRIPTS += $(dotnet_tests)
+TESTS_ALONE += $(dotnet_alone_tests)
+TESTS_SLOWEST += tests/dotnet/composite.sh
+TESTS_SLOW += $(dotnet_slow_tests)
+dist_check_SCRIPTS += $(dotnet_tests) $(dotnet_alone_tests) $(dotnet_slow_tests) tests/dotnet/composite.sh
 # Events the runtime dropped (tracerig stopped while its buffer fills).
 TESTS += tests/dotnet/eventpipe_lost.sh
 dist_check_SCRIPTS += tests/dotnet/eventpipe_lost.sh

@@ -7,7 +7,7 @@
 # The internal libraries are linked as static archives there, which carry
 # no list of what they need: their LIBADD follow tracerig_LDADD.
 fuzz_targets = profile jit mapharvest report elf nettrace r2r
-TESTS += tests/fuzz/run.sh
+TESTS_SLOWEST += tests/fuzz/run.sh
 dist_check_SCRIPTS += tests/fuzz/run.sh tests/fuzz/build.sh
 EXTRA_DIST += $(fuzz_targets:%=tests/fuzz/fuzz_%.c) tests/fuzz/corpus tests/fuzz/README.md
 check_DATA = tests/fuzz/build.env
