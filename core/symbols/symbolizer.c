@@ -53,8 +53,19 @@ struct dso {
 	size_t bid_len;
 	int state; /* 0 not read yet, 1 read, -1 unreadable for good */
 	int attempts;
+	/* Known by build id: the paths it could not be read from, each given
+	 * up on after its own OPEN_ATTEMPTS.  Another path of the same build
+	 * id (another copy, another container's) may still be readable: a
+	 * process whose file was removed must not leave the others unnamed. */
+	struct bid_path *tried;
+	size_t n_tried, tried_cap;
 	struct tr_elf elf;
 	struct dso *next; /* on the vdsos or bid_dsos list only */
+};
+
+struct bid_path {
+	const char *path; /* interned: compared by address */
+	int attempts;
 };
 
 enum map_kind { MAP_FILE, MAP_ANON, MAP_VDSO, MAP_OTHER };
@@ -269,6 +280,25 @@ static int open_mapped(const struct proc *p, const struct mapping *m, int first,
 	return fd < 0 && no_fd ? no_fd : fd;
 }
 
+/* The attempts made at reading a build-id-keyed object from this path
+ * (added when `add`); NULL when none were, or out of memory. */
+static struct bid_path *tried_path(struct dso *d, const char *path, int add)
+{
+	struct bid_path *grown;
+
+	for (size_t i = 0; i < d->n_tried; i++)
+		if (d->tried[i].path == path)
+			return &d->tried[i];
+	if (!add)
+		return NULL;
+	grown = tr_vec_grow(d->tried, &d->tried_cap, d->n_tried + 1, sizeof(*grown), 4);
+	if (!grown)
+		return NULL;
+	d->tried = grown;
+	d->tried[d->n_tried] = (struct bid_path){ .path = path };
+	return &d->tried[d->n_tried++];
+}
+
 /* A build-id-keyed object (a recorded mapping): read from the first place
  * whose file has that build id.  0, or -EMFILE/-ENFILE when a place could
  * not be tried for want of descriptors (then no attempt is counted). */
@@ -276,8 +306,11 @@ static int dso_load_by_build_id(struct tr_symbolizer *sym, const struct proc *p,
 				const struct mapping *m)
 {
 	struct dso *d = m->dso;
+	struct bid_path *tried = tried_path(d, m->path, 0);
 	int no_fd = 0;
 
+	if (tried && tried->attempts >= OPEN_ATTEMPTS)
+		return 0;
 	for (int place = 0; place < N_PLACES && d->state == 0; place++) {
 		struct stat st;
 		int fd = open_at_place(p, m, place, &st), ret;
@@ -313,8 +346,11 @@ static int dso_load_by_build_id(struct tr_symbolizer *sym, const struct proc *p,
 		return 0;
 	if (no_fd)
 		return no_fd;
-	if (++d->attempts >= OPEN_ATTEMPTS)
-		d->state = -1;
+	tried = tried ? tried : tried_path(d, m->path, 1);
+	if (tried)
+		tried->attempts++;
+	else if (++d->attempts >= OPEN_ATTEMPTS)
+		d->state = -1; /* out of memory: given up on whatever its path */
 	return 0;
 }
 
@@ -1001,7 +1037,8 @@ int tr_symbolizer_object(struct tr_symbolizer *sym, pid_t pid, uint64_t addr,
 {
 	struct proc *p;
 	struct mapping *m;
-	int ret = -ENOENT, fd = -1, host = 0;
+	int ret = -ENOENT, fd = -1;
+	pid_t root_pid = pid; /* 0: the file was read from our own root */
 
 	pthread_mutex_lock(&sym->lock);
 	p = proc_get(sym, pid);
@@ -1012,7 +1049,8 @@ int tr_symbolizer_object(struct tr_symbolizer *sym, pid_t pid, uint64_t addr,
 
 		if (m->dso->state == 1 && m->dso->ino)
 			fd = open_mapped(p, m, 0, &place);
-		host = place == AT_HOST_PATH;
+		if (place == AT_HOST_PATH)
+			root_pid = 0;
 		/* Out of descriptors: the caller may close some and ask again. */
 		if (fd >= 0)
 			ret = 0;
@@ -1029,7 +1067,7 @@ int tr_symbolizer_object(struct tr_symbolizer *sym, pid_t pid, uint64_t addr,
 						 .end = m->end,
 						 .pgoff = m->pgoff,
 						 .path = m->path,
-						 .root_pid = host ? 0 : pid };
+						 .root_pid = root_pid };
 	pthread_mutex_unlock(&sym->lock);
 	return ret;
 }
@@ -1469,6 +1507,7 @@ struct tr_symbolizer *tr_symbolizer_new(void)
 static void dso_free(struct dso *d)
 {
 	tr_elf_free(&d->elf);
+	free(d->tried);
 	free(d);
 }
 

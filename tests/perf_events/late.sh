@@ -30,6 +30,25 @@ import json, sys
 p = [p for p in json.load(open(sys.argv[1]))["plugins"] if p["name"] == "perf_events"][0]
 assert p["counters"]["mappings_replayed"] > 3, p["counters"]' "$TEST_TMP/l/manifest.json"
 
+# One object at two paths: copies, so one build id.  A process of the
+# first copy ends and the copy is removed before anything is named (all
+# converted at the end); a process of the second ran after it.  Giving up
+# on the first path must not leave the second unnamed: both tests of this
+# workload, side by side under a system-wide session, once did.
+mkdir -p "$TEST_TMP/one" "$TEST_TMP/two"
+cp "$w/late" "$w/liblate.so" "$TEST_TMP/one/" && cp "$w/late" "$w/liblate.so" "$TEST_TMP/two/"
+run_tracerig -c "$CPU_INI" --set perf_events.convert_while_collecting=no -o "$TEST_TMP/copies.trace.zip" \
+	-- sh -c '"$1/late" "$1/liblate.so" && rm -r "$1" && exec "$2/late" "$2/liblate.so"' sh \
+	"$TEST_TMP/one" "$TEST_TMP/two"
+check_eq "two copies of one object, the first removed: exit 0" 0 "$rc"
+unzip_archive "$TEST_TMP/copies.trace.zip" "$TEST_TMP/c"
+check_grep "... the first copy's samples are there" "^	 *[0-9a-f]+ .* \\($TEST_TMP/one/liblate.so\\)$" \
+	"$TEST_TMP/c/perf.data.txt"
+check_grep "... the second copy's program is named" "^	 *[0-9a-f]+ early_spin \\($TEST_TMP/two/late\\)$" \
+	"$TEST_TMP/c/perf.data.txt"
+check_grep "... and its library" "^	 *[0-9a-f]+ late_hot \\($TEST_TMP/two/liblate.so\\)$" \
+	"$TEST_TMP/c/perf.data.txt"
+
 # System-wide, with processes that live a fraction of the session.
 out="$TEST_TMP/sys.trace.zip"
 "$TRACERIG" -c "$CPU_INI" -o "$out" -d 3 >"$TEST_TMP/out" 2>&1 </dev/null &
