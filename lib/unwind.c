@@ -107,6 +107,7 @@ static uint64_t monotonic_ns(void)
 }
 
 struct uw_proc {
+	struct unwinder *owner; /* for the debug-file callback (gone_to_our_root) */
 	pid_t pid;
 	Dwfl *dwfl; /* NULL: slot free */
 	int attached;
@@ -120,7 +121,6 @@ struct uw_proc {
  * list, the most recently needed first. */
 struct uw_mod {
 	struct uw_mod *newer, *older;
-	struct unwinder *owner;
 	struct uw_proc *proc;
 	uint64_t used;   /* the sample (unwinder's `sample`) that last needed it */
 	uint64_t start;  /* the mapping it was reported for */
@@ -226,7 +226,7 @@ static const Dwfl_Callbacks dwfl_callbacks = {
  * the symbolizer finds it: our own file at that path, the same inode. */
 static int gone_to_our_root(const struct uw_mod *m)
 {
-	struct unwinder *u = m->owner;
+	struct unwinder *u = m->proc->owner;
 	struct tracerig_object obj;
 
 	if (tracerig_internal(u->svc)->symbolizer_object(u->ctx, m->proc->pid, m->start, &obj) != 0)
@@ -723,7 +723,7 @@ static void report_module(struct unwinder *u, Dwarf_Addr pc)
 		needed(u, mod);
 		return;
 	}
-	*m = (struct uw_mod){ .owner = u, .proc = u->cur, .used = u->sample, .start = obj.start };
+	*m = (struct uw_mod){ .proc = u->cur, .used = u->sample, .start = obj.start };
 	m->debug_root = obj.root_pid;
 	*userdata = m;
 	mod_push(u, m);
@@ -879,6 +879,7 @@ static struct uw_proc *proc_get(struct unwinder *u, pid_t pid)
 	victim->dwfl = dwfl_begin(&dwfl_callbacks);
 	if (!victim->dwfl)
 		return NULL;
+	victim->owner = u;
 	victim->pid = pid;
 	memset(victim->absent, 0xff, sizeof(victim->absent));
 	return victim;
