@@ -14,10 +14,12 @@ mountpoint -q /sys/kernel/debug 2>/dev/null || mount -t debugfs nodev /sys/kerne
 
 # -Werror: a warning fails the build here, as it would be read nowhere else.
 builds=("_build/plain:--enable-werror" "_build/asan:--enable-sanitizers --enable-werror")
-# Tests run two at a time (tests/lock.sh keeps alone those that change
-# what all share): more than half of a test's time is waiting, on a flight
-# window, a workload, a daemon.
-jobs=${TRACERIG_TEST_JOBS:-2}
+# Tests run side by side, one more at a time than there are CPUs
+# (tests/lock.sh keeps alone those that change what all share): more than
+# half of a test's time is waiting, on a flight window, a workload, a
+# daemon.  On 2 CPUs, two at a time left them idle 13 % of a pass; three
+# took the sanitizer pass from 492 to 375 s.
+jobs=${TRACERIG_TEST_JOBS:-$(($(nproc) + 1))}
 status=0 build_failed=0
 
 # The sanitizer build runs during the plain pass at the lowest priority: it
