@@ -134,7 +134,8 @@ fi
 
 for mode in dwarf cfi; do
 	# Half a second of warm-up: the measured threads start once the
-	# process's tables are loaded (tens of milliseconds after its start).
+	# process's tables are loaded (a first short sleep's walk, at its end,
+	# has them loaded: see warm_up in nofp2.c).
 	run_tracerig -c "$dwarf_profile" --set ebpf.callchain=$mode -o "$TEST_TMP/$mode.trace.zip" -- \
 		"$nofp2" -n "$rounds" -w 500 -l "$lib"
 	if [ "$mode" = cfi ] && grep -q "callchain = cfi is not available in this build" "$TEST_TMP/out"; then

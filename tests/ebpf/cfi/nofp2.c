@@ -288,12 +288,20 @@ static void *late_thread(void *arg)
  * blocks (callchain = cfi loads them when it first sees the process, and
  * again for libraries it maps after that), so the threads measured start
  * once the process has run a while. */
+/* Two sleeps: an off-CPU interval is walked when it ends, and the tables
+ * loaded at the exec have none of the libraries ld.so maps after it; the
+ * first, short sleep's walk meets libc and has them loaded, the rest lets
+ * that happen however loaded the machine. */
 NOINLINE void warm_up(int ms)
 {
-	const struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	int first_ms = ms < 10 ? ms : 10, rest_ms = ms - first_ms;
+	const struct timespec first = { 0, first_ms * 1000000L },
+			      rest = { rest_ms / 1000, (rest_ms % 1000) * 1000000L };
 
-	if (ms > 0)
-		nanosleep(&ts, NULL);
+	if (ms <= 0)
+		return;
+	nanosleep(&first, NULL);
+	nanosleep(&rest, NULL);
 }
 
 int main(int argc, char **argv)
