@@ -69,16 +69,18 @@ mono_now() {
 	python3 -c 'import time; print("%.9f" % time.clock_gettime(time.CLOCK_MONOTONIC))'
 }
 
-# same_frames_as_perf TXT PERF_DATA [PID]: every frame stock `perf script`
-# names in PERF_DATA (of PID's samples only, when given), tracerig's
-# perf.data.txt names the same.  Samples are matched by thread and time.
+# same_frames_as_perf TXT PERF_DATA [PID[,PID...]]: every frame stock
+# `perf script` names in PERF_DATA (of those PIDs' samples only, when
+# given), tracerig's perf.data.txt names the same.  Samples are matched
+# by thread and time.
 # Prints a summary; fails on the first few differences.
 same_frames_as_perf() {
 	# --no-inline: perf adds a frame per inlined function, tracerig does not.
 	perf script -i "$2" --no-inline -F tid,time,ip,sym,dso 2>/dev/null >"$TEST_TMP/perf-frames" || return 1
 	python3 - "$1" "$TEST_TMP/perf-frames" "${3:-}" <<'PY'
 import re, sys
-ours_path, perf_path, want = sys.argv[1], sys.argv[2], sys.argv[3]
+ours_path, perf_path = sys.argv[1], sys.argv[2]
+want = set(sys.argv[3].split(',')) if sys.argv[3] else None
 # A task being reaped can be sampled with no thread id left: -1.
 ours_head = re.compile(r'^.+?\s+(-?\d+)/(-?\d+)\s+\[\d+\]\s+(\d+\.\d+):')
 perf_head = re.compile(r'^\s*(-?\d+)\s+(\d+\.\d+):')
@@ -96,7 +98,7 @@ def parse(path, head, pid_group):
             key = (m.group(pid_group + 1), m.group(pid_group + 2))
             cur = samples.setdefault(key, [])
             pid = m.group(1) if pid_group else None
-            if want and pid is not None and pid != want:
+            if want and pid is not None and pid not in want:
                 cur = []
             continue
         f = frame.match(line.rstrip('\n'))
