@@ -9,6 +9,11 @@ trap 'tap_cleanup' EXIT
 tap_cleanup_hooks=""
 
 on_exit() { tap_cleanup_hooks="$1; $tap_cleanup_hooks"; }
+# interrupt_again SIG PID: a second SIG to a tracerig that is stopping on
+# the first, as a second request (it aborts): sent from another process
+# than the test's shell, since the same process's same signal within a
+# second is the first request repeated (`timeout` sends it twice).
+interrupt_again() { sh -c 'kill -s "$1" "$2"' sh "$1" "$2"; }
 # cache_locked LOCK COMMAND...: runs COMMAND (a shell function may be)
 # holding an exclusive lock on the file LOCK, so that a cache tests fill
 # (a built app, an installed tool) is filled by one test at a time and the

@@ -54,6 +54,10 @@ struct tr_session {
 
 	int sfd;     /* signalfd of SIGINT, SIGTERM, SIGCHLD */
 	int signals; /* SIGINT/SIGTERM received: the first stops, a second aborts */
+	struct {     /* the first of them, to know the same request sent twice */
+		uint32_t signo, pid;
+		uint64_t read_ns;
+	} stop_signal;
 	char died_why[256]; /* set by the watchdog when it salvages */
 	pid_t died_pid;
 

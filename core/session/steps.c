@@ -50,6 +50,36 @@ static void abort_session(struct tr_session *s)
 	_exit(TR_EXIT_ABORTED);
 }
 
+/* Within this of the first, the same signal from the same process is the
+ * same request. */
+#define SAME_REQUEST_NS 1000000000ull
+
+/* Whether si repeats the request that started the stop rather than asks
+ * to abort: coreutils' `timeout` sends its signal to the command, then to
+ * the command's process group, which holds the command too; read between
+ * the two, they counted as two interrupts and aborted the archive.  A
+ * terminal's Ctrl-C comes from the kernel (no PID): pressed twice, it
+ * always aborts. */
+static int same_request(struct tr_session *s, const struct signalfd_siginfo *si)
+{
+	uint64_t now = tr_session_now_ns(CLOCK_MONOTONIC);
+
+	if (!s->signals) {
+		s->stop_signal.signo = si->ssi_signo;
+		s->stop_signal.pid = si->ssi_pid;
+		s->stop_signal.read_ns = now;
+		return 0;
+	}
+	if (!si->ssi_pid || si->ssi_pid != s->stop_signal.pid ||
+	    si->ssi_signo != s->stop_signal.signo ||
+	    now - s->stop_signal.read_ns >= SAME_REQUEST_NS)
+		return 0;
+	tr_info("SIG%s from PID %u again within 1 s: taken as the same request, not a second "
+		"one (`timeout` sends it to tracerig and to its process group)",
+		sigabbrev_np((int)si->ssi_signo), (unsigned)si->ssi_pid);
+	return 1;
+}
+
 void tr_session_drain_signals(struct tr_session *s, const char *doing)
 {
 	struct signalfd_siginfo si;
@@ -62,6 +92,8 @@ void tr_session_drain_signals(struct tr_session *s, const char *doing)
 			continue;
 		}
 		if (si.ssi_signo != SIGINT && si.ssi_signo != SIGTERM)
+			continue;
+		if (same_request(s, &si))
 			continue;
 		if (++s->signals > 1)
 			abort_session(s);

@@ -57,7 +57,7 @@ pid=$!
 wait_for_line "$J" 'testb start'
 kill -INT "$pid"
 wait_for_line "$TEST_TMP/out" 'Ctrl-C again aborts'
-kill -INT "$pid"
+interrupt_again INT "$pid"
 rc=0; wait "$pid" || rc=$?
 check_eq "second Ctrl-C: exit 130" 130 "$rc"
 check_eq "second Ctrl-C: the cleanup ran once" "cleanup file" "$(cat "$C" 2>/dev/null)"

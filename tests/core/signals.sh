@@ -53,6 +53,38 @@ done
 check_grep "one that ignores SIGTERM is killed, and that is said" \
 	"did not end within 5 s of SIGTERM: SIGKILL" "$TEST_TMP/lignored/tracerig.log"
 
+# `timeout` sends its signal to tracerig, then to the process group it
+# made, tracerig in it: one request, sent twice, that must not abort the
+# archive.  Here the second is sent the moment tracerig says it read the
+# first, with a backend still stopping: how the two once aborted it.
+rm -f "$out"
+rc=0
+python3 - "$TRACERIG" "$two" "$out" >"$TEST_TMP/out" 2>&1 <<'PY' || rc=$?
+import os, signal, subprocess, sys
+tr = subprocess.Popen([sys.argv[1], '-c', sys.argv[2], '-o', sys.argv[3], '-d', '0',
+                       '--set', 'testa.stop_delay=2s', '-v'],
+                      stderr=subprocess.PIPE, text=True)
+for line in tr.stderr:
+    sys.stdout.write(line)
+    if 'collecting' in line:
+        tr.send_signal(signal.SIGTERM)
+    elif 'terminated: stopping' in line:
+        tr.send_signal(signal.SIGTERM)
+sys.exit(tr.wait())
+PY
+check_eq "SIGTERM twice from one process at once (as timeout sends it): exit 0" 0 "$rc"
+check "... the archive is written" test -s "$out"
+check_grep "... the second is said to be the same request" \
+	'SIGTERM from PID [0-9]+ again within 1 s: taken as the same request' "$TEST_TMP/out"
+
+# And the real `timeout`, as operators run it: exit 124, the archive written.
+rm -f "$out"
+rc=0; timeout -s TERM 1 "$TRACERIG" -c "$two" -o "$out" -d 0 --set testa.stop_delay=1s \
+	>"$TEST_TMP/out" 2>&1 </dev/null || rc=$?
+check_eq "under timeout: timeout's exit status, 124" 124 "$rc"
+check "under timeout: the archive is written" test -s "$out"
+check_no_grep "under timeout: nothing aborted" 'aborted' "$TEST_TMP/out"
+
 # A second interrupt while a backend is still stopping aborts packaging.
 rm -f "$out"
 "$TRACERIG" -c "$two" -o "$out" -d 0 --set testa.stop_delay=5s >"$TEST_TMP/out" 2>&1 &
@@ -60,7 +92,7 @@ pid=$!
 sleep 0.5
 kill -INT "$pid"
 sleep 0.5
-kill -INT "$pid"
+interrupt_again INT "$pid"
 rc=0; wait "$pid" || rc=$?
 check_eq "a second interrupt exits 130" 130 "$rc"
 check_grep "the abort is said, with where the data is" 'aborted by a second interrupt: no archive was written; what was collected so far is left in .*staging' "$TEST_TMP/out"

@@ -216,7 +216,7 @@ wait_for_line "$J" 'testb start' && wait_for_line "$pidfile" '[0-9]'
 cmd=$(cat "$pidfile" 2>/dev/null)
 kill -INT "$pid"
 wait_for_line "$J" 'testb stop'
-kill -INT "$pid"
+interrupt_again INT "$pid"
 rc=0; wait "$pid" || rc=$?
 check_eq "second signal with a launched command: exit 130" 130 "$rc"
 check "second signal: the launched command is gone" sh -c "! kill -0 '$cmd' 2>/dev/null"

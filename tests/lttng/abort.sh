@@ -31,7 +31,7 @@ daemon=$(sessiond_pid)
 kids=$(children_of "$daemon" | tr '\n' ' ')
 kill -INT "$tr"
 wait_for "the first SIGINT starts stopping and packaging" said "Ctrl-C again aborts without packaging"
-kill -INT "$tr"
+interrupt_again INT "$tr"
 rc=0; wait "$tr" || rc=$?
 check_eq "the second SIGINT aborts: exit 130" 130 "$rc"
 check_grep "the abort is said" "aborted by a second interrupt" "$TEST_TMP/out"
