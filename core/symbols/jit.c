@@ -64,20 +64,6 @@ int tr_jit_has_live_source(const struct tr_jit *j, enum tr_jit_kind kind)
 	return 0;
 }
 
-int tr_jit_has_source(const struct tr_jit *j, enum tr_jit_kind kind)
-{
-	for (size_t i = 0; i < j->n_src; i++) {
-		const char *base = strrchr(j->src[i].path, '/');
-
-		base = base ? base + 1 : j->src[i].path;
-		if (j->src[i].kind == kind ||
-		    (kind == TR_JIT_JITDUMP && strncmp(base, "jit-", 4) == 0) ||
-		    (kind == TR_JIT_PERFMAP && strncmp(base, "perf-", 5) == 0))
-			return 1;
-	}
-	return 0;
-}
-
 static void add(struct tr_jit *j, uint64_t start, uint64_t size, const char *name, size_t len,
 		struct tr_arena *arena)
 {

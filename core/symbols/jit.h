@@ -60,8 +60,7 @@ struct tr_jit {
 /* Registers a file; the format is recognised from its content.  Adding
  * the same path twice is a no-op.  Returns 0 or -ENOMEM. */
 int tr_jit_add_source(struct tr_jit *j, const char *path, pid_t root_pid);
-int tr_jit_has_source(const struct tr_jit *j, enum tr_jit_kind kind);
-/* The same, counting only sources read live from a process's root (not a
+/* Whether a source of that kind is read live from a process's root (not a
  * staged copy a plugin handed over, which lags behind the runtime). */
 int tr_jit_has_live_source(const struct tr_jit *j, enum tr_jit_kind kind);
 /* Reads what was appended to every source since the last call. */

@@ -592,9 +592,10 @@ static int on_maps_line(void *arg, const struct tr_maps_line *l)
 	struct mapping *m;
 
 	/* A runtime writing a jitdump maps the file (executable, so that perf
-	 * records the mapping): that is how perf finds it, and so do we. */
+	 * records the mapping): that is how perf finds it, and so do we.  Read
+	 * live even beside a plugin's staged copy, which lags behind. */
 	if (l->inode && !l->deleted && is_jitdump_name(l->path)) {
-		if (!tr_jit_has_source(&r->p->jit, TR_JIT_JITDUMP))
+		if (!tr_jit_has_live_source(&r->p->jit, TR_JIT_JITDUMP))
 			tr_jit_add_source(&r->p->jit, l->path, r->p->pid);
 		return 0;
 	}

@@ -673,6 +673,39 @@ DEF_TEST(a_recorded_jitdump_mapping_is_read_at_once_past_a_lagging_copy)
 	tr_symbolizer_free(sym);
 }
 
+/* The same without a recording (the ebpf backend's stacks): the jitdump
+ * the process maps, found in /proc/PID/maps, is read live beside the
+ * staged copy handed over before, not left out because a copy exists. */
+DEF_TEST(a_mapped_jitdump_is_read_live_past_a_lagging_copy)
+{
+	struct tr_symbolizer *sym = tr_symbolizer_new();
+	char dir[] = "/tmp/trsym-XXXXXX", staged[128], live[64];
+	char *argv[] = { "env", "TR_FIXTURE_JITDUMP=1", FIXTURE, NULL };
+	struct tracerig_symbol s;
+	unsigned char buf[1024];
+	struct child c;
+	size_t len;
+
+	CHECK_NOT_NULL(sym);
+	CHECK_NOT_NULL(mkdtemp(dir));
+	EXPECT_EQ_INT(0, child_start(&c, argv));
+	snprintf(live, sizeof(live), "/tmp/jit-%d.dump", (int)c.hostpid);
+	snprintf(staged, sizeof(staged), "%s/jit-%d.dump", dir, (int)c.hostpid);
+	len = make_jitdump(buf, c.hostpid, c.anon + 0x400, 0x80, "staged_fn");
+	EXPECT_EQ_INT(0, write_file(staged, buf, len));
+	EXPECT_EQ_INT(0, tr_symbolizer_add_jit_file(sym, c.hostpid, staged));
+
+	EXPECT_EQ_INT(0, tr_symbolizer_lookup(sym, c.hostpid, c.anon + 0x610, 0, &s));
+	EXPECT_EQ_STR("auto_dumped_fn", s.name);
+	EXPECT_EQ_INT(0, tr_symbolizer_lookup(sym, c.hostpid, c.anon + 0x410, 0, &s));
+	EXPECT_EQ_STR("staged_fn", s.name);
+	EXPECT_EQ_INT(0, child_stop(&c));
+	unlink(live);
+	unlink(staged);
+	rmdir(dir);
+	tr_symbolizer_free(sym);
+}
+
 /* The address of `name` (and the module, if any) from /proc/kallsyms. */
 static uint64_t kallsyms_addr(const char *name, char *module, size_t module_len)
 {
@@ -1198,6 +1231,7 @@ int main(void)
 	RUN_TEST(jitdump_file_names_jit_code);
 	RUN_TEST(a_jitdump_read_ahead_of_its_writer_is_read_again);
 	RUN_TEST(a_recorded_jitdump_mapping_is_read_at_once_past_a_lagging_copy);
+	RUN_TEST(a_mapped_jitdump_is_read_live_past_a_lagging_copy);
 	RUN_TEST(refused_jit_files_are_said_once_and_never_reread);
 	if (geteuid() == 0)
 		RUN_TEST(kernel_addresses_resolve_from_kallsyms);
