@@ -127,8 +127,14 @@ load() { # SECONDS
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 server_start() {
 	port=$(free_port)
+	# Its working directory is its content root, which ASP.NET Core watches
+	# with inotify, subdirectories included: an empty one, so that neither
+	# the checkout nor a tool's staging written under the caller's
+	# directory wakes the server at every write.
+	mkdir -p "$tmp/server-root"
 	# shellcheck disable=SC2086
-	env $clean_env "$@" dotnet "$app" --urls "http://127.0.0.1:$port" >"$tmp/server.out" 2>&1 &
+	(cd "$tmp/server-root" && exec env $clean_env "$@" dotnet "$app" --urls "http://127.0.0.1:$port") \
+		>"$tmp/server.out" 2>&1 &
 	server=$!
 	servers+=("$server")
 	until_ready "grep -qs '^ready' '$tmp/server.out'" "$server" 30 || {

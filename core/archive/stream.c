@@ -519,6 +519,10 @@ static int entry_enlist(struct entry *e)
 
 	pthread_mutex_lock(&st->lock);
 	st->e[st->n++] = e;
+	/* An entry declared as a flush begins writing it: followed from its
+	 * first bytes, not from the thread's next round, 50 ms on. */
+	if (st->running)
+		pthread_cond_signal(&st->wake);
 	if (!st->running) {
 		const char *test = getenv("TRACERIG_TEST_STREAM");
 

@@ -479,17 +479,37 @@ static void log_error(struct tracerig_stacks *s, const char *what, const char *n
 			 strerror(-err));
 }
 
+/* A view's entry, created to be written once, front to back, and never
+ * read back: the core deflates it on another CPU as it grows (-ENOTSUP:
+ * streaming is off, or a flight snapshot) and frees what it deflated, so
+ * that packaging has little of it left to do.  A .NET service's
+ * cpu.folded is tens of MiB; its flame graph, a few. */
+static FILE *create_view(struct tracerig_stacks *s, struct tracerig_archive *ar, const char *name)
+{
+	const struct tracerig_internal_services *in = tracerig_internal(s->svc);
+	FILE *f = s->svc->archive->fopen(ar, name);
+
+	if (!f) {
+		int err = errno;
+
+		log_error(s, "create", name, -err);
+		errno = err;
+		return NULL;
+	}
+	setvbuf(f, NULL, _IOFBF, 1 << 20);
+	if (in->archive_append_only && in->archive_append_only(s->ctx, name, 0) == 0)
+		(void)in->archive_release(s->ctx, name, UINT64_MAX);
+	return f;
+}
+
 /* NAME.folded: on-CPU samples as counted, off-CPU time in microseconds. */
 static int write_folded(struct tracerig_stacks *s, struct tracerig_archive *ar)
 {
-	FILE *f = s->svc->archive->fopen(ar, s->folded_name);
+	FILE *f = create_view(s, ar, s->folded_name);
 	int ret;
 
-	if (!f) {
-		ret = -errno;
-		log_error(s, "create", s->folded_name, ret);
-		return ret;
-	}
+	if (!f)
+		return -errno;
 	ret = tr_folded_write(s->set, f, s->what == TRACERIG_TIME_ONCPU ? 1 : 1000);
 	if (fclose(f) != 0 && !ret)
 		ret = -errno;
@@ -529,12 +549,17 @@ static void offer_to_wall(struct tracerig_stacks *s, const struct tracerig_stack
 static int write_views(struct tracerig_stacks *s, struct tracerig_archive *ar)
 {
 	int ret = write_folded(s, ar);
+	FILE *svg;
 
 	if (ret < 0)
 		return ret;
-	ret = tr_flamegraph_stage(ar, s->set, s->what == TRACERIG_TIME_ONCPU ? 1 : 1000,
-				  s->svg_name, s->title,
-				  s->what == TRACERIG_TIME_ONCPU ? "samples" : "us");
+	svg = create_view(s, ar, s->svg_name);
+	if (!svg)
+		return -errno;
+	ret = tr_flamegraph_write_set(s->set, s->what == TRACERIG_TIME_ONCPU ? 1 : 1000, svg,
+				      s->title, s->what == TRACERIG_TIME_ONCPU ? "samples" : "us");
+	if (fclose(svg) != 0 && !ret)
+		ret = -errno;
 	if (ret < 0)
 		log_error(s, "render", s->svg_name, ret);
 	return ret;

@@ -985,13 +985,7 @@ static int write_stacks(struct perf *p, struct tracerig_archive *ar, struct conv
 		return ret;
 	p->svc->run->counter_set(p->ctx, "unknown_frames_folded", st.folded_away);
 	report_spill(p, &st);
-	if (!p->flamegraph)
-		return 0;
-	/* Whole and never read back: deflated on another CPU while the flush
-	 * goes on, not by the packager after it. */
-	if (tracerig_internal(p->svc)->archive_append_only(p->ctx, "cpu.svg", 0) == 0)
-		(void)tracerig_internal(p->svc)->archive_release(p->ctx, "cpu.svg", UINT64_MAX);
-	if (!st.count)
+	if (!p->flamegraph || !st.count)
 		return 0;
 	if (!wall_worth(p, &ev[0], &ns))
 		p->svc->run->log(p->ctx, TRACERIG_LOG_INFO,

@@ -70,6 +70,14 @@ m = json.load(open(sys.argv[1]))
 print([f for f in m["files"] if f["name"] == "perf.data"][0].get("deflated_before_packaging"))' \
 		"$TEST_TMP/drained/manifest.json")"
 check "the side file was there, outside the entries" test -s "$staged/.tracerig-stream/perf.data.deflate"
+# The stack sink's views, written once in the flush, are deflated as they
+# are written (a .NET service's cpu.folded is tens of MiB).
+for view in cpu.folded cpu.svg; do
+	check "the archive's $view is the staged one, byte for byte" \
+		cmp "$TEST_TMP/drained/$view" "$staged/$view"
+	check_grep "the log says $view was deflated before packaging" \
+		"${view/./\\.}: .* deflated before packaging \\([1-9][0-9]* bytes in [1-9][0-9]* pieces" "$log"
+done
 if command -v perf >/dev/null; then
 	timeout 120 perf script -i "$TEST_TMP/drained/perf.data" -F comm,pid,tid,time,event,ip,sym \
 		>"$TEST_TMP/script" 2>"$TEST_TMP/script.err"
