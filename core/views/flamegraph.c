@@ -90,7 +90,7 @@ struct sorted_build {
 	size_t *path_end;     /* where path[d]'s frame ends in prev */
 	size_t depth, cap, cap_end;
 	char *prev;           /* the previous line's stack */
-	size_t prev_cap;
+	size_t prev_len, prev_cap;
 };
 
 /* Room for path[depth] and path_end[depth]. */
@@ -125,25 +125,66 @@ static struct node *sorted_child(struct node *at, const char *name, size_t len)
 	return new_child(at, name, len);
 }
 
-/* One stack ("a;b;c", sorted after the previous one) of `weight`. */
+/* How many bytes a[0..a_len) and b[0..b_len) begin with alike: whole
+ * blocks compared at once first. */
+static size_t shared_prefix(const char *a, size_t a_len, const char *b, size_t b_len)
+{
+	size_t n = 0, end = a_len < b_len ? a_len : b_len;
+
+	while (n + 64 <= end && memcmp(a + n, b + n, 64) == 0)
+		n += 64;
+	while (n < end && a[n] == b[n])
+		n++;
+	return n;
+}
+
+/* How many of the previous line's frames (b->path[1..]) `line`, sharing
+ * its first `common` bytes, also begins with, as far as final goes: a
+ * frame stays open while the line begins with its path, whatever follows
+ * (after "a;bc" and "a;bc.x", "a;bc;y" may still come, as '.' sorts
+ * before ';'). */
+static size_t frames_open(const struct sorted_build *b, size_t common)
+{
+	size_t open = 0;
+
+	while (open < b->depth && b->path_end[open + 1] <= common)
+		open++;
+	return open;
+}
+
+/* One stack ("a;b;c", sorted after the previous one) of `weight`.  Sorted
+ * lines share long beginnings (a deep stack's outer frames): the shared
+ * bytes are found in one pass, and the frames within them are the nodes
+ * the previous line walked, not looked up again. */
 static int add_sorted_stack(struct sorted_build *b, struct node *root, const char *line,
 			    uint64_t weight)
 {
-	size_t open = 0, len, depth = 0;
-	struct node *at = root;
+	size_t common = 0, open, same, len, depth, line_len = strlen(line);
+	struct node *at;
 	const char *frame;
+
+	if (b->depth)
+		common = shared_prefix(line, line_len, b->prev, b->prev_len);
+	open = frames_open(b, common);
 	/* The previous line's nodes whose path this line does not begin
 	 * are final: the narrow ones lose their subtrees. */
-	while (open < b->depth && strncmp(line, b->prev, b->path_end[open + 1]) == 0)
-		open++;
 	for (size_t d = b->depth; d > open; d--)
 		if (b->path[d]->weight * b->scale < MIN_WIDTH_PX)
 			free_children(b->path[d]);
+	/* The same node as the previous line's where the frame ends here too
+	 * ("a;bc" is not "a;bcd"'s). */
+	same = open;
+	if (same && b->path_end[same] == common && line[common] != ';' && line[common] != '\0')
+		same--;
 	root->weight += weight;
 	if (sb_reserve(b, 1) < 0)
 		return -ENOMEM;
 	b->path[0] = root;
-	frame = line;
+	for (size_t d = 1; d <= same; d++)
+		b->path[d]->weight += weight;
+	at = b->path[same];
+	depth = same;
+	frame = same ? (line[b->path_end[same]] ? line + b->path_end[same] + 1 : NULL) : line;
 	while (frame) {
 		const char *semi = strchr(frame, ';');
 
@@ -159,16 +200,16 @@ static int add_sorted_stack(struct sorted_build *b, struct node *root, const cha
 		frame = semi ? semi + 1 : NULL;
 	}
 	b->depth = depth;
-	len = strlen(line) + 1;
-	if (len > b->prev_cap) {
-		char *grown = realloc(b->prev, len);
+	if (line_len + 1 > b->prev_cap) {
+		char *grown = realloc(b->prev, line_len + 1);
 
 		if (!grown)
 			return -ENOMEM;
 		b->prev = grown;
-		b->prev_cap = len;
+		b->prev_cap = line_len + 1;
 	}
-	memcpy(b->prev, line, len);
+	memcpy(b->prev, line, line_len + 1);
+	b->prev_len = line_len;
 	return 0;
 }
 
@@ -284,29 +325,105 @@ static void put_escaped(FILE *out, const char *str, size_t max_chars)
 	free(buf);
 }
 
-/* A length in pixels as "%.1f" writes it, without the floating-point
- * formatting that was a tenth of the graph's time. */
-static void put_px(FILE *out, double v)
+/* A node's markup is built in a buffer and written in one go: formatted
+ * with fprintf, attribute by attribute, and its name escaped three times,
+ * it was half the graph's time for a .NET service's stacks. */
+struct line_buf {
+	char *s;
+	size_t len, cap;
+	int nomem;
+};
+
+static void lb_put(struct line_buf *lb, const void *data, size_t n)
+{
+	if (lb->len + n > lb->cap) {
+		size_t cap = lb->cap ? lb->cap : 4096;
+		char *grown;
+
+		while (cap < lb->len + n)
+			cap *= 2;
+		grown = realloc(lb->s, cap);
+		if (!grown) {
+			lb->nomem = 1;
+			return;
+		}
+		lb->s = grown;
+		lb->cap = cap;
+	}
+	memcpy(lb->s + lb->len, data, n);
+	lb->len += n;
+}
+
+static void lb_str(struct line_buf *lb, const char *str)
+{
+	lb_put(lb, str, strlen(str));
+}
+
+static void lb_u64(struct line_buf *lb, uint64_t v)
+{
+	char digits[24], *d = digits + sizeof(digits);
+
+	do
+		*--d = (char)('0' + v % 10);
+	while (v /= 10);
+	lb_put(lb, d, (size_t)(digits + sizeof(digits) - d));
+}
+
+/* A length in pixels as "%.1f" writes it. */
+static void lb_px(struct line_buf *lb, double v)
 {
 	uint64_t tenths = (uint64_t)(v * 10 + 0.5);
+	char tenth[2] = { '.', (char)('0' + tenths % 10) };
 
-	fprintf(out, "%" PRIu64 ".%u", tenths / 10, (unsigned)(tenths % 10));
+	lb_u64(lb, tenths / 10);
+	lb_put(lb, tenth, 2);
+}
+
+/* put_markup's escaping, into lb. */
+static void lb_markup(struct line_buf *lb, const unsigned char *s, size_t max_chars)
+{
+	const unsigned char *run = s;
+
+	for (size_t chars = 0; *s && chars < max_chars; chars++) {
+		size_t n = *s < 0x80 ? 1 : utf8_len(s);
+		const char *replacement;
+
+		switch (*s) {
+		case '<': replacement = "&lt;"; break;
+		case '>': replacement = "&gt;"; break;
+		case '&': replacement = "&amp;"; break;
+		case '"': replacement = "&quot;"; break;
+		case '\'': replacement = "&apos;"; break;
+		default: replacement = n == 0 || (*s < 0x20 && *s != '\t') ? "?" : NULL;
+		}
+		if (!replacement) {
+			s += n;
+			continue;
+		}
+		lb_put(lb, run, (size_t)(s - run));
+		lb_str(lb, replacement);
+		s += n ? n : 1;
+		run = s;
+	}
+	lb_put(lb, run, (size_t)(s - run));
 }
 
 /* Warm colours like flamegraph.pl; off-CPU frames (from the wall view) blue,
  * so on- and off-CPU time stand apart.  Hashing keeps a function's colour
  * the same across graphs. */
-static void colour(const char *name, char *buf, size_t len)
+static void lb_colour(struct line_buf *lb, const char *name, size_t len)
 {
-	uint64_t h = tr_fnv1a_more(TR_FNV1A_BASIS, name, strlen(name));
+	uint64_t h = tr_fnv1a_more(TR_FNV1A_BASIS, name, len);
 	unsigned v1 = h & 0xff, v2 = (h >> 8) & 0xff, v3 = (h >> 16) & 0xff;
+	int off_cpu = strstr(name, "off-cpu") != NULL;
 
-	if (strstr(name, "[off-cpu]") || strstr(name, "off-cpu"))
-		snprintf(buf, len, "rgb(%u,%u,%u)", 60 + v1 * 50 / 255, 110 + v2 * 80 / 255,
-			 200 + v3 * 55 / 255);
-	else
-		snprintf(buf, len, "rgb(%u,%u,%u)", 205 + v1 * 50 / 255, v2 * 230 / 255,
-			 v3 * 55 / 255);
+	lb_str(lb, "rgb(");
+	lb_u64(lb, off_cpu ? 60 + v1 * 50 / 255 : 205 + v1 * 50 / 255);
+	lb_put(lb, ",", 1);
+	lb_u64(lb, off_cpu ? 110 + v2 * 80 / 255 : v2 * 230 / 255);
+	lb_put(lb, ",", 1);
+	lb_u64(lb, off_cpu ? 200 + v3 * 55 / 255 : v3 * 55 / 255);
+	lb_put(lb, ")", 1);
 }
 
 struct render {
@@ -318,46 +435,75 @@ struct render {
 	unsigned long frames;
 	char *name_buf; /* a node's name made clean, reused */
 	size_t name_cap;
+	struct line_buf line, markup; /* a node's <g>, its name escaped */
 };
 
-static void render_node(struct render *r, struct node *nd, uint64_t offset, int depth)
+/* One node's <g>: its name (data-n, the title, the label), weight and
+ * place. */
+static void node_markup(struct render *r, const struct node *nd, const unsigned char *clean,
+			uint64_t offset, int depth)
 {
 	double x = PAD_SIDE + offset * r->scale, w = nd->weight * r->scale;
 	int y = PAD_TOP + (r->depth_max - depth) * FRAME_HEIGHT;
-	const unsigned char *clean;
-	uint64_t hundredths;
-	char fill[32];
-	size_t fit;
+	uint64_t hundredths = (uint64_t)(10000.0 * nd->weight / r->total + 0.5);
+	size_t fit = w > 6 ? (size_t)((w - 6) / CHAR_WIDTH_PX) : 0, name_len = strlen(nd->name);
+	struct line_buf *lb = &r->line;
+	char cents[3] = { '.', (char)('0' + hundredths % 100 / 10), (char)('0' + hundredths % 10) };
 
-	if (w < MIN_WIDTH_PX)
+	r->markup.len = 0;
+	lb_markup(&r->markup, clean, SIZE_MAX);
+	lb->len = 0;
+	lb_str(lb, "<g class=\"f\" data-x=\"");
+	lb_u64(lb, offset);
+	lb_str(lb, "\" data-w=\"");
+	lb_u64(lb, nd->weight);
+	lb_str(lb, "\" data-d=\"");
+	lb_u64(lb, (uint64_t)depth);
+	lb_str(lb, "\" data-n=\"");
+	lb_put(lb, r->markup.s, r->markup.len);
+	lb_str(lb, "\"><title>");
+	lb_put(lb, r->markup.s, r->markup.len);
+	lb_str(lb, " (");
+	lb_u64(lb, nd->weight);
+	lb_put(lb, " ", 1);
+	lb_str(lb, r->unit);
+	lb_str(lb, ", ");
+	lb_u64(lb, hundredths / 100);
+	lb_put(lb, cents, 3);
+	lb_str(lb, "%)</title><rect x=\"");
+	lb_px(lb, x);
+	lb_str(lb, "\" y=\"");
+	lb_u64(lb, (uint64_t)y);
+	lb_str(lb, "\" width=\"");
+	lb_px(lb, w);
+	lb_str(lb, "\" height=\"");
+	lb_u64(lb, FRAME_HEIGHT - 1);
+	lb_str(lb, "\" fill=\"");
+	lb_colour(lb, nd->name, name_len);
+	lb_str(lb, "\" rx=\"2\"/><text x=\"");
+	lb_px(lb, x + 3);
+	lb_str(lb, "\" y=\"");
+	lb_u64(lb, (uint64_t)(y + FRAME_HEIGHT - 4));
+	lb_str(lb, "\">");
+	if (fit >= 3 && name_len <= fit) {
+		lb_put(lb, r->markup.s, r->markup.len);
+	} else if (fit >= 3) {
+		lb_markup(lb, clean, fit - 2);
+		lb_put(lb, "..", 2);
+	}
+	lb_str(lb, "</text></g>\n");
+}
+
+static void render_node(struct render *r, struct node *nd, uint64_t offset, int depth)
+{
+	const unsigned char *clean;
+
+	if (nd->weight * r->scale < MIN_WIDTH_PX)
 		return;
 	if (depth > 0 && (clean = clean_name(nd->name, &r->name_buf, &r->name_cap))) {
-		colour(nd->name, fill, sizeof(fill));
-		fprintf(r->out, "<g class=\"f\" data-x=\"%" PRIu64 "\" data-w=\"%" PRIu64
-			"\" data-d=\"%d\" data-n=\"", offset, nd->weight, depth);
-		put_markup(r->out, clean, SIZE_MAX);
-		fputs("\"><title>", r->out);
-		put_markup(r->out, clean, SIZE_MAX);
-		hundredths = (uint64_t)(10000.0 * nd->weight / r->total + 0.5);
-		fprintf(r->out, " (%" PRIu64 " %s, %" PRIu64 ".%02u%%)</title><rect x=\"",
-			nd->weight, r->unit, hundredths / 100, (unsigned)(hundredths % 100));
-		put_px(r->out, x);
-		fprintf(r->out, "\" y=\"%d\" width=\"", y);
-		put_px(r->out, w);
-		fprintf(r->out, "\" height=\"%d\" fill=\"%s\" rx=\"2\"/><text x=\"",
-			FRAME_HEIGHT - 1, fill);
-		put_px(r->out, x + 3);
-		fprintf(r->out, "\" y=\"%d\">", y + FRAME_HEIGHT - 4);
-		fit = w > 6 ? (size_t)((w - 6) / CHAR_WIDTH_PX) : 0;
-		if (fit >= 3) {
-			if (strlen(nd->name) <= fit) {
-				put_markup(r->out, clean, SIZE_MAX);
-			} else {
-				put_markup(r->out, clean, fit - 2);
-				fputs("..", r->out);
-			}
-		}
-		fputs("</text></g>\n", r->out);
+		node_markup(r, nd, clean, offset, depth);
+		if (!r->line.nomem && !r->markup.nomem)
+			fwrite(r->line.s, 1, r->line.len, r->out);
 		r->frames++;
 	}
 	if (nd->n_children > 1)
@@ -538,6 +684,10 @@ static int render(struct node *root, FILE *svg, const char *title, const char *u
 	write_svg(&r, root, title);
 	if (ferror(svg))
 		ret = -EIO;
+	if (r.line.nomem || r.markup.nomem)
+		ret = -ENOMEM;
+	free(r.line.s);
+	free(r.markup.s);
 	free(r.name_buf);
 	free_tree(root);
 	return ret;

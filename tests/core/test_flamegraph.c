@@ -231,6 +231,37 @@ DEF_TEST(a_pruned_graph_is_the_same_graph)
 	free(text);
 }
 
+/* Sorted lines share long beginnings, which the build walks once: a frame
+ * that the next line's frame begins ("b" and "bc", "b" and "b.c") is
+ * another node, and one that it ends with is the same, past 64 bytes of
+ * shared beginning too. */
+DEF_TEST(frames_that_begin_alike_stay_apart)
+{
+	char *text = NULL, *svg, outer[80];
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	CHECK_NOT_NULL(f);
+	memset(outer, 'o', sizeof(outer) - 1);
+	outer[sizeof(outer) - 1] = '\0';
+	fprintf(f, "app-1;%s;b 5\napp-1;%s;b.c 2\napp-1;%s;b;q 3\n", outer, outer, outer);
+	fprintf(f, "app-1;%s;bc 7\napp-1;%s;bc;z 9\napp-1;%s 1\n", outer, outer, outer);
+	fclose(f);
+	svg = render_set(text, 0);
+	CHECK_NOT_NULL(svg);
+	EXPECT_CONTAINS("<title>app-1 (27 samples", svg);
+	EXPECT_CONTAINS("(27 samples, 100.00%)</title>", svg);
+	EXPECT_CONTAINS("<title>b (8 samples", svg);
+	EXPECT_CONTAINS("<title>b.c (2 samples", svg);
+	EXPECT_CONTAINS("<title>bc (16 samples", svg);
+	EXPECT_CONTAINS("<title>q (3 samples", svg);
+	EXPECT_CONTAINS("<title>z (9 samples", svg);
+	EXPECT_EQ_INT(1, count(svg, "data-n=\"b\""));
+	EXPECT_EQ_INT(7, count(svg, "<g class=\"f\""));
+	free(svg);
+	free(text);
+}
+
 /* The sink and the wall draw from their lines in memory: the same graph
  * as their folded file's, microseconds rounded as the file has them and
  * lines that round to nothing left out, however many lines. */
@@ -281,6 +312,7 @@ int main(void)
 	RUN_TEST(bottom_row_is_at_the_bottom_however_deep);
 	RUN_TEST(the_view_starts_at_the_bottom_under_a_header_drawn_last);
 	RUN_TEST(a_pruned_graph_is_the_same_graph);
+	RUN_TEST(frames_that_begin_alike_stay_apart);
 	RUN_TEST(a_set_in_memory_draws_its_files_graph);
 	TEST_MAIN_END();
 }
