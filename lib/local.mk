@@ -55,11 +55,12 @@ lib_libtrunwind_la_LIBADD = $(LIBDW_LIBS) $(LIBELF_LIBS)
 # does not carry it: a plugin links both convenience libraries, and one
 # carried inside the other would put libtrutil into the .so twice.
 noinst_LTLIBRARIES += lib/libtrpprof.la
-lib_libtrpprof_la_SOURCES = lib/pprof.c lib/pprof.h lib/ppframes.c lib/ppframes.h
+lib_libtrpprof_la_SOURCES = lib/pprof.c lib/pprof.h lib/ppframes.c lib/ppframes.h \
+	lib/gzfile.c lib/gzfile.h
 nodist_lib_libtrpprof_la_SOURCES = lib/profile.pb-c.c lib/profile.pb-c.h
 lib_libtrpprof_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/lib
-lib_libtrpprof_la_CFLAGS = $(AM_CFLAGS) $(PROTOBUF_C_CFLAGS) $(ZLIB_CFLAGS)
-lib_libtrpprof_la_LIBADD = $(PROTOBUF_C_LIBS) $(ZLIB_LIBS)
+lib_libtrpprof_la_CFLAGS = $(AM_CFLAGS) $(PROTOBUF_C_CFLAGS) $(ZLIB_CFLAGS) $(ISAL_CFLAGS)
+lib_libtrpprof_la_LIBADD = $(PROTOBUF_C_LIBS) $(ZLIB_LIBS) $(ISAL_LIBS)
 BUILT_SOURCES += lib/profile.pb-c.h
 CLEANFILES += lib/profile.pb-c.c lib/profile.pb-c.h
 EXTRA_DIST += third_party/pprof/profile.proto third_party/pprof/LICENSE third_party/pprof/README.md

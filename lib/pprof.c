@@ -2,7 +2,7 @@
  * stacks, label sets and samples kept once each in tables keyed by their
  * content (numbers, and strings by their index), so that what it holds is
  * what the profile holds; encoding by libprotobuf-c's code generated from
- * the vendored profile.proto, gzip by zlib. */
+ * the vendored profile.proto, gzip by gzfile.c (ISA-L or zlib). */
 #include "config.h"
 
 #include <errno.h>
@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "fdio.h"
+#include "gzfile.h"
 #include "hash.h"
 #include "pprof.h"
 #include "probe.h"
@@ -1062,44 +1062,17 @@ int64_t pp_total(const struct pp_builder *b, size_t i)
 }
 
 /* Deflates z's input into f; with `finish`, to the stream's end. */
-static int gz_pump(z_stream *z, FILE *f, int finish)
-{
-	uint8_t out[65536];
-	int ret;
-
-	do {
-		size_t have;
-
-		z->next_out = out;
-		z->avail_out = sizeof(out);
-		ret = deflate(z, finish ? Z_FINISH : Z_NO_FLUSH);
-		if (ret == Z_STREAM_ERROR)
-			return -EIO;
-		have = sizeof(out) - z->avail_out;
-		if (have && fwrite(out, 1, have, f) != have)
-			return -EIO;
-	} while (finish ? ret != Z_STREAM_END : z->avail_in > 0 || z->avail_out == 0);
-	return 0;
-}
-
 /* data[0..len), then the spilled samples, gzipped into f. */
 static int gzip_to(FILE *f, const uint8_t *data, size_t len, int spill_fd, uint64_t spilled)
 {
+	struct tr_gzfile *g = tr_gzfile_open(f);
 	uint8_t in[65536];
 	uint64_t off = 0;
-	z_stream z;
 	int ret;
 
-	memset(&z, 0, sizeof(z));
-	/* 15 + 16: a gzip header and trailer, what pprof readers expect.
-	 * Level 1: cpu.pb.gz is written at the end of a session, on the way
-	 * to the archive, and level 6 took three times as long (~45 ms for a
-	 * 10-second .NET server profile) for files a sixth smaller. */
-	if (deflateInit2(&z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+	if (!g)
 		return -ENOMEM;
-	z.next_in = (uint8_t *)data;
-	z.avail_in = (uInt)len;
-	ret = gz_pump(&z, f, spilled == 0);
+	ret = tr_gzfile_write(g, data, len, spilled == 0);
 	while (!ret && off < spilled) {
 		size_t want = spilled - off < sizeof(in) ? (size_t)(spilled - off) : sizeof(in);
 		ssize_t n = pread(spill_fd, in, want, (off_t)off);
@@ -1111,11 +1084,9 @@ static int gzip_to(FILE *f, const uint8_t *data, size_t len, int spill_fd, uint6
 			break;
 		}
 		off += (uint64_t)n;
-		z.next_in = in;
-		z.avail_in = (uInt)n;
-		ret = gz_pump(&z, f, off == spilled);
+		ret = tr_gzfile_write(g, in, (size_t)n, off == spilled);
 	}
-	deflateEnd(&z);
+	tr_gzfile_free(g);
 	return ret;
 }
 
