@@ -262,38 +262,6 @@ static size_t utf8_len(const unsigned char *s)
 	return n;
 }
 
-/* `s` made clean by lib/sanitize.h's rule, markup escaped; what is left
- * of an invalid sequence or a control character becomes '?'.  Plain runs
- * go out in one write.  max_chars counts characters, never cutting one. */
-static void put_markup(FILE *out, const unsigned char *s, size_t max_chars)
-{
-	const unsigned char *run = s;
-
-	for (size_t chars = 0; *s && chars < max_chars; chars++) {
-		size_t n = utf8_len(s);
-		const char *replacement;
-
-		switch (*s) {
-		case '<': replacement = "&lt;"; break;
-		case '>': replacement = "&gt;"; break;
-		case '&': replacement = "&amp;"; break;
-		case '"': replacement = "&quot;"; break;
-		case '\'': replacement = "&apos;"; break;
-		default:
-			replacement = n == 0 || (*s < 0x20 && *s != '\t') ? "?" : NULL;
-		}
-		if (!replacement) {
-			s += n;
-			continue;
-		}
-		fwrite(run, 1, (size_t)(s - run), out);
-		fputs(replacement, out);
-		s += n ? n : 1;
-		run = s;
-	}
-	fwrite(run, 1, (size_t)(s - run), out);
-}
-
 /* Names come from symbol tables and JIT maps the traced program wrote:
  * lib/sanitize.h's rule first (control characters, DEL, C1, invalid UTF-8
  * become '?', as in every other output), into `buf` (grown as needed),
@@ -312,17 +280,6 @@ static const unsigned char *clean_name(const char *name, char **buf, size_t *cap
 	}
 	tr_sanitize_text(*buf, len, name);
 	return (const unsigned char *)*buf;
-}
-
-static void put_escaped(FILE *out, const char *str, size_t max_chars)
-{
-	char *buf = NULL;
-	size_t cap = 0;
-	const unsigned char *clean = clean_name(str, &buf, &cap);
-
-	if (clean)
-		put_markup(out, clean, max_chars);
-	free(buf);
 }
 
 /* A node's markup is built in a buffer and written in one go: formatted
@@ -379,7 +336,9 @@ static void lb_px(struct line_buf *lb, double v)
 	lb_put(lb, tenth, 2);
 }
 
-/* put_markup's escaping, into lb. */
+/* `s` made clean by lib/sanitize.h's rule, markup escaped; what is left
+ * of an invalid sequence or a control character becomes '?'.  Plain runs
+ * go in one copy.  max_chars counts characters, never cutting one. */
 static void lb_markup(struct line_buf *lb, const unsigned char *s, size_t max_chars)
 {
 	const unsigned char *run = s;
@@ -406,6 +365,22 @@ static void lb_markup(struct line_buf *lb, const unsigned char *s, size_t max_ch
 		run = s;
 	}
 	lb_put(lb, run, (size_t)(s - run));
+}
+
+/* The graph's title, made clean and escaped as the frames' names are. */
+static void put_escaped(FILE *out, const char *str)
+{
+	struct line_buf lb = { 0 };
+	char *buf = NULL;
+	size_t cap = 0;
+	const unsigned char *clean = clean_name(str, &buf, &cap);
+
+	if (clean)
+		lb_markup(&lb, clean, SIZE_MAX);
+	if (!lb.nomem && lb.len)
+		fwrite(lb.s, 1, lb.len, out);
+	free(lb.s);
+	free(buf);
 }
 
 /* Warm colours like flamegraph.pl; off-CPU frames (from the wall view) blue,
@@ -651,7 +626,7 @@ static void write_svg(struct render *r, struct node *root, const char *title)
 	fprintf(svg, "<g id=\"header\"><rect width=\"100%%\" height=\"%d\" "
 		"fill=\"#f8f8f0\"/>\n<text id=\"title\" x=\"%.0f\" y=\"24\" text-anchor=\"middle\">",
 		PAD_TOP - 4, (IMAGE_WIDTH + 2 * PAD_SIDE) / 2);
-	put_escaped(svg, title ? title : "Flame Graph", SIZE_MAX);
+	put_escaped(svg, title ? title : "Flame Graph");
 	fprintf(svg,
 		"</text>\n<text x=\"%.0f\" y=\"44\">%" PRIu64 " %s in all</text>\n"
 		"<text id=\"unzoom\" class=\"button\" x=\"%.0f\" y=\"24\" style=\"opacity:0\">"
