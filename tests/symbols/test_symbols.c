@@ -623,6 +623,53 @@ DEF_TEST(a_jitdump_read_ahead_of_its_writer_is_read_again)
 	tr_symbolizer_free(sym);
 }
 
+/* A runtime's process (the fixture, with the jitdump it maps and writes
+ * auto_dumped_fn into) and a lagging staged copy of its jitdump, which
+ * names staged_fn only, handed to the symbolizer. */
+struct lagging_copy {
+	struct tr_symbolizer *sym;
+	struct child c;
+	char dir[32], staged[128], live[64];
+};
+
+/* l, or NULL (and the step that failed said) when it cannot be set up. */
+static struct lagging_copy *lagging_copy_start(struct lagging_copy *l)
+{
+	char *argv[] = { "env", "TR_FIXTURE_JITDUMP=1", FIXTURE, NULL };
+	unsigned char buf[1024];
+	size_t len;
+
+	snprintf(l->dir, sizeof(l->dir), "/tmp/trsym-XXXXXX");
+	l->sym = tr_symbolizer_new();
+	if (!l->sym || !mkdtemp(l->dir)) {
+		TEST_FAIL("no symbolizer or no directory for the staged copy");
+		return NULL;
+	}
+	EXPECT_EQ_INT(0, child_start(&l->c, argv));
+	snprintf(l->live, sizeof(l->live), "/tmp/jit-%d.dump", (int)l->c.hostpid);
+	snprintf(l->staged, sizeof(l->staged), "%s/jit-%d.dump", l->dir, (int)l->c.hostpid);
+	len = make_jitdump(buf, l->c.hostpid, l->c.anon + 0x400, 0x80, "staged_fn");
+	EXPECT_EQ_INT(0, write_file(l->staged, buf, len));
+	EXPECT_EQ_INT(0, tr_symbolizer_add_jit_file(l->sym, l->c.hostpid, l->staged));
+	return l;
+}
+
+/* Both the live jitdump's code and the copy's are named; then all goes. */
+static void lagging_copy_check_and_stop(struct lagging_copy *l)
+{
+	struct tracerig_symbol s;
+
+	EXPECT_EQ_INT(0, tr_symbolizer_lookup(l->sym, l->c.hostpid, l->c.anon + 0x610, 0, &s));
+	EXPECT_EQ_STR("auto_dumped_fn", s.name);
+	EXPECT_EQ_INT(0, tr_symbolizer_lookup(l->sym, l->c.hostpid, l->c.anon + 0x410, 0, &s));
+	EXPECT_EQ_STR("staged_fn", s.name);
+	EXPECT_EQ_INT(0, child_stop(&l->c));
+	unlink(l->live);
+	unlink(l->staged);
+	rmdir(l->dir);
+	tr_symbolizer_free(l->sym);
+}
+
 /* A conversion made while collecting: mapharvest hands over its staged
  * copy of the jitdump, which lags behind the runtime, and moments later
  * the recording's mapping of the jitdump itself (./jit-PID.dump, as
@@ -632,45 +679,23 @@ DEF_TEST(a_jitdump_read_ahead_of_its_writer_is_read_again)
  * 2% of its samples unnamed that way). */
 DEF_TEST(a_recorded_jitdump_mapping_is_read_at_once_past_a_lagging_copy)
 {
-	struct tr_symbolizer *sym = tr_symbolizer_new();
-	char dir[] = "/tmp/trsym-XXXXXX", staged[128], live[64], recorded[64];
-	char *argv[] = { "env", "TR_FIXTURE_JITDUMP=1", FIXTURE, NULL };
+	struct lagging_copy l;
 	struct tracerig_mapping m = { 0 };
-	struct tracerig_symbol s;
-	unsigned char buf[1024];
-	struct child c;
-	size_t len;
+	char recorded[64];
 
-	CHECK_NOT_NULL(sym);
-	CHECK_NOT_NULL(mkdtemp(dir));
-	EXPECT_EQ_INT(0, child_start(&c, argv));
-	snprintf(live, sizeof(live), "/tmp/jit-%d.dump", (int)c.hostpid);
-	snprintf(staged, sizeof(staged), "%s/jit-%d.dump", dir, (int)c.hostpid);
-	len = make_jitdump(buf, c.hostpid, c.anon + 0x400, 0x80, "staged_fn");
-	EXPECT_EQ_INT(0, write_file(staged, buf, len));
-	EXPECT_EQ_INT(0, tr_symbolizer_add_jit_file(sym, c.hostpid, staged));
-
-	m.pid = c.hostpid;
-	m.start = c.anon;
+	CHECK_NOT_NULL(lagging_copy_start(&l));
+	m.pid = l.c.hostpid;
+	m.start = l.c.anon;
 	m.len = 65536;
 	m.path = "//anon";
-	EXPECT_EQ_INT(0, tr_symbolizer_record_mmap(sym, &m));
-	snprintf(recorded, sizeof(recorded), "./jit-%d.dump", (int)c.hostpid);
-	m.start = c.anon + 0x100000;
+	EXPECT_EQ_INT(0, tr_symbolizer_record_mmap(l.sym, &m));
+	snprintf(recorded, sizeof(recorded), "./jit-%d.dump", (int)l.c.hostpid);
+	m.start = l.c.anon + 0x100000;
 	m.len = 4096;
 	m.ino = 1;
 	m.path = recorded;
-	EXPECT_EQ_INT(0, tr_symbolizer_record_mmap(sym, &m));
-
-	EXPECT_EQ_INT(0, tr_symbolizer_lookup(sym, c.hostpid, c.anon + 0x610, 0, &s));
-	EXPECT_EQ_STR("auto_dumped_fn", s.name);
-	EXPECT_EQ_INT(0, tr_symbolizer_lookup(sym, c.hostpid, c.anon + 0x410, 0, &s));
-	EXPECT_EQ_STR("staged_fn", s.name);
-	EXPECT_EQ_INT(0, child_stop(&c));
-	unlink(live);
-	unlink(staged);
-	rmdir(dir);
-	tr_symbolizer_free(sym);
+	EXPECT_EQ_INT(0, tr_symbolizer_record_mmap(l.sym, &m));
+	lagging_copy_check_and_stop(&l);
 }
 
 /* The same without a recording (the ebpf backend's stacks): the jitdump
@@ -678,32 +703,10 @@ DEF_TEST(a_recorded_jitdump_mapping_is_read_at_once_past_a_lagging_copy)
  * staged copy handed over before, not left out because a copy exists. */
 DEF_TEST(a_mapped_jitdump_is_read_live_past_a_lagging_copy)
 {
-	struct tr_symbolizer *sym = tr_symbolizer_new();
-	char dir[] = "/tmp/trsym-XXXXXX", staged[128], live[64];
-	char *argv[] = { "env", "TR_FIXTURE_JITDUMP=1", FIXTURE, NULL };
-	struct tracerig_symbol s;
-	unsigned char buf[1024];
-	struct child c;
-	size_t len;
+	struct lagging_copy l;
 
-	CHECK_NOT_NULL(sym);
-	CHECK_NOT_NULL(mkdtemp(dir));
-	EXPECT_EQ_INT(0, child_start(&c, argv));
-	snprintf(live, sizeof(live), "/tmp/jit-%d.dump", (int)c.hostpid);
-	snprintf(staged, sizeof(staged), "%s/jit-%d.dump", dir, (int)c.hostpid);
-	len = make_jitdump(buf, c.hostpid, c.anon + 0x400, 0x80, "staged_fn");
-	EXPECT_EQ_INT(0, write_file(staged, buf, len));
-	EXPECT_EQ_INT(0, tr_symbolizer_add_jit_file(sym, c.hostpid, staged));
-
-	EXPECT_EQ_INT(0, tr_symbolizer_lookup(sym, c.hostpid, c.anon + 0x610, 0, &s));
-	EXPECT_EQ_STR("auto_dumped_fn", s.name);
-	EXPECT_EQ_INT(0, tr_symbolizer_lookup(sym, c.hostpid, c.anon + 0x410, 0, &s));
-	EXPECT_EQ_STR("staged_fn", s.name);
-	EXPECT_EQ_INT(0, child_stop(&c));
-	unlink(live);
-	unlink(staged);
-	rmdir(dir);
-	tr_symbolizer_free(sym);
+	CHECK_NOT_NULL(lagging_copy_start(&l));
+	lagging_copy_check_and_stop(&l);
 }
 
 /* The address of `name` (and the module, if any) from /proc/kallsyms. */
