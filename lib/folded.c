@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "decimal.h"
 #include "fdio.h"
 #include "folded.h"
 #include "sanitize.h"
@@ -402,15 +403,13 @@ int tr_folded_each(const struct tr_folded *f,
  * snprintf, which cost more than naming all of a sample's frames. */
 static int put_frame(char *buf, size_t len, size_t *pos, const char *name, long id)
 {
-	char digits[24], *d = digits + sizeof(digits);
+	char digits[TR_DECIMAL_MAX], *d;
 	unsigned long v = id < 0 ? 0ul - (unsigned long)id : (unsigned long)id;
 	size_t start = *pos, name_len, id_len;
 
 	if (!name || !*name)
 		name = "[unknown]";
-	do
-		*--d = (char)('0' + v % 10);
-	while ((v /= 10) != 0);
+	d = tr_decimal(digits + sizeof(digits), v);
 	if (id < 0)
 		*--d = '-';
 	id_len = (size_t)(digits + sizeof(digits) - d);

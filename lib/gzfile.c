@@ -16,11 +16,11 @@
 
 struct tr_gzfile {
 	FILE *out;
-	z_stream z;
-	int z_started;
 #ifdef HAVE_ISAL
 	struct isal_zstream isal;
 	uint8_t level_buf[ISAL_DEF_LVL1_DEFAULT];
+#else
+	z_stream z;
 #endif
 	uint8_t obuf[OUT_SIZE];
 };
@@ -45,7 +45,6 @@ struct tr_gzfile *tr_gzfile_open(FILE *out)
 		free(g);
 		return NULL;
 	}
-	g->z_started = 1;
 #endif
 	return g;
 }
@@ -122,7 +121,8 @@ void tr_gzfile_free(struct tr_gzfile *g)
 {
 	if (!g)
 		return;
-	if (g->z_started)
-		deflateEnd(&g->z);
+#ifndef HAVE_ISAL
+	deflateEnd(&g->z);
+#endif
 	free(g);
 }

@@ -16,7 +16,7 @@ lib_libtrutil_la_SOURCES = \
 	lib/procpid.c lib/procpid.h \
 	lib/list.c lib/list.h \
 	lib/path.c lib/path.h \
-	lib/vec.c lib/vec.h \
+	lib/vec.c lib/vec.h lib/decimal.h \
 	lib/probe.c lib/probe.h \
 	lib/kallsyms.c lib/kallsyms.h \
 	lib/priority.c lib/priority.h \

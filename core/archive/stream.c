@@ -521,9 +521,9 @@ static int entry_enlist(struct entry *e)
 	st->e[st->n++] = e;
 	/* An entry declared as a flush begins writing it: followed from its
 	 * first bytes, not from the thread's next round, 50 ms on. */
-	if (st->running)
+	if (st->running) {
 		pthread_cond_signal(&st->wake);
-	if (!st->running) {
+	} else {
 		const char *test = getenv("TRACERIG_TEST_STREAM");
 
 		st->test_fault = test && strstr(test, "fault");

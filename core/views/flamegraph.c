@@ -15,6 +15,7 @@
 
 #include "core/archive/staging.h"
 #include "flamegraph.h"
+#include "lib/decimal.h"
 #include "lib/folded.h"
 #include "lib/hash.h"
 #include "lib/sanitize.h"
@@ -159,12 +160,11 @@ static size_t frames_open(const struct sorted_build *b, size_t common)
 static int add_sorted_stack(struct sorted_build *b, struct node *root, const char *line,
 			    uint64_t weight)
 {
-	size_t common = 0, open, same, len, depth, line_len = strlen(line);
+	size_t common, open, same, len, depth, line_len = strlen(line);
 	struct node *at;
 	const char *frame;
 
-	if (b->depth)
-		common = shared_prefix(line, line_len, b->prev, b->prev_len);
+	common = shared_prefix(line, line_len, b->prev, b->prev_len);
 	open = frames_open(b, common);
 	/* The previous line's nodes whose path this line does not begin
 	 * are final: the narrow ones lose their subtrees. */
@@ -293,20 +293,13 @@ struct line_buf {
 
 static void lb_put(struct line_buf *lb, const void *data, size_t n)
 {
-	if (lb->len + n > lb->cap) {
-		size_t cap = lb->cap ? lb->cap : 4096;
-		char *grown;
+	char *grown = tr_vec_grow(lb->s, &lb->cap, lb->len + n, 1, 4096);
 
-		while (cap < lb->len + n)
-			cap *= 2;
-		grown = realloc(lb->s, cap);
-		if (!grown) {
-			lb->nomem = 1;
-			return;
-		}
-		lb->s = grown;
-		lb->cap = cap;
+	if (!grown) {
+		lb->nomem = 1;
+		return;
 	}
+	lb->s = grown;
 	memcpy(lb->s + lb->len, data, n);
 	lb->len += n;
 }
@@ -318,12 +311,9 @@ static void lb_str(struct line_buf *lb, const char *str)
 
 static void lb_u64(struct line_buf *lb, uint64_t v)
 {
-	char digits[24], *d = digits + sizeof(digits);
+	char digits[TR_DECIMAL_MAX], *end = digits + sizeof(digits), *d = tr_decimal(end, v);
 
-	do
-		*--d = (char)('0' + v % 10);
-	while (v /= 10);
-	lb_put(lb, d, (size_t)(digits + sizeof(digits) - d));
+	lb_put(lb, d, (size_t)(end - d));
 }
 
 /* A length in pixels as "%.1f" writes it. */
