@@ -117,12 +117,13 @@ else
 		check_eq "ebpf oncpu: every sample read (less TraceEvent's last one per CPU)" \
 			"$((archive - $(field archive_cpus "$TEST_TMP/bpf.out")))" "$samples"
 		hot=$(awk '$1 == "grep" && $3 == "Hot\\.Work::" { print $2 }' "$TEST_TMP/bpf.out")
-		if [ "${hot:-0}" -gt 0 ] && [ $((hot * 4)) -ge "$samples" ]; then
-			ok "ebpf oncpu: the workload's methods are named in its stacks ($hot of $samples samples)"
-		else
-			not_ok "ebpf oncpu: the workload's methods are named in its stacks" \
-				"${hot:-0} of $samples samples"
-		fi
+		# How many samples land in the work itself depends on how much CPU
+		# the 3 s run got beside the runtime's start (20% to 63% seen): the
+		# naming is held by the frames the runtime reported, every one named.
+		check "ebpf oncpu: the workload's methods are named in its stacks (${hot:-0} of $samples samples)" \
+			test "${hot:-0}" -gt 0
+		unzip_archive "$TEST_TMP/b.trace.zip" "$TEST_TMP/bx"
+		check_unnamed "ebpf oncpu" "$TEST_TMP/bx/perf.data.txt" "$bpid" "$TEST_TMP/bx" 3
 		check_grep "ebpf oncpu: with their tier, as PerfView shows it" \
 			'^match [0-9]+ Hot!\[(QuickJitted|OptimizedTier1|Optimized)\]Hot\.Work::' "$TEST_TMP/bpf.out"
 		check_grep "ebpf oncpu: the process is named, with its PID" "^process $bpid [0-9]+ .*dotnet" \
